@@ -1,0 +1,74 @@
+# partbench — thin wrapper around CMake. `make run` and `make test` are the
+# two set-up commands; both install their own dependencies first.
+
+BUILD      ?= build
+ASAN_BUILD ?= build-asan
+FUZZ_BUILD ?= build-fuzz
+JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
+MODEL      ?= models/resnet18.onnx
+LAYOUT     ?= layouts/manycore-16.lua
+FUZZ_SECONDS ?= 30
+CMAKE_FLAGS ?=
+ifdef CI
+CMAKE_FLAGS += -DPB_WERROR=ON
+endif
+
+# Debian packages of DESIGN.md's dependency table, plus the tools the tests use.
+DEPS = build-essential cmake pkg-config \
+       libncurses-dev liblua5.4-dev libgraphviz-dev graphviz libigraph-dev \
+       libcmocka-dev libprotobuf-c-dev protobuf-c-compiler libonnx-dev \
+       libglpk-dev glpk-utils libjansson-dev libxgboost-dev libopenblas-dev \
+       libonnx-testdata python3-onnx coinor-cbc tmux libxml2-utils \
+       clang libclang-rt-14-dev clang-format cppcheck
+
+.PHONY: all deps build run test asan fuzz lint bench clean
+
+all: build
+
+deps:
+	@missing=$$(for p in $(DEPS); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q 'install ok installed' || echo $$p; done); \
+	if [ -z "$$missing" ]; then echo "deps: all installed"; exit 0; fi; \
+	if [ "$$(id -u)" != 0 ]; then \
+	  echo "deps: missing packages:$$missing"; \
+	  echo "deps: run as root: apt-get update && apt-get install -y$$missing"; exit 1; fi; \
+	echo "deps: installing$$missing"; \
+	apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing
+
+$(BUILD)/Makefile: CMakeLists.txt
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo $(CMAKE_FLAGS)
+
+build: $(BUILD)/Makefile
+	cmake --build $(BUILD) -j $(JOBS)
+
+run: deps build
+	./$(BUILD)/partbench $(MODEL) --layout $(LAYOUT)
+
+test: deps build
+	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+
+asan: deps
+	cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DPB_SANITIZE=ON $(CMAKE_FLAGS)
+	cmake --build $(ASAN_BUILD) -j $(JOBS)
+	cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+	  PB_SANITIZED=1 ctest --output-on-failure -j $(JOBS)
+
+fuzz: deps
+	CC=clang cmake -S . -B $(FUZZ_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPB_FUZZ=ON
+	cmake --build $(FUZZ_BUILD) -j $(JOBS)
+	@for f in $(FUZZ_BUILD)/fuzz_*; do \
+	  name=$$(basename $$f); corpus=$(FUZZ_BUILD)/corpus-$$name; mkdir -p $$corpus; \
+	  echo "fuzz: $$name for $(FUZZ_SECONDS)s"; \
+	  ASAN_OPTIONS=detect_leaks=0 $$f -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=2048 \
+	    -max_len=1048576 $$corpus tests/fuzz/seeds/$$name || exit 1; \
+	done
+
+lint:
+	clang-format --dry-run --Werror $$(git ls-files '*.c' '*.h')
+	cppcheck --quiet --error-exitcode=1 --enable=warning,performance,portability \
+	  --suppress=missingIncludeSystem --inline-suppr -I core core tui
+
+bench: build
+	@echo "see bench/README.md for each benchmark's command"
+
+clean:
+	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD)

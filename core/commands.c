@@ -1,0 +1,217 @@
+/*
+ * commands.c — lookup, parsing and dispatch for the command table.
+ *
+ * pb_cmd_run_argv() is the single entry point used by the CLI, the TUI's `:`
+ * line and Lua: it parses the command's options (args.c), answers --help from
+ * the table, and prepares the session (MODEL, --input, --layout) for commands
+ * flagged PB_CMD_GRAPH / PB_CMD_LAYOUT before calling the handler.
+ */
+#include "commands.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+const pb_command *pb_cmd_find(const char *name)
+{
+	for (int t = 0; pb_cmd_tables[t]; t++)
+		for (const pb_command *c = pb_cmd_tables[t]; c->name; c++)
+			if (strcmp(c->name, name) == 0)
+				return c;
+	return NULL;
+}
+
+static int cmp_cmd(const void *a, const void *b)
+{
+	return strcmp((*(const pb_command *const *)a)->name, (*(const pb_command *const *)b)->name);
+}
+
+void pb_cmd_foreach(void (*fn)(void *ud, const pb_command *c), void *ud)
+{
+	const pb_command *all[256];
+	int n = 0;
+	for (int t = 0; pb_cmd_tables[t]; t++)
+		for (const pb_command *c = pb_cmd_tables[t]; c->name && n < 256; c++)
+			all[n++] = c;
+	qsort(all, (size_t)n, sizeof all[0], cmp_cmd);
+	for (int i = 0; i < n; i++)
+		fn(ud, all[i]);
+}
+
+void pb_cmd_print_help(const pb_command *c, FILE *out)
+{
+	fprintf(out, "Usage: partbench %s\n\n%s\n", c->usage ? c->usage : c->name,
+		c->summary ? c->summary : "");
+	if (c->help)
+		fprintf(out, "\n%s\n", c->help);
+	fputc('\n', out);
+	pb_args_print_options(c->opts, out);
+}
+
+static int has_opt(const pb_opt *spec, const char *name)
+{
+	for (int i = 0; spec && spec[i].name; i++)
+		if (strcmp(spec[i].name, name) == 0)
+			return 1;
+	return 0;
+}
+
+static int prepare_session(pb_cmd_ctx *ctx, const pb_command *c, const pb_args *a,
+			   pb_error *err)
+{
+	pb_session *s = ctx->s;
+	if (c->flags & PB_CMD_GRAPH) {
+		const char *model = pb_args_pos(a, 0);
+		const char **specs;
+		int n_ov = has_opt(c->opts, "input") ? pb_args_list(a, "input", &specs) : 0;
+		if (model) {
+			pb_input_override ov[PB_ARGS_MAX_LIST];
+			int rc = PB_OK;
+			for (int i = 0; i < n_ov; i++) {
+				rc = pb_parse_input_override(specs[i], &ov[i], err);
+				if (rc) {
+					for (int k = 0; k < i; k++)
+						pb_input_override_free(&ov[k]);
+					return rc;
+				}
+			}
+			rc = pb_session_open_model(s, model, ov, n_ov, err);
+			for (int i = 0; i < n_ov; i++)
+				pb_input_override_free(&ov[i]);
+			if (rc)
+				return rc;
+			ctx->redraw |= PB_REDRAW_ALL;
+		} else if (!s->graph) {
+			return pb_err(err, PB_EUSAGE, "%s: no model given and none is open (usage: %s)",
+				      c->name, c->usage ? c->usage : c->name);
+		}
+	}
+	if (c->flags & PB_CMD_LAYOUT) {
+		const char *layout = pb_args_str(a, "layout", NULL);
+		if (layout) {
+			int rc = pb_session_open_layout(s, layout, err);
+			if (rc)
+				return rc;
+			ctx->redraw |= PB_REDRAW_ALL;
+		} else if (!s->hw) {
+			return pb_err(err, PB_EUSAGE, "%s: needs a hardware layout: --layout FILE (see layouts/)",
+				      c->name);
+		}
+	}
+	return PB_OK;
+}
+
+int pb_cmd_run_argv(pb_cmd_ctx *ctx, int argc, char **argv, pb_error *err)
+{
+	if (argc < 1)
+		return pb_err(err, PB_EUSAGE, "empty command");
+	const pb_command *c = pb_cmd_find(argv[0]);
+	if (!c)
+		return pb_err(err, PB_EUSAGE, "unknown command '%s' (try 'help')", argv[0]);
+	pb_args a;
+	int rc = pb_args_parse(c->opts, argc - 1, argv + 1, &a, c->name, err);
+	if (rc)
+		return rc;
+	if (a.help) {
+		pb_cmd_print_help(c, ctx->out);
+		return PB_OK;
+	}
+	rc = prepare_session(ctx, c, &a, err);
+	if (rc)
+		return rc;
+	return c->fn(ctx, c, &a, err);
+}
+
+int pb_cmd_split(const char *line, char ***argv_out)
+{
+	size_t len = strlen(line);
+	char **argv = calloc(len / 2 + 2, sizeof *argv);
+	char *buf = malloc(len + 1);
+	int argc = 0;
+	const char *p = line;
+	*argv_out = NULL;
+	if (!argv || !buf) {
+		free(argv);
+		free(buf);
+		return -1;
+	}
+	while (*p) {
+		while (*p == ' ' || *p == '\t' || *p == '\n')
+			p++;
+		if (!*p)
+			break;
+		size_t k = 0;
+		char quote = 0;
+		while (*p && (quote || (*p != ' ' && *p != '\t' && *p != '\n'))) {
+			if (quote) {
+				if (*p == quote)
+					quote = 0;
+				else if (*p == '\\' && quote == '"' && p[1])
+					buf[k++] = *++p;
+				else
+					buf[k++] = *p;
+			} else if (*p == '"' || *p == '\'') {
+				quote = *p;
+			} else if (*p == '\\' && p[1]) {
+				buf[k++] = *++p;
+			} else {
+				buf[k++] = *p;
+			}
+			p++;
+		}
+		if (quote) {
+			pb_cmd_split_free(argc, argv);
+			free(buf);
+			return -1;
+		}
+		argv[argc++] = strndup(buf, k);
+	}
+	free(buf);
+	*argv_out = argv;
+	return argc;
+}
+
+void pb_cmd_split_free(int argc, char **argv)
+{
+	for (int i = 0; argv && i < argc; i++)
+		free(argv[i]);
+	free(argv);
+}
+
+int pb_cmd_run_line(pb_cmd_ctx *ctx, const char *line, pb_error *err)
+{
+	char **argv;
+	int argc = pb_cmd_split(line, &argv);
+	if (argc < 0)
+		return pb_err(err, PB_EUSAGE, "unbalanced quotes in: %s", line);
+	if (argc == 0) {
+		pb_cmd_split_free(argc, argv);
+		return PB_OK;
+	}
+	int rc = pb_cmd_run_argv(ctx, argc, argv, err);
+	pb_cmd_split_free(argc, argv);
+	return rc;
+}
+
+int pb_cmd_complete(const char *prefix, const char **out, int max)
+{
+	int n = 0;
+	size_t len = strlen(prefix);
+	for (int t = 0; pb_cmd_tables[t]; t++)
+		for (const pb_command *c = pb_cmd_tables[t]; c->name; c++)
+			if (strncmp(c->name, prefix, len) == 0 && n < max)
+				out[n++] = c->name;
+	return n;
+}
+
+int pb_cmd_progress(pb_cmd_ctx *ctx, double fraction, const char *fmt, ...)
+{
+	if (!ctx->progress)
+		return 0;
+	char line[256];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof line, fmt, ap);
+	va_end(ap);
+	return ctx->progress(ctx->progress_ud, fraction, line);
+}

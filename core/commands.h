@@ -1,0 +1,97 @@
+/*
+ * commands.h — the one command table (tmux style).
+ *
+ * Every feature is a command: CLI subcommands (`partbench partition ...`),
+ * the TUI's `:` line and key bindings, and Lua's pb.cmd() all run the same
+ * entries. Modules contribute their commands in core/cmds/<module>.c as
+ *     const pb_command pb_cmds_<module>[] = { {...}, ..., {0} };
+ * and the build generates the registry from the files it finds, so adding a
+ * module never edits a shared list.
+ *
+ * Handlers print human output (or JSON with --json) to ctx->out, change the
+ * session only through session.h, and return a status; they OR redraw flags
+ * into ctx->redraw for the TUI.
+ */
+#ifndef PB_COMMANDS_H
+#define PB_COMMANDS_H
+
+#include <stdio.h>
+
+#include "args.h"
+#include "error.h"
+#include "session.h"
+
+enum {
+	PB_REDRAW_STATUS = 1,
+	PB_REDRAW_CANVAS = 2,
+	PB_REDRAW_TABLE = 4,
+	PB_RELAYOUT = 8,
+	PB_REDRAW_ALL = 15
+};
+
+/* Progress of long work (bars on a terminal, TUI status, nothing in tests).
+ * Returns non-zero when the user asked to cancel. */
+typedef int (*pb_progress_fn)(void *ud, double fraction, const char *line);
+
+typedef struct pb_cmd_ctx {
+	pb_session *s;
+	FILE *out;            /* command output */
+	FILE *log;            /* warnings and progress text (stderr in the CLI) */
+	int interactive;      /* 1 inside the TUI */
+	int redraw;           /* PB_REDRAW_* flags set by handlers */
+	pb_progress_fn progress;
+	void *progress_ud;
+} pb_cmd_ctx;
+
+typedef struct pb_command pb_command;
+/* argv[0] is the command name. */
+typedef int (*pb_cmd_fn)(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a,
+			 pb_error *err);
+
+enum {
+	PB_CMD_GRAPH = 1,     /* first positional is MODEL, optional if one is open */
+	PB_CMD_LAYOUT = 2,    /* takes --layout L (required unless one is loaded) */
+	PB_CMD_HIDDEN = 4     /* not listed in `partbench --help` */
+};
+
+struct pb_command {
+	const char *name;
+	const char *usage;    /* "partition [MODEL] --layout L --method M" */
+	const char *summary;  /* one line */
+	const pb_opt *opts;   /* option table, terminated by {0} */
+	pb_cmd_fn fn;
+	unsigned flags;
+	const char *help;     /* longer text for --help, may be NULL */
+};
+
+/* The generated registry: NULL-terminated list of module tables. */
+extern const pb_command *const pb_cmd_tables[];
+
+const pb_command *pb_cmd_find(const char *name);
+/* Calls fn(ud, cmd) for every command, sorted by name. */
+void pb_cmd_foreach(void (*fn)(void *ud, const pb_command *c), void *ud);
+/* Runs argv (argv[0] = command name): parses options, handles --help, loads
+ * MODEL / --layout / --input for PB_CMD_GRAPH / PB_CMD_LAYOUT commands. */
+int pb_cmd_run_argv(pb_cmd_ctx *ctx, int argc, char **argv, pb_error *err);
+/* Splits a line like a shell (quotes, backslashes) and runs it. */
+int pb_cmd_run_line(pb_cmd_ctx *ctx, const char *line, pb_error *err);
+/* Splits a line into argv; returns argc or -1 (unbalanced quotes).
+ * Free with pb_cmd_split_free. */
+int pb_cmd_split(const char *line, char ***argv_out);
+void pb_cmd_split_free(int argc, char **argv);
+void pb_cmd_print_help(const pb_command *c, FILE *out);
+/* Command names starting with prefix (for completion); returns count. */
+int pb_cmd_complete(const char *prefix, const char **out, int max);
+/* Reports progress through ctx; returns non-zero if cancelled. */
+int pb_cmd_progress(pb_cmd_ctx *ctx, double fraction, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* Options every PB_CMD_GRAPH command accepts (append with PB_OPTS_GRAPH). */
+#define PB_OPTS_GRAPH                                                            \
+	{"input", 'i', PB_OPT_LIST, "NAME=D1,D2,..",                              \
+	 "set a symbolic input shape (repeatable), e.g. input=1,3,640,640"}
+#define PB_OPTS_LAYOUT {"layout", 'l', PB_OPT_STR, "FILE", "hardware layout (layouts/*.lua)"}
+#define PB_OPTS_JSON {"json", 0, PB_OPT_FLAG, NULL, "print machine-readable JSON"}
+#define PB_OPTS_END {0}
+
+#endif

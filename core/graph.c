@@ -1,0 +1,928 @@
+/*
+ * graph.c — construction and queries of the immutable Graph (see graph.h).
+ *
+ * Building: loaders declare tensors and nodes in file order through pb_builder;
+ * pb_builder_finish() links producers and consumers, checks acyclicity with
+ * igraph (igraph_is_dag; on failure a node on a cycle is named), and numbers
+ * nodes by Kahn's algorithm with a min-heap keyed on file order. igraph's own
+ * igraph_topological_sorting uses a FIFO queue, which interleaves parallel
+ * branches even when the file is already sorted; the heap keeps file order
+ * whenever it is valid, which is what users expect of "the linear list".
+ */
+#include "graph.h"
+
+#include <errno.h>
+#include <igraph.h>
+#include <strings.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cost.h"
+#include "shape.h"
+#include "strmap.h"
+
+/* ---------------------------------------------------------------- dtypes */
+
+int pb_dtype_size(int dtype)
+{
+	switch (dtype) {
+	case PB_DT_FLOAT: case PB_DT_INT32: case PB_DT_UINT32: return 4;
+	case PB_DT_UINT8: case PB_DT_INT8: case PB_DT_BOOL: return 1;
+	case PB_DT_UINT16: case PB_DT_INT16: case PB_DT_FLOAT16: case PB_DT_BFLOAT16: return 2;
+	case PB_DT_INT64: case PB_DT_DOUBLE: case PB_DT_UINT64: case PB_DT_COMPLEX64: return 8;
+	case PB_DT_COMPLEX128: return 16;
+	default: return 0;
+	}
+}
+
+const char *pb_dtype_name(int dtype)
+{
+	static const char *names[] = {"undefined", "float32", "uint8", "int8", "uint16",
+				      "int16", "int32", "int64", "string", "bool",
+				      "float16", "float64", "uint32", "uint64", "complex64",
+				      "complex128", "bfloat16"};
+	if (dtype >= 0 && dtype <= PB_DT_BFLOAT16)
+		return names[dtype];
+	return "unknown";
+}
+
+int pb_dtype_is_float(int dtype)
+{
+	return dtype == PB_DT_FLOAT || dtype == PB_DT_DOUBLE || dtype == PB_DT_FLOAT16 ||
+	       dtype == PB_DT_BFLOAT16;
+}
+
+/* ---------------------------------------------------------------- values */
+
+pb_value *pb_value_new(int dtype, int rank, const int64_t *dims)
+{
+	if (rank < 0 || rank > PB_MAX_RANK)
+		return NULL;
+	int64_t n = 1;
+	for (int i = 0; i < rank; i++) {
+		if (dims[i] < 0 || (dims[i] > 0 && n > PB_VALUE_MAX / dims[i] + 1))
+			return NULL;
+		n *= dims[i];
+	}
+	if (n > PB_VALUE_MAX)
+		return NULL;
+	pb_value *v = calloc(1, sizeof *v);
+	if (!v)
+		return NULL;
+	v->dtype = dtype;
+	v->rank = rank;
+	for (int i = 0; i < rank; i++)
+		v->dims[i] = dims[i];
+	v->numel = n;
+	v->i = calloc((size_t)(n ? n : 1), sizeof *v->i);
+	v->f = calloc((size_t)(n ? n : 1), sizeof *v->f);
+	if (!v->i || !v->f) {
+		pb_value_free(v);
+		return NULL;
+	}
+	return v;
+}
+
+pb_value *pb_value_copy(const pb_value *v)
+{
+	if (!v)
+		return NULL;
+	pb_value *c = pb_value_new(v->dtype, v->rank, v->dims);
+	if (!c)
+		return NULL;
+	memcpy(c->i, v->i, (size_t)v->numel * sizeof *v->i);
+	memcpy(c->f, v->f, (size_t)v->numel * sizeof *v->f);
+	return c;
+}
+
+void pb_value_free(pb_value *v)
+{
+	if (!v)
+		return;
+	free(v->i);
+	free(v->f);
+	free(v);
+}
+
+/* ---------------------------------------------------------------- attrs */
+
+static char *xstrdup(const char *s)
+{
+	return s ? strdup(s) : NULL;
+}
+
+static void attr_copy(pb_attr *dst, const pb_attr *src)
+{
+	*dst = *src;
+	dst->name = xstrdup(src->name);
+	dst->s = xstrdup(src->s);
+	dst->floats = NULL;
+	dst->ints = NULL;
+	dst->strings = NULL;
+	if (src->floats && src->n > 0) {
+		dst->floats = malloc((size_t)src->n * sizeof *dst->floats);
+		if (dst->floats)
+			memcpy(dst->floats, src->floats, (size_t)src->n * sizeof *dst->floats);
+	}
+	if (src->ints && src->n > 0) {
+		dst->ints = malloc((size_t)src->n * sizeof *dst->ints);
+		if (dst->ints)
+			memcpy(dst->ints, src->ints, (size_t)src->n * sizeof *dst->ints);
+	}
+	if (src->strings && src->n > 0) {
+		dst->strings = calloc((size_t)src->n, sizeof *dst->strings);
+		for (int i = 0; dst->strings && i < src->n; i++)
+			dst->strings[i] = xstrdup(src->strings[i]);
+	}
+	dst->t = pb_value_copy(src->t);
+}
+
+static void attr_free(pb_attr *a)
+{
+	free(a->name);
+	free(a->s);
+	free(a->floats);
+	free(a->ints);
+	for (int i = 0; a->strings && i < a->n; i++)
+		free(a->strings[i]);
+	free(a->strings);
+	pb_value_free(a->t);
+}
+
+/* ---------------------------------------------------------------- builder */
+
+struct pb_builder {
+	pb_graph *g;       /* nodes in file order while building */
+	int cap_nodes, cap_tensors;
+	pb_cost *fixed;    /* per node, NAN = infer */
+	int cap_fixed;
+	int cap_in, cap_out, cap_ops;
+};
+
+pb_builder *pb_builder_new(const char *path, const char *format)
+{
+	pb_builder *b = calloc(1, sizeof *b);
+	if (!b)
+		return NULL;
+	b->g = calloc(1, sizeof *b->g);
+	if (!b->g) {
+		free(b);
+		return NULL;
+	}
+	b->g->path = xstrdup(path ? path : "");
+	b->g->format = xstrdup(format ? format : "");
+	b->g->node_index = pb_strmap_new(64);
+	b->g->tensor_index = pb_strmap_new(128);
+	return b;
+}
+
+#define GROW(ptr, cap, need)                                                   \
+	do {                                                                   \
+		if ((need) > (cap)) {                                          \
+			int nc_ = (cap) ? (cap) * 2 : 16;                      \
+			while (nc_ < (need))                                   \
+				nc_ *= 2;                                      \
+			void *np_ = realloc((ptr), (size_t)nc_ * sizeof *(ptr)); \
+			if (!np_)                                              \
+				abort();                                       \
+			memset((char *)np_ + (size_t)(cap) * sizeof *(ptr), 0, \
+			       (size_t)(nc_ - (cap)) * sizeof *(ptr));         \
+			(ptr) = np_;                                           \
+			(cap) = nc_;                                           \
+		}                                                              \
+	} while (0)
+
+int pb_builder_tensor(pb_builder *b, const char *name)
+{
+	pb_graph *g = b->g;
+	int id = pb_strmap_get(g->tensor_index, name, -1);
+	if (id >= 0)
+		return id;
+	GROW(g->tensors, b->cap_tensors, g->n_tensors + 1);
+	id = g->n_tensors++;
+	pb_tensor *t = &g->tensors[id];
+	memset(t, 0, sizeof *t);
+	t->name = xstrdup(name);
+	t->rank = -1;
+	t->producer = -1;
+	for (int i = 0; i < PB_MAX_RANK; i++)
+		t->dims[i] = PB_DIM_UNKNOWN;
+	pb_strmap_put(g->tensor_index, name, id);
+	return id;
+}
+
+pb_tensor *pb_builder_tensor_ptr(pb_builder *b, int id)
+{
+	return (id >= 0 && id < b->g->n_tensors) ? &b->g->tensors[id] : NULL;
+}
+
+void pb_builder_set_shape(pb_builder *b, int tid, int dtype, int rank, const int64_t *dims,
+			  char *const *dim_params)
+{
+	pb_tensor *t = pb_builder_tensor_ptr(b, tid);
+	if (!t)
+		return;
+	if (dtype)
+		t->dtype = dtype;
+	if (rank < 0 || rank > PB_MAX_RANK)
+		return;
+	t->rank = rank;
+	for (int i = 0; i < rank; i++) {
+		t->dims[i] = dims ? dims[i] : PB_DIM_UNKNOWN;
+		free(t->dim_params[i]);
+		t->dim_params[i] = (dim_params && dim_params[i]) ? strdup(dim_params[i]) : NULL;
+	}
+}
+
+int pb_builder_node(pb_builder *b, const char *name, const char *op, const char *domain,
+		    const char *const *inputs, int n_inputs, const char *const *outputs,
+		    int n_outputs)
+{
+	pb_graph *g = b->g;
+	GROW(g->nodes, b->cap_nodes, g->n_nodes + 1);
+	GROW(b->fixed, b->cap_fixed, g->n_nodes + 1);
+	int id = g->n_nodes++;
+	pb_node *n = &g->nodes[id];
+	memset(n, 0, sizeof *n);
+	char auto_name[64];
+	if (!name || !*name) {
+		snprintf(auto_name, sizeof auto_name, "%s_%d", op ? op : "node", id);
+		name = auto_name;
+	}
+	n->name = xstrdup(name);
+	n->op = xstrdup(op ? op : "");
+	n->domain = xstrdup((domain && strcmp(domain, "ai.onnx") != 0) ? domain : "");
+	n->file_order = id;
+	n->inputs = calloc((size_t)(n_inputs ? n_inputs : 1), sizeof *n->inputs);
+	n->outputs = calloc((size_t)(n_outputs ? n_outputs : 1), sizeof *n->outputs);
+	n->n_inputs = n_inputs;
+	n->n_outputs = n_outputs;
+	for (int i = 0; i < n_inputs; i++)
+		n->inputs[i] = (inputs[i] && *inputs[i]) ? pb_builder_tensor(b, inputs[i]) : -1;
+	for (int i = 0; i < n_outputs; i++)
+		n->outputs[i] = (outputs[i] && *outputs[i]) ? pb_builder_tensor(b, outputs[i]) : -1;
+	b->fixed[id] = (pb_cost){NAN, NAN, NAN, NAN, NAN, NAN};
+	return id;
+}
+
+void pb_builder_attr(pb_builder *b, int nid, const pb_attr *a)
+{
+	pb_node *n = &b->g->nodes[nid];
+	pb_attr *na = realloc(n->attrs, (size_t)(n->n_attrs + 1) * sizeof *na);
+	if (!na)
+		abort();
+	n->attrs = na;
+	attr_copy(&n->attrs[n->n_attrs++], a);
+}
+
+void pb_builder_node_cost(pb_builder *b, int nid, const pb_cost *c)
+{
+	b->fixed[nid] = *c;
+}
+
+void pb_builder_node_members(pb_builder *b, int nid, const int *members,
+			     const char *const *names, int n)
+{
+	pb_node *node = &b->g->nodes[nid];
+	node->members = calloc((size_t)(n ? n : 1), sizeof *node->members);
+	node->member_names = calloc((size_t)(n ? n : 1), sizeof *node->member_names);
+	node->n_members = n;
+	for (int i = 0; i < n; i++) {
+		node->members[i] = members ? members[i] : -1;
+		node->member_names[i] = xstrdup(names ? names[i] : NULL);
+	}
+}
+
+static void append_int(int **arr, int *n, int v)
+{
+	int *na = realloc(*arr, (size_t)(*n + 1) * sizeof *na);
+	if (!na)
+		abort();
+	*arr = na;
+	(*arr)[(*n)++] = v;
+}
+
+void pb_builder_input(pb_builder *b, int tid)
+{
+	b->g->tensors[tid].is_input = 1;
+}
+
+void pb_builder_output(pb_builder *b, int tid)
+{
+	if (!b->g->tensors[tid].is_output)
+		append_int(&b->g->outputs, &b->g->n_outputs, tid);
+	b->g->tensors[tid].is_output = 1;
+}
+
+void pb_builder_initializer(pb_builder *b, int tid, int external)
+{
+	b->g->tensors[tid].is_initializer = 1;
+	b->g->tensors[tid].external_data = external ? 1 : 0;
+}
+
+void pb_builder_value(pb_builder *b, int tid, pb_value *v)
+{
+	pb_tensor *t = &b->g->tensors[tid];
+	pb_value_free(t->value);
+	t->value = v;
+}
+
+void pb_builder_opset(pb_builder *b, const char *domain, int64_t version)
+{
+	pb_graph *g = b->g;
+	pb_opset *no = realloc(g->opsets, (size_t)(g->n_opsets + 1) * sizeof *no);
+	if (!no)
+		abort();
+	g->opsets = no;
+	g->opsets[g->n_opsets].domain =
+		xstrdup((domain && strcmp(domain, "ai.onnx") != 0) ? domain : "");
+	g->opsets[g->n_opsets].version = version;
+	g->n_opsets++;
+}
+
+void pb_builder_name(pb_builder *b, const char *name)
+{
+	free(b->g->name);
+	b->g->name = xstrdup(name);
+}
+
+void pb_builder_userdata(pb_builder *b, void *data, void (*free_fn)(void *))
+{
+	b->g->userdata = data;
+	b->g->userdata_free = free_fn;
+}
+
+void pb_builder_free(pb_builder *b)
+{
+	if (!b)
+		return;
+	pb_graph_free(b->g);
+	free(b->fixed);
+	free(b);
+}
+
+/* Binary min-heap of ints (file-order keys equal node indices here). */
+typedef struct {
+	int *a;
+	int n;
+} heap;
+
+static void heap_push(heap *h, int v)
+{
+	int i = h->n++;
+	h->a[i] = v;
+	while (i > 0 && h->a[(i - 1) / 2] > h->a[i]) {
+		int p = (i - 1) / 2, t = h->a[p];
+		h->a[p] = h->a[i];
+		h->a[i] = t;
+		i = p;
+	}
+}
+
+static int heap_pop(heap *h)
+{
+	int top = h->a[0];
+	h->a[0] = h->a[--h->n];
+	int i = 0;
+	for (;;) {
+		int l = 2 * i + 1, r = l + 1, m = i;
+		if (l < h->n && h->a[l] < h->a[m])
+			m = l;
+		if (r < h->n && h->a[r] < h->a[m])
+			m = r;
+		if (m == i)
+			break;
+		int t = h->a[m];
+		h->a[m] = h->a[i];
+		h->a[i] = t;
+		i = m;
+	}
+	return top;
+}
+
+static int cmp_int(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+	return (x > y) - (x < y);
+}
+
+static void sort_unique(int *a, int *n)
+{
+	if (*n <= 1)
+		return;
+	qsort(a, (size_t)*n, sizeof *a, cmp_int);
+	int k = 1;
+	for (int i = 1; i < *n; i++)
+		if (a[i] != a[k - 1])
+			a[k++] = a[i];
+	*n = k;
+}
+
+/* Checks acyclicity with igraph; names a node on a cycle on failure. */
+static int check_dag(pb_graph *g, int *edge_from, int *edge_to, int n_edges, pb_error *err)
+{
+	igraph_vector_int_t edges;
+	igraph_t ig;
+	if (igraph_vector_int_init(&edges, 2 * (igraph_integer_t)n_edges) != IGRAPH_SUCCESS)
+		return pb_err(err, PB_ENOMEM, "%s: out of memory", g->path);
+	for (int i = 0; i < n_edges; i++) {
+		VECTOR(edges)[2 * i] = edge_from[i];
+		VECTOR(edges)[2 * i + 1] = edge_to[i];
+	}
+	int rc = PB_OK;
+	if (igraph_create(&ig, &edges, g->n_nodes, IGRAPH_DIRECTED) != IGRAPH_SUCCESS) {
+		igraph_vector_int_destroy(&edges);
+		return pb_err(err, PB_ENOMEM, "%s: cannot build the graph", g->path);
+	}
+	igraph_bool_t dag = 1;
+	igraph_is_dag(&ig, &dag);
+	if (!dag) {
+		/* A node on a cycle: one that survives repeated removal of sources and
+		 * sinks. The feedback arc set gives one edge of a cycle directly. */
+		igraph_vector_int_t fas;
+		igraph_vector_int_init(&fas, 0);
+		int culprit = 0;
+		if (igraph_feedback_arc_set(&ig, &fas, NULL, IGRAPH_FAS_APPROX_EADES) ==
+			    IGRAPH_SUCCESS &&
+		    igraph_vector_int_size(&fas) > 0) {
+			igraph_integer_t from, to;
+			igraph_edge(&ig, VECTOR(fas)[0], &from, &to);
+			culprit = (int)to;
+		}
+		igraph_vector_int_destroy(&fas);
+		rc = pb_err(err, PB_EINPUT, "%s: the graph has a cycle through node '%s' (%s)",
+			    g->path, g->nodes[culprit].name, g->nodes[culprit].op);
+	}
+	igraph_destroy(&ig);
+	igraph_vector_int_destroy(&edges);
+	return rc;
+}
+
+static void apply_overrides(pb_graph *g, const pb_load_opts *opts)
+{
+	if (!opts)
+		return;
+	for (int k = 0; k < opts->n_overrides; k++) {
+		const pb_input_override *o = &opts->overrides[k];
+		int tid = pb_strmap_get(g->tensor_index, o->name, -1);
+		if (tid < 0)
+			continue;
+		pb_tensor *t = &g->tensors[tid];
+		t->rank = o->rank;
+		for (int i = 0; i < o->rank; i++) {
+			t->dims[i] = o->dims[i];
+			free(t->dim_params[i]);
+			t->dim_params[i] = NULL;
+		}
+	}
+}
+
+int pb_builder_finish(pb_builder *b, const pb_load_opts *opts, pb_graph **out, pb_error *err)
+{
+	pb_graph *g = b->g;
+	int n = g->n_nodes, rc = PB_OK;
+	*out = NULL;
+
+	/* Overrides must name real inputs. */
+	for (int k = 0; opts && k < opts->n_overrides; k++) {
+		int tid = pb_strmap_get(g->tensor_index, opts->overrides[k].name, -1);
+		if (tid < 0 || !g->tensors[tid].is_input || g->tensors[tid].is_initializer) {
+			char names[512] = "";
+			for (int t = 0; t < g->n_tensors; t++)
+				if (g->tensors[t].is_input && !g->tensors[t].is_initializer &&
+				    strlen(names) + strlen(g->tensors[t].name) + 3 < sizeof names) {
+					strcat(names, names[0] ? ", " : "");
+					strcat(names, g->tensors[t].name);
+				}
+			pb_err(err, PB_EUSAGE, "%s: --input names '%s', which is not a model input (inputs: %s)",
+			       g->path, opts->overrides[k].name, names[0] ? names : "none");
+			pb_builder_free(b);
+			return PB_EUSAGE;
+		}
+	}
+
+	/* Producers; a tensor produced twice is an error. */
+	for (int i = 0; i < n; i++)
+		for (int j = 0; j < g->nodes[i].n_outputs; j++) {
+			int t = g->nodes[i].outputs[j];
+			if (t < 0)
+				continue;
+			if (g->tensors[t].producer >= 0) {
+				rc = pb_err(err, PB_EINPUT,
+					    "%s: tensor '%s' is produced by both '%s' and '%s'", g->path,
+					    g->tensors[t].name, g->nodes[g->tensors[t].producer].name,
+					    g->nodes[i].name);
+				pb_builder_free(b);
+				return rc;
+			}
+			g->tensors[t].producer = i;
+		}
+	/* A consumed tensor with no producer must be an input or initializer. */
+	for (int i = 0; i < n; i++)
+		for (int j = 0; j < g->nodes[i].n_inputs; j++) {
+			int t = g->nodes[i].inputs[j];
+			if (t < 0)
+				continue;
+			pb_tensor *tt = &g->tensors[t];
+			if (tt->producer < 0 && !tt->is_input && !tt->is_initializer) {
+				rc = pb_err(err, PB_EINPUT,
+					    "%s: node '%s' reads tensor '%s', which no node produces and "
+					    "is neither a graph input nor an initializer",
+					    g->path, g->nodes[i].name, tt->name);
+				pb_builder_free(b);
+				return rc;
+			}
+		}
+
+	/* Edges in file-order ids. */
+	int n_edges = 0, cap_edges = 0;
+	int *ef = NULL, *et = NULL;
+	int *indeg = calloc((size_t)n + 1, sizeof *indeg);
+	for (int i = 0; i < n; i++) {
+		pb_node *nd = &g->nodes[i];
+		int np = 0;
+		int *tmp = malloc(((size_t)nd->n_inputs + 1) * sizeof *tmp);
+		for (int j = 0; j < nd->n_inputs; j++) {
+			int t = nd->inputs[j];
+			if (t >= 0 && g->tensors[t].producer >= 0)
+				tmp[np++] = g->tensors[t].producer;
+		}
+		sort_unique(tmp, &np);
+		for (int k = 0; k < np; k++) {
+			if (n_edges + 1 > cap_edges) {
+				cap_edges = cap_edges ? cap_edges * 2 : 64;
+				ef = realloc(ef, (size_t)cap_edges * sizeof *ef);
+				et = realloc(et, (size_t)cap_edges * sizeof *et);
+				if (!ef || !et)
+					abort();
+			}
+			ef[n_edges] = tmp[k];
+			et[n_edges] = i;
+			n_edges++;
+			indeg[i]++;
+		}
+		free(tmp);
+	}
+	rc = check_dag(g, ef, et, n_edges, err);
+	if (rc != PB_OK) {
+		free(ef);
+		free(et);
+		free(indeg);
+		pb_builder_free(b);
+		return rc;
+	}
+
+	/* Successor lists in file-order ids (CSR) for Kahn. */
+	int *start = calloc((size_t)n + 1, sizeof *start);
+	int *adj = malloc(((size_t)n_edges + 1) * sizeof *adj);
+	for (int e = 0; e < n_edges; e++)
+		start[ef[e] + 1]++;
+	for (int i = 0; i < n; i++)
+		start[i + 1] += start[i];
+	int *fill = calloc((size_t)n + 1, sizeof *fill);
+	for (int e = 0; e < n_edges; e++)
+		adj[start[ef[e]] + fill[ef[e]]++] = et[e];
+	free(fill);
+
+	int *order = malloc(((size_t)n + 1) * sizeof *order); /* new id -> old */
+	int *newid = malloc(((size_t)n + 1) * sizeof *newid); /* old -> new id */
+	heap h = {malloc(((size_t)n + 1) * sizeof(int)), 0};
+	for (int i = 0; i < n; i++)
+		if (indeg[i] == 0)
+			heap_push(&h, i);
+	int k = 0;
+	while (h.n > 0) {
+		int v = heap_pop(&h);
+		newid[v] = k;
+		order[k++] = v;
+		for (int e = start[v]; e < start[v + 1]; e++)
+			if (--indeg[adj[e]] == 0)
+				heap_push(&h, adj[e]);
+	}
+	free(h.a);
+	free(start);
+	free(adj);
+	free(indeg);
+
+	/* Permute nodes and fixed costs into topological order. */
+	pb_node *nodes = malloc(((size_t)n + 1) * sizeof *nodes);
+	pb_cost *fixed = malloc(((size_t)n + 1) * sizeof *fixed);
+	for (int i = 0; i < n; i++) {
+		nodes[i] = g->nodes[order[i]];
+		fixed[i] = b->fixed[order[i]];
+	}
+	free(g->nodes);
+	g->nodes = nodes;
+	free(b->fixed);
+	b->fixed = fixed;
+	for (int t = 0; t < g->n_tensors; t++)
+		if (g->tensors[t].producer >= 0)
+			g->tensors[t].producer = newid[g->tensors[t].producer];
+	for (int e = 0; e < n_edges; e++) {
+		int u = newid[ef[e]], v = newid[et[e]];
+		append_int(&g->nodes[u].succs, &g->nodes[u].n_succs, v);
+		append_int(&g->nodes[v].preds, &g->nodes[v].n_preds, u);
+	}
+	free(ef);
+	free(et);
+	free(order);
+	free(newid);
+	for (int i = 0; i < n; i++) {
+		sort_unique(g->nodes[i].preds, &g->nodes[i].n_preds);
+		sort_unique(g->nodes[i].succs, &g->nodes[i].n_succs);
+		pb_strmap_put(g->node_index, g->nodes[i].name, i);
+		for (int j = 0; j < g->nodes[i].n_inputs; j++) {
+			int t = g->nodes[i].inputs[j];
+			if (t >= 0)
+				append_int(&g->tensors[t].consumers, &g->tensors[t].n_consumers, i);
+		}
+	}
+	/* Real model inputs: declared inputs that are not initializers. */
+	for (int t = 0; t < g->n_tensors; t++)
+		if (g->tensors[t].is_input && !g->tensors[t].is_initializer)
+			append_int(&g->inputs, &g->n_inputs, t);
+		else
+			g->tensors[t].is_input = 0;
+
+	apply_overrides(g, opts);
+	if (!opts || !opts->skip_shapes) {
+		rc = pb_shape_infer(g, err);
+		if (rc != PB_OK) {
+			pb_builder_free(b);
+			return rc;
+		}
+	}
+	pb_cost_compute(g);
+	for (int i = 0; i < n; i++) {
+		pb_cost *c = &g->nodes[i].cost;
+		const pb_cost *f = &b->fixed[i];
+		if (!isnan(f->macs)) c->macs = f->macs;
+		if (!isnan(f->flops)) c->flops = f->flops;
+		else if (!isnan(f->macs)) c->flops = 2 * f->macs;
+		if (!isnan(f->params)) c->params = f->params;
+		if (!isnan(f->param_bytes)) c->param_bytes = f->param_bytes;
+		else if (!isnan(f->params)) c->param_bytes = 4 * f->params;
+		if (!isnan(f->out_bytes)) c->out_bytes = f->out_bytes;
+		if (!isnan(f->in_bytes)) c->in_bytes = f->in_bytes;
+	}
+	pb_cost_totals(g);
+	if (!g->name)
+		g->name = xstrdup("");
+	*out = g;
+	b->g = NULL;
+	pb_builder_free(b);
+	return PB_OK;
+}
+
+/* ---------------------------------------------------------------- queries */
+
+int pb_graph_find_node(const pb_graph *g, const char *name)
+{
+	return pb_strmap_get(g->node_index, name, -1);
+}
+
+int pb_graph_find_tensor(const pb_graph *g, const char *name)
+{
+	return pb_strmap_get(g->tensor_index, name, -1);
+}
+
+const pb_attr *pb_node_attr(const pb_node *n, const char *name)
+{
+	for (int i = 0; i < n->n_attrs; i++)
+		if (strcmp(n->attrs[i].name, name) == 0)
+			return &n->attrs[i];
+	return NULL;
+}
+
+int64_t pb_node_attr_int(const pb_node *n, const char *name, int64_t dflt)
+{
+	const pb_attr *a = pb_node_attr(n, name);
+	if (!a)
+		return dflt;
+	if (a->type == PB_ATTR_FLOAT)
+		return (int64_t)a->f;
+	return a->i;
+}
+
+double pb_node_attr_float(const pb_node *n, const char *name, double dflt)
+{
+	const pb_attr *a = pb_node_attr(n, name);
+	if (!a)
+		return dflt;
+	if (a->type == PB_ATTR_INT)
+		return (double)a->i;
+	return a->f;
+}
+
+const char *pb_node_attr_str(const pb_node *n, const char *name, const char *dflt)
+{
+	const pb_attr *a = pb_node_attr(n, name);
+	return (a && a->s) ? a->s : dflt;
+}
+
+int64_t pb_tensor_numel(const pb_tensor *t)
+{
+	if (t->rank < 0)
+		return -1;
+	int64_t n = 1;
+	for (int i = 0; i < t->rank; i++) {
+		if (t->dims[i] < 0)
+			return -1;
+		n *= t->dims[i];
+	}
+	return n;
+}
+
+double pb_tensor_bytes(const pb_tensor *t)
+{
+	int64_t n = pb_tensor_numel(t);
+	int sz = pb_dtype_size(t->dtype);
+	if (n < 0)
+		return 0;
+	return (double)n * (sz ? sz : 4);
+}
+
+double pb_graph_edge_bytes(const pb_graph *g, int from, int to)
+{
+	if (from < 0 || to < 0 || from >= g->n_nodes || to >= g->n_nodes)
+		return 0;
+	const pb_node *a = &g->nodes[from], *b = &g->nodes[to];
+	double bytes = 0;
+	for (int i = 0; i < a->n_outputs; i++) {
+		int t = a->outputs[i];
+		if (t < 0)
+			continue;
+		for (int j = 0; j < b->n_inputs; j++)
+			if (b->inputs[j] == t) {
+				bytes += pb_tensor_bytes(&g->tensors[t]);
+				break;
+			}
+	}
+	/* Graphs with stated costs (DOT/JSON) may have no tensor shapes: fall back
+	 * to the producer's output bytes when the edge exists. */
+	if (bytes == 0) {
+		for (int i = 0; i < a->n_succs; i++)
+			if (a->succs[i] == to)
+				return a->cost.out_bytes;
+	}
+	return bytes;
+}
+
+char *pb_tensor_shape_str(const pb_tensor *t, char *buf, size_t len)
+{
+	if (len == 0)
+		return buf;
+	if (t->rank < 0) {
+		snprintf(buf, len, "?");
+		return buf;
+	}
+	size_t off = 0;
+	buf[0] = '\0';
+	if (t->rank == 0)
+		snprintf(buf, len, "scalar");
+	for (int i = 0; i < t->rank && off < len; i++) {
+		int w;
+		if (t->dims[i] >= 0)
+			w = snprintf(buf + off, len - off, "%s%lld", i ? "x" : "",
+				     (long long)t->dims[i]);
+		else if (t->dim_params[i])
+			w = snprintf(buf + off, len - off, "%s%s", i ? "x" : "", t->dim_params[i]);
+		else
+			w = snprintf(buf + off, len - off, "%s?", i ? "x" : "");
+		if (w < 0)
+			break;
+		off += (size_t)w;
+	}
+	return buf;
+}
+
+int64_t pb_graph_opset(const pb_graph *g, const char *domain)
+{
+	if (!domain || strcmp(domain, "ai.onnx") == 0)
+		domain = "";
+	for (int i = 0; i < g->n_opsets; i++)
+		if (strcmp(g->opsets[i].domain, domain) == 0)
+			return g->opsets[i].version;
+	return 0;
+}
+
+const char *pb_node_short_name(const pb_node *n)
+{
+	const char *s = strrchr(n->name, '/');
+	if (s && s[1])
+		return s + 1;
+	return n->name;
+}
+
+void pb_graph_free(pb_graph *g)
+{
+	if (!g)
+		return;
+	for (int i = 0; i < g->n_nodes; i++) {
+		pb_node *n = &g->nodes[i];
+		free(n->name);
+		free(n->op);
+		free(n->domain);
+		for (int a = 0; a < n->n_attrs; a++)
+			attr_free(&n->attrs[a]);
+		free(n->attrs);
+		free(n->inputs);
+		free(n->outputs);
+		free(n->preds);
+		free(n->succs);
+		free(n->members);
+		for (int m = 0; n->member_names && m < n->n_members; m++)
+			free(n->member_names[m]);
+		free(n->member_names);
+	}
+	free(g->nodes);
+	for (int i = 0; i < g->n_tensors; i++) {
+		pb_tensor *t = &g->tensors[i];
+		free(t->name);
+		for (int d = 0; d < PB_MAX_RANK; d++)
+			free(t->dim_params[d]);
+		free(t->consumers);
+		pb_value_free(t->value);
+	}
+	free(g->tensors);
+	free(g->inputs);
+	free(g->outputs);
+	for (int i = 0; i < g->n_opsets; i++)
+		free(g->opsets[i].domain);
+	free(g->opsets);
+	pb_strmap_free(g->node_index);
+	pb_strmap_free(g->tensor_index);
+	if (g->userdata && g->userdata_free)
+		g->userdata_free(g->userdata);
+	free(g->path);
+	free(g->name);
+	free(g->format);
+	free(g);
+}
+
+/* ---------------------------------------------------------------- overrides */
+
+int pb_parse_input_override(const char *spec, pb_input_override *out, pb_error *err)
+{
+	memset(out, 0, sizeof *out);
+	const char *eq = strchr(spec, '=');
+	if (!eq || eq == spec || !eq[1])
+		return pb_err(err, PB_EUSAGE,
+			      "--input '%s': expected NAME=D1,D2,... (e.g. input=1,3,224,224)", spec);
+	out->name = strndup(spec, (size_t)(eq - spec));
+	const char *p = eq + 1;
+	while (*p) {
+		char *end;
+		long long d = strtoll(p, &end, 10);
+		if (end == p || d < 0 || out->rank >= PB_MAX_RANK || (*end && *end != ',')) {
+			pb_input_override_free(out);
+			return pb_err(err, PB_EUSAGE,
+				      "--input '%s': dims must be non-negative integers separated by "
+				      "commas (at most %d)",
+				      spec, PB_MAX_RANK);
+		}
+		out->dims[out->rank++] = d;
+		p = *end ? end + 1 : end;
+	}
+	return PB_OK;
+}
+
+void pb_input_override_free(pb_input_override *o)
+{
+	free(o->name);
+	o->name = NULL;
+}
+
+/* ---------------------------------------------------------------- load */
+
+static int has_ext(const char *path, const char *ext)
+{
+	size_t lp = strlen(path), le = strlen(ext);
+	return lp >= le && strcasecmp(path + lp - le, ext) == 0;
+}
+
+int pb_graph_load(const char *path, const pb_load_opts *opts, pb_graph **out, pb_error *err)
+{
+	*out = NULL;
+	if (has_ext(path, ".onnx"))
+		return pb_onnx_load(path, opts, out, err);
+	if (has_ext(path, ".dot") || has_ext(path, ".gv"))
+		return pb_dot_load(path, opts, out, err);
+	if (has_ext(path, ".json"))
+		return pb_json_graph_load(path, opts, out, err);
+	/* Unknown extension: sniff the first non-blank byte. */
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return pb_err(err, PB_EINPUT, "%s: cannot open: %s", path, strerror(errno));
+	int c;
+	while ((c = fgetc(f)) != EOF && (c == ' ' || c == '\n' || c == '\t' || c == '\r'))
+		;
+	fclose(f);
+	if (c == '{')
+		return pb_json_graph_load(path, opts, out, err);
+	if (c == 'd' || c == 'D' || c == 's' || c == 'g' || c == '/')
+		return pb_dot_load(path, opts, out, err);
+	return pb_onnx_load(path, opts, out, err);
+}

@@ -1,0 +1,303 @@
+/*
+ * plan.c — generic plans and their JSON form (see plan.h, docs/formats.md).
+ */
+#include "plan.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+pb_plan *pb_plan_new(const char *kind, const char *method, int n_nodes)
+{
+	pb_plan *p = calloc(1, sizeof *p);
+	if (!p)
+		return NULL;
+	p->kind = strdup(kind ? kind : "");
+	p->method = strdup(method ? method : "");
+	p->n_nodes = n_nodes;
+	p->group = malloc((size_t)(n_nodes > 0 ? n_nodes : 1) * sizeof *p->group);
+	for (int i = 0; i < n_nodes; i++)
+		p->group[i] = -1;
+	p->detail = json_object();
+	return p;
+}
+
+void pb_plan_set_method(pb_plan *p, const char *method)
+{
+	free(p->method);
+	p->method = strdup(method ? method : "");
+}
+
+pb_plan *pb_plan_copy(const pb_plan *p)
+{
+	if (!p)
+		return NULL;
+	pb_plan *c = pb_plan_new(p->kind, p->method, p->n_nodes);
+	if (!c)
+		return NULL;
+	memcpy(c->group, p->group, (size_t)p->n_nodes * sizeof *c->group);
+	for (int i = 0; i < p->n_groups; i++)
+		pb_plan_add_group(c, &p->groups[i]);
+	for (int i = 0; i < p->n_metrics; i++)
+		pb_plan_set_metric(c, p->metric_names[i], p->metric_values[i]);
+	json_decref(c->detail);
+	c->detail = json_deep_copy(p->detail);
+	return c;
+}
+
+void pb_plan_clear_groups(pb_plan *p)
+{
+	for (int i = 0; i < p->n_groups; i++)
+		free(p->groups[i].label);
+	free(p->groups);
+	p->groups = NULL;
+	p->n_groups = 0;
+}
+
+void pb_plan_free(pb_plan *p)
+{
+	if (!p)
+		return;
+	free(p->kind);
+	free(p->method);
+	free(p->group);
+	pb_plan_clear_groups(p);
+	for (int i = 0; i < p->n_metrics; i++)
+		free(p->metric_names[i]);
+	free(p->metric_names);
+	free(p->metric_values);
+	json_decref(p->detail);
+	free(p);
+}
+
+int pb_plan_add_group(pb_plan *p, const pb_plan_group *g)
+{
+	pb_plan_group *ng = realloc(p->groups, (size_t)(p->n_groups + 1) * sizeof *ng);
+	if (!ng)
+		return -1;
+	p->groups = ng;
+	p->groups[p->n_groups] = *g;
+	p->groups[p->n_groups].label = strdup(g->label ? g->label : "");
+	return p->n_groups++;
+}
+
+void pb_plan_set_metric(pb_plan *p, const char *name, double v)
+{
+	for (int i = 0; i < p->n_metrics; i++)
+		if (strcmp(p->metric_names[i], name) == 0) {
+			p->metric_values[i] = v;
+			return;
+		}
+	char **nn = realloc(p->metric_names, (size_t)(p->n_metrics + 1) * sizeof *nn);
+	if (!nn)
+		return;
+	p->metric_names = nn;
+	double *nv = realloc(p->metric_values, (size_t)(p->n_metrics + 1) * sizeof *nv);
+	if (!nv)
+		return;
+	p->metric_values = nv;
+	p->metric_names[p->n_metrics] = strdup(name);
+	p->metric_values[p->n_metrics] = v;
+	p->n_metrics++;
+}
+
+double pb_plan_metric(const pb_plan *p, const char *name, double dflt)
+{
+	for (int i = 0; p && i < p->n_metrics; i++)
+		if (strcmp(p->metric_names[i], name) == 0)
+			return p->metric_values[i];
+	return dflt;
+}
+
+int pb_plan_has_metric(const pb_plan *p, const char *name)
+{
+	for (int i = 0; p && i < p->n_metrics; i++)
+		if (strcmp(p->metric_names[i], name) == 0)
+			return 1;
+	return 0;
+}
+
+/* JSON has no NaN/Inf: write them as null. */
+static json_t *num(double v)
+{
+	return isfinite(v) ? json_real(v) : json_null();
+}
+
+json_t *pb_plan_to_json(const pb_plan *p, const char *const *node_names)
+{
+	json_t *j = json_object();
+	json_object_set_new(j, "format", json_string("partbench-plan"));
+	json_object_set_new(j, "version", json_integer(1));
+	json_object_set_new(j, "kind", json_string(p->kind));
+	json_object_set_new(j, "method", json_string(p->method));
+	json_object_set_new(j, "n_nodes", json_integer(p->n_nodes));
+	json_t *assign = json_array();
+	for (int i = 0; i < p->n_nodes; i++)
+		json_array_append_new(assign, json_integer(p->group[i]));
+	json_object_set_new(j, "assignment", assign);
+	if (node_names) {
+		json_t *names = json_array();
+		for (int i = 0; i < p->n_nodes; i++)
+			json_array_append_new(names, json_string(node_names[i] ? node_names[i] : ""));
+		json_object_set_new(j, "node_names", names);
+	}
+	json_t *groups = json_array();
+	for (int i = 0; i < p->n_groups; i++) {
+		const pb_plan_group *g = &p->groups[i];
+		json_t *o = json_object();
+		json_object_set_new(o, "label", json_string(g->label));
+		json_object_set_new(o, "first_unit", json_integer(g->first_unit));
+		json_object_set_new(o, "n_units", json_integer(g->n_units));
+		json_object_set_new(o, "first_node", json_integer(g->first_node));
+		json_object_set_new(o, "last_node", json_integer(g->last_node));
+		json_object_set_new(o, "time", num(g->time));
+		json_object_set_new(o, "compute", num(g->compute));
+		json_object_set_new(o, "routing", num(g->routing));
+		json_object_set_new(o, "storage", num(g->storage));
+		json_object_set_new(o, "macs", num(g->macs));
+		json_object_set_new(o, "bottleneck", json_boolean(g->bottleneck));
+		json_object_set_new(o, "over_memory", json_boolean(g->over_memory));
+		json_array_append_new(groups, o);
+	}
+	json_object_set_new(j, "groups", groups);
+	json_t *m = json_object();
+	for (int i = 0; i < p->n_metrics; i++)
+		json_object_set_new(m, p->metric_names[i], num(p->metric_values[i]));
+	json_object_set_new(j, "metrics", m);
+	json_object_set_new(j, "detail", json_deep_copy(p->detail));
+	return j;
+}
+
+static double jnum(const json_t *o, const char *k, double dflt)
+{
+	const json_t *v = json_object_get(o, k);
+	if (json_is_number(v))
+		return json_number_value(v);
+	if (json_is_null(v))
+		return NAN;
+	return dflt;
+}
+
+int pb_plan_from_json(const json_t *j, const char *src, int n_nodes, pb_plan **out,
+		      pb_error *err)
+{
+	*out = NULL;
+	if (!json_is_object(j))
+		return pb_err(err, PB_EINPUT, "%s: a plan must be a JSON object", src);
+	const char *fmt = json_string_value(json_object_get(j, "format"));
+	if (!fmt || strcmp(fmt, "partbench-plan") != 0)
+		return pb_err(err, PB_EINPUT, "%s: not a partbench plan (\"format\" is not \"partbench-plan\")",
+			      src);
+	const json_t *assign = json_object_get(j, "assignment");
+	if (!json_is_array(assign))
+		return pb_err(err, PB_EINPUT, "%s: field 'assignment' must be an array", src);
+	int n = (int)json_array_size(assign);
+	if (n_nodes >= 0 && n != n_nodes)
+		return pb_err(err, PB_EINPUT,
+			      "%s: the plan assigns %d nodes but the model has %d (plan made for "
+			      "another model?)",
+			      src, n, n_nodes);
+	pb_plan *p = pb_plan_new(json_string_value(json_object_get(j, "kind")),
+				 json_string_value(json_object_get(j, "method")), n);
+	for (int i = 0; i < n; i++) {
+		const json_t *v = json_array_get(assign, (size_t)i);
+		if (!json_is_integer(v)) {
+			pb_plan_free(p);
+			return pb_err(err, PB_EINPUT, "%s: assignment[%d] is not an integer", src, i);
+		}
+		p->group[i] = (int)json_integer_value(v);
+	}
+	const json_t *groups = json_object_get(j, "groups");
+	size_t gi;
+	const json_t *o;
+	json_array_foreach(groups, gi, o)
+	{
+		pb_plan_group g = {0};
+		g.label = (char *)json_string_value(json_object_get(o, "label"));
+		g.first_unit = (int)jnum(o, "first_unit", -1);
+		g.n_units = (int)jnum(o, "n_units", 0);
+		g.first_node = (int)jnum(o, "first_node", -1);
+		g.last_node = (int)jnum(o, "last_node", -1);
+		g.time = jnum(o, "time", 0);
+		g.compute = jnum(o, "compute", 0);
+		g.routing = jnum(o, "routing", 0);
+		g.storage = jnum(o, "storage", 0);
+		g.macs = jnum(o, "macs", 0);
+		g.bottleneck = json_is_true(json_object_get(o, "bottleneck"));
+		g.over_memory = json_is_true(json_object_get(o, "over_memory"));
+		pb_plan_add_group(p, &g);
+	}
+	for (int i = 0; i < n; i++)
+		if (p->group[i] < -1 || p->group[i] >= (p->n_groups ? p->n_groups : INT32_MAX)) {
+			int bad = p->group[i];
+			pb_plan_free(p);
+			return pb_err(err, PB_EINPUT, "%s: assignment[%d] = %d names no group", src, i,
+				      bad);
+		}
+	const char *key;
+	const json_t *v;
+	json_object_foreach((json_t *)json_object_get(j, "metrics"), key, v)
+	{
+		pb_plan_set_metric(p, key, json_is_number(v) ? json_number_value(v) : NAN);
+	}
+	const json_t *d = json_object_get(j, "detail");
+	if (json_is_object(d)) {
+		json_decref(p->detail);
+		p->detail = json_deep_copy(d);
+	}
+	*out = p;
+	return PB_OK;
+}
+
+int pb_json_save_atomic(json_t *j, const char *path, pb_error *err)
+{
+	size_t len = strlen(path) + 16;
+	char *tmp = malloc(len);
+	if (!tmp)
+		return pb_err(err, PB_ENOMEM, "%s: out of memory", path);
+	snprintf(tmp, len, "%s.tmp", path);
+	FILE *f = fopen(tmp, "w");
+	if (!f) {
+		int e = errno;
+		free(tmp);
+		return pb_err(err, PB_EINPUT, "%s: cannot write: %s", path, strerror(e));
+	}
+	int bad = json_dumpf(j, f, JSON_INDENT(1) | JSON_REAL_PRECISION(12)) != 0;
+	bad |= fputc('\n', f) == EOF;
+	bad |= fflush(f) != 0;
+	bad |= fsync(fileno(f)) != 0;
+	bad |= fclose(f) != 0;
+	if (bad || rename(tmp, path) != 0) {
+		int e = errno;
+		unlink(tmp);
+		free(tmp);
+		return pb_err(err, PB_EINPUT, "%s: write failed: %s", path, strerror(e));
+	}
+	free(tmp);
+	return PB_OK;
+}
+
+int pb_plan_save(const pb_plan *p, const char *const *node_names, const char *path,
+		 pb_error *err)
+{
+	json_t *j = pb_plan_to_json(p, node_names);
+	int rc = pb_json_save_atomic(j, path, err);
+	json_decref(j);
+	return rc;
+}
+
+int pb_plan_load(const char *path, int n_nodes, pb_plan **out, pb_error *err)
+{
+	json_error_t je;
+	json_t *j = json_load_file(path, 0, &je);
+	if (!j)
+		return pb_err(err, PB_EINPUT, "%s:%d:%d: %s", path, je.line, je.column, je.text);
+	int rc = pb_plan_from_json(j, path, n_nodes, out, err);
+	json_decref(j);
+	return rc;
+}

@@ -1,0 +1,374 @@
+/*
+ * sandbox.c — the safe Lua state (see sandbox.h).
+ *
+ * Memory: the allocator counts live bytes and refuses growth past the cap, so
+ * a huge allocation becomes an ordinary Lua "not enough memory" error.
+ * Instructions: a count hook every 1000 instructions raises an error once the
+ * budget of the current top-level call is spent.
+ * Globals: the safe library functions live in a hidden table G; every chunk
+ * gets env = setmetatable({}, {__index = G}), so scripts cannot change what
+ * other scripts see.
+ */
+#include "sandbox.h"
+
+#include <errno.h>
+#include <lauxlib.h>
+#include <lualib.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct pb_lua {
+	lua_State *L;
+	size_t used, cap;
+	long budget, left;
+	int safe_ref;       /* registry ref of the safe globals table */
+};
+
+static void *sandbox_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
+{
+	pb_lua *S = ud;
+	if (!ptr)
+		osize = 0;
+	if (nsize == 0) {
+		S->used -= osize;
+		free(ptr);
+		return NULL;
+	}
+	if (nsize > osize && S->used + (nsize - osize) > S->cap)
+		return NULL;
+	void *np = realloc(ptr, nsize);
+	if (np)
+		S->used = S->used - osize + nsize;
+	return np;
+}
+
+static void count_hook(lua_State *L, lua_Debug *ar)
+{
+	(void)ar;
+	pb_lua *S;
+	lua_getallocf(L, (void **)&S);
+	S->left -= 1000;
+	if (S->left < 0)
+		luaL_error(L, "instruction budget exhausted (%d million instructions): infinite loop?",
+			   (int)(S->budget / 1000000));
+}
+
+/* load() that accepts text chunks only; chunks without an explicit env get
+ * the safe globals (upvalue 2). Upvalue 1 is the original load. */
+static int safe_load(lua_State *L)
+{
+	luaL_checkany(L, 1);
+	lua_settop(L, 4);
+	if (!lua_isnil(L, 3) && strchr(luaL_checkstring(L, 3), 'b'))
+		return luaL_error(L, "load: binary chunks are not allowed");
+	lua_pushstring(L, "t");
+	lua_replace(L, 3);
+	if (lua_isnil(L, 4)) {
+		lua_pushvalue(L, lua_upvalueindex(2));
+		lua_replace(L, 4);
+	}
+	lua_pushvalue(L, lua_upvalueindex(1));
+	lua_insert(L, 1);
+	lua_call(L, 4, LUA_MULTRET);
+	return lua_gettop(L);
+}
+
+static const char *const safe_base[] = {
+	"assert", "error", "getmetatable", "ipairs", "next", "pairs", "pcall", "print",
+	"rawequal", "rawget", "rawlen", "rawset", "select", "setmetatable", "tonumber",
+	"tostring", "type", "xpcall", "_VERSION", NULL};
+
+static void build_safe_globals(pb_lua *S)
+{
+	lua_State *L = S->L;
+	luaL_requiref(L, "_G", luaopen_base, 1);
+	lua_pop(L, 1);
+	luaL_requiref(L, LUA_STRLIBNAME, luaopen_string, 1);
+	lua_pop(L, 1);
+	luaL_requiref(L, LUA_TABLIBNAME, luaopen_table, 1);
+	lua_pop(L, 1);
+	luaL_requiref(L, LUA_MATHLIBNAME, luaopen_math, 1);
+	lua_pop(L, 1);
+	luaL_requiref(L, LUA_UTF8LIBNAME, luaopen_utf8, 1);
+	lua_pop(L, 1);
+
+	lua_newtable(L); /* safe */
+	for (int i = 0; safe_base[i]; i++) {
+		lua_getglobal(L, safe_base[i]);
+		lua_setfield(L, -2, safe_base[i]);
+	}
+	const char *libs[] = {"string", "table", "math", "utf8", NULL};
+	for (int i = 0; libs[i]; i++) {
+		lua_getglobal(L, libs[i]);
+		lua_setfield(L, -2, libs[i]);
+	}
+	lua_getglobal(L, "load");
+	lua_pushvalue(L, -2);
+	lua_pushcclosure(L, safe_load, 2);
+	lua_setfield(L, -2, "load");
+	lua_pushvalue(L, -1);
+	lua_setfield(L, -2, "_G");
+	S->safe_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+	/* Strip dangerous globals from the real _G as well. */
+	const char *bad[] = {"dofile", "loadfile", "require", "collectgarbage", "load", NULL};
+	for (int i = 0; bad[i]; i++) {
+		lua_pushnil(L);
+		lua_setglobal(L, bad[i]);
+	}
+}
+
+pb_lua *pb_lua_new(const pb_lua_limits *limits)
+{
+	pb_lua *S = calloc(1, sizeof *S);
+	if (!S)
+		return NULL;
+	S->cap = 256u << 20;
+	S->budget = 50000000;
+	pb_lua_set_limits(S, limits);
+	S->L = lua_newstate(sandbox_alloc, S);
+	if (!S->L) {
+		free(S);
+		return NULL;
+	}
+	build_safe_globals(S);
+	return S;
+}
+
+void pb_lua_set_limits(pb_lua *S, const pb_lua_limits *limits)
+{
+	if (!limits)
+		return;
+	if (limits->memory)
+		S->cap = limits->memory;
+	if (limits->instructions)
+		S->budget = limits->instructions;
+}
+
+void pb_lua_free(pb_lua *S)
+{
+	if (!S)
+		return;
+	if (S->L)
+		lua_close(S->L);
+	free(S);
+}
+
+lua_State *pb_lua_state(pb_lua *S)
+{
+	return S->L;
+}
+
+int pb_lua_load(pb_lua *S, const char *text, size_t len, const char *chunkname,
+		pb_error *err)
+{
+	lua_State *L = S->L;
+	if (len > 0 && text[0] == LUA_SIGNATURE[0])
+		return pb_err(err, PB_EINPUT, "%s: binary (precompiled) chunks are not allowed",
+			      chunkname);
+	char name[512];
+	snprintf(name, sizeof name, "@%s", chunkname);
+	/* env = setmetatable({}, {__index = safe}) */
+	lua_newtable(L);
+	lua_newtable(L);
+	lua_rawgeti(L, LUA_REGISTRYINDEX, S->safe_ref);
+	lua_setfield(L, -2, "__index");
+	lua_setmetatable(L, -2);
+	int rc = luaL_loadbufferx(L, text, len, name, "t");
+	if (rc != LUA_OK) {
+		const char *msg = lua_tostring(L, -1);
+		pb_err(err, rc == LUA_ERRMEM ? PB_ENOMEM : PB_EINPUT, "%s",
+		       msg ? msg : "cannot load script");
+		lua_pop(L, 2);
+		return err ? err->code : PB_EINPUT;
+	}
+	lua_pushvalue(L, -2);
+	if (!lua_setupvalue(L, -2, 1))
+		lua_pop(L, 1);
+	return PB_OK;
+}
+
+static int traceback(lua_State *L)
+{
+	const char *msg = lua_tostring(L, 1);
+	if (!msg) {
+		if (luaL_callmeta(L, 1, "__tostring") && lua_type(L, -1) == LUA_TSTRING)
+			return 1;
+		msg = lua_pushfstring(L, "(error object is a %s value)", luaL_typename(L, 1));
+	}
+	luaL_traceback(L, L, msg, 1);
+	return 1;
+}
+
+int pb_lua_call(pb_lua *S, int nargs, int nresults, pb_error *err)
+{
+	lua_State *L = S->L;
+	int base = lua_gettop(L) - nargs;
+	lua_pushcfunction(L, traceback);
+	lua_insert(L, base);
+	/* Nested calls (a callback inside a script) share the outer budget. */
+	int outer = lua_gethook(L) != NULL;
+	if (!outer) {
+		S->left = S->budget;
+		lua_sethook(L, count_hook, LUA_MASKCOUNT, 1000);
+	}
+	int rc = lua_pcall(L, nargs, nresults, base);
+	if (!outer)
+		lua_sethook(L, NULL, 0, 0);
+	lua_remove(L, base);
+	if (rc != LUA_OK) {
+		const char *msg = lua_tostring(L, -1);
+		if (rc == LUA_ERRMEM)
+			pb_err(err, PB_ENOMEM, "script ran out of memory (cap %zu MiB)",
+			       S->cap >> 20);
+		else
+			pb_err(err, PB_EINPUT, "%s", msg ? msg : "script error");
+		lua_pop(L, 1);
+		return err ? err->code : PB_EINPUT;
+	}
+	return PB_OK;
+}
+
+int pb_lua_run_string(pb_lua *S, const char *text, const char *name, pb_error *err)
+{
+	int rc = pb_lua_load(S, text, strlen(text), name, err);
+	if (rc)
+		return rc;
+	rc = pb_lua_call(S, 0, 1, err);
+	if (rc) {
+		lua_pop(S->L, 1); /* env */
+		return rc;
+	}
+	return PB_OK;
+}
+
+int pb_lua_run_file(pb_lua *S, const char *path, pb_error *err)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return pb_err(err, PB_EINPUT, "%s: cannot open: %s", path, strerror(errno));
+	size_t cap = 4096, len = 0;
+	char *buf = malloc(cap);
+	size_t r;
+	while (buf && (r = fread(buf + len, 1, cap - len, f)) > 0) {
+		len += r;
+		if (len == cap) {
+			if (cap >= (64u << 20)) {
+				fclose(f);
+				free(buf);
+				return pb_err(err, PB_EINPUT, "%s: script larger than 64 MiB", path);
+			}
+			char *nb = realloc(buf, cap * 2);
+			if (!nb) {
+				free(buf);
+				buf = NULL;
+				break;
+			}
+			buf = nb;
+			cap *= 2;
+		}
+	}
+	fclose(f);
+	if (!buf)
+		return pb_err(err, PB_ENOMEM, "%s: out of memory", path);
+	int rc = pb_lua_load(S, buf, len, path, err);
+	free(buf);
+	if (rc)
+		return rc;
+	rc = pb_lua_call(S, 0, 1, err);
+	if (rc) {
+		lua_pop(S->L, 1);
+		return rc;
+	}
+	return PB_OK;
+}
+
+static int to_json_rec(lua_State *L, int idx, const char *src, char *path, size_t plen,
+		       int depth, json_t **out, pb_error *err)
+{
+	idx = lua_absindex(L, idx);
+	if (depth > 64)
+		return pb_err(err, PB_EINPUT, "%s: field '%s': tables nested too deeply", src, path);
+	switch (lua_type(L, idx)) {
+	case LUA_TNIL:
+		*out = json_null();
+		return PB_OK;
+	case LUA_TBOOLEAN:
+		*out = json_boolean(lua_toboolean(L, idx));
+		return PB_OK;
+	case LUA_TNUMBER:
+		*out = lua_isinteger(L, idx) ? json_integer(lua_tointeger(L, idx))
+					     : json_real(lua_tonumber(L, idx));
+		return PB_OK;
+	case LUA_TSTRING:
+		*out = json_string(lua_tostring(L, idx));
+		if (!*out)
+			return pb_err(err, PB_EINPUT, "%s: field '%s': string is not UTF-8", src, path);
+		return PB_OK;
+	case LUA_TTABLE: break;
+	default:
+		return pb_err(err, PB_EINPUT, "%s: field '%s': a %s cannot be used here (only "
+			      "numbers, strings, booleans and tables)",
+			      src, path[0] ? path : "(result)", luaL_typename(L, idx));
+	}
+	lua_Integer n = (lua_Integer)lua_rawlen(L, idx);
+	int count = 0;
+	lua_pushnil(L);
+	while (lua_next(L, idx)) {
+		count++;
+		lua_pop(L, 1);
+	}
+	size_t base = strlen(path);
+	if (n > 0 && count == n) {
+		json_t *arr = json_array();
+		for (lua_Integer i = 1; i <= n; i++) {
+			snprintf(path + base, plen - base, "[%lld]", (long long)i);
+			lua_rawgeti(L, idx, i);
+			json_t *v;
+			int rc = to_json_rec(L, -1, src, path, plen, depth + 1, &v, err);
+			lua_pop(L, 1);
+			if (rc) {
+				json_decref(arr);
+				return rc;
+			}
+			json_array_append_new(arr, v);
+		}
+		path[base] = '\0';
+		*out = arr;
+		return PB_OK;
+	}
+	json_t *obj = json_object();
+	lua_pushnil(L);
+	while (lua_next(L, idx)) {
+		char key[128];
+		if (lua_type(L, -2) == LUA_TSTRING)
+			snprintf(key, sizeof key, "%s", lua_tostring(L, -2));
+		else if (lua_isinteger(L, -2))
+			snprintf(key, sizeof key, "%lld", (long long)lua_tointeger(L, -2));
+		else {
+			lua_pop(L, 2);
+			json_decref(obj);
+			return pb_err(err, PB_EINPUT, "%s: field '%s': keys must be strings or integers",
+				      src, path);
+		}
+		snprintf(path + base, plen - base, "%s%s", base ? "." : "", key);
+		json_t *v;
+		int rc = to_json_rec(L, -1, src, path, plen, depth + 1, &v, err);
+		if (rc) {
+			lua_pop(L, 2);
+			json_decref(obj);
+			return rc;
+		}
+		json_object_set_new(obj, key, v);
+		lua_pop(L, 1);
+	}
+	path[base] = '\0';
+	*out = obj;
+	return PB_OK;
+}
+
+int pb_lua_to_json(lua_State *L, int idx, const char *src, json_t **out, pb_error *err)
+{
+	char path[1024] = "";
+	return to_json_rec(L, idx, src, path, sizeof path, 0, out, err);
+}

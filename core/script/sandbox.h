@@ -1,0 +1,49 @@
+/*
+ * sandbox.h — a Lua 5.4 state that runs untrusted text safely.
+ *
+ * Follows the Redis pattern: only base (without dofile, loadfile, and load of
+ * binary chunks), string, table, math and utf8 are opened; each chunk runs in
+ * its own _ENV whose reads fall back to the shared safe globals; an
+ * instruction budget (count hook) stops runaway loops; a custom allocator caps
+ * memory. Every call goes through pb_lua_call(), which adds a traceback.
+ */
+#ifndef PB_SANDBOX_H
+#define PB_SANDBOX_H
+
+#include <stddef.h>
+
+#include <jansson.h>
+#include <lua.h>
+
+#include "../error.h"
+
+typedef struct pb_lua_limits {
+	long instructions; /* per top-level call; 0 = default (50M) */
+	size_t memory;     /* bytes; 0 = default (256 MiB) */
+} pb_lua_limits;
+
+typedef struct pb_lua pb_lua;
+
+pb_lua *pb_lua_new(const pb_lua_limits *limits);
+void pb_lua_free(pb_lua *S);
+lua_State *pb_lua_state(pb_lua *S);
+void pb_lua_set_limits(pb_lua *S, const pb_lua_limits *limits);
+
+/* Loads text (never bytecode) and pushes a fresh environment table plus the
+ * compiled function bound to it. Stack after success: ..., env, fn. */
+int pb_lua_load(pb_lua *S, const char *text, size_t len, const char *chunkname,
+		pb_error *err);
+/* Calls the function at the top of the stack with nargs arguments below it
+ * (like lua_pcall) under the instruction budget, with a traceback. Leaves
+ * nresults values on success, nothing on failure. */
+int pb_lua_call(pb_lua *S, int nargs, int nresults, pb_error *err);
+/* Reads a file (text only) and runs it in its own environment. Leaves the
+ * chunk's first return value and then its env on the stack: ..., env, ret. */
+int pb_lua_run_file(pb_lua *S, const char *path, pb_error *err);
+int pb_lua_run_string(pb_lua *S, const char *text, const char *name, pb_error *err);
+
+/* Converts the Lua value at idx into JSON (tables with 1..n keys become
+ * arrays; functions and userdata are an error naming the key path). */
+int pb_lua_to_json(lua_State *L, int idx, const char *src, json_t **out, pb_error *err);
+
+#endif

@@ -1,0 +1,282 @@
+/*
+ * session.c — the open workspace: graph, hardware, plan, undo/redo (session.h).
+ *
+ * Undo keeps whole plan copies: plans are small (one int per node plus a few
+ * groups), so copying is simpler and safer than reversible edits.
+ */
+#include "session.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+pb_session *pb_session_new(void)
+{
+	return calloc(1, sizeof(pb_session));
+}
+
+static void clear_history(pb_session *s)
+{
+	for (int i = 0; i < s->n_undo; i++)
+		pb_plan_free(s->undo[i]);
+	for (int i = 0; i < s->n_redo; i++)
+		pb_plan_free(s->redo[i]);
+	s->n_undo = s->n_redo = 0;
+}
+
+static void clear_overrides(pb_session *s)
+{
+	for (int i = 0; i < s->n_overrides; i++)
+		pb_input_override_free(&s->overrides[i]);
+	free(s->overrides);
+	s->overrides = NULL;
+	s->n_overrides = 0;
+}
+
+void pb_session_free(pb_session *s)
+{
+	if (!s)
+		return;
+	if (s->script && s->script_free)
+		s->script_free(s->script);
+	pb_solver_free(s->solver);
+	free(s->solver_name);
+	clear_history(s);
+	pb_plan_free(s->plan);
+	pb_graph_free(s->graph);
+	pb_hw_free(s->hw);
+	free(s->model_path);
+	free(s->names_cache);
+	clear_overrides(s);
+	free(s);
+}
+
+void pb_session_set_graph(pb_session *s, pb_graph *g, const char *path)
+{
+	pb_session_set_solver(s, NULL, NULL);
+	clear_history(s);
+	pb_plan_free(s->plan);
+	s->plan = NULL;
+	pb_graph_free(s->graph);
+	s->graph = g;
+	free(s->names_cache);
+	s->names_cache = NULL;
+	free(s->model_path);
+	s->model_path = strdup(path ? path : (g && g->path ? g->path : ""));
+	pb_session_notify(s, PB_EVENT_GRAPH | PB_EVENT_PLAN);
+}
+
+int pb_session_open_model(pb_session *s, const char *path, const pb_input_override *ov,
+			  int n_ov, pb_error *err)
+{
+	pb_graph *g = NULL;
+	pb_load_opts opts = {ov, n_ov, 0};
+	int rc = pb_graph_load(path, &opts, &g, err);
+	if (rc != PB_OK)
+		return rc;
+	/* Keep a copy of the overrides so that a saved session reloads the same. */
+	pb_input_override *copy = calloc((size_t)(n_ov ? n_ov : 1), sizeof *copy);
+	for (int i = 0; copy && i < n_ov; i++) {
+		copy[i] = ov[i];
+		copy[i].name = strdup(ov[i].name);
+	}
+	clear_overrides(s);
+	s->overrides = copy;
+	s->n_overrides = n_ov;
+	pb_session_set_graph(s, g, path);
+	return PB_OK;
+}
+
+int pb_session_open_layout(pb_session *s, const char *path, pb_error *err)
+{
+	pb_hw *hw = NULL;
+	int rc = pb_hw_load(path, &hw, err);
+	if (rc != PB_OK)
+		return rc;
+	pb_hw_free(s->hw);
+	s->hw = hw;
+	pb_session_notify(s, PB_EVENT_HW);
+	return PB_OK;
+}
+
+void pb_session_replace_plan(pb_session *s, pb_plan *plan)
+{
+	if (plan == s->plan)
+		return;
+	pb_plan_free(s->plan);
+	s->plan = plan;
+	pb_session_notify(s, PB_EVENT_PLAN);
+}
+
+void pb_session_set_plan(pb_session *s, pb_plan *plan)
+{
+	if (plan == s->plan)
+		return;
+	if (s->n_undo == PB_UNDO_MAX) {
+		pb_plan_free(s->undo[0]);
+		memmove(s->undo, s->undo + 1, (PB_UNDO_MAX - 1) * sizeof *s->undo);
+		s->n_undo--;
+	}
+	s->undo[s->n_undo++] = s->plan;
+	for (int i = 0; i < s->n_redo; i++)
+		pb_plan_free(s->redo[i]);
+	s->n_redo = 0;
+	s->plan = plan;
+	pb_session_notify(s, PB_EVENT_PLAN);
+}
+
+int pb_session_undo(pb_session *s)
+{
+	if (s->n_undo == 0)
+		return 0;
+	s->redo[s->n_redo++] = s->plan;
+	s->plan = s->undo[--s->n_undo];
+	pb_session_notify(s, PB_EVENT_PLAN);
+	return 1;
+}
+
+int pb_session_redo(pb_session *s)
+{
+	if (s->n_redo == 0)
+		return 0;
+	s->undo[s->n_undo++] = s->plan;
+	s->plan = s->redo[--s->n_redo];
+	pb_session_notify(s, PB_EVENT_PLAN);
+	return 1;
+}
+
+void pb_session_set_solver(pb_session *s, pb_solver *solver, const char *name)
+{
+	pb_solver_free(s->solver);
+	free(s->solver_name);
+	s->solver = solver;
+	s->solver_name = name ? strdup(name) : NULL;
+}
+
+void pb_session_listen(pb_session *s, pb_session_listener fn, void *ud)
+{
+	if (s->n_listeners < (int)(sizeof s->listeners / sizeof s->listeners[0])) {
+		s->listeners[s->n_listeners].fn = fn;
+		s->listeners[s->n_listeners].ud = ud;
+		s->n_listeners++;
+	}
+}
+
+void pb_session_unlisten(pb_session *s, pb_session_listener fn, void *ud)
+{
+	for (int i = 0; i < s->n_listeners; i++)
+		if (s->listeners[i].fn == fn && s->listeners[i].ud == ud) {
+			memmove(&s->listeners[i], &s->listeners[i + 1],
+				(size_t)(s->n_listeners - i - 1) * sizeof s->listeners[0]);
+			s->n_listeners--;
+			return;
+		}
+}
+
+void pb_session_notify(pb_session *s, int what)
+{
+	for (int i = 0; i < s->n_listeners; i++)
+		s->listeners[i].fn(s->listeners[i].ud, what);
+}
+
+const char *const *pb_session_node_names(pb_session *s)
+{
+	if (!s->graph)
+		return NULL;
+	if (!s->names_cache) {
+		s->names_cache = malloc((size_t)(s->graph->n_nodes + 1) * sizeof *s->names_cache);
+		for (int i = 0; s->names_cache && i < s->graph->n_nodes; i++)
+			s->names_cache[i] = s->graph->nodes[i].name;
+	}
+	return s->names_cache;
+}
+
+int pb_session_save(pb_session *s, const char *path, pb_error *err)
+{
+	json_t *j = json_object();
+	json_object_set_new(j, "format", json_string("partbench-session"));
+	json_object_set_new(j, "version", json_integer(1));
+	json_object_set_new(j, "model", s->model_path ? json_string(s->model_path) : json_null());
+	json_t *ov = json_array();
+	for (int i = 0; i < s->n_overrides; i++) {
+		json_t *o = json_object(), *dims = json_array();
+		json_object_set_new(o, "name", json_string(s->overrides[i].name));
+		for (int d = 0; d < s->overrides[i].rank; d++)
+			json_array_append_new(dims, json_integer(s->overrides[i].dims[d]));
+		json_object_set_new(o, "dims", dims);
+		json_array_append_new(ov, o);
+	}
+	json_object_set_new(j, "inputs", ov);
+	json_object_set_new(j, "layout", s->hw ? json_string(s->hw->path) : json_null());
+	json_object_set_new(j, "plan",
+			    s->plan ? pb_plan_to_json(s->plan, pb_session_node_names(s)) : json_null());
+	json_object_set_new(j, "view", json_string(s->view));
+	int rc = pb_json_save_atomic(j, path, err);
+	json_decref(j);
+	return rc;
+}
+
+int pb_session_load(pb_session *s, const char *path, pb_error *err)
+{
+	json_error_t je;
+	json_t *j = json_load_file(path, 0, &je);
+	if (!j)
+		return pb_err(err, PB_EINPUT, "%s:%d:%d: %s", path, je.line, je.column, je.text);
+	int rc = PB_OK;
+	const char *fmt = json_string_value(json_object_get(j, "format"));
+	if (!fmt || strcmp(fmt, "partbench-session") != 0) {
+		rc = pb_err(err, PB_EINPUT, "%s: not a partbench session file", path);
+		goto done;
+	}
+	const char *model = json_string_value(json_object_get(j, "model"));
+	if (!model) {
+		rc = pb_err(err, PB_EINPUT, "%s: the session names no model", path);
+		goto done;
+	}
+	/* Load into a fresh session first so that a failure leaves s intact. */
+	pb_session *tmp = pb_session_new();
+	const json_t *ov = json_object_get(j, "inputs");
+	int n_ov = (int)json_array_size(ov);
+	pb_input_override *ovs = calloc((size_t)(n_ov ? n_ov : 1), sizeof *ovs);
+	for (int i = 0; i < n_ov; i++) {
+		const json_t *o = json_array_get(ov, (size_t)i), *dims = json_object_get(o, "dims");
+		ovs[i].name = (char *)json_string_value(json_object_get(o, "name"));
+		ovs[i].rank = (int)json_array_size(dims);
+		if (ovs[i].rank > PB_MAX_RANK)
+			ovs[i].rank = PB_MAX_RANK;
+		for (int d = 0; d < ovs[i].rank; d++)
+			ovs[i].dims[d] = json_integer_value(json_array_get(dims, (size_t)d));
+	}
+	rc = pb_session_open_model(tmp, model, ovs, n_ov, err);
+	free(ovs);
+	const char *layout = json_string_value(json_object_get(j, "layout"));
+	if (rc == PB_OK && layout)
+		rc = pb_session_open_layout(tmp, layout, err);
+	pb_plan *plan = NULL;
+	const json_t *pj = json_object_get(j, "plan");
+	if (rc == PB_OK && json_is_object(pj))
+		rc = pb_plan_from_json(pj, path, tmp->graph->n_nodes, &plan, err);
+	if (rc != PB_OK) {
+		pb_err_prefix(err, "%s", path);
+		pb_session_free(tmp);
+		goto done;
+	}
+	/* Commit: move everything from tmp into s. */
+	pb_session_set_graph(s, tmp->graph, model);
+	tmp->graph = NULL;
+	clear_overrides(s);
+	s->overrides = tmp->overrides;
+	s->n_overrides = tmp->n_overrides;
+	tmp->overrides = NULL;
+	tmp->n_overrides = 0;
+	pb_hw_free(s->hw);
+	s->hw = tmp->hw;
+	tmp->hw = NULL;
+	pb_session_replace_plan(s, plan);
+	const char *view = json_string_value(json_object_get(j, "view"));
+	snprintf(s->view, sizeof s->view, "%s", view ? view : "");
+	pb_session_free(tmp);
+	pb_session_notify(s, PB_EVENT_HW | PB_EVENT_PLAN);
+done:
+	json_decref(j);
+	return rc;
+}

@@ -1,0 +1,75 @@
+/*
+ * session.h — what one user has open: graph + hardware + plan + undo history.
+ *
+ * The session owns its objects. Changes to the plan go through
+ * pb_session_set_plan(), which records undo history and fires the plan-change
+ * listeners (Lua events, TUI). Front ends read the session through these
+ * functions and change it only by running commands (commands.h).
+ */
+#ifndef PB_SESSION_H
+#define PB_SESSION_H
+
+#include "error.h"
+#include "graph.h"
+#include "hw.h"
+#include "plan.h"
+#include "solver.h"
+
+#define PB_UNDO_MAX 256
+
+typedef void (*pb_session_listener)(void *ud, int what);
+enum { PB_EVENT_PLAN = 1, PB_EVENT_GRAPH = 2, PB_EVENT_HW = 4, PB_EVENT_SOLVER_STEP = 8 };
+
+typedef struct pb_session {
+	pb_graph *graph;
+	char *model_path;
+	pb_input_override *overrides;
+	int n_overrides;
+	pb_hw *hw;
+	pb_plan *plan;             /* current plan or NULL */
+	pb_plan *undo[PB_UNDO_MAX];/* previous plans (NULL = "no plan") */
+	int n_undo;
+	pb_plan *redo[PB_UNDO_MAX];
+	int n_redo;
+	pb_solver *solver;         /* active steppable solver or NULL */
+	char *solver_name;
+	struct {
+		pb_session_listener fn;
+		void *ud;
+	} listeners[8];
+	int n_listeners;
+	void *script;              /* the session's Lua scripting state (script/) */
+	void (*script_free)(void *);
+	char view[256];            /* view settings as "key=value;..." (TUI/SVG) */
+	const char **names_cache;  /* node names for plan JSON */
+} pb_session;
+
+pb_session *pb_session_new(void);
+void pb_session_free(pb_session *s);
+
+/* Loads a model (replacing the current one; plan and undo are cleared). */
+int pb_session_open_model(pb_session *s, const char *path, const pb_input_override *ov,
+			  int n_ov, pb_error *err);
+/* Takes ownership of g (for transformed graphs). */
+void pb_session_set_graph(pb_session *s, pb_graph *g, const char *path);
+int pb_session_open_layout(pb_session *s, const char *path, pb_error *err);
+/* Takes ownership of plan (may be NULL); the old plan goes to the undo stack. */
+void pb_session_set_plan(pb_session *s, pb_plan *plan);
+/* Replaces the plan without recording undo (solver incumbents while stepping). */
+void pb_session_replace_plan(pb_session *s, pb_plan *plan);
+int pb_session_undo(pb_session *s);
+int pb_session_redo(pb_session *s);
+/* Takes ownership of solver (replacing and freeing any previous one). */
+void pb_session_set_solver(pb_session *s, pb_solver *solver, const char *name);
+void pb_session_listen(pb_session *s, pb_session_listener fn, void *ud);
+void pb_session_unlisten(pb_session *s, pb_session_listener fn, void *ud);
+void pb_session_notify(pb_session *s, int what);
+/* Node names array for plan JSON (valid while the graph lives), or NULL. */
+const char *const *pb_session_node_names(pb_session *s);
+
+/* Saves/loads a session file (JSON: model path, overrides, layout path, plan,
+ * view), atomically. */
+int pb_session_save(pb_session *s, const char *path, pb_error *err);
+int pb_session_load(pb_session *s, const char *path, pb_error *err);
+
+#endif

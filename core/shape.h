@@ -1,0 +1,27 @@
+/*
+ * shape.h — shape inference and evaluation of shape subgraphs.
+ *
+ * pb_shape_infer() gives every tensor of a graph under construction its dtype,
+ * rank and dims: value_info from the file first, then per-operator rules in
+ * topological order. Small integer tensors (Shape → Gather → Concat → Reshape,
+ * Range, Slice of shapes, ...) are evaluated by constant propagation so that
+ * downstream shapes become concrete.
+ */
+#ifndef PB_SHAPE_H
+#define PB_SHAPE_H
+
+#include "graph.h"
+
+/* Infers shapes in place. Unknown shapes are not an error: they are counted in
+ * g->n_unknown_shapes and node->shape_known stays 0. Returns an error only for
+ * contradictions that make the model unusable (message names node and file). */
+int pb_shape_infer(pb_graph *g, pb_error *err);
+
+/* 1 if shape inference has a rule for this operator (default domain). */
+int pb_shape_op_supported(const char *op);
+
+/* Names of the symbolic input dims left without a concrete value, for the
+ * "use --input" hint; writes at most len bytes, returns the count. */
+int pb_shape_unresolved_inputs(const pb_graph *g, char *buf, size_t len);
+
+#endif

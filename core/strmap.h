@@ -1,0 +1,20 @@
+/*
+ * strmap.h — string → int hash map (open addressing, linear probing).
+ * Keys are copied. Used for name lookups in graphs and tables.
+ */
+#ifndef PB_STRMAP_H
+#define PB_STRMAP_H
+
+#include <stddef.h>
+
+typedef struct pb_strmap pb_strmap;
+
+pb_strmap *pb_strmap_new(size_t hint);
+void pb_strmap_free(pb_strmap *m);
+/* Inserts or overwrites; returns 0, or -1 on allocation failure. */
+int pb_strmap_put(pb_strmap *m, const char *key, int value);
+/* Returns the value, or dflt when absent. */
+int pb_strmap_get(const pb_strmap *m, const char *key, int dflt);
+size_t pb_strmap_count(const pb_strmap *m);
+
+#endif
