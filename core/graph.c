@@ -159,6 +159,7 @@ struct pb_builder {
 	pb_cost *fixed;    /* per node, NAN = infer */
 	int cap_fixed;
 	int cap_in, cap_out, cap_ops;
+	int oom;           /* an allocation failed: finish() reports it */
 };
 
 pb_builder *pb_builder_new(const char *path, const char *format)
@@ -178,21 +179,25 @@ pb_builder *pb_builder_new(const char *path, const char *format)
 	return b;
 }
 
-#define GROW(ptr, cap, need)                                                   \
-	do {                                                                   \
-		if ((need) > (cap)) {                                          \
-			int nc_ = (cap) ? (cap) * 2 : 16;                      \
-			while (nc_ < (need))                                   \
-				nc_ *= 2;                                      \
-			void *np_ = realloc((ptr), (size_t)nc_ * sizeof *(ptr)); \
-			if (!np_)                                              \
-				abort();                                       \
-			memset((char *)np_ + (size_t)(cap) * sizeof *(ptr), 0, \
-			       (size_t)(nc_ - (cap)) * sizeof *(ptr));         \
-			(ptr) = np_;                                           \
-			(cap) = nc_;                                           \
-		}                                                              \
-	} while (0)
+/* Grows *ptr (elements of size elem) to hold at least need; zero-fills the new
+ * part. Returns 0, or -1 when memory runs out (the caller flags the builder). */
+static int grow(void **ptr, int *cap, int need, size_t elem)
+{
+	if (need <= *cap)
+		return 0;
+	int nc = *cap ? *cap * 2 : 16;
+	while (nc < need)
+		nc *= 2;
+	void *np = realloc(*ptr, (size_t)nc * elem);
+	if (!np)
+		return -1;
+	memset((char *)np + (size_t)*cap * elem, 0, (size_t)(nc - *cap) * elem);
+	*ptr = np;
+	*cap = nc;
+	return 0;
+}
+
+#define GROW(b, ptr, cap, need) grow((void **)&(ptr), &(cap), (need), sizeof *(ptr))
 
 int pb_builder_tensor(pb_builder *b, const char *name)
 {
@@ -200,7 +205,10 @@ int pb_builder_tensor(pb_builder *b, const char *name)
 	int id = pb_strmap_get(g->tensor_index, name, -1);
 	if (id >= 0)
 		return id;
-	GROW(g->tensors, b->cap_tensors, g->n_tensors + 1);
+	if (GROW(b, g->tensors, b->cap_tensors, g->n_tensors + 1)) {
+		b->oom = 1;
+		return -1;
+	}
 	id = g->n_tensors++;
 	pb_tensor *t = &g->tensors[id];
 	memset(t, 0, sizeof *t);
@@ -241,8 +249,11 @@ int pb_builder_node(pb_builder *b, const char *name, const char *op, const char 
 		    int n_outputs)
 {
 	pb_graph *g = b->g;
-	GROW(g->nodes, b->cap_nodes, g->n_nodes + 1);
-	GROW(b->fixed, b->cap_fixed, g->n_nodes + 1);
+	if (GROW(b, g->nodes, b->cap_nodes, g->n_nodes + 1) ||
+	    GROW(b, b->fixed, b->cap_fixed, g->n_nodes + 1)) {
+		b->oom = 1;
+		return -1;
+	}
 	int id = g->n_nodes++;
 	pb_node *n = &g->nodes[id];
 	memset(n, 0, sizeof *n);
@@ -271,8 +282,10 @@ void pb_builder_attr(pb_builder *b, int nid, const pb_attr *a)
 {
 	pb_node *n = &b->g->nodes[nid];
 	pb_attr *na = realloc(n->attrs, (size_t)(n->n_attrs + 1) * sizeof *na);
-	if (!na)
-		abort();
+	if (!na) {
+		b->oom = 1;
+		return;
+	}
 	n->attrs = na;
 	attr_copy(&n->attrs[n->n_attrs++], a);
 }
@@ -295,13 +308,15 @@ void pb_builder_node_members(pb_builder *b, int nid, const int *members,
 	}
 }
 
-static void append_int(int **arr, int *n, int v)
+/* Appends v; returns -1 when memory runs out. */
+static int append_int(int **arr, int *n, int v)
 {
 	int *na = realloc(*arr, (size_t)(*n + 1) * sizeof *na);
 	if (!na)
-		abort();
+		return -1;
 	*arr = na;
 	(*arr)[(*n)++] = v;
+	return 0;
 }
 
 void pb_builder_input(pb_builder *b, int tid)
@@ -311,8 +326,9 @@ void pb_builder_input(pb_builder *b, int tid)
 
 void pb_builder_output(pb_builder *b, int tid)
 {
-	if (!b->g->tensors[tid].is_output)
-		append_int(&b->g->outputs, &b->g->n_outputs, tid);
+	if (!b->g->tensors[tid].is_output &&
+	    append_int(&b->g->outputs, &b->g->n_outputs, tid))
+		b->oom = 1;
 	b->g->tensors[tid].is_output = 1;
 }
 
@@ -333,8 +349,10 @@ void pb_builder_opset(pb_builder *b, const char *domain, int64_t version)
 {
 	pb_graph *g = b->g;
 	pb_opset *no = realloc(g->opsets, (size_t)(g->n_opsets + 1) * sizeof *no);
-	if (!no)
-		abort();
+	if (!no) {
+		b->oom = 1;
+		return;
+	}
 	g->opsets = no;
 	g->opsets[g->n_opsets].domain =
 		xstrdup((domain && strcmp(domain, "ai.onnx") != 0) ? domain : "");
@@ -484,6 +502,11 @@ int pb_builder_finish(pb_builder *b, const pb_load_opts *opts, pb_graph **out, p
 	pb_graph *g = b->g;
 	int n = g->n_nodes, rc = PB_OK;
 	*out = NULL;
+	if (b->oom) {
+		rc = pb_err(err, PB_ENOMEM, "%s: out of memory while reading the graph", g->path);
+		pb_builder_free(b);
+		return rc;
+	}
 
 	/* Overrides must name real inputs. */
 	for (int k = 0; opts && k < opts->n_overrides; k++) {
@@ -553,10 +576,20 @@ int pb_builder_finish(pb_builder *b, const pb_load_opts *opts, pb_graph **out, p
 		for (int k = 0; k < np; k++) {
 			if (n_edges + 1 > cap_edges) {
 				cap_edges = cap_edges ? cap_edges * 2 : 64;
-				ef = realloc(ef, (size_t)cap_edges * sizeof *ef);
-				et = realloc(et, (size_t)cap_edges * sizeof *et);
-				if (!ef || !et)
-					abort();
+				int *nf = realloc(ef, (size_t)cap_edges * sizeof *ef);
+				if (nf)
+					ef = nf;
+				int *nt = realloc(et, (size_t)cap_edges * sizeof *et);
+				if (nt)
+					et = nt;
+				if (!nf || !nt) {
+					free(ef);
+					free(et);
+					free(indeg);
+					free(tmp);
+					pb_builder_free(b);
+					return pb_err(err, PB_ENOMEM, "out of memory linking the graph");
+				}
 			}
 			ef[n_edges] = tmp[k];
 			et[n_edges] = i;
@@ -622,8 +655,8 @@ int pb_builder_finish(pb_builder *b, const pb_load_opts *opts, pb_graph **out, p
 			g->tensors[t].producer = newid[g->tensors[t].producer];
 	for (int e = 0; e < n_edges; e++) {
 		int u = newid[ef[e]], v = newid[et[e]];
-		append_int(&g->nodes[u].succs, &g->nodes[u].n_succs, v);
-		append_int(&g->nodes[v].preds, &g->nodes[v].n_preds, u);
+		b->oom |= append_int(&g->nodes[u].succs, &g->nodes[u].n_succs, v) |
+			  append_int(&g->nodes[v].preds, &g->nodes[v].n_preds, u);
 	}
 	free(ef);
 	free(et);
@@ -636,16 +669,21 @@ int pb_builder_finish(pb_builder *b, const pb_load_opts *opts, pb_graph **out, p
 		for (int j = 0; j < g->nodes[i].n_inputs; j++) {
 			int t = g->nodes[i].inputs[j];
 			if (t >= 0)
-				append_int(&g->tensors[t].consumers, &g->tensors[t].n_consumers, i);
+				b->oom |= append_int(&g->tensors[t].consumers,
+						     &g->tensors[t].n_consumers, i);
 		}
 	}
 	/* Real model inputs: declared inputs that are not initializers. */
 	for (int t = 0; t < g->n_tensors; t++)
 		if (g->tensors[t].is_input && !g->tensors[t].is_initializer)
-			append_int(&g->inputs, &g->n_inputs, t);
+			b->oom |= append_int(&g->inputs, &g->n_inputs, t);
 		else
 			g->tensors[t].is_input = 0;
 
+	if (b->oom) {
+		pb_builder_free(b);
+		return pb_err(err, PB_ENOMEM, "out of memory linking the graph");
+	}
 	apply_overrides(g, opts);
 	if (!opts || !opts->skip_shapes) {
 		rc = pb_shape_infer(g, err);
