@@ -58,6 +58,7 @@ void pb_session_set_graph(pb_session *s, pb_graph *g, const char *path)
 	s->plan = NULL;
 	pb_graph_free(s->graph);
 	s->graph = g;
+	s->graph_gen++;
 	free(s->names_cache);
 	s->names_cache = NULL;
 	free(s->model_path);

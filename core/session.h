@@ -42,6 +42,7 @@ typedef struct pb_session {
 	void (*script_free)(void *);
 	char view[256];            /* view settings as "key=value;..." (TUI/SVG) */
 	const char **names_cache;  /* node names for plan JSON */
+	unsigned graph_gen;        /* bumped whenever the graph changes (Lua handles) */
 } pb_session;
 
 pb_session *pb_session_new(void);

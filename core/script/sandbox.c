@@ -159,8 +159,25 @@ lua_State *pb_lua_state(pb_lua *S)
 	return S->L;
 }
 
-int pb_lua_load(pb_lua *S, const char *text, size_t len, const char *chunkname,
-		pb_error *err)
+static void push_new_env(pb_lua *S)
+{
+	lua_State *L = S->L;
+	/* env = setmetatable({}, {__index = safe}) */
+	lua_newtable(L);
+	lua_newtable(L);
+	lua_rawgeti(L, LUA_REGISTRYINDEX, S->safe_ref);
+	lua_setfield(L, -2, "__index");
+	lua_setmetatable(L, -2);
+}
+
+int pb_lua_new_env(pb_lua *S)
+{
+	push_new_env(S);
+	return luaL_ref(S->L, LUA_REGISTRYINDEX);
+}
+
+int pb_lua_load_in(pb_lua *S, const char *text, size_t len, const char *chunkname, int env_ref,
+		   pb_error *err)
 {
 	lua_State *L = S->L;
 	if (len > 0 && text[0] == LUA_SIGNATURE[0])
@@ -168,12 +185,10 @@ int pb_lua_load(pb_lua *S, const char *text, size_t len, const char *chunkname,
 			      chunkname);
 	char name[512];
 	snprintf(name, sizeof name, "@%s", chunkname);
-	/* env = setmetatable({}, {__index = safe}) */
-	lua_newtable(L);
-	lua_newtable(L);
-	lua_rawgeti(L, LUA_REGISTRYINDEX, S->safe_ref);
-	lua_setfield(L, -2, "__index");
-	lua_setmetatable(L, -2);
+	if (env_ref == LUA_NOREF)
+		push_new_env(S);
+	else
+		lua_rawgeti(L, LUA_REGISTRYINDEX, env_ref);
 	int rc = luaL_loadbufferx(L, text, len, name, "t");
 	if (rc != LUA_OK) {
 		const char *msg = lua_tostring(L, -1);
@@ -185,6 +200,26 @@ int pb_lua_load(pb_lua *S, const char *text, size_t len, const char *chunkname,
 	lua_pushvalue(L, -2);
 	if (!lua_setupvalue(L, -2, 1))
 		lua_pop(L, 1);
+	return PB_OK;
+}
+
+int pb_lua_load(pb_lua *S, const char *text, size_t len, const char *chunkname,
+		pb_error *err)
+{
+	return pb_lua_load_in(S, text, len, chunkname, LUA_NOREF, err);
+}
+
+int pb_lua_run_string_in(pb_lua *S, const char *text, const char *name, int env_ref,
+			 pb_error *err)
+{
+	int rc = pb_lua_load_in(S, text, strlen(text), name, env_ref, err);
+	if (rc)
+		return rc;
+	rc = pb_lua_call(S, 0, 1, err);
+	if (rc) {
+		lua_pop(S->L, 1); /* env */
+		return rc;
+	}
 	return PB_OK;
 }
 
@@ -231,15 +266,7 @@ int pb_lua_call(pb_lua *S, int nargs, int nresults, pb_error *err)
 
 int pb_lua_run_string(pb_lua *S, const char *text, const char *name, pb_error *err)
 {
-	int rc = pb_lua_load(S, text, strlen(text), name, err);
-	if (rc)
-		return rc;
-	rc = pb_lua_call(S, 0, 1, err);
-	if (rc) {
-		lua_pop(S->L, 1); /* env */
-		return rc;
-	}
-	return PB_OK;
+	return pb_lua_run_string_in(S, text, name, LUA_NOREF, err);
 }
 
 int pb_lua_run_file(pb_lua *S, const char *path, pb_error *err)
@@ -371,4 +398,53 @@ int pb_lua_to_json(lua_State *L, int idx, const char *src, json_t **out, pb_erro
 {
 	char path[1024] = "";
 	return to_json_rec(L, idx, src, path, sizeof path, 0, out, err);
+}
+
+void pb_lua_set_global(pb_lua *S, const char *name)
+{
+	lua_State *L = S->L;
+	lua_rawgeti(L, LUA_REGISTRYINDEX, S->safe_ref);
+	lua_insert(L, -2);
+	lua_setfield(L, -2, name);
+	lua_pop(L, 1);
+}
+
+size_t pb_lua_memory(pb_lua *S)
+{
+	return S->used;
+}
+
+void pb_lua_push_json(lua_State *L, const json_t *j)
+{
+	luaL_checkstack(L, 4, "JSON too deep");
+	switch (json_typeof(j)) {
+	case JSON_OBJECT: {
+		lua_createtable(L, 0, (int)json_object_size(j));
+		const char *k;
+		json_t *v;
+		json_object_foreach((json_t *)j, k, v)
+		{
+			pb_lua_push_json(L, v);
+			lua_setfield(L, -2, k);
+		}
+		break;
+	}
+	case JSON_ARRAY: {
+		lua_createtable(L, (int)json_array_size(j), 0);
+		size_t i;
+		json_t *v;
+		json_array_foreach(j, i, v)
+		{
+			pb_lua_push_json(L, v);
+			lua_rawseti(L, -2, (lua_Integer)i + 1);
+		}
+		break;
+	}
+	case JSON_STRING: lua_pushstring(L, json_string_value(j)); break;
+	case JSON_INTEGER: lua_pushinteger(L, (lua_Integer)json_integer_value(j)); break;
+	case JSON_REAL: lua_pushnumber(L, json_real_value(j)); break;
+	case JSON_TRUE: lua_pushboolean(L, 1); break;
+	case JSON_FALSE: lua_pushboolean(L, 0); break;
+	default: lua_pushnil(L); break;
+	}
 }

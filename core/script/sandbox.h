@@ -33,6 +33,16 @@ void pb_lua_set_limits(pb_lua *S, const pb_lua_limits *limits);
  * compiled function bound to it. Stack after success: ..., env, fn. */
 int pb_lua_load(pb_lua *S, const char *text, size_t len, const char *chunkname,
 		pb_error *err);
+/* Like pb_lua_load, but binds the chunk to an existing environment table held
+ * in the registry under env_ref (a console whose lines share globals). */
+int pb_lua_load_in(pb_lua *S, const char *text, size_t len, const char *chunkname, int env_ref,
+		   pb_error *err);
+/* Creates a fresh sandbox environment and returns a registry reference to it. */
+int pb_lua_new_env(pb_lua *S);
+/* Runs text in the environment env_ref; leaves ..., env, ret like run_string. */
+int pb_lua_run_string_in(pb_lua *S, const char *text, const char *name, int env_ref,
+			 pb_error *err);
+
 /* Calls the function at the top of the stack with nargs arguments below it
  * (like lua_pcall) under the instruction budget, with a traceback. Leaves
  * nresults values on success, nothing on failure. */
@@ -42,8 +52,16 @@ int pb_lua_call(pb_lua *S, int nargs, int nresults, pb_error *err);
 int pb_lua_run_file(pb_lua *S, const char *path, pb_error *err);
 int pb_lua_run_string(pb_lua *S, const char *text, const char *name, pb_error *err);
 
+/* Pops the value at the top of the stack and makes it a global visible to
+ * every chunk loaded afterwards (e.g. the `pb` API table). */
+void pb_lua_set_global(pb_lua *S, const char *name);
+/* Memory currently held by the state, in bytes. */
+size_t pb_lua_memory(pb_lua *S);
+
 /* Converts the Lua value at idx into JSON (tables with 1..n keys become
  * arrays; functions and userdata are an error naming the key path). */
 int pb_lua_to_json(lua_State *L, int idx, const char *src, json_t **out, pb_error *err);
+/* Pushes a JSON value as a Lua value (arrays become 1-based sequences). */
+void pb_lua_push_json(lua_State *L, const json_t *j);
 
 #endif

@@ -1,0 +1,1112 @@
+/*
+ * script.c — the `pb` Lua API, registries of heuristics and rules, events.
+ *
+ * Handles (vis pattern): a node handle is a full userdata {graph generation,
+ * node id}. Every access checks the generation against the session's
+ * graph_gen, so a handle whose graph was closed or replaced raises a clear
+ * Lua error instead of touching freed memory.
+ *
+ * Rollback: before a script runs, the plan is copied and the undo depth noted;
+ * if the script fails, undo entries it added are dropped and the copy is put
+ * back, so a failing script leaves the session unchanged.
+ */
+#include "script.h"
+
+#include <lauxlib.h>
+#include <lua.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define NODE_MT "pb.node"
+#define SCRIPT_KEY "pb.script"
+
+typedef struct entry {
+	char *name;
+	char *kind;    /* heuristic kind, or "specs"/"fusable"/"backend" for rules */
+	int fn_ref;    /* heuristic fn or rule match fn */
+	int specs_ref; /* rule specs table, LUA_NOREF otherwise */
+	int fusable;
+	char *backend;
+} entry;
+
+typedef struct event_cb {
+	char *event;
+	int ref;
+} event_cb;
+
+struct pb_script {
+	pb_lua *S;
+	pb_session *s;
+	pb_cmd_ctx *ctx;   /* the running command's context, or NULL */
+	entry *heur;
+	int n_heur;
+	entry *rules;
+	int n_rules;
+	event_cb *ev;
+	int n_ev;
+	int console_env;   /* registry ref: the `lua` console's shared environment */
+	int in_event;
+	char event_err[1024];
+	int has_event_err;
+};
+
+typedef struct node_handle {
+	unsigned gen;
+	int id;
+} node_handle;
+
+static pb_script *get_sc(lua_State *L)
+{
+	lua_getfield(L, LUA_REGISTRYINDEX, SCRIPT_KEY);
+	pb_script *sc = lua_touserdata(L, -1);
+	lua_pop(L, 1);
+	return sc;
+}
+
+static const pb_graph *need_graph(lua_State *L, pb_script *sc)
+{
+	if (!sc->s->graph)
+		luaL_error(L, "no model is open (open one with pb.cmd('open MODEL'))");
+	return sc->s->graph;
+}
+
+/* ------------------------------------------------------------ node handles */
+
+static void push_node(lua_State *L, pb_script *sc, int id)
+{
+	node_handle *h = lua_newuserdatauv(L, sizeof *h, 0);
+	h->gen = sc->s->graph_gen;
+	h->id = id;
+	luaL_setmetatable(L, NODE_MT);
+}
+
+static const pb_node *check_node(lua_State *L, int idx, int *id)
+{
+	node_handle *h = luaL_checkudata(L, idx, NODE_MT);
+	pb_script *sc = get_sc(L);
+	if (!sc->s->graph || h->gen != sc->s->graph_gen)
+		luaL_error(L, "stale node handle: the graph it belongs to was closed or replaced");
+	if (id)
+		*id = h->id;
+	return &sc->s->graph->nodes[h->id];
+}
+
+static void push_shape(lua_State *L, const pb_tensor *t)
+{
+	lua_createtable(L, t->rank > 0 ? t->rank : 0, 0);
+	for (int d = 0; d < t->rank; d++) {
+		if (t->dims[d] >= 0)
+			lua_pushinteger(L, t->dims[d]);
+		else
+			lua_pushstring(L, t->dim_params[d] ? t->dim_params[d] : "?");
+		lua_rawseti(L, -2, d + 1);
+	}
+}
+
+static void push_attr(lua_State *L, const pb_attr *a)
+{
+	switch (a->type) {
+	case PB_ATTR_FLOAT: lua_pushnumber(L, a->f); break;
+	case PB_ATTR_INT: lua_pushinteger(L, a->i); break;
+	case PB_ATTR_STRING: lua_pushstring(L, a->s ? a->s : ""); break;
+	case PB_ATTR_INTS:
+		lua_createtable(L, a->n, 0);
+		for (int i = 0; i < a->n; i++) {
+			lua_pushinteger(L, a->ints[i]);
+			lua_rawseti(L, -2, i + 1);
+		}
+		break;
+	case PB_ATTR_FLOATS:
+		lua_createtable(L, a->n, 0);
+		for (int i = 0; i < a->n; i++) {
+			lua_pushnumber(L, a->floats[i]);
+			lua_rawseti(L, -2, i + 1);
+		}
+		break;
+	case PB_ATTR_STRINGS:
+		lua_createtable(L, a->n, 0);
+		for (int i = 0; i < a->n; i++) {
+			lua_pushstring(L, a->strings[i] ? a->strings[i] : "");
+			lua_rawseti(L, -2, i + 1);
+		}
+		break;
+	default: lua_pushboolean(L, 1); break; /* tensor/graph: present */
+	}
+}
+
+static void push_ids(lua_State *L, const int *ids, int n)
+{
+	lua_createtable(L, n, 0);
+	for (int i = 0; i < n; i++) {
+		lua_pushinteger(L, ids[i]);
+		lua_rawseti(L, -2, i + 1);
+	}
+}
+
+static void push_tensor_names(lua_State *L, const pb_graph *g, const int *ts, int n)
+{
+	lua_createtable(L, n, 0);
+	for (int i = 0; i < n; i++) {
+		lua_pushstring(L, ts[i] >= 0 ? g->tensors[ts[i]].name : "");
+		lua_rawseti(L, -2, i + 1);
+	}
+}
+
+static int node_index(lua_State *L)
+{
+	int id;
+	const pb_node *n = check_node(L, 1, &id);
+	const char *k = luaL_checkstring(L, 2);
+	pb_script *sc = get_sc(L);
+	const pb_graph *g = sc->s->graph;
+	if (!strcmp(k, "id")) lua_pushinteger(L, id);
+	else if (!strcmp(k, "name")) lua_pushstring(L, n->name);
+	else if (!strcmp(k, "short_name")) lua_pushstring(L, pb_node_short_name(n));
+	else if (!strcmp(k, "op")) lua_pushstring(L, n->op);
+	else if (!strcmp(k, "domain")) lua_pushstring(L, n->domain);
+	else if (!strcmp(k, "macs")) lua_pushnumber(L, n->cost.macs);
+	else if (!strcmp(k, "flops")) lua_pushnumber(L, n->cost.flops);
+	else if (!strcmp(k, "params")) lua_pushnumber(L, n->cost.params);
+	else if (!strcmp(k, "param_bytes")) lua_pushnumber(L, n->cost.param_bytes);
+	else if (!strcmp(k, "out_bytes") || !strcmp(k, "bytes")) lua_pushnumber(L, n->cost.out_bytes);
+	else if (!strcmp(k, "inputs")) push_tensor_names(L, g, n->inputs, n->n_inputs);
+	else if (!strcmp(k, "outputs")) push_tensor_names(L, g, n->outputs, n->n_outputs);
+	else if (!strcmp(k, "preds")) push_ids(L, n->preds, n->n_preds);
+	else if (!strcmp(k, "succs")) push_ids(L, n->succs, n->n_succs);
+	else if (!strcmp(k, "members")) {
+		lua_createtable(L, n->n_members, 0);
+		for (int i = 0; i < n->n_members; i++) {
+			lua_pushstring(L, n->member_names && n->member_names[i] ? n->member_names[i] : "");
+			lua_rawseti(L, -2, i + 1);
+		}
+	} else if (!strcmp(k, "shape") || !strcmp(k, "shapes")) {
+		int first = !strcmp(k, "shape");
+		if (first) {
+			if (n->n_outputs > 0 && n->outputs[0] >= 0)
+				push_shape(L, &g->tensors[n->outputs[0]]);
+			else
+				lua_pushnil(L);
+		} else {
+			lua_createtable(L, n->n_outputs, 0);
+			for (int i = 0; i < n->n_outputs; i++) {
+				if (n->outputs[i] >= 0)
+					push_shape(L, &g->tensors[n->outputs[i]]);
+				else
+					lua_newtable(L);
+				lua_rawseti(L, -2, i + 1);
+			}
+		}
+	} else if (!strcmp(k, "input_shapes")) {
+		lua_createtable(L, n->n_inputs, 0);
+		for (int i = 0; i < n->n_inputs; i++) {
+			if (n->inputs[i] >= 0)
+				push_shape(L, &g->tensors[n->inputs[i]]);
+			else
+				lua_newtable(L);
+			lua_rawseti(L, -2, i + 1);
+		}
+	} else if (!strcmp(k, "attrs")) {
+		lua_createtable(L, 0, n->n_attrs);
+		for (int i = 0; i < n->n_attrs; i++) {
+			push_attr(L, &n->attrs[i]);
+			lua_setfield(L, -2, n->attrs[i].name);
+		}
+	} else if (!strcmp(k, "group")) {
+		const pb_plan *p = sc->s->plan;
+		if (p && id < p->n_nodes && p->group[id] >= 0)
+			lua_pushinteger(L, p->group[id]);
+		else
+			lua_pushnil(L);
+	} else
+		return luaL_error(L, "node has no field '%s' (see docs/lua-api.md)", k);
+	return 1;
+}
+
+static int node_tostring(lua_State *L)
+{
+	int id;
+	const pb_node *n = check_node(L, 1, &id);
+	lua_pushfstring(L, "node %d %s (%s)", id, n->name, n->op);
+	return 1;
+}
+
+static int node_eq(lua_State *L)
+{
+	node_handle *a = luaL_checkudata(L, 1, NODE_MT), *b = luaL_checkudata(L, 2, NODE_MT);
+	lua_pushboolean(L, a->gen == b->gen && a->id == b->id);
+	return 1;
+}
+
+/* ------------------------------------------------------------ graph API */
+
+static int l_node(lua_State *L)
+{
+	pb_script *sc = get_sc(L);
+	const pb_graph *g = need_graph(L, sc);
+	int id;
+	if (lua_type(L, 1) == LUA_TNUMBER) {
+		id = (int)luaL_checkinteger(L, 1);
+		if (id < 0 || id >= g->n_nodes)
+			id = -1;
+	} else {
+		id = pb_graph_find_node(g, luaL_checkstring(L, 1));
+	}
+	if (id < 0)
+		lua_pushnil(L);
+	else
+		push_node(L, sc, id);
+	return 1;
+}
+
+static int l_nodes(lua_State *L)
+{
+	pb_script *sc = get_sc(L);
+	const pb_graph *g = need_graph(L, sc);
+	lua_createtable(L, g->n_nodes, 0);
+	for (int i = 0; i < g->n_nodes; i++) {
+		push_node(L, sc, i);
+		lua_rawseti(L, -2, i + 1);
+	}
+	return 1;
+}
+
+static int l_topo(lua_State *L)
+{
+	pb_script *sc = get_sc(L);
+	const pb_graph *g = need_graph(L, sc);
+	lua_createtable(L, g->n_nodes, 0);
+	for (int i = 0; i < g->n_nodes; i++) {
+		lua_pushinteger(L, i);
+		lua_rawseti(L, -2, i + 1);
+	}
+	return 1;
+}
+
+static int l_edges(lua_State *L)
+{
+	pb_script *sc = get_sc(L);
+	const pb_graph *g = need_graph(L, sc);
+	lua_newtable(L);
+	int k = 1;
+	for (int i = 0; i < g->n_nodes; i++)
+		for (int j = 0; j < g->nodes[i].n_succs; j++) {
+			int to = g->nodes[i].succs[j];
+			lua_createtable(L, 0, 3);
+			lua_pushinteger(L, i);
+			lua_setfield(L, -2, "from");
+			lua_pushinteger(L, to);
+			lua_setfield(L, -2, "to");
+			lua_pushnumber(L, pb_graph_edge_bytes(g, i, to));
+			lua_setfield(L, -2, "bytes");
+			lua_rawseti(L, -2, k++);
+		}
+	return 1;
+}
+
+/* Lua pattern match through string.find (plain Lua patterns, no regex). */
+static int lua_match(lua_State *L, const char *s, const char *pat)
+{
+	lua_getglobal(L, "string");
+	if (!lua_istable(L, -1)) {
+		lua_pop(L, 1);
+		return strstr(s, pat) != NULL;
+	}
+	lua_getfield(L, -1, "find");
+	lua_pushstring(L, s);
+	lua_pushstring(L, pat);
+	lua_call(L, 2, 1);
+	int hit = !lua_isnil(L, -1);
+	lua_pop(L, 2);
+	return hit;
+}
+
+/* pb.find("pattern") matches name or op; pb.find{op="Conv", name="pattern"}. */
+static int l_find(lua_State *L)
+{
+	pb_script *sc = get_sc(L);
+	const pb_graph *g = need_graph(L, sc);
+	const char *op = NULL, *name = NULL, *any = NULL;
+	if (lua_istable(L, 1)) {
+		lua_getfield(L, 1, "op");
+		op = lua_tostring(L, -1);
+		lua_getfield(L, 1, "name");
+		name = lua_tostring(L, -1);
+		lua_pop(L, 2); /* strings stay alive: they belong to the table */
+	} else {
+		any = luaL_checkstring(L, 1);
+	}
+	lua_newtable(L);
+	int k = 1;
+	for (int i = 0; i < g->n_nodes; i++) {
+		const pb_node *n = &g->nodes[i];
+		int hit;
+		if (any)
+			hit = lua_match(L, n->name, any) || lua_match(L, n->op, any);
+		else
+			hit = (!op || strcmp(n->op, op) == 0) && (!name || lua_match(L, n->name, name));
+		if (hit) {
+			push_node(L, sc, i);
+			lua_rawseti(L, -2, k++);
+		}
+	}
+	return 1;
+}
+
+static int l_graph(lua_State *L)
+{
+	pb_script *sc = get_sc(L);
+	const pb_graph *g = sc->s->graph;
+	if (!g) {
+		lua_pushnil(L);
+		return 1;
+	}
+	lua_createtable(L, 0, 8);
+	lua_pushstring(L, g->path);
+	lua_setfield(L, -2, "path");
+	lua_pushstring(L, g->name ? g->name : "");
+	lua_setfield(L, -2, "name");
+	lua_pushinteger(L, g->n_nodes);
+	lua_setfield(L, -2, "n_nodes");
+	lua_pushnumber(L, g->total.macs);
+	lua_setfield(L, -2, "macs");
+	lua_pushnumber(L, g->total.flops);
+	lua_setfield(L, -2, "flops");
+	lua_pushnumber(L, g->total.params);
+	lua_setfield(L, -2, "params");
+	lua_pushnumber(L, g->total.out_bytes);
+	lua_setfield(L, -2, "activation_bytes");
+	return 1;
+}
+
+/* ------------------------------------------------------------ plans, commands */
+
+static int l_plan(lua_State *L)
+{
+	pb_script *sc = get_sc(L);
+	if (!sc->s->plan) {
+		lua_pushnil(L);
+		return 1;
+	}
+	json_t *j = pb_plan_to_json(sc->s->plan, NULL);
+	pb_lua_push_json(L, j);
+	json_decref(j);
+	return 1;
+}
+
+static int l_layout(lua_State *L)
+{
+	pb_script *sc = get_sc(L);
+	if (!sc->s->hw)
+		lua_pushnil(L);
+	else
+		pb_lua_push_json(L, sc->s->hw->root);
+	return 1;
+}
+
+/* pb.cmd("partition --method exact") runs a command of the command table and
+ * returns what it printed; a failing command raises a Lua error. */
+static int l_cmd(lua_State *L)
+{
+	pb_script *sc = get_sc(L);
+	const char *line = luaL_checkstring(L, 1);
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *mem = open_memstream(&buf, &len);
+	if (!mem)
+		return luaL_error(L, "pb.cmd: out of memory");
+	pb_cmd_ctx sub = {.s = sc->s, .out = mem, .log = mem};
+	if (sc->ctx) {
+		sub.interactive = sc->ctx->interactive;
+		sub.progress = sc->ctx->progress;
+		sub.progress_ud = sc->ctx->progress_ud;
+	}
+	pb_error err = {0};
+	int rc = pb_cmd_run_line(&sub, line, &err);
+	fclose(mem);
+	if (sc->ctx)
+		sc->ctx->redraw |= sub.redraw;
+	if (rc != PB_OK) {
+		free(buf);
+		return luaL_error(L, "pb.cmd('%s'): %s", line, err.msg);
+	}
+	lua_pushlstring(L, buf ? buf : "", len);
+	free(buf);
+	return 1;
+}
+
+static int l_undo(lua_State *L)
+{
+	pb_script *sc = get_sc(L);
+	lua_pushboolean(L, pb_session_undo(sc->s));
+	if (sc->ctx)
+		sc->ctx->redraw |= PB_REDRAW_ALL;
+	return 1;
+}
+
+static int l_redo(lua_State *L)
+{
+	pb_script *sc = get_sc(L);
+	lua_pushboolean(L, pb_session_redo(sc->s));
+	if (sc->ctx)
+		sc->ctx->redraw |= PB_REDRAW_ALL;
+	return 1;
+}
+
+static int l_print(lua_State *L)
+{
+	pb_script *sc = get_sc(L);
+	FILE *out = sc->ctx ? sc->ctx->out : NULL;
+	int n = lua_gettop(L);
+	for (int i = 1; i <= n; i++) {
+		size_t len;
+		const char *s = luaL_tolstring(L, i, &len);
+		if (out) {
+			if (i > 1)
+				fputc('\t', out);
+			fwrite(s, 1, len, out);
+		}
+		lua_pop(L, 1);
+	}
+	if (out)
+		fputc('\n', out);
+	return 0;
+}
+
+/* ------------------------------------------------------------ registries */
+
+static const char *const heuristic_kinds[] = {"action_mask", "initial_partition",
+					      "candidate_filter", "cost_term", NULL};
+
+static char *field_str(lua_State *L, int t, const char *k, int required, const char *what)
+{
+	lua_getfield(L, t, k);
+	if (lua_isnil(L, -1)) {
+		lua_pop(L, 1);
+		if (required)
+			luaL_error(L, "%s: field '%s' is required", what, k);
+		return NULL;
+	}
+	if (lua_type(L, -1) != LUA_TSTRING)
+		luaL_error(L, "%s: field '%s' must be a string", what, k);
+	char *s = strdup(lua_tostring(L, -1));
+	lua_pop(L, 1);
+	return s;
+}
+
+static int l_heuristic(lua_State *L)
+{
+	pb_script *sc = get_sc(L);
+	luaL_checktype(L, 1, LUA_TTABLE);
+	char *kind = field_str(L, 1, "kind", 1, "pb.heuristic");
+	int ok = 0;
+	for (int i = 0; heuristic_kinds[i]; i++)
+		ok |= strcmp(kind, heuristic_kinds[i]) == 0;
+	if (!ok) {
+		lua_pushfstring(L,
+				"pb.heuristic: unknown kind '%s' (action_mask, initial_partition, "
+				"candidate_filter, cost_term)",
+				kind);
+		free(kind);
+		return lua_error(L);
+	}
+	lua_getfield(L, 1, "fn");
+	if (!lua_isfunction(L, -1)) {
+		free(kind);
+		return luaL_error(L, "pb.heuristic: field 'fn' must be a function");
+	}
+	char *name = field_str(L, 1, "name", 0, "pb.heuristic");
+	entry *ne = realloc(sc->heur, (size_t)(sc->n_heur + 1) * sizeof *ne);
+	if (!ne) {
+		free(kind);
+		free(name);
+		return luaL_error(L, "out of memory");
+	}
+	sc->heur = ne;
+	entry *e = &sc->heur[sc->n_heur++];
+	memset(e, 0, sizeof *e);
+	e->kind = kind;
+	e->name = name ? name : strdup(kind);
+	e->fn_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+	e->specs_ref = LUA_NOREF;
+	return 0;
+}
+
+static int l_rule(lua_State *L)
+{
+	pb_script *sc = get_sc(L);
+	luaL_checktype(L, 1, LUA_TTABLE);
+	lua_getfield(L, 1, "match");
+	if (!lua_isfunction(L, -1))
+		return luaL_error(L, "pb.rule: field 'match' must be a function(op) returning true "
+				     "for the operators the rule applies to");
+	int match = luaL_ref(L, LUA_REGISTRYINDEX);
+	entry e = {0};
+	e.fn_ref = match;
+	e.specs_ref = LUA_NOREF;
+	lua_getfield(L, 1, "specs");
+	lua_getfield(L, 1, "fusable");
+	lua_getfield(L, 1, "backend");
+	int has_specs = !lua_isnil(L, -3), has_fus = !lua_isnil(L, -2), has_be = !lua_isnil(L, -1);
+	if (has_specs + has_fus + has_be != 1) {
+		luaL_unref(L, LUA_REGISTRYINDEX, match);
+		return luaL_error(L, "pb.rule: give exactly one of specs={...}, fusable=false, "
+				     "backend=\"name\"");
+	}
+	if (has_specs) {
+		if (!lua_istable(L, -3)) {
+			luaL_unref(L, LUA_REGISTRYINDEX, match);
+			return luaL_error(L, "pb.rule: 'specs' must be a table");
+		}
+		lua_pushvalue(L, -3);
+		e.specs_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+		e.kind = strdup("specs");
+	} else if (has_fus) {
+		e.fusable = lua_toboolean(L, -2);
+		e.kind = strdup("fusable");
+	} else {
+		if (lua_type(L, -1) != LUA_TSTRING) {
+			luaL_unref(L, LUA_REGISTRYINDEX, match);
+			return luaL_error(L, "pb.rule: 'backend' must be a string");
+		}
+		e.backend = strdup(lua_tostring(L, -1));
+		e.kind = strdup("backend");
+	}
+	lua_pop(L, 3);
+	e.name = field_str(L, 1, "name", 0, "pb.rule");
+	if (!e.name)
+		e.name = strdup(e.kind);
+	entry *ne = realloc(sc->rules, (size_t)(sc->n_rules + 1) * sizeof *ne);
+	if (!ne)
+		return luaL_error(L, "out of memory");
+	sc->rules = ne;
+	sc->rules[sc->n_rules++] = e;
+	return 0;
+}
+
+static int l_on(lua_State *L)
+{
+	pb_script *sc = get_sc(L);
+	const char *ev = luaL_checkstring(L, 1);
+	if (strcmp(ev, "plan_change") != 0 && strcmp(ev, "solver_step") != 0)
+		return luaL_error(L, "pb.on: unknown event '%s' (plan_change, solver_step)", ev);
+	luaL_checktype(L, 2, LUA_TFUNCTION);
+	lua_pushvalue(L, 2);
+	event_cb *ne = realloc(sc->ev, (size_t)(sc->n_ev + 1) * sizeof *ne);
+	if (!ne)
+		return luaL_error(L, "out of memory");
+	sc->ev = ne;
+	sc->ev[sc->n_ev].event = strdup(ev);
+	sc->ev[sc->n_ev].ref = luaL_ref(L, LUA_REGISTRYINDEX);
+	sc->n_ev++;
+	return 0;
+}
+
+static void free_entry(lua_State *L, entry *e)
+{
+	luaL_unref(L, LUA_REGISTRYINDEX, e->fn_ref);
+	if (e->specs_ref != LUA_NOREF)
+		luaL_unref(L, LUA_REGISTRYINDEX, e->specs_ref);
+	free(e->name);
+	free(e->kind);
+	free(e->backend);
+}
+
+/* pb.clear() forgets every heuristic, rule and event callback. */
+static int l_clear(lua_State *L)
+{
+	pb_script *sc = get_sc(L);
+	for (int i = 0; i < sc->n_heur; i++)
+		free_entry(L, &sc->heur[i]);
+	for (int i = 0; i < sc->n_rules; i++)
+		free_entry(L, &sc->rules[i]);
+	for (int i = 0; i < sc->n_ev; i++) {
+		luaL_unref(L, LUA_REGISTRYINDEX, sc->ev[i].ref);
+		free(sc->ev[i].event);
+	}
+	sc->n_heur = sc->n_rules = sc->n_ev = 0;
+	return 0;
+}
+
+static const luaL_Reg pb_funcs[] = {
+	{"graph", l_graph},   {"node", l_node},   {"nodes", l_nodes},
+	{"topo", l_topo},     {"edges", l_edges}, {"find", l_find},
+	{"plan", l_plan},     {"layout", l_layout}, {"cmd", l_cmd},
+	{"undo", l_undo},     {"redo", l_redo},   {"heuristic", l_heuristic},
+	{"rule", l_rule},     {"on", l_on},       {"clear", l_clear},
+	{NULL, NULL}};
+
+/* ------------------------------------------------------------ lifecycle */
+
+static void on_session_event(void *ud, int what);
+
+static void script_free(void *p)
+{
+	pb_script *sc = p;
+	if (!sc)
+		return;
+	pb_session_unlisten(sc->s, on_session_event, sc);
+	lua_State *L = pb_lua_state(sc->S);
+	l_clear(L);
+	free(sc->heur);
+	free(sc->rules);
+	free(sc->ev);
+	pb_lua_free(sc->S);
+	free(sc);
+}
+
+static void on_session_event(void *ud, int what)
+{
+	pb_script *sc = ud;
+	if (sc->in_event || sc->n_ev == 0)
+		return;
+	const char *name = (what & PB_EVENT_SOLVER_STEP) ? "solver_step"
+			   : (what & PB_EVENT_PLAN)      ? "plan_change"
+							 : NULL;
+	if (!name)
+		return;
+	lua_State *L = pb_lua_state(sc->S);
+	sc->in_event = 1;
+	for (int i = 0; i < sc->n_ev; i++) {
+		if (strcmp(sc->ev[i].event, name) != 0)
+			continue;
+		lua_rawgeti(L, LUA_REGISTRYINDEX, sc->ev[i].ref);
+		lua_pushstring(L, name);
+		pb_error err = {0};
+		if (pb_lua_call(sc->S, 1, 0, &err) != PB_OK) {
+			snprintf(sc->event_err, sizeof sc->event_err, "in a '%s' callback: %.900s", name,
+				 err.msg);
+			sc->has_event_err = 1;
+		}
+	}
+	sc->in_event = 0;
+}
+
+pb_script *pb_script_of(pb_session *s)
+{
+	return s ? (pb_script *)s->script : NULL;
+}
+
+pb_script *pb_script_get(pb_session *s, pb_error *err)
+{
+	if (s->script)
+		return s->script;
+	pb_script *sc = calloc(1, sizeof *sc);
+	if (!sc) {
+		pb_err(err, PB_ENOMEM, "out of memory creating the Lua state");
+		return NULL;
+	}
+	sc->s = s;
+	sc->S = pb_lua_new(NULL);
+	if (!sc->S) {
+		free(sc);
+		pb_err(err, PB_ENOMEM, "cannot create the Lua state");
+		return NULL;
+	}
+	lua_State *L = pb_lua_state(sc->S);
+	lua_pushlightuserdata(L, sc);
+	lua_setfield(L, LUA_REGISTRYINDEX, SCRIPT_KEY);
+	luaL_newmetatable(L, NODE_MT);
+	lua_pushcfunction(L, node_index);
+	lua_setfield(L, -2, "__index");
+	lua_pushcfunction(L, node_tostring);
+	lua_setfield(L, -2, "__tostring");
+	lua_pushcfunction(L, node_eq);
+	lua_setfield(L, -2, "__eq");
+	lua_pop(L, 1);
+	luaL_newlib(L, pb_funcs);
+	pb_lua_set_global(sc->S, "pb");
+	lua_pushcfunction(L, l_print);
+	pb_lua_set_global(sc->S, "print");
+	sc->console_env = pb_lua_new_env(sc->S);
+	s->script = sc;
+	s->script_free = script_free;
+	pb_session_listen(s, on_session_event, sc);
+	return sc;
+}
+
+void pb_script_set_limits(pb_script *sc, const pb_lua_limits *lim)
+{
+	pb_lua_set_limits(sc->S, lim);
+}
+
+/* ------------------------------------------------------------ running */
+
+static void rollback(pb_session *s, unsigned gen, int undo_mark, pb_plan *snapshot)
+{
+	if (s->graph_gen != gen) { /* the graph was replaced: the old plan no longer fits */
+		pb_plan_free(snapshot);
+		return;
+	}
+	while (s->n_undo > undo_mark)
+		pb_plan_free(s->undo[--s->n_undo]);
+	pb_session_replace_plan(s, snapshot);
+}
+
+typedef int (*runner)(pb_script *sc, const char *src, const char *name, pb_error *err);
+
+static int run_file(pb_script *sc, const char *src, const char *name, pb_error *err)
+{
+	(void)name;
+	return pb_lua_run_file(sc->S, src, err);
+}
+
+/* Console lines share one environment, so `x = 1` then `x + 1` works. */
+static int run_console(pb_script *sc, const char *src, const char *name, pb_error *err)
+{
+	return pb_lua_run_string_in(sc->S, src, name, sc->console_env, err);
+}
+
+static int run_guarded(pb_script *sc, pb_cmd_ctx *ctx, runner fn, const char *src,
+		       const char *name, pb_error *err)
+{
+	pb_session *s = sc->s;
+	pb_plan *snapshot = pb_plan_copy(s->plan);
+	int undo_mark = s->n_undo;
+	unsigned gen = s->graph_gen;
+	pb_cmd_ctx *outer = sc->ctx;
+	sc->ctx = ctx;
+	int rc = fn(sc, src, name, err);
+	sc->ctx = outer;
+	lua_State *L = pb_lua_state(sc->S);
+	if (rc != PB_OK) {
+		rollback(s, gen, undo_mark, snapshot);
+		if (ctx)
+			ctx->redraw |= PB_REDRAW_ALL;
+		return rc;
+	}
+	pb_plan_free(snapshot);
+	/* A value returned by the chunk is printed (handy for `:lua 1+1`). */
+	if (!lua_isnil(L, -1) && ctx && ctx->out) {
+		size_t len;
+		const char *v = luaL_tolstring(L, -1, &len);
+		fwrite(v, 1, len, ctx->out);
+		fputc('\n', ctx->out);
+		lua_pop(L, 1);
+	}
+	lua_pop(L, 2); /* env, result */
+	const char *ev = pb_script_take_event_error(sc);
+	if (ev && ctx && ctx->log)
+		fprintf(ctx->log, "warning: %s\n", ev);
+	return PB_OK;
+}
+
+int pb_script_run_file(pb_script *sc, pb_cmd_ctx *ctx, const char *path, pb_error *err)
+{
+	return run_guarded(sc, ctx, run_file, path, path, err);
+}
+
+int pb_script_run_string(pb_script *sc, pb_cmd_ctx *ctx, const char *code, const char *name,
+			 pb_error *err)
+{
+	/* `:lua 1+1` — try as an expression first, then as a statement. */
+	size_t len = strlen(code) + 8;
+	char *expr = malloc(len);
+	if (!expr)
+		return pb_err(err, PB_ENOMEM, "out of memory");
+	snprintf(expr, len, "return %s", code);
+	lua_State *L = pb_lua_state(sc->S);
+	int top = lua_gettop(L);
+	int is_expr = luaL_loadbufferx(L, expr, strlen(expr), "=expr", "t") == LUA_OK;
+	lua_settop(L, top);
+	int rc = run_guarded(sc, ctx, run_console, is_expr ? expr : code, name, err);
+	free(expr);
+	return rc;
+}
+
+const char *pb_script_take_event_error(pb_script *sc)
+{
+	if (!sc || !sc->has_event_err)
+		return NULL;
+	sc->has_event_err = 0;
+	return sc->event_err;
+}
+
+/* ------------------------------------------------------------ registry queries */
+
+int pb_script_count(pb_script *sc, const char *kind)
+{
+	int n = 0;
+	for (int i = 0; sc && i < sc->n_heur; i++)
+		n += strcmp(sc->heur[i].kind, kind) == 0;
+	return n;
+}
+
+static void push_int_array(lua_State *L, const int *a, int n)
+{
+	lua_createtable(L, n, 0);
+	for (int i = 0; i < n; i++) {
+		lua_pushinteger(L, a[i]);
+		lua_rawseti(L, -2, i + 1);
+	}
+}
+
+static void push_num_array(lua_State *L, const double *a, int n)
+{
+	lua_createtable(L, n, 0);
+	for (int i = 0; i < n; i++) {
+		lua_pushnumber(L, a ? a[i] : 0);
+		lua_rawseti(L, -2, i + 1);
+	}
+}
+
+static int call_entry(pb_script *sc, const entry *e, int nargs, int nres, pb_error *err)
+{
+	int rc = pb_lua_call(sc->S, nargs, nres, err);
+	if (rc != PB_OK) {
+		pb_err_prefix(err, "heuristic '%s' (%s)", e->name, e->kind);
+		return -rc;
+	}
+	return PB_OK;
+}
+
+int pb_script_action_mask(pb_script *sc, const int *arranged_core, const double *arranged_macs,
+			  int n_cores, int n_actions, unsigned char *mask, pb_error *err)
+{
+	if (!sc)
+		return 0;
+	lua_State *L = pb_lua_state(sc->S);
+	int applied = 0;
+	for (int i = 0; i < sc->n_heur; i++) {
+		const entry *e = &sc->heur[i];
+		if (strcmp(e->kind, "action_mask") != 0)
+			continue;
+		lua_rawgeti(L, LUA_REGISTRYINDEX, e->fn_ref);
+		lua_createtable(L, 0, 4);
+		push_int_array(L, arranged_core, n_cores);
+		lua_setfield(L, -2, "arranged_core");
+		push_num_array(L, arranged_macs, n_cores);
+		lua_setfield(L, -2, "arranged_macs");
+		lua_pushinteger(L, n_cores);
+		lua_setfield(L, -2, "n_cores");
+		lua_pushinteger(L, n_actions);
+		lua_setfield(L, -2, "n_actions");
+		int rc = call_entry(sc, e, 1, 1, err);
+		if (rc)
+			return rc;
+		if (!lua_istable(L, -1)) {
+			lua_pop(L, 1);
+			pb_err(err, PB_EINPUT,
+			       "heuristic '%s' (action_mask) must return a table: {[k]=false,...} "
+			       "indexed by action number (0-based) or a list of allowed actions",
+			       e->name);
+			return -PB_EINPUT;
+		}
+		/* Two forms: a list of allowed action numbers, or a map k -> boolean. */
+		lua_rawgeti(L, -1, 1);
+		int list = lua_isinteger(L, -1);
+		lua_pop(L, 1);
+		if (list) {
+			unsigned char *allowed = calloc((size_t)n_actions + 1, 1);
+			lua_Integer len = (lua_Integer)lua_rawlen(L, -1);
+			for (lua_Integer k = 1; k <= len; k++) {
+				lua_rawgeti(L, -1, k);
+				lua_Integer a = lua_tointeger(L, -1);
+				if (a >= 0 && a < n_actions)
+					allowed[a] = 1;
+				lua_pop(L, 1);
+			}
+			for (int a = 0; a < n_actions; a++)
+				mask[a] &= allowed[a];
+			free(allowed);
+		} else {
+			for (int a = 0; a < n_actions; a++) {
+				lua_rawgeti(L, -1, a);
+				if (lua_isboolean(L, -1) && !lua_toboolean(L, -1))
+					mask[a] = 0;
+				lua_pop(L, 1);
+			}
+		}
+		lua_pop(L, 1);
+		applied = 1;
+	}
+	return applied;
+}
+
+int pb_script_initial_partition(pb_script *sc, int n_cores, int n_layers,
+				const double *layer_macs, int *arranged_core, pb_error *err)
+{
+	if (!sc)
+		return 0;
+	lua_State *L = pb_lua_state(sc->S);
+	for (int i = sc->n_heur - 1; i >= 0; i--) { /* the latest one wins */
+		const entry *e = &sc->heur[i];
+		if (strcmp(e->kind, "initial_partition") != 0)
+			continue;
+		lua_rawgeti(L, LUA_REGISTRYINDEX, e->fn_ref);
+		lua_createtable(L, 0, 3);
+		lua_pushinteger(L, n_cores);
+		lua_setfield(L, -2, "n_cores");
+		lua_pushinteger(L, n_layers);
+		lua_setfield(L, -2, "n_layers");
+		push_num_array(L, layer_macs, n_layers);
+		lua_setfield(L, -2, "macs");
+		int rc = call_entry(sc, e, 1, 1, err);
+		if (rc)
+			return rc;
+		int ok = lua_istable(L, -1) && (int)lua_rawlen(L, -1) == n_cores;
+		long sum = 0;
+		for (int c = 0; ok && c < n_cores; c++) {
+			lua_rawgeti(L, -1, c + 1);
+			if (!lua_isinteger(L, -1) || lua_tointeger(L, -1) < 0)
+				ok = 0;
+			else {
+				arranged_core[c] = (int)lua_tointeger(L, -1);
+				sum += arranged_core[c];
+			}
+			lua_pop(L, 1);
+		}
+		lua_pop(L, 1);
+		if (!ok || sum != n_layers) {
+			pb_err(err, PB_EINPUT,
+			       "heuristic '%s' (initial_partition) must return a list of %d "
+			       "non-negative integers (layers per core) summing to %d",
+			       e->name, n_cores, n_layers);
+			return -PB_EINPUT;
+		}
+		return 1;
+	}
+	return 0;
+}
+
+int pb_script_candidate_filter(pb_script *sc, int node, const json_t *candidate, int *keep,
+			       pb_error *err)
+{
+	*keep = 1;
+	if (!sc || !sc->s->graph)
+		return 0;
+	lua_State *L = pb_lua_state(sc->S);
+	int applied = 0;
+	for (int i = 0; i < sc->n_heur && *keep; i++) {
+		const entry *e = &sc->heur[i];
+		if (strcmp(e->kind, "candidate_filter") != 0)
+			continue;
+		lua_rawgeti(L, LUA_REGISTRYINDEX, e->fn_ref);
+		push_node(L, sc, node);
+		pb_lua_push_json(L, candidate);
+		int rc = call_entry(sc, e, 2, 1, err);
+		if (rc)
+			return rc;
+		*keep = lua_toboolean(L, -1);
+		lua_pop(L, 1);
+		applied = 1;
+	}
+	return applied;
+}
+
+int pb_script_cost_terms(pb_script *sc, const pb_plan *plan, double *extra, pb_error *err)
+{
+	*extra = 0;
+	if (!sc)
+		return 0;
+	lua_State *L = pb_lua_state(sc->S);
+	int applied = 0;
+	for (int i = 0; i < sc->n_heur; i++) {
+		const entry *e = &sc->heur[i];
+		if (strcmp(e->kind, "cost_term") != 0)
+			continue;
+		lua_rawgeti(L, LUA_REGISTRYINDEX, e->fn_ref);
+		json_t *j = pb_plan_to_json(plan, NULL);
+		pb_lua_push_json(L, j);
+		json_decref(j);
+		int rc = call_entry(sc, e, 1, 1, err);
+		if (rc)
+			return rc;
+		if (!lua_isnumber(L, -1)) {
+			lua_pop(L, 1);
+			pb_err(err, PB_EINPUT, "heuristic '%s' (cost_term) must return a number",
+			       e->name);
+			return -PB_EINPUT;
+		}
+		*extra += lua_tonumber(L, -1);
+		lua_pop(L, 1);
+		applied = 1;
+	}
+	return applied;
+}
+
+/* Finds the last rule of `kind` whose match(op) is true for node; returns its
+ * index, -1 if none, or a negative status - 2 on error. */
+static int match_rule(pb_script *sc, const char *kind, int node, pb_error *err, int *status)
+{
+	*status = 0;
+	if (!sc || !sc->s->graph || node < 0 || node >= sc->s->graph->n_nodes)
+		return -1;
+	lua_State *L = pb_lua_state(sc->S);
+	for (int i = sc->n_rules - 1; i >= 0; i--) {
+		const entry *e = &sc->rules[i];
+		if (strcmp(e->kind, kind) != 0)
+			continue;
+		lua_rawgeti(L, LUA_REGISTRYINDEX, e->fn_ref);
+		push_node(L, sc, node);
+		int rc = pb_lua_call(sc->S, 1, 1, err);
+		if (rc != PB_OK) {
+			pb_err_prefix(err, "rule '%s'", e->name);
+			*status = -rc;
+			return -1;
+		}
+		int hit = lua_toboolean(L, -1);
+		lua_pop(L, 1);
+		if (hit)
+			return i;
+	}
+	return -1;
+}
+
+int pb_script_rule_fusable(pb_script *sc, int node, int *fusable, pb_error *err)
+{
+	int st, i = match_rule(sc, "fusable", node, err, &st);
+	if (st)
+		return st;
+	if (i < 0)
+		return 0;
+	*fusable = sc->rules[i].fusable;
+	return 1;
+}
+
+int pb_script_rule_backend(pb_script *sc, int node, const char **backend, pb_error *err)
+{
+	int st, i = match_rule(sc, "backend", node, err, &st);
+	if (st)
+		return st;
+	if (i < 0)
+		return 0;
+	*backend = sc->rules[i].backend;
+	return 1;
+}
+
+int pb_script_rule_specs(pb_script *sc, int node, json_t **specs, char *rule_name,
+			 size_t name_len, pb_error *err)
+{
+	int st, i = match_rule(sc, "specs", node, err, &st);
+	if (st)
+		return st;
+	if (i < 0)
+		return 0;
+	lua_State *L = pb_lua_state(sc->S);
+	lua_rawgeti(L, LUA_REGISTRYINDEX, sc->rules[i].specs_ref);
+	int rc = pb_lua_to_json(L, -1, sc->rules[i].name, specs, err);
+	lua_pop(L, 1);
+	if (rc)
+		return -rc;
+	if (rule_name && name_len)
+		snprintf(rule_name, name_len, "%s", sc->rules[i].name);
+	return 1;
+}
+
+json_t *pb_script_registry_json(pb_script *sc)
+{
+	json_t *j = json_object(), *h = json_array(), *r = json_array(), *ev = json_array();
+	for (int i = 0; sc && i < sc->n_heur; i++)
+		json_array_append_new(h, json_pack("{s:s,s:s}", "name", sc->heur[i].name, "kind",
+						   sc->heur[i].kind));
+	for (int i = 0; sc && i < sc->n_rules; i++)
+		json_array_append_new(r, json_pack("{s:s,s:s}", "name", sc->rules[i].name, "kind",
+						   sc->rules[i].kind));
+	for (int i = 0; sc && i < sc->n_ev; i++)
+		json_array_append_new(ev, json_string(sc->ev[i].event));
+	json_object_set_new(j, "heuristics", h);
+	json_object_set_new(j, "rules", r);
+	json_object_set_new(j, "events", ev);
+	return j;
+}
