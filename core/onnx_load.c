@@ -1,17 +1,618 @@
-/* onnx_load.c — placeholder until the ONNX loader lands (issue 2). */
-#include "graph.h"
+/*
+ * onnx_load.c — ONNX (.onnx) model loader, structure only.
+ *
+ * The file is decoded with the protobuf-c bindings generated at build time from
+ * the system's onnx.proto (onnx.pb-c.h). The decoded message lives only for the
+ * duration of the load: everything partbench needs is copied into a pb_builder
+ * and the message is freed before shape inference runs.
+ *
+ * What is kept:
+ *  - opset versions per domain, graph inputs/outputs, value_info shapes (they
+ *    seed shape inference, see shape.c);
+ *  - initializers: name, dtype, dims, external or not. Their bytes are never
+ *    required (data_location = EXTERNAL files may be absent). Values are kept
+ *    as pb_value only for small tensors that shape arithmetic may need:
+ *    integer/bool tensors up to PB_VALUE_MAX elements, floating tensors up to
+ *    ONNX_FLOAT_VALUE_MAX elements (a float weight is never shape data, and
+ *    copying every weight would double the memory of a full-weight model);
+ *  - Constant nodes: the output shape from the tensor attribute (so a large
+ *    constant still has a shape), the value when small;
+ *  - If/Loop/Scan bodies stay opaque: the node is kept as one node and its
+ *    GRAPH attribute records the body's node count (subgraph_nodes).
+ *
+ * Errors: an empty, truncated or non-protobuf file, a model without a graph,
+ * nodes without op_type, unnamed tensors and raw_data of the wrong size all
+ * give a message naming the file and the problem. When protobuf-c refuses the
+ * bytes, a small wire-format scan of the top level says whether the file is
+ * truncated or not protobuf at all.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
-int pb_onnx_load(const char *path, const pb_load_opts *opts, pb_graph **out, pb_error *err)
+#include "graph.h"
+#include "onnx.pb-c.h"
+
+#define ONNX_FLOAT_VALUE_MAX 1024
+
+/* ---------------------------------------------------------------- diagnostics */
+
+static int read_varint(const uint8_t *p, size_t len, size_t *off, uint64_t *v)
 {
-	(void)opts;
+	uint64_t r = 0;
+	for (int shift = 0; shift < 64; shift += 7) {
+		if (*off >= len)
+			return -1; /* ran off the end */
+		uint8_t b = p[(*off)++];
+		r |= (uint64_t)(b & 0x7f) << shift;
+		if (!(b & 0x80)) {
+			*v = r;
+			return 0;
+		}
+	}
+	return -2; /* over-long varint */
+}
+
+/* Explains why protobuf-c rejected the bytes, scanning the top-level fields of
+ * the ModelProto wire format. */
+static int explain_bad_protobuf(const uint8_t *p, size_t len, const char *name, pb_error *err)
+{
+	size_t off = 0;
+	while (off < len) {
+		size_t field_at = off;
+		uint64_t key, v = 0;
+		int r = read_varint(p, len, &off, &key);
+		if (r == -1)
+			return pb_err(err, PB_EINPUT,
+				      "%s: truncated ONNX file: field header at byte %zu is cut off "
+				      "(file has %zu bytes)",
+				      name, field_at, len);
+		if (r < 0 || (key >> 3) == 0)
+			return pb_err(err, PB_EINPUT,
+				      "%s: not an ONNX model (not protobuf data: bad field header at "
+				      "byte %zu)",
+				      name, field_at);
+		switch (key & 7) {
+		case 0:
+			if (read_varint(p, len, &off, &v) == -1)
+				return pb_err(err, PB_EINPUT,
+					      "%s: truncated ONNX file: value of field %llu at byte "
+					      "%zu is cut off",
+					      name, (unsigned long long)(key >> 3), field_at);
+			break;
+		case 1:
+			if (len - off < 8)
+				return pb_err(err, PB_EINPUT, "%s: truncated ONNX file at byte %zu",
+					      name, field_at);
+			off += 8;
+			break;
+		case 5:
+			if (len - off < 4)
+				return pb_err(err, PB_EINPUT, "%s: truncated ONNX file at byte %zu",
+					      name, field_at);
+			off += 4;
+			break;
+		case 2:
+			if (read_varint(p, len, &off, &v) == -1)
+				return pb_err(err, PB_EINPUT,
+					      "%s: truncated ONNX file: length of field %llu at byte "
+					      "%zu is cut off",
+					      name, (unsigned long long)(key >> 3), field_at);
+			if (v > len - off)
+				return pb_err(err, PB_EINPUT,
+					      "%s: truncated ONNX file: field %llu at byte %zu needs "
+					      "%llu bytes but only %zu remain",
+					      name, (unsigned long long)(key >> 3), field_at,
+					      (unsigned long long)v, len - off);
+			off += (size_t)v;
+			break;
+		default:
+			return pb_err(err, PB_EINPUT,
+				      "%s: not an ONNX model (not protobuf data: invalid wire type %d "
+				      "at byte %zu)",
+				      name, (int)(key & 7), field_at);
+		}
+	}
+	return pb_err(err, PB_EINPUT,
+		      "%s: not a valid ONNX model: the protobuf data does not match the ONNX "
+		      "schema (a nested message is malformed or truncated)",
+		      name);
+}
+
+/* ---------------------------------------------------------------- tensors */
+
+static double half_to_double(uint16_t h)
+{
+	int s = h >> 15, e = (h >> 10) & 0x1f, m = h & 0x3ff;
+	double v;
+	if (e == 0)
+		v = ldexp(m, -24);
+	else if (e == 31)
+		v = m ? NAN : INFINITY;
+	else
+		v = ldexp(m + 1024, e - 25);
+	return s ? -v : v;
+}
+
+static double bf16_to_double(uint16_t h)
+{
+	uint32_t u = (uint32_t)h << 16;
+	float f;
+	memcpy(&f, &u, sizeof f);
+	return f;
+}
+
+static int dtype_is_int(int dt)
+{
+	switch (dt) {
+	case PB_DT_UINT8: case PB_DT_INT8: case PB_DT_UINT16: case PB_DT_INT16:
+	case PB_DT_INT32: case PB_DT_INT64: case PB_DT_BOOL: case PB_DT_UINT32:
+	case PB_DT_UINT64:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+/* Element count of a TensorProto; -1 if a dim is negative or it overflows. */
+static int64_t tensor_numel(const Onnx__TensorProto *t)
+{
+	int64_t n = 1;
+	for (size_t i = 0; i < t->n_dims; i++) {
+		if (t->dims[i] < 0)
+			return -1;
+		if (t->dims[i] > 0 && n > INT64_MAX / t->dims[i])
+			return -1;
+		n *= t->dims[i];
+	}
+	return n;
+}
+
+static int is_external(const Onnx__TensorProto *t)
+{
+	return t->has_data_location &&
+	       t->data_location == ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL;
+}
+
+/* Checks that inline data has the size the dims say. */
+static int tensor_check(const Onnx__TensorProto *t, const char *file, const char *what,
+			pb_error *err)
+{
+	const char *nm = t->name ? t->name : "";
+	if (t->n_dims > PB_MAX_RANK)
+		return pb_err(err, PB_EINPUT, "%s: %s '%s' has rank %zu (partbench supports up to %d)",
+			      file, what, nm, t->n_dims, PB_MAX_RANK);
+	int64_t n = tensor_numel(t);
+	if (n < 0)
+		return pb_err(err, PB_EINPUT, "%s: %s '%s' has invalid dims", file, what, nm);
+	if (is_external(t))
+		return PB_OK;
+	int dt = t->data_type, sz = pb_dtype_size(dt);
+	if (t->has_raw_data && sz > 0 && (t->raw_data.len % (size_t)sz != 0 ||
+					  (int64_t)(t->raw_data.len / (size_t)sz) != n))
+		return pb_err(err, PB_EINPUT,
+			      "%s: %s '%s' has %zu bytes of raw_data, but its dims and type (%s) "
+			      "need %lld",
+			      file, what, nm, t->raw_data.len, pb_dtype_name(dt),
+			      (long long)n * sz);
+	return PB_OK;
+}
+
+static void value_set(pb_value *v, int64_t k, double f, int64_t i, int from_float)
+{
+	if (from_float) {
+		v->f[k] = f;
+		v->i[k] = (isfinite(f) && fabs(f) < 9.2e18) ? (int64_t)f : 0;
+	} else {
+		v->i[k] = i;
+		v->f[k] = (double)i;
+	}
+}
+
+/* Decodes a small inline tensor into a pb_value; NULL when not kept. */
+static pb_value *tensor_value(const Onnx__TensorProto *t)
+{
+	int dt = t->data_type;
+	if (is_external(t) || t->n_dims > PB_MAX_RANK || pb_dtype_size(dt) == 0 ||
+	    dt == PB_DT_COMPLEX64 || dt == PB_DT_COMPLEX128)
+		return NULL;
+	int64_t n = tensor_numel(t);
+	if (n < 0 || n > PB_VALUE_MAX || (!dtype_is_int(dt) && n > ONNX_FLOAT_VALUE_MAX))
+		return NULL;
+	const uint8_t *raw = t->has_raw_data ? t->raw_data.data : NULL;
+	size_t avail;
+	if (raw)
+		avail = t->raw_data.len / (size_t)pb_dtype_size(dt);
+	else if (dt == PB_DT_FLOAT)
+		avail = t->n_float_data;
+	else if (dt == PB_DT_INT64)
+		avail = t->n_int64_data;
+	else if (dt == PB_DT_DOUBLE)
+		avail = t->n_double_data;
+	else if (dt == PB_DT_UINT32 || dt == PB_DT_UINT64)
+		avail = t->n_uint64_data;
+	else
+		avail = t->n_int32_data;
+	if ((int64_t)avail != n)
+		return NULL;
+	pb_value *v = pb_value_new(dt, (int)t->n_dims, t->dims);
+	if (!v)
+		return NULL;
+	for (int64_t k = 0; k < n; k++) {
+		if (raw) {
+			const uint8_t *p = raw + (size_t)k * (size_t)pb_dtype_size(dt);
+			switch (dt) {
+			case PB_DT_FLOAT: { float x; memcpy(&x, p, 4); value_set(v, k, x, 0, 1); break; }
+			case PB_DT_DOUBLE: { double x; memcpy(&x, p, 8); value_set(v, k, x, 0, 1); break; }
+			case PB_DT_FLOAT16: { uint16_t x; memcpy(&x, p, 2); value_set(v, k, half_to_double(x), 0, 1); break; }
+			case PB_DT_BFLOAT16: { uint16_t x; memcpy(&x, p, 2); value_set(v, k, bf16_to_double(x), 0, 1); break; }
+			case PB_DT_INT64: { int64_t x; memcpy(&x, p, 8); value_set(v, k, 0, x, 0); break; }
+			case PB_DT_UINT64: { uint64_t x; memcpy(&x, p, 8); value_set(v, k, 0, (int64_t)x, 0); break; }
+			case PB_DT_INT32: { int32_t x; memcpy(&x, p, 4); value_set(v, k, 0, x, 0); break; }
+			case PB_DT_UINT32: { uint32_t x; memcpy(&x, p, 4); value_set(v, k, 0, x, 0); break; }
+			case PB_DT_INT16: { int16_t x; memcpy(&x, p, 2); value_set(v, k, 0, x, 0); break; }
+			case PB_DT_UINT16: { uint16_t x; memcpy(&x, p, 2); value_set(v, k, 0, x, 0); break; }
+			case PB_DT_INT8: value_set(v, k, 0, (int8_t)p[0], 0); break;
+			default: value_set(v, k, 0, p[0], 0); break; /* uint8, bool */
+			}
+		} else {
+			switch (dt) {
+			case PB_DT_FLOAT: value_set(v, k, t->float_data[k], 0, 1); break;
+			case PB_DT_DOUBLE: value_set(v, k, t->double_data[k], 0, 1); break;
+			case PB_DT_INT64: value_set(v, k, 0, t->int64_data[k], 0); break;
+			case PB_DT_UINT32: case PB_DT_UINT64:
+				value_set(v, k, 0, (int64_t)t->uint64_data[k], 0); break;
+			case PB_DT_FLOAT16:
+				value_set(v, k, half_to_double((uint16_t)t->int32_data[k]), 0, 1); break;
+			case PB_DT_BFLOAT16:
+				value_set(v, k, bf16_to_double((uint16_t)t->int32_data[k]), 0, 1); break;
+			default: value_set(v, k, 0, t->int32_data[k], 0); break;
+			}
+		}
+	}
+	return v;
+}
+
+/* ---------------------------------------------------------------- types */
+
+/* Copies a ValueInfo's tensor type (dtype, rank, dims, dim_params). */
+static void set_type(pb_builder *b, int tid, const Onnx__TypeProto *tp)
+{
+	if (!tp || tp->value_case != ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE || !tp->tensor_type)
+		return;
+	const Onnx__TypeProto__Tensor *tt = tp->tensor_type;
+	int dtype = tt->has_elem_type ? tt->elem_type : 0;
+	if (!tt->shape || tt->shape->n_dim > PB_MAX_RANK) {
+		if (dtype)
+			pb_builder_tensor_ptr(b, tid)->dtype = dtype;
+		return;
+	}
+	int64_t dims[PB_MAX_RANK];
+	char *params[PB_MAX_RANK];
+	int rank = (int)tt->shape->n_dim;
+	for (int i = 0; i < rank; i++) {
+		const Onnx__TensorShapeProto__Dimension *d = tt->shape->dim[i];
+		dims[i] = PB_DIM_UNKNOWN;
+		params[i] = NULL;
+		if (d->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE &&
+		    d->dim_value >= 0)
+			dims[i] = d->dim_value;
+		else if (d->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM &&
+			 d->dim_param && *d->dim_param)
+			params[i] = d->dim_param;
+	}
+	pb_builder_set_shape(b, tid, dtype, rank, dims, params);
+}
+
+/* ---------------------------------------------------------------- attributes */
+
+static int convert_attr(pb_builder *b, int nid, const Onnx__AttributeProto *ap,
+			const char *file, const char *node, pb_error *err)
+{
+	pb_attr a;
+	memset(&a, 0, sizeof a);
+	if (!ap->name || !*ap->name)
+		return pb_err(err, PB_EINPUT, "%s: node '%s' has an attribute without a name", file,
+			      node);
+	a.name = ap->name;
+	a.type = ap->has_type ? (int)ap->type : 0;
+	char *s = NULL;
+	char **strings = NULL;
+	double *floats = NULL;
+	if (!a.type) {
+		/* IR < 3 files may omit the type: deduce it from the filled field. */
+		if (ap->n_ints) a.type = PB_ATTR_INTS;
+		else if (ap->n_floats) a.type = PB_ATTR_FLOATS;
+		else if (ap->n_strings) a.type = PB_ATTR_STRINGS;
+		else if (ap->t) a.type = PB_ATTR_TENSOR;
+		else if (ap->g) a.type = PB_ATTR_GRAPH;
+		else if (ap->has_s) a.type = PB_ATTR_STRING;
+		else if (ap->has_f) a.type = PB_ATTR_FLOAT;
+		else a.type = PB_ATTR_INT;
+	}
+	a.f = ap->f;
+	a.i = ap->i;
+	if (ap->has_s || a.type == PB_ATTR_STRING) {
+		s = malloc(ap->s.len + 1);
+		if (!s)
+			return pb_err(err, PB_ENOMEM, "%s: out of memory", file);
+		if (ap->s.len)
+			memcpy(s, ap->s.data, ap->s.len);
+		s[ap->s.len] = '\0';
+		a.s = s;
+	}
+	switch (a.type) {
+	case PB_ATTR_FLOATS:
+		a.n = (int)ap->n_floats;
+		if (a.n) {
+			floats = malloc((size_t)a.n * sizeof *floats);
+			if (!floats)
+				return pb_err(err, PB_ENOMEM, "%s: out of memory", file);
+			for (int k = 0; k < a.n; k++)
+				floats[k] = ap->floats[k];
+			a.floats = floats;
+		}
+		break;
+	case PB_ATTR_INTS:
+		a.n = (int)ap->n_ints;
+		a.ints = ap->ints;
+		break;
+	case PB_ATTR_STRINGS:
+		a.n = (int)ap->n_strings;
+		if (a.n) {
+			strings = calloc((size_t)a.n, sizeof *strings);
+			if (!strings)
+				return pb_err(err, PB_ENOMEM, "%s: out of memory", file);
+			for (int k = 0; k < a.n; k++) {
+				strings[k] = malloc(ap->strings[k].len + 1);
+				if (strings[k]) {
+					if (ap->strings[k].len)
+						memcpy(strings[k], ap->strings[k].data, ap->strings[k].len);
+					strings[k][ap->strings[k].len] = '\0';
+				}
+			}
+			a.strings = strings;
+		}
+		break;
+	case PB_ATTR_TENSOR:
+		if (ap->t) {
+			int rc = tensor_check(ap->t, file, "tensor attribute of node", err);
+			if (rc) {
+				free(s);
+				return rc;
+			}
+			a.t = tensor_value(ap->t);
+		}
+		break;
+	case PB_ATTR_GRAPH:
+		a.subgraph_nodes = ap->g ? (int)ap->g->n_node : 0;
+		break;
+	default:
+		/* GRAPHS (10) and the like: keep the type number, count the nodes. */
+		for (size_t k = 0; k < ap->n_graphs; k++)
+			a.subgraph_nodes += ap->graphs[k] ? (int)ap->graphs[k]->n_node : 0;
+		break;
+	}
+	pb_builder_attr(b, nid, &a);
+	free(s);
+	free(floats);
+	for (int k = 0; strings && k < a.n; k++)
+		free(strings[k]);
+	free(strings);
+	pb_value_free(a.t);
+	return PB_OK;
+}
+
+/* Shape of a Constant node's output, taken from its attribute (the value may
+ * be too large to keep, the shape is always known). */
+static void constant_shape(pb_builder *b, const Onnx__NodeProto *np)
+{
+	if (np->n_output < 1 || !np->output[0] || !*np->output[0])
+		return;
+	int tid = pb_builder_tensor(b, np->output[0]);
+	for (size_t k = 0; k < np->n_attribute; k++) {
+		const Onnx__AttributeProto *ap = np->attribute[k];
+		if (ap->name && strcmp(ap->name, "value") == 0 && ap->t && ap->t->n_dims <= PB_MAX_RANK) {
+			pb_builder_set_shape(b, tid, ap->t->data_type, (int)ap->t->n_dims, ap->t->dims,
+					     NULL);
+			return;
+		}
+	}
+}
+
+/* ---------------------------------------------------------------- model */
+
+static int build_graph(pb_builder *b, const Onnx__ModelProto *m, const char *file,
+		       pb_error *err)
+{
+	const Onnx__GraphProto *gp = m->graph;
+	int rc;
+	if (gp->name)
+		pb_builder_name(b, gp->name);
+	int have_default = 0;
+	for (size_t i = 0; i < m->n_opset_import; i++) {
+		const Onnx__OperatorSetIdProto *o = m->opset_import[i];
+		const char *dom = o->domain ? o->domain : "";
+		pb_builder_opset(b, dom, o->has_version ? o->version : 1);
+		if (!*dom || strcmp(dom, "ai.onnx") == 0)
+			have_default = 1;
+	}
+	if (!have_default) {
+		if (m->n_opset_import > 0 || (m->has_ir_version && m->ir_version >= 3)) {
+			/* Custom domains only, or a modern file without opset_import:
+			 * the default-domain operators follow opset 1 semantics only if
+			 * the file is pre-IR-3; otherwise it is malformed. */
+			int uses_default = 0;
+			for (size_t i = 0; i < gp->n_node; i++)
+				if (!gp->node[i]->domain || !*gp->node[i]->domain ||
+				    strcmp(gp->node[i]->domain, "ai.onnx") == 0)
+					uses_default = 1;
+			if (uses_default)
+				return pb_err(err, PB_EINPUT,
+					      "%s: the model has no opset_import for the default "
+					      "ONNX domain (required since IR version 3)",
+					      file);
+		} else {
+			pb_builder_opset(b, "", 1);
+		}
+	}
+
+	for (size_t i = 0; i < gp->n_input; i++) {
+		const Onnx__ValueInfoProto *vi = gp->input[i];
+		if (!vi->name || !*vi->name)
+			return pb_err(err, PB_EINPUT, "%s: graph input %zu has no name", file, i);
+		int tid = pb_builder_tensor(b, vi->name);
+		pb_builder_input(b, tid);
+		set_type(b, tid, vi->type);
+	}
+	for (size_t i = 0; i < gp->n_initializer; i++) {
+		const Onnx__TensorProto *t = gp->initializer[i];
+		if (!t->name || !*t->name)
+			return pb_err(err, PB_EINPUT, "%s: initializer %zu has no name", file, i);
+		if ((rc = tensor_check(t, file, "initializer", err)) != PB_OK)
+			return rc;
+		int tid = pb_builder_tensor(b, t->name);
+		pb_builder_initializer(b, tid, is_external(t));
+		pb_builder_set_shape(b, tid, t->data_type, (int)t->n_dims, t->dims, NULL);
+		pb_value *v = tensor_value(t);
+		if (v)
+			pb_builder_value(b, tid, v);
+	}
+	for (size_t i = 0; i < gp->n_sparse_initializer; i++) {
+		const Onnx__SparseTensorProto *st = gp->sparse_initializer[i];
+		const Onnx__TensorProto *vals = st->values;
+		if (!vals || !vals->name || !*vals->name)
+			return pb_err(err, PB_EINPUT, "%s: sparse initializer %zu has no name", file, i);
+		if (st->n_dims > PB_MAX_RANK)
+			return pb_err(err, PB_EINPUT, "%s: sparse initializer '%s' has rank %zu", file,
+				      vals->name, st->n_dims);
+		int tid = pb_builder_tensor(b, vals->name);
+		pb_builder_initializer(b, tid, 0);
+		pb_builder_set_shape(b, tid, vals->data_type, (int)st->n_dims, st->dims, NULL);
+	}
+	for (size_t i = 0; i < gp->n_value_info; i++) {
+		const Onnx__ValueInfoProto *vi = gp->value_info[i];
+		if (!vi->name || !*vi->name)
+			continue;
+		set_type(b, pb_builder_tensor(b, vi->name), vi->type);
+	}
+
+	const char *stack_in[16], *stack_out[16];
+	for (size_t i = 0; i < gp->n_node; i++) {
+		const Onnx__NodeProto *np = gp->node[i];
+		if (!np->op_type || !*np->op_type)
+			return pb_err(err, PB_EINPUT, "%s: node %zu%s%s%s has no op_type", file, i,
+				      np->name && *np->name ? " ('" : "", np->name ? np->name : "",
+				      np->name && *np->name ? "')" : "");
+		const char **ins = np->n_input <= 16 ? stack_in : malloc(np->n_input * sizeof *ins);
+		const char **outs =
+			np->n_output <= 16 ? stack_out : malloc(np->n_output * sizeof *outs);
+		if (!ins || !outs) {
+			if (ins != stack_in) free(ins);
+			if (outs != stack_out) free(outs);
+			return pb_err(err, PB_ENOMEM, "%s: out of memory", file);
+		}
+		for (size_t k = 0; k < np->n_input; k++)
+			ins[k] = np->input[k];
+		for (size_t k = 0; k < np->n_output; k++)
+			outs[k] = np->output[k];
+		int nid = pb_builder_node(b, np->name, np->op_type, np->domain ? np->domain : "",
+					  ins, (int)np->n_input, outs, (int)np->n_output);
+		if (ins != stack_in) free(ins);
+		if (outs != stack_out) free(outs);
+		const char *nname = np->name && *np->name ? np->name : np->op_type;
+		for (size_t k = 0; k < np->n_attribute; k++)
+			if ((rc = convert_attr(b, nid, np->attribute[k], file, nname, err)) != PB_OK)
+				return rc;
+		if (strcmp(np->op_type, "Constant") == 0 && (!np->domain || !*np->domain))
+			constant_shape(b, np);
+	}
+	for (size_t i = 0; i < gp->n_output; i++) {
+		const Onnx__ValueInfoProto *vi = gp->output[i];
+		if (!vi->name || !*vi->name)
+			return pb_err(err, PB_EINPUT, "%s: graph output %zu has no name", file, i);
+		int tid = pb_builder_tensor(b, vi->name);
+		pb_builder_output(b, tid);
+		set_type(b, tid, vi->type);
+	}
+	return PB_OK;
+}
+
+/* Decodes and builds; `owned` (the file bytes, or NULL) is freed as soon as
+ * the message is decoded so the two never coexist with the graph. */
+static int load_bytes(const void *data, size_t len, void *owned, const char *name,
+		      const pb_load_opts *opts, pb_graph **out, pb_error *err)
+{
 	*out = NULL;
-	return pb_err(err, PB_EINPUT, "%s: ONNX loading is not built yet", path);
+	if (!name)
+		name = "<buffer>";
+	if (len == 0) {
+		free(owned);
+		return pb_err(err, PB_EINPUT, "%s: empty file (not an ONNX model)", name);
+	}
+	Onnx__ModelProto *m = onnx__model_proto__unpack(NULL, len, data);
+	if (!m) {
+		int rc = explain_bad_protobuf(data, len, name, err);
+		free(owned);
+		return rc;
+	}
+	free(owned);
+	if (!m->graph) {
+		onnx__model_proto__free_unpacked(m, NULL);
+		return pb_err(err, PB_EINPUT,
+			      "%s: not an ONNX model: the protobuf has no graph (ModelProto.graph "
+			      "is missing)",
+			      name);
+	}
+	pb_builder *b = pb_builder_new(name, "onnx");
+	if (!b) {
+		onnx__model_proto__free_unpacked(m, NULL);
+		return pb_err(err, PB_ENOMEM, "%s: out of memory", name);
+	}
+	int rc = build_graph(b, m, name, err);
+	onnx__model_proto__free_unpacked(m, NULL);
+	if (rc != PB_OK) {
+		pb_builder_free(b);
+		return rc;
+	}
+	return pb_builder_finish(b, opts, out, err);
 }
 
 int pb_onnx_load_buffer(const void *data, size_t len, const char *name,
 			const pb_load_opts *opts, pb_graph **out, pb_error *err)
 {
-	(void)data; (void)len; (void)opts;
+	return load_bytes(data, len, NULL, name, opts, out, err);
+}
+
+int pb_onnx_load(const char *path, const pb_load_opts *opts, pb_graph **out, pb_error *err)
+{
 	*out = NULL;
-	return pb_err(err, PB_EINPUT, "%s: ONNX loading is not built yet", name);
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return pb_err(err, PB_EINPUT, "%s: cannot open: %s", path, strerror(errno));
+	if (fseek(f, 0, SEEK_END) != 0) {
+		fclose(f);
+		return pb_err(err, PB_EINPUT, "%s: cannot read (not a regular file?)", path);
+	}
+	long sz = ftell(f);
+	if (sz < 0) {
+		fclose(f);
+		return pb_err(err, PB_EINPUT, "%s: cannot read (not a regular file?)", path);
+	}
+	rewind(f);
+	void *buf = malloc((size_t)sz + 1);
+	if (!buf) {
+		fclose(f);
+		return pb_err(err, PB_ENOMEM, "%s: out of memory reading %ld bytes", path, sz);
+	}
+	size_t got = fread(buf, 1, (size_t)sz, f);
+	int ioerr = ferror(f);
+	fclose(f);
+	if (got != (size_t)sz || ioerr) {
+		free(buf);
+		return pb_err(err, PB_EINPUT, "%s: read error", path);
+	}
+	return load_bytes(buf, (size_t)sz, buf, path, opts, out, err);
 }

@@ -1,35 +1,289 @@
-/* shape.c — placeholder until shape inference lands (issue 2). */
+/*
+ * shape.c — shape inference driver (see shape.h) and shared helpers of the
+ * per-operator rules (shape_rules.h).
+ *
+ * Algorithm: nodes are visited once in topological order. For each node the
+ * shapes the file declared for its outputs (value_info, graph outputs,
+ * Constant attributes) are set aside, the operator's rule computes the output
+ * shapes from the inputs, and then the two are merged: the rule wins where it
+ * knows a dim, value_info fills the dims (or whole shapes) the rule could not
+ * determine. After the rule, constant propagation (shape_eval.c) computes the
+ * values of small outputs whose inputs are known, so that Shape → Gather →
+ * Concat → Reshape chains give concrete shapes downstream; a known value's
+ * dims are authoritative for its tensor.
+ *
+ * Invariants: a tensor with a value has the value's rank and dims; a node's
+ * shape_known is 1 iff every output has a rank and only known dims.
+ */
 #include "shape.h"
 
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "shape_rules.h"
+
+/* ---------------------------------------------------------------- helpers */
+
+pb_tensor *pb_sx_in(const pb_sx *c, int i)
+{
+	if (i < 0 || i >= c->n->n_inputs || c->n->inputs[i] < 0)
+		return NULL;
+	return &c->g->tensors[c->n->inputs[i]];
+}
+
+pb_tensor *pb_sx_out(const pb_sx *c, int i)
+{
+	if (i < 0 || i >= c->n->n_outputs || c->n->outputs[i] < 0)
+		return NULL;
+	return &c->g->tensors[c->n->outputs[i]];
+}
+
+const pb_value *pb_sx_val(const pb_sx *c, int i)
+{
+	pb_tensor *t = pb_sx_in(c, i);
+	return t ? t->value : NULL;
+}
+
+void pb_sx_set(pb_tensor *t, int dtype, int rank, const int64_t *dims)
+{
+	if (!t || rank > PB_MAX_RANK)
+		return;
+	if (dtype)
+		t->dtype = dtype;
+	t->rank = rank < 0 ? -1 : rank;
+	for (int i = 0; i < PB_MAX_RANK; i++)
+		t->dims[i] = (i < rank && dims && dims[i] >= 0) ? dims[i] : PB_DIM_UNKNOWN;
+}
+
+void pb_sx_same(pb_tensor *t, const pb_tensor *src)
+{
+	if (!t || !src)
+		return;
+	pb_sx_set(t, src->dtype, src->rank, src->dims);
+}
+
+int pb_sx_ints(const pb_sx *c, int i, const char *attr, int64_t *out, int max, int *n)
+{
+	pb_tensor *t = pb_sx_in(c, i);
+	*n = 0;
+	if (t) {
+		if (!t->value)
+			return -1;
+		if (t->value->numel > max)
+			return -1;
+		*n = (int)t->value->numel;
+		for (int k = 0; k < *n; k++)
+			out[k] = t->value->i[k];
+		return 1;
+	}
+	if (attr) {
+		const pb_attr *a = pb_node_attr(c->n, attr);
+		if (a) {
+			if (a->type == PB_ATTR_INT) {
+				out[0] = a->i;
+				*n = 1;
+				return 1;
+			}
+			if (a->n > max)
+				return -1;
+			*n = a->n;
+			for (int k = 0; k < a->n; k++)
+				out[k] = a->ints ? a->ints[k] : (int64_t)a->floats[k];
+			return 1;
+		}
+	}
+	return 0;
+}
+
+int pb_sx_broadcast(int ra, const int64_t *a, int rb, const int64_t *b, int *r, int64_t *out)
+{
+	int rr = ra > rb ? ra : rb;
+	if (rr > PB_MAX_RANK || ra < 0 || rb < 0)
+		return 0;
+	int64_t res[PB_MAX_RANK];
+	for (int k = 0; k < rr; k++) {
+		int ia = k - (rr - ra), ib = k - (rr - rb);
+		int64_t x = ia >= 0 ? a[ia] : 1, y = ib >= 0 ? b[ib] : 1;
+		int64_t d;
+		if (x == 1)
+			d = y;
+		else if (y == 1)
+			d = x;
+		else if (x < 0)
+			d = y;
+		else if (y < 0)
+			d = x;
+		else if (x == y)
+			d = x;
+		else
+			return 0;
+		/* "unknown vs 1" stays unknown; "unknown vs k>1" is k. */
+		res[k] = d;
+	}
+	memcpy(out, res, (size_t)rr * sizeof *out); /* out may alias a or b */
+	*r = rr;
+	return 1;
+}
+
+int pb_sx_axis(int64_t axis, int rank)
+{
+	if (axis < 0)
+		axis += rank;
+	if (axis < 0 || axis >= rank)
+		return -1;
+	return (int)axis;
+}
+
+int64_t pb_sx_prod(const int64_t *dims, int from, int to)
+{
+	int64_t p = 1;
+	for (int i = from; i < to; i++) {
+		if (dims[i] < 0)
+			return -1;
+		p *= dims[i];
+	}
+	return p;
+}
+
+/* ---------------------------------------------------------------- dispatch */
+
+static pb_shape_rule find_rule(const char *op)
+{
+	const pb_shape_rule_entry *tables[] = {pb_shape_rules_tensor, pb_shape_rules_nn};
+	for (size_t t = 0; t < sizeof tables / sizeof *tables; t++)
+		for (const pb_shape_rule_entry *e = tables[t]; e->op; e++)
+			if (e->op[0] == op[0] && strcmp(e->op, op) == 0)
+				return e->rule;
+	return NULL;
+}
+
+int pb_shape_op_supported(const char *op)
+{
+	return op && find_rule(op) != NULL;
+}
+
+typedef struct {
+	int dtype, rank;
+	int64_t dims[PB_MAX_RANK];
+} declared;
+
+static void infer_node(pb_graph *g, int id, int64_t opset)
+{
+	pb_node *n = &g->nodes[id];
+	pb_sx c = {g, n, opset};
+	declared decl[8];
+	int nd = n->n_outputs < 8 ? n->n_outputs : 8;
+	int is_default = n->domain[0] == '\0';
+	pb_shape_rule rule = is_default ? find_rule(n->op) : NULL;
+
+	for (int k = 0; k < nd; k++) {
+		pb_tensor *t = pb_sx_out(&c, k);
+		if (!t)
+			continue;
+		decl[k].dtype = t->dtype;
+		decl[k].rank = t->rank;
+		memcpy(decl[k].dims, t->dims, sizeof t->dims);
+		if (rule) {
+			t->rank = -1;
+			t->dtype = 0;
+		}
+	}
+	if (rule)
+		rule(&c);
+	for (int k = 0; k < nd; k++) {
+		pb_tensor *t = pb_sx_out(&c, k);
+		if (!t)
+			continue;
+		const declared *d = &decl[k];
+		if (!t->dtype)
+			t->dtype = d->dtype;
+		if (t->rank < 0) {
+			t->rank = d->rank;
+			memcpy(t->dims, d->dims, sizeof t->dims);
+		} else if (t->rank == d->rank) {
+			for (int i = 0; i < t->rank; i++)
+				if (t->dims[i] < 0)
+					t->dims[i] = d->dims[i];
+		}
+		for (int i = 0; i < PB_MAX_RANK; i++)
+			if (t->dim_params[i] && (i >= t->rank || t->dims[i] >= 0 || t->rank != d->rank)) {
+				free(t->dim_params[i]);
+				t->dim_params[i] = NULL;
+			}
+	}
+	if (is_default) {
+		pb_shape_eval(&c);
+		for (int k = 0; k < n->n_outputs; k++) {
+			pb_tensor *t = pb_sx_out(&c, k);
+			if (t && t->value) {
+				t->rank = t->value->rank;
+				for (int i = 0; i < PB_MAX_RANK; i++)
+					t->dims[i] = i < t->rank ? t->value->dims[i] : PB_DIM_UNKNOWN;
+				if (!t->dtype)
+					t->dtype = t->value->dtype;
+			}
+		}
+	}
+	int known = 1;
+	for (int k = 0; k < n->n_outputs; k++) {
+		pb_tensor *t = pb_sx_out(&c, k);
+		if (t && pb_tensor_numel(t) < 0)
+			known = 0;
+	}
+	n->shape_known = (unsigned)known;
+}
 
 int pb_shape_infer(pb_graph *g, pb_error *err)
 {
 	(void)err;
+	int64_t opset = pb_graph_opset(g, "");
 	g->n_unknown_shapes = 0;
 	for (int i = 0; i < g->n_nodes; i++) {
-		pb_node *n = &g->nodes[i];
-		int known = 1;
-		for (int j = 0; j < n->n_outputs; j++)
-			if (n->outputs[j] >= 0 && pb_tensor_numel(&g->tensors[n->outputs[j]]) < 0)
-				known = 0;
-		n->shape_known = (unsigned)known;
-		if (!known)
+		infer_node(g, i, opset);
+		if (!g->nodes[i].shape_known)
 			g->n_unknown_shapes++;
 	}
 	return PB_OK;
 }
 
-int pb_shape_op_supported(const char *op)
-{
-	(void)op;
-	return 0;
-}
-
 int pb_shape_unresolved_inputs(const pb_graph *g, char *buf, size_t len)
 {
-	(void)g;
+	size_t off = 0;
+	int count = 0;
 	if (len)
 		buf[0] = '\0';
-	return 0;
+	for (int k = 0; k < g->n_inputs; k++) {
+		const pb_tensor *t = &g->tensors[g->inputs[k]];
+		int unresolved = t->rank < 0;
+		for (int i = 0; i < t->rank; i++)
+			if (t->dims[i] < 0)
+				unresolved = 1;
+		if (!unresolved)
+			continue;
+		char dims[160] = "";
+		size_t doff = 0;
+		if (t->rank < 0)
+			snprintf(dims, sizeof dims, "unknown rank");
+		for (int i = 0; i < t->rank && doff < sizeof dims; i++) {
+			int w;
+			if (t->dims[i] >= 0)
+				w = snprintf(dims + doff, sizeof dims - doff, "%s%lld", i ? "," : "",
+					     (long long)t->dims[i]);
+			else
+				w = snprintf(dims + doff, sizeof dims - doff, "%s%s", i ? "," : "",
+					     t->dim_params[i] ? t->dim_params[i] : "?");
+			if (w < 0)
+				break;
+			doff += (size_t)w;
+		}
+		if (len > off) {
+			int w = snprintf(buf + off, len - off, "%s%s=[%s]", count ? ", " : "", t->name,
+					 dims);
+			if (w > 0)
+				off += (size_t)w < len - off ? (size_t)w : len - off - 1;
+		}
+		count++;
+	}
+	return count;
 }

@@ -24,4 +24,10 @@ int pb_shape_op_supported(const char *op);
  * "use --input" hint; writes at most len bytes, returns the count. */
 int pb_shape_unresolved_inputs(const pb_graph *g, char *buf, size_t len);
 
+/* Einsum helper shared with cost.c: extent of every subscript label of node
+ * n (ext[label]; -1 unknown, -2 label unused) and the output labels.
+ * Returns 0 when the equation or the operand ranks are unusable. */
+int pb_einsum_extents(const pb_graph *g, const pb_node *n, int64_t ext[128], char *out_labels,
+		      int *out_rank);
+
 #endif
