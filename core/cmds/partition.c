@@ -1,0 +1,189 @@
+/*
+ * cmds/partition.c — many-core partition commands: partition, train.
+ *
+ * `partition` runs one method (core/partition/partition.h) to the end, or with
+ * --start attaches it to the session so that `step -n N` advances it; the
+ * plan it sets is the generic "partition" plan the TUI and SVG read.
+ * `train` trains the REINFORCE agent and writes a checkpoint.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "commands.h"
+#include "partition/partition.h"
+
+
+static const pb_opt partition_opts[] = {
+	PB_OPTS_GRAPH,
+	PB_OPTS_LAYOUT,
+	{"method", 'm', PB_OPT_STR, "M", "exact|milp|rl|greedy|equal|local (default exact)"},
+	{"episodes", 'e', PB_OPT_INT, "N", "rl: training episodes (default 2000)"},
+	{"seconds", 0, PB_OPT_DOUBLE, "S", "rl: stop training after S seconds (default none)"},
+	{"agent", 0, PB_OPT_STR, "FILE", "rl: start from this checkpoint (see 'train')"},
+	{"init", 0, PB_OPT_STR, "I", "rl: initial allocation of each episode: greedy|equal"},
+	{"seed", 's', PB_OPT_INT, "S", "rl: random seed (default 1)"},
+	{"emit-lp", 0, PB_OPT_STR, "FILE", "milp: write the model in CPLEX LP format"},
+	{"start", 0, PB_OPT_FLAG, NULL, "attach the solver to the session; advance it with 'step'"},
+	{"output", 'o', PB_OPT_STR, "FILE", "save the resulting plan as JSON"},
+	PB_OPTS_JSON,
+	PB_OPTS_END};
+
+static int read_opts(const pb_args *a, pb_part_opts *o, pb_error *err)
+{
+	memset(o, 0, sizeof *o);
+	o->method = pb_args_str(a, "method", "exact");
+	if (!pb_partition_method_known(o->method))
+		return pb_err(err, PB_EUSAGE,
+			      "partition: unknown method '%s' (exact, greedy, equal, local)",
+			      o->method);
+	long v;
+	int rc = pb_args_int(a, "episodes", 0, 1, 100000000, &v, err);
+	if (rc)
+		return rc;
+	o->episodes = v;
+	if ((rc = pb_args_int(a, "seed", 1, 0, 0x7fffffffL, &v, err)))
+		return rc;
+	o->seed = (unsigned long)v;
+	if ((rc = pb_args_double(a, "seconds", 0, 0, 1e7, &o->seconds, err)))
+		return rc;
+	o->agent = pb_args_str(a, "agent", NULL);
+	o->emit_lp = pb_args_str(a, "emit-lp", NULL);
+	o->init = pb_args_str(a, "init", NULL);
+	return PB_OK;
+}
+
+static void print_table(FILE *out, const pb_plan *p)
+{
+	fprintf(out, "%-4s %-12s %-13s %12s %11s %11s %11s %11s\n", "#", "cores", "layers",
+		"MACs", "time(ms)", "compute", "routing", "storage");
+	for (int i = 0; i < p->n_groups; i++) {
+		const pb_plan_group *g = &p->groups[i];
+		char cores[24], layers[24];
+		snprintf(cores, sizeof cores, "%d-%d (%d)", g->first_unit,
+			 g->first_unit + g->n_units - 1, g->n_units);
+		snprintf(layers, sizeof layers, "%d-%d", g->first_node, g->last_node);
+		fprintf(out, "%-4d %-12s %-13s %12.4g %11.5f %11.5f %11.5f %9.3fMiB%s%s\n", i,
+			cores, layers, g->macs, g->time * 1e3, g->compute * 1e3, g->routing * 1e3,
+			g->storage / (1024.0 * 1024.0), g->bottleneck ? "  <- max" : "",
+			g->over_memory ? "  OVER MEMORY" : "");
+	}
+	double mt = pb_plan_metric(p, "max_time", NAN), opt = pb_plan_metric(p, "optimum", NAN);
+	fprintf(out, "max(t) = %.6f ms   reward = %.6f\n", mt * 1e3, pb_plan_metric(p, "reward", NAN));
+	if (isfinite(opt))
+		fprintf(out, "exact optimum = %.6f ms   gap = %.3f%%\n", opt * 1e3,
+			100 * pb_plan_metric(p, "gap", NAN));
+	fprintf(out, "lower bound (perfect balance) = %.6f ms   max storage = %.3f MiB of %.3f MiB\n",
+		pb_plan_metric(p, "lower_bound", NAN) * 1e3,
+		pb_plan_metric(p, "max_storage", NAN) / (1024.0 * 1024.0),
+		pb_plan_metric(p, "memory", NAN) / (1024.0 * 1024.0));
+}
+
+static json_t *result_json(const pb_plan *p, const char *method, const char *layout)
+{
+	json_t *j = json_object();
+	json_object_set_new(j, "method", json_string(method));
+	json_object_set_new(j, "layout", json_string(layout));
+	const char *names[] = {"max_time", "reward", "optimum", "gap", "lower_bound",
+			       "max_storage", "memory"};
+	for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+		double v = pb_plan_metric(p, names[i], NAN);
+		json_object_set_new(j, names[i], isfinite(v) ? json_real(v) : json_null());
+	}
+	json_t *gs = json_array();
+	for (int i = 0; i < p->n_groups; i++) {
+		const pb_plan_group *g = &p->groups[i];
+		json_t *o = json_object();
+		json_object_set_new(o, "first_core", json_integer(g->first_unit));
+		json_object_set_new(o, "cores", json_integer(g->n_units));
+		json_object_set_new(o, "first_layer", json_integer(g->first_node));
+		json_object_set_new(o, "last_layer", json_integer(g->last_node));
+		json_object_set_new(o, "macs", json_real(g->macs));
+		json_object_set_new(o, "time", json_real(g->time));
+		json_object_set_new(o, "compute", json_real(g->compute));
+		json_object_set_new(o, "routing", json_real(g->routing));
+		json_object_set_new(o, "storage", json_real(g->storage));
+		json_object_set_new(o, "bottleneck", json_boolean(g->bottleneck));
+		json_object_set_new(o, "over_memory", json_boolean(g->over_memory));
+		json_array_append_new(gs, o);
+	}
+	json_object_set_new(j, "groups", gs);
+	json_object_set(j, "arranged_core", json_object_get(p->detail, "arranged_core"));
+	json_object_set(j, "arranged_macs", json_object_get(p->detail, "arranged_macs"));
+	return j;
+}
+
+static int cmd_partition(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a,
+			 pb_error *err)
+{
+	pb_session *s = ctx->s;
+	pb_part_opts o;
+	int rc = read_opts(a, &o, err);
+	if (rc)
+		return rc;
+	pb_solver *sv;
+	if ((rc = pb_partition_solver_new(s->graph, s->hw, &o, &sv, err)))
+		return rc;
+	char name[64];
+	snprintf(name, sizeof name, "partition/%s", o.method);
+	if (pb_args_has(a, "start")) {
+		const pb_plan *inc = pb_solver_incumbent(sv);
+		if (inc)
+			pb_session_set_plan(s, pb_plan_copy(inc));
+		pb_session_set_solver(s, sv, name);
+		fprintf(ctx->out, "%s attached: advance it with 'step -n N'\n", name);
+		ctx->redraw |= PB_REDRAW_ALL;
+		return PB_OK;
+	}
+	pb_solver_progress p = {0};
+	int cancelled = 0;
+	while (!p.done) {
+		if ((rc = pb_solver_step(sv, 1, &p, err))) {
+			pb_solver_free(sv);
+			return rc;
+		}
+		if (pb_cmd_progress(ctx, p.fraction, "%s: %s", name, p.message)) {
+			cancelled = 1;
+			break;
+		}
+	}
+	pb_cmd_progress(ctx, 1.0, "%s: %s", name, p.message);
+	pb_plan *plan = pb_plan_copy(pb_solver_incumbent(sv));
+	pb_solver_free(sv);
+	if (!plan)
+		return pb_err(err, PB_ENOMEM, "partition: out of memory");
+	pb_session_set_plan(s, plan);
+	ctx->redraw |= PB_REDRAW_ALL;
+	const char *outp = pb_args_str(a, "output", NULL);
+	if (outp) {
+		if ((rc = pb_plan_save(plan, pb_session_node_names(s), outp, err)))
+			return rc;
+		fprintf(ctx->log, "wrote %s\n", outp);
+	}
+	if (pb_args_has(a, "json")) {
+		json_t *j = result_json(plan, o.method, s->hw->name);
+		json_object_set_new(j, "cancelled", json_boolean(cancelled));
+		json_dumpf(j, ctx->out, JSON_INDENT(1) | JSON_REAL_PRECISION(12));
+		fputc('\n', ctx->out);
+		json_decref(j);
+	} else {
+		fprintf(ctx->out, "%s on %s (%s), method %s%s\n", s->graph->path, s->hw->name,
+			s->hw->path, o.method, cancelled ? " (cancelled: best so far)" : "");
+		print_table(ctx->out, plan);
+	}
+	return PB_OK;
+}
+
+const pb_command pb_cmds_partition[] = {
+	{"partition",
+	 "partition [MODEL] --layout L [--method exact|milp|rl|greedy|equal|local] [--episodes N] "
+	 "[--agent CKPT] [--seed S] [--json] [-o PLAN] [--emit-lp FILE] [--start]",
+	 "split the model's layers into core groups of a many-core chip", partition_opts,
+	 cmd_partition, PB_CMD_GRAPH | PB_CMD_LAYOUT,
+	 "Layers are the model's nodes in topological order; each group of adjacent\n"
+	 "cores runs a contiguous range of them (docs/partition.md). The table shows\n"
+	 "per group the cores, layer range, MACs, time = compute + routing, and\n"
+	 "storage per core; then max(t), the reward, the exact optimum and the gap.\n"
+	 "With --start the solver is attached to the session: 'step -n N' advances it."},
+	{0}};

@@ -1,0 +1,27 @@
+/*
+ * baselines.h — the reference heuristics an agent is compared with:
+ *   equal:  the same number of layers per core (single-core groups);
+ *   greedy: single-core groups cut where the running MACs cross k*M/n;
+ *   local:  block-partition local search from greedy with the method's (c)/(d)
+ *           moves: take the best boundary-layer move while it lowers the
+ *           objective (memory overflow first, then max(t)).
+ */
+#ifndef PB_PARTITION_BASELINES_H
+#define PB_PARTITION_BASELINES_H
+
+#include "problem.h"
+
+void pb_part_equal(const pb_part_problem *P, int *ac);
+void pb_part_greedy(const pb_part_problem *P, int *ac);
+
+/* Objective the local search and the solvers compare: memory overflow
+ * dominates, then max(t). Lower is better. */
+double pb_part_objective(const pb_part_eval *ev);
+
+/* One local-search pass: tries every (c)/(d) move from ac and applies the
+ * best improving one. Returns 1 if ac improved, 0 at a local optimum. */
+int pb_part_local_step(pb_part_problem *P, int *ac, int *scratch);
+/* Runs passes until a local optimum (or max_passes); returns passes done. */
+int pb_part_local_search(pb_part_problem *P, int *ac, int max_passes);
+
+#endif

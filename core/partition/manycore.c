@@ -1,0 +1,89 @@
+/*
+ * manycore.c — parses a "manycore" layout (manycore.h) through the checked
+ * pb_hw_* accessors, so every error names the file and the field; negative
+ * or zero rates, memories and bandwidths are rejected.
+ */
+#include "manycore.h"
+
+#include <float.h>
+#include <stdio.h>
+#include <string.h>
+
+int pb_manycore_parse(const pb_hw *hw, pb_manycore *out, pb_error *err)
+{
+	memset(out, 0, sizeof *out);
+	int rc = pb_hw_expect_kind(hw, "manycore", err);
+	if (rc)
+		return rc;
+	const json_t *r = hw->root;
+	snprintf(out->name, sizeof out->name, "%s", hw->name);
+	snprintf(out->path, sizeof out->path, "%s", hw->path);
+	long cores;
+	if ((rc = pb_hw_int(hw, r, "", "cores", 1, 0, 1, 4096, &cores, err)))
+		return rc;
+	out->cores = (int)cores;
+	if ((rc = pb_hw_num(hw, r, "", "mac_rate", 1, 0, DBL_MIN, DBL_MAX, &out->mac_rate, err)))
+		return rc;
+	if ((rc = pb_hw_num(hw, r, "", "memory", 1, 0, DBL_MIN, DBL_MAX, &out->memory, err)))
+		return rc;
+	if ((rc = pb_hw_num(hw, r, "", "bandwidth", 1, 0, DBL_MIN, DBL_MAX, &out->bandwidth,
+			    err)))
+		return rc;
+	pb_err_clear(err);
+	const json_t *mesh = pb_hw_table(hw, r, "", "mesh", 0, err);
+	if (!mesh && err->code)
+		return err->code;
+	if (mesh) {
+		long rows, cols;
+		if ((rc = pb_hw_int(hw, mesh, "mesh", "rows", 1, 0, 1, 4096, &rows, err)) ||
+		    (rc = pb_hw_int(hw, mesh, "mesh", "cols", 1, 0, 1, 4096, &cols, err)))
+			return rc;
+		if (rows * cols != cores)
+			return pb_err(err, PB_EINPUT,
+				      "%s: field 'mesh': rows x cols = %ld x %ld does not equal "
+				      "cores = %ld",
+				      hw->path, rows, cols, cores);
+		out->mesh_rows = (int)rows;
+		out->mesh_cols = (int)cols;
+	}
+	out->reward_a = 1.0;
+	out->penalty = 100.0;
+	out->w_compute = 1.0;
+	out->w_storage = 0.0;
+	out->w_routing = 1.0;
+	const json_t *rw = pb_hw_table(hw, r, "", "reward", 0, err);
+	if (!rw && err->code)
+		return err->code;
+	if (rw) {
+		const char *mode;
+		if ((rc = pb_hw_str(hw, rw, "reward", "mode", 0, "max_time", &mode, err)))
+			return rc;
+		if (strcmp(mode, "max_time") == 0)
+			out->reward_mode = PB_REWARD_MAX_TIME;
+		else if (strcmp(mode, "weighted") == 0)
+			out->reward_mode = PB_REWARD_WEIGHTED;
+		else
+			return pb_err(err, PB_EINPUT,
+				      "%s: field 'reward.mode' = '%s': expected \"max_time\" or "
+				      "\"weighted\"",
+				      hw->path, mode);
+		if ((rc = pb_hw_num(hw, rw, "reward", "a", 0, 1.0, 0, DBL_MAX, &out->reward_a,
+				    err)) ||
+		    (rc = pb_hw_num(hw, rw, "reward", "b", 0, 0.0, -DBL_MAX, DBL_MAX,
+				    &out->reward_b, err)) ||
+		    (rc = pb_hw_num(hw, rw, "reward", "penalty", 0, 100.0, 0, DBL_MAX,
+				    &out->penalty, err)))
+			return rc;
+		const json_t *w = pb_hw_table(hw, rw, "reward", "weights", 0, err);
+		if (!w && err->code)
+			return err->code;
+		if (w && ((rc = pb_hw_num(hw, w, "reward.weights", "compute", 0, 1.0, 0, DBL_MAX,
+					  &out->w_compute, err)) ||
+			  (rc = pb_hw_num(hw, w, "reward.weights", "storage", 0, 0.0, 0, DBL_MAX,
+					  &out->w_storage, err)) ||
+			  (rc = pb_hw_num(hw, w, "reward.weights", "routing", 0, 1.0, 0, DBL_MAX,
+					  &out->w_routing, err))))
+			return rc;
+	}
+	return PB_OK;
+}

@@ -1,0 +1,41 @@
+/*
+ * partition.h — the many-core partition methods as steppable solvers.
+ *
+ * pb_partition_solver_new() builds the problem from a graph and a manycore
+ * layout and returns a pb_solver (solver.h) for one method:
+ *   exact  — bisection + feasibility DP (exact.h); one unit = one check
+ *   milp   — GLPK branch-and-bound (milp.h); one unit = one B&B node
+ *   rl     — REINFORCE agent (rl/reinforce.h); one unit = one episode
+ *   greedy, equal — one unit finishes
+ *   local  — local search from greedy; one unit = one move
+ * Every incumbent is a full "partition" plan (problem.h: pb_part_to_plan)
+ * whose metrics include the exact optimum and the gap to it.
+ */
+#ifndef PB_PARTITION_H
+#define PB_PARTITION_H
+
+#include "../graph.h"
+#include "../hw.h"
+#include "../solver.h"
+#include "problem.h"
+
+typedef struct pb_part_opts {
+	const char *method;  /* exact|milp|rl|greedy|equal|local */
+	long episodes;       /* rl: training episodes (0 = default) */
+	unsigned long seed;  /* rl: random seed */
+	const char *agent;   /* rl: checkpoint to start from (NULL = fresh) */
+	const char *emit_lp; /* milp: write the model to this file (CPLEX LP format) */
+	const char *init;    /* rl: initial allocation "greedy" (default) or "equal" */
+	double seconds;      /* rl: training time limit (0 = none) */
+} pb_part_opts;
+
+/* 1 if name is one of the methods above. */
+int pb_partition_method_known(const char *name);
+int pb_partition_solver_new(const pb_graph *g, const pb_hw *hw, const pb_part_opts *o,
+			    pb_solver **out, pb_error *err);
+/* The problem a partition solver works on (owned by the solver). */
+pb_part_problem *pb_partition_solver_problem(pb_solver *s);
+/* Exact optimum computed at start (NAN for the exact method until done). */
+double pb_partition_solver_optimum(pb_solver *s);
+
+#endif

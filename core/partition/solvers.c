@@ -1,0 +1,245 @@
+/*
+ * solvers.c — the partition methods behind the steppable solver interface
+ * (partition.h). Each solver owns its problem (a copy of the graph's costs),
+ * so it outlives a model being closed in the session.
+ *
+ * Invariants: ps->ac is always a valid state and ps->plan its plan; the
+ * incumbent only changes when the objective (baselines.h) strictly improves.
+ */
+#include "partition.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "baselines.h"
+#include "exact.h"
+
+enum { M_EXACT, M_MILP, M_RL, M_GREEDY, M_EQUAL, M_LOCAL };
+static const char *const method_names[] = {"exact", "-", "-", "greedy", "equal", "local", NULL};
+
+typedef struct psolver {
+	pb_solver base;
+	pb_part_problem *P;
+	int method;
+	double optimum; /* exact reference for the gap (NAN until known) */
+	int memory_feasible;
+	int *ac;        /* incumbent state */
+	int *scratch;
+	double inc_obj;
+	pb_plan *plan;
+	long iters;
+	int done;
+	pb_part_exact ex;
+} psolver;
+
+int pb_partition_method_known(const char *name)
+{
+	for (int i = 0; method_names[i]; i++)
+		if (strcmp(method_names[i], name) == 0)
+			return 1;
+	return 0;
+}
+
+static void set_incumbent(psolver *ps, const int *ac)
+{
+	pb_part_eval ev;
+	pb_part_evaluate(ps->P, ac, &ev, NULL);
+	memcpy(ps->ac, ac, (size_t)ps->P->n * sizeof *ac);
+	ps->inc_obj = pb_part_objective(&ev);
+	pb_plan_free(ps->plan);
+	ps->plan = pb_part_to_plan(ps->P, ps->ac, method_names[ps->method], ps->optimum);
+}
+
+/* Installs ac when it beats the incumbent; returns 1 if it did. */
+static int offer(psolver *ps, const int *ac)
+{
+	pb_part_eval ev;
+	pb_part_evaluate(ps->P, ac, &ev, NULL);
+	if (ps->plan && pb_part_objective(&ev) >= ps->inc_obj)
+		return 0;
+	set_incumbent(ps, ac);
+	return 1;
+}
+
+static void fill_progress(psolver *ps, pb_solver_progress *p, double bound, double fraction)
+{
+	pb_part_eval ev;
+	pb_part_evaluate(ps->P, ps->ac, &ev, NULL);
+	p->incumbent = ev.max_time;
+	p->bound = bound;
+	p->done = ps->done;
+	p->iterations = ps->iters;
+	p->fraction = ps->done ? 1.0 : fraction;
+	char gap[48] = "";
+	if (isfinite(ps->optimum) && ps->optimum > 0)
+		snprintf(gap, sizeof gap, ", gap %.2f%%", 100 * (ev.max_time / ps->optimum - 1));
+	snprintf(p->message, sizeof p->message, "max(t) %.4f ms, reward %.4f%s%s, %ld %s",
+		 ev.max_time * 1e3, ev.reward, gap, ev.over_memory ? ", OVER MEMORY" : "",
+		 ps->iters,
+		 ps->method == M_RL      ? "episodes"
+		 : ps->method == M_MILP  ? "nodes"
+		 : ps->method == M_EXACT ? "checks"
+					 : "moves");
+}
+
+static int step_fn(pb_solver *s, int budget, pb_solver_progress *p, pb_error *err)
+{
+	psolver *ps = (psolver *)s;
+	double bound = NAN, fraction = -1;
+	if (budget < 1)
+		budget = 1;
+	switch (ps->method) {
+	case M_EXACT: {
+		int was = ps->ex.checks;
+		ps->done = pb_part_exact_step(&ps->ex, budget);
+		ps->iters = ps->ex.checks;
+		p->improved = offer(ps, ps->ex.best) || (ps->ex.checks == was && !ps->plan);
+		bound = ps->ex.lo;
+		if (ps->done) {
+			ps->optimum = ps->ex.hi;
+			set_incumbent(ps, ps->ex.best);
+			p->improved = 1;
+		}
+		break;
+	}
+	case M_LOCAL:
+		for (int k = 0; k < budget && !ps->done; k++) {
+			memcpy(ps->scratch, ps->ac, (size_t)ps->P->n * sizeof *ps->ac);
+			int *tmp = malloc((size_t)ps->P->n * sizeof *tmp);
+			int moved = pb_part_local_step(ps->P, ps->scratch, tmp);
+			free(tmp);
+			if (!moved) {
+				ps->done = 1;
+				break;
+			}
+			ps->iters++;
+			p->improved |= offer(ps, ps->scratch);
+		}
+		break;
+	default:
+		ps->done = 1;
+		break;
+	}
+	fill_progress(ps, p, bound, fraction);
+	return PB_OK;
+}
+
+static const pb_plan *incumbent_fn(pb_solver *s)
+{
+	return ((psolver *)s)->plan;
+}
+
+static void stats_fn(pb_solver *s, FILE *out)
+{
+	psolver *ps = (psolver *)s;
+	pb_part_eval ev;
+	pb_part_evaluate(ps->P, ps->ac, &ev, NULL);
+	fprintf(out, "method %s on %s: %d layers, %d cores\n", method_names[ps->method],
+		ps->P->hw.name, ps->P->m, ps->P->n);
+	fprintf(out, "incumbent max(t) %.6f ms, reward %.4f, %d groups\n", ev.max_time * 1e3,
+		ev.reward, ev.n_groups);
+	fprintf(out, "lower bound %.6f ms", ps->P->lower_bound * 1e3);
+	if (isfinite(ps->optimum))
+		fprintf(out, ", exact optimum %.6f ms", ps->optimum * 1e3);
+	fprintf(out, "\n%ld iterations%s\n", ps->iters, ps->done ? ", done" : "");
+}
+
+static void free_fn(pb_solver *s)
+{
+	psolver *ps = (psolver *)s;
+	if (ps->method == M_EXACT)
+		pb_part_exact_free(&ps->ex);
+	pb_plan_free(ps->plan);
+	free(ps->ac);
+	free(ps->scratch);
+	pb_part_problem_free(ps->P);
+	free(ps);
+}
+
+static const pb_solver_ops part_ops = {"partition", step_fn, incumbent_fn, stats_fn, free_fn};
+
+pb_part_problem *pb_partition_solver_problem(pb_solver *s)
+{
+	return ((psolver *)s)->P;
+}
+
+double pb_partition_solver_optimum(pb_solver *s)
+{
+	return ((psolver *)s)->optimum;
+}
+
+int pb_partition_solver_new(const pb_graph *g, const pb_hw *hw, const pb_part_opts *o,
+			    pb_solver **out, pb_error *err)
+{
+	*out = NULL;
+	const char *mname = o->method ? o->method : "exact";
+	int method = -1;
+	for (int i = 0; method_names[i]; i++)
+		if (strcmp(method_names[i], mname) == 0)
+			method = i;
+	if (method < 0)
+		return pb_err(err, PB_EUSAGE,
+			      "partition: unknown method '%s' (exact, greedy, equal, local)",
+			      mname);
+	pb_manycore mc;
+	int rc = pb_manycore_parse(hw, &mc, err);
+	if (rc)
+		return rc;
+	psolver *ps = calloc(1, sizeof *ps);
+	if (!ps)
+		return pb_err(err, PB_ENOMEM, "partition: out of memory");
+	ps->base.ops = &part_ops;
+	ps->base.state = ps;
+	ps->method = method;
+	ps->optimum = NAN;
+	rc = pb_part_problem_new(g, &mc, &ps->P, err);
+	if (rc) {
+		free(ps);
+		return rc;
+	}
+	int n = ps->P->n;
+	ps->ac = malloc((size_t)n * sizeof *ps->ac);
+	ps->scratch = malloc((size_t)n * sizeof *ps->scratch);
+	if (!ps->ac || !ps->scratch) {
+		free_fn(&ps->base);
+		return pb_err(err, PB_ENOMEM, "partition: out of memory");
+	}
+	if (method == M_EXACT) {
+		rc = pb_part_exact_init(&ps->ex, ps->P, err);
+		if (rc) {
+			free_fn(&ps->base);
+			return rc;
+		}
+		ps->memory_feasible = ps->ex.memory_feasible;
+		ps->done = ps->ex.done;
+		if (ps->done)
+			ps->optimum = ps->ex.hi;
+		set_incumbent(ps, ps->ex.best);
+		*out = &ps->base;
+		return PB_OK;
+	}
+	/* Every other method is judged against the exact optimum. */
+	rc = pb_part_exact_solve(ps->P, &ps->optimum, ps->scratch, &ps->memory_feasible, err);
+	if (rc) {
+		free_fn(&ps->base);
+		return rc;
+	}
+	switch (method) {
+	case M_EQUAL:
+		pb_part_equal(ps->P, ps->ac);
+		break;
+	default: /* greedy, and the start of local */
+		pb_part_greedy(ps->P, ps->ac);
+		break;
+	}
+	if (rc) {
+		free_fn(&ps->base);
+		return rc;
+	}
+	ps->done = method == M_EQUAL || method == M_GREEDY;
+	set_incumbent(ps, ps->ac);
+	*out = &ps->base;
+	return PB_OK;
+}
