@@ -1,0 +1,69 @@
+/*
+ * report.c — the group table and the JSON result of a partition plan, shared
+ * by the partition, train and edit commands (report.h). Reads only the
+ * generic plan, so it shows plans loaded from files too.
+ */
+#include "report.h"
+
+#include <math.h>
+
+void pb_part_report_table(FILE *out, const pb_plan *p)
+{
+	fprintf(out, "%-4s %-12s %-13s %12s %11s %11s %11s %11s\n", "#", "cores", "layers",
+		"MACs", "time(ms)", "compute", "routing", "storage");
+	for (int i = 0; i < p->n_groups; i++) {
+		const pb_plan_group *g = &p->groups[i];
+		char cores[24], layers[24];
+		snprintf(cores, sizeof cores, "%d-%d (%d)", g->first_unit,
+			 g->first_unit + g->n_units - 1, g->n_units);
+		snprintf(layers, sizeof layers, "%d-%d", g->first_node, g->last_node);
+		fprintf(out, "%-4d %-12s %-13s %12.4g %11.5f %11.5f %11.5f %9.3fMiB%s%s\n", i,
+			cores, layers, g->macs, g->time * 1e3, g->compute * 1e3, g->routing * 1e3,
+			g->storage / (1024.0 * 1024.0), g->bottleneck ? "  <- max" : "",
+			g->over_memory ? "  OVER MEMORY" : "");
+	}
+	double mt = pb_plan_metric(p, "max_time", NAN), opt = pb_plan_metric(p, "optimum", NAN);
+	fprintf(out, "max(t) = %.6f ms   reward = %.6f\n", mt * 1e3, pb_plan_metric(p, "reward", NAN));
+	if (isfinite(opt))
+		fprintf(out, "exact optimum = %.6f ms   gap = %.3f%%\n", opt * 1e3,
+			100 * pb_plan_metric(p, "gap", NAN));
+	fprintf(out, "lower bound (perfect balance) = %.6f ms   max storage = %.3f MiB of %.3f MiB\n",
+		pb_plan_metric(p, "lower_bound", NAN) * 1e3,
+		pb_plan_metric(p, "max_storage", NAN) / (1024.0 * 1024.0),
+		pb_plan_metric(p, "memory", NAN) / (1024.0 * 1024.0));
+}
+
+json_t *pb_part_report_json(const pb_plan *p, const char *method, const char *layout)
+{
+	json_t *j = json_object();
+	json_object_set_new(j, "method", json_string(method));
+	json_object_set_new(j, "layout", json_string(layout));
+	const char *names[] = {"max_time", "reward", "optimum", "gap", "lower_bound",
+			       "max_storage", "memory"};
+	for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+		double v = pb_plan_metric(p, names[i], NAN);
+		json_object_set_new(j, names[i], isfinite(v) ? json_real(v) : json_null());
+	}
+	json_t *gs = json_array();
+	for (int i = 0; i < p->n_groups; i++) {
+		const pb_plan_group *g = &p->groups[i];
+		json_t *o = json_object();
+		json_object_set_new(o, "first_core", json_integer(g->first_unit));
+		json_object_set_new(o, "cores", json_integer(g->n_units));
+		json_object_set_new(o, "first_layer", json_integer(g->first_node));
+		json_object_set_new(o, "last_layer", json_integer(g->last_node));
+		json_object_set_new(o, "macs", json_real(g->macs));
+		json_object_set_new(o, "time", json_real(g->time));
+		json_object_set_new(o, "compute", json_real(g->compute));
+		json_object_set_new(o, "routing", json_real(g->routing));
+		json_object_set_new(o, "storage", json_real(g->storage));
+		json_object_set_new(o, "bottleneck", json_boolean(g->bottleneck));
+		json_object_set_new(o, "over_memory", json_boolean(g->over_memory));
+		json_array_append_new(gs, o);
+	}
+	json_object_set_new(j, "groups", gs);
+	json_object_set(j, "arranged_core", json_object_get(p->detail, "arranged_core"));
+	json_object_set(j, "arranged_macs", json_object_get(p->detail, "arranged_macs"));
+	return j;
+}
+
