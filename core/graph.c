@@ -788,6 +788,7 @@ double pb_graph_edge_bytes(const pb_graph *g, int from, int to)
 		return 0;
 	const pb_node *a = &g->nodes[from], *b = &g->nodes[to];
 	double bytes = 0;
+	int sized = 0; /* a connecting tensor of known size (possibly 0 bytes) */
 	for (int i = 0; i < a->n_outputs; i++) {
 		int t = a->outputs[i];
 		if (t < 0)
@@ -795,12 +796,13 @@ double pb_graph_edge_bytes(const pb_graph *g, int from, int to)
 		for (int j = 0; j < b->n_inputs; j++)
 			if (b->inputs[j] == t) {
 				bytes += pb_tensor_bytes(&g->tensors[t]);
+				sized |= pb_tensor_numel(&g->tensors[t]) >= 0;
 				break;
 			}
 	}
 	/* Graphs with stated costs (DOT/JSON) may have no tensor shapes: fall back
 	 * to the producer's output bytes when the edge exists. */
-	if (bytes == 0) {
+	if (bytes == 0 && !sized) {
 		for (int i = 0; i < a->n_succs; i++)
 			if (a->succs[i] == to)
 				return a->cost.out_bytes;

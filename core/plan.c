@@ -256,6 +256,11 @@ int pb_plan_from_json(const json_t *j, const char *src, int n_nodes, pb_plan **o
 
 int pb_json_save_atomic(json_t *j, const char *path, pb_error *err)
 {
+	return pb_json_save_atomic_flags(j, path, JSON_INDENT(1) | JSON_REAL_PRECISION(12), err);
+}
+
+int pb_json_save_atomic_flags(json_t *j, const char *path, size_t flags, pb_error *err)
+{
 	size_t len = strlen(path) + 16;
 	char *tmp = malloc(len);
 	if (!tmp)
@@ -267,7 +272,7 @@ int pb_json_save_atomic(json_t *j, const char *path, pb_error *err)
 		free(tmp);
 		return pb_err(err, PB_EINPUT, "%s: cannot write: %s", path, strerror(e));
 	}
-	int bad = json_dumpf(j, f, JSON_INDENT(1) | JSON_REAL_PRECISION(12)) != 0;
+	int bad = json_dumpf(j, f, flags) != 0;
 	bad |= fputc('\n', f) == EOF;
 	bad |= fflush(f) != 0;
 	bad |= fsync(fileno(f)) != 0;

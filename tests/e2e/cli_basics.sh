@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# cli_basics.sh — the batch CLI's contract: exit codes (0 ok, 1 usage, 2 bad
+# input, with the message naming the file), `--help` for every command that
+# `partbench --help` lists, and the convert round trip through the CLI.
+# Usage: cli_basics.sh PATH/TO/partbench   (run from the repository root)
+set -u
+bin=${1:?usage: cli_basics.sh PARTBENCH}
+tmp=$(mktemp -d /tmp/pb_cli_basics.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+fails=0
+
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+
+# expect CODE DESCRIPTION -- CMD...: runs CMD, checks its exit code; keeps
+# stdout in $tmp/out and stderr in $tmp/err.
+expect() {
+	local want=$1 what=$2
+	shift 3
+	"$@" >"$tmp/out" 2>"$tmp/err"
+	local got=$?
+	if [ "$got" != "$want" ]; then
+		fail "$what: exit $got, expected $want: $*"
+		sed 's/^/    /' "$tmp/err" | head -5
+	fi
+}
+
+# ---- top-level help and version
+expect 0 "--help" -- "$bin" --help
+grep -q "Usage:" "$tmp/out" || fail "--help does not print Usage:"
+commands=$(awk '/^Commands:/{on=1; next} on && /^  [a-z]/{print $1} on && /^$/{on=0}' "$tmp/out")
+[ -n "$commands" ] || fail "--help lists no commands"
+echo "$commands" | grep -qx convert || fail "--help does not list convert"
+expect 0 "--version" -- "$bin" --version
+
+# ---- every listed command answers --help with exit 0 and a Usage: line
+for c in $commands; do
+	expect 0 "$c --help" -- "$bin" "$c" --help
+	grep -q "Usage:" "$tmp/out" || fail "$c --help does not print Usage:"
+done
+
+# ---- usage errors: exit 1
+expect 1 "unknown option" -- "$bin" convert models/tiny_branches.dot --no-such-option -o "$tmp/x.json"
+grep -q -- "--no-such-option" "$tmp/err" || fail "unknown option not named: $(cat "$tmp/err")"
+expect 1 "convert without -o" -- "$bin" convert models/tiny_branches.dot
+expect 1 "convert without a model" -- "$bin" convert -o "$tmp/x.json"
+
+# ---- bad input: exit 2 with the file named
+printf 'digraph { a -> b; c -> ; }\n' >"$tmp/broken.dot"
+expect 2 "syntax error in DOT" -- "$bin" convert "$tmp/broken.dot" -o "$tmp/x.json"
+grep -q "$tmp/broken.dot" "$tmp/err" || fail "broken.dot not named: $(cat "$tmp/err")"
+printf '{"nodes": [ {"name": "a",, } ]}\n' >"$tmp/broken.json"
+expect 2 "malformed JSON" -- "$bin" info "$tmp/broken.json"
+grep -q "$tmp/broken.json:1:" "$tmp/err" || fail "broken.json line not named: $(cat "$tmp/err")"
+head -c 300 models/tiny_branches.dot | tr 'a-z{}' 'A-Z()' >"$tmp/corrupt.gv"
+expect 2 "corrupt .gv" -- "$bin" info "$tmp/corrupt.gv"
+grep -q "$tmp/corrupt.gv" "$tmp/err" || fail "corrupt.gv not named: $(cat "$tmp/err")"
+head -c 3000 models/squeezenet1_1.onnx >"$tmp/corrupt.onnx"
+expect 2 "corrupt ONNX" -- "$bin" info "$tmp/corrupt.onnx"
+grep -q "$tmp/corrupt.onnx" "$tmp/err" || fail "corrupt.onnx not named: $(cat "$tmp/err")"
+expect 2 "missing file" -- "$bin" convert "$tmp/none.dot" -o "$tmp/x.json"
+grep -q "$tmp/none.dot" "$tmp/err" || fail "missing file not named"
+expect 2 "unwritable output" -- "$bin" convert models/tiny_branches.dot -o "$tmp/no/dir/x.json"
+grep -q "$tmp/no/dir/x.json" "$tmp/err" || fail "output path not named"
+
+# ---- convert round trip through the CLI: DOT -> JSON -> JSON is stable, and
+# the JSON graph reports the same table as the original
+expect 0 "convert dot" -- "$bin" convert models/tiny_branches.dot -o "$tmp/a.json"
+[ -s "$tmp/a.json" ] || fail "convert wrote nothing"
+expect 0 "convert json" -- "$bin" convert "$tmp/a.json" -o "$tmp/b.json"
+# the files differ only in the "source"/"source_format" fields
+diff <(grep -v '"source' "$tmp/a.json") <(grep -v '"source' "$tmp/b.json") >/dev/null ||
+	fail "JSON -> JSON conversion is not stable"
+"$bin" info --csv models/tiny_branches.dot >"$tmp/info_dot.csv" 2>/dev/null
+"$bin" info --csv "$tmp/a.json" >"$tmp/info_json.csv" 2>/dev/null
+cmp -s "$tmp/info_dot.csv" "$tmp/info_json.csv" || fail "info differs between .dot and its JSON"
+[ "$(wc -l <"$tmp/info_dot.csv")" -eq 10 ] || fail "info --csv of tiny_branches: expected 10 lines"
+ls "$tmp"/*.tmp >/dev/null 2>&1 && fail "a temporary file was left behind"
+
+# ONNX models convert too (two small ones here; test_convert round-trips all)
+for m in models/squeezenet1_1.onnx models/resnet18.onnx; do
+	"$bin" convert "$m" -o "$tmp/m.json" >/dev/null 2>"$tmp/err"
+	rc=$?
+	if grep -q "not built yet" "$tmp/err"; then
+		continue
+	fi
+	[ $rc = 0 ] || { fail "convert $m: exit $rc: $(cat "$tmp/err")"; continue; }
+	"$bin" info --json "$m" 2>/dev/null | grep -v '"model"\|"format"' >"$tmp/i1"
+	"$bin" info --json "$tmp/m.json" 2>/dev/null | grep -v '"model"\|"format"' >"$tmp/i2"
+	cmp -s "$tmp/i1" "$tmp/i2" || fail "info --json differs between $m and its JSON"
+done
+
+if [ $fails -gt 0 ]; then
+	echo "cli_basics: $fails failure(s)"
+	exit 1
+fi
+echo "cli_basics: ok ($(echo $commands | wc -w) commands checked)"
