@@ -544,7 +544,7 @@ static int rd_dims(rd *r, const json_t *arr, int *rank, int64_t *dims, int64_t l
 	*rank = (int)json_array_size(arr);
 	for (int i = 0; i < *rank; i++) {
 		size_t old = rd_push_idx(r, (size_t)i);
-		int rc = rd_int_at(r, json_array_get(arr, (size_t)i), lo, INT64_MAX / 2, &dims[i]);
+		int rc = rd_int_at(r, json_array_get(arr, (size_t)i), lo, INT64_MAX, &dims[i]);
 		rd_pop(r, old);
 		if (rc)
 			return rc;

@@ -80,9 +80,6 @@ ls "$tmp"/*.tmp >/dev/null 2>&1 && fail "a temporary file was left behind"
 for m in models/squeezenet1_1.onnx models/resnet18.onnx; do
 	"$bin" convert "$m" -o "$tmp/m.json" >/dev/null 2>"$tmp/err"
 	rc=$?
-	if grep -q "not built yet" "$tmp/err"; then
-		continue
-	fi
 	[ $rc = 0 ] || { fail "convert $m: exit $rc: $(cat "$tmp/err")"; continue; }
 	"$bin" info --json "$m" 2>/dev/null | grep -v '"model"\|"format"' >"$tmp/i1"
 	"$bin" info --json "$tmp/m.json" 2>/dev/null | grep -v '"model"\|"format"' >"$tmp/i2"
