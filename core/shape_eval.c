@@ -807,6 +807,67 @@ static int eval_reduce(pb_sx *c)
 	return 1;
 }
 
+/* NonZero: indices of the non-zero elements, [rank, count] int64. */
+static int eval_nonzero(pb_sx *c)
+{
+	const pb_value *x = pb_sx_val(c, 0);
+	if (!x)
+		return 0;
+	int64_t cnt = 0;
+	for (int64_t k = 0; k < x->numel; k++)
+		cnt += x->f[k] != 0 || x->i[k] != 0;
+	int r = x->rank ? x->rank : 1;
+	int64_t d[2] = {x->rank, cnt};
+	pb_value *v = pb_value_new(PB_DT_INT64, 2, d);
+	if (!v)
+		return 0;
+	int64_t idx[PB_MAX_RANK] = {0}, j = 0;
+	for (int64_t k = 0; k < x->numel; k++) {
+		if (x->f[k] != 0 || x->i[k] != 0) {
+			for (int i = 0; i < x->rank; i++)
+				set_elem(v, i * cnt + j, 0, idx[i], 0);
+			j++;
+		}
+		next_index(idx, x->rank, x->dims);
+	}
+	(void)r;
+	attach(c, 0, v);
+	return 1;
+}
+
+/* Compress: the slices along axis (or the flattened elements) whose
+ * condition is true. */
+static int eval_compress(pb_sx *c)
+{
+	const pb_value *x = pb_sx_val(c, 0), *cond = pb_sx_val(c, 1);
+	if (!x || !cond)
+		return 0;
+	const pb_attr *ax = pb_node_attr(c->n, "axis");
+	int axis = ax ? pb_sx_axis(ax->i, x->rank) : -1;
+	if (ax && axis < 0)
+		return 0;
+	int64_t n = ax ? x->dims[axis] : x->numel, keep = 0;
+	for (int64_t k = 0; k < n && k < cond->numel; k++)
+		keep += cond->i[k] != 0;
+	int64_t d[PB_MAX_RANK];
+	int r = ax ? x->rank : 1;
+	if (ax)
+		memcpy(d, x->dims, sizeof d);
+	d[ax ? axis : 0] = keep;
+	pb_value *v = out_value(c, 0, x->dtype, r, d);
+	if (!v)
+		return 0;
+	int64_t outer = ax ? pb_sx_prod(x->dims, 0, axis) : 1;
+	int64_t inner = ax ? pb_sx_prod(x->dims, axis + 1, x->rank) : 1, e = 0;
+	for (int64_t a = 0; a < outer; a++)
+		for (int64_t k = 0; k < n && k < cond->numel; k++)
+			if (cond->i[k])
+				for (int64_t b = 0; b < inner; b++)
+					copy_elem(v, e++, x, (a * n + k) * inner + b);
+	attach(c, 0, v);
+	return 1;
+}
+
 /* ---------------------------------------------------------------- dispatch */
 
 typedef int (*eval_fn)(pb_sx *c);
@@ -828,6 +889,7 @@ static const struct {
 	{"Transpose", eval_transpose}, {"Expand", eval_expand}, {"Tile", eval_tile},
 	{"Split", eval_split}, {"ReduceProd", eval_reduce}, {"ReduceSum", eval_reduce},
 	{"ReduceMax", eval_reduce}, {"ReduceMin", eval_reduce}, {"ReduceMean", eval_reduce},
+	{"NonZero", eval_nonzero}, {"Compress", eval_compress},
 	{NULL, NULL}};
 
 int pb_shape_eval_supported(const char *op)

@@ -869,6 +869,26 @@ static int rule_nonzero(pb_sx *c)
 	return 1;
 }
 
+static int rule_compress(pb_sx *c)
+{
+	pb_tensor *x = pb_sx_in(c, 0);
+	if (!has_shape(x))
+		return 0;
+	const pb_attr *ax = pb_node_attr(c->n, "axis");
+	if (!ax) {
+		pb_sx_set(pb_sx_out(c, 0), x->dtype, 1, NULL);
+		return 1;
+	}
+	int a = pb_sx_axis(ax->i, x->rank);
+	if (a < 0)
+		return 0;
+	int64_t d[PB_MAX_RANK];
+	memcpy(d, x->dims, sizeof d);
+	d[a] = -1;
+	pb_sx_set(pb_sx_out(c, 0), x->dtype, x->rank, d);
+	return 1;
+}
+
 static int rule_scatter(pb_sx *c)
 {
 	return rule_unary(c);
@@ -931,7 +951,7 @@ const pb_shape_rule_entry pb_shape_rules_tensor[] = {
 	{"Shape", rule_shape}, {"Size", rule_size}, {"ConstantOfShape", rule_constant_of_shape},
 	{"Constant", rule_constant}, {"Range", rule_range},
 	{"DepthToSpace", rule_depth_to_space}, {"SpaceToDepth", rule_space_to_depth},
-	{"Resize", rule_resize}, {"Upsample", rule_resize}, {"NonZero", rule_nonzero},
+	{"Resize", rule_resize}, {"Upsample", rule_resize}, {"NonZero", rule_nonzero}, {"Compress", rule_compress},
 	{"Det", rule_det}, {"OneHot", rule_onehot}, {"TopK", rule_topk},
 	{"ArgMax", rule_argreduce}, {"ArgMin", rule_argreduce},
 	/* reductions */
