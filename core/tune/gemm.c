@@ -1,0 +1,201 @@
+/*
+ * tune/gemm.c — blocked GEMM driver (BLIS-style) and the naive reference.
+ *
+ * Three cache-tile loops (jc over N by nc, pc over K by kc, ic over M by mc)
+ * in one of two orders, then register tiles of mr x nr computed by a
+ * micro-kernel (ukernels.c). With packing, the A block (mc x kc) and the B
+ * block (kc x nc) are copied into zero-padded panels, so every register tile
+ * reads whole panels and edge tiles go through a small buffer; without
+ * packing the micro-kernel reads A and B in place and edge tiles are done by
+ * a scalar loop. Invariant: every C element is written once per k-block, the
+ * first k-block stores and the others accumulate.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tune/kernels.h"
+#include "tune/ukernels.h"
+
+int pb_gemm_legal(const pb_gemm_cfg *c, char *why, size_t len)
+{
+	const char *r = NULL;
+	char buf[160];
+	if (c->vec != 1 && c->vec != 4 && c->vec != 8)
+		r = "vector width must be 1, 4 or 8";
+	else if (c->nr % c->vec)
+		r = "nr is not a multiple of the vector width";
+	else if (c->mr * c->nr / c->vec > 32) {
+		snprintf(buf, sizeof buf, "register tile %dx%d needs %d accumulators (> 32)", c->mr,
+			 c->nr, c->mr * c->nr / c->vec);
+		r = buf;
+	} else if (c->mc < c->mr || c->nc < c->nr || c->kc < 1)
+		r = "cache tile smaller than the register tile";
+	else if (c->order < 0 || c->order > 1 || c->pack < 0 || c->pack > 1)
+		r = "loop order / packing out of range";
+	else if (!pb_gemm_ukr_find(c->vec, c->mr, c->nr, c->unroll))
+		r = "no micro-kernel for this vector width, register tile and unroll";
+	if (r && why)
+		snprintf(why, len, "%s", r);
+	return r == NULL;
+}
+
+static int floor_mult(int v, int m)
+{
+	int r = v / m * m;
+	return r < m ? m : r;
+}
+
+static int imin(int a, int b)
+{
+	return a < b ? a : b;
+}
+
+size_t pb_gemm_workspace(const pb_gemm_cfg *c, int M, int N, int K)
+{
+	size_t mc = (size_t)floor_mult(c->mc, c->mr), nc = (size_t)floor_mult(c->nc, c->nr);
+	size_t kc = (size_t)c->kc;
+	return mc * kc + nc * kc + (size_t)c->mr * (size_t)c->nr + 64;
+}
+
+/* Copies A[ic.., pc..] (mb x kb) into panels of mr rows: Ap[p][k][i]. */
+static void pack_a(const float *A, int K, int ic, int pc, int mb, int kb, int mr, float *Ap)
+{
+	for (int p = 0; p < mb; p += mr)
+		for (int k = 0; k < kb; k++)
+			for (int i = 0; i < mr; i++)
+				*Ap++ = p + i < mb ? A[(long)(ic + p + i) * K + pc + k] : 0.0f;
+}
+
+/* Copies B[pc.., jc..] (kb x nb) into panels of nr columns: Bp[q][k][j]. */
+static void pack_b(const float *B, int N, int pc, int jc, int kb, int nb, int nr, float *Bp)
+{
+	for (int q = 0; q < nb; q += nr)
+		for (int k = 0; k < kb; k++) {
+			const float *src = B + (long)(pc + k) * N + jc + q;
+			int w = imin(nr, nb - q);
+			memcpy(Bp, src, (size_t)w * sizeof *Bp);
+			for (int j = w; j < nr; j++)
+				Bp[j] = 0.0f;
+			Bp += nr;
+		}
+}
+
+typedef struct gemm_run {
+	const pb_gemm_cfg *c;
+	pb_gemm_ukr ukr;
+	int M, N, K;
+	const float *A, *B;
+	float *C, *Ap, *Bp, *tmp;
+} gemm_run;
+
+/* All register tiles of one (ic, jc, pc) block. */
+static void macro_tile(const gemm_run *g, int ic, int jc, int pc, int mb, int nb, int kb)
+{
+	const int mr = g->c->mr, nr = g->c->nr, N = g->N, K = g->K, first = pc == 0;
+	for (int jr = 0; jr < nb; jr += nr)
+		for (int ir = 0; ir < mb; ir += mr) {
+			int mi = imin(mr, mb - ir), nj = imin(nr, nb - jr);
+			float *c = g->C + (long)(ic + ir) * N + jc + jr;
+			if (g->c->pack) {
+				const float *a = g->Ap + (long)ir * kb, *b = g->Bp + (long)jr * kb;
+				if (mi == mr && nj == nr) {
+					g->ukr(kb, a, 1, mr, b, nr, c, N, first);
+					continue;
+				}
+				g->ukr(kb, a, 1, mr, b, nr, g->tmp, nr, 1);
+				for (int i = 0; i < mi; i++)
+					for (int j = 0; j < nj; j++)
+						c[(long)i * N + j] = first ? g->tmp[i * nr + j]
+									   : c[(long)i * N + j] + g->tmp[i * nr + j];
+				continue;
+			}
+			const float *a = g->A + (long)(ic + ir) * K + pc;
+			const float *b = g->B + (long)pc * N + jc + jr;
+			if (mi == mr && nj == nr) {
+				g->ukr(kb, a, K, 1, b, N, c, N, first);
+				continue;
+			}
+			for (int i = 0; i < mi; i++)
+				for (int j = 0; j < nj; j++) {
+					float s = 0.0f;
+					for (int k = 0; k < kb; k++)
+						s += a[(long)i * K + k] * b[(long)k * N + j];
+					c[(long)i * N + j] = first ? s : c[(long)i * N + j] + s;
+				}
+		}
+}
+
+int pb_gemm_run(const pb_gemm_cfg *c, int M, int N, int K, const float *A, const float *B,
+		float *C, float *ws)
+{
+	if (!pb_gemm_legal(c, NULL, 0))
+		return -1;
+	gemm_run g = {c, pb_gemm_ukr_find(c->vec, c->mr, c->nr, c->unroll), M, N, K, A, B, C};
+	int mc = floor_mult(c->mc, c->mr), nc = floor_mult(c->nc, c->nr), kc = c->kc;
+	g.Ap = ws;
+	g.Bp = ws + (size_t)mc * kc;
+	g.tmp = g.Bp + (size_t)nc * kc;
+	if (c->order == 0) {
+		for (int jc = 0; jc < N; jc += nc)
+			for (int pc = 0; pc < K; pc += kc) {
+				int nb = imin(nc, N - jc), kb = imin(kc, K - pc);
+				if (c->pack)
+					pack_b(B, N, pc, jc, kb, nb, c->nr, g.Bp);
+				for (int ic = 0; ic < M; ic += mc) {
+					int mb = imin(mc, M - ic);
+					if (c->pack)
+						pack_a(A, K, ic, pc, mb, kb, c->mr, g.Ap);
+					macro_tile(&g, ic, jc, pc, mb, nb, kb);
+				}
+			}
+	} else {
+		for (int ic = 0; ic < M; ic += mc)
+			for (int pc = 0; pc < K; pc += kc) {
+				int mb = imin(mc, M - ic), kb = imin(kc, K - pc);
+				if (c->pack)
+					pack_a(A, K, ic, pc, mb, kb, c->mr, g.Ap);
+				for (int jc = 0; jc < N; jc += nc) {
+					int nb = imin(nc, N - jc);
+					if (c->pack)
+						pack_b(B, N, pc, jc, kb, nb, c->nr, g.Bp);
+					macro_tile(&g, ic, jc, pc, mb, nb, kb);
+				}
+			}
+	}
+	return 0;
+}
+
+void pb_gemm_ref(int M, int N, int K, const float *A, const float *B, float *C)
+{
+	/* i-k-j order over a double row accumulator: exact for the test data and
+	 * streaming through B. Falls back to a per-element sum without memory. */
+	double *row = malloc((size_t)N * sizeof *row);
+	for (int i = 0; i < M; i++) {
+		if (!row) {
+			for (int j = 0; j < N; j++) {
+				double s = 0;
+				for (int k = 0; k < K; k++)
+					s += (double)A[(long)i * K + k] * B[(long)k * N + j];
+				C[(long)i * N + j] = (float)s;
+			}
+			continue;
+		}
+		for (int j = 0; j < N; j++)
+			row[j] = 0;
+		for (int k = 0; k < K; k++) {
+			double a = A[(long)i * K + k];
+			const float *b = B + (long)k * N;
+			for (int j = 0; j < N; j++)
+				row[j] += a * b[j];
+		}
+		for (int j = 0; j < N; j++)
+			C[(long)i * N + j] = (float)row[j];
+	}
+	free(row);
+}
+
+const char *pb_kernels_isa(void)
+{
+	return pb_ukr_isa();
+}

@@ -1,0 +1,41 @@
+/*
+ * tune/log.h — the tuning log: one JSON object per line, one line per
+ * hardware measurement, appended and flushed as soon as it is known:
+ *   {"key":"gemm:128,768,768","op":"gemm",
+ *    "config":{"vec":8,...},"valid":true,"gflops":51.2,"seconds":0.0029,
+ *    "method":"rl","isa":"avx2+fma","why":"..."(invalid only)}
+ * Lines of other shapes are kept and ignored when loading one shape, so one
+ * file can hold a whole model's tuning (pb_tune_node_times reads it).
+ */
+#ifndef PB_TUNE_LOG_H
+#define PB_TUNE_LOG_H
+
+#include <stdio.h>
+
+#include "error.h"
+#include "tune/measure.h"
+#include "tune/space.h"
+
+typedef struct pb_tune_record {
+	int idx[PB_TUNE_MAX_PARAMS];
+	pb_tune_result r;
+	char method[16];
+} pb_tune_record;
+
+/* Opens path for appending (created if missing). */
+int pb_tune_log_open(const char *path, FILE **out, pb_error *err);
+/* Appends one line and flushes. */
+int pb_tune_log_append(FILE *f, const char *path, const pb_tune_space *sp, const int *idx,
+		       const pb_tune_result *r, const char *method, pb_error *err);
+/* Records of sp's shape in path (*out malloc'd, *n count). A missing file is
+ * an empty log. Malformed lines are errors naming path:line, except a last
+ * line cut short by an interrupted write, which is skipped. */
+int pb_tune_log_load(const char *path, const pb_tune_space *sp, pb_tune_record **out, int *n,
+		     pb_error *err);
+
+/* Calls fn for every valid measurement in the log (any shape). */
+int pb_tune_log_foreach(const char *path,
+			void (*fn)(void *ud, const char *key, double gflops, double seconds),
+			void *ud, pb_error *err);
+
+#endif

@@ -1,0 +1,107 @@
+/*
+ * tune/ukernels.c — instantiates the micro-kernel template (ukernels_tmpl.h)
+ * for every legal (vector width, register tile, unroll) triple, once for
+ * AVX2+FMA (x86-64 only, via #pragma GCC target) and once for the baseline
+ * ISA, and picks the set at run time with __builtin_cpu_supports.
+ *
+ * The lists below are the legal register tiles: at most 32 accumulators for
+ * GEMM (mr * nr / vec) and 16 for convolution (kb * owv), nr a multiple of
+ * vec. Anything else has no micro-kernel and is an illegal configuration.
+ */
+#include "tune/ukernels.h"
+
+#include <string.h>
+
+typedef float pb_v4 __attribute__((vector_size(16)));
+typedef float pb_v8 __attribute__((vector_size(32)));
+
+#define PB_STR_(x) #x
+#define PB_UNROLL(n) _Pragma(PB_STR_(GCC unroll n))
+
+struct gemm_entry {
+	int vec, mr, nr, unroll;
+	pb_gemm_ukr fn;
+};
+struct conv_entry {
+	int vec, kb, owv, unroll;
+	pb_conv_ukr fn;
+};
+
+#define PB_GEMM_U(X, VT, VW, MR, NR) X(VT, VW, MR, NR, 1) X(VT, VW, MR, NR, 4)
+#define PB_GEMM_LIST(X)                                                                      \
+	PB_GEMM_U(X, float, 1, 2, 8) PB_GEMM_U(X, float, 1, 2, 16) PB_GEMM_U(X, float, 1, 4, 8) \
+	PB_GEMM_U(X, pb_v4, 4, 2, 8) PB_GEMM_U(X, pb_v4, 4, 2, 16) PB_GEMM_U(X, pb_v4, 4, 2, 32) \
+	PB_GEMM_U(X, pb_v4, 4, 4, 8) PB_GEMM_U(X, pb_v4, 4, 4, 16) PB_GEMM_U(X, pb_v4, 4, 4, 32) \
+	PB_GEMM_U(X, pb_v4, 4, 6, 8) PB_GEMM_U(X, pb_v4, 4, 6, 16) PB_GEMM_U(X, pb_v4, 4, 8, 8)  \
+	PB_GEMM_U(X, pb_v4, 4, 8, 16) PB_GEMM_U(X, pb_v8, 8, 2, 8) PB_GEMM_U(X, pb_v8, 8, 2, 16) \
+	PB_GEMM_U(X, pb_v8, 8, 2, 32) PB_GEMM_U(X, pb_v8, 8, 4, 8) PB_GEMM_U(X, pb_v8, 8, 4, 16) \
+	PB_GEMM_U(X, pb_v8, 8, 4, 32) PB_GEMM_U(X, pb_v8, 8, 6, 8) PB_GEMM_U(X, pb_v8, 8, 6, 16) \
+	PB_GEMM_U(X, pb_v8, 8, 6, 32) PB_GEMM_U(X, pb_v8, 8, 8, 8) PB_GEMM_U(X, pb_v8, 8, 8, 16) \
+	PB_GEMM_U(X, pb_v8, 8, 8, 32)
+
+#define PB_CONV_U(X, VT, VW, KB, OWV) X(VT, VW, KB, OWV, 1) X(VT, VW, KB, OWV, 4)
+#define PB_CONV_KB(X, VT, VW)                                                              \
+	PB_CONV_U(X, VT, VW, 1, 1) PB_CONV_U(X, VT, VW, 1, 2) PB_CONV_U(X, VT, VW, 1, 4)   \
+	PB_CONV_U(X, VT, VW, 2, 1) PB_CONV_U(X, VT, VW, 2, 2) PB_CONV_U(X, VT, VW, 2, 4)   \
+	PB_CONV_U(X, VT, VW, 4, 1) PB_CONV_U(X, VT, VW, 4, 2) PB_CONV_U(X, VT, VW, 4, 4)   \
+	PB_CONV_U(X, VT, VW, 8, 1) PB_CONV_U(X, VT, VW, 8, 2)
+#define PB_CONV_LIST(X) PB_CONV_KB(X, float, 1) PB_CONV_KB(X, pb_v4, 4) PB_CONV_KB(X, pb_v8, 8)
+
+#define PB_ISA base
+#include "tune/ukernels_tmpl.h"
+#undef PB_ISA
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#define PB_HAVE_AVX2_SET 1
+#pragma GCC push_options
+#pragma GCC target("avx2,fma")
+#define PB_ISA avx2
+#include "tune/ukernels_tmpl.h"
+#undef PB_ISA
+#pragma GCC pop_options
+#endif
+
+static int use_avx2(void)
+{
+#ifdef PB_HAVE_AVX2_SET
+	static int cached = -1;
+	if (cached < 0) {
+		__builtin_cpu_init();
+		cached = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+	}
+	return cached;
+#else
+	return 0;
+#endif
+}
+
+const char *pb_ukr_isa(void)
+{
+	return use_avx2() ? "avx2+fma" : "baseline";
+}
+
+pb_gemm_ukr pb_gemm_ukr_find(int vec, int mr, int nr, int unroll)
+{
+	const struct gemm_entry *t = gemm_table_base;
+#ifdef PB_HAVE_AVX2_SET
+	if (use_avx2())
+		t = gemm_table_avx2;
+#endif
+	for (; t->fn; t++)
+		if (t->vec == vec && t->mr == mr && t->nr == nr && t->unroll == unroll)
+			return t->fn;
+	return NULL;
+}
+
+pb_conv_ukr pb_conv_ukr_find(int vec, int kb, int owv, int unroll)
+{
+	const struct conv_entry *t = conv_table_base;
+#ifdef PB_HAVE_AVX2_SET
+	if (use_avx2())
+		t = conv_table_avx2;
+#endif
+	for (; t->fn; t++)
+		if (t->vec == vec && t->kb == kb && t->owv == owv && t->unroll == unroll)
+			return t->fn;
+	return NULL;
+}

@@ -1,0 +1,26 @@
+/*
+ * tune/ukernels.h — lookup of the compiled micro-kernels (internal to tune/).
+ *
+ * gemm micro-kernel: C[mr][nr] (+)= A[mr][kc] * B[kc][nr] where
+ *   A(i,k) = a[i*ars + k*acs], B(k,j) = b[k*ldb + j], C(i,j) = c[i*ldc + j];
+ *   first != 0 stores, otherwise accumulates into C.
+ * conv micro-kernel: O[kb][vec*owv] (+)= sum over c < nc, r < R, s < S of
+ *   W(kk,c,r,s) * X(c,r,s)[x], with W(kk,c,r,s) = w[kk*wks + c*wcs + (r*S+s)*wss]
+ *   and X(c,r,s)[x] = x[c*xcs + r*xrs + s*xss + x] (x contiguous along the
+ *   output width), O(kk,x) = o[kk*oks + x].
+ */
+#ifndef PB_TUNE_UKERNELS_H
+#define PB_TUNE_UKERNELS_H
+
+typedef void (*pb_gemm_ukr)(int kc, const float *a, long ars, long acs, const float *b,
+			    long ldb, float *c, long ldc, int first);
+typedef void (*pb_conv_ukr)(int nc, int R, int S, const float *x, long xcs, long xrs,
+			    long xss, const float *w, long wks, long wcs, long wss, float *o,
+			    long oks, int first);
+
+/* NULL when no micro-kernel exists for these parameters (illegal config). */
+pb_gemm_ukr pb_gemm_ukr_find(int vec, int mr, int nr, int unroll);
+pb_conv_ukr pb_conv_ukr_find(int vec, int kb, int owv, int unroll);
+const char *pb_ukr_isa(void);
+
+#endif

@@ -1,0 +1,337 @@
+/* test_tune.c — tunable kernels against the naive references (every legal
+ * configuration on small awkward shapes), illegal and wrong configurations,
+ * shape parsing and node shapes, the tuning log (append, resume, truncated
+ * last line, malformed lines), per-node times from a log, and a short tuner
+ * run with baselines. No timing assertions. */
+#include "pb_test.h"
+
+#include <unistd.h>
+
+#include "tune/kernels.h"
+#include "tune/log.h"
+#include "tune/measure.h"
+#include "tune/node_costs.h"
+#include "tune/space.h"
+#include "tune/tuner.h"
+
+static const pb_tune_measure_opts FAST = {1, 1, 0};
+
+/* Every legal configuration of the space must reproduce the reference; the
+ * illegal ones must be refused without running. */
+static void check_all(const char *op, const char *spec, int stride)
+{
+	pb_tune_shape sh;
+	pb_error err = {0};
+	assert_int_equal(pb_tune_shape_parse(op, spec, &sh, &err), PB_OK);
+	pb_tune_space sp;
+	pb_tune_space_init(&sp, &sh);
+	pb_tune_bench *b;
+	assert_int_equal(pb_tune_bench_new(&sh, 3, &b, &err), PB_OK);
+	int64_t n = (int64_t)pb_tune_space_size(&sp), legal = 0, valid = 0;
+	for (int64_t id = 0; id < n; id += stride) {
+		int idx[PB_TUNE_MAX_PARAMS];
+		pb_tune_space_decode(&sp, id, idx);
+		assert_int_equal(pb_tune_space_encode(&sp, idx), id);
+		pb_tune_result r;
+		assert_int_equal(pb_tune_bench_measure(b, &sp, idx, &FAST, &r, &err), PB_OK);
+		int is_legal = pb_tune_space_legal(&sp, idx, NULL, 0);
+		legal += is_legal;
+		if (!is_legal) {
+			assert_int_equal(r.valid, 0);
+			assert_int_equal(r.measured, 0);
+			assert_true(r.gflops == 0);
+			assert_true(strlen(r.why) > 0);
+			continue;
+		}
+		if (!r.valid)
+			fail_msg("%s %s id %lld: %s", op, spec, (long long)id, r.why);
+		valid++;
+		assert_true(r.gflops > 0);
+	}
+	assert_true(legal > 0);
+	assert_int_equal(valid, legal);
+	pb_tune_bench_free(b);
+}
+
+static void test_gemm_all_configs(void **state)
+{
+	int stride = getenv("PB_SANITIZED") ? 7 : 1;
+	check_all("gemm", "37,29,45", stride); /* edges in every loop */
+	check_all("gemm", "8,16,3", stride + 2);
+}
+
+static void test_conv_all_configs(void **state)
+{
+	int stride = getenv("PB_SANITIZED") ? 5 : 1;
+	check_all("conv2d", "1,5,11,13,7,3,3,2,1", stride); /* stride 2, pad, odd K */
+	check_all("conv2d", "2,3,9,9,9,1,1,1,0", stride + 2); /* batch 2, 1x1 */
+	check_all("conv2d", "1,2,6,20,4,5,3,1,2", stride + 4); /* non-square kernel */
+}
+
+static void test_illegal_and_wrong(void **state)
+{
+	pb_gemm_cfg g = {1, 8, 32, 1, 48, 64, 256, 1, 0};
+	char why[160];
+	assert_false(pb_gemm_legal(&g, why, sizeof why));
+	assert_non_null(strstr(why, "accumulators"));
+	g.vec = 8, g.nr = 12;
+	assert_false(pb_gemm_legal(&g, why, sizeof why));
+	assert_non_null(strstr(why, "multiple"));
+	float a[4] = {0}, c[4];
+	assert_int_equal(pb_gemm_run(&g, 2, 2, 1, a, a, c, c), -1);
+	pb_conv_cfg cv = {8, 8, 4, 1, 8, 0, 0};
+	assert_false(pb_conv_legal(&cv, why, sizeof why));
+	/* a wrong result (fault injected after the kernel) gives reward 0 */
+	pb_tune_shape sh;
+	pb_error err = {0};
+	assert_int_equal(pb_tune_shape_parse("gemm", "16,16,16", &sh, &err), PB_OK);
+	pb_tune_space sp;
+	pb_tune_space_init(&sp, &sh);
+	pb_tune_bench *b;
+	assert_int_equal(pb_tune_bench_new(&sh, 1, &b, &err), PB_OK);
+	int idx[PB_TUNE_MAX_PARAMS] = {2, 1, 1, 0, 0, 0, 0, 1, 0};
+	assert_true(pb_tune_space_legal(&sp, idx, NULL, 0));
+	pb_tune_result r;
+	pb_tune_bench_inject_fault(b, 1);
+	assert_int_equal(pb_tune_bench_measure(b, &sp, idx, &FAST, &r, &err), PB_OK);
+	assert_int_equal(r.valid, 0);
+	assert_int_equal(r.measured, 1);
+	assert_true(r.gflops == 0);
+	assert_non_null(strstr(r.why, "wrong result"));
+	pb_tune_bench_inject_fault(b, 0);
+	assert_int_equal(pb_tune_bench_measure(b, &sp, idx, &FAST, &r, &err), PB_OK);
+	assert_int_equal(r.valid, 1);
+	pb_tune_bench_free(b);
+}
+
+static void test_shape_parse(void **state)
+{
+	pb_tune_shape s;
+	pb_error err = {0};
+	assert_int_equal(pb_tune_shape_parse("gemm", "128,768,3072", &s, &err), PB_OK);
+	assert_int_equal(s.m, 128);
+	assert_int_equal(s.k, 3072);
+	assert_true(fabs(pb_tune_shape_flops(&s) - 2.0 * 128 * 768 * 3072) < 1);
+	char key[64];
+	pb_tune_shape_key(&s, key, sizeof key);
+	assert_string_equal(key, "gemm:128,768,3072");
+	assert_int_equal(pb_tune_shape_parse("conv2d", "1,64,56,56,64,3,3,1,1", &s, &err), PB_OK);
+	assert_int_equal(pb_conv_out_h(&s.conv), 56);
+	assert_int_equal(pb_tune_shape_parse("gemm", "1,2", &s, &err), PB_EUSAGE);
+	assert_non_null(strstr(err.msg, "M,N,K"));
+	assert_int_equal(pb_tune_shape_parse("conv", "1,2,3", &s, &err), PB_EUSAGE);
+	assert_int_equal(pb_tune_shape_parse("gemm", "4,x,4", &s, &err), PB_EUSAGE);
+	assert_int_equal(pb_tune_shape_parse("conv2d", "1,3,4,4,8,7,7,1,0", &s, &err), PB_EUSAGE);
+	assert_non_null(strstr(err.msg, "larger than the padded input"));
+	assert_int_equal(pb_tune_shape_parse("gemm", "0,4,4", &s, &err), PB_EUSAGE);
+}
+
+/* x[1,3,8,8] -Conv(w[4,3,3,3], s2 p1)-> y -MatMul(m[16,5])-> z, reshaped in between */
+static pb_graph *small_graph(void)
+{
+	pb_builder *b = pb_builder_new("mem.onnx", "onnx");
+	const char *names[] = {"x", "w", "y", "m", "z", "y2"};
+	int t[6];
+	for (int i = 0; i < 6; i++)
+		t[i] = pb_builder_tensor(b, names[i]);
+	int64_t dx[] = {1, 3, 8, 8}, dw[] = {4, 3, 3, 3}, dy[] = {1, 4, 4, 4}, dm[] = {16, 5},
+		dz[] = {4, 5}, dy2[] = {4, 16};
+	pb_builder_set_shape(b, t[0], PB_DT_FLOAT, 4, dx, NULL);
+	pb_builder_set_shape(b, t[1], PB_DT_FLOAT, 4, dw, NULL);
+	pb_builder_set_shape(b, t[2], PB_DT_FLOAT, 4, dy, NULL);
+	pb_builder_set_shape(b, t[3], PB_DT_FLOAT, 2, dm, NULL);
+	pb_builder_set_shape(b, t[4], PB_DT_FLOAT, 2, dz, NULL);
+	pb_builder_set_shape(b, t[5], PB_DT_FLOAT, 2, dy2, NULL);
+	pb_builder_input(b, t[0]);
+	pb_builder_initializer(b, t[1], 0);
+	pb_builder_initializer(b, t[3], 0);
+	const char *ci[] = {"x", "w"}, *co[] = {"y"}, *ri[] = {"y"}, *ro[] = {"y2"},
+		   *mi[] = {"y2", "m"}, *mo[] = {"z"};
+	int conv = pb_builder_node(b, "conv", "Conv", "", ci, 2, co, 1);
+	int64_t st[] = {2, 2}, pd[] = {1, 1, 1, 1};
+	pb_attr a1 = {.name = "strides", .type = PB_ATTR_INTS, .n = 2, .ints = st};
+	pb_attr a2 = {.name = "pads", .type = PB_ATTR_INTS, .n = 4, .ints = pd};
+	pb_builder_attr(b, conv, &a1);
+	pb_builder_attr(b, conv, &a2);
+	pb_builder_node(b, "flat", "Flatten", "", ri, 1, ro, 1);
+	pb_builder_node(b, "mm", "MatMul", "", mi, 2, mo, 1);
+	pb_builder_output(b, t[4]);
+	pb_graph *g = NULL;
+	pb_error err = {0};
+	pb_load_opts opts = {.skip_shapes = 1};
+	if (pb_builder_finish(b, &opts, &g, &err))
+		fail_msg("%s", err.msg);
+	return g;
+}
+
+static void test_node_shapes(void **state)
+{
+	pb_graph *g = small_graph();
+	pb_tune_shape s;
+	pb_error err = {0};
+	assert_int_equal(pb_tune_shape_from_node(g, pb_graph_find_node(g, "conv"), &s, &err), PB_OK);
+	assert_int_equal(s.op, PB_TUNE_CONV2D);
+	assert_int_equal(s.conv.k, 4);
+	assert_int_equal(s.conv.stride, 2);
+	assert_int_equal(s.conv.pad, 1);
+	assert_int_equal(s.conv.r, 3);
+	assert_int_equal(pb_tune_shape_from_node(g, pb_graph_find_node(g, "mm"), &s, &err), PB_OK);
+	assert_int_equal(s.op, PB_TUNE_GEMM);
+	assert_int_equal(s.m, 4);
+	assert_int_equal(s.n, 5);
+	assert_int_equal(s.k, 16);
+	assert_int_equal(pb_tune_shape_from_node(g, pb_graph_find_node(g, "flat"), &s, &err),
+			 PB_EINPUT);
+	assert_non_null(strstr(err.msg, "flat"));
+	pb_graph_free(g);
+}
+
+static char *tmp_path(const char *name)
+{
+	static char buf[256];
+	snprintf(buf, sizeof buf, "%s/pb_tune_%d_%s", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp",
+		 (int)getpid(), name);
+	return buf;
+}
+
+static void run_small(const pb_tune_space *sp, const char *log, int trials, int resume,
+		      int baselines, pb_tune_report *r)
+{
+	pb_tune_opts o = {0};
+	o.trials = trials;
+	o.batch = 8;
+	o.seed = 5;
+	o.log_path = log;
+	o.resume = resume;
+	o.baselines = baselines;
+	o.measure = FAST;
+	pb_error err = {0};
+	if (pb_tune_run(sp, &o, r, &err))
+		fail_msg("%s", err.msg);
+}
+
+static int count_lines(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	int n = 0, c;
+	while (f && (c = fgetc(f)) != EOF)
+		n += c == '\n';
+	if (f)
+		fclose(f);
+	return n;
+}
+
+static void test_log_resume_and_node_times(void **state)
+{
+	char log[256];
+	snprintf(log, sizeof log, "%s", tmp_path("log.jsonl"));
+	unlink(log);
+	pb_tune_shape sh;
+	pb_error err = {0};
+	assert_int_equal(pb_tune_shape_parse("gemm", "4,5,16", &sh, &err), PB_OK);
+	pb_tune_space sp;
+	pb_tune_space_init(&sp, &sh);
+	pb_tune_report r;
+	run_small(&sp, log, 10, 0, 0, &r);
+	assert_int_equal(r.rl.measurements, 10);
+	assert_int_equal(r.resumed, 0);
+	assert_int_equal(count_lines(log), r.hw_runs);
+	assert_int_equal(r.hw_runs, 10);
+	double best1 = r.rl.best_gflops;
+	pb_tune_report_free(&r);
+	/* the log reads back: 10 records of this shape, all valid */
+	pb_tune_record *recs;
+	int n;
+	assert_int_equal(pb_tune_log_load(log, &sp, &recs, &n, &err), PB_OK);
+	assert_int_equal(n, 10);
+	for (int i = 0; i < n; i++)
+		assert_int_equal(recs[i].r.valid, 1);
+	free(recs);
+	/* resume to 16: 10 come from the log, 6 new measurements are appended */
+	run_small(&sp, log, 16, 1, 0, &r);
+	assert_int_equal(r.resumed, 10);
+	assert_int_equal(r.rl.measurements, 16);
+	assert_int_equal(r.hw_runs, 6);
+	assert_int_equal(count_lines(log), 16);
+	assert_true(r.rl.best_gflops >= best1);
+	pb_tune_report_free(&r);
+	/* an interrupted last line is skipped; a malformed middle line is an error */
+	FILE *f = fopen(log, "a");
+	fputs("{\"key\":\"gemm:4,5,16\",\"conf", f);
+	fclose(f);
+	assert_int_equal(pb_tune_log_load(log, &sp, &recs, &n, &err), PB_OK);
+	assert_int_equal(n, 16);
+	free(recs);
+	f = fopen(log, "a");
+	fputs("\n{\"key\":\"gemm:4,5,16\",\"valid\":true,\"gflops\":1,\"config\":{\"vec\":3}}\n", f);
+	fclose(f);
+	assert_int_equal(pb_tune_log_load(log, &sp, &recs, &n, &err), PB_EINPUT);
+	assert_non_null(strstr(err.msg, log));
+	assert_non_null(strstr(err.msg, ":17:"));
+	unlink(log);
+
+	/* per-node times: a log with the graph's MatMul shape only */
+	pb_graph *g = small_graph();
+	pb_tune_shape mm;
+	assert_int_equal(pb_tune_shape_from_node(g, pb_graph_find_node(g, "mm"), &mm, &err), PB_OK);
+	pb_tune_space msp;
+	pb_tune_space_init(&msp, &mm);
+	run_small(&msp, log, 6, 0, 0, &r);
+	double best = r.rl.best_gflops;
+	pb_tune_report_free(&r);
+	double times[3];
+	int found = -1;
+	assert_int_equal(pb_tune_node_times(g, log, times, &found, &err), PB_OK);
+	assert_int_equal(found, 1);
+	int k = pb_graph_find_node(g, "mm");
+	assert_true(fabs(times[k] - 2.0 * 4 * 5 * 16 / (best * 1e9)) < 1e-6 * times[k]);
+	assert_true(isnan(times[pb_graph_find_node(g, "conv")]));
+	assert_true(isnan(times[pb_graph_find_node(g, "flat")]));
+	unlink(log);
+	assert_int_equal(pb_tune_node_times(g, log, times, &found, &err), PB_EINPUT);
+	assert_non_null(strstr(err.msg, log));
+	pb_graph_free(g);
+}
+
+static void test_tuner_with_baselines(void **state)
+{
+	pb_tune_shape sh;
+	pb_error err = {0};
+	assert_int_equal(pb_tune_shape_parse("conv2d", "1,4,6,6,4,3,3,1,1", &sh, &err), PB_OK);
+	pb_tune_space sp;
+	pb_tune_space_init(&sp, &sh);
+	pb_tune_report r;
+	run_small(&sp, NULL, 24, 0, 1, &r);
+	assert_int_equal(r.rl.measurements, 24);
+	assert_int_equal(r.random.measurements, 24);
+	assert_int_equal(r.sa.measurements, 24);
+	assert_true(r.exhaustive.ran);
+	assert_int_equal(r.exhaustive.measurements, r.legal);
+	/* every method's best is a measured value, so none beats exhaustive */
+	assert_true(r.rl.best_gflops > 0);
+	assert_true(r.rl.best_gflops <= r.exhaustive.best_gflops);
+	assert_true(r.random.best_gflops <= r.exhaustive.best_gflops);
+	assert_true(r.sa.best_gflops <= r.exhaustive.best_gflops);
+	/* traces are monotone and end at the best */
+	for (int i = 1; i < r.rl.measurements; i++)
+		assert_true(r.rl.trace[i] >= r.rl.trace[i - 1]);
+	assert_true(r.rl.trace[r.rl.measurements - 1] == r.rl.best_gflops);
+	assert_true(r.model_fits > 0);
+	assert_true(r.policy_updates > 0);
+	assert_true(pb_tune_space_legal(&sp, r.rl.best_idx, NULL, 0));
+	pb_tune_report_free(&r);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_gemm_all_configs),
+		cmocka_unit_test(test_conv_all_configs),
+		cmocka_unit_test(test_illegal_and_wrong),
+		cmocka_unit_test(test_shape_parse),
+		cmocka_unit_test(test_node_shapes),
+		cmocka_unit_test(test_log_resume_and_node_times),
+		cmocka_unit_test(test_tuner_with_baselines),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
