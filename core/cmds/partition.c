@@ -13,7 +13,9 @@
 
 #include "commands.h"
 #include "partition/partition.h"
+#include "partition/exact.h"
 #include "partition/report.h"
+#include "rl/reinforce.h"
 
 
 static const pb_opt partition_opts[] = {
@@ -37,7 +39,7 @@ static int read_opts(const pb_args *a, pb_part_opts *o, pb_error *err)
 	o->method = pb_args_str(a, "method", "exact");
 	if (!pb_partition_method_known(o->method))
 		return pb_err(err, PB_EUSAGE,
-			      "partition: unknown method '%s' (exact, greedy, equal, local)",
+			      "partition: unknown method '%s' (exact, milp, rl, greedy, equal, local)",
 			      o->method);
 	long v;
 	int rc = pb_args_int(a, "episodes", 0, 1, 100000000, &v, err);
@@ -116,6 +118,101 @@ static int cmd_partition(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *
 	return PB_OK;
 }
 
+static const pb_opt train_opts[] = {
+	PB_OPTS_GRAPH,
+	PB_OPTS_LAYOUT,
+	{"episodes", 'e', PB_OPT_INT, "N", "training episodes (default 2000)"},
+	{"seconds", 0, PB_OPT_DOUBLE, "S", "stop after S seconds of training (default none)"},
+	{"output", 'o', PB_OPT_STR, "FILE", "where to write the agent checkpoint (required)"},
+	{"agent", 0, PB_OPT_STR, "FILE", "continue training this checkpoint"},
+	{"seed", 's', PB_OPT_INT, "S", "random seed (default 1)"},
+	{"init", 0, PB_OPT_STR, "I", "initial allocation of each episode: greedy|equal"},
+	{"hidden", 0, PB_OPT_INT, "H", "hidden units of a new network (default 64)"},
+	PB_OPTS_JSON,
+	PB_OPTS_END};
+
+static int cmd_train(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, pb_error *err)
+{
+	pb_session *s = ctx->s;
+	const char *outp = pb_args_str(a, "output", NULL);
+	if (!outp)
+		return pb_err(err, PB_EUSAGE, "train: -o FILE (the agent checkpoint) is required");
+	pb_rl_config cfg;
+	pb_rl_config_default(&cfg);
+	long v;
+	int rc = pb_args_int(a, "episodes", cfg.episodes, 1, 100000000, &v, err);
+	if (rc)
+		return rc;
+	cfg.episodes = v;
+	if ((rc = pb_args_int(a, "seed", 1, 0, 0x7fffffffL, &v, err)))
+		return rc;
+	cfg.seed = (unsigned long)v;
+	if ((rc = pb_args_int(a, "hidden", 64, 1, 4096, &v, err)))
+		return rc;
+	cfg.hidden = (int)v;
+	if ((rc = pb_args_double(a, "seconds", 0, 0, 1e7, &cfg.seconds, err)))
+		return rc;
+	const char *init = pb_args_str(a, "init", "greedy");
+	if (strcmp(init, "equal") == 0)
+		cfg.init = PB_RL_INIT_EQUAL;
+	else if (strcmp(init, "greedy") != 0)
+		return pb_err(err, PB_EUSAGE, "train: --init must be greedy or equal, got '%s'", init);
+	pb_manycore mc;
+	if ((rc = pb_manycore_parse(s->hw, &mc, err)))
+		return rc;
+	pb_part_problem *P;
+	if ((rc = pb_part_problem_new(s->graph, &mc, &P, err)))
+		return rc;
+	double opt;
+	if ((rc = pb_part_exact_solve(P, &opt, NULL, NULL, err))) {
+		pb_part_problem_free(P);
+		return rc;
+	}
+	cfg.optimum = opt;
+	pb_rl_trainer *T;
+	if ((rc = pb_rl_trainer_new(P, &cfg, pb_args_str(a, "agent", NULL), &T, err))) {
+		pb_part_problem_free(P);
+		return rc;
+	}
+	int cancelled = 0;
+	long every = cfg.episodes / 200 > 0 ? cfg.episodes / 200 : 1;
+	while (!pb_rl_trainer_done(T)) {
+		if ((rc = pb_rl_trainer_step(T, (int)every, err)))
+			break;
+		if (pb_cmd_progress(ctx, pb_rl_trainer_fraction(T),
+				    "train: episode %ld/%ld, best reward %.4f, gap %.2f%%",
+				    pb_rl_trainer_episodes(T), cfg.episodes,
+				    pb_rl_trainer_best_reward(T),
+				    100 * (pb_rl_trainer_best_time(T) / opt - 1))) {
+			cancelled = 1;
+			break;
+		}
+	}
+	if (rc == PB_OK)
+		rc = pb_rl_trainer_save(T, outp, err);
+	if (rc == PB_OK) {
+		pb_plan *plan = pb_part_to_plan(P, pb_rl_trainer_best(T), "rl", opt);
+		pb_session_set_plan(s, plan);
+		ctx->redraw |= PB_REDRAW_ALL;
+		fprintf(ctx->log, "wrote %s\n", outp);
+		if (pb_args_has(a, "json")) {
+			json_t *j = pb_part_report_json(plan, "rl", s->hw->name);
+			json_object_set_new(j, "episodes", json_integer(pb_rl_trainer_episodes(T)));
+			json_object_set_new(j, "checkpoint", json_string(outp));
+			json_object_set_new(j, "cancelled", json_boolean(cancelled));
+			json_dumpf(j, ctx->out, JSON_INDENT(1) | JSON_REAL_PRECISION(12));
+			fputc('\n', ctx->out);
+			json_decref(j);
+		} else {
+			pb_rl_trainer_stats(T, ctx->out);
+			pb_part_report_table(ctx->out, plan);
+		}
+	}
+	pb_rl_trainer_free(T);
+	pb_part_problem_free(P);
+	return rc;
+}
+
 const pb_command pb_cmds_partition[] = {
 	{"partition",
 	 "partition [MODEL] --layout L [--method exact|milp|rl|greedy|equal|local] [--episodes N] "
@@ -127,4 +224,10 @@ const pb_command pb_cmds_partition[] = {
 	 "per group the cores, layer range, MACs, time = compute + routing, and\n"
 	 "storage per core; then max(t), the reward, the exact optimum and the gap.\n"
 	 "With --start the solver is attached to the session: 'step -n N' advances it."},
+	{"train", "train [MODEL] --layout L --episodes N -o AGENT.ckpt [--seed S] [--seconds S]",
+	 "train the REINFORCE partition agent and save its checkpoint", train_opts, cmd_train,
+	 PB_CMD_GRAPH | PB_CMD_LAYOUT,
+	 "Shows a progress bar (episode, best reward, gap to the exact optimum).\n"
+	 "The checkpoint only fits layouts with the same number of cores; use it with\n"
+	 "'partition --method rl --agent AGENT.ckpt'. Format: docs/partition.md."},
 	{0}};

@@ -13,11 +13,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../rl/reinforce.h"
 #include "baselines.h"
 #include "exact.h"
+#include "milp.h"
 
 enum { M_EXACT, M_MILP, M_RL, M_GREEDY, M_EQUAL, M_LOCAL };
-static const char *const method_names[] = {"exact", "-", "-", "greedy", "equal", "local", NULL};
+static const char *const method_names[] = {"exact", "milp", "rl", "greedy", "equal", "local",
+					   NULL};
 
 typedef struct psolver {
 	pb_solver base;
@@ -32,6 +35,8 @@ typedef struct psolver {
 	long iters;
 	int done;
 	pb_part_exact ex;
+	pb_milp *milp;
+	pb_rl_trainer *rl;
 } psolver;
 
 int pb_partition_method_known(const char *name)
@@ -104,6 +109,28 @@ static int step_fn(pb_solver *s, int budget, pb_solver_progress *p, pb_error *er
 		}
 		break;
 	}
+	case M_MILP: {
+		int improved = 0;
+		int rc = pb_milp_step(ps->milp, budget, ps->scratch, &improved, err);
+		if (rc)
+			return rc;
+		if (improved)
+			p->improved = offer(ps, ps->scratch);
+		ps->iters = pb_milp_nodes(ps->milp);
+		ps->done = pb_milp_done(ps->milp);
+		bound = pb_milp_bound(ps->milp);
+		break;
+	}
+	case M_RL: {
+		int rc = pb_rl_trainer_step(ps->rl, budget, err);
+		if (rc)
+			return rc;
+		p->improved = offer(ps, pb_rl_trainer_best(ps->rl));
+		ps->iters = pb_rl_trainer_episodes(ps->rl);
+		ps->done = pb_rl_trainer_done(ps->rl);
+		fraction = pb_rl_trainer_fraction(ps->rl);
+		break;
+	}
 	case M_LOCAL:
 		for (int k = 0; k < budget && !ps->done; k++) {
 			memcpy(ps->scratch, ps->ac, (size_t)ps->P->n * sizeof *ps->ac);
@@ -144,6 +171,8 @@ static void stats_fn(pb_solver *s, FILE *out)
 	if (isfinite(ps->optimum))
 		fprintf(out, ", exact optimum %.6f ms", ps->optimum * 1e3);
 	fprintf(out, "\n%ld iterations%s\n", ps->iters, ps->done ? ", done" : "");
+	if (ps->method == M_RL)
+		pb_rl_trainer_stats(ps->rl, out);
 }
 
 static void free_fn(pb_solver *s)
@@ -151,6 +180,8 @@ static void free_fn(pb_solver *s)
 	psolver *ps = (psolver *)s;
 	if (ps->method == M_EXACT)
 		pb_part_exact_free(&ps->ex);
+	pb_milp_free(ps->milp);
+	pb_rl_trainer_free(ps->rl);
 	pb_plan_free(ps->plan);
 	free(ps->ac);
 	free(ps->scratch);
@@ -181,7 +212,7 @@ int pb_partition_solver_new(const pb_graph *g, const pb_hw *hw, const pb_part_op
 			method = i;
 	if (method < 0)
 		return pb_err(err, PB_EUSAGE,
-			      "partition: unknown method '%s' (exact, greedy, equal, local)",
+			      "partition: unknown method '%s' (exact, milp, rl, greedy, equal, local)",
 			      mname);
 	pb_manycore mc;
 	int rc = pb_manycore_parse(hw, &mc, err);
@@ -230,6 +261,28 @@ int pb_partition_solver_new(const pb_graph *g, const pb_hw *hw, const pb_part_op
 	case M_EQUAL:
 		pb_part_equal(ps->P, ps->ac);
 		break;
+	case M_MILP:
+		rc = pb_milp_new(ps->P, ps->optimum, o->emit_lp, &ps->milp, err);
+		pb_part_greedy(ps->P, ps->ac);
+		break;
+	case M_RL: {
+		pb_rl_config cfg;
+		pb_rl_config_default(&cfg);
+		if (o->episodes > 0)
+			cfg.episodes = o->episodes;
+		cfg.seed = o->seed;
+		cfg.seconds = o->seconds;
+		if (o->init && strcmp(o->init, "equal") == 0)
+			cfg.init = PB_RL_INIT_EQUAL;
+		else if (o->init && strcmp(o->init, "greedy") != 0)
+			rc = pb_err(err, PB_EUSAGE, "partition: --init must be greedy or equal");
+		cfg.optimum = ps->optimum;
+		if (!rc)
+			rc = pb_rl_trainer_new(ps->P, &cfg, o->agent, &ps->rl, err);
+		if (!rc)
+			memcpy(ps->ac, pb_rl_trainer_best(ps->rl), (size_t)n * sizeof *ps->ac);
+		break;
+	}
 	default: /* greedy, and the start of local */
 		pb_part_greedy(ps->P, ps->ac);
 		break;

@@ -1,0 +1,383 @@
+/*
+ * reinforce.c — REINFORCE training loop of the many-core partition agent
+ * (reinforce.h documents the episode, the update and determinism).
+ *
+ * Buffers are sized for step_limit steps and reused by every episode; the
+ * forward pass of each step is kept (hidden activations and probabilities)
+ * so that the update needs only the backward pass.
+ */
+#include "reinforce.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "../partition/baselines.h"
+#include "../partition/env.h"
+#include "policy.h"
+
+struct pb_rl_trainer {
+	pb_part_problem *P;
+	pb_rl_config cfg;
+	pb_rl_policy *pol;
+	pb_rl_adam adam;
+	uint64_t rng;
+	int n, na, n_in, L;
+	int *init_state, *state, *best;
+	double best_obj, best_time, best_reward, ref;
+	double *xs, *hs, *probs, *rews, *ret, *adv, *base, *grad, *am;
+	unsigned char *masks, *base_set;
+	int *acts;
+	pb_part_group *groups;
+	long episodes, steps;
+	int done;
+	double elapsed, last_loss, last_norm, last_episode_best;
+};
+
+void pb_rl_config_default(pb_rl_config *c)
+{
+	memset(c, 0, sizeof *c);
+	c->episodes = 2000;
+	c->seed = 1;
+	c->hidden = 64;
+	c->lr = 3e-3;
+	c->gamma = 0.95;
+	c->entropy = 0.01;
+	c->clip = 5.0;
+	c->baseline_decay = 0.9;
+	c->target_gap = 0.005;
+	c->init = PB_RL_INIT_GREEDY;
+	c->restart_best = 0.5;
+	c->optimum = NAN;
+}
+
+static double now_seconds(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* Normalised state: per core its layers, MACs, group time and storage. */
+static void features(pb_rl_trainer *T, const int *ac, const pb_part_eval *ev, double *x)
+{
+	const pb_part_problem *P = T->P;
+	int n = T->n;
+	pb_part_arranged_macs(P, ac, T->am);
+	double lscale = (double)n / P->m, mscale = P->total_macs > 0 ? n / P->total_macs : 0;
+	double tmax = ev->max_time > 0 ? ev->max_time : 1;
+	for (int i = 0; i < n; i++) {
+		x[i] = ac[i] * lscale;
+		x[n + i] = T->am[i] * mscale;
+	}
+	for (int g = 0; g < ev->n_groups; g++) {
+		const pb_part_group *gr = &T->groups[g];
+		double st = gr->storage / P->hw.memory;
+		for (int c = gr->first_core; c < gr->first_core + gr->cores; c++) {
+			x[2 * n + c] = gr->time / tmax;
+			x[3 * n + c] = st < 4 ? st : 4;
+		}
+	}
+}
+
+static void consider_best(pb_rl_trainer *T, const int *ac, const pb_part_eval *ev)
+{
+	double obj = pb_part_objective(ev);
+	if (obj < T->best_obj) {
+		T->best_obj = obj;
+		T->best_time = ev->max_time;
+		T->best_reward = ev->reward;
+		memcpy(T->best, ac, (size_t)T->n * sizeof *ac);
+	}
+}
+
+int pb_rl_trainer_new(pb_part_problem *P, const pb_rl_config *cfg, const char *agent,
+		      pb_rl_trainer **out, pb_error *err)
+{
+	*out = NULL;
+	if (P->n < 2)
+		return pb_err(err, PB_EUSAGE,
+			      "rl: the layout has one core: there are no actions to learn");
+	pb_rl_trainer *T = calloc(1, sizeof *T);
+	if (!T)
+		return pb_err(err, PB_ENOMEM, "rl: out of memory");
+	T->P = P;
+	T->cfg = *cfg;
+	T->n = P->n;
+	T->na = pb_env_n_actions(P->n);
+	T->n_in = 4 * P->n;
+	if (T->cfg.hidden < 1)
+		T->cfg.hidden = 64;
+	T->L = cfg->step_limit > 0 ? cfg->step_limit : 2 * P->n + 16;
+	T->rng = (uint64_t)cfg->seed * 0x2545f4914f6cdd1dULL + 1;
+	T->ref = isfinite(cfg->optimum) && cfg->optimum > 0 ? cfg->optimum : P->lower_bound;
+	int rc = PB_OK;
+	if (agent) {
+		long ep;
+		rc = pb_rl_checkpoint_load(agent, P->n, &T->pol, &ep, err);
+		if (rc == PB_OK && T->pol->n_in != T->n_in) {
+			rc = pb_err(err, PB_EINPUT, "%s: the network takes %d inputs, expected %d",
+				    agent, T->pol->n_in, T->n_in);
+		}
+		if (rc == PB_OK)
+			T->cfg.hidden = T->pol->n_hidden;
+	} else {
+		T->pol = pb_rl_policy_new(T->n_in, T->cfg.hidden, T->na, T->rng);
+	}
+	size_t L = (size_t)T->L, n = (size_t)T->n, na = (size_t)T->na;
+	size_t nh = (size_t)T->cfg.hidden;
+	if (rc == PB_OK) {
+		T->init_state = malloc(n * sizeof(int));
+		T->state = malloc(n * sizeof(int));
+		T->best = malloc(n * sizeof(int));
+		T->acts = malloc(L * sizeof(int));
+		T->xs = calloc(L * (size_t)T->n_in, sizeof(double));
+		T->hs = malloc(L * nh * sizeof(double));
+		T->probs = malloc(L * na * sizeof(double));
+		T->rews = malloc(L * sizeof(double));
+		T->ret = malloc(L * sizeof(double));
+		T->adv = malloc(L * sizeof(double));
+		T->base = calloc(L, sizeof(double));
+		T->base_set = calloc(L, 1);
+		T->masks = malloc(L * na);
+		T->am = malloc(n * sizeof(double));
+		T->groups = malloc(n * sizeof(pb_part_group));
+		if (!T->pol || !T->init_state || !T->state || !T->best || !T->acts || !T->xs ||
+		    !T->hs || !T->probs || !T->rews || !T->ret || !T->adv || !T->base ||
+		    !T->base_set || !T->masks || !T->am || !T->groups)
+			rc = pb_err(err, PB_ENOMEM, "rl: out of memory");
+	}
+	if (rc == PB_OK) {
+		T->grad = calloc((size_t)T->pol->n_params, sizeof(double));
+		if (!T->grad || pb_rl_adam_init(&T->adam, T->pol->n_params, T->cfg.lr, T->cfg.clip))
+			rc = pb_err(err, PB_ENOMEM, "rl: out of memory");
+	}
+	if (rc) {
+		pb_rl_trainer_free(T);
+		return rc;
+	}
+	if (T->cfg.init == PB_RL_INIT_EQUAL)
+		pb_part_equal(P, T->init_state);
+	else
+		pb_part_greedy(P, T->init_state);
+	T->best_obj = INFINITY;
+	pb_part_eval ev;
+	pb_part_evaluate(P, T->init_state, &ev, NULL);
+	consider_best(T, T->init_state, &ev);
+	if (agent) /* what the loaded agent finds on its own */
+		pb_rl_trainer_rollout(T, T->state);
+	*out = T;
+	return PB_OK;
+}
+
+/* Masks for state ac: environment validity, then the optional callback.
+ * Returns the number of allowed actions, or -1 when the callback failed. */
+static int make_mask(pb_rl_trainer *T, const int *ac, unsigned char *mask)
+{
+	pb_env_valid_mask(ac, T->n, mask);
+	if (T->cfg.mask && T->cfg.mask(T->cfg.mask_ud, ac, T->n, mask) != 0)
+		return -1;
+	int cnt = 0;
+	for (int k = 0; k < T->na; k++)
+		cnt += mask[k] != 0;
+	return cnt;
+}
+
+static int run_episode(pb_rl_trainer *T, pb_error *err)
+{
+	pb_part_problem *P = T->P;
+	const int n = T->n, na = T->na, ni = T->n_in, nh = T->cfg.hidden;
+	const int *start = T->init_state;
+	if (T->cfg.restart_best > 0 && pb_rl_uniform(&T->rng) < T->cfg.restart_best)
+		start = T->best;
+	memcpy(T->state, start, (size_t)n * sizeof *T->state);
+	pb_part_eval ev;
+	pb_part_evaluate(P, T->state, &ev, T->groups);
+	double goal = T->ref * (1 + T->cfg.target_gap);
+	int steps = 0;
+	double ep_best = INFINITY;
+	for (int t = 0; t < T->L; t++) {
+		double *x = T->xs + (size_t)t * ni, *h = T->hs + (size_t)t * nh;
+		double *prob = T->probs + (size_t)t * na;
+		unsigned char *mask = T->masks + (size_t)t * na;
+		int cnt = make_mask(T, T->state, mask);
+		if (cnt < 0)
+			return pb_err(err, PB_EINPUT, "rl: the action mask callback failed");
+		if (cnt == 0)
+			break;
+		features(T, T->state, &ev, x);
+		pb_rl_policy_forward(T->pol, x, mask, h, prob);
+		double u = pb_rl_uniform(&T->rng), acc = 0;
+		int a = -1;
+		for (int k = 0; k < na; k++) {
+			if (!mask[k])
+				continue;
+			a = k;
+			acc += prob[k];
+			if (u < acc)
+				break;
+		}
+		T->acts[t] = a;
+		pb_env_apply(T->state, n, a, NULL);
+		pb_part_evaluate(P, T->state, &ev, T->groups);
+		T->rews[t] = ev.reward;
+		consider_best(T, T->state, &ev);
+		if (ev.max_time < ep_best)
+			ep_best = ev.max_time;
+		steps = t + 1;
+		if (!ev.over_memory && ev.max_time <= goal)
+			break;
+	}
+	T->last_episode_best = ep_best;
+	T->steps += steps;
+	if (steps == 0)
+		return PB_OK;
+	/* Returns, baseline, advantages. */
+	double G = 0;
+	for (int t = steps - 1; t >= 0; t--) {
+		G = T->rews[t] + T->cfg.gamma * G;
+		T->ret[t] = G;
+	}
+	double mean = 0, var = 0;
+	for (int t = 0; t < steps; t++) {
+		if (!T->base_set[t]) {
+			T->base[t] = T->ret[t];
+			T->base_set[t] = 1;
+		}
+		T->adv[t] = T->ret[t] - T->base[t];
+		T->base[t] = T->cfg.baseline_decay * T->base[t] +
+			     (1 - T->cfg.baseline_decay) * T->ret[t];
+		mean += T->adv[t];
+	}
+	mean /= steps;
+	for (int t = 0; t < steps; t++)
+		var += (T->adv[t] - mean) * (T->adv[t] - mean);
+	double sd = sqrt(var / steps), scale_ref = fabs(T->ret[0]) * 1e-3 + 1e-12;
+	double scale = 1.0 / (sd > scale_ref ? sd : scale_ref);
+	memset(T->grad, 0, (size_t)T->pol->n_params * sizeof *T->grad);
+	double loss = 0;
+	for (int t = 0; t < steps; t++)
+		loss += pb_rl_policy_backward(T->pol, T->xs + (size_t)t * ni,
+					      T->masks + (size_t)t * na, T->hs + (size_t)t * nh,
+					      T->probs + (size_t)t * na, T->acts[t],
+					      T->adv[t] * scale, T->cfg.entropy, T->grad);
+	for (int i = 0; i < T->pol->n_params; i++)
+		T->grad[i] /= steps;
+	T->last_loss = loss / steps;
+	T->last_norm = pb_rl_adam_step(&T->adam, T->pol->w, T->grad);
+	return PB_OK;
+}
+
+int pb_rl_trainer_step(pb_rl_trainer *T, int episodes, pb_error *err)
+{
+	for (int k = 0; k < episodes && !T->done; k++) {
+		double t0 = now_seconds();
+		int rc = run_episode(T, err);
+		T->elapsed += now_seconds() - t0;
+		if (rc)
+			return rc;
+		T->episodes++;
+		if (T->episodes >= T->cfg.episodes ||
+		    (T->cfg.seconds > 0 && T->elapsed >= T->cfg.seconds))
+			T->done = 1;
+	}
+	return PB_OK;
+}
+
+double pb_rl_trainer_rollout(pb_rl_trainer *T, int *ac)
+{
+	const int n = T->n, na = T->na, nh = T->cfg.hidden;
+	memcpy(ac, T->init_state, (size_t)n * sizeof *ac);
+	unsigned char *mask = T->masks;
+	double *x = T->xs, *h = T->hs, *prob = T->probs;
+	pb_part_eval ev;
+	pb_part_evaluate(T->P, ac, &ev, T->groups);
+	for (int t = 0; t < T->L; t++) {
+		if (make_mask(T, ac, mask) <= 0)
+			break;
+		features(T, ac, &ev, x);
+		pb_rl_policy_forward(T->pol, x, mask, h, prob);
+		int a = -1;
+		for (int k = 0; k < na; k++)
+			if (mask[k] && (a < 0 || prob[k] > prob[a]))
+				a = k;
+		pb_env_apply(ac, n, a, NULL);
+		pb_part_evaluate(T->P, ac, &ev, T->groups);
+		consider_best(T, ac, &ev);
+	}
+	(void)nh;
+	memcpy(ac, T->best, (size_t)n * sizeof *ac);
+	return T->best_time;
+}
+
+const int *pb_rl_trainer_best(const pb_rl_trainer *T)
+{
+	return T->best;
+}
+
+double pb_rl_trainer_best_reward(const pb_rl_trainer *T)
+{
+	return T->best_reward;
+}
+
+double pb_rl_trainer_best_time(const pb_rl_trainer *T)
+{
+	return T->best_time;
+}
+
+long pb_rl_trainer_episodes(const pb_rl_trainer *T)
+{
+	return T->episodes;
+}
+
+int pb_rl_trainer_done(const pb_rl_trainer *T)
+{
+	return T->done;
+}
+
+double pb_rl_trainer_fraction(const pb_rl_trainer *T)
+{
+	double f = (double)T->episodes / (double)T->cfg.episodes;
+	if (T->cfg.seconds > 0 && T->elapsed / T->cfg.seconds > f)
+		f = T->elapsed / T->cfg.seconds;
+	return f > 1 ? 1 : f;
+}
+
+void pb_rl_trainer_stats(const pb_rl_trainer *T, FILE *out)
+{
+	fprintf(out, "rl: %ld episodes, %ld steps, %.1f episodes/s, best max(t) %.6f ms", T->episodes,
+		T->steps, T->elapsed > 0 ? T->episodes / T->elapsed : 0.0, T->best_time * 1e3);
+	fprintf(out, " (%.3f%% above the reference), last loss %.4g, grad norm %.4g\n",
+		100 * (T->best_time / T->ref - 1), T->last_loss, T->last_norm);
+}
+
+int pb_rl_trainer_save(const pb_rl_trainer *T, const char *path, pb_error *err)
+{
+	return pb_rl_checkpoint_save(T->pol, T->n, T->episodes, path, err);
+}
+
+void pb_rl_trainer_free(pb_rl_trainer *T)
+{
+	if (!T)
+		return;
+	pb_rl_policy_free(T->pol);
+	pb_rl_adam_free(&T->adam);
+	free(T->init_state);
+	free(T->state);
+	free(T->best);
+	free(T->acts);
+	free(T->xs);
+	free(T->hs);
+	free(T->probs);
+	free(T->rews);
+	free(T->ret);
+	free(T->adv);
+	free(T->base);
+	free(T->base_set);
+	free(T->masks);
+	free(T->am);
+	free(T->groups);
+	free(T->grad);
+	free(T);
+}

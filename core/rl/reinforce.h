@@ -1,0 +1,85 @@
+/*
+ * reinforce.h — the REINFORCE agent of the method (core/partition/env.h is
+ * its environment).
+ *
+ * Episode: start from the initial allocation (greedy or equal split, or —
+ * with probability restart_best — the best state seen so far); at each step
+ * the policy (policy.h) picks one of the 4(n-1) actions from the normalised
+ * state (per core: layers, MACs, its group's time and storage), the state
+ * changes, and the reward -a*max(t)+b of the new state is recorded. The
+ * episode ends when max(t) is within target_gap of the reference (the exact
+ * optimum when known, else the lower bound) or after step_limit steps. Then
+ * the policy is updated from all (s, a, r) of the episode: discounted returns,
+ * minus a moving-average baseline per step index, normalised; loss
+ * -A log pi(a|s) - beta H(pi(.|s)); global-norm gradient clipping; Adam.
+ * The best partition ever seen is kept. Everything is deterministic for a
+ * given seed (own splitmix64 generator; no clock inside an episode).
+ *
+ * Actions that are invalid in a state are masked out of the softmax (they
+ * would leave the state unchanged); an optional callback can mask more.
+ */
+#ifndef PB_RL_REINFORCE_H
+#define PB_RL_REINFORCE_H
+
+#include <stdio.h>
+
+#include "../partition/problem.h"
+
+/* Action mask callback (e.g. from a Lua script): set mask[k] = 0 to forbid
+ * action k in the state arranged_core (n cores). mask arrives with 1 for every
+ * action valid in the environment. Return 0, or non-zero to stop training
+ * with an error. */
+typedef int (*pb_action_mask_fn)(void *ud, const int *arranged_core, int n,
+				 unsigned char *mask);
+
+enum { PB_RL_INIT_GREEDY = 0, PB_RL_INIT_EQUAL = 1 };
+
+typedef struct pb_rl_config {
+	long episodes;        /* training episodes (default 2000) */
+	unsigned long seed;   /* default 1 */
+	double seconds;       /* wall-clock limit, checked between episodes (0 = none) */
+	int hidden;           /* hidden units (default 64) */
+	double lr;            /* Adam learning rate (default 3e-3) */
+	double gamma;         /* discount (default 0.95) */
+	double entropy;       /* entropy bonus beta (default 0.01) */
+	double clip;          /* gradient norm clip (default 5) */
+	double baseline_decay;/* moving-average baseline decay (default 0.9) */
+	int step_limit;       /* steps per episode (default 2n + 16) */
+	double target_gap;    /* stop an episode within this of the reference (0.005) */
+	int init;             /* PB_RL_INIT_* */
+	double restart_best;  /* probability of starting from the best state (0.5) */
+	double optimum;       /* reference max(t) (NAN: use the lower bound) */
+	pb_action_mask_fn mask;
+	void *mask_ud;
+} pb_rl_config;
+
+typedef struct pb_rl_trainer pb_rl_trainer;
+
+void pb_rl_config_default(pb_rl_config *c);
+/* agent: checkpoint to start from, or NULL. */
+int pb_rl_trainer_new(pb_part_problem *P, const pb_rl_config *cfg, const char *agent,
+		      pb_rl_trainer **out, pb_error *err);
+/* Runs up to `episodes` episodes (stops at the configured total/time). */
+int pb_rl_trainer_step(pb_rl_trainer *T, int episodes, pb_error *err);
+const int *pb_rl_trainer_best(const pb_rl_trainer *T);
+double pb_rl_trainer_best_reward(const pb_rl_trainer *T);
+double pb_rl_trainer_best_time(const pb_rl_trainer *T);
+long pb_rl_trainer_episodes(const pb_rl_trainer *T);
+int pb_rl_trainer_done(const pb_rl_trainer *T);
+double pb_rl_trainer_fraction(const pb_rl_trainer *T);
+void pb_rl_trainer_stats(const pb_rl_trainer *T, FILE *out);
+/* Greedy rollout of the current policy from the initial allocation (no
+ * learning); the best state seen goes to ac. Returns its max(t). */
+double pb_rl_trainer_rollout(pb_rl_trainer *T, int *ac);
+int pb_rl_trainer_save(const pb_rl_trainer *T, const char *path, pb_error *err);
+void pb_rl_trainer_free(pb_rl_trainer *T);
+
+/* Checkpoints (checkpoint.c, format in docs/partition.md). */
+struct pb_rl_policy;
+int pb_rl_checkpoint_save(const struct pb_rl_policy *p, int cores, long episodes,
+			  const char *path, pb_error *err);
+/* Loads a checkpoint; refuses one trained for another core count. */
+int pb_rl_checkpoint_load(const char *path, int cores, struct pb_rl_policy **out,
+			  long *episodes, pb_error *err);
+
+#endif

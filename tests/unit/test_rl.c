@@ -1,0 +1,300 @@
+/* test_rl.c — the REINFORCE agent: gradients against finite differences,
+ * Adam with clipping, checkpoints (round trip, refusal, corruption),
+ * determinism per seed, learning on a small instance, action masks. */
+#include "pb_test.h"
+
+#include <unistd.h>
+
+#include "partition/baselines.h"
+#include "partition/env.h"
+#include "partition/exact.h"
+#include "partition/problem.h"
+#include "rl/policy.h"
+#include "rl/reinforce.h"
+
+static double sample_loss(const pb_rl_policy *p, const double *x, const unsigned char *mask,
+			  int action, double adv, double beta)
+{
+	double h[16], prob[16], H = 0;
+	pb_rl_policy_forward(p, x, mask, h, prob);
+	for (int k = 0; k < p->n_out; k++)
+		if (mask[k] && prob[k] > 0)
+			H -= prob[k] * log(prob[k]);
+	return -adv * log(prob[action]) - beta * H;
+}
+
+static void test_gradient_check(void **state)
+{
+	pb_rl_policy *p = pb_rl_policy_new(6, 5, 8, 77);
+	uint64_t rs = 3;
+	/* Larger output weights than the initialisation, for a non-flat softmax. */
+	for (int i = 0; i < p->n_params; i++)
+		p->w[i] = 2 * pb_rl_uniform(&rs) - 1;
+	double x[6];
+	for (int i = 0; i < 6; i++)
+		x[i] = 2 * pb_rl_uniform(&rs) - 1;
+	unsigned char mask[8] = {1, 0, 1, 1, 0, 1, 1, 1};
+	double adv = 0.7, beta = 0.05;
+	int action = 3;
+	double *grad = calloc((size_t)p->n_params, sizeof *grad);
+	double h[16], prob[16];
+	pb_rl_policy_forward(p, x, mask, h, prob);
+	assert_true(prob[1] == 0 && prob[4] == 0);
+	double sum = 0;
+	for (int k = 0; k < 8; k++)
+		sum += prob[k];
+	assert_true(fabs(sum - 1) < 1e-12);
+	double loss = pb_rl_policy_backward(p, x, mask, h, prob, action, adv, beta, grad);
+	assert_true(fabs(loss - sample_loss(p, x, mask, action, adv, beta)) < 1e-12);
+	double worst = 0;
+	for (int i = 0; i < p->n_params; i++) {
+		double w0 = p->w[i], eps = 1e-6;
+		p->w[i] = w0 + eps;
+		double lp = sample_loss(p, x, mask, action, adv, beta);
+		p->w[i] = w0 - eps;
+		double lm = sample_loss(p, x, mask, action, adv, beta);
+		p->w[i] = w0;
+		double num = (lp - lm) / (2 * eps);
+		double e = fabs(num - grad[i]) / fmax(1e-6, fabs(num) + fabs(grad[i]));
+		if (e > worst)
+			worst = e;
+	}
+	if (worst > 1e-5)
+		fail_msg("gradient check: worst relative error %g", worst);
+	free(grad);
+	pb_rl_policy_free(p);
+}
+
+static void test_adam_clipping(void **state)
+{
+	pb_rl_adam a;
+	assert_int_equal(pb_rl_adam_init(&a, 3, 0.1, 1.0), 0);
+	double w[3] = {0, 0, 0}, g[3] = {30, -40, 0};
+	double norm = pb_rl_adam_step(&a, w, g);
+	assert_true(fabs(norm - 50) < 1e-9);
+	/* First Adam step moves each weight by about lr against its gradient sign. */
+	assert_true(fabs(w[0] + 0.1) < 1e-6 && fabs(w[1] - 0.1) < 1e-6 && w[2] == 0);
+	pb_rl_adam_free(&a);
+}
+
+static pb_part_problem *problem(int m, int cores)
+{
+	double macs[64], par[64], ob[64];
+	int from[128], to[128], ne = 0;
+	uint64_t s = 11;
+	for (int i = 0; i < m; i++) {
+		macs[i] = 1e5 * (1 + (double)(pb_rl_rand(&s) % 20));
+		par[i] = 1000;
+		ob[i] = 100 + (double)(pb_rl_rand(&s) % 400);
+		if (i) {
+			from[ne] = i - 1;
+			to[ne++] = i;
+		}
+		if (i > 3 && i % 4 == 0) {
+			from[ne] = i - 3;
+			to[ne++] = i;
+		}
+	}
+	pb_manycore h;
+	memset(&h, 0, sizeof h);
+	snprintf(h.name, sizeof h.name, "rltest");
+	h.cores = cores;
+	h.mac_rate = 1e9;
+	h.memory = 1e9;
+	h.bandwidth = 1e8;
+	h.reward_a = 1;
+	h.penalty = 100;
+	pb_part_problem *P;
+	pb_error err = {0};
+	assert_int_equal(pb_part_problem_synthetic(m, macs, par, ob, ne, from, to, &h, &P, &err),
+			 PB_OK);
+	return P;
+}
+
+static char *slurp(const char *path, long *len)
+{
+	FILE *f = fopen(path, "rb");
+	assert_non_null(f);
+	fseek(f, 0, SEEK_END);
+	*len = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	char *b = malloc((size_t)*len);
+	assert_int_equal(fread(b, 1, (size_t)*len, f), (size_t)*len);
+	fclose(f);
+	return b;
+}
+
+static void train_to(pb_part_problem *P, unsigned long seed, long episodes, const char *path)
+{
+	pb_rl_config c;
+	pb_rl_config_default(&c);
+	c.seed = seed;
+	c.episodes = episodes;
+	c.hidden = 16;
+	pb_rl_trainer *T;
+	pb_error err = {0};
+	assert_int_equal(pb_rl_trainer_new(P, &c, NULL, &T, &err), PB_OK);
+	assert_int_equal(pb_rl_trainer_step(T, 1000000, &err), PB_OK);
+	assert_true(pb_rl_trainer_done(T));
+	assert_int_equal(pb_rl_trainer_episodes(T), episodes);
+	assert_int_equal(pb_rl_trainer_save(T, path, &err), PB_OK);
+	pb_rl_trainer_free(T);
+}
+
+static void test_checkpoints_and_determinism(void **state)
+{
+	pb_part_problem *P = problem(20, 4);
+	char a[64], b[64], c[64];
+	snprintf(a, sizeof a, "/tmp/pb_rl_a_%d.ckpt", (int)getpid());
+	snprintf(b, sizeof b, "/tmp/pb_rl_b_%d.ckpt", (int)getpid());
+	snprintf(c, sizeof c, "/tmp/pb_rl_c_%d.ckpt", (int)getpid());
+	train_to(P, 5, 30, a);
+	train_to(P, 5, 30, b);
+	train_to(P, 6, 30, c);
+	long la, lb, lc;
+	char *A = slurp(a, &la), *B = slurp(b, &lb), *C = slurp(c, &lc);
+	assert_int_equal(la, lb);
+	assert_memory_equal(A, B, (size_t)la); /* same seed, same network */
+	assert_int_equal(la, lc);
+	assert_true(memcmp(A, C, (size_t)la) != 0);
+	/* Round trip. */
+	pb_rl_policy *p;
+	long ep;
+	pb_error err = {0};
+	assert_int_equal(pb_rl_checkpoint_load(a, 4, &p, &ep, &err), PB_OK);
+	assert_int_equal(ep, 30);
+	assert_int_equal(p->n_out, 12);
+	char d[64];
+	snprintf(d, sizeof d, "/tmp/pb_rl_d_%d.ckpt", (int)getpid());
+	assert_int_equal(pb_rl_checkpoint_save(p, 4, ep, d, &err), PB_OK);
+	long ld;
+	char *D = slurp(d, &ld);
+	assert_int_equal(ld, la);
+	assert_memory_equal(A, D, (size_t)la);
+	pb_rl_policy_free(p);
+	/* Another core count is refused by name. */
+	assert_int_equal(pb_rl_checkpoint_load(a, 16, &p, &ep, &err), PB_EINPUT);
+	assert_non_null(strstr(err.msg, "trained for 4 cores"));
+	pb_part_problem *P16 = problem(20, 16);
+	pb_rl_config cfg;
+	pb_rl_config_default(&cfg);
+	pb_rl_trainer *T = NULL;
+	assert_int_equal(pb_rl_trainer_new(P16, &cfg, a, &T, &err), PB_EINPUT);
+	assert_null(T);
+	pb_part_problem_free(P16);
+	/* Corruption: flip one parameter byte. */
+	A[60] ^= 0x40;
+	FILE *f = fopen(d, "wb");
+	fwrite(A, 1, (size_t)la, f);
+	fclose(f);
+	assert_int_equal(pb_rl_checkpoint_load(d, 4, &p, &ep, &err), PB_EINPUT);
+	assert_non_null(strstr(err.msg, "checksum"));
+	/* Truncation and garbage. */
+	f = fopen(d, "wb");
+	fwrite(B, 1, (size_t)lb - 9, f);
+	fclose(f);
+	assert_int_equal(pb_rl_checkpoint_load(d, 4, &p, &ep, &err), PB_EINPUT);
+	f = fopen(d, "wb");
+	fputs("hello, not a checkpoint at all........................................", f);
+	fclose(f);
+	assert_int_equal(pb_rl_checkpoint_load(d, 4, &p, &ep, &err), PB_EINPUT);
+	assert_non_null(strstr(err.msg, "magic"));
+	assert_int_equal(pb_rl_checkpoint_load("/nonexistent/x.ckpt", 4, &p, &ep, &err), PB_EINPUT);
+	/* Continue training from a checkpoint. */
+	assert_int_equal(pb_rl_trainer_new(P, &cfg, b, &T, &err), PB_OK);
+	assert_int_equal(pb_rl_trainer_step(T, 5, &err), PB_OK);
+	pb_rl_trainer_free(T);
+	free(A);
+	free(B);
+	free(C);
+	free(D);
+	remove(a);
+	remove(b);
+	remove(c);
+	remove(d);
+	pb_part_problem_free(P);
+}
+
+static void test_learns_small_instance(void **state)
+{
+	pb_part_problem *P = problem(24, 4);
+	double opt;
+	pb_error err = {0};
+	assert_int_equal(pb_part_exact_solve(P, &opt, NULL, NULL, &err), PB_OK);
+	int eq[4];
+	pb_part_equal(P, eq);
+	pb_part_eval ev;
+	pb_part_evaluate(P, eq, &ev, NULL);
+	pb_rl_config c;
+	pb_rl_config_default(&c);
+	c.episodes = 400;
+	c.hidden = 16;
+	c.init = PB_RL_INIT_EQUAL;
+	c.optimum = opt;
+	pb_rl_trainer *T;
+	assert_int_equal(pb_rl_trainer_new(P, &c, NULL, &T, &err), PB_OK);
+	assert_int_equal(pb_rl_trainer_step(T, 400, &err), PB_OK);
+	double best = pb_rl_trainer_best_time(T);
+	if (best > opt * 1.02)
+		fail_msg("agent best %.6g vs optimum %.6g (equal split %.6g)", best, opt,
+			 ev.max_time);
+	assert_true(best >= opt * (1 - 1e-9));
+	assert_true(pb_part_state_valid(P, pb_rl_trainer_best(T), &err));
+	pb_rl_trainer_free(T);
+	pb_part_problem_free(P);
+}
+
+typedef struct mask_probe {
+	int calls;
+	int n;
+} mask_probe;
+
+/* Allows only d actions on the first pair. */
+static int only_d0(void *ud, const int *ac, int n, unsigned char *mask)
+{
+	mask_probe *m = ud;
+	m->calls++;
+	m->n = n;
+	for (int k = 0; k < 4 * (n - 1); k++)
+		if (k != pb_env_encode(n, PB_ACT_D, 0))
+			mask[k] = 0;
+	return 0;
+}
+
+static void test_action_mask(void **state)
+{
+	pb_part_problem *P = problem(24, 4);
+	pb_rl_config c;
+	pb_rl_config_default(&c);
+	c.episodes = 20;
+	c.hidden = 8;
+	c.init = PB_RL_INIT_EQUAL;
+	mask_probe probe = {0, 0};
+	c.mask = only_d0;
+	c.mask_ud = &probe;
+	pb_rl_trainer *T;
+	pb_error err = {0};
+	assert_int_equal(pb_rl_trainer_new(P, &c, NULL, &T, &err), PB_OK);
+	assert_int_equal(pb_rl_trainer_step(T, 20, &err), PB_OK);
+	assert_true(probe.calls > 20);
+	assert_int_equal(probe.n, 4);
+	const int *best = pb_rl_trainer_best(T);
+	int eq[4];
+	pb_part_equal(P, eq);
+	assert_true(best[2] == eq[2] && best[3] == eq[3]); /* only cores 0/1 changed */
+	assert_true(best[0] >= eq[0]);
+	pb_rl_trainer_free(T);
+	pb_part_problem_free(P);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_gradient_check),
+		cmocka_unit_test(test_adam_clipping),
+		cmocka_unit_test(test_checkpoints_and_determinism),
+		cmocka_unit_test(test_learns_small_instance),
+		cmocka_unit_test(test_action_mask),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
