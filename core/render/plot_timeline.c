@@ -181,7 +181,7 @@ int pb_plot_timeline(const pb_plan *p, const char *src, const pb_plot_opts *o, F
 	double span = t1 - t0;
 	double bubble = span > 0 ? 1 - busy / (S * span) : 0;
 	int row = S > 24 ? 16 : 28;
-	int W = o->width, H = 110 + S * row + 40;
+	int W = o->width, H = 80 + S * row + 60;
 	char title[512], sub[512], a[32];
 	snprintf(title, sizeof title, "%s", o->title ? o->title : "pipeline schedule");
 	snprintf(sub, sizeof sub, "%s: %s%s%d stages, %d micro-batches, makespan %s, bubble %.1f%%",
@@ -191,7 +191,7 @@ int pb_plot_timeline(const pb_plan *p, const char *src, const pb_plot_opts *o, F
 	double x0 = t0, x1 = t1;
 	double xs = pb_nice_range(&x0, &x1, 8);
 	pb_chart c;
-	pb_chart_init(&c, f, 100, 60, W - 130, S * row, x0, x1, S, 0);
+	pb_chart_init(&c, f, 100, 80, W - 130, S * row, x0, x1, S, 0);
 	pb_chart_axes(&c, xs, 0, "time", NULL, pb_fmt_time, NULL);
 	fputs("<g class=\"stage-labels\">\n", f);
 	for (int s = 0; s < S; s++) {

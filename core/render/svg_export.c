@@ -641,30 +641,38 @@ static void legend(exporter *x, Agraph_t *G)
 		fputs("<TR><TD BGCOLOR=\"#ffffff\" WIDTH=\"18\"> </TD><TD ALIGN=\"LEFT\">no MACs</TD></TR>", f);
 	}
 	if (x->n_groups > 0) {
-		int cols = x->plan && x->plan->n_groups ? 5 : 2;
+		int cols = x->plan && x->plan->n_groups ? 6 : 2;
 		fprintf(f, "<TR><TD COLSPAN=\"%d\"><B>%s%s</B></TD></TR>", cols, group_word(x->color_by),
 			x->color_by == PB_COLOR_MACS ? " (cluster border)" : "s");
-		if (cols == 5)
-			fputs("<TR><TD></TD><TD>name</TD><TD>time</TD><TD>MACs</TD><TD>storage</TD></TR>", f);
+		if (cols == 6)
+			fputs("<TR><TD></TD><TD>name</TD><TD>time</TD><TD>MACs</TD><TD>storage</TD>"
+			      "<TD></TD></TR>",
+			      f);
 		for (int gi = 0; gi < x->n_groups; gi++) {
 			char gl[128];
 			fprintf(f, "<TR><TD BGCOLOR=\"%s\" WIDTH=\"18\"> </TD><TD ALIGN=\"LEFT\">",
 				pb_palette(gi, c, sizeof c));
 			html_text(f, group_label(x, gi, gl, sizeof gl));
-			if (cols == 5) {
+			if (cols == 6 && gi < x->plan->n_groups) {
 				const pb_plan_group *g = &x->plan->groups[gi];
-				fprintf(f, "%s%s</TD><TD ALIGN=\"RIGHT\">%s</TD><TD ALIGN=\"RIGHT\">%s</TD>"
-					   "<TD ALIGN=\"RIGHT\">%s</TD></TR>",
-					g->bottleneck ? " <B>(bottleneck)</B>" : "",
-					g->over_memory ? " <B>(over memory)</B>" : "",
+				fprintf(f, "</TD><TD ALIGN=\"RIGHT\">%s</TD><TD ALIGN=\"RIGHT\">%s</TD>"
+					   "<TD ALIGN=\"RIGHT\">%s</TD><TD ALIGN=\"LEFT\">"
+					   "%s%s%s%s%s</TD></TR>",
 					pb_fmt_time(g->time, a, sizeof a), pb_fmt_si(g->macs, b, sizeof b),
-					pb_fmt_bytes(g->storage, d, sizeof d));
+					pb_fmt_bytes(g->storage, d, sizeof d),
+					g->bottleneck || g->over_memory ? "<FONT COLOR=\"#d00000\">" : "",
+					g->bottleneck ? "bottleneck" : "",
+					g->bottleneck && g->over_memory ? ", " : "",
+					g->over_memory ? "over memory" : "",
+					g->bottleneck || g->over_memory ? "</FONT>" : "");
+			} else if (cols == 6) {
+				fputs("</TD><TD></TD><TD></TD><TD></TD><TD></TD></TR>", f);
 			} else {
 				fputs("</TD></TR>", f);
 			}
 		}
 	}
-	fputs("<TR><TD BGCOLOR=\"#eeeeee\" WIDTH=\"18\"> </TD><TD ALIGN=\"LEFT\" COLSPAN=\"4\">"
+	fputs("<TR><TD BGCOLOR=\"#eeeeee\" WIDTH=\"18\"> </TD><TD ALIGN=\"LEFT\" COLSPAN=\"5\">"
 	      "edge label: bytes crossing groups</TD></TR>",
 	      f);
 	fputs("</TABLE>", f);
@@ -691,6 +699,7 @@ static void declare_defaults(exporter *x, Agraph_t *G)
 	agattr(G, AGRAPH, "fillcolor", "");
 	agattr(G, AGRAPH, "fontcolor", "black");
 	agattr(G, AGRAPH, "tooltip", "");
+	agattr(G, AGRAPH, "label", "");
 	if (x->col->n_boxes > 120) {
 		/* Bound dot's effort: fewer network-simplex iterations and
 		 * crossing-minimisation passes (docs/export.md). */
@@ -705,7 +714,7 @@ static void declare_defaults(exporter *x, Agraph_t *G)
 	agattr(G, AGNODE, "fontsize", "8");
 	agattr(G, AGNODE, "height", "0.2");
 	agattr(G, AGNODE, "width", "0.3");
-	agattr(G, AGNODE, "margin", "0.04,0.02");
+	agattr(G, AGNODE, "margin", "0.08,0.03");
 	agattr(G, AGNODE, "fillcolor", "#eeeeee");
 	agattr(G, AGNODE, "color", "#555555");
 	agattr(G, AGNODE, "penwidth", "1");
@@ -1040,6 +1049,13 @@ int pb_svg_export_data(const pb_graph *g, const pb_plan *plan, const pb_hw *hw,
 		return pb_gv_fail(err, "export: dot layout");
 	}
 	double t1 = now_s();
+	if (agerrors() >= AGERR) {
+		/* e.g. a malformed HTML label: Graphviz drops it and goes on. */
+		gvFreeLayout(gvc, G);
+		agclose(G);
+		exporter_free(&x);
+		return pb_gv_fail(err, "export: dot layout");
+	}
 	char *data = NULL;
 	unsigned int dlen = 0;
 	int rrc = gvRenderData(gvc, G, "svg", &data, &dlen);
