@@ -1,0 +1,362 @@
+/*
+ * map.c — marking, backend choice and aggregation (map.h).
+ *
+ * Marking: every node gets the priority of its op on every backend (0 =
+ * unsupported); the chosen backend has the lowest priority number (ties:
+ * the backend listed first). A node no backend supports is an error naming
+ * the node, its op and the layout.
+ *
+ * Aggregation follows TVM's restriction-set idea (MergeCompilerRegions), not
+ * ONNX Runtime's wave grouping: regions grow in topological order, a node
+ * joins the regions of its same-backend parents, and a merge is refused
+ * when a path leaves the merged set and comes back into it (through a node
+ * of another backend or another region) — exactly the pairs TVM records in
+ * its restriction sets. We compute that condition by a search instead of
+ * keeping the sets: nodes after v are not yet assigned and only lead to
+ * later nodes, so the search is confined to nodes 0..v-1. Merges happen only
+ * through direct edges, so an aggregate never spans a node of another
+ * backend. At the end igraph_is_dag checks the aggregate graph.
+ *
+ * Times: a node on backend b takes max(flops / (b.flops * speed),
+ * bytes / b.bandwidth); an aggregate adds one launch of its backend.
+ */
+#include "transform/map.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "transform/quotient.h"
+
+typedef struct astate {
+	const pb_graph *g;
+	int *cls, *next, *tail, *size; /* aggregate lists; cls = head node id */
+	int *stamp, *in_set, *queue;
+	int mark;
+} astate;
+
+/* 1 if merging the aggregates heads[0..k) (all holding nodes < v, v among
+ * them) would close a cycle. */
+static int merge_cycles(astate *s, const int *heads, int k, int v)
+{
+	int mark = ++s->mark;
+	int qh = 0, qt = 0;
+	for (int i = 0; i < k; i++)
+		for (int y = heads[i]; y >= 0; y = s->next[y])
+			s->in_set[y] = mark;
+	for (int i = 0; i < k; i++)
+		for (int y = heads[i]; y >= 0; y = s->next[y]) {
+			const pb_node *nd = &s->g->nodes[y];
+			for (int j = 0; j < nd->n_succs; j++) {
+				int z = nd->succs[j];
+				if (z > v || s->in_set[z] == mark || s->stamp[z] == mark)
+					continue;
+				s->stamp[z] = mark;
+				s->queue[qt++] = z;
+			}
+		}
+	while (qh < qt) {
+		int x = s->queue[qh++];
+		for (int y = s->cls[x]; y >= 0; y = s->next[y]) {
+			if (s->in_set[y] == mark)
+				return 1;
+			if (y != x) {
+				if (s->stamp[y] == mark)
+					continue;
+				s->stamp[y] = mark;
+			}
+			const pb_node *nd = &s->g->nodes[y];
+			for (int j = 0; j < nd->n_succs; j++) {
+				int z = nd->succs[j];
+				if (z > v || s->stamp[z] == mark)
+					continue;
+				if (s->in_set[z] == mark)
+					return 1;
+				s->stamp[z] = mark;
+				s->queue[qt++] = z;
+			}
+		}
+	}
+	return 0;
+}
+
+/* Appends aggregate b's list to aggregate a's (both heads). */
+static int join(astate *s, int a, int b)
+{
+	if (a == b)
+		return a;
+	if (s->size[a] < s->size[b]) {
+		int t = a;
+		a = b;
+		b = t;
+	}
+	for (int y = b; y >= 0; y = s->next[y])
+		s->cls[y] = a;
+	s->next[s->tail[a]] = b;
+	s->tail[a] = s->tail[b];
+	s->size[a] += s->size[b];
+	return a;
+}
+
+static double node_time(const pb_graph *g, const pb_backend *b, double speed, int v)
+{
+	const pb_cost *c = &g->nodes[v].cost;
+	double fl = isfinite(c->flops) && c->flops > 0 ? c->flops : 0;
+	double by = (isfinite(c->in_bytes) ? c->in_bytes : 0) + (isfinite(c->out_bytes) ? c->out_bytes : 0);
+	double tc = fl / (b->flops * speed), tm = by / b->bandwidth;
+	return tc > tm ? tc : tm;
+}
+
+static int cmp_edge(const void *a, const void *b)
+{
+	const pb_map_edge *x = a, *y = b;
+	if (x->from != y->from)
+		return x->from - y->from;
+	return x->to - y->to;
+}
+
+void pb_map_result_free(pb_map_result *r)
+{
+	if (!r)
+		return;
+	free(r->prio);
+	free(r->backend);
+	free(r->node_time);
+	free(r->agg);
+	free(r->agg_backend);
+	free(r->agg_first);
+	free(r->agg_last);
+	free(r->agg_size);
+	free(r->agg_time);
+	free(r->agg_compute);
+	free(r->agg_macs);
+	free(r->edges);
+	free(r->events);
+	free(r);
+}
+
+static int mark_backends(const pb_graph *g, const pb_hetero *h, pb_map_result *r, pb_error *err)
+{
+	int nb = h->n;
+	for (int v = 0; v < g->n_nodes; v++) {
+		const pb_node *nd = &g->nodes[v];
+		int best = -1, best_p = 0;
+		double best_speed = 1;
+		for (int b = 0; b < nb; b++) {
+			double speed = 1;
+			int p = pb_hetero_support(h, b, nd->op, &speed);
+			r->prio[v * nb + b] = p;
+			if (p > 0 && (best < 0 || p < best_p)) {
+				best = b;
+				best_p = p;
+				best_speed = speed;
+			}
+		}
+		if (best < 0)
+			return pb_err(err, PB_EINPUT,
+				      "%s: node '%s' (op %s) is supported by no backend of %s (add it to "
+				      "a backend's ops, or add \"*\")",
+				      g->path, nd->name, nd->op, h->path);
+		r->backend[v] = best;
+		r->node_time[v] = node_time(g, &h->b[best], best_speed, v);
+	}
+	return PB_OK;
+}
+
+static int aggregate(const pb_graph *g, pb_map_result *r, pb_error *err)
+{
+	int n = g->n_nodes;
+	size_t sz = (size_t)n + 1;
+	astate s = {g};
+	s.cls = malloc(sz * sizeof *s.cls);
+	s.next = malloc(sz * sizeof *s.next);
+	s.tail = malloc(sz * sizeof *s.tail);
+	s.size = malloc(sz * sizeof *s.size);
+	s.stamp = calloc(sz, sizeof *s.stamp);
+	s.in_set = calloc(sz, sizeof *s.in_set);
+	s.queue = malloc(sz * sizeof *s.queue);
+	int *heads = malloc(sz * sizeof *heads);
+	int rc = PB_OK;
+	if (!s.cls || !s.next || !s.tail || !s.size || !s.stamp || !s.in_set || !s.queue ||
+	    !heads) {
+		rc = pb_err(err, PB_ENOMEM, "%s: out of memory while aggregating", g->path);
+		goto out;
+	}
+	for (int v = 0; v < n; v++) {
+		s.cls[v] = v;
+		s.next[v] = -1;
+		s.tail[v] = v;
+		s.size[v] = 1;
+		const pb_node *nd = &g->nodes[v];
+		/* Candidate regions: same-backend parents, largest first is not
+		 * needed; parents in id order keep the result deterministic. */
+		int cur = v;
+		for (int j = 0; j < nd->n_preds; j++) {
+			int p = nd->preds[j];
+			if (r->backend[p] != r->backend[v])
+				continue;
+			int R = s.cls[p];
+			if (R == s.cls[cur])
+				continue;
+			heads[0] = s.cls[cur];
+			heads[1] = R;
+			if (!merge_cycles(&s, heads, 2, v))
+				cur = join(&s, s.cls[cur], R);
+		}
+	}
+	/* Number aggregates by their first node. */
+	int *id = heads;
+	for (int v = 0; v < n; v++)
+		id[v] = -1;
+	r->n_agg = 0;
+	for (int v = 0; v < n; v++) {
+		int hd = s.cls[v];
+		if (id[hd] < 0)
+			id[hd] = r->n_agg++;
+		r->agg[v] = id[hd];
+	}
+	int dag = 0;
+	rc = pb_quotient_is_dag(g, r->agg, &dag, err);
+	if (rc == PB_OK && !dag)
+		rc = pb_err(err, PB_EINTERNAL, "%s: the backend aggregates form a cycle (igraph_is_dag)",
+			    g->path);
+out:
+	free(s.cls);
+	free(s.next);
+	free(s.tail);
+	free(s.size);
+	free(s.stamp);
+	free(s.in_set);
+	free(s.queue);
+	free(heads);
+	return rc;
+}
+
+static int build_edges(const pb_graph *g, const pb_hetero *h, pb_map_result *r, pb_error *err)
+{
+	int cap = 16, ne = 0;
+	pb_map_edge *e = malloc((size_t)cap * sizeof *e);
+	if (!e)
+		return pb_err(err, PB_ENOMEM, "%s: out of memory", g->path);
+	for (int u = 0; u < g->n_nodes; u++)
+		for (int j = 0; j < g->nodes[u].n_succs; j++) {
+			int w = g->nodes[u].succs[j];
+			if (r->agg[u] == r->agg[w])
+				continue;
+			if (ne == cap) {
+				cap *= 2;
+				pb_map_edge *ng = realloc(e, (size_t)cap * sizeof *e);
+				if (!ng) {
+					free(e);
+					return pb_err(err, PB_ENOMEM, "%s: out of memory", g->path);
+				}
+				e = ng;
+			}
+			e[ne].from = r->agg[u];
+			e[ne].to = r->agg[w];
+			e[ne].bytes = pb_graph_edge_bytes(g, u, w);
+			ne++;
+		}
+	qsort(e, (size_t)ne, sizeof *e, cmp_edge);
+	int k = 0;
+	for (int i = 0; i < ne; i++) {
+		if (k > 0 && e[k - 1].from == e[i].from && e[k - 1].to == e[i].to) {
+			e[k - 1].bytes += e[i].bytes;
+			continue;
+		}
+		e[k++] = e[i];
+	}
+	for (int i = 0; i < k; i++) {
+		int bf = r->agg_backend[e[i].from], bt = r->agg_backend[e[i].to];
+		e[i].buffer = bf != bt;
+		e[i].time = bf != bt ? h->xfer_lat[bf * h->n + bt] + e[i].bytes / h->xfer_bw[bf * h->n + bt]
+				     : 0;
+	}
+	r->edges = e;
+	r->n_edges = k;
+	return PB_OK;
+}
+
+int pb_map_run(const pb_graph *g, const pb_hetero *h, const pb_map_opts *o,
+	       pb_map_result **out, pb_error *err)
+{
+	*out = NULL;
+	if (o->buffers < 1 || o->stream < 1)
+		return pb_err(err, PB_EUSAGE, "map: --buffers and --stream must be >= 1");
+	int n = g->n_nodes, nb = h->n;
+	size_t sz = (size_t)n + 1;
+	pb_map_result *r = calloc(1, sizeof *r);
+	if (!r)
+		return pb_err(err, PB_ENOMEM, "%s: out of memory", g->path);
+	r->n_nodes = n;
+	r->n_backends = nb;
+	r->prio = calloc(sz * (size_t)nb, sizeof *r->prio);
+	r->backend = malloc(sz * sizeof *r->backend);
+	r->node_time = malloc(sz * sizeof *r->node_time);
+	r->agg = malloc(sz * sizeof *r->agg);
+	int rc = PB_OK;
+	if (!r->prio || !r->backend || !r->node_time || !r->agg) {
+		rc = pb_err(err, PB_ENOMEM, "%s: out of memory", g->path);
+		goto fail;
+	}
+	if ((rc = mark_backends(g, h, r, err)) || (rc = aggregate(g, r, err)))
+		goto fail;
+	int na = r->n_agg;
+	size_t az = (size_t)na + 1;
+	r->agg_backend = malloc(az * sizeof(int));
+	r->agg_first = malloc(az * sizeof(int));
+	r->agg_last = malloc(az * sizeof(int));
+	r->agg_size = calloc(az, sizeof(int));
+	r->agg_time = calloc(az, sizeof(double));
+	r->agg_compute = calloc(az, sizeof(double));
+	r->agg_macs = calloc(az, sizeof(double));
+	if (!r->agg_backend || !r->agg_first || !r->agg_last || !r->agg_size || !r->agg_time ||
+	    !r->agg_compute || !r->agg_macs) {
+		rc = pb_err(err, PB_ENOMEM, "%s: out of memory", g->path);
+		goto fail;
+	}
+	for (int a = 0; a < na; a++)
+		r->agg_first[a] = -1;
+	for (int v = 0; v < n; v++) {
+		int a = r->agg[v];
+		if (r->agg_first[a] < 0)
+			r->agg_first[a] = v;
+		r->agg_last[a] = v;
+		r->agg_size[a]++;
+		r->agg_backend[a] = r->backend[v];
+		r->agg_compute[a] += r->node_time[v];
+		r->agg_macs[a] += g->nodes[v].cost.macs;
+	}
+	for (int a = 0; a < na; a++) {
+		r->agg_time[a] = h->b[r->agg_backend[a]].launch + r->agg_compute[a];
+		r->backend_busy[r->agg_backend[a]] += r->agg_time[a];
+	}
+	r->launches_before = n;
+	r->launches_after = na;
+	if ((rc = build_edges(g, h, r, err)))
+		goto fail;
+	r->serial_input = 0;
+	for (int a = 0; a < na; a++)
+		r->serial_input += r->agg_time[a];
+	for (int e = 0; e < r->n_edges; e++)
+		r->serial_input += r->edges[e].time;
+	r->buffers = o->buffers;
+	r->stream = o->stream;
+	r->serial_time = r->serial_input * o->stream;
+	int bott = 0;
+	for (int b = 1; b < nb; b++)
+		if (r->backend_busy[b] > r->backend_busy[bott])
+			bott = b;
+	r->bottleneck = bott;
+	for (int k = 1; k <= PB_MAP_SWEEP; k++)
+		if ((rc = pb_map_simulate(r, h, k, o->stream, &r->sweep[k - 1], NULL, NULL, err)))
+			goto fail;
+	if ((rc = pb_map_simulate(r, h, o->buffers, o->stream, &r->pipelined_time, &r->events,
+				  &r->n_events, err)))
+		goto fail;
+	*out = r;
+	return PB_OK;
+fail:
+	pb_map_result_free(r);
+	return rc;
+}

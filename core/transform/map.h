@@ -1,0 +1,121 @@
+/*
+ * map.h — multi-backend mapping (seed 003): which backend runs each node,
+ * aggregation of connected same-backend nodes, buffers between backends and
+ * a pipelined-execution model over a stream of inputs.
+ *
+ * The `hetero` layout (layouts/hetero.lua, docs/transform.md):
+ *   backends = { { name = "gpu", launch = 8e-6, flops = 1.2e13,
+ *                  bandwidth = 6e11,
+ *                  ops = { ["*"] = 2, Conv = 1, MatMul = { priority = 1,
+ *                          speed = 0.9 } } }, ... },
+ *   transfer = { { from = "cpu", to = "gpu", bandwidth = 1.2e10,
+ *                  latency = 1e-5 }, ... }
+ * An op entry is a priority (1 = best) or { priority =, speed = }; "*"
+ * matches every op the backend does not name. speed scales the backend's
+ * FLOP/s for that op. A missing transfer pair uses the reverse direction.
+ */
+#ifndef PB_TRANSFORM_MAP_H
+#define PB_TRANSFORM_MAP_H
+
+#include <stdio.h>
+
+#include <jansson.h>
+
+#include "graph.h"
+#include "hw.h"
+#include "plan.h"
+
+#define PB_MAP_MAX_BACKENDS 32
+
+typedef struct pb_backend_op {
+	char *op;
+	int priority;
+	double speed;
+} pb_backend_op;
+
+typedef struct pb_backend {
+	char *name;
+	double launch;    /* s per launch of the backend */
+	double flops;     /* FLOP/s */
+	double bandwidth; /* memory B/s */
+	int n_ops;
+	pb_backend_op *ops;
+	int has_any;      /* "*" entry present */
+	pb_backend_op any;
+} pb_backend;
+
+typedef struct pb_hetero {
+	char *path;
+	int n;
+	pb_backend *b;
+	double *xfer_bw;  /* n x n, B/s (diagonal unused) */
+	double *xfer_lat; /* n x n, s */
+} pb_hetero;
+
+int pb_hetero_parse(const pb_hw *hw, pb_hetero **out, pb_error *err);
+void pb_hetero_free(pb_hetero *h);
+/* Priority of op on backend b (0 = unsupported); speed factor in *speed. */
+int pb_hetero_support(const pb_hetero *h, int b, const char *op, double *speed);
+
+typedef struct pb_map_opts {
+	int buffers; /* slots per cross-backend buffer (>= 1) */
+	int stream;  /* inputs in the modelled stream (>= 1) */
+} pb_map_opts;
+
+typedef struct pb_map_edge {
+	int from, to;    /* aggregates */
+	double bytes;
+	double time;     /* transfer time, 0 between aggregates of one backend */
+	int buffer;      /* 1 when the backends differ (a buffer is placed) */
+} pb_map_edge;
+
+typedef struct pb_map_event {
+	int input;
+	int task;        /* aggregate index, or n_agg + edge index for transfers */
+	double start, end;
+} pb_map_event;
+
+#define PB_MAP_SWEEP 4
+
+typedef struct pb_map_result {
+	int n_nodes, n_backends;
+	int *prio;         /* n_nodes x n_backends priorities, 0 = unsupported */
+	int *backend;      /* chosen backend per node */
+	double *node_time; /* on the chosen backend */
+	int n_agg;
+	int *agg;          /* node -> aggregate (aggregates numbered by first node) */
+	int *agg_backend;
+	int *agg_first, *agg_last, *agg_size;
+	double *agg_time;  /* launch + compute */
+	double *agg_compute, *agg_macs;
+	int n_edges;
+	pb_map_edge *edges;
+	int launches_before, launches_after;
+	int buffers, stream;
+	double serial_input;   /* one input, everything in sequence */
+	double serial_time;    /* stream of `stream` inputs run serially */
+	double pipelined_time; /* makespan of the stream with `buffers` slots */
+	double sweep[PB_MAP_SWEEP]; /* makespan with 1..PB_MAP_SWEEP slots */
+	double backend_busy[PB_MAP_MAX_BACKENDS]; /* per input */
+	int bottleneck;    /* most loaded backend (or link: -1) */
+	int n_events;
+	pb_map_event *events; /* the pipelined schedule, every task */
+} pb_map_result;
+
+int pb_map_run(const pb_graph *g, const pb_hetero *h, const pb_map_opts *o,
+	       pb_map_result **out, pb_error *err);
+void pb_map_result_free(pb_map_result *r);
+
+/* Pipelined list schedule of the aggregate graph (pipeline.c): fills
+ * *makespan and, when events != NULL, every task's start/end. */
+int pb_map_simulate(const pb_map_result *r, const pb_hetero *h, int buffers, int stream,
+		    double *makespan, pb_map_event **events, int *n_events, pb_error *err);
+
+json_t *pb_map_report_json(const pb_graph *g, const pb_hetero *h, const pb_map_result *r);
+/* kind "map": group per node = aggregate; groups labelled by backend name. */
+pb_plan *pb_map_plan(const pb_graph *g, const pb_hetero *h, const pb_map_result *r);
+/* Human summary and a text timeline of the first `timeline` inputs. */
+void pb_map_print(FILE *out, const pb_graph *g, const pb_hetero *h, const pb_map_result *r,
+		  int timeline);
+
+#endif

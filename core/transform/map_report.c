@@ -1,0 +1,296 @@
+/*
+ * map_report.c — the mapping report (JSON), the "map" plan and the human
+ * summary with a text timeline (map.h).
+ */
+#include "transform/map.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const char *task_name(const pb_map_result *r, const pb_hetero *h, int task, char *buf,
+			     size_t len)
+{
+	if (task < r->n_agg) {
+		snprintf(buf, len, "A%d", task);
+	} else {
+		const pb_map_edge *e = &r->edges[task - r->n_agg];
+		snprintf(buf, len, "A%d->A%d", e->from, e->to);
+	}
+	(void)h;
+	return buf;
+}
+
+json_t *pb_map_report_json(const pb_graph *g, const pb_hetero *h, const pb_map_result *r)
+{
+	json_t *j = json_object();
+	json_object_set_new(j, "model", json_string(g->path ? g->path : ""));
+	json_object_set_new(j, "layout", json_string(h->path));
+	json_t *bl = json_array();
+	for (int b = 0; b < h->n; b++) {
+		json_t *o = json_object();
+		json_object_set_new(o, "name", json_string(h->b[b].name));
+		json_object_set_new(o, "launch", json_real(h->b[b].launch));
+		json_object_set_new(o, "flops", json_real(h->b[b].flops));
+		json_object_set_new(o, "bandwidth", json_real(h->b[b].bandwidth));
+		json_object_set_new(o, "busy_per_input", json_real(r->backend_busy[b]));
+		json_array_append_new(bl, o);
+	}
+	json_object_set_new(j, "backend_list", bl);
+	json_t *nodes = json_array();
+	json_t *backends = json_object();
+	for (int v = 0; v < g->n_nodes; v++) {
+		json_t *o = json_object(), *sup = json_array(), *pr = json_object();
+		for (int b = 0; b < h->n; b++) {
+			int p = r->prio[v * h->n + b];
+			if (p > 0) {
+				json_array_append_new(sup, json_string(h->b[b].name));
+				json_object_set_new(pr, h->b[b].name, json_integer(p));
+			}
+		}
+		json_object_set_new(o, "name", json_string(g->nodes[v].name));
+		json_object_set_new(o, "op", json_string(g->nodes[v].op));
+		json_object_set_new(o, "backends", json_deep_copy(sup));
+		json_object_set_new(o, "priority", pr);
+		json_object_set_new(o, "backend", json_string(h->b[r->backend[v]].name));
+		json_object_set_new(o, "aggregate", json_integer(r->agg[v]));
+		json_object_set_new(o, "time", json_real(r->node_time[v]));
+		json_array_append_new(nodes, o);
+		json_object_set_new(backends, g->nodes[v].name, sup);
+	}
+	json_object_set_new(j, "backends", backends);
+	json_object_set_new(j, "nodes", nodes);
+	json_t *al = json_array();
+	for (int a = 0; a < r->n_agg; a++) {
+		json_t *o = json_object(), *mem = json_array();
+		json_object_set_new(o, "id", json_integer(a));
+		json_object_set_new(o, "backend", json_string(h->b[r->agg_backend[a]].name));
+		for (int v = r->agg_first[a]; v <= r->agg_last[a]; v++)
+			if (r->agg[v] == a)
+				json_array_append_new(mem, json_string(g->nodes[v].name));
+		json_object_set_new(o, "nodes", mem);
+		json_object_set_new(o, "time", json_real(r->agg_time[a]));
+		json_object_set_new(o, "compute", json_real(r->agg_compute[a]));
+		json_array_append_new(al, o);
+	}
+	json_object_set_new(j, "aggregates", al);
+	json_t *buf = json_array();
+	for (int e = 0; e < r->n_edges; e++) {
+		const pb_map_edge *ed = &r->edges[e];
+		if (!ed->buffer)
+			continue;
+		json_t *o = json_object();
+		json_object_set_new(o, "from", json_integer(ed->from));
+		json_object_set_new(o, "to", json_integer(ed->to));
+		json_object_set_new(o, "from_backend", json_string(h->b[r->agg_backend[ed->from]].name));
+		json_object_set_new(o, "to_backend", json_string(h->b[r->agg_backend[ed->to]].name));
+		json_object_set_new(o, "bytes", json_real(ed->bytes));
+		json_object_set_new(o, "transfer_time", json_real(ed->time));
+		json_object_set_new(o, "slots", json_integer(r->buffers));
+		json_array_append_new(buf, o);
+	}
+	json_object_set_new(j, "buffers", buf);
+	json_object_set_new(j, "launches_before", json_integer(r->launches_before));
+	json_object_set_new(j, "launches_after", json_integer(r->launches_after));
+	json_object_set_new(j, "stream", json_integer(r->stream));
+	json_object_set_new(j, "buffer_slots", json_integer(r->buffers));
+	json_object_set_new(j, "serial_time_per_input", json_real(r->serial_input));
+	json_object_set_new(j, "serial_time", json_real(r->serial_time));
+	json_object_set_new(j, "pipelined_time", json_real(r->pipelined_time));
+	json_object_set_new(j, "throughput_serial",
+			    json_real(r->serial_time > 0 ? r->stream / r->serial_time : 0));
+	json_object_set_new(j, "throughput_pipelined",
+			    json_real(r->pipelined_time > 0 ? r->stream / r->pipelined_time : 0));
+	json_object_set_new(j, "speedup", json_real(r->pipelined_time > 0
+							    ? r->serial_time / r->pipelined_time
+							    : 1));
+	json_object_set_new(j, "bottleneck_backend", json_string(h->b[r->bottleneck].name));
+	json_t *sw = json_array();
+	for (int k = 0; k < PB_MAP_SWEEP; k++) {
+		json_t *o = json_object();
+		json_object_set_new(o, "buffers", json_integer(k + 1));
+		json_object_set_new(o, "pipelined_time", json_real(r->sweep[k]));
+		json_object_set_new(o, "throughput",
+				    json_real(r->sweep[k] > 0 ? r->stream / r->sweep[k] : 0));
+		json_array_append_new(sw, o);
+	}
+	json_object_set_new(j, "buffer_sweep", sw);
+	json_t *tl = json_array();
+	char nm[64];
+	for (int i = 0; i < r->n_events; i++) {
+		const pb_map_event *ev = &r->events[i];
+		json_t *o = json_object();
+		json_object_set_new(o, "input", json_integer(ev->input));
+		json_object_set_new(o, "task", json_string(task_name(r, h, ev->task, nm, sizeof nm)));
+		int is_agg = ev->task < r->n_agg;
+		const pb_map_edge *e = is_agg ? NULL : &r->edges[ev->task - r->n_agg];
+		char res[160];
+		if (is_agg)
+			snprintf(res, sizeof res, "%s", h->b[r->agg_backend[ev->task]].name);
+		else
+			snprintf(res, sizeof res, "%s->%s", h->b[r->agg_backend[e->from]].name,
+				 h->b[r->agg_backend[e->to]].name);
+		json_object_set_new(o, "resource", json_string(res));
+		json_object_set_new(o, "start", json_real(ev->start));
+		json_object_set_new(o, "end", json_real(ev->end));
+		json_array_append_new(tl, o);
+	}
+	json_object_set_new(j, "timeline", tl);
+	return j;
+}
+
+pb_plan *pb_map_plan(const pb_graph *g, const pb_hetero *h, const pb_map_result *r)
+{
+	pb_plan *p = pb_plan_new("map", "priority", g->n_nodes);
+	if (!p)
+		return NULL;
+	for (int v = 0; v < g->n_nodes; v++)
+		p->group[v] = r->agg[v];
+	double *in_xfer = calloc((size_t)r->n_agg + 1, sizeof *in_xfer);
+	double *buf_bytes = calloc((size_t)r->n_agg + 1, sizeof *buf_bytes);
+	if (!in_xfer || !buf_bytes) {
+		free(in_xfer);
+		free(buf_bytes);
+		pb_plan_free(p);
+		return NULL;
+	}
+	for (int e = 0; e < r->n_edges; e++)
+		if (r->edges[e].buffer) {
+			in_xfer[r->edges[e].to] += r->edges[e].time;
+			buf_bytes[r->edges[e].to] += r->edges[e].bytes * r->buffers;
+		}
+	json_t *ab = json_array();
+	for (int a = 0; a < r->n_agg; a++) {
+		pb_plan_group pg = {0};
+		int b = r->agg_backend[a];
+		pg.label = h->b[b].name;
+		pg.first_unit = b;
+		pg.n_units = 1;
+		pg.time = r->agg_time[a];
+		pg.compute = r->agg_compute[a];
+		pg.routing = in_xfer[a];
+		pg.storage = buf_bytes[a];
+		pg.macs = r->agg_macs[a];
+		pg.first_node = r->agg_first[a];
+		pg.last_node = r->agg_last[a];
+		pg.bottleneck = b == r->bottleneck;
+		pb_plan_add_group(p, &pg);
+		json_array_append_new(ab, json_string(h->b[b].name));
+	}
+	free(in_xfer);
+	free(buf_bytes);
+	pb_plan_set_metric(p, "launches_before", r->launches_before);
+	pb_plan_set_metric(p, "launches_after", r->launches_after);
+	pb_plan_set_metric(p, "serial_time", r->serial_time);
+	pb_plan_set_metric(p, "pipelined_time", r->pipelined_time);
+	pb_plan_set_metric(p, "serial_time_per_input", r->serial_input);
+	pb_plan_set_metric(p, "throughput_serial",
+			   r->serial_time > 0 ? r->stream / r->serial_time : 0);
+	pb_plan_set_metric(p, "throughput_pipelined",
+			   r->pipelined_time > 0 ? r->stream / r->pipelined_time : 0);
+	pb_plan_set_metric(p, "buffers", r->buffers);
+	pb_plan_set_metric(p, "stream", r->stream);
+	pb_plan_set_metric(p, "max_time", r->pipelined_time);
+	json_t *bn = json_array();
+	for (int b = 0; b < h->n; b++)
+		json_array_append_new(bn, json_string(h->b[b].name));
+	json_object_set_new(p->detail, "backends", bn);
+	json_object_set_new(p->detail, "aggregate_backend", ab);
+	json_t *nb = json_array();
+	for (int v = 0; v < g->n_nodes; v++)
+		json_array_append_new(nb, json_integer(r->backend[v]));
+	json_object_set_new(p->detail, "node_backend", nb);
+	json_object_set_new(p->detail, "layout", json_string(h->path));
+	return p;
+}
+
+static void fmt_time(double s, char *buf, size_t len)
+{
+	if (s >= 1)
+		snprintf(buf, len, "%.3f s", s);
+	else if (s >= 1e-3)
+		snprintf(buf, len, "%.3f ms", s * 1e3);
+	else
+		snprintf(buf, len, "%.2f us", s * 1e6);
+}
+
+void pb_map_print(FILE *out, const pb_graph *g, const pb_hetero *h, const pb_map_result *r,
+		  int timeline)
+{
+	int count[PB_MAP_MAX_BACKENDS] = {0}, aggs[PB_MAP_MAX_BACKENDS] = {0};
+	for (int v = 0; v < g->n_nodes; v++)
+		count[r->backend[v]]++;
+	for (int a = 0; a < r->n_agg; a++)
+		aggs[r->agg_backend[a]]++;
+	char t1[32], t2[32];
+	fprintf(out, "%s on %s: %d nodes\n", g->path, h->path, g->n_nodes);
+	for (int b = 0; b < h->n; b++) {
+		fmt_time(r->backend_busy[b], t1, sizeof t1);
+		fprintf(out, "  %-8s %5d nodes in %4d aggregates, busy %s per input%s\n", h->b[b].name,
+			count[b], aggs[b], t1, b == r->bottleneck ? "  (bottleneck)" : "");
+	}
+	int nbuf = 0;
+	for (int e = 0; e < r->n_edges; e++)
+		nbuf += r->edges[e].buffer;
+	fprintf(out, "backend launches: %d -> %d (aggregates)\n", r->launches_before,
+		r->launches_after);
+	fprintf(out, "buffers between backends: %d (%d slots each)\n", nbuf, r->buffers);
+	fmt_time(r->serial_input, t1, sizeof t1);
+	fprintf(out, "one input, serial: %s\n", t1);
+	fmt_time(r->serial_time, t1, sizeof t1);
+	fmt_time(r->pipelined_time, t2, sizeof t2);
+	fprintf(out, "stream of %d inputs: serial %s, pipelined %s (x%.2f throughput)\n", r->stream,
+		t1, t2, r->pipelined_time > 0 ? r->serial_time / r->pipelined_time : 1.0);
+	fprintf(out, "buffer slots:");
+	for (int k = 0; k < PB_MAP_SWEEP; k++) {
+		fmt_time(r->sweep[k], t1, sizeof t1);
+		fprintf(out, "  k=%d %s", k + 1, t1);
+	}
+	fputc('\n', out);
+	if (timeline <= 0 || r->n_events == 0)
+		return;
+	/* Text Gantt: one row per resource, 72 columns over the first inputs. */
+	double end = 0;
+	for (int i = 0; i < r->n_events; i++)
+		if (r->events[i].input < timeline && r->events[i].end > end)
+			end = r->events[i].end;
+	if (end <= 0)
+		return;
+	fmt_time(end, t1, sizeof t1);
+	fprintf(out, "timeline of the first %d input(s) (digits = input, 0..%s):\n", timeline, t1);
+	const int W = 72;
+	char row[80];
+	for (int res = 0; res < h->n + h->n * h->n; res++) {
+		memset(row, ' ', (size_t)W);
+		row[W] = '\0';
+		int any = 0;
+		for (int i = 0; i < r->n_events; i++) {
+			const pb_map_event *ev = &r->events[i];
+			if (ev->input >= timeline)
+				continue;
+			int rr;
+			if (ev->task < r->n_agg) {
+				rr = r->agg_backend[ev->task];
+			} else {
+				const pb_map_edge *e = &r->edges[ev->task - r->n_agg];
+				rr = h->n + r->agg_backend[e->from] * h->n + r->agg_backend[e->to];
+			}
+			if (rr != res)
+				continue;
+			any = 1;
+			int c0 = (int)(ev->start / end * W), c1 = (int)(ev->end / end * W);
+			if (c1 <= c0)
+				c1 = c0 + 1;
+			for (int c = c0; c < c1 && c < W; c++)
+				row[c] = (char)('0' + ev->input % 10);
+		}
+		if (!any)
+			continue;
+		char name[40];
+		if (res < h->n)
+			snprintf(name, sizeof name, "%s", h->b[res].name);
+		else
+			snprintf(name, sizeof name, "%s>%s", h->b[(res - h->n) / h->n].name,
+				 h->b[(res - h->n) % h->n].name);
+		fprintf(out, "  %-10.10s |%s|\n", name, row);
+	}
+}
