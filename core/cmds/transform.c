@@ -28,6 +28,9 @@ static const pb_opt fuse_opts[] = {
 	{"fusable", 0, PB_OPT_LIST, "OP",
 	 "treat OP as fusable, e.g. --fusable Conv (repeatable; default non-fusable: MatMul, "
 	 "Gemm, Conv)"},
+	{"keep-constants", 0, PB_OPT_FLAG, NULL,
+	 "treat load-time constants (weights behind Identity, Constant, evaluated shape math) "
+	 "as kernels too"},
 	{"min-gain", 0, PB_OPT_DOUBLE, "S", "fuse only when the model saves more than S seconds (0)"},
 	{"max-members", 0, PB_OPT_INT, "N", "at most N nodes per fused kernel (16)"},
 	PB_OPTS_END};
@@ -79,12 +82,14 @@ static int fuse_options(pb_cmd_ctx *ctx, const pb_args *a, pb_fuse_rules *rules,
 	if (rc)
 		return rc;
 	o->model.max_members = (int)mm;
+	o->keep_constants = pb_args_has(a, "keep-constants");
 	return PB_OK;
 }
 
 static void fuse_print(FILE *out, const pb_graph *g, const pb_fuse_result *r, const json_t *rep)
 {
-	fprintf(out, "%s: %d nodes\n", g->path, g->n_nodes);
+	fprintf(out, "%s: %d nodes (%d load-time constants, no kernels)\n", g->path, g->n_nodes,
+		r->n_folded);
 	fprintf(out, "parallel branch groups: %d (", r->groups->n);
 	for (int k = 0; k < PB_BRANCH_NKINDS; k++)
 		fprintf(out, "%s%s %d", k ? ", " : "", pb_branch_kind_name(k),
@@ -176,6 +181,8 @@ static const pb_opt map_opts[] = {
 	{"buffers", 'k', PB_OPT_INT, "K", "buffer slots between aggregates on different backends (2)"},
 	{"stream", 'n', PB_OPT_INT, "N", "number of inputs in the modelled stream (16)"},
 	{"timeline", 0, PB_OPT_INT, "N", "print the pipelined timeline of the first N inputs (2)"},
+	{"keep-constants", 0, PB_OPT_FLAG, NULL,
+	 "map load-time constants (weights behind Identity, Constant, shape math) too"},
 	PB_OPTS_END};
 
 static int cmd_map(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, pb_error *err)
@@ -184,14 +191,14 @@ static int cmd_map(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, pb_
 	long k, n, tl;
 	int rc;
 	if ((rc = pb_args_int(a, "buffers", 2, 1, 1024, &k, err)) ||
-	    (rc = pb_args_int(a, "stream", 16, 1, 100000, &n, err)) ||
+	    (rc = pb_args_int(a, "stream", 16, 1, 10000, &n, err)) ||
 	    (rc = pb_args_int(a, "timeline", 2, 0, 1000, &tl, err)))
 		return rc;
 	pb_hetero *h = NULL;
 	rc = pb_hetero_parse(s->hw, &h, err);
 	if (rc)
 		return rc;
-	pb_map_opts mo = {(int)k, (int)n};
+	pb_map_opts mo = {(int)k, (int)n, pb_args_has(a, "keep-constants")};
 	pb_map_result *r = NULL;
 	rc = pb_map_run(s->graph, h, &mo, &r, err);
 	if (rc) {

@@ -64,7 +64,15 @@ typedef struct ctx {
 	pb_branch_set *set;
 	int cap_groups;
 	int oom;
+	const unsigned char *skip; /* folded nodes: not part of the structure */
+	int *np, *ns;              /* predecessors / successors that are not skipped */
+	int *p1, *s1;              /* the single such predecessor / successor, or -1 */
 } ctx;
+
+static int skipped(const ctx *c, int v)
+{
+	return c->skip && c->skip[v];
+}
 
 static void draft_reset(draft *d)
 {
@@ -135,36 +143,34 @@ static void draft_commit(ctx *c, draft *d, int kind, int anchor)
 }
 
 /* Downward chain from s (s itself must have <= 1 predecessor). */
-static void chain_down(const pb_graph *g, int s, ivec *out)
+static void chain_down(const ctx *c, int s, ivec *out)
 {
 	out->n = 0;
 	int cur = s;
-	while (cur >= 0 && g->nodes[cur].n_preds <= 1) {
+	while (cur >= 0 && !skipped(c, cur) && c->np[cur] <= 1) {
 		if (ivec_push(out, cur))
 			return;
-		const pb_node *nd = &g->nodes[cur];
-		if (nd->n_succs != 1)
+		if (c->ns[cur] != 1)
 			break;
-		int nx = nd->succs[0];
-		if (g->nodes[nx].n_preds != 1)
+		int nx = c->s1[cur];
+		if (c->np[nx] != 1)
 			break;
 		cur = nx;
 	}
 }
 
 /* Upward chain from q (q must have <= 1 successor), in execution order. */
-static void chain_up(const pb_graph *g, int q, ivec *out)
+static void chain_up(const ctx *c, int q, ivec *out)
 {
 	out->n = 0;
 	int cur = q;
-	while (cur >= 0 && g->nodes[cur].n_succs <= 1) {
+	while (cur >= 0 && !skipped(c, cur) && c->ns[cur] <= 1) {
 		if (ivec_push(out, cur))
 			return;
-		const pb_node *nd = &g->nodes[cur];
-		if (nd->n_preds != 1)
+		if (c->np[cur] != 1)
 			break;
-		int pv = nd->preds[0];
-		if (g->nodes[pv].n_succs != 1)
+		int pv = c->p1[cur];
+		if (c->ns[pv] != 1)
 			break;
 		cur = pv;
 	}
@@ -191,7 +197,7 @@ static void search_parents(ctx *c, draft *d, ivec *ch)
 	const pb_graph *g = c->g;
 	for (int p = 0; p < g->n_nodes && !c->oom; p++) {
 		const pb_node *pn = &g->nodes[p];
-		if (pn->n_succs < 2)
+		if (skipped(c, p) || c->ns[p] < 2)
 			continue;
 		draft_reset(d);
 		int all_long = 1, n_br = 0;
@@ -203,13 +209,14 @@ static void search_parents(ctx *c, draft *d, ivec *ch)
 			return;
 		}
 		for (int k = 0; k < pn->n_succs; k++) {
-			chain_down(g, pn->succs[k], ch);
+			if (skipped(c, pn->succs[k]))
+				continue;
+			chain_down(c, pn->succs[k], ch);
 			filter_free(c->set, ch);
 			if (ch->n == 0)
 				continue;
 			int last = ch->a[ch->n - 1];
-			const pb_node *ln = &g->nodes[last];
-			ends[n_br] = ln->n_succs == 1 ? ln->succs[0] : -1;
+			ends[n_br] = c->ns[last] == 1 ? c->s1[last] : -1;
 			for (int j = 0; j < n_br; j++)
 				if (ends[j] >= 0 && ends[j] == ends[n_br])
 					shared_end = 1;
@@ -229,11 +236,13 @@ static void search_children(ctx *c, draft *d, ivec *ch)
 	const pb_graph *g = c->g;
 	for (int q = 0; q < g->n_nodes && !c->oom; q++) {
 		const pb_node *qn = &g->nodes[q];
-		if (qn->n_preds < 2)
+		if (skipped(c, q) || c->np[q] < 2)
 			continue;
 		draft_reset(d);
 		for (int k = 0; k < qn->n_preds; k++) {
-			chain_up(g, qn->preds[k], ch);
+			if (skipped(c, qn->preds[k]))
+				continue;
+			chain_up(c, qn->preds[k], ch);
 			filter_free(c->set, ch);
 			draft_branch(c, d, ch->a, ch->n);
 		}
@@ -246,13 +255,12 @@ static void search_ends(ctx *c, draft *d, ivec *ch, int sources)
 	const pb_graph *g = c->g;
 	draft_reset(d);
 	for (int v = 0; v < g->n_nodes && !c->oom; v++) {
-		const pb_node *nd = &g->nodes[v];
-		if (sources ? nd->n_preds != 0 : nd->n_succs != 0)
+		if (skipped(c, v) || (sources ? c->np[v] != 0 : c->ns[v] != 0))
 			continue;
 		if (sources)
-			chain_down(g, v, ch);
+			chain_down(c, v, ch);
 		else
-			chain_up(g, v, ch);
+			chain_up(c, v, ch);
 		filter_free(c->set, ch);
 		draft_branch(c, d, ch->a, ch->n);
 	}
@@ -262,7 +270,7 @@ static void search_ends(ctx *c, draft *d, ivec *ch, int sources)
 /* Adds u as a one-node branch if free, fusable and independent of all so far. */
 static void local_try(ctx *c, draft *d, const pb_reach *r, const unsigned char *fusable, int u)
 {
-	if (c->set->group_of[u] >= 0 || (fusable && !fusable[u]))
+	if (c->set->group_of[u] >= 0 || (fusable && !fusable[u]) || skipped(c, u))
 		return;
 	for (int i = 0; i < d->nodes.n; i++)
 		if (!pb_reach_independent(r, d->nodes.a[i], u))
@@ -279,12 +287,14 @@ static void search_local(ctx *c, draft *d, const unsigned char *fusable)
 		return;
 	}
 	for (int v = 0; v < g->n_nodes && !c->oom; v++) {
-		if (c->set->group_of[v] >= 0 || (fusable && !fusable[v]))
+		if (c->set->group_of[v] >= 0 || (fusable && !fusable[v]) || skipped(c, v))
 			continue;
 		const pb_node *nd = &g->nodes[v];
 		draft_reset(d);
 		draft_branch(c, d, &v, 1);
 		for (int k = 0; k < nd->n_preds; k++) {
+			if (skipped(c, nd->preds[k]))
+				continue;
 			const pb_node *pn = &g->nodes[nd->preds[k]];
 			for (int j = 0; j < pn->n_succs; j++)
 				local_try(c, d, r, fusable, pn->succs[j]);
@@ -299,8 +309,8 @@ static void search_local(ctx *c, draft *d, const unsigned char *fusable)
 	pb_reach_free(r);
 }
 
-int pb_branch_extract(const pb_graph *g, const unsigned char *fusable, pb_branch_set **out,
-		      pb_error *err)
+int pb_branch_extract(const pb_graph *g, const unsigned char *fusable,
+		      const unsigned char *skip, pb_branch_set **out, pb_error *err)
 {
 	*out = NULL;
 	pb_branch_set *s = calloc(1, sizeof *s);
@@ -314,14 +324,44 @@ int pb_branch_extract(const pb_graph *g, const unsigned char *fusable, pb_branch
 	}
 	for (int i = 0; i < g->n_nodes; i++)
 		s->group_of[i] = -1;
-	ctx c = {g, s, 0, 0};
+	ctx c = {g, s, 0, 0, skip, NULL, NULL, NULL, NULL};
+	size_t sz = (size_t)g->n_nodes + 1;
+	c.np = calloc(sz, sizeof *c.np);
+	c.ns = calloc(sz, sizeof *c.ns);
+	c.p1 = malloc(sz * sizeof *c.p1);
+	c.s1 = malloc(sz * sizeof *c.s1);
+	if (!c.np || !c.ns || !c.p1 || !c.s1) {
+		c.oom = 1;
+	} else {
+		for (int v = 0; v < g->n_nodes; v++) {
+			const pb_node *nd = &g->nodes[v];
+			c.p1[v] = c.s1[v] = -1;
+			for (int k = 0; k < nd->n_preds; k++)
+				if (!skipped(&c, nd->preds[k])) {
+					c.np[v]++;
+					c.p1[v] = nd->preds[k];
+				}
+			for (int k = 0; k < nd->n_succs; k++)
+				if (!skipped(&c, nd->succs[k])) {
+					c.ns[v]++;
+					c.s1[v] = nd->succs[k];
+				}
+		}
+	}
 	draft d = {{0}, {0}};
 	ivec ch = {0};
+	if (c.oom)
+		goto done;
 	search_parents(&c, &d, &ch);
 	search_children(&c, &d, &ch);
 	search_ends(&c, &d, &ch, 1);
 	search_ends(&c, &d, &ch, 0);
 	search_local(&c, &d, fusable);
+done:
+	free(c.np);
+	free(c.ns);
+	free(c.p1);
+	free(c.s1);
 	draft_free(&d);
 	free(ch.a);
 	if (c.oom) {

@@ -56,9 +56,12 @@ typedef struct pb_branch_set {
 } pb_branch_set;
 
 /* Finds every group. fusable (n_nodes flags, may be NULL = all fusable) is
- * only used by the local kind, whose target must be fusable. */
-int pb_branch_extract(const pb_graph *g, const unsigned char *fusable, pb_branch_set **out,
-		      pb_error *err);
+ * only used by the local kind, whose target must be fusable. skip (may be
+ * NULL) marks nodes that are not part of the structure at all (folded
+ * constants, folded.h): they join no group and do not count as parents or
+ * children. */
+int pb_branch_extract(const pb_graph *g, const unsigned char *fusable,
+		      const unsigned char *skip, pb_branch_set **out, pb_error *err);
 void pb_branch_set_free(pb_branch_set *s);
 
 #endif

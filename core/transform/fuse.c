@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "transform/folded.h"
 #include "transform/quotient.h"
 
 void pb_fuse_opts_default(pb_fuse_opts *o)
@@ -252,7 +253,7 @@ static int fuse_group(fstate *s, pb_fuse_result *r, int gi, const pb_fuse_opts *
 			r->fused_per_kind[gr->kind] += k;
 			if (o->verify_dag) {
 				int dag = 0;
-				rc = pb_quotient_is_dag(s->g, s->cls, &dag, err);
+				rc = pb_quotient_is_dag(s->g, s->cls, 0, &dag, err);
 				if (rc)
 					goto out;
 				r->dag_checks++;
@@ -456,6 +457,7 @@ int pb_fuse_run(const pb_graph *g, const pb_fuse_opts *o, pb_fuse_result **out, 
 		r->fusion_group = malloc(sz * sizeof *r->fusion_group);
 		r->fusion_size = malloc(sz * sizeof *r->fusion_size);
 		r->fusable = malloc(sz);
+		r->folded = calloc(sz, 1);
 	}
 	s.cls = malloc(sz * sizeof *s.cls);
 	s.next = malloc(sz * sizeof *s.next);
@@ -465,7 +467,7 @@ int pb_fuse_run(const pb_graph *g, const pb_fuse_opts *o, pb_fuse_result **out, 
 	s.solo = malloc(sz * sizeof *s.solo);
 	int rc = PB_OK;
 	if (!r || !r->class_of || !r->fusion_of || !r->fusion_group || !r->fusion_size ||
-	    !r->fusable || !s.cls || !s.next || !s.stamp || !s.in_set || !s.queue || !s.solo) {
+	    !r->fusable || !r->folded || !s.cls || !s.next || !s.stamp || !s.in_set || !s.queue || !s.solo) {
 		rc = pb_err(err, PB_ENOMEM, "%s: out of memory while fusing", g->path);
 		goto done;
 	}
@@ -476,16 +478,19 @@ int pb_fuse_run(const pb_graph *g, const pb_fuse_opts *o, pb_fuse_result **out, 
 			    "max_members >= 2");
 		goto done;
 	}
+	if (!o->keep_constants)
+		r->n_folded = pb_transform_folded(g, r->folded);
 	for (int v = 0; v < n; v++) {
-		r->fusable[v] = (unsigned char)pb_fuse_rules_fusable(rules, g, v);
+		r->fusable[v] = (unsigned char)(!r->folded[v] && pb_fuse_rules_fusable(rules, g, v));
 		r->fusion_of[v] = -1;
 		s.cls[v] = v;
 		s.next[v] = -1;
-		s.solo[v] = pb_fuse_node_time(&o->model, g, v);
+		s.solo[v] = r->folded[v] ? 0 : pb_fuse_node_time(&o->model, g, v);
 		r->time_before += s.solo[v];
 	}
-	r->launches_before = n;
-	rc = pb_branch_extract(g, r->fusable, &r->groups, err);
+	r->launches_before = n - r->n_folded;
+	rc = pb_branch_extract(g, r->fusable, o->keep_constants ? NULL : r->folded, &r->groups,
+			       err);
 	if (rc)
 		goto done;
 	for (int gi = 0; gi < r->groups->n; gi++) {
@@ -500,7 +505,7 @@ int pb_fuse_run(const pb_graph *g, const pb_fuse_opts *o, pb_fuse_result **out, 
 	/* Modelled time after: one kernel per class. */
 	int *set = s.queue;
 	for (int v = 0; v < n; v++) {
-		if (s.cls[v] != v)
+		if (s.cls[v] != v || r->folded[v])
 			continue;
 		int k = 0;
 		for (int y = v; y >= 0; y = s.next[y])
@@ -534,6 +539,7 @@ void pb_fuse_result_free(pb_fuse_result *r)
 	free(r->fusion_group);
 	free(r->fusion_size);
 	free(r->fusable);
+	free(r->folded);
 	pb_branch_set_free(r->groups);
 	free(r);
 }

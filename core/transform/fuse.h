@@ -86,6 +86,7 @@ typedef struct pb_fuse_opts {
 	const pb_fuse_rules *rules; /* NULL = defaults */
 	pb_fuse_model model;
 	int verify_dag;             /* igraph acyclicity check after every fusion (1) */
+	int keep_constants;         /* 0: folded constants (folded.h) are no kernels (default) */
 } pb_fuse_opts;
 
 void pb_fuse_opts_default(pb_fuse_opts *o);
@@ -99,11 +100,13 @@ typedef struct pb_fuse_result {
 	int *fusion_size;      /* fusion -> member count */
 	pb_branch_set *groups;
 	unsigned char *fusable;/* per original node */
+	unsigned char *folded; /* per original node: load-time constant, no kernel */
+	int n_folded;
 	int nonfusable_removed;/* nodes dropped from sub-branches by the rules */
 	int candidates;        /* fusable nodes in groups with >= 2 fusable sub-branches */
 	int nodes_fused;       /* original nodes inside fused nodes */
 	int fused_per_kind[PB_BRANCH_NKINDS];
-	int launches_before, launches_after;
+	int launches_before, launches_after; /* kernels: folded constants excluded */
 	double time_before, time_after; /* modelled serial kernel time (s) */
 	int dag_checks;        /* igraph_is_dag calls made (one per fusion) */
 	int rejected_cycle;    /* combinations refused because they would close a cycle */

@@ -66,6 +66,7 @@ json_t *pb_fuse_report_json(const pb_graph *g, const pb_fuse_result *r, const pb
 	json_object_set_new(gr, "total", json_integer(r->groups->n));
 	json_object_set_new(gr, "per_kind", kinds_json(r->groups->per_kind));
 	json_object_set_new(j, "groups", gr);
+	json_object_set_new(j, "folded_constants", json_integer(r->n_folded));
 	json_object_set_new(j, "nonfusable_removed", json_integer(r->nonfusable_removed));
 	json_object_set_new(j, "candidates", json_integer(r->candidates));
 	json_object_set_new(j, "nodes_fused", json_integer(r->nodes_fused));

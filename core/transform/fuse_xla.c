@@ -9,6 +9,7 @@
  * partbench fusion, so the two counts differ only by which nodes the
  * search finds.
  */
+#include "transform/folded.h"
 #include "transform/fuse.h"
 
 #include <stdlib.h>
@@ -27,10 +28,14 @@ static int cmp_item(const void *a, const void *b)
 	return x->node - y->node;
 }
 
-static int only_feeds(const pb_graph *g, int p)
+/* p's only (non-folded) consumer is one node and p is no graph output. */
+static int only_feeds(const pb_graph *g, const unsigned char *folded, int p)
 {
 	const pb_node *nd = &g->nodes[p];
-	if (nd->n_succs != 1)
+	int k = 0;
+	for (int j = 0; j < nd->n_succs; j++)
+		k += !folded[nd->succs[j]];
+	if (k != 1)
 		return 0;
 	for (int j = 0; j < nd->n_outputs; j++)
 		if (nd->outputs[j] >= 0 && g->tensors[nd->outputs[j]].is_output)
@@ -52,22 +57,27 @@ int pb_fuse_xla_baseline(const pb_graph *g, const pb_fuse_opts *o, pb_fuse_basel
 	int n = g->n_nodes;
 	item *set = malloc((size_t)(n + 1) * sizeof *set);
 	int *trial = malloc((size_t)(n + 1) * sizeof *trial);
-	if (!set || !trial) {
+	unsigned char *folded = calloc((size_t)n + 1, 1);
+	if (!set || !trial || !folded) {
 		free(set);
 		free(trial);
+		free(folded);
 		return pb_err(err, PB_ENOMEM, "%s: out of memory", g->path);
 	}
 	pb_fuse_model unit = {0, 1e300, 1, 1e300, 0, 2};
 	double before = 0, saved = 0;
-	int merged = 0;
+	int merged = 0, n_folded = o->keep_constants ? 0 : pb_transform_folded(g, folded);
 	for (int v = 0; v < n; v++)
-		before += pb_fuse_node_time(m, g, v);
+		if (!folded[v])
+			before += pb_fuse_node_time(m, g, v);
 	for (int c = 0; c < n; c++) {
 		const pb_node *cn = &g->nodes[c];
 		int k = 0;
+		if (folded[c])
+			continue;
 		for (int j = 0; j < cn->n_preds; j++) {
 			int p = cn->preds[j];
-			if (only_feeds(g, p) && pb_fuse_rules_fusable(rules, g, p)) {
+			if (!folded[p] && only_feeds(g, folded, p) && pb_fuse_rules_fusable(rules, g, p)) {
 				set[k].node = p;
 				set[k].per_elem = pb_fuse_node_time(&unit, g, p);
 				k++;
@@ -105,8 +115,9 @@ int pb_fuse_xla_baseline(const pb_graph *g, const pb_fuse_opts *o, pb_fuse_basel
 			gain = 0;
 		}
 	}
-	out->launches_after = n - merged;
+	out->launches_after = n - n_folded - merged;
 	out->time_after = before - saved;
+	free(folded);
 	free(set);
 	free(trial);
 	return PB_OK;

@@ -26,10 +26,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "transform/folded.h"
 #include "transform/quotient.h"
 
 typedef struct astate {
 	const pb_graph *g;
+	const unsigned char *folded;
 	int *cls, *next, *tail, *size; /* aggregate lists; cls = head node id */
 	int *stamp, *in_set, *queue;
 	int mark;
@@ -49,7 +51,7 @@ static int merge_cycles(astate *s, const int *heads, int k, int v)
 			const pb_node *nd = &s->g->nodes[y];
 			for (int j = 0; j < nd->n_succs; j++) {
 				int z = nd->succs[j];
-				if (z > v || s->in_set[z] == mark || s->stamp[z] == mark)
+				if (z > v || s->folded[z] || s->in_set[z] == mark || s->stamp[z] == mark)
 					continue;
 				s->stamp[z] = mark;
 				s->queue[qt++] = z;
@@ -68,7 +70,7 @@ static int merge_cycles(astate *s, const int *heads, int k, int v)
 			const pb_node *nd = &s->g->nodes[y];
 			for (int j = 0; j < nd->n_succs; j++) {
 				int z = nd->succs[j];
-				if (z > v || s->stamp[z] == mark)
+				if (z > v || s->folded[z] || s->stamp[z] == mark)
 					continue;
 				if (s->in_set[z] == mark)
 					return 1;
@@ -120,6 +122,7 @@ void pb_map_result_free(pb_map_result *r)
 	if (!r)
 		return;
 	free(r->prio);
+	free(r->folded);
 	free(r->backend);
 	free(r->node_time);
 	free(r->agg);
@@ -152,6 +155,11 @@ static int mark_backends(const pb_graph *g, const pb_hetero *h, pb_map_result *r
 				best_speed = speed;
 			}
 		}
+		if (r->folded[v]) {
+			r->backend[v] = -1;
+			r->node_time[v] = 0;
+			continue;
+		}
 		if (best < 0)
 			return pb_err(err, PB_EINPUT,
 				      "%s: node '%s' (op %s) is supported by no backend of %s (add it to "
@@ -167,7 +175,7 @@ static int aggregate(const pb_graph *g, pb_map_result *r, pb_error *err)
 {
 	int n = g->n_nodes;
 	size_t sz = (size_t)n + 1;
-	astate s = {g};
+	astate s = {g, r->folded};
 	s.cls = malloc(sz * sizeof *s.cls);
 	s.next = malloc(sz * sizeof *s.next);
 	s.tail = malloc(sz * sizeof *s.tail);
@@ -188,12 +196,14 @@ static int aggregate(const pb_graph *g, pb_map_result *r, pb_error *err)
 		s.tail[v] = v;
 		s.size[v] = 1;
 		const pb_node *nd = &g->nodes[v];
-		/* Candidate regions: same-backend parents, largest first is not
-		 * needed; parents in id order keep the result deterministic. */
+		if (r->folded[v])
+			continue;
+		/* Candidate regions: the aggregates of same-backend parents, in
+		 * id order (deterministic). */
 		int cur = v;
 		for (int j = 0; j < nd->n_preds; j++) {
 			int p = nd->preds[j];
-			if (r->backend[p] != r->backend[v])
+			if (r->folded[p] || r->backend[p] != r->backend[v])
 				continue;
 			int R = s.cls[p];
 			if (R == s.cls[cur])
@@ -211,12 +221,16 @@ static int aggregate(const pb_graph *g, pb_map_result *r, pb_error *err)
 	r->n_agg = 0;
 	for (int v = 0; v < n; v++) {
 		int hd = s.cls[v];
+		if (r->folded[v]) {
+			r->agg[v] = -1;
+			continue;
+		}
 		if (id[hd] < 0)
 			id[hd] = r->n_agg++;
 		r->agg[v] = id[hd];
 	}
 	int dag = 0;
-	rc = pb_quotient_is_dag(g, r->agg, &dag, err);
+	rc = pb_quotient_is_dag(g, r->agg, 1, &dag, err);
 	if (rc == PB_OK && !dag)
 		rc = pb_err(err, PB_EINTERNAL, "%s: the backend aggregates form a cycle (igraph_is_dag)",
 			    g->path);
@@ -241,7 +255,7 @@ static int build_edges(const pb_graph *g, const pb_hetero *h, pb_map_result *r, 
 	for (int u = 0; u < g->n_nodes; u++)
 		for (int j = 0; j < g->nodes[u].n_succs; j++) {
 			int w = g->nodes[u].succs[j];
-			if (r->agg[u] == r->agg[w])
+			if (r->agg[u] < 0 || r->agg[w] < 0 || r->agg[u] == r->agg[w])
 				continue;
 			if (ne == cap) {
 				cap *= 2;
@@ -294,11 +308,14 @@ int pb_map_run(const pb_graph *g, const pb_hetero *h, const pb_map_opts *o,
 	r->backend = malloc(sz * sizeof *r->backend);
 	r->node_time = malloc(sz * sizeof *r->node_time);
 	r->agg = malloc(sz * sizeof *r->agg);
+	r->folded = calloc(sz, 1);
 	int rc = PB_OK;
-	if (!r->prio || !r->backend || !r->node_time || !r->agg) {
+	if (!r->prio || !r->backend || !r->node_time || !r->agg || !r->folded) {
 		rc = pb_err(err, PB_ENOMEM, "%s: out of memory", g->path);
 		goto fail;
 	}
+	if (!o->keep_constants)
+		r->n_folded = pb_transform_folded(g, r->folded);
 	if ((rc = mark_backends(g, h, r, err)) || (rc = aggregate(g, r, err)))
 		goto fail;
 	int na = r->n_agg;
@@ -319,6 +336,8 @@ int pb_map_run(const pb_graph *g, const pb_hetero *h, const pb_map_opts *o,
 		r->agg_first[a] = -1;
 	for (int v = 0; v < n; v++) {
 		int a = r->agg[v];
+		if (a < 0)
+			continue;
 		if (r->agg_first[a] < 0)
 			r->agg_first[a] = v;
 		r->agg_last[a] = v;
@@ -331,7 +350,7 @@ int pb_map_run(const pb_graph *g, const pb_hetero *h, const pb_map_opts *o,
 		r->agg_time[a] = h->b[r->agg_backend[a]].launch + r->agg_compute[a];
 		r->backend_busy[r->agg_backend[a]] += r->agg_time[a];
 	}
-	r->launches_before = n;
+	r->launches_before = n - r->n_folded;
 	r->launches_after = na;
 	if ((rc = build_edges(g, h, r, err)))
 		goto fail;

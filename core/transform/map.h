@@ -60,6 +60,7 @@ int pb_hetero_support(const pb_hetero *h, int b, const char *op, double *speed);
 typedef struct pb_map_opts {
 	int buffers; /* slots per cross-backend buffer (>= 1) */
 	int stream;  /* inputs in the modelled stream (>= 1) */
+	int keep_constants; /* 1: map folded constants like any node */
 } pb_map_opts;
 
 typedef struct pb_map_edge {
@@ -80,10 +81,12 @@ typedef struct pb_map_event {
 typedef struct pb_map_result {
 	int n_nodes, n_backends;
 	int *prio;         /* n_nodes x n_backends priorities, 0 = unsupported */
-	int *backend;      /* chosen backend per node */
+	int *backend;      /* chosen backend per node, -1 for folded constants */
+	unsigned char *folded; /* load-time constants (folded.h): no backend, no aggregate */
+	int n_folded;
 	double *node_time; /* on the chosen backend */
 	int n_agg;
-	int *agg;          /* node -> aggregate (aggregates numbered by first node) */
+	int *agg;          /* node -> aggregate (numbered by first node), -1 if folded */
 	int *agg_backend;
 	int *agg_first, *agg_last, *agg_size;
 	double *agg_time;  /* launch + compute */

@@ -51,7 +51,10 @@ json_t *pb_map_report_json(const pb_graph *g, const pb_hetero *h, const pb_map_r
 		json_object_set_new(o, "op", json_string(g->nodes[v].op));
 		json_object_set_new(o, "backends", json_deep_copy(sup));
 		json_object_set_new(o, "priority", pr);
-		json_object_set_new(o, "backend", json_string(h->b[r->backend[v]].name));
+		json_object_set_new(o, "backend", r->backend[v] >= 0
+							  ? json_string(h->b[r->backend[v]].name)
+							  : json_null());
+		json_object_set_new(o, "folded", json_boolean(r->folded[v]));
 		json_object_set_new(o, "aggregate", json_integer(r->agg[v]));
 		json_object_set_new(o, "time", json_real(r->node_time[v]));
 		json_array_append_new(nodes, o);
@@ -89,6 +92,7 @@ json_t *pb_map_report_json(const pb_graph *g, const pb_hetero *h, const pb_map_r
 		json_array_append_new(buf, o);
 	}
 	json_object_set_new(j, "buffers", buf);
+	json_object_set_new(j, "folded_constants", json_integer(r->n_folded));
 	json_object_set_new(j, "launches_before", json_integer(r->launches_before));
 	json_object_set_new(j, "launches_after", json_integer(r->launches_after));
 	json_object_set_new(j, "stream", json_integer(r->stream));
@@ -218,11 +222,13 @@ void pb_map_print(FILE *out, const pb_graph *g, const pb_hetero *h, const pb_map
 {
 	int count[PB_MAP_MAX_BACKENDS] = {0}, aggs[PB_MAP_MAX_BACKENDS] = {0};
 	for (int v = 0; v < g->n_nodes; v++)
-		count[r->backend[v]]++;
+		if (r->backend[v] >= 0)
+			count[r->backend[v]]++;
 	for (int a = 0; a < r->n_agg; a++)
 		aggs[r->agg_backend[a]]++;
 	char t1[32], t2[32];
-	fprintf(out, "%s on %s: %d nodes\n", g->path, h->path, g->n_nodes);
+	fprintf(out, "%s on %s: %d nodes (%d load-time constants, not mapped)\n", g->path,
+		h->path, g->n_nodes, r->n_folded);
 	for (int b = 0; b < h->n; b++) {
 		fmt_time(r->backend_busy[b], t1, sizeof t1);
 		fprintf(out, "  %-8s %5d nodes in %4d aggregates, busy %s per input%s\n", h->b[b].name,
@@ -280,8 +286,10 @@ void pb_map_print(FILE *out, const pb_graph *g, const pb_hetero *h, const pb_map
 			int c0 = (int)(ev->start / end * W), c1 = (int)(ev->end / end * W);
 			if (c1 <= c0)
 				c1 = c0 + 1;
+			/* The oldest input wins a shared column. */
 			for (int c = c0; c < c1 && c < W; c++)
-				row[c] = (char)('0' + ev->input % 10);
+				if (row[c] == ' ' || row[c] - '0' > ev->input % 10)
+					row[c] = (char)('0' + ev->input % 10);
 		}
 		if (!any)
 			continue;

@@ -12,11 +12,16 @@
  *   - buffers: a buffered edge A -> C has k slots; the slot of input i is
  *     free once C has consumed input i-k, so compute (i, A) also waits for
  *     compute (i-k, C).
- * Schedule: list scheduling with a min-heap keyed on the time a task
- * becomes ready; a task starts at max(ready, its resource free). Keys leave
- * the heap in non-decreasing order (a task becomes ready no earlier than
- * its last dependency starts), so every resource serves tasks first come,
- * first served. O(T log T) for T = stream x (aggregates + buffered edges).
+ * Schedule: discrete-event list scheduling. Tasks whose dependencies are
+ * done wait in a heap keyed on their ready time; at each decision time the
+ * ready tasks move into their resource's queue, and every idle resource
+ * starts the queued task of the OLDEST input (then the lowest aggregate /
+ * edge id), so later inputs never overtake earlier ones on a resource —
+ * first-come-first-served by ready time produced Graham-style anomalies
+ * where more buffers gave longer makespans. Decision times never decrease:
+ * a task started at t finishes at >= t, so no arrival is ever missed.
+ * O(T (log T + R)) for T = stream x (aggregates + buffered edges) tasks and
+ * R resources (backends + backend pairs).
  */
 #include "transform/map.h"
 
@@ -103,12 +108,31 @@ int pb_map_simulate(const pb_map_result *r, const pb_hetero *h, int buffers, int
 	s.start = calloc(T + 1, sizeof *s.start);
 	s.end = calloc(T + 1, sizeof *s.end);
 	s.h.a = malloc((T + 1) * sizeof *s.h.a);
-	double *res_free = calloc((size_t)(nb + nb * nb) + 1, sizeof *res_free);
+	int n_res = nb + nb * nb;
+	double *res_free = calloc((size_t)n_res + 1, sizeof *res_free);
+	heap *q = calloc((size_t)n_res + 1, sizeof *q); /* per-resource queues */
 	/* Per aggregate: in/out edge lists (CSR). */
 	int *in_start = calloc((size_t)na + 2, sizeof(int)), *out_start = calloc((size_t)na + 2, sizeof(int));
 	int *in_list = malloc(((size_t)ne + 1) * sizeof(int)), *out_list = malloc(((size_t)ne + 1) * sizeof(int));
 	int rc = PB_OK;
-	if (!s.deps || !s.ready || !s.start || !s.end || !s.h.a || !res_free || !in_start ||
+	int q_fail = !q;
+	if (q) {
+		/* Queue capacity = tasks that use the resource. */
+		size_t *cap = calloc((size_t)n_res + 1, sizeof *cap);
+		q_fail = !cap;
+		for (int a = 0; cap && a < na; a++)
+			cap[r->agg_backend[a]] += (size_t)stream;
+		for (int e = 0; cap && e < ne; e++)
+			if (r->edges[e].buffer)
+				cap[nb + r->agg_backend[r->edges[e].from] * nb +
+				    r->agg_backend[r->edges[e].to]] += (size_t)stream;
+		for (int res = 0; cap && res < n_res; res++) {
+			q[res].a = malloc((cap[res] + 1) * sizeof *q[res].a);
+			q_fail |= !q[res].a;
+		}
+		free(cap);
+	}
+	if (!s.deps || !s.ready || !s.start || !s.end || !s.h.a || !res_free || q_fail || !in_start ||
 	    !out_start || !in_list || !out_list) {
 		rc = pb_err(err, PB_ENOMEM, "map: out of memory in the pipeline model");
 		goto out;
@@ -155,50 +179,66 @@ int pb_map_simulate(const pb_map_result *r, const pb_hetero *h, int buffers, int
 	size_t done = 0, expected = 0;
 	for (size_t t = 0; t < T; t++)
 		expected += s.deps[t] >= 0;
-	double span = 0;
-	while (s.h.n > 0) {
-		hitem it = hpop(&s.h);
-		int t = it.task, i = t / per, x = t % per;
-		int res;
-		double dur;
-		if (x < na) {
-			res = r->agg_backend[x];
-			dur = r->agg_time[x];
-		} else {
-			const pb_map_edge *e = &r->edges[x - na];
-			res = nb + r->agg_backend[e->from] * nb + r->agg_backend[e->to];
-			dur = e->time;
+	double span = 0, now = 0;
+	for (;;) {
+		while (s.h.n > 0 && s.h.a[0].key <= now) {
+			hitem it = hpop(&s.h);
+			int x = it.task % per;
+			int res = x < na ? r->agg_backend[x]
+					 : nb + r->agg_backend[r->edges[x - na].from] * nb +
+						   r->agg_backend[r->edges[x - na].to];
+			hpush(&q[res], (double)it.task, it.task);
 		}
-		double st = it.key > res_free[res] ? it.key : res_free[res];
-		s.start[t] = st;
-		s.end[t] = st + dur;
-		res_free[res] = s.end[t];
-		if (s.end[t] > span)
-			span = s.end[t];
-		done++;
-		double f = s.end[t];
-		size_t base = (size_t)i * per;
-		if (x < na) {
-			for (int q = out_start[x]; q < out_start[x + 1]; q++) {
-				int e = out_list[q];
-				if (r->edges[e].buffer)
-					notify(&s, (int)(base + na + e), f);
-				else
-					notify(&s, (int)(base + r->edges[e].to), f);
-			}
-			if (i + 1 < stream)
-				notify(&s, (int)(base + per + x), f);
-			if (i + buffers < stream)
-				for (int q = in_start[x]; q < in_start[x + 1]; q++) {
-					int e = in_list[q];
+		int started = 0;
+		for (int res = 0; res < n_res; res++) {
+			if (q[res].n == 0 || res_free[res] > now)
+				continue;
+			hitem it = hpop(&q[res]);
+			int t = it.task, i = t / per, x = t % per;
+			double dur = x < na ? r->agg_time[x] : r->edges[x - na].time;
+			s.start[t] = now;
+			s.end[t] = now + dur;
+			res_free[res] = s.end[t];
+			if (s.end[t] > span)
+				span = s.end[t];
+			done++;
+			started = 1;
+			double f = s.end[t];
+			size_t base = (size_t)i * per;
+			if (x < na) {
+				for (int k2 = out_start[x]; k2 < out_start[x + 1]; k2++) {
+					int e = out_list[k2];
 					if (r->edges[e].buffer)
-						notify(&s, (int)((size_t)(i + buffers) * per +
-								 r->edges[e].from),
-						       f);
+						notify(&s, (int)(base + na + e), f);
+					else
+						notify(&s, (int)(base + r->edges[e].to), f);
 				}
-		} else {
-			notify(&s, (int)(base + r->edges[x - na].to), f);
+				if (i + 1 < stream)
+					notify(&s, (int)(base + per + x), f);
+				if (i + buffers < stream)
+					for (int k2 = in_start[x]; k2 < in_start[x + 1]; k2++) {
+						int e = in_list[k2];
+						if (r->edges[e].buffer)
+							notify(&s,
+							       (int)((size_t)(i + buffers) * per +
+								     r->edges[e].from),
+							       f);
+					}
+			} else {
+				notify(&s, (int)(base + r->edges[x - na].to), f);
+			}
 		}
+		if (started)
+			continue; /* zero-length tasks may have made more work ready now */
+		double next = -1;
+		if (s.h.n > 0)
+			next = s.h.a[0].key;
+		for (int res = 0; res < n_res; res++)
+			if (q[res].n > 0 && (next < 0 || res_free[res] < next))
+				next = res_free[res];
+		if (next < 0)
+			break;
+		now = next > now ? next : now;
 	}
 	if (done != expected) {
 		rc = pb_err(err, PB_EINTERNAL,
@@ -234,6 +274,9 @@ out:
 	free(s.end);
 	free(s.h.a);
 	free(res_free);
+	for (int res = 0; q && res < n_res; res++)
+		free(q[res].a);
+	free(q);
 	free(in_start);
 	free(out_start);
 	free(in_list);

@@ -1,14 +1,15 @@
 /*
  * quotient.c — igraph acyclicity check of a contracted graph (quotient.h).
  *
- * Builds the contracted edge list (duplicates kept: igraph_is_dag does not
+ * Builds the contracted edge list (classes < 0 are left out) (duplicates kept: igraph_is_dag does not
  * mind them) and asks igraph_is_dag; O(V + E) per call.
  */
 #include "transform/quotient.h"
 
 #include <igraph.h>
 
-int pb_quotient_is_dag(const pb_graph *g, const int *cls, int *is_dag, pb_error *err)
+int pb_quotient_is_dag(const pb_graph *g, const int *cls, int internal_ok, int *is_dag,
+		       pb_error *err)
 {
 	igraph_integer_t n_edges = 0;
 	for (int v = 0; v < g->n_nodes; v++)
@@ -19,9 +20,13 @@ int pb_quotient_is_dag(const pb_graph *g, const int *cls, int *is_dag, pb_error 
 	igraph_integer_t k = 0;
 	for (int v = 0; v < g->n_nodes; v++)
 		for (int j = 0; j < g->nodes[v].n_succs; j++) {
-			VECTOR(edges)[k++] = cls[v];
-			VECTOR(edges)[k++] = cls[g->nodes[v].succs[j]];
+			int a = cls[v], b = cls[g->nodes[v].succs[j]];
+			if (a < 0 || b < 0 || (a == b && internal_ok))
+				continue;
+			VECTOR(edges)[k++] = a;
+			VECTOR(edges)[k++] = b;
 		}
+	igraph_vector_int_resize(&edges, k);
 	igraph_t ig;
 	if (igraph_create(&ig, &edges, g->n_nodes, IGRAPH_DIRECTED) != IGRAPH_SUCCESS) {
 		igraph_vector_int_destroy(&edges);
