@@ -6,7 +6,7 @@ return {
 	name = "chip16",
 	cores = 16,
 	mac_rate = 1.0e11,        -- multiply-accumulates per second, per core
-	memory = 64 * 1024 * 1024, -- bytes of on-core memory, per core
+	memory = 128 * 1024 * 1024, -- bytes of on-core memory, per core
 	bandwidth = 1.6e11,       -- on-chip routing bandwidth, bytes per second
 	mesh = { rows = 4, cols = 4 },
 	reward = {

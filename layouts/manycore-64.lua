@@ -5,7 +5,7 @@ return {
 	name = "chip64",
 	cores = 64,
 	mac_rate = 5.0e10,        -- multiply-accumulates per second, per core
-	memory = 16 * 1024 * 1024, -- bytes per core
+	memory = 32 * 1024 * 1024, -- bytes per core
 	bandwidth = 3.2e11,       -- on-chip routing bandwidth, bytes per second
 	mesh = { rows = 8, cols = 8 },
 	reward = {

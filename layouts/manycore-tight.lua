@@ -6,7 +6,7 @@ return {
 	name = "tight32",
 	cores = 32,
 	mac_rate = 5.0e10,
-	memory = 2 * 1024 * 1024, -- bytes per core: this is what binds
+	memory = 4 * 1024 * 1024, -- bytes per core: this is what binds
 	bandwidth = 1.6e11,
 	reward = {
 		mode = "max_time",

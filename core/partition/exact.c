@@ -9,15 +9,25 @@
  * storage per core both fall with c). T is feasible iff dp[m] <= n; spare
  * cores then go to the slowest groups. For a fixed end b the DP walks the
  * start a downwards and updates in_bytes(a, b) with O(1) work per edge
- * (problem.c's pred_next), so one check costs O(m^2 + m*E) at worst and stops
- * early once even all n cores cannot run MACs(a, b) within T.
+ * (problem.c's pred_next), so one check costs O(m^2 + m*E) at worst.
+ *
+ * Monotonicity makes most of that walk cheap: shortening a segment from
+ * either end never increases its MACs, traffic (in + own bytes) or storage,
+ * so c(a, b) is non-increasing in a and dp[] is non-decreasing. Hence only
+ * the last index of each dp level is a candidate start (at most n+1 per b,
+ * the only places where c is computed), and the walk stops once c(a, b)
+ * alone reaches the best total or a segment cannot meet T at all.
  *
  * The search keeps lo (infeasible) and hi (the max(t) actually achieved by
- * the best partition found, re-evaluated exactly), bisects, and snaps hi to
- * the achieved value after each feasible check; it ends when
- * hi - lo <= PB_EXACT_RTOL * hi, so hi is the optimum to that precision.
+ * the best partition found, re-evaluated exactly; initially the better of
+ * the greedy split and the memory-only DP), bisects down to a 1e-4 bracket
+ * and snaps hi to the achieved value after each feasible check, then probes
+ * just below hi; it ends when hi - lo <= PB_EXACT_RTOL * hi, so hi is the
+ * optimum to that precision.
  */
 #include "exact.h"
+
+#include "baselines.h"
 
 #include <limits.h>
 #include <math.h>
@@ -75,19 +85,23 @@ int pb_part_exact_min_cores(pb_part_problem *P, double T, int use_memory, int *d
 			double macs = pm[b] - pm[a];
 			if (macs > cap_macs)
 				break;
+			/* dp is non-decreasing in a and c(a, b) non-increasing, so only
+			 * the last index of each dp level can be the best start. */
+			if (a + 1 < b && dp[a + 1] == dp[a])
+				continue;
 			if (dp[a] >= n)
 				continue;
 			double rt = ((in > 0 ? in : 0) + own) / bw;
 			if (rt > T)
-				continue;
+				break; /* traffic only grows as a decreases */
 			int c = 1;
 			if (macs > 0) {
 				double slack = T - rt;
 				if (slack <= 0)
-					continue;
+					break;
 				double need = macs / (rate * slack);
 				if (need > n)
-					continue;
+					break;
 				int ct = (int)ceil(need * (1 - 1e-12));
 				if (ct > c)
 					c = ct;
@@ -95,11 +109,13 @@ int pb_part_exact_min_cores(pb_part_problem *P, double T, int use_memory, int *d
 			if (use_memory) {
 				double need = (ps[b] - ps[a] + (in > 0 ? in : 0)) / mem;
 				if (need > n)
-					continue;
+					break;
 				int cm = (int)ceil(need * (1 - 1e-12));
 				if (cm > c)
 					c = cm;
 			}
+			if (c >= best)
+				break; /* c only grows further left, and dp >= 0 */
 			if (dp[a] + c < best) {
 				best = dp[a] + c;
 				arg = a;
@@ -151,6 +167,13 @@ int pb_part_exact_init(pb_part_exact *E, pb_part_problem *P, pb_error *err)
 	pb_part_eval ev;
 	pb_part_evaluate(P, E->best, &ev, NULL);
 	E->hi = ev.max_time;
+	/* The greedy split is usually a much tighter start. */
+	pb_part_greedy(P, E->scratch);
+	pb_part_evaluate(P, E->scratch, &ev, NULL);
+	if (ev.max_time < E->hi && (!ev.over_memory || !E->use_memory)) {
+		E->hi = ev.max_time;
+		memcpy(E->best, E->scratch, (size_t)P->n * sizeof *E->best);
+	}
 	E->lo = P->lower_bound * (1 - 1e-12);
 	if (E->lo >= E->hi)
 		E->done = 1;
@@ -165,8 +188,16 @@ int pb_part_exact_step(pb_part_exact *E, int checks)
 			E->done = 1;
 			break;
 		}
-		double mid = E->hi > 2 * E->lo && E->lo > 0 ? sqrt(E->lo * E->hi)
-							   : 0.5 * (E->lo + E->hi);
+		/* Bisect while the bracket is wide; then probe just below hi: the
+		 * optimum is the time of some group, so once no partition beats hi
+		 * by more than the tolerance, hi is the optimum. */
+		double mid;
+		if (E->hi > 2 * E->lo && E->lo > 0)
+			mid = sqrt(E->lo * E->hi);
+		else if (E->hi - E->lo > 1e-4 * E->hi)
+			mid = 0.5 * (E->lo + E->hi);
+		else
+			mid = E->hi * (1 - 0.5 * PB_EXACT_RTOL);
 		E->checks++;
 		int need = pb_part_exact_min_cores(P, mid, E->use_memory, E->dp, E->from,
 						   E->scratch);
