@@ -100,7 +100,9 @@ static int hw_result(tuner *t, const int *idx, const char *method_name, double *
 		if (rc)
 			return rc;
 	}
-	*g = r.gflops;
+	/* Return the cached (float) value, so a configuration reads the same
+	 * whether it was just measured, taken from the cache or from the log. */
+	*g = t->gflops[id];
 	return PB_OK;
 }
 
