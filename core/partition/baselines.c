@@ -14,28 +14,112 @@ void pb_part_equal(const pb_part_problem *P, int *ac)
 	pb_env_equal_state(P->m, P->n, ac);
 }
 
-void pb_part_greedy(const pb_part_problem *P, int *ac)
+/* MAC-balanced split of the layers into k segments: segment g ends where
+ * the running MACs come closest to (g+1)*M/k, each keeping >= 1 layer. */
+static void balanced_split(const pb_part_problem *P, int k, int *layers)
 {
-	int m = P->m, n = P->n;
-	int groups = m < n ? m : n;
-	memset(ac, 0, (size_t)n * sizeof *ac);
-	int spare = n - groups, start = 0;
-	for (int g = 0; g < groups; g++) {
-		int left = groups - g - 1; /* groups after this one need a layer each */
-		int end;
+	int m = P->m, start = 0;
+	for (int g = 0; g < k; g++) {
+		int left = k - g - 1, end;
 		if (left == 0) {
 			end = m;
 		} else {
-			double target = P->total_macs * (g + 1) / groups;
+			double target = P->total_macs * (g + 1) / k;
 			end = start + 1;
-			/* Extend while the prefix gets closer to the target. */
 			while (end < m - left &&
 			       fabs(P->pmacs[end + 1] - target) <= fabs(P->pmacs[end] - target))
 				end++;
 		}
-		ac[spare + g] = end - start;
+		layers[g] = end - start;
 		start = end;
 	}
+}
+
+/* Cores for k groups of the given layers: each group first gets what its
+ * storage needs, then each remaining core goes to the slowest group.
+ * Returns 0 when the storage needs alone exceed n. */
+static int assign_cores(pb_part_problem *P, int k, const int *layers, int *cores, double *rt,
+			double *mc)
+{
+	int n = P->n, used = 0, a = 0;
+	for (int g = 0; g < k; g++) {
+		pb_part_group gr;
+		pb_part_eval_group(P, a, a + layers[g], 1, &gr);
+		rt[g] = gr.routing;
+		mc[g] = gr.macs;
+		double need = gr.storage / P->hw.memory; /* storage with one core */
+		cores[g] = need > 1 ? (int)ceil(need * (1 - 1e-12)) : 1;
+		used += cores[g];
+		a += layers[g];
+	}
+	if (used > n)
+		return 0;
+	for (; used < n; used++) {
+		int w = 0;
+		double tw = -1;
+		for (int g = 0; g < k; g++) {
+			double t = mc[g] / (cores[g] * P->hw.mac_rate) + rt[g];
+			if (t > tw) {
+				tw = t;
+				w = g;
+			}
+		}
+		cores[w]++;
+	}
+	return 1;
+}
+
+int pb_part_rebalance_cores(pb_part_problem *P, int *ac)
+{
+	int n = P->n;
+	int *layers = malloc((size_t)n * 3 * sizeof *layers), *cores = layers + n,
+	    *trial = layers + 2 * n;
+	double *rt = malloc((size_t)n * 2 * sizeof *rt), *mc = rt + n;
+	int k = 0, changed = 0;
+	for (int i = 0; i < n; i++)
+		if (ac[i] > 0)
+			layers[k++] = ac[i];
+	if (assign_cores(P, k, layers, cores, rt, mc)) {
+		pb_part_state_from_groups(k, cores, layers, trial);
+		pb_part_eval e0, e1;
+		pb_part_evaluate(P, ac, &e0, NULL);
+		pb_part_evaluate(P, trial, &e1, NULL);
+		if (pb_part_objective(&e1) < pb_part_objective(&e0)) {
+			memcpy(ac, trial, (size_t)n * sizeof *ac);
+			changed = 1;
+		}
+	}
+	free(layers);
+	free(rt);
+	return changed;
+}
+
+void pb_part_greedy(const pb_part_problem *P_const, int *ac)
+{
+	pb_part_problem *P = (pb_part_problem *)P_const; /* scratch stamps only */
+	int n = P->n, kmax = P->m < n ? P->m : n;
+	int *layers = malloc((size_t)n * 3 * sizeof *layers), *cores = layers + n,
+	    *trial = layers + 2 * n;
+	double *rt = malloc((size_t)n * 2 * sizeof *rt), *mc = rt + n;
+	double best = INFINITY;
+	int best_over = 1;
+	pb_part_equal(P, ac);
+	for (int k = 1; k <= kmax; k++) {
+		balanced_split(P, k, layers);
+		if (!assign_cores(P, k, layers, cores, rt, mc))
+			continue;
+		pb_part_state_from_groups(k, cores, layers, trial);
+		pb_part_eval ev;
+		pb_part_evaluate(P, trial, &ev, NULL);
+		if ((ev.over_memory < best_over) ||
+		    (ev.over_memory == best_over && ev.max_time < best)) {
+			best = ev.max_time;
+			best_over = ev.over_memory;
+			memcpy(ac, trial, (size_t)n * sizeof *ac);
+		}
+	}
+	free(layers);
+	free(rt);
 }
 
 double pb_part_objective(const pb_part_eval *ev)

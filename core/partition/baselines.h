@@ -1,7 +1,10 @@
 /*
  * baselines.h — the reference heuristics an agent is compared with:
  *   equal:  the same number of layers per core (single-core groups);
- *   greedy: single-core groups cut where the running MACs cross k*M/n;
+ *   greedy: for every group count k, cut the layers where the running MACs
+ *           cross j*M/k, give each group the cores its storage needs, then
+ *           each remaining core to the currently slowest group; keep the
+ *           best k (so big layers get several cores);
  *   local:  block-partition local search from greedy with the method's (c)/(d)
  *           moves: take the best boundary-layer move while it lowers the
  *           objective (memory overflow first, then max(t)).
@@ -13,6 +16,10 @@
 
 void pb_part_equal(const pb_part_problem *P, int *ac);
 void pb_part_greedy(const pb_part_problem *P, int *ac);
+
+/* Keeps the groups' layers and re-assigns their cores as greedy does;
+ * applies it only if that lowers the objective. Returns 1 if ac changed. */
+int pb_part_rebalance_cores(pb_part_problem *P, int *ac);
 
 /* Objective the local search and the solvers compare: memory overflow
  * dominates, then max(t). Lower is better. */

@@ -285,6 +285,7 @@ void pb_part_evaluate(pb_part_problem *P, const int *ac, pb_part_eval *ev,
 			ev->max_time = g->time;
 			ev->bottleneck = k;
 		}
+		ev->sum_sq_time += g->time * g->time;
 		if (g->compute > ev->max_compute)
 			ev->max_compute = g->compute;
 		if (g->routing > ev->max_routing)

@@ -60,6 +60,7 @@ typedef struct pb_part_group {
 
 typedef struct pb_part_eval {
 	double max_time, max_compute, max_routing, max_storage;
+	double sum_sq_time; /* sum of squared group times (a tie-breaker) */
 	int bottleneck;   /* group index with the largest time */
 	int over_memory;  /* max_storage > memory */
 	double reward;

@@ -274,8 +274,12 @@ int pb_partition_solver_new(const pb_graph *g, const pb_hw *hw, const pb_part_op
 		cfg.seconds = o->seconds;
 		if (o->init && strcmp(o->init, "equal") == 0)
 			cfg.init = PB_RL_INIT_EQUAL;
-		else if (o->init && strcmp(o->init, "greedy") != 0)
-			rc = pb_err(err, PB_EUSAGE, "partition: --init must be greedy or equal");
+		else if (o->init && strcmp(o->init, "greedy") == 0)
+			cfg.init = PB_RL_INIT_GREEDY;
+		else if (o->init && strcmp(o->init, "local") != 0)
+			rc = pb_err(err, PB_EUSAGE,
+				    "partition: --init must be local, greedy or equal, got '%s'",
+				    o->init);
 		cfg.optimum = ps->optimum;
 		if (!rc)
 			rc = pb_rl_trainer_new(ps->P, &cfg, o->agent, &ps->rl, err);

@@ -25,7 +25,7 @@ struct pb_rl_trainer {
 	uint64_t rng;
 	int n, na, n_in, L;
 	int *init_state, *state, *best;
-	double best_obj, best_time, best_reward, ref;
+	double best_obj, best_sq, best_time, best_reward, ref;
 	double *xs, *hs, *probs, *rews, *ret, *adv, *base, *grad, *am;
 	unsigned char *masks, *base_set;
 	int *acts;
@@ -48,7 +48,8 @@ void pb_rl_config_default(pb_rl_config *c)
 	c->baseline_decay = 0.9;
 	c->target_gap = 0.005;
 	c->init = PB_RL_INIT_GREEDY;
-	c->restart_best = 0.5;
+	c->restart_best = 0.9;
+	c->step_limit = 16;
 	c->optimum = NAN;
 }
 
@@ -83,9 +84,13 @@ static void features(pb_rl_trainer *T, const int *ac, const pb_part_eval *ev, do
 
 static void consider_best(pb_rl_trainer *T, const int *ac, const pb_part_eval *ev)
 {
+	/* Lower objective wins; on a tie (a plateau of max(t)) the better
+	 * balanced state wins, so restarts from the best keep moving. */
 	double obj = pb_part_objective(ev);
-	if (obj < T->best_obj) {
+	if (obj < T->best_obj * (1 - 1e-12) ||
+	    (obj <= T->best_obj * (1 + 1e-12) && ev->sum_sq_time < T->best_sq * (1 - 1e-12))) {
 		T->best_obj = obj;
+		T->best_sq = ev->sum_sq_time;
 		T->best_time = ev->max_time;
 		T->best_reward = ev->reward;
 		memcpy(T->best, ac, (size_t)T->n * sizeof *ac);
@@ -109,7 +114,7 @@ int pb_rl_trainer_new(pb_part_problem *P, const pb_rl_config *cfg, const char *a
 	T->n_in = 4 * P->n;
 	if (T->cfg.hidden < 1)
 		T->cfg.hidden = 64;
-	T->L = cfg->step_limit > 0 ? cfg->step_limit : 2 * P->n + 16;
+	T->L = cfg->step_limit > 0 ? cfg->step_limit : 16;
 	T->rng = (uint64_t)cfg->seed * 0x2545f4914f6cdd1dULL + 1;
 	T->ref = isfinite(cfg->optimum) && cfg->optimum > 0 ? cfg->optimum : P->lower_bound;
 	int rc = PB_OK;
@@ -157,11 +162,15 @@ int pb_rl_trainer_new(pb_part_problem *P, const pb_rl_config *cfg, const char *a
 		pb_rl_trainer_free(T);
 		return rc;
 	}
-	if (T->cfg.init == PB_RL_INIT_EQUAL)
+	if (T->cfg.init == PB_RL_INIT_EQUAL) {
 		pb_part_equal(P, T->init_state);
-	else
+	} else {
 		pb_part_greedy(P, T->init_state);
+		if (T->cfg.init == PB_RL_INIT_LOCAL)
+			pb_part_local_search(P, T->init_state, 1 << 20);
+	}
 	T->best_obj = INFINITY;
+	T->best_sq = INFINITY;
 	pb_part_eval ev;
 	pb_part_evaluate(P, T->init_state, &ev, NULL);
 	consider_best(T, T->init_state, &ev);
@@ -189,9 +198,14 @@ static int run_episode(pb_rl_trainer *T, pb_error *err)
 	pb_part_problem *P = T->P;
 	const int n = T->n, na = T->na, ni = T->n_in, nh = T->cfg.hidden;
 	const int *start = T->init_state;
-	if (T->cfg.restart_best > 0 && pb_rl_uniform(&T->rng) < T->cfg.restart_best)
+	int rebalance = 0;
+	if (T->cfg.restart_best > 0 && pb_rl_uniform(&T->rng) < T->cfg.restart_best) {
 		start = T->best;
+		rebalance = pb_rl_uniform(&T->rng) < 0.5;
+	}
 	memcpy(T->state, start, (size_t)n * sizeof *T->state);
+	if (rebalance) /* the best groups' layers with a fresh core assignment */
+		pb_part_rebalance_cores(P, T->state);
 	pb_part_eval ev;
 	pb_part_evaluate(P, T->state, &ev, T->groups);
 	double goal = T->ref * (1 + T->cfg.target_gap);

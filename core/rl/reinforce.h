@@ -2,8 +2,11 @@
  * reinforce.h — the REINFORCE agent of the method (core/partition/env.h is
  * its environment).
  *
- * Episode: start from the initial allocation (greedy or equal split, or —
- * with probability restart_best — the best state seen so far); at each step
+ * Episode: start from the initial allocation (by default the local-search
+ * partition, or the greedy or equal split), or — with probability
+ * restart_best — from the best state seen so far, half of the time with its
+ * cores re-assigned greedily (baselines.h), since the actions move cores
+ * between groups only through long detours; at each step
  * the policy (policy.h) picks one of the 4(n-1) actions from the normalised
  * state (per core: layers, MACs, its group's time and storage), the state
  * changes, and the reward -a*max(t)+b of the new state is recorded. The
@@ -12,7 +15,8 @@
  * the policy is updated from all (s, a, r) of the episode: discounted returns,
  * minus a moving-average baseline per step index, normalised; loss
  * -A log pi(a|s) - beta H(pi(.|s)); global-norm gradient clipping; Adam.
- * The best partition ever seen is kept. Everything is deterministic for a
+ * The best partition ever seen is kept (ties in max(t) go to the state with
+ * the smaller sum of squared group times, so restarts move along plateaus). Everything is deterministic for a
  * given seed (own splitmix64 generator; no clock inside an episode).
  *
  * Actions that are invalid in a state are masked out of the softmax (they
@@ -32,7 +36,7 @@
 typedef int (*pb_action_mask_fn)(void *ud, const int *arranged_core, int n,
 				 unsigned char *mask);
 
-enum { PB_RL_INIT_GREEDY = 0, PB_RL_INIT_EQUAL = 1 };
+enum { PB_RL_INIT_LOCAL = 0, PB_RL_INIT_GREEDY = 1, PB_RL_INIT_EQUAL = 2 };
 
 typedef struct pb_rl_config {
 	long episodes;        /* training episodes (default 2000) */
@@ -44,10 +48,10 @@ typedef struct pb_rl_config {
 	double entropy;       /* entropy bonus beta (default 0.01) */
 	double clip;          /* gradient norm clip (default 5) */
 	double baseline_decay;/* moving-average baseline decay (default 0.9) */
-	int step_limit;       /* steps per episode (default 2n + 16) */
+	int step_limit;       /* steps per episode (default 16) */
 	double target_gap;    /* stop an episode within this of the reference (0.005) */
 	int init;             /* PB_RL_INIT_* */
-	double restart_best;  /* probability of starting from the best state (0.5) */
+	double restart_best;  /* probability of starting from the best state (0.9) */
 	double optimum;       /* reference max(t) (NAN: use the lower bound) */
 	pb_action_mask_fn mask;
 	void *mask_ud;

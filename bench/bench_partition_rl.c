@@ -1,0 +1,135 @@
+/*
+ * bench_partition_rl.c — quality of the REINFORCE agent and the baselines
+ * against the exact optimum.
+ *
+ *   bench_partition_rl SECONDS SEED LAYOUT[,LAYOUT...] MODEL...
+ *
+ * For every layout and model: the exact optimum; the ratio max(t)/optimum of
+ * equal, greedy and local search; then the agent trains on one core for at
+ * most SECONDS (checked between episodes) and the bench prints the ratio of
+ * its best partition, the episodes run, episodes per second, and the
+ * training time at which the best came within 2% of the optimum.
+ * One markdown table row per (model, layout). PB_RL_STEPS, PB_RL_RESTART,
+ * PB_RL_HIDDEN and PB_RL_LR override the agent's defaults (reinforce.h).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "graph.h"
+#include "hw.h"
+#include "partition/baselines.h"
+#include "partition/exact.h"
+#include "partition/problem.h"
+#include "rl/reinforce.h"
+
+static double now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static double ratio(pb_part_problem *P, const int *ac, double opt)
+{
+	pb_part_eval ev;
+	pb_part_evaluate(P, ac, &ev, NULL);
+	return ev.max_time / opt;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 5) {
+		fprintf(stderr, "usage: %s SECONDS SEED LAYOUT[,LAYOUT...] MODEL...\n", argv[0]);
+		return 1;
+	}
+	double seconds = atof(argv[1]);
+	unsigned long seed = strtoul(argv[2], NULL, 10);
+	char *layouts = strdup(argv[3]);
+	printf("| model | layout | layers | exact (ms) | exact time (s) | equal | greedy | local | "
+	       "rl | rl episodes | episodes/s | rl time to 2%% (s) |\n");
+	printf("|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+	fflush(stdout);
+	for (int i = 4; i < argc; i++) {
+		pb_error err = {0};
+		pb_graph *g;
+		if (pb_graph_load(argv[i], NULL, &g, &err)) {
+			fprintf(stderr, "%s\n", err.msg);
+			return 2;
+		}
+		char *save = NULL, *lay_list = strdup(layouts);
+		for (char *lay = strtok_r(lay_list, ",", &save); lay; lay = strtok_r(NULL, ",", &save)) {
+			pb_hw *hw;
+			pb_manycore mc;
+			pb_part_problem *P;
+			if (pb_hw_load(lay, &hw, &err) || pb_manycore_parse(hw, &mc, &err) ||
+			    pb_part_problem_new(g, &mc, &P, &err)) {
+				fprintf(stderr, "%s\n", err.msg);
+				return 2;
+			}
+			int n = P->n, *ac = malloc((size_t)n * sizeof *ac);
+			double opt, t0 = now();
+			pb_part_exact_solve(P, &opt, NULL, NULL, &err);
+			double t_exact = now() - t0;
+			pb_part_equal(P, ac);
+			double r_eq = ratio(P, ac, opt);
+			pb_part_greedy(P, ac);
+			double r_gr = ratio(P, ac, opt);
+			pb_part_local_search(P, ac, 1 << 30);
+			double r_lo = ratio(P, ac, opt);
+			pb_rl_config c;
+			pb_rl_config_default(&c);
+			c.episodes = 100000000;
+			c.seconds = seconds;
+			c.seed = seed;
+			c.optimum = opt;
+			if (getenv("PB_RL_STEPS"))
+				c.step_limit = atoi(getenv("PB_RL_STEPS"));
+			if (getenv("PB_RL_RESTART"))
+				c.restart_best = atof(getenv("PB_RL_RESTART"));
+			if (getenv("PB_RL_HIDDEN"))
+				c.hidden = atoi(getenv("PB_RL_HIDDEN"));
+			if (getenv("PB_RL_LR"))
+				c.lr = atof(getenv("PB_RL_LR"));
+			pb_rl_trainer *T;
+			if (pb_rl_trainer_new(P, &c, NULL, &T, &err)) {
+				fprintf(stderr, "%s\n", err.msg);
+				return 2;
+			}
+			double t_start = now(), t_2pct = NAN;
+			if (pb_rl_trainer_best_time(T) <= 1.02 * opt)
+				t_2pct = 0;
+			while (!pb_rl_trainer_done(T)) {
+				if (pb_rl_trainer_step(T, 1, &err)) {
+					fprintf(stderr, "%s\n", err.msg);
+					return 2;
+				}
+				if (isnan(t_2pct) && pb_rl_trainer_best_time(T) <= 1.02 * opt)
+					t_2pct = now() - t_start;
+			}
+			double el = now() - t_start;
+			long ep = pb_rl_trainer_episodes(T);
+			double r_rl = pb_rl_trainer_best_time(T) / opt;
+			char t2[32];
+			if (isnan(t_2pct))
+				snprintf(t2, sizeof t2, "not reached");
+			else
+				snprintf(t2, sizeof t2, "%.2f", t_2pct);
+			const char *base = strrchr(g->path, '/');
+			printf("| %s | %s | %d | %.5f | %.2f | %.4f | %.4f | %.4f | %.4f | %ld | %.0f | %s |\n",
+			       base ? base + 1 : g->path, mc.name, P->m, opt * 1e3, t_exact, r_eq, r_gr,
+			       r_lo, r_rl, ep, ep / el, t2);
+			fflush(stdout);
+			pb_rl_trainer_free(T);
+			free(ac);
+			pb_part_problem_free(P);
+			pb_hw_free(hw);
+		}
+		free(lay_list);
+		pb_graph_free(g);
+	}
+	free(layouts);
+	return 0;
+}
