@@ -27,7 +27,12 @@
  * truncated or not protobuf at all.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,7 +42,88 @@
 
 #define ONNX_FLOAT_VALUE_MAX 1024
 
-/* ---------------------------------------------------------------- diagnostics */
+/* ---------------------------------------------------------------- arena */
+
+/* protobuf-c allocates every string, message and repeated array separately;
+ * for a 6.6k-node model that is ~10^5 small mallocs and as many frees. The
+ * decoded message lives only for one load, so it is decoded into a bump
+ * arena (chained blocks) that is released in one go. */
+typedef struct arena_block {
+	struct arena_block *next;
+	size_t used, cap;
+	max_align_t data[];
+} arena_block;
+
+typedef struct {
+	arena_block *head;
+	int failed;
+} arena;
+
+#define ARENA_BLOCK (256 * 1024)
+
+static void *arena_alloc(void *ud, size_t size)
+{
+	arena *a = ud;
+	size = (size + 15) & ~(size_t)15;
+	arena_block *b = a->head;
+	if (!b || b->cap - b->used < size) {
+		size_t cap = size > ARENA_BLOCK ? size : ARENA_BLOCK;
+		b = malloc(sizeof *b + cap);
+		if (!b) {
+			a->failed = 1;
+			return NULL;
+		}
+		b->cap = cap;
+		b->used = 0;
+		/* A large single allocation gets its own block behind the head, so
+		 * the head's free space is not wasted. */
+		if (a->head && size > ARENA_BLOCK) {
+			b->next = a->head->next;
+			a->head->next = b;
+		} else {
+			b->next = a->head;
+			a->head = b;
+		}
+	}
+	void *p = (char *)b->data + b->used;
+	b->used += size;
+	return p;
+}
+
+static void arena_free_one(void *ud, void *p)
+{
+	(void)ud;
+	(void)p; /* released with the whole arena */
+}
+
+/* Keeps one standard block for reuse (hot in cache), frees the rest. */
+static void arena_reset(arena *a)
+{
+	arena_block *keep = NULL;
+	while (a->head) {
+		arena_block *n = a->head->next;
+		if (!keep && a->head->cap == ARENA_BLOCK) {
+			keep = a->head;
+			keep->next = NULL;
+			keep->used = 0;
+		} else {
+			free(a->head);
+		}
+		a->head = n;
+	}
+	a->head = keep;
+}
+
+static void arena_release(arena *a)
+{
+	while (a->head) {
+		arena_block *n = a->head->next;
+		free(a->head);
+		a->head = n;
+	}
+}
+
+/* ---------------------------------------------------------------- wire format */
 
 static int read_varint(const uint8_t *p, size_t len, size_t *off, uint64_t *v)
 {
@@ -55,70 +141,181 @@ static int read_varint(const uint8_t *p, size_t len, size_t *off, uint64_t *v)
 	return -2; /* over-long varint */
 }
 
-/* Explains why protobuf-c rejected the bytes, scanning the top-level fields of
- * the ModelProto wire format. */
-static int explain_bad_protobuf(const uint8_t *p, size_t len, const char *name, pb_error *err)
+/* One field of a message: number, wire type, varint value or the span of a
+ * length-delimited payload (absolute offsets into the file). */
+typedef struct {
+	uint32_t num;
+	int wt;
+	uint64_t v;
+	size_t off, len;
+} wfield;
+
+/* Reads the next field of the message in p[*off, end). Returns 1 for a
+ * field, 0 at the end, or an error naming the byte offset. */
+static int next_field(const uint8_t *p, size_t *off, size_t end, wfield *f, const char *file,
+		      const char *what, pb_error *err)
+{
+	if (*off >= end)
+		return 0;
+	size_t at = *off;
+	uint64_t key;
+	int r = read_varint(p, end, off, &key);
+	if (r == -1)
+		return pb_err(err, PB_EINPUT,
+			      "%s: truncated ONNX file: a field header of the %s at byte %zu is "
+			      "cut off",
+			      file, what, at) * -1;
+	if (r < 0 || (key >> 3) == 0 || (key >> 3) > 0x1fffffff)
+		return pb_err(err, PB_EINPUT,
+			      "%s: not an ONNX model (not protobuf data: bad field header in the %s "
+			      "at byte %zu)",
+			      file, what, at) * -1;
+	f->num = (uint32_t)(key >> 3);
+	f->wt = (int)(key & 7);
+	f->off = *off;
+	f->len = 0;
+	switch (f->wt) {
+	case 0:
+		if (read_varint(p, end, off, &f->v) == -1)
+			return pb_err(err, PB_EINPUT,
+				      "%s: truncated ONNX file: the value of field %u of the %s at "
+				      "byte %zu is cut off",
+				      file, f->num, what, at) * -1;
+		return 1;
+	case 1:
+	case 5: {
+		size_t w = f->wt == 1 ? 8 : 4;
+		if (end - *off < w)
+			return pb_err(err, PB_EINPUT,
+				      "%s: truncated ONNX file: field %u of the %s at byte %zu is "
+				      "cut off",
+				      file, f->num, what, at) * -1;
+		*off += w;
+		return 1;
+	}
+	case 2:
+		if (read_varint(p, end, off, &f->v) == -1)
+			return pb_err(err, PB_EINPUT,
+				      "%s: truncated ONNX file: the length of field %u of the %s at "
+				      "byte %zu is cut off",
+				      file, f->num, what, at) * -1;
+		if (f->v > end - *off)
+			return pb_err(err, PB_EINPUT,
+				      "%s: truncated ONNX file: field %u of the %s at byte %zu needs "
+				      "%llu bytes but only %zu remain",
+				      file, f->num, what, at, (unsigned long long)f->v, end - *off) *
+			       -1;
+		f->off = *off;
+		f->len = (size_t)f->v;
+		*off += f->len;
+		return 1;
+	default:
+		return pb_err(err, PB_EINPUT,
+			      "%s: not an ONNX model (not protobuf data: invalid wire type %d in the "
+			      "%s at byte %zu)",
+			      file, f->wt, what, at) * -1;
+	}
+}
+
+typedef struct {
+	size_t off, len;
+} span;
+
+typedef struct {
+	span *v;
+	size_t n, cap;
+} spans;
+
+static int spans_push(spans *s, size_t off, size_t len)
+{
+	if (s->n == s->cap) {
+		size_t nc = s->cap ? 2 * s->cap : 64;
+		span *nv = realloc(s->v, nc * sizeof *nv);
+		if (!nv)
+			return -1;
+		s->v = nv;
+		s->cap = nc;
+	}
+	s->v[s->n].off = off;
+	s->v[s->n].len = len;
+	s->n++;
+	return 0;
+}
+
+/* Where the parts of a model sit in the file. */
+typedef struct {
+	int has_ir;
+	int64_t ir_version;
+	int n_graphs;
+	span name;
+	spans opsets, nodes, inits, sparse, inputs, outputs, vinfo;
+} layout;
+
+static void layout_free(layout *l)
+{
+	free(l->opsets.v);
+	free(l->nodes.v);
+	free(l->inits.v);
+	free(l->sparse.v);
+	free(l->inputs.v);
+	free(l->outputs.v);
+	free(l->vinfo.v);
+}
+
+/* Walks the ModelProto and GraphProto framing (the only messages that are
+ * not decoded by protobuf-c) and records the spans of their parts. */
+static int layout_scan(const uint8_t *p, size_t len, const char *file, layout *l, pb_error *err)
 {
 	size_t off = 0;
-	while (off < len) {
-		size_t field_at = off;
-		uint64_t key, v = 0;
-		int r = read_varint(p, len, &off, &key);
-		if (r == -1)
+	wfield f;
+	int r;
+	while ((r = next_field(p, &off, len, &f, file, "model", err)) == 1) {
+		if (f.num == 1 && f.wt == 0) {
+			l->has_ir = 1;
+			l->ir_version = (int64_t)f.v;
+		} else if ((f.num == 7 || f.num == 8) && f.wt != 2) {
 			return pb_err(err, PB_EINPUT,
-				      "%s: truncated ONNX file: field header at byte %zu is cut off "
-				      "(file has %zu bytes)",
-				      name, field_at, len);
-		if (r < 0 || (key >> 3) == 0)
-			return pb_err(err, PB_EINPUT,
-				      "%s: not an ONNX model (not protobuf data: bad field header at "
-				      "byte %zu)",
-				      name, field_at);
-		switch (key & 7) {
-		case 0:
-			if (read_varint(p, len, &off, &v) == -1)
-				return pb_err(err, PB_EINPUT,
-					      "%s: truncated ONNX file: value of field %llu at byte "
-					      "%zu is cut off",
-					      name, (unsigned long long)(key >> 3), field_at);
-			break;
-		case 1:
-			if (len - off < 8)
-				return pb_err(err, PB_EINPUT, "%s: truncated ONNX file at byte %zu",
-					      name, field_at);
-			off += 8;
-			break;
-		case 5:
-			if (len - off < 4)
-				return pb_err(err, PB_EINPUT, "%s: truncated ONNX file at byte %zu",
-					      name, field_at);
-			off += 4;
-			break;
-		case 2:
-			if (read_varint(p, len, &off, &v) == -1)
-				return pb_err(err, PB_EINPUT,
-					      "%s: truncated ONNX file: length of field %llu at byte "
-					      "%zu is cut off",
-					      name, (unsigned long long)(key >> 3), field_at);
-			if (v > len - off)
-				return pb_err(err, PB_EINPUT,
-					      "%s: truncated ONNX file: field %llu at byte %zu needs "
-					      "%llu bytes but only %zu remain",
-					      name, (unsigned long long)(key >> 3), field_at,
-					      (unsigned long long)v, len - off);
-			off += (size_t)v;
-			break;
-		default:
-			return pb_err(err, PB_EINPUT,
-				      "%s: not an ONNX model (not protobuf data: invalid wire type %d "
-				      "at byte %zu)",
-				      name, (int)(key & 7), field_at);
+				      "%s: not an ONNX model (field %u of the model has wire type %d, "
+				      "expected a message)",
+				      file, f.num, f.wt);
+		} else if (f.num == 8) {
+			if (spans_push(&l->opsets, f.off, f.len))
+				return pb_err(err, PB_ENOMEM, "%s: out of memory", file);
+		} else if (f.num == 7) {
+			l->n_graphs++;
+			size_t goff = f.off, gend = f.off + f.len;
+			wfield g;
+			int rg;
+			while ((rg = next_field(p, &goff, gend, &g, file, "graph", err)) == 1) {
+				spans *dst = NULL;
+				switch (g.num) {
+				case 1: dst = &l->nodes; break;
+				case 5: dst = &l->inits; break;
+				case 11: dst = &l->inputs; break;
+				case 12: dst = &l->outputs; break;
+				case 13: dst = &l->vinfo; break;
+				case 15: dst = &l->sparse; break;
+				case 2:
+					if (g.wt == 2) {
+						l->name.off = g.off;
+						l->name.len = g.len;
+					}
+					break;
+				default: break;
+				}
+				if (dst && g.wt != 2)
+					return pb_err(err, PB_EINPUT,
+						      "%s: not an ONNX model (field %u of the graph has "
+						      "wire type %d, expected a message)",
+						      file, g.num, g.wt);
+				if (dst && spans_push(dst, g.off, g.len))
+					return pb_err(err, PB_ENOMEM, "%s: out of memory", file);
+			}
+			if (rg < 0)
+				return -rg;
 		}
 	}
-	return pb_err(err, PB_EINPUT,
-		      "%s: not a valid ONNX model: the protobuf data does not match the ONNX "
-		      "schema (a nested message is malformed or truncated)",
-		      name);
+	return r < 0 ? -r : PB_OK;
 }
 
 /* ---------------------------------------------------------------- tensors */
@@ -424,51 +621,59 @@ static void constant_shape(pb_builder *b, const Onnx__NodeProto *np)
 
 /* ---------------------------------------------------------------- model */
 
-static int build_graph(pb_builder *b, const Onnx__ModelProto *m, const char *file,
-		       pb_error *err)
-{
-	const Onnx__GraphProto *gp = m->graph;
-	int rc;
-	if (gp->name)
-		pb_builder_name(b, gp->name);
-	int have_default = 0;
-	for (size_t i = 0; i < m->n_opset_import; i++) {
-		const Onnx__OperatorSetIdProto *o = m->opset_import[i];
-		const char *dom = o->domain ? o->domain : "";
-		pb_builder_opset(b, dom, o->has_version ? o->version : 1);
-		if (!*dom || strcmp(dom, "ai.onnx") == 0)
-			have_default = 1;
-	}
-	if (!have_default) {
-		if (m->n_opset_import > 0 || (m->has_ir_version && m->ir_version >= 3)) {
-			/* Custom domains only, or a modern file without opset_import:
-			 * the default-domain operators follow opset 1 semantics only if
-			 * the file is pre-IR-3; otherwise it is malformed. */
-			int uses_default = 0;
-			for (size_t i = 0; i < gp->n_node; i++)
-				if (!gp->node[i]->domain || !*gp->node[i]->domain ||
-				    strcmp(gp->node[i]->domain, "ai.onnx") == 0)
-					uses_default = 1;
-			if (uses_default)
-				return pb_err(err, PB_EINPUT,
-					      "%s: the model has no opset_import for the default "
-					      "ONNX domain (required since IR version 3)",
-					      file);
-		} else {
-			pb_builder_opset(b, "", 1);
-		}
+/* Decodes the part at span sp with protobuf-c into the arena; NULL with an
+ * error naming the part when the bytes do not form that message. */
+#define DECODE(T, unpack, ctx, sp, what, idx)                                              \
+	T *m_ = unpack(&(ctx)->alloc, (sp).len, (ctx)->p + (sp).off);                        \
+	if (!m_) {                                                                            \
+		if ((ctx)->ar.failed)                                                         \
+			return pb_err(err, PB_ENOMEM, "%s: out of memory", file);              \
+		return pb_err(err, PB_EINPUT,                                                 \
+			      "%s: malformed ONNX file: %s %zu (bytes %zu-%zu) is not a valid " \
+			      "%s message",                                                   \
+			      file, what, (size_t)(idx), (sp).off, (sp).off + (sp).len, #T + 6); \
 	}
 
-	for (size_t i = 0; i < gp->n_input; i++) {
-		const Onnx__ValueInfoProto *vi = gp->input[i];
-		if (!vi->name || !*vi->name)
-			return pb_err(err, PB_EINPUT, "%s: graph input %zu has no name", file, i);
-		int tid = pb_builder_tensor(b, vi->name);
-		pb_builder_input(b, tid);
-		set_type(b, tid, vi->type);
+typedef struct {
+	const uint8_t *p;
+	arena ar;
+	ProtobufCAllocator alloc;
+} decoder;
+
+static int build_graph(pb_builder *b, decoder *d, const layout *l, const char *file,
+		       pb_error *err)
+{
+	int rc;
+	if (l->name.len) {
+		char *nm = strndup((const char *)d->p + l->name.off, l->name.len);
+		if (nm)
+			pb_builder_name(b, nm);
+		free(nm);
 	}
-	for (size_t i = 0; i < gp->n_initializer; i++) {
-		const Onnx__TensorProto *t = gp->initializer[i];
+	int have_default = 0;
+	for (size_t i = 0; i < l->opsets.n; i++) {
+		DECODE(Onnx__OperatorSetIdProto, onnx__operator_set_id_proto__unpack, d,
+		       l->opsets.v[i], "opset_import", i);
+		const char *dom = m_->domain ? m_->domain : "";
+		pb_builder_opset(b, dom, m_->has_version ? m_->version : 1);
+		if (!*dom || strcmp(dom, "ai.onnx") == 0)
+			have_default = 1;
+		arena_reset(&d->ar);
+	}
+	for (size_t i = 0; i < l->inputs.n; i++) {
+		DECODE(Onnx__ValueInfoProto, onnx__value_info_proto__unpack, d, l->inputs.v[i],
+		       "graph input", i);
+		if (!m_->name || !*m_->name)
+			return pb_err(err, PB_EINPUT, "%s: graph input %zu has no name", file, i);
+		int tid = pb_builder_tensor(b, m_->name);
+		pb_builder_input(b, tid);
+		set_type(b, tid, m_->type);
+		arena_reset(&d->ar);
+	}
+	for (size_t i = 0; i < l->inits.n; i++) {
+		DECODE(Onnx__TensorProto, onnx__tensor_proto__unpack, d, l->inits.v[i],
+		       "initializer", i);
+		const Onnx__TensorProto *t = m_;
 		if (!t->name || !*t->name)
 			return pb_err(err, PB_EINPUT, "%s: initializer %zu has no name", file, i);
 		if ((rc = tensor_check(t, file, "initializer", err)) != PB_OK)
@@ -479,29 +684,35 @@ static int build_graph(pb_builder *b, const Onnx__ModelProto *m, const char *fil
 		pb_value *v = tensor_value(t);
 		if (v)
 			pb_builder_value(b, tid, v);
+		arena_reset(&d->ar);
 	}
-	for (size_t i = 0; i < gp->n_sparse_initializer; i++) {
-		const Onnx__SparseTensorProto *st = gp->sparse_initializer[i];
-		const Onnx__TensorProto *vals = st->values;
+	for (size_t i = 0; i < l->sparse.n; i++) {
+		DECODE(Onnx__SparseTensorProto, onnx__sparse_tensor_proto__unpack, d,
+		       l->sparse.v[i], "sparse initializer", i);
+		const Onnx__TensorProto *vals = m_->values;
 		if (!vals || !vals->name || !*vals->name)
 			return pb_err(err, PB_EINPUT, "%s: sparse initializer %zu has no name", file, i);
-		if (st->n_dims > PB_MAX_RANK)
+		if (m_->n_dims > PB_MAX_RANK)
 			return pb_err(err, PB_EINPUT, "%s: sparse initializer '%s' has rank %zu", file,
-				      vals->name, st->n_dims);
+				      vals->name, m_->n_dims);
 		int tid = pb_builder_tensor(b, vals->name);
 		pb_builder_initializer(b, tid, 0);
-		pb_builder_set_shape(b, tid, vals->data_type, (int)st->n_dims, st->dims, NULL);
+		pb_builder_set_shape(b, tid, vals->data_type, (int)m_->n_dims, m_->dims, NULL);
+		arena_reset(&d->ar);
 	}
-	for (size_t i = 0; i < gp->n_value_info; i++) {
-		const Onnx__ValueInfoProto *vi = gp->value_info[i];
-		if (!vi->name || !*vi->name)
-			continue;
-		set_type(b, pb_builder_tensor(b, vi->name), vi->type);
+	for (size_t i = 0; i < l->vinfo.n; i++) {
+		DECODE(Onnx__ValueInfoProto, onnx__value_info_proto__unpack, d, l->vinfo.v[i],
+		       "value_info", i);
+		if (m_->name && *m_->name)
+			set_type(b, pb_builder_tensor(b, m_->name), m_->type);
+		arena_reset(&d->ar);
 	}
 
+	int uses_default = 0;
 	const char *stack_in[16], *stack_out[16];
-	for (size_t i = 0; i < gp->n_node; i++) {
-		const Onnx__NodeProto *np = gp->node[i];
+	for (size_t i = 0; i < l->nodes.n; i++) {
+		DECODE(Onnx__NodeProto, onnx__node_proto__unpack, d, l->nodes.v[i], "node", i);
+		const Onnx__NodeProto *np = m_;
 		if (!np->op_type || !*np->op_type)
 			return pb_err(err, PB_EINPUT, "%s: node %zu%s%s%s has no op_type", file, i,
 				      np->name && *np->name ? " ('" : "", np->name ? np->name : "",
@@ -518,6 +729,8 @@ static int build_graph(pb_builder *b, const Onnx__ModelProto *m, const char *fil
 			ins[k] = np->input[k];
 		for (size_t k = 0; k < np->n_output; k++)
 			outs[k] = np->output[k];
+		int is_default = !np->domain || !*np->domain || strcmp(np->domain, "ai.onnx") == 0;
+		uses_default |= is_default;
 		int nid = pb_builder_node(b, np->name, np->op_type, np->domain ? np->domain : "",
 					  ins, (int)np->n_input, outs, (int)np->n_output);
 		if (ins != stack_in) free(ins);
@@ -526,22 +739,39 @@ static int build_graph(pb_builder *b, const Onnx__ModelProto *m, const char *fil
 		for (size_t k = 0; k < np->n_attribute; k++)
 			if ((rc = convert_attr(b, nid, np->attribute[k], file, nname, err)) != PB_OK)
 				return rc;
-		if (strcmp(np->op_type, "Constant") == 0 && (!np->domain || !*np->domain))
+		if (is_default && strcmp(np->op_type, "Constant") == 0)
 			constant_shape(b, np);
+		arena_reset(&d->ar);
 	}
-	for (size_t i = 0; i < gp->n_output; i++) {
-		const Onnx__ValueInfoProto *vi = gp->output[i];
-		if (!vi->name || !*vi->name)
+	for (size_t i = 0; i < l->outputs.n; i++) {
+		DECODE(Onnx__ValueInfoProto, onnx__value_info_proto__unpack, d, l->outputs.v[i],
+		       "graph output", i);
+		if (!m_->name || !*m_->name)
 			return pb_err(err, PB_EINPUT, "%s: graph output %zu has no name", file, i);
-		int tid = pb_builder_tensor(b, vi->name);
+		int tid = pb_builder_tensor(b, m_->name);
 		pb_builder_output(b, tid);
-		set_type(b, tid, vi->type);
+		set_type(b, tid, m_->type);
+		arena_reset(&d->ar);
+	}
+	if (!have_default) {
+		if (l->opsets.n > 0 || (l->has_ir && l->ir_version >= 3)) {
+			if (uses_default)
+				return pb_err(err, PB_EINPUT,
+					      "%s: the model has no opset_import for the default "
+					      "ONNX domain (required since IR version 3)",
+					      file);
+		} else {
+			pb_builder_opset(b, "", 1); /* IR < 3: opset 1 implied */
+		}
 	}
 	return PB_OK;
 }
 
-/* Decodes and builds; `owned` (the file bytes, or NULL) is freed as soon as
- * the message is decoded so the two never coexist with the graph. */
+/* Decodes and builds; `owned` (the file bytes, or NULL) is freed once the
+ * graph is built, before shape inference. Each part of the model is decoded
+ * by protobuf-c on its own into a reused arena, so memory stays at the file
+ * plus the largest single part (an inline weight), never the whole decoded
+ * message. */
 static int load_bytes(const void *data, size_t len, void *owned, const char *name,
 		      const pb_load_opts *opts, pb_graph **out, pb_error *err)
 {
@@ -552,27 +782,29 @@ static int load_bytes(const void *data, size_t len, void *owned, const char *nam
 		free(owned);
 		return pb_err(err, PB_EINPUT, "%s: empty file (not an ONNX model)", name);
 	}
-	Onnx__ModelProto *m = onnx__model_proto__unpack(NULL, len, data);
-	if (!m) {
-		int rc = explain_bad_protobuf(data, len, name, err);
-		free(owned);
-		return rc;
+	layout l;
+	memset(&l, 0, sizeof l);
+	int rc = layout_scan(data, len, name, &l, err);
+	if (rc == PB_OK && l.n_graphs == 0)
+		rc = pb_err(err, PB_EINPUT,
+			    "%s: not an ONNX model: the protobuf has no graph (ModelProto.graph is "
+			    "missing)",
+			    name);
+	pb_builder *b = NULL;
+	if (rc == PB_OK && !(b = pb_builder_new(name, "onnx")))
+		rc = pb_err(err, PB_ENOMEM, "%s: out of memory", name);
+	if (rc == PB_OK) {
+		decoder d;
+		memset(&d, 0, sizeof d);
+		d.p = data;
+		d.alloc.alloc = arena_alloc;
+		d.alloc.free = arena_free_one;
+		d.alloc.allocator_data = &d.ar;
+		rc = build_graph(b, &d, &l, name, err);
+		arena_release(&d.ar);
 	}
+	layout_free(&l);
 	free(owned);
-	if (!m->graph) {
-		onnx__model_proto__free_unpacked(m, NULL);
-		return pb_err(err, PB_EINPUT,
-			      "%s: not an ONNX model: the protobuf has no graph (ModelProto.graph "
-			      "is missing)",
-			      name);
-	}
-	pb_builder *b = pb_builder_new(name, "onnx");
-	if (!b) {
-		onnx__model_proto__free_unpacked(m, NULL);
-		return pb_err(err, PB_ENOMEM, "%s: out of memory", name);
-	}
-	int rc = build_graph(b, m, name, err);
-	onnx__model_proto__free_unpacked(m, NULL);
 	if (rc != PB_OK) {
 		pb_builder_free(b);
 		return rc;
@@ -589,30 +821,47 @@ int pb_onnx_load_buffer(const void *data, size_t len, const char *name,
 int pb_onnx_load(const char *path, const pb_load_opts *opts, pb_graph **out, pb_error *err)
 {
 	*out = NULL;
-	FILE *f = fopen(path, "rb");
-	if (!f)
+	int fd = open(path, O_RDONLY);
+	if (fd < 0)
 		return pb_err(err, PB_EINPUT, "%s: cannot open: %s", path, strerror(errno));
-	if (fseek(f, 0, SEEK_END) != 0) {
-		fclose(f);
-		return pb_err(err, PB_EINPUT, "%s: cannot read (not a regular file?)", path);
+	struct stat st;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return pb_err(err, PB_EINPUT, "%s: cannot read (not a regular file)", path);
 	}
-	long sz = ftell(f);
-	if (sz < 0) {
-		fclose(f);
-		return pb_err(err, PB_EINPUT, "%s: cannot read (not a regular file?)", path);
+	size_t len = (size_t)st.st_size;
+	if (len == 0) {
+		close(fd);
+		return load_bytes("", 0, NULL, path, opts, out, err);
 	}
-	rewind(f);
-	void *buf = malloc((size_t)sz + 1);
+	/* Map the file: no copy, and its pages are shared with the page cache. */
+	void *map = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0);
+	if (map != MAP_FAILED) {
+		close(fd);
+		madvise(map, len, MADV_SEQUENTIAL);
+		int rc = load_bytes(map, len, NULL, path, opts, out, err);
+		munmap(map, len);
+		return rc;
+	}
+	void *buf = malloc(len);
 	if (!buf) {
-		fclose(f);
-		return pb_err(err, PB_ENOMEM, "%s: out of memory reading %ld bytes", path, sz);
+		close(fd);
+		return pb_err(err, PB_ENOMEM, "%s: out of memory reading %zu bytes", path, len);
 	}
-	size_t got = fread(buf, 1, (size_t)sz, f);
-	int ioerr = ferror(f);
-	fclose(f);
-	if (got != (size_t)sz || ioerr) {
+	size_t got = 0;
+	while (got < len) {
+		ssize_t r = read(fd, (char *)buf + got, len - got);
+		if (r <= 0) {
+			if (r < 0 && errno == EINTR)
+				continue;
+			break;
+		}
+		got += (size_t)r;
+	}
+	close(fd);
+	if (got != len) {
 		free(buf);
 		return pb_err(err, PB_EINPUT, "%s: read error", path);
 	}
-	return load_bytes(buf, (size_t)sz, buf, path, opts, out, err);
+	return load_bytes(buf, len, buf, path, opts, out, err);
 }
