@@ -199,6 +199,29 @@ static int grow(void **ptr, int *cap, int need, size_t elem)
 
 #define GROW(b, ptr, cap, need) grow((void **)&(ptr), &(cap), (need), sizeof *(ptr))
 
+void pb_builder_reserve(pb_builder *b, int n_nodes, int n_tensors)
+{
+	pb_graph *g = b->g;
+	if (GROW(b, g->nodes, b->cap_nodes, n_nodes) || GROW(b, b->fixed, b->cap_fixed, n_nodes) ||
+	    GROW(b, g->tensors, b->cap_tensors, n_tensors))
+		b->oom = 1;
+	/* Pre-sized name maps: no rehashing while a large model is read. */
+	if (g->n_tensors == 0 && n_tensors > 64) {
+		pb_strmap *m = pb_strmap_new((size_t)n_tensors);
+		if (m) {
+			pb_strmap_free(g->tensor_index);
+			g->tensor_index = m;
+		}
+	}
+	if (g->n_nodes == 0 && n_nodes > 32) {
+		pb_strmap *m = pb_strmap_new((size_t)n_nodes);
+		if (m) {
+			pb_strmap_free(g->node_index);
+			g->node_index = m;
+		}
+	}
+}
+
 int pb_builder_tensor(pb_builder *b, const char *name)
 {
 	pb_graph *g = b->g;

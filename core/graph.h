@@ -209,6 +209,8 @@ int pb_parse_input_override(const char *spec, pb_input_override *out, pb_error *
 void pb_input_override_free(pb_input_override *o);
 
 pb_builder *pb_builder_new(const char *path, const char *format);
+/* Optional capacity hint for large graphs (fewer reallocations/rehashes). */
+void pb_builder_reserve(pb_builder *b, int n_nodes, int n_tensors);
 /* Declares (or returns) the tensor with that name. */
 int pb_builder_tensor(pb_builder *b, const char *name);
 pb_tensor *pb_builder_tensor_ptr(pb_builder *b, int id);

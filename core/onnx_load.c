@@ -644,6 +644,11 @@ static int build_graph(pb_builder *b, decoder *d, const layout *l, const char *f
 		       pb_error *err)
 {
 	int rc;
+	/* Tensors: every node output is one; inputs, weights and value_info
+	 * mostly name tensors that nodes also mention. */
+	size_t n_t = l->inputs.n + l->inits.n + l->nodes.n + l->nodes.n / 4 + 16;
+	if (l->nodes.n < (size_t)INT32_MAX / 2 && n_t < (size_t)INT32_MAX / 2)
+		pb_builder_reserve(b, (int)l->nodes.n, (int)n_t);
 	if (l->name.len) {
 		char *nm = strndup((const char *)d->p + l->name.off, l->name.len);
 		if (nm)
