@@ -115,7 +115,11 @@ int pb_map_simulate(const pb_map_result *r, const pb_hetero *h, int buffers, int
 		    double *makespan, pb_map_event **events, int *n_events, pb_error *err);
 
 json_t *pb_map_report_json(const pb_graph *g, const pb_hetero *h, const pb_map_result *r);
-/* kind "map": group per node = aggregate; groups labelled by backend name. */
+/* kind "map": group per node = aggregate (-1 for folded constants); groups
+ * labelled by backend name, the first aggregate of every used backend
+ * first; detail.schedule holds the pipelined compute timeline of the first
+ * PB_MAP_PLAN_INPUTS inputs, one row per used backend (plot timeline). */
+#define PB_MAP_PLAN_INPUTS 4
 pb_plan *pb_map_plan(const pb_graph *g, const pb_hetero *h, const pb_map_result *r);
 /* Human summary and a text timeline of the first `timeline` inputs. */
 void pb_map_print(FILE *out, const pb_graph *g, const pb_hetero *h, const pb_map_result *r,

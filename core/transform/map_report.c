@@ -147,23 +147,51 @@ pb_plan *pb_map_plan(const pb_graph *g, const pb_hetero *h, const pb_map_result 
 	pb_plan *p = pb_plan_new("map", "priority", g->n_nodes);
 	if (!p)
 		return NULL;
-	for (int v = 0; v < g->n_nodes; v++)
-		p->group[v] = r->agg[v];
-	double *in_xfer = calloc((size_t)r->n_agg + 1, sizeof *in_xfer);
-	double *buf_bytes = calloc((size_t)r->n_agg + 1, sizeof *buf_bytes);
-	if (!in_xfer || !buf_bytes) {
+	int na = r->n_agg;
+	double *in_xfer = calloc((size_t)na + 1, sizeof *in_xfer);
+	double *buf_bytes = calloc((size_t)na + 1, sizeof *buf_bytes);
+	int *order = malloc(((size_t)na + 1) * sizeof *order); /* plan group -> aggregate */
+	int *pos = malloc(((size_t)na + 1) * sizeof *pos);      /* aggregate -> plan group */
+	int *row = calloc((size_t)h->n + 1, sizeof *row);        /* backend -> schedule row */
+	if (!in_xfer || !buf_bytes || !order || !pos || !row) {
 		free(in_xfer);
 		free(buf_bytes);
+		free(order);
+		free(pos);
+		free(row);
 		pb_plan_free(p);
 		return NULL;
 	}
+	/* Group order: the first aggregate of every used backend, then the rest
+	 * by first node. So plan group b' (b' < backends used) is labelled with
+	 * the backend of schedule row b', which `plot timeline` relies on. */
+	int k = 0, used = 0;
+	for (int a = 0; a < na; a++)
+		pos[a] = -1;
+	for (int b = 0; b < h->n; b++)
+		for (int a = 0; a < na; a++)
+			if (r->agg_backend[a] == b) {
+				row[b] = k;
+				pos[a] = k;
+				order[k++] = a;
+				used++;
+				break;
+			}
+	for (int a = 0; a < na; a++)
+		if (pos[a] < 0) {
+			pos[a] = k;
+			order[k++] = a;
+		}
+	for (int v = 0; v < g->n_nodes; v++)
+		p->group[v] = r->agg[v] >= 0 ? pos[r->agg[v]] : -1;
 	for (int e = 0; e < r->n_edges; e++)
 		if (r->edges[e].buffer) {
 			in_xfer[r->edges[e].to] += r->edges[e].time;
 			buf_bytes[r->edges[e].to] += r->edges[e].bytes * r->buffers;
 		}
-	json_t *ab = json_array();
-	for (int a = 0; a < r->n_agg; a++) {
+	json_t *ab = json_array(), *aid = json_array();
+	for (int i = 0; i < na; i++) {
+		int a = order[i];
 		pb_plan_group pg = {0};
 		int b = r->agg_backend[a];
 		pg.label = h->b[b].name;
@@ -179,9 +207,8 @@ pb_plan *pb_map_plan(const pb_graph *g, const pb_hetero *h, const pb_map_result 
 		pg.bottleneck = b == r->bottleneck;
 		pb_plan_add_group(p, &pg);
 		json_array_append_new(ab, json_string(h->b[b].name));
+		json_array_append_new(aid, json_integer(a));
 	}
-	free(in_xfer);
-	free(buf_bytes);
 	pb_plan_set_metric(p, "launches_before", r->launches_before);
 	pb_plan_set_metric(p, "launches_after", r->launches_after);
 	pb_plan_set_metric(p, "serial_time", r->serial_time);
@@ -198,12 +225,41 @@ pb_plan *pb_map_plan(const pb_graph *g, const pb_hetero *h, const pb_map_result 
 	for (int b = 0; b < h->n; b++)
 		json_array_append_new(bn, json_string(h->b[b].name));
 	json_object_set_new(p->detail, "backends", bn);
-	json_object_set_new(p->detail, "aggregate_backend", ab);
+	json_object_set_new(p->detail, "group_backend", ab);
+	json_object_set_new(p->detail, "group_aggregate", aid);
 	json_t *nb = json_array();
 	for (int v = 0; v < g->n_nodes; v++)
 		json_array_append_new(nb, json_integer(r->backend[v]));
 	json_object_set_new(p->detail, "node_backend", nb);
 	json_object_set_new(p->detail, "layout", json_string(h->path));
+	/* The pipelined compute timeline of the first inputs for `plot
+	 * timeline`: one row ("stage") per used backend, kind "C". Transfers
+	 * are in the report's timeline (map --json). */
+	json_t *sched = json_array();
+	for (int i = 0; i < r->n_events; i++) {
+		const pb_map_event *ev = &r->events[i];
+		if (ev->input >= PB_MAP_PLAN_INPUTS || ev->task >= na)
+			continue;
+		json_t *o = json_object();
+		json_object_set_new(o, "stage", json_integer(row[r->agg_backend[ev->task]]));
+		json_object_set_new(o, "mb", json_integer(ev->input));
+		json_object_set_new(o, "kind", json_string("C"));
+		json_object_set_new(o, "group", json_integer(pos[ev->task]));
+		json_object_set_new(o, "start", json_real(ev->start));
+		json_object_set_new(o, "end", json_real(ev->end));
+		json_array_append_new(sched, o);
+	}
+	json_object_set_new(p->detail, "schedule", sched);
+	char nm[128];
+	snprintf(nm, sizeof nm, "backends pipelined with %d buffer slot(s), first %d input(s)",
+		 r->buffers, r->stream < PB_MAP_PLAN_INPUTS ? r->stream : PB_MAP_PLAN_INPUTS);
+	json_object_set_new(p->detail, "schedule_name", json_string(nm));
+	(void)used;
+	free(in_xfer);
+	free(buf_bytes);
+	free(order);
+	free(pos);
+	free(row);
 	return p;
 }
 

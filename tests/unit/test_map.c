@@ -278,8 +278,18 @@ static void test_plan_and_report(void **state)
 	assert_string_equal(p->kind, "map");
 	assert_int_equal(p->n_groups, 3);
 	for (int v = 0; v < g->n_nodes; v++) {
-		assert_int_equal(p->group[v], r->agg[v]);
 		assert_string_equal(p->groups[p->group[v]].label, h->b[r->backend[v]].name);
+		for (int w = 0; w < g->n_nodes; w++)
+			assert_int_equal(p->group[v] == p->group[w], r->agg[v] == r->agg[w]);
+	}
+	/* Schedule rows are labelled by the groups of the same index. */
+	const json_t *sched = json_object_get(p->detail, "schedule");
+	assert_true(json_array_size(sched) > 0);
+	for (size_t i = 0; i < json_array_size(sched); i++) {
+		const json_t *e = json_array_get(sched, i);
+		int row = (int)json_integer_value(json_object_get(e, "stage"));
+		int grp = (int)json_integer_value(json_object_get(e, "group"));
+		assert_string_equal(p->groups[row].label, p->groups[grp].label);
 	}
 	assert_true(pb_plan_metric(p, "launches_after", 0) == 3);
 	assert_true(pb_plan_metric(p, "pipelined_time", 0) > 0);
