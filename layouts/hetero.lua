@@ -3,26 +3,25 @@
 --
 -- ops: operator -> priority (1 = best) or { priority = P, speed = S }, where
 -- S scales the backend's FLOP/s for that operator; "*" matches every other
--- operator. As in the mapping method, the FPGA supports few operators but
--- runs them best; the GPU supports almost everything; the CPU everything,
--- and it is preferred for the small integer shape arithmetic of exported
--- graphs (Shape/Gather/Concat/... on tiny tensors), where a GPU launch costs
--- more than the work.
-local shape_ops = { "Shape", "Gather", "Unsqueeze", "Squeeze", "Slice", "Concat", "Cast",
-  "ConstantOfShape", "Range", "Equal", "Where", "Mod", "Not", "Expand", "Constant",
-  "Identity", "ScatterND" }
+-- operator. As in the mapping method, the FPGA supports few operators (the
+-- convolutional ones) but runs them best; the GPU supports everything; the
+-- CPU too, and it is preferred for table lookups (embeddings) and for the
+-- integer shape arithmetic that remains when it is not folded at load time
+-- (partbench map --keep-constants).
+local cpu_first = { "Gather", "Shape", "ConstantOfShape", "Range", "Equal", "Where", "Not",
+  "Mod", "Cast", "Constant", "Identity", "Unsqueeze", "Squeeze" }
 
 local cpu_ops = { ["*"] = 3 }
-for _, op in ipairs(shape_ops) do cpu_ops[op] = 1 end
+for _, op in ipairs(cpu_first) do cpu_ops[op] = 1 end
 
 local gpu_ops = { ["*"] = 2, Conv = 2, MatMul = 1, Gemm = 1, Softmax = 1, Erf = 1,
   ReduceMean = 1, Transpose = 1, Reshape = 1, Flatten = 1, GlobalAveragePool = 1,
-  BatchNormalization = 1, Concat = 2 }
+  BatchNormalization = 2 }
 
 local fpga_ops = {
   Conv = { priority = 1, speed = 1.0 },
   Relu = 1, Clip = 1, Add = { priority = 1, speed = 0.5 }, MaxPool = 1, AveragePool = 1,
-  BatchNormalization = 2, Pad = 2,
+  BatchNormalization = 1, Concat = 1, Pad = 2,
 }
 
 return {
