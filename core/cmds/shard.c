@@ -1,0 +1,259 @@
+/*
+ * cmds/shard.c — `shard`: distributed strategy search on a cluster layout
+ * (grouping schemes x per-operator sharding specs, GLPK MILP; docs/shard.md).
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "commands.h"
+#include "shard/search.h"
+
+static const pb_opt shard_opts[] = {
+	PB_OPTS_GRAPH,
+	PB_OPTS_LAYOUT,
+	PB_OPTS_JSON,
+	{"batch", 'b', PB_OPT_INT, "B", "set dim 0 of every model input to B (default: as in the model)"},
+	{"train", 0, PB_OPT_FLAG, NULL, "model a training step (backward = 2x forward, gradient all-reduces)"},
+	{"opt-level", 'O', PB_OPT_INT, "N", "0 full menus, 1 + rule library, 2 + key-operator neighbourhoods, 3 + aligned subgraphs solved in chunks (default 0)"},
+	{"scheme", 's', PB_OPT_STR, "AxB", "solve only this grouping scheme, e.g. 4x4 (default: all)"},
+	{"max-axes", 0, PB_OPT_INT, "N", "schemes with at most N factors (default 2, max 4)"},
+	{"output", 'o', PB_OPT_STR, "FILE", "save the plan as JSON"},
+	{"emit-tasks", 0, PB_OPT_STR, "DIR", "write DIR/device_<d>.json: each device's operators, local shapes, collectives"},
+	{"emit-lp", 0, PB_OPT_STR, "FILE", "write the MILP (CPLEX LP format, glp_write_lp) of the scheme solved (or the best one)"},
+	{"tie", 0, PB_OPT_FLAG, NULL, "tie identical repeated blocks to one set of variables"},
+	{"no-shrink", 0, PB_OPT_FLAG, NULL, "do not merge follower operators into their producer"},
+	{"time-limit", 0, PB_OPT_DOUBLE, "SEC", "GLPK time limit per MILP (default none)"},
+	PB_OPTS_END};
+
+static int apply_batch(pb_cmd_ctx *ctx, long batch, pb_error *err)
+{
+	pb_session *s = ctx->s;
+	const pb_graph *g = s->graph;
+	if (!s->model_path)
+		return pb_err(err, PB_EUSAGE, "shard: --batch needs a model loaded from a file");
+	pb_input_override *ov = calloc((size_t)(g->n_inputs + 1), sizeof *ov);
+	if (!ov)
+		return pb_err(err, PB_ENOMEM, "shard: out of memory");
+	int n = 0;
+	for (int i = 0; i < g->n_inputs; i++) {
+		const pb_tensor *t = &g->tensors[g->inputs[i]];
+		if (t->rank < 1)
+			continue;
+		ov[n].name = strdup(t->name);
+		ov[n].rank = t->rank;
+		for (int k = 0; k < t->rank; k++)
+			ov[n].dims[k] = t->dims[k];
+		for (int k = 0; k < s->n_overrides; k++)
+			if (!strcmp(s->overrides[k].name, t->name) && s->overrides[k].rank == t->rank)
+				memcpy(ov[n].dims, s->overrides[k].dims, sizeof ov[n].dims);
+		ov[n].dims[0] = batch;
+		n++;
+	}
+	char *path = strdup(s->model_path);
+	int rc = pb_session_open_model(s, path, ov, n, err);
+	free(path);
+	for (int i = 0; i < n; i++)
+		pb_input_override_free(&ov[i]);
+	free(ov);
+	return rc;
+}
+
+static void fmt_time(double t, char *buf, size_t len)
+{
+	if (t >= 1)
+		snprintf(buf, len, "%.3f s", t);
+	else if (t >= 1e-3)
+		snprintf(buf, len, "%.3f ms", t * 1e3);
+	else
+		snprintf(buf, len, "%.2f us", t * 1e6);
+}
+
+static void fmt_bytes(double b, char *buf, size_t len)
+{
+	const char *u[] = {"B", "KB", "MB", "GB", "TB"};
+	int k = 0;
+	while (b >= 1000 && k < 4) {
+		b /= 1000;
+		k++;
+	}
+	snprintf(buf, len, "%.3g %s", b, u[k]);
+}
+
+static void print_text(pb_cmd_ctx *ctx, const pb_shard_search *s, json_t *rep)
+{
+	FILE *o = ctx->out;
+	char t1[32], t2[32], t3[32], m1[32], m2[32];
+	fprintf(o, "shard: %s on %s (%d devices = %d nodes x %d), %s, opt-level %d\n",
+		s->g->path, s->cl.name, s->cl.n_devices, s->cl.nodes, s->cl.devices_per_node,
+		s->opts.train ? "training" : "inference", s->opts.opt_level);
+	fprintf(o, "\nschemes:\n  %-9s %-26s %12s %12s %12s %11s %9s %9s %8s\n", "scheme",
+		"axes (link)", "step time", "compute", "comm", "mem/device", "MILP cols", "rows",
+		"solve");
+	for (int i = 0; i < s->n_rows; i++) {
+		const pb_shard_row *r = &s->rows[i];
+		char axes[64] = "";
+		size_t off = 0;
+		for (int a = 0; a < r->mesh.n_axes && off < sizeof axes; a++)
+			off += (size_t)snprintf(axes + off, sizeof axes - off, "%s%d(%s)", a ? " " : "",
+						r->mesh.size[a], r->mesh.inter[a] ? "inter" : "intra");
+		if (r->status != 1) {
+			fprintf(o, "  %-9s %-26s %s\n", r->mesh.name, axes,
+				r->status < 0 ? r->error : "not solved");
+			continue;
+		}
+		fmt_time(r->step_time, t1, sizeof t1);
+		fmt_time(r->compute, t2, sizeof t2);
+		fmt_time(r->comm, t3, sizeof t3);
+		fmt_bytes(r->memory, m1, sizeof m1);
+		fprintf(o, "%c %-9s %-26s %12s %12s %12s %11s %9ld %9ld %7.2fs%s\n",
+			i == s->best ? '*' : ' ', r->mesh.name, axes, t1, t2, t3, m1, r->size.cols,
+			r->size.rows, r->seconds, r->feasible ? "" : "  OVER MEMORY");
+	}
+	if (s->n_dropped) {
+		fprintf(o, "mirror duplicates dropped (same axis sizes and links):");
+		for (int i = 0; i < s->n_dropped; i++)
+			fprintf(o, " %s", s->dropped[i]);
+		fputc('\n', o);
+	}
+	if (s->best < 0)
+		return;
+	const pb_shard_row *b = &s->rows[s->best];
+	fmt_time(b->step_time, t1, sizeof t1);
+	fmt_time(b->compute, t2, sizeof t2);
+	fmt_time(b->comm, t3, sizeof t3);
+	fmt_bytes(b->memory, m1, sizeof m1);
+	fmt_bytes(s->cl.memory, m2, sizeof m2);
+	fprintf(o, "\nbest: %s  step time %s (compute %s, communication %s), memory %s of %s per device%s%s\n",
+		b->mesh.name, t1, t2, t3, m1, m2, b->feasible ? "" : " — DOES NOT FIT",
+		b->optimal ? ", optimal" : "");
+	if (json_is_true(json_object_get(rep, "forced_param_sharding")))
+		fprintf(o, "parameters exceed %.0f%% of a device's memory: parameter tensors are forced to be sharded\n",
+			s->opts.force_fraction * 100);
+	fprintf(o, "\noperators (specs per mesh axis: Sk split dim k, R replicated, P partial):\n");
+	fprintf(o, "  %5s %-36s %-14s %-10s %-14s %-30s %10s %10s\n", "id", "name", "op", "strategy",
+		"out", "in", "compute", "comm");
+	size_t k;
+	json_t *op;
+	json_array_foreach(json_object_get(rep, "ops"), k, op)
+	{
+		char ins[128] = "", outs[64] = "";
+		size_t off = 0, i;
+		json_t *v;
+		json_array_foreach(json_object_get(op, "in"), i, v)
+		{
+			if (off < sizeof ins)
+				off += (size_t)snprintf(ins + off, sizeof ins - off, "%s%s", i ? " " : "",
+							json_is_string(v) ? json_string_value(v) : "-");
+		}
+		off = 0;
+		json_array_foreach(json_object_get(op, "out"), i, v)
+		{
+			if (off < sizeof outs)
+				off += (size_t)snprintf(outs + off, sizeof outs - off, "%s%s", i ? " " : "",
+							json_is_string(v) ? json_string_value(v) : "-");
+		}
+		fmt_time(json_real_value(json_object_get(op, "compute")), t1, sizeof t1);
+		fmt_time(json_real_value(json_object_get(op, "comm")), t2, sizeof t2);
+		fprintf(o, "  %5lld %-36.36s %-14.14s %-10.10s %-14.14s %-30.30s %10s %10s\n",
+			json_integer_value(json_object_get(op, "id")),
+			json_string_value(json_object_get(op, "name")),
+			json_string_value(json_object_get(op, "op")),
+			json_string_value(json_object_get(op, "strategy")), outs, ins, t1, t2);
+	}
+	json_t *colls = json_object_get(rep, "collectives");
+	fprintf(o, "\ncollectives (%zu):\n", json_array_size(colls));
+	json_t *c;
+	json_array_foreach(colls, k, c)
+	{
+		fmt_bytes(json_real_value(json_object_get(c, "bytes")), m1, sizeof m1);
+		fmt_time(json_real_value(json_object_get(c, "time")), t1, sizeof t1);
+		fprintf(o, "  %-15s axis %lld  %10s %10s  %s -> %s  (%s)\n",
+			json_string_value(json_object_get(c, "kind")),
+			json_integer_value(json_object_get(c, "axis")), m1, t1,
+			json_string_value(json_object_get(c, "from")),
+			json_string_value(json_object_get(c, "to")),
+			json_string_value(json_object_get(c, "tensor")));
+	}
+}
+
+static int cmd_shard(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, pb_error *err)
+{
+	long batch, level, max_axes;
+	double tl;
+	int rc;
+	if ((rc = pb_args_int(a, "batch", 0, 1, 1L << 30, &batch, err)) ||
+	    (rc = pb_args_int(a, "opt-level", 0, 0, 3, &level, err)) ||
+	    (rc = pb_args_int(a, "max-axes", 2, 1, PB_MESH_MAX_AXES, &max_axes, err)) ||
+	    (rc = pb_args_double(a, "time-limit", 0, 0, 1e6, &tl, err)))
+		return rc;
+	pb_cluster cl;
+	if ((rc = pb_cluster_from_hw(ctx->s->hw, &cl, err)))
+		return rc;
+	if (pb_args_has(a, "batch") && (rc = apply_batch(ctx, batch, err))) {
+		pb_cluster_free(&cl);
+		return rc;
+	}
+	pb_shard_opts o;
+	pb_shard_opts_default(&o);
+	o.train = pb_args_has(a, "train");
+	o.opt_level = (int)level;
+	o.tie_blocks = pb_args_has(a, "tie");
+	o.no_shrink = pb_args_has(a, "no-shrink");
+	o.time_limit = tl;
+	pb_shard_search *s = NULL;
+	rc = pb_shard_search_new(ctx->s->graph, &cl, &o, pb_args_str(a, "scheme", NULL),
+				 (int)max_axes, pb_args_str(a, "emit-lp", NULL), &s, err);
+	if (rc) {
+		pb_cluster_free(&cl);
+		return rc;
+	}
+	int done = 0;
+	while (!done && rc == PB_OK) {
+		if (pb_cmd_progress(ctx, (double)s->next / (s->n_rows ? s->n_rows : 1),
+				    "shard: scheme %s (%d/%d)", s->rows[s->next].mesh.name, s->next + 1,
+				    s->n_rows)) {
+			rc = pb_err(err, PB_ECANCEL, "shard: cancelled");
+			break;
+		}
+		rc = pb_shard_search_step(s, &done, err);
+	}
+	if (rc == PB_OK)
+		rc = pb_shard_search_finish(s, err);
+	pb_cmd_progress(ctx, 1.0, "shard: done");
+	if (rc == PB_OK && pb_args_str(a, "emit-tasks", NULL))
+		rc = pb_shard_emit_tasks(s, pb_args_str(a, "emit-tasks", NULL), err);
+	if (rc == PB_OK) {
+		json_t *rep = pb_shard_report(s);
+		if (pb_args_has(a, "json")) {
+			json_dumpf(rep, ctx->out, JSON_INDENT(1) | JSON_REAL_PRECISION(10));
+			fputc('\n', ctx->out);
+		} else {
+			print_text(ctx, s, rep);
+		}
+		json_decref(rep);
+		const char *outp = pb_args_str(a, "output", NULL);
+		if (outp)
+			rc = pb_plan_save(s->plan, pb_session_node_names(ctx->s), outp, err);
+		if (rc == PB_OK) {
+			pb_session_set_plan(ctx->s, pb_plan_copy(s->plan));
+			ctx->redraw |= PB_REDRAW_ALL;
+		}
+	}
+	pb_shard_search_free(s);
+	pb_cluster_free(&cl);
+	return rc;
+}
+
+const pb_command pb_cmds_shard[] = {
+	{"shard",
+	 "shard [MODEL] --layout L [--batch B] [--train] [--opt-level N] [--scheme AxB] [--json] "
+	 "[-o plan.json] [--emit-tasks DIR] [--emit-lp FILE]",
+	 "choose per-operator sharding over device-grouping schemes of a cluster (GLPK MILP)",
+	 shard_opts, cmd_shard, PB_CMD_GRAPH | PB_CMD_LAYOUT,
+	 "The layout must be kind=\"cluster\" (layouts/cluster-*.lua). Every grouping scheme\n"
+	 "(ordered factorisation of the device count, mirror duplicates dropped) is solved\n"
+	 "as a MILP; the table lists each scheme's best plan and the best one is kept as\n"
+	 "the session's plan. Step time = compute (FLOPs / sharing devices / rate) +\n"
+	 "collectives (alpha + factor x bytes / bandwidth). See docs/shard.md."},
+	{0}};

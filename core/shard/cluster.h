@@ -1,0 +1,63 @@
+/*
+ * shard/cluster.h — a cluster of identical devices and its grouping schemes.
+ *
+ * A `cluster` layout (layouts/cluster-*.lua) gives nodes x devices per node,
+ * the device memory and FLOP rate, and the bandwidth/latency of the links
+ * inside a node and between nodes. A grouping scheme factorises the device
+ * count into ordered factors (16 = 2x8 = 4x4 = 8x2 = 2x4x2 ...); every factor
+ * is one axis of a device mesh. Devices are numbered row-major over the axes,
+ * the last axis varying fastest, and consecutive numbers share a node, so an
+ * axis is intra-node when (product of the axes after it) x (its size) fits in
+ * a node, inter-node otherwise.
+ */
+#ifndef PB_SHARD_CLUSTER_H
+#define PB_SHARD_CLUSTER_H
+
+#include "error.h"
+#include "hw.h"
+
+#define PB_MESH_MAX_AXES 4
+
+typedef struct pb_link {
+	double bw;      /* bytes per second */
+	double latency; /* seconds (alpha of the alpha-beta model) */
+} pb_link;
+
+typedef struct pb_cluster {
+	char *name;
+	int nodes;
+	int devices_per_node;
+	int n_devices;
+	double memory;   /* bytes per device */
+	double flops;    /* FLOP/s per device */
+	pb_link intra, inter;
+} pb_cluster;
+
+typedef struct pb_mesh {
+	int n_axes;
+	int size[PB_MESH_MAX_AXES];
+	int stride[PB_MESH_MAX_AXES]; /* device-number stride of each axis */
+	int inter[PB_MESH_MAX_AXES];  /* 1 when the axis crosses nodes */
+	pb_link link[PB_MESH_MAX_AXES];
+	char name[48];                /* "2x8" */
+} pb_mesh;
+
+/* Reads a kind="cluster" layout; errors name the file and field. */
+int pb_cluster_from_hw(const pb_hw *hw, pb_cluster *out, pb_error *err);
+void pb_cluster_free(pb_cluster *c);
+
+/* Builds the mesh of an ordered factor list (factors >= 2, product = devices). */
+int pb_mesh_init(pb_mesh *m, const pb_cluster *c, const int *factors, int n, pb_error *err);
+/* Parses "4x4" / "16" into a mesh. */
+int pb_mesh_parse(pb_mesh *m, const pb_cluster *c, const char *text, pb_error *err);
+
+/* Enumerates grouping schemes with at most max_axes factors. Ordered
+ * factorisations are generated; a scheme whose axes are a permutation of an
+ * earlier one with the same (size, link) per axis is a mirror duplicate (the
+ * candidate strategies are the same up to renaming the axes) and is dropped;
+ * its name and the kept scheme go to dropped[] ("4x2=2x4") when given.
+ * Returns the number of schemes written (at most cap). */
+int pb_mesh_schemes(const pb_cluster *c, int max_axes, pb_mesh *out, int cap,
+		    char (*dropped)[64], int *n_dropped, int dropped_cap);
+
+#endif

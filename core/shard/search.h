@@ -1,0 +1,79 @@
+/*
+ * shard/search.h — the strategy search over grouping schemes, its steppable
+ * solver, the generic Plan it produces, the JSON report and the per-device
+ * task lists.
+ *
+ * For every grouping scheme (or the one asked for) the problem is built and
+ * solved (problem.h); the table keeps each scheme's best plan, and the best
+ * scheme overall becomes the plan. One step of the solver solves one scheme
+ * (GLPK's branch and bound cannot be suspended without a longjmp across its
+ * frames, which DESIGN.md forbids); the incumbent callback records every
+ * better integer solution with its time, so the TUI can show them.
+ */
+#ifndef PB_SHARD_SEARCH_H
+#define PB_SHARD_SEARCH_H
+
+#include <jansson.h>
+
+#include "plan.h"
+#include "shard/problem.h"
+#include "solver.h"
+
+typedef struct pb_shard_row {
+	pb_mesh mesh;
+	int status;           /* 0 not run, 1 solved, -1 error */
+	double step_time, compute, comm, memory;
+	int feasible, optimal;
+	pb_milp_size size;
+	int groups, edges, active;
+	double seconds;
+	long incumbents;
+	char error[200];
+} pb_shard_row;
+
+typedef struct pb_shard_event {
+	int scheme;           /* row index */
+	double objective;     /* seconds */
+	double at;            /* seconds since the scheme's solve started */
+} pb_shard_event;
+
+typedef struct pb_shard_search {
+	const pb_graph *g;
+	pb_cluster cl;
+	pb_shard_opts opts;
+	int n_rows, next, best;
+	pb_shard_row *rows;
+	char dropped[64][64];
+	int n_dropped;
+	pb_shard_problem *best_problem;
+	pb_shard_result best_result;
+	pb_plan *plan;        /* incumbent plan (best scheme so far) */
+	pb_shard_event *events;
+	int n_events, cap_events;
+	char *lp_path;        /* --emit-lp: written for the single scheme asked, or the best */
+	pb_shard_rules *own_rules;
+} pb_shard_search;
+
+/* scheme: "4x4" to solve one scheme, NULL for all with at most max_axes axes.
+ * g and the cluster must outlive the search (the cluster is copied). */
+int pb_shard_search_new(const pb_graph *g, const pb_cluster *c, const pb_shard_opts *o,
+			const char *scheme, int max_axes, const char *lp_path,
+			pb_shard_search **out, pb_error *err);
+/* Solves the next scheme; *done is set when all are solved. */
+int pb_shard_search_step(pb_shard_search *s, int *done, pb_error *err);
+/* Runs all remaining schemes and writes the LP (when asked). */
+int pb_shard_search_finish(pb_shard_search *s, pb_error *err);
+void pb_shard_search_free(pb_shard_search *s);
+
+/* The plan of a solved problem (kind "shard"; see docs/shard.md). */
+pb_plan *pb_shard_plan(const pb_shard_search *s);
+/* The report: step_time, scheme, schemes, ops, collectives, memory ... */
+json_t *pb_shard_report(const pb_shard_search *s);
+/* One JSON file per device: its ordered operators with local shapes and the
+ * collectives it joins. */
+int pb_shard_emit_tasks(const pb_shard_search *s, const char *dir, pb_error *err);
+
+/* The steppable solver around a search (owns it). */
+pb_solver *pb_shard_solver_new(pb_shard_search *s);
+
+#endif
