@@ -280,8 +280,6 @@ static void form_groups(pb_shard_problem *p)
 			sn->group = p->nodes[src_node].group;
 		else if (lvl >= 2 && same_group && !key)
 			sn->group = src_group;
-		else if (lvl >= 3 && same_group)
-			sn->group = src_group;
 	}
 }
 
@@ -340,8 +338,13 @@ static int build_groups(pb_shard_problem *p, pb_error *err)
 					best = s;
 					bestc = sv->cost[s];
 				} else {
+					/* Follow exactly when a strategy takes the producers' specs as they
+					 * are (no conversion); otherwise the cheapest conversion + work. */
+					int best_exact = -1;
+					double bestc_exact = INFINITY;
 					for (int t = 0; t < sv->n_strat; t++) {
 						double c = sv->cost[t];
+						int exact = 1;
 						for (int i = 0; i < nv->n_inputs && i < PB_SHARD_MAX_IN; i++) {
 							int tt = nv->inputs[i];
 							if (tt < 0 || p->tkind[tt] != PB_TKIND_ACT)
@@ -349,10 +352,19 @@ static int build_groups(pb_shard_problem *p, pb_error *err)
 							int pr = g->tensors[tt].producer;
 							const pb_shard_node *sp = &p->nodes[pr];
 							int j = out_slot(&g->nodes[pr], tt);
-							c += pb_reshard_cost(m, pb_tensor_bytes(&g->tensors[tt]),
-									     sp->strat[sp->pick[s]].out[j],
-									     sv->strat[t].in[i], NULL, NULL) *
+							const signed char *from = sp->strat[sp->pick[s]].out[j];
+							const signed char *to = sv->strat[t].in[i];
+							if (memcmp(from, to, (size_t)m->n_axes))
+								exact = 0;
+							c += pb_reshard_cost(m, pb_tensor_bytes(&g->tensors[tt]), from,
+									     to, NULL, NULL) *
 							     p->comm_mult;
+						}
+						if (exact && (c < bestc_exact - 1e-15 ||
+							      (c <= bestc_exact + 1e-15 && best_exact >= 0 &&
+							       sv->strat[t].share > sv->strat[best_exact].share))) {
+							bestc_exact = c;
+							best_exact = t;
 						}
 						if (c < bestc - 1e-15 ||
 						    (c <= bestc + 1e-15 &&
@@ -360,6 +372,10 @@ static int build_groups(pb_shard_problem *p, pb_error *err)
 							bestc = c;
 							best = t;
 						}
+					}
+					if (best_exact >= 0) {
+						best = best_exact;
+						bestc = bestc_exact;
 					}
 				}
 				sv->pick[s] = best;
@@ -470,6 +486,139 @@ static int build_edges(pb_shard_problem *p, pb_error *err)
 	return PB_OK;
 }
 
+/* Exact dominance: two strategies of a group that show the same specs on every
+ * edge of the group are interchangeable for the rest of the problem, so only
+ * those not beaten on cost and memory at once are kept. Unused specs are then
+ * dropped from the edges' matrices. */
+static int prune_dominated(pb_shard_problem *p, pb_error *err)
+{
+	int *deg = calloc((size_t)(p->n_groups + 1), sizeof(int));
+	int **inc = calloc((size_t)(p->n_groups + 1), sizeof(int *));
+	if (!deg || !inc) {
+		free(deg);
+		free(inc);
+		return pb_err(err, PB_ENOMEM, "shard: out of memory");
+	}
+	for (int e = 0; e < p->n_edges; e++) {
+		deg[p->edges[e].from]++;
+		deg[p->edges[e].to]++;
+	}
+	for (int G = 0; G < p->n_groups; G++)
+		inc[G] = malloc((size_t)(deg[G] + 1) * sizeof(int)), deg[G] = 0;
+	for (int e = 0; e < p->n_edges; e++) {
+		/* encode the side: +e+1 when the group is the producer, -(e+1) consumer */
+		inc[p->edges[e].from][deg[p->edges[e].from]++] = e + 1;
+		inc[p->edges[e].to][deg[p->edges[e].to]++] = -(e + 1);
+	}
+	int rc = PB_OK;
+	for (int G = 0; G < p->n_groups && rc == PB_OK; G++) {
+		pb_shard_group *gr = &p->groups[G];
+		int S = gr->n_strat;
+		int *newid = malloc((size_t)S * sizeof(int));
+		if (!newid) {
+			rc = pb_err(err, PB_ENOMEM, "shard: out of memory");
+			break;
+		}
+		int kept = 0;
+		for (int s = 0; s < S; s++) {
+			int dom = 0;
+			for (int t = 0; t < S && !dom; t++) {
+				if (t == s)
+					continue;
+				int same = 1;
+				for (int k = 0; k < deg[G] && same; k++) {
+					int code = inc[G][k];
+					const pb_shard_edge *ed = &p->edges[(code > 0 ? code : -code) - 1];
+					same = code > 0 ? ed->a_of[s] == ed->a_of[t] : ed->b_of[s] == ed->b_of[t];
+				}
+				if (!same)
+					continue;
+				int le = gr->cost[t] <= gr->cost[s] && gr->mem_param[t] <= gr->mem_param[s] &&
+					 gr->mem_act[t] <= gr->mem_act[s];
+				int eq = gr->cost[t] == gr->cost[s] && gr->mem_param[t] == gr->mem_param[s] &&
+					 gr->mem_act[t] == gr->mem_act[s];
+				if (le && (!eq || t < s))
+					dom = 1;
+			}
+			newid[s] = dom ? -1 : kept++;
+		}
+		if (kept < S) {
+			for (int s = 0; s < S; s++)
+				if (newid[s] >= 0) {
+					gr->cost[newid[s]] = gr->cost[s];
+					gr->mem_param[newid[s]] = gr->mem_param[s];
+					gr->mem_act[newid[s]] = gr->mem_act[s];
+					for (int k = 0; k < gr->n_members; k++) {
+						pb_shard_node *sn = &p->nodes[gr->members[k]];
+						sn->pick[newid[s]] = sn->pick[s];
+					}
+				}
+			for (int k = 0; k < deg[G]; k++) {
+				int code = inc[G][k];
+				pb_shard_edge *ed = &p->edges[(code > 0 ? code : -code) - 1];
+				int *arr = code > 0 ? ed->a_of : ed->b_of;
+				for (int s = 0; s < S; s++)
+					if (newid[s] >= 0)
+						arr[newid[s]] = arr[s];
+			}
+			gr->n_strat = kept;
+		}
+		free(newid);
+	}
+	/* compact spec indices of every edge */
+	for (int e = 0; e < p->n_edges && rc == PB_OK; e++) {
+		pb_shard_edge *ed = &p->edges[e];
+		int *ma = malloc((size_t)ed->na * sizeof(int)), *mb = malloc((size_t)ed->nb * sizeof(int));
+		if (!ma || !mb) {
+			free(ma);
+			free(mb);
+			rc = pb_err(err, PB_ENOMEM, "shard: out of memory");
+			break;
+		}
+		for (int a = 0; a < ed->na; a++)
+			ma[a] = -1;
+		for (int b = 0; b < ed->nb; b++)
+			mb[b] = -1;
+		int na = 0, nb = 0;
+		for (int s = 0; s < p->groups[ed->from].n_strat; s++) {
+			if (ma[ed->a_of[s]] < 0)
+				ma[ed->a_of[s]] = na++;
+		}
+		for (int s = 0; s < p->groups[ed->to].n_strat; s++) {
+			if (mb[ed->b_of[s]] < 0)
+				mb[ed->b_of[s]] = nb++;
+		}
+		if (na < ed->na || nb < ed->nb) {
+			double *c = malloc((size_t)na * nb * sizeof(double));
+			if (!c) {
+				free(ma);
+				free(mb);
+				rc = pb_err(err, PB_ENOMEM, "shard: out of memory");
+				break;
+			}
+			for (int a = 0; a < ed->na; a++)
+				for (int b = 0; b < ed->nb; b++)
+					if (ma[a] >= 0 && mb[b] >= 0)
+						c[ma[a] * nb + mb[b]] = ed->cost[a * ed->nb + b];
+			free(ed->cost);
+			ed->cost = c;
+			for (int s = 0; s < p->groups[ed->from].n_strat; s++)
+				ed->a_of[s] = ma[ed->a_of[s]];
+			for (int s = 0; s < p->groups[ed->to].n_strat; s++)
+				ed->b_of[s] = mb[ed->b_of[s]];
+			ed->na = na;
+			ed->nb = nb;
+		}
+		free(ma);
+		free(mb);
+	}
+	for (int G = 0; G < p->n_groups; G++)
+		free(inc[G]);
+	free(inc);
+	free(deg);
+	return rc;
+}
+
 static void tie_groups(pb_shard_problem *p)
 {
 	const pb_graph *g = p->g;
@@ -533,6 +682,8 @@ int pb_shard_problem_build(const pb_graph *g, const pb_cluster *c, const pb_mesh
 	}
 	if (rc == PB_OK)
 		rc = build_edges(p, err);
+	if (rc == PB_OK)
+		rc = prune_dominated(p, err);
 	if (rc == PB_OK && o->tie_blocks)
 		tie_groups(p);
 	if (rc) {

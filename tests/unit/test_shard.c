@@ -99,7 +99,7 @@ static void attr_ints(pb_builder *b, int nid, const char *name, int n, const int
 	pb_builder_attr(b, nid, &a);
 }
 
-/* conv-relu-conv-relu-gap-flatten-gemm on a batch of n images */
+/* 3 x (conv-relu), global average pool, flatten, gemm on a batch of n images */
 static pb_graph *cnn_graph(int n)
 {
 	pb_builder *b = pb_builder_new("cnn.test", "test");
@@ -117,6 +117,9 @@ static pb_graph *cnn_graph(int n)
 	snprintf(d, sizeof d, "%dx64x32x32", n);
 	tens(b, "c2", d, 0);
 	tens(b, "r2", d, 0);
+	tens(b, "w3", "64x64x3x3", 1);
+	tens(b, "c3", d, 0);
+	tens(b, "r3", d, 0);
 	snprintf(d, sizeof d, "%dx64x1x1", n);
 	tens(b, "gp", d, 0);
 	snprintf(d, sizeof d, "%dx64", n);
@@ -130,7 +133,10 @@ static pb_graph *cnn_graph(int n)
 	c = node(b, "conv2", "Conv", "r1,w2", "c2");
 	attr_ints(b, c, "pads", 4, pads);
 	node(b, "relu2", "Relu", "c2", "r2");
-	node(b, "gap", "GlobalAveragePool", "r2", "gp");
+	c = node(b, "conv3", "Conv", "r2,w3", "c3");
+	attr_ints(b, c, "pads", 4, pads);
+	node(b, "relu3", "Relu", "c3", "r3");
+	node(b, "gap", "GlobalAveragePool", "r3", "gp");
 	node(b, "flat", "Flatten", "gp", "fl");
 	c = node(b, "fc", "Gemm", "fl,fw,fb", "out");
 	attr_i(b, c, "transB", 1);
@@ -422,6 +428,8 @@ static void check_data_parallel(const pb_shard_search *s)
 		if (!p->nodes[i].active)
 			continue;
 		const pb_strat *st = &p->nodes[i].strat[pb_shard_node_strategy(p, s->best_result.choice, i)];
+		if (st->share != s->cl.n_devices)
+			fprintf(stderr, "%s: %s share %d scheme %s\n", g->nodes[i].name, st->label, st->share, p->mesh.name);
 		assert_int_equal(st->share, s->cl.n_devices);
 		for (int a = 0; a < p->mesh.n_axes; a++) {
 			if (st->out[0][a] != 0)

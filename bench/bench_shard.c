@@ -1,0 +1,128 @@
+/*
+ * bench_shard.c — strategy search speed: per scheme, the time to build the
+ * problem and to solve the MILP, the MILP size before shrinking (every
+ * operator its own group) and after, and the optimum. With --lp FILE the
+ * MILP of one scheme is written for external solvers (bench/bench_shard.sh
+ * times glpsol and cbc on it).
+ *
+ * usage: bench_shard MODEL LAYOUT [--level N] [--scheme S] [--max-axes N]
+ *                    [--train] [--lp FILE]
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "graph.h"
+#include "hw.h"
+#include "shard/search.h"
+
+static double now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 3) {
+		fprintf(stderr, "usage: %s MODEL LAYOUT [--level N] [--scheme S] [--max-axes N] "
+				"[--train] [--lp FILE]\n",
+			argv[0]);
+		return 1;
+	}
+	pb_shard_opts o;
+	pb_shard_opts_default(&o);
+	const char *scheme = NULL, *lp = NULL;
+	int max_axes = 2;
+	for (int i = 3; i < argc; i++) {
+		if (!strcmp(argv[i], "--level") && i + 1 < argc)
+			o.opt_level = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--scheme") && i + 1 < argc)
+			scheme = argv[++i];
+		else if (!strcmp(argv[i], "--max-axes") && i + 1 < argc)
+			max_axes = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--train"))
+			o.train = 1;
+		else if (!strcmp(argv[i], "--lp") && i + 1 < argc)
+			lp = argv[++i];
+	}
+	pb_error err = {0};
+	pb_graph *g = NULL;
+	pb_hw *hw = NULL;
+	double t0 = now();
+	if (pb_graph_load(argv[1], NULL, &g, &err) || pb_hw_load(argv[2], &hw, &err)) {
+		fprintf(stderr, "%s\n", err.msg);
+		return 2;
+	}
+	double t_load = now() - t0;
+	pb_cluster c;
+	if (pb_cluster_from_hw(hw, &c, &err)) {
+		fprintf(stderr, "%s\n", err.msg);
+		return 2;
+	}
+	pb_shard_rules *rules = o.opt_level >= 1 ? pb_shard_rules_new(1) : NULL;
+	o.rules = rules;
+	pb_mesh meshes[64];
+	int n = 0;
+	if (scheme) {
+		if (pb_mesh_parse(&meshes[0], &c, scheme, &err)) {
+			fprintf(stderr, "%s\n", err.msg);
+			return 1;
+		}
+		n = 1;
+	} else {
+		n = pb_mesh_schemes(&c, max_axes, meshes, 64, NULL, NULL, 0);
+	}
+	printf("model %s (%d nodes), layout %s, %s, opt-level %d, load %.3f s\n", argv[1],
+	       g->n_nodes, argv[2], o.train ? "training" : "inference", o.opt_level, t_load);
+	printf("%-8s %8s %8s %10s %9s | %8s %10s %9s | %8s %8s %12s\n", "scheme", "ops", "groups0",
+	       "cols0", "rows0", "groups", "cols", "rows", "build s", "solve s", "step us");
+	double total = 0, best = 1e300;
+	const char *best_name = "";
+	for (int i = 0; i < n; i++) {
+		pb_shard_opts o0 = o;
+		o0.no_shrink = 1;
+		pb_shard_problem *p0 = NULL, *p = NULL;
+		pb_milp_size s0, s1;
+		if (pb_shard_problem_build(g, &c, &meshes[i], &o0, &p0, &err)) {
+			fprintf(stderr, "%s\n", err.msg);
+			return 2;
+		}
+		pb_shard_milp_size(p0, &s0);
+		int g0 = p0->n_groups;
+		pb_shard_problem_free(p0);
+		double tb = now();
+		if (pb_shard_problem_build(g, &c, &meshes[i], &o, &p, &err)) {
+			fprintf(stderr, "%s\n", err.msg);
+			return 2;
+		}
+		double t_build = now() - tb;
+		pb_shard_milp_size(p, &s1);
+		pb_shard_result r;
+		double ts = now();
+		if (pb_shard_solve(p, (lp && (scheme || n == 1)) ? lp : NULL, NULL, NULL, &r, &err)) {
+			fprintf(stderr, "%s\n", err.msg);
+			return 2;
+		}
+		double t_solve = now() - ts;
+		total += t_build + t_solve;
+		printf("%-8s %8d %8d %10ld %9ld | %8d %10ld %9ld | %8.3f %8.3f %12.4f%s\n",
+		       meshes[i].name, p->n_active, g0, s0.cols, s0.rows, p->n_groups, s1.cols, s1.rows,
+		       t_build, t_solve, r.objective * 1e6, r.optimal ? " optimal" : "");
+		if (r.objective < best) {
+			best = r.objective;
+			best_name = meshes[i].name;
+		}
+		pb_shard_result_free(&r);
+		pb_shard_problem_free(p);
+	}
+	printf("best %s %.4f us; all schemes built and solved in %.3f s (+ %.3f s loading)\n",
+	       best_name, best * 1e6, total, t_load);
+	pb_shard_rules_free(rules);
+	pb_cluster_free(&c);
+	pb_hw_free(hw);
+	pb_graph_free(g);
+	return 0;
+}
