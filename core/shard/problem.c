@@ -181,9 +181,13 @@ static int build_node(pb_shard_problem *p, int nid, pb_strat1 *menu_buf, pb_erro
 	if (p->opts.opt_level >= 1 && p->opts.rules)
 		ns = pb_shard_rules_filter(p->opts.rules, g, nid, all, ns, m);
 	sn->n_strat = ns;
-	sn->strat = realloc(all, (size_t)ns * sizeof *all);
-	if (!sn->strat)
-		sn->strat = all;
+	sn->strat = malloc((size_t)ns * sizeof *all);
+	if (!sn->strat) {
+		free(all);
+		return pb_err(err, PB_ENOMEM, "shard: out of memory");
+	}
+	memcpy(sn->strat, all, (size_t)ns * sizeof *all);
+	free(all);
 	sn->cost = calloc((size_t)ns, sizeof(double));
 	sn->flops_part = calloc((size_t)ns, sizeof(double));
 	sn->mem_param = calloc((size_t)ns, sizeof(double));
