@@ -142,9 +142,10 @@ static int cmd_action(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, 
 	char desc[200];
 	int na = pb_env_n_actions(e.P->n);
 	if (k < 0 || k >= na) {
+		int n = e.P->n;
 		edit_free(&e);
 		return pb_err(err, PB_EUSAGE, "action: %ld is out of range (0..%d for %d cores)", k,
-			      na - 1, e.P->n);
+			      na - 1, n);
 	}
 	pb_env_describe(e.P->n, (int)k, desc, sizeof desc);
 	const char *why;
