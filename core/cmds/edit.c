@@ -244,11 +244,12 @@ static int cmd_split(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, p
 	}
 	const pb_part_group *gr = &e.groups[g];
 	if (gr->cores < 2 || gr->layers < 2) {
+		pb_err(err, PB_EUSAGE,
+		       "split: group %ld has %d core(s) and %d layer(s); splitting needs at least "
+		       "two of each",
+		       g, gr->cores, gr->layers);
 		edit_free(&e);
-		return pb_err(err, PB_EUSAGE,
-			      "split: group %ld has %d core(s) and %d layer(s); splitting needs at "
-			      "least two of each",
-			      g, gr->cores, gr->layers);
+		return PB_EUSAGE;
 	}
 	int c1 = gr->cores / 2, c2 = gr->cores - c1;
 	/* Layers: the cut that best balances MACs per core of the two halves. */
