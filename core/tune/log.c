@@ -35,7 +35,7 @@ int pb_tune_log_append(FILE *f, const char *path, const pb_tune_space *sp, const
 	json_object_set_new(o, "isa", json_string(pb_kernels_isa()));
 	if (!r->valid)
 		json_object_set_new(o, "why", json_string(r->why));
-	char *s = json_dumps(o, JSON_COMPACT | JSON_REAL_PRECISION(9));
+	char *s = json_dumps(o, JSON_COMPACT | JSON_REAL_PRECISION(17));
 	json_decref(o);
 	if (!s)
 		return pb_err(err, PB_ENOMEM, "%s: out of memory writing the log", path);

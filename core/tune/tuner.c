@@ -40,7 +40,7 @@ typedef struct tuner {
 	pb_tune_bench *bench;
 	FILE *log;
 	int64_t size;
-	float *gflops;          /* cache: NAN = not run yet */
+	double *gflops;         /* cache: NAN = not run yet */
 	unsigned char *valid;
 	int nf;
 	uint64_t rng;
@@ -93,7 +93,7 @@ static int hw_result(tuner *t, const int *idx, const char *method_name, double *
 	if (rc)
 		return rc;
 	t->rep->hw_runs++;
-	t->gflops[id] = (float)r.gflops;
+	t->gflops[id] = r.gflops;
 	t->valid[id] = (unsigned char)r.valid;
 	if (t->log) {
 		rc = pb_tune_log_append(t->log, t->o->log_path, t->sp, idx, &r, method_name, err);
@@ -605,7 +605,7 @@ int pb_tune_run(const pb_tune_space *sp, const pb_tune_opts *o, pb_tune_report *
 			int64_t id = pb_tune_space_encode(sp, recs[i].idx);
 			if (isnan(t.gflops[id]))
 				r->resumed++;
-			t.gflops[id] = (float)recs[i].r.gflops;
+			t.gflops[id] = recs[i].r.gflops;
 			t.valid[id] = (unsigned char)recs[i].r.valid;
 		}
 		free(recs);
