@@ -13,23 +13,23 @@
 #include "tune/tuner.h"
 
 static const pb_opt tune_opts[] = {
-	{"op", 0, PB_OPT_STR, "OP", "operator: gemm or conv2d (with --shape)"},
-	{"shape", 0, PB_OPT_STR, "DIMS", "gemm: M,N,K; conv2d: N,C,H,W,K,R,S,stride,pad"},
-	{"node", 'n', PB_OPT_STR, "NAME", "tune the Conv/Gemm/MatMul node NAME of MODEL"},
-	{"trials", 't', PB_OPT_INT, "T", "hardware measurements per method (default 64)"},
-	{"batch", 'b', PB_OPT_INT, "B", "policy samples per REINFORCE update (default 16)"},
-	{"seed", 0, PB_OPT_INT, "S", "random seed (default 1)"},
-	{"log", 0, PB_OPT_STR, "FILE", "append every measurement to FILE (JSON lines)"},
-	{"resume", 0, PB_OPT_FLAG, NULL, "continue from the measurements already in --log"},
-	{"baselines", 0, PB_OPT_FLAG, NULL,
-	 "also run random, simulated annealing, exhaustive (small spaces) and OpenBLAS"},
-	{"exhaustive-max", 0, PB_OPT_INT, "N",
-	 "run exhaustive only up to N legal configurations (default 5000)"},
-	{"no-costmodel", 0, PB_OPT_FLAG, NULL, "RL with measured rewards only (ablation)"},
-	{"reps", 0, PB_OPT_INT, "R", "timed runs per measurement, minimum taken (default 3)"},
-	PB_OPTS_GRAPH,
-	PB_OPTS_JSON,
-	PB_OPTS_END};
+    {"op", 0, PB_OPT_STR, "OP", "operator: gemm or conv2d (with --shape)"},
+    {"shape", 0, PB_OPT_STR, "DIMS", "gemm: M,N,K; conv2d: N,C,H,W,K,R,S,stride,pad"},
+    {"node", 'n', PB_OPT_STR, "NAME", "tune the Conv/Gemm/MatMul node NAME of MODEL"},
+    {"trials", 't', PB_OPT_INT, "T", "hardware measurements per method (default 64)"},
+    {"batch", 'b', PB_OPT_INT, "B", "policy samples per REINFORCE update (default 16)"},
+    {"seed", 0, PB_OPT_INT, "S", "random seed (default 1)"},
+    {"log", 0, PB_OPT_STR, "FILE", "append every measurement to FILE (JSON lines)"},
+    {"resume", 0, PB_OPT_FLAG, NULL, "continue from the measurements already in --log"},
+    {"baselines", 0, PB_OPT_FLAG, NULL,
+     "also run random, simulated annealing, exhaustive (small spaces) and OpenBLAS"},
+    {"exhaustive-max", 0, PB_OPT_INT, "N",
+     "run exhaustive only up to N legal configurations (default 5000)"},
+    {"no-costmodel", 0, PB_OPT_FLAG, NULL, "RL with measured rewards only (ablation)"},
+    {"reps", 0, PB_OPT_INT, "R", "timed runs per measurement, minimum taken (default 3)"},
+    PB_OPTS_GRAPH,
+    PB_OPTS_JSON,
+    PB_OPTS_END};
 
 static int tune_progress(void *ud, double fraction, const char *line)
 {
@@ -50,13 +50,14 @@ static json_t *trace_json(const pb_tune_method *m)
 }
 
 static int find_shape(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a,
-		      pb_tune_shape *shape, char *what, size_t len, pb_error *err)
+                      pb_tune_shape *shape, char *what, size_t len, pb_error *err)
 {
 	const char *op = pb_args_str(a, "op", NULL), *spec = pb_args_str(a, "shape", NULL);
 	const char *node = pb_args_str(a, "node", NULL), *model = pb_args_pos(a, 0);
 	if (op || spec) {
 		if (node || model)
-			return pb_err(err, PB_EUSAGE, "tune: give either --op/--shape or MODEL --node");
+			return pb_err(err, PB_EUSAGE,
+			              "tune: give either --op/--shape or MODEL --node");
 		snprintf(what, len, "--op %s --shape %s", op ? op : "?", spec ? spec : "?");
 		return pb_tune_shape_parse(op, spec, shape, err);
 	}
@@ -85,7 +86,7 @@ static int find_shape(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a,
 	int id = pb_graph_find_node(g, node);
 	if (id < 0)
 		return pb_err(err, PB_EINPUT, "%s: no node named '%s' (see `partbench info`)",
-			      g->path, node);
+		              g->path, node);
 	snprintf(what, len, "%s node %s", g->path, node);
 	return pb_tune_shape_from_node(g, id, shape, err);
 }
@@ -141,35 +142,41 @@ static int cmd_tune(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, pb
 		json_object_set_new(j, "space_size", json_integer(r.space_size));
 		json_object_set_new(j, "legal_configs", json_integer(r.legal));
 		json_object_set_new(j, "best_gflops", json_real(r.rl.best_gflops));
-		json_object_set_new(j, "best_config", r.rl.best_gflops > 0
-							 ? pb_tune_space_config_json(&sp, r.rl.best_idx)
-							 : json_null());
+		json_object_set_new(j, "best_config",
+		                    r.rl.best_gflops > 0
+		                        ? pb_tune_space_config_json(&sp, r.rl.best_idx)
+		                        : json_null());
 		json_object_set_new(j, "measurements", json_integer(r.rl.measurements));
 		json_object_set_new(j, "resumed", json_integer(r.resumed));
 		json_object_set_new(j, "hw_runs", json_integer(r.hw_runs));
 		json_object_set_new(j, "policy_updates", json_integer(r.policy_updates));
 		json_object_set_new(j, "model_fits", json_integer(r.model_fits));
 		json_object_set_new(j, "model_fit_seconds", json_real(r.model_fit_seconds));
-		json_object_set_new(j, "model_accuracy", isnan(r.model_accuracy)
-							    ? json_null()
-							    : json_real(r.model_accuracy));
+		json_object_set_new(j, "model_accuracy",
+		                    isnan(r.model_accuracy) ? json_null()
+		                                            : json_real(r.model_accuracy));
 		json_object_set_new(j, "rl_seconds", json_real(r.rl.seconds));
 		if (o.baselines) {
-			json_object_set_new(j, "random_best_gflops", json_real(r.random.best_gflops));
-			json_object_set_new(j, "random_measurements", json_integer(r.random.measurements));
+			json_object_set_new(j, "random_best_gflops",
+			                    json_real(r.random.best_gflops));
+			json_object_set_new(j, "random_measurements",
+			                    json_integer(r.random.measurements));
 			json_object_set_new(j, "sa_best_gflops", json_real(r.sa.best_gflops));
 			json_object_set_new(j, "sa_measurements", json_integer(r.sa.measurements));
-			json_object_set_new(j, "exhaustive_best_gflops",
-					    num_or_null(r.exhaustive.ran, r.exhaustive.best_gflops));
+			json_object_set_new(
+			    j, "exhaustive_best_gflops",
+			    num_or_null(r.exhaustive.ran, r.exhaustive.best_gflops));
 			json_object_set_new(j, "exhaustive_measurements",
-					    r.exhaustive.ran ? json_integer(r.exhaustive.measurements)
-							     : json_null());
-			json_object_set_new(j, "exhaustive_best_config",
-					    r.exhaustive.ran && r.exhaustive.best_gflops > 0
-						    ? pb_tune_space_config_json(&sp, r.exhaustive.best_idx)
-						    : json_null());
+			                    r.exhaustive.ran
+			                        ? json_integer(r.exhaustive.measurements)
+			                        : json_null());
+			json_object_set_new(
+			    j, "exhaustive_best_config",
+			    r.exhaustive.ran && r.exhaustive.best_gflops > 0
+			        ? pb_tune_space_config_json(&sp, r.exhaustive.best_idx)
+			        : json_null());
 			json_object_set_new(j, "openblas_gflops",
-					    num_or_null(r.openblas_ran, r.openblas_gflops));
+			                    num_or_null(r.openblas_ran, r.openblas_gflops));
 			json_t *tr = json_object();
 			json_object_set_new(tr, "rl", trace_json(&r.rl));
 			json_object_set_new(tr, "random", trace_json(&r.random));
@@ -184,36 +191,43 @@ static int cmd_tune(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, pb
 	} else {
 		fprintf(ctx->out, "tune %s (%s)\n", key, what);
 		fprintf(ctx->out, "space: %lld configurations, %lld legal; kernels: %s\n",
-			(long long)r.space_size, (long long)r.legal, pb_kernels_isa());
-		fprintf(ctx->out, "best: %.2f GFLOP/s after %d measurements (%d from the log): %s\n",
-			r.rl.best_gflops, r.rl.measurements, r.resumed,
-			r.rl.best_gflops > 0 ? cfg : "no valid configuration");
+		        (long long)r.space_size, (long long)r.legal, pb_kernels_isa());
+		fprintf(ctx->out,
+		        "best: %.2f GFLOP/s after %d measurements (%d from the log): %s\n",
+		        r.rl.best_gflops, r.rl.measurements, r.resumed,
+		        r.rl.best_gflops > 0 ? cfg : "no valid configuration");
 		if (shape.batch > 1)
 			fprintf(ctx->out, "node time: %.3f ms (%d x %.3f ms)\n",
-				1e3 * shape.batch * pb_tune_shape_flops(&shape) / (r.rl.best_gflops * 1e9),
-				shape.batch, 1e3 * pb_tune_shape_flops(&shape) / (r.rl.best_gflops * 1e9));
+			        1e3 * shape.batch * pb_tune_shape_flops(&shape) /
+			            (r.rl.best_gflops * 1e9),
+			        shape.batch,
+			        1e3 * pb_tune_shape_flops(&shape) / (r.rl.best_gflops * 1e9));
 		if (isnan(r.model_accuracy))
 			fprintf(ctx->out, "cost model: not used\n");
 		else
-			fprintf(ctx->out,
-				"cost model: %d fits (last %.3f s), accuracy %.0f%% on unseen samples; "
-				"%d policy updates\n",
-				r.model_fits, r.model_fit_seconds, 100 * r.model_accuracy,
-				r.policy_updates);
+			fprintf(
+			    ctx->out,
+			    "cost model: %d fits (last %.3f s), accuracy %.0f%% on unseen samples; "
+			    "%d policy updates\n",
+			    r.model_fits, r.model_fit_seconds, 100 * r.model_accuracy,
+			    r.policy_updates);
 		if (o.baselines) {
 			fprintf(ctx->out, "random search:  %.2f GFLOP/s (%d measurements)\n",
-				r.random.best_gflops, r.random.measurements);
+			        r.random.best_gflops, r.random.measurements);
 			fprintf(ctx->out, "annealing:      %.2f GFLOP/s (%d measurements)\n",
-				r.sa.best_gflops, r.sa.measurements);
+			        r.sa.best_gflops, r.sa.measurements);
 			if (r.exhaustive.ran)
-				fprintf(ctx->out, "exhaustive:     %.2f GFLOP/s (%d measurements)\n",
-					r.exhaustive.best_gflops, r.exhaustive.measurements);
+				fprintf(ctx->out,
+				        "exhaustive:     %.2f GFLOP/s (%d measurements)\n",
+				        r.exhaustive.best_gflops, r.exhaustive.measurements);
 			else
-				fprintf(ctx->out, "exhaustive:     skipped (%lld legal > --exhaustive-max)\n",
-					(long long)r.legal);
+				fprintf(ctx->out,
+				        "exhaustive:     skipped (%lld legal > --exhaustive-max)\n",
+				        (long long)r.legal);
 			if (r.openblas_ran)
 				fprintf(ctx->out, "OpenBLAS sgemm: %.2f GFLOP/s (1 thread%s)\n",
-					r.openblas_gflops, shape.op == PB_TUNE_CONV2D ? ", implicit GEMM" : "");
+				        r.openblas_gflops,
+				        shape.op == PB_TUNE_CONV2D ? ", implicit GEMM" : "");
 		}
 		if (o.log_path)
 			fprintf(ctx->out, "log: %s\n", o.log_path);
@@ -223,13 +237,12 @@ static int cmd_tune(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, pb
 }
 
 const pb_command pb_cmds_tune[] = {
-	{"tune",
-	 "tune (--op gemm --shape M,N,K | --op conv2d --shape N,C,H,W,K,R,S,stride,pad | "
-	 "MODEL --node NAME) [--trials T] [--log FILE] [--resume] [--baselines] [--json]",
-	 "auto-tune a GEMM / convolution kernel on this CPU (RL + cost model)", tune_opts,
-	 cmd_tune, 0,
-	 "Searches tile sizes, loop order, unroll, vector width and packing of a real\n"
-	 "kernel, measuring GFLOP/s on this machine (single thread, CPU time, min of\n"
-	 "--reps runs; every configuration is checked against a naive reference first).\n"
-	 "See docs/tune.md."},
-	{0}};
+    {"tune",
+     "tune (--op gemm --shape M,N,K | --op conv2d --shape N,C,H,W,K,R,S,stride,pad | "
+     "MODEL --node NAME) [--trials T] [--log FILE] [--resume] [--baselines] [--json]",
+     "auto-tune a GEMM / convolution kernel on this CPU (RL + cost model)", tune_opts, cmd_tune, 0,
+     "Searches tile sizes, loop order, unroll, vector width and packing of a real\n"
+     "kernel, measuring GFLOP/s on this machine (single thread, CPU time, min of\n"
+     "--reps runs; every configuration is checked against a naive reference first).\n"
+     "See docs/tune.md."},
+    {0}};

@@ -46,7 +46,7 @@ int pb_conv_legal(const pb_conv_cfg *c, char *why, size_t len)
 		r = "vector width must be 1, 4 or 8";
 	else if (c->kb * c->owv > 16) {
 		snprintf(buf, sizeof buf, "register tile %dx%d needs %d accumulators (> 16)", c->kb,
-			 c->owv, c->kb * c->owv);
+		         c->owv, c->kb * c->owv);
 		r = buf;
 	} else if (c->ct < 1)
 		r = "channel tile must be >= 1";
@@ -105,9 +105,12 @@ static void conv_tile(const conv_run *t, int kbk, int oh, int ow0, int c0, int n
 				for (int ci = 0; ci < nc; ci++)
 					for (int r = 0; r < s->r; r++)
 						for (int q = 0; q < s->s; q++)
-							acc += t->w[((long)(k0 + kk) * s->c + c0 + ci) * rs +
-								    r * s->s + q] *
-							       x[ci * t->xcs + r * t->xrs + q * t->xss + xw];
+							acc += t->w[((long)(k0 + kk) * s->c + c0 +
+							             ci) *
+							                rs +
+							            r * s->s + q] *
+							       x[ci * t->xcs + r * t->xrs +
+							         q * t->xss + xw];
 				float *op = o + kk * plane + xw;
 				*op = first ? acc : *op + acc;
 			}
@@ -123,7 +126,8 @@ static void conv_tile(const conv_run *t, int kbk, int oh, int ow0, int c0, int n
 		wks = (long)s->c * rs, wcs = rs, wss = 1;
 	}
 	if (nk == KB && nw == WT) {
-		t->ukr(nc, s->r, s->s, x, t->xcs, t->xrs, t->xss, w, wks, wcs, wss, o, plane, first);
+		t->ukr(nc, s->r, s->s, x, t->xcs, t->xrs, t->xss, w, wks, wcs, wss, o, plane,
+		       first);
 		return;
 	}
 	t->ukr(nc, s->r, s->s, x, t->xcs, t->xrs, t->xss, w, wks, wcs, wss, t->tmp, WT, 1);
@@ -173,7 +177,7 @@ static void pack_weights(const conv_run *t)
 }
 
 int pb_conv_run(const pb_conv_cfg *c, const pb_conv_shape *s, const float *in, const float *w,
-		float *out, float *ws)
+                float *out, float *ws)
 {
 	if (!pb_conv_legal(c, NULL, 0) || pb_conv_out_h(s) < 1 || pb_conv_out_w(s) < 1)
 		return -1;
@@ -232,21 +236,27 @@ void pb_conv_ref(const pb_conv_shape *s, const float *in, const float *w, float 
 			for (int c = 0; c < s->c; c++)
 				for (int r = 0; r < s->r; r++)
 					for (int q = 0; q < s->s; q++) {
-						double wv = w[(((long)k * s->c + c) * s->r + r) * s->s + q];
-						const float *src = in + ((long)n * s->c + c) * s->h * s->w;
+						double wv =
+						    w[(((long)k * s->c + c) * s->r + r) * s->s + q];
+						const float *src =
+						    in + ((long)n * s->c + c) * s->h * s->w;
 						for (int oh = 0; oh < OH; oh++) {
 							int iy = oh * s->stride + r - s->pad;
 							if (iy < 0 || iy >= s->h)
 								continue;
 							for (int ow = 0; ow < OW; ow++) {
-								int ix = ow * s->stride + q - s->pad;
+								int ix =
+								    ow * s->stride + q - s->pad;
 								if (ix < 0 || ix >= s->w)
 									continue;
-								double v = wv * src[(long)iy * s->w + ix];
+								double v =
+								    wv * src[(long)iy * s->w + ix];
 								if (acc)
-									acc[(long)oh * OW + ow] += v;
+									acc[(long)oh * OW + ow] +=
+									    v;
 								else
-									o[(long)oh * OW + ow] += (float)v;
+									o[(long)oh * OW + ow] +=
+									    (float)v;
 							}
 						}
 					}

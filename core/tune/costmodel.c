@@ -75,8 +75,7 @@ int pb_tune_costmodel_fitted(const pb_tune_costmodel *m)
 	return m->booster != NULL;
 }
 
-void pb_tune_costmodel_weights(const pb_tune_costmodel_opts *oin, const float *y, int n,
-			       float *w)
+void pb_tune_costmodel_weights(const pb_tune_costmodel_opts *oin, const float *y, int n, float *w)
 {
 	pb_tune_costmodel_opts o = {0};
 	if (oin)
@@ -137,11 +136,11 @@ void pb_tune_costmodel_weights(const pb_tune_costmodel_opts *oin, const float *y
 static int xgb_fail(pb_error *err, const char *what)
 {
 	return pb_err(err, PB_EINTERNAL, "cost model: xgboost %s failed: %s", what,
-		      XGBGetLastError());
+	              XGBGetLastError());
 }
 
 int pb_tune_costmodel_fit(pb_tune_costmodel *m, const float *x, const float *y, int n,
-			  pb_error *err)
+                          pb_error *err)
 {
 	if (n < 2)
 		return pb_err(err, PB_EINPUT, "cost model: need at least 2 samples, got %d", n);
@@ -198,7 +197,7 @@ out:
 }
 
 int pb_tune_costmodel_predict(pb_tune_costmodel *m, const float *x, int n, float *out,
-			      pb_error *err)
+                              pb_error *err)
 {
 	if (!m->booster)
 		return pb_err(err, PB_EINTERNAL, "cost model: predict before fit");

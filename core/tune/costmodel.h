@@ -30,14 +30,13 @@ pb_tune_costmodel *pb_tune_costmodel_new(int n_features, const pb_tune_costmodel
 void pb_tune_costmodel_free(pb_tune_costmodel *m);
 /* Fits on x[n][n_features], y[n] (replaces the previous model). */
 int pb_tune_costmodel_fit(pb_tune_costmodel *m, const float *x, const float *y, int n,
-			  pb_error *err);
+                          pb_error *err);
 int pb_tune_costmodel_fitted(const pb_tune_costmodel *m);
 /* Predictions for x[n][n_features] into out[n]. */
 int pb_tune_costmodel_predict(pb_tune_costmodel *m, const float *x, int n, float *out,
-			      pb_error *err);
+                              pb_error *err);
 /* The sample weights the kernel-smoothed label density gives (w[n]). */
-void pb_tune_costmodel_weights(const pb_tune_costmodel_opts *o, const float *y, int n,
-			       float *w);
+void pb_tune_costmodel_weights(const pb_tune_costmodel_opts *o, const float *y, int n, float *w);
 /* Last message xgboost logged (empty if none). */
 const char *pb_tune_costmodel_last_log(void);
 

@@ -27,7 +27,7 @@ int pb_gemm_legal(const pb_gemm_cfg *c, char *why, size_t len)
 		r = "nr is not a multiple of the vector width";
 	else if (c->mr * c->nr / c->vec > 32) {
 		snprintf(buf, sizeof buf, "register tile %dx%d needs %d accumulators (> 32)", c->mr,
-			 c->nr, c->mr * c->nr / c->vec);
+		         c->nr, c->mr * c->nr / c->vec);
 		r = buf;
 	} else if (c->mc < c->mr || c->nc < c->nr || c->kc < 1)
 		r = "cache tile smaller than the register tile";
@@ -106,8 +106,9 @@ static void macro_tile(const gemm_run *g, int ic, int jc, int pc, int mb, int nb
 				g->ukr(kb, a, 1, mr, b, nr, g->tmp, nr, 1);
 				for (int i = 0; i < mi; i++)
 					for (int j = 0; j < nj; j++)
-						c[(long)i * N + j] = first ? g->tmp[i * nr + j]
-									   : c[(long)i * N + j] + g->tmp[i * nr + j];
+						c[(long)i * N + j] =
+						    first ? g->tmp[i * nr + j]
+						          : c[(long)i * N + j] + g->tmp[i * nr + j];
 				continue;
 			}
 			const float *a = g->A + (long)(ic + ir) * K + pc;
@@ -126,8 +127,8 @@ static void macro_tile(const gemm_run *g, int ic, int jc, int pc, int mb, int nb
 		}
 }
 
-int pb_gemm_run(const pb_gemm_cfg *c, int M, int N, int K, const float *A, const float *B,
-		float *C, float *ws)
+int pb_gemm_run(const pb_gemm_cfg *c, int M, int N, int K, const float *A, const float *B, float *C,
+                float *ws)
 {
 	if (!pb_gemm_legal(c, NULL, 0))
 		return -1;

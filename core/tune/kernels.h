@@ -20,12 +20,12 @@
 #include <stddef.h>
 
 typedef struct pb_gemm_cfg {
-	int vec;    /* floats per vector: 1, 4, 8 */
-	int mr, nr; /* register tile (rows of A x columns of B) */
-	int unroll; /* k-loop unroll of the micro-kernel */
+	int vec;        /* floats per vector: 1, 4, 8 */
+	int mr, nr;     /* register tile (rows of A x columns of B) */
+	int unroll;     /* k-loop unroll of the micro-kernel */
 	int mc, kc, nc; /* cache tiles of the three loops */
-	int pack;   /* 1: copy A and B blocks into contiguous zero-padded panels */
-	int order;  /* 0: jc-pc-ic (B block outermost), 1: ic-pc-jc (A block outermost) */
+	int pack;       /* 1: copy A and B blocks into contiguous zero-padded panels */
+	int order;      /* 0: jc-pc-ic (B block outermost), 1: ic-pc-jc (A block outermost) */
 } pb_gemm_cfg;
 
 typedef struct pb_conv_cfg {
@@ -56,10 +56,10 @@ size_t pb_conv_workspace(const pb_conv_cfg *c, const pb_conv_shape *s);
 
 /* Run a legal configuration; ws has at least the workspace size. Return 0,
  * or -1 if the configuration is illegal. */
-int pb_gemm_run(const pb_gemm_cfg *c, int M, int N, int K, const float *A, const float *B,
-		float *C, float *ws);
+int pb_gemm_run(const pb_gemm_cfg *c, int M, int N, int K, const float *A, const float *B, float *C,
+                float *ws);
 int pb_conv_run(const pb_conv_cfg *c, const pb_conv_shape *s, const float *in, const float *w,
-		float *out, float *ws);
+                float *out, float *ws);
 
 /* Naive references (double accumulation). */
 void pb_gemm_ref(int M, int N, int K, const float *A, const float *B, float *C);

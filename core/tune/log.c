@@ -14,13 +14,13 @@ int pb_tune_log_open(const char *path, FILE **out, pb_error *err)
 	FILE *f = fopen(path, "a");
 	if (!f)
 		return pb_err(err, PB_EINPUT, "%s: cannot open the tuning log: %s", path,
-			      strerror(errno));
+		              strerror(errno));
 	*out = f;
 	return PB_OK;
 }
 
 int pb_tune_log_append(FILE *f, const char *path, const pb_tune_space *sp, const int *idx,
-		       const pb_tune_result *r, const char *method, pb_error *err)
+                       const pb_tune_result *r, const char *method, pb_error *err)
 {
 	char key[128];
 	pb_tune_shape_key(&sp->shape, key, sizeof key);
@@ -54,7 +54,7 @@ static int each_line(const char *path, int (*fn)(void *ud, json_t *o), void *ud,
 		if (errno == ENOENT)
 			return PB_OK;
 		return pb_err(err, PB_EINPUT, "%s: cannot read the tuning log: %s", path,
-			      strerror(errno));
+		              strerror(errno));
 	}
 	char *line = NULL;
 	size_t cap = 0;
@@ -75,15 +75,16 @@ static int each_line(const char *path, int (*fn)(void *ud, json_t *o), void *ud,
 			if (!complete)
 				break; /* interrupted write: ignore the partial last line */
 			rc = pb_err(err, PB_EINPUT, "%s:%d: not a JSON object: %s", path, lineno,
-				    o ? "wrong type" : je.text);
+			            o ? "wrong type" : je.text);
 			break;
 		}
 		int r = fn(ud, o);
 		json_decref(o);
 		if (r) {
 			rc = pb_err(err, PB_EINPUT, "%s:%d: %s", path, lineno,
-				    r == 1 ? "missing or malformed field (key, config, valid, gflops)"
-					   : "configuration does not belong to this search space");
+			            r == 1
+			                ? "missing or malformed field (key, config, valid, gflops)"
+			                : "configuration does not belong to this search space");
 			break;
 		}
 	}
@@ -135,7 +136,7 @@ static int load_one(void *ud, json_t *o)
 }
 
 int pb_tune_log_load(const char *path, const pb_tune_space *sp, pb_tune_record **out, int *n,
-		     pb_error *err)
+                     pb_error *err)
 {
 	load_ctx c = {sp};
 	pb_tune_shape_key(&sp->shape, c.key, sizeof c.key);
@@ -168,8 +169,8 @@ static int each_one(void *ud, json_t *o)
 }
 
 int pb_tune_log_foreach(const char *path,
-			void (*fn)(void *ud, const char *key, double gflops, double seconds),
-			void *ud, pb_error *err)
+                        void (*fn)(void *ud, const char *key, double gflops, double seconds),
+                        void *ud, pb_error *err)
 {
 	each_ctx c = {fn, ud};
 	return each_line(path, each_one, &c, err);

@@ -26,16 +26,16 @@ typedef struct pb_tune_record {
 int pb_tune_log_open(const char *path, FILE **out, pb_error *err);
 /* Appends one line and flushes. */
 int pb_tune_log_append(FILE *f, const char *path, const pb_tune_space *sp, const int *idx,
-		       const pb_tune_result *r, const char *method, pb_error *err);
+                       const pb_tune_result *r, const char *method, pb_error *err);
 /* Records of sp's shape in path (*out malloc'd, *n count). A missing file is
  * an empty log. Malformed lines are errors naming path:line, except a last
  * line cut short by an interrupted write, which is skipped. */
 int pb_tune_log_load(const char *path, const pb_tune_space *sp, pb_tune_record **out, int *n,
-		     pb_error *err);
+                     pb_error *err);
 
 /* Calls fn for every valid measurement in the log (any shape). */
 int pb_tune_log_foreach(const char *path,
-			void (*fn)(void *ud, const char *key, double gflops, double seconds),
-			void *ud, pb_error *err);
+                        void (*fn)(void *ud, const char *key, double gflops, double seconds),
+                        void *ud, pb_error *err);
 
 #endif

@@ -40,8 +40,7 @@ static float *alloc_floats(size_t n)
 	return aligned_alloc(64, bytes ? bytes : 64);
 }
 
-int pb_tune_bench_new(const pb_tune_shape *shape, unsigned seed, pb_tune_bench **out,
-		      pb_error *err)
+int pb_tune_bench_new(const pb_tune_shape *shape, unsigned seed, pb_tune_bench **out, pb_error *err)
 {
 	pb_tune_bench *b = calloc(1, sizeof *b);
 	if (!b)
@@ -94,16 +93,16 @@ void pb_tune_bench_inject_fault(pb_tune_bench *b, int on)
 }
 
 static int run_once(pb_tune_bench *b, const pb_tune_space *sp, const pb_gemm_cfg *gc,
-		    const pb_conv_cfg *cc)
+                    const pb_conv_cfg *cc)
 {
 	if (sp->shape.op == PB_TUNE_GEMM)
 		return pb_gemm_run(gc, sp->shape.m, sp->shape.n, sp->shape.k, b->a, b->b, b->out,
-				   b->ws);
+		                   b->ws);
 	return pb_conv_run(cc, &sp->shape.conv, b->a, b->b, b->out, b->ws);
 }
 
 int pb_tune_bench_measure(pb_tune_bench *b, const pb_tune_space *sp, const int *idx,
-			  const pb_tune_measure_opts *o, pb_tune_result *r, pb_error *err)
+                          const pb_tune_measure_opts *o, pb_tune_result *r, pb_error *err)
 {
 	memset(r, 0, sizeof *r);
 	if (!pb_tune_space_legal(sp, idx, r->why, sizeof r->why))
@@ -123,14 +122,17 @@ int pb_tune_bench_measure(pb_tune_bench *b, const pb_tune_space *sp, const int *
 		b->ws = alloc_floats(ws);
 		b->n_ws = b->ws ? ws : 0;
 		if (!b->ws)
-			return pb_err(err, PB_ENOMEM, "tune: out of memory for a %zu-float workspace",
-				      ws);
+			return pb_err(err, PB_ENOMEM,
+			              "tune: out of memory for a %zu-float workspace", ws);
 	}
 	/* Poison the output so a kernel that skips elements cannot pass. */
 	for (size_t i = 0; i < b->n_out; i++)
 		b->out[i] = 1e30f;
 	r->measured = 1;
-	if (run_once(b, sp, &gc, &cc)) {
+	double t_check = now_cpu();
+	int refused = run_once(b, sp, &gc, &cc);
+	t_check = now_cpu() - t_check;
+	if (refused) {
 		snprintf(r->why, sizeof r->why, "kernel refused the configuration");
 		return PB_OK;
 	}
@@ -139,8 +141,8 @@ int pb_tune_bench_measure(pb_tune_bench *b, const pb_tune_space *sp, const int *
 	for (size_t i = 0; i < b->n_out; i++)
 		if (b->out[i] != b->ref[i]) {
 			snprintf(r->why, sizeof r->why,
-				 "wrong result: element %zu is %g, reference %g", i, (double)b->out[i],
-				 (double)b->ref[i]);
+			         "wrong result: element %zu is %g, reference %g", i,
+			         (double)b->out[i], (double)b->ref[i]);
 			return PB_OK;
 		}
 	int min_reps = o && o->min_reps > 0 ? o->min_reps : 3;
@@ -148,7 +150,9 @@ int pb_tune_bench_measure(pb_tune_bench *b, const pb_tune_space *sp, const int *
 	double min_s = o && o->min_seconds >= 0 ? o->min_seconds : 0.05;
 	if (max_reps < min_reps)
 		max_reps = min_reps;
-	double best = 1e300, total = 0;
+	double best = t_check > 0 ? t_check : 1e300, total = 0;
+	if (o && o->cutoff_seconds > 0 && t_check > o->cutoff_seconds)
+		max_reps = min_reps = 0;
 	for (int rep = 0; rep < max_reps && (rep < min_reps || total < min_s); rep++) {
 		double t0 = now_cpu();
 		run_once(b, sp, &gc, &cc);
@@ -166,7 +170,7 @@ int pb_tune_bench_measure(pb_tune_bench *b, const pb_tune_space *sp, const int *
 }
 
 int pb_tune_openblas_gflops(const pb_tune_shape *shape, const pb_tune_measure_opts *o,
-			    double *gflops)
+                            double *gflops)
 {
 #ifdef PB_HAVE_OPENBLAS
 	int M, N, K;
@@ -192,11 +196,11 @@ int pb_tune_openblas_gflops(const pb_tune_shape *shape, const pb_tune_measure_op
 	int max_reps = o && o->max_reps > 0 ? o->max_reps : 10;
 	double min_s = o && o->min_seconds >= 0 ? o->min_seconds : 0.05, best = 1e300, total = 0;
 	cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, 1.0f, a, K, b, N, 0.0f, c,
-		    N);
+	            N);
 	for (int rep = 0; rep < max_reps && (rep < min_reps || total < min_s); rep++) {
 		double t0 = now_cpu();
 		cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, 1.0f, a, K, b, N,
-			    0.0f, c, N);
+		            0.0f, c, N);
 		double dt = now_cpu() - t0;
 		total += dt;
 		if (dt < best)

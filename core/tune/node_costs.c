@@ -48,12 +48,12 @@ static void take(void *ud, const char *key, double gflops, double seconds)
 }
 
 int pb_tune_node_times(const pb_graph *g, const char *log_path, double *times, int *n_found,
-		       pb_error *err)
+                       pb_error *err)
 {
 	FILE *f = fopen(log_path, "r");
 	if (!f)
 		return pb_err(err, PB_EINPUT, "%s: cannot read the tuning log: %s", log_path,
-			      strerror(errno));
+		              strerror(errno));
 	fclose(f);
 	best_ctx c = {pb_strmap_new(64)};
 	if (!c.index)

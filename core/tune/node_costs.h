@@ -17,6 +17,6 @@
  * *n_found (may be NULL) = nodes that got a measured time. A missing or
  * malformed log is an error naming the file. */
 int pb_tune_node_times(const pb_graph *g, const char *log_path, double *times, int *n_found,
-		       pb_error *err);
+                       pb_error *err);
 
 #endif

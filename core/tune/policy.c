@@ -40,8 +40,7 @@ static double sigm(double x)
 	return 1.0 / (1.0 + exp(-x));
 }
 
-pb_tune_policy *pb_tune_policy_new(const int *sizes, int n, int hidden, int embed,
-				   uint64_t seed)
+pb_tune_policy *pb_tune_policy_new(const int *sizes, int n, int hidden, int embed, uint64_t seed)
 {
 	if (n < 1 || n > MAXT || hidden < 1 || embed < 1 || hidden > 64 || embed > 64)
 		return NULL;
@@ -146,7 +145,10 @@ static void step_fwd(pb_tune_policy *p, int t, int tok)
 				z += wx[k] * e[k];
 			for (int k = 0; k < H; k++)
 				z += wh[k] * hp[k];
-			double *dst = gate == 0 ? p->gi : gate == 1 ? p->gf : gate == 2 ? p->gg : p->go;
+			double *dst = gate == 0   ? p->gi
+			              : gate == 1 ? p->gf
+			              : gate == 2 ? p->gg
+			                          : p->go;
 			dst[t * H + j] = gate == 2 ? tanh(z) : sigm(z);
 		}
 	for (int j = 0; j < H; j++) {
@@ -206,8 +208,7 @@ double pb_tune_policy_prob(pb_tune_policy *p, const int *actions, int t, int v)
 	return p->p[t * MAXV + v];
 }
 
-double pb_tune_policy_logprob(pb_tune_policy *p, const int *actions, double scale,
-			      double *grad)
+double pb_tune_policy_logprob(pb_tune_policy *p, const int *actions, double scale, double *grad)
 {
 	double lp = 0;
 	for (int t = 0; t < p->n; t++) {
@@ -238,7 +239,8 @@ double pb_tune_policy_logprob(pb_tune_policy *p, const int *actions, double scal
 		}
 		for (int j = 0; j < H; j++) {
 			int q = t * H + j;
-			double i = p->gi[q], f = p->gf[q], g = p->gg[q], o = p->go[q], tc = p->tc[q];
+			double i = p->gi[q], f = p->gf[q], g = p->gg[q], o = p->go[q],
+			       tc = p->tc[q];
 			double dcj = dc[j] + dh[j] * o * (1 - tc * tc);
 			dz[0 * H + j] = dcj * g * i * (1 - i);
 			dz[1 * H + j] = dcj * p->cp[q] * f * (1 - f);

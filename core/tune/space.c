@@ -49,17 +49,19 @@ static int check_shape(pb_tune_shape *s, const char *src, pb_error *err)
 			return pb_err(err, PB_EINPUT, "%s: GEMM dimensions must be >= 1", src);
 		if ((double)s->m * s->k > 1 << 28 || (double)s->k * s->n > 1 << 28 ||
 		    (double)s->m * s->n > 1 << 28)
-			return pb_err(err, PB_EINPUT, "%s: GEMM operand larger than 2^28 elements", src);
+			return pb_err(err, PB_EINPUT, "%s: GEMM operand larger than 2^28 elements",
+			              src);
 		return PB_OK;
 	}
 	const pb_conv_shape *c = &s->conv;
 	if (c->n < 1 || c->c < 1 || c->h < 1 || c->w < 1 || c->k < 1 || c->r < 1 || c->s < 1 ||
 	    c->stride < 1 || c->pad < 0)
 		return pb_err(err, PB_EINPUT,
-			      "%s: conv2d needs N,C,H,W,K,R,S,stride >= 1 and pad >= 0", src);
+		              "%s: conv2d needs N,C,H,W,K,R,S,stride >= 1 and pad >= 0", src);
 	if (pb_conv_out_h(c) < 1 || pb_conv_out_w(c) < 1)
-		return pb_err(err, PB_EINPUT, "%s: conv2d kernel %dx%d larger than the padded input",
-			      src, c->r, c->s);
+		return pb_err(err, PB_EINPUT,
+		              "%s: conv2d kernel %dx%d larger than the padded input", src, c->r,
+		              c->s);
 	double in = (double)c->n * c->c * (c->h + 2 * c->pad) * c->s * (c->w + 32);
 	if (in > 1 << 28 || (double)c->k * c->c * c->r * c->s > 1 << 28)
 		return pb_err(err, PB_EINPUT, "%s: conv2d tensors larger than 2^28 elements", src);
@@ -75,17 +77,19 @@ int pb_tune_shape_parse(const char *op, const char *spec, pb_tune_shape *out, pb
 	int n = parse_ints(spec, v, 16);
 	for (int i = 0; i < n; i++)
 		if (v[i] < 0 || v[i] > 1 << 24)
-			return pb_err(err, PB_EUSAGE, "tune: --shape '%s': value %ld out of range", spec,
-				      v[i]);
+			return pb_err(err, PB_EUSAGE, "tune: --shape '%s': value %ld out of range",
+			              spec, v[i]);
 	if (strcmp(op, "gemm") == 0) {
 		if (n != 3)
-			return pb_err(err, PB_EUSAGE, "tune: --shape '%s': gemm expects M,N,K", spec);
+			return pb_err(err, PB_EUSAGE, "tune: --shape '%s': gemm expects M,N,K",
+			              spec);
 		out->op = PB_TUNE_GEMM;
 		out->m = (int)v[0], out->n = (int)v[1], out->k = (int)v[2], out->batch = 1;
 	} else if (strcmp(op, "conv2d") == 0) {
 		if (n != 9)
 			return pb_err(err, PB_EUSAGE,
-				      "tune: --shape '%s': conv2d expects N,C,H,W,K,R,S,stride,pad", spec);
+			              "tune: --shape '%s': conv2d expects N,C,H,W,K,R,S,stride,pad",
+			              spec);
 		out->op = PB_TUNE_CONV2D;
 		out->batch = 1;
 		pb_conv_shape *c = &out->conv;
@@ -135,48 +139,55 @@ int pb_tune_shape_from_node(const pb_graph *g, int node, pb_tune_shape *out, pb_
 	const pb_tensor *a = node_in(g, nd, 0), *b = node_in(g, nd, 1);
 	if (!strcmp(nd->op, "Conv")) {
 		if (!a || !b || a->rank != 4 || b->rank != 4)
-			return pb_err(err, PB_EINPUT,
-				      "%s: node '%s': Conv needs 4-D input and weight shapes (known)",
-				      src, nd->name);
+			return pb_err(
+			    err, PB_EINPUT,
+			    "%s: node '%s': Conv needs 4-D input and weight shapes (known)", src,
+			    nd->name);
 		if (pb_node_attr_int(nd, "group", 1) != 1)
-			return pb_err(err, PB_EINPUT,
-				      "%s: node '%s': grouped convolution is not tunable (group %lld)",
-				      src, nd->name, (long long)pb_node_attr_int(nd, "group", 1));
+			return pb_err(
+			    err, PB_EINPUT,
+			    "%s: node '%s': grouped convolution is not tunable (group %lld)", src,
+			    nd->name, (long long)pb_node_attr_int(nd, "group", 1));
 		if (!all_equal(pb_node_attr(nd, "dilations"), 1))
-			return pb_err(err, PB_EINPUT, "%s: node '%s': dilated convolution is not tunable",
-				      src, nd->name);
+			return pb_err(err, PB_EINPUT,
+			              "%s: node '%s': dilated convolution is not tunable", src,
+			              nd->name);
 		const pb_attr *st = pb_node_attr(nd, "strides"), *pd = pb_node_attr(nd, "pads");
 		const char *ap = pb_node_attr_str(nd, "auto_pad", "NOTSET");
 		if (strcmp(ap, "NOTSET") && strcmp(ap, "VALID"))
-			return pb_err(err, PB_EINPUT, "%s: node '%s': auto_pad %s is not tunable", src,
-				      nd->name, ap);
+			return pb_err(err, PB_EINPUT, "%s: node '%s': auto_pad %s is not tunable",
+			              src, nd->name, ap);
 		int stride = st && st->n ? (int)st->ints[0] : 1;
 		int pad = pd && pd->n ? (int)pd->ints[0] : 0;
 		if (!all_equal(st, stride) || !all_equal(pd, pad))
-			return pb_err(err, PB_EINPUT,
-				      "%s: node '%s': only equal strides and symmetric pads are tunable",
-				      src, nd->name);
+			return pb_err(
+			    err, PB_EINPUT,
+			    "%s: node '%s': only equal strides and symmetric pads are tunable", src,
+			    nd->name);
 		out->op = PB_TUNE_CONV2D;
 		pb_conv_shape *c = &out->conv;
 		c->n = (int)a->dims[0], c->c = (int)a->dims[1], c->h = (int)a->dims[2];
 		c->w = (int)a->dims[3], c->k = (int)b->dims[0], c->r = (int)b->dims[2];
 		c->s = (int)b->dims[3], c->stride = stride, c->pad = pad;
 		if (b->dims[1] != a->dims[1])
-			return pb_err(err, PB_EINPUT, "%s: node '%s': weight channels %lld != input %lld",
-				      src, nd->name, (long long)b->dims[1], (long long)a->dims[1]);
+			return pb_err(err, PB_EINPUT,
+			              "%s: node '%s': weight channels %lld != input %lld", src,
+			              nd->name, (long long)b->dims[1], (long long)a->dims[1]);
 	} else if (!strcmp(nd->op, "Gemm")) {
 		if (!a || !b || a->rank != 2 || b->rank != 2)
-			return pb_err(err, PB_EINPUT, "%s: node '%s': Gemm needs known 2-D operands", src,
-				      nd->name);
-		int ta = (int)pb_node_attr_int(nd, "transA", 0), tb = (int)pb_node_attr_int(nd, "transB", 0);
+			return pb_err(err, PB_EINPUT,
+			              "%s: node '%s': Gemm needs known 2-D operands", src,
+			              nd->name);
+		int ta = (int)pb_node_attr_int(nd, "transA", 0),
+		    tb = (int)pb_node_attr_int(nd, "transB", 0);
 		out->op = PB_TUNE_GEMM;
 		out->m = (int)a->dims[ta ? 1 : 0], out->k = (int)a->dims[ta ? 0 : 1];
 		out->n = (int)b->dims[tb ? 0 : 1];
 	} else if (!strcmp(nd->op, "MatMul")) {
 		if (!a || !b || a->rank < 2 || b->rank < 2)
 			return pb_err(err, PB_EINPUT,
-				      "%s: node '%s': MatMul needs known operands of rank >= 2", src,
-				      nd->name);
+			              "%s: node '%s': MatMul needs known operands of rank >= 2",
+			              src, nd->name);
 		out->op = PB_TUNE_GEMM;
 		out->m = (int)a->dims[a->rank - 2], out->k = (int)a->dims[a->rank - 1];
 		out->n = (int)b->dims[b->rank - 1];
@@ -191,8 +202,8 @@ int pb_tune_shape_from_node(const pb_graph *g, int node, pb_tune_shape *out, pb_
 			out->batch = (int)(ba > bb ? ba : bb);
 	} else
 		return pb_err(err, PB_EINPUT,
-			      "%s: node '%s' is a %s; tunable nodes are Conv, Gemm and MatMul", src,
-			      nd->name, nd->op);
+		              "%s: node '%s' is a %s; tunable nodes are Conv, Gemm and MatMul", src,
+		              nd->name, nd->op);
 	char where[300];
 	snprintf(where, sizeof where, "%s: node '%s'", src, nd->name);
 	return check_shape(out, where, err);
@@ -205,8 +216,8 @@ void pb_tune_shape_key(const pb_tune_shape *s, char *buf, size_t len)
 		return;
 	}
 	const pb_conv_shape *c = &s->conv;
-	snprintf(buf, len, "conv2d:%d,%d,%d,%d,%d,%d,%d,%d,%d", c->n, c->c, c->h, c->w, c->k,
-		 c->r, c->s, c->stride, c->pad);
+	snprintf(buf, len, "conv2d:%d,%d,%d,%d,%d,%d,%d,%d,%d", c->n, c->c, c->h, c->w, c->k, c->r,
+	         c->s, c->stride, c->pad);
 }
 
 double pb_tune_shape_flops(const pb_tune_shape *s)
@@ -225,10 +236,10 @@ static void add_param(pb_tune_space *sp, const char *name, int n, const int *v)
 	memcpy(p->values, v, (size_t)n * sizeof *v);
 }
 
-#define ADD(sp, name, ...)                                                                  \
-	do {                                                                                \
-		static const int v_[] = {__VA_ARGS__};                                      \
-		add_param(sp, name, (int)(sizeof v_ / sizeof v_[0]), v_);                  \
+#define ADD(sp, name, ...)                                                                         \
+	do {                                                                                       \
+		static const int v_[] = {__VA_ARGS__};                                             \
+		add_param(sp, name, (int)(sizeof v_ / sizeof v_[0]), v_);                          \
 	} while (0)
 
 void pb_tune_space_init(pb_tune_space *sp, const pb_tune_shape *shape)
@@ -304,7 +315,8 @@ int pb_tune_space_legal(const pb_tune_space *sp, const int *idx, char *why, size
 	for (int i = 0; i < sp->n_params; i++)
 		if (idx[i] < 0 || idx[i] >= sp->params[i].n_values) {
 			if (why)
-				snprintf(why, len, "parameter %s index out of range", sp->params[i].name);
+				snprintf(why, len, "parameter %s index out of range",
+				         sp->params[i].name);
 			return 0;
 		}
 	if (sp->shape.op == PB_TUNE_GEMM) {
@@ -345,10 +357,10 @@ int pb_tune_space_features(const pb_tune_space *sp, const int *idx, float *f)
 		pb_tune_space_gemm_cfg(sp, idx, &c);
 		int mc = c.mc < s->m ? c.mc : s->m, kc = c.kc < s->k ? c.kc : s->k;
 		int nc = c.nc < s->n ? c.nc : s->n;
-		f[n++] = (float)c.mr * c.nr / c.vec;                 /* accumulators */
-		f[n++] = (float)log2((double)kc * c.nr * 4);         /* B panel bytes (L1) */
-		f[n++] = (float)log2((double)mc * kc * 4);           /* A block bytes (L2) */
-		f[n++] = (float)log2((double)kc * nc * 4);           /* B block bytes (L3) */
+		f[n++] = (float)c.mr * c.nr / c.vec;         /* accumulators */
+		f[n++] = (float)log2((double)kc * c.nr * 4); /* B panel bytes (L1) */
+		f[n++] = (float)log2((double)mc * kc * 4);   /* A block bytes (L2) */
+		f[n++] = (float)log2((double)kc * nc * 4);   /* B block bytes (L3) */
 		f[n++] = (float)(waste(s->m, c.mr) + waste(s->n, c.nr));
 		f[n++] = (float)((double)(s->m / mc + 1) * (s->n / nc + 1)); /* repacks */
 	} else {
@@ -359,7 +371,7 @@ int pb_tune_space_features(const pb_tune_space *sp, const int *idx, float *f)
 		f[n++] = (float)c.kb * c.owv;
 		f[n++] = (float)(c.vec * c.owv);
 		f[n++] = (float)(waste(pb_conv_out_w(v), c.vec * c.owv) + waste(v->k, c.kb));
-		f[n++] = (float)log2((double)ct * v->r * v->s * c.kb * 4);  /* weight tile bytes */
+		f[n++] = (float)log2((double)ct * v->r * v->s * c.kb * 4);   /* weight tile bytes */
 		f[n++] = (float)log2((double)ct * v->r * v->s * 32 * 4 + 1); /* input rows bytes */
 		f[n++] = (float)v->stride;
 	}
@@ -398,7 +410,7 @@ void pb_tune_space_config_str(const pb_tune_space *sp, const int *idx, char *buf
 	buf[0] = 0;
 	for (int i = 0; i < sp->n_params && off < len; i++) {
 		int w = snprintf(buf + off, len - off, "%s%s=%d", i ? " " : "", sp->params[i].name,
-				 val(sp, idx, i));
+		                 val(sp, idx, i));
 		if (w < 0)
 			break;
 		off += (size_t)w;

@@ -23,10 +23,10 @@ enum { PB_TUNE_GEMM = 0, PB_TUNE_CONV2D = 1 };
 #define PB_TUNE_MAX_FEATURES 24
 
 typedef struct pb_tune_shape {
-	int op;               /* PB_TUNE_GEMM or PB_TUNE_CONV2D */
-	int m, n, k;          /* gemm: C[m][n] = A[m][k] B[k][n] */
-	int batch;            /* gemm: independent repetitions (batched MatMul), >= 1 */
-	pb_conv_shape conv;   /* conv2d */
+	int op;             /* PB_TUNE_GEMM or PB_TUNE_CONV2D */
+	int m, n, k;        /* gemm: C[m][n] = A[m][k] B[k][n] */
+	int batch;          /* gemm: independent repetitions (batched MatMul), >= 1 */
+	pb_conv_shape conv; /* conv2d */
 } pb_tune_shape;
 
 typedef struct pb_tune_param {

@@ -40,11 +40,12 @@ typedef struct tuner {
 	pb_tune_bench *bench;
 	FILE *log;
 	int64_t size;
-	double *gflops;         /* cache: NAN = not run yet */
+	double *gflops; /* cache: NAN = not run yet */
 	unsigned char *valid;
 	int nf;
 	uint64_t rng;
-	double planned, done;   /* progress in measurements */
+	double planned, done; /* progress in measurements */
+	double best_any;      /* best GFLOP/s known (any method): repetition cutoff */
 	const char *phase;
 	double acc_err[32];
 	int n_acc;
@@ -75,7 +76,7 @@ static int report_progress(tuner *t, const pb_tune_method *m, int budget)
 	else
 		snprintf(accs, sizeof accs, "%.0f%%", 100 * acc);
 	snprintf(line, sizeof line, "%s %d/%d  best %.2f GFLOP/s  model acc %s", t->phase,
-		 m->measurements, budget, m->best_gflops, accs);
+	         m->measurements, budget, m->best_gflops, accs);
 	double f = t->planned > 0 ? t->done / t->planned : 0;
 	return t->o->progress(t->o->progress_ud, f > 1 ? 1 : f, line);
 }
@@ -89,11 +90,16 @@ static int hw_result(tuner *t, const int *idx, const char *method_name, double *
 		return PB_OK;
 	}
 	pb_tune_result r;
-	int rc = pb_tune_bench_measure(t->bench, t->sp, idx, &t->o->measure, &r, err);
+	pb_tune_measure_opts mo = t->o->measure;
+	if (t->best_any > 0 && mo.cutoff_seconds <= 0)
+		mo.cutoff_seconds = 3 * pb_tune_shape_flops(&t->sp->shape) / (t->best_any * 1e9);
+	int rc = pb_tune_bench_measure(t->bench, t->sp, idx, &mo, &r, err);
 	if (rc)
 		return rc;
 	t->rep->hw_runs++;
 	t->gflops[id] = r.gflops;
+	if (r.gflops > t->best_any)
+		t->best_any = r.gflops;
 	t->valid[id] = (unsigned char)r.valid;
 	if (t->log) {
 		rc = pb_tune_log_append(t->log, t->o->log_path, t->sp, idx, &r, method_name, err);
@@ -109,7 +115,7 @@ static int hw_result(tuner *t, const int *idx, const char *method_name, double *
 /* Consumes a configuration for a method: counts it once. Returns 1 if it was
  * new to the method, 0 if already seen; -1 on error. */
 static int method_take(tuner *t, method *m, const char *name, const int *idx, double *g,
-		       pb_error *err)
+                       pb_error *err)
 {
 	int64_t id = pb_tune_space_encode(t->sp, idx);
 	if (m->seen[id]) {
@@ -206,7 +212,7 @@ static int refit(tuner *t, pb_tune_costmodel *cm, dataset *d, int force, pb_erro
 }
 
 static int predict(tuner *t, pb_tune_costmodel *cm, int idx[][PB_TUNE_MAX_PARAMS], int n,
-		   float *out, pb_error *err)
+                   float *out, pb_error *err)
 {
 	float *x = malloc((size_t)n * t->nf * sizeof *x);
 	if (!x)
@@ -244,7 +250,7 @@ static int run_rl(tuner *t, pb_error *err)
 	pb_tune_policy *pol = pb_tune_policy_new(sizes, sp->n_params, 32, 16, t->o->seed + 1);
 	pb_tune_costmodel *cm = pb_tune_costmodel_new(t->nf, NULL);
 	dataset d = {.nf = t->nf};
-	int (*acts)[PB_TUNE_MAX_PARAMS] = calloc((size_t)B, sizeof *acts);
+	int(*acts)[PB_TUNE_MAX_PARAMS] = calloc((size_t)B, sizeof *acts);
 	double *R = calloc((size_t)B, sizeof *R), *grad = NULL;
 	float *pred = calloc((size_t)B, sizeof *pred);
 	int *order = calloc((size_t)B, sizeof *order);
@@ -365,7 +371,8 @@ static int run_rl(tuner *t, pb_error *err)
 		memset(grad, 0, (size_t)pb_tune_policy_n_weights(pol) * sizeof *grad);
 		for (int i = 0; i < B; i++)
 			if (R[i] != mean)
-				pb_tune_policy_logprob(pol, acts[i], (R[i] - mean) / (scale * B), grad);
+				pb_tune_policy_logprob(pol, acts[i], (R[i] - mean) / (scale * B),
+				                       grad);
 		pb_tune_policy_ascend(pol, grad, 0.05);
 		t->rep->policy_updates++;
 		if (report_progress(t, res, T)) {
@@ -467,7 +474,8 @@ static int run_sa(tuner *t, int64_t legal, pb_error *err)
 		if ((rc = predict(t, cm, cur, CHAINS, cs, err)))
 			goto out;
 		for (int s = 0; s < STEPS; s++) {
-			double temp = 1.0 - (double)s / STEPS, sc = res->best_gflops > 1 ? res->best_gflops : 1;
+			double temp = 1.0 - (double)s / STEPS,
+			       sc = res->best_gflops > 1 ? res->best_gflops : 1;
 			for (int c = 0; c < CHAINS; c++) {
 				memcpy(nxt[c], cur[c], sizeof nxt[c]);
 				int p = pb_rng_int(&t->rng, sp->n_params);
@@ -482,7 +490,8 @@ static int run_sa(tuner *t, int64_t legal, pb_error *err)
 				if (ns[c] > score[id])
 					score[id] = ns[c];
 				double delta = (ns[c] - cs[c]) / sc;
-				if (delta > 0 || pb_rng_unif(&t->rng) < exp(delta / (0.05 * temp + 1e-9))) {
+				if (delta > 0 ||
+				    pb_rng_unif(&t->rng) < exp(delta / (0.05 * temp + 1e-9))) {
 					memcpy(cur[c], nxt[c], sizeof cur[c]);
 					cs[c] = ns[c];
 				}
@@ -493,7 +502,8 @@ static int run_sa(tuner *t, int64_t legal, pb_error *err)
 		for (; picked < PICK && res->measurements < T; picked++) {
 			int64_t best = -1;
 			for (int64_t i = 0; i < t->size; i++)
-				if (score[i] > 0 && !m.seen[i] && (best < 0 || score[i] > score[best]))
+				if (score[i] > 0 && !m.seen[i] &&
+				    (best < 0 || score[i] > score[best]))
 					best = i;
 			if (best < 0)
 				break;
@@ -570,8 +580,7 @@ static int run_exhaustive(tuner *t, int64_t legal, pb_error *err)
 	return rc;
 }
 
-int pb_tune_run(const pb_tune_space *sp, const pb_tune_opts *o, pb_tune_report *r,
-		pb_error *err)
+int pb_tune_run(const pb_tune_space *sp, const pb_tune_opts *o, pb_tune_report *r, pb_error *err)
 {
 	memset(r, 0, sizeof *r);
 	r->model_accuracy = NAN;
@@ -606,6 +615,8 @@ int pb_tune_run(const pb_tune_space *sp, const pb_tune_opts *o, pb_tune_report *
 			if (isnan(t.gflops[id]))
 				r->resumed++;
 			t.gflops[id] = recs[i].r.gflops;
+			if (recs[i].r.gflops > t.best_any)
+				t.best_any = recs[i].r.gflops;
 			t.valid[id] = (unsigned char)recs[i].r.valid;
 		}
 		free(recs);
@@ -617,7 +628,7 @@ int pb_tune_run(const pb_tune_space *sp, const pb_tune_opts *o, pb_tune_report *
 	int do_exh = o->baselines && r->legal <= (o->exhaustive_max > 0 ? o->exhaustive_max : 5000);
 	int64_t lim = r->legal;
 	t.planned = o->trials + (o->baselines ? 2.0 * (o->trials < lim ? o->trials : lim) : 0) +
-		    (do_exh ? (double)r->legal : 0);
+	            (do_exh ? (double)r->legal : 0);
 	if (!rc)
 		rc = run_rl(&t, err);
 	if (!rc && o->baselines)
@@ -627,8 +638,8 @@ int pb_tune_run(const pb_tune_space *sp, const pb_tune_opts *o, pb_tune_report *
 	if (!rc && do_exh)
 		rc = run_exhaustive(&t, lim, err);
 	if (!rc && o->baselines)
-		r->openblas_ran = pb_tune_openblas_gflops(&sp->shape, &o->measure,
-							  &r->openblas_gflops) == 0;
+		r->openblas_ran =
+		    pb_tune_openblas_gflops(&sp->shape, &o->measure, &r->openblas_gflops) == 0;
 	if (t.log)
 		fclose(t.log);
 	pb_tune_bench_free(t.bench);

@@ -26,8 +26,8 @@
 #include "tune/space.h"
 
 typedef struct pb_tune_opts {
-	int trials;             /* hardware measurements per method (default 64) */
-	int batch;              /* policy samples per REINFORCE update (default 16) */
+	int trials; /* hardware measurements per method (default 64) */
+	int batch;  /* policy samples per REINFORCE update (default 16) */
 	uint64_t seed;
 	int baselines;          /* also random, SA, exhaustive (small spaces), OpenBLAS */
 	int64_t exhaustive_max; /* exhaustive only up to this many legal configs (5000) */
@@ -44,7 +44,7 @@ typedef struct pb_tune_method {
 	double best_gflops;
 	int best_idx[PB_TUNE_MAX_PARAMS];
 	int measurements;
-	double *trace; /* best GFLOP/s after each of the measurements */
+	double *trace;  /* best GFLOP/s after each of the measurements */
 	double seconds; /* wall time of the method */
 } pb_tune_method;
 
@@ -52,18 +52,17 @@ typedef struct pb_tune_report {
 	pb_tune_method rl, random, sa, exhaustive;
 	int openblas_ran;
 	double openblas_gflops;
-	int resumed;            /* measurements read back from the log */
-	double model_accuracy;  /* 1 - mean relative error of predictions made before
-				   measuring (last 32), NAN before the first fit */
+	int resumed;           /* measurements read back from the log */
+	double model_accuracy; /* 1 - mean relative error of predictions made before
+	                          measuring (last 32), NAN before the first fit */
 	int model_fits;
 	double model_fit_seconds; /* duration of the last fit */
 	int policy_updates;
 	int64_t space_size, legal;
-	int hw_runs;            /* distinct configurations run on the hardware */
+	int hw_runs; /* distinct configurations run on the hardware */
 } pb_tune_report;
 
-int pb_tune_run(const pb_tune_space *sp, const pb_tune_opts *o, pb_tune_report *r,
-		pb_error *err);
+int pb_tune_run(const pb_tune_space *sp, const pb_tune_opts *o, pb_tune_report *r, pb_error *err);
 void pb_tune_report_free(pb_tune_report *r);
 
 #endif

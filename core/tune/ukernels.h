@@ -12,11 +12,11 @@
 #ifndef PB_TUNE_UKERNELS_H
 #define PB_TUNE_UKERNELS_H
 
-typedef void (*pb_gemm_ukr)(int kc, const float *a, long ars, long acs, const float *b,
-			    long ldb, float *c, long ldc, int first);
-typedef void (*pb_conv_ukr)(int nc, int R, int S, const float *x, long xcs, long xrs,
-			    long xss, const float *w, long wks, long wcs, long wss, float *o,
-			    long oks, int first);
+typedef void (*pb_gemm_ukr)(int kc, const float *a, long ars, long acs, const float *b, long ldb,
+                            float *c, long ldc, int first);
+typedef void (*pb_conv_ukr)(int nc, int R, int S, const float *x, long xcs, long xrs, long xss,
+                            const float *w, long wks, long wcs, long wss, float *o, long oks,
+                            int first);
 
 /* NULL when no micro-kernel exists for these parameters (illegal config). */
 pb_gemm_ukr pb_gemm_ukr_find(int vec, int mr, int nr, int unroll);

@@ -63,8 +63,8 @@ static void test_gemm_all_configs(void **state)
 static void test_conv_all_configs(void **state)
 {
 	int stride = getenv("PB_SANITIZED") ? 5 : 1;
-	check_all("conv2d", "1,5,11,13,7,3,3,2,1", stride); /* stride 2, pad, odd K */
-	check_all("conv2d", "2,3,9,9,9,1,1,1,0", stride + 2); /* batch 2, 1x1 */
+	check_all("conv2d", "1,5,11,13,7,3,3,2,1", stride);    /* stride 2, pad, odd K */
+	check_all("conv2d", "2,3,9,9,9,1,1,1,0", stride + 2);  /* batch 2, 1x1 */
 	check_all("conv2d", "1,2,6,20,4,5,3,1,2", stride + 4); /* non-square kernel */
 }
 
@@ -135,7 +135,7 @@ static pb_graph *small_graph(void)
 	for (int i = 0; i < 6; i++)
 		t[i] = pb_builder_tensor(b, names[i]);
 	int64_t dx[] = {1, 3, 8, 8}, dw[] = {4, 3, 3, 3}, dy[] = {1, 4, 4, 4}, dm[] = {16, 5},
-		dz[] = {4, 5}, dy2[] = {4, 16};
+	        dz[] = {4, 5}, dy2[] = {4, 16};
 	pb_builder_set_shape(b, t[0], PB_DT_FLOAT, 4, dx, NULL);
 	pb_builder_set_shape(b, t[1], PB_DT_FLOAT, 4, dw, NULL);
 	pb_builder_set_shape(b, t[2], PB_DT_FLOAT, 4, dy, NULL);
@@ -146,7 +146,7 @@ static pb_graph *small_graph(void)
 	pb_builder_initializer(b, t[1], 0);
 	pb_builder_initializer(b, t[3], 0);
 	const char *ci[] = {"x", "w"}, *co[] = {"y"}, *ri[] = {"y"}, *ro[] = {"y2"},
-		   *mi[] = {"y2", "m"}, *mo[] = {"z"};
+	           *mi[] = {"y2", "m"}, *mo[] = {"z"};
 	int conv = pb_builder_node(b, "conv", "Conv", "", ci, 2, co, 1);
 	int64_t st[] = {2, 2}, pd[] = {1, 1, 1, 1};
 	pb_attr a1 = {.name = "strides", .type = PB_ATTR_INTS, .n = 2, .ints = st};
@@ -169,7 +169,8 @@ static void test_node_shapes(void **state)
 	pb_graph *g = small_graph();
 	pb_tune_shape s;
 	pb_error err = {0};
-	assert_int_equal(pb_tune_shape_from_node(g, pb_graph_find_node(g, "conv"), &s, &err), PB_OK);
+	assert_int_equal(pb_tune_shape_from_node(g, pb_graph_find_node(g, "conv"), &s, &err),
+	                 PB_OK);
 	assert_int_equal(s.op, PB_TUNE_CONV2D);
 	assert_int_equal(s.conv.k, 4);
 	assert_int_equal(s.conv.stride, 2);
@@ -181,7 +182,7 @@ static void test_node_shapes(void **state)
 	assert_int_equal(s.n, 5);
 	assert_int_equal(s.k, 16);
 	assert_int_equal(pb_tune_shape_from_node(g, pb_graph_find_node(g, "flat"), &s, &err),
-			 PB_EINPUT);
+	                 PB_EINPUT);
 	assert_non_null(strstr(err.msg, "flat"));
 	pb_graph_free(g);
 }
@@ -190,12 +191,12 @@ static char *tmp_path(const char *name)
 {
 	static char buf[256];
 	snprintf(buf, sizeof buf, "%s/pb_tune_%d_%s", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp",
-		 (int)getpid(), name);
+	         (int)getpid(), name);
 	return buf;
 }
 
 static void run_small(const pb_tune_space *sp, const char *log, int trials, int resume,
-		      int baselines, pb_tune_report *r)
+                      int baselines, pb_tune_report *r)
 {
 	pb_tune_opts o = {0};
 	o.trials = trials;
@@ -263,7 +264,8 @@ static void test_log_resume_and_node_times(void **state)
 	assert_int_equal(n, 16);
 	free(recs);
 	f = fopen(log, "a");
-	fputs("\n{\"key\":\"gemm:4,5,16\",\"valid\":true,\"gflops\":1,\"config\":{\"vec\":3}}\n", f);
+	fputs("\n{\"key\":\"gemm:4,5,16\",\"valid\":true,\"gflops\":1,\"config\":{\"vec\":3}}\n",
+	      f);
 	fclose(f);
 	assert_int_equal(pb_tune_log_load(log, &sp, &recs, &n, &err), PB_EINPUT);
 	assert_non_null(strstr(err.msg, log));
@@ -325,13 +327,13 @@ static void test_tuner_with_baselines(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_gemm_all_configs),
-		cmocka_unit_test(test_conv_all_configs),
-		cmocka_unit_test(test_illegal_and_wrong),
-		cmocka_unit_test(test_shape_parse),
-		cmocka_unit_test(test_node_shapes),
-		cmocka_unit_test(test_log_resume_and_node_times),
-		cmocka_unit_test(test_tuner_with_baselines),
+	    cmocka_unit_test(test_gemm_all_configs),
+	    cmocka_unit_test(test_conv_all_configs),
+	    cmocka_unit_test(test_illegal_and_wrong),
+	    cmocka_unit_test(test_shape_parse),
+	    cmocka_unit_test(test_node_shapes),
+	    cmocka_unit_test(test_log_resume_and_node_times),
+	    cmocka_unit_test(test_tuner_with_baselines),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

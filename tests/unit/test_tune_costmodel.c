@@ -82,8 +82,8 @@ static void test_rare_labels_weigh_more(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_fit_quality),
-		cmocka_unit_test(test_rare_labels_weigh_more),
+	    cmocka_unit_test(test_fit_quality),
+	    cmocka_unit_test(test_rare_labels_weigh_more),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -109,7 +109,8 @@ static void test_reinforce_learns(void **state)
 	/* uniform policy scores 1.25 on average; the target chain scores 5 */
 	assert_true(first_mean < 2.5);
 	if (last_mean < 4.0)
-		fail_msg("REINFORCE did not learn: mean reward %.2f -> %.2f", first_mean, last_mean);
+		fail_msg("REINFORCE did not learn: mean reward %.2f -> %.2f", first_mean,
+		         last_mean);
 	free(g);
 	pb_tune_policy_free(p);
 }
@@ -117,9 +118,9 @@ static void test_reinforce_learns(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_gradient_matches_finite_differences),
-		cmocka_unit_test(test_distributions_and_sampling),
-		cmocka_unit_test(test_reinforce_learns),
+	    cmocka_unit_test(test_gradient_matches_finite_differences),
+	    cmocka_unit_test(test_distributions_and_sampling),
+	    cmocka_unit_test(test_reinforce_learns),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
