@@ -239,7 +239,8 @@ static void note_accuracy(tuner *t, double pred, double meas)
 static int run_rl(tuner *t, pb_error *err)
 {
 	const pb_tune_space *sp = t->sp;
-	const int B = t->o->batch > 1 ? t->o->batch : 16, T = t->o->trials;
+	const int B = t->o->batch > 1 ? t->o->batch : 16;
+	const int T = t->o->trials < t->rep->legal ? t->o->trials : (int)t->rep->legal;
 	pb_tune_method *res = &t->rep->rl;
 	method m;
 	if (method_init(t, &m, res))
@@ -331,8 +332,10 @@ static int run_rl(tuner *t, pb_error *err)
 			R[i] = use_model ? (pred[i] > 0 ? pred[i] : 0) : 0;
 		}
 		/* a converged policy proposes only known configurations: measure the
-		 * model's favourite among random unseen ones so the budget advances */
-		if (measure_now && use_model && budget_now == PER_ROUND && res->measurements < T) {
+		 * model's favourite (without a model: any) among random unseen ones,
+		 * so the budget advances */
+		if (measure_now && budget_now == (use_model ? PER_ROUND : B) &&
+		    res->measurements < T) {
 			enum { POOL = 64 };
 			int pool[POOL][PB_TUNE_MAX_PARAMS];
 			float pp[POOL];
@@ -343,10 +346,10 @@ static int run_rl(tuner *t, pb_error *err)
 					np++;
 			}
 			if (np > 0) {
-				if ((rc = predict(t, cm, pool, np, pp, err)))
+				if (use_model && (rc = predict(t, cm, pool, np, pp, err)))
 					goto out;
 				int bi = 0;
-				for (int i = 1; i < np; i++)
+				for (int i = 1; i < np && use_model; i++)
 					if (pp[i] > pp[bi])
 						bi = i;
 				double g;
@@ -354,7 +357,8 @@ static int run_rl(tuner *t, pb_error *err)
 					rc = err->code ? err->code : PB_EINTERNAL;
 					goto out;
 				}
-				note_accuracy(t, pp[bi], g);
+				if (use_model)
+					note_accuracy(t, pp[bi], g);
 				if (data_add(&d, sp, pool[bi], g)) {
 					rc = pb_err(err, PB_ENOMEM, "tune: out of memory");
 					goto out;

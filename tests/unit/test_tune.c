@@ -101,6 +101,11 @@ static void test_illegal_and_wrong(void **state)
 	pb_tune_bench_inject_fault(b, 0);
 	assert_int_equal(pb_tune_bench_measure(b, &sp, idx, &FAST, &r, &err), PB_OK);
 	assert_int_equal(r.valid, 1);
+	/* a configuration slower than the cutoff is measured by its checked run */
+	pb_tune_measure_opts cut = {3, 10, 0.05, 1e-12};
+	assert_int_equal(pb_tune_bench_measure(b, &sp, idx, &cut, &r, &err), PB_OK);
+	assert_int_equal(r.valid, 1);
+	assert_true(r.seconds > 0 && r.gflops > 0);
 	pb_tune_bench_free(b);
 }
 
