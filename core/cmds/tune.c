@@ -10,6 +10,7 @@
 
 #include "commands.h"
 #include "tune/kernels.h"
+#include "tune/node_costs.h"
 #include "tune/tuner.h"
 
 static const pb_opt tune_opts[] = {
@@ -27,6 +28,8 @@ static const pb_opt tune_opts[] = {
      "run exhaustive only up to N legal configurations (default 5000)"},
     {"no-costmodel", 0, PB_OPT_FLAG, NULL, "RL with measured rewards only (ablation)"},
     {"reps", 0, PB_OPT_INT, "R", "timed runs per measurement, minimum taken (default 3)"},
+    {"times", 0, PB_OPT_FLAG, NULL,
+     "no tuning: print MODEL's per-node times measured in --log (what --costs uses)"},
     PB_OPTS_GRAPH,
     PB_OPTS_JSON,
     PB_OPTS_END};
@@ -49,20 +52,10 @@ static json_t *trace_json(const pb_tune_method *m)
 	return a;
 }
 
-static int find_shape(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a,
-                      pb_tune_shape *shape, char *what, size_t len, pb_error *err)
+/* Opens the positional MODEL (with --input overrides) into the session. */
+static int load_model(pb_cmd_ctx *ctx, const pb_args *a, pb_error *err)
 {
-	const char *op = pb_args_str(a, "op", NULL), *spec = pb_args_str(a, "shape", NULL);
-	const char *node = pb_args_str(a, "node", NULL), *model = pb_args_pos(a, 0);
-	if (op || spec) {
-		if (node || model)
-			return pb_err(err, PB_EUSAGE,
-			              "tune: give either --op/--shape or MODEL --node");
-		snprintf(what, len, "--op %s --shape %s", op ? op : "?", spec ? spec : "?");
-		return pb_tune_shape_parse(op, spec, shape, err);
-	}
-	if (!node)
-		return pb_err(err, PB_EUSAGE, "tune: nothing to tune (usage: %s)", cmd->usage);
+	const char *model = pb_args_pos(a, 0);
 	if (model) {
 		const char **specs;
 		int n_ov = pb_args_list(a, "input", &specs);
@@ -80,6 +73,26 @@ static int find_shape(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a,
 			return rc;
 		ctx->redraw |= PB_REDRAW_ALL;
 	}
+	return PB_OK;
+}
+
+static int find_shape(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a,
+                      pb_tune_shape *shape, char *what, size_t len, pb_error *err)
+{
+	const char *op = pb_args_str(a, "op", NULL), *spec = pb_args_str(a, "shape", NULL);
+	const char *node = pb_args_str(a, "node", NULL), *model = pb_args_pos(a, 0);
+	int rc;
+	if (op || spec) {
+		if (node || model)
+			return pb_err(err, PB_EUSAGE,
+			              "tune: give either --op/--shape or MODEL --node");
+		snprintf(what, len, "--op %s --shape %s", op ? op : "?", spec ? spec : "?");
+		return pb_tune_shape_parse(op, spec, shape, err);
+	}
+	if (!node)
+		return pb_err(err, PB_EUSAGE, "tune: nothing to tune (usage: %s)", cmd->usage);
+	if ((rc = load_model(ctx, a, err)))
+		return rc;
 	const pb_graph *g = ctx->s->graph;
 	if (!g)
 		return pb_err(err, PB_EUSAGE, "tune: --node needs MODEL (usage: %s)", cmd->usage);
@@ -91,8 +104,84 @@ static int find_shape(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a,
 	return pb_tune_shape_from_node(g, id, shape, err);
 }
 
+/* --times: per-node measured times from a log (pb_tune_node_times). */
+static int cmd_times(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, pb_error *err)
+{
+	const char *log = pb_args_str(a, "log", NULL);
+	if (!log)
+		return pb_err(err, PB_EUSAGE, "tune: --times needs --log FILE");
+	int rc = load_model(ctx, a, err);
+	if (rc)
+		return rc;
+	const pb_graph *g = ctx->s->graph;
+	if (!g)
+		return pb_err(err, PB_EUSAGE, "tune: --times needs MODEL (usage: %s)", cmd->usage);
+	double *times = malloc(((size_t)g->n_nodes + 1) * sizeof *times);
+	if (!times)
+		return pb_err(err, PB_ENOMEM, "tune: out of memory");
+	int found = 0, tunable = 0;
+	rc = pb_tune_node_times(g, log, times, &found, err);
+	if (rc) {
+		free(times);
+		return rc;
+	}
+	int json = pb_args_has(a, "json");
+	json_t *j = json_object(), *nodes = json_array(), *missing = json_array();
+	double total = 0;
+	if (!json)
+		fprintf(ctx->out, "%-44s %-8s %-34s %12s\n", "node", "op", "kernel", "time (ms)");
+	for (int i = 0; i < g->n_nodes; i++) {
+		pb_tune_shape s;
+		pb_error ignore = {0};
+		if (pb_tune_shape_from_node(g, i, &s, &ignore))
+			continue;
+		tunable++;
+		const pb_node *nd = &g->nodes[i];
+		char key[128];
+		pb_tune_shape_key(&s, key, sizeof key);
+		if (isnan(times[i])) {
+			json_array_append_new(missing, json_string(nd->name));
+			continue;
+		}
+		total += times[i];
+		if (json) {
+			json_t *o = json_object();
+			json_object_set_new(o, "id", json_integer(i));
+			json_object_set_new(o, "name", json_string(nd->name));
+			json_object_set_new(o, "op", json_string(nd->op));
+			json_object_set_new(o, "key", json_string(key));
+			json_object_set_new(o, "batch", json_integer(s.batch));
+			json_object_set_new(o, "seconds", json_real(times[i]));
+			json_array_append_new(nodes, o);
+		} else
+			fprintf(ctx->out, "%-44.44s %-8s %-34s %12.3f\n", nd->name, nd->op, key,
+			        1e3 * times[i]);
+	}
+	if (json) {
+		json_object_set_new(j, "model", json_string(g->path));
+		json_object_set_new(j, "log", json_string(log));
+		json_object_set_new(j, "tunable_nodes", json_integer(tunable));
+		json_object_set_new(j, "measured_nodes", json_integer(found));
+		json_object_set_new(j, "measured_seconds", json_real(total));
+		json_object_set_new(j, "nodes", nodes);
+		json_object_set_new(j, "missing", missing);
+		json_dumpf(j, ctx->out, JSON_INDENT(1) | JSON_REAL_PRECISION(9));
+		fputc('\n', ctx->out);
+	} else {
+		json_decref(nodes);
+		json_decref(missing);
+		fprintf(ctx->out, "%d of %d tunable nodes measured in %s, %.3f ms in total\n", found,
+		        tunable, log, 1e3 * total);
+	}
+	json_decref(j);
+	free(times);
+	return PB_OK;
+}
+
 static int cmd_tune(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, pb_error *err)
 {
+	if (pb_args_has(a, "times"))
+		return cmd_times(ctx, cmd, a, err);
 	pb_tune_shape shape;
 	char what[512];
 	int rc = find_shape(ctx, cmd, a, &shape, what, sizeof what, err);
@@ -185,7 +274,7 @@ static int cmd_tune(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, pb
 				json_object_set_new(tr, "exhaustive", trace_json(&r.exhaustive));
 			json_object_set_new(j, "traces", tr);
 		}
-		json_dumpf(j, ctx->out, JSON_INDENT(1) | JSON_REAL_PRECISION(6));
+		json_dumpf(j, ctx->out, JSON_INDENT(1) | JSON_REAL_PRECISION(10));
 		fputc('\n', ctx->out);
 		json_decref(j);
 	} else {

@@ -61,9 +61,26 @@ for k in ("best_gflops", "random_best_gflops", "sa_best_gflops"):
     assert 0 < d[k] <= ex, k
 PY
 
-expect 0 "model node" -- "$bin" tune models/bert_base_like.onnx --node /blocks/layers.0/self_attn/MatMul_1 --trials 3 --reps 1 --json
+expect 0 "model node" -- "$bin" tune models/bert_base_like.onnx --node /blocks/layers.0/self_attn/MatMul_1 --trials 3 --reps 1 --json --log "$tmp/m.jsonl"
 [ "$(field "['key']")" = "gemm:128,128,64" ] || fail "attention MatMul shape: $(field "['key']")"
 [ "$(field "['batch']")" = 12 ] || fail "attention MatMul batch"
+cp "$tmp/out" "$tmp/tuned.json"
+
+# per-node times from the log: the 12 layers share the attention shape
+expect 1 "times without log" -- "$bin" tune models/bert_base_like.onnx --times
+expect 2 "times with missing log" -- "$bin" tune models/bert_base_like.onnx --times --log "$tmp/none.jsonl"
+grep -q "none.jsonl" "$tmp/err" || fail "missing log message names the file"
+expect 0 "times" -- "$bin" tune models/bert_base_like.onnx --times --log "$tmp/m.jsonl" --json
+python3 - "$tmp/out" "$tmp/tuned.json" <<'PY' || fail "per-node times inconsistent with the tuned GFLOP/s"
+import json, sys
+d = json.load(open(sys.argv[1])); t = json.load(open(sys.argv[2]))
+assert d["measured_nodes"] == 12, d["measured_nodes"]
+assert d["tunable_nodes"] > 12 and len(d["missing"]) == d["tunable_nodes"] - 12
+want = t["batch"] * t["flops"] / (t["best_gflops"] * 1e9)
+for n in d["nodes"]:
+    assert n["key"] == "gemm:128,128,64" and n["name"].endswith("self_attn/MatMul_1"), n
+    assert abs(n["seconds"] - want) <= 1e-5 * want, (n["seconds"], want)
+PY
 
 if [ "$fails" != 0 ]; then
 	echo "$fails failure(s)"
