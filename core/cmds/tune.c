@@ -328,7 +328,8 @@ static int cmd_tune(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, pb
 const pb_command pb_cmds_tune[] = {
     {"tune",
      "tune (--op gemm --shape M,N,K | --op conv2d --shape N,C,H,W,K,R,S,stride,pad | "
-     "MODEL --node NAME) [--trials T] [--log FILE] [--resume] [--baselines] [--json]",
+     "MODEL --node NAME) [--trials T] [--log FILE] [--resume] [--baselines] [--json]; "
+     "tune MODEL --times --log FILE",
      "auto-tune a GEMM / convolution kernel on this CPU (RL + cost model)", tune_opts, cmd_tune, 0,
      "Searches tile sizes, loop order, unroll, vector width and packing of a real\n"
      "kernel, measuring GFLOP/s on this machine (single thread, CPU time, min of\n"
