@@ -68,8 +68,17 @@ struct conv_entry {
 #pragma GCC pop_options
 #endif
 
+static int forced_baseline;
+
+void pb_ukr_force_baseline(int on)
+{
+	forced_baseline = on;
+}
+
 static int use_avx2(void)
 {
+	if (forced_baseline)
+		return 0;
 #ifdef PB_HAVE_AVX2_SET
 	static int cached = -1;
 	if (cached < 0) {

@@ -13,6 +13,7 @@
 #include "tune/node_costs.h"
 #include "tune/space.h"
 #include "tune/tuner.h"
+#include "tune/ukernels.h"
 
 static const pb_tune_measure_opts FAST = {1, 1, 0};
 
@@ -66,6 +67,17 @@ static void test_conv_all_configs(void **state)
 	check_all("conv2d", "1,5,11,13,7,3,3,2,1", stride);    /* stride 2, pad, odd K */
 	check_all("conv2d", "2,3,9,9,9,1,1,1,0", stride + 2);  /* batch 2, 1x1 */
 	check_all("conv2d", "1,2,6,20,4,5,3,1,2", stride + 4); /* non-square kernel */
+}
+
+/* The second micro-kernel set (baseline ISA) is as correct as the first. */
+static void test_baseline_isa(void **state)
+{
+	pb_ukr_force_baseline(1);
+	assert_string_equal(pb_kernels_isa(), "baseline");
+	int stride = getenv("PB_SANITIZED") ? 11 : 3;
+	check_all("gemm", "37,29,45", stride);
+	check_all("conv2d", "1,5,11,13,7,3,3,2,1", stride);
+	pb_ukr_force_baseline(0);
 }
 
 static void test_illegal_and_wrong(void **state)
@@ -334,6 +346,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_gemm_all_configs),
 	    cmocka_unit_test(test_conv_all_configs),
+	    cmocka_unit_test(test_baseline_isa),
 	    cmocka_unit_test(test_illegal_and_wrong),
 	    cmocka_unit_test(test_shape_parse),
 	    cmocka_unit_test(test_node_shapes),
