@@ -60,18 +60,34 @@ static int dot_errf(char *msg)
 	return 0;
 }
 
-/* First line of the collected cgraph message, without the "Error: " tag. */
-static const char *dot_errmsg(void)
+/* The collected cgraph messages as one line: the first error, then the first
+ * warning (which often explains it, e.g. a number split in two by a suffix),
+ * without cgraph's "Error: "/"Warning: " tags. Writes into out. */
+static const char *dot_errmsg(char *out, size_t len)
 {
-	char *p = dot_errbuf;
-	if (strncmp(p, "Error: ", 7) == 0)
-		p += 7;
-	else if (strncmp(p, "Warning: ", 9) == 0)
-		p += 9;
-	char *nl = strchr(p, '\n');
-	if (nl)
-		*nl = '\0';
-	return *p ? p : "syntax error";
+	const char *error = NULL, *warning = NULL;
+	size_t elen = 0, wlen = 0;
+	for (const char *p = dot_errbuf; *p;) {
+		const char *nl = strchr(p, '\n');
+		size_t l = nl ? (size_t)(nl - p) : strlen(p);
+		if (!error && strncmp(p, "Error: ", 7) == 0) {
+			error = p + 7;
+			elen = l - 7;
+		} else if (!warning && strncmp(p, "Warning: ", 9) == 0) {
+			warning = p + 9;
+			wlen = l - 9;
+		}
+		p += l + (nl ? 1 : 0);
+	}
+	if (!error && !warning)
+		snprintf(out, len, "syntax error");
+	else if (error && warning)
+		snprintf(out, len, "%.*s (%.*s)", (int)elen, error, (int)wlen, warning);
+	else if (error)
+		snprintf(out, len, "%.*s", (int)elen, error);
+	else
+		snprintf(out, len, "%.*s", (int)wlen, warning);
+	return out;
 }
 
 /* ---------------------------------------------------------- attribute parsing */
@@ -95,11 +111,25 @@ static int parse_amount(const char *s, double *out)
 		end++;
 	double mul = 1;
 	switch (*end) {
-	case 'k': case 'K': mul = 1e3; end++; break;
-	case 'M': mul = 1e6; end++; break;
-	case 'G': mul = 1e9; end++; break;
-	case 'T': mul = 1e12; end++; break;
-	default: break;
+	case 'k':
+	case 'K':
+		mul = 1e3;
+		end++;
+		break;
+	case 'M':
+		mul = 1e6;
+		end++;
+		break;
+	case 'G':
+		mul = 1e9;
+		end++;
+		break;
+	case 'T':
+		mul = 1e12;
+		end++;
+		break;
+	default:
+		break;
 	}
 	while (*end == ' ')
 		end++;
@@ -109,8 +139,7 @@ static int parse_amount(const char *s, double *out)
 	return 0;
 }
 
-static int node_amount(Agnode_t *n, const char *attr, const char *file, double *out,
-		       pb_error *err)
+static int node_amount(Agnode_t *n, const char *attr, const char *file, double *out, pb_error *err)
 {
 	const char *v = attr_of(n, attr);
 	*out = NAN;
@@ -118,8 +147,8 @@ static int node_amount(Agnode_t *n, const char *attr, const char *file, double *
 		return PB_OK;
 	if (parse_amount(v, out) != 0)
 		return pb_err(err, PB_EINPUT,
-			      "%s: node '%s': %s=\"%s\" is not a non-negative number", file,
-			      agnameof(n), attr, v);
+		              "%s: node '%s': %s=\"%s\" is not a non-negative number", file,
+		              agnameof(n), attr, v);
 	return PB_OK;
 }
 
@@ -182,10 +211,10 @@ static int parse_dtype(const char *s)
 	static const struct {
 		const char *name;
 		int dt;
-	} alias[] = {{"float", PB_DT_FLOAT}, {"fp32", PB_DT_FLOAT}, {"f32", PB_DT_FLOAT},
-		     {"half", PB_DT_FLOAT16}, {"fp16", PB_DT_FLOAT16}, {"f16", PB_DT_FLOAT16},
-		     {"bf16", PB_DT_BFLOAT16}, {"double", PB_DT_DOUBLE}, {"fp64", PB_DT_DOUBLE},
-		     {"f64", PB_DT_DOUBLE}};
+	} alias[] = {{"float", PB_DT_FLOAT},   {"fp32", PB_DT_FLOAT},    {"f32", PB_DT_FLOAT},
+	             {"half", PB_DT_FLOAT16},  {"fp16", PB_DT_FLOAT16},  {"f16", PB_DT_FLOAT16},
+	             {"bf16", PB_DT_BFLOAT16}, {"double", PB_DT_DOUBLE}, {"fp64", PB_DT_DOUBLE},
+	             {"f64", PB_DT_DOUBLE}};
 	for (int d = 1; d <= PB_DT_BFLOAT16; d++)
 		if (strcmp(s, pb_dtype_name(d)) == 0)
 			return d;
@@ -199,14 +228,20 @@ static int parse_dtype(const char *s)
 static int reserved_attr(const char *name)
 {
 	static const char *const skip[] = {
-		"op", "macs", "flops", "params", "param_bytes", "out_bytes", "shape", "dtype",
-		"label", "xlabel", "color", "fillcolor", "fontcolor", "fontname", "fontsize",
-		"style", "pos", "width", "height", "tooltip", "penwidth", "group", "URL", "href",
-		"id", "class", "margin", "peripheries", "orientation", "fixedsize", "image",
-		"labelloc", "ordering", "rank", "sides", "skew", "distortion", "regular",
-		"gradientangle", "layer", "nojustify", "z", "vertices", "rects", "area", "root",
-		"sortv", "showboxes", "samplepoints", "imagescale", "imagepos", "target",
-		"comment", NULL};
+	    "op",           "macs",       "flops",         "params",
+	    "param_bytes",  "out_bytes",  "shape",         "dtype",
+	    "label",        "xlabel",     "color",         "fillcolor",
+	    "fontcolor",    "fontname",   "fontsize",      "style",
+	    "pos",          "width",      "height",        "tooltip",
+	    "penwidth",     "group",      "URL",           "href",
+	    "id",           "class",      "margin",        "peripheries",
+	    "orientation",  "fixedsize",  "image",         "labelloc",
+	    "ordering",     "rank",       "sides",         "skew",
+	    "distortion",   "regular",    "gradientangle", "layer",
+	    "nojustify",    "z",          "vertices",      "rects",
+	    "area",         "root",       "sortv",         "showboxes",
+	    "samplepoints", "imagescale", "imagepos",      "target",
+	    "comment",      NULL};
 	for (int i = 0; skip[i]; i++)
 		if (strcmp(name, skip[i]) == 0)
 			return 1;
@@ -280,10 +315,11 @@ static int edges_prepare(Agraph_t *G, const char *file, edge_table *t, pb_error 
 			double bytes;
 			const char *tail = agnameof(agtail(e)), *head = agnameof(aghead(e));
 			if (parse_amount(v, &bytes) != 0 || bytes != floor(bytes) || bytes > 9e15) {
-				rc = pb_err(err, PB_EINPUT,
-					    "%s: edge '%s' -> '%s': bytes=\"%s\" is not a non-negative "
-					    "whole number",
-					    file, tail, head, v);
+				rc = pb_err(
+				    err, PB_EINPUT,
+				    "%s: edge '%s' -> '%s': bytes=\"%s\" is not a non-negative "
+				    "whole number",
+				    file, tail, head, v);
 				break;
 			}
 			size_t len = strlen(tail) + strlen(head) + 32;
@@ -303,14 +339,14 @@ static int edges_prepare(Agraph_t *G, const char *file, edge_table *t, pb_error 
 	return rc;
 }
 
-static int dot_convert(Agraph_t *G, const char *file, const pb_load_opts *opts,
-		       pb_graph **out, pb_error *err)
+static int dot_convert(Agraph_t *G, const char *file, const pb_load_opts *opts, pb_graph **out,
+                       pb_error *err)
 {
 	if (!agisdirected(G))
 		return pb_err(err, PB_EINPUT,
-			      "%s: the graph is undirected ('graph'); partbench needs a directed "
-			      "graph ('digraph' with edges a -> b)",
-			      file);
+		              "%s: the graph is undirected ('graph'); partbench needs a directed "
+		              "graph ('digraph' with edges a -> b)",
+		              file);
 	edge_table et = {0};
 	int rc = edges_prepare(G, file, &et, err);
 	if (rc != PB_OK) {
@@ -376,11 +412,12 @@ static int dot_convert(Agraph_t *G, const char *file, const pb_load_opts *opts,
 		int dtype = PB_DT_FLOAT;
 		const char *dt = attr_of(n, "dtype");
 		if (dt && !(dtype = parse_dtype(dt))) {
-			rc = pb_err(err, PB_EINPUT,
-				    "%s: node '%s': dtype=\"%s\" is not a known element type "
-				    "(float32, float16, bfloat16, float64, int8, uint8, int32, int64, "
-				    "bool, ...)",
-				    file, name, dt);
+			rc = pb_err(
+			    err, PB_EINPUT,
+			    "%s: node '%s': dtype=\"%s\" is not a known element type "
+			    "(float32, float16, bfloat16, float64, int8, uint8, int32, int64, "
+			    "bool, ...)",
+			    file, name, dt);
 			break;
 		}
 		const char *sh = attr_of(n, "shape");
@@ -390,10 +427,10 @@ static int dot_convert(Agraph_t *G, const char *file, const pb_load_opts *opts,
 			int64_t dims[PB_MAX_RANK];
 			if (parse_shape(sh, &rank, dims) != 0) {
 				rc = pb_err(err, PB_EINPUT,
-					    "%s: node '%s': shape=\"%s\" is not a shape like "
-					    "\"1x64x56x56\" (at most %d non-negative dims, '?' for "
-					    "unknown)",
-					    file, name, sh, PB_MAX_RANK);
+				            "%s: node '%s': shape=\"%s\" is not a shape like "
+				            "\"1x64x56x56\" (at most %d non-negative dims, '?' for "
+				            "unknown)",
+				            file, name, sh, PB_MAX_RANK);
 				break;
 			}
 			pb_builder_set_shape(b, tid, dtype, rank, dims, NULL);
@@ -403,7 +440,7 @@ static int dot_convert(Agraph_t *G, const char *file, const pb_load_opts *opts,
 		if (isnan(c.out_bytes)) {
 			int64_t numel = pb_tensor_numel(pb_builder_tensor_ptr(b, tid));
 			c.out_bytes = numel >= 0 ? pb_tensor_bytes(pb_builder_tensor_ptr(b, tid))
-						 : max_edge_bytes;
+			                         : max_edge_bytes;
 		}
 		pb_builder_node_cost(b, nid, &c);
 
@@ -411,11 +448,12 @@ static int dot_convert(Agraph_t *G, const char *file, const pb_load_opts *opts,
 			const char *en = et.name[AGSEQ(e)];
 			if (en) {
 				int64_t d = (int64_t)et.bytes[AGSEQ(e)];
-				pb_builder_set_shape(b, pb_builder_tensor(b, en), PB_DT_UINT8, 1, &d,
-						     NULL);
+				pb_builder_set_shape(b, pb_builder_tensor(b, en), PB_DT_UINT8, 1,
+				                     &d, NULL);
 			}
 		}
-		for (Agsym_t *sym = agnxtattr(G, AGNODE, NULL); sym; sym = agnxtattr(G, AGNODE, sym)) {
+		for (Agsym_t *sym = agnxtattr(G, AGNODE, NULL); sym;
+		     sym = agnxtattr(G, AGNODE, sym)) {
 			const char *v = agxget(n, sym);
 			if (v && *v && !reserved_attr(sym->name))
 				add_extra_attr(b, nid, sym->name, v);
@@ -452,8 +490,8 @@ static int dot_convert(Agraph_t *G, const char *file, const pb_load_opts *opts,
 	return PB_OK;
 }
 
-int pb_dot_load_buffer(const char *text, size_t len, const char *name,
-		       const pb_load_opts *opts, pb_graph **out, pb_error *err)
+int pb_dot_load_buffer(const char *text, size_t len, const char *name, const pb_load_opts *opts,
+                       pb_graph **out, pb_error *err)
 {
 	*out = NULL;
 	if (!name)
@@ -476,13 +514,17 @@ int pb_dot_load_buffer(const char *text, size_t len, const char *name,
 	agreseterrors();
 	agreadline(1);
 	Agraph_t *G = agmemread(buf);
-	int errors = agerrors();
+	/* A number split in two ("macs=5.4M" unquoted) silently changes the
+	 * graph even when the parse succeeds: treat it as an error. */
+	int errors = agerrors() || strstr(dot_errbuf, "badly delimited number") != NULL;
 	agseterrf(prev);
 	free(buf);
 	if (!G || errors) {
 		if (G)
 			agclose(G);
-		return pb_err(err, PB_EINPUT, "%s: not a valid DOT graph: %s", name, dot_errmsg());
+		char msg[600];
+		return pb_err(err, PB_EINPUT, "%s: not a valid DOT graph: %s", name,
+			      dot_errmsg(msg, sizeof msg));
 	}
 	int rc = dot_convert(G, name, opts, out, err);
 	agclose(G);

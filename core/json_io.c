@@ -69,7 +69,10 @@ static int utf8_valid(const char *s)
 			n = 3;
 		else
 			return 0;
-		unsigned cp = n == 0 ? *p : n == 1 ? (*p & 0x1Fu) : n == 2 ? (*p & 0x0Fu) : (*p & 0x07u);
+		unsigned cp = n == 0   ? *p
+		              : n == 1 ? (*p & 0x1Fu)
+		              : n == 2 ? (*p & 0x0Fu)
+		                       : (*p & 0x07u);
 		p++;
 		for (int k = 0; k < n; k++, p++) {
 			if ((*p & 0xC0) != 0x80)
@@ -150,8 +153,8 @@ static json_t *value_json(const pb_value *v)
 	return o;
 }
 
-static const char *const attr_type_names[] = {"undefined", "float",  "int",    "string", "tensor",
-					      "graph",     "floats", "ints",   "strings"};
+static const char *const attr_type_names[] = {"undefined", "float",  "int",  "string", "tensor",
+                                              "graph",     "floats", "ints", "strings"};
 
 static json_t *attr_json(const pb_attr *a)
 {
@@ -163,11 +166,21 @@ static json_t *attr_json(const pb_attr *a)
 		json_object_set_new(o, "type", json_integer(a->type));
 	json_t *v = NULL;
 	switch (a->type) {
-	case PB_ATTR_FLOAT: v = num_json(a->f); break;
-	case PB_ATTR_INT: v = json_integer(a->i); break;
-	case PB_ATTR_STRING: v = str_json(a->s); break;
-	case PB_ATTR_TENSOR: v = a->t ? value_json(a->t) : json_null(); break;
-	case PB_ATTR_GRAPH: v = json_pack("{s:i}", "subgraph_nodes", a->subgraph_nodes); break;
+	case PB_ATTR_FLOAT:
+		v = num_json(a->f);
+		break;
+	case PB_ATTR_INT:
+		v = json_integer(a->i);
+		break;
+	case PB_ATTR_STRING:
+		v = str_json(a->s);
+		break;
+	case PB_ATTR_TENSOR:
+		v = a->t ? value_json(a->t) : json_null();
+		break;
+	case PB_ATTR_GRAPH:
+		v = json_pack("{s:i}", "subgraph_nodes", a->subgraph_nodes);
+		break;
 	case PB_ATTR_FLOATS:
 	case PB_ATTR_INTS:
 	case PB_ATTR_STRINGS:
@@ -181,7 +194,9 @@ static json_t *attr_json(const pb_attr *a)
 				json_array_append_new(v, str_json(a->strings ? a->strings[k] : ""));
 		}
 		break;
-	default: v = json_null(); break;
+	default:
+		v = json_null();
+		break;
 	}
 	json_object_set_new(o, "value", v);
 	return o;
@@ -240,8 +255,8 @@ static json_t *node_json(const pb_graph *g, int id)
 		json_t *names = json_array(), *ids = json_array();
 		for (int m = 0; m < n->n_members; m++) {
 			json_array_append_new(names, n->member_names && n->member_names[m]
-							     ? str_json(n->member_names[m])
-							     : json_null());
+			                                 ? str_json(n->member_names[m])
+			                                 : json_null());
 			json_array_append_new(ids, json_integer(n->members ? n->members[m] : -1));
 		}
 		json_object_set_new(o, "members", names);
@@ -268,8 +283,9 @@ static json_t *tensor_json(const pb_tensor *t)
 		if (any_param) {
 			json_t *dp = json_array();
 			for (int i = 0; i < t->rank; i++)
-				json_array_append_new(dp, t->dim_params[i] ? str_json(t->dim_params[i])
-									   : json_null());
+				json_array_append_new(dp, t->dim_params[i]
+				                              ? str_json(t->dim_params[i])
+				                              : json_null());
 			json_object_set_new(o, "dim_params", dp);
 		}
 	}
@@ -292,9 +308,9 @@ static json_t *graph_json(const pb_graph *g)
 	json_object_set_new(j, "source_format", str_json(g->format));
 	json_t *opsets = json_array();
 	for (int i = 0; i < g->n_opsets; i++)
-		json_array_append_new(opsets,
-				      json_pack("{s:o,s:I}", "domain", str_json(g->opsets[i].domain),
-						"version", (json_int_t)g->opsets[i].version));
+		json_array_append_new(opsets, json_pack("{s:o,s:I}", "domain",
+		                                        str_json(g->opsets[i].domain), "version",
+		                                        (json_int_t)g->opsets[i].version));
 	json_object_set_new(j, "opsets", opsets);
 	json_t *ins = json_array(), *outs = json_array();
 	for (int i = 0; i < g->n_inputs; i++)
@@ -330,8 +346,7 @@ int pb_json_graph_save(const pb_graph *g, const char *path, pb_error *err)
 	json_t *j = graph_json(g);
 	if (!j)
 		return pb_err(err, PB_ENOMEM, "%s: out of memory", path);
-	int rc = pb_json_save_atomic_flags(j, path, JSON_INDENT(1) | JSON_REAL_PRECISION(17),
-					   err);
+	int rc = pb_json_save_atomic_flags(j, path, JSON_INDENT(1) | JSON_REAL_PRECISION(17), err);
 	json_decref(j);
 	return rc;
 }
@@ -354,7 +369,7 @@ static int rd_fail(rd *r, const char *what, ...)
 	vsnprintf(msg, sizeof msg, what, ap);
 	va_end(ap);
 	return pb_err(r->err, PB_EINPUT, "%s: %s%s%s", r->file, r->path, r->path[0] ? ": " : "",
-		      msg);
+	              msg);
 }
 
 /* Appends ".key" or "[i]" to the path; returns the old length to restore. */
@@ -465,13 +480,12 @@ static int rd_int_at(rd *r, const json_t *v, int64_t lo, int64_t hi, int64_t *ou
 	json_int_t x = json_integer_value(v);
 	if (x < lo || x > hi)
 		return rd_fail(r, "%lld is out of range [%lld, %lld]", (long long)x, (long long)lo,
-			       (long long)hi);
+		               (long long)hi);
 	*out = x;
 	return PB_OK;
 }
 
-static int rd_array(rd *r, const json_t *obj, const char *key, int required,
-		    const json_t **out)
+static int rd_array(rd *r, const json_t *obj, const char *key, int required, const json_t **out)
 {
 	*out = json_object_get(obj, key);
 	if (!*out) {
@@ -540,7 +554,7 @@ static int rd_dims(rd *r, const json_t *arr, int *rank, int64_t *dims, int64_t l
 		return rd_fail(r, "expected an array of dims");
 	if (json_array_size(arr) > PB_MAX_RANK)
 		return rd_fail(r, "rank %zu exceeds the maximum %d", json_array_size(arr),
-			       PB_MAX_RANK);
+		               PB_MAX_RANK);
 	*rank = (int)json_array_size(arr);
 	for (int i = 0; i < *rank; i++) {
 		size_t old = rd_push_idx(r, (size_t)i);
@@ -584,8 +598,8 @@ static int rd_value(rd *r, const json_t *o, pb_value **out)
 		const char *key = pass == 0 ? "data" : fl ? "int_view" : "float_view";
 		old = rd_push_key(r, key);
 		if (json_array_size(arr) != (size_t)v->numel)
-			rc = rd_fail(r, "has %zu elements, the dims give %lld", json_array_size(arr),
-				     (long long)v->numel);
+			rc = rd_fail(r, "has %zu elements, the dims give %lld",
+			             json_array_size(arr), (long long)v->numel);
 		for (int64_t k = 0; k < v->numel && rc == PB_OK; k++) {
 			size_t o2 = rd_push_idx(r, (size_t)k);
 			const json_t *x = json_array_get(arr, (size_t)k);
@@ -648,9 +662,10 @@ static int rd_attr(rd *r, const json_t *o, pb_attr *a)
 	a->type = attr_type_of(type);
 	size_t old = rd_push_key(r, "type");
 	if (a->type < 0)
-		rc = rd_fail(r, "unknown attribute type \"%s\" (float, int, string, tensor, graph, "
-				"floats, ints, strings)",
-			     type);
+		rc = rd_fail(r,
+		             "unknown attribute type \"%s\" (float, int, string, tensor, graph, "
+		             "floats, ints, strings)",
+		             type);
 	rd_pop(r, old);
 	free(type);
 	if (rc)
@@ -661,8 +676,12 @@ static int rd_attr(rd *r, const json_t *o, pb_attr *a)
 		rc = rd_fail(r, "missing");
 	} else {
 		switch (a->type) {
-		case PB_ATTR_FLOAT: rc = rd_num_at(r, v, &a->f); break;
-		case PB_ATTR_INT: rc = rd_int_at(r, v, INT64_MIN, INT64_MAX, &a->i); break;
+		case PB_ATTR_FLOAT:
+			rc = rd_num_at(r, v, &a->f);
+			break;
+		case PB_ATTR_INT:
+			rc = rd_int_at(r, v, INT64_MIN, INT64_MAX, &a->i);
+			break;
 		case PB_ATTR_STRING:
 			if (!(a->s = str_decode(v)))
 				rc = rd_fail(r, "expected a string");
@@ -723,10 +742,10 @@ static int rd_cost(rd *r, const json_t *o, pb_cost *c)
 		return PB_OK;
 	if (!json_is_object(o))
 		return rd_fail(r, "expected an object {macs, flops, params, ...}");
-	static const char *const keys[] = {"macs",      "flops",     "params",
-					   "param_bytes", "out_bytes", "in_bytes"};
-	double *fields[] = {&c->macs, &c->flops, &c->params, &c->param_bytes, &c->out_bytes,
-			    &c->in_bytes};
+	static const char *const keys[] = {"macs",        "flops",     "params",
+	                                   "param_bytes", "out_bytes", "in_bytes"};
+	double *fields[] = {&c->macs,        &c->flops,     &c->params,
+	                    &c->param_bytes, &c->out_bytes, &c->in_bytes};
 	for (int k = 0; k < 6; k++) {
 		const json_t *v = json_object_get(o, keys[k]);
 		if (!v)
@@ -855,7 +874,7 @@ static void names_free(char **names, int n)
 }
 
 static int rd_node(rd *r, pb_builder *b, const json_t *o, int *all_shape_known,
-		   unsigned char *shape_known)
+                   unsigned char *shape_known)
 {
 	if (!json_is_object(o))
 		return rd_fail(r, "expected a node object");
@@ -868,7 +887,7 @@ static int rd_node(rd *r, pb_builder *b, const json_t *o, int *all_shape_known,
 	    (rc = rd_names(r, o, "outputs", &outs, &n_out)))
 		goto done;
 	int nid = pb_builder_node(b, name, op, domain, (const char *const *)ins, n_in,
-				  (const char *const *)outs, n_out);
+	                          (const char *const *)outs, n_out);
 	const json_t *attrs;
 	if ((rc = rd_array(r, o, "attrs", 0, &attrs)))
 		goto done;
@@ -901,7 +920,7 @@ static int rd_node(rd *r, pb_builder *b, const json_t *o, int *all_shape_known,
 		if (members && member_ids && json_array_size(member_ids) != cnt) {
 			old = rd_push_key(r, "member_ids");
 			rc = rd_fail(r, "has %zu entries, members has %zu",
-				     json_array_size(member_ids), cnt);
+			             json_array_size(member_ids), cnt);
 			rd_pop(r, old);
 			goto done;
 		}
@@ -912,7 +931,8 @@ static int rd_node(rd *r, pb_builder *b, const json_t *o, int *all_shape_known,
 			if (member_ids) {
 				old = rd_push_key(r, "member_ids");
 				rd_push_idx(r, m);
-				rc = rd_int_at(r, json_array_get(member_ids, m), -1, INT32_MAX, &id);
+				rc =
+				    rd_int_at(r, json_array_get(member_ids, m), -1, INT32_MAX, &id);
 				rd_pop(r, old);
 			}
 			ids[m] = (int)id;
@@ -952,7 +972,7 @@ done:
 }
 
 static int json_to_graph(const json_t *j, const char *file, const pb_load_opts *opts,
-			 pb_graph **out, pb_error *err)
+                         pb_graph **out, pb_error *err)
 {
 	rd r = {file, err, ""};
 	if (!json_is_object(j))
@@ -961,16 +981,16 @@ static int json_to_graph(const json_t *j, const char *file, const pb_load_opts *
 	if (fmt && (!json_is_string(fmt) || strcmp(json_string_value(fmt), PB_GRAPH_FORMAT) != 0)) {
 		const char *got = json_is_string(fmt) ? json_string_value(fmt) : "";
 		return pb_err(err, PB_EINPUT, "%s: format: expected \"%s\", found \"%s\"%s", file,
-			      PB_GRAPH_FORMAT, got,
-			      strcmp(got, "partbench-plan") == 0 ? " (this is a plan, not a graph)"
-								 : "");
+		              PB_GRAPH_FORMAT, got,
+		              strcmp(got, "partbench-plan") == 0 ? " (this is a plan, not a graph)"
+		                                                 : "");
 	}
 	const json_t *ver = json_object_get(j, "version");
 	if (ver && (!json_is_integer(ver) || json_integer_value(ver) < 1 ||
-		    json_integer_value(ver) > PB_GRAPH_VERSION))
+	            json_integer_value(ver) > PB_GRAPH_VERSION))
 		return pb_err(err, PB_EINPUT,
-			      "%s: version: this partbench reads graph format version %d", file,
-			      PB_GRAPH_VERSION);
+		              "%s: version: this partbench reads graph format version %d", file,
+		              PB_GRAPH_VERSION);
 	const json_t *nodes, *tensors, *ins, *outs, *opsets;
 	int rc;
 	if ((rc = rd_array(&r, j, "nodes", 1, &nodes)) ||
@@ -1118,7 +1138,7 @@ fail:
 }
 
 int pb_json_graph_load_buffer(const char *text, size_t len, const char *name,
-			      const pb_load_opts *opts, pb_graph **out, pb_error *err)
+                              const pb_load_opts *opts, pb_graph **out, pb_error *err)
 {
 	*out = NULL;
 	if (!name)
@@ -1132,8 +1152,7 @@ int pb_json_graph_load_buffer(const char *text, size_t len, const char *name,
 	return rc;
 }
 
-int pb_json_graph_load(const char *path, const pb_load_opts *opts, pb_graph **out,
-		       pb_error *err)
+int pb_json_graph_load(const char *path, const pb_load_opts *opts, pb_graph **out, pb_error *err)
 {
 	*out = NULL;
 	json_error_t je;

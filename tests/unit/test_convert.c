@@ -6,6 +6,7 @@
 #include "pb_test.h"
 
 #include <dirent.h>
+#include <jansson.h>
 #include <unistd.h>
 
 #include "commands.h"
@@ -41,8 +42,8 @@ static int same_value(const pb_value *a, const pb_value *b, const char *where)
 	for (int64_t k = 0; k < a->numel; k++)
 		if (a->i[k] != b->i[k] || !same_double(a->f[k], b->f[k]))
 			return DIFF("%s: value element %lld differs (%lld/%.17g vs %lld/%.17g)",
-				    where, (long long)k, (long long)a->i[k], a->f[k],
-				    (long long)b->i[k], b->f[k]);
+			            where, (long long)k, (long long)a->i[k], a->f[k],
+			            (long long)b->i[k], b->f[k]);
 	return 1;
 }
 
@@ -53,21 +54,26 @@ static int same_attr(const pb_attr *a, const pb_attr *b, const char *node)
 	if (!same_str(a->name, b->name) || a->type != b->type)
 		return DIFF("%s: name/type differ", where);
 	switch (a->type) {
-	case PB_ATTR_FLOAT: return same_double(a->f, b->f) ? 1 : DIFF("%s: float", where);
-	case PB_ATTR_INT: return a->i == b->i ? 1 : DIFF("%s: int", where);
-	case PB_ATTR_STRING: return same_str(a->s, b->s) ? 1 : DIFF("%s: string", where);
-	case PB_ATTR_TENSOR: return same_value(a->t, b->t, where);
+	case PB_ATTR_FLOAT:
+		return same_double(a->f, b->f) ? 1 : DIFF("%s: float", where);
+	case PB_ATTR_INT:
+		return a->i == b->i ? 1 : DIFF("%s: int", where);
+	case PB_ATTR_STRING:
+		return same_str(a->s, b->s) ? 1 : DIFF("%s: string", where);
+	case PB_ATTR_TENSOR:
+		return same_value(a->t, b->t, where);
 	case PB_ATTR_GRAPH:
 		return a->subgraph_nodes == b->subgraph_nodes ? 1 : DIFF("%s: graph", where);
-	default: break;
+	default:
+		break;
 	}
 	if (a->n != b->n)
 		return DIFF("%s: list length %d vs %d", where, a->n, b->n);
 	for (int k = 0; k < a->n; k++) {
-		int ok = a->type == PB_ATTR_FLOATS   ? same_double(a->floats[k], b->floats[k])
-			 : a->type == PB_ATTR_INTS   ? a->ints[k] == b->ints[k]
-			 : a->type == PB_ATTR_STRINGS ? same_str(a->strings[k], b->strings[k])
-						      : 1;
+		int ok = a->type == PB_ATTR_FLOATS    ? same_double(a->floats[k], b->floats[k])
+		         : a->type == PB_ATTR_INTS    ? a->ints[k] == b->ints[k]
+		         : a->type == PB_ATTR_STRINGS ? same_str(a->strings[k], b->strings[k])
+		                                      : 1;
 		if (!ok)
 			return DIFF("%s: element %d", where, k);
 	}
@@ -98,7 +104,7 @@ static int graph_equal(const pb_graph *a, const pb_graph *b)
 		return DIFF("graph name '%s' vs '%s'", a->name, b->name);
 	if (a->n_nodes != b->n_nodes || a->n_tensors != b->n_tensors)
 		return DIFF("sizes: %d nodes %d tensors vs %d nodes %d tensors", a->n_nodes,
-			    a->n_tensors, b->n_nodes, b->n_tensors);
+		            a->n_tensors, b->n_nodes, b->n_tensors);
 	if (!same_ints(a->inputs, a->n_inputs, b->inputs, b->n_inputs))
 		return DIFF("graph inputs differ");
 	if (!same_ints(a->outputs, a->n_outputs, b->outputs, b->n_outputs))
@@ -118,7 +124,7 @@ static int graph_equal(const pb_graph *a, const pb_graph *b)
 		if (!same_str(x->name, y->name) || !same_str(x->op, y->op) ||
 		    !same_str(x->domain, y->domain))
 			return DIFF("node %d: %s/%s/%s vs %s/%s/%s", i, x->name, x->op, x->domain,
-				    y->name, y->op, y->domain);
+			            y->name, y->op, y->domain);
 		if (!same_ints(x->inputs, x->n_inputs, y->inputs, y->n_inputs) ||
 		    !same_ints(x->outputs, x->n_outputs, y->outputs, y->n_outputs))
 			return DIFF("node %s: inputs/outputs differ", x->name);
@@ -127,10 +133,11 @@ static int graph_equal(const pb_graph *a, const pb_graph *b)
 			return DIFF("node %s: edges differ", x->name);
 		if (x->file_order != y->file_order || x->shape_known != y->shape_known)
 			return DIFF("node %s: file_order %d/%d shape_known %d/%d", x->name,
-				    x->file_order, y->file_order, x->shape_known, y->shape_known);
+			            x->file_order, y->file_order, x->shape_known, y->shape_known);
 		if (!same_cost(&x->cost, &y->cost))
 			return DIFF("node %s: cost macs %.17g/%.17g out_bytes %.17g/%.17g", x->name,
-				    x->cost.macs, y->cost.macs, x->cost.out_bytes, y->cost.out_bytes);
+			            x->cost.macs, y->cost.macs, x->cost.out_bytes,
+			            y->cost.out_bytes);
 		if (x->n_attrs != y->n_attrs)
 			return DIFF("node %s: %d vs %d attrs", x->name, x->n_attrs, y->n_attrs);
 		for (int k = 0; k < x->n_attrs; k++)
@@ -143,19 +150,21 @@ static int graph_equal(const pb_graph *a, const pb_graph *b)
 				return DIFF("node %s: member name %d differs", x->name, m);
 		for (int k = 0; k < x->n_succs; k++)
 			if (!same_double(pb_graph_edge_bytes(a, i, x->succs[k]),
-					 pb_graph_edge_bytes(b, i, y->succs[k])))
+			                 pb_graph_edge_bytes(b, i, y->succs[k])))
 				return DIFF("edge %s -> %s: bytes differ", x->name,
-					    a->nodes[x->succs[k]].name);
+				            a->nodes[x->succs[k]].name);
 		if (pb_graph_find_node(a, x->name) != pb_graph_find_node(b, y->name))
 			return DIFF("node %s: lookup differs", x->name);
 	}
 	for (int t = 0; t < a->n_tensors; t++) {
 		const pb_tensor *x = &a->tensors[t], *y = &b->tensors[t];
 		if (!same_str(x->name, y->name) || x->dtype != y->dtype || x->rank != y->rank)
-			return DIFF("tensor %d (%s): name/dtype/rank differ (%s %d %d vs %s %d %d)", t,
-				    x->name, x->name, x->dtype, x->rank, y->name, y->dtype, y->rank);
+			return DIFF("tensor %d (%s): name/dtype/rank differ (%s %d %d vs %s %d %d)",
+			            t, x->name, x->name, x->dtype, x->rank, y->name, y->dtype,
+			            y->rank);
 		for (int d = 0; d < x->rank; d++)
-			if (x->dims[d] != y->dims[d] || !same_str(x->dim_params[d], y->dim_params[d]))
+			if (x->dims[d] != y->dims[d] ||
+			    !same_str(x->dim_params[d], y->dim_params[d]))
 				return DIFF("tensor %s: dim %d differs", x->name, d);
 		if (x->producer != y->producer ||
 		    !same_ints(x->consumers, x->n_consumers, y->consumers, y->n_consumers))
@@ -362,8 +371,8 @@ static void test_dot_models_round_trip(void **state)
 	}
 	/* edge tensors, unknown shapes, extra attributes, parallel edges */
 	const char *text = "digraph edgy { a [op=MatMul macs=\"2.5G\" kernel=3 ratio=0.25];"
-			   " b [shape=\"?x768\"]; c; a -> b [bytes=10]; a -> b [bytes=3];"
-			   " a -> c; b -> c [bytes=0]; }";
+	                   " b [shape=\"?x768\"]; c; a -> b [bytes=10]; a -> b [bytes=3];"
+	                   " a -> c; b -> c [bytes=0]; }";
 	pb_graph *g = NULL;
 	pb_error err = {0};
 	if (pb_dot_load_buffer(text, strlen(text), "edgy.dot", NULL, &g, &err) != PB_OK)
@@ -402,6 +411,62 @@ static void test_onnx_models_round_trip(void **state)
 	}
 }
 
+/* A JSON graph without shapes and costs (as a hand-made or foreign file would
+ * be) is shape-inferred on loading and gets the same shapes and costs. */
+static void test_reinfer_from_stripped_json(void **state)
+{
+	pb_graph *g = NULL, *h = NULL;
+	pb_error err = {0};
+	char path[512];
+	snprintf(path, sizeof path, "%s/stripped.json", tmpdir);
+	if (pb_graph_load("models/resnet18.onnx", NULL, &g, &err) != PB_OK)
+		fail_msg("%s", err.msg);
+	assert_int_equal(pb_json_graph_save(g, path, &err), PB_OK);
+	json_error_t je;
+	json_t *j = json_load_file(path, 0, &je);
+	assert_non_null(j);
+	size_t i;
+	json_t *o;
+	json_array_foreach(json_object_get(j, "nodes"), i, o)
+	{
+		json_object_del(o, "shape_known");
+		json_object_del(o, "cost");
+		json_object_del(o, "shape");
+	}
+	int stripped = 0;
+	json_array_foreach(json_object_get(j, "tensors"), i, o)
+	{
+		if (!json_is_true(json_object_get(o, "initializer")) &&
+		    g->tensors[i].producer >= 0) {
+			json_object_set_new(o, "shape", json_null());
+			json_object_del(o, "dim_params");
+			json_object_del(o, "value");
+			stripped++;
+		}
+	}
+	assert_true(stripped > 50);
+	assert_int_equal(json_dump_file(j, path, 0), 0);
+	json_decref(j);
+	if (pb_graph_load(path, NULL, &h, &err) != PB_OK)
+		fail_msg("%s", err.msg);
+	assert_int_equal(g->n_nodes, h->n_nodes);
+	char s1[128], s2[128];
+	for (int k = 0; k < g->n_nodes; k++) {
+		const pb_node *x = &g->nodes[k], *y = &h->nodes[k];
+		assert_string_equal(x->name, y->name);
+		if (!same_cost(&x->cost, &y->cost))
+			fail_msg("node %s: cost differs after re-inference", x->name);
+		pb_tensor_shape_str(&g->tensors[x->outputs[0]], s1, sizeof s1);
+		pb_tensor_shape_str(&h->tensors[y->outputs[0]], s2, sizeof s2);
+		assert_string_equal(s1, s2);
+	}
+	assert_true(same_cost(&g->total, &h->total));
+	assert_int_equal(g->n_unknown_shapes, h->n_unknown_shapes);
+	pb_graph_free(g);
+	pb_graph_free(h);
+	unlink(path);
+}
+
 /* The command itself, as the CLI, the TUI and Lua run it. */
 static void test_convert_command(void **state)
 {
@@ -430,7 +495,7 @@ static void test_convert_command(void **state)
 	assert_int_equal(pb_cmd_run_line(&ctx, "convert", &err), PB_EUSAGE);
 	assert_non_null(strstr(err.msg, "-o"));
 	assert_int_equal(pb_cmd_run_line(&ctx, "convert -o /nonexistent/dir/x.json", &err),
-			 PB_EINPUT);
+	                 PB_EINPUT);
 	assert_non_null(strstr(err.msg, "/nonexistent/dir/x.json"));
 	fclose(sink);
 	pb_session_free(s);
@@ -439,11 +504,12 @@ static void test_convert_command(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_equality_detects_changes),
-		cmocka_unit_test(test_rich_graph_round_trip),
-		cmocka_unit_test(test_dot_models_round_trip),
-		cmocka_unit_test(test_onnx_models_round_trip),
-		cmocka_unit_test(test_convert_command),
+	    cmocka_unit_test(test_equality_detects_changes),
+	    cmocka_unit_test(test_rich_graph_round_trip),
+	    cmocka_unit_test(test_dot_models_round_trip),
+	    cmocka_unit_test(test_onnx_models_round_trip),
+	    cmocka_unit_test(test_reinfer_from_stripped_json),
+	    cmocka_unit_test(test_convert_command),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

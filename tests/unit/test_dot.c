@@ -35,8 +35,8 @@ static void test_sample_model(void **state)
 	assert_string_equal(g->name, "tiny_branches");
 	assert_int_equal(g->n_nodes, 9);
 	/* file order is a valid topological order, so it is kept */
-	const char *order[] = {"input", "stem", "b1_a", "b1_b", "b2_a",
-			       "b2_b",  "b3",   "concat", "head"};
+	const char *order[] = {"input", "stem", "b1_a",   "b1_b", "b2_a",
+	                       "b2_b",  "b3",   "concat", "head"};
 	for (int i = 0; i < 9; i++)
 		assert_string_equal(g->nodes[i].name, order[i]);
 	/* node [op=Conv] default and explicit ops */
@@ -61,7 +61,7 @@ static void test_sample_model(void **state)
 	assert_int_equal(concat->n_succs, 1);
 	char buf[64];
 	assert_string_equal(pb_tensor_shape_str(&g->tensors[concat->outputs[0]], buf, sizeof buf),
-			    "1x192x56x56");
+	                    "1x192x56x56");
 	assert_true(fabs(g->total.macs - (5.4e6 + 12.8e6 + 115.6e6 + 192000)) < 1e-3);
 	assert_int_equal(g->n_unknown_shapes, 0);
 	assert_int_equal(g->n_outputs, 1);
@@ -73,15 +73,15 @@ static void test_edge_bytes_without_shapes(void **state)
 {
 	pb_error err = {0};
 	pb_graph *g = load_str("digraph {\n"
-			       "  a [op=MatMul macs=100 out_bytes=50];\n"
-			       "  b [op=Add]; c [op=Add]; d [op=Add];\n"
-			       "  a -> b [bytes=10];\n"
-			       "  a -> b [bytes=5];\n"   /* parallel edges add up */
-			       "  a -> c;\n"             /* carries a's out_bytes */
-			       "  a -> d [bytes=0];\n"   /* a stated 0 stays 0 */
-			       "  b -> d [bytes=\"1K\"];\n"
-			       "}\n",
-			       "eb.dot", &err);
+	                       "  a [op=MatMul macs=100 out_bytes=50];\n"
+	                       "  b [op=Add]; c [op=Add]; d [op=Add];\n"
+	                       "  a -> b [bytes=10];\n"
+	                       "  a -> b [bytes=5];\n" /* parallel edges add up */
+	                       "  a -> c;\n"           /* carries a's out_bytes */
+	                       "  a -> d [bytes=0];\n" /* a stated 0 stays 0 */
+	                       "  b -> d [bytes=\"1K\"];\n"
+	                       "}\n",
+	                       "eb.dot", &err);
 	assert_non_null(g);
 	int a = node(g, "a"), b = node(g, "b"), c = node(g, "c"), d = node(g, "d");
 	assert_true(pb_graph_edge_bytes(g, a, b) == 15);
@@ -104,13 +104,14 @@ static void test_unsorted_and_attrs(void **state)
 	pb_error err = {0};
 	/* c is declared first but consumes b: ids follow the dependencies. Extra
 	 * attributes are kept with a type; Graphviz drawing attributes are not. */
-	pb_graph *g = load_str("strict digraph net {\n"
-			       "  c [op=Relu label=\"C node\" shape=box];\n"
-			       "  b [op=Conv kernel=3 alpha=0.5 pad=same dtype=float16 shape=\"2,8\"];\n"
-			       "  subgraph cluster_x { a [op=Input] }\n"
-			       "  b -> c; a -> b;\n"
-			       "}\n",
-			       "u.gv", &err);
+	pb_graph *g =
+	    load_str("strict digraph net {\n"
+	             "  c [op=Relu label=\"C node\" shape=box];\n"
+	             "  b [op=Conv kernel=3 alpha=0.5 pad=same dtype=float16 shape=\"2,8\"];\n"
+	             "  subgraph cluster_x { a [op=Input] }\n"
+	             "  b -> c; a -> b;\n"
+	             "}\n",
+	             "u.gv", &err);
 	assert_non_null(g);
 	assert_string_equal(g->nodes[0].name, "a");
 	assert_string_equal(g->nodes[1].name, "b");
@@ -152,7 +153,7 @@ static void expect_error(const char *text, const char *must1, const char *must2)
 	if (!strstr(err.msg, "bad.dot") || (must1 && !strstr(err.msg, must1)) ||
 	    (must2 && !strstr(err.msg, must2)))
 		fail_msg("message '%s' lacks '%s'/'%s'", err.msg, must1 ? must1 : "",
-			 must2 ? must2 : "");
+		         must2 ? must2 : "");
 	assert_int_equal(written, 0);
 }
 
@@ -174,6 +175,9 @@ static void test_errors(void **state)
 	expect_error("digraph { a [dtype=float13]; }", "'a'", "dtype");
 	expect_error("digraph { a [label=\"unterminated]; }", NULL, NULL);
 	expect_error("   \n", "empty", NULL);
+	/* an unquoted suffix splits a number in two: the error says so */
+	expect_error("digraph { a [macs=5.4M]; }", "line 1", "badly delimited number '5.4M'");
+	expect_error("digraph { a -> 2K; }", "badly delimited number", NULL);
 	expect_error("this is not dot", NULL, NULL);
 	/* the parser recovers: a valid graph right after an error loads */
 	pb_error err = {0};
@@ -197,7 +201,7 @@ static void test_names_do_not_collide(void **state)
 	pb_error err = {0};
 	/* a node literally named "a->b" and an edge a -> b with bytes */
 	pb_graph *g = load_str("digraph { \"a->b\" [op=X]; a -> b [bytes=7]; \"a->b\" -> b; }",
-			       "names.dot", &err);
+	                       "names.dot", &err);
 	assert_non_null(g);
 	assert_int_equal(g->n_nodes, 3);
 	assert_true(pb_graph_edge_bytes(g, node(g, "a"), node(g, "b")) == 7);
@@ -208,12 +212,12 @@ static void test_names_do_not_collide(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_sample_model),
-		cmocka_unit_test(test_edge_bytes_without_shapes),
-		cmocka_unit_test(test_unsorted_and_attrs),
-		cmocka_unit_test(test_errors),
-		cmocka_unit_test(test_missing_file),
-		cmocka_unit_test(test_names_do_not_collide),
+	    cmocka_unit_test(test_sample_model),
+	    cmocka_unit_test(test_edge_bytes_without_shapes),
+	    cmocka_unit_test(test_unsorted_and_attrs),
+	    cmocka_unit_test(test_errors),
+	    cmocka_unit_test(test_missing_file),
+	    cmocka_unit_test(test_names_do_not_collide),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -26,7 +26,7 @@ static void expect_error(const char *text, const char *must1, const char *must2)
 	if (!strstr(err.msg, "g.json") || (must1 && !strstr(err.msg, must1)) ||
 	    (must2 && !strstr(err.msg, must2)))
 		fail_msg("message '%s' lacks '%s'/'%s'", err.msg, must1 ? must1 : "",
-			 must2 ? must2 : "");
+		         must2 ? must2 : "");
 }
 
 /* The saved file carries nodes with names/ops/members and from/to/bytes edges. */
@@ -70,11 +70,11 @@ static void test_file_fields(void **state)
 	assert_int_equal(json_array_size(mem), 2);
 	assert_string_equal(json_string_value(json_array_get(mem, 1)), "add_b");
 	assert_int_equal(json_integer_value(json_array_get(json_object_get(n1, "member_ids"), 1)),
-			 7);
+	                 7);
 	json_t *n0 = json_array_get(nodes, 0);
 	assert_null(json_object_get(n0, "members"));
 	assert_int_equal(json_integer_value(json_object_get(json_object_get(n0, "cost"), "macs")),
-			 10);
+	                 10);
 	assert_string_equal(json_string_value(json_object_get(n0, "shape")), "2x3");
 	json_t *edges = json_object_get(j, "edges");
 	assert_int_equal(json_array_size(edges), 1);
@@ -91,14 +91,14 @@ static void test_minimal_hand_written(void **state)
 {
 	pb_error err = {0};
 	pb_graph *g = load_str("{\"nodes\": ["
-			       " {\"name\": \"b\", \"op\": \"Relu\", \"inputs\": [\"ta\"],"
-			       "  \"outputs\": [\"tb\"], \"cost\": {\"macs\": 5}},"
-			       " {\"name\": \"a\", \"op\": \"Conv\", \"inputs\": [\"x\"],"
-			       "  \"outputs\": [\"ta\"], \"attrs\": [{\"name\": \"group\","
-			       "  \"type\": \"int\", \"value\": 2}]}],"
-			       " \"inputs\": [\"x\"], \"outputs\": [\"tb\"],"
-			       " \"opsets\": [{\"domain\": \"\", \"version\": 17}]}",
-			       &err);
+	                       " {\"name\": \"b\", \"op\": \"Relu\", \"inputs\": [\"ta\"],"
+	                       "  \"outputs\": [\"tb\"], \"cost\": {\"macs\": 5}},"
+	                       " {\"name\": \"a\", \"op\": \"Conv\", \"inputs\": [\"x\"],"
+	                       "  \"outputs\": [\"ta\"], \"attrs\": [{\"name\": \"group\","
+	                       "  \"type\": \"int\", \"value\": 2}]}],"
+	                       " \"inputs\": [\"x\"], \"outputs\": [\"tb\"],"
+	                       " \"opsets\": [{\"domain\": \"\", \"version\": 17}]}",
+	                       &err);
 	if (!g)
 		fail_msg("%s", err.msg);
 	assert_string_equal(g->format, "json");
@@ -122,36 +122,35 @@ static void test_errors(void **state)
 	expect_error("{\"nodes\": 3}", "nodes", "expected an array");
 	expect_error("{\"nodes\": [{\"name\": \"a\"}]}", "nodes[0].op", "missing");
 	expect_error("{\"nodes\": [{\"name\": \"a\", \"op\": 5}]}", "nodes[0].op", "string");
-	expect_error("{\"nodes\": [{\"op\": \"A\", \"inputs\": [\"x\", 3]}]}",
-		     "nodes[0].inputs[1]", NULL);
+	expect_error("{\"nodes\": [{\"op\": \"A\", \"inputs\": [\"x\", 3]}]}", "nodes[0].inputs[1]",
+	             NULL);
 	expect_error("{\"nodes\": [{\"op\": \"A\", \"cost\": {\"macs\": \"many\"}}]}",
-		     "nodes[0].cost.macs", "number");
+	             "nodes[0].cost.macs", "number");
 	expect_error("{\"nodes\": [{\"op\": \"A\", \"attrs\": [{\"name\": \"k\", \"type\": "
-		     "\"ints\", \"value\": [1, 2.5]}]}]}",
-		     "nodes[0].attrs[0].value[1]", "integer");
+	             "\"ints\", \"value\": [1, 2.5]}]}]}",
+	             "nodes[0].attrs[0].value[1]", "integer");
 	expect_error("{\"nodes\": [{\"op\": \"A\", \"attrs\": [{\"name\": \"k\", \"type\": "
-		     "\"matrix\", \"value\": 1}]}]}",
-		     "nodes[0].attrs[0].type", "matrix");
+	             "\"matrix\", \"value\": 1}]}]}",
+	             "nodes[0].attrs[0].type", "matrix");
 	expect_error("{\"nodes\": [], \"tensors\": [{\"name\": \"t\", \"dtype\": \"float99\"}]}",
-		     "tensors[0].dtype", "float99");
+	             "tensors[0].dtype", "float99");
 	expect_error("{\"nodes\": [], \"tensors\": [{\"name\": \"t\", \"shape\": [1, -7]}]}",
-		     "tensors[0].shape[1]", "range");
+	             "tensors[0].shape[1]", "range");
 	expect_error("{\"nodes\": [], \"tensors\": [{\"name\": \"t\"}, {\"name\": \"t\"}]}",
-		     "tensors[1]", "twice");
+	             "tensors[1]", "twice");
 	expect_error("{\"nodes\": [], \"tensors\": [{\"name\": \"t\", \"value\": {\"dtype\": "
-		     "\"int64\", \"dims\": [3], \"data\": [1, 2]}}]}",
-		     "tensors[0].value.data", "3");
-	expect_error("{\"nodes\": [{\"op\": \"A\", \"inputs\": [\"nowhere\"]}]}", "nowhere",
-		     NULL);
+	             "\"int64\", \"dims\": [3], \"data\": [1, 2]}}]}",
+	             "tensors[0].value.data", "3");
+	expect_error("{\"nodes\": [{\"op\": \"A\", \"inputs\": [\"nowhere\"]}]}", "nowhere", NULL);
 	expect_error("{\"nodes\": [{\"name\": \"p\", \"op\": \"A\", \"inputs\": [\"tq\"], "
-		     "\"outputs\": [\"tp\"]}, {\"name\": \"q\", \"op\": \"A\", \"inputs\": "
-		     "[\"tp\"], \"outputs\": [\"tq\"]}]}",
-		     "cycle", NULL);
+	             "\"outputs\": [\"tp\"]}, {\"name\": \"q\", \"op\": \"A\", \"inputs\": "
+	             "[\"tp\"], \"outputs\": [\"tq\"]}]}",
+	             "cycle", NULL);
 	expect_error("{\"format\": \"partbench-plan\", \"nodes\": []}", "plan", NULL);
 	expect_error("{\"version\": 99, \"nodes\": []}", "version", NULL);
 	expect_error("{\"nodes\": [], \"nodes\": []}", "duplicate", NULL);
 	expect_error("{\"nodes\": [{\"op\": \"A\", \"members\": [\"a\"], \"member_ids\": []}]}",
-		     "nodes[0].member_ids", NULL);
+	             "nodes[0].member_ids", NULL);
 }
 
 static void test_missing_file(void **state)
@@ -165,10 +164,10 @@ static void test_missing_file(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_file_fields),
-		cmocka_unit_test(test_minimal_hand_written),
-		cmocka_unit_test(test_errors),
-		cmocka_unit_test(test_missing_file),
+	    cmocka_unit_test(test_file_fields),
+	    cmocka_unit_test(test_minimal_hand_written),
+	    cmocka_unit_test(test_errors),
+	    cmocka_unit_test(test_missing_file),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
