@@ -771,6 +771,12 @@ static int rd_tensor(rd *r, pb_builder *b, int tid, const json_t *o)
 		int64_t dims[PB_MAX_RANK];
 		size_t old = rd_push_key(r, "shape");
 		rc = rd_dims(r, shape, &rank, dims, PB_DIM_UNKNOWN);
+		/* element counts are int64 products everywhere: keep them finite */
+		double numel = 1;
+		for (int i = 0; rc == PB_OK && i < rank; i++)
+			numel *= dims[i] > 0 ? (double)dims[i] : 1;
+		if (rc == PB_OK && numel > 4e18)
+			rc = rd_fail(r, "%g elements is more than a tensor can hold", numel);
 		rd_pop(r, old);
 		if (rc)
 			return rc;
