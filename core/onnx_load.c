@@ -1,12 +1,17 @@
 /*
  * onnx_load.c — ONNX (.onnx) model loader, structure only.
  *
- * The file is decoded with the protobuf-c bindings generated at build time from
- * the system's onnx.proto (onnx.pb-c.h). The decoded message lives only for the
- * duration of the load: everything partbench needs is copied into a pb_builder
- * and the message is freed before shape inference runs.
+ * Decoding: the file is memory-mapped. The ModelProto and GraphProto framing
+ * is walked by hand (wire format: field key, varint length) only to record
+ * where each opset_import, graph input/output, initializer, value_info and
+ * node sits (layout_scan). Each of those parts is then decoded on its own by
+ * the protobuf-c bindings generated at build time from the system's
+ * onnx.proto (onnx.pb-c.h), into a bump arena that is reset after every part.
+ * So the fully decoded model never exists at once: memory is the file plus
+ * the largest single part (one inline weight) plus the graph, and decoding
+ * costs no per-field malloc/free.
  *
- * What is kept:
+ * What is kept (copied into a pb_builder):
  *  - opset versions per domain, graph inputs/outputs, value_info shapes (they
  *    seed shape inference, see shape.c);
  *  - initializers: name, dtype, dims, external or not. Their bytes are never
@@ -20,11 +25,15 @@
  *  - If/Loop/Scan bodies stay opaque: the node is kept as one node and its
  *    GRAPH attribute records the body's node count (subgraph_nodes).
  *
- * Errors: an empty, truncated or non-protobuf file, a model without a graph,
- * nodes without op_type, unnamed tensors and raw_data of the wrong size all
- * give a message naming the file and the problem. When protobuf-c refuses the
- * bytes, a small wire-format scan of the top level says whether the file is
- * truncated or not protobuf at all.
+ * Parts are processed in a fixed order whatever the file order: opsets,
+ * inputs, initializers (their dims win over an input's declared type),
+ * value_info, nodes, outputs.
+ *
+ * Errors: an empty file, a truncated file or one that is not protobuf (byte
+ * offset of the bad field), a model without a graph, a part that protobuf-c
+ * rejects (its index and byte range), nodes without op_type, unnamed tensors
+ * and raw_data of the wrong size all give a message naming the file and the
+ * problem.
  */
 #include <errno.h>
 #include <fcntl.h>

@@ -278,7 +278,7 @@ int pb_shape_unresolved_inputs(const pb_graph *g, char *buf, size_t len)
 			doff += (size_t)w;
 		}
 		if (len > off) {
-			int w = snprintf(buf + off, len - off, "%s%s=[%s]", count ? ", " : "", t->name,
+			int w = snprintf(buf + off, len - off, "%s%s=%s", count ? " " : "", t->name,
 					 dims);
 			if (w > 0)
 				off += (size_t)w < len - off ? (size_t)w : len - off - 1;

@@ -20,8 +20,10 @@ int pb_shape_infer(pb_graph *g, pb_error *err);
 /* 1 if shape inference has a rule for this operator (default domain). */
 int pb_shape_op_supported(const char *op);
 
-/* Names of the symbolic input dims left without a concrete value, for the
- * "use --input" hint; writes at most len bytes, returns the count. */
+/* The model inputs whose dims are not all concrete, for the "use --input"
+ * hint, as space-separated --input templates ("x=batch,3,h,w"; a dim without
+ * a name is "?", an input without a shape "x=unknown rank"). Writes at most
+ * len bytes; returns the number of such inputs. */
 int pb_shape_unresolved_inputs(const pb_graph *g, char *buf, size_t len);
 
 /* Einsum helper shared with cost.c: extent of every subscript label of node

@@ -57,6 +57,9 @@ static json_t *totals_json(const pb_graph *g)
 	json_object_set_new(t, "param_bytes", json_real(g->total.param_bytes));
 	json_object_set_new(t, "activation_bytes", json_real(g->total.out_bytes));
 	json_object_set_new(t, "unknown_shapes", json_integer(g->n_unknown_shapes));
+	char names[512];
+	if (pb_shape_unresolved_inputs(g, names, sizeof names))
+		json_object_set_new(t, "unresolved_inputs", json_string(names));
 	return t;
 }
 
@@ -132,11 +135,21 @@ static int cmd_info(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, pb
 			"activations %sB\n",
 			g->path, g->n_nodes, g->n_tensors, m, g->total.macs / 1e9, f, p, b);
 		if (g->n_unknown_shapes) {
-			char names[256];
+			char names[512];
 			int k = pb_shape_unresolved_inputs(g, names, sizeof names);
-			fprintf(ctx->out, "warning: %d nodes have outputs of unknown shape%s%s%s\n",
-				g->n_unknown_shapes, k ? "; symbolic input dims without a value: " : "",
-				k ? names : "", k ? " (set them with --input NAME=D1,D2,...)" : "");
+			fprintf(ctx->out, "warning: %d nodes have outputs of unknown shape\n",
+				g->n_unknown_shapes);
+			if (k) {
+				char first[256];
+				snprintf(first, sizeof first, "%s", names);
+				char *sp = strchr(first, ' ');
+				if (sp)
+					*sp = '\0';
+				fprintf(ctx->out,
+					"hint: input dims without a value: %s\n"
+					"      rerun with --input %s (the names replaced by sizes)%s\n",
+					names, first, k > 1 ? ", one --input per input" : "");
+			}
 		}
 	}
 	free(idx);
