@@ -789,9 +789,8 @@ int64_t pb_tensor_numel(const pb_tensor *t)
 		return -1;
 	int64_t n = 1;
 	for (int i = 0; i < t->rank; i++) {
-		if (t->dims[i] < 0)
-			return -1;
-		n *= t->dims[i];
+		if (t->dims[i] < 0 || __builtin_mul_overflow(n, t->dims[i], &n))
+			return -1; /* unknown, or too large to be a real tensor */
 	}
 	return n;
 }

@@ -50,6 +50,7 @@
 #include "onnx.pb-c.h"
 
 #define ONNX_FLOAT_VALUE_MAX 1024
+#define ONNX_DIM_MAX ((int64_t)1 << 40) /* larger dims are malformed input */
 
 /* ---------------------------------------------------------------- arena */
 
@@ -391,8 +392,12 @@ static int tensor_check(const Onnx__TensorProto *t, const char *file, const char
 		return pb_err(err, PB_EINPUT, "%s: %s '%s' has rank %zu (partbench supports up to %d)",
 			      file, what, nm, t->n_dims, PB_MAX_RANK);
 	int64_t n = tensor_numel(t);
+	for (size_t i = 0; i < t->n_dims && n >= 0; i++)
+		if (t->dims[i] > ONNX_DIM_MAX)
+			n = -1;
 	if (n < 0)
-		return pb_err(err, PB_EINPUT, "%s: %s '%s' has invalid dims", file, what, nm);
+		return pb_err(err, PB_EINPUT, "%s: %s '%s' has invalid dims (negative or too large)",
+			      file, what, nm);
 	if (is_external(t))
 		return PB_OK;
 	int dt = t->data_type, sz = pb_dtype_size(dt);
@@ -503,7 +508,7 @@ static void set_type(pb_builder *b, int tid, const Onnx__TypeProto *tp)
 		dims[i] = PB_DIM_UNKNOWN;
 		params[i] = NULL;
 		if (d->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE &&
-		    d->dim_value >= 0)
+		    d->dim_value >= 0 && d->dim_value <= ONNX_DIM_MAX)
 			dims[i] = d->dim_value;
 		else if (d->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM &&
 			 d->dim_param && *d->dim_param)
@@ -709,6 +714,11 @@ static int build_graph(pb_builder *b, decoder *d, const layout *l, const char *f
 		if (m_->n_dims > PB_MAX_RANK)
 			return pb_err(err, PB_EINPUT, "%s: sparse initializer '%s' has rank %zu", file,
 				      vals->name, m_->n_dims);
+		for (size_t k = 0; k < m_->n_dims; k++)
+			if (m_->dims[k] < 0 || m_->dims[k] > ONNX_DIM_MAX)
+				return pb_err(err, PB_EINPUT,
+					      "%s: sparse initializer '%s' has invalid dims", file,
+					      vals->name);
 		int tid = pb_builder_tensor(b, vals->name);
 		pb_builder_initializer(b, tid, 0);
 		pb_builder_set_shape(b, tid, vals->data_type, (int)m_->n_dims, m_->dims, NULL);

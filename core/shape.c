@@ -17,6 +17,7 @@
  */
 #include "shape.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +25,26 @@
 #include "shape_rules.h"
 
 /* ---------------------------------------------------------------- helpers */
+
+int64_t pb_sx_mul(int64_t a, int64_t b)
+{
+	int64_t r;
+	if (a < 0 || b < 0 || __builtin_mul_overflow(a, b, &r) || r > PB_SX_BIG)
+		return -1;
+	return r;
+}
+
+int64_t pb_sx_clamp(int64_t v)
+{
+	return v > PB_SX_BIG ? PB_SX_BIG : (v < -PB_SX_BIG ? -PB_SX_BIG : v);
+}
+
+int64_t pb_sx_dim(double v)
+{
+	if (!(v >= 0 && v <= (double)PB_SX_BIG)) /* also rejects NaN */
+		return -1;
+	return (int64_t)floor(v);
+}
 
 pb_tensor *pb_sx_in(const pb_sx *c, int i)
 {
@@ -74,14 +95,14 @@ int pb_sx_ints(const pb_sx *c, int i, const char *attr, int64_t *out, int max, i
 			return -1;
 		*n = (int)t->value->numel;
 		for (int k = 0; k < *n; k++)
-			out[k] = t->value->i[k];
+			out[k] = pb_sx_clamp(t->value->i[k]);
 		return 1;
 	}
 	if (attr) {
 		const pb_attr *a = pb_node_attr(c->n, attr);
 		if (a) {
 			if (a->type == PB_ATTR_INT) {
-				out[0] = a->i;
+				out[0] = pb_sx_clamp(a->i);
 				*n = 1;
 				return 1;
 			}
@@ -89,7 +110,10 @@ int pb_sx_ints(const pb_sx *c, int i, const char *attr, int64_t *out, int max, i
 				return -1;
 			*n = a->n;
 			for (int k = 0; k < a->n; k++)
-				out[k] = a->ints ? a->ints[k] : (int64_t)a->floats[k];
+				out[k] = a->ints ? pb_sx_clamp(a->ints[k])
+						 : (isnan(a->floats[k]) ? 0
+						    : (int64_t)fmax(fmin(a->floats[k], (double)PB_SX_BIG),
+								    -(double)PB_SX_BIG));
 			return 1;
 		}
 	}
@@ -138,11 +162,8 @@ int pb_sx_axis(int64_t axis, int rank)
 int64_t pb_sx_prod(const int64_t *dims, int from, int to)
 {
 	int64_t p = 1;
-	for (int i = from; i < to; i++) {
-		if (dims[i] < 0)
-			return -1;
-		p *= dims[i];
-	}
+	for (int i = from; i < to && p >= 0; i++)
+		p = pb_sx_mul(p, dims[i]);
 	return p;
 }
 
@@ -228,6 +249,10 @@ static void infer_node(pb_graph *g, int id, int64_t opset)
 	int known = 1;
 	for (int k = 0; k < n->n_outputs; k++) {
 		pb_tensor *t = pb_sx_out(&c, k);
+		/* Implausible dims (malformed files) become unknown. */
+		for (int i = 0; t && i < t->rank; i++)
+			if (t->dims[i] > PB_SX_BIG)
+				t->dims[i] = PB_DIM_UNKNOWN;
 		if (t && pb_tensor_numel(t) < 0)
 			known = 0;
 	}

@@ -148,10 +148,14 @@ static int64_t ipow(int64_t a, int64_t b)
 {
 	if (b < 0)
 		return a == 1 ? 1 : (a == -1 ? (b % 2 ? -1 : 1) : 0);
-	int64_t r = 1;
-	while (b-- > 0 && r != 0)
-		r *= a;
-	return r;
+	/* Square-and-multiply with wrap-around (as a fixed-width runtime). */
+	uint64_t r = 1, base = (uint64_t)a;
+	for (uint64_t e = (uint64_t)b; e; e >>= 1) {
+		if (e & 1)
+			r *= base;
+		base *= base;
+	}
+	return (int64_t)r;
 }
 
 /* One step of a binary op; the result goes to out element k. */
@@ -291,10 +295,11 @@ static int eval_unary(pb_sx *c)
 	for (int64_t k = 0; k < x->numel; k++) {
 		double f = x->f[k];
 		int64_t i = x->i[k];
+		int64_t neg = (int64_t)(0 - (uint64_t)i); /* wraps like the runtime */
 		if (strcmp(op, "Neg") == 0) {
-			set_elem(o, k, -f, -i, fl);
+			set_elem(o, k, -f, neg, fl);
 		} else if (strcmp(op, "Abs") == 0) {
-			set_elem(o, k, fabs(f), i < 0 ? -i : i, fl);
+			set_elem(o, k, fabs(f), i < 0 ? neg : i, fl);
 		} else if (strcmp(op, "Floor") == 0) {
 			set_elem(o, k, floor(f), i, fl);
 		} else if (strcmp(op, "Ceil") == 0) {
@@ -351,10 +356,7 @@ static int eval_clip(pb_sx *c)
 	for (int64_t k = 0; k < x->numel; k++) {
 		double f = x->f[k];
 		f = f < lo ? lo : (f > hi ? hi : f);
-		if (is_float(x->dtype))
-			set_elem(o, k, f, 0, 1);
-		else
-			set_elem(o, k, 0, (int64_t)f, 0);
+		set_elem(o, k, f, 0, 1); /* guarded conversion for integer outputs */
 	}
 	attach(c, 0, o);
 	return 1;
@@ -384,7 +386,7 @@ static int eval_shape(pb_sx *c)
 	pb_tensor *x = pb_sx_in(c, 0), *o = pb_sx_out(c, 0);
 	if (!x || x->rank < 0 || !o || o->rank != 1 || o->dims[0] < 0)
 		return 0;
-	int64_t s = pb_node_attr_int(c->n, "start", 0);
+	int64_t s = pb_sx_clamp(pb_node_attr_int(c->n, "start", 0));
 	if (s < 0)
 		s += x->rank;
 	if (s < 0)
@@ -477,7 +479,8 @@ static int eval_range(pb_sx *c)
 		if (is_float(s->dtype))
 			set_elem(v, k, s->f[0] + (double)k * d->f[0], 0, 1);
 		else
-			set_elem(v, k, 0, s->i[0] + k * d->i[0], 0);
+			set_elem(v, k, 0,
+				 (int64_t)((uint64_t)s->i[0] + (uint64_t)k * (uint64_t)d->i[0]), 0);
 	}
 	attach(c, 0, v);
 	return 1;
@@ -784,10 +787,10 @@ static int eval_reduce(pb_sx *c)
 		double f = x->f[e];
 		int64_t v = x->i[e];
 		switch (kind) {
-		case 1: acc[k] *= f; iacc[k] *= v; break;
+		case 1: acc[k] *= f; iacc[k] = (int64_t)((uint64_t)iacc[k] * (uint64_t)v); break;
 		case 2: acc[k] = f > acc[k] ? f : acc[k]; iacc[k] = v > iacc[k] ? v : iacc[k]; break;
 		case 3: acc[k] = f < acc[k] ? f : acc[k]; iacc[k] = v < iacc[k] ? v : iacc[k]; break;
-		default: acc[k] += f; iacc[k] += v; break;
+		default: acc[k] += f; iacc[k] = (int64_t)((uint64_t)iacc[k] + (uint64_t)v); break;
 		}
 		next_index(idx, x->rank, x->dims);
 	}

@@ -27,7 +27,7 @@ static void attr_list(const pb_node *n, const char *name, int64_t *out, int coun
 {
 	const pb_attr *a = pb_node_attr(n, name);
 	for (int i = 0; i < count; i++)
-		out[i] = (a && a->ints && i < a->n) ? a->ints[i] : dflt;
+		out[i] = pb_sx_clamp((a && a->ints && i < a->n) ? a->ints[i] : dflt);
 }
 
 static int64_t div_floor(int64_t a, int64_t b)
@@ -53,7 +53,8 @@ static void window_dims(const pb_node *n, const pb_tensor *x, const int64_t *ker
 	const char *ap = pb_node_attr_str(n, "auto_pad", "NOTSET");
 	for (int i = 0; i < ns; i++) {
 		int64_t in = x->dims[2 + i], k = kernel[i], s = strides[i] > 0 ? strides[i] : 1;
-		if (in < 0 || k < 0) {
+		/* Real kernels and dilations are small; huge ones are malformed. */
+		if (in < 0 || k < 0 || k > (1 << 20) || dil[i] < 0 || dil[i] > (1 << 20)) {
 			out[i] = -1;
 			continue;
 		}
@@ -133,7 +134,7 @@ static int rule_conv_transpose(pb_sx *c)
 	const char *ap = pb_node_attr_str(c->n, "auto_pad", "NOTSET");
 	int64_t group = pb_node_attr_int(c->n, "group", 1);
 	d[0] = x->dims[0];
-	d[1] = (has_shape(w) && w->dims[1] >= 0) ? w->dims[1] * group : -1;
+	d[1] = has_shape(w) ? pb_sx_mul(w->dims[1], group) : -1;
 	if (os && os->ints && os->n >= ns) {
 		attr_list(c->n, "output_shape", oshape, ns, -1);
 		for (int i = 0; i < ns; i++)
@@ -141,7 +142,8 @@ static int rule_conv_transpose(pb_sx *c)
 	} else {
 		for (int i = 0; i < ns; i++) {
 			int64_t in = x->dims[2 + i];
-			if (in < 0 || kernel[i] < 0)
+			if (in < 0 || kernel[i] < 0 || kernel[i] > (1 << 20) || dil[i] < 0 ||
+			    dil[i] > (1 << 20) || strides[i] < 0 || strides[i] > (1 << 20))
 				d[2 + i] = -1;
 			else if (strcmp(ap, "SAME_UPPER") == 0 || strcmp(ap, "SAME_LOWER") == 0)
 				d[2 + i] = in * strides[i];

@@ -166,10 +166,8 @@ static int rule_reshape(pb_sx *c)
 		}
 		if (shp[i] == 0 && !allowzero)
 			shp[i] = (x && i < x->rank) ? x->dims[i] : -1; /* copy (maybe unknown) */
-		if (shp[i] < 0)
+		if (shp[i] < 0 || (known = pb_sx_mul(known, shp[i])) < 0)
 			unknown = 1;
-		else
-			known *= shp[i];
 	}
 	if (neg >= 0) {
 		int64_t total = has_shape(x) ? pb_sx_prod(x->dims, 0, x->rank) : -1;
@@ -462,10 +460,11 @@ static int rule_gather_nd(pb_sx *c)
 	pb_tensor *x = pb_sx_in(c, 0), *idx = pb_sx_in(c, 1);
 	if (!has_shape(x) || !has_shape(idx) || idx->rank < 1)
 		return 0;
-	int b = (int)pb_node_attr_int(c->n, "batch_dims", 0);
+	int64_t bd = pb_node_attr_int(c->n, "batch_dims", 0);
 	int64_t last = idx->dims[idx->rank - 1];
-	if (last < 0)
+	if (last < 0 || last > PB_MAX_RANK || bd < 0 || bd > PB_MAX_RANK)
 		return 0;
+	int b = (int)bd;
 	int r = idx->rank - 1 + x->rank - b - (int)last;
 	if (r < 0 || r > PB_MAX_RANK)
 		return 0;
@@ -519,7 +518,7 @@ static int rule_tile(pb_sx *c)
 	}
 	int64_t d[PB_MAX_RANK];
 	for (int i = 0; i < n; i++)
-		d[i] = x->dims[i] >= 0 ? x->dims[i] * rep[i] : -1;
+		d[i] = pb_sx_mul(x->dims[i], rep[i]);
 	pb_sx_set(o, x->dtype, n, d);
 	return 1;
 }
@@ -563,7 +562,8 @@ static int rule_shape(pb_sx *c)
 	pb_tensor *x = pb_sx_in(c, 0);
 	if (!has_shape(x))
 		return 0;
-	int64_t s = pb_node_attr_int(c->n, "start", 0), e = pb_node_attr_int(c->n, "end", x->rank);
+	int64_t s = pb_sx_clamp(pb_node_attr_int(c->n, "start", 0));
+	int64_t e = pb_sx_clamp(pb_node_attr_int(c->n, "end", x->rank));
 	if (s < 0)
 		s += x->rank;
 	if (e < 0)
@@ -640,7 +640,7 @@ static int rule_range(pb_sx *c)
 		return 1;
 	}
 	double n = ceil((l->f[0] - s->f[0]) / d->f[0]);
-	int64_t len = (isfinite(n) && n > 0) ? (int64_t)n : 0;
+	int64_t len = n > 0 ? pb_sx_dim(n) : (n <= 0 ? 0 : -1); /* -1: NaN or huge */
 	pb_sx_set(pb_sx_out(c, 0), dt, 1, &len);
 	return 1;
 }
@@ -739,7 +739,7 @@ static int rule_onehot(pb_sx *c)
 		return 0;
 	int64_t d[PB_MAX_RANK];
 	for (int i = 0, j = 0; i < r; i++)
-		d[i] = i == a ? (depth && depth->numel >= 1 ? (int64_t)depth->f[0] : -1)
+		d[i] = i == a ? (depth && depth->numel >= 1 ? pb_sx_dim(depth->f[0]) : -1)
 			      : idx->dims[j++];
 	pb_sx_set(pb_sx_out(c, 0), vals ? vals->dtype : 0, r, d);
 	return 1;
@@ -748,11 +748,11 @@ static int rule_onehot(pb_sx *c)
 static int rule_depth_to_space(pb_sx *c)
 {
 	pb_tensor *x = pb_sx_in(c, 0);
-	int64_t b = pb_node_attr_int(c->n, "blocksize", 0);
-	if (!has_shape(x) || x->rank != 4 || b <= 0)
+	int64_t b = pb_node_attr_int(c->n, "blocksize", 0), bb = pb_sx_mul(b, b);
+	if (!has_shape(x) || x->rank != 4 || b <= 0 || bb <= 0)
 		return 0;
-	int64_t d[4] = {x->dims[0], x->dims[1] >= 0 ? x->dims[1] / (b * b) : -1,
-			x->dims[2] >= 0 ? x->dims[2] * b : -1, x->dims[3] >= 0 ? x->dims[3] * b : -1};
+	int64_t d[4] = {x->dims[0], x->dims[1] >= 0 ? x->dims[1] / bb : -1,
+			pb_sx_mul(x->dims[2], b), pb_sx_mul(x->dims[3], b)};
 	pb_sx_set(pb_sx_out(c, 0), x->dtype, 4, d);
 	return 1;
 }
@@ -760,10 +760,10 @@ static int rule_depth_to_space(pb_sx *c)
 static int rule_space_to_depth(pb_sx *c)
 {
 	pb_tensor *x = pb_sx_in(c, 0);
-	int64_t b = pb_node_attr_int(c->n, "blocksize", 0);
-	if (!has_shape(x) || x->rank != 4 || b <= 0)
+	int64_t b = pb_node_attr_int(c->n, "blocksize", 0), bb = pb_sx_mul(b, b);
+	if (!has_shape(x) || x->rank != 4 || b <= 0 || bb <= 0)
 		return 0;
-	int64_t d[4] = {x->dims[0], x->dims[1] >= 0 ? x->dims[1] * b * b : -1,
+	int64_t d[4] = {x->dims[0], pb_sx_mul(x->dims[1], bb),
 			x->dims[2] >= 0 ? x->dims[2] / b : -1, x->dims[3] >= 0 ? x->dims[3] / b : -1};
 	pb_sx_set(pb_sx_out(c, 0), x->dtype, 4, d);
 	return 1;
@@ -828,7 +828,7 @@ static int rule_resize(pb_sx *c)
 			}
 			for (int k = 0; k < na; k++) {
 				int a = pb_sx_axis(axes[k], x->rank);
-				d[a] = (int64_t)floor(s * (double)x->dims[a] + 0.5);
+				d[a] = pb_sx_dim(floor(s * (double)x->dims[a] + 0.5));
 			}
 		} else {
 			for (int k = 0; k < na; k++) {
@@ -847,7 +847,7 @@ static int rule_resize(pb_sx *c)
 			if (a < 0)
 				return 0;
 			double s = scales ? scales->f[k] : attr_scales[k];
-			d[a] = x->dims[a] >= 0 ? (int64_t)floor((double)x->dims[a] * s + 1e-9) : -1;
+			d[a] = x->dims[a] >= 0 ? pb_sx_dim((double)x->dims[a] * s + 1e-9) : -1;
 		}
 	} else {
 		pb_sx_set(o, x->dtype, x->rank, NULL);

@@ -30,6 +30,18 @@ typedef struct pb_shape_rule_entry {
 extern const pb_shape_rule_entry pb_shape_rules_tensor[];
 extern const pb_shape_rule_entry pb_shape_rules_nn[];
 
+/* Largest dim (and |number| read from attributes or shape tensors) that
+ * shape arithmetic accepts: 2^40. Anything larger is malformed input; the
+ * clamp keeps every sum and product of a few such numbers inside int64. */
+#define PB_SX_BIG ((int64_t)1 << 40)
+
+/* a * b, or -1 when either is unknown (< 0) or the product exceeds PB_SX_BIG. */
+int64_t pb_sx_mul(int64_t a, int64_t b);
+/* v clamped to [-PB_SX_BIG, PB_SX_BIG]. */
+int64_t pb_sx_clamp(int64_t v);
+/* A double as a dim: floor(v) if 0 <= v <= PB_SX_BIG, else -1. */
+int64_t pb_sx_dim(double v);
+
 /* Input/output tensor i, NULL when absent or omitted. */
 pb_tensor *pb_sx_in(const pb_sx *c, int i);
 pb_tensor *pb_sx_out(const pb_sx *c, int i);
