@@ -171,7 +171,8 @@ int64_t pb_sx_prod(const int64_t *dims, int from, int to)
 
 static pb_shape_rule find_rule(const char *op)
 {
-	const pb_shape_rule_entry *tables[] = {pb_shape_rules_tensor, pb_shape_rules_nn};
+	const pb_shape_rule_entry *tables[] = {pb_shape_rules_tensor, pb_shape_rules_nn,
+						pb_shape_rules_extra};
 	for (size_t t = 0; t < sizeof tables / sizeof *tables; t++)
 		for (const pb_shape_rule_entry *e = tables[t]; e->op; e++)
 			if (e->op[0] == op[0] && strcmp(e->op, op) == 0)
@@ -195,7 +196,10 @@ static void infer_node(pb_graph *g, int id, int64_t opset)
 	pb_sx c = {g, n, opset};
 	declared decl[8];
 	int nd = n->n_outputs < 8 ? n->n_outputs : 8;
-	int is_default = n->domain[0] == '\0';
+	/* The default domain, and the training operators' preview domain whose
+	 * rules live in the same tables (Adagrad, Adam, Momentum). */
+	int is_default = n->domain[0] == '\0' ||
+			 strcmp(n->domain, "ai.onnx.preview.training") == 0;
 	pb_shape_rule rule = is_default ? find_rule(n->op) : NULL;
 
 	for (int k = 0; k < nd; k++) {

@@ -29,6 +29,7 @@ typedef struct pb_shape_rule_entry {
 /* Rule tables (NULL-terminated), one per operator family. */
 extern const pb_shape_rule_entry pb_shape_rules_tensor[];
 extern const pb_shape_rule_entry pb_shape_rules_nn[];
+extern const pb_shape_rule_entry pb_shape_rules_extra[];
 
 /* Largest dim (and |number| read from attributes or shape tensors) that
  * shape arithmetic accepts: 2^40. Anything larger is malformed input; the

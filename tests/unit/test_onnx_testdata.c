@@ -92,7 +92,8 @@ static int run_one(const char *name, op_count *ops, int *n_ops, int *loaded, int
 	int supported = 1;
 	for (size_t i = 0; i < gp->n_node; i++) {
 		const Onnx__NodeProto *n = gp->node[i];
-		int dflt = !n->domain || !*n->domain || strcmp(n->domain, "ai.onnx") == 0;
+		int dflt = !n->domain || !*n->domain || strcmp(n->domain, "ai.onnx") == 0 ||
+			   strcmp(n->domain, "ai.onnx.preview.training") == 0;
 		if (!dflt || !pb_shape_op_supported(n->op_type)) {
 			supported = 0;
 			note_op(ops, n_ops, n->op_type ? n->op_type : "?");
