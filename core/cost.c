@@ -10,7 +10,10 @@
  *   - Gemm: M * N * K;  MatMul / MatMulInteger / QLinearMatMul: numel(Y) * K
  *     (batch dims broadcast, so attention matmuls count in full);
  *   - Einsum with two or more operands: product of the extents of all
- *     distinct labels (output and contracted).
+ *     distinct labels (output and contracted);
+ *   - RNN / GRU / LSTM: seq * batch * directions * gates * hidden *
+ *     (input + hidden), gates = 1 / 3 / 4 (the input and recurrent matmuls
+ *     of every step; the element-wise gate arithmetic is not counted).
  *  FLOPs: 2 * MACs for those (plus one add per output element when a bias is
  *   given); for the other operators, per element of the output unless noted:
  *   - element-wise arithmetic, comparisons, activations, Clip, Where: 1;
@@ -94,6 +97,15 @@ static double node_macs(const pb_graph *g, const pb_node *n)
 		int64_t k = a->dims[a->rank - 1];
 		return k < 0 ? 0 : numel(tout(g, n, 0)) * (double)k;
 	}
+	if (strcmp(op, "RNN") == 0 || strcmp(op, "GRU") == 0 || strcmp(op, "LSTM") == 0) {
+		const pb_tensor *x = tin(g, n, 0), *y = tout(g, n, 0);
+		if (!x || x->rank != 3 || !y || y->rank != 4 || x->dims[2] < 0 || y->dims[3] <= 0)
+			return 0;
+		double gates = op[0] == 'R' ? 1 : (op[0] == 'G' ? 3 : 4);
+		double in = (double)x->dims[2], h = (double)y->dims[3];
+		double steps = numel(y) / h; /* seq * directions * batch */
+		return steps * gates * h * (in + h);
+	}
 	if (strcmp(op, "Einsum") == 0 && n->n_inputs >= 2) {
 		int64_t ext[128];
 		char labels[PB_MAX_RANK];
@@ -172,7 +184,8 @@ static double node_flops(const pb_graph *g, const pb_node *n, double macs)
 		return out * (strcmp(mode, "nearest") == 0 ? 1 : 4);
 	}
 	if (strcmp(op, "Einsum") == 0 || strcmp(op, "MatMul") == 0 || strcmp(op, "Gemm") == 0 ||
-	    strcmp(op, "Conv") == 0 || strcmp(op, "ConvTranspose") == 0)
+	    strcmp(op, "Conv") == 0 || strcmp(op, "ConvTranspose") == 0 ||
+	    strcmp(op, "RNN") == 0 || strcmp(op, "GRU") == 0 || strcmp(op, "LSTM") == 0)
 		return 0; /* MAC operator whose shapes are unknown */
 	return out;
 }

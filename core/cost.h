@@ -3,7 +3,8 @@
  *
  * Conventions (docs/formats.md repeats them):
  *  - MACs: Conv/ConvTranspose = out_numel * (C_in/group) * prod(kernel);
- *    Gemm/MatMul = batch * M * N * K; Einsum = product of all index extents.
+ *    Gemm/MatMul = batch * M * N * K; Einsum = product of all index extents;
+ *    RNN/GRU/LSTM = steps * directions * batch * gates * hidden * (in + hidden).
  *  - FLOPs: 2 * MACs for MAC operators (+ bias adds); element-wise ops count one
  *    FLOP per output element (see cost.c for the per-op table).
  *  - params: elements of the node's initializer inputs.

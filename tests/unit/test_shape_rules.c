@@ -519,6 +519,31 @@ static void test_pools_and_gemm(void **state)
 	mb_free(&b);
 }
 
+static void test_lstm_shapes_and_macs(void **state)
+{
+	for (int dirs = 1; dirs <= 2; dirs++) {
+		mb b;
+		mb_init(&b, 14);
+		int64_t xd[3] = {5, 2, 3}, wd[3] = {dirs, 16, 3}, rd[3] = {dirs, 16, 4};
+		mb_input(&b, "x", PB_DT_FLOAT, 3, xd, NULL);
+		mb_weight(&b, "w", 3, wd);
+		mb_weight(&b, "r", 3, rd);
+		mb_node(&b, "LSTM", "x,w,r", "y,yh,yc");
+		mb_attr_int(&b, "hidden_size", 4);
+		if (dirs == 2)
+			mb_attr_str(&b, "direction", "bidirectional");
+		mb_output(&b, "y");
+		pb_graph *g = load(&b, NULL);
+		expect_shape(g, "y", dirs == 1 ? "5x1x2x4" : "5x2x2x4");
+		expect_shape(g, "yh", dirs == 1 ? "1x2x4" : "2x2x4");
+		expect_shape(g, "yc", dirs == 1 ? "1x2x4" : "2x2x4");
+		/* seq 5 x batch 2 x dirs x 4 gates x hidden 4 x (input 3 + hidden 4) */
+		assert_true(g->total.macs == 5.0 * 2 * dirs * 4 * 4 * (3 + 4));
+		pb_graph_free(g);
+		mb_free(&b);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -535,6 +560,7 @@ int main(void)
 		cmocka_unit_test(test_initializer_listed_as_input),
 		cmocka_unit_test(test_if_subgraph_kept_as_one_node),
 		cmocka_unit_test(test_pools_and_gemm),
+		cmocka_unit_test(test_lstm_shapes_and_macs),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
