@@ -630,6 +630,16 @@ static void constant_shape(pb_builder *b, const Onnx__NodeProto *np)
 					     NULL);
 			return;
 		}
+		const Onnx__SparseTensorProto *sp = ap->sparse_tensor;
+		if (ap->name && strcmp(ap->name, "sparse_value") == 0 && sp && sp->n_dims <= PB_MAX_RANK) {
+			int ok = 1;
+			for (size_t d = 0; d < sp->n_dims; d++)
+				ok &= sp->dims[d] >= 0 && sp->dims[d] <= ONNX_DIM_MAX;
+			if (ok)
+				pb_builder_set_shape(b, tid, sp->values ? sp->values->data_type : 0,
+						     (int)sp->n_dims, sp->dims, NULL);
+			return;
+		}
 	}
 }
 
