@@ -25,7 +25,7 @@ static const pb_opt partition_opts[] = {
 	{"episodes", 'e', PB_OPT_INT, "N", "rl: training episodes (default 2000)"},
 	{"seconds", 0, PB_OPT_DOUBLE, "S", "rl: stop training after S seconds (default none)"},
 	{"agent", 0, PB_OPT_STR, "FILE", "rl: start from this checkpoint (see 'train')"},
-	{"init", 0, PB_OPT_STR, "I", "rl: initial allocation: local|greedy|equal (default local)"},
+	{"init", 0, PB_OPT_STR, "I", "rl: episode start: balanced|local|greedy|equal (default balanced)"},
 	{"seed", 's', PB_OPT_INT, "S", "rl: random seed (default 1)"},
 	{"emit-lp", 0, PB_OPT_STR, "FILE", "milp: write the model in CPLEX LP format"},
 	{"start", 0, PB_OPT_FLAG, NULL, "attach the solver to the session; advance it with 'step'"},
@@ -126,7 +126,7 @@ static const pb_opt train_opts[] = {
 	{"output", 'o', PB_OPT_STR, "FILE", "where to write the agent checkpoint (required)"},
 	{"agent", 0, PB_OPT_STR, "FILE", "continue training this checkpoint"},
 	{"seed", 's', PB_OPT_INT, "S", "random seed (default 1)"},
-	{"init", 0, PB_OPT_STR, "I", "initial allocation: local|greedy|equal (default local)"},
+	{"init", 0, PB_OPT_STR, "I", "episode start: balanced|local|greedy|equal (default balanced)"},
 	{"hidden", 0, PB_OPT_INT, "H", "hidden units of a new network (default 64)"},
 	PB_OPTS_JSON,
 	PB_OPTS_END};
@@ -152,14 +152,16 @@ static int cmd_train(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, p
 	cfg.hidden = (int)v;
 	if ((rc = pb_args_double(a, "seconds", 0, 0, 1e7, &cfg.seconds, err)))
 		return rc;
-	const char *init = pb_args_str(a, "init", "local");
+	const char *init = pb_args_str(a, "init", "balanced");
 	if (strcmp(init, "equal") == 0)
 		cfg.init = PB_RL_INIT_EQUAL;
 	else if (strcmp(init, "greedy") == 0)
 		cfg.init = PB_RL_INIT_GREEDY;
-	else if (strcmp(init, "local") != 0)
-		return pb_err(err, PB_EUSAGE, "train: --init must be local, greedy or equal, got '%s'",
-			      init);
+	else if (strcmp(init, "local") == 0)
+		cfg.init = PB_RL_INIT_LOCAL;
+	else if (strcmp(init, "balanced") != 0)
+		return pb_err(err, PB_EUSAGE,
+			      "train: --init must be balanced, local, greedy or equal, got '%s'", init);
 	pb_manycore mc;
 	if ((rc = pb_manycore_parse(s->hw, &mc, err)))
 		return rc;

@@ -35,6 +35,17 @@ static void balanced_split(const pb_part_problem *P, int k, int *layers)
 	}
 }
 
+void pb_part_balanced(const pb_part_problem *P, int *ac)
+{
+	int n = P->n, k = P->m < n ? P->m : n;
+	int *layers = malloc((size_t)k * sizeof *layers);
+	balanced_split(P, k, layers);
+	memset(ac, 0, (size_t)n * sizeof *ac);
+	for (int g = 0; g < k; g++) /* spare cores (m < n) join the first group */
+		ac[n - k + g] = layers[g];
+	free(layers);
+}
+
 /* Cores for k groups of the given layers: each group first gets what its
  * storage needs, then each remaining core goes to the slowest group.
  * Returns 0 when the storage needs alone exceed n. */

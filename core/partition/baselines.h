@@ -16,6 +16,8 @@
 
 void pb_part_equal(const pb_part_problem *P, int *ac);
 void pb_part_greedy(const pb_part_problem *P, int *ac);
+/* min(n, m) single-core groups cut where the running MACs cross j*M/k. */
+void pb_part_balanced(const pb_part_problem *P, int *ac);
 
 /* Keeps the groups' layers and re-assigns their cores as greedy does;
  * applies it only if that lowers the objective. Returns 1 if ac changed. */

@@ -25,7 +25,7 @@ typedef struct pb_part_opts {
 	unsigned long seed;  /* rl: random seed */
 	const char *agent;   /* rl: checkpoint to start from (NULL = fresh) */
 	const char *emit_lp; /* milp: write the model to this file (CPLEX LP format) */
-	const char *init;    /* rl: initial allocation "local" (default), "greedy", "equal" */
+	const char *init;    /* rl: "balanced" (default), "local", "greedy", "equal" */
 	double seconds;      /* rl: training time limit (0 = none) */
 } pb_part_opts;
 

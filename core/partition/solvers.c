@@ -276,9 +276,12 @@ int pb_partition_solver_new(const pb_graph *g, const pb_hw *hw, const pb_part_op
 			cfg.init = PB_RL_INIT_EQUAL;
 		else if (o->init && strcmp(o->init, "greedy") == 0)
 			cfg.init = PB_RL_INIT_GREEDY;
-		else if (o->init && strcmp(o->init, "local") != 0)
+		else if (o->init && strcmp(o->init, "local") == 0)
+			cfg.init = PB_RL_INIT_LOCAL;
+		else if (o->init && strcmp(o->init, "balanced") != 0)
 			rc = pb_err(err, PB_EUSAGE,
-				    "partition: --init must be local, greedy or equal, got '%s'",
+				    "partition: --init must be balanced, local, greedy or equal, "
+				    "got '%s'",
 				    o->init);
 		cfg.optimum = ps->optimum;
 		if (!rc)

@@ -47,16 +47,18 @@ void pb_rl_config_default(pb_rl_config *c)
 	c->clip = 5.0;
 	c->baseline_decay = 0.9;
 	c->target_gap = 0.005;
-	c->init = PB_RL_INIT_GREEDY;
-	c->restart_best = 0.9;
+	c->init = PB_RL_INIT_BALANCED;
+	c->restart_best = 0.5;
 	c->step_limit = 16;
 	c->optimum = NAN;
 }
 
+/* Training time is the thread's CPU time: "S seconds of training on one
+ * core" then means the same on a busy machine as on an idle one. */
 static double now_seconds(void)
 {
 	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
 	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
@@ -162,16 +164,23 @@ int pb_rl_trainer_new(pb_part_problem *P, const pb_rl_config *cfg, const char *a
 		pb_rl_trainer_free(T);
 		return rc;
 	}
-	if (T->cfg.init == PB_RL_INIT_EQUAL) {
-		pb_part_equal(P, T->init_state);
-	} else {
-		pb_part_greedy(P, T->init_state);
-		if (T->cfg.init == PB_RL_INIT_LOCAL)
-			pb_part_local_search(P, T->init_state, 1 << 20);
-	}
 	T->best_obj = INFINITY;
 	T->best_sq = INFINITY;
 	pb_part_eval ev;
+	if (T->cfg.init == PB_RL_INIT_BALANCED || T->cfg.init == PB_RL_INIT_LOCAL) {
+		pb_part_greedy(P, T->state);
+		pb_part_local_search(P, T->state, 1 << 20);
+		pb_part_evaluate(P, T->state, &ev, NULL);
+		consider_best(T, T->state, &ev);
+	}
+	if (T->cfg.init == PB_RL_INIT_EQUAL)
+		pb_part_equal(P, T->init_state);
+	else if (T->cfg.init == PB_RL_INIT_GREEDY)
+		pb_part_greedy(P, T->init_state);
+	else if (T->cfg.init == PB_RL_INIT_LOCAL)
+		memcpy(T->init_state, T->state, (size_t)T->n * sizeof *T->init_state);
+	else
+		pb_part_balanced(P, T->init_state);
 	pb_part_evaluate(P, T->init_state, &ev, NULL);
 	consider_best(T, T->init_state, &ev);
 	if (agent) /* what the loaded agent finds on its own */

@@ -2,11 +2,14 @@
  * reinforce.h — the REINFORCE agent of the method (core/partition/env.h is
  * its environment).
  *
- * Episode: start from the initial allocation (by default the local-search
- * partition, or the greedy or equal split), or — with probability
- * restart_best — from the best state seen so far, half of the time with its
- * cores re-assigned greedily (baselines.h), since the actions move cores
- * between groups only through long detours; at each step
+ * Episode: start from the initial allocation — by default n single-core
+ * groups with balanced MACs, since no action can split a group, so episodes
+ * must start with many groups and merge — or, with probability restart_best,
+ * from the best state seen so far, half of the time with its cores
+ * re-assigned greedily (baselines.h), since the actions move cores between
+ * groups only through long detours. With the balanced and local initial
+ * allocations the best state starts as the local-search partition. At each
+ * step
  * the policy (policy.h) picks one of the 4(n-1) actions from the normalised
  * state (per core: layers, MACs, its group's time and storage), the state
  * changes, and the reward -a*max(t)+b of the new state is recorded. The
@@ -36,12 +39,17 @@
 typedef int (*pb_action_mask_fn)(void *ud, const int *arranged_core, int n,
 				 unsigned char *mask);
 
-enum { PB_RL_INIT_LOCAL = 0, PB_RL_INIT_GREEDY = 1, PB_RL_INIT_EQUAL = 2 };
+enum {
+	PB_RL_INIT_BALANCED = 0, /* single-core groups, MAC-balanced (default) */
+	PB_RL_INIT_LOCAL = 1,    /* the local-search partition */
+	PB_RL_INIT_GREEDY = 2,
+	PB_RL_INIT_EQUAL = 3
+};
 
 typedef struct pb_rl_config {
 	long episodes;        /* training episodes (default 2000) */
 	unsigned long seed;   /* default 1 */
-	double seconds;       /* wall-clock limit, checked between episodes (0 = none) */
+	double seconds;       /* CPU-time limit of training, checked between episodes (0 = none) */
 	int hidden;           /* hidden units (default 64) */
 	double lr;            /* Adam learning rate (default 3e-3) */
 	double gamma;         /* discount (default 0.95) */
@@ -51,7 +59,7 @@ typedef struct pb_rl_config {
 	int step_limit;       /* steps per episode (default 16) */
 	double target_gap;    /* stop an episode within this of the reference (0.005) */
 	int init;             /* PB_RL_INIT_* */
-	double restart_best;  /* probability of starting from the best state (0.9) */
+	double restart_best;  /* probability of starting from the best state (0.5) */
 	double optimum;       /* reference max(t) (NAN: use the lower bound) */
 	pb_action_mask_fn mask;
 	void *mask_ud;
