@@ -9,6 +9,16 @@
 #include <stdio.h>
 #include <string.h>
 
+/* A required number that must be > 0: a clearer message than a range. */
+static int positive(const pb_hw *hw, const char *field, double *out, pb_error *err)
+{
+	int rc = pb_hw_num(hw, hw->root, "", field, 1, 0, -DBL_MAX, DBL_MAX, out, err);
+	if (rc == PB_OK && !(*out > 0))
+		rc = pb_err(err, PB_EINPUT, "%s: field '%s' = %g must be a positive number",
+			    hw->path, field, *out);
+	return rc;
+}
+
 int pb_manycore_parse(const pb_hw *hw, pb_manycore *out, pb_error *err)
 {
 	memset(out, 0, sizeof *out);
@@ -22,12 +32,9 @@ int pb_manycore_parse(const pb_hw *hw, pb_manycore *out, pb_error *err)
 	if ((rc = pb_hw_int(hw, r, "", "cores", 1, 0, 1, 4096, &cores, err)))
 		return rc;
 	out->cores = (int)cores;
-	if ((rc = pb_hw_num(hw, r, "", "mac_rate", 1, 0, DBL_MIN, DBL_MAX, &out->mac_rate, err)))
-		return rc;
-	if ((rc = pb_hw_num(hw, r, "", "memory", 1, 0, DBL_MIN, DBL_MAX, &out->memory, err)))
-		return rc;
-	if ((rc = pb_hw_num(hw, r, "", "bandwidth", 1, 0, DBL_MIN, DBL_MAX, &out->bandwidth,
-			    err)))
+	if ((rc = positive(hw, "mac_rate", &out->mac_rate, err)) ||
+	    (rc = positive(hw, "memory", &out->memory, err)) ||
+	    (rc = positive(hw, "bandwidth", &out->bandwidth, err)))
 		return rc;
 	pb_err_clear(err);
 	const json_t *mesh = pb_hw_table(hw, r, "", "mesh", 0, err);
