@@ -32,7 +32,8 @@
  *   shared or deduplicated weights). Identity nodes themselves own none; a
  *   weight read by several nodes counts at each reader, as in the framework's
  *   per-module parameter count. param_bytes = dtype size x elements.
- *  out_bytes: dtype size x numel of all outputs; in_bytes: the same over the
+ *  out_bytes: dtype size x numel of all outputs that are not weights (an
+ *   Identity forwarding a weight has none); in_bytes: the same over the
  *   inputs that are not weights. Unknown shapes contribute 0.
  */
 #include "cost.h"
@@ -231,7 +232,7 @@ void pb_cost_compute(pb_graph *g)
 		}
 		for (int j = 0; j < n->n_outputs; j++) {
 			const pb_tensor *t = tout(g, n, j);
-			if (t)
+			if (t && !is_weight(g, t, 0)) /* a forwarded weight is no activation */
 				c->out_bytes += pb_tensor_bytes(t);
 		}
 	}

@@ -86,6 +86,22 @@ static void test_resnet_structure(void **state)
 	assert_true(conv->cost.params == 64 * 3 * 7 * 7 + 64);
 	assert_true(conv->cost.out_bytes == 4.0 * 64 * 112 * 112);
 	assert_true(conv->cost.in_bytes == 4.0 * 3 * 224 * 224);
+	/* torch's Identity nodes forwarding de-duplicated weights: no params, no
+	 * activation bytes; the convs reading them count the weights. */
+	int identities = 0;
+	for (int i = 0; i < g->n_nodes; i++) {
+		const pb_node *n = &g->nodes[i];
+		if (strcmp(n->op, "Identity") != 0)
+			continue;
+		identities++;
+		assert_true(g->tensors[n->inputs[0]].is_initializer);
+		assert_true(n->cost.params == 0 && n->cost.out_bytes == 0 && n->cost.in_bytes == 0);
+		const pb_tensor *w = &g->tensors[n->outputs[0]];
+		assert_true(w->n_consumers >= 1);
+		const pb_node *reader = &g->nodes[w->consumers[0]];
+		assert_true(reader->cost.params >= (double)pb_tensor_numel(w));
+	}
+	assert_int_equal(identities, 16);
 	pb_graph_free(g);
 }
 
