@@ -91,6 +91,7 @@ static int build_model(const pb_shard_problem *p, const unsigned char *st, const
 		       int with_mem, model *md, pb_error *err)
 {
 	memset(md, 0, sizeof *md);
+	glp_term_out(GLP_OFF); /* core/ never prints (also silences glp_write_lp) */
 	glp_prob *P = glp_create_prob();
 	glp_set_prob_name(P, "partbench_shard");
 	glp_set_obj_name(P, "step_time_us");
