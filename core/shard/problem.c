@@ -46,7 +46,7 @@ static int is_follower_op(const char *op)
 	return 0;
 }
 
-static double node_flops(const pb_graph *g, const pb_node *n)
+double pb_shard_node_flops(const pb_graph *g, const pb_node *n)
 {
 	if (n->cost.flops > 0)
 		return n->cost.flops;
@@ -104,7 +104,7 @@ static void classify(pb_shard_problem *p)
 				dynamic = 1;
 		if (!strcmp(n->op, "Shape") || !strcmp(n->op, "Size"))
 			dynamic = 0;
-		p->nodes[i].active = dynamic;
+		p->nodes[i].active = dynamic && (!p->opts.mask || p->opts.mask[i]);
 		for (int k = 0; k < n->n_outputs; k++)
 			if (n->outputs[k] >= 0)
 				p->tkind[n->outputs[k]] = dynamic ? PB_TKIND_ACT : PB_TKIND_META;
@@ -194,7 +194,7 @@ static int build_node(pb_shard_problem *p, int nid, pb_strat1 *menu_buf, pb_erro
 	sn->mem_act = calloc((size_t)ns, sizeof(double));
 	if (!sn->cost || !sn->flops_part || !sn->mem_param || !sn->mem_act)
 		return pb_err(err, PB_ENOMEM, "shard: out of memory");
-	double fl = node_flops(g, n);
+	double fl = pb_shard_node_flops(g, n);
 	for (int s = 0; s < ns; s++) {
 		const pb_strat *st = &sn->strat[s];
 		double comp = fl / st->share / p->cl.flops * p->compute_mult;

@@ -43,9 +43,14 @@ typedef struct pb_shard_opts {
 	double time_limit;    /* seconds per MILP (0 = none) */
 	pb_shard_rules *rules; /* rule library used from level 1 (NULL = none) */
 	int chunk;            /* level 3: groups per sub-MILP (0 = 48) */
+	const unsigned char *mask; /* only nodes with mask[i] != 0 (a pipeline stage); NULL = all.
+				    * Activations from outside arrive in any layout (p2p is costed
+				    * by the pipeline). */
 } pb_shard_opts;
 
 void pb_shard_opts_default(pb_shard_opts *o);
+/* FLOPs of one operator: its cost.flops, or an estimate from shapes. */
+double pb_shard_node_flops(const pb_graph *g, const pb_node *n);
 
 enum { PB_TKIND_META = 0, PB_TKIND_ACT = 1, PB_TKIND_PARAM = 2 };
 
