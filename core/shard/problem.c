@@ -126,6 +126,24 @@ static void classify(pb_shard_problem *p)
 			p->param_bytes += pb_tensor_bytes(&g->tensors[t]);
 }
 
+void pb_shard_dynamic_nodes(const pb_graph *g, unsigned char *active)
+{
+	pb_shard_problem tmp;
+	memset(&tmp, 0, sizeof tmp);
+	tmp.g = g;
+	tmp.tkind = calloc((size_t)g->n_tensors + 1, 1);
+	tmp.nodes = calloc((size_t)g->n_nodes + 1, sizeof *tmp.nodes);
+	if (tmp.tkind && tmp.nodes) {
+		classify(&tmp);
+		for (int i = 0; i < g->n_nodes; i++)
+			active[i] = (unsigned char)tmp.nodes[i].active;
+	} else {
+		memset(active, 1, (size_t)g->n_nodes);
+	}
+	free(tmp.tkind);
+	free(tmp.nodes);
+}
+
 static int is_param_weight(const pb_shard_problem *p, int tid)
 {
 	const pb_tensor *t = &p->g->tensors[tid];

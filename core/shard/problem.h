@@ -51,6 +51,8 @@ typedef struct pb_shard_opts {
 void pb_shard_opts_default(pb_shard_opts *o);
 /* FLOPs of one operator: its cost.flops, or an estimate from shapes. */
 double pb_shard_node_flops(const pb_graph *g, const pb_node *n);
+/* active[i] = 1 for operators that touch an activation (the problem's operators). */
+void pb_shard_dynamic_nodes(const pb_graph *g, unsigned char *active);
 
 enum { PB_TKIND_META = 0, PB_TKIND_ACT = 1, PB_TKIND_PARAM = 2 };
 
