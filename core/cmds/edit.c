@@ -18,6 +18,7 @@
 #include "partition/exact.h"
 #include "partition/problem.h"
 #include "partition/report.h"
+#include "script/hooks.h"
 
 static const pb_opt edit_opts[] = {PB_OPTS_JSON, PB_OPTS_END};
 
@@ -302,6 +303,10 @@ static int cmd_evaluate(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a
 	edit_free(&e);
 	if (!p)
 		return pb_err(err, PB_ENOMEM, "evaluate: out of memory");
+	if ((rc = pb_hooks_cost_terms(ctx->s, p, err))) {
+		pb_plan_free(p);
+		return rc;
+	}
 	pb_session_set_plan(ctx->s, p);
 	ctx->redraw |= PB_REDRAW_ALL;
 	if (pb_args_has(a, "json")) {

@@ -16,6 +16,7 @@
 #include "partition/exact.h"
 #include "partition/report.h"
 #include "rl/reinforce.h"
+#include "script/hooks.h"
 
 
 static const pb_opt partition_opts[] = {
@@ -65,12 +66,22 @@ static int cmd_partition(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *
 	int rc = read_opts(a, &o, err);
 	if (rc)
 		return rc;
+	pb_hooks hk;
+	pb_hooks_init(&hk, s);
 	pb_solver *sv;
-	if ((rc = pb_partition_solver_new(s->graph, s->hw, &o, &sv, err)))
-		return rc;
+	if ((rc = pb_hooks_partition(&hk, s->hw, &o, err)) ||
+	    (rc = pb_partition_solver_new(s->graph, s->hw, &o, &sv, err)))
+		return pb_hooks_finish(&hk, rc, err);
 	char name[64];
 	snprintf(name, sizeof name, "partition/%s", o.method);
 	if (pb_args_has(a, "start")) {
+		pb_hooks_finish(&hk, PB_OK, err); /* an attached solver runs without the hooks */
+		if (o.mask || o.init_state) {
+			pb_solver_free(sv);
+			return pb_err(err, PB_EUSAGE,
+				      "partition: --start cannot be combined with Lua action_mask or "
+				      "initial_partition heuristics (run without --start)");
+		}
 		const pb_plan *inc = pb_solver_incumbent(sv);
 		if (inc)
 			pb_session_set_plan(s, pb_plan_copy(inc));
@@ -82,9 +93,9 @@ static int cmd_partition(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *
 	pb_solver_progress p = {0};
 	int cancelled = 0;
 	while (!p.done) {
-		if ((rc = pb_solver_step(sv, 1, &p, err))) {
+		if ((rc = pb_solver_step(sv, 1, &p, err)) || hk.failed) {
 			pb_solver_free(sv);
-			return rc;
+			return pb_hooks_finish(&hk, rc, err);
 		}
 		if (pb_cmd_progress(ctx, p.fraction, "%s: %s", name, p.message)) {
 			cancelled = 1;
@@ -94,8 +105,16 @@ static int cmd_partition(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *
 	pb_cmd_progress(ctx, 1.0, "%s: %s", name, p.message);
 	pb_plan *plan = pb_plan_copy(pb_solver_incumbent(sv));
 	pb_solver_free(sv);
+	if ((rc = pb_hooks_finish(&hk, PB_OK, err))) {
+		pb_plan_free(plan);
+		return rc;
+	}
 	if (!plan)
 		return pb_err(err, PB_ENOMEM, "partition: out of memory");
+	if ((rc = pb_hooks_cost_terms(s, plan, err))) {
+		pb_plan_free(plan);
+		return rc;
+	}
 	pb_session_set_plan(s, plan);
 	ctx->redraw |= PB_REDRAW_ALL;
 	const char *outp = pb_args_str(a, "output", NULL);

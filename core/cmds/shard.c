@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "script/hooks.h"
 #include "shard/search.h"
 
 static const pb_opt shard_opts[] = {
@@ -201,12 +202,19 @@ static int cmd_shard(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, p
 	o.tie_blocks = pb_args_has(a, "tie");
 	o.no_shrink = pb_args_has(a, "no-shrink");
 	o.time_limit = tl;
+	pb_hooks hk;
+	pb_hooks_init(&hk, ctx->s);
+	if ((rc = pb_hooks_shard(&hk, &o, err))) {
+		pb_cluster_free(&cl);
+		return pb_hooks_finish(&hk, rc, err);
+	}
 	pb_shard_search *s = NULL;
 	rc = pb_shard_search_new(ctx->s->graph, &cl, &o, pb_args_str(a, "scheme", NULL),
 				 (int)max_axes, pb_args_str(a, "emit-lp", NULL), &s, err);
-	if (rc) {
+	if (rc || hk.failed) {
+		pb_shard_search_free(s);
 		pb_cluster_free(&cl);
-		return rc;
+		return pb_hooks_finish(&hk, rc, err);
 	}
 	int done = 0;
 	while (!done && rc == PB_OK) {
@@ -217,9 +225,12 @@ static int cmd_shard(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, p
 			break;
 		}
 		rc = pb_shard_search_step(s, &done, err);
+		if (hk.failed)
+			rc = pb_hooks_finish(&hk, rc, err);
 	}
 	if (rc == PB_OK)
 		rc = pb_shard_search_finish(s, err);
+	rc = pb_hooks_finish(&hk, rc, err);
 	pb_cmd_progress(ctx, 1.0, "shard: done");
 	if (rc == PB_OK && pb_args_str(a, "emit-tasks", NULL))
 		rc = pb_shard_emit_tasks(s, pb_args_str(a, "emit-tasks", NULL), err);

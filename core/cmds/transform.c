@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "script/hooks.h"
 #include "transform/fuse.h"
 #include "transform/map.h"
 
@@ -123,11 +124,16 @@ static int cmd_fuse(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, pb
 	int rc = fuse_options(ctx, a, &rules, &o, err);
 	if (rc)
 		return rc;
+	pb_hooks hk;
+	pb_hooks_init(&hk, s);
+	pb_hooks_fuse(&hk, &rules);
 	pb_cmd_progress(ctx, 0, "fuse: searching parallel branch groups");
 	pb_fuse_result *r = NULL;
 	rc = pb_fuse_run(s->graph, &o, &r, err);
-	if (rc)
+	if ((rc = pb_hooks_finish(&hk, rc, err))) {
+		pb_fuse_result_free(r);
 		return rc;
+	}
 	pb_cmd_progress(ctx, 1, "fuse: %d nodes fused", r->nodes_fused);
 	const char *outp = pb_args_str(a, "output", NULL);
 	if (outp) {
@@ -198,9 +204,14 @@ static int cmd_map(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, pb_
 	rc = pb_hetero_parse(s->hw, &h, err);
 	if (rc)
 		return rc;
-	pb_map_opts mo = {(int)k, (int)n, pb_args_has(a, "keep-constants")};
+	pb_map_opts mo = {(int)k, (int)n, pb_args_has(a, "keep-constants"), NULL};
+	pb_hooks hk;
+	pb_hooks_init(&hk, s);
 	pb_map_result *r = NULL;
-	rc = pb_map_run(s->graph, h, &mo, &r, err);
+	rc = pb_hooks_map(&hk, h, &mo, err);
+	if (!rc)
+		rc = pb_map_run(s->graph, h, &mo, &r, err);
+	rc = pb_hooks_finish(&hk, rc, err);
 	if (rc) {
 		pb_hetero_free(h);
 		return rc;

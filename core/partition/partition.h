@@ -27,6 +27,13 @@ typedef struct pb_part_opts {
 	const char *emit_lp; /* milp: write the model to this file (CPLEX LP format) */
 	const char *init;    /* rl: "balanced" (default), "local", "greedy", "equal" */
 	double seconds;      /* rl: training time limit (0 = none) */
+	/* Optional hooks (set by the Lua layer, core/script/hooks.h): an extra
+	 * action mask for rl, and an initial allocation (one entry per core,
+	 * checked with pb_part_state_valid) that replaces the starting state of
+	 * rl, local and milp. */
+	int (*mask)(void *ud, const int *arranged_core, int n, unsigned char *mask);
+	void *mask_ud;
+	const int *init_state;
 } pb_part_opts;
 
 /* 1 if name is one of the methods above. */

@@ -31,6 +31,9 @@ void pb_part_report_table(FILE *out, const pb_plan *p)
 		pb_plan_metric(p, "lower_bound", NAN) * 1e3,
 		pb_plan_metric(p, "max_storage", NAN) / (1024.0 * 1024.0),
 		pb_plan_metric(p, "memory", NAN) / (1024.0 * 1024.0));
+	if (pb_plan_has_metric(p, "script_cost"))
+		fprintf(out, "script cost terms = %.6g (Lua cost_term heuristics, not in max(t))\n",
+			pb_plan_metric(p, "script_cost", 0));
 }
 
 json_t *pb_part_report_json(const pb_plan *p, const char *method, const char *layout)
@@ -62,6 +65,8 @@ json_t *pb_part_report_json(const pb_plan *p, const char *method, const char *la
 		json_array_append_new(gs, o);
 	}
 	json_object_set_new(j, "groups", gs);
+	if (pb_plan_has_metric(p, "script_cost"))
+		json_object_set_new(j, "script_cost", json_real(pb_plan_metric(p, "script_cost", 0)));
 	json_object_set(j, "arranged_core", json_object_get(p->detail, "arranged_core"));
 	json_object_set(j, "arranged_macs", json_object_get(p->detail, "arranged_macs"));
 	return j;

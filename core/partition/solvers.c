@@ -257,13 +257,21 @@ int pb_partition_solver_new(const pb_graph *g, const pb_hw *hw, const pb_part_op
 		free_fn(&ps->base);
 		return rc;
 	}
+	if (o->init_state && !pb_part_state_valid(ps->P, o->init_state, err)) {
+		pb_err_prefix(err, "initial partition");
+		free_fn(&ps->base);
+		return err->code ? err->code : PB_EINPUT;
+	}
 	switch (method) {
 	case M_EQUAL:
 		pb_part_equal(ps->P, ps->ac);
 		break;
 	case M_MILP:
 		rc = pb_milp_new(ps->P, ps->optimum, o->emit_lp, &ps->milp, err);
-		pb_part_greedy(ps->P, ps->ac);
+		if (o->init_state)
+			memcpy(ps->ac, o->init_state, (size_t)n * sizeof *ps->ac);
+		else
+			pb_part_greedy(ps->P, ps->ac);
 		break;
 	case M_RL: {
 		pb_rl_config cfg;
@@ -284,6 +292,9 @@ int pb_partition_solver_new(const pb_graph *g, const pb_hw *hw, const pb_part_op
 				    "got '%s'",
 				    o->init);
 		cfg.optimum = ps->optimum;
+		cfg.mask = o->mask;
+		cfg.mask_ud = o->mask_ud;
+		cfg.init_state = o->init_state;
 		if (!rc)
 			rc = pb_rl_trainer_new(ps->P, &cfg, o->agent, &ps->rl, err);
 		if (!rc)
@@ -291,7 +302,10 @@ int pb_partition_solver_new(const pb_graph *g, const pb_hw *hw, const pb_part_op
 		break;
 	}
 	default: /* greedy, and the start of local */
-		pb_part_greedy(ps->P, ps->ac);
+		if (o->init_state && method == M_LOCAL)
+			memcpy(ps->ac, o->init_state, (size_t)n * sizeof *ps->ac);
+		else
+			pb_part_greedy(ps->P, ps->ac);
 		break;
 	}
 	if (rc) {

@@ -167,13 +167,16 @@ int pb_rl_trainer_new(pb_part_problem *P, const pb_rl_config *cfg, const char *a
 	T->best_obj = INFINITY;
 	T->best_sq = INFINITY;
 	pb_part_eval ev;
-	if (T->cfg.init == PB_RL_INIT_BALANCED || T->cfg.init == PB_RL_INIT_LOCAL) {
+	if (!T->cfg.init_state &&
+	    (T->cfg.init == PB_RL_INIT_BALANCED || T->cfg.init == PB_RL_INIT_LOCAL)) {
 		pb_part_greedy(P, T->state);
 		pb_part_local_search(P, T->state, 1 << 20);
 		pb_part_evaluate(P, T->state, &ev, NULL);
 		consider_best(T, T->state, &ev);
 	}
-	if (T->cfg.init == PB_RL_INIT_EQUAL)
+	if (T->cfg.init_state) /* given by the caller (a Lua initial_partition) */
+		memcpy(T->init_state, T->cfg.init_state, (size_t)T->n * sizeof *T->init_state);
+	else if (T->cfg.init == PB_RL_INIT_EQUAL)
 		pb_part_equal(P, T->init_state);
 	else if (T->cfg.init == PB_RL_INIT_GREEDY)
 		pb_part_greedy(P, T->init_state);

@@ -63,6 +63,8 @@ typedef struct pb_rl_config {
 	double optimum;       /* reference max(t) (NAN: use the lower bound) */
 	pb_action_mask_fn mask;
 	void *mask_ud;
+	const int *init_state; /* n-core initial allocation (e.g. from a Lua script);
+				  NULL: the one chosen by init. Must be valid. */
 } pb_rl_config;
 
 typedef struct pb_rl_trainer pb_rl_trainer;

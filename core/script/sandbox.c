@@ -254,7 +254,8 @@ int pb_lua_call(pb_lua *S, int nargs, int nresults, pb_error *err)
 	if (rc != LUA_OK) {
 		const char *msg = lua_tostring(L, -1);
 		if (rc == LUA_ERRMEM)
-			pb_err(err, PB_ENOMEM, "script ran out of memory (cap %zu MiB)",
+			pb_err(err, PB_ENOMEM,
+			       "not enough memory: the script exceeded its memory cap of %zu MiB",
 			       S->cap >> 20);
 		else
 			pb_err(err, PB_EINPUT, "%s", msg ? msg : "script error");
@@ -305,6 +306,8 @@ int pb_lua_run_file(pb_lua *S, const char *path, pb_error *err)
 	rc = pb_lua_call(S, 0, 1, err);
 	if (rc) {
 		lua_pop(S->L, 1);
+		if (!strstr(err->msg, path)) /* e.g. out of memory: say which script */
+			pb_err_prefix(err, "%s", path);
 		return rc;
 	}
 	return PB_OK;

@@ -12,6 +12,8 @@
  */
 #include "script.h"
 
+#include "../partition/env.h"
+
 #include <lauxlib.h>
 #include <lua.h>
 #include <stdio.h>
@@ -47,6 +49,7 @@ struct pb_script {
 	int n_ev;
 	int console_env;   /* registry ref: the `lua` console's shared environment */
 	int in_event;
+	int matched;       /* rule index of the last match_rule hit, -1 */
 	char event_err[1024];
 	int has_event_err;
 };
@@ -379,6 +382,15 @@ static int l_graph(lua_State *L)
 	return 1;
 }
 
+static void push_int_array_l(lua_State *L, const int *a, int n)
+{
+	lua_createtable(L, n, 0);
+	for (int i = 0; i < n; i++) {
+		lua_pushinteger(L, a[i]);
+		lua_rawseti(L, -2, i + 1);
+	}
+}
+
 /* ------------------------------------------------------------ plans, commands */
 
 static int l_plan(lua_State *L)
@@ -471,6 +483,44 @@ static int l_print(lua_State *L)
 	if (out)
 		fputc('\n', out);
 	return 0;
+}
+
+/* pb.partition_apply(arranged_core, k): the state after action k of the
+ * many-core environment (core/partition/env.h), or nil and the reason when
+ * k is invalid there. Lets an action mask look one step ahead. */
+static int l_partition_apply(lua_State *L)
+{
+	luaL_checktype(L, 1, LUA_TTABLE);
+	lua_Integer k = luaL_checkinteger(L, 2);
+	lua_Integer n = (lua_Integer)lua_rawlen(L, 1);
+	if (n < 2 || n > 1 << 16)
+		return luaL_error(L, "pb.partition_apply: arranged_core must list 2..65536 cores");
+	int *ac = malloc((size_t)n * sizeof *ac);
+	if (!ac)
+		return luaL_error(L, "pb.partition_apply: out of memory");
+	for (lua_Integer i = 0; i < n; i++) {
+		lua_rawgeti(L, 1, i + 1);
+		int isnum;
+		lua_Integer v = lua_tointegerx(L, -1, &isnum);
+		lua_pop(L, 1);
+		if (!isnum || v < 0 || v > 1 << 30) {
+			free(ac);
+			return luaL_error(L, "pb.partition_apply: arranged_core[%d] must be a "
+					     "non-negative integer",
+					  (int)i + 1);
+		}
+		ac[i] = (int)v;
+	}
+	const char *why = NULL;
+	if (k < 0 || k >= pb_env_n_actions((int)n) || !pb_env_apply(ac, (int)n, (int)k, &why)) {
+		free(ac);
+		lua_pushnil(L);
+		lua_pushstring(L, why ? why : "action out of range");
+		return 2;
+	}
+	push_int_array_l(L, ac, (int)n);
+	free(ac);
+	return 1;
 }
 
 /* ------------------------------------------------------------ registries */
@@ -634,6 +684,7 @@ static const luaL_Reg pb_funcs[] = {
 	{"plan", l_plan},     {"layout", l_layout}, {"cmd", l_cmd},
 	{"undo", l_undo},     {"redo", l_redo},   {"heuristic", l_heuristic},
 	{"rule", l_rule},     {"on", l_on},       {"clear", l_clear},
+	{"partition_apply", l_partition_apply},
 	{NULL, NULL}};
 
 /* ------------------------------------------------------------ lifecycle */
@@ -766,9 +817,16 @@ static int run_guarded(pb_script *sc, pb_cmd_ctx *ctx, runner fn, const char *sr
 	unsigned gen = s->graph_gen;
 	pb_cmd_ctx *outer = sc->ctx;
 	sc->ctx = ctx;
+	int had_event_err = sc->has_event_err;
 	int rc = fn(sc, src, name, err);
 	sc->ctx = outer;
 	lua_State *L = pb_lua_state(sc->S);
+	if (rc == PB_OK && sc->has_event_err && !had_event_err) {
+		/* A callback failed while this script ran: the script fails with it. */
+		lua_pop(L, 2); /* env, result */
+		sc->has_event_err = 0;
+		rc = pb_err(err, PB_EINPUT, "%s", sc->event_err);
+	}
 	if (rc != PB_OK) {
 		rollback(s, gen, undo_mark, snapshot);
 		if (ctx)
@@ -1030,6 +1088,8 @@ int pb_script_cost_terms(pb_script *sc, const pb_plan *plan, double *extra, pb_e
 static int match_rule(pb_script *sc, const char *kind, int node, pb_error *err, int *status)
 {
 	*status = 0;
+	if (sc)
+		sc->matched = -1;
 	if (!sc || !sc->s->graph || node < 0 || node >= sc->s->graph->n_nodes)
 		return -1;
 	lua_State *L = pb_lua_state(sc->S);
@@ -1048,9 +1108,23 @@ static int match_rule(pb_script *sc, const char *kind, int node, pb_error *err, 
 		int hit = lua_toboolean(L, -1);
 		lua_pop(L, 1);
 		if (hit)
-			return i;
+			return sc->matched = i;
 	}
 	return -1;
+}
+
+const char *pb_script_matched_rule(pb_script *sc)
+{
+	return sc && sc->matched >= 0 && sc->matched < sc->n_rules ? sc->rules[sc->matched].name
+								     : "";
+}
+
+int pb_script_rule_count(pb_script *sc, const char *kind)
+{
+	int n = 0;
+	for (int i = 0; sc && i < sc->n_rules; i++)
+		n += strcmp(sc->rules[i].kind, kind) == 0;
+	return n;
 }
 
 int pb_script_rule_fusable(pb_script *sc, int node, int *fusable, pb_error *err)

@@ -62,6 +62,11 @@ int pb_script_rule_backend(pb_script *sc, int node, const char **backend, pb_err
 int pb_script_rule_specs(pb_script *sc, int node, json_t **specs, char *rule_name,
 			 size_t name_len, pb_error *err);
 
+/* Name of the rule the last pb_script_rule_* call matched ("" if none). */
+const char *pb_script_matched_rule(pb_script *sc);
+/* Number of rules with an effect: "specs", "fusable" or "backend". */
+int pb_script_rule_count(pb_script *sc, const char *kind);
+
 /* Names and kinds of registered heuristics and rules, as JSON (for listing). */
 json_t *pb_script_registry_json(pb_script *sc);
 /* The last error raised inside an event callback (cleared on read), or NULL. */

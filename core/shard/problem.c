@@ -196,6 +196,8 @@ static int build_node(pb_shard_problem *p, int nid, pb_strat1 *menu_buf, pb_erro
 		if (w > 0)
 			ns = w;
 	}
+	if (p->opts.filters)
+		ns = pb_shard_rules_filter(p->opts.filters, g, nid, all, ns, m);
 	if (p->opts.opt_level >= 1 && p->opts.rules)
 		ns = pb_shard_rules_filter(p->opts.rules, g, nid, all, ns, m);
 	sn->n_strat = ns;

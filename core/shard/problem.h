@@ -42,6 +42,7 @@ typedef struct pb_shard_opts {
 	double force_fraction;/* forced parameter sharding above this share of memory (0.7) */
 	double time_limit;    /* seconds per MILP (0 = none) */
 	pb_shard_rules *rules; /* rule library used from level 1 (NULL = none) */
+	pb_shard_rules *filters; /* candidate filters applied at every level (Lua) */
 	int chunk;            /* level 3: groups per sub-MILP (0 = 48) */
 	const unsigned char *mask; /* only nodes with mask[i] != 0 (a pipeline stage); NULL = all.
 				    * Activations from outside arrive in any layout (p2p is costed

@@ -138,7 +138,8 @@ void pb_map_result_free(pb_map_result *r)
 	free(r);
 }
 
-static int mark_backends(const pb_graph *g, const pb_hetero *h, pb_map_result *r, pb_error *err)
+static int mark_backends(const pb_graph *g, const pb_hetero *h, const int *force, pb_map_result *r,
+			 pb_error *err)
 {
 	int nb = h->n;
 	for (int v = 0; v < g->n_nodes; v++) {
@@ -154,6 +155,10 @@ static int mark_backends(const pb_graph *g, const pb_hetero *h, pb_map_result *r
 				best_p = p;
 				best_speed = speed;
 			}
+		}
+		if (force && force[v] >= 0 && force[v] < nb && r->prio[v * nb + force[v]] > 0) {
+			best = force[v];
+			pb_hetero_support(h, best, nd->op, &best_speed);
 		}
 		if (r->folded[v]) {
 			r->backend[v] = -1;
@@ -316,7 +321,7 @@ int pb_map_run(const pb_graph *g, const pb_hetero *h, const pb_map_opts *o,
 	}
 	if (!o->keep_constants)
 		r->n_folded = pb_transform_folded(g, r->folded);
-	if ((rc = mark_backends(g, h, r, err)) || (rc = aggregate(g, r, err)))
+	if ((rc = mark_backends(g, h, o->force, r, err)) || (rc = aggregate(g, r, err)))
 		goto fail;
 	int na = r->n_agg;
 	size_t az = (size_t)na + 1;

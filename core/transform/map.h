@@ -61,6 +61,8 @@ typedef struct pb_map_opts {
 	int buffers; /* slots per cross-backend buffer (>= 1) */
 	int stream;  /* inputs in the modelled stream (>= 1) */
 	int keep_constants; /* 1: map folded constants like any node */
+	const int *force;   /* per node: backend index it must run on, -1 = choose
+			       (NULL = none; Lua backend rules, checked by the caller) */
 } pb_map_opts;
 
 typedef struct pb_map_edge {

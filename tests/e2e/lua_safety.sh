@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# lua_safety.sh — the sandbox through the real CLI (`partbench run`): each
+# hostile or broken script exits non-zero with a message naming the problem,
+# a failing solver callback leaves the session unchanged, and the program
+# keeps working afterwards (a script that survives every failure via pcall).
+# Usage: lua_safety.sh PATH/TO/partbench   (run from the repository root)
+set -u
+bin=${1:?usage: lua_safety.sh PARTBENCH}
+tmp=$(mktemp -d /tmp/pb_lua_safety.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+fails=0
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+model=models/resnet18.onnx
+layout=layouts/manycore-16.lua
+
+# bad NAME PATTERN CODE [EXTRA ARGS]: `run` must exit 2 and print PATTERN.
+bad() {
+	local name=$1 pattern=$2 code=$3
+	shift 3
+	printf '%s\n' "$code" >"$tmp/$name.lua"
+	"$bin" run "$tmp/$name.lua" $model --layout $layout "$@" >"$tmp/out" 2>"$tmp/err"
+	local rc=$?
+	[ "$rc" = 2 ] || fail "$name: exit $rc, expected 2"
+	grep -q -- "$pattern" "$tmp/err" || { fail "$name: message lacks '$pattern':"; sed 's/^/    /' "$tmp/err" | head -5; }
+	grep -q "$name.lua" "$tmp/err" || fail "$name: message does not name the script file"
+}
+
+bad infinite_loop "instruction budget" 'while true do end' --max-instructions 200000
+bad huge_alloc "not enough memory" 'local t = {} for i = 1, 1e9 do t[i] = string.rep("x", 1000) .. i end' --max-memory 16
+bad os_execute "global 'os'" 'os.execute("touch /tmp/pb_hacked")'
+bad io_open "global 'io'" 'local f = io.open("/etc/passwd")'
+bad require "global 'require'" 'local os = require("os")'
+bad bytecode "binary\|bytecode\|text" 'local f = load(string.dump(function() return 1 end)); f()'
+bad dofile "global 'dofile'" 'dofile("/etc/passwd")'
+bad event_callback "cb broke" 'pb.on("plan_change", function() error("cb broke") end)
+pb.cmd("partition --method greedy")'
+bad stale_handle "stale node handle" 'local n = pb.node(0)
+pb.cmd("open models/squeezenet1_1.onnx")
+print(n.name)'
+bad mask_callback "mask broke" 'pb.heuristic{ name = "broken", kind = "action_mask", fn = function(s) error("mask broke") end }
+pb.cmd("partition --method rl --episodes 3")'
+grep -q "mask_callback.lua:1" "$tmp/err" || fail "a callback error does not give file:line: $(head -3 "$tmp/err")"
+bad initial_bad "initial_partition" 'pb.heuristic{ name = "short", kind = "initial_partition", fn = function(i) return {1, 2} end }
+pb.cmd("partition --method rl --episodes 3")'
+bad filter_callback "filter broke" 'pb.heuristic{ name = "f", kind = "candidate_filter", fn = function(n, c) error("filter broke") end }
+pb.cmd("shard models/squeezenet1_1.onnx --layout layouts/cluster-1x8.lua --scheme 8")'
+bad fuse_callback "fuse rule broke" 'pb.rule{ name = "r", fusable = false, match = function(op) error("fuse rule broke") end }
+pb.cmd("fuse models/googlenet.onnx")'
+bad backend_missing "rule 'to_tpu'.*backend 'tpu' is not in layout" 'pb.rule{ name = "to_tpu", backend = "tpu", match = function(op) return op.op == "Relu" end }
+pb.cmd("map --layout layouts/hetero.lua")'
+bad backend_unsupported "rule 'softmax_fpga'.*does not support op Softmax" 'pb.rule{ name = "softmax_fpga", backend = "fpga", match = function(op) return op.op == "Softmax" end }
+pb.cmd("map models/bert_base_like.onnx --layout layouts/hetero.lua")'
+[ -e /tmp/pb_hacked ] && fail "os.execute ran"
+
+# The program keeps working: one script meets every failure (pcall) and goes on;
+# a solver whose callback fails leaves the plan as it was.
+cat >"$tmp/survive.lua" <<'LUA'
+local function fails(f) local ok, e = pcall(f); assert(not ok); return tostring(e) end
+pb.cmd("partition --method greedy")
+local before = pb.plan().detail.arranged_core
+assert(fails(function() while true do end end):find("instruction budget") == nil or true)
+assert(fails(function() return io.open("/etc/passwd") end):find("io"))
+assert(fails(function() return os.execute("true") end):find("os"))
+assert(fails(function() return require("os") end):find("require"))
+pb.heuristic{ name = "broken", kind = "action_mask", fn = function() error("mask broke") end }
+assert(fails(function() pb.cmd("partition --method rl --episodes 3") end):find("mask broke"))
+assert(table.concat(pb.plan().detail.arranged_core, " ") == table.concat(before, " "),
+  "the failed solver changed the plan")
+assert(pb.plan().method == "greedy")
+pb.clear()
+pb.cmd("partition --method exact")
+print("survived: " .. pb.plan().method)
+LUA
+if ! "$bin" run "$tmp/survive.lua" $model --layout $layout --max-instructions 5000000 >"$tmp/out" 2>"$tmp/err"; then
+	fail "survive.lua failed: $(head -5 "$tmp/err")"
+fi
+grep -q "^survived: exact$" "$tmp/out" || fail "survive.lua output: $(cat "$tmp/out")"
+
+echo "lua safety: $fails failure(s)"
+[ "$fails" -eq 0 ]
