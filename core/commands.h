@@ -26,7 +26,8 @@ enum {
 	PB_REDRAW_CANVAS = 2,
 	PB_REDRAW_TABLE = 4,
 	PB_RELAYOUT = 8,
-	PB_REDRAW_ALL = 15
+	PB_REDRAW_ALL = 15,
+	PB_QUIT = 16 /* the front end should close (the `quit` command) */
 };
 
 /* Progress of long work (bars on a terminal, TUI status, nothing in tests).

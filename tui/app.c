@@ -1,0 +1,688 @@
+/*
+ * app.c — the workbench: start-up, windows, the main loop, running commands.
+ *
+ * Loop invariant: each iteration (1) collects library output written to fd 2
+ * and a finished dot layout, (2) draws the windows whose PB_REDRAW_* flags are
+ * set and flushes once (wnoutrefresh per window, one doupdate), (3) waits for
+ * one input event (with a short timeout only while dot runs) and turns it
+ * into a command string. Commands run through the command table with their
+ * output captured in a memory stream and shown in the output pane; their
+ * redraw flags and the session's plan-change events decide what is redrawn.
+ *
+ * Library messages (Graphviz, igraph, GLPK, Lua) never reach the screen:
+ * fd 2 is redirected to an unlinked temporary file for the whole session and
+ * new text in it is shown as "[lib]" lines in the output pane; GLPK's
+ * terminal output is switched off.
+ */
+#include <errno.h>
+#include <glpk.h>
+#include <langinfo.h>
+#include <locale.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "app.h"
+#include "tui.h"
+#include "view.h"
+
+#define MIN_ROWS 24
+#define MIN_COLS 80
+
+double tui_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static void out_add(tui_app *a, int is_err, const char *text)
+{
+	const char *p = text;
+	while (*p) {
+		const char *e = strchr(p, '\n');
+		size_t n = e ? (size_t)(e - p) : strlen(p);
+		int idx = a->out_head;
+		free(a->out[idx]);
+		a->out[idx] = strndup(p, n);
+		for (char *c = a->out[idx]; c && *c; c++)
+			if (*c == '\t' || *c == '\r')
+				*c = ' ';
+		a->out_err[idx] = is_err;
+		a->out_head = (a->out_head + 1) % TUI_OUT_LINES;
+		if (a->n_out < TUI_OUT_LINES)
+			a->n_out++;
+		a->out_total++;
+		p += n;
+		if (*p == '\n')
+			p++;
+	}
+	a->redraw |= PB_REDRAW_STATUS;
+}
+
+void tui_out(tui_app *a, int is_err, const char *fmt, ...)
+{
+	char buf[1200];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof buf, fmt, ap);
+	va_end(ap);
+	out_add(a, is_err, buf);
+}
+
+int tui_selected(const tui_app *a)
+{
+	const pb_graph *g = a->s->graph;
+	if (!g || g->n_nodes == 0)
+		return -1;
+	long sel = pb_view_get_int(a->s->view, "sel", 0);
+	return (int)(sel < 0 ? 0 : sel >= g->n_nodes ? g->n_nodes - 1 : sel);
+}
+
+int tui_group_of(const tui_app *a, int node)
+{
+	const pb_plan *p = a->s->plan;
+	if (!p || node < 0 || node >= p->n_nodes || !a->s->graph ||
+	    p->n_nodes != a->s->graph->n_nodes)
+		return -1;
+	int g = p->group[node];
+	return g >= 0 && g < p->n_groups ? g : -1;
+}
+
+/* ---- library output captured from fd 2 ---- */
+
+static void capture_start(tui_app *a)
+{
+	a->saved_stderr = -1;
+	a->errfile = tmpfile();
+	if (!a->errfile)
+		return;
+	fflush(stderr);
+	a->saved_stderr = dup(2);
+	dup2(fileno(a->errfile), 2);
+}
+
+static void capture_poll(tui_app *a)
+{
+	struct stat st;
+	if (!a->errfile || fstat(fileno(a->errfile), &st) != 0 || st.st_size <= a->err_off)
+		return;
+	size_t n = (size_t)(st.st_size - a->err_off);
+	if (n > 8192)
+		n = 8192;
+	char *buf = malloc(n + 1);
+	if (!buf)
+		return;
+	ssize_t r = pread(fileno(a->errfile), buf, n, a->err_off);
+	if (r > 0) {
+		buf[r] = 0;
+		a->err_off += r;
+		for (char *line = strtok(buf, "\n"); line; line = strtok(NULL, "\n"))
+			tui_out(a, 1, "[lib] %s", line);
+	}
+	free(buf);
+}
+
+static void capture_stop(tui_app *a)
+{
+	if (a->saved_stderr >= 0) {
+		fflush(stderr);
+		dup2(a->saved_stderr, 2);
+		close(a->saved_stderr);
+	}
+	if (a->errfile)
+		fclose(a->errfile);
+	a->errfile = NULL;
+}
+
+/* ---- windows ---- */
+
+static void windows_free(tui_app *a)
+{
+	WINDOW **ws[] = {&a->wtitle, &a->wcanvas, &a->wside, &a->wout, &a->wstatus, &a->wcmd};
+	for (size_t i = 0; i < sizeof ws / sizeof ws[0]; i++)
+		if (*ws[i]) {
+			delwin(*ws[i]);
+			*ws[i] = NULL;
+		}
+}
+
+static void windows_make(tui_app *a)
+{
+	windows_free(a);
+	getmaxyx(stdscr, a->rows, a->cols);
+	a->too_small = a->rows < MIN_ROWS || a->cols < MIN_COLS;
+	if (a->too_small)
+		return;
+	a->side_w = a->cols >= 120 ? 46 : 36;
+	a->out_h = a->rows >= 40 ? 7 : 4;
+	a->canvas_h = a->rows - 1 - a->out_h - 2;
+	a->canvas_w = a->cols - a->side_w - 1;
+	a->wtitle = newwin(1, a->cols, 0, 0);
+	a->wcanvas = newwin(a->canvas_h, a->canvas_w, 1, 0);
+	a->wside = newwin(a->canvas_h, a->side_w, 1, a->cols - a->side_w);
+	a->wout = newwin(a->out_h, a->cols, 1 + a->canvas_h, 0);
+	a->wstatus = newwin(1, a->cols, a->rows - 2, 0);
+	a->wcmd = newwin(1, a->cols, a->rows - 1, 0);
+	keypad(a->wcmd, TRUE);
+	a->redraw |= PB_REDRAW_ALL;
+}
+
+static void timing_log(tui_app *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void timing_log(tui_app *a, const char *fmt, ...)
+{
+	if (!a->timing)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	vfprintf(a->timing, fmt, ap);
+	va_end(ap);
+	fflush(a->timing);
+}
+
+void tui_draw(tui_app *a)
+{
+	if (a->too_small) {
+		erase();
+		mvprintw(a->rows / 2, 0, "partbench needs at least %dx%d; this terminal is %dx%d.",
+			 MIN_COLS, MIN_ROWS, a->cols, a->rows);
+		mvprintw(a->rows / 2 + 1, 0, "Enlarge it, or press q to quit.");
+		wnoutrefresh(stdscr);
+		doupdate();
+		a->redraw = 0;
+		return;
+	}
+	int r = a->redraw;
+	if (!r)
+		return;
+	if (r & PB_REDRAW_CANVAS) {
+		/* the divider between canvas and side pane */
+		mvwvline(stdscr, 1, a->canvas_w, 0, a->canvas_h);
+		wnoutrefresh(stdscr);
+		tui_canvas_draw(a);
+		wnoutrefresh(a->wcanvas);
+	}
+	if (r & (PB_REDRAW_TABLE | PB_REDRAW_CANVAS | PB_REDRAW_STATUS)) {
+		tui_side_draw(a);
+		wnoutrefresh(a->wside);
+	}
+	tui_title_draw(a);
+	wnoutrefresh(a->wtitle);
+	tui_out_draw(a);
+	wnoutrefresh(a->wout);
+	tui_status_draw(a);
+	wnoutrefresh(a->wstatus);
+	werase(a->wcmd);
+	wnoutrefresh(a->wcmd);
+	doupdate();
+	a->redraw = 0;
+	double now = tui_now();
+	if (!a->logged_first && a->s->graph && a->vg.layout) {
+		a->logged_first = 1;
+		timing_log(a, "first_frame_ms %.1f layout %s\n", (now - a->t_start) * 1e3,
+			   a->vg.layout->from_dot ? "dot" : "simple");
+	}
+	if (!a->logged_dot && a->vg.layout && a->vg.layout->from_dot) {
+		a->logged_dot = 1;
+		timing_log(a, "dot_frame_ms %.1f boxes %d\n", (now - a->t_start) * 1e3,
+			   a->vg.n_items);
+	}
+	if (a->t_key > 0) {
+		timing_log(a, "key_frame_ms %.3f key %d\n", (now - a->t_key) * 1e3,
+			   a->key_for_timing);
+		a->t_key = 0;
+	}
+}
+
+/* ---- running commands ---- */
+
+static void on_session(void *ud, int what)
+{
+	tui_app *a = ud;
+	if (what & (PB_EVENT_PLAN | PB_EVENT_GRAPH | PB_EVENT_SOLVER_STEP))
+		a->redraw |= PB_REDRAW_ALL;
+	if (what & PB_EVENT_GRAPH)
+		a->redraw |= PB_RELAYOUT;
+}
+
+static int on_progress(void *ud, double fraction, const char *text)
+{
+	tui_app *a = ud;
+	if (fraction < 0) {
+		a->progress[0] = 0;
+		return 0;
+	}
+	snprintf(a->progress, sizeof a->progress, "[%3.0f%%] %s", fraction * 100, text);
+	int cancel = 0;
+	wtimeout(a->wcmd, 0);
+	int ch = wgetch(a->wcmd);
+	if (ch != ERR && ch != KEY_RESIZE && ch != KEY_MOUSE)
+		cancel = 1;
+	else if (ch == KEY_RESIZE)
+		windows_make(a);
+	double now = tui_now();
+	if (now - a->last_progress_draw > 0.04 || cancel) {
+		a->last_progress_draw = now;
+		tui_vg_update(a);
+		tui_vg_poll(a);
+		a->redraw |= PB_REDRAW_ALL;
+		tui_draw(a);
+	}
+	return cancel;
+}
+
+static int run_common(tui_app *a, int argc, char **argv, const char *line)
+{
+	pb_cmd_ctx *ctx = a->ctx;
+	char *obuf = NULL, *lbuf = NULL;
+	size_t olen = 0, llen = 0;
+	FILE *out = open_memstream(&obuf, &olen), *log = open_memstream(&lbuf, &llen);
+	FILE *saved_out = ctx->out, *saved_log = ctx->log;
+	int saved_redraw = ctx->redraw;
+	if (out)
+		ctx->out = out;
+	if (log)
+		ctx->log = log;
+	ctx->redraw = 0;
+	ctx->interactive = 1;
+	ctx->progress = on_progress;
+	ctx->progress_ud = a;
+	pb_error err = {0};
+	a->run_depth++;
+	int rc = line ? pb_cmd_run_line(ctx, line, &err) : pb_cmd_run_argv(ctx, argc, argv, &err);
+	a->run_depth--;
+	a->progress[0] = 0;
+	ctx->out = saved_out;
+	ctx->log = saved_log;
+	int flags = ctx->redraw;
+	ctx->redraw = saved_redraw;
+	if (out)
+		fclose(out);
+	if (log)
+		fclose(log);
+	if (lbuf && lbuf[0])
+		out_add(a, 0, lbuf);
+	if (obuf && obuf[0])
+		out_add(a, 0, obuf);
+	free(obuf);
+	free(lbuf);
+	if (rc)
+		tui_out(a, 1, "error: %s", err.msg[0] ? err.msg : "command failed");
+	if (flags & PB_QUIT)
+		a->quit = 1;
+	a->redraw |= (flags & PB_REDRAW_ALL) | PB_REDRAW_STATUS;
+	if (a->run_depth == 0) {
+		tui_vg_update(a);
+		tui_canvas_fit(a);
+	}
+	return rc;
+}
+
+int tui_run(tui_app *a, const char *line)
+{
+	return run_common(a, 0, NULL, line);
+}
+
+int tui_run_argv(tui_app *a, int argc, char **argv)
+{
+	return run_common(a, argc, argv, NULL);
+}
+
+/* ---- pager ---- */
+
+void tui_pager(tui_app *a, const char *title, const char *text)
+{
+	int n = 0, cap = 64;
+	const char **lines = malloc(sizeof *lines * (size_t)cap);
+	int *lens = malloc(sizeof *lens * (size_t)cap);
+	for (const char *p = text; lines && lens && *p;) {
+		const char *e = strchr(p, '\n');
+		int len = e ? (int)(e - p) : (int)strlen(p);
+		if (n == cap) {
+			cap *= 2;
+			const char **nl = realloc(lines, sizeof *lines * (size_t)cap);
+			int *nn = realloc(lens, sizeof *lens * (size_t)cap);
+			if (nl)
+				lines = nl;
+			if (nn)
+				lens = nn;
+			if (!nl || !nn)
+				break;
+		}
+		lines[n] = p;
+		lens[n++] = len;
+		p += len + (e ? 1 : 0);
+	}
+	int top = 0;
+	WINDOW *w = newwin(0, 0, 0, 0);
+	keypad(w, TRUE);
+	for (;;) {
+		int H, W;
+		getmaxyx(w, H, W);
+		werase(w);
+		wattron(w, A_REVERSE);
+		mvwhline(w, 0, 0, ' ', W);
+		mvwprintw(w, 0, 1, "%s  lines %d-%d of %d  (j/k/Space/b scroll, q closes)", title,
+			  n ? top + 1 : 0, top + H - 1 < n ? top + H - 1 : n, n);
+		wattroff(w, A_REVERSE);
+		for (int r = 1; r < H && top + r - 1 < n; r++)
+			mvwaddnstr(w, r, 0, lines[top + r - 1],
+				   lens[top + r - 1] < W ? lens[top + r - 1] : W);
+		wnoutrefresh(w);
+		doupdate();
+		int ch = wgetch(w);
+		int page = H - 2 > 1 ? H - 2 : 1;
+		if (ch == 'j' || ch == KEY_DOWN || ch == '\n')
+			top++;
+		else if (ch == 'k' || ch == KEY_UP)
+			top--;
+		else if (ch == ' ' || ch == KEY_NPAGE)
+			top += page;
+		else if (ch == 'b' || ch == KEY_PPAGE)
+			top -= page;
+		else if (ch == 'g' || ch == KEY_HOME)
+			top = 0;
+		else if (ch == 'G' || ch == KEY_END)
+			top = n - page;
+		else if (ch == KEY_RESIZE)
+			windows_make(a);
+		else if (ch != ERR && ch != KEY_MOUSE)
+			break;
+		if (top > n - page)
+			top = n - page;
+		if (top < 0)
+			top = 0;
+	}
+	delwin(w);
+	free(lines);
+	free(lens);
+	touchwin(stdscr);
+	wnoutrefresh(stdscr);
+	a->redraw |= PB_REDRAW_ALL;
+}
+
+/* ---- mouse ---- */
+
+static void group_range(const tui_app *a, int g, int *first, int *last)
+{
+	const pb_plan *p = a->s->plan;
+	*first = p->groups[g].first_node;
+	*last = p->groups[g].last_node;
+	if (*first >= 0 && *last >= *first)
+		return;
+	*first = *last = -1;
+	for (int i = 0; i < p->n_nodes; i++)
+		if (p->group[i] == g) {
+			if (*first < 0)
+				*first = i;
+			*last = i;
+		}
+}
+
+static void mouse_event(tui_app *a)
+{
+	MEVENT ev;
+	if (getmouse(&ev) != OK)
+		return;
+	int cy = ev.y - 1, cx = ev.x;
+	int in_canvas = cy >= 0 && cy < a->canvas_h && cx < a->canvas_w;
+	char line[128];
+	if (ev.bstate & BUTTON4_PRESSED) {
+		tui_run(a, "view pan 0 -3");
+		return;
+	}
+#ifdef BUTTON5_PRESSED
+	if (ev.bstate & BUTTON5_PRESSED) {
+		tui_run(a, "view pan 0 3");
+		return;
+	}
+#endif
+	if (!in_canvas && (ev.bstate & (BUTTON1_PRESSED | BUTTON1_CLICKED)) && cy >= 0 &&
+	    cy < a->canvas_h && cx > a->canvas_w) {
+		int g = tui_side_hit(a, cy);
+		int f, l;
+		if (g >= 0) {
+			group_range(a, g, &f, &l);
+			if (f >= 0) {
+				snprintf(line, sizeof line, "view select %d", f);
+				tui_run(a, line);
+			}
+		}
+		return;
+	}
+	if (!in_canvas)
+		return;
+	int item = tui_canvas_hit(a, cy, cx);
+	if (ev.bstate & (BUTTON1_PRESSED | BUTTON1_CLICKED)) {
+		a->drag_node = item >= 0 ? item : -1;
+		if (item >= 0) {
+			snprintf(line, sizeof line, "view select %d", a->vg.items[item].first);
+			tui_run(a, line);
+		}
+		if (ev.bstate & BUTTON1_CLICKED)
+			a->drag_node = -1;
+		return;
+	}
+	if ((ev.bstate & BUTTON1_RELEASED) && a->drag_node >= 0) {
+		int from = a->drag_node;
+		a->drag_node = -1;
+		if (item < 0 || item == from || !a->s->plan)
+			return;
+		const tui_item *src = &a->vg.items[from], *dst = &a->vg.items[item];
+		int G = src->group, H = dst->group, f, l;
+		if (G < 0 || H < 0 || H == G)
+			return;
+		group_range(a, G, &f, &l);
+		if (H == G + 1 && f >= 0)
+			snprintf(line, sizeof line, "boundary %d %d", G, -(l - src->first + 1));
+		else if (H == G - 1 && f >= 0)
+			snprintf(line, sizeof line, "boundary %d %d", G - 1, src->last - f + 1);
+		else {
+			tui_out(a, 1, "drag a layer onto the next or previous group (from %d to %d)",
+				G, H);
+			return;
+		}
+		tui_run(a, line);
+	}
+}
+
+static void mouse_apply(tui_app *a)
+{
+	int on = (int)pb_view_get_int(a->s->view, "mouse", 1);
+	if (on == a->mouse_on)
+		return;
+	a->mouse_on = on;
+	mousemask(on ? (BUTTON1_PRESSED | BUTTON1_RELEASED | BUTTON1_CLICKED | BUTTON4_PRESSED
+#ifdef BUTTON5_PRESSED
+			| BUTTON5_PRESSED
+#endif
+			)
+		     : 0,
+		  NULL);
+}
+
+/* ---- start-up ---- */
+
+static const pb_opt tui_opts[] = {
+	PB_OPTS_LAYOUT,
+	PB_OPTS_GRAPH,
+	{"no-mouse", 0, PB_OPT_FLAG, NULL, "do not capture the mouse"},
+	{"session", 's', PB_OPT_STR, "FILE", "open a saved session"},
+	PB_OPTS_END};
+
+static void colors_init(tui_app *a)
+{
+	const char *nc = getenv("NO_COLOR");
+	a->color = has_colors() && !(nc && nc[0]);
+	if (!a->color)
+		return;
+	start_color();
+	use_default_colors();
+	short pal[6] = {COLOR_CYAN, COLOR_GREEN, COLOR_YELLOW, COLOR_BLUE, COLOR_MAGENTA, COLOR_WHITE};
+	for (int i = 0; i < 6; i++)
+		init_pair((short)(1 + i), pal[i], -1);
+	init_pair(7, COLOR_RED, -1);
+	init_pair(8, COLORS > 8 ? 8 : COLOR_WHITE, -1);
+}
+
+static int preload(tui_app *a, const pb_args *args, pb_error *err)
+{
+	pb_cmd_ctx *ctx = a->ctx;
+	char *obuf = NULL;
+	size_t olen = 0;
+	FILE *out = open_memstream(&obuf, &olen);
+	FILE *saved = ctx->out;
+	if (out)
+		ctx->out = out;
+	int rc = PB_OK;
+	const char *session = pb_args_str(args, "session", NULL);
+	if (session) {
+		char *argv[] = {"load", (char *)session};
+		rc = pb_cmd_run_argv(ctx, 2, argv, err);
+	}
+	if (!rc && pb_args_pos(args, 0)) {
+		char *argv[2 + 2 * PB_ARGS_MAX_LIST];
+		int n = 0;
+		argv[n++] = "open";
+		argv[n++] = (char *)pb_args_pos(args, 0);
+		const char **specs;
+		int k = pb_args_list(args, "input", &specs);
+		for (int i = 0; i < k; i++) {
+			argv[n++] = "--input";
+			argv[n++] = (char *)specs[i];
+		}
+		rc = pb_cmd_run_argv(ctx, n, argv, err);
+	}
+	const char *layout = pb_args_str(args, "layout", NULL);
+	if (!rc && layout) {
+		char *argv[] = {"layout", (char *)layout};
+		rc = pb_cmd_run_argv(ctx, 2, argv, err);
+	}
+	ctx->out = saved;
+	if (out)
+		fclose(out);
+	if (obuf && obuf[0])
+		out_add(a, 0, obuf);
+	free(obuf);
+	return rc;
+}
+
+static void app_free(tui_app *a)
+{
+	tui_vg_free(&a->vg);
+	windows_free(a);
+	for (int i = 0; i < TUI_OUT_LINES; i++)
+		free(a->out[i]);
+	if (a->timing)
+		fclose(a->timing);
+}
+
+int pb_tui_main(pb_cmd_ctx *ctx, int argc, char **argv, pb_error *err)
+{
+	tui_app app, *a = &app;
+	memset(a, 0, sizeof app);
+	a->t_start = tui_now();
+	a->ctx = ctx;
+	a->s = ctx->s;
+	a->drag_node = -1;
+	a->last_sel = -1;
+	a->mouse_on = -1;
+	pb_args args;
+	int rc = pb_args_parse(tui_opts, argc, argv, &args, "partbench", err);
+	if (rc)
+		return rc;
+	if (args.help || args.n_pos > 1) {
+		fprintf(args.help ? stdout : stderr,
+			"Usage: partbench [MODEL] [--layout FILE] [--input NAME=DIMS] "
+			"[--session FILE] [--no-mouse]\n"
+			"Opens the workbench (needs a terminal). 'partbench help' lists the batch "
+			"commands.\n\n");
+		pb_args_print_options(tui_opts, args.help ? stdout : stderr);
+		return args.help ? PB_OK : PB_EUSAGE;
+	}
+	if (!isatty(0) || !isatty(1))
+		return pb_err(err, PB_EUSAGE,
+			      "the workbench needs a terminal (stdin and stdout must be a tty); "
+			      "for batch use run 'partbench COMMAND ...' (see 'partbench help')");
+	rc = preload(a, &args, err);
+	if (rc) {
+		app_free(a);
+		return rc;
+	}
+	const char *tpath = getenv("PB_TUI_TIMING");
+	if (tpath && tpath[0])
+		a->timing = fopen(tpath, "a");
+	if (pb_args_has(&args, "no-mouse"))
+		pb_view_set(a->s->view, sizeof a->s->view, "mouse", "0");
+	setlocale(LC_ALL, "");
+	a->utf8 = strcmp(nl_langinfo(CODESET), "UTF-8") == 0;
+	glp_term_out(GLP_OFF);
+	capture_start(a);
+	if (!initscr()) {
+		capture_stop(a);
+		app_free(a);
+		return pb_err(err, PB_EINTERNAL, "could not initialise the terminal");
+	}
+	raw();
+	noecho();
+	nonl();
+	keypad(stdscr, TRUE);
+	curs_set(0);
+	set_escdelay(25);
+	mouseinterval(0);
+	colors_init(a);
+	pb_session_listen(a->s, on_session, a);
+	windows_make(a);
+	mouse_apply(a);
+	tui_out(a, 0, "partbench workbench: ? help, : command, / search, q quit");
+	if (a->s->graph && !pb_view_get(a->s->view, "sel", NULL, (char[8]){0}, 8))
+		tui_run(a, "view select 0");
+	tui_vg_update(a);
+	tui_canvas_fit(a);
+	a->redraw |= PB_REDRAW_ALL;
+	while (!a->quit) {
+		capture_poll(a);
+		if (tui_vg_poll(a)) {
+			tui_canvas_fit(a);
+			a->redraw |= PB_REDRAW_ALL;
+		}
+		if (a->redraw & PB_RELAYOUT) {
+			tui_vg_update(a);
+			a->redraw &= ~PB_RELAYOUT;
+		}
+		tui_draw(a);
+		WINDOW *in = a->wcmd ? a->wcmd : stdscr;
+		keypad(in, TRUE);
+		wtimeout(in, a->vg.job ? 30 : 1000);
+		int ch = wgetch(in);
+		if (ch == ERR)
+			continue;
+		a->t_key = tui_now();
+		a->key_for_timing = ch;
+		if (ch == KEY_RESIZE) {
+			windows_make(a);
+			continue;
+		}
+		if (a->too_small) {
+			if (ch == 'q')
+				a->quit = 1;
+			continue;
+		}
+		if (ch == KEY_MOUSE)
+			mouse_event(a);
+		else
+			tui_key(a, ch);
+		mouse_apply(a);
+	}
+	pb_session_unlisten(a->s, on_session, a);
+	if (a->timing)
+		timing_log(a, "session_s %.3f\n", tui_now() - a->t_start);
+	endwin();
+	capture_stop(a);
+	app_free(a);
+	return PB_OK;
+}

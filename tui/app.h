@@ -1,0 +1,135 @@
+/*
+ * app.h — state shared by the workbench's files (tui/ only; includes curses).
+ *
+ * The workbench reads the session through its query functions and the view
+ * string (view.h), and changes it only by running command strings through
+ * tui_run() (the same command table as the CLI). Redraw is driven by the
+ * PB_REDRAW_* flags returned by commands and session listeners; the main
+ * loop draws what is flagged and flushes once per iteration.
+ */
+#ifndef PB_TUI_APP_H
+#define PB_TUI_APP_H
+
+#include <curses.h>
+#include <signal.h>
+#include <stdio.h>
+
+#include "commands.h"
+#include "render/layout.h"
+
+/* A box on the canvas: one node, or a contiguous range of nodes collapsed
+ * into a block (same name prefix and plan group). */
+typedef struct tui_item {
+	int first, last;  /* node id range */
+	int group;        /* plan group of its nodes (-1 if none) */
+	int block;        /* 1 when it stands for more than one node */
+	int w, h;         /* size in cells at the current zoom */
+	char label[40];
+} tui_item;
+
+/* The graph as drawn: items, edges between items and their layout. */
+typedef struct tui_viewgraph {
+	const pb_graph *graph;  /* the graph the items were built for */
+	int n_items;
+	tui_item *items;
+	int *item_of;           /* node id -> item index */
+	int n_edges;
+	int *src, *dst;
+	int zoom, lr;
+	int depth;              /* collapse depth in use (-1: nothing collapsed) */
+	pb_layout *layout;      /* current coordinates (simple or dot), may be NULL */
+	pb_layout_job *job;     /* dot running in a child process */
+	double job_start;       /* monotonic seconds */
+	double dot_seconds;     /* duration of the last finished dot layout */
+	char layout_note[96];   /* "dot 0.41 s", "simple (dot running)", ... */
+	/* name prefix structure: component end offsets per node */
+	int *ncomp;
+	int (*cend)[12];
+} tui_viewgraph;
+
+enum { TUI_OUT_LINES = 400 };
+
+typedef struct tui_app {
+	pb_cmd_ctx *ctx;
+	pb_session *s;
+	int rows, cols, too_small;
+	WINDOW *wtitle, *wcanvas, *wside, *wout, *wstatus, *wcmd;
+	int canvas_h, canvas_w, side_w, out_h;
+	int color, utf8, mouse_on;
+	int redraw;
+	int quit;
+	tui_viewgraph vg;
+	/* output pane: ring of lines; err marks error lines */
+	char *out[TUI_OUT_LINES];
+	int out_err[TUI_OUT_LINES];
+	int n_out, out_head;
+	long out_total;          /* lines ever added */
+	int table_first;         /* first group row shown in the table */
+	int run_depth;           /* nesting of tui_run (view requests run nested) */
+	/* library output captured from fd 2 */
+	int saved_stderr;
+	FILE *errfile;
+	long err_off;
+	/* mouse drag */
+	int drag_node;
+	/* progress while a command runs */
+	char progress[160];
+	double last_progress_draw;
+	/* timing log (PB_TUI_TIMING=file) */
+	FILE *timing;
+	double t_start, t_key;
+	int key_for_timing;
+	int logged_first, logged_dot;
+	/* last selection seen (to follow it) */
+	long last_sel;
+} tui_app;
+
+/* app.c */
+double tui_now(void);
+/* Runs a command line through the command table; output goes to the output
+ * pane. Returns the status. */
+int tui_run(tui_app *a, const char *line);
+int tui_run_argv(tui_app *a, int argc, char **argv);
+void tui_out(tui_app *a, int is_err, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+void tui_draw(tui_app *a);
+void tui_pager(tui_app *a, const char *title, const char *text);
+int tui_selected(const tui_app *a);
+int tui_group_of(const tui_app *a, int node);
+
+/* keymap.c */
+/* Handles a key in normal mode. */
+void tui_key(tui_app *a, int key);
+/* Writes the key table and the command list (the '?' help). */
+void tui_keys_help(FILE *out);
+
+/* viewgraph.c */
+/* Rebuilds items from the session and view; starts a relayout when the
+ * items, zoom or direction changed. */
+void tui_vg_update(tui_app *a);
+/* Collects a finished dot layout; returns 1 when the layout changed. */
+int tui_vg_poll(tui_app *a);
+void tui_vg_free(tui_viewgraph *vg);
+
+/* canvas.c */
+void tui_canvas_draw(tui_app *a);
+/* Item under a canvas cell (window coordinates), or -1. */
+int tui_canvas_hit(const tui_app *a, int y, int x);
+/* Applies pending fit/center/follow requests of the view. */
+void tui_canvas_fit(tui_app *a);
+
+/* panes.c */
+void tui_title_draw(tui_app *a);
+void tui_side_draw(tui_app *a);
+void tui_out_draw(tui_app *a);
+void tui_status_draw(tui_app *a);
+/* Group whose table row is at side-pane row y, or -1. */
+int tui_side_hit(const tui_app *a, int y);
+void tui_human(double v, char *buf, size_t len);
+
+/* cmdline.c */
+/* Reads a line at the bottom row with editing, history and (for ':')
+ * completion from the command table. Returns 1 with the text in buf, 0 if
+ * cancelled. */
+int tui_prompt(tui_app *a, const char *prompt, int complete, char *buf, size_t len);
+
+#endif

@@ -1,0 +1,264 @@
+/*
+ * keymap.c — the one key table of the workbench and the '?' help built
+ * from it.
+ *
+ * Every key runs a command string from the command table (the same commands
+ * as the CLI and the ':' line); placeholders are filled from the selection
+ * before running: %s selected node id, %g its plan group, %p the group before
+ * it, %r the node range "FIRST LAST" of the selected box. Entries starting
+ * with '@' are input modes of the terminal itself (the ':' prompt, search
+ * prompt, help and output pagers, repaint), not features: each of them only
+ * gathers input for commands or shows their output.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "app.h"
+
+#define CTRL(c) ((c)&0x1f)
+
+typedef struct tui_binding {
+	int key;
+	const char *cmd;
+} tui_binding;
+
+static const tui_binding KEYS[] = {
+	{':', "@command"},
+	{'/', "@search"},
+	{'?', "@help"},
+	{'o', "@output"},
+	{CTRL('l'), "@refresh"},
+	{'q', "quit"},
+	{KEY_LEFT, "view pan -8 0"},
+	{'h', "view pan -8 0"},
+	{KEY_RIGHT, "view pan 8 0"},
+	{'l', "view pan 8 0"},
+	{KEY_UP, "view pan 0 -4"},
+	{'k', "view pan 0 -4"},
+	{KEY_DOWN, "view pan 0 4"},
+	{'j', "view pan 0 4"},
+	{'+', "view zoom +"},
+	{'-', "view zoom -"},
+	{'f', "view fit"},
+	{'z', "view center"},
+	{'F', "view follow toggle"},
+	{'.', "view select next"},
+	{',', "view select prev"},
+	{'J', "view select succ"},
+	{'K', "view select pred"},
+	{'\n', "view expand %r"},
+	{KEY_BACKSPACE, "view collapse %s"},
+	{'c', "view color cycle"},
+	{'L', "view dir toggle"},
+	{'M', "view mouse toggle"},
+	{'n', "find"},
+	{'N', "find --prev"},
+	{'>', "boundary %g 1"},
+	{'<', "boundary %g -1"},
+	{'{', "boundary %p 1"},
+	{'}', "boundary %p -1"},
+	{'m', "merge %g"},
+	{'v', "split %g"},
+	{'u', "undo"},
+	{CTRL('r'), "redo"},
+	{'e', "evaluate"},
+	{'E', "partition --method exact"},
+	{'G', "partition --method greedy"},
+	{'Q', "partition --method equal"},
+	{'O', "partition --method local"},
+	{'R', "partition --method rl --start"},
+	{'I', "partition --method milp --start"},
+	{'s', "step"},
+	{'S', "step -n 10"},
+	{'T', "repeat 100 step"},
+	{'p', "plan"},
+	{'x', "export -o partbench.svg"},
+	{'W', "save partbench-session.json"},
+};
+
+static const struct {
+	const char *action, *what;
+} ACTIONS[] = {
+	{"@command", "type a command (Tab completes, Up/Down history)"},
+	{"@search", "search node names and ops (POSIX regex; runs 'find')"},
+	{"@help", "this help"},
+	{"@output", "page through all command output"},
+	{"@refresh", "repaint the screen"},
+};
+
+static const char *key_label(int key, char *buf, size_t len)
+{
+	switch (key) {
+	case '\n':
+		return "Enter";
+	case ' ':
+		return "Space";
+	case KEY_BACKSPACE:
+		return "Backspace";
+	case KEY_LEFT:
+		return "Left";
+	case KEY_RIGHT:
+		return "Right";
+	case KEY_UP:
+		return "Up";
+	case KEY_DOWN:
+		return "Down";
+	default:
+		break;
+	}
+	if (key < 32)
+		snprintf(buf, len, "Ctrl-%c", key + 64);
+	else
+		snprintf(buf, len, "%c", key);
+	return buf;
+}
+
+void tui_keys_help(FILE *out)
+{
+	fprintf(out, "Keys (each runs the command shown; %%s node, %%g group, %%p group-1, %%r "
+		     "box range)\n\n");
+	for (size_t i = 0; i < sizeof KEYS / sizeof KEYS[0]; i++) {
+		char kb[16], word[32];
+		const char *what = NULL;
+		if (KEYS[i].cmd[0] == '@') {
+			for (size_t k = 0; k < sizeof ACTIONS / sizeof ACTIONS[0]; k++)
+				if (strcmp(ACTIONS[k].action, KEYS[i].cmd) == 0)
+					what = ACTIONS[k].what;
+			fprintf(out, "  %-10s %s\n", key_label(KEYS[i].key, kb, sizeof kb), what);
+			continue;
+		}
+		sscanf(KEYS[i].cmd, "%31s", word);
+		const pb_command *c = pb_cmd_find(word);
+		what = c ? c->summary : "(command not in this build)";
+		fprintf(out, "  %-10s %-30s %s\n", key_label(KEYS[i].key, kb, sizeof kb), KEYS[i].cmd,
+			what);
+	}
+	fprintf(out, "\nMouse: click selects a node or a table row; drag a node onto the next or\n"
+		     "previous group to move the layers in between ('boundary'); wheel pans.\n\n");
+	fprintf(out, "Commands (:COMMAND --help for options):\n");
+}
+
+/* Fills placeholders; returns 0 when one is unavailable (message shown). */
+static int expand(tui_app *a, const char *tmpl, char *buf, size_t len)
+{
+	int sel = tui_selected(a);
+	size_t k = 0;
+	for (const char *p = tmpl; *p && k + 1 < len; p++) {
+		if (*p != '%' || !p[1]) {
+			buf[k++] = *p;
+			continue;
+		}
+		char c = *++p;
+		long v = -1, v2 = -1;
+		if (sel < 0) {
+			tui_out(a, 1, "'%s': no node selected (open a model; '.' selects)", tmpl);
+			return 0;
+		}
+		if (c == 's') {
+			v = sel;
+		} else if (c == 'g' || c == 'p') {
+			v = tui_group_of(a, sel) - (c == 'p');
+			if (tui_group_of(a, sel) < 0 || v < 0) {
+				tui_out(a, 1, "'%s': the selection has no %sgroup (make a plan first)",
+					tmpl, c == 'p' ? "previous " : "");
+				return 0;
+			}
+		} else if (c == 'r') {
+			const tui_item *it = &a->vg.items[a->vg.item_of[sel]];
+			if (!it->block) {
+				tui_out(a, 1, "'%s': the selected box is a single node", tmpl);
+				return 0;
+			}
+			v = it->first;
+			v2 = it->last;
+		} else {
+			buf[k++] = c;
+			continue;
+		}
+		k += (size_t)snprintf(buf + k, len - k, v2 >= 0 ? "%ld %ld" : "%ld", v, v2);
+		if (k >= len)
+			k = len - 1;
+	}
+	buf[k] = 0;
+	return 1;
+}
+
+static void help_cmd(void *ud, const pb_command *c)
+{
+	fprintf((FILE *)ud, "  %-12s %s\n", c->name, c->summary);
+}
+
+/* Shows the last n lines of the output pane in the pager. */
+static void page_output(tui_app *a, long n)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	if (!f)
+		return;
+	if (n > a->n_out)
+		n = a->n_out;
+	for (long r = a->n_out - n; r < a->n_out; r++) {
+		int idx = (int)((a->out_head - a->n_out + r + TUI_OUT_LINES) % TUI_OUT_LINES);
+		fprintf(f, "%s\n", a->out[idx] ? a->out[idx] : "");
+	}
+	fclose(f);
+	tui_pager(a, "output (q closes)", text);
+	free(text);
+}
+
+static void action(tui_app *a, const char *act)
+{
+	char line[1024];
+	if (strcmp(act, "@command") == 0) {
+		if (tui_prompt(a, ":", 1, line, sizeof line) && line[0]) {
+			long before = a->out_total;
+			tui_run(a, line);
+			if (a->out_total - before > a->out_h - 1)
+				page_output(a, a->out_total - before);
+		}
+	} else if (strcmp(act, "@search") == 0) {
+		if (tui_prompt(a, "/", 0, line, sizeof line) && line[0]) {
+			char *argv[] = {"find", "--", line};
+			tui_run_argv(a, 3, argv);
+		}
+	} else if (strcmp(act, "@help") == 0) {
+		char *text = NULL;
+		size_t len = 0;
+		FILE *f = open_memstream(&text, &len);
+		if (!f)
+			return;
+		tui_keys_help(f);
+		pb_cmd_foreach(help_cmd, f);
+		fclose(f);
+		tui_pager(a, "help (q closes)", text);
+		free(text);
+	} else if (strcmp(act, "@output") == 0) {
+		page_output(a, a->n_out);
+	} else if (strcmp(act, "@refresh") == 0) {
+		clearok(curscr, TRUE);
+		a->redraw |= PB_REDRAW_ALL;
+	}
+}
+
+void tui_key(tui_app *a, int key)
+{
+	if (key == 127 || key == 8)
+		key = KEY_BACKSPACE;
+	if (key == '\r' || key == KEY_ENTER)
+		key = '\n';
+	for (size_t i = 0; i < sizeof KEYS / sizeof KEYS[0]; i++) {
+		if (KEYS[i].key != key)
+			continue;
+		if (KEYS[i].cmd[0] == '@') {
+			action(a, KEYS[i].cmd);
+			return;
+		}
+		char line[512];
+		if (expand(a, KEYS[i].cmd, line, sizeof line))
+			tui_run(a, line);
+		return;
+	}
+	char kb[16];
+	tui_out(a, 1, "key %s is not bound (? shows the keys)", key_label(key, kb, sizeof kb));
+}

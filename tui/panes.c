@@ -1,0 +1,298 @@
+/*
+ * panes.c — title bar, partition table + inspector + sparkline (side pane),
+ * output pane and status line.
+ *
+ * Everything is read from the generic session data: the plan's groups and
+ * metrics (so any problem kind — cores, stages, backends, fusion groups —
+ * shows the same way), the graph's per-node costs and shapes, and the active
+ * solver's objective history.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "app.h"
+#include "view.h"
+
+void tui_human(double v, char *buf, size_t len)
+{
+	const char *u[] = {"", "K", "M", "G", "T", "P"};
+	int k = 0;
+	if (!isfinite(v)) {
+		snprintf(buf, len, "-");
+		return;
+	}
+	while (fabs(v) >= 1000 && k < 5) {
+		v /= 1000;
+		k++;
+	}
+	snprintf(buf, len, k ? (fabs(v) < 10 ? "%.2f%s" : "%.1f%s") : "%.0f%s", v, u[k]);
+}
+
+static void line(WINDOW *w, int y, attr_t at, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static void line(WINDOW *w, int y, attr_t at, const char *fmt, ...)
+{
+	int H, W;
+	getmaxyx(w, H, W);
+	if (y < 0 || y >= H)
+		return;
+	char buf[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof buf, fmt, ap);
+	va_end(ap);
+	for (char *p = buf; *p; p++)
+		if ((unsigned char)*p < 32)
+			*p = ' ';
+	wattron(w, at);
+	mvwaddnstr(w, y, 0, buf, W);
+	wattroff(w, at);
+}
+
+void tui_title_draw(tui_app *a)
+{
+	WINDOW *w = a->wtitle;
+	pb_session *s = a->s;
+	werase(w);
+	wbkgd(w, A_REVERSE);
+	char buf[512], macs[16];
+	int k = snprintf(buf, sizeof buf, " partbench");
+	if (s->graph) {
+		const char *base = strrchr(s->graph->path, '/');
+		tui_human(s->graph->total.macs, macs, sizeof macs);
+		k += snprintf(buf + k, sizeof buf - k, " | %s: %d nodes, %sMACs",
+			      base ? base + 1 : s->graph->path, s->graph->n_nodes, macs);
+	}
+	if (s->hw)
+		k += snprintf(buf + k, sizeof buf - k, " | %s %s", s->hw->kind, s->hw->name);
+	if (s->plan) {
+		k += snprintf(buf + k, sizeof buf - k, " | plan %s/%s, %d groups", s->plan->kind,
+			      s->plan->method, s->plan->n_groups);
+		if (pb_plan_has_metric(s->plan, "max_time"))
+			snprintf(buf + k, sizeof buf - k, ", max_time %.4g ms",
+				 pb_plan_metric(s->plan, "max_time", 0) * 1e3);
+	}
+	line(w, 0, A_REVERSE, "%s", buf);
+}
+
+int tui_side_hit(const tui_app *a, int y)
+{
+	const pb_plan *p = a->s->plan;
+	if (!p || y < 2)
+		return -1;
+	int g = a->table_first + y - 2;
+	return g < p->n_groups ? g : -1;
+}
+
+/* Rows of the table part of the side pane. */
+static int table_rows(const tui_app *a, int H)
+{
+	const pb_plan *p = a->s->plan;
+	int want = (p ? p->n_groups : 1) + 3;
+	int max = H / 2;
+	return want < max ? want : max;
+}
+
+static void draw_table(tui_app *a, int H)
+{
+	WINDOW *w = a->wside;
+	const pb_plan *p = a->s->plan;
+	int rows = table_rows(a, H);
+	int wide = a->side_w >= 44;
+	if (!p) {
+		line(w, 0, A_BOLD, "Groups");
+		line(w, 1, 0, "no plan yet: run a solver,");
+		line(w, 2, 0, "e.g. :partition --method exact");
+		return;
+	}
+	line(w, 0, A_BOLD, "Groups (%s, %s)", p->kind, p->method);
+	if (wide)
+		line(w, 1, A_UNDERLINE, "%-2s %-8s %9s %6s %7s %5s %5s", "#", "label", "nodes",
+		     "MACs", "time ms", "stor", "route");
+	else
+		line(w, 1, A_UNDERLINE, "%-2s %9s %6s %7s %5s %2s", "#", "nodes", "MACs", "time ms",
+		     "stor", "");
+	int sel = tui_selected(a), sg = sel >= 0 ? tui_group_of(a, sel) : -1;
+	int nvis = rows - 2;
+	int first = 0;
+	if (sg >= nvis)
+		first = sg - nvis + 1;
+	a->table_first = first;
+	for (int r = 0; r < nvis && first + r < p->n_groups; r++) {
+		int gi = first + r;
+		const pb_plan_group *g = &p->groups[gi];
+		char nodes[24], macs[16], stor[16];
+		if (g->first_node >= 0)
+			snprintf(nodes, sizeof nodes, "%d-%d", g->first_node, g->last_node);
+		else
+			snprintf(nodes, sizeof nodes, "-");
+		tui_human(g->macs, macs, sizeof macs);
+		tui_human(g->storage, stor, sizeof stor);
+		attr_t at = gi == sg ? A_REVERSE : 0;
+		if (g->bottleneck)
+			at |= A_BOLD | (a->color ? COLOR_PAIR(7) : 0);
+		else if (a->color)
+			at |= COLOR_PAIR(1 + gi % 6);
+		char mark[4] = {g->bottleneck ? '*' : ' ', g->over_memory ? '!' : ' ', 0};
+		if (wide)
+			line(w, 2 + r, at, "%-2d %-8.8s %9s %6s %7.3f %5s %5.3f%s", gi,
+			     g->label ? g->label : "", nodes, macs, g->time * 1e3, stor,
+			     g->routing * 1e3, mark);
+		else
+			line(w, 2 + r, at, "%-2d %9s %6s %7.3f %5s %s", gi, nodes, macs,
+			     g->time * 1e3, stor, mark);
+	}
+	if (p->n_groups > nvis)
+		line(w, rows - 1, A_DIM, "(%d-%d of %d; * bottleneck, ! over memory)", first,
+		     first + nvis - 1, p->n_groups);
+	else
+		line(w, rows - 1, A_DIM, "* bottleneck  ! over memory");
+}
+
+static void draw_inspector(tui_app *a, int y0, int y1)
+{
+	WINDOW *w = a->wside;
+	const pb_graph *g = a->s->graph;
+	int sel = tui_selected(a);
+	if (!g || sel < 0 || y0 >= y1)
+		return;
+	const pb_node *n = &g->nodes[sel];
+	int y = y0;
+	char b1[16], b2[16], b3[16], shape[96];
+	mvwhline(w, y, 0, 0, a->side_w);
+	line(w, y++, A_BOLD, "Node %d/%d: %s", sel, g->n_nodes, n->op);
+	line(w, y++, 0, "%s", n->name);
+	int grp = tui_group_of(a, sel);
+	if (grp >= 0 && a->s->plan)
+		line(w, y++, 0, "group %d: %s", grp,
+		     a->s->plan->groups[grp].label ? a->s->plan->groups[grp].label : "");
+	const tui_item *it = a->vg.item_of ? &a->vg.items[a->vg.item_of[sel]] : NULL;
+	if (it && it->block)
+		line(w, y++, A_DIM, "in block %s (nodes %d-%d)", it->label, it->first, it->last);
+	tui_human(n->cost.macs, b1, sizeof b1);
+	tui_human(n->cost.flops, b2, sizeof b2);
+	line(w, y++, 0, "MACs %s  FLOPs %s", b1, b2);
+	tui_human(n->cost.param_bytes, b1, sizeof b1);
+	tui_human(n->cost.out_bytes, b2, sizeof b2);
+	tui_human(n->cost.params, b3, sizeof b3);
+	line(w, y++, 0, "params %s (%sB)  out %sB", b3, b1, b2);
+	for (int k = 0; k < n->n_inputs && y < y1 - 3; k++) {
+		if (n->inputs[k] < 0)
+			continue;
+		const pb_tensor *t = &g->tensors[n->inputs[k]];
+		line(w, y++, 0, "in  %s%s %s", pb_tensor_shape_str(t, shape, sizeof shape),
+		     t->is_initializer ? " [w]" : "", pb_dtype_name(t->dtype));
+	}
+	for (int k = 0; k < n->n_outputs && y < y1 - 2; k++) {
+		const pb_tensor *t = &g->tensors[n->outputs[k]];
+		line(w, y++, 0, "out %s %s", pb_tensor_shape_str(t, shape, sizeof shape),
+		     pb_dtype_name(t->dtype));
+	}
+	for (int k = 0; k < n->n_attrs && y < y1 - 1; k++) {
+		const pb_attr *at = &n->attrs[k];
+		char val[80] = "";
+		if (at->type == PB_ATTR_INT)
+			snprintf(val, sizeof val, "%lld", (long long)at->i);
+		else if (at->type == PB_ATTR_FLOAT)
+			snprintf(val, sizeof val, "%g", at->f);
+		else if (at->type == PB_ATTR_STRING)
+			snprintf(val, sizeof val, "%s", at->s ? at->s : "");
+		else if (at->type == PB_ATTR_INTS) {
+			size_t k2 = 0;
+			for (int j = 0; j < at->n && k2 < sizeof val - 8; j++)
+				k2 += (size_t)snprintf(val + k2, sizeof val - k2, "%s%lld", j ? "," : "",
+						       (long long)at->ints[j]);
+		} else
+			snprintf(val, sizeof val, "(type %d)", at->type);
+		line(w, y++, A_DIM, "%s=%s", at->name, val);
+	}
+	if (y < y1)
+		line(w, y++, A_DIM, "preds %d  succs %d", n->n_preds, n->n_succs);
+}
+
+static void draw_spark(tui_app *a, int y)
+{
+	WINDOW *w = a->wside;
+	static const char *bars_u[] = {"▁", "▂", "▃", "▄", "▅", "▆", "▇", "█"};
+	static const char *bars_a[] = {"_", ".", ":", "-", "=", "+", "*", "#"};
+	const pb_solver *sv = a->s->solver;
+	mvwhline(w, y, 0, 0, a->side_w);
+	if (!sv || sv->n_history == 0) {
+		line(w, y, A_DIM, "objective: %s", sv ? "no steps yet" : "no solver running");
+		return;
+	}
+	int n = sv->n_history, width = a->side_w - 2;
+	int from = n > width ? n - width : 0;
+	double lo = 1e300, hi = -1e300, best = 1e300;
+	for (int i = 0; i < n; i++)
+		if (isfinite(sv->history[i]))
+			best = fmin(best, sv->history[i]);
+	for (int i = from; i < n; i++)
+		if (isfinite(sv->history[i])) {
+			lo = fmin(lo, sv->history[i]);
+			hi = fmax(hi, sv->history[i]);
+		}
+	line(w, y, A_DIM, "objective (%s, %d steps) last %.4g best %.4g",
+	     a->s->solver_name ? a->s->solver_name : "solver", n, sv->history[n - 1], best);
+	wmove(w, y + 1, 0);
+	wclrtoeol(w);
+	for (int i = from; i < n; i++) {
+		double v = sv->history[i];
+		int k = !isfinite(v) || hi <= lo ? 0 : (int)((v - lo) / (hi - lo) * 7.999);
+		mvwaddstr(w, y + 1, i - from, a->utf8 ? bars_u[k] : bars_a[k]);
+	}
+}
+
+void tui_side_draw(tui_app *a)
+{
+	WINDOW *w = a->wside;
+	int H, W;
+	getmaxyx(w, H, W);
+	(void)W;
+	werase(w);
+	int rows = table_rows(a, H);
+	draw_table(a, H);
+	draw_inspector(a, rows, H - 2);
+	draw_spark(a, H - 2);
+}
+
+void tui_out_draw(tui_app *a)
+{
+	WINDOW *w = a->wout;
+	int H, W;
+	getmaxyx(w, H, W);
+	(void)W;
+	werase(w);
+	mvwhline(w, 0, 0, 0, a->cols);
+	mvwaddstr(w, 0, 2, " output (o: all) ");
+	int n = a->n_out < H - 1 ? a->n_out : H - 1;
+	for (int r = 0; r < n; r++) {
+		int idx = (a->out_head - n + r + TUI_OUT_LINES) % TUI_OUT_LINES;
+		attr_t at = a->out_err[idx] ? (A_BOLD | (a->color ? COLOR_PAIR(7) : 0)) : 0;
+		line(w, 1 + r, at, "%s", a->out[idx] ? a->out[idx] : "");
+	}
+}
+
+void tui_status_draw(tui_app *a)
+{
+	WINDOW *w = a->wstatus;
+	werase(w);
+	if (a->progress[0]) {
+		line(w, 0, A_REVERSE | A_BOLD, " %s  (any key cancels)", a->progress);
+		return;
+	}
+	char colour[16], dir[8];
+	pb_view_get(a->s->view, "color", "group", colour, sizeof colour);
+	pb_view_get(a->s->view, "dir", "TB", dir, sizeof dir);
+	int sel = tui_selected(a);
+	char selbuf[80] = "";
+	if (sel >= 0)
+		snprintf(selbuf, sizeof selbuf, "sel %d %.40s", sel,
+			 pb_node_short_name(&a->s->graph->nodes[sel]));
+	line(w, 0, A_REVERSE,
+	     " zoom %ld %s colour:%s | %d boxes, layout %s | %s | mouse %s | ?:help ::cmd /:find q:quit",
+	     pb_view_get_int(a->s->view, "zoom", 0), dir, colour, a->vg.n_items,
+	     a->vg.layout_note[0] ? a->vg.layout_note : "-", selbuf, a->mouse_on ? "on" : "off");
+}

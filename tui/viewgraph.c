@@ -1,0 +1,372 @@
+/*
+ * viewgraph.c — what the canvas shows: nodes or collapsed blocks, and their
+ * layout.
+ *
+ * Collapsing: node names from exporters are paths ("/layer1/layer1.0/conv1/
+ * Conv"); the directory components form a block hierarchy. At collapse depth
+ * d, consecutive nodes (topological order) whose first d directory components
+ * agree and that share a plan group form one item; a node with fewer than d
+ * components is its own item. Ranges listed in the view's "open" key are one
+ * level deeper per enclosing range, and items never straddle their ends.
+ * Depth "auto" is the deepest level that gives at most VG_MAX_ITEMS items, or
+ * no collapsing at all for small graphs. Because items are contiguous ranges
+ * of a topological order, the item graph is acyclic.
+ *
+ * Layout: when the item set, zoom or direction changes, the instant
+ * fallback layout is shown at once and Graphviz dot runs in a child process
+ * (render/layout.h); its result replaces the fallback when it arrives. A dot
+ * run over VG_DOT_SECONDS is killed and the fallback stays, so the UI never
+ * waits for dot.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "app.h"
+#include "view.h"
+
+#define VG_MAX_ITEMS 160
+#define VG_SMALL_GRAPH 160
+#define VG_DOT_SECONDS 20.0
+#define VG_MAX_COMP 12
+
+void tui_vg_free(tui_viewgraph *vg)
+{
+	if (vg->job)
+		pb_layout_job_cancel(vg->job);
+	pb_layout_free(vg->layout);
+	free(vg->items);
+	free(vg->item_of);
+	free(vg->src);
+	free(vg->dst);
+	free(vg->ncomp);
+	free(vg->cend);
+	memset(vg, 0, sizeof *vg);
+}
+
+/* Directory components of each node name: cend[i][k] is the offset just past
+ * component k (leading and doubled slashes are skipped). */
+static void vg_index_names(tui_viewgraph *vg, const pb_graph *g)
+{
+	vg->ncomp = calloc((size_t)g->n_nodes + 1, sizeof *vg->ncomp);
+	vg->cend = calloc((size_t)g->n_nodes + 1, sizeof *vg->cend);
+	if (!vg->ncomp || !vg->cend)
+		return;
+	for (int i = 0; i < g->n_nodes; i++) {
+		const char *name = g->nodes[i].name, *last = strrchr(name, '/');
+		int k = 0;
+		for (const char *p = name; last && p < last && k < VG_MAX_COMP;) {
+			while (p < last && *p == '/')
+				p++;
+			if (p >= last)
+				break;
+			const char *e = p;
+			while (e < last && *e != '/')
+				e++;
+			vg->cend[i][k++] = (int)(e - name);
+			p = e;
+		}
+		vg->ncomp[i] = k;
+	}
+}
+
+static int same_prefix(const tui_viewgraph *vg, const pb_graph *g, int i, int j, int d)
+{
+	if (d == 0)
+		return 1;
+	if (vg->ncomp[i] < d || vg->ncomp[j] < d)
+		return 0;
+	int li = vg->cend[i][d - 1], lj = vg->cend[j][d - 1];
+	return li == lj && strncmp(g->nodes[i].name, g->nodes[j].name, (size_t)li) == 0;
+}
+
+typedef struct open_ranges {
+	int n;
+	long a[32], b[32];
+} open_ranges;
+
+static void parse_open(const char *view, open_ranges *o)
+{
+	char buf[256];
+	o->n = 0;
+	pb_view_get(view, "open", "", buf, sizeof buf);
+	for (char *p = buf; *p && o->n < 32;) {
+		long x, y;
+		int used = 0;
+		if (sscanf(p, "%ld-%ld%n", &x, &y, &used) != 2)
+			break;
+		o->a[o->n] = x;
+		o->b[o->n++] = y;
+		p += used;
+		if (*p == ',')
+			p++;
+	}
+}
+
+static int extra_depth(const open_ranges *o, int i)
+{
+	int k = 0;
+	for (int r = 0; r < o->n; r++)
+		k += o->a[r] <= i && i <= o->b[r];
+	return k;
+}
+
+static int range_edge_between(const open_ranges *o, int i)
+{
+	for (int r = 0; r < o->n; r++)
+		if (o->a[r] == i || o->b[r] == i - 1)
+			return 1;
+	return 0;
+}
+
+/* Does node i start a new item (i > 0) at base depth d? */
+static int starts_item(const tui_app *a, const open_ranges *o, int i, int d)
+{
+	const pb_graph *g = a->s->graph;
+	const tui_viewgraph *vg = &a->vg;
+	if (i == 0)
+		return 1;
+	if (tui_group_of(a, i) != tui_group_of(a, i - 1) || range_edge_between(o, i))
+		return 1;
+	int di = d + extra_depth(o, i);
+	if (vg->ncomp[i] < di || vg->ncomp[i - 1] < di)
+		return 1;
+	return !same_prefix(vg, g, i - 1, i, di);
+}
+
+static int count_items(const tui_app *a, const open_ranges *o, int d)
+{
+	int n = 0;
+	for (int i = 0; i < a->s->graph->n_nodes; i++)
+		n += starts_item(a, o, i, d);
+	return n;
+}
+
+static void clean_label(char *dst, size_t len, const char *src)
+{
+	size_t k = 0;
+	for (; *src && k + 1 < len; src++)
+		dst[k++] = (*src >= 32 && *src < 127) ? *src : '?';
+	dst[k] = 0;
+}
+
+static void item_label(tui_app *a, tui_item *it, int d, const open_ranges *o)
+{
+	const pb_graph *g = a->s->graph;
+	const pb_node *n = &g->nodes[it->first];
+	char tmp[80];
+	if (!it->block) {
+		snprintf(tmp, sizeof tmp, "%s %s", n->op, pb_node_short_name(n));
+	} else {
+		int di = d + extra_depth(o, it->first), i = it->first;
+		if (di == 0 || a->vg.ncomp[i] < di) {
+			snprintf(tmp, sizeof tmp, "nodes %d-%d", it->first, it->last);
+		} else {
+			int end = a->vg.cend[i][di - 1];
+			int start = di >= 2 ? a->vg.cend[i][di - 2] : 0;
+			while (start < end && n->name[start] == '/')
+				start++;
+			snprintf(tmp, sizeof tmp, "%.*s [%d]", end - start, n->name + start,
+				 it->last - it->first + 1);
+		}
+	}
+	clean_label(it->label, sizeof it->label, tmp);
+}
+
+static void item_size(tui_item *it, int zoom, const pb_graph *g)
+{
+	int len = (int)strlen(it->label);
+	if (zoom == 0) {
+		it->w = (len + 4 < 28 ? len + 4 : 28);
+		it->h = 3;
+	} else if (zoom == 1) {
+		int ol = it->block ? (len < 8 ? len : 8) : (int)strlen(g->nodes[it->first].op);
+		it->w = (ol + 2 < 10 ? ol + 2 : 10);
+		it->h = 1;
+	} else {
+		it->w = 1;
+		it->h = 1;
+	}
+}
+
+static int cmp_pair(const void *x, const void *y)
+{
+	const long *a = x, *b = y;
+	return (*a > *b) - (*a < *b);
+}
+
+static void start_layout(tui_app *a)
+{
+	tui_viewgraph *vg = &a->vg;
+	if (vg->job) {
+		pb_layout_job_cancel(vg->job);
+		vg->job = NULL;
+	}
+	pb_layout_free(vg->layout);
+	int *w = malloc(sizeof(int) * (size_t)(vg->n_items + 1));
+	int *h = malloc(sizeof(int) * (size_t)(vg->n_items + 1));
+	for (int i = 0; w && h && i < vg->n_items; i++) {
+		w[i] = vg->items[i].w;
+		h[i] = vg->items[i].h;
+	}
+	pb_layout_req req = {vg->n_items, w, h, vg->n_edges, vg->src, vg->dst, vg->lr,
+			     vg->n_items > 400};
+	vg->layout = w && h ? pb_layout_simple(&req) : NULL;
+	pb_error err = {0};
+	if (w && h && vg->n_items > 1 && pb_layout_spawn(&req, &vg->job, &err) == PB_OK) {
+		vg->job_start = tui_now();
+		snprintf(vg->layout_note, sizeof vg->layout_note, "simple (dot running)");
+	} else {
+		snprintf(vg->layout_note, sizeof vg->layout_note, "%.80s",
+			 vg->n_items > 1 ? err.msg : "simple");
+	}
+	free(w);
+	free(h);
+}
+
+void tui_vg_update(tui_app *a)
+{
+	tui_viewgraph *vg = &a->vg;
+	const pb_graph *g = a->s->graph;
+	if (!g) {
+		if (vg->graph)
+			tui_vg_free(vg);
+		return;
+	}
+	if (vg->graph != g) {
+		tui_vg_free(vg);
+		vg->graph = g;
+		vg_index_names(vg, g);
+	}
+	if (!vg->ncomp || !vg->cend)
+		return;
+	open_ranges o;
+	parse_open(a->s->view, &o);
+	int zoom = (int)pb_view_get_int(a->s->view, "zoom", 0);
+	char dir[8];
+	pb_view_get(a->s->view, "dir", "TB", dir, sizeof dir);
+	int lr = strcmp(dir, "LR") == 0;
+	int d = (int)pb_view_get_int(a->s->view, "depth", -1);
+	if (d < 0) {
+		if (g->n_nodes <= VG_SMALL_GRAPH) {
+			d = VG_MAX_COMP + 1;
+		} else {
+			d = 0;
+			for (int k = 1; k <= VG_MAX_COMP; k++) {
+				if (count_items(a, &o, k) > VG_MAX_ITEMS)
+					break;
+				d = k;
+			}
+		}
+	}
+	/* build the new item list */
+	int cap = count_items(a, &o, d);
+	tui_item *items = calloc((size_t)cap + 1, sizeof *items);
+	int *item_of = malloc(sizeof(int) * (size_t)(g->n_nodes + 1));
+	if (!items || !item_of) {
+		free(items);
+		free(item_of);
+		return;
+	}
+	int n = 0;
+	for (int i = 0; i < g->n_nodes; i++) {
+		if (starts_item(a, &o, i, d)) {
+			items[n].first = i;
+			items[n].group = tui_group_of(a, i);
+			n++;
+		}
+		items[n - 1].last = i;
+		item_of[i] = n - 1;
+	}
+	for (int k = 0; k < n; k++) {
+		items[k].block = items[k].last > items[k].first;
+		item_label(a, &items[k], d, &o);
+		item_size(&items[k], zoom, g);
+	}
+	int same = vg->items && vg->n_items == n && vg->zoom == zoom && vg->lr == lr;
+	for (int k = 0; same && k < n; k++)
+		same = vg->items[k].first == items[k].first && vg->items[k].last == items[k].last &&
+		       vg->items[k].w == items[k].w;
+	free(vg->items);
+	free(vg->item_of);
+	vg->items = items;
+	vg->item_of = item_of;
+	vg->n_items = n;
+	vg->depth = d > VG_MAX_COMP ? -1 : d;
+	if (same)
+		return;
+	vg->zoom = zoom;
+	vg->lr = lr;
+	/* edges between items, deduplicated */
+	long *pairs = NULL;
+	int np = 0, capp = 0;
+	for (int u = 0; u < g->n_nodes; u++)
+		for (int k = 0; k < g->nodes[u].n_succs; k++) {
+			int iu = item_of[u], iv = item_of[g->nodes[u].succs[k]];
+			if (iu == iv)
+				continue;
+			if (np == capp) {
+				capp = capp ? capp * 2 : 256;
+				long *np2 = realloc(pairs, sizeof(long) * (size_t)capp);
+				if (!np2)
+					break;
+				pairs = np2;
+			}
+			if (np < capp)
+				pairs[np++] = (long)iu * n + iv;
+		}
+	if (pairs)
+		qsort(pairs, (size_t)np, sizeof *pairs, cmp_pair);
+	free(vg->src);
+	free(vg->dst);
+	vg->src = malloc(sizeof(int) * (size_t)(np + 1));
+	vg->dst = malloc(sizeof(int) * (size_t)(np + 1));
+	vg->n_edges = 0;
+	for (int k = 0; vg->src && vg->dst && k < np; k++) {
+		if (k && pairs[k] == pairs[k - 1])
+			continue;
+		vg->src[vg->n_edges] = (int)(pairs[k] / n);
+		vg->dst[vg->n_edges++] = (int)(pairs[k] % n);
+	}
+	free(pairs);
+	start_layout(a);
+	a->redraw |= PB_REDRAW_CANVAS;
+}
+
+int tui_vg_poll(tui_app *a)
+{
+	tui_viewgraph *vg = &a->vg;
+	if (!vg->job)
+		return 0;
+	pb_layout *l = NULL;
+	pb_error err = {0};
+	int r = pb_layout_job_poll(vg->job, &l, &err);
+	if (r == 0) {
+		if (tui_now() - vg->job_start > VG_DOT_SECONDS) {
+			pb_layout_job_cancel(vg->job);
+			vg->job = NULL;
+			snprintf(vg->layout_note, sizeof vg->layout_note,
+				 "simple (dot took over %.0f s)", VG_DOT_SECONDS);
+			tui_out(a, 1, "layout: dot took longer than %.0f s; showing the simple layout "
+				      "(collapse blocks or use 'view depth' to shrink the graph)",
+				VG_DOT_SECONDS);
+			return 1;
+		}
+		return 0;
+	}
+	vg->job = NULL;
+	if (r < 0) {
+		snprintf(vg->layout_note, sizeof vg->layout_note, "simple (dot failed)");
+		tui_out(a, 1, "%s", err.msg);
+		return 1;
+	}
+	if (l->n_boxes != vg->n_items) {
+		pb_layout_free(l);
+		return 0;
+	}
+	pb_layout_free(vg->layout);
+	vg->layout = l;
+	vg->dot_seconds = tui_now() - vg->job_start;
+	snprintf(vg->layout_note, sizeof vg->layout_note, "dot %.2f s", vg->dot_seconds);
+	a->redraw |= PB_REDRAW_CANVAS;
+	return 1;
+}
