@@ -157,7 +157,7 @@ static void windows_make(tui_app *a)
 	a->too_small = a->rows < MIN_ROWS || a->cols < MIN_COLS;
 	if (a->too_small)
 		return;
-	a->side_w = a->cols >= 120 ? 46 : 36;
+	a->side_w = a->cols >= 120 ? 52 : 36;
 	a->out_h = a->rows >= 40 ? 7 : 4;
 	a->canvas_h = a->rows - 1 - a->out_h - 2;
 	a->canvas_w = a->cols - a->side_w - 1;
@@ -169,6 +169,20 @@ static void windows_make(tui_app *a)
 	a->wcmd = newwin(1, a->cols, a->rows - 1, 0);
 	keypad(a->wcmd, TRUE);
 	a->redraw |= PB_REDRAW_ALL;
+}
+
+void tui_hrule(const tui_app *a, WINDOW *w, int y, int x, int n)
+{
+	int W = getmaxx(w);
+	for (int i = 0; i < n && x + i < W; i++)
+		mvwaddstr(w, y, x + i, a->utf8 ? "─" : "-");
+}
+
+void tui_vrule(const tui_app *a, WINDOW *w, int y, int x, int n)
+{
+	int H = getmaxy(w);
+	for (int i = 0; i < n && y + i < H; i++)
+		mvwaddstr(w, y + i, x, a->utf8 ? "│" : "|");
 }
 
 static void timing_log(tui_app *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -201,7 +215,7 @@ void tui_draw(tui_app *a)
 		return;
 	if (r & PB_REDRAW_CANVAS) {
 		/* the divider between canvas and side pane */
-		mvwvline(stdscr, 1, a->canvas_w, 0, a->canvas_h);
+		tui_vrule(a, stdscr, 1, a->canvas_w, a->canvas_h);
 		wnoutrefresh(stdscr);
 		tui_canvas_draw(a);
 		wnoutrefresh(a->wcanvas);

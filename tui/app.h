@@ -96,6 +96,11 @@ void tui_pager(tui_app *a, const char *title, const char *text);
 int tui_selected(const tui_app *a);
 int tui_group_of(const tui_app *a, int node);
 
+/* Horizontal / vertical rule with ─ │ (UTF-8) or - | (no alternate charset,
+ * which terminals inside multiplexers may not translate). */
+void tui_hrule(const tui_app *a, WINDOW *w, int y, int x, int n);
+void tui_vrule(const tui_app *a, WINDOW *w, int y, int x, int n);
+
 /* keymap.c */
 /* Handles a key in normal mode. */
 void tui_key(tui_app *a, int key);

@@ -109,13 +109,13 @@ static void draw_table(tui_app *a, int H)
 	}
 	line(w, 0, A_BOLD, "Groups (%s, %s)", p->kind, p->method);
 	if (wide)
-		line(w, 1, A_UNDERLINE, "%-2s %-8s %9s %6s %7s %5s %5s", "#", "label", "nodes",
+		line(w, 1, A_UNDERLINE, "%-2s %-9s %9s %6s %7s %5s %5s", "#", "label", "nodes",
 		     "MACs", "time ms", "stor", "route");
 	else
 		line(w, 1, A_UNDERLINE, "%-2s %9s %6s %7s %5s %2s", "#", "nodes", "MACs", "time ms",
 		     "stor", "");
 	int sel = tui_selected(a), sg = sel >= 0 ? tui_group_of(a, sel) : -1;
-	int nvis = rows - 2;
+	int nvis = rows - 3;
 	int first = 0;
 	if (sg >= nvis)
 		first = sg - nvis + 1;
@@ -137,7 +137,7 @@ static void draw_table(tui_app *a, int H)
 			at |= COLOR_PAIR(1 + gi % 6);
 		char mark[4] = {g->bottleneck ? '*' : ' ', g->over_memory ? '!' : ' ', 0};
 		if (wide)
-			line(w, 2 + r, at, "%-2d %-8.8s %9s %6s %7.3f %5s %5.3f%s", gi,
+			line(w, 2 + r, at, "%-2d %-9.9s %9s %6s %7.3f %5s %5.3f%s", gi,
 			     g->label ? g->label : "", nodes, macs, g->time * 1e3, stor,
 			     g->routing * 1e3, mark);
 		else
@@ -161,7 +161,7 @@ static void draw_inspector(tui_app *a, int y0, int y1)
 	const pb_node *n = &g->nodes[sel];
 	int y = y0;
 	char b1[16], b2[16], b3[16], shape[96];
-	mvwhline(w, y, 0, 0, a->side_w);
+	tui_hrule(a, w, y++, 0, a->side_w);
 	line(w, y++, A_BOLD, "Node %d/%d: %s", sel, g->n_nodes, n->op);
 	line(w, y++, 0, "%s", n->name);
 	int grp = tui_group_of(a, sel);
@@ -218,7 +218,7 @@ static void draw_spark(tui_app *a, int y)
 	static const char *bars_u[] = {"▁", "▂", "▃", "▄", "▅", "▆", "▇", "█"};
 	static const char *bars_a[] = {"_", ".", ":", "-", "=", "+", "*", "#"};
 	const pb_solver *sv = a->s->solver;
-	mvwhline(w, y, 0, 0, a->side_w);
+	tui_hrule(a, w, y - 1, 0, a->side_w);
 	if (!sv || sv->n_history == 0) {
 		line(w, y, A_DIM, "objective: %s", sv ? "no steps yet" : "no solver running");
 		return;
@@ -254,7 +254,7 @@ void tui_side_draw(tui_app *a)
 	werase(w);
 	int rows = table_rows(a, H);
 	draw_table(a, H);
-	draw_inspector(a, rows, H - 2);
+	draw_inspector(a, rows, H - 3);
 	draw_spark(a, H - 2);
 }
 
@@ -265,7 +265,7 @@ void tui_out_draw(tui_app *a)
 	getmaxyx(w, H, W);
 	(void)W;
 	werase(w);
-	mvwhline(w, 0, 0, 0, a->cols);
+	tui_hrule(a, w, 0, 0, a->cols);
 	mvwaddstr(w, 0, 2, " output (o: all) ");
 	int n = a->n_out < H - 1 ? a->n_out : H - 1;
 	for (int r = 0; r < n; r++) {

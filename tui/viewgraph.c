@@ -155,7 +155,18 @@ static void item_label(tui_app *a, tui_item *it, int d, const open_ranges *o)
 	const pb_node *n = &g->nodes[it->first];
 	char tmp[80];
 	if (!it->block) {
-		snprintf(tmp, sizeof tmp, "%s %s", n->op, pb_node_short_name(n));
+		/* exporters name nodes "/module/path/Op": show op + the module */
+		const char *sn = pb_node_short_name(n);
+		int i = it->first, k = a->vg.ncomp[i];
+		if (k > 0 && strncmp(sn, n->op, strlen(n->op)) == 0) {
+			int start = k >= 2 ? a->vg.cend[i][k - 2] : 0;
+			while (n->name[start] == '/')
+				start++;
+			snprintf(tmp, sizeof tmp, "%s %.*s", n->op, a->vg.cend[i][k - 1] - start,
+				 n->name + start);
+		} else {
+			snprintf(tmp, sizeof tmp, "%s %s", n->op, sn);
+		}
 	} else {
 		int di = d + extra_depth(o, it->first), i = it->first;
 		if (di == 0 || a->vg.ncomp[i] < di) {
@@ -365,6 +376,7 @@ int tui_vg_poll(tui_app *a)
 	}
 	pb_layout_free(vg->layout);
 	vg->layout = l;
+	a->last_sel = -1; /* positions moved: let the view follow the selection again */
 	vg->dot_seconds = tui_now() - vg->job_start;
 	snprintf(vg->layout_note, sizeof vg->layout_note, "dot %.2f s", vg->dot_seconds);
 	a->redraw |= PB_REDRAW_CANVAS;

@@ -1,0 +1,200 @@
+#!/usr/bin/env bash
+# tui_workbench.sh — end-to-end test of the workbench: runs the real binary
+# inside a private tmux server (fixed 120x40 window), sends keys and asserts
+# on the captured screen. Covers: no-terminal refusal, opening resnet18 with
+# a dot layout, a solver run, stepping a steppable solver and live training
+# with cancel, moving a layer with keys and undoing it, a ':' command and the
+# pager, '/' search, SVG export (checked with xmllint), save and reload of a
+# session, refusal of a too small terminal and recovery, NO_COLOR + ASCII,
+# and a clean exit (status 0).
+# Usage: tui_workbench.sh PATH/TO/partbench   (run from the repository root)
+set -u
+bin=$(realpath "${1:?usage: tui_workbench.sh PARTBENCH}")
+root=$(pwd)
+model=$root/models/resnet18.onnx
+layout=$root/layouts/manycore-16.lua
+sock=pbtest-$$
+tm() { tmux -L "$sock" "$@"; }
+tmp=$(mktemp -d /tmp/pb_tui.XXXXXX)
+cleanup() {
+	tm kill-server 2>/dev/null
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+# sanitizer builds are several times slower
+limit=20
+[ -n "${PB_SANITIZED:-}" ] && limit=90
+
+fail() {
+	echo "FAIL: $*"
+	echo "---- screen ----"
+	tm capture-pane -p -t pb 2>/dev/null
+	exit 1
+}
+
+screen() { tm capture-pane -p -t pb >"$tmp/screen" 2>/dev/null; }
+
+# wait_for REGEX [SECONDS]: polls the screen until REGEX matches.
+wait_for() {
+	local end=$((SECONDS + ${2:-$limit}))
+	while [ $SECONDS -lt $end ]; do
+		screen && grep -qE -- "$1" "$tmp/screen" && return 0
+		sleep 0.1
+	done
+	fail "timed out waiting for /$1/"
+}
+
+# wait_gone REGEX: polls until REGEX no longer matches.
+wait_gone() {
+	local end=$((SECONDS + limit))
+	while [ $SECONDS -lt $end ]; do
+		screen && ! grep -qE -- "$1" "$tmp/screen" && return 0
+		sleep 0.1
+	done
+	fail "timed out waiting for /$1/ to disappear"
+}
+
+keys() { tm send-keys -t pb "$@"; }
+# cmd TEXT: types a ':' command and runs it.
+cmd() {
+	keys :
+	wait_for '^:'
+	keys -l "$1"
+	keys Enter
+}
+
+# row G: the partition table row of group G (text after the canvas divider).
+row() {
+	screen
+	sed -n 's/^.*│\('"$1"' \{1,2\}[a-z].*\)$/\1/p' "$tmp/screen" | head -1
+}
+
+# ---- 1. without a terminal the workbench refuses, quickly, with exit 1
+timeout 10 "$bin" "$model" </dev/null >"$tmp/out" 2>"$tmp/err"
+rc=$?
+[ $rc = 1 ] || fail "without a tty: exit $rc, expected 1"
+grep -q "needs a terminal" "$tmp/err" || fail "without a tty: no clear message"
+
+# ---- 2. open resnet18: title, boxes, dot layout
+tm -f /dev/null new-session -d -s pb -x 120 -y 40 -c "$tmp" \
+	"env LANG=C.UTF-8 '$bin' '$model' --layout '$layout'; echo PB_EXIT=\$?; sleep 600"
+wait_for 'resnet18.onnx: [0-9]+ nodes'
+wait_for 'layout dot [0-9.]+ s'
+grep -q '┌' "$tmp/screen" || fail "no box-drawing characters on the canvas"
+grep -q 'no plan yet' "$tmp/screen" || fail "partition table should say there is no plan"
+
+# ---- 3. a solver from its key: the table fills, one group is the bottleneck
+keys E
+wait_for 'plan partition/exact, [0-9]+ groups'
+wait_for '^.*│[0-9]+ .*\*'
+before=$(row 0)
+[ -n "$before" ] || fail "no table row for group 0"
+
+# ---- 4. move a layer with a key, then undo
+cmd 'view select 0'
+wait_for 'sel 0 '
+keys '>'
+wait_for 'moved the boundary between groups 0 and 1'
+wait_for 'plan partition/manual'
+after=$(row 0)
+[ "$after" != "$before" ] || fail "group 0's row did not change after moving a layer: $after"
+keys u
+wait_for 'plan partition/exact'
+[ "$(row 0)" = "$before" ] || fail "undo did not restore group 0: '$(row 0)' vs '$before'"
+
+# ---- 5. ':' commands: short output in the pane, long output in the pager
+cmd 'layout'
+wait_for 'layout chip16 \(manycore\) from'
+cmd 'help'
+wait_for 'output \(q closes\)'
+grep -q 'repeat' "$tmp/screen" || fail "help pager does not list the commands"
+keys q
+wait_gone 'output \(q closes\)'
+keys '?'
+wait_for 'help \(q closes\)'
+grep -q 'view pan' "$tmp/screen" || fail "? help does not show the key table"
+keys q
+wait_gone 'help \(q closes\)'
+# Tab completion from the command table
+keys :
+wait_for '^:'
+keys -l 'repe'
+keys Tab
+wait_for '^:repeat$'
+keys Escape
+wait_gone '^:repeat'
+
+# ---- 6. '/' search by regex
+keys /
+wait_for '^/'
+keys -l 'layer3.*conv2'
+keys Enter
+wait_for "[0-9]+ match(es)? for 'layer3.\*conv2'; selected ([0-9]+)"
+sel=$(grep -oE "selected [0-9]+" "$tmp/screen" | tail -1 | cut -d' ' -f2)
+wait_for "sel $sel "
+keys n
+wait_for "sel [0-9]+ "
+
+# ---- 7. step a solver and train live; any key cancels
+if "$bin" partition "$model" --layout "$layout" --method rl --episodes 1 >/dev/null 2>&1; then
+	cmd 'partition --method rl --start'
+	wait_for 'plan partition/rl|rl'
+	keys s
+	wait_for 'objective \(partition/rl, [0-9]+ steps\)'
+	cmd 'repeat 100000 step'
+	wait_for 'any key cancels'
+	keys z
+	wait_for 'repeat: cancelled after [0-9]+ of 100000'
+else
+	echo "note: 'partition --method rl' is not available; stepping local search instead"
+	cmd 'partition --method local --start'
+	wait_for 'plan partition/local'
+	keys s
+	wait_for 'objective \(partition/local, [0-9]+ steps\)'
+	keys T
+	wait_for 'objective \(partition/local, [0-9]{2,} steps\)'
+fi
+
+# ---- 8. export the view to SVG
+cmd 'export -o out.svg'
+wait_for 'out\.svg'
+[ -s "$tmp/out.svg" ] || fail "export did not write out.svg"
+xmllint --noout "$tmp/out.svg" || fail "out.svg is not well-formed XML"
+
+# ---- 9. save, change, load: the saved plan comes back
+keys E
+wait_for 'plan partition/exact'
+saved=$(row 0)
+cmd 'save s.json'
+wait_for 'session saved to s.json'
+cmd 'view select 0'
+keys '>'
+wait_for 'plan partition/manual'
+[ "$(row 0)" != "$saved" ] || fail "moving a layer did not change group 0"
+cmd 'load s.json'
+wait_for 'session loaded from s.json'
+wait_for 'plan partition/exact'
+[ "$(row 0)" = "$saved" ] || fail "load did not restore group 0: '$(row 0)' vs '$saved'"
+
+# ---- 10. too small a terminal is refused with a message, then recovers
+tm resize-window -t pb -x 70 -y 20
+wait_for 'needs at least 80x24'
+tm resize-window -t pb -x 120 -y 40
+wait_for 'resnet18.onnx: [0-9]+ nodes'
+
+# ---- 11. quit
+keys q
+wait_for 'PB_EXIT=0'
+tm kill-session -t pb
+
+# ---- 12. NO_COLOR and a non-UTF-8 locale: ASCII boxes, group numbers shown
+tm new-session -d -s pb -x 80 -y 24 -c "$tmp" \
+	"env NO_COLOR=1 LANG=C LC_ALL=C '$bin' '$model' --layout '$layout' --no-mouse; echo PB_EXIT=\$?; sleep 600"
+wait_for 'resnet18.onnx'
+wait_for 'mouse off'
+keys E
+wait_for 'plan partition/exact'
+wait_for '\+[0-9]+\*?-+\+'
+keys q
+wait_for 'PB_EXIT=0'
+echo "tui_workbench: all checks passed"
