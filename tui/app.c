@@ -266,6 +266,7 @@ static void on_session(void *ud, int what)
 static int on_progress(void *ud, double fraction, const char *text)
 {
 	tui_app *a = ud;
+	a->progress_calls++;
 	if (fraction < 0) {
 		a->progress[0] = 0;
 		return 0;

@@ -74,6 +74,7 @@ typedef struct tui_app {
 	int drag_node;
 	/* progress while a command runs */
 	char progress[160];
+	long progress_calls;     /* progress reports seen (long commands) */
 	double last_progress_draw;
 	/* timing log (PB_TUI_TIMING=file) */
 	FILE *timing;

@@ -212,9 +212,11 @@ static void action(tui_app *a, const char *act)
 	char line[1024];
 	if (strcmp(act, "@command") == 0) {
 		if (tui_prompt(a, ":", 1, line, sizeof line) && line[0]) {
-			long before = a->out_total;
+			/* long output opens the pager, except the log of commands that
+			 * reported progress (training, repeat): it stays in the pane */
+			long before = a->out_total, calls = a->progress_calls;
 			tui_run(a, line);
-			if (a->out_total - before > a->out_h - 1)
+			if (a->out_total - before > a->out_h - 1 && calls == a->progress_calls)
 				page_output(a, a->out_total - before);
 		}
 	} else if (strcmp(act, "@search") == 0) {

@@ -58,22 +58,26 @@ void tui_title_draw(tui_app *a)
 	werase(w);
 	wbkgd(w, A_REVERSE);
 	char buf[512], macs[16];
-	int k = snprintf(buf, sizeof buf, " partbench");
+	int k = 0;
+	buf[0] = 0;
+	/* most useful first: the title is cut at the terminal's width */
+	if (s->plan) {
+		k += snprintf(buf + k, sizeof buf - k, " plan %s/%s, %d groups", s->plan->kind,
+			      s->plan->method, s->plan->n_groups);
+		if (pb_plan_has_metric(s->plan, "max_time"))
+			k += snprintf(buf + k, sizeof buf - k, ", max_time %.4g ms",
+				      pb_plan_metric(s->plan, "max_time", 0) * 1e3);
+		k += snprintf(buf + k, sizeof buf - k, " |");
+	}
 	if (s->graph) {
 		const char *base = strrchr(s->graph->path, '/');
 		tui_human(s->graph->total.macs, macs, sizeof macs);
-		k += snprintf(buf + k, sizeof buf - k, " | %s: %d nodes, %sMACs",
+		k += snprintf(buf + k, sizeof buf - k, " %s: %d nodes, %sMACs |",
 			      base ? base + 1 : s->graph->path, s->graph->n_nodes, macs);
 	}
 	if (s->hw)
-		k += snprintf(buf + k, sizeof buf - k, " | %s %s", s->hw->kind, s->hw->name);
-	if (s->plan) {
-		k += snprintf(buf + k, sizeof buf - k, " | plan %s/%s, %d groups", s->plan->kind,
-			      s->plan->method, s->plan->n_groups);
-		if (pb_plan_has_metric(s->plan, "max_time"))
-			snprintf(buf + k, sizeof buf - k, ", max_time %.4g ms",
-				 pb_plan_metric(s->plan, "max_time", 0) * 1e3);
-	}
+		k += snprintf(buf + k, sizeof buf - k, " %s %s |", s->hw->kind, s->hw->name);
+	snprintf(buf + k, sizeof buf - k, " partbench");
 	line(w, 0, A_REVERSE, "%s", buf);
 }
 
@@ -289,10 +293,8 @@ void tui_status_draw(tui_app *a)
 	int sel = tui_selected(a);
 	char selbuf[80] = "";
 	if (sel >= 0)
-		snprintf(selbuf, sizeof selbuf, "sel %d %.40s", sel,
-			 pb_node_short_name(&a->s->graph->nodes[sel]));
-	line(w, 0, A_REVERSE,
-	     " zoom %ld %s colour:%s | %d boxes, layout %s | %s | mouse %s | ?:help ::cmd /:find q:quit",
-	     pb_view_get_int(a->s->view, "zoom", 0), dir, colour, a->vg.n_items,
-	     a->vg.layout_note[0] ? a->vg.layout_note : "-", selbuf, a->mouse_on ? "on" : "off");
+		snprintf(selbuf, sizeof selbuf, "sel %d %.60s", sel, a->s->graph->nodes[sel].name);
+	line(w, 0, A_REVERSE, " ?:help ::cmd /:find q:quit | zoom %ld %s %s | mouse %s | %d boxes, %s | %s",
+	     pb_view_get_int(a->s->view, "zoom", 0), dir, colour, a->mouse_on ? "on" : "off",
+	     a->vg.n_items, a->vg.layout_note[0] ? a->vg.layout_note : "no layout", selbuf);
 }

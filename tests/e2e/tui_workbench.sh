@@ -79,7 +79,7 @@ grep -q "needs a terminal" "$tmp/err" || fail "without a tty: no clear message"
 tm -f /dev/null new-session -d -s pb -x 120 -y 40 -c "$tmp" \
 	"env LANG=C.UTF-8 '$bin' '$model' --layout '$layout'; echo PB_EXIT=\$?; sleep 600"
 wait_for 'resnet18.onnx: [0-9]+ nodes'
-wait_for 'layout dot [0-9.]+ s'
+wait_for 'boxes, dot [0-9.]+ s'
 grep -q '┌' "$tmp/screen" || fail "no box-drawing characters on the canvas"
 grep -q 'no plan yet' "$tmp/screen" || fail "partition table should say there is no plan"
 
@@ -155,15 +155,15 @@ else
 	wait_for 'objective \(partition/local, [0-9]{2,} steps\)'
 fi
 
-# ---- 8. export the view to SVG
-cmd 'export -o out.svg'
-wait_for 'out\.svg'
-[ -s "$tmp/out.svg" ] || fail "export did not write out.svg"
-xmllint --noout "$tmp/out.svg" || fail "out.svg is not well-formed XML"
-
-# ---- 9. save, change, load: the saved plan comes back
+# ---- 8. export the view (with the exact plan) to SVG
 keys E
 wait_for 'plan partition/exact'
+keys x
+wait_for 'wrote partbench\.svg'
+[ -s "$tmp/partbench.svg" ] || fail "export did not write partbench.svg"
+xmllint --noout "$tmp/partbench.svg" || fail "partbench.svg is not well-formed XML"
+
+# ---- 9. save, change, load: the saved plan comes back
 saved=$(row 0)
 cmd 'save s.json'
 wait_for 'session saved to s.json'
