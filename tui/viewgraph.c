@@ -127,10 +127,21 @@ static int starts_item(const tui_app *a, const open_ranges *o, int i, int d)
 		return 1;
 	if (tui_group_of(a, i) != tui_group_of(a, i - 1) || range_edge_between(o, i))
 		return 1;
-	int di = d + extra_depth(o, i);
-	if (vg->ncomp[i] < di || vg->ncomp[i - 1] < di)
+	if (d > VG_MAX_COMP)
+		return 1; /* nothing collapsed */
+	/* nodes outside any module (exporters' weight copies Identity_N,
+	 * Constant_N) join the box they sit in, until their range is opened */
+	if (vg->ncomp[i] == 0 && !extra_depth(o, i))
+		return 0;
+	int j = i - 1; /* the previous node that belongs to a module */
+	while (j >= 0 && vg->ncomp[j] == 0 && !extra_depth(o, j))
+		j--;
+	if (j < 0)
 		return 1;
-	return !same_prefix(vg, g, i - 1, i, di);
+	int di = d + extra_depth(o, i);
+	if (extra_depth(o, j) != extra_depth(o, i) || vg->ncomp[i] < di || vg->ncomp[j] < di)
+		return 1;
+	return !same_prefix(vg, g, j, i, di);
 }
 
 static int count_items(const tui_app *a, const open_ranges *o, int d)
@@ -169,7 +180,9 @@ static void item_label(tui_app *a, tui_item *it, int d, const open_ranges *o)
 		}
 	} else {
 		int di = d + extra_depth(o, it->first), i = it->first;
-		if (di == 0 || a->vg.ncomp[i] < di) {
+		if (a->vg.ncomp[i] == 0) {
+			snprintf(tmp, sizeof tmp, "%s x%d", n->op, it->last - it->first + 1);
+		} else if (di == 0 || a->vg.ncomp[i] < di) {
 			snprintf(tmp, sizeof tmp, "nodes %d-%d", it->first, it->last);
 		} else {
 			int end = a->vg.cend[i][di - 1];
