@@ -21,7 +21,8 @@
  * into a block (same name prefix and plan group). */
 typedef struct tui_item {
 	int first, last;  /* node id range */
-	int group;        /* plan group of its nodes (-1 if none) */
+	int group;        /* plan group of its first node (-1 if none) */
+	int group_last;   /* plan group of its last node */
 	int block;        /* 1 when it stands for more than one node */
 	int w, h;         /* size in cells at the current zoom */
 	char label[40];

@@ -63,8 +63,11 @@ static attr_t item_attr(const tui_app *a, const tui_item *it, int *bottleneck)
 	char mode[16];
 	pb_view_get(a->s->view, "color", "group", mode, sizeof mode);
 	attr_t at = 0;
-	*bottleneck = p && it->group >= 0 && it->group < p->n_groups &&
-		      p->groups[it->group].bottleneck;
+	*bottleneck = 0;
+	int g0 = it->group < it->group_last ? it->group : it->group_last;
+	int g1 = it->group < it->group_last ? it->group_last : it->group;
+	for (int g = g0 < 0 ? 0 : g0; p && g <= g1 && g < p->n_groups; g++)
+		*bottleneck |= p->groups[g].bottleneck;
 	if (a->color) {
 		if (strcmp(mode, "group") == 0 && it->group >= 0)
 			at |= COLOR_PAIR(1 + it->group % 6);
@@ -190,7 +193,10 @@ static void draw_item(tui_app *a, const glyphs *gl, int i, int ox, int oy, int s
 	put(w, y, x + it->w - 1, it->block ? gl->dtr : gl->tr);
 	if (it->group >= 0) { /* group number in the top border (works without colour) */
 		char num[16];
-		snprintf(num, sizeof num, "%d%s", it->group, bn ? "*" : "");
+		if (it->group_last != it->group && it->group_last >= 0)
+			snprintf(num, sizeof num, "%d-%d%s", it->group, it->group_last, bn ? "*" : "");
+		else
+			snprintf(num, sizeof num, "%d%s", it->group, bn ? "*" : "");
 		put_text(w, y, x + 1, num, it->w - 2);
 	}
 	put(w, y + 1, x, v);

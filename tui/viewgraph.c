@@ -125,10 +125,12 @@ static int starts_item(const tui_app *a, const open_ranges *o, int i, int d)
 	const tui_viewgraph *vg = &a->vg;
 	if (i == 0)
 		return 1;
-	if (tui_group_of(a, i) != tui_group_of(a, i - 1) || range_edge_between(o, i))
+	if (range_edge_between(o, i))
 		return 1;
 	if (d > VG_MAX_COMP)
 		return 1; /* nothing collapsed */
+	/* blocks are made by name, not by plan group, so editing the plan never
+	 * changes the boxes (no relayout while moving layers) */
 	/* nodes outside any module (exporters' weight copies Identity_N,
 	 * Constant_N) join the box they sit in, until their range is opened */
 	if (vg->ncomp[i] == 0 && !extra_depth(o, i))
@@ -299,6 +301,7 @@ void tui_vg_update(tui_app *a)
 			n++;
 		}
 		items[n - 1].last = i;
+		items[n - 1].group_last = tui_group_of(a, i);
 		item_of[i] = n - 1;
 	}
 	for (int k = 0; k < n; k++) {
