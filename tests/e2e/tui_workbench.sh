@@ -182,12 +182,28 @@ wait_for 'needs at least 80x24'
 tm resize-window -t pb -x 120 -y 40
 wait_for 'resnet18.onnx: [0-9]+ nodes'
 
-# ---- 11. quit
+# ---- 11. a larger model opens collapsed; Enter opens a block, Backspace closes it
+cmd "open $root/models/bert_base_like.onnx"
+wait_for 'bert_base_like.onnx: [0-9]+ nodes'
+wait_for '║'
+nodes=$(grep -oE 'bert_base_like.onnx: [0-9]+' "$tmp/screen" | head -1 | grep -oE '[0-9]+$')
+boxes=$(grep -oE '\| [0-9]+ boxes' "$tmp/screen" | grep -oE '[0-9]+')
+[ "$boxes" -lt "$nodes" ] || fail "bert_base_like is not collapsed: $boxes boxes for $nodes nodes"
+cmd 'view select 0'
+wait_for 'sel 0 '
+keys Enter
+wait_gone "\\| $boxes boxes"
+opened=$(grep -oE '\| [0-9]+ boxes' "$tmp/screen" | grep -oE '[0-9]+')
+[ "$opened" -gt "$boxes" ] || fail "Enter did not open the block ($opened vs $boxes boxes)"
+keys BSpace
+wait_for "\\| $boxes boxes"
+
+# ---- 12. quit
 keys q
 wait_for 'PB_EXIT=0'
 tm kill-session -t pb
 
-# ---- 12. NO_COLOR and a non-UTF-8 locale: ASCII boxes, group numbers shown
+# ---- 13. NO_COLOR and a non-UTF-8 locale: ASCII boxes, group numbers shown
 tm new-session -d -s pb -x 80 -y 24 -c "$tmp" \
 	"env NO_COLOR=1 LANG=C LC_ALL=C '$bin' '$model' --layout '$layout' --no-mouse; echo PB_EXIT=\$?; sleep 600"
 wait_for 'resnet18.onnx'
