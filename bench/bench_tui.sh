@@ -33,14 +33,16 @@ wait_log() { # wait_log PATTERN FILE SECONDS
 wait_screen() {
 	local end=$((SECONDS + $2))
 	while [ $SECONDS -lt $end ]; do
-		tm capture-pane -p -t pb 2>/dev/null | grep -qE "$1" && return 0
+		tm capture-pane -p -t "$sess" 2>/dev/null | grep -qE "$1" && return 0
 		sleep 0.05
 	done
 	return 1
 }
-start() { # start MODEL LAYOUT LOG
-	tm kill-session -t pb 2>/dev/null
-	tm -f /dev/null new-session -d -s pb -x 120 -y 40 \
+n_sess=0
+start() { # start MODEL LAYOUT LOG: a new session (killing the last one could end the server)
+	n_sess=$((n_sess + 1))
+	sess=pb$n_sess
+	tm -f /dev/null new-session -d -s "$sess" -x 120 -y 40 \
 		"env LANG=C.UTF-8 PB_TUI_TIMING='$3' '$bin' '$root/$1' --layout '$root/$2'; sleep 600"
 }
 
@@ -52,7 +54,7 @@ for m in resnet18 bert_base_like swin_t; do
 		log=$tmp/$m.$r.log
 		start "models/$m.onnx" layouts/manycore-16.lua "$log"
 		wait_log dot_frame_ms "$log" 120 || echo "  ($m run $r: no dot frame within 120 s)"
-		tm send-keys -t pb q
+		tm send-keys -t "$sess" q
 		sleep 0.3
 		awk '/^first_frame_ms/{print $2}' "$log" >>"$tmp/ff"
 		awk '/^dot_frame_ms/{print $2}' "$log" >>"$tmp/df"
@@ -66,25 +68,25 @@ done
 log=$tmp/drag.log
 start models/bert_base_like.onnx layouts/manycore-16.lua "$log"
 wait_log dot_frame_ms "$log" 120
-tm send-keys -t pb E
+tm send-keys -t "$sess" E
 wait_screen 'plan partition/exact' 60 || echo "  (no exact plan)"
-tm send-keys -t pb : 'view select 400' Enter
+tm send-keys -t "$sess" : 'view select 400' Enter
 sleep 0.5
 : >"$log.keys"
 for i in $(seq 30); do
-	tm send-keys -t pb '>'
+	tm send-keys -t "$sess" '>'
 	sleep 0.15
-	tm send-keys -t pb '<'
+	tm send-keys -t "$sess" '<'
 	sleep 0.15
 done
 for i in $(seq 20); do
-	tm send-keys -t pb l
+	tm send-keys -t "$sess" l
 	sleep 0.1
-	tm send-keys -t pb h
+	tm send-keys -t "$sess" h
 	sleep 0.1
 done
 sleep 0.5
-tm send-keys -t pb q
+tm send-keys -t "$sess" q
 sleep 0.3
 echo
 echo "key to finished redraw on bert_base_like (ms): median p95 max"
