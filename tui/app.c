@@ -577,6 +577,10 @@ static int preload(tui_app *a, const pb_args *args, pb_error *err)
 		char *argv[] = {"layout", (char *)layout};
 		rc = pb_cmd_run_argv(ctx, 2, argv, err);
 	}
+	if (!rc && pb_args_has(args, "no-mouse")) {
+		char *argv[] = {"view", "mouse", "off"};
+		rc = pb_cmd_run_argv(ctx, 3, argv, err);
+	}
 	ctx->out = saved;
 	if (out)
 		fclose(out);
@@ -631,8 +635,6 @@ int pb_tui_main(pb_cmd_ctx *ctx, int argc, char **argv, pb_error *err)
 	const char *tpath = getenv("PB_TUI_TIMING");
 	if (tpath && tpath[0])
 		a->timing = fopen(tpath, "a");
-	if (pb_args_has(&args, "no-mouse"))
-		pb_view_set(a->s->view, sizeof a->s->view, "mouse", "0");
 	setlocale(LC_ALL, "");
 	a->utf8 = strcmp(nl_langinfo(CODESET), "UTF-8") == 0;
 	glp_term_out(GLP_OFF);

@@ -67,6 +67,7 @@ typedef struct tui_app {
 	long out_total;          /* lines ever added */
 	int table_first;         /* first group row shown in the table */
 	int run_depth;           /* nesting of tui_run (view requests run nested) */
+	int fitting;             /* inside tui_canvas_fit (its commands must not refit) */
 	/* library output captured from fd 2 */
 	int saved_stderr;
 	FILE *errfile;

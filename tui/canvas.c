@@ -261,7 +261,18 @@ static void view_at(tui_app *a, int x, int y, const char *extra)
 	tui_run(a, line);
 }
 
+static void canvas_fit(tui_app *a);
+
 void tui_canvas_fit(tui_app *a)
+{
+	if (a->fitting)
+		return;
+	a->fitting = 1;
+	canvas_fit(a);
+	a->fitting = 0;
+}
+
+static void canvas_fit(tui_app *a)
 {
 	const pb_layout *l = a->vg.layout;
 	if (!a->s->graph || !l)
