@@ -25,6 +25,8 @@
 #include "shard/problem.h"
 
 #define US 1e6
+/* Beyond this GLPK needs minutes (2x2x2x2 schemes at level 0). */
+#define PB_SHARD_MAX_COLS 1000000L
 #define GB 1e-9
 
 typedef struct trip {
@@ -120,12 +122,15 @@ static int build_model(const pb_shard_problem *p, const unsigned char *st, const
 	}
 	int inference = !p->opts.train;
 	long total = ncols + ycols + (inference ? 1 : 0);
-	if (total > 50000000L) {
+	if (total > PB_SHARD_MAX_COLS) {
 		glp_delete_prob(P);
 		free(md->xcol);
 		md->P = NULL;
-		return pb_err(err, PB_EINPUT, "shard: the MILP would have %ld columns; use --opt-level 2 or 3",
-			      total);
+		md->xcol = NULL;
+		return pb_err(err, PB_EINPUT,
+			      "the MILP would have %ld columns (limit %ld): use a higher --opt-level "
+			      "or fewer --max-axes",
+			      total, (long)PB_SHARD_MAX_COLS);
 	}
 	obj = calloc((size_t)total + 1, sizeof *obj);
 	if (!obj)

@@ -779,7 +779,7 @@ void pb_shard_evaluate(const pb_shard_problem *p, const int *choice, pb_shard_re
 	}
 	r->objective = cost;
 	r->compute = comp;
-	r->comm = cost - comp;
+	r->comm = cost - comp > 0 ? cost - comp : 0;
 	r->memory = mp + (p->opts.train ? ma : 2 * peak);
 	r->feasible = r->memory <= p->cl.memory * (1 + 1e-9);
 }
