@@ -193,15 +193,27 @@ static int cmd_train(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, p
 		return rc;
 	}
 	cfg.optimum = opt;
+	/* Lua action masks and initial partitions train the agent too. */
+	pb_hooks hk;
+	pb_hooks_init(&hk, s);
+	pb_part_opts ho = {0};
+	if ((rc = pb_hooks_partition(&hk, s->hw, &ho, err)) ||
+	    (ho.init_state && !pb_part_state_valid(P, ho.init_state, err))) {
+		pb_part_problem_free(P);
+		return pb_hooks_finish(&hk, rc ? rc : PB_EINPUT, err);
+	}
+	cfg.mask = ho.mask;
+	cfg.mask_ud = ho.mask_ud;
+	cfg.init_state = ho.init_state;
 	pb_rl_trainer *T;
 	if ((rc = pb_rl_trainer_new(P, &cfg, pb_args_str(a, "agent", NULL), &T, err))) {
 		pb_part_problem_free(P);
-		return rc;
+		return pb_hooks_finish(&hk, rc, err);
 	}
 	int cancelled = 0;
 	long every = cfg.episodes / 200 > 0 ? cfg.episodes / 200 : 1;
 	while (!pb_rl_trainer_done(T)) {
-		if ((rc = pb_rl_trainer_step(T, (int)every, err)))
+		if ((rc = pb_rl_trainer_step(T, (int)every, err)) || hk.failed)
 			break;
 		if (pb_cmd_progress(ctx, pb_rl_trainer_fraction(T),
 				    "train: episode %ld/%ld, best reward %.4f, gap %.2f%%",
@@ -212,6 +224,7 @@ static int cmd_train(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, p
 			break;
 		}
 	}
+	rc = pb_hooks_finish(&hk, rc, err);
 	if (rc == PB_OK)
 		rc = pb_rl_trainer_save(T, outp, err);
 	if (rc == PB_OK) {
