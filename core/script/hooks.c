@@ -111,10 +111,11 @@ static json_t *candidate_json(const pb_graph *g, int nid, const pb_strat *st, co
 	json_t *c = json_object(), *in = json_array(), *out = json_array();
 	char buf[64];
 	for (int i = 0; i < n->n_inputs && i < PB_SHARD_MAX_IN; i++)
-		json_array_append_new(in, json_string(pb_spec_str(st->in[i], m->n_axes, buf, sizeof buf)));
+		json_array_append_new(
+		    in, json_string(pb_spec_str(st->in[i], m->n_axes, buf, sizeof buf)));
 	for (int i = 0; i < n->n_outputs && i < PB_SHARD_MAX_OUT; i++)
-		json_array_append_new(out,
-				      json_string(pb_spec_str(st->out[i], m->n_axes, buf, sizeof buf)));
+		json_array_append_new(
+		    out, json_string(pb_spec_str(st->out[i], m->n_axes, buf, sizeof buf)));
 	json_object_set_new(c, "label", json_string(st->label));
 	json_object_set_new(c, "inputs", in);
 	json_object_set_new(c, "outputs", out);
@@ -156,23 +157,24 @@ static int label_matches(const char *want, const char *label)
 	return 0;
 }
 
-static int slots_match(const char *rule, const char *field, json_t *want, json_t *have,
-		       pb_error *e)
+static int slots_match(const char *rule, const char *field, json_t *want, json_t *have, pb_error *e)
 {
 	if (!want)
 		return 1;
 	if (!json_is_array(want))
-		return -pb_err(e, PB_EINPUT, "rule '%s': specs field '%s' must be a list of spec strings",
-			       rule, field);
+		return -pb_err(e, PB_EINPUT,
+		               "rule '%s': specs field '%s' must be a list of spec strings", rule,
+		               field);
 	size_t i;
 	json_t *w;
 	json_array_foreach(want, i, w)
 	{
 		if (!json_is_string(w))
-			return -pb_err(e, PB_EINPUT,
-				       "rule '%s': specs field '%s' must hold strings like \"S1\", \"R\", "
-				       "\"P\" or \"*\"",
-				       rule, field);
+			return -pb_err(
+			    e, PB_EINPUT,
+			    "rule '%s': specs field '%s' must hold strings like \"S1\", \"R\", "
+			    "\"P\" or \"*\"",
+			    rule, field);
 		const char *ws = json_string_value(w);
 		if (!strcmp(ws, "*"))
 			continue;
@@ -188,37 +190,39 @@ static int pattern_matches(const char *rule, json_t *p, json_t *c, pb_error *e)
 {
 	if (json_is_string(p))
 		return label_matches(json_string_value(p),
-				     json_string_value(json_object_get(c, "label")));
+		                     json_string_value(json_object_get(c, "label")));
 	if (!json_is_object(p))
 		return -pb_err(e, PB_EINPUT,
-			       "rule '%s': each entry of specs must be a label string or a table "
-			       "{label=, inputs=, outputs=, share=} (docs/lua-api.md)",
-			       rule);
+		               "rule '%s': each entry of specs must be a label string or a table "
+		               "{label=, inputs=, outputs=, share=} (docs/lua-api.md)",
+		               rule);
 	const char *k;
 	json_t *v;
 	json_object_foreach(p, k, v)
 	{
 		if (strcmp(k, "label") && strcmp(k, "inputs") && strcmp(k, "outputs") &&
 		    strcmp(k, "share"))
-			return -pb_err(e, PB_EINPUT,
-				       "rule '%s': unknown specs field '%s' (label, inputs, outputs, share)",
-				       rule, k);
+			return -pb_err(
+			    e, PB_EINPUT,
+			    "rule '%s': unknown specs field '%s' (label, inputs, outputs, share)",
+			    rule, k);
 	}
 	json_t *l = json_object_get(p, "label");
-	if (l && (!json_is_string(l) ||
-		  !label_matches(json_string_value(l), json_string_value(json_object_get(c, "label")))))
-		return json_is_string(l) ? 0
-					 : -pb_err(e, PB_EINPUT, "rule '%s': specs label must be a string",
-						   rule);
+	if (l &&
+	    (!json_is_string(l) ||
+	     !label_matches(json_string_value(l), json_string_value(json_object_get(c, "label")))))
+		return json_is_string(l)
+		           ? 0
+		           : -pb_err(e, PB_EINPUT, "rule '%s': specs label must be a string", rule);
 	json_t *sh = json_object_get(p, "share");
 	if (sh && json_number_value(sh) != (double)json_integer_value(json_object_get(c, "share")))
 		return 0;
 	int r = slots_match(rule, "inputs", json_object_get(p, "inputs"),
-			    json_object_get(c, "inputs"), e);
+	                    json_object_get(c, "inputs"), e);
 	if (r <= 0)
 		return r;
 	return slots_match(rule, "outputs", json_object_get(p, "outputs"),
-			   json_object_get(c, "outputs"), e);
+	                   json_object_get(c, "outputs"), e);
 }
 
 static int specs_match(const pb_graph *g, int nid, void *ud)
@@ -280,8 +284,12 @@ int pb_hooks_shard(pb_hooks *h, pb_shard_opts *o, pb_error *err)
 		return PB_OK;
 	if (pb_script_count(h->sc, "candidate_filter") > 0) {
 		h->filters = pb_shard_rules_new(0);
-		pb_shard_rule r = {"lua candidate_filter", "Lua candidate_filter heuristics", NULL,
-				   filter_keep, h, NULL};
+		pb_shard_rule r = {"lua candidate_filter",
+		                   "Lua candidate_filter heuristics",
+		                   NULL,
+		                   filter_keep,
+		                   h,
+		                   NULL};
 		if (!h->filters)
 			return pb_err(err, PB_ENOMEM, "out of memory");
 		int rc = pb_shard_rules_add(h->filters, &r, err);
@@ -291,8 +299,9 @@ int pb_hooks_shard(pb_hooks *h, pb_shard_opts *o, pb_error *err)
 	}
 	if (pb_script_rule_count(h->sc, "specs") > 0) {
 		h->rules = pb_shard_rules_new(1);
-		pb_shard_rule r = {"lua specs", "Lua pb.rule{specs=...} entries", specs_match,
-				   specs_keep, h, NULL};
+		pb_shard_rule r = {"lua specs", "Lua pb.rule{specs=...} entries",
+		                   specs_match, specs_keep,
+		                   h,           NULL};
 		if (!h->rules)
 			return pb_err(err, PB_ENOMEM, "out of memory");
 		int rc = pb_shard_rules_add(h->rules, &r, err);
@@ -358,12 +367,13 @@ int pb_hooks_map(pb_hooks *h, const pb_hetero *het, pb_map_opts *o, pb_error *er
 		double speed = 1;
 		if (b < 0)
 			return pb_err(err, PB_EINPUT,
-				      "rule '%s': backend '%s' is not in layout %s (node '%s')", rule, be,
-				      het->path, h->g->nodes[v].name);
+			              "rule '%s': backend '%s' is not in layout %s (node '%s')",
+			              rule, be, het->path, h->g->nodes[v].name);
 		if (pb_hetero_support(het, b, h->g->nodes[v].op, &speed) <= 0)
-			return pb_err(err, PB_EINPUT,
-				      "rule '%s': backend '%s' of %s does not support op %s (node '%s')",
-				      rule, be, het->path, h->g->nodes[v].op, h->g->nodes[v].name);
+			return pb_err(
+			    err, PB_EINPUT,
+			    "rule '%s': backend '%s' of %s does not support op %s (node '%s')",
+			    rule, be, het->path, h->g->nodes[v].op, h->g->nodes[v].name);
 		h->force[v] = b;
 	}
 	o->force = h->force;

@@ -23,7 +23,7 @@
 typedef struct pb_hooks {
 	pb_script *sc;
 	const pb_graph *g;
-	int failed;              /* a script callback failed: err holds its message */
+	int failed; /* a script callback failed: err holds its message */
 	pb_error err;
 	int *init_state;         /* partition: the script's initial allocation */
 	pb_shard_rules *rules;   /* shard: library with the Lua `specs` rules */
