@@ -14,10 +14,14 @@ CMAKE_FLAGS += -DPB_WERROR=ON
 endif
 
 # Debian packages of DESIGN.md's dependency table, plus the tools the tests use.
+# OpenBLAS is the *serial* build: igraph links libblas.so.3, and the pthread
+# build's thread pool (started by its constructor) spun in sched_yield in every
+# partbench process, e.g. half the CPU time of `partbench info`; the tuner's
+# OpenBLAS roof is single-threaded anyway.
 DEPS = build-essential cmake pkg-config \
        libncurses-dev liblua5.4-dev libgraphviz-dev graphviz libigraph-dev \
        libcmocka-dev libprotobuf-c-dev protobuf-c-compiler libonnx-dev \
-       libglpk-dev glpk-utils libjansson-dev libxgboost-dev libopenblas-dev \
+       libglpk-dev glpk-utils libjansson-dev libxgboost-dev libopenblas-serial-dev \
        libonnx-testdata python3-onnx coinor-cbc tmux libxml2-utils \
        clang libclang-rt-14-dev clang-format cppcheck
 
