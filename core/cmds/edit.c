@@ -53,8 +53,16 @@ static int edit_begin(pb_cmd_ctx *ctx, const char *name, edit *e, pb_error *err)
 		return pb_err(err, PB_EUSAGE, "%s: no layout loaded (use 'layout FILE')", name);
 	pb_manycore mc;
 	int rc = pb_manycore_parse(s->hw, &mc, err);
+	/* A plan made with measured kernel times (partition --costs) is edited
+	 * under the same costs. */
+	const char *costs = json_string_value(json_object_get(s->plan->detail, "costs"));
+	double *times = NULL;
+	int found;
+	if (!rc && costs)
+		rc = pb_part_load_costs(s->graph, costs, &times, &found, err);
 	if (!rc)
-		rc = pb_part_problem_new(s->graph, &mc, &e->P, err);
+		rc = pb_part_problem_new_timed(s->graph, &mc, times, &e->P, err);
+	free(times);
 	if (rc)
 		return pb_err_prefix(err, "%s", name);
 	e->ac = malloc((size_t)e->P->n * sizeof *e->ac);

@@ -30,6 +30,8 @@ static const pb_opt partition_opts[] = {
 	{"seed", 's', PB_OPT_INT, "S", "rl: random seed (default 1)"},
 	{"emit-lp", 0, PB_OPT_STR, "FILE", "milp: write the model in CPLEX LP format"},
 	{"start", 0, PB_OPT_FLAG, NULL, "attach the solver to the session; advance it with 'step'"},
+	{"costs", 0, PB_OPT_STR, "LOG",
+	 "measured kernel times from a tuning log (partbench tune --log) replace MACs/rate"},
 	{"output", 'o', PB_OPT_STR, "FILE", "save the resulting plan as JSON"},
 	PB_OPTS_JSON,
 	PB_OPTS_END};
@@ -66,11 +68,25 @@ static int cmd_partition(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *
 	int rc = read_opts(a, &o, err);
 	if (rc)
 		return rc;
+	double *times = NULL;
+	const char *costs = pb_args_str(a, "costs", NULL);
+	if (costs) {
+		int found;
+		if ((rc = pb_part_load_costs(s->graph, costs, &times, &found, err)))
+			return rc;
+		o.node_time = times;
+		o.costs_path = costs;
+		fprintf(ctx->log, "partition: measured times from %s for %d node(s); MACs/rate for the rest\n",
+			costs, found);
+	}
 	pb_hooks hk;
 	pb_hooks_init(&hk, s);
 	pb_solver *sv;
-	if ((rc = pb_hooks_partition(&hk, s->hw, &o, err)) ||
-	    (rc = pb_partition_solver_new(s->graph, s->hw, &o, &sv, err)))
+	rc = pb_hooks_partition(&hk, s->hw, &o, err);
+	if (!rc)
+		rc = pb_partition_solver_new(s->graph, s->hw, &o, &sv, err);
+	free(times); /* the problem keeps its own prefix sums */
+	if (rc)
 		return pb_hooks_finish(&hk, rc, err);
 	char name[64];
 	snprintf(name, sizeof name, "partition/%s", o.method);
@@ -147,6 +163,8 @@ static const pb_opt train_opts[] = {
 	{"seed", 's', PB_OPT_INT, "S", "random seed (default 1)"},
 	{"init", 0, PB_OPT_STR, "I", "episode start: balanced|local|greedy|equal (default balanced)"},
 	{"hidden", 0, PB_OPT_INT, "H", "hidden units of a new network (default 64)"},
+	{"costs", 0, PB_OPT_STR, "LOG",
+	 "measured kernel times from a tuning log (partbench tune --log) replace MACs/rate"},
 	PB_OPTS_JSON,
 	PB_OPTS_END};
 
@@ -185,7 +203,14 @@ static int cmd_train(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, p
 	if ((rc = pb_manycore_parse(s->hw, &mc, err)))
 		return rc;
 	pb_part_problem *P;
-	if ((rc = pb_part_problem_new(s->graph, &mc, &P, err)))
+	double *times = NULL;
+	const char *costs = pb_args_str(a, "costs", NULL);
+	int found;
+	if (costs && (rc = pb_part_load_costs(s->graph, costs, &times, &found, err)))
+		return rc;
+	rc = pb_part_problem_new_timed(s->graph, &mc, times, &P, err);
+	free(times);
+	if (rc)
 		return rc;
 	double opt;
 	if ((rc = pb_part_exact_solve(P, &opt, NULL, NULL, err))) {

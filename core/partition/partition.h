@@ -34,7 +34,16 @@ typedef struct pb_part_opts {
 	int (*mask)(void *ud, const int *arranged_core, int n, unsigned char *mask);
 	void *mask_ud;
 	const int *init_state;
+	/* Measured seconds per node (NAN = use MACs), e.g. from a tuning log via
+	 * pb_part_load_costs(); NULL = MACs / rate everywhere. */
+	const double *node_time;
+	const char *costs_path; /* recorded in the plan's detail.costs */
 } pb_part_opts;
+
+/* Loads measured kernel times for the graph's nodes from a tuning log
+ * (`partbench tune --log FILE`); *times has n_nodes entries (free()). */
+int pb_part_load_costs(const pb_graph *g, const char *log_path, double **times, int *n_found,
+		       pb_error *err);
 
 /* 1 if name is one of the methods above. */
 int pb_partition_method_known(const char *name);

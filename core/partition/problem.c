@@ -114,6 +114,12 @@ int pb_part_problem_synthetic(int m, const double *macs, const double *param_byt
 int pb_part_problem_new(const pb_graph *g, const pb_manycore *hw, pb_part_problem **out,
 			pb_error *err)
 {
+	return pb_part_problem_new_timed(g, hw, NULL, out, err);
+}
+
+int pb_part_problem_new_timed(const pb_graph *g, const pb_manycore *hw, const double *node_time,
+			      pb_part_problem **out, pb_error *err)
+{
 	int m = g->n_nodes, ne = 0;
 	for (int i = 0; i < m; i++)
 		ne += g->nodes[i].n_succs;
@@ -129,7 +135,9 @@ int pb_part_problem_new(const pb_graph *g, const pb_manycore *hw, pb_part_proble
 		int e = 0;
 		for (int i = 0; i < m; i++) {
 			const pb_node *nd = &g->nodes[i];
-			macs[i] = nd->cost.macs;
+			macs[i] = (node_time && isfinite(node_time[i]))
+					  ? node_time[i] * hw->mac_rate
+					  : nd->cost.macs;
 			par[i] = nd->cost.param_bytes;
 			ob[i] = nd->cost.out_bytes;
 			for (int k = 0; k < nd->n_succs; k++) {

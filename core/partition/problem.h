@@ -70,6 +70,12 @@ typedef struct pb_part_eval {
 /* Builds the problem from a graph and a manycore layout (copied). */
 int pb_part_problem_new(const pb_graph *g, const pb_manycore *hw, pb_part_problem **out,
 			pb_error *err);
+/* Same, with measured kernel times (seconds per node, from a tuning log; see
+ * tune/node_costs.h): a node with a finite time counts as time x mac_rate
+ * MACs, so its compute time on one core is the measured time; other nodes
+ * keep their MACs. node_time may be NULL. */
+int pb_part_problem_new_timed(const pb_graph *g, const pb_manycore *hw, const double *node_time,
+			      pb_part_problem **out, pb_error *err);
 /* Synthetic problems for tests and benchmarks: per-layer MACs, bytes and
  * an edge list (pred[k] -> succ[k]); edges must go forward. */
 int pb_part_problem_synthetic(int m, const double *macs, const double *param_bytes,

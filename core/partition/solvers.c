@@ -17,6 +17,7 @@
 #include "baselines.h"
 #include "exact.h"
 #include "milp.h"
+#include "../tune/node_costs.h"
 
 enum { M_EXACT, M_MILP, M_RL, M_GREEDY, M_EQUAL, M_LOCAL };
 static const char *const method_names[] = {"exact", "milp", "rl", "greedy", "equal", "local",
@@ -37,6 +38,7 @@ typedef struct psolver {
 	pb_part_exact ex;
 	pb_milp *milp;
 	pb_rl_trainer *rl;
+	char *costs_path; /* tuning log the costs came from, or NULL */
 } psolver;
 
 int pb_partition_method_known(const char *name)
@@ -55,6 +57,9 @@ static void set_incumbent(psolver *ps, const int *ac)
 	ps->inc_obj = pb_part_objective(&ev);
 	pb_plan_free(ps->plan);
 	ps->plan = pb_part_to_plan(ps->P, ps->ac, method_names[ps->method], ps->optimum);
+	/* Edits re-evaluate the plan later: they must use the same costs. */
+	if (ps->plan && ps->costs_path)
+		json_object_set_new(ps->plan->detail, "costs", json_string(ps->costs_path));
 }
 
 /* Installs ac when it beats the incumbent; returns 1 if it did. */
@@ -186,6 +191,7 @@ static void free_fn(pb_solver *s)
 	free(ps->ac);
 	free(ps->scratch);
 	pb_part_problem_free(ps->P);
+	free(ps->costs_path);
 	free(ps);
 }
 
@@ -225,11 +231,12 @@ int pb_partition_solver_new(const pb_graph *g, const pb_hw *hw, const pb_part_op
 	ps->base.state = ps;
 	ps->method = method;
 	ps->optimum = NAN;
-	rc = pb_part_problem_new(g, &mc, &ps->P, err);
+	rc = pb_part_problem_new_timed(g, &mc, o->node_time, &ps->P, err);
 	if (rc) {
 		free(ps);
 		return rc;
 	}
+	ps->costs_path = (o->node_time && o->costs_path) ? strdup(o->costs_path) : NULL;
 	int n = ps->P->n;
 	ps->ac = malloc((size_t)n * sizeof *ps->ac);
 	ps->scratch = malloc((size_t)n * sizeof *ps->scratch);
@@ -316,4 +323,23 @@ int pb_partition_solver_new(const pb_graph *g, const pb_hw *hw, const pb_part_op
 	set_incumbent(ps, ps->ac);
 	*out = &ps->base;
 	return PB_OK;
+}
+
+int pb_part_load_costs(const pb_graph *g, const char *log_path, double **times, int *n_found,
+		       pb_error *err)
+{
+	*times = malloc(((size_t)g->n_nodes + 1) * sizeof **times);
+	if (!*times)
+		return pb_err(err, PB_ENOMEM, "partition: out of memory");
+	int rc = pb_tune_node_times(g, log_path, *times, n_found, err);
+	if (rc == PB_OK && *n_found == 0)
+		rc = pb_err(err, PB_EINPUT,
+			    "%s: the tuning log has no measurement for any node of %s (tune some "
+			    "first: partbench tune MODEL --node NAME --log %s)",
+			    log_path, g->path, log_path);
+	if (rc) {
+		free(*times);
+		*times = NULL;
+	}
+	return rc;
 }
