@@ -102,9 +102,41 @@ keys u
 wait_for 'plan partition/exact'
 [ "$(row 0)" = "$before" ] || fail "undo did not restore group 0: '$(row 0)' vs '$before'"
 
+# ---- 4b. mouse: drag a box of group 1 onto a box of group 0 (xterm X10 mouse
+# reports typed into the pane), which runs 'boundary 0 +N'; then undo
+mouse() { # mouse BUTTONCHAR X Y (0-based cell)
+	keys -l "$(printf '\033[M%s%b%b' "$1" "\\$(printf %o $((33 + $2)))" "\\$(printf %o $((33 + $3)))")"
+}
+first1=$(sed -n 's/^.*│1  *[a-z][a-z ,0-9-]* \([0-9]*\)-[0-9]* .*$/\1/p' "$tmp/screen" | head -1)
+[ -n "$first1" ] || fail "no node range for group 1 in the table"
+cmd "view select $first1"
+wait_for "sel $first1 "
+# box tops "┌N" give the positions (characters, not bytes: the locale is UTF-8)
+pos() { LC_ALL=C.UTF-8 awk -v pat="┌$1─" '{i = index($0, pat); if (i) {print length(substr($0, 1, i - 1)), NR - 1; exit}}' "$tmp/screen"; }
+p1=$(pos 1)
+p0=$(pos 0)
+if [ -n "$p1" ] && [ -n "$p0" ]; then
+	set -- $p1
+	mouse ' ' $(($1 + 2)) $(($2 + 1))
+	set -- $p0
+	mouse '#' $(($1 + 2)) $(($2 + 1))
+	wait_for 'plan partition/manual'
+	grep -qE 'moved the boundary between groups 0 and 1 by \+[0-9]+' "$tmp/screen" ||
+		fail "the drag did not move layers into group 0"
+	keys u
+	wait_for 'plan partition/exact'
+else
+	fail "boxes of groups 0 and 1 are not both on screen around node $first1"
+fi
+
 # ---- 5. ':' commands: short output in the pane, long output in the pager
 cmd 'layout'
 wait_for 'layout chip16 \(manycore\) from'
+cmd 'lua return 6 * 7'
+wait_for '^42$'
+echo 'print("sourced " .. 7 * 6)' >"$tmp/s.lua"
+cmd 'source s.lua'
+wait_for '^sourced 42$'
 cmd 'help'
 wait_for 'output \(q closes\)'
 grep -q 'repeat' "$tmp/screen" || fail "help pager does not list the commands"
