@@ -26,6 +26,8 @@ static const pb_opt pipe_opts[] = {
 	{"opt-level", 'O', PB_OPT_INT, "N", "optimisation level of the per-stage sharding (default 2)"},
 	{"slack", 0, PB_OPT_INT, "K", "widen every key operator's stage range by K stages (default 0)"},
 	{"output", 'o', PB_OPT_STR, "FILE", "save the plan as JSON"},
+	{"skip-oplevel", 0, PB_OPT_FLAG, NULL,
+	 "do not solve the operator-level plan for comparison (used by shard --pipeline auto)"},
 	PB_OPTS_END};
 
 static int reload_batch(pb_session *s, long batch, pb_error *err)
@@ -134,7 +136,12 @@ static int cmd_pipeline(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a
 		return rc;
 	}
 	stage_res oplevel = {0};
-	rc = solve_stage(ctx->s->graph, &cl, &o, &oplevel, err);
+	if (pb_args_has(a, "skip-oplevel")) {
+		oplevel.time = INFINITY;
+		snprintf(oplevel.scheme, sizeof oplevel.scheme, "(not solved)");
+	} else {
+		rc = solve_stage(ctx->s->graph, &cl, &o, &oplevel, err);
+	}
 	/* the per-micro-batch graph */
 	if (rc == PB_OK && B / m != B)
 		rc = reload_batch(ctx->s, B / m, err);
@@ -269,11 +276,13 @@ static int cmd_pipeline(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a
 	json_object_set_new(r1, "step_time", json_real(step));
 	json_object_set_new(r1, "feasible", json_boolean(!any_over));
 	json_array_append_new(schemes, r1);
-	json_t *r2 = json_object();
-	json_object_set_new(r2, "scheme", json_string(oplevel.scheme));
-	json_object_set_new(r2, "kind", json_string("operator-level"));
-	json_object_set_new(r2, "step_time", json_real(oplevel.time));
-	json_array_append_new(schemes, r2);
+	if (isfinite(oplevel.time)) {
+		json_t *r2 = json_object();
+		json_object_set_new(r2, "scheme", json_string(oplevel.scheme));
+		json_object_set_new(r2, "kind", json_string("operator-level"));
+		json_object_set_new(r2, "step_time", json_real(oplevel.time));
+		json_array_append_new(schemes, r2);
+	}
 	json_object_set_new(j, "schemes", schemes);
 	json_object_set_new(j, "best", json_string(step <= oplevel.time && !any_over ? "pipeline" : "operator-level"));
 	double tf = train ? slot / 3 : slot, tb = train ? 2 * slot / 3 : 0;

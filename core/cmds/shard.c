@@ -25,6 +25,9 @@ static const pb_opt shard_opts[] = {
 	{"tie", 0, PB_OPT_FLAG, NULL, "tie identical repeated blocks to one set of variables"},
 	{"no-shrink", 0, PB_OPT_FLAG, NULL, "do not merge follower operators into their producer"},
 	{"time-limit", 0, PB_OPT_DOUBLE, "SEC", "GLPK time limit per MILP (default none)"},
+	{"pipeline", 0, PB_OPT_STR, "auto|off",
+	 "auto: also plan a pipeline for every stage count dividing the devices and keep the best "
+	 "of both kinds (default off)"},
 	PB_OPTS_END};
 
 static int apply_batch(pb_cmd_ctx *ctx, long batch, pb_error *err)
@@ -178,6 +181,155 @@ static void print_text(pb_cmd_ctx *ctx, const pb_shard_search *s, json_t *rep)
 	}
 }
 
+/* ---- --pipeline auto: pipeline plans next to the operator-level ones ---- */
+
+typedef struct pipe_row {
+	int stages;
+	char scheme[64];
+	double step_time;
+	int feasible, microbatches, ok;
+	char error[200];
+} pipe_row;
+
+#define MAX_PIPE_ROWS 16
+
+/* Runs `pipeline --stages P` through the command table for every P > 1
+ * dividing the device count (each stage sharded on its device group by the
+ * same search and cost model), then reloads the model as it was. */
+static int run_pipelines(pb_cmd_ctx *ctx, const pb_args *a, int n_devices, long level,
+			 pipe_row *rows, int *n_rows, pb_error *err)
+{
+	pb_session *s = ctx->s;
+	*n_rows = 0;
+	char *path = strdup(s->model_path ? s->model_path : "");
+	int n_ov = s->n_overrides;
+	pb_input_override *ov = calloc((size_t)n_ov + 1, sizeof *ov);
+	for (int i = 0; ov && i < n_ov; i++) {
+		ov[i] = s->overrides[i];
+		ov[i].name = strdup(s->overrides[i].name);
+	}
+	for (int P = 2; P <= n_devices && *n_rows < MAX_PIPE_ROWS; P++) {
+		if (n_devices % P)
+			continue;
+		pipe_row *r = &rows[(*n_rows)++];
+		memset(r, 0, sizeof *r);
+		r->stages = P;
+		char line[256];
+		int off = snprintf(line, sizeof line, "pipeline --stages %d --json --skip-oplevel --opt-level %ld",
+				   P, level > 2 ? level : 2);
+		if (pb_args_has(a, "train"))
+			off += snprintf(line + off, sizeof line - (size_t)off, " --train");
+		if (pb_args_has(a, "batch"))
+			snprintf(line + off, sizeof line - (size_t)off, " --batch %s",
+				 pb_args_str(a, "batch", "1"));
+		char *buf = NULL;
+		size_t len = 0;
+		FILE *mem = open_memstream(&buf, &len);
+		pb_cmd_ctx sub = {.s = s, .out = mem, .log = mem};
+		pb_error e2 = {0};
+		pb_cmd_progress(ctx, (double)P / n_devices, "shard: pipeline with %d stages", P);
+		int rc = pb_cmd_run_line(&sub, line, &e2);
+		fclose(mem);
+		json_t *j = rc == PB_OK ? json_loads(buf ? buf : "", 0, NULL) : NULL;
+		if (j) {
+			r->ok = 1;
+			r->step_time = json_number_value(json_object_get(j, "step_time"));
+			r->feasible = json_is_true(json_object_get(j, "feasible"));
+			r->microbatches = (int)json_integer_value(json_object_get(j, "microbatches"));
+			const char *sc = json_string_value(json_object_get(
+				json_array_get(json_object_get(j, "schemes"), 0), "scheme"));
+			snprintf(r->scheme, sizeof r->scheme, "%s", sc ? sc : "?");
+			json_decref(j);
+		} else {
+			snprintf(r->error, sizeof r->error, "%.190s", rc ? e2.msg : "no JSON output");
+		}
+		free(buf);
+	}
+	int rc = PB_OK;
+	if (path[0])
+		rc = pb_session_open_model(s, path, ov, n_ov, err);
+	for (int i = 0; ov && i < n_ov; i++)
+		pb_input_override_free(&ov[i]);
+	free(ov);
+	free(path);
+	return rc;
+}
+
+/* Index of the best feasible pipeline row faster than `than`, or -1. */
+static int best_pipeline(const pipe_row *rows, int n, double than)
+{
+	int best = -1;
+	for (int i = 0; i < n; i++)
+		if (rows[i].ok && rows[i].feasible && rows[i].step_time < than &&
+		    (best < 0 || rows[i].step_time < rows[best].step_time))
+			best = i;
+	return best;
+}
+
+static void print_combined(FILE *o, const json_t *rep, const pipe_row *rows, int n, int winner)
+{
+	char t1[32];
+	fprintf(o, "\ncombined (--pipeline auto): operator-level schemes and pipeline plans\n");
+	fprintf(o, "  %-30s %-15s %14s\n", "scheme", "kind", "step time");
+	size_t i;
+	json_t *r;
+	double best_op = json_number_value(json_object_get(rep, "step_time"));
+	json_array_foreach(json_object_get(rep, "schemes"), i, r)
+	{
+		json_t *st = json_object_get(r, "step_time");
+		if (!json_is_number(st))
+			continue;
+		fmt_time(json_number_value(st), t1, sizeof t1);
+		const char *name = json_string_value(json_object_get(r, "scheme"));
+		int star = winner < 0 && json_number_value(st) == best_op;
+		fprintf(o, "%c %-30s %-15s %14s\n", star ? '*' : ' ', name ? name : "?", "operator-level",
+			t1);
+	}
+	for (int k = 0; k < n; k++) {
+		if (!rows[k].ok) {
+			fprintf(o, "  %-30d %-15s %s\n", rows[k].stages, "pipeline", rows[k].error);
+			continue;
+		}
+		fmt_time(rows[k].step_time, t1, sizeof t1);
+		fprintf(o, "%c %-30s %-15s %14s  (%d micro-batches)%s\n", k == winner ? '*' : ' ',
+			rows[k].scheme, "pipeline", t1, rows[k].microbatches,
+			rows[k].feasible ? "" : "  OVER MEMORY");
+	}
+}
+
+static json_t *combined_json(const json_t *rep, const pipe_row *rows, int n, int winner)
+{
+	json_t *arr = json_array();
+	for (int k = 0; k < n; k++) {
+		json_t *o = json_object();
+		json_object_set_new(o, "stages", json_integer(rows[k].stages));
+		json_object_set_new(o, "kind", json_string("pipeline"));
+		if (rows[k].ok) {
+			json_object_set_new(o, "scheme", json_string(rows[k].scheme));
+			json_object_set_new(o, "step_time", json_real(rows[k].step_time));
+			json_object_set_new(o, "feasible", json_boolean(rows[k].feasible));
+			json_object_set_new(o, "microbatches", json_integer(rows[k].microbatches));
+		} else {
+			json_object_set_new(o, "error", json_string(rows[k].error));
+		}
+		json_array_append_new(arr, o);
+	}
+	json_t *best = json_object();
+	if (winner >= 0) {
+		json_object_set_new(best, "kind", json_string("pipeline"));
+		json_object_set_new(best, "scheme", json_string(rows[winner].scheme));
+		json_object_set_new(best, "step_time", json_real(rows[winner].step_time));
+	} else {
+		json_object_set_new(best, "kind", json_string("operator-level"));
+		json_object_set(best, "scheme", json_object_get(rep, "scheme"));
+		json_object_set(best, "step_time", json_object_get(rep, "step_time"));
+	}
+	json_t *j = json_object();
+	json_object_set_new(j, "pipelines", arr);
+	json_object_set_new(j, "best_overall", best);
+	return j;
+}
+
 static int cmd_shard(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, pb_error *err)
 {
 	long batch, level, max_axes;
@@ -188,9 +340,19 @@ static int cmd_shard(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, p
 	    (rc = pb_args_int(a, "max-axes", 2, 1, PB_MESH_MAX_AXES, &max_axes, err)) ||
 	    (rc = pb_args_double(a, "time-limit", 0, 0, 1e6, &tl, err)))
 		return rc;
+	const char *pipe = pb_args_str(a, "pipeline", "off");
+	if (strcmp(pipe, "auto") != 0 && strcmp(pipe, "off") != 0)
+		return pb_err(err, PB_EUSAGE, "shard: --pipeline must be auto or off, got '%s'", pipe);
 	pb_cluster cl;
 	if ((rc = pb_cluster_from_hw(ctx->s->hw, &cl, err)))
 		return rc;
+	pipe_row prow[MAX_PIPE_ROWS];
+	int n_prow = 0;
+	if (strcmp(pipe, "auto") == 0 &&
+	    (rc = run_pipelines(ctx, a, cl.n_devices, level, prow, &n_prow, err))) {
+		pb_cluster_free(&cl);
+		return rc;
+	}
 	if (pb_args_has(a, "batch") && (rc = apply_batch(ctx, batch, err))) {
 		pb_cluster_free(&cl);
 		return rc;
@@ -236,20 +398,50 @@ static int cmd_shard(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, p
 		rc = pb_shard_emit_tasks(s, pb_args_str(a, "emit-tasks", NULL), err);
 	if (rc == PB_OK) {
 		json_t *rep = pb_shard_report(s);
+		double op_time = json_number_value(json_object_get(rep, "step_time"));
+		int winner = n_prow ? best_pipeline(prow, n_prow, op_time) : -1;
+		if (n_prow)
+		{
+			json_t *cj = combined_json(rep, prow, n_prow, winner);
+			json_object_update(rep, cj);
+			json_decref(cj);
+		}
 		if (pb_args_has(a, "json")) {
 			json_dumpf(rep, ctx->out, JSON_INDENT(1) | JSON_REAL_PRECISION(10));
 			fputc('\n', ctx->out);
 		} else {
 			print_text(ctx, s, rep);
+			if (n_prow)
+				print_combined(ctx->out, rep, prow, n_prow, winner);
 		}
 		json_decref(rep);
 		const char *outp = pb_args_str(a, "output", NULL);
-		if (outp)
-			rc = pb_plan_save(s->plan, pb_session_node_names(ctx->s), outp, err);
-		if (rc == PB_OK) {
-			pb_session_set_plan(ctx->s, pb_plan_copy(s->plan));
-			ctx->redraw |= PB_REDRAW_ALL;
+		if (winner >= 0) {
+			/* The pipeline wins: rebuild it so that it becomes the session's plan. */
+			char line[256];
+			int off = snprintf(line, sizeof line, "pipeline --stages %d --skip-oplevel --opt-level %ld",
+					   prow[winner].stages, level > 2 ? level : 2);
+			if (pb_args_has(a, "train"))
+				off += snprintf(line + off, sizeof line - (size_t)off, " --train");
+			if (pb_args_has(a, "batch"))
+				off += snprintf(line + off, sizeof line - (size_t)off, " --batch %s",
+						pb_args_str(a, "batch", "1"));
+			if (outp)
+				snprintf(line + off, sizeof line - (size_t)off, " -o %s", outp);
+			char *buf = NULL;
+			size_t len = 0;
+			FILE *mem = open_memstream(&buf, &len);
+			pb_cmd_ctx sub = {.s = ctx->s, .out = mem, .log = mem};
+			rc = pb_cmd_run_line(&sub, line, err);
+			fclose(mem);
+			free(buf);
+		} else {
+			if (outp)
+				rc = pb_plan_save(s->plan, pb_session_node_names(ctx->s), outp, err);
+			if (rc == PB_OK)
+				pb_session_set_plan(ctx->s, pb_plan_copy(s->plan));
 		}
+		ctx->redraw |= PB_REDRAW_ALL;
 	}
 	pb_shard_search_free(s);
 	pb_cluster_free(&cl);
@@ -259,7 +451,7 @@ static int cmd_shard(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, p
 const pb_command pb_cmds_shard[] = {
 	{"shard",
 	 "shard [MODEL] --layout L [--batch B] [--train] [--opt-level N] [--scheme AxB] [--json] "
-	 "[-o plan.json] [--emit-tasks DIR] [--emit-lp FILE]",
+	 "[-o plan.json] [--emit-tasks DIR] [--emit-lp FILE] [--pipeline auto|off]",
 	 "choose per-operator sharding over device-grouping schemes of a cluster (GLPK MILP)",
 	 shard_opts, cmd_shard, PB_CMD_GRAPH | PB_CMD_LAYOUT,
 	 "The layout must be kind=\"cluster\" (layouts/cluster-*.lua). Every grouping scheme\n"

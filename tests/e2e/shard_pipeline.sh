@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# shard --pipeline auto|off: pipeline plans for every stage count dividing the
+# devices are compared with the operator-level schemes under one cost model,
+# and the best of both kinds becomes the plan.
+set -u
+bin=${1:?usage: shard_pipeline.sh PARTBENCH}
+tmp=$(mktemp -d /tmp/pb_shpipe.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+fails=0
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+py=/usr/bin/python3
+
+# 1. resnet18 on one 8-device node: operator-level wins; pipelines 2, 4, 8 listed.
+"$bin" shard models/resnet18.onnx --layout layouts/cluster-1x8.lua --batch 32 --opt-level 2 \
+	--pipeline auto --json -o "$tmp/r.plan.json" >"$tmp/r.json" 2>"$tmp/err" || fail "resnet18: $(cat "$tmp/err")"
+$py - "$tmp/r.json" "$tmp/r.plan.json" <<'PY' || fail "resnet18 --pipeline auto report"
+import json, sys
+d = json.load(open(sys.argv[1])); plan = json.load(open(sys.argv[2]))
+assert [p["stages"] for p in d["pipelines"]] == [2, 4, 8], d["pipelines"]
+best = d["best_overall"]
+times = [p["step_time"] for p in d["pipelines"] if p.get("feasible")] + [d["step_time"]]
+assert abs(best["step_time"] - min(times)) <= 1e-12 * min(times), (best, times)
+assert best["kind"] == ("operator-level" if d["step_time"] <= min(times) else "pipeline")
+assert plan["kind"] == ("shard" if best["kind"] == "operator-level" else "pipeline"), plan["kind"]
+PY
+
+# 2. bert training on 4x8 with a batch of 32: a pipeline beats every
+#    operator-level scheme, and the saved plan is the pipeline plan.
+"$bin" shard models/bert_base_like.onnx --layout layouts/cluster-4x8.lua --opt-level 3 --train \
+	--batch 32 --max-axes 1 --pipeline auto --json -o "$tmp/b.plan.json" >"$tmp/b.json" 2>"$tmp/err" \
+	|| fail "bert: $(cat "$tmp/err")"
+$py - "$tmp/b.json" "$tmp/b.plan.json" <<'PY' || fail "bert --pipeline auto report"
+import json, sys
+d = json.load(open(sys.argv[1])); plan = json.load(open(sys.argv[2]))
+best = d["best_overall"]
+assert best["kind"] == "pipeline", best
+assert best["step_time"] < d["step_time"], (best, d["step_time"])
+assert plan["kind"] == "pipeline", plan["kind"]
+stages = int(plan["metrics"]["stages"])
+assert best["scheme"].startswith("%d stages" % stages), (best["scheme"], stages)
+assert abs(plan["metrics"]["step_time"] - best["step_time"]) <= 1e-9 * best["step_time"]
+PY
+
+# 3. off (the default) adds nothing; a bad value is a usage error.
+"$bin" shard models/resnet18.onnx --layout layouts/cluster-1x8.lua --opt-level 2 --json >"$tmp/off.json" \
+	|| fail "off"
+$py -c 'import json,sys; d=json.load(open(sys.argv[1])); assert "pipelines" not in d' "$tmp/off.json" \
+	|| fail "off: pipelines in the report"
+"$bin" shard models/resnet18.onnx --layout layouts/cluster-1x8.lua --pipeline sometimes >/dev/null 2>"$tmp/err"
+[ $? -eq 1 ] || fail "bad --pipeline value: exit code"
+grep -q "auto or off" "$tmp/err" || fail "bad --pipeline value: message"
+
+if [ $fails -eq 0 ]; then echo "shard --pipeline: 1 passed, 0 failed"; else echo "shard --pipeline: 0 passed, 1 failed"; fi
+exit $fails
