@@ -417,7 +417,11 @@ static int cmd_shard(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, p
 		json_decref(rep);
 		const char *outp = pb_args_str(a, "output", NULL);
 		if (winner >= 0) {
-			/* The pipeline wins: rebuild it so that it becomes the session's plan. */
+			/* The pipeline wins: rebuild it so that it becomes the session's plan.
+			 * That reloads the model (micro-batch size), so the search, which
+			 * points into the current graph, goes first. */
+			pb_shard_search_free(s);
+			s = NULL;
 			char line[256];
 			int off = snprintf(line, sizeof line, "pipeline --stages %d --skip-oplevel --opt-level %ld",
 					   prow[winner].stages, level > 2 ? level : 2);
