@@ -12,7 +12,7 @@
 #include "graph.h"
 
 #include <errno.h>
-#include <igraph.h>
+#include "lazy_igraph.h"
 #include <strings.h>
 #include <math.h>
 #include <stdio.h>
@@ -466,6 +466,8 @@ static int check_dag(pb_graph *g, int *edge_from, int *edge_to, int n_edges, pb_
 {
 	igraph_vector_int_t edges;
 	igraph_t ig;
+	if (pb_igraph_error())
+		return pb_err(err, PB_EINTERNAL, "%s: %s", g->path, pb_igraph_error());
 	if (igraph_vector_int_init(&edges, 2 * (igraph_integer_t)n_edges) != IGRAPH_SUCCESS)
 		return pb_err(err, PB_ENOMEM, "%s: out of memory", g->path);
 	for (int i = 0; i < n_edges; i++) {

@@ -12,7 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <xgboost/c_api.h>
+#include "tune/lazy_xgboost.h"
 
 struct pb_tune_costmodel {
 	int nf;
