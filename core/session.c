@@ -99,6 +99,38 @@ int pb_session_open_layout(pb_session *s, const char *path, pb_error *err)
 	return PB_OK;
 }
 
+int pb_session_set_batch(pb_session *s, long batch, pb_error *err)
+{
+	const pb_graph *g = s->graph;
+	if (!g || !s->model_path || !s->model_path[0])
+		return pb_err(err, PB_EUSAGE, "--batch needs a model loaded from a file");
+	pb_input_override *ov = calloc((size_t)g->n_inputs + 1, sizeof *ov);
+	if (!ov)
+		return pb_err(err, PB_ENOMEM, "out of memory");
+	int n = 0;
+	for (int i = 0; i < g->n_inputs; i++) {
+		const pb_tensor *t = &g->tensors[g->inputs[i]];
+		if (t->rank < 1)
+			continue;
+		ov[n].name = strdup(t->name);
+		ov[n].rank = t->rank;
+		for (int k = 0; k < t->rank; k++)
+			ov[n].dims[k] = t->dims[k];
+		for (int k = 0; k < s->n_overrides; k++)
+			if (!strcmp(s->overrides[k].name, t->name) && s->overrides[k].rank == t->rank)
+				memcpy(ov[n].dims, s->overrides[k].dims, sizeof ov[n].dims);
+		ov[n].dims[0] = batch;
+		n++;
+	}
+	char *path = strdup(s->model_path);
+	int rc = pb_session_open_model(s, path, ov, n, err);
+	free(path);
+	for (int i = 0; i < n; i++)
+		pb_input_override_free(&ov[i]);
+	free(ov);
+	return rc;
+}
+
 void pb_session_replace_plan(pb_session *s, pb_plan *plan)
 {
 	if (plan == s->plan)

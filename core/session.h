@@ -54,6 +54,9 @@ int pb_session_open_model(pb_session *s, const char *path, const pb_input_overri
 /* Takes ownership of g (for transformed graphs). */
 void pb_session_set_graph(pb_session *s, pb_graph *g, const char *path);
 int pb_session_open_layout(pb_session *s, const char *path, pb_error *err);
+/* Reloads the model with dim 0 of every input set to batch, keeping the other
+ * dims (and any --input overrides). Plan and undo are cleared, as on open. */
+int pb_session_set_batch(pb_session *s, long batch, pb_error *err);
 /* Takes ownership of plan (may be NULL); the old plan goes to the undo stack. */
 void pb_session_set_plan(pb_session *s, pb_plan *plan);
 /* Replaces the plan without recording undo (solver incumbents while stepping). */

@@ -32,31 +32,8 @@ static const pb_opt pipe_opts[] = {
 
 static int reload_batch(pb_session *s, long batch, pb_error *err)
 {
-	const pb_graph *g = s->graph;
-	if (!s->model_path)
-		return pb_err(err, PB_EUSAGE, "pipeline: --batch needs a model loaded from a file");
-	pb_input_override *ov = calloc((size_t)(g->n_inputs + 1), sizeof *ov);
-	if (!ov)
-		return pb_err(err, PB_ENOMEM, "pipeline: out of memory");
-	int n = 0;
-	for (int i = 0; i < g->n_inputs; i++) {
-		const pb_tensor *t = &g->tensors[g->inputs[i]];
-		if (t->rank < 1)
-			continue;
-		ov[n].name = strdup(t->name);
-		ov[n].rank = t->rank;
-		for (int k = 0; k < t->rank; k++)
-			ov[n].dims[k] = t->dims[k];
-		ov[n].dims[0] = batch;
-		n++;
-	}
-	char *path = strdup(s->model_path);
-	int rc = pb_session_open_model(s, path, ov, n, err);
-	free(path);
-	for (int i = 0; i < n; i++)
-		pb_input_override_free(&ov[i]);
-	free(ov);
-	return rc;
+	int rc = pb_session_set_batch(s, batch, err);
+	return rc ? pb_err_prefix(err, "pipeline") : PB_OK;
 }
 
 typedef struct stage_res {

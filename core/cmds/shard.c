@@ -32,35 +32,8 @@ static const pb_opt shard_opts[] = {
 
 static int apply_batch(pb_cmd_ctx *ctx, long batch, pb_error *err)
 {
-	pb_session *s = ctx->s;
-	const pb_graph *g = s->graph;
-	if (!s->model_path)
-		return pb_err(err, PB_EUSAGE, "shard: --batch needs a model loaded from a file");
-	pb_input_override *ov = calloc((size_t)(g->n_inputs + 1), sizeof *ov);
-	if (!ov)
-		return pb_err(err, PB_ENOMEM, "shard: out of memory");
-	int n = 0;
-	for (int i = 0; i < g->n_inputs; i++) {
-		const pb_tensor *t = &g->tensors[g->inputs[i]];
-		if (t->rank < 1)
-			continue;
-		ov[n].name = strdup(t->name);
-		ov[n].rank = t->rank;
-		for (int k = 0; k < t->rank; k++)
-			ov[n].dims[k] = t->dims[k];
-		for (int k = 0; k < s->n_overrides; k++)
-			if (!strcmp(s->overrides[k].name, t->name) && s->overrides[k].rank == t->rank)
-				memcpy(ov[n].dims, s->overrides[k].dims, sizeof ov[n].dims);
-		ov[n].dims[0] = batch;
-		n++;
-	}
-	char *path = strdup(s->model_path);
-	int rc = pb_session_open_model(s, path, ov, n, err);
-	free(path);
-	for (int i = 0; i < n; i++)
-		pb_input_override_free(&ov[i]);
-	free(ov);
-	return rc;
+	int rc = pb_session_set_batch(ctx->s, batch, err);
+	return rc ? pb_err_prefix(err, "shard") : PB_OK;
 }
 
 static void fmt_time(double t, char *buf, size_t len)

@@ -447,19 +447,12 @@ static int l_cmd(lua_State *L)
 	return 1;
 }
 
-static int l_undo(lua_State *L)
+/* pb.undo() / pb.redo(): one function, the direction in upvalue 1. */
+static int l_undo_redo(lua_State *L)
 {
 	pb_script *sc = get_sc(L);
-	lua_pushboolean(L, pb_session_undo(sc->s));
-	if (sc->ctx)
-		sc->ctx->redraw |= PB_REDRAW_ALL;
-	return 1;
-}
-
-static int l_redo(lua_State *L)
-{
-	pb_script *sc = get_sc(L);
-	lua_pushboolean(L, pb_session_redo(sc->s));
+	int redo = lua_toboolean(L, lua_upvalueindex(1));
+	lua_pushboolean(L, redo ? pb_session_redo(sc->s) : pb_session_undo(sc->s));
 	if (sc->ctx)
 		sc->ctx->redraw |= PB_REDRAW_ALL;
 	return 1;
@@ -682,7 +675,7 @@ static const luaL_Reg pb_funcs[] = {
 	{"graph", l_graph},   {"node", l_node},   {"nodes", l_nodes},
 	{"topo", l_topo},     {"edges", l_edges}, {"find", l_find},
 	{"plan", l_plan},     {"layout", l_layout}, {"cmd", l_cmd},
-	{"undo", l_undo},     {"redo", l_redo},   {"heuristic", l_heuristic},
+	{"heuristic", l_heuristic},
 	{"rule", l_rule},     {"on", l_on},       {"clear", l_clear},
 	{"partition_apply", l_partition_apply},
 	{NULL, NULL}};
@@ -766,6 +759,11 @@ pb_script *pb_script_get(pb_session *s, pb_error *err)
 	lua_setfield(L, -2, "__eq");
 	lua_pop(L, 1);
 	luaL_newlib(L, pb_funcs);
+	for (int redo = 0; redo <= 1; redo++) {
+		lua_pushboolean(L, redo);
+		lua_pushcclosure(L, l_undo_redo, 1);
+		lua_setfield(L, -2, redo ? "redo" : "undo");
+	}
 	pb_lua_set_global(sc->S, "pb");
 	lua_pushcfunction(L, l_print);
 	pb_lua_set_global(sc->S, "print");
