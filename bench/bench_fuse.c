@@ -68,11 +68,12 @@ static int bench_one(const char *path, int keep_constants)
 	}
 	printf("| %s | %s | %d | %d | %s | %d (%d) | %d (%d) | %+d (x%.2f) | %d -> %d | %d | "
 	       "%.3f -> %.3f | %.3f -> %.3f | %d | %.1f |\n",
-	       base, keep_constants ? "keep" : "fold", g->n_nodes - r->n_folded, r->groups->n, kinds,
-	       r->nodes_fused, r->candidates, xb.fused, xb.candidates, r->nodes_fused - xb.fused,
-	       xb.fused ? (double)r->nodes_fused / xb.fused : 0.0, r->launches_before,
-	       r->launches_after, xb.launches_after, r->time_before * 1e3, r->time_after * 1e3,
-	       r->time_before * 1e3, xb.time_after * 1e3, r->dag_checks, best * 1e3);
+	       base, keep_constants ? "keep" : "fold", g->n_nodes - r->n_folded, r->groups->n,
+	       kinds, r->nodes_fused, r->candidates, xb.fused, xb.candidates,
+	       r->nodes_fused - xb.fused, xb.fused ? (double)r->nodes_fused / xb.fused : 0.0,
+	       r->launches_before, r->launches_after, xb.launches_after, r->time_before * 1e3,
+	       r->time_after * 1e3, r->time_before * 1e3, xb.time_after * 1e3, r->dag_checks,
+	       best * 1e3);
 	pb_fuse_result_free(r);
 	pb_graph_free(g);
 	return 0;
@@ -80,10 +81,10 @@ static int bench_one(const char *path, int keep_constants)
 
 int main(int argc, char **argv)
 {
-	const char *dflt[] = {"models/googlenet.onnx",      "models/densenet121.onnx",
-			      "models/swin_t.onnx",         "models/resnet18.onnx",
-			      "models/mobilenet_v2.onnx",   "models/squeezenet1_1.onnx",
-			      "models/bert_base_like.onnx"};
+	const char *dflt[] = {"models/googlenet.onnx",     "models/densenet121.onnx",
+	                      "models/swin_t.onnx",        "models/resnet18.onnx",
+	                      "models/mobilenet_v2.onnx",  "models/squeezenet1_1.onnx",
+	                      "models/bert_base_like.onnx"};
 	const char **models = argc > 1 ? (const char **)(argv + 1) : dflt;
 	int n = argc > 1 ? argc - 1 : (int)(sizeof dflt / sizeof *dflt);
 	printf("| model | constants | kernels | groups | kinds pc/p/c/src/sink/local | partbench "

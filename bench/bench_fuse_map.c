@@ -26,8 +26,8 @@ int main(int argc, char **argv)
 {
 	const char *layout = argc > 1 ? argv[1] : "layouts/hetero.lua";
 	int stream = argc > 2 ? atoi(argv[2]) : 16;
-	const char *models[] = {"resnet18", "googlenet",     "mobilenet_v2",  "squeezenet1_1",
-				"densenet121", "bert_base_like", "swin_t"};
+	const char *models[] = {"resnet18",    "googlenet",      "mobilenet_v2", "squeezenet1_1",
+	                        "densenet121", "bert_base_like", "swin_t"};
 	pb_hw *hw = NULL;
 	pb_error err = {0};
 	pb_hetero *h = NULL;
@@ -80,9 +80,9 @@ int main(int argc, char **argv)
 		}
 		printf("| %s | %d | %s | %d -> %d | %d | %.3f | %.3f / %.3f / %.3f / %.3f | %.2f | "
 		       "%.2f |\n",
-		       models[m], g->n_nodes - r->n_folded, per, r->launches_before, r->launches_after,
-		       nbuf, r->serial_time * 1e3, r->sweep[0] * 1e3, r->sweep[1] * 1e3,
-		       r->sweep[2] * 1e3, r->sweep[3] * 1e3,
+		       models[m], g->n_nodes - r->n_folded, per, r->launches_before,
+		       r->launches_after, nbuf, r->serial_time * 1e3, r->sweep[0] * 1e3,
+		       r->sweep[1] * 1e3, r->sweep[2] * 1e3, r->sweep[3] * 1e3,
 		       r->sweep[1] > 0 ? r->serial_time / r->sweep[1] : 0, best * 1e3);
 		pb_map_result_free(r);
 		pb_graph_free(g);

@@ -18,23 +18,23 @@
 #include "transform/map.h"
 
 static const pb_opt fuse_opts[] = {
-	PB_OPTS_GRAPH,
-	PB_OPTS_JSON,
-	{"output", 'o', PB_OPT_STR, "FILE", "write the fused graph (partbench JSON graph format)"},
-	{"apply", 0, PB_OPT_FLAG, NULL,
-	 "replace the open graph with the fused one (default: set a 'fuse' plan on it)"},
-	{"layout", 'l', PB_OPT_STR, "FILE",
-	 "read the cost model from the layout's `fusion` table (optional)"},
-	{"nonfusable", 0, PB_OPT_LIST, "OP", "also treat operator OP as non-fusable (repeatable)"},
-	{"fusable", 0, PB_OPT_LIST, "OP",
-	 "treat OP as fusable, e.g. --fusable Conv (repeatable; default non-fusable: MatMul, "
-	 "Gemm, Conv)"},
-	{"keep-constants", 0, PB_OPT_FLAG, NULL,
-	 "treat load-time constants (weights behind Identity, Constant, evaluated shape math) "
-	 "as kernels too"},
-	{"min-gain", 0, PB_OPT_DOUBLE, "S", "fuse only when the model saves more than S seconds (0)"},
-	{"max-members", 0, PB_OPT_INT, "N", "at most N nodes per fused kernel (16)"},
-	PB_OPTS_END};
+    PB_OPTS_GRAPH,
+    PB_OPTS_JSON,
+    {"output", 'o', PB_OPT_STR, "FILE", "write the fused graph (partbench JSON graph format)"},
+    {"apply", 0, PB_OPT_FLAG, NULL,
+     "replace the open graph with the fused one (default: set a 'fuse' plan on it)"},
+    {"layout", 'l', PB_OPT_STR, "FILE",
+     "read the cost model from the layout's `fusion` table (optional)"},
+    {"nonfusable", 0, PB_OPT_LIST, "OP", "also treat operator OP as non-fusable (repeatable)"},
+    {"fusable", 0, PB_OPT_LIST, "OP",
+     "treat OP as fusable, e.g. --fusable Conv (repeatable; default non-fusable: MatMul, "
+     "Gemm, Conv)"},
+    {"keep-constants", 0, PB_OPT_FLAG, NULL,
+     "treat load-time constants (weights behind Identity, Constant, evaluated shape math) "
+     "as kernels too"},
+    {"min-gain", 0, PB_OPT_DOUBLE, "S", "fuse only when the model saves more than S seconds (0)"},
+    {"max-members", 0, PB_OPT_INT, "N", "at most N nodes per fused kernel (16)"},
+    PB_OPTS_END};
 
 static void human_time(double s, char *buf, size_t len)
 {
@@ -46,8 +46,8 @@ static void human_time(double s, char *buf, size_t len)
 		snprintf(buf, len, "%.2f us", s * 1e6);
 }
 
-static int fuse_options(pb_cmd_ctx *ctx, const pb_args *a, pb_fuse_rules *rules,
-			pb_fuse_opts *o, pb_error *err)
+static int fuse_options(pb_cmd_ctx *ctx, const pb_args *a, pb_fuse_rules *rules, pb_fuse_opts *o,
+                        pb_error *err)
 {
 	pb_fuse_opts_default(o);
 	*rules = *pb_fuse_rules_global();
@@ -90,30 +90,30 @@ static int fuse_options(pb_cmd_ctx *ctx, const pb_args *a, pb_fuse_rules *rules,
 static void fuse_print(FILE *out, const pb_graph *g, const pb_fuse_result *r, const json_t *rep)
 {
 	fprintf(out, "%s: %d nodes (%d load-time constants, no kernels)\n", g->path, g->n_nodes,
-		r->n_folded);
+	        r->n_folded);
 	fprintf(out, "parallel branch groups: %d (", r->groups->n);
 	for (int k = 0; k < PB_BRANCH_NKINDS; k++)
 		fprintf(out, "%s%s %d", k ? ", " : "", pb_branch_kind_name(k),
-			r->groups->per_kind[k]);
+		        r->groups->per_kind[k]);
 	fprintf(out, ")\n");
 	fprintf(out, "non-fusable nodes removed from sub-branches: %d\n", r->nonfusable_removed);
 	fprintf(out, "fusible candidates: %d; fused: %d nodes into %d kernels\n", r->candidates,
-		r->nodes_fused, r->n_fusions);
+	        r->nodes_fused, r->n_fusions);
 	fprintf(out, "kernel launches: %d -> %d\n", r->launches_before, r->launches_after);
 	char b1[32], b2[32];
 	human_time(r->time_before, b1, sizeof b1);
 	human_time(r->time_after, b2, sizeof b2);
 	fprintf(out, "modelled time: %s -> %s (x%.3f)\n", b1, b2,
-		r->time_after > 0 ? r->time_before / r->time_after : 1.0);
+	        r->time_after > 0 ? r->time_before / r->time_after : 1.0);
 	fprintf(out, "acyclicity verified with igraph after each of %d fusions\n", r->dag_checks);
 	const json_t *x = json_object_get(rep, "xla_baseline");
 	if (x)
 		fprintf(out,
-			"XLA-style baseline (producers with one shared consumer): %d candidates, "
-			"%d fused, launches %d\n",
-			(int)json_integer_value(json_object_get(x, "candidates")),
-			(int)json_integer_value(json_object_get(x, "nodes_fused")),
-			(int)json_integer_value(json_object_get(x, "launches_after")));
+		        "XLA-style baseline (producers with one shared consumer): %d candidates, "
+		        "%d fused, launches %d\n",
+		        (int)json_integer_value(json_object_get(x, "candidates")),
+		        (int)json_integer_value(json_object_get(x, "nodes_fused")),
+		        (int)json_integer_value(json_object_get(x, "launches_after")));
 }
 
 static int cmd_fuse(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, pb_error *err)
@@ -166,7 +166,7 @@ static int cmd_fuse(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, pb
 		pb_session_set_graph(s, fg, label);
 		if (!pb_args_has(a, "json"))
 			fprintf(ctx->out, "the open graph is now the fused graph (%d nodes)\n",
-				fg->n_nodes);
+			        fg->n_nodes);
 	} else {
 		pb_plan *p = pb_fuse_plan(s->graph, r, &o);
 		if (p)
@@ -180,16 +180,16 @@ static int cmd_fuse(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, pb
 /* ------------------------------------------------------------------ map */
 
 static const pb_opt map_opts[] = {
-	PB_OPTS_GRAPH,
-	PB_OPTS_LAYOUT,
-	PB_OPTS_JSON,
-	{"output", 'o', PB_OPT_STR, "FILE", "write the plan (JSON) to FILE"},
-	{"buffers", 'k', PB_OPT_INT, "K", "buffer slots between aggregates on different backends (2)"},
-	{"stream", 'n', PB_OPT_INT, "N", "number of inputs in the modelled stream (16)"},
-	{"timeline", 0, PB_OPT_INT, "N", "print the pipelined timeline of the first N inputs (2)"},
-	{"keep-constants", 0, PB_OPT_FLAG, NULL,
-	 "map load-time constants (weights behind Identity, Constant, shape math) too"},
-	PB_OPTS_END};
+    PB_OPTS_GRAPH,
+    PB_OPTS_LAYOUT,
+    PB_OPTS_JSON,
+    {"output", 'o', PB_OPT_STR, "FILE", "write the plan (JSON) to FILE"},
+    {"buffers", 'k', PB_OPT_INT, "K", "buffer slots between aggregates on different backends (2)"},
+    {"stream", 'n', PB_OPT_INT, "N", "number of inputs in the modelled stream (16)"},
+    {"timeline", 0, PB_OPT_INT, "N", "print the pipelined timeline of the first N inputs (2)"},
+    {"keep-constants", 0, PB_OPT_FLAG, NULL,
+     "map load-time constants (weights behind Identity, Constant, shape math) too"},
+    PB_OPTS_END};
 
 static int cmd_map(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, pb_error *err)
 {
@@ -250,18 +250,17 @@ static int cmd_map(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, pb_
 }
 
 const pb_command pb_cmds_transform[] = {
-	{"fuse", "fuse [MODEL] [--json] [-o fused.json] [--apply]",
-	 "fuse nodes of parallel branch groups (horizontal fusion)", fuse_opts, cmd_fuse,
-	 PB_CMD_GRAPH,
-	 "Finds parallel branch groups (common parent, common child, no parent, no child,\n"
-	 "parent-and-child, local), drops non-fusable nodes, and fuses nodes taken from\n"
-	 "different sub-branches while the cost model says it pays; the graph is checked\n"
-	 "acyclic with igraph after every fusion. See docs/transform.md."},
-	{"map", "map [MODEL] --layout layouts/hetero.lua [--json] [-o plan.json]",
-	 "map nodes to heterogeneous backends, aggregate, and model pipelining", map_opts,
-	 cmd_map, PB_CMD_GRAPH | PB_CMD_LAYOUT,
-	 "Marks every node with the backends that support it, picks the highest-priority\n"
-	 "one, merges connected same-backend nodes into aggregates without crossing\n"
-	 "another backend or creating a cycle, adds buffers between backends and models\n"
-	 "pipelined execution over a stream of inputs. See docs/transform.md."},
-	{0}};
+    {"fuse", "fuse [MODEL] [--json] [-o fused.json] [--apply]",
+     "fuse nodes of parallel branch groups (horizontal fusion)", fuse_opts, cmd_fuse, PB_CMD_GRAPH,
+     "Finds parallel branch groups (common parent, common child, no parent, no child,\n"
+     "parent-and-child, local), drops non-fusable nodes, and fuses nodes taken from\n"
+     "different sub-branches while the cost model says it pays; the graph is checked\n"
+     "acyclic with igraph after every fusion. See docs/transform.md."},
+    {"map", "map [MODEL] --layout layouts/hetero.lua [--json] [-o plan.json]",
+     "map nodes to heterogeneous backends, aggregate, and model pipelining", map_opts, cmd_map,
+     PB_CMD_GRAPH | PB_CMD_LAYOUT,
+     "Marks every node with the backends that support it, picks the highest-priority\n"
+     "one, merges connected same-backend nodes into aggregates without crossing\n"
+     "another backend or creating a cycle, adds buffers between backends and models\n"
+     "pipelined execution over a stream of inputs. See docs/transform.md."},
+    {0}};

@@ -27,7 +27,7 @@
 #include "transform/reach.h"
 
 static const char *const kind_names[PB_BRANCH_NKINDS] = {"parent_child", "parent", "child",
-							"source",       "sink",   "local"};
+                                                         "source",       "sink",   "local"};
 
 const char *pb_branch_kind_name(int kind)
 {
@@ -226,8 +226,8 @@ static void search_parents(ctx *c, draft *d, ivec *ch)
 			draft_branch(c, d, ch->a, ch->n);
 		}
 		free(ends);
-		draft_commit(c, d, (all_long && shared_end) ? PB_BRANCH_PARENT_CHILD : PB_BRANCH_PARENT,
-			     p);
+		draft_commit(
+		    c, d, (all_long && shared_end) ? PB_BRANCH_PARENT_CHILD : PB_BRANCH_PARENT, p);
 	}
 }
 
@@ -309,8 +309,8 @@ static void search_local(ctx *c, draft *d, const unsigned char *fusable)
 	pb_reach_free(r);
 }
 
-int pb_branch_extract(const pb_graph *g, const unsigned char *fusable,
-		      const unsigned char *skip, pb_branch_set **out, pb_error *err)
+int pb_branch_extract(const pb_graph *g, const unsigned char *fusable, const unsigned char *skip,
+                      pb_branch_set **out, pb_error *err)
 {
 	*out = NULL;
 	pb_branch_set *s = calloc(1, sizeof *s);
@@ -367,7 +367,7 @@ done:
 	if (c.oom) {
 		pb_branch_set_free(s);
 		return pb_err(err, PB_ENOMEM, "%s: out of memory while searching branch groups",
-			      g->path);
+		              g->path);
 	}
 	*out = s;
 	return PB_OK;

@@ -41,17 +41,17 @@ const char *pb_branch_kind_name(int kind);
 
 typedef struct pb_branch_group {
 	int kind;
-	int anchor;     /* common parent / child / target node, -1 for source and sink */
+	int anchor; /* common parent / child / target node, -1 for source and sink */
 	int n_branches;
-	int *start;     /* n_branches + 1 offsets into nodes */
-	int *nodes;     /* node ids; each sub-branch in execution order */
+	int *start; /* n_branches + 1 offsets into nodes */
+	int *nodes; /* node ids; each sub-branch in execution order */
 } pb_branch_group;
 
 typedef struct pb_branch_set {
 	int n;
 	pb_branch_group *groups;
 	int per_kind[PB_BRANCH_NKINDS];
-	int *group_of;  /* node -> group index or -1 (n_nodes entries) */
+	int *group_of; /* node -> group index or -1 (n_nodes entries) */
 	int n_nodes;
 } pb_branch_set;
 
@@ -60,8 +60,8 @@ typedef struct pb_branch_set {
  * NULL) marks nodes that are not part of the structure at all (folded
  * constants, folded.h): they join no group and do not count as parents or
  * children. */
-int pb_branch_extract(const pb_graph *g, const unsigned char *fusable,
-		      const unsigned char *skip, pb_branch_set **out, pb_error *err);
+int pb_branch_extract(const pb_graph *g, const unsigned char *fusable, const unsigned char *skip,
+                      pb_branch_set **out, pb_error *err);
 void pb_branch_set_free(pb_branch_set *s);
 
 #endif

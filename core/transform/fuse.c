@@ -157,8 +157,7 @@ static double per_elem_work(const pb_graph *g, int v)
 }
 
 /* Runs the rounds of one group. Returns PB_OK or an error. */
-static int fuse_group(fstate *s, pb_fuse_result *r, int gi, const pb_fuse_opts *o,
-		      pb_error *err)
+static int fuse_group(fstate *s, pb_fuse_result *r, int gi, const pb_fuse_opts *o, pb_error *err)
 {
 	const pb_branch_group *gr = &r->groups->groups[gi];
 	int nb = gr->n_branches;
@@ -258,10 +257,11 @@ static int fuse_group(fstate *s, pb_fuse_result *r, int gi, const pb_fuse_opts *
 					goto out;
 				r->dag_checks++;
 				if (!dag) {
-					rc = pb_err(err, PB_EINTERNAL,
-						    "%s: fusing '%s' and %d other node(s) made the graph "
-						    "cyclic (igraph_is_dag)",
-						    s->g->path, s->g->nodes[set[0]].name, k - 1);
+					rc = pb_err(
+					    err, PB_EINTERNAL,
+					    "%s: fusing '%s' and %d other node(s) made the graph "
+					    "cyclic (igraph_is_dag)",
+					    s->g->path, s->g->nodes[set[0]].name, k - 1);
 					goto out;
 				}
 			}
@@ -467,21 +467,23 @@ int pb_fuse_run(const pb_graph *g, const pb_fuse_opts *o, pb_fuse_result **out, 
 	s.solo = malloc(sz * sizeof *s.solo);
 	int rc = PB_OK;
 	if (!r || !r->class_of || !r->fusion_of || !r->fusion_group || !r->fusion_size ||
-	    !r->fusable || !r->folded || !s.cls || !s.next || !s.stamp || !s.in_set || !s.queue || !s.solo) {
+	    !r->fusable || !r->folded || !s.cls || !s.next || !s.stamp || !s.in_set || !s.queue ||
+	    !s.solo) {
 		rc = pb_err(err, PB_ENOMEM, "%s: out of memory while fusing", g->path);
 		goto done;
 	}
 	if (o->model.lanes <= 0 || o->model.lane_flops <= 0 || o->model.bandwidth <= 0 ||
 	    o->model.max_members < 2) {
 		rc = pb_err(err, PB_EUSAGE,
-			    "fusion model: lanes, lane_flops and bandwidth must be > 0 and "
-			    "max_members >= 2");
+		            "fusion model: lanes, lane_flops and bandwidth must be > 0 and "
+		            "max_members >= 2");
 		goto done;
 	}
 	if (!o->keep_constants)
 		r->n_folded = pb_transform_folded(g, r->folded);
 	for (int v = 0; v < n; v++) {
-		r->fusable[v] = (unsigned char)(!r->folded[v] && pb_fuse_rules_fusable(rules, g, v));
+		r->fusable[v] =
+		    (unsigned char)(!r->folded[v] && pb_fuse_rules_fusable(rules, g, v));
 		r->fusion_of[v] = -1;
 		s.cls[v] = v;
 		s.next[v] = -1;
@@ -489,8 +491,8 @@ int pb_fuse_run(const pb_graph *g, const pb_fuse_opts *o, pb_fuse_result **out, 
 		r->time_before += s.solo[v];
 	}
 	r->launches_before = n - r->n_folded;
-	rc = pb_branch_extract(g, r->fusable, o->keep_constants ? NULL : r->folded, &r->groups,
-			       err);
+	rc =
+	    pb_branch_extract(g, r->fusable, o->keep_constants ? NULL : r->folded, &r->groups, err);
 	if (rc)
 		goto done;
 	for (int gi = 0; gi < r->groups->n; gi++) {

@@ -29,8 +29,8 @@
 typedef int (*pb_fuse_rule_fn)(void *ud, const pb_graph *g, int node);
 
 typedef struct pb_fuse_rule {
-	char key[96];  /* operator type ("MatMul") or node name */
-	int by_name;   /* 1: key is a node name */
+	char key[96]; /* operator type ("MatMul") or node name */
+	int by_name;  /* 1: key is a node name */
 	int fusable;
 } pb_fuse_rule;
 
@@ -85,31 +85,31 @@ double pb_fuse_set_occupancy(const pb_fuse_model *m, const pb_graph *g, const in
 typedef struct pb_fuse_opts {
 	const pb_fuse_rules *rules; /* NULL = defaults */
 	pb_fuse_model model;
-	int verify_dag;             /* igraph acyclicity check after every fusion (1) */
-	int keep_constants;         /* 0: folded constants (folded.h) are no kernels (default) */
+	int verify_dag;     /* igraph acyclicity check after every fusion (1) */
+	int keep_constants; /* 0: folded constants (folded.h) are no kernels (default) */
 } pb_fuse_opts;
 
 void pb_fuse_opts_default(pb_fuse_opts *o);
 
 typedef struct pb_fuse_result {
-	pb_graph *fused;       /* the new graph (owned; take it by setting to NULL) */
-	int *class_of;         /* original node -> node id in fused */
-	int *fusion_of;        /* original node -> fusion index or -1 */
-	int n_fusions;         /* fused nodes (>= 2 members) */
-	int *fusion_group;     /* fusion -> branch group index */
-	int *fusion_size;      /* fusion -> member count */
+	pb_graph *fused;   /* the new graph (owned; take it by setting to NULL) */
+	int *class_of;     /* original node -> node id in fused */
+	int *fusion_of;    /* original node -> fusion index or -1 */
+	int n_fusions;     /* fused nodes (>= 2 members) */
+	int *fusion_group; /* fusion -> branch group index */
+	int *fusion_size;  /* fusion -> member count */
 	pb_branch_set *groups;
-	unsigned char *fusable;/* per original node */
-	unsigned char *folded; /* per original node: load-time constant, no kernel */
+	unsigned char *fusable; /* per original node */
+	unsigned char *folded;  /* per original node: load-time constant, no kernel */
 	int n_folded;
-	int nonfusable_removed;/* nodes dropped from sub-branches by the rules */
-	int candidates;        /* fusable nodes in groups with >= 2 fusable sub-branches */
-	int nodes_fused;       /* original nodes inside fused nodes */
+	int nonfusable_removed; /* nodes dropped from sub-branches by the rules */
+	int candidates;         /* fusable nodes in groups with >= 2 fusable sub-branches */
+	int nodes_fused;        /* original nodes inside fused nodes */
 	int fused_per_kind[PB_BRANCH_NKINDS];
 	int launches_before, launches_after; /* kernels: folded constants excluded */
-	double time_before, time_after; /* modelled serial kernel time (s) */
-	int dag_checks;        /* igraph_is_dag calls made (one per fusion) */
-	int rejected_cycle;    /* combinations refused because they would close a cycle */
+	double time_before, time_after;      /* modelled serial kernel time (s) */
+	int dag_checks;                      /* igraph_is_dag calls made (one per fusion) */
+	int rejected_cycle; /* combinations refused because they would close a cycle */
 } pb_fuse_result;
 
 int pb_fuse_run(const pb_graph *g, const pb_fuse_opts *o, pb_fuse_result **out, pb_error *err);
@@ -135,6 +135,6 @@ typedef struct pb_fuse_baseline {
 } pb_fuse_baseline;
 
 int pb_fuse_xla_baseline(const pb_graph *g, const pb_fuse_opts *o, pb_fuse_baseline *out,
-			 pb_error *err);
+                         pb_error *err);
 
 #endif

@@ -38,11 +38,11 @@ int pb_fuse_model_from_hw(const pb_hw *hw, pb_fuse_model *m, pb_error *err)
 	if ((rc = pb_hw_num(hw, f, "fusion", "launch", 0, m->launch, 0, 1, &m->launch, err)) ||
 	    (rc = pb_hw_num(hw, f, "fusion", "lanes", 0, m->lanes, 1, 1e12, &m->lanes, err)) ||
 	    (rc = pb_hw_num(hw, f, "fusion", "lane_flops", 0, m->lane_flops, 1, 1e18,
-			    &m->lane_flops, err)) ||
+	                    &m->lane_flops, err)) ||
 	    (rc = pb_hw_num(hw, f, "fusion", "bandwidth", 0, m->bandwidth, 1, 1e18, &m->bandwidth,
-			    err)) ||
+	                    err)) ||
 	    (rc = pb_hw_num(hw, f, "fusion", "min_gain", 0, m->min_gain, 0, 1e3, &m->min_gain,
-			    err)) ||
+	                    err)) ||
 	    (rc = pb_hw_int(hw, f, "fusion", "max_members", 0, mm, 2, 100000, &mm, err)))
 		return rc;
 	m->max_members = (int)mm;
@@ -74,7 +74,8 @@ static double node_work(const pb_graph *g, int v, double e)
 static double node_bytes(const pb_graph *g, int v)
 {
 	const pb_cost *c = &g->nodes[v].cost;
-	double b = (isfinite(c->in_bytes) ? c->in_bytes : 0) + (isfinite(c->out_bytes) ? c->out_bytes : 0);
+	double b =
+	    (isfinite(c->in_bytes) ? c->in_bytes : 0) + (isfinite(c->out_bytes) ? c->out_bytes : 0);
 	return b > 0 ? b : 0;
 }
 

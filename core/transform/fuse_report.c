@@ -77,7 +77,7 @@ json_t *pb_fuse_report_json(const pb_graph *g, const pb_fuse_result *r, const pb
 	json_object_set_new(j, "time_before", json_real(r->time_before));
 	json_object_set_new(j, "time_after", json_real(r->time_after));
 	json_object_set_new(j, "speedup",
-			    json_real(r->time_after > 0 ? r->time_before / r->time_after : 1));
+	                    json_real(r->time_after > 0 ? r->time_before / r->time_after : 1));
 	json_object_set_new(j, "dag_checks", json_integer(r->dag_checks));
 	json_object_set_new(j, "rejected_for_cycle", json_integer(r->rejected_cycle));
 	json_object_set_new(j, "cost_model", model_json(&o->model));
@@ -110,9 +110,9 @@ json_t *pb_fuse_report_json(const pb_graph *g, const pb_fuse_result *r, const pb
 		const pb_branch_group *bg = &r->groups->groups[gi];
 		json_t *o2 = json_object();
 		json_object_set_new(o2, "kind", json_string(pb_branch_kind_name(bg->kind)));
-		json_object_set_new(o2, "anchor", bg->anchor >= 0
-							 ? json_string(g->nodes[bg->anchor].name)
-							 : json_null());
+		json_object_set_new(o2, "anchor",
+		                    bg->anchor >= 0 ? json_string(g->nodes[bg->anchor].name)
+		                                    : json_null());
 		json_t *brs = json_array();
 		for (int b = 0; b < bg->n_branches; b++) {
 			json_t *br = json_array();
@@ -133,11 +133,11 @@ json_t *pb_fuse_report_json(const pb_graph *g, const pb_fuse_result *r, const pb
 		int first = list[start[f]];
 		if (r->fused)
 			json_object_set_new(o2, "name",
-					    json_string(r->fused->nodes[r->class_of[first]].name));
+			                    json_string(r->fused->nodes[r->class_of[first]].name));
 		int gi = r->fusion_group[f];
 		json_object_set_new(o2, "group", json_integer(gi));
 		json_object_set_new(o2, "kind",
-				    json_string(pb_branch_kind_name(r->groups->groups[gi].kind)));
+		                    json_string(pb_branch_kind_name(r->groups->groups[gi].kind)));
 		json_t *mem = json_array(), *ops = json_array();
 		for (int i = start[f]; i < start[f + 1]; i++) {
 			json_array_append_new(mem, json_string(g->nodes[list[i]].name));
@@ -146,8 +146,8 @@ json_t *pb_fuse_report_json(const pb_graph *g, const pb_fuse_result *r, const pb
 		json_object_set_new(o2, "members", mem);
 		json_object_set_new(o2, "ops", ops);
 		json_object_set_new(o2, "occupancy",
-				    json_real(pb_fuse_set_occupancy(&o->model, g, list + start[f],
-								    start[f + 1] - start[f])));
+		                    json_real(pb_fuse_set_occupancy(&o->model, g, list + start[f],
+		                                                    start[f + 1] - start[f])));
 		json_array_append_new(fl, o2);
 	}
 	free(start);
@@ -175,8 +175,8 @@ pb_plan *pb_fuse_plan(const pb_graph *g, const pb_fuse_result *r, const pb_fuse_
 		char label[96];
 		int gi = r->fusion_group[f];
 		snprintf(label, sizeof label, "%s (%s)",
-			 r->fused ? r->fused->nodes[r->class_of[m[0]]].name : "fused",
-			 pb_branch_kind_name(r->groups->groups[gi].kind));
+		         r->fused ? r->fused->nodes[r->class_of[m[0]]].name : "fused",
+		         pb_branch_kind_name(r->groups->groups[gi].kind));
 		pb_plan_group pg = {0};
 		pg.label = label;
 		pg.first_unit = -1;

@@ -23,10 +23,11 @@ static int set_rule(pb_fuse_rules *r, const char *key, int by_name, int fusable,
 {
 	if (!key || !*key)
 		return pb_err(err, PB_EUSAGE, "fusion rule: empty %s",
-			      by_name ? "node name" : "operator type");
+		              by_name ? "node name" : "operator type");
 	if (strlen(key) >= sizeof r->r[0].key)
-		return pb_err(err, PB_EUSAGE, "fusion rule: '%s' is too long (at most %zu characters)",
-			      key, sizeof r->r[0].key - 1);
+		return pb_err(err, PB_EUSAGE,
+		              "fusion rule: '%s' is too long (at most %zu characters)", key,
+		              sizeof r->r[0].key - 1);
 	for (int i = 0; i < r->n; i++)
 		if (r->r[i].by_name == by_name && strcmp(r->r[i].key, key) == 0) {
 			r->r[i].fusable = fusable ? 1 : 0;
@@ -34,7 +35,7 @@ static int set_rule(pb_fuse_rules *r, const char *key, int by_name, int fusable,
 		}
 	if (r->n == PB_FUSE_MAX_RULES)
 		return pb_err(err, PB_EUSAGE, "fusion rule for '%s': at most %d rules", key,
-			      PB_FUSE_MAX_RULES);
+		              PB_FUSE_MAX_RULES);
 	pb_fuse_rule *e = &r->r[r->n++];
 	strcpy(e->key, key);
 	e->by_name = by_name;

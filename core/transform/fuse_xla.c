@@ -44,7 +44,7 @@ static int only_feeds(const pb_graph *g, const unsigned char *folded, int p)
 }
 
 int pb_fuse_xla_baseline(const pb_graph *g, const pb_fuse_opts *o, pb_fuse_baseline *out,
-			 pb_error *err)
+                         pb_error *err)
 {
 	memset(out, 0, sizeof *out);
 	pb_fuse_rules defaults;
@@ -77,7 +77,8 @@ int pb_fuse_xla_baseline(const pb_graph *g, const pb_fuse_opts *o, pb_fuse_basel
 			continue;
 		for (int j = 0; j < cn->n_preds; j++) {
 			int p = cn->preds[j];
-			if (!folded[p] && only_feeds(g, folded, p) && pb_fuse_rules_fusable(rules, g, p)) {
+			if (!folded[p] && only_feeds(g, folded, p) &&
+			    pb_fuse_rules_fusable(rules, g, p)) {
 				set[k].node = p;
 				set[k].per_elem = pb_fuse_node_time(&unit, g, p);
 				k++;

@@ -28,7 +28,7 @@ void pb_hetero_free(pb_hetero *h)
 }
 
 static int parse_op(const pb_hw *hw, const char *where, const char *op, const json_t *v,
-		    pb_backend_op *out, pb_error *err)
+                    pb_backend_op *out, pb_error *err)
 {
 	char w[256];
 	snprintf(w, sizeof w, "%s.ops", where);
@@ -68,8 +68,8 @@ int pb_hetero_parse(const pb_hw *hw, pb_hetero **out, pb_error *err)
 	if (!json_is_array(bs) || json_array_size(bs) == 0 ||
 	    json_array_size(bs) > PB_MAP_MAX_BACKENDS)
 		return pb_err(err, PB_EINPUT,
-			      "%s: field 'backends' must be a list of 1 to %d backend tables", hw->path,
-			      PB_MAP_MAX_BACKENDS);
+		              "%s: field 'backends' must be a list of 1 to %d backend tables",
+		              hw->path, PB_MAP_MAX_BACKENDS);
 	pb_hetero *h = calloc(1, sizeof *h);
 	int n = (int)json_array_size(bs);
 	h->path = strdup(hw->path);
@@ -83,7 +83,8 @@ int pb_hetero_parse(const pb_hw *hw, pb_hetero **out, pb_error *err)
 		pb_backend *b = &h->b[i];
 		h->n = i + 1;
 		if (!json_is_object(bo)) {
-			rc = pb_err(err, PB_EINPUT, "%s: field '%s': expected a table", hw->path, where);
+			rc = pb_err(err, PB_EINPUT, "%s: field '%s': expected a table", hw->path,
+			            where);
 			goto fail;
 		}
 		const char *name;
@@ -93,7 +94,7 @@ int pb_hetero_parse(const pb_hw *hw, pb_hetero **out, pb_error *err)
 		for (int k = 0; k < i; k++)
 			if (strcmp(h->b[k].name, name) == 0) {
 				rc = pb_err(err, PB_EINPUT, "%s: backend name '%s' is used twice",
-					    hw->path, name);
+				            hw->path, name);
 				goto fail;
 			}
 		if ((rc = pb_hw_num(hw, bo, where, "launch", 1, 0, 0, 10, &b->launch, err)) ||
@@ -107,8 +108,8 @@ int pb_hetero_parse(const pb_hw *hw, pb_hetero **out, pb_error *err)
 		}
 		if (!json_is_object(ops)) {
 			rc = pb_err(err, PB_EINPUT,
-				    "%s: field '%s.ops' must map operator names to priorities",
-				    hw->path, where);
+			            "%s: field '%s.ops' must map operator names to priorities",
+			            hw->path, where);
 			goto fail;
 		}
 		b->ops = calloc(json_object_size(ops) + 1, sizeof *b->ops);
@@ -141,7 +142,8 @@ int pb_hetero_parse(const pb_hw *hw, pb_hetero **out, pb_error *err)
 		const char *from, *to;
 		double bw, lat;
 		if (!json_is_object(e)) {
-			rc = pb_err(err, PB_EINPUT, "%s: field '%s': expected a table", hw->path, where);
+			rc = pb_err(err, PB_EINPUT, "%s: field '%s': expected a table", hw->path,
+			            where);
 			goto fail;
 		}
 		if ((rc = pb_hw_str(hw, e, where, "from", 1, NULL, &from, err)) ||
@@ -157,8 +159,8 @@ int pb_hetero_parse(const pb_hw *hw, pb_hetero **out, pb_error *err)
 				ti = k;
 		}
 		if (fi < 0 || ti < 0) {
-			rc = pb_err(err, PB_EINPUT, "%s: field '%s': no backend named '%s'", hw->path,
-				    where, fi < 0 ? from : to);
+			rc = pb_err(err, PB_EINPUT, "%s: field '%s': no backend named '%s'",
+			            hw->path, where, fi < 0 ? from : to);
 			goto fail;
 		}
 		h->xfer_bw[fi * n + ti] = bw;
@@ -172,9 +174,10 @@ int pb_hetero_parse(const pb_hw *hw, pb_hetero **out, pb_error *err)
 				h->xfer_bw[i * n + j] = h->xfer_bw[j * n + i];
 				h->xfer_lat[i * n + j] = h->xfer_lat[j * n + i];
 			} else {
-				rc = pb_err(err, PB_EINPUT,
-					    "%s: field 'transfer': no bandwidth between '%s' and '%s'",
-					    hw->path, h->b[i].name, h->b[j].name);
+				rc = pb_err(
+				    err, PB_EINPUT,
+				    "%s: field 'transfer': no bandwidth between '%s' and '%s'",
+				    hw->path, h->b[i].name, h->b[j].name);
 				goto fail;
 			}
 		}

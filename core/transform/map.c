@@ -51,7 +51,8 @@ static int merge_cycles(astate *s, const int *heads, int k, int v)
 			const pb_node *nd = &s->g->nodes[y];
 			for (int j = 0; j < nd->n_succs; j++) {
 				int z = nd->succs[j];
-				if (z > v || s->folded[z] || s->in_set[z] == mark || s->stamp[z] == mark)
+				if (z > v || s->folded[z] || s->in_set[z] == mark ||
+				    s->stamp[z] == mark)
 					continue;
 				s->stamp[z] = mark;
 				s->queue[qt++] = z;
@@ -104,7 +105,8 @@ static double node_time(const pb_graph *g, const pb_backend *b, double speed, in
 {
 	const pb_cost *c = &g->nodes[v].cost;
 	double fl = isfinite(c->flops) && c->flops > 0 ? c->flops : 0;
-	double by = (isfinite(c->in_bytes) ? c->in_bytes : 0) + (isfinite(c->out_bytes) ? c->out_bytes : 0);
+	double by =
+	    (isfinite(c->in_bytes) ? c->in_bytes : 0) + (isfinite(c->out_bytes) ? c->out_bytes : 0);
 	double tc = fl / (b->flops * speed), tm = by / b->bandwidth;
 	return tc > tm ? tc : tm;
 }
@@ -166,10 +168,11 @@ static int mark_backends(const pb_graph *g, const pb_hetero *h, const int *force
 			continue;
 		}
 		if (best < 0)
-			return pb_err(err, PB_EINPUT,
-				      "%s: node '%s' (op %s) is supported by no backend of %s (add it to "
-				      "a backend's ops, or add \"*\")",
-				      g->path, nd->name, nd->op, h->path);
+			return pb_err(
+			    err, PB_EINPUT,
+			    "%s: node '%s' (op %s) is supported by no backend of %s (add it to "
+			    "a backend's ops, or add \"*\")",
+			    g->path, nd->name, nd->op, h->path);
 		r->backend[v] = best;
 		r->node_time[v] = node_time(g, &h->b[best], best_speed, v);
 	}
@@ -237,8 +240,8 @@ static int aggregate(const pb_graph *g, pb_map_result *r, pb_error *err)
 	int dag = 0;
 	rc = pb_quotient_is_dag(g, r->agg, 1, &dag, err);
 	if (rc == PB_OK && !dag)
-		rc = pb_err(err, PB_EINTERNAL, "%s: the backend aggregates form a cycle (igraph_is_dag)",
-			    g->path);
+		rc = pb_err(err, PB_EINTERNAL,
+		            "%s: the backend aggregates form a cycle (igraph_is_dag)", g->path);
 out:
 	free(s.cls);
 	free(s.next);
@@ -288,16 +291,17 @@ static int build_edges(const pb_graph *g, const pb_hetero *h, pb_map_result *r, 
 	for (int i = 0; i < k; i++) {
 		int bf = r->agg_backend[e[i].from], bt = r->agg_backend[e[i].to];
 		e[i].buffer = bf != bt;
-		e[i].time = bf != bt ? h->xfer_lat[bf * h->n + bt] + e[i].bytes / h->xfer_bw[bf * h->n + bt]
-				     : 0;
+		e[i].time =
+		    bf != bt ? h->xfer_lat[bf * h->n + bt] + e[i].bytes / h->xfer_bw[bf * h->n + bt]
+		             : 0;
 	}
 	r->edges = e;
 	r->n_edges = k;
 	return PB_OK;
 }
 
-int pb_map_run(const pb_graph *g, const pb_hetero *h, const pb_map_opts *o,
-	       pb_map_result **out, pb_error *err)
+int pb_map_run(const pb_graph *g, const pb_hetero *h, const pb_map_opts *o, pb_map_result **out,
+               pb_error *err)
 {
 	*out = NULL;
 	if (o->buffers < 1 || o->stream < 1)
@@ -376,7 +380,7 @@ int pb_map_run(const pb_graph *g, const pb_hetero *h, const pb_map_opts *o,
 		if ((rc = pb_map_simulate(r, h, k, o->stream, &r->sweep[k - 1], NULL, NULL, err)))
 			goto fail;
 	if ((rc = pb_map_simulate(r, h, o->buffers, o->stream, &r->pipelined_time, &r->events,
-				  &r->n_events, err)))
+	                          &r->n_events, err)))
 		goto fail;
 	*out = r;
 	return PB_OK;

@@ -40,7 +40,7 @@ typedef struct pb_backend {
 	double bandwidth; /* memory B/s */
 	int n_ops;
 	pb_backend_op *ops;
-	int has_any;      /* "*" entry present */
+	int has_any; /* "*" entry present */
 	pb_backend_op any;
 } pb_backend;
 
@@ -58,23 +58,23 @@ void pb_hetero_free(pb_hetero *h);
 int pb_hetero_support(const pb_hetero *h, int b, const char *op, double *speed);
 
 typedef struct pb_map_opts {
-	int buffers; /* slots per cross-backend buffer (>= 1) */
-	int stream;  /* inputs in the modelled stream (>= 1) */
+	int buffers;        /* slots per cross-backend buffer (>= 1) */
+	int stream;         /* inputs in the modelled stream (>= 1) */
 	int keep_constants; /* 1: map folded constants like any node */
 	const int *force;   /* per node: backend index it must run on, -1 = choose
 			       (NULL = none; Lua backend rules, checked by the caller) */
 } pb_map_opts;
 
 typedef struct pb_map_edge {
-	int from, to;    /* aggregates */
+	int from, to; /* aggregates */
 	double bytes;
-	double time;     /* transfer time, 0 between aggregates of one backend */
-	int buffer;      /* 1 when the backends differ (a buffer is placed) */
+	double time; /* transfer time, 0 between aggregates of one backend */
+	int buffer;  /* 1 when the backends differ (a buffer is placed) */
 } pb_map_edge;
 
 typedef struct pb_map_event {
 	int input;
-	int task;        /* aggregate index, or n_agg + edge index for transfers */
+	int task; /* aggregate index, or n_agg + edge index for transfers */
 	double start, end;
 } pb_map_event;
 
@@ -82,39 +82,39 @@ typedef struct pb_map_event {
 
 typedef struct pb_map_result {
 	int n_nodes, n_backends;
-	int *prio;         /* n_nodes x n_backends priorities, 0 = unsupported */
-	int *backend;      /* chosen backend per node, -1 for folded constants */
+	int *prio;             /* n_nodes x n_backends priorities, 0 = unsupported */
+	int *backend;          /* chosen backend per node, -1 for folded constants */
 	unsigned char *folded; /* load-time constants (folded.h): no backend, no aggregate */
 	int n_folded;
 	double *node_time; /* on the chosen backend */
 	int n_agg;
-	int *agg;          /* node -> aggregate (numbered by first node), -1 if folded */
+	int *agg; /* node -> aggregate (numbered by first node), -1 if folded */
 	int *agg_backend;
 	int *agg_first, *agg_last, *agg_size;
-	double *agg_time;  /* launch + compute */
+	double *agg_time; /* launch + compute */
 	double *agg_compute, *agg_macs;
 	int n_edges;
 	pb_map_edge *edges;
 	int launches_before, launches_after;
 	int buffers, stream;
-	double serial_input;   /* one input, everything in sequence */
-	double serial_time;    /* stream of `stream` inputs run serially */
-	double pipelined_time; /* makespan of the stream with `buffers` slots */
-	double sweep[PB_MAP_SWEEP]; /* makespan with 1..PB_MAP_SWEEP slots */
+	double serial_input;                      /* one input, everything in sequence */
+	double serial_time;                       /* stream of `stream` inputs run serially */
+	double pipelined_time;                    /* makespan of the stream with `buffers` slots */
+	double sweep[PB_MAP_SWEEP];               /* makespan with 1..PB_MAP_SWEEP slots */
 	double backend_busy[PB_MAP_MAX_BACKENDS]; /* per input */
-	int bottleneck;    /* most loaded backend (or link: -1) */
+	int bottleneck;                           /* most loaded backend (or link: -1) */
 	int n_events;
 	pb_map_event *events; /* the pipelined schedule, every task */
 } pb_map_result;
 
-int pb_map_run(const pb_graph *g, const pb_hetero *h, const pb_map_opts *o,
-	       pb_map_result **out, pb_error *err);
+int pb_map_run(const pb_graph *g, const pb_hetero *h, const pb_map_opts *o, pb_map_result **out,
+               pb_error *err);
 void pb_map_result_free(pb_map_result *r);
 
 /* Pipelined list schedule of the aggregate graph (pipeline.c): fills
  * *makespan and, when events != NULL, every task's start/end. */
 int pb_map_simulate(const pb_map_result *r, const pb_hetero *h, int buffers, int stream,
-		    double *makespan, pb_map_event **events, int *n_events, pb_error *err);
+                    double *makespan, pb_map_event **events, int *n_events, pb_error *err);
 
 json_t *pb_map_report_json(const pb_graph *g, const pb_hetero *h, const pb_map_result *r);
 /* kind "map": group per node = aggregate (-1 for folded constants); groups
@@ -125,6 +125,6 @@ json_t *pb_map_report_json(const pb_graph *g, const pb_hetero *h, const pb_map_r
 pb_plan *pb_map_plan(const pb_graph *g, const pb_hetero *h, const pb_map_result *r);
 /* Human summary and a text timeline of the first `timeline` inputs. */
 void pb_map_print(FILE *out, const pb_graph *g, const pb_hetero *h, const pb_map_result *r,
-		  int timeline);
+                  int timeline);
 
 #endif

@@ -8,7 +8,7 @@
 #include <string.h>
 
 static const char *task_name(const pb_map_result *r, const pb_hetero *h, int task, char *buf,
-			     size_t len)
+                             size_t len)
 {
 	if (task < r->n_agg) {
 		snprintf(buf, len, "A%d", task);
@@ -51,9 +51,9 @@ json_t *pb_map_report_json(const pb_graph *g, const pb_hetero *h, const pb_map_r
 		json_object_set_new(o, "op", json_string(g->nodes[v].op));
 		json_object_set_new(o, "backends", json_deep_copy(sup));
 		json_object_set_new(o, "priority", pr);
-		json_object_set_new(o, "backend", r->backend[v] >= 0
-							  ? json_string(h->b[r->backend[v]].name)
-							  : json_null());
+		json_object_set_new(o, "backend",
+		                    r->backend[v] >= 0 ? json_string(h->b[r->backend[v]].name)
+		                                       : json_null());
 		json_object_set_new(o, "folded", json_boolean(r->folded[v]));
 		json_object_set_new(o, "aggregate", json_integer(r->agg[v]));
 		json_object_set_new(o, "time", json_real(r->node_time[v]));
@@ -84,8 +84,10 @@ json_t *pb_map_report_json(const pb_graph *g, const pb_hetero *h, const pb_map_r
 		json_t *o = json_object();
 		json_object_set_new(o, "from", json_integer(ed->from));
 		json_object_set_new(o, "to", json_integer(ed->to));
-		json_object_set_new(o, "from_backend", json_string(h->b[r->agg_backend[ed->from]].name));
-		json_object_set_new(o, "to_backend", json_string(h->b[r->agg_backend[ed->to]].name));
+		json_object_set_new(o, "from_backend",
+		                    json_string(h->b[r->agg_backend[ed->from]].name));
+		json_object_set_new(o, "to_backend",
+		                    json_string(h->b[r->agg_backend[ed->to]].name));
 		json_object_set_new(o, "bytes", json_real(ed->bytes));
 		json_object_set_new(o, "transfer_time", json_real(ed->time));
 		json_object_set_new(o, "slots", json_integer(r->buffers));
@@ -101,12 +103,12 @@ json_t *pb_map_report_json(const pb_graph *g, const pb_hetero *h, const pb_map_r
 	json_object_set_new(j, "serial_time", json_real(r->serial_time));
 	json_object_set_new(j, "pipelined_time", json_real(r->pipelined_time));
 	json_object_set_new(j, "throughput_serial",
-			    json_real(r->serial_time > 0 ? r->stream / r->serial_time : 0));
+	                    json_real(r->serial_time > 0 ? r->stream / r->serial_time : 0));
 	json_object_set_new(j, "throughput_pipelined",
-			    json_real(r->pipelined_time > 0 ? r->stream / r->pipelined_time : 0));
-	json_object_set_new(j, "speedup", json_real(r->pipelined_time > 0
-							    ? r->serial_time / r->pipelined_time
-							    : 1));
+	                    json_real(r->pipelined_time > 0 ? r->stream / r->pipelined_time : 0));
+	json_object_set_new(
+	    j, "speedup",
+	    json_real(r->pipelined_time > 0 ? r->serial_time / r->pipelined_time : 1));
 	json_object_set_new(j, "bottleneck_backend", json_string(h->b[r->bottleneck].name));
 	json_t *sw = json_array();
 	for (int k = 0; k < PB_MAP_SWEEP; k++) {
@@ -114,7 +116,7 @@ json_t *pb_map_report_json(const pb_graph *g, const pb_hetero *h, const pb_map_r
 		json_object_set_new(o, "buffers", json_integer(k + 1));
 		json_object_set_new(o, "pipelined_time", json_real(r->sweep[k]));
 		json_object_set_new(o, "throughput",
-				    json_real(r->sweep[k] > 0 ? r->stream / r->sweep[k] : 0));
+		                    json_real(r->sweep[k] > 0 ? r->stream / r->sweep[k] : 0));
 		json_array_append_new(sw, o);
 	}
 	json_object_set_new(j, "buffer_sweep", sw);
@@ -124,7 +126,8 @@ json_t *pb_map_report_json(const pb_graph *g, const pb_hetero *h, const pb_map_r
 		const pb_map_event *ev = &r->events[i];
 		json_t *o = json_object();
 		json_object_set_new(o, "input", json_integer(ev->input));
-		json_object_set_new(o, "task", json_string(task_name(r, h, ev->task, nm, sizeof nm)));
+		json_object_set_new(o, "task",
+		                    json_string(task_name(r, h, ev->task, nm, sizeof nm)));
 		int is_agg = ev->task < r->n_agg;
 		const pb_map_edge *e = is_agg ? NULL : &r->edges[ev->task - r->n_agg];
 		char res[160];
@@ -132,7 +135,7 @@ json_t *pb_map_report_json(const pb_graph *g, const pb_hetero *h, const pb_map_r
 			snprintf(res, sizeof res, "%s", h->b[r->agg_backend[ev->task]].name);
 		else
 			snprintf(res, sizeof res, "%s->%s", h->b[r->agg_backend[e->from]].name,
-				 h->b[r->agg_backend[e->to]].name);
+			         h->b[r->agg_backend[e->to]].name);
 		json_object_set_new(o, "resource", json_string(res));
 		json_object_set_new(o, "start", json_real(ev->start));
 		json_object_set_new(o, "end", json_real(ev->end));
@@ -151,8 +154,8 @@ pb_plan *pb_map_plan(const pb_graph *g, const pb_hetero *h, const pb_map_result 
 	double *in_xfer = calloc((size_t)na + 1, sizeof *in_xfer);
 	double *buf_bytes = calloc((size_t)na + 1, sizeof *buf_bytes);
 	int *order = malloc(((size_t)na + 1) * sizeof *order); /* plan group -> aggregate */
-	int *pos = malloc(((size_t)na + 1) * sizeof *pos);      /* aggregate -> plan group */
-	int *row = calloc((size_t)h->n + 1, sizeof *row);        /* backend -> schedule row */
+	int *pos = malloc(((size_t)na + 1) * sizeof *pos);     /* aggregate -> plan group */
+	int *row = calloc((size_t)h->n + 1, sizeof *row);      /* backend -> schedule row */
 	if (!in_xfer || !buf_bytes || !order || !pos || !row) {
 		free(in_xfer);
 		free(buf_bytes);
@@ -215,9 +218,9 @@ pb_plan *pb_map_plan(const pb_graph *g, const pb_hetero *h, const pb_map_result 
 	pb_plan_set_metric(p, "pipelined_time", r->pipelined_time);
 	pb_plan_set_metric(p, "serial_time_per_input", r->serial_input);
 	pb_plan_set_metric(p, "throughput_serial",
-			   r->serial_time > 0 ? r->stream / r->serial_time : 0);
+	                   r->serial_time > 0 ? r->stream / r->serial_time : 0);
 	pb_plan_set_metric(p, "throughput_pipelined",
-			   r->pipelined_time > 0 ? r->stream / r->pipelined_time : 0);
+	                   r->pipelined_time > 0 ? r->stream / r->pipelined_time : 0);
 	pb_plan_set_metric(p, "buffers", r->buffers);
 	pb_plan_set_metric(p, "stream", r->stream);
 	pb_plan_set_metric(p, "max_time", r->pipelined_time);
@@ -252,7 +255,7 @@ pb_plan *pb_map_plan(const pb_graph *g, const pb_hetero *h, const pb_map_result 
 	json_object_set_new(p->detail, "schedule", sched);
 	char nm[128];
 	snprintf(nm, sizeof nm, "backends pipelined with %d buffer slot(s), first %d input(s)",
-		 r->buffers, r->stream < PB_MAP_PLAN_INPUTS ? r->stream : PB_MAP_PLAN_INPUTS);
+	         r->buffers, r->stream < PB_MAP_PLAN_INPUTS ? r->stream : PB_MAP_PLAN_INPUTS);
 	json_object_set_new(p->detail, "schedule_name", json_string(nm));
 	(void)used;
 	free(in_xfer);
@@ -274,7 +277,7 @@ static void fmt_time(double s, char *buf, size_t len)
 }
 
 void pb_map_print(FILE *out, const pb_graph *g, const pb_hetero *h, const pb_map_result *r,
-		  int timeline)
+                  int timeline)
 {
 	int count[PB_MAP_MAX_BACKENDS] = {0}, aggs[PB_MAP_MAX_BACKENDS] = {0};
 	for (int v = 0; v < g->n_nodes; v++)
@@ -283,25 +286,26 @@ void pb_map_print(FILE *out, const pb_graph *g, const pb_hetero *h, const pb_map
 	for (int a = 0; a < r->n_agg; a++)
 		aggs[r->agg_backend[a]]++;
 	char t1[32], t2[32];
-	fprintf(out, "%s on %s: %d nodes (%d load-time constants, not mapped)\n", g->path,
-		h->path, g->n_nodes, r->n_folded);
+	fprintf(out, "%s on %s: %d nodes (%d load-time constants, not mapped)\n", g->path, h->path,
+	        g->n_nodes, r->n_folded);
 	for (int b = 0; b < h->n; b++) {
 		fmt_time(r->backend_busy[b], t1, sizeof t1);
-		fprintf(out, "  %-8s %5d nodes in %4d aggregates, busy %s per input%s\n", h->b[b].name,
-			count[b], aggs[b], t1, b == r->bottleneck ? "  (bottleneck)" : "");
+		fprintf(out, "  %-8s %5d nodes in %4d aggregates, busy %s per input%s\n",
+		        h->b[b].name, count[b], aggs[b], t1,
+		        b == r->bottleneck ? "  (bottleneck)" : "");
 	}
 	int nbuf = 0;
 	for (int e = 0; e < r->n_edges; e++)
 		nbuf += r->edges[e].buffer;
 	fprintf(out, "backend launches: %d -> %d (aggregates)\n", r->launches_before,
-		r->launches_after);
+	        r->launches_after);
 	fprintf(out, "buffers between backends: %d (%d slots each)\n", nbuf, r->buffers);
 	fmt_time(r->serial_input, t1, sizeof t1);
 	fprintf(out, "one input, serial: %s\n", t1);
 	fmt_time(r->serial_time, t1, sizeof t1);
 	fmt_time(r->pipelined_time, t2, sizeof t2);
 	fprintf(out, "stream of %d inputs: serial %s, pipelined %s (x%.2f throughput)\n", r->stream,
-		t1, t2, r->pipelined_time > 0 ? r->serial_time / r->pipelined_time : 1.0);
+	        t1, t2, r->pipelined_time > 0 ? r->serial_time / r->pipelined_time : 1.0);
 	fprintf(out, "buffer slots:");
 	for (int k = 0; k < PB_MAP_SWEEP; k++) {
 		fmt_time(r->sweep[k], t1, sizeof t1);
@@ -354,7 +358,7 @@ void pb_map_print(FILE *out, const pb_graph *g, const pb_hetero *h, const pb_map
 			snprintf(name, sizeof name, "%s", h->b[res].name);
 		else
 			snprintf(name, sizeof name, "%s>%s", h->b[(res - h->n) / h->n].name,
-				 h->b[(res - h->n) % h->n].name);
+			         h->b[(res - h->n) % h->n].name);
 		fprintf(out, "  %-10.10s |%s|\n", name, row);
 	}
 }

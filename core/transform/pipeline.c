@@ -97,7 +97,7 @@ static void notify(sim *s, int task, double t)
 }
 
 int pb_map_simulate(const pb_map_result *r, const pb_hetero *h, int buffers, int stream,
-		    double *makespan, pb_map_event **events, int *n_events, pb_error *err)
+                    double *makespan, pb_map_event **events, int *n_events, pb_error *err)
 {
 	int na = r->n_agg, ne = r->n_edges, nb = h->n;
 	int per = na + ne;
@@ -112,8 +112,10 @@ int pb_map_simulate(const pb_map_result *r, const pb_hetero *h, int buffers, int
 	double *res_free = calloc((size_t)n_res + 1, sizeof *res_free);
 	heap *q = calloc((size_t)n_res + 1, sizeof *q); /* per-resource queues */
 	/* Per aggregate: in/out edge lists (CSR). */
-	int *in_start = calloc((size_t)na + 2, sizeof(int)), *out_start = calloc((size_t)na + 2, sizeof(int));
-	int *in_list = malloc(((size_t)ne + 1) * sizeof(int)), *out_list = malloc(((size_t)ne + 1) * sizeof(int));
+	int *in_start = calloc((size_t)na + 2, sizeof(int)),
+	    *out_start = calloc((size_t)na + 2, sizeof(int));
+	int *in_list = malloc(((size_t)ne + 1) * sizeof(int)),
+	    *out_list = malloc(((size_t)ne + 1) * sizeof(int));
 	int rc = PB_OK;
 	int q_fail = !q;
 	if (q) {
@@ -132,8 +134,8 @@ int pb_map_simulate(const pb_map_result *r, const pb_hetero *h, int buffers, int
 		}
 		free(cap);
 	}
-	if (!s.deps || !s.ready || !s.start || !s.end || !s.h.a || !res_free || q_fail || !in_start ||
-	    !out_start || !in_list || !out_list) {
+	if (!s.deps || !s.ready || !s.start || !s.end || !s.h.a || !res_free || q_fail ||
+	    !in_start || !out_start || !in_list || !out_list) {
 		rc = pb_err(err, PB_ENOMEM, "map: out of memory in the pipeline model");
 		goto out;
 	}
@@ -146,7 +148,8 @@ int pb_map_simulate(const pb_map_result *r, const pb_hetero *h, int buffers, int
 		out_start[a + 1] += out_start[a];
 	}
 	{
-		int *fi = calloc((size_t)na + 1, sizeof(int)), *fo = calloc((size_t)na + 1, sizeof(int));
+		int *fi = calloc((size_t)na + 1, sizeof(int)),
+		    *fo = calloc((size_t)na + 1, sizeof(int));
 		if (!fi || !fo) {
 			free(fi);
 			free(fo);
@@ -185,8 +188,8 @@ int pb_map_simulate(const pb_map_result *r, const pb_hetero *h, int buffers, int
 			hitem it = hpop(&s.h);
 			int x = it.task % per;
 			int res = x < na ? r->agg_backend[x]
-					 : nb + r->agg_backend[r->edges[x - na].from] * nb +
-						   r->agg_backend[r->edges[x - na].to];
+			                 : nb + r->agg_backend[r->edges[x - na].from] * nb +
+			                       r->agg_backend[r->edges[x - na].to];
 			hpush(&q[res], (double)it.task, it.task);
 		}
 		int started = 0;
@@ -221,7 +224,7 @@ int pb_map_simulate(const pb_map_result *r, const pb_hetero *h, int buffers, int
 						if (r->edges[e].buffer)
 							notify(&s,
 							       (int)((size_t)(i + buffers) * per +
-								     r->edges[e].from),
+							             r->edges[e].from),
 							       f);
 					}
 			} else {
@@ -242,8 +245,8 @@ int pb_map_simulate(const pb_map_result *r, const pb_hetero *h, int buffers, int
 	}
 	if (done != expected) {
 		rc = pb_err(err, PB_EINTERNAL,
-			    "map: the pipeline model scheduled %zu of %zu tasks (dependency cycle)",
-			    done, expected);
+		            "map: the pipeline model scheduled %zu of %zu tasks (dependency cycle)",
+		            done, expected);
 		goto out;
 	}
 	*makespan = span;

@@ -1,15 +1,15 @@
 /*
  * quotient.c — igraph acyclicity check of a contracted graph (quotient.h).
  *
- * Builds the contracted edge list (classes < 0 are left out) (duplicates kept: igraph_is_dag does not
- * mind them) and asks igraph_is_dag; O(V + E) per call.
+ * Builds the contracted edge list (classes < 0 are left out) (duplicates kept: igraph_is_dag does
+ * not mind them) and asks igraph_is_dag; O(V + E) per call.
  */
 #include "transform/quotient.h"
 
 #include "../lazy_igraph.h"
 
 int pb_quotient_is_dag(const pb_graph *g, const int *cls, int internal_ok, int *is_dag,
-		       pb_error *err)
+                       pb_error *err)
 {
 	igraph_integer_t n_edges = 0;
 	for (int v = 0; v < g->n_nodes; v++)
@@ -31,7 +31,7 @@ int pb_quotient_is_dag(const pb_graph *g, const int *cls, int internal_ok, int *
 	if (igraph_create(&ig, &edges, g->n_nodes, IGRAPH_DIRECTED) != IGRAPH_SUCCESS) {
 		igraph_vector_int_destroy(&edges);
 		return pb_err(err, PB_ENOMEM, "%s: cannot build the contracted graph (igraph)",
-			      g->path);
+		              g->path);
 	}
 	igraph_bool_t dag = 0;
 	int rc = PB_OK;

@@ -14,6 +14,6 @@
 
 /* Sets *is_dag; returns PB_OK or an error (out of memory). */
 int pb_quotient_is_dag(const pb_graph *g, const int *cls, int internal_ok, int *is_dag,
-		       pb_error *err);
+                       pb_error *err);
 
 #endif

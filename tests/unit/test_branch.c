@@ -32,7 +32,7 @@ static const pb_branch_group *group_with_anchor(const pb_branch_set *s, int anch
 
 /* Branch b of group gr equals the named nodes (by original index). */
 static void assert_branch(const pb_graph *g, const pb_branch_group *gr, int b, const int *idx,
-			  int n)
+                          int n)
 {
 	assert_true(b < gr->n_branches);
 	assert_int_equal(gr->start[b + 1] - gr->start[b], n);
@@ -221,8 +221,8 @@ static void test_local_requires_independence(void **state)
 
 static void test_groups_independent_on_models(void **state)
 {
-	const char *models[] = {"resnet18",     "googlenet",   "mobilenet_v2", "squeezenet1_1",
-				"densenet121", "bert_base_like", "swin_t"};
+	const char *models[] = {"resnet18",    "googlenet",      "mobilenet_v2", "squeezenet1_1",
+	                        "densenet121", "bert_base_like", "swin_t"};
 	int total_groups = 0;
 	for (size_t m = 0; m < sizeof models / sizeof *models; m++) {
 		char path[128];
@@ -267,14 +267,14 @@ static void test_reach_matches_definition(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_parent_kind),
-		cmocka_unit_test(test_parent_child_kind),
-		cmocka_unit_test(test_child_kind),
-		cmocka_unit_test(test_source_and_sink_kinds),
-		cmocka_unit_test(test_local_kind),
-		cmocka_unit_test(test_local_requires_independence),
-		cmocka_unit_test(test_reach_matches_definition),
-		cmocka_unit_test(test_groups_independent_on_models),
+	    cmocka_unit_test(test_parent_kind),
+	    cmocka_unit_test(test_parent_child_kind),
+	    cmocka_unit_test(test_child_kind),
+	    cmocka_unit_test(test_source_and_sink_kinds),
+	    cmocka_unit_test(test_local_kind),
+	    cmocka_unit_test(test_local_requires_independence),
+	    cmocka_unit_test(test_reach_matches_definition),
+	    cmocka_unit_test(test_groups_independent_on_models),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -159,9 +159,9 @@ static void test_model_from_layout(void **state)
 	pb_hw *hw = NULL;
 	pb_error err = {0};
 	assert_int_equal(pb_hw_load_string("return { kind = 'hetero', fusion = { launch = 1e-5, "
-					   "lanes = 1000, max_members = 3 } }",
-					   "mem.lua", &hw, &err),
-			 PB_OK);
+	                                   "lanes = 1000, max_members = 3 } }",
+	                                   "mem.lua", &hw, &err),
+	                 PB_OK);
 	pb_fuse_model m;
 	pb_fuse_model_default(&m);
 	double bw = m.bandwidth;
@@ -172,8 +172,8 @@ static void test_model_from_layout(void **state)
 	assert_true(m.bandwidth == bw);
 	pb_hw_free(hw);
 	assert_int_equal(pb_hw_load_string("return { kind = 'hetero', fusion = { lanes = -1 } }",
-					   "bad.lua", &hw, &err),
-			 PB_OK);
+	                                   "bad.lua", &hw, &err),
+	                 PB_OK);
 	assert_int_equal(pb_fuse_model_from_hw(hw, &m, &err), PB_EINPUT);
 	assert_non_null(strstr(err.msg, "bad.lua"));
 	assert_non_null(strstr(err.msg, "fusion.lanes"));
@@ -360,8 +360,8 @@ static void check_fused(const pb_graph *g, const pb_fuse_result *r)
 
 static void test_all_models(void **state)
 {
-	const char *models[] = {"resnet18",     "googlenet",   "mobilenet_v2", "squeezenet1_1",
-				"densenet121", "bert_base_like", "swin_t"};
+	const char *models[] = {"resnet18",    "googlenet",      "mobilenet_v2", "squeezenet1_1",
+	                        "densenet121", "bert_base_like", "swin_t"};
 	for (size_t m = 0; m < sizeof models / sizeof *models; m++) {
 		char path[128];
 		snprintf(path, sizeof path, "models/%s.onnx", models[m]);
@@ -387,7 +387,7 @@ static void test_all_models(void **state)
 			assert_true(r->nodes_fused > xb.fused);
 		json_t *rep = pb_fuse_report_json(g, r, &o);
 		assert_int_equal(json_integer_value(json_object_get(rep, "nodes_fused")),
-				 r->nodes_fused);
+		                 r->nodes_fused);
 		assert_non_null(json_object_get(rep, "xla_baseline"));
 		json_decref(rep);
 		pb_fuse_result_free(r);
@@ -409,15 +409,15 @@ static void test_all_models(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_rules),
-		cmocka_unit_test(test_rule_callback),
-		cmocka_unit_test(test_model_launches_and_occupancy),
-		cmocka_unit_test(test_model_from_layout),
-		cmocka_unit_test(test_fuse_parent_child),
-		cmocka_unit_test(test_nonfusable_removed),
-		cmocka_unit_test(test_max_members_and_min_gain),
-		cmocka_unit_test(test_cycle_guard_white_box),
-		cmocka_unit_test(test_all_models),
+	    cmocka_unit_test(test_rules),
+	    cmocka_unit_test(test_rule_callback),
+	    cmocka_unit_test(test_model_launches_and_occupancy),
+	    cmocka_unit_test(test_model_from_layout),
+	    cmocka_unit_test(test_fuse_parent_child),
+	    cmocka_unit_test(test_nonfusable_removed),
+	    cmocka_unit_test(test_max_members_and_min_gain),
+	    cmocka_unit_test(test_cycle_guard_white_box),
+	    cmocka_unit_test(test_all_models),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -56,14 +56,14 @@ static pb_graph *build_ops(int n, const char *const *ops, const char *edges, int
 
 /* GPU runs G ops, FPGA runs F ops; CPU runs everything at priority 3. */
 static const char *layout3 =
-	"return { kind = 'hetero', backends = {\n"
-	" { name = 'cpu', launch = 1e-6, flops = 1e9, bandwidth = 1e10, ops = { ['*'] = 3 } },\n"
-	" { name = 'gpu', launch = 1e-5, flops = 1e12, bandwidth = 1e12, ops = { G = 1, H = 2 } },\n"
-	" { name = 'fpga', launch = 2e-5, flops = 1e12, bandwidth = 1e12,\n"
-	"   ops = { F = 1, H = { priority = 2, speed = 0.5 } } } },\n"
-	" transfer = { { from = 'cpu', to = 'gpu', bandwidth = 1e10, latency = 1e-6 },\n"
-	"  { from = 'cpu', to = 'fpga', bandwidth = 1e10 },\n"
-	"  { from = 'gpu', to = 'fpga', bandwidth = 1e10, latency = 2e-6 } } }\n";
+    "return { kind = 'hetero', backends = {\n"
+    " { name = 'cpu', launch = 1e-6, flops = 1e9, bandwidth = 1e10, ops = { ['*'] = 3 } },\n"
+    " { name = 'gpu', launch = 1e-5, flops = 1e12, bandwidth = 1e12, ops = { G = 1, H = 2 } },\n"
+    " { name = 'fpga', launch = 2e-5, flops = 1e12, bandwidth = 1e12,\n"
+    "   ops = { F = 1, H = { priority = 2, speed = 0.5 } } } },\n"
+    " transfer = { { from = 'cpu', to = 'gpu', bandwidth = 1e10, latency = 1e-6 },\n"
+    "  { from = 'cpu', to = 'fpga', bandwidth = 1e10 },\n"
+    "  { from = 'gpu', to = 'fpga', bandwidth = 1e10, latency = 2e-6 } } }\n";
 
 static pb_hetero *hetero(const char *text)
 {
@@ -119,29 +119,29 @@ static void test_layout_parse(void **state)
 	pb_hetero_free(h);
 
 	assert_int_equal(parse_error("return { kind = 'manycore', cores = 4 }", "'hetero'"),
-			 PB_EUSAGE);
+	                 PB_EUSAGE);
 	parse_error("return { kind = 'hetero' }", "backends");
 	parse_error("return { kind = 'hetero', backends = { { name = 'a', launch = 0, "
-		    "flops = 1, bandwidth = 1, ops = { X = 0 } } } }",
-		    "backends[1].ops.X");
+	            "flops = 1, bandwidth = 1, ops = { X = 0 } } } }",
+	            "backends[1].ops.X");
 	parse_error("return { kind = 'hetero', backends = { { name = 'a', flops = 1, "
-		    "bandwidth = 1, ops = { X = 1 } } } }",
-		    "backends[1].launch");
+	            "bandwidth = 1, ops = { X = 1 } } } }",
+	            "backends[1].launch");
 	parse_error("return { kind = 'hetero', backends = {"
-		    " { name = 'a', launch = 0, flops = 1, bandwidth = 1, ops = { X = 1 } },"
-		    " { name = 'b', launch = 0, flops = 1, bandwidth = 1, ops = { X = 1 } } },"
-		    " transfer = { { from = 'a', to = 'c', bandwidth = 1 } } }",
-		    "no backend named 'c'");
+	            " { name = 'a', launch = 0, flops = 1, bandwidth = 1, ops = { X = 1 } },"
+	            " { name = 'b', launch = 0, flops = 1, bandwidth = 1, ops = { X = 1 } } },"
+	            " transfer = { { from = 'a', to = 'c', bandwidth = 1 } } }",
+	            "no backend named 'c'");
 	parse_error("return { kind = 'hetero', backends = {"
-		    " { name = 'a', launch = 0, flops = 1, bandwidth = 1, ops = { X = 1 } },"
-		    " { name = 'b', launch = 0, flops = 1, bandwidth = 1, ops = { X = 1 } },"
-		    " { name = 'c', launch = 0, flops = 1, bandwidth = 1, ops = { X = 1 } } },"
-		    " transfer = { { from = 'a', to = 'b', bandwidth = 1 } } }",
-		    "no bandwidth between 'a' and 'c'");
+	            " { name = 'a', launch = 0, flops = 1, bandwidth = 1, ops = { X = 1 } },"
+	            " { name = 'b', launch = 0, flops = 1, bandwidth = 1, ops = { X = 1 } },"
+	            " { name = 'c', launch = 0, flops = 1, bandwidth = 1, ops = { X = 1 } } },"
+	            " transfer = { { from = 'a', to = 'b', bandwidth = 1 } } }",
+	            "no bandwidth between 'a' and 'c'");
 	parse_error("return { kind = 'hetero', backends = {"
-		    " { name = 'a', launch = 0, flops = 1, bandwidth = 1, ops = { X = 1 } },"
-		    " { name = 'a', launch = 0, flops = 1, bandwidth = 1, ops = { X = 1 } } } }",
-		    "used twice");
+	            " { name = 'a', launch = 0, flops = 1, bandwidth = 1, ops = { X = 1 } },"
+	            " { name = 'a', launch = 0, flops = 1, bandwidth = 1, ops = { X = 1 } } } }",
+	            "used twice");
 }
 
 static void test_marking_and_priority(void **state)
@@ -164,7 +164,7 @@ static void test_marking_and_priority(void **state)
 	/* An op nobody supports is an error naming the node and the layout. */
 	const char *only[] = {"G", "Nope"};
 	const char *lay = "return { kind = 'hetero', backends = { { name = 'gpu', launch = 0, "
-			  "flops = 1, bandwidth = 1, ops = { G = 1 } } } }";
+	                  "flops = 1, bandwidth = 1, ops = { G = 1 } } } }";
 	pb_hetero *h1 = hetero(lay);
 	g = build_ops(2, only, "0>1", 8);
 	pb_map_opts o = {2, 4, 0};
@@ -225,10 +225,11 @@ static void test_pipeline_model(void **state)
 {
 	/* Two equal stages on two backends with free transfers: with one buffer
 	 * slot nothing overlaps, with two the stream takes (N + 1) stages. */
-	const char *lay = "return { kind = 'hetero', backends = {\n"
-			  " { name = 'p', launch = 0, flops = 1e6, bandwidth = 1e15, ops = { A = 1 } },\n"
-			  " { name = 'q', launch = 0, flops = 1e6, bandwidth = 1e15, ops = { B = 1 } } },\n"
-			  " transfer = { { from = 'p', to = 'q', bandwidth = 1e15 } } }";
+	const char *lay =
+	    "return { kind = 'hetero', backends = {\n"
+	    " { name = 'p', launch = 0, flops = 1e6, bandwidth = 1e15, ops = { A = 1 } },\n"
+	    " { name = 'q', launch = 0, flops = 1e6, bandwidth = 1e15, ops = { B = 1 } } },\n"
+	    " transfer = { { from = 'p', to = 'q', bandwidth = 1e15 } } }";
 	pb_hetero *h = hetero(lay);
 	const char *ops[] = {"A", "B"};
 	pb_graph *g = build_ops(2, ops, "0>1", 4);
@@ -238,8 +239,8 @@ static void test_pipeline_model(void **state)
 	assert_true(fabs(r->agg_time[0] - t) < 1e-9);
 	assert_true(fabs(r->serial_input - 2 * t) < 1e-6);
 	assert_true(fabs(r->serial_time - 2 * t * N) < 1e-5);
-	assert_true(fabs(r->sweep[0] - 2 * t * N) < 1e-5);       /* k = 1 */
-	assert_true(fabs(r->sweep[1] - (N + 1) * t) < 1e-5);     /* k = 2 */
+	assert_true(fabs(r->sweep[0] - 2 * t * N) < 1e-5);   /* k = 1 */
+	assert_true(fabs(r->sweep[1] - (N + 1) * t) < 1e-5); /* k = 2 */
 	assert_true(fabs(r->pipelined_time - (N + 1) * t) < 1e-5);
 	/* The timeline: stage q of input i runs while p computes input i+1. */
 	int found = 0;
@@ -325,8 +326,8 @@ static int uf_find(int *p, int x)
 
 static void test_all_models(void **state)
 {
-	const char *models[] = {"resnet18",     "googlenet",   "mobilenet_v2", "squeezenet1_1",
-				"densenet121", "bert_base_like", "swin_t"};
+	const char *models[] = {"resnet18",    "googlenet",      "mobilenet_v2", "squeezenet1_1",
+	                        "densenet121", "bert_base_like", "swin_t"};
 	pb_hw *hw = NULL;
 	pb_error err = {0};
 	assert_int_equal(pb_hw_load("layouts/hetero.lua", &hw, &err), PB_OK);
@@ -401,12 +402,12 @@ static void test_commands(void **state)
 	json_error_t je;
 	json_t *j = json_loads(o, 0, &je);
 	assert_non_null(j);
-	const char *keys[] = {"backends", "aggregates", "launches_before", "launches_after",
-			      "serial_time", "pipelined_time"};
+	const char *keys[] = {"backends",       "aggregates",  "launches_before",
+	                      "launches_after", "serial_time", "pipelined_time"};
 	for (size_t k = 0; k < sizeof keys / sizeof *keys; k++)
 		assert_non_null(json_object_get(j, keys[k]));
 	assert_true(json_integer_value(json_object_get(j, "launches_after")) <
-		    json_integer_value(json_object_get(j, "launches_before")));
+	            json_integer_value(json_object_get(j, "launches_before")));
 	json_decref(j);
 	free(o);
 	assert_non_null(s->plan);
@@ -456,13 +457,13 @@ static void test_commands(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_layout_parse),
-		cmocka_unit_test(test_marking_and_priority),
-		cmocka_unit_test(test_aggregation_method_example),
-		cmocka_unit_test(test_pipeline_model),
-		cmocka_unit_test(test_plan_and_report),
-		cmocka_unit_test(test_all_models),
-		cmocka_unit_test(test_commands),
+	    cmocka_unit_test(test_layout_parse),
+	    cmocka_unit_test(test_marking_and_priority),
+	    cmocka_unit_test(test_aggregation_method_example),
+	    cmocka_unit_test(test_pipeline_model),
+	    cmocka_unit_test(test_plan_and_report),
+	    cmocka_unit_test(test_all_models),
+	    cmocka_unit_test(test_commands),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
