@@ -268,7 +268,7 @@ static void search_ends(ctx *c, draft *d, ivec *ch, int sources)
 }
 
 /* Adds u as a one-node branch if free, fusable and independent of all so far. */
-static void local_try(ctx *c, draft *d, const pb_reach *r, const unsigned char *fusable, int u)
+static void local_try(ctx *c, draft *d, pb_reach *r, const unsigned char *fusable, int u)
 {
 	if (c->set->group_of[u] >= 0 || (fusable && !fusable[u]) || skipped(c, u))
 		return;
@@ -281,7 +281,7 @@ static void local_try(ctx *c, draft *d, const pb_reach *r, const unsigned char *
 static void search_local(ctx *c, draft *d, const unsigned char *fusable)
 {
 	const pb_graph *g = c->g;
-	pb_reach *r = pb_reach_new(g);
+	pb_reach *r = pb_reach_new(g, PB_REACH_MAX_BITSET);
 	if (!r) {
 		c->oom = 1;
 		return;

@@ -254,13 +254,29 @@ static void test_groups_independent_on_models(void **state)
 static void test_reach_matches_definition(void **state)
 {
 	pb_graph *g = build(5, "0>1 1>2 0>3");
-	pb_reach *r = pb_reach_new(g);
-	assert_true(pb_reach_path(r, node(g, 0), node(g, 2)));
-	assert_false(pb_reach_path(r, node(g, 2), node(g, 0)));
-	assert_true(pb_reach_independent(r, node(g, 1), node(g, 3)));
-	assert_false(pb_reach_independent(r, node(g, 1), node(g, 1)));
-	assert_true(pb_reach_independent(r, node(g, 4), node(g, 0)));
-	pb_reach_free(r);
+	/* Bit-set mode and search mode answer the same. */
+	for (int mode = 0; mode < 2; mode++) {
+		pb_reach *r = pb_reach_new(g, mode ? 0 : PB_REACH_MAX_BITSET);
+		assert_true(mode ? r->bits == NULL : r->bits != NULL);
+		assert_true(pb_reach_path(r, node(g, 0), node(g, 2)));
+		assert_false(pb_reach_path(r, node(g, 2), node(g, 0)));
+		assert_true(pb_reach_independent(r, node(g, 1), node(g, 3)));
+		assert_false(pb_reach_independent(r, node(g, 1), node(g, 1)));
+		assert_true(pb_reach_independent(r, node(g, 4), node(g, 0)));
+		assert_false(pb_reach_independent(r, node(g, 3), node(g, 0)));
+		pb_reach_free(r);
+	}
+	pb_graph_free(g);
+	/* On a real model every pair agrees. */
+	pb_error err = {0};
+	if (pb_graph_load("models/squeezenet1_1.onnx", NULL, &g, &err) != PB_OK)
+		fail_msg("%s", err.msg);
+	pb_reach *bits = pb_reach_new(g, PB_REACH_MAX_BITSET), *srch = pb_reach_new(g, 0);
+	for (int a = 0; a < g->n_nodes; a++)
+		for (int b = 0; b < g->n_nodes; b++)
+			assert_int_equal(pb_reach_path(bits, a, b), pb_reach_path(srch, a, b));
+	pb_reach_free(bits);
+	pb_reach_free(srch);
 	pb_graph_free(g);
 }
 
