@@ -21,6 +21,8 @@ static const pb_opt fuse_opts[] = {
     PB_OPTS_GRAPH,
     PB_OPTS_JSON,
     {"output", 'o', PB_OPT_STR, "FILE", "write the fused graph (partbench JSON graph format)"},
+    {"plan", 'p', PB_OPT_STR, "FILE",
+     "also save the 'fuse' plan of the original graph (for export --plan FILE)"},
     {"apply", 0, PB_OPT_FLAG, NULL,
      "replace the open graph with the fused one (default: set a 'fuse' plan on it)"},
     {"layout", 'l', PB_OPT_STR, "FILE",
@@ -155,6 +157,17 @@ static int cmd_fuse(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, pb
 			fprintf(ctx->out, "fused graph written to %s\n", outp);
 	}
 	json_decref(rep);
+	const char *plan_out = pb_args_str(a, "plan", NULL);
+	if (plan_out) {
+		pb_plan *p = pb_fuse_plan(s->graph, r, &o);
+		rc = p ? pb_plan_save(p, pb_session_node_names(s), plan_out, err)
+		       : pb_err(err, PB_ENOMEM, "fuse: out of memory");
+		pb_plan_free(p);
+		if (rc) {
+			pb_fuse_result_free(r);
+			return rc;
+		}
+	}
 	if (pb_args_has(a, "apply")) {
 		char label[1024];
 		if (outp)
@@ -250,7 +263,7 @@ static int cmd_map(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, pb_
 }
 
 const pb_command pb_cmds_transform[] = {
-    {"fuse", "fuse [MODEL] [--json] [-o fused.json] [--apply]",
+    {"fuse", "fuse [MODEL] [--json] [-o fused.json] [--plan plan.json] [--apply]",
      "fuse nodes of parallel branch groups (horizontal fusion)", fuse_opts, cmd_fuse, PB_CMD_GRAPH,
      "Finds parallel branch groups (common parent, common child, no parent, no child,\n"
      "parent-and-child, local), drops non-fusable nodes, and fuses nodes taken from\n"

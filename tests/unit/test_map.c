@@ -417,7 +417,10 @@ static void test_commands(void **state)
 	int fd = mkstemp(tmp);
 	close(fd);
 	char line[256];
-	snprintf(line, sizeof line, "fuse models/googlenet.onnx --json -o %s", tmp);
+	char tmp2[] = "/tmp/pb_fplan_XXXXXX";
+	fd = mkstemp(tmp2);
+	close(fd);
+	snprintf(line, sizeof line, "fuse models/googlenet.onnx --json -o %s --plan %s", tmp, tmp2);
 	o = run_cmd(s, line, &rc);
 	assert_int_equal(rc, PB_OK);
 	j = json_loads(o, 0, &je);
@@ -438,6 +441,18 @@ static void test_commands(void **state)
 	assert_int_equal(with_members, fused);
 	pb_graph_free(fg);
 	unlink(tmp);
+	/* The saved plan is the session's 'fuse' plan of the original graph. */
+	pb_plan *fp = NULL;
+	if (pb_plan_load(tmp2, s->graph->n_nodes, &fp, &err) != PB_OK)
+		fail_msg("%s", err.msg);
+	assert_string_equal(fp->kind, "fuse");
+	assert_int_equal(fp->n_groups, s->plan->n_groups);
+	int in_groups = 0;
+	for (int v = 0; v < fp->n_nodes; v++)
+		in_groups += fp->group[v] >= 0;
+	assert_int_equal(in_groups, fused);
+	pb_plan_free(fp);
+	unlink(tmp2);
 
 	/* --apply swaps the session's graph for the fused one. */
 	int before = s->graph->n_nodes;
