@@ -391,8 +391,9 @@ static void test_all_models(void **state)
 		assert_non_null(json_object_get(rep, "xla_baseline"));
 		json_decref(rep);
 		pb_fuse_result_free(r);
-		/* The literal method (constants are nodes too) is acyclic as well. */
-		if (g->n_nodes < 1000) {
+		/* The literal method (constants are nodes too) is acyclic as well
+		 * (swin_t: ~1800 fusions, skipped under the sanitizers for time). */
+		if (g->n_nodes < 1000 || !getenv("PB_SANITIZED")) {
 			o.keep_constants = 1;
 			if (pb_fuse_run(g, &o, &r, &err) != PB_OK)
 				fail_msg("%s: %s", path, err.msg);
