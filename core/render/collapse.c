@@ -45,13 +45,30 @@ static int same_key(const split_name *a, const split_name *b, int ga, int gb, in
 	return la == lb && memcmp(a->name, b->name, (size_t)la) == 0;
 }
 
-static int count_runs(const split_name *s, const int *group, int n, int depth, int *box_of)
+/* A node without a module path (exporters leave Constant_12, Identity_3 at
+ * the top level, interleaved with the modules that use them) joins the box
+ * of the node before it when the group allows; so does the next node after
+ * it, compared with the last node that had a path. chunk > 0 also cuts runs
+ * into pieces of at most chunk nodes (graphs without module paths). */
+static int count_runs(const split_name *s, const int *group, int n, int depth, int chunk,
+		      int *box_of)
 {
-	int boxes = 0;
+	int boxes = 0, key = 0, len = 0;
 	for (int i = 0; i < n; i++) {
 		int gi = group ? group[i] : 0;
-		if (i == 0 || !same_key(&s[i - 1], &s[i], group ? group[i - 1] : 0, gi, depth))
+		int g0 = group && i ? group[i - 1] : 0;
+		int fresh = i == 0 || gi != g0;
+		if (!fresh && s[i].n_comp > 0 && depth > 0)
+			fresh = s[key].n_comp > 0 && !same_key(&s[key], &s[i], gi, gi, depth);
+		if (!fresh && chunk > 0 && len >= chunk)
+			fresh = 1;
+		if (fresh) {
 			boxes++;
+			len = 0;
+		}
+		len++;
+		if (s[i].n_comp > 0 || fresh)
+			key = i;
 		if (box_of)
 			box_of[i] = boxes - 1;
 	}
@@ -102,14 +119,21 @@ int pb_collapse_compute(const pb_graph *g, const int *group, int max_boxes, int 
 		for (int i = 0; i < n; i++)
 			c->box_of[i] = i;
 	} else {
-		int depth = 0;
+		int depth = 0, chunk = 0;
 		for (int d = 1; d <= max_depth; d++) {
-			if (count_runs(s, group, n, d, NULL) > max_boxes)
+			if (count_runs(s, group, n, d, 0, NULL) > max_boxes)
 				break;
 			depth = d;
 		}
+		if (max_depth == 0) {
+			/* No module paths at all: cut the group ranges into equal
+			 * pieces so that the total stays within budget. */
+			int ranges = count_runs(s, group, n, 0, 0, NULL);
+			int room = max_boxes - ranges > 1 ? max_boxes - ranges : 1;
+			chunk = (n + room - 1) / room;
+		}
 		c->depth = depth;
-		c->n_boxes = count_runs(s, group, n, depth, c->box_of);
+		c->n_boxes = count_runs(s, group, n, depth, chunk, c->box_of);
 	}
 	free(s);
 	if (fill_starts(c) != 0) {
@@ -140,8 +164,9 @@ char *pb_collapse_prefix(const pb_graph *g, const pb_collapse *c, int b, char *b
 	buf[0] = '\0';
 	if (len == 0 || c->depth == PB_COLLAPSE_NONE || c->depth == 0)
 		return buf;
-	split_name s;
-	split(g->nodes[c->start[b]].name ? g->nodes[c->start[b]].name : "", &s);
+	split_name s = {"", 0, {0}};
+	for (int i = c->start[b]; i < c->start[b + 1] && s.n_comp == 0; i++)
+		split(g->nodes[i].name ? g->nodes[i].name : "", &s);
 	int d = s.n_comp < c->depth ? s.n_comp : c->depth;
 	if (d == 0)
 		return buf;

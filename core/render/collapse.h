@@ -9,7 +9,10 @@
  * graph is still acyclic, and no box ever spans two groups, so a box sits in
  * exactly one cluster. The depth chosen is the largest whose box count fits
  * the budget (finer boxes for wider budgets); depth 0 keys on the group
- * alone, i.e. each contiguous range of one group becomes one box. A graph
+ * alone, i.e. each contiguous range of one group becomes one box. Nodes
+ * without a module path (top-level Constant_12, Identity_3) join the box
+ * before them. A graph whose names carry no module path at all is cut into
+ * equal runs within each group range instead. A graph
  * within budget is not collapsed at all (one box per node).
  */
 #ifndef PB_COLLAPSE_H

@@ -4,7 +4,7 @@
  * memory limit (bars over the limit in red).
  *
  * Memory limit: the --mem-limit option, else the plan's metric
- * "memory_limit", else detail.memory_limit; without one no limit is drawn.
+ * "memory_limit" or "memory" (partition plans), else detail.memory_limit; without one no limit is drawn.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -41,6 +41,8 @@ int pb_plot_load(const pb_plan *p, const char *src, const pb_plot_opts *o, FILE 
 	double lim = o->mem_limit;
 	if (!(lim > 0))
 		lim = pb_plan_metric(p, "memory_limit", NAN);
+	if (!(lim > 0)) /* the partition module's name for it */
+		lim = pb_plan_metric(p, "memory", NAN);
 	if (!(lim > 0)) {
 		const json_t *d = json_object_get(p->detail, "memory_limit");
 		lim = json_is_number(d) ? json_number_value(d) : NAN;

@@ -2,10 +2,13 @@
  * plot_tune.c — the auto-tuner's progress: the GFLOP/s of every trial (dots)
  * and the best so far (a step line), one colour per task.
  *
- * Log fields per line (docs/export.md): gflops (required for a measured
- * trial; null or absent with "error" = a failed trial, drawn as a red mark
- * on the axis), trial (default: running count per task), task (default
- * "all"). Lines with neither gflops nor error are skipped.
+ * Log fields per line (docs/export.md; `partbench tune --log` writes them):
+ * gflops (a measured trial), valid false or an "error" field (a failed
+ * trial, drawn as a red mark on the axis), trial (default: running count per
+ * series). A series is the line's "task", else its "key" (the tuned shape,
+ * e.g. "gemm:128,768,768"), else "op", else "all"; with a "method" field it
+ * is split per method ("gemm:128,768,768 rl"). Lines with neither gflops
+ * nor a failure mark are skipped.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -27,10 +30,11 @@ int pb_plot_tune(const json_t *records, const char *src, const pb_plot_opts *o, 
 		 pb_error *err)
 {
 	size_t n = json_array_size(records);
-	const char *tasks[MAX_TASKS + 1];
+	char *tasks[MAX_TASKS + 1];
 	int n_tasks = 0;
 	double *x = malloc((n + 1) * sizeof *x), *y = malloc((n + 1) * sizeof *y);
-	double *bx = malloc((n + 1) * sizeof *bx), *by = malloc((n + 1) * sizeof *by);
+	/* the best-so-far step line has up to two points per trial */
+	double *bx = malloc((2 * n + 2) * sizeof *bx), *by = malloc((2 * n + 2) * sizeof *by);
 	int *task = malloc((n + 1) * sizeof *task), *count = calloc(MAX_TASKS + 1, sizeof *count);
 	if (!x || !y || !bx || !by || !task || !count) {
 		free(x), free(y), free(bx), free(by), free(task), free(count);
@@ -41,24 +45,33 @@ int pb_plot_tune(const json_t *records, const char *src, const pb_plot_opts *o, 
 	for (size_t i = 0; i < n; i++) {
 		const json_t *r = json_array_get(records, i);
 		double g = num(r, "gflops");
-		int is_err = json_object_get(r, "error") != NULL;
+		int is_err = json_object_get(r, "error") != NULL ||
+			     json_is_false(json_object_get(r, "valid"));
+		if (is_err)
+			g = NAN;
 		if (!isfinite(g) && !is_err)
 			continue;
 		const char *t = json_string_value(json_object_get(r, "task"));
 		if (!t)
-			t = "all";
+			t = json_string_value(json_object_get(r, "key"));
+		if (!t)
+			t = json_string_value(json_object_get(r, "op"));
+		const char *meth = json_string_value(json_object_get(r, "method"));
+		char tname[160];
+		snprintf(tname, sizeof tname, "%s%s%s", t ? t : "all", meth ? " " : "",
+			 meth ? meth : "");
 		int k;
 		for (k = 0; k < n_tasks; k++)
-			if (strcmp(tasks[k], t) == 0)
+			if (strcmp(tasks[k], tname) == 0)
 				break;
 		if (k == n_tasks) {
 			if (n_tasks < MAX_TASKS)
-				tasks[n_tasks++] = t;
+				tasks[n_tasks++] = strdup(tname);
 			else
 				k = MAX_TASKS; /* "other tasks" */
 		}
 		if (k == MAX_TASKS)
-			tasks[MAX_TASKS] = "other tasks";
+			tasks[MAX_TASKS] = NULL; /* labelled "other tasks" */
 		count[k]++;
 		double tr = num(r, "trial");
 		x[m] = isfinite(tr) ? tr : count[k];
@@ -72,6 +85,8 @@ int pb_plot_tune(const json_t *records, const char *src, const pb_plot_opts *o, 
 	}
 	if (m == 0) {
 		free(x), free(y), free(bx), free(by), free(task), free(count);
+		for (int k = 0; k < n_tasks; k++)
+			free(tasks[k]);
 		return pb_err(err, PB_EINPUT,
 			      "%s: no tuning records (each line needs 'gflops' or 'error'; see "
 			      "docs/export.md)",
@@ -80,7 +95,7 @@ int pb_plot_tune(const json_t *records, const char *src, const pb_plot_opts *o, 
 	int W = o->width, H = 420;
 	char title[512], sub[512], a[32];
 	snprintf(title, sizeof title, "%s", o->title ? o->title : "tuner progress");
-	snprintf(sub, sizeof sub, "%s: %d trials, %d tasks, %d failed, best %s GFLOP/s", src, m,
+	snprintf(sub, sizeof sub, "%s: %d trials, %d series, %d failed, best %s GFLOP/s", src, m,
 		 n_tasks + (count[MAX_TASKS] > 0), failed, pb_fmt_si(best_all, a, sizeof a));
 	pb_svgdoc_open(f, W, H, title, sub);
 	double y0 = 0;
@@ -123,7 +138,7 @@ int pb_plot_tune(const json_t *records, const char *src, const pb_plot_opts *o, 
 		snprintf(id, sizeof id, "best_%d", k);
 		pb_chart_line(&c, id, bx, by, bq, dark[k], 1.8, NULL);
 		free(px), free(py);
-		labels[nl] = tasks[k];
+		labels[nl] = k == MAX_TASKS ? "other tasks" : tasks[k];
 		colors[nl++] = dark[k];
 	}
 	if (failed) {
@@ -141,5 +156,7 @@ int pb_plot_tune(const json_t *records, const char *src, const pb_plot_opts *o, 
 	pb_svg_legend(f, W - 165, 66, labels, colors, nl);
 	pb_svgdoc_close(f);
 	free(x), free(y), free(bx), free(by), free(task), free(count);
+	for (int k = 0; k < n_tasks; k++)
+		free(tasks[k]);
 	return PB_OK;
 }

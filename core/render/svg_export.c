@@ -700,7 +700,7 @@ static void declare_defaults(exporter *x, Agraph_t *G)
 	agattr(G, AGRAPH, "fontcolor", "black");
 	agattr(G, AGRAPH, "tooltip", "");
 	agattr(G, AGRAPH, "label", "");
-	if (x->col->n_boxes > 120) {
+	if (x->col->n_boxes > 60 || x->col->depth != PB_COLLAPSE_NONE) {
 		/* Bound dot's effort: fewer network-simplex iterations and
 		 * crossing-minimisation passes (docs/export.md). */
 		agattr(G, AGRAPH, "nslimit", "4");
@@ -727,7 +727,11 @@ static void declare_defaults(exporter *x, Agraph_t *G)
 	agattr(G, AGEDGE, "fontcolor", "#a01010");
 	agattr(G, AGEDGE, "arrowsize", "0.5");
 	agattr(G, AGEDGE, "penwidth", "0.8");
-	agattr(G, AGEDGE, "label", "");
+	/* xlabel, not label: labels make dot insert label nodes, and flat
+	 * labelled edges in clustered graphs crash Graphviz 2.43 (double free
+	 * in flat_edges); xlabels are placed after the layout. */
+	agattr(G, AGEDGE, "xlabel", "");
+	agattr(G, AGRAPH, "forcelabels", "true");
 	agattr(G, AGEDGE, "tooltip", "");
 }
 
@@ -852,7 +856,7 @@ static int build_graph(exporter *x, Agraph_t *G, pb_svg_stats *st, pb_error *err
 		char a[32];
 		pb_fmt_bytes(e->bytes, a, sizeof a);
 		if (gf != gt && gf >= 0 && gt >= 0) {
-			agset(ed, "label", a);
+			agset(ed, "xlabel", a);
 			agset(ed, "color", "#a01010");
 			agset(ed, "penwidth", "1.4");
 			st->n_cross_edges++;

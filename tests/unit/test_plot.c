@@ -127,8 +127,19 @@ static void test_tune(void **state)
 	/* gemm: 2 measured points; the failed trial is a mark, not a point. */
 	assert_int_equal((int)xml_xpath_num(out, "count(//*[@id='trials_1']/*[local-name()='circle'])"),
 			 2);
-	assert_non_null(strstr(svg, "6 trials, 2 tasks, 1 failed, best 80 GFLOP/s"));
+	assert_non_null(strstr(svg, "6 trials, 2 series, 1 failed, best 80 GFLOP/s"));
 	assert_non_null(strstr(svg, ">conv1<"));
+	free(svg);
+	/* The fields `partbench tune --log` writes: key, method, valid. */
+	write_text(log, "{\"key\":\"gemm:8,8,8\",\"op\":\"gemm\",\"valid\":true,\"gflops\":5,"
+			"\"method\":\"rl\"}\n"
+			"{\"key\":\"gemm:8,8,8\",\"op\":\"gemm\",\"valid\":false,\"gflops\":0,"
+			"\"method\":\"rl\",\"why\":\"bad\"}\n"
+			"{\"key\":\"gemm:8,8,8\",\"op\":\"gemm\",\"valid\":true,\"gflops\":7,"
+			"\"method\":\"random\"}\n");
+	svg = render(PB_PLOT_TUNE, log, NULL, out);
+	assert_non_null(strstr(svg, "3 trials, 2 series, 1 failed, best 7 GFLOP/s"));
+	assert_non_null(strstr(svg, ">gemm:8,8,8 random<"));
 	free(svg);
 	unlink(log);
 	unlink(out);
