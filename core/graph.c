@@ -806,6 +806,27 @@ double pb_tensor_bytes(const pb_tensor *t)
 	return (double)n * (sz ? sz : 4);
 }
 
+unsigned char *pb_graph_constant_nodes(const pb_graph *g)
+{
+	unsigned char *st = calloc(g->n_nodes > 0 ? (size_t)g->n_nodes : 1, 1);
+	if (!st)
+		return NULL;
+	/* Node ids are topological: one pass decides all. */
+	for (int v = 0; v < g->n_nodes; v++) {
+		const pb_node *nd = &g->nodes[v];
+		int ok = 1;
+		for (int k = 0; k < nd->n_inputs && ok; k++) {
+			int t = nd->inputs[k];
+			if (t < 0)
+				continue;
+			const pb_tensor *tt = &g->tensors[t];
+			ok = tt->producer >= 0 ? st[tt->producer] : tt->is_initializer && !tt->is_input;
+		}
+		st[v] = (unsigned char)ok;
+	}
+	return st;
+}
+
 double pb_graph_edge_bytes(const pb_graph *g, int from, int to)
 {
 	if (from < 0 || to < 0 || from >= g->n_nodes || to >= g->n_nodes)

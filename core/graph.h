@@ -177,6 +177,12 @@ const char *pb_node_attr_str(const pb_node *n, const char *name, const char *dfl
 /* Bytes carried by the edge from node `from` to node `to` (sum of the tensors
  * that `from` produces and `to` consumes; 0 if not adjacent). */
 double pb_graph_edge_bytes(const pb_graph *g, int from, int to);
+/* Constant nodes compute only from constants: every input is an initializer
+ * or the output of a constant node (Constant, the Identity copies of weights
+ * that exporters add, shape math on constants). A malloc'ed array of
+ * n_nodes flags (1 = constant), or NULL when out of memory. Drawings leave
+ * their edges out: they feed blocks all over the graph and hide the flow. */
+unsigned char *pb_graph_constant_nodes(const pb_graph *g);
 /* Bytes of one tensor (dtype size x numel; 0 if the shape is unknown). */
 double pb_tensor_bytes(const pb_tensor *t);
 int64_t pb_tensor_numel(const pb_tensor *t);   /* -1 if unknown */

@@ -45,6 +45,7 @@ typedef struct tui_viewgraph {
 	char layout_note[96];   /* "dot 0.41 s", "simple (dot running)", ... */
 	/* name prefix structure: component end offsets per node */
 	int *ncomp;
+	unsigned char *is_const; /* per node: computes only from constants */
 	int (*cend)[12];
 } tui_viewgraph;
 

@@ -40,6 +40,7 @@ void tui_vg_free(tui_viewgraph *vg)
 	free(vg->dst);
 	free(vg->ncomp);
 	free(vg->cend);
+	free(vg->is_const);
 	memset(vg, 0, sizeof *vg);
 }
 
@@ -262,6 +263,7 @@ void tui_vg_update(tui_app *a)
 		tui_vg_free(vg);
 		vg->graph = g;
 		vg_index_names(vg, g);
+		vg->is_const = pb_graph_constant_nodes(g);
 	}
 	if (!vg->ncomp || !vg->cend)
 		return;
@@ -326,8 +328,9 @@ void tui_vg_update(tui_app *a)
 	/* edges between items, deduplicated */
 	long *pairs = NULL;
 	int np = 0, capp = 0;
+	/* Edges that carry only constants are left out (as in the SVG export). */
 	for (int u = 0; u < g->n_nodes; u++)
-		for (int k = 0; k < g->nodes[u].n_succs; k++) {
+		for (int k = 0; k < g->nodes[u].n_succs && !(vg->is_const && vg->is_const[u]); k++) {
 			int iu = item_of[u], iv = item_of[g->nodes[u].succs[k]];
 			if (iu == iv)
 				continue;

@@ -6,6 +6,7 @@
  * plan it sets is the generic "partition" plan the TUI and SVG read.
  * `train` trains the REINFORCE agent and writes a checkpoint.
  */
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -165,6 +166,8 @@ static const pb_opt train_opts[] = {
 	{"hidden", 0, PB_OPT_INT, "H", "hidden units of a new network (default 64)"},
 	{"costs", 0, PB_OPT_STR, "LOG",
 	 "measured kernel times from a tuning log (partbench tune --log) replace MACs/rate"},
+	{"log", 0, PB_OPT_STR, "FILE",
+	 "write one JSON line per episode (reward, gap, best so far) for 'plot training'"},
 	PB_OPTS_JSON,
 	PB_OPTS_END};
 
@@ -230,8 +233,17 @@ static int cmd_train(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, p
 	cfg.mask = ho.mask;
 	cfg.mask_ud = ho.mask_ud;
 	cfg.init_state = ho.init_state;
+	const char *logp = pb_args_str(a, "log", NULL);
+	if (logp && !(cfg.log = fopen(logp, "w"))) {
+		pb_part_problem_free(P);
+		rc = pb_err(err, PB_EINPUT, "train: cannot write the training log %s: %s", logp,
+			    strerror(errno));
+		return pb_hooks_finish(&hk, rc, err);
+	}
 	pb_rl_trainer *T;
 	if ((rc = pb_rl_trainer_new(P, &cfg, pb_args_str(a, "agent", NULL), &T, err))) {
+		if (cfg.log)
+			fclose(cfg.log);
 		pb_part_problem_free(P);
 		return pb_hooks_finish(&hk, rc, err);
 	}
@@ -250,6 +262,8 @@ static int cmd_train(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, p
 		}
 	}
 	rc = pb_hooks_finish(&hk, rc, err);
+	if (cfg.log && fclose(cfg.log) != 0 && rc == PB_OK)
+		rc = pb_err(err, PB_EINPUT, "train: writing the training log %s failed", logp);
 	if (rc == PB_OK)
 		rc = pb_rl_trainer_save(T, outp, err);
 	if (rc == PB_OK) {

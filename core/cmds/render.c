@@ -12,20 +12,22 @@
 #include "render/svg_export.h"
 
 static const pb_opt export_opts[] = {
-	PB_OPTS_GRAPH,
-	PB_OPTS_LAYOUT,
-	PB_OPTS_JSON,
-	{"output", 'o', PB_OPT_STR, "FILE", "where to write the SVG (required)"},
-	{"plan", 'p', PB_OPT_STR, "FILE",
-	 "plan JSON to draw (default: the session's current plan, if any)"},
-	{"color-by", 'c', PB_OPT_STR, "MODE",
-	 "group|stage|backend|fusion|macs (default: from the plan's kind; macs without a plan)"},
-	{"rankdir", 0, PB_OPT_STR, "DIR", "TB (top to bottom, default) or LR (left to right)"},
-	{"collapse", 0, PB_OPT_STR, "WHEN",
-	 "auto (collapse above --max-boxes, default), never, always"},
-	{"max-boxes", 0, PB_OPT_INT, "N", "box budget when collapsing (default 250)"},
-	{"title", 't', PB_OPT_STR, "TEXT", "first line of the title block (default: model file)"},
-	PB_OPTS_END};
+    PB_OPTS_GRAPH,
+    PB_OPTS_LAYOUT,
+    PB_OPTS_JSON,
+    {"output", 'o', PB_OPT_STR, "FILE", "where to write the SVG (required)"},
+    {"plan", 'p', PB_OPT_STR, "FILE",
+     "plan JSON to draw (default: the session's current plan, if any)"},
+    {"color-by", 'c', PB_OPT_STR, "MODE",
+     "group|stage|backend|fusion|macs (default: from the plan's kind; macs without a plan)"},
+    {"rankdir", 0, PB_OPT_STR, "DIR", "TB (top to bottom, default) or LR (left to right)"},
+    {"collapse", 0, PB_OPT_STR, "WHEN",
+     "auto (collapse above --max-boxes, default), never, always"},
+    {"max-boxes", 0, PB_OPT_INT, "N", "box budget when collapsing (default 250)"},
+    {"title", 't', PB_OPT_STR, "TEXT", "first line of the title block (default: model file)"},
+    {"show-constants", 0, PB_OPT_FLAG, NULL,
+     "draw nodes that hold only constants (Constant, weight Identity copies; hidden by default)"},
+    PB_OPTS_END};
 
 static int parse_export_opts(const pb_args *a, pb_svg_opts *o, pb_error *err)
 {
@@ -49,14 +51,15 @@ static int parse_export_opts(const pb_args *a, pb_svg_opts *o, pb_error *err)
 	else if (strcmp(cl, "always") == 0)
 		o->collapse = PB_SVG_COLLAPSE_ALWAYS;
 	else
-		return pb_err(err, PB_EUSAGE, "export: --collapse must be auto, never or always, not '%s'",
-			      cl);
+		return pb_err(err, PB_EUSAGE,
+		              "export: --collapse must be auto, never or always, not '%s'", cl);
 	long mb;
 	rc = pb_args_int(a, "max-boxes", PB_SVG_DEFAULT_BOXES, 1, 1000000, &mb, err);
 	if (rc)
 		return rc;
 	o->max_boxes = (int)mb;
 	o->title = pb_args_str(a, "title", NULL);
+	o->show_constants = pb_args_has(a, "show-constants");
 	return PB_OK;
 }
 
@@ -65,7 +68,8 @@ static int cmd_export(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, 
 	pb_session *s = ctx->s;
 	const char *outp = pb_args_str(a, "output", NULL);
 	if (!outp)
-		return pb_err(err, PB_EUSAGE, "export: -o FILE is required (usage: %s)", cmd->usage);
+		return pb_err(err, PB_EUSAGE, "export: -o FILE is required (usage: %s)",
+		              cmd->usage);
 	pb_svg_opts o;
 	int rc = parse_export_opts(a, &o, err);
 	if (rc)
@@ -86,30 +90,42 @@ static int cmd_export(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, 
 	if (rc)
 		return rc;
 	if (pb_args_has(a, "json")) {
-		json_t *j = json_pack("{s:s,s:i,s:i,s:i,s:i,s:i,s:i,s:f,s:f}", "output", outp, "nodes",
-				      st.n_nodes, "boxes", st.n_boxes, "collapse_depth", st.depth,
-				      "edges", st.n_edges, "cross_edges", st.n_cross_edges, "clusters",
-				      st.n_clusters, "layout_s", st.layout_s, "render_s", st.render_s);
+		json_t *j = json_pack(
+		    "{s:s,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:f,s:f}", "output", outp, "nodes",
+		    st.n_nodes, "boxes", st.n_boxes, "hidden_boxes", st.n_hidden_boxes,
+		    "collapse_depth", st.depth, "edges", st.n_edges, "cross_edges",
+		    st.n_cross_edges, "constant_edges", st.n_static_edges, "clusters",
+		    st.n_clusters, "layout_s", st.layout_s, "render_s", st.render_s);
 		json_dumpf(j, ctx->out, JSON_INDENT(1) | JSON_REAL_PRECISION(6));
 		fputc('\n', ctx->out);
 		json_decref(j);
 	} else {
 		fprintf(ctx->out, "wrote %s: %d nodes", outp, st.n_nodes);
 		if (st.depth != -1)
-			fprintf(ctx->out, " collapsed to %d boxes (module depth %d)", st.n_boxes, st.depth);
-		fprintf(ctx->out, ", %d clusters, %d edges (%d across groups); dot %.2f s, svg %.2f s\n",
-			st.n_clusters, st.n_edges, st.n_cross_edges, st.layout_s, st.render_s);
+			fprintf(ctx->out, " collapsed to %d boxes (module depth %d)", st.n_boxes,
+			        st.depth);
+		if (st.n_hidden_boxes)
+			fprintf(ctx->out, ", %d box%s of constants hidden", st.n_hidden_boxes,
+			        st.n_hidden_boxes == 1 ? "" : "es");
+		fprintf(
+		    ctx->out,
+		    ", %d clusters, %d edges (%d across groups, %d of constants); dot %.2f s, svg "
+		    "%.2f s\n",
+		    st.n_clusters, st.n_edges, st.n_cross_edges, st.n_static_edges, st.layout_s,
+		    st.render_s);
 	}
 	return PB_OK;
 }
 
 static const pb_opt plot_opts[] = {
-	{"output", 'o', PB_OPT_STR, "FILE", "where to write the SVG (required)"},
-	{"title", 't', PB_OPT_STR, "TEXT", "chart title"},
-	{"mem-limit", 0, PB_OPT_DOUBLE, "BYTES",
-	 "memory limit line for 'load' (default: the plan's memory_limit metric)"},
-	{"width", 0, PB_OPT_INT, "PX", "chart width in pixels (default 900)"},
-	PB_OPTS_END};
+    {"output", 'o', PB_OPT_STR, "FILE", "where to write the SVG (required)"},
+    {"title", 't', PB_OPT_STR, "TEXT", "chart title"},
+    {"mem-limit", 0, PB_OPT_DOUBLE, "BYTES",
+     "memory limit line for 'load' (default: the plan's memory_limit metric)"},
+    {"width", 0, PB_OPT_INT, "PX", "chart width in pixels (default 900)"},
+    {"schedule", 0, PB_OPT_STR, "NAME",
+     "timeline: which of the plan's schedules (gpipe, 1f1b; default 1f1b)"},
+    PB_OPTS_END};
 
 static int cmd_plot(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, pb_error *err)
 {
@@ -119,6 +135,7 @@ static int cmd_plot(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, pb
 		return pb_err(err, PB_EUSAGE, "plot: usage: %s", cmd->usage);
 	pb_plot_opts o = {0};
 	o.title = pb_args_str(a, "title", NULL);
+	o.schedule = pb_args_str(a, "schedule", NULL);
 	long w;
 	int rc = pb_args_double(a, "mem-limit", NAN, 0, INFINITY, &o.mem_limit, err);
 	if (rc || (rc = pb_args_int(a, "width", 900, 300, 20000, &w, err)) != PB_OK)
@@ -139,8 +156,8 @@ static int cmd_plot(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, pb
 			plan = ctx->s->plan;
 			src = "current plan";
 		} else {
-			return pb_err(err, PB_EUSAGE, "plot %s: give a plan JSON file (no plan is open)",
-				      kind);
+			return pb_err(err, PB_EUSAGE,
+			              "plot %s: give a plan JSON file (no plan is open)", kind);
 		}
 	} else if (!input) {
 		return pb_err(err, PB_EUSAGE, "plot %s: give the log file (JSON lines)", kind);
@@ -159,22 +176,22 @@ static int cmd_plot(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, pb
 }
 
 const pb_command pb_cmds_render[] = {
-	{"export",
-	 "export [MODEL] [--plan FILE] [--layout L] [--color-by MODE] [--rankdir TB|LR] -o OUT.svg",
-	 "annotated SVG of the graph and plan (clusters, legend, title block, tooltips)",
-	 export_opts, cmd_export, PB_CMD_GRAPH,
-	 "One cluster per plan group (core group, stage, backend or fusion group), node\n"
-	 "labels (op, name, output shape, MACs), bytes on edges between groups, a title\n"
-	 "block with the plan's metrics and a tooltip per node. Graphs with more nodes\n"
-	 "than --max-boxes are collapsed by module path (docs/export.md)."},
-	{"plot", "plot KIND [INPUT] -o OUT.svg",
-	 "SVG chart: training (RL curve), load (per-group bars), timeline (pipeline), tune",
-	 plot_opts, cmd_plot, 0,
-	 "KIND and INPUT:\n"
-	 "  training LOG.jsonl   reward and gap per episode (RL training log)\n"
-	 "  tune LOG.jsonl       GFLOP/s against trials (tuning log)\n"
-	 "  load PLAN.json       per-group time and storage against the memory limit\n"
-	 "  timeline PLAN.json   pipeline schedule (detail.schedule; 1F1B synthesized if absent)\n"
-	 "load/timeline use the open session's plan when INPUT is omitted.\n"
-	 "Input fields are documented in docs/export.md."},
-	{0}};
+    {"export",
+     "export [MODEL] [--plan FILE] [--layout L] [--color-by MODE] [--rankdir TB|LR] -o OUT.svg",
+     "annotated SVG of the graph and plan (clusters, legend, title block, tooltips)", export_opts,
+     cmd_export, PB_CMD_GRAPH,
+     "One cluster per plan group (core group, stage, backend or fusion group), node\n"
+     "labels (op, name, output shape, MACs), bytes on edges between groups, a title\n"
+     "block with the plan's metrics and a tooltip per node. Graphs with more nodes\n"
+     "than --max-boxes are collapsed by module path (docs/export.md)."},
+    {"plot", "plot KIND [INPUT] -o OUT.svg",
+     "SVG chart: training (RL curve), load (per-group bars), timeline (pipeline), tune", plot_opts,
+     cmd_plot, 0,
+     "KIND and INPUT:\n"
+     "  training LOG.jsonl   reward and gap per episode (RL training log)\n"
+     "  tune LOG.jsonl       GFLOP/s against trials (tuning log)\n"
+     "  load PLAN.json       per-group time and storage against the memory limit\n"
+     "  timeline PLAN.json   pipeline schedule (detail.schedule; 1F1B synthesized if absent)\n"
+     "load/timeline use the open session's plan when INPUT is omitted.\n"
+     "Input fields are documented in docs/export.md."},
+    {0}};

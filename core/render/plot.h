@@ -30,6 +30,7 @@ typedef struct pb_plot_opts {
 	const char *title; /* NULL: a default naming the input */
 	double mem_limit;  /* bytes; NaN or 0: from the plan (metric memory_limit) */
 	int width;         /* pixels; 0 = 900 */
+	const char *schedule; /* timeline: which named schedule (NULL: 1f1b, else the first) */
 } pb_plot_opts;
 
 int pb_plot_kind_parse(const char *s, int *kind, pb_error *err);

@@ -64,16 +64,18 @@ json_t *pb_schedule_1f1b(int S, int M, const double *fwd, const double *bwd)
 				if (is_f)
 					ready = s == 0 ? 0 : fend[(s - 1) * M + mb];
 				else
-					ready = s == S - 1 ? fend[s * M + mb] : bend[(s + 1) * M + mb];
+					ready =
+					    s == S - 1 ? fend[s * M + mb] : bend[(s + 1) * M + mb];
 				if (!isfinite(ready))
 					break;
 				double st = fmax(ready, free_at[s]);
 				double en = st + (is_f ? fwd[s] : bwd[s]);
 				(is_f ? fend : bend)[s * M + mb] = en;
 				free_at[s] = en;
-				json_array_append_new(out, json_pack("{s:i,s:i,s:s,s:f,s:f}", "stage", s, "mb",
-								     mb, "kind", is_f ? "F" : "B", "start",
-								     st, "end", en));
+				json_array_append_new(out,
+				                      json_pack("{s:i,s:i,s:s,s:f,s:f}", "stage", s,
+				                                "mb", mb, "kind", is_f ? "F" : "B",
+				                                "start", st, "end", en));
 				pos[s]++;
 				remaining--;
 				progress = 1;
@@ -87,7 +89,7 @@ json_t *pb_schedule_1f1b(int S, int M, const double *fwd, const double *bwd)
 }
 
 static int parse_schedule(const json_t *sched, const char *src, op_t **ops, int *n_ops,
-			  pb_error *err)
+                          pb_error *err)
 {
 	size_t n = json_array_size(sched);
 	*ops = calloc(n + 1, sizeof **ops);
@@ -96,17 +98,20 @@ static int parse_schedule(const json_t *sched, const char *src, op_t **ops, int 
 	for (size_t i = 0; i < n; i++) {
 		const json_t *e = json_array_get(sched, i);
 		const json_t *st = json_object_get(e, "stage"), *a = json_object_get(e, "start"),
-			     *b = json_object_get(e, "end"), *mb = json_object_get(e, "mb");
+		             *b = json_object_get(e, "end"), *mb = json_object_get(e, "mb");
 		const char *kind = json_string_value(json_object_get(e, "kind"));
+		if (!kind)
+			kind = json_string_value(json_object_get(e, "pass"));
 		if (!json_is_integer(st) || json_integer_value(st) < 0 ||
 		    json_integer_value(st) > 100000 || !json_is_number(a) || !json_is_number(b) ||
 		    json_number_value(b) < json_number_value(a)) {
 			free(*ops);
 			*ops = NULL;
-			return pb_err(err, PB_EINPUT,
-				      "%s: detail.schedule[%zu] needs integer 'stage' >= 0 and numbers "
-				      "'start' <= 'end'",
-				      src, i);
+			return pb_err(
+			    err, PB_EINPUT,
+			    "%s: detail.schedule[%zu] needs integer 'stage' >= 0 and numbers "
+			    "'start' <= 'end'",
+			    src, i);
 		}
 		op_t *o = &(*ops)[i];
 		o->stage = (int)json_integer_value(st);
@@ -115,33 +120,93 @@ static int parse_schedule(const json_t *sched, const char *src, op_t **ops, int 
 		o->end = json_number_value(b);
 		snprintf(o->kind, sizeof o->kind, "%s", kind ? kind : "");
 		o->fwd = kind && (kind[0] == 'F' || kind[0] == 'f')   ? 1
-			 : kind && (kind[0] == 'B' || kind[0] == 'b') ? 0
-								      : -1;
+		         : kind && (kind[0] == 'B' || kind[0] == 'b') ? 0
+		                                                      : -1;
 	}
 	*n_ops = (int)n;
 	return PB_OK;
 }
 
+/* `partbench pipeline` writes detail.schedule as named schedules,
+ * {"gpipe": {"kind", "makespan", "stages": [[{mb, pass, start, end}, ...],
+ * ...]}, "1f1b": {...}}: pick one (want, else 1f1b, else the first) and
+ * flatten it into the array form. NULL when it has no such entry. */
+static json_t *pick_named(const json_t *sched, const char *want, const char **name)
+{
+	const json_t *one = want ? json_object_get(sched, want) : NULL;
+	*name = want;
+	if (!one && !want) {
+		one = json_object_get(sched, "1f1b");
+		*name = "1f1b";
+	}
+	if (!one && !want) {
+		const char *k;
+		const json_t *v;
+		json_object_foreach((json_t *)sched, k, v)
+		{
+			one = v;
+			*name = k;
+			break;
+		}
+	}
+	const json_t *stages = json_object_get(one, "stages");
+	if (!json_is_array(stages))
+		return NULL;
+	json_t *out = json_array();
+	size_t si, k;
+	const json_t *row, *e;
+	json_array_foreach(stages, si, row)
+	{
+		json_array_foreach(row, k, e)
+		{
+			json_t *c = json_deep_copy(e);
+			if (!c)
+				continue;
+			json_object_set_new(c, "stage", json_integer((json_int_t)si));
+			json_array_append_new(out, c);
+		}
+	}
+	return out;
+}
+
 int pb_plot_timeline(const pb_plan *p, const char *src, const pb_plot_opts *o, FILE *f,
-		     pb_error *err)
+                     pb_error *err)
 {
 	const json_t *sched = json_object_get(p->detail, "schedule");
 	json_t *synth = NULL;
 	const char *how = json_string_value(json_object_get(p->detail, "schedule_name"));
-	if (!sched) {
-		if (strcmp(p->kind, "pipeline") != 0 || p->n_groups == 0)
+	if (json_is_object(sched)) {
+		synth = pick_named(sched, o->schedule, &how);
+		if (!synth) {
+			if (o->schedule)
+				return pb_err(
+				    err, PB_EINPUT,
+				    "%s: detail.schedule has no schedule '%s' with stages", src,
+				    o->schedule);
 			return pb_err(err, PB_EINPUT,
-				      "%s: no detail.schedule to draw (and not a pipeline plan with stage "
-				      "groups to synthesize one from)",
-				      src);
+			              "%s: detail.schedule is an object without named schedules "
+			              "({\"1f1b\": {\"stages\": [[...]]}})",
+			              src);
+		}
+		sched = synth;
+	} else if (!sched) {
+		if (strcmp(p->kind, "pipeline") != 0 || p->n_groups == 0)
+			return pb_err(
+			    err, PB_EINPUT,
+			    "%s: no detail.schedule to draw (and not a pipeline plan with stage "
+			    "groups to synthesize one from)",
+			    src);
 		int S = p->n_groups;
 		const json_t *jm = json_object_get(p->detail, "micro_batches");
+		if (!jm)
+			jm = json_object_get(p->detail, "microbatches");
 		int M = json_is_integer(jm) && json_integer_value(jm) > 0 &&
-				json_integer_value(jm) <= 4096
-			? (int)json_integer_value(jm)
-			: 2 * S;
+		                json_integer_value(jm) <= 4096
+		            ? (int)json_integer_value(jm)
+		            : 2 * S;
 		const json_t *jr = json_object_get(p->detail, "backward_ratio");
-		double ratio = json_is_number(jr) && json_number_value(jr) >= 0 ? json_number_value(jr) : 2;
+		double ratio =
+		    json_is_number(jr) && json_number_value(jr) >= 0 ? json_number_value(jr) : 2;
 		double *fw = malloc((size_t)S * sizeof *fw), *bw = malloc((size_t)S * sizeof *bw);
 		if (!fw || !bw) {
 			free(fw), free(bw);
@@ -185,8 +250,8 @@ int pb_plot_timeline(const pb_plan *p, const char *src, const pb_plot_opts *o, F
 	char title[512], sub[512], a[32];
 	snprintf(title, sizeof title, "%s", o->title ? o->title : "pipeline schedule");
 	snprintf(sub, sizeof sub, "%s: %s%s%d stages, %d micro-batches, makespan %s, bubble %.1f%%",
-		 src, how ? how : "", how ? "; " : "", S, M, pb_fmt_time(span, a, sizeof a),
-		 bubble * 100);
+	         src, how ? how : "", how ? "; " : "", S, M, pb_fmt_time(span, a, sizeof a),
+	         bubble * 100);
 	pb_svgdoc_open(f, W, H, title, sub);
 	double x0 = t0, x1 = t1;
 	double xs = pb_nice_range(&x0, &x1, 8);
@@ -213,18 +278,28 @@ int pb_plot_timeline(const pb_plan *p, const char *src, const pb_plot_opts *o, F
 		else
 			snprintf(fill, sizeof fill, "#d9d9d9");
 		snprintf(tip, sizeof tip, "stage %d, %s micro-batch %d: %s - %s", op->stage,
-			 op->fwd == 1 ? "forward" : op->fwd == 0 ? "backward" : op->kind, op->mb,
-			 pb_fmt_time(op->start, t2, sizeof t2), pb_fmt_time(op->end, t3, sizeof t3));
-		pb_chart_rect(&c, op->fwd == 1 ? "op fwd" : op->fwd == 0 ? "op bwd" : "op other",
-			      op->start, op->stage + 0.1, op->end, op->stage + 0.9, fill, "white", 0.5,
-			      tip);
+		         op->fwd == 1   ? "forward"
+		         : op->fwd == 0 ? "backward"
+		                        : op->kind,
+		         op->mb, pb_fmt_time(op->start, t2, sizeof t2),
+		         pb_fmt_time(op->end, t3, sizeof t3));
+		pb_chart_rect(&c,
+		              op->fwd == 1   ? "op fwd"
+		              : op->fwd == 0 ? "op bwd"
+		                             : "op other",
+		              op->start, op->stage + 0.1, op->end, op->stage + 0.9, fill, "white",
+		              0.5, tip);
 		double w = pb_chart_sx(&c, op->end) - pb_chart_sx(&c, op->start);
 		if (w >= 18 && row >= 20 && op->mb >= 0) {
 			char lab[24];
-			snprintf(lab, sizeof lab, "%s%d", op->fwd == 1 ? "F" : op->fwd == 0 ? "B" : op->kind,
-				 op->mb);
+			snprintf(lab, sizeof lab, "%s%d",
+			         op->fwd == 1   ? "F"
+			         : op->fwd == 0 ? "B"
+			                        : op->kind,
+			         op->mb);
 			pb_svg_text(f, (pb_chart_sx(&c, op->start) + pb_chart_sx(&c, op->end)) / 2,
-				    pb_chart_sy(&c, op->stage + 0.5) + 3.5, "middle", 9, "black", lab);
+			            pb_chart_sy(&c, op->stage + 0.5) + 3.5, "middle", 9, "black",
+			            lab);
 		}
 	}
 	fputs("</g>\n", f);

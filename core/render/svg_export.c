@@ -29,6 +29,7 @@
 typedef struct {
 	int from, to; /* boxes */
 	double bytes;
+	int is_static; /* every tensor on it is a constant (Constant or folded) */
 } box_edge;
 
 typedef struct {
@@ -37,13 +38,16 @@ typedef struct {
 	const pb_hw *hw;
 	pb_svg_opts o;
 	int color_by;
-	int n_groups;          /* effective number of groups */
-	const int *group;      /* per node, or NULL */
+	int n_groups;     /* effective number of groups */
+	const int *group; /* per node, or NULL */
 	pb_collapse *col;
 	box_edge *edges;
 	int n_edges;
-	char **box_tip;        /* details per box */
-	char **group_tip;      /* details per group */
+	unsigned char *box_hidden; /* per box: only constants, not drawn */
+	int n_hidden, n_hidden_nodes;
+	int n_const_edges; /* edges between drawn boxes that carry only constants */
+	char **box_tip;    /* details per box */
+	char **group_tip;  /* details per group */
 	char *title_tip;
 	double macs_lo, macs_hi; /* log10 range for MACs colouring */
 } exporter;
@@ -64,7 +68,7 @@ int pb_color_by_parse(const char *s, int *out, pb_error *err)
 			return PB_OK;
 		}
 	return pb_err(err, PB_EUSAGE,
-		      "--color-by: '%s' is not one of group, stage, backend, fusion, macs", s);
+	              "--color-by: '%s' is not one of group, stage, backend, fusion, macs", s);
 }
 
 const char *pb_color_by_name(int c)
@@ -76,10 +80,14 @@ const char *pb_color_by_name(int c)
 static const char *group_word(int c)
 {
 	switch (c) {
-	case PB_COLOR_STAGE: return "stage";
-	case PB_COLOR_BACKEND: return "backend";
-	case PB_COLOR_FUSION: return "fusion group";
-	default: return "group";
+	case PB_COLOR_STAGE:
+		return "stage";
+	case PB_COLOR_BACKEND:
+		return "backend";
+	case PB_COLOR_FUSION:
+		return "fusion group";
+	default:
+		return "group";
 	}
 }
 
@@ -126,7 +134,11 @@ static void gv_text(FILE *f, const char *s)
 {
 	const unsigned char *p = (const unsigned char *)(s ? s : "");
 	while (*p) {
-		int n = *p < 0x80 ? 1 : (*p >> 5) == 6 ? 2 : (*p >> 4) == 14 ? 3 : (*p >> 3) == 30 ? 4 : 0;
+		int n = *p < 0x80         ? 1
+		        : (*p >> 5) == 6  ? 2
+		        : (*p >> 4) == 14 ? 3
+		        : (*p >> 3) == 30 ? 4
+		                          : 0;
 		int ok = n > 0;
 		for (int k = 1; ok && k < n; k++)
 			ok = (p[k] & 0xc0) == 0x80;
@@ -150,7 +162,11 @@ static void html_text(FILE *f, const char *s)
 {
 	const unsigned char *p = (const unsigned char *)(s ? s : "");
 	while (*p) {
-		int n = *p < 0x80 ? 1 : (*p >> 5) == 6 ? 2 : (*p >> 4) == 14 ? 3 : (*p >> 3) == 30 ? 4 : 0;
+		int n = *p < 0x80         ? 1
+		        : (*p >> 5) == 6  ? 2
+		        : (*p >> 4) == 14 ? 3
+		        : (*p >> 3) == 30 ? 4
+		                          : 0;
 		int ok = n > 0;
 		for (int k = 1; ok && k < n; k++)
 			ok = (p[k] & 0xc0) == 0x80;
@@ -160,10 +176,18 @@ static void html_text(FILE *f, const char *s)
 			continue;
 		}
 		switch (*p) {
-		case '&': fputs("&amp;", f); break;
-		case '<': fputs("&lt;", f); break;
-		case '>': fputs("&gt;", f); break;
-		case '"': fputs("&quot;", f); break;
+		case '&':
+			fputs("&amp;", f);
+			break;
+		case '<':
+			fputs("&lt;", f);
+			break;
+		case '>':
+			fputs("&gt;", f);
+			break;
+		case '"':
+			fputs("&quot;", f);
+			break;
 		default:
 			if (*p < 0x20)
 				fputc(' ', f);
@@ -330,7 +354,7 @@ static void tensor_line(FILE *f, const pb_graph *g, int tid)
 	char sh[128];
 	const pb_tensor *t = &g->tensors[tid];
 	fprintf(f, "  %s: %s %s", t->name, pb_dtype_name(t->dtype),
-		pb_tensor_shape_str(t, sh, sizeof sh));
+	        pb_tensor_shape_str(t, sh, sizeof sh));
 	if (t->is_initializer)
 		fputs(" (weight)", f);
 	fputc('\n', f);
@@ -340,9 +364,15 @@ static void attr_line(FILE *f, const pb_attr *at)
 {
 	fprintf(f, "  %s = ", at->name);
 	switch (at->type) {
-	case PB_ATTR_FLOAT: fprintf(f, "%g", at->f); break;
-	case PB_ATTR_INT: fprintf(f, "%lld", (long long)at->i); break;
-	case PB_ATTR_STRING: fprintf(f, "%s", at->s ? at->s : ""); break;
+	case PB_ATTR_FLOAT:
+		fprintf(f, "%g", at->f);
+		break;
+	case PB_ATTR_INT:
+		fprintf(f, "%lld", (long long)at->i);
+		break;
+	case PB_ATTR_STRING:
+		fprintf(f, "%s", at->s ? at->s : "");
+		break;
 	case PB_ATTR_INTS:
 		fputc('[', f);
 		for (int k = 0; k < at->n && k < 8; k++)
@@ -355,7 +385,8 @@ static void attr_line(FILE *f, const pb_attr *at)
 			fprintf(f, "%s%g", k ? "," : "", at->floats[k]);
 		fputs(at->n > 8 ? ",...]" : "]", f);
 		break;
-	default: fputs("(tensor/graph)", f);
+	default:
+		fputs("(tensor/graph)", f);
 	}
 	fputc('\n', f);
 }
@@ -364,9 +395,9 @@ static void cost_lines(FILE *f, const pb_cost *c)
 {
 	char a[32], b[32], d[32], e[32], h[32];
 	fprintf(f, "MACs %s, FLOPs %s, params %s (%s), activations %s\n",
-		pb_fmt_si(c->macs, a, sizeof a), pb_fmt_si(c->flops, b, sizeof b),
-		pb_fmt_si(c->params, d, sizeof d), pb_fmt_bytes(c->param_bytes, e, sizeof e),
-		pb_fmt_bytes(c->out_bytes, h, sizeof h));
+	        pb_fmt_si(c->macs, a, sizeof a), pb_fmt_si(c->flops, b, sizeof b),
+	        pb_fmt_si(c->params, d, sizeof d), pb_fmt_bytes(c->param_bytes, e, sizeof e),
+	        pb_fmt_bytes(c->out_bytes, h, sizeof h));
 }
 
 /* Full details of box b (plain text; XML-escaped when written). */
@@ -382,9 +413,10 @@ static char *box_details(const exporter *x, int b)
 	if (size == 1) {
 		const pb_node *n = &x->g->nodes[first];
 		fprintf(f, "%s\nop: %s%s%s (node %d)\n", n->name, n->op, n->domain[0] ? " @" : "",
-			n->domain, first);
+		        n->domain, first);
 		if (gi >= 0)
-			fprintf(f, "%s: %s\n", group_word(x->color_by), group_label(x, gi, gl, sizeof gl));
+			fprintf(f, "%s: %s\n", group_word(x->color_by),
+			        group_label(x, gi, gl, sizeof gl));
 		fputs("inputs:\n", f);
 		for (int j = 0; j < n->n_inputs; j++)
 			if (n->inputs[j] >= 0)
@@ -402,11 +434,12 @@ static char *box_details(const exporter *x, int b)
 		char pre[512];
 		pb_collapse_prefix(x->g, x->col, b, pre, sizeof pre);
 		fprintf(f, "%s%s%d nodes collapsed (ids %d-%d)\n", pre, pre[0] ? "\n" : "", size,
-			first, first + size - 1);
+		        first, first + size - 1);
 		fprintf(f, "first: %s\nlast: %s\n", x->g->nodes[first].name,
-			x->g->nodes[first + size - 1].name);
+		        x->g->nodes[first + size - 1].name);
 		if (gi >= 0)
-			fprintf(f, "%s: %s\n", group_word(x->color_by), group_label(x, gi, gl, sizeof gl));
+			fprintf(f, "%s: %s\n", group_word(x->color_by),
+			        group_label(x, gi, gl, sizeof gl));
 		pb_cost c;
 		box_sums(x, b, &c);
 		cost_lines(f, &c);
@@ -437,9 +470,9 @@ static char *group_details(const exporter *x, int gi)
 		if (g->first_unit >= 0)
 			fprintf(f, "\nunits: %d from %d", g->n_units, g->first_unit);
 		fprintf(f, "\ntime %s (compute %s, routing %s)\nMACs %s, storage %s",
-			pb_fmt_time(g->time, a, sizeof a), pb_fmt_time(g->compute, b, sizeof b),
-			pb_fmt_time(g->routing, c, sizeof c), pb_fmt_si(g->macs, d, sizeof d),
-			pb_fmt_bytes(g->storage, e, sizeof e));
+		        pb_fmt_time(g->time, a, sizeof a), pb_fmt_time(g->compute, b, sizeof b),
+		        pb_fmt_time(g->routing, c, sizeof c), pb_fmt_si(g->macs, d, sizeof d),
+		        pb_fmt_bytes(g->storage, e, sizeof e));
 		if (g->first_node >= 0)
 			fprintf(f, "\nnodes %d-%d", g->first_node, g->last_node);
 		if (g->bottleneck)
@@ -466,8 +499,11 @@ static int build_edges(exporter *x, pb_error *err)
 	for (int v = 0; v < x->g->n_nodes; v++)
 		cap += (size_t)x->g->nodes[v].n_succs;
 	x->edges = malloc((cap ? cap : 1) * sizeof *x->edges);
-	if (!x->edges)
+	unsigned char *st = pb_graph_constant_nodes(x->g);
+	if (!x->edges || !st) {
+		free(st);
 		return pb_err(err, PB_ENOMEM, "export: out of memory (%zu edges)", cap);
+	}
 	for (int v = 0; v < x->g->n_nodes; v++) {
 		const pb_node *nd = &x->g->nodes[v];
 		for (int k = 0; k < nd->n_succs; k++) {
@@ -475,18 +511,41 @@ static int build_edges(exporter *x, pb_error *err)
 			int bu = x->col->box_of[v], bw = x->col->box_of[w];
 			if (bu == bw)
 				continue;
-			x->edges[n++] = (box_edge){bu, bw, pb_graph_edge_bytes(x->g, v, w)};
+			x->edges[n++] = (box_edge){bu, bw, pb_graph_edge_bytes(x->g, v, w), st[v]};
 		}
 	}
+	/* Boxes of constants only (weights stored as Constant or Identity
+	 * nodes, folded shape math) are not computation: hidden unless asked. */
+	x->box_hidden = calloc((size_t)x->col->n_boxes + 1, 1);
+	if (!x->box_hidden) {
+		free(st);
+		return pb_err(err, PB_ENOMEM, "export: out of memory");
+	}
+	for (int b = 0; b < x->col->n_boxes && !x->o.show_constants; b++) {
+		int all = 1;
+		for (int v = x->col->start[b]; v < x->col->start[b + 1] && all; v++)
+			all = st[v];
+		if (all) {
+			x->box_hidden[b] = 1;
+			x->n_hidden++;
+			x->n_hidden_nodes += pb_collapse_size(x->col, b);
+		}
+	}
+	free(st);
 	qsort(x->edges, n, sizeof *x->edges, cmp_edge);
 	size_t m = 0;
 	for (size_t i = 0; i < n; i++) {
-		if (m && x->edges[m - 1].from == x->edges[i].from && x->edges[m - 1].to == x->edges[i].to)
+		if (m && x->edges[m - 1].from == x->edges[i].from &&
+		    x->edges[m - 1].to == x->edges[i].to) {
 			x->edges[m - 1].bytes += x->edges[i].bytes;
-		else
+			x->edges[m - 1].is_static &= x->edges[i].is_static;
+		} else
 			x->edges[m++] = x->edges[i];
 	}
 	x->n_edges = (int)m;
+	for (size_t i = 0; i < m; i++)
+		x->n_const_edges += x->edges[i].is_static && !x->box_hidden[x->edges[i].from] &&
+		                    !x->box_hidden[x->edges[i].to];
 	return PB_OK;
 }
 
@@ -518,8 +577,8 @@ static void title_block(exporter *x, Agraph_t *G)
 	fputs("<TR><TD ALIGN=\"LEFT\"><FONT POINT-SIZE=\"18\"><B>", f);
 	html_text(f, model);
 	fprintf(f, "</B></FONT></TD></TR><TR><TD ALIGN=\"LEFT\">%d nodes, %s MACs, %s params",
-		g->n_nodes, pb_fmt_si(g->total.macs, a, sizeof a),
-		pb_fmt_si(g->total.params, b, sizeof b));
+	        g->n_nodes, pb_fmt_si(g->total.macs, a, sizeof a),
+	        pb_fmt_si(g->total.params, b, sizeof b));
 	if (tf)
 		fprintf(tf, "%s\n%d nodes, %s MACs\n", model, g->n_nodes, a);
 	fputs("</TD></TR><TR><TD ALIGN=\"LEFT\">hardware: ", f);
@@ -539,7 +598,7 @@ static void title_block(exporter *x, Agraph_t *G)
 		fputs(" by ", f);
 		html_text(f, x->plan->method[0] ? x->plan->method : "?");
 		fprintf(f, ", %d %s%s", x->n_groups, group_word(x->color_by),
-			x->n_groups == 1 ? "" : "s");
+		        x->n_groups == 1 ? "" : "s");
 		if (tf)
 			fprintf(tf, "plan: %s by %s\n", x->plan->kind, x->plan->method);
 	} else {
@@ -555,32 +614,34 @@ static void title_block(exporter *x, Agraph_t *G)
 		if (pb_plan_has_metric(p, "gap"))
 			gap = pb_plan_metric(p, "gap", NAN);
 		else if (pb_plan_has_metric(p, "max_time") && pb_plan_has_metric(p, "optimum") &&
-			 pb_plan_metric(p, "optimum", 0) > 0)
-			gap = pb_plan_metric(p, "max_time", 0) / pb_plan_metric(p, "optimum", 1) - 1;
+		         pb_plan_metric(p, "optimum", 0) > 0)
+			gap =
+			    pb_plan_metric(p, "max_time", 0) / pb_plan_metric(p, "optimum", 1) - 1;
 		for (int i = 0; i < 3; i++)
 			if (pb_plan_has_metric(p, times[i])) {
 				fprintf(f, "%s%s = %s", shown++ ? " &#183; " : "",
-					i == 0 ? "max(t)" : times[i],
-					pb_fmt_time(pb_plan_metric(p, times[i], NAN), a, sizeof a));
+				        i == 0 ? "max(t)" : times[i],
+				        pb_fmt_time(pb_plan_metric(p, times[i], NAN), a, sizeof a));
 				if (tf)
 					fprintf(tf, "%s = %s\n", times[i], a);
 			}
 		if (pb_plan_has_metric(p, "reward")) {
 			fprintf(f, "%sreward = %.4g", shown++ ? " &#183; " : "",
-				pb_plan_metric(p, "reward", NAN));
+			        pb_plan_metric(p, "reward", NAN));
 			if (tf)
 				fprintf(tf, "reward = %.4g\n", pb_plan_metric(p, "reward", NAN));
 		}
 		if (isfinite(gap)) {
-			fprintf(f, "%sgap to optimum = %.2f%%", shown++ ? " &#183; " : "", gap * 100);
+			fprintf(f, "%sgap to optimum = %.2f%%", shown++ ? " &#183; " : "",
+			        gap * 100);
 			if (tf)
 				fprintf(tf, "gap = %.2f%%\n", gap * 100);
 		}
 		int extra = 0;
 		for (int i = 0; i < p->n_metrics && extra < 6; i++) {
 			const char *n = p->metric_names[i];
-			if (!strcmp(n, "max_time") || !strcmp(n, "optimum") || !strcmp(n, "step_time") ||
-			    !strcmp(n, "reward") || !strcmp(n, "gap"))
+			if (!strcmp(n, "max_time") || !strcmp(n, "optimum") ||
+			    !strcmp(n, "step_time") || !strcmp(n, "reward") || !strcmp(n, "gap"))
 				continue;
 			fprintf(f, "%s", shown++ ? " &#183; " : "");
 			html_text(f, n);
@@ -595,10 +656,18 @@ static void title_block(exporter *x, Agraph_t *G)
 	}
 	if (x->col->depth != PB_COLLAPSE_NONE) {
 		fprintf(f,
-			"<TR><TD ALIGN=\"LEFT\"><I>collapsed: %d nodes drawn as %d boxes "
-			"(module depth %d); hover a box for its contents</I></TD></TR>",
-			g->n_nodes, x->col->n_boxes, x->col->depth);
+		        "<TR><TD ALIGN=\"LEFT\"><I>collapsed: %d nodes drawn as %d boxes "
+		        "(module depth %d); hover a box for its contents</I></TD></TR>",
+		        g->n_nodes - x->n_hidden_nodes, x->col->n_boxes - x->n_hidden,
+		        x->col->depth);
 	}
+	if (x->n_hidden_nodes || x->n_const_edges)
+		fprintf(f,
+		        "<TR><TD ALIGN=\"LEFT\"><I>not drawn: %d node%s and %d edge%s that carry "
+		        "only constants (weights held by Constant/Identity nodes, folded shape "
+		        "math)</I></TD></TR>",
+		        x->n_hidden_nodes, x->n_hidden_nodes == 1 ? "" : "s", x->n_const_edges,
+		        x->n_const_edges == 1 ? "" : "s");
 	fputs("</TABLE>", f);
 	sb_close(&s);
 	if (tf) {
@@ -634,16 +703,22 @@ static void legend(exporter *x, Agraph_t *G)
 		for (int k = 0; k < 5; k++) {
 			double lo = x->macs_lo + (x->macs_hi - x->macs_lo) * k / 5.0;
 			double hi = x->macs_lo + (x->macs_hi - x->macs_lo) * (k + 1) / 5.0;
-			fprintf(f, "<TR><TD BGCOLOR=\"%s\" WIDTH=\"18\"> </TD><TD ALIGN=\"LEFT\">%s - %s</TD></TR>",
-				pb_heat((k + 0.5) / 5.0, c, sizeof c), pb_fmt_si(pow(10, lo), a, sizeof a),
-				pb_fmt_si(pow(10, hi), b, sizeof b));
+			fprintf(f,
+			        "<TR><TD BGCOLOR=\"%s\" WIDTH=\"18\"> </TD><TD ALIGN=\"LEFT\">%s - "
+			        "%s</TD></TR>",
+			        pb_heat((k + 0.5) / 5.0, c, sizeof c),
+			        pb_fmt_si(pow(10, lo), a, sizeof a),
+			        pb_fmt_si(pow(10, hi), b, sizeof b));
 		}
-		fputs("<TR><TD BGCOLOR=\"#ffffff\" WIDTH=\"18\"> </TD><TD ALIGN=\"LEFT\">no MACs</TD></TR>", f);
+		fputs("<TR><TD BGCOLOR=\"#ffffff\" WIDTH=\"18\"> </TD><TD ALIGN=\"LEFT\">no "
+		      "MACs</TD></TR>",
+		      f);
 	}
 	if (x->n_groups > 0) {
 		int cols = x->plan && x->plan->n_groups ? 6 : 2;
-		fprintf(f, "<TR><TD COLSPAN=\"%d\"><B>%s%s</B></TD></TR>", cols, group_word(x->color_by),
-			x->color_by == PB_COLOR_MACS ? " (cluster border)" : "s");
+		fprintf(f, "<TR><TD COLSPAN=\"%d\"><B>%s%s</B></TD></TR>", cols,
+		        group_word(x->color_by),
+		        x->color_by == PB_COLOR_MACS ? " (cluster border)" : "s");
 		if (cols == 6)
 			fputs("<TR><TD></TD><TD>name</TD><TD>time</TD><TD>MACs</TD><TD>storage</TD>"
 			      "<TD></TD></TR>",
@@ -651,20 +726,24 @@ static void legend(exporter *x, Agraph_t *G)
 		for (int gi = 0; gi < x->n_groups; gi++) {
 			char gl[128];
 			fprintf(f, "<TR><TD BGCOLOR=\"%s\" WIDTH=\"18\"> </TD><TD ALIGN=\"LEFT\">",
-				pb_palette(gi, c, sizeof c));
+			        pb_palette(gi, c, sizeof c));
 			html_text(f, group_label(x, gi, gl, sizeof gl));
 			if (cols == 6 && gi < x->plan->n_groups) {
 				const pb_plan_group *g = &x->plan->groups[gi];
-				fprintf(f, "</TD><TD ALIGN=\"RIGHT\">%s</TD><TD ALIGN=\"RIGHT\">%s</TD>"
-					   "<TD ALIGN=\"RIGHT\">%s</TD><TD ALIGN=\"LEFT\">"
-					   "%s%s%s%s%s</TD></TR>",
-					pb_fmt_time(g->time, a, sizeof a), pb_fmt_si(g->macs, b, sizeof b),
-					pb_fmt_bytes(g->storage, d, sizeof d),
-					g->bottleneck || g->over_memory ? "<FONT COLOR=\"#d00000\">" : "",
-					g->bottleneck ? "bottleneck" : "",
-					g->bottleneck && g->over_memory ? ", " : "",
-					g->over_memory ? "over memory" : "",
-					g->bottleneck || g->over_memory ? "</FONT>" : "");
+				fprintf(
+				    f,
+				    "</TD><TD ALIGN=\"RIGHT\">%s</TD><TD ALIGN=\"RIGHT\">%s</TD>"
+				    "<TD ALIGN=\"RIGHT\">%s</TD><TD ALIGN=\"LEFT\">"
+				    "%s%s%s%s%s</TD></TR>",
+				    pb_fmt_time(g->time, a, sizeof a),
+				    pb_fmt_si(g->macs, b, sizeof b),
+				    pb_fmt_bytes(g->storage, d, sizeof d),
+				    g->bottleneck || g->over_memory ? "<FONT COLOR=\"#d00000\">"
+				                                    : "",
+				    g->bottleneck ? "bottleneck" : "",
+				    g->bottleneck && g->over_memory ? ", " : "",
+				    g->over_memory ? "over memory" : "",
+				    g->bottleneck || g->over_memory ? "</FONT>" : "");
 			} else if (cols == 6) {
 				fputs("</TD><TD></TD><TD></TD><TD></TD><TD></TD></TR>", f);
 			} else {
@@ -685,6 +764,10 @@ static void legend(exporter *x, Agraph_t *G)
 static void declare_defaults(exporter *x, Agraph_t *G)
 {
 	agattr(G, AGRAPH, "rankdir", x->o.rankdir_lr ? "LR" : "TB");
+	/* Rank the whole graph at once: the default ranks each cluster on its
+	 * own and then reverses inter-cluster edges, which put later core
+	 * groups beside (or above) earlier ones. */
+	agattr(G, AGRAPH, "newrank", "true");
 	agattr(G, AGRAPH, "fontname", "Helvetica");
 	agattr(G, AGRAPH, "fontsize", "10");
 	agattr(G, AGRAPH, "labelloc", "t");
@@ -777,7 +860,7 @@ static int build_graph(exporter *x, Agraph_t *G, pb_svg_stats *st, pb_error *err
 			continue;
 		gv_text(f, gl);
 		const pb_plan_group *pg =
-			x->plan && gi < x->plan->n_groups ? &x->plan->groups[gi] : NULL;
+		    x->plan && gi < x->plan->n_groups ? &x->plan->groups[gi] : NULL;
 		if (pg) {
 			char a[32];
 			fprintf(f, " \xc2\xb7 %s", pb_fmt_time(pg->time, a, sizeof a));
@@ -816,6 +899,8 @@ static int build_graph(exporter *x, Agraph_t *G, pb_svg_stats *st, pb_error *err
 		st->n_clusters++;
 	}
 	for (int b = 0; b < x->col->n_boxes; b++) {
+		if (x->box_hidden[b])
+			continue;
 		int gi = group_of_box(x, b);
 		snprintf(name, sizeof name, "b%d", b);
 		Agraph_t *parent = gi >= 0 && gi < x->n_groups ? cl[gi] : G;
@@ -831,9 +916,9 @@ static int build_graph(exporter *x, Agraph_t *G, pb_svg_stats *st, pb_error *err
 			pb_cost cs;
 			box_sums(x, b, &cs);
 			if (cs.macs > 0) {
-				double t = x->macs_hi > x->macs_lo
-						   ? (log10(cs.macs) - x->macs_lo) / (x->macs_hi - x->macs_lo)
-						   : 1.0;
+				double t = x->macs_hi > x->macs_lo ? (log10(cs.macs) - x->macs_lo) /
+				                                         (x->macs_hi - x->macs_lo)
+				                                   : 1.0;
 				agset(n, "fillcolor", pb_heat(t, c, sizeof c));
 				if (t > 0.75)
 					agsafeset(n, "fontcolor", "white", "black");
@@ -849,8 +934,19 @@ static int build_graph(exporter *x, Agraph_t *G, pb_svg_stats *st, pb_error *err
 			agset(n, "style", "filled");
 		}
 	}
+	int n_drawn = 0;
 	for (int i = 0; i < x->n_edges; i++) {
 		const box_edge *e = &x->edges[i];
+		if (!nodes[e->from] || !nodes[e->to])
+			continue;
+		if (e->is_static) {
+			/* Constants (weights held by Constant/Identity nodes,
+			 * folded shape math) feed blocks all over the graph; as
+			 * edges they only hide the data flow. */
+			st->n_static_edges++;
+			continue;
+		}
+		n_drawn++;
 		Agedge_t *ed = agedge(G, nodes[e->from], nodes[e->to], NULL, 1);
 		int gf = group_of_box(x, e->from), gt = group_of_box(x, e->to);
 		char a[32];
@@ -861,10 +957,31 @@ static int build_graph(exporter *x, Agraph_t *G, pb_svg_stats *st, pb_error *err
 			agset(ed, "penwidth", "1.4");
 			st->n_cross_edges++;
 		}
-		snprintf(name, sizeof name, "%s", a);
-		agset(ed, "tooltip", name);
+		agset(ed, "tooltip", a);
 	}
-	st->n_edges = x->n_edges;
+	/* A box with no data input (only constants, or none) would float to
+	 * the top rank and stretch its cluster over the whole drawing: an
+	 * invisible edge from the box before it in topological order keeps it
+	 * in place. Boxes are intervals of that order, so no cycle arises. */
+	unsigned char *fed = calloc((size_t)x->col->n_boxes + 1, 1);
+	if (fed) {
+		for (int i = 0; i < x->n_edges; i++)
+			if (!x->edges[i].is_static)
+				fed[x->edges[i].to] = 1;
+		for (int b = 0, prev = -1; b < x->col->n_boxes; b++) {
+			if (!nodes[b])
+				continue;
+			if (!fed[b] && prev >= 0) {
+				Agedge_t *ed = agedge(G, nodes[prev], nodes[b], "order", 1);
+				agset(ed, "style", "invis");
+			}
+			prev = b;
+		}
+		free(fed);
+	}
+	st->n_edges = n_drawn;
+	st->n_hidden_boxes = x->n_hidden;
+	st->n_boxes = x->col->n_boxes - x->n_hidden;
 	title_block(x, G);
 	legend(x, G);
 	free(cl);
@@ -876,12 +993,13 @@ static int build_graph(exporter *x, Agraph_t *G, pb_svg_stats *st, pb_error *err
 
 static const char *edge_text(exporter *x, int from, int to, char *buf, size_t len)
 {
-	box_edge key = {from, to, 0};
+	box_edge key = {from, to, 0, 0};
 	box_edge *e = bsearch(&key, x->edges, (size_t)x->n_edges, sizeof key, cmp_edge);
 	char a[32];
 	const char *fn = x->g->nodes[x->col->start[from + 1] - 1].name;
 	const char *tn = x->g->nodes[x->col->start[to]].name;
-	snprintf(buf, len, "%s -> %s: %s", fn, tn, e ? pb_fmt_bytes(e->bytes, a, sizeof a) : "?");
+	snprintf(buf, len, "%s -> %s: %s%s", fn, tn, e ? pb_fmt_bytes(e->bytes, a, sizeof a) : "?",
+	         e && e->is_static ? " (constants)" : "");
 	return buf;
 }
 
@@ -919,10 +1037,10 @@ static void postprocess(exporter *x, const char *in, size_t len, FILE *out)
 		    a >= 0 && b >= 0 && a < x->col->n_boxes && b < x->col->n_boxes)
 			text = edge_text(x, a, b, buf, sizeof buf);
 		else if (sscanf(tmp, "b%d%n", &a, &used) == 1 && (size_t)used == bl && a >= 0 &&
-			 a < x->col->n_boxes)
+		         a < x->col->n_boxes)
 			text = x->box_tip[a];
-		else if (sscanf(tmp, "cluster_g%d%n", &a, &used) == 1 && (size_t)used == bl && a >= 0 &&
-			 a < x->n_groups)
+		else if (sscanf(tmp, "cluster_g%d%n", &a, &used) == 1 && (size_t)used == bl &&
+		         a >= 0 && a < x->n_groups)
 			text = x->group_tip[a];
 		else if (strcmp(tmp, "partbench") == 0)
 			text = x->title_tip;
@@ -950,6 +1068,7 @@ static void exporter_free(exporter *x)
 	free(x->group_tip);
 	free(x->title_tip);
 	free(x->edges);
+	free(x->box_hidden);
 	pb_collapse_free(x->col);
 }
 
@@ -959,27 +1078,30 @@ static int check_plan(const pb_graph *g, const pb_plan *p, int *n_groups, pb_err
 	if (!p)
 		return PB_OK;
 	if (p->n_nodes != g->n_nodes)
-		return pb_err(err, PB_EINPUT,
-			      "export: the plan assigns %d nodes but the model has %d (plan made for "
-			      "another model?)",
-			      p->n_nodes, g->n_nodes);
+		return pb_err(
+		    err, PB_EINPUT,
+		    "export: the plan assigns %d nodes but the model has %d (plan made for "
+		    "another model?)",
+		    p->n_nodes, g->n_nodes);
 	int mx = p->n_groups;
 	for (int i = 0; i < p->n_nodes; i++) {
 		if (p->group[i] < -1 || (p->n_groups && p->group[i] >= p->n_groups))
-			return pb_err(err, PB_EINPUT, "export: plan assignment[%d] = %d names no group", i,
-				      p->group[i]);
+			return pb_err(err, PB_EINPUT,
+			              "export: plan assignment[%d] = %d names no group", i,
+			              p->group[i]);
 		if (p->group[i] + 1 > mx)
 			mx = p->group[i] + 1;
 	}
 	if (mx > 100000)
-		return pb_err(err, PB_EINPUT, "export: the plan has %d groups (too many to draw)", mx);
+		return pb_err(err, PB_EINPUT, "export: the plan has %d groups (too many to draw)",
+		              mx);
 	*n_groups = mx;
 	return PB_OK;
 }
 
 int pb_svg_export_data(const pb_graph *g, const pb_plan *plan, const pb_hw *hw,
-		       const pb_svg_opts *opts, char **svg, size_t *len, pb_svg_stats *stats,
-		       pb_error *err)
+                       const pb_svg_opts *opts, char **svg, size_t *len, pb_svg_stats *stats,
+                       pb_error *err)
 {
 	*svg = NULL;
 	*len = 0;
@@ -1000,8 +1122,8 @@ int pb_svg_export_data(const pb_graph *g, const pb_plan *plan, const pb_hw *hw,
 	if (!gvc)
 		return PB_EINTERNAL;
 	int budget = x.o.collapse == PB_SVG_COLLAPSE_NEVER ? 0 : x.o.max_boxes;
-	rc = pb_collapse_compute(g, x.group, budget, x.o.collapse == PB_SVG_COLLAPSE_ALWAYS,
-				 &x.col, err);
+	rc = pb_collapse_compute(g, x.group, budget, x.o.collapse == PB_SVG_COLLAPSE_ALWAYS, &x.col,
+	                         err);
 	if (rc)
 		return rc;
 	if ((rc = build_edges(&x, err)) != PB_OK) {
@@ -1031,7 +1153,6 @@ int pb_svg_export_data(const pb_graph *g, const pb_plan *plan, const pb_hw *hw,
 	for (int gi = 0; gi < x.n_groups; gi++)
 		x.group_tip[gi] = group_details(&x, gi);
 	st->n_nodes = g->n_nodes;
-	st->n_boxes = x.col->n_boxes;
 	st->depth = x.col->depth;
 
 	pb_gv_messages_clear();
@@ -1088,8 +1209,8 @@ int pb_svg_export_data(const pb_graph *g, const pb_plan *plan, const pb_hw *hw,
 }
 
 int pb_svg_export_file(const pb_graph *g, const pb_plan *plan, const pb_hw *hw,
-		       const pb_svg_opts *opts, const char *path, pb_svg_stats *stats,
-		       pb_error *err)
+                       const pb_svg_opts *opts, const char *path, pb_svg_stats *stats,
+                       pb_error *err)
 {
 	char *svg;
 	size_t len;

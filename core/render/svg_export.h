@@ -42,14 +42,17 @@ typedef struct pb_svg_opts {
 	int collapse;     /* PB_SVG_COLLAPSE_* */
 	int max_boxes;    /* budget for collapsing; 0 = PB_SVG_DEFAULT_BOXES */
 	const char *title;/* first line of the title block; NULL = model file name */
+	int show_constants; /* draw boxes holding only constants (hidden by default) */
 } pb_svg_opts;
 
 typedef struct pb_svg_stats {
 	int n_nodes;       /* graph nodes */
-	int n_boxes;       /* drawn boxes (== n_nodes when not collapsed) */
+	int n_boxes;       /* drawn boxes */
+	int n_hidden_boxes;/* boxes of constants only, not drawn (show_constants = 0) */
 	int depth;         /* collapse depth, -1 when not collapsed */
-	int n_edges;       /* drawn edges */
+	int n_edges;       /* drawn edges (between drawn boxes) */
 	int n_cross_edges; /* edges between different groups (labelled) */
+	int n_static_edges;/* edges carrying only constants (dashed, unlabelled) */
 	int n_clusters;
 	double layout_s, render_s; /* Graphviz time */
 } pb_svg_stats;

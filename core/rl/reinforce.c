@@ -32,7 +32,8 @@ struct pb_rl_trainer {
 	pb_part_group *groups;
 	long episodes, steps;
 	int done;
-	double elapsed, last_loss, last_norm, last_episode_best;
+	double elapsed, last_loss, last_norm, last_episode_best, last_episode_reward;
+	int last_steps;
 };
 
 void pb_rl_config_default(pb_rl_config *c)
@@ -222,7 +223,7 @@ static int run_episode(pb_rl_trainer *T, pb_error *err)
 	pb_part_evaluate(P, T->state, &ev, T->groups);
 	double goal = T->ref * (1 + T->cfg.target_gap);
 	int steps = 0;
-	double ep_best = INFINITY;
+	double ep_best = INFINITY, ep_reward = -INFINITY;
 	for (int t = 0; t < T->L; t++) {
 		double *x = T->xs + (size_t)t * ni, *h = T->hs + (size_t)t * nh;
 		double *prob = T->probs + (size_t)t * na;
@@ -251,11 +252,15 @@ static int run_episode(pb_rl_trainer *T, pb_error *err)
 		consider_best(T, T->state, &ev);
 		if (ev.max_time < ep_best)
 			ep_best = ev.max_time;
+		if (ev.reward > ep_reward)
+			ep_reward = ev.reward;
 		steps = t + 1;
 		if (!ev.over_memory && ev.max_time <= goal)
 			break;
 	}
 	T->last_episode_best = ep_best;
+	T->last_episode_reward = ep_reward;
+	T->last_steps = steps;
 	T->steps += steps;
 	if (steps == 0)
 		return PB_OK;
@@ -295,6 +300,23 @@ static int run_episode(pb_rl_trainer *T, pb_error *err)
 	return PB_OK;
 }
 
+/* One JSON line per episode: the best state of the episode (max(t), its
+ * reward, gap to the reference), the best so far, steps, loss. An episode
+ * with no step (every action masked) logs nulls for its own figures. */
+static void log_episode(const pb_rl_trainer *T)
+{
+	FILE *f = T->cfg.log;
+	fprintf(f, "{\"episode\":%ld,\"steps\":%d", T->episodes, T->last_steps);
+	if (T->last_steps > 0 && isfinite(T->last_episode_best))
+		fprintf(f, ",\"reward\":%.9g,\"max_time\":%.9g,\"gap\":%.9g",
+			T->last_episode_reward, T->last_episode_best,
+			T->last_episode_best / T->ref - 1);
+	else
+		fputs(",\"reward\":null,\"max_time\":null,\"gap\":null", f);
+	fprintf(f, ",\"best_time\":%.9g,\"best_gap\":%.9g,\"reference\":%.9g,\"loss\":%.9g}\n",
+		T->best_time, T->best_time / T->ref - 1, T->ref, T->last_loss);
+}
+
 int pb_rl_trainer_step(pb_rl_trainer *T, int episodes, pb_error *err)
 {
 	for (int k = 0; k < episodes && !T->done; k++) {
@@ -304,6 +326,8 @@ int pb_rl_trainer_step(pb_rl_trainer *T, int episodes, pb_error *err)
 		if (rc)
 			return rc;
 		T->episodes++;
+		if (T->cfg.log)
+			log_episode(T);
 		if (T->episodes >= T->cfg.episodes ||
 		    (T->cfg.seconds > 0 && T->elapsed >= T->cfg.seconds))
 			T->done = 1;

@@ -65,6 +65,7 @@ typedef struct pb_rl_config {
 	void *mask_ud;
 	const int *init_state; /* n-core initial allocation (e.g. from a Lua script);
 				  NULL: the one chosen by init. Must be valid. */
+	FILE *log;             /* one JSON line per episode (docs/partition.md), or NULL */
 } pb_rl_config;
 
 typedef struct pb_rl_trainer pb_rl_trainer;

@@ -64,12 +64,14 @@ static void test_training(void **state)
 	for (int e = 1; e <= 200; e++) {
 		double mt = 1e-3 * (1 + 1.0 / e);
 		if (e % 2)
-			fprintf(f, "{\"episode\": %d, \"reward\": %.6f, \"gap\": %.6f}\n", e, -mt * 1e3,
-				1.0 / e);
+			fprintf(f, "{\"episode\": %d, \"reward\": %.6f, \"gap\": %.6f}\n", e,
+			        -mt * 1e3, 1.0 / e);
 		else /* gap derived from max_time and optimum */
-			fprintf(f, "{\"episode\": %d, \"reward\": %.6f, \"max_time\": %.9f, \"optimum\": "
-				   "0.001}\n",
-				e, -mt * 1e3, mt);
+			fprintf(
+			    f,
+			    "{\"episode\": %d, \"reward\": %.6f, \"max_time\": %.9f, \"optimum\": "
+			    "0.001}\n",
+			    e, -mt * 1e3, mt);
 	}
 	fclose(f);
 	const char *out = "build-test-plot-train.svg";
@@ -80,10 +82,11 @@ static void test_training(void **state)
 	assert_int_equal((int)xml_xpath_num(out, SERIES("gap_best")), 1);
 	assert_int_equal((int)xml_xpath_num(out, LEGEND), 2);
 	/* 200 points in the reward polyline (the config line is skipped). */
-	assert_int_equal((int)xml_xpath_num(out, "string-length(//*[@id='reward']/*/@points) - "
-						 "string-length(translate(//*[@id='reward']/*/@points,"
-						 "',',''))"),
-			 200);
+	assert_int_equal((int)xml_xpath_num(out,
+	                                    "string-length(//*[@id='reward']/*/@points) - "
+	                                    "string-length(translate(//*[@id='reward']/*/@points,"
+	                                    "',',''))"),
+	                 200);
 	assert_non_null(strstr(svg, "200 episodes"));
 	assert_non_null(strstr(svg, "best gap 0.5%")); /* 1/200 */
 	free(svg);
@@ -93,15 +96,15 @@ static void test_training(void **state)
 	size_t len;
 	pb_error err = {0};
 	assert_int_equal(pb_plot_render(PB_PLOT_TRAINING, log, NULL, NULL, &bad, &len, &err),
-			 PB_EINPUT);
+	                 PB_EINPUT);
 	assert_non_null(strstr(err.msg, "build-test-plot-train.jsonl:2:"));
 	write_text(log, "{\"note\": \"nothing to plot\"}\n");
 	assert_int_equal(pb_plot_render(PB_PLOT_TRAINING, log, NULL, NULL, &bad, &len, &err),
-			 PB_EINPUT);
+	                 PB_EINPUT);
 	assert_non_null(strstr(err.msg, "no training records"));
-	assert_int_equal(pb_plot_render(PB_PLOT_TRAINING, "/nonexistent.jsonl", NULL, NULL, &bad,
-					&len, &err),
-			 PB_EINPUT);
+	assert_int_equal(
+	    pb_plot_render(PB_PLOT_TRAINING, "/nonexistent.jsonl", NULL, NULL, &bad, &len, &err),
+	    PB_EINPUT);
 	assert_non_null(strstr(err.msg, "/nonexistent.jsonl"));
 	unlink(log);
 	unlink(out);
@@ -111,32 +114,33 @@ static void test_tune(void **state)
 {
 	const char *log = "build-test-plot-tune.json";
 	/* A whole-file JSON array works as well as JSON lines. */
-	write_text(log, "[{\"task\": \"conv1\", \"trial\": 1, \"gflops\": 10},"
-			" {\"task\": \"conv1\", \"trial\": 2, \"gflops\": 30},"
-			" {\"task\": \"conv1\", \"trial\": 3, \"gflops\": 20},"
-			" {\"task\": \"gemm\", \"trial\": 1, \"gflops\": 50},"
-			" {\"task\": \"gemm\", \"trial\": 2, \"gflops\": null, \"error\": \"timeout\"},"
-			" {\"task\": \"gemm\", \"trial\": 3, \"gflops\": 80}]");
+	write_text(log,
+	           "[{\"task\": \"conv1\", \"trial\": 1, \"gflops\": 10},"
+	           " {\"task\": \"conv1\", \"trial\": 2, \"gflops\": 30},"
+	           " {\"task\": \"conv1\", \"trial\": 3, \"gflops\": 20},"
+	           " {\"task\": \"gemm\", \"trial\": 1, \"gflops\": 50},"
+	           " {\"task\": \"gemm\", \"trial\": 2, \"gflops\": null, \"error\": \"timeout\"},"
+	           " {\"task\": \"gemm\", \"trial\": 3, \"gflops\": 80}]");
 	const char *out = "build-test-plot-tune.svg";
 	char *svg = render(PB_PLOT_TUNE, log, NULL, out);
 	assert_int_equal((int)xml_xpath_num(out, SERIES("trials_0")), 1);
 	assert_int_equal((int)xml_xpath_num(out, SERIES("best_1")), 1);
 	assert_int_equal((int)xml_xpath_num(out, SERIES("failed")), 1);
-	assert_int_equal((int)xml_xpath_num(out, "count(//*[@id='trials_0']/*[local-name()='circle'])"),
-			 3);
+	assert_int_equal(
+	    (int)xml_xpath_num(out, "count(//*[@id='trials_0']/*[local-name()='circle'])"), 3);
 	/* gemm: 2 measured points; the failed trial is a mark, not a point. */
-	assert_int_equal((int)xml_xpath_num(out, "count(//*[@id='trials_1']/*[local-name()='circle'])"),
-			 2);
+	assert_int_equal(
+	    (int)xml_xpath_num(out, "count(//*[@id='trials_1']/*[local-name()='circle'])"), 2);
 	assert_non_null(strstr(svg, "6 trials, 2 series, 1 failed, best 80 GFLOP/s"));
 	assert_non_null(strstr(svg, ">conv1<"));
 	free(svg);
 	/* The fields `partbench tune --log` writes: key, method, valid. */
 	write_text(log, "{\"key\":\"gemm:8,8,8\",\"op\":\"gemm\",\"valid\":true,\"gflops\":5,"
-			"\"method\":\"rl\"}\n"
-			"{\"key\":\"gemm:8,8,8\",\"op\":\"gemm\",\"valid\":false,\"gflops\":0,"
-			"\"method\":\"rl\",\"why\":\"bad\"}\n"
-			"{\"key\":\"gemm:8,8,8\",\"op\":\"gemm\",\"valid\":true,\"gflops\":7,"
-			"\"method\":\"random\"}\n");
+	                "\"method\":\"rl\"}\n"
+	                "{\"key\":\"gemm:8,8,8\",\"op\":\"gemm\",\"valid\":false,\"gflops\":0,"
+	                "\"method\":\"rl\",\"why\":\"bad\"}\n"
+	                "{\"key\":\"gemm:8,8,8\",\"op\":\"gemm\",\"valid\":true,\"gflops\":7,"
+	                "\"method\":\"random\"}\n");
 	svg = render(PB_PLOT_TUNE, log, NULL, out);
 	assert_non_null(strstr(svg, "3 trials, 2 series, 1 failed, best 7 GFLOP/s"));
 	assert_non_null(strstr(svg, ">gemm:8,8,8 random<"));
@@ -150,9 +154,13 @@ static pb_plan *plan3(const char *kind)
 	pb_plan *p = pb_plan_new(kind, "milp", 6);
 	const char *labels[3] = {"stage 0", "stage 1", "stage 2"};
 	for (int k = 0; k < 3; k++) {
-		pb_plan_group g = {.label = (char *)labels[k], .time = 1e-3 * (k + 1),
-				   .compute = 0.7e-3 * (k + 1), .routing = 0.3e-3 * (k + 1),
-				   .storage = 4e6 * (k + 1), .first_node = 2 * k, .last_node = 2 * k + 1};
+		pb_plan_group g = {.label = (char *)labels[k],
+		                   .time = 1e-3 * (k + 1),
+		                   .compute = 0.7e-3 * (k + 1),
+		                   .routing = 0.3e-3 * (k + 1),
+		                   .storage = 4e6 * (k + 1),
+		                   .first_node = 2 * k,
+		                   .last_node = 2 * k + 1};
 		g.bottleneck = k == 2;
 		pb_plan_add_group(p, &g);
 		p->group[2 * k] = p->group[2 * k + 1] = k;
@@ -166,14 +174,16 @@ static void test_load(void **state)
 	pb_plan *p = plan3("partition");
 	const char *out = "build-test-plot-load.svg";
 	char *svg = render(PB_PLOT_LOAD, "plan.json", p, out);
-	assert_int_equal((int)xml_xpath_num(out, "count(//*[local-name()='rect'][@class='bar compute'])"),
-			 3);
-	assert_int_equal((int)xml_xpath_num(out, "count(//*[local-name()='rect'][@class='bar bottleneck'])"),
-			 1);
+	assert_int_equal(
+	    (int)xml_xpath_num(out, "count(//*[local-name()='rect'][@class='bar compute'])"), 3);
+	assert_int_equal(
+	    (int)xml_xpath_num(out, "count(//*[local-name()='rect'][@class='bar bottleneck'])"), 1);
 	/* storage 12 MB > limit 10 MB: one bar over */
-	assert_int_equal((int)xml_xpath_num(out, "count(//*[local-name()='rect'][@class='bar storage over'])"),
-			 1);
-	assert_int_equal((int)xml_xpath_num(out, "count(//*[local-name()='g'][@class='limit'])"), 1);
+	assert_int_equal(
+	    (int)xml_xpath_num(out, "count(//*[local-name()='rect'][@class='bar storage over'])"),
+	    1);
+	assert_int_equal((int)xml_xpath_num(out, "count(//*[local-name()='g'][@class='limit'])"),
+	                 1);
 	assert_non_null(strstr(svg, "memory limit 10.0 MB, 1 over"));
 	free(svg);
 	pb_plan_clear_groups(p);
@@ -181,7 +191,7 @@ static void test_load(void **state)
 	size_t len;
 	pb_error err = {0};
 	assert_int_equal(pb_plot_render(PB_PLOT_LOAD, "empty.json", p, NULL, &bad, &len, &err),
-			 PB_EINPUT);
+	                 PB_EINPUT);
 	assert_non_null(strstr(err.msg, "empty.json: the plan has no groups"));
 	pb_plan_free(p);
 	unlink(out);
@@ -224,7 +234,7 @@ static double check_schedule(const json_t *s, int S, int M)
 		json_array_foreach(s, j, o)
 		{
 			if (j <= i || json_integer_value(json_object_get(e, "stage")) !=
-					      json_integer_value(json_object_get(o, "stage")))
+			                  json_integer_value(json_object_get(o, "stage")))
 				continue;
 			double a0 = json_real_value(json_object_get(e, "start")),
 			       a1 = json_real_value(json_object_get(e, "end"));
@@ -261,42 +271,47 @@ static void test_timeline(void **state)
 	json_object_set_new(p->detail, "micro_batches", json_integer(4));
 	const char *out = "build-test-plot-timeline.svg";
 	char *svg = render(PB_PLOT_TIMELINE, "pipe.json", p, out);
-	assert_int_equal((int)xml_xpath_num(out, "count(//*[local-name()='rect'][@class='op fwd'])"),
-			 12);
-	assert_int_equal((int)xml_xpath_num(out, "count(//*[local-name()='rect'][@class='op bwd'])"),
-			 12);
-	assert_non_null(strstr(svg, "1F1B, synthesized from stage times; 3 stages, 4 micro-batches"));
+	assert_int_equal(
+	    (int)xml_xpath_num(out, "count(//*[local-name()='rect'][@class='op fwd'])"), 12);
+	assert_int_equal(
+	    (int)xml_xpath_num(out, "count(//*[local-name()='rect'][@class='op bwd'])"), 12);
+	assert_non_null(
+	    strstr(svg, "1F1B, synthesized from stage times; 3 stages, 4 micro-batches"));
 	free(svg);
 	/* An explicit schedule is drawn as given. */
 	json_t *sched = json_array();
 	json_array_append_new(sched, json_pack("{s:i,s:i,s:s,s:f,s:f}", "stage", 0, "mb", 0, "kind",
-					       "F", "start", 0.0, "end", 1.0));
+	                                       "F", "start", 0.0, "end", 1.0));
 	json_array_append_new(sched, json_pack("{s:i,s:i,s:s,s:f,s:f}", "stage", 1, "mb", 0, "kind",
-					       "F", "start", 1.0, "end", 2.0));
+	                                       "F", "start", 1.0, "end", 2.0));
 	json_array_append_new(sched, json_pack("{s:i,s:i,s:s,s:f,s:f}", "stage", 1, "mb", 0, "kind",
-					       "B", "start", 2.0, "end", 4.0));
+	                                       "B", "start", 2.0, "end", 4.0));
 	json_array_append_new(sched, json_pack("{s:i,s:i,s:s,s:f,s:f}", "stage", 0, "mb", 0, "kind",
-					       "B", "start", 4.0, "end", 6.0));
+	                                       "B", "start", 4.0, "end", 6.0));
 	json_object_set_new(p->detail, "schedule", sched);
 	json_object_set_new(p->detail, "schedule_name", json_string("1F1B"));
 	svg = render(PB_PLOT_TIMELINE, "pipe.json", p, out);
-	assert_int_equal((int)xml_xpath_num(out, "count(//*[local-name()='g'][@class='ops']/*[local-name()='rect'])"), 4);
+	assert_int_equal(
+	    (int)xml_xpath_num(out,
+	                       "count(//*[local-name()='g'][@class='ops']/*[local-name()='rect'])"),
+	    4);
 	/* busy 6 of 2 x 6: bubble 50 % */
 	assert_non_null(strstr(svg, "1F1B; 2 stages, 1 micro-batches, makespan 6 s, bubble 50.0%"));
 	free(svg);
 	/* A bad entry names the field. */
-	json_array_append_new(sched, json_pack("{s:i,s:f,s:f}", "stage", 0, "start", 3.0, "end", 1.0));
+	json_array_append_new(sched,
+	                      json_pack("{s:i,s:f,s:f}", "stage", 0, "start", 3.0, "end", 1.0));
 	char *bad;
 	size_t len;
 	pb_error err = {0};
 	assert_int_equal(pb_plot_render(PB_PLOT_TIMELINE, "pipe.json", p, NULL, &bad, &len, &err),
-			 PB_EINPUT);
+	                 PB_EINPUT);
 	assert_non_null(strstr(err.msg, "pipe.json: detail.schedule[4]"));
 	pb_plan_free(p);
 	/* A partition plan has nothing to draw. */
 	p = plan3("partition");
 	assert_int_equal(pb_plot_render(PB_PLOT_TIMELINE, "part.json", p, NULL, &bad, &len, &err),
-			 PB_EINPUT);
+	                 PB_EINPUT);
 	assert_non_null(strstr(err.msg, "no detail.schedule"));
 	pb_plan_free(p);
 	unlink(out);
@@ -313,11 +328,12 @@ static void test_plot_command(void **state)
 	pb_plan *p = plan3("partition");
 	assert_int_equal(pb_plan_save(p, NULL, "build-test-plot-plan.json", &err), PB_OK);
 	pb_plan_free(p);
-	assert_int_equal(pb_cmd_run_line(&ctx,
-					 "plot load build-test-plot-plan.json -o build-test-plot-cmd.svg "
-					 "--mem-limit 5e6 --title 'my load'",
-					 &err),
-			 PB_OK);
+	assert_int_equal(
+	    pb_cmd_run_line(&ctx,
+	                    "plot load build-test-plot-plan.json -o build-test-plot-cmd.svg "
+	                    "--mem-limit 5e6 --title 'my load'",
+	                    &err),
+	    PB_OK);
 	assert_int_equal(xml_wellformed("build-test-plot-cmd.svg"), 0);
 	char *svg = slurp("build-test-plot-cmd.svg", NULL);
 	assert_non_null(strstr(svg, "<title>my load</title>"));
@@ -327,7 +343,7 @@ static void test_plot_command(void **state)
 	assert_int_equal(pb_cmd_run_line(&ctx, "plot load -o y.svg", &err), PB_EUSAGE);
 	assert_int_equal(pb_cmd_run_line(&ctx, "plot training -o y.svg", &err), PB_EUSAGE);
 	assert_int_equal(pb_cmd_run_line(&ctx, "plot load /nonexistent.json -o y.svg", &err),
-			 PB_EINPUT);
+	                 PB_EINPUT);
 	fclose(of);
 	free(out);
 	unlink("build-test-plot-plan.json");
@@ -335,13 +351,110 @@ static void test_plot_command(void **state)
 	pb_session_free(s);
 }
 
+/* The plots of real command outputs: `train --log` for the training curve,
+ * `pipeline -o` (named gpipe/1f1b schedules) for the timeline, the session's
+ * partition plan for the load bars. */
+static void test_real_outputs(void **state)
+{
+	(void)state;
+	pb_session *s = pb_session_new();
+	char *out = NULL;
+	size_t olen = 0;
+	FILE *of = open_memstream(&out, &olen);
+	pb_cmd_ctx ctx = {.s = s, .out = of, .log = of};
+	pb_error err = {0};
+	const char *log = "build-test-plot-real.jsonl", *svgp = "build-test-plot-real.svg";
+	assert_int_equal(
+	    pb_cmd_run_line(&ctx,
+	                    "train models/resnet18.onnx --layout layouts/manycore-16.lua "
+	                    "--episodes 40 -o build-test-plot-real.ckpt --log "
+	                    "build-test-plot-real.jsonl",
+	                    &err),
+	    PB_OK);
+	json_t *recs;
+	assert_int_equal(pb_jsonl_load(log, &recs, &err), PB_OK);
+	assert_int_equal(json_array_size(recs), 40);
+	double prev_best = INFINITY;
+	for (size_t i = 0; i < 40; i++) {
+		const json_t *r = json_array_get(recs, i);
+		assert_int_equal(json_integer_value(json_object_get(r, "episode")),
+		                 (json_int_t)i + 1);
+		double bg = json_number_value(json_object_get(r, "best_gap"));
+		assert_true(bg >= -1e-12 &&
+		            bg <= prev_best + 1e-12); /* best so far only improves */
+		prev_best = bg;
+		const json_t *gap = json_object_get(r, "gap");
+		if (json_is_number(gap))
+			assert_true(json_number_value(gap) >= bg - 1e-12);
+	}
+	json_decref(recs);
+	assert_int_equal(pb_cmd_run_line(&ctx,
+	                                 "plot training build-test-plot-real.jsonl -o "
+	                                 "build-test-plot-real.svg",
+	                                 &err),
+	                 PB_OK);
+	assert_int_equal(xml_wellformed(svgp), 0);
+	char *svg = slurp(svgp, NULL);
+	assert_non_null(strstr(svg, "40 episodes"));
+	free(svg);
+	/* The plan train left in the session: load bars, one per group. */
+	int groups = s->plan->n_groups;
+	assert_int_equal(pb_cmd_run_line(&ctx, "plot load -o build-test-plot-real.svg", &err),
+	                 PB_OK);
+	assert_int_equal(xml_wellformed(svgp), 0);
+	assert_true(groups >= 2);
+	assert_int_equal(
+	    pb_cmd_run_line(&ctx,
+	                    "pipeline models/resnet18.onnx --layout layouts/cluster-1x8.lua "
+	                    "--stages 4 --batch 32 --train -o build-test-plot-pipe.json",
+	                    &err),
+	    PB_OK);
+	static const char *names[2] = {"1f1b", "gpipe"};
+	for (int k = 0; k < 2; k++) {
+		char line[256];
+		snprintf(line, sizeof line,
+		         "plot timeline build-test-plot-pipe.json -o build-test-plot-real.svg%s",
+		         k ? " --schedule gpipe" : "");
+		int rc = pb_cmd_run_line(&ctx, line, &err);
+		if (rc != PB_OK)
+			fprintf(stderr, "%s\n", err.msg);
+		assert_int_equal(rc, PB_OK);
+		assert_int_equal(xml_wellformed(svgp), 0);
+		svg = slurp(svgp, NULL);
+		char want[64];
+		snprintf(want, sizeof want, "%s; 4 stages", names[k]);
+		assert_non_null(strstr(svg, want));
+		free(svg);
+		/* Every micro-batch has a forward and a backward box on every stage. */
+		int fwd =
+		    (int)xml_xpath_num(svgp, "count(//*[local-name()='rect'][@class='op fwd'])");
+		int bwd =
+		    (int)xml_xpath_num(svgp, "count(//*[local-name()='rect'][@class='op bwd'])");
+		assert_true(fwd > 0 && fwd % 4 == 0);
+		assert_int_equal(fwd, bwd);
+	}
+	assert_int_equal(pb_cmd_run_line(&ctx,
+	                                 "plot timeline build-test-plot-pipe.json --schedule zb -o "
+	                                 "build-test-plot-real.svg",
+	                                 &err),
+	                 PB_EINPUT);
+	assert_non_null(strstr(err.msg, "'zb'"));
+	fclose(of);
+	free(out);
+	unlink(log);
+	unlink(svgp);
+	unlink("build-test-plot-real.ckpt");
+	unlink("build-test-plot-pipe.json");
+	pb_session_free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_nice_range),   cmocka_unit_test(test_training),
-		cmocka_unit_test(test_tune),         cmocka_unit_test(test_load),
-		cmocka_unit_test(test_schedule_1f1b), cmocka_unit_test(test_timeline),
-		cmocka_unit_test(test_plot_command),
+	    cmocka_unit_test(test_nice_range),    cmocka_unit_test(test_training),
+	    cmocka_unit_test(test_tune),          cmocka_unit_test(test_load),
+	    cmocka_unit_test(test_schedule_1f1b), cmocka_unit_test(test_timeline),
+	    cmocka_unit_test(test_plot_command),  cmocka_unit_test(test_real_outputs),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -29,14 +29,14 @@ typedef struct {
 
 /* A small residual net with module-path names, like PyTorch's ONNX export. */
 static const spec tiny[] = {
-	{"/stem/conv/Conv", "Conv", "x", NULL, 16, 32, 442368, 432},
-	{"/stem/relu/Relu", "Relu", "/stem/conv/Conv", NULL, 16, 32, 0, 0},
-	{"/blk1/conv1/Conv", "Conv", "/stem/relu/Relu", NULL, 16, 32, 2359296, 2304},
-	{"/blk1/relu/Relu", "Relu", "/blk1/conv1/Conv", NULL, 16, 32, 0, 0},
-	{"/blk1/conv2/Conv", "Conv", "/blk1/relu/Relu", NULL, 16, 32, 2359296, 2304},
-	{"/blk1/Add", "Add", "/blk1/conv2/Conv", "/stem/relu/Relu", 16, 32, 0, 0},
-	{"/head/pool/GlobalAveragePool", "GlobalAveragePool", "/blk1/Add", NULL, 16, 1, 0, 0},
-	{"/head/fc/Gemm", "Gemm", "/head/pool/GlobalAveragePool", NULL, 10, 0, 160, 170},
+    {"/stem/conv/Conv", "Conv", "x", NULL, 16, 32, 442368, 432},
+    {"/stem/relu/Relu", "Relu", "/stem/conv/Conv", NULL, 16, 32, 0, 0},
+    {"/blk1/conv1/Conv", "Conv", "/stem/relu/Relu", NULL, 16, 32, 2359296, 2304},
+    {"/blk1/relu/Relu", "Relu", "/blk1/conv1/Conv", NULL, 16, 32, 0, 0},
+    {"/blk1/conv2/Conv", "Conv", "/blk1/relu/Relu", NULL, 16, 32, 2359296, 2304},
+    {"/blk1/Add", "Add", "/blk1/conv2/Conv", "/stem/relu/Relu", 16, 32, 0, 0},
+    {"/head/pool/GlobalAveragePool", "GlobalAveragePool", "/blk1/Add", NULL, 16, 1, 0, 0},
+    {"/head/fc/Gemm", "Gemm", "/head/pool/GlobalAveragePool", NULL, 10, 0, 160, 170},
 };
 #define N_TINY 8
 
@@ -73,10 +73,15 @@ static pb_plan *tiny_plan(const pb_graph *g)
 	static const char *labels[3] = {"cores 0-3", "cores 4-9", "cores 10-15"};
 	static const int first[3] = {0, 2, 6}, last[3] = {1, 5, 7};
 	for (int k = 0; k < 3; k++) {
-		pb_plan_group gr = {.label = (char *)labels[k], .first_unit = k * 4, .n_units = 4,
-				    .time = 1e-4 * (k + 1), .compute = 0.8e-4 * (k + 1),
-				    .routing = 0.2e-4 * (k + 1), .storage = 1e5 * (k + 1),
-				    .first_node = first[k], .last_node = last[k]};
+		pb_plan_group gr = {.label = (char *)labels[k],
+		                    .first_unit = k * 4,
+		                    .n_units = 4,
+		                    .time = 1e-4 * (k + 1),
+		                    .compute = 0.8e-4 * (k + 1),
+		                    .routing = 0.2e-4 * (k + 1),
+		                    .storage = 1e5 * (k + 1),
+		                    .first_node = first[k],
+		                    .last_node = last[k]};
 		gr.bottleneck = k == 2;
 		gr.over_memory = k == 2;
 		pb_plan_add_group(p, &gr);
@@ -89,8 +94,8 @@ static pb_plan *tiny_plan(const pb_graph *g)
 	return p;
 }
 
-static char *export_tmp(const pb_graph *g, const pb_plan *p, const pb_svg_opts *o,
-			const char *path, pb_svg_stats *st)
+static char *export_tmp(const pb_graph *g, const pb_plan *p, const pb_svg_opts *o, const char *path,
+                        pb_svg_stats *st)
 {
 	char *svg = NULL;
 	size_t len = 0;
@@ -130,8 +135,8 @@ static void test_export_plan(void **state)
 	assert_int_equal(st.n_cross_edges, 3);
 	/* Edge byte labels are the 1x16x32x32 float tensor: 65536 B. */
 	assert_int_equal((int)xml_xpath_num(path, "count(//*[local-name()='g'][@class='edge']"
-						  "/*[local-name()='text'][text()='65.5 KB'])"),
-			 3);
+	                                          "/*[local-name()='text'][text()='65.5 KB'])"),
+	                 3);
 	/* Group labels, bottleneck and over-memory markers, legend, title block. */
 	assert_non_null(strstr(svg, "cores 0&#45;3"));
 	assert_non_null(strstr(svg, "BOTTLENECK"));
@@ -146,7 +151,8 @@ static void test_export_plan(void **state)
 	assert_non_null(strstr(svg, ">1x16x32x32<"));
 	assert_non_null(strstr(svg, ">2.36 M MACs<"));
 	/* Full details in each node's <title>. */
-	assert_non_null(strstr(svg, "<title>/blk1/conv2/Conv\nop: Conv (node 4)\ngroup: cores 4-9"));
+	assert_non_null(
+	    strstr(svg, "<title>/blk1/conv2/Conv\nop: Conv (node 4)\ngroup: cores 4-9"));
 	assert_non_null(strstr(svg, "xlink:title=\"/blk1/conv2/Conv"));
 	assert_null(strstr(svg, "<!--"));
 	assert_null(strstr(svg, "<title>b3</title>"));
@@ -185,10 +191,12 @@ static pb_graph *blocks_graph(void)
 	for (int s = 0; s < 6; s++)
 		for (int k = 0; k < 4; k++)
 			for (int o = 0; o < 5; o++) {
-				snprintf(name, sizeof name, "/features/stage%d/block%d/Op_%d", s, k, o);
+				snprintf(name, sizeof name, "/features/stage%d/block%d/Op_%d", s, k,
+				         o);
 				const char *ins[1] = {prev};
 				const char *outs[1] = {name};
-				int id = pb_builder_node(b, name, o == 2 ? "MatMul" : "Add", "", ins, 1, outs, 1);
+				int id = pb_builder_node(b, name, o == 2 ? "MatMul" : "Add", "",
+				                         ins, 1, outs, 1);
 				pb_cost c = {o == 2 ? 1000.0 : 0, NAN, 0, 0, 64, 0};
 				pb_builder_node_cost(b, id, &c);
 				snprintf(prev, sizeof prev, "%s", name);
@@ -221,8 +229,7 @@ static void test_collapse(void **state)
 		}
 	}
 	char pre[128];
-	assert_string_equal(pb_collapse_prefix(g, c, 0, pre, sizeof pre),
-			    "features/stage0/block0");
+	assert_string_equal(pb_collapse_prefix(g, c, 0, pre, sizeof pre), "features/stage0/block0");
 	/* Expanding box 1 gives 5 single-node boxes. */
 	assert_int_equal(pb_collapse_expand(c, 1, &err), PB_OK);
 	assert_int_equal(c->n_boxes, 29);
@@ -264,7 +271,7 @@ static void test_collapse(void **state)
 	assert_int_equal((int)xml_xpath_num(path, CLUSTERS), 3);
 	assert_non_null(strstr(svg, "collapsed: 120 nodes drawn as 25 boxes"));
 	assert_non_null(strstr(svg, "5 nodes collapsed (ids 0&#45;4)") ||
-			strstr(svg, "5 nodes collapsed (ids 0-4)"));
+	                strstr(svg, "5 nodes collapsed (ids 0-4)"));
 	assert_non_null(strstr(svg, "stage 1")); /* auto colour for a pipeline plan */
 	free(svg);
 	unlink(path);
@@ -294,9 +301,9 @@ static void test_errors(void **state)
 	assert_int_equal(c, PB_COLOR_STAGE);
 	assert_int_equal(pb_color_by_parse("rainbow", &c, &err), PB_EUSAGE);
 	assert_non_null(strstr(err.msg, "rainbow"));
-	assert_int_equal(pb_svg_export_file(g, NULL, NULL, NULL, "/nonexistent-dir/x.svg", NULL,
-					    &err),
-			 PB_EINPUT);
+	assert_int_equal(
+	    pb_svg_export_file(g, NULL, NULL, NULL, "/nonexistent-dir/x.svg", NULL, &err),
+	    PB_EINPUT);
 	assert_non_null(strstr(err.msg, "/nonexistent-dir/x.svg"));
 	pb_graph_free(g);
 }
@@ -355,15 +362,16 @@ static void test_export_command(void **state)
 	/* A saved plan given with --plan. */
 	assert_int_equal(pb_plan_save(s->plan, NULL, "build-test-svg-plan.json", &err), PB_OK);
 	pb_session_set_plan(s, NULL);
-	assert_int_equal(pb_cmd_run_line(&ctx, "export --plan build-test-svg-plan.json -o "
-					       "build-test-svg-cmd.svg --json",
-					 &err),
-			 PB_OK);
+	assert_int_equal(pb_cmd_run_line(&ctx,
+	                                 "export --plan build-test-svg-plan.json -o "
+	                                 "build-test-svg-cmd.svg --json",
+	                                 &err),
+	                 PB_OK);
 	assert_int_equal((int)xml_xpath_num(path, CLUSTERS), 4);
 	assert_int_equal(pb_cmd_run_line(&ctx, "export -o x.svg --rankdir XY", &err), PB_EUSAGE);
 	assert_int_equal(pb_cmd_run_line(&ctx, "export", &err), PB_EUSAGE);
 	assert_int_equal(pb_cmd_run_line(&ctx, "export --plan /nonexistent.json -o x.svg", &err),
-			 PB_EINPUT);
+	                 PB_EINPUT);
 	assert_non_null(strstr(err.msg, "/nonexistent.json"));
 	fclose(of);
 	assert_non_null(strstr(out, "\"clusters\": 3"));
@@ -371,6 +379,108 @@ static void test_export_command(void **state)
 	unlink(path);
 	unlink("build-test-svg-plan.json");
 	pb_session_free(s);
+}
+
+/* Text of an XPath string expression (first line), or "" */
+static char *xml_xpath_str(const char *path, const char *expr)
+{
+	char cmd[1024];
+	snprintf(cmd, sizeof cmd, "xmllint --nonet --xpath \"%s\" '%s' 2>/dev/null", expr, path);
+	FILE *p = popen(cmd, "r");
+	char *buf = calloc(1, 1 << 16);
+	if (p) {
+		if (!fgets(buf, 1 << 16, p))
+			buf[0] = '\0';
+		pclose(p);
+	}
+	return buf;
+}
+
+/* Top (smallest y) of the k-th cluster (1-based, document order): its outline
+ * is a path (rounded style) whose numbers are x,y pairs. */
+static double cluster_top(const char *path, int k)
+{
+	char expr[256];
+	snprintf(expr, sizeof expr,
+	         "string((//*[local-name()='g'][@class='cluster'])[%d]/*[local-name()='path']/@d)",
+	         k);
+	char *d = xml_xpath_str(path, expr);
+	double top = INFINITY;
+	int idx = 0;
+	for (char *p = d; *p;) {
+		if ((*p >= '0' && *p <= '9') || *p == '-' || *p == '.') {
+			char *e;
+			double v = strtod(p, &e);
+			if (idx++ % 2 == 1 && v < top)
+				top = v;
+			p = e;
+		} else {
+			p++;
+		}
+	}
+	free(d);
+	return top;
+}
+
+/* Real models: the clusters (core groups, in layer order) are stacked top
+ * to bottom in that order, and nodes that hold only constants (the Identity
+ * copies of weights that PyTorch's exporter adds) are left out unless asked
+ * for. */
+static void test_export_real_models(void **state)
+{
+	(void)state;
+	static const char *models[] = {"models/resnet18.onnx", "models/swin_t.onnx"};
+	for (int m = 0; m < 2; m++) {
+		pb_session *s = pb_session_new();
+		char *out = NULL;
+		size_t olen = 0;
+		FILE *of = open_memstream(&out, &olen);
+		pb_cmd_ctx ctx = {.s = s, .out = of, .log = of};
+		pb_error err = {0};
+		char line[256];
+		snprintf(line, sizeof line,
+		         "partition %s --layout layouts/manycore-16.lua --method exact", models[m]);
+		assert_int_equal(pb_cmd_run_line(&ctx, line, &err), PB_OK);
+		int n_groups = s->plan->n_groups;
+		assert_true(n_groups >= 4);
+		const char *path = "build-test-svg-real.svg";
+		assert_int_equal(pb_cmd_run_line(&ctx, "export -o build-test-svg-real.svg", &err),
+		                 PB_OK);
+		assert_int_equal(xml_wellformed(path), 0);
+		assert_int_equal((int)xml_xpath_num(path, CLUSTERS), n_groups + 1); /* + legend */
+		double prev = -INFINITY;
+		for (int k = 1; k <= n_groups; k++) {
+			double top = cluster_top(path, k);
+			assert_true(isfinite(top));
+			if (top <= prev)
+				fprintf(stderr,
+				        "%s: cluster %d starts at y=%g, above cluster %d (y=%g)\n",
+				        models[m], k, top, k - 1, prev);
+			assert_true(top > prev);
+			prev = top;
+		}
+		char *svg = slurp(path, NULL);
+		assert_non_null(strstr(svg, "not drawn: "));
+		if (m == 0) {
+			/* resnet18: 65 nodes, 16 of them Identity copies of weights. */
+			assert_int_equal((int)xml_xpath_num(path, NODES), 65 - 16 + 1);
+			assert_null(strstr(svg, "Identity_0"));
+			free(svg);
+			assert_int_equal(pb_cmd_run_line(&ctx,
+			                                 "export -o build-test-svg-real.svg "
+			                                 "--show-constants",
+			                                 &err),
+			                 PB_OK);
+			svg = slurp(path, NULL);
+			assert_int_equal((int)xml_xpath_num(path, NODES), 65 + 1);
+			assert_non_null(strstr(svg, "Identity_0"));
+		}
+		free(svg);
+		fclose(of);
+		free(out);
+		unlink(path);
+		pb_session_free(s);
+	}
 }
 
 static void test_golden(void **state)
@@ -393,17 +503,19 @@ static void test_golden(void **state)
 	if (upd && *upd == '1') {
 		spit(GOLDEN, svg, len);
 	} else if (!pb_gv_deterministic()) {
-		fprintf(stderr, "golden: Graphviz plugins not found next to libgvc; text widths come "
-				"from pango, skipping the byte comparison\n");
+		fprintf(stderr,
+		        "golden: Graphviz plugins not found next to libgvc; text widths come "
+		        "from pango, skipping the byte comparison\n");
 	} else {
 		size_t glen = 0;
 		char *gold = slurp(GOLDEN, &glen);
 		assert_non_null(gold);
 		if (glen != len || memcmp(gold, svg, len) != 0) {
 			spit("build-test-svg-golden.actual.svg", svg, len);
-			fprintf(stderr, "golden: %s differs from build-test-svg-golden.actual.svg "
-					"(PB_UPDATE_GOLDEN=1 to accept)\n",
-				GOLDEN);
+			fprintf(stderr,
+			        "golden: %s differs from build-test-svg-golden.actual.svg "
+			        "(PB_UPDATE_GOLDEN=1 to accept)\n",
+			        GOLDEN);
 		}
 		assert_int_equal(glen, len);
 		assert_memory_equal(gold, svg, len);
@@ -423,10 +535,14 @@ static int teardown(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_export_plan),     cmocka_unit_test(test_export_no_plan_macs),
-		cmocka_unit_test(test_collapse),        cmocka_unit_test(test_errors),
-		cmocka_unit_test(test_graphviz_messages), cmocka_unit_test(test_export_command),
-		cmocka_unit_test(test_golden),
+	    cmocka_unit_test(test_export_plan),
+	    cmocka_unit_test(test_export_no_plan_macs),
+	    cmocka_unit_test(test_collapse),
+	    cmocka_unit_test(test_errors),
+	    cmocka_unit_test(test_graphviz_messages),
+	    cmocka_unit_test(test_export_command),
+	    cmocka_unit_test(test_golden),
+	    cmocka_unit_test(test_export_real_models),
 	};
 	return cmocka_run_group_tests(tests, NULL, teardown);
 }
