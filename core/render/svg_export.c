@@ -849,7 +849,22 @@ static int build_graph(exporter *x, Agraph_t *G, pb_svg_stats *st, pb_error *err
 		free(nodes);
 		return pb_err(err, PB_ENOMEM, "export: out of memory");
 	}
+	/* Groups with nothing drawn (only constants) get no cluster: the
+	 * legend still lists them. */
+	unsigned char *drawn = calloc((size_t)x->n_groups + 1, 1);
+	if (!drawn) {
+		free(cl);
+		free(nodes);
+		return pb_err(err, PB_ENOMEM, "export: out of memory");
+	}
+	for (int b = 0; b < x->col->n_boxes; b++) {
+		int gi = group_of_box(x, b);
+		if (!x->box_hidden[b] && gi >= 0 && gi < x->n_groups)
+			drawn[gi] = 1;
+	}
 	for (int gi = 0; gi < x->n_groups; gi++) {
+		if (!drawn[gi])
+			continue;
 		snprintf(name, sizeof name, "cluster_g%d", gi);
 		cl[gi] = agsubg(G, name, 1);
 		char gl[128];
@@ -903,7 +918,7 @@ static int build_graph(exporter *x, Agraph_t *G, pb_svg_stats *st, pb_error *err
 			continue;
 		int gi = group_of_box(x, b);
 		snprintf(name, sizeof name, "b%d", b);
-		Agraph_t *parent = gi >= 0 && gi < x->n_groups ? cl[gi] : G;
+		Agraph_t *parent = gi >= 0 && gi < x->n_groups && cl[gi] ? cl[gi] : G;
 		Agnode_t *n = agnode(parent, name, 1);
 		nodes[b] = n;
 		char *lab = box_label(x, b);
@@ -985,6 +1000,7 @@ static int build_graph(exporter *x, Agraph_t *G, pb_svg_stats *st, pb_error *err
 	title_block(x, G);
 	legend(x, G);
 	free(cl);
+	free(drawn);
 	free(nodes);
 	return PB_OK;
 }
