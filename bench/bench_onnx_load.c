@@ -30,10 +30,14 @@ static int cmp_double(const void *a, const void *b)
 int main(int argc, char **argv)
 {
 	int runs = argc > 1 ? atoi(argv[1]) : 15;
-	static const char *dflt[] = {"models/resnet18.onnx", "models/googlenet.onnx",
-				     "models/mobilenet_v2.onnx", "models/squeezenet1_1.onnx",
-				     "models/squeezenet1_1-weights.onnx", "models/densenet121.onnx",
-				     "models/swin_t.onnx", "models/bert_base_like.onnx"};
+	static const char *dflt[] = {"models/resnet18.onnx",
+	                             "models/googlenet.onnx",
+	                             "models/mobilenet_v2.onnx",
+	                             "models/squeezenet1_1.onnx",
+	                             "models/squeezenet1_1-weights.onnx",
+	                             "models/densenet121.onnx",
+	                             "models/swin_t.onnx",
+	                             "models/bert_base_like.onnx"};
 	const char **models = argc > 2 ? (const char **)argv + 2 : dflt;
 	int n_models = argc > 2 ? argc - 2 : (int)(sizeof dflt / sizeof *dflt);
 	if (runs < 1)
@@ -62,8 +66,8 @@ int main(int argc, char **argv)
 		qsort(load, (size_t)runs, sizeof *load, cmp_double);
 		qsort(fr, (size_t)runs, sizeof *fr, cmp_double);
 		double lm = load[runs / 2];
-		printf("%-36s %6d %10.2f %10.2f %12.0f %10.4f\n", models[m], nodes, lm, fr[runs / 2],
-		       lm > 0 ? nodes / lm : 0, macs / 1e9);
+		printf("%-36s %6d %10.2f %10.2f %12.0f %10.4f\n", models[m], nodes, lm,
+		       fr[runs / 2], lm > 0 ? nodes / lm : 0, macs / 1e9);
 	}
 	free(load);
 	free(fr);

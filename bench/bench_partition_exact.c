@@ -95,8 +95,8 @@ int main(int argc, char **argv)
 	pb_part_evaluate(P, ac, &ev, NULL);
 	printf("exact: %d layers, %d cores, %d runs: median %.2f ms, min %.2f ms, %ld checks; "
 	       "optimum %.6f ms = %.4f x lower bound, %d groups, memory %s\n",
-	       m, n, reps, t[reps / 2] * 1e3, t[0] * 1e3, checks, opt * 1e3,
-	       opt / P->lower_bound, ev.n_groups, ev.over_memory ? "EXCEEDED" : "ok");
+	       m, n, reps, t[reps / 2] * 1e3, t[0] * 1e3, checks, opt * 1e3, opt / P->lower_bound,
+	       ev.n_groups, ev.over_memory ? "EXCEEDED" : "ok");
 	pb_part_problem_free(P);
 	free(macs);
 	free(par);

@@ -64,7 +64,7 @@ int main(int argc, char **argv)
 		int feasible;
 		pb_part_exact_solve(P, &opt_mem, ac, &feasible, &err);
 		int binds = feasible && hi <= mc.memory && mc.memory < s_free &&
-			    opt_mem > opt_free * (1 + 1e-9);
+		            opt_mem > opt_free * (1 + 1e-9);
 		printf("%-28s %12.5f %12.3f %12.3f %12.3f %12.5f %s\n", g->path, opt_free * 1e3,
 		       s_free / 1048576, hi / 1048576, mc.memory / 1048576, opt_mem * 1e3,
 		       binds ? "yes" : (feasible ? "no (fits)" : "no (infeasible)"));

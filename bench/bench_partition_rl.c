@@ -62,7 +62,8 @@ int main(int argc, char **argv)
 			return 2;
 		}
 		char *save = NULL, *lay_list = strdup(layouts);
-		for (char *lay = strtok_r(lay_list, ",", &save); lay; lay = strtok_r(NULL, ",", &save)) {
+		for (char *lay = strtok_r(lay_list, ",", &save); lay;
+		     lay = strtok_r(NULL, ",", &save)) {
 			pb_hw *hw;
 			pb_manycore mc;
 			pb_part_problem *P;
@@ -120,9 +121,10 @@ int main(int argc, char **argv)
 			else
 				snprintf(t2, sizeof t2, "%.2f", t_2pct);
 			const char *base = strrchr(g->path, '/');
-			printf("| %s | %s | %d | %.5f | %.2f | %.4f | %.4f | %.4f | %.4f | %ld | %.0f | %s |\n",
-			       base ? base + 1 : g->path, mc.name, P->m, opt * 1e3, t_exact, r_eq, r_gr,
-			       r_lo, r_rl, ep, ep / el, t2);
+			printf("| %s | %s | %d | %.5f | %.2f | %.4f | %.4f | %.4f | %.4f | %ld | "
+			       "%.0f | %s |\n",
+			       base ? base + 1 : g->path, mc.name, P->m, opt * 1e3, t_exact, r_eq,
+			       r_gr, r_lo, r_rl, ep, ep / el, t2);
 			fflush(stdout);
 			pb_rl_trainer_free(T);
 			free(ac);

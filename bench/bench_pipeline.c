@@ -51,10 +51,11 @@ int main(int argc, char **argv)
 			return 2;
 		}
 		double t = now() - t0;
-		printf("P=%d: %.3f s, MILP %ld cols x %ld rows, %d key ops, slowest stage %.3f GFLOP "
-		       "(ideal %.3f), cross-stage %.3f MB%s\n",
-		       p, t, s.cols, s.rows, s.n_key, s.max_cost / 1e9, total / p / 1e9,
-		       s.cross_bytes / 1e6, s.optimal ? ", optimal" : "");
+		printf(
+		    "P=%d: %.3f s, MILP %ld cols x %ld rows, %d key ops, slowest stage %.3f GFLOP "
+		    "(ideal %.3f), cross-stage %.3f MB%s\n",
+		    p, t, s.cols, s.rows, s.n_key, s.max_cost / 1e9, total / p / 1e9,
+		    s.cross_bytes / 1e6, s.optimal ? ", optimal" : "");
 		pb_pipe_split_free(&s);
 	}
 	free(act);

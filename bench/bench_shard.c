@@ -27,9 +27,10 @@ static double now(void)
 int main(int argc, char **argv)
 {
 	if (argc < 3) {
-		fprintf(stderr, "usage: %s MODEL LAYOUT [--level N] [--scheme S] [--max-axes N] "
-				"[--train] [--lp FILE]\n",
-			argv[0]);
+		fprintf(stderr,
+		        "usage: %s MODEL LAYOUT [--level N] [--scheme S] [--max-axes N] "
+		        "[--train] [--lp FILE]\n",
+		        argv[0]);
 		return 1;
 	}
 	pb_shard_opts o;
@@ -102,15 +103,16 @@ int main(int argc, char **argv)
 		pb_shard_milp_size(p, &s1);
 		pb_shard_result r;
 		double ts = now();
-		if (pb_shard_solve(p, (lp && (scheme || n == 1)) ? lp : NULL, NULL, NULL, &r, &err)) {
+		if (pb_shard_solve(p, (lp && (scheme || n == 1)) ? lp : NULL, NULL, NULL, &r,
+		                   &err)) {
 			fprintf(stderr, "%s\n", err.msg);
 			return 2;
 		}
 		double t_solve = now() - ts;
 		total += t_build + t_solve;
 		printf("%-8s %8d %8d %10ld %9ld | %8d %10ld %9ld | %8.3f %8.3f %12.4f%s\n",
-		       meshes[i].name, p->n_active, g0, s0.cols, s0.rows, p->n_groups, s1.cols, s1.rows,
-		       t_build, t_solve, r.objective * 1e6, r.optimal ? " optimal" : "");
+		       meshes[i].name, p->n_active, g0, s0.cols, s0.rows, p->n_groups, s1.cols,
+		       s1.rows, t_build, t_solve, r.objective * 1e6, r.optimal ? " optimal" : "");
 		if (r.objective < best) {
 			best = r.objective;
 			best_name = meshes[i].name;

@@ -29,7 +29,7 @@ static int store(pb_args *a, int k, const char *v, const char *cmd, pb_error *er
 	if (a->spec[k].type == PB_OPT_LIST) {
 		if (a->set[k] >= PB_ARGS_MAX_LIST)
 			return pb_err(err, PB_EUSAGE, "%s: too many --%s options (at most %d)", cmd,
-				      a->spec[k].name, PB_ARGS_MAX_LIST);
+			              a->spec[k].name, PB_ARGS_MAX_LIST);
 		a->list[k][a->set[k]] = v;
 	}
 	a->set[k]++;
@@ -38,7 +38,7 @@ static int store(pb_args *a, int k, const char *v, const char *cmd, pb_error *er
 }
 
 int pb_args_parse(const pb_opt *spec, int argc, char **argv, pb_args *a, const char *cmd,
-		  pb_error *err)
+                  pb_error *err)
 {
 	memset(a, 0, sizeof *a);
 	a->spec = spec;
@@ -47,8 +47,7 @@ int pb_args_parse(const pb_opt *spec, int argc, char **argv, pb_args *a, const c
 	int only_pos = 0;
 	for (int i = 0; i < argc; i++) {
 		const char *s = argv[i];
-		if (only_pos || s[0] != '-' || s[1] == '\0' ||
-		    (s[1] >= '0' && s[1] <= '9')) {
+		if (only_pos || s[0] != '-' || s[1] == '\0' || (s[1] >= '0' && s[1] <= '9')) {
 			if (a->n_pos >= PB_ARGS_MAX_POS)
 				return pb_err(err, PB_EUSAGE, "%s: too many arguments", cmd);
 			a->pos[a->n_pos++] = s;
@@ -72,28 +71,30 @@ int pb_args_parse(const pb_opt *spec, int argc, char **argv, pb_args *a, const c
 				inline_val = eq + 1;
 			if (k < 0)
 				return pb_err(err, PB_EUSAGE,
-					      "%s: unknown option '--%.*s' (see '%s --help')", cmd,
-					      (int)len, name, cmd);
+				              "%s: unknown option '--%.*s' (see '%s --help')", cmd,
+				              (int)len, name, cmd);
 		} else {
 			k = find_short(spec, s[1]);
 			if (k < 0)
-				return pb_err(err, PB_EUSAGE, "%s: unknown option '-%c' (see '%s --help')",
-					      cmd, s[1], cmd);
+				return pb_err(err, PB_EUSAGE,
+				              "%s: unknown option '-%c' (see '%s --help')", cmd,
+				              s[1], cmd);
 			if (s[2])
 				inline_val = s + 2;
 		}
 		if (spec[k].type == PB_OPT_FLAG) {
 			if (inline_val)
 				return pb_err(err, PB_EUSAGE, "%s: option --%s takes no value", cmd,
-					      spec[k].name);
+				              spec[k].name);
 			a->set[k]++;
 			continue;
 		}
 		const char *v = inline_val;
 		if (!v) {
 			if (i + 1 >= argc)
-				return pb_err(err, PB_EUSAGE, "%s: option --%s needs a value (%s)", cmd,
-					      spec[k].name, spec[k].metavar ? spec[k].metavar : "VALUE");
+				return pb_err(err, PB_EUSAGE, "%s: option --%s needs a value (%s)",
+				              cmd, spec[k].name,
+				              spec[k].metavar ? spec[k].metavar : "VALUE");
 			v = argv[++i];
 		}
 		int rc = store(a, k, v, cmd, err);
@@ -124,7 +125,7 @@ const char *pb_args_str(const pb_args *a, const char *name, const char *dflt)
 }
 
 int pb_args_int(const pb_args *a, const char *name, long dflt, long min, long max, long *out,
-		pb_error *err)
+                pb_error *err)
 {
 	const char *s = pb_args_str(a, name, NULL);
 	if (!s) {
@@ -135,14 +136,14 @@ int pb_args_int(const pb_args *a, const char *name, long dflt, long min, long ma
 	errno = 0;
 	long v = strtol(s, &end, 10);
 	if (errno || end == s || *end || v < min || v > max)
-		return pb_err(err, PB_EUSAGE, "--%s '%s': expected an integer from %ld to %ld", name,
-			      s, min, max);
+		return pb_err(err, PB_EUSAGE, "--%s '%s': expected an integer from %ld to %ld",
+		              name, s, min, max);
 	*out = v;
 	return PB_OK;
 }
 
 int pb_args_double(const pb_args *a, const char *name, double dflt, double min, double max,
-		   double *out, pb_error *err)
+                   double *out, pb_error *err)
 {
 	const char *s = pb_args_str(a, name, NULL);
 	if (!s) {
@@ -154,7 +155,7 @@ int pb_args_double(const pb_args *a, const char *name, double dflt, double min, 
 	double v = strtod(s, &end);
 	if (errno || end == s || *end || !isfinite(v) || v < min || v > max)
 		return pb_err(err, PB_EUSAGE, "--%s '%s': expected a number from %g to %g", name, s,
-			      min, max);
+		              min, max);
 	*out = v;
 	return PB_OK;
 }
@@ -180,12 +181,15 @@ void pb_args_print_options(const pb_opt *spec, FILE *out)
 	fprintf(out, "Options:\n");
 	for (int i = 0; spec && spec[i].name; i++) {
 		char left[64];
-		const char *mv = spec[i].type == PB_OPT_FLAG ? "" : (spec[i].metavar ? spec[i].metavar : "VALUE");
+		const char *mv = spec[i].type == PB_OPT_FLAG
+		                     ? ""
+		                     : (spec[i].metavar ? spec[i].metavar : "VALUE");
 		if (spec[i].short_name)
-			snprintf(left, sizeof left, "-%c, --%s%s%s", spec[i].short_name, spec[i].name,
-				 *mv ? " " : "", mv);
+			snprintf(left, sizeof left, "-%c, --%s%s%s", spec[i].short_name,
+			         spec[i].name, *mv ? " " : "", mv);
 		else
-			snprintf(left, sizeof left, "    --%s%s%s", spec[i].name, *mv ? " " : "", mv);
+			snprintf(left, sizeof left, "    --%s%s%s", spec[i].name, *mv ? " " : "",
+			         mv);
 		fprintf(out, "  %-28s %s\n", left, spec[i].help ? spec[i].help : "");
 	}
 	fprintf(out, "  %-28s %s\n", "-h, --help", "show this help");

@@ -16,8 +16,8 @@
 typedef enum { PB_OPT_FLAG, PB_OPT_INT, PB_OPT_DOUBLE, PB_OPT_STR, PB_OPT_LIST } pb_opt_type;
 
 typedef struct pb_opt {
-	const char *name;    /* long name without dashes */
-	char short_name;     /* 0 if none */
+	const char *name; /* long name without dashes */
+	char short_name;  /* 0 if none */
 	pb_opt_type type;
 	const char *metavar; /* "N", "FILE" ... */
 	const char *help;    /* one line; mention the default */
@@ -30,25 +30,25 @@ typedef struct pb_opt {
 typedef struct pb_args {
 	const pb_opt *spec;
 	int n_spec;
-	int set[PB_ARGS_MAX_OPTS];          /* times seen */
-	const char *val[PB_ARGS_MAX_OPTS];  /* last value */
+	int set[PB_ARGS_MAX_OPTS];         /* times seen */
+	const char *val[PB_ARGS_MAX_OPTS]; /* last value */
 	const char *list[PB_ARGS_MAX_OPTS][PB_ARGS_MAX_LIST];
 	int n_pos;
 	const char *pos[PB_ARGS_MAX_POS];
-	int help;                           /* --help / -h seen */
+	int help; /* --help / -h seen */
 } pb_args;
 
 /* Parses argv[0..argc) (argv[0] is the first argument, not the command).
  * Strings point into argv. spec is terminated by an entry with name NULL. */
 int pb_args_parse(const pb_opt *spec, int argc, char **argv, pb_args *a, const char *cmd,
-		  pb_error *err);
+                  pb_error *err);
 int pb_args_has(const pb_args *a, const char *name);
 const char *pb_args_str(const pb_args *a, const char *name, const char *dflt);
 /* Parsed numbers; on a malformed value returns PB_EUSAGE with a message. */
 int pb_args_int(const pb_args *a, const char *name, long dflt, long min, long max, long *out,
-		pb_error *err);
+                pb_error *err);
 int pb_args_double(const pb_args *a, const char *name, double dflt, double min, double max,
-		   double *out, pb_error *err);
+                   double *out, pb_error *err);
 int pb_args_list(const pb_args *a, const char *name, const char ***out);
 const char *pb_args_pos(const pb_args *a, int i);
 

@@ -41,7 +41,7 @@ void pb_cmd_foreach(void (*fn)(void *ud, const pb_command *c), void *ud)
 void pb_cmd_print_help(const pb_command *c, FILE *out)
 {
 	fprintf(out, "Usage: partbench %s\n\n%s\n", c->usage ? c->usage : c->name,
-		c->summary ? c->summary : "");
+	        c->summary ? c->summary : "");
 	if (c->help)
 		fprintf(out, "\n%s\n", c->help);
 	fputc('\n', out);
@@ -56,8 +56,7 @@ static int has_opt(const pb_opt *spec, const char *name)
 	return 0;
 }
 
-static int prepare_session(pb_cmd_ctx *ctx, const pb_command *c, const pb_args *a,
-			   pb_error *err)
+static int prepare_session(pb_cmd_ctx *ctx, const pb_command *c, const pb_args *a, pb_error *err)
 {
 	pb_session *s = ctx->s;
 	if (c->flags & PB_CMD_GRAPH) {
@@ -82,8 +81,9 @@ static int prepare_session(pb_cmd_ctx *ctx, const pb_command *c, const pb_args *
 				return rc;
 			ctx->redraw |= PB_REDRAW_ALL;
 		} else if (!s->graph) {
-			return pb_err(err, PB_EUSAGE, "%s: no model given and none is open (usage: %s)",
-				      c->name, c->usage ? c->usage : c->name);
+			return pb_err(err, PB_EUSAGE,
+			              "%s: no model given and none is open (usage: %s)", c->name,
+			              c->usage ? c->usage : c->name);
 		}
 	}
 	if (c->flags & PB_CMD_LAYOUT) {
@@ -94,8 +94,9 @@ static int prepare_session(pb_cmd_ctx *ctx, const pb_command *c, const pb_args *
 				return rc;
 			ctx->redraw |= PB_REDRAW_ALL;
 		} else if (!s->hw) {
-			return pb_err(err, PB_EUSAGE, "%s: needs a hardware layout: --layout FILE (see layouts/)",
-				      c->name);
+			return pb_err(err, PB_EUSAGE,
+			              "%s: needs a hardware layout: --layout FILE (see layouts/)",
+			              c->name);
 		}
 	}
 	return PB_OK;

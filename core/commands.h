@@ -36,33 +36,32 @@ typedef int (*pb_progress_fn)(void *ud, double fraction, const char *line);
 
 typedef struct pb_cmd_ctx {
 	pb_session *s;
-	FILE *out;            /* command output */
-	FILE *log;            /* warnings and progress text (stderr in the CLI) */
-	int interactive;      /* 1 inside the TUI */
-	int redraw;           /* PB_REDRAW_* flags set by handlers */
+	FILE *out;       /* command output */
+	FILE *log;       /* warnings and progress text (stderr in the CLI) */
+	int interactive; /* 1 inside the TUI */
+	int redraw;      /* PB_REDRAW_* flags set by handlers */
 	pb_progress_fn progress;
 	void *progress_ud;
 } pb_cmd_ctx;
 
 typedef struct pb_command pb_command;
 /* argv[0] is the command name. */
-typedef int (*pb_cmd_fn)(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a,
-			 pb_error *err);
+typedef int (*pb_cmd_fn)(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, pb_error *err);
 
 enum {
-	PB_CMD_GRAPH = 1,     /* first positional is MODEL, optional if one is open */
-	PB_CMD_LAYOUT = 2,    /* takes --layout L (required unless one is loaded) */
-	PB_CMD_HIDDEN = 4     /* not listed in `partbench --help` */
+	PB_CMD_GRAPH = 1,  /* first positional is MODEL, optional if one is open */
+	PB_CMD_LAYOUT = 2, /* takes --layout L (required unless one is loaded) */
+	PB_CMD_HIDDEN = 4  /* not listed in `partbench --help` */
 };
 
 struct pb_command {
 	const char *name;
-	const char *usage;    /* "partition [MODEL] --layout L --method M" */
-	const char *summary;  /* one line */
-	const pb_opt *opts;   /* option table, terminated by {0} */
+	const char *usage;   /* "partition [MODEL] --layout L --method M" */
+	const char *summary; /* one line */
+	const pb_opt *opts;  /* option table, terminated by {0} */
 	pb_cmd_fn fn;
 	unsigned flags;
-	const char *help;     /* longer text for --help, may be NULL */
+	const char *help; /* longer text for --help, may be NULL */
 };
 
 /* The generated registry: NULL-terminated list of module tables. */
@@ -85,14 +84,25 @@ void pb_cmd_print_help(const pb_command *c, FILE *out);
 int pb_cmd_complete(const char *prefix, const char **out, int max);
 /* Reports progress through ctx; returns non-zero if cancelled. */
 int pb_cmd_progress(pb_cmd_ctx *ctx, double fraction, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+    __attribute__((format(printf, 3, 4)));
 
 /* Options every PB_CMD_GRAPH command accepts (append with PB_OPTS_GRAPH). */
-#define PB_OPTS_GRAPH                                                            \
-	{"input", 'i', PB_OPT_LIST, "NAME=D1,D2,..",                              \
-	 "set a symbolic input shape (repeatable), e.g. input=1,3,640,640"}
-#define PB_OPTS_LAYOUT {"layout", 'l', PB_OPT_STR, "FILE", "hardware layout (layouts/*.lua)"}
-#define PB_OPTS_JSON {"json", 0, PB_OPT_FLAG, NULL, "print machine-readable JSON"}
-#define PB_OPTS_END {0}
+#define PB_OPTS_GRAPH                                                                              \
+	{                                                                                          \
+		"input", 'i', PB_OPT_LIST, "NAME=D1,D2,..",                                        \
+		    "set a symbolic input shape (repeatable), e.g. input=1,3,640,640"              \
+	}
+#define PB_OPTS_LAYOUT                                                                             \
+	{                                                                                          \
+		"layout", 'l', PB_OPT_STR, "FILE", "hardware layout (layouts/*.lua)"               \
+	}
+#define PB_OPTS_JSON                                                                               \
+	{                                                                                          \
+		"json", 0, PB_OPT_FLAG, NULL, "print machine-readable JSON"                        \
+	}
+#define PB_OPTS_END                                                                                \
+	{                                                                                          \
+		0                                                                                  \
+	}
 
 #endif

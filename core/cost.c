@@ -136,22 +136,55 @@ static int op_in(const char *op, const char *const *list)
 
 static double node_flops(const pb_graph *g, const pb_node *n, double macs)
 {
-	static const char *const zero[] = {
-		"Reshape", "Transpose", "Concat", "Split", "Slice", "Gather", "GatherElements",
-		"GatherND", "Pad", "Expand", "Tile", "Cast", "CastLike", "Identity", "Shape",
-		"Size", "Constant", "ConstantOfShape", "Flatten", "Squeeze", "Unsqueeze",
-		"Dropout", "DepthToSpace", "SpaceToDepth", "Range", "ScatterND",
-		"ScatterElements", "Scatter", "NonZero", "OneHot", "EyeLike", "Compress",
-		"QuantizeLinear", "DequantizeLinear", NULL};
-	static const char *const norm5[] = {
-		"LayerNormalization", "InstanceNormalization", "GroupNormalization",
-		"MeanVarianceNormalization", "LpNormalization", "LRN", NULL};
+	static const char *const zero[] = {"Reshape",
+	                                   "Transpose",
+	                                   "Concat",
+	                                   "Split",
+	                                   "Slice",
+	                                   "Gather",
+	                                   "GatherElements",
+	                                   "GatherND",
+	                                   "Pad",
+	                                   "Expand",
+	                                   "Tile",
+	                                   "Cast",
+	                                   "CastLike",
+	                                   "Identity",
+	                                   "Shape",
+	                                   "Size",
+	                                   "Constant",
+	                                   "ConstantOfShape",
+	                                   "Flatten",
+	                                   "Squeeze",
+	                                   "Unsqueeze",
+	                                   "Dropout",
+	                                   "DepthToSpace",
+	                                   "SpaceToDepth",
+	                                   "Range",
+	                                   "ScatterND",
+	                                   "ScatterElements",
+	                                   "Scatter",
+	                                   "NonZero",
+	                                   "OneHot",
+	                                   "EyeLike",
+	                                   "Compress",
+	                                   "QuantizeLinear",
+	                                   "DequantizeLinear",
+	                                   NULL};
+	static const char *const norm5[] = {"LayerNormalization",
+	                                    "InstanceNormalization",
+	                                    "GroupNormalization",
+	                                    "MeanVarianceNormalization",
+	                                    "LpNormalization",
+	                                    "LRN",
+	                                    NULL};
 	const char *op = n->op;
 	const pb_tensor *y = tout(g, n, 0);
 	double out = numel(y);
 	if (macs > 0) {
 		int has_bias = (strcmp(op, "Gemm") == 0 || strcmp(op, "Conv") == 0 ||
-				strcmp(op, "ConvTranspose") == 0) && tin(g, n, 2);
+		                strcmp(op, "ConvTranspose") == 0) &&
+		               tin(g, n, 2);
 		return 2 * macs + (has_bias ? out : 0);
 	}
 	/* Folded at load time: every output has a value. */
@@ -185,8 +218,8 @@ static double node_flops(const pb_graph *g, const pb_node *n, double macs)
 		return out * (strcmp(mode, "nearest") == 0 ? 1 : 4);
 	}
 	if (strcmp(op, "Einsum") == 0 || strcmp(op, "MatMul") == 0 || strcmp(op, "Gemm") == 0 ||
-	    strcmp(op, "Conv") == 0 || strcmp(op, "ConvTranspose") == 0 ||
-	    strcmp(op, "RNN") == 0 || strcmp(op, "GRU") == 0 || strcmp(op, "LSTM") == 0)
+	    strcmp(op, "Conv") == 0 || strcmp(op, "ConvTranspose") == 0 || strcmp(op, "RNN") == 0 ||
+	    strcmp(op, "GRU") == 0 || strcmp(op, "LSTM") == 0)
 		return 0; /* MAC operator whose shapes are unknown */
 	return out;
 }
@@ -224,7 +257,9 @@ void pb_cost_compute(pb_graph *g)
 				if (!identity) {
 					double e = numel(t);
 					c->params += e;
-					c->param_bytes += e * (pb_dtype_size(t->dtype) ? pb_dtype_size(t->dtype) : 4);
+					c->param_bytes +=
+					    e *
+					    (pb_dtype_size(t->dtype) ? pb_dtype_size(t->dtype) : 4);
 				}
 			} else {
 				c->in_bytes += pb_tensor_bytes(t);

@@ -524,7 +524,7 @@ int pb_dot_load_buffer(const char *text, size_t len, const char *name, const pb_
 			agclose(G);
 		char msg[600];
 		return pb_err(err, PB_EINPUT, "%s: not a valid DOT graph: %s", name,
-			      dot_errmsg(msg, sizeof msg));
+		              dot_errmsg(msg, sizeof msg));
 	}
 	int rc = dot_convert(G, name, opts, out, err);
 	agclose(G);

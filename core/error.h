@@ -27,8 +27,7 @@ typedef struct pb_error {
 
 /* Sets err (if non-NULL) and returns code, so callers can write
  * `return pb_err(err, PB_EINPUT, "%s: ...", path)`. */
-int pb_err(pb_error *err, int code, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+int pb_err(pb_error *err, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 int pb_verr(pb_error *err, int code, const char *fmt, va_list ap);
 /* Prefixes an existing message: "prefix: old message". */
 int pb_err_prefix(pb_error *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

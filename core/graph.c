@@ -28,21 +28,37 @@
 int pb_dtype_size(int dtype)
 {
 	switch (dtype) {
-	case PB_DT_FLOAT: case PB_DT_INT32: case PB_DT_UINT32: return 4;
-	case PB_DT_UINT8: case PB_DT_INT8: case PB_DT_BOOL: return 1;
-	case PB_DT_UINT16: case PB_DT_INT16: case PB_DT_FLOAT16: case PB_DT_BFLOAT16: return 2;
-	case PB_DT_INT64: case PB_DT_DOUBLE: case PB_DT_UINT64: case PB_DT_COMPLEX64: return 8;
-	case PB_DT_COMPLEX128: return 16;
-	default: return 0;
+	case PB_DT_FLOAT:
+	case PB_DT_INT32:
+	case PB_DT_UINT32:
+		return 4;
+	case PB_DT_UINT8:
+	case PB_DT_INT8:
+	case PB_DT_BOOL:
+		return 1;
+	case PB_DT_UINT16:
+	case PB_DT_INT16:
+	case PB_DT_FLOAT16:
+	case PB_DT_BFLOAT16:
+		return 2;
+	case PB_DT_INT64:
+	case PB_DT_DOUBLE:
+	case PB_DT_UINT64:
+	case PB_DT_COMPLEX64:
+		return 8;
+	case PB_DT_COMPLEX128:
+		return 16;
+	default:
+		return 0;
 	}
 }
 
 const char *pb_dtype_name(int dtype)
 {
-	static const char *names[] = {"undefined", "float32", "uint8", "int8", "uint16",
-				      "int16", "int32", "int64", "string", "bool",
-				      "float16", "float64", "uint32", "uint64", "complex64",
-				      "complex128", "bfloat16"};
+	static const char *names[] = {"undefined",  "float32", "uint8",  "int8",   "uint16",
+	                              "int16",      "int32",   "int64",  "string", "bool",
+	                              "float16",    "float64", "uint32", "uint64", "complex64",
+	                              "complex128", "bfloat16"};
 	if (dtype >= 0 && dtype <= PB_DT_BFLOAT16)
 		return names[dtype];
 	return "unknown";
@@ -154,12 +170,12 @@ static void attr_free(pb_attr *a)
 /* ---------------------------------------------------------------- builder */
 
 struct pb_builder {
-	pb_graph *g;       /* nodes in file order while building */
+	pb_graph *g; /* nodes in file order while building */
 	int cap_nodes, cap_tensors;
-	pb_cost *fixed;    /* per node, NAN = infer */
+	pb_cost *fixed; /* per node, NAN = infer */
 	int cap_fixed;
 	int cap_in, cap_out, cap_ops;
-	int oom;           /* an allocation failed: finish() reports it */
+	int oom; /* an allocation failed: finish() reports it */
 };
 
 pb_builder *pb_builder_new(const char *path, const char *format)
@@ -250,7 +266,7 @@ pb_tensor *pb_builder_tensor_ptr(pb_builder *b, int id)
 }
 
 void pb_builder_set_shape(pb_builder *b, int tid, int dtype, int rank, const int64_t *dims,
-			  char *const *dim_params)
+                          char *const *dim_params)
 {
 	pb_tensor *t = pb_builder_tensor_ptr(b, tid);
 	if (!t)
@@ -268,8 +284,8 @@ void pb_builder_set_shape(pb_builder *b, int tid, int dtype, int rank, const int
 }
 
 int pb_builder_node(pb_builder *b, const char *name, const char *op, const char *domain,
-		    const char *const *inputs, int n_inputs, const char *const *outputs,
-		    int n_outputs)
+                    const char *const *inputs, int n_inputs, const char *const *outputs,
+                    int n_outputs)
 {
 	pb_graph *g = b->g;
 	if (GROW(b, g->nodes, b->cap_nodes, g->n_nodes + 1) ||
@@ -318,8 +334,8 @@ void pb_builder_node_cost(pb_builder *b, int nid, const pb_cost *c)
 	b->fixed[nid] = *c;
 }
 
-void pb_builder_node_members(pb_builder *b, int nid, const int *members,
-			     const char *const *names, int n)
+void pb_builder_node_members(pb_builder *b, int nid, const int *members, const char *const *names,
+                             int n)
 {
 	pb_node *node = &b->g->nodes[nid];
 	node->members = calloc((size_t)(n ? n : 1), sizeof *node->members);
@@ -349,8 +365,7 @@ void pb_builder_input(pb_builder *b, int tid)
 
 void pb_builder_output(pb_builder *b, int tid)
 {
-	if (!b->g->tensors[tid].is_output &&
-	    append_int(&b->g->outputs, &b->g->n_outputs, tid))
+	if (!b->g->tensors[tid].is_output && append_int(&b->g->outputs, &b->g->n_outputs, tid))
 		b->oom = 1;
 	b->g->tensors[tid].is_output = 1;
 }
@@ -378,7 +393,7 @@ void pb_builder_opset(pb_builder *b, const char *domain, int64_t version)
 	}
 	g->opsets = no;
 	g->opsets[g->n_opsets].domain =
-		xstrdup((domain && strcmp(domain, "ai.onnx") != 0) ? domain : "");
+	    xstrdup((domain && strcmp(domain, "ai.onnx") != 0) ? domain : "");
 	g->opsets[g->n_opsets].version = version;
 	g->n_opsets++;
 }
@@ -488,7 +503,7 @@ static int check_dag(pb_graph *g, int *edge_from, int *edge_to, int n_edges, pb_
 		igraph_vector_int_init(&fas, 0);
 		int culprit = 0;
 		if (igraph_feedback_arc_set(&ig, &fas, NULL, IGRAPH_FAS_APPROX_EADES) ==
-			    IGRAPH_SUCCESS &&
+		        IGRAPH_SUCCESS &&
 		    igraph_vector_int_size(&fas) > 0) {
 			igraph_integer_t from, to;
 			igraph_edge(&ig, VECTOR(fas)[0], &from, &to);
@@ -496,7 +511,7 @@ static int check_dag(pb_graph *g, int *edge_from, int *edge_to, int n_edges, pb_
 		}
 		igraph_vector_int_destroy(&fas);
 		rc = pb_err(err, PB_EINPUT, "%s: the graph has a cycle through node '%s' (%s)",
-			    g->path, g->nodes[culprit].name, g->nodes[culprit].op);
+		            g->path, g->nodes[culprit].name, g->nodes[culprit].op);
 	}
 	igraph_destroy(&ig);
 	igraph_vector_int_destroy(&edges);
@@ -544,7 +559,8 @@ int pb_builder_finish(pb_builder *b, const pb_load_opts *opts, pb_graph **out, p
 					strcat(names, names[0] ? ", " : "");
 					strcat(names, g->tensors[t].name);
 				}
-			pb_err(err, PB_EUSAGE, "%s: --input names '%s', which is not a model input (inputs: %s)",
+			pb_err(err, PB_EUSAGE,
+			       "%s: --input names '%s', which is not a model input (inputs: %s)",
 			       g->path, opts->overrides[k].name, names[0] ? names : "none");
 			pb_builder_free(b);
 			return PB_EUSAGE;
@@ -558,10 +574,11 @@ int pb_builder_finish(pb_builder *b, const pb_load_opts *opts, pb_graph **out, p
 			if (t < 0)
 				continue;
 			if (g->tensors[t].producer >= 0) {
-				rc = pb_err(err, PB_EINPUT,
-					    "%s: tensor '%s' is produced by both '%s' and '%s'", g->path,
-					    g->tensors[t].name, g->nodes[g->tensors[t].producer].name,
-					    g->nodes[i].name);
+				rc =
+				    pb_err(err, PB_EINPUT,
+				           "%s: tensor '%s' is produced by both '%s' and '%s'",
+				           g->path, g->tensors[t].name,
+				           g->nodes[g->tensors[t].producer].name, g->nodes[i].name);
 				pb_builder_free(b);
 				return rc;
 			}
@@ -575,10 +592,11 @@ int pb_builder_finish(pb_builder *b, const pb_load_opts *opts, pb_graph **out, p
 				continue;
 			pb_tensor *tt = &g->tensors[t];
 			if (tt->producer < 0 && !tt->is_input && !tt->is_initializer) {
-				rc = pb_err(err, PB_EINPUT,
-					    "%s: node '%s' reads tensor '%s', which no node produces and "
-					    "is neither a graph input nor an initializer",
-					    g->path, g->nodes[i].name, tt->name);
+				rc = pb_err(
+				    err, PB_EINPUT,
+				    "%s: node '%s' reads tensor '%s', which no node produces and "
+				    "is neither a graph input nor an initializer",
+				    g->path, g->nodes[i].name, tt->name);
 				pb_builder_free(b);
 				return rc;
 			}
@@ -613,7 +631,8 @@ int pb_builder_finish(pb_builder *b, const pb_load_opts *opts, pb_graph **out, p
 					free(indeg);
 					free(tmp);
 					pb_builder_free(b);
-					return pb_err(err, PB_ENOMEM, "out of memory linking the graph");
+					return pb_err(err, PB_ENOMEM,
+					              "out of memory linking the graph");
 				}
 			}
 			ef[n_edges] = tmp[k];
@@ -681,7 +700,7 @@ int pb_builder_finish(pb_builder *b, const pb_load_opts *opts, pb_graph **out, p
 	for (int e = 0; e < n_edges; e++) {
 		int u = newid[ef[e]], v = newid[et[e]];
 		b->oom |= append_int(&g->nodes[u].succs, &g->nodes[u].n_succs, v) |
-			  append_int(&g->nodes[v].preds, &g->nodes[v].n_preds, u);
+		          append_int(&g->nodes[v].preds, &g->nodes[v].n_preds, u);
 	}
 	free(ef);
 	free(et);
@@ -695,7 +714,7 @@ int pb_builder_finish(pb_builder *b, const pb_load_opts *opts, pb_graph **out, p
 			int t = g->nodes[i].inputs[j];
 			if (t >= 0)
 				b->oom |= append_int(&g->tensors[t].consumers,
-						     &g->tensors[t].n_consumers, i);
+				                     &g->tensors[t].n_consumers, i);
 		}
 	}
 	/* Real model inputs: declared inputs that are not initializers. */
@@ -721,14 +740,22 @@ int pb_builder_finish(pb_builder *b, const pb_load_opts *opts, pb_graph **out, p
 	for (int i = 0; i < n; i++) {
 		pb_cost *c = &g->nodes[i].cost;
 		const pb_cost *f = &b->fixed[i];
-		if (!isnan(f->macs)) c->macs = f->macs;
-		if (!isnan(f->flops)) c->flops = f->flops;
-		else if (!isnan(f->macs)) c->flops = 2 * f->macs;
-		if (!isnan(f->params)) c->params = f->params;
-		if (!isnan(f->param_bytes)) c->param_bytes = f->param_bytes;
-		else if (!isnan(f->params)) c->param_bytes = 4 * f->params;
-		if (!isnan(f->out_bytes)) c->out_bytes = f->out_bytes;
-		if (!isnan(f->in_bytes)) c->in_bytes = f->in_bytes;
+		if (!isnan(f->macs))
+			c->macs = f->macs;
+		if (!isnan(f->flops))
+			c->flops = f->flops;
+		else if (!isnan(f->macs))
+			c->flops = 2 * f->macs;
+		if (!isnan(f->params))
+			c->params = f->params;
+		if (!isnan(f->param_bytes))
+			c->param_bytes = f->param_bytes;
+		else if (!isnan(f->params))
+			c->param_bytes = 4 * f->params;
+		if (!isnan(f->out_bytes))
+			c->out_bytes = f->out_bytes;
+		if (!isnan(f->in_bytes))
+			c->in_bytes = f->in_bytes;
 	}
 	pb_cost_totals(g);
 	if (!g->name)
@@ -820,7 +847,8 @@ unsigned char *pb_graph_constant_nodes(const pb_graph *g)
 			if (t < 0)
 				continue;
 			const pb_tensor *tt = &g->tensors[t];
-			ok = tt->producer >= 0 ? st[tt->producer] : tt->is_initializer && !tt->is_input;
+			ok = tt->producer >= 0 ? st[tt->producer]
+			                       : tt->is_initializer && !tt->is_input;
 		}
 		st[v] = (unsigned char)ok;
 	}
@@ -871,7 +899,7 @@ char *pb_tensor_shape_str(const pb_tensor *t, char *buf, size_t len)
 		int w;
 		if (t->dims[i] >= 0)
 			w = snprintf(buf + off, len - off, "%s%lld", i ? "x" : "",
-				     (long long)t->dims[i]);
+			             (long long)t->dims[i]);
 		else if (t->dim_params[i])
 			w = snprintf(buf + off, len - off, "%s%s", i ? "x" : "", t->dim_params[i]);
 		else
@@ -955,7 +983,8 @@ int pb_parse_input_override(const char *spec, pb_input_override *out, pb_error *
 	const char *eq = strchr(spec, '=');
 	if (!eq || eq == spec || !eq[1])
 		return pb_err(err, PB_EUSAGE,
-			      "--input '%s': expected NAME=D1,D2,... (e.g. input=1,3,224,224)", spec);
+		              "--input '%s': expected NAME=D1,D2,... (e.g. input=1,3,224,224)",
+		              spec);
 	out->name = strndup(spec, (size_t)(eq - spec));
 	const char *p = eq + 1;
 	while (*p) {
@@ -963,10 +992,11 @@ int pb_parse_input_override(const char *spec, pb_input_override *out, pb_error *
 		long long d = strtoll(p, &end, 10);
 		if (end == p || d < 0 || out->rank >= PB_MAX_RANK || (*end && *end != ',')) {
 			pb_input_override_free(out);
-			return pb_err(err, PB_EUSAGE,
-				      "--input '%s': dims must be non-negative integers separated by "
-				      "commas (at most %d)",
-				      spec, PB_MAX_RANK);
+			return pb_err(
+			    err, PB_EUSAGE,
+			    "--input '%s': dims must be non-negative integers separated by "
+			    "commas (at most %d)",
+			    spec, PB_MAX_RANK);
 		}
 		out->dims[out->rank++] = d;
 		p = *end ? end + 1 : end;

@@ -76,7 +76,7 @@ typedef struct pb_attr {
 	double *floats;
 	int64_t *ints;
 	char **strings;
-	pb_value *t; /* TENSOR attribute value (small tensors only), else NULL */
+	pb_value *t;        /* TENSOR attribute value (small tensors only), else NULL */
 	int subgraph_nodes; /* GRAPH: node count of the subgraph (kept opaque) */
 } pb_attr;
 
@@ -95,45 +95,45 @@ struct pb_value {
 typedef struct pb_tensor {
 	char *name;
 	int dtype;
-	int rank;                         /* -1 when unknown */
-	int64_t dims[PB_MAX_RANK];        /* PB_DIM_UNKNOWN when unknown */
-	char *dim_params[PB_MAX_RANK];    /* symbolic name or NULL */
-	int producer;                     /* node id, -1 for inputs/initializers */
-	int *consumers;                   /* node ids (may repeat if used twice) */
+	int rank;                      /* -1 when unknown */
+	int64_t dims[PB_MAX_RANK];     /* PB_DIM_UNKNOWN when unknown */
+	char *dim_params[PB_MAX_RANK]; /* symbolic name or NULL */
+	int producer;                  /* node id, -1 for inputs/initializers */
+	int *consumers;                /* node ids (may repeat if used twice) */
 	int n_consumers;
-	unsigned is_initializer : 1;      /* weights / constants from the file */
-	unsigned is_input : 1;            /* a real model input */
-	unsigned is_output : 1;           /* a model output */
-	unsigned external_data : 1;       /* initializer whose bytes live elsewhere */
-	pb_value *value;                  /* known value or NULL */
+	unsigned is_initializer : 1; /* weights / constants from the file */
+	unsigned is_input : 1;       /* a real model input */
+	unsigned is_output : 1;      /* a model output */
+	unsigned external_data : 1;  /* initializer whose bytes live elsewhere */
+	pb_value *value;             /* known value or NULL */
 } pb_tensor;
 
 /* Per-node cost figures (cost.c documents the conventions). */
 typedef struct pb_cost {
-	double macs;       /* multiply-accumulates (Conv, ConvT, Gemm, MatMul, Einsum) */
-	double flops;      /* 2*macs for MAC ops; per-element count for the others */
-	double params;     /* elements of initializer inputs */
+	double macs;   /* multiply-accumulates (Conv, ConvT, Gemm, MatMul, Einsum) */
+	double flops;  /* 2*macs for MAC ops; per-element count for the others */
+	double params; /* elements of initializer inputs */
 	double param_bytes;
-	double out_bytes;  /* bytes of all outputs (activations) */
-	double in_bytes;   /* bytes of non-initializer inputs */
+	double out_bytes; /* bytes of all outputs (activations) */
+	double in_bytes;  /* bytes of non-initializer inputs */
 } pb_cost;
 
 typedef struct pb_node {
 	char *name;
 	char *op;
-	char *domain;      /* "" for the default ONNX domain */
+	char *domain; /* "" for the default ONNX domain */
 	pb_attr *attrs;
 	int n_attrs;
-	int *inputs;       /* tensor ids, -1 = omitted optional input */
+	int *inputs; /* tensor ids, -1 = omitted optional input */
 	int n_inputs;
-	int *outputs;      /* tensor ids */
+	int *outputs; /* tensor ids */
 	int n_outputs;
-	int *preds;        /* node ids, sorted, unique */
+	int *preds; /* node ids, sorted, unique */
 	int n_preds;
 	int *succs;
 	int n_succs;
-	int file_order;    /* position in the source file */
-	int *members;      /* fused node: ids of original nodes (in its source graph) */
+	int file_order; /* position in the source file */
+	int *members;   /* fused node: ids of original nodes (in its source graph) */
 	int n_members;
 	char **member_names;
 	pb_cost cost;
@@ -146,30 +146,30 @@ typedef struct pb_opset {
 } pb_opset;
 
 typedef struct pb_graph {
-	char *path;        /* file it was loaded from */
+	char *path; /* file it was loaded from */
 	char *name;
-	char *format;      /* "onnx", "dot", "json" */
+	char *format; /* "onnx", "dot", "json" */
 	pb_node *nodes;
 	int n_nodes;
 	pb_tensor *tensors;
 	int n_tensors;
-	int *inputs;       /* tensor ids of real model inputs */
+	int *inputs; /* tensor ids of real model inputs */
 	int n_inputs;
-	int *outputs;      /* tensor ids of model outputs */
+	int *outputs; /* tensor ids of model outputs */
 	int n_outputs;
 	pb_opset *opsets;
 	int n_opsets;
-	pb_cost total;     /* sums over nodes */
+	pb_cost total;        /* sums over nodes */
 	int n_unknown_shapes; /* nodes whose output shape could not be inferred */
 	struct pb_strmap *node_index;
 	struct pb_strmap *tensor_index;
-	void *userdata;    /* owned by the loader (e.g. protobuf message) */
+	void *userdata; /* owned by the loader (e.g. protobuf message) */
 	void (*userdata_free)(void *);
 } pb_graph;
 
 /* ---- queries ---- */
-int pb_graph_find_node(const pb_graph *g, const char *name);    /* -1 if none */
-int pb_graph_find_tensor(const pb_graph *g, const char *name);  /* -1 if none */
+int pb_graph_find_node(const pb_graph *g, const char *name);   /* -1 if none */
+int pb_graph_find_tensor(const pb_graph *g, const char *name); /* -1 if none */
 const pb_attr *pb_node_attr(const pb_node *n, const char *name);
 int64_t pb_node_attr_int(const pb_node *n, const char *name, int64_t dflt);
 double pb_node_attr_float(const pb_node *n, const char *name, double dflt);
@@ -185,7 +185,7 @@ double pb_graph_edge_bytes(const pb_graph *g, int from, int to);
 unsigned char *pb_graph_constant_nodes(const pb_graph *g);
 /* Bytes of one tensor (dtype size x numel; 0 if the shape is unknown). */
 double pb_tensor_bytes(const pb_tensor *t);
-int64_t pb_tensor_numel(const pb_tensor *t);   /* -1 if unknown */
+int64_t pb_tensor_numel(const pb_tensor *t); /* -1 if unknown */
 /* "1x3x224x224", "?x768" or "?" into buf. */
 char *pb_tensor_shape_str(const pb_tensor *t, char *buf, size_t len);
 /* Opset version for a domain ("" or "ai.onnx" = default), 0 if not declared. */
@@ -221,18 +221,18 @@ void pb_builder_reserve(pb_builder *b, int n_nodes, int n_tensors);
 int pb_builder_tensor(pb_builder *b, const char *name);
 pb_tensor *pb_builder_tensor_ptr(pb_builder *b, int id);
 void pb_builder_set_shape(pb_builder *b, int tid, int dtype, int rank, const int64_t *dims,
-			  char *const *dim_params);
+                          char *const *dim_params);
 /* Adds a node; inputs may contain NULL or "" for omitted optional inputs.
  * Returns the node's index in file order. Attributes are added afterwards. */
 int pb_builder_node(pb_builder *b, const char *name, const char *op, const char *domain,
-		    const char *const *inputs, int n_inputs, const char *const *outputs,
-		    int n_outputs);
+                    const char *const *inputs, int n_inputs, const char *const *outputs,
+                    int n_outputs);
 /* Appends an attribute (deep copy of *a) to node `nid` (file-order index). */
 void pb_builder_attr(pb_builder *b, int nid, const pb_attr *a);
 /* Fixed costs for graphs that state them (DOT/JSON); NAN fields are inferred. */
 void pb_builder_node_cost(pb_builder *b, int nid, const pb_cost *c);
-void pb_builder_node_members(pb_builder *b, int nid, const int *members,
-			     const char *const *names, int n);
+void pb_builder_node_members(pb_builder *b, int nid, const int *members, const char *const *names,
+                             int n);
 void pb_builder_input(pb_builder *b, int tid);
 void pb_builder_output(pb_builder *b, int tid);
 void pb_builder_initializer(pb_builder *b, int tid, int external);
@@ -256,15 +256,14 @@ int pb_graph_load(const char *path, const pb_load_opts *opts, pb_graph **out, pb
 
 /* Loaders (one file each). */
 int pb_onnx_load(const char *path, const pb_load_opts *opts, pb_graph **out, pb_error *err);
-int pb_onnx_load_buffer(const void *data, size_t len, const char *name,
-			const pb_load_opts *opts, pb_graph **out, pb_error *err);
+int pb_onnx_load_buffer(const void *data, size_t len, const char *name, const pb_load_opts *opts,
+                        pb_graph **out, pb_error *err);
 int pb_dot_load(const char *path, const pb_load_opts *opts, pb_graph **out, pb_error *err);
-int pb_dot_load_buffer(const char *text, size_t len, const char *name,
-		       const pb_load_opts *opts, pb_graph **out, pb_error *err);
-int pb_json_graph_load(const char *path, const pb_load_opts *opts, pb_graph **out,
-		       pb_error *err);
+int pb_dot_load_buffer(const char *text, size_t len, const char *name, const pb_load_opts *opts,
+                       pb_graph **out, pb_error *err);
+int pb_json_graph_load(const char *path, const pb_load_opts *opts, pb_graph **out, pb_error *err);
 int pb_json_graph_load_buffer(const char *text, size_t len, const char *name,
-			      const pb_load_opts *opts, pb_graph **out, pb_error *err);
+                              const pb_load_opts *opts, pb_graph **out, pb_error *err);
 int pb_json_graph_save(const pb_graph *g, const char *path, pb_error *err);
 
 #endif

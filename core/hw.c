@@ -18,10 +18,11 @@ static int finish_load(pb_lua *S, const char *src, pb_hw **out, pb_error *err)
 {
 	lua_State *L = pb_lua_state(S);
 	if (!lua_istable(L, -1)) {
-		return pb_err(err, PB_EINPUT,
-			      "%s: a layout must return a table (e.g. return { kind = \"manycore\", "
-			      "... }), got %s",
-			      src, lua_typename(L, lua_type(L, -1)));
+		return pb_err(
+		    err, PB_EINPUT,
+		    "%s: a layout must return a table (e.g. return { kind = \"manycore\", "
+		    "... }), got %s",
+		    src, lua_typename(L, lua_type(L, -1)));
 	}
 	json_t *root;
 	int rc = pb_lua_to_json(L, -1, src, &root, err);
@@ -37,10 +38,11 @@ static int finish_load(pb_lua *S, const char *src, pb_hw **out, pb_error *err)
 	const char *kind = json_string_value(json_object_get(root, "kind"));
 	if (!kind) {
 		pb_hw_free(hw);
-		return pb_err(err, PB_EINPUT,
-			      "%s: field 'kind': missing or not a string (\"manycore\", \"cluster\" "
-			      "or \"hetero\")",
-			      src);
+		return pb_err(
+		    err, PB_EINPUT,
+		    "%s: field 'kind': missing or not a string (\"manycore\", \"cluster\" "
+		    "or \"hetero\")",
+		    src);
 	}
 	hw->kind = strdup(kind);
 	const char *name = json_string_value(json_object_get(root, "name"));
@@ -99,57 +101,57 @@ static void field_name(char *buf, size_t len, const char *where, const char *fie
 }
 
 int pb_hw_num(const pb_hw *hw, const json_t *obj, const char *where, const char *field,
-	      int required, double dflt, double min, double max, double *out, pb_error *err)
+              int required, double dflt, double min, double max, double *out, pb_error *err)
 {
 	char fn[256];
 	field_name(fn, sizeof fn, where, field);
 	const json_t *v = json_object_get(obj, field);
 	if (!v || json_is_null(v)) {
 		if (required)
-			return pb_err(err, PB_EINPUT, "%s: field '%s' is missing (a number)", hw->path,
-				      fn);
+			return pb_err(err, PB_EINPUT, "%s: field '%s' is missing (a number)",
+			              hw->path, fn);
 		*out = dflt;
 		return PB_OK;
 	}
 	if (!json_is_number(v))
 		return pb_err(err, PB_EINPUT, "%s: field '%s': expected a number, got %s", hw->path,
-			      fn, json_is_string(v) ? "a string" : "a table or boolean");
+		              fn, json_is_string(v) ? "a string" : "a table or boolean");
 	double d = json_number_value(v);
 	if (!isfinite(d) || d < min || d > max)
 		return pb_err(err, PB_EINPUT, "%s: field '%s' = %g is out of range [%g, %g]",
-			      hw->path, fn, d, min, max);
+		              hw->path, fn, d, min, max);
 	*out = d;
 	return PB_OK;
 }
 
 int pb_hw_int(const pb_hw *hw, const json_t *obj, const char *where, const char *field,
-	      int required, long dflt, long min, long max, long *out, pb_error *err)
+              int required, long dflt, long min, long max, long *out, pb_error *err)
 {
 	double d;
-	int rc = pb_hw_num(hw, obj, where, field, required, (double)dflt, (double)min,
-			   (double)max, &d, err);
+	int rc = pb_hw_num(hw, obj, where, field, required, (double)dflt, (double)min, (double)max,
+	                   &d, err);
 	if (rc)
 		return rc;
 	if (d != floor(d)) {
 		char fn[256];
 		field_name(fn, sizeof fn, where, field);
-		return pb_err(err, PB_EINPUT, "%s: field '%s' = %g must be a whole number", hw->path,
-			      fn, d);
+		return pb_err(err, PB_EINPUT, "%s: field '%s' = %g must be a whole number",
+		              hw->path, fn, d);
 	}
 	*out = (long)d;
 	return PB_OK;
 }
 
 int pb_hw_str(const pb_hw *hw, const json_t *obj, const char *where, const char *field,
-	      int required, const char *dflt, const char **out, pb_error *err)
+              int required, const char *dflt, const char **out, pb_error *err)
 {
 	char fn[256];
 	field_name(fn, sizeof fn, where, field);
 	const json_t *v = json_object_get(obj, field);
 	if (!v || json_is_null(v)) {
 		if (required)
-			return pb_err(err, PB_EINPUT, "%s: field '%s' is missing (a string)", hw->path,
-				      fn);
+			return pb_err(err, PB_EINPUT, "%s: field '%s' is missing (a string)",
+			              hw->path, fn);
 		*out = dflt;
 		return PB_OK;
 	}
@@ -159,8 +161,8 @@ int pb_hw_str(const pb_hw *hw, const json_t *obj, const char *where, const char 
 	return PB_OK;
 }
 
-const json_t *pb_hw_table(const pb_hw *hw, const json_t *obj, const char *where,
-			  const char *field, int required, pb_error *err)
+const json_t *pb_hw_table(const pb_hw *hw, const json_t *obj, const char *where, const char *field,
+                          int required, pb_error *err)
 {
 	char fn[256];
 	field_name(fn, sizeof fn, where, field);
@@ -182,7 +184,8 @@ int pb_hw_expect_kind(const pb_hw *hw, const char *kind, pb_error *err)
 	if (!hw)
 		return pb_err(err, PB_EUSAGE, "no hardware layout loaded (use --layout)");
 	if (strcmp(hw->kind, kind) != 0)
-		return pb_err(err, PB_EUSAGE, "%s: this command needs a '%s' layout, but the file's kind is '%s'",
-			      hw->path, kind, hw->kind);
+		return pb_err(err, PB_EUSAGE,
+		              "%s: this command needs a '%s' layout, but the file's kind is '%s'",
+		              hw->path, kind, hw->kind);
 	return PB_OK;
 }

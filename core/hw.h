@@ -18,7 +18,7 @@
 
 typedef struct pb_hw {
 	char *path;
-	char *kind;   /* "manycore", "cluster", "hetero" */
+	char *kind; /* "manycore", "cluster", "hetero" */
 	char *name;
 	json_t *root; /* the returned table as JSON (object) */
 } pb_hw;
@@ -33,14 +33,14 @@ void pb_hw_free(pb_hw *hw);
  * field gives dflt; a missing required one, a wrong type or a value outside
  * [min, max] is an error naming the file and the field. */
 int pb_hw_num(const pb_hw *hw, const json_t *obj, const char *where, const char *field,
-	      int required, double dflt, double min, double max, double *out, pb_error *err);
+              int required, double dflt, double min, double max, double *out, pb_error *err);
 int pb_hw_int(const pb_hw *hw, const json_t *obj, const char *where, const char *field,
-	      int required, long dflt, long min, long max, long *out, pb_error *err);
+              int required, long dflt, long min, long max, long *out, pb_error *err);
 int pb_hw_str(const pb_hw *hw, const json_t *obj, const char *where, const char *field,
-	      int required, const char *dflt, const char **out, pb_error *err);
+              int required, const char *dflt, const char **out, pb_error *err);
 /* Requires field to be a table (object or array); returns it or NULL. */
-const json_t *pb_hw_table(const pb_hw *hw, const json_t *obj, const char *where,
-			  const char *field, int required, pb_error *err);
+const json_t *pb_hw_table(const pb_hw *hw, const json_t *obj, const char *where, const char *field,
+                          int required, pb_error *err);
 /* Checks the layout's kind; error names file and expected kind. */
 int pb_hw_expect_kind(const pb_hw *hw, const char *kind, pb_error *err);
 

@@ -19,15 +19,15 @@
 
 typedef struct pb_igraph_api {
 	igraph_error_t (*create)(igraph_t *, const igraph_vector_int_t *, igraph_integer_t,
-				 igraph_bool_t);
+	                         igraph_bool_t);
 	void (*destroy)(igraph_t *);
 	igraph_error_t (*edge)(const igraph_t *, igraph_integer_t, igraph_integer_t *,
-			       igraph_integer_t *);
+	                       igraph_integer_t *);
 	igraph_error_t (*feedback_arc_set)(const igraph_t *, igraph_vector_int_t *,
-					   const igraph_vector_t *, igraph_fas_algorithm_t);
+	                                   const igraph_vector_t *, igraph_fas_algorithm_t);
 	igraph_error_t (*is_dag)(const igraph_t *, igraph_bool_t *);
 	igraph_error_t (*topological_sorting)(const igraph_t *, igraph_vector_int_t *,
-					      igraph_neimode_t);
+	                                      igraph_neimode_t);
 	igraph_error_t (*vector_int_init)(igraph_vector_int_t *, igraph_integer_t);
 	void (*vector_int_destroy)(igraph_vector_int_t *);
 	igraph_error_t (*vector_int_resize)(igraph_vector_int_t *, igraph_integer_t);

@@ -163,7 +163,7 @@ typedef struct {
 /* Reads the next field of the message in p[*off, end). Returns 1 for a
  * field, 0 at the end, or an error naming the byte offset. */
 static int next_field(const uint8_t *p, size_t *off, size_t end, wfield *f, const char *file,
-		      const char *what, pb_error *err)
+                      const char *what, pb_error *err)
 {
 	if (*off >= end)
 		return 0;
@@ -172,14 +172,17 @@ static int next_field(const uint8_t *p, size_t *off, size_t end, wfield *f, cons
 	int r = read_varint(p, end, off, &key);
 	if (r == -1)
 		return pb_err(err, PB_EINPUT,
-			      "%s: truncated ONNX file: a field header of the %s at byte %zu is "
-			      "cut off",
-			      file, what, at) * -1;
+		              "%s: truncated ONNX file: a field header of the %s at byte %zu is "
+		              "cut off",
+		              file, what, at) *
+		       -1;
 	if (r < 0 || (key >> 3) == 0 || (key >> 3) > 0x1fffffff)
-		return pb_err(err, PB_EINPUT,
-			      "%s: not an ONNX model (not protobuf data: bad field header in the %s "
-			      "at byte %zu)",
-			      file, what, at) * -1;
+		return pb_err(
+		           err, PB_EINPUT,
+		           "%s: not an ONNX model (not protobuf data: bad field header in the %s "
+		           "at byte %zu)",
+		           file, what, at) *
+		       -1;
 	f->num = (uint32_t)(key >> 3);
 	f->wt = (int)(key & 7);
 	f->off = *off;
@@ -188,42 +191,49 @@ static int next_field(const uint8_t *p, size_t *off, size_t end, wfield *f, cons
 	case 0:
 		if (read_varint(p, end, off, &f->v) == -1)
 			return pb_err(err, PB_EINPUT,
-				      "%s: truncated ONNX file: the value of field %u of the %s at "
-				      "byte %zu is cut off",
-				      file, f->num, what, at) * -1;
+			              "%s: truncated ONNX file: the value of field %u of the %s at "
+			              "byte %zu is cut off",
+			              file, f->num, what, at) *
+			       -1;
 		return 1;
 	case 1:
 	case 5: {
 		size_t w = f->wt == 1 ? 8 : 4;
 		if (end - *off < w)
 			return pb_err(err, PB_EINPUT,
-				      "%s: truncated ONNX file: field %u of the %s at byte %zu is "
-				      "cut off",
-				      file, f->num, what, at) * -1;
+			              "%s: truncated ONNX file: field %u of the %s at byte %zu is "
+			              "cut off",
+			              file, f->num, what, at) *
+			       -1;
 		*off += w;
 		return 1;
 	}
 	case 2:
 		if (read_varint(p, end, off, &f->v) == -1)
-			return pb_err(err, PB_EINPUT,
-				      "%s: truncated ONNX file: the length of field %u of the %s at "
-				      "byte %zu is cut off",
-				      file, f->num, what, at) * -1;
+			return pb_err(
+			           err, PB_EINPUT,
+			           "%s: truncated ONNX file: the length of field %u of the %s at "
+			           "byte %zu is cut off",
+			           file, f->num, what, at) *
+			       -1;
 		if (f->v > end - *off)
-			return pb_err(err, PB_EINPUT,
-				      "%s: truncated ONNX file: field %u of the %s at byte %zu needs "
-				      "%llu bytes but only %zu remain",
-				      file, f->num, what, at, (unsigned long long)f->v, end - *off) *
+			return pb_err(
+			           err, PB_EINPUT,
+			           "%s: truncated ONNX file: field %u of the %s at byte %zu needs "
+			           "%llu bytes but only %zu remain",
+			           file, f->num, what, at, (unsigned long long)f->v, end - *off) *
 			       -1;
 		f->off = *off;
 		f->len = (size_t)f->v;
 		*off += f->len;
 		return 1;
 	default:
-		return pb_err(err, PB_EINPUT,
-			      "%s: not an ONNX model (not protobuf data: invalid wire type %d in the "
-			      "%s at byte %zu)",
-			      file, f->wt, what, at) * -1;
+		return pb_err(
+		           err, PB_EINPUT,
+		           "%s: not an ONNX model (not protobuf data: invalid wire type %d in the "
+		           "%s at byte %zu)",
+		           file, f->wt, what, at) *
+		       -1;
 	}
 }
 
@@ -284,10 +294,11 @@ static int layout_scan(const uint8_t *p, size_t len, const char *file, layout *l
 			l->has_ir = 1;
 			l->ir_version = (int64_t)f.v;
 		} else if ((f.num == 7 || f.num == 8) && f.wt != 2) {
-			return pb_err(err, PB_EINPUT,
-				      "%s: not an ONNX model (field %u of the model has wire type %d, "
-				      "expected a message)",
-				      file, f.num, f.wt);
+			return pb_err(
+			    err, PB_EINPUT,
+			    "%s: not an ONNX model (field %u of the model has wire type %d, "
+			    "expected a message)",
+			    file, f.num, f.wt);
 		} else if (f.num == 8) {
 			if (spans_push(&l->opsets, f.off, f.len))
 				return pb_err(err, PB_ENOMEM, "%s: out of memory", file);
@@ -299,25 +310,39 @@ static int layout_scan(const uint8_t *p, size_t len, const char *file, layout *l
 			while ((rg = next_field(p, &goff, gend, &g, file, "graph", err)) == 1) {
 				spans *dst = NULL;
 				switch (g.num) {
-				case 1: dst = &l->nodes; break;
-				case 5: dst = &l->inits; break;
-				case 11: dst = &l->inputs; break;
-				case 12: dst = &l->outputs; break;
-				case 13: dst = &l->vinfo; break;
-				case 15: dst = &l->sparse; break;
+				case 1:
+					dst = &l->nodes;
+					break;
+				case 5:
+					dst = &l->inits;
+					break;
+				case 11:
+					dst = &l->inputs;
+					break;
+				case 12:
+					dst = &l->outputs;
+					break;
+				case 13:
+					dst = &l->vinfo;
+					break;
+				case 15:
+					dst = &l->sparse;
+					break;
 				case 2:
 					if (g.wt == 2) {
 						l->name.off = g.off;
 						l->name.len = g.len;
 					}
 					break;
-				default: break;
+				default:
+					break;
 				}
 				if (dst && g.wt != 2)
-					return pb_err(err, PB_EINPUT,
-						      "%s: not an ONNX model (field %u of the graph has "
-						      "wire type %d, expected a message)",
-						      file, g.num, g.wt);
+					return pb_err(
+					    err, PB_EINPUT,
+					    "%s: not an ONNX model (field %u of the graph has "
+					    "wire type %d, expected a message)",
+					    file, g.num, g.wt);
 				if (dst && spans_push(dst, g.off, g.len))
 					return pb_err(err, PB_ENOMEM, "%s: out of memory", file);
 			}
@@ -354,8 +379,14 @@ static double bf16_to_double(uint16_t h)
 static int dtype_is_int(int dt)
 {
 	switch (dt) {
-	case PB_DT_UINT8: case PB_DT_INT8: case PB_DT_UINT16: case PB_DT_INT16:
-	case PB_DT_INT32: case PB_DT_INT64: case PB_DT_BOOL: case PB_DT_UINT32:
+	case PB_DT_UINT8:
+	case PB_DT_INT8:
+	case PB_DT_UINT16:
+	case PB_DT_INT16:
+	case PB_DT_INT32:
+	case PB_DT_INT64:
+	case PB_DT_BOOL:
+	case PB_DT_UINT32:
 	case PB_DT_UINT64:
 		return 1;
 	default:
@@ -385,29 +416,31 @@ static int is_external(const Onnx__TensorProto *t)
 
 /* Checks that inline data has the size the dims say. */
 static int tensor_check(const Onnx__TensorProto *t, const char *file, const char *what,
-			pb_error *err)
+                        pb_error *err)
 {
 	const char *nm = t->name ? t->name : "";
 	if (t->n_dims > PB_MAX_RANK)
-		return pb_err(err, PB_EINPUT, "%s: %s '%s' has rank %zu (partbench supports up to %d)",
-			      file, what, nm, t->n_dims, PB_MAX_RANK);
+		return pb_err(err, PB_EINPUT,
+		              "%s: %s '%s' has rank %zu (partbench supports up to %d)", file, what,
+		              nm, t->n_dims, PB_MAX_RANK);
 	int64_t n = tensor_numel(t);
 	for (size_t i = 0; i < t->n_dims && n >= 0; i++)
 		if (t->dims[i] > ONNX_DIM_MAX)
 			n = -1;
 	if (n < 0)
-		return pb_err(err, PB_EINPUT, "%s: %s '%s' has invalid dims (negative or too large)",
-			      file, what, nm);
+		return pb_err(err, PB_EINPUT,
+		              "%s: %s '%s' has invalid dims (negative or too large)", file, what,
+		              nm);
 	if (is_external(t))
 		return PB_OK;
 	int dt = t->data_type, sz = pb_dtype_size(dt);
-	if (t->has_raw_data && sz > 0 && (t->raw_data.len % (size_t)sz != 0 ||
-					  (int64_t)(t->raw_data.len / (size_t)sz) != n))
+	if (t->has_raw_data && sz > 0 &&
+	    (t->raw_data.len % (size_t)sz != 0 || (int64_t)(t->raw_data.len / (size_t)sz) != n))
 		return pb_err(err, PB_EINPUT,
-			      "%s: %s '%s' has %zu bytes of raw_data, but its dims and type (%s) "
-			      "need %lld",
-			      file, what, nm, t->raw_data.len, pb_dtype_name(dt),
-			      (long long)n * sz);
+		              "%s: %s '%s' has %zu bytes of raw_data, but its dims and type (%s) "
+		              "need %lld",
+		              file, what, nm, t->raw_data.len, pb_dtype_name(dt),
+		              (long long)n * sz);
 	return PB_OK;
 }
 
@@ -455,31 +488,97 @@ static pb_value *tensor_value(const Onnx__TensorProto *t)
 		if (raw) {
 			const uint8_t *p = raw + (size_t)k * (size_t)pb_dtype_size(dt);
 			switch (dt) {
-			case PB_DT_FLOAT: { float x; memcpy(&x, p, 4); value_set(v, k, x, 0, 1); break; }
-			case PB_DT_DOUBLE: { double x; memcpy(&x, p, 8); value_set(v, k, x, 0, 1); break; }
-			case PB_DT_FLOAT16: { uint16_t x; memcpy(&x, p, 2); value_set(v, k, half_to_double(x), 0, 1); break; }
-			case PB_DT_BFLOAT16: { uint16_t x; memcpy(&x, p, 2); value_set(v, k, bf16_to_double(x), 0, 1); break; }
-			case PB_DT_INT64: { int64_t x; memcpy(&x, p, 8); value_set(v, k, 0, x, 0); break; }
-			case PB_DT_UINT64: { uint64_t x; memcpy(&x, p, 8); value_set(v, k, 0, (int64_t)x, 0); break; }
-			case PB_DT_INT32: { int32_t x; memcpy(&x, p, 4); value_set(v, k, 0, x, 0); break; }
-			case PB_DT_UINT32: { uint32_t x; memcpy(&x, p, 4); value_set(v, k, 0, x, 0); break; }
-			case PB_DT_INT16: { int16_t x; memcpy(&x, p, 2); value_set(v, k, 0, x, 0); break; }
-			case PB_DT_UINT16: { uint16_t x; memcpy(&x, p, 2); value_set(v, k, 0, x, 0); break; }
-			case PB_DT_INT8: value_set(v, k, 0, (int8_t)p[0], 0); break;
-			default: value_set(v, k, 0, p[0], 0); break; /* uint8, bool */
+			case PB_DT_FLOAT: {
+				float x;
+				memcpy(&x, p, 4);
+				value_set(v, k, x, 0, 1);
+				break;
+			}
+			case PB_DT_DOUBLE: {
+				double x;
+				memcpy(&x, p, 8);
+				value_set(v, k, x, 0, 1);
+				break;
+			}
+			case PB_DT_FLOAT16: {
+				uint16_t x;
+				memcpy(&x, p, 2);
+				value_set(v, k, half_to_double(x), 0, 1);
+				break;
+			}
+			case PB_DT_BFLOAT16: {
+				uint16_t x;
+				memcpy(&x, p, 2);
+				value_set(v, k, bf16_to_double(x), 0, 1);
+				break;
+			}
+			case PB_DT_INT64: {
+				int64_t x;
+				memcpy(&x, p, 8);
+				value_set(v, k, 0, x, 0);
+				break;
+			}
+			case PB_DT_UINT64: {
+				uint64_t x;
+				memcpy(&x, p, 8);
+				value_set(v, k, 0, (int64_t)x, 0);
+				break;
+			}
+			case PB_DT_INT32: {
+				int32_t x;
+				memcpy(&x, p, 4);
+				value_set(v, k, 0, x, 0);
+				break;
+			}
+			case PB_DT_UINT32: {
+				uint32_t x;
+				memcpy(&x, p, 4);
+				value_set(v, k, 0, x, 0);
+				break;
+			}
+			case PB_DT_INT16: {
+				int16_t x;
+				memcpy(&x, p, 2);
+				value_set(v, k, 0, x, 0);
+				break;
+			}
+			case PB_DT_UINT16: {
+				uint16_t x;
+				memcpy(&x, p, 2);
+				value_set(v, k, 0, x, 0);
+				break;
+			}
+			case PB_DT_INT8:
+				value_set(v, k, 0, (int8_t)p[0], 0);
+				break;
+			default:
+				value_set(v, k, 0, p[0], 0);
+				break; /* uint8, bool */
 			}
 		} else {
 			switch (dt) {
-			case PB_DT_FLOAT: value_set(v, k, t->float_data[k], 0, 1); break;
-			case PB_DT_DOUBLE: value_set(v, k, t->double_data[k], 0, 1); break;
-			case PB_DT_INT64: value_set(v, k, 0, t->int64_data[k], 0); break;
-			case PB_DT_UINT32: case PB_DT_UINT64:
-				value_set(v, k, 0, (int64_t)t->uint64_data[k], 0); break;
+			case PB_DT_FLOAT:
+				value_set(v, k, t->float_data[k], 0, 1);
+				break;
+			case PB_DT_DOUBLE:
+				value_set(v, k, t->double_data[k], 0, 1);
+				break;
+			case PB_DT_INT64:
+				value_set(v, k, 0, t->int64_data[k], 0);
+				break;
+			case PB_DT_UINT32:
+			case PB_DT_UINT64:
+				value_set(v, k, 0, (int64_t)t->uint64_data[k], 0);
+				break;
 			case PB_DT_FLOAT16:
-				value_set(v, k, half_to_double((uint16_t)t->int32_data[k]), 0, 1); break;
+				value_set(v, k, half_to_double((uint16_t)t->int32_data[k]), 0, 1);
+				break;
 			case PB_DT_BFLOAT16:
-				value_set(v, k, bf16_to_double((uint16_t)t->int32_data[k]), 0, 1); break;
-			default: value_set(v, k, 0, t->int32_data[k], 0); break;
+				value_set(v, k, bf16_to_double((uint16_t)t->int32_data[k]), 0, 1);
+				break;
+			default:
+				value_set(v, k, 0, t->int32_data[k], 0);
+				break;
 			}
 		}
 	}
@@ -511,7 +610,7 @@ static void set_type(pb_builder *b, int tid, const Onnx__TypeProto *tp)
 		    d->dim_value >= 0 && d->dim_value <= ONNX_DIM_MAX)
 			dims[i] = d->dim_value;
 		else if (d->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM &&
-			 d->dim_param && *d->dim_param)
+		         d->dim_param && *d->dim_param)
 			params[i] = d->dim_param;
 	}
 	pb_builder_set_shape(b, tid, dtype, rank, dims, params);
@@ -519,14 +618,14 @@ static void set_type(pb_builder *b, int tid, const Onnx__TypeProto *tp)
 
 /* ---------------------------------------------------------------- attributes */
 
-static int convert_attr(pb_builder *b, int nid, const Onnx__AttributeProto *ap,
-			const char *file, const char *node, pb_error *err)
+static int convert_attr(pb_builder *b, int nid, const Onnx__AttributeProto *ap, const char *file,
+                        const char *node, pb_error *err)
 {
 	pb_attr a;
 	memset(&a, 0, sizeof a);
 	if (!ap->name || !*ap->name)
 		return pb_err(err, PB_EINPUT, "%s: node '%s' has an attribute without a name", file,
-			      node);
+		              node);
 	a.name = ap->name;
 	a.type = ap->has_type ? (int)ap->type : 0;
 	char *s = NULL;
@@ -534,14 +633,22 @@ static int convert_attr(pb_builder *b, int nid, const Onnx__AttributeProto *ap,
 	double *floats = NULL;
 	if (!a.type) {
 		/* IR < 3 files may omit the type: deduce it from the filled field. */
-		if (ap->n_ints) a.type = PB_ATTR_INTS;
-		else if (ap->n_floats) a.type = PB_ATTR_FLOATS;
-		else if (ap->n_strings) a.type = PB_ATTR_STRINGS;
-		else if (ap->t) a.type = PB_ATTR_TENSOR;
-		else if (ap->g) a.type = PB_ATTR_GRAPH;
-		else if (ap->has_s) a.type = PB_ATTR_STRING;
-		else if (ap->has_f) a.type = PB_ATTR_FLOAT;
-		else a.type = PB_ATTR_INT;
+		if (ap->n_ints)
+			a.type = PB_ATTR_INTS;
+		else if (ap->n_floats)
+			a.type = PB_ATTR_FLOATS;
+		else if (ap->n_strings)
+			a.type = PB_ATTR_STRINGS;
+		else if (ap->t)
+			a.type = PB_ATTR_TENSOR;
+		else if (ap->g)
+			a.type = PB_ATTR_GRAPH;
+		else if (ap->has_s)
+			a.type = PB_ATTR_STRING;
+		else if (ap->has_f)
+			a.type = PB_ATTR_FLOAT;
+		else
+			a.type = PB_ATTR_INT;
 	}
 	a.f = ap->f;
 	a.i = ap->i;
@@ -580,7 +687,8 @@ static int convert_attr(pb_builder *b, int nid, const Onnx__AttributeProto *ap,
 				strings[k] = malloc(ap->strings[k].len + 1);
 				if (strings[k]) {
 					if (ap->strings[k].len)
-						memcpy(strings[k], ap->strings[k].data, ap->strings[k].len);
+						memcpy(strings[k], ap->strings[k].data,
+						       ap->strings[k].len);
 					strings[k][ap->strings[k].len] = '\0';
 				}
 			}
@@ -625,19 +733,21 @@ static void constant_shape(pb_builder *b, const Onnx__NodeProto *np)
 	int tid = pb_builder_tensor(b, np->output[0]);
 	for (size_t k = 0; k < np->n_attribute; k++) {
 		const Onnx__AttributeProto *ap = np->attribute[k];
-		if (ap->name && strcmp(ap->name, "value") == 0 && ap->t && ap->t->n_dims <= PB_MAX_RANK) {
-			pb_builder_set_shape(b, tid, ap->t->data_type, (int)ap->t->n_dims, ap->t->dims,
-					     NULL);
+		if (ap->name && strcmp(ap->name, "value") == 0 && ap->t &&
+		    ap->t->n_dims <= PB_MAX_RANK) {
+			pb_builder_set_shape(b, tid, ap->t->data_type, (int)ap->t->n_dims,
+			                     ap->t->dims, NULL);
 			return;
 		}
 		const Onnx__SparseTensorProto *sp = ap->sparse_tensor;
-		if (ap->name && strcmp(ap->name, "sparse_value") == 0 && sp && sp->n_dims <= PB_MAX_RANK) {
+		if (ap->name && strcmp(ap->name, "sparse_value") == 0 && sp &&
+		    sp->n_dims <= PB_MAX_RANK) {
 			int ok = 1;
 			for (size_t d = 0; d < sp->n_dims; d++)
 				ok &= sp->dims[d] >= 0 && sp->dims[d] <= ONNX_DIM_MAX;
 			if (ok)
 				pb_builder_set_shape(b, tid, sp->values ? sp->values->data_type : 0,
-						     (int)sp->n_dims, sp->dims, NULL);
+				                     (int)sp->n_dims, sp->dims, NULL);
 			return;
 		}
 	}
@@ -647,15 +757,15 @@ static void constant_shape(pb_builder *b, const Onnx__NodeProto *np)
 
 /* Decodes the part at span sp with protobuf-c into the arena; NULL with an
  * error naming the part when the bytes do not form that message. */
-#define DECODE(T, unpack, ctx, sp, what, idx)                                              \
-	T *m_ = unpack(&(ctx)->alloc, (sp).len, (ctx)->p + (sp).off);                        \
-	if (!m_) {                                                                            \
-		if ((ctx)->ar.failed)                                                         \
-			return pb_err(err, PB_ENOMEM, "%s: out of memory", file);              \
-		return pb_err(err, PB_EINPUT,                                                 \
-			      "%s: malformed ONNX file: %s %zu (bytes %zu-%zu) is not a valid " \
-			      "%s message",                                                   \
-			      file, what, (size_t)(idx), (sp).off, (sp).off + (sp).len, #T + 6); \
+#define DECODE(T, unpack, ctx, sp, what, idx)                                                      \
+	T *m_ = unpack(&(ctx)->alloc, (sp).len, (ctx)->p + (sp).off);                              \
+	if (!m_) {                                                                                 \
+		if ((ctx)->ar.failed)                                                              \
+			return pb_err(err, PB_ENOMEM, "%s: out of memory", file);                  \
+		return pb_err(err, PB_EINPUT,                                                      \
+		              "%s: malformed ONNX file: %s %zu (bytes %zu-%zu) is not a valid "    \
+		              "%s message",                                                        \
+		              file, what, (size_t)(idx), (sp).off, (sp).off + (sp).len, #T + 6);   \
 	}
 
 typedef struct {
@@ -664,8 +774,7 @@ typedef struct {
 	ProtobufCAllocator alloc;
 } decoder;
 
-static int build_graph(pb_builder *b, decoder *d, const layout *l, const char *file,
-		       pb_error *err)
+static int build_graph(pb_builder *b, decoder *d, const layout *l, const char *file, pb_error *err)
 {
 	int rc;
 	/* Tensors: every node output is one; inputs, weights and value_info
@@ -720,15 +829,16 @@ static int build_graph(pb_builder *b, decoder *d, const layout *l, const char *f
 		       l->sparse.v[i], "sparse initializer", i);
 		const Onnx__TensorProto *vals = m_->values;
 		if (!vals || !vals->name || !*vals->name)
-			return pb_err(err, PB_EINPUT, "%s: sparse initializer %zu has no name", file, i);
+			return pb_err(err, PB_EINPUT, "%s: sparse initializer %zu has no name",
+			              file, i);
 		if (m_->n_dims > PB_MAX_RANK)
-			return pb_err(err, PB_EINPUT, "%s: sparse initializer '%s' has rank %zu", file,
-				      vals->name, m_->n_dims);
+			return pb_err(err, PB_EINPUT, "%s: sparse initializer '%s' has rank %zu",
+			              file, vals->name, m_->n_dims);
 		for (size_t k = 0; k < m_->n_dims; k++)
 			if (m_->dims[k] < 0 || m_->dims[k] > ONNX_DIM_MAX)
 				return pb_err(err, PB_EINPUT,
-					      "%s: sparse initializer '%s' has invalid dims", file,
-					      vals->name);
+				              "%s: sparse initializer '%s' has invalid dims", file,
+				              vals->name);
 		int tid = pb_builder_tensor(b, vals->name);
 		pb_builder_initializer(b, tid, 0);
 		pb_builder_set_shape(b, tid, vals->data_type, (int)m_->n_dims, m_->dims, NULL);
@@ -749,14 +859,16 @@ static int build_graph(pb_builder *b, decoder *d, const layout *l, const char *f
 		const Onnx__NodeProto *np = m_;
 		if (!np->op_type || !*np->op_type)
 			return pb_err(err, PB_EINPUT, "%s: node %zu%s%s%s has no op_type", file, i,
-				      np->name && *np->name ? " ('" : "", np->name ? np->name : "",
-				      np->name && *np->name ? "')" : "");
+			              np->name && *np->name ? " ('" : "", np->name ? np->name : "",
+			              np->name && *np->name ? "')" : "");
 		const char **ins = np->n_input <= 16 ? stack_in : malloc(np->n_input * sizeof *ins);
 		const char **outs =
-			np->n_output <= 16 ? stack_out : malloc(np->n_output * sizeof *outs);
+		    np->n_output <= 16 ? stack_out : malloc(np->n_output * sizeof *outs);
 		if (!ins || !outs) {
-			if (ins != stack_in) free(ins);
-			if (outs != stack_out) free(outs);
+			if (ins != stack_in)
+				free(ins);
+			if (outs != stack_out)
+				free(outs);
 			return pb_err(err, PB_ENOMEM, "%s: out of memory", file);
 		}
 		for (size_t k = 0; k < np->n_input; k++)
@@ -766,12 +878,15 @@ static int build_graph(pb_builder *b, decoder *d, const layout *l, const char *f
 		int is_default = !np->domain || !*np->domain || strcmp(np->domain, "ai.onnx") == 0;
 		uses_default |= is_default;
 		int nid = pb_builder_node(b, np->name, np->op_type, np->domain ? np->domain : "",
-					  ins, (int)np->n_input, outs, (int)np->n_output);
-		if (ins != stack_in) free(ins);
-		if (outs != stack_out) free(outs);
+		                          ins, (int)np->n_input, outs, (int)np->n_output);
+		if (ins != stack_in)
+			free(ins);
+		if (outs != stack_out)
+			free(outs);
 		const char *nname = np->name && *np->name ? np->name : np->op_type;
 		for (size_t k = 0; k < np->n_attribute; k++)
-			if ((rc = convert_attr(b, nid, np->attribute[k], file, nname, err)) != PB_OK)
+			if ((rc = convert_attr(b, nid, np->attribute[k], file, nname, err)) !=
+			    PB_OK)
 				return rc;
 		if (is_default && strcmp(np->op_type, "Constant") == 0)
 			constant_shape(b, np);
@@ -791,9 +906,9 @@ static int build_graph(pb_builder *b, decoder *d, const layout *l, const char *f
 		if (l->opsets.n > 0 || (l->has_ir && l->ir_version >= 3)) {
 			if (uses_default)
 				return pb_err(err, PB_EINPUT,
-					      "%s: the model has no opset_import for the default "
-					      "ONNX domain (required since IR version 3)",
-					      file);
+				              "%s: the model has no opset_import for the default "
+				              "ONNX domain (required since IR version 3)",
+				              file);
 		} else {
 			pb_builder_opset(b, "", 1); /* IR < 3: opset 1 implied */
 		}
@@ -807,7 +922,7 @@ static int build_graph(pb_builder *b, decoder *d, const layout *l, const char *f
  * plus the largest single part (an inline weight), never the whole decoded
  * message. */
 static int load_bytes(const void *data, size_t len, void *owned, const char *name,
-		      const pb_load_opts *opts, pb_graph **out, pb_error *err)
+                      const pb_load_opts *opts, pb_graph **out, pb_error *err)
 {
 	*out = NULL;
 	if (!name)
@@ -821,9 +936,9 @@ static int load_bytes(const void *data, size_t len, void *owned, const char *nam
 	int rc = layout_scan(data, len, name, &l, err);
 	if (rc == PB_OK && l.n_graphs == 0)
 		rc = pb_err(err, PB_EINPUT,
-			    "%s: not an ONNX model: the protobuf has no graph (ModelProto.graph is "
-			    "missing)",
-			    name);
+		            "%s: not an ONNX model: the protobuf has no graph (ModelProto.graph is "
+		            "missing)",
+		            name);
 	pb_builder *b = NULL;
 	if (rc == PB_OK && !(b = pb_builder_new(name, "onnx")))
 		rc = pb_err(err, PB_ENOMEM, "%s: out of memory", name);
@@ -846,8 +961,8 @@ static int load_bytes(const void *data, size_t len, void *owned, const char *nam
 	return pb_builder_finish(b, opts, out, err);
 }
 
-int pb_onnx_load_buffer(const void *data, size_t len, const char *name,
-			const pb_load_opts *opts, pb_graph **out, pb_error *err)
+int pb_onnx_load_buffer(const void *data, size_t len, const char *name, const pb_load_opts *opts,
+                        pb_graph **out, pb_error *err)
 {
 	return load_bytes(data, len, NULL, name, opts, out, err);
 }

@@ -143,7 +143,8 @@ json_t *pb_plan_to_json(const pb_plan *p, const char *const *node_names)
 	if (node_names) {
 		json_t *names = json_array();
 		for (int i = 0; i < p->n_nodes; i++)
-			json_array_append_new(names, json_string(node_names[i] ? node_names[i] : ""));
+			json_array_append_new(names,
+			                      json_string(node_names[i] ? node_names[i] : ""));
 		json_object_set_new(j, "node_names", names);
 	}
 	json_t *groups = json_array();
@@ -183,32 +184,33 @@ static double jnum(const json_t *o, const char *k, double dflt)
 	return dflt;
 }
 
-int pb_plan_from_json(const json_t *j, const char *src, int n_nodes, pb_plan **out,
-		      pb_error *err)
+int pb_plan_from_json(const json_t *j, const char *src, int n_nodes, pb_plan **out, pb_error *err)
 {
 	*out = NULL;
 	if (!json_is_object(j))
 		return pb_err(err, PB_EINPUT, "%s: a plan must be a JSON object", src);
 	const char *fmt = json_string_value(json_object_get(j, "format"));
 	if (!fmt || strcmp(fmt, "partbench-plan") != 0)
-		return pb_err(err, PB_EINPUT, "%s: not a partbench plan (\"format\" is not \"partbench-plan\")",
-			      src);
+		return pb_err(err, PB_EINPUT,
+		              "%s: not a partbench plan (\"format\" is not \"partbench-plan\")",
+		              src);
 	const json_t *assign = json_object_get(j, "assignment");
 	if (!json_is_array(assign))
 		return pb_err(err, PB_EINPUT, "%s: field 'assignment' must be an array", src);
 	int n = (int)json_array_size(assign);
 	if (n_nodes >= 0 && n != n_nodes)
 		return pb_err(err, PB_EINPUT,
-			      "%s: the plan assigns %d nodes but the model has %d (plan made for "
-			      "another model?)",
-			      src, n, n_nodes);
+		              "%s: the plan assigns %d nodes but the model has %d (plan made for "
+		              "another model?)",
+		              src, n, n_nodes);
 	pb_plan *p = pb_plan_new(json_string_value(json_object_get(j, "kind")),
-				 json_string_value(json_object_get(j, "method")), n);
+	                         json_string_value(json_object_get(j, "method")), n);
 	for (int i = 0; i < n; i++) {
 		const json_t *v = json_array_get(assign, (size_t)i);
 		if (!json_is_integer(v)) {
 			pb_plan_free(p);
-			return pb_err(err, PB_EINPUT, "%s: assignment[%d] is not an integer", src, i);
+			return pb_err(err, PB_EINPUT, "%s: assignment[%d] is not an integer", src,
+			              i);
 		}
 		p->group[i] = (int)json_integer_value(v);
 	}
@@ -236,8 +238,8 @@ int pb_plan_from_json(const json_t *j, const char *src, int n_nodes, pb_plan **o
 		if (p->group[i] < -1 || p->group[i] >= (p->n_groups ? p->n_groups : INT32_MAX)) {
 			int bad = p->group[i];
 			pb_plan_free(p);
-			return pb_err(err, PB_EINPUT, "%s: assignment[%d] = %d names no group", src, i,
-				      bad);
+			return pb_err(err, PB_EINPUT, "%s: assignment[%d] = %d names no group", src,
+			              i, bad);
 		}
 	const char *key;
 	const json_t *v;
@@ -287,8 +289,7 @@ int pb_json_save_atomic_flags(json_t *j, const char *path, size_t flags, pb_erro
 	return PB_OK;
 }
 
-int pb_plan_save(const pb_plan *p, const char *const *node_names, const char *path,
-		 pb_error *err)
+int pb_plan_save(const pb_plan *p, const char *const *node_names, const char *path, pb_error *err)
 {
 	json_t *j = pb_plan_to_json(p, node_names);
 	int rc = pb_json_save_atomic(j, path, err);

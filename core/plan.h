@@ -20,30 +20,30 @@
 #include "error.h"
 
 typedef struct pb_plan_group {
-	char *label;        /* "cores 0-3", "stage 1", "gpu#2" */
-	int first_unit;     /* first core/device/backend index, -1 if n/a */
-	int n_units;        /* number of cores/devices in the group */
-	double time;        /* modelled time of the group (s) */
-	double compute;     /* compute part of time (s) */
-	double routing;     /* communication part (s) */
-	double storage;     /* bytes per core/device */
+	char *label;    /* "cores 0-3", "stage 1", "gpu#2" */
+	int first_unit; /* first core/device/backend index, -1 if n/a */
+	int n_units;    /* number of cores/devices in the group */
+	double time;    /* modelled time of the group (s) */
+	double compute; /* compute part of time (s) */
+	double routing; /* communication part (s) */
+	double storage; /* bytes per core/device */
 	double macs;
 	int first_node, last_node; /* node range (contiguous plans), -1 if n/a */
-	int bottleneck;     /* 1 for the slowest group */
-	int over_memory;    /* 1 when storage exceeds the limit */
+	int bottleneck;            /* 1 for the slowest group */
+	int over_memory;           /* 1 when storage exceeds the limit */
 } pb_plan_group;
 
 typedef struct pb_plan {
-	char *kind;         /* "partition", "shard", "pipeline", "map", "fuse" */
-	char *method;       /* "exact", "rl", "milp", "manual", ... */
+	char *kind;   /* "partition", "shard", "pipeline", "map", "fuse" */
+	char *method; /* "exact", "rl", "milp", "manual", ... */
 	int n_nodes;
-	int *group;         /* n_nodes entries */
+	int *group; /* n_nodes entries */
 	int n_groups;
 	pb_plan_group *groups;
 	int n_metrics;
 	char **metric_names;
 	double *metric_values;
-	json_t *detail;     /* JSON object, never NULL */
+	json_t *detail; /* JSON object, never NULL */
 } pb_plan;
 
 pb_plan *pb_plan_new(const char *kind, const char *method, int n_nodes);
@@ -61,11 +61,9 @@ int pb_plan_has_metric(const pb_plan *p, const char *name);
 /* JSON form (docs/formats.md). node_names may be NULL; when given, the
  * assignment is also written by node name, and loading checks the names. */
 json_t *pb_plan_to_json(const pb_plan *p, const char *const *node_names);
-int pb_plan_from_json(const json_t *j, const char *src, int n_nodes, pb_plan **out,
-		      pb_error *err);
+int pb_plan_from_json(const json_t *j, const char *src, int n_nodes, pb_plan **out, pb_error *err);
 /* Atomic save: write to PATH.tmp, fsync, rename. */
-int pb_plan_save(const pb_plan *p, const char *const *node_names, const char *path,
-		 pb_error *err);
+int pb_plan_save(const pb_plan *p, const char *const *node_names, const char *path, pb_error *err);
 int pb_plan_load(const char *path, int n_nodes, pb_plan **out, pb_error *err);
 
 /* Writes a JSON value to path atomically (temporary file + rename). */

@@ -66,8 +66,8 @@ void pb_session_set_graph(pb_session *s, pb_graph *g, const char *path)
 	pb_session_notify(s, PB_EVENT_GRAPH | PB_EVENT_PLAN);
 }
 
-int pb_session_open_model(pb_session *s, const char *path, const pb_input_override *ov,
-			  int n_ov, pb_error *err)
+int pb_session_open_model(pb_session *s, const char *path, const pb_input_override *ov, int n_ov,
+                          pb_error *err)
 {
 	pb_graph *g = NULL;
 	pb_load_opts opts = {ov, n_ov, 0};
@@ -117,7 +117,8 @@ int pb_session_set_batch(pb_session *s, long batch, pb_error *err)
 		for (int k = 0; k < t->rank; k++)
 			ov[n].dims[k] = t->dims[k];
 		for (int k = 0; k < s->n_overrides; k++)
-			if (!strcmp(s->overrides[k].name, t->name) && s->overrides[k].rank == t->rank)
+			if (!strcmp(s->overrides[k].name, t->name) &&
+			    s->overrides[k].rank == t->rank)
 				memcpy(ov[n].dims, s->overrides[k].dims, sizeof ov[n].dims);
 		ov[n].dims[0] = batch;
 		n++;
@@ -199,7 +200,7 @@ void pb_session_unlisten(pb_session *s, pb_session_listener fn, void *ud)
 	for (int i = 0; i < s->n_listeners; i++)
 		if (s->listeners[i].fn == fn && s->listeners[i].ud == ud) {
 			memmove(&s->listeners[i], &s->listeners[i + 1],
-				(size_t)(s->n_listeners - i - 1) * sizeof s->listeners[0]);
+			        (size_t)(s->n_listeners - i - 1) * sizeof s->listeners[0]);
 			s->n_listeners--;
 			return;
 		}
@@ -240,8 +241,8 @@ int pb_session_save(pb_session *s, const char *path, pb_error *err)
 	}
 	json_object_set_new(j, "inputs", ov);
 	json_object_set_new(j, "layout", s->hw ? json_string(s->hw->path) : json_null());
-	json_object_set_new(j, "plan",
-			    s->plan ? pb_plan_to_json(s->plan, pb_session_node_names(s)) : json_null());
+	json_object_set_new(
+	    j, "plan", s->plan ? pb_plan_to_json(s->plan, pb_session_node_names(s)) : json_null());
 	json_object_set_new(j, "view", json_string(s->view));
 	int rc = pb_json_save_atomic(j, path, err);
 	json_decref(j);

@@ -26,31 +26,31 @@ typedef struct pb_session {
 	pb_input_override *overrides;
 	int n_overrides;
 	pb_hw *hw;
-	pb_plan *plan;             /* current plan or NULL */
-	pb_plan *undo[PB_UNDO_MAX];/* previous plans (NULL = "no plan") */
+	pb_plan *plan;              /* current plan or NULL */
+	pb_plan *undo[PB_UNDO_MAX]; /* previous plans (NULL = "no plan") */
 	int n_undo;
 	pb_plan *redo[PB_UNDO_MAX];
 	int n_redo;
-	pb_solver *solver;         /* active steppable solver or NULL */
+	pb_solver *solver; /* active steppable solver or NULL */
 	char *solver_name;
 	struct {
 		pb_session_listener fn;
 		void *ud;
 	} listeners[8];
 	int n_listeners;
-	void *script;              /* the session's Lua scripting state (script/) */
+	void *script; /* the session's Lua scripting state (script/) */
 	void (*script_free)(void *);
-	char view[256];            /* view settings as "key=value;..." (TUI/SVG) */
-	const char **names_cache;  /* node names for plan JSON */
-	unsigned graph_gen;        /* bumped whenever the graph changes (Lua handles) */
+	char view[256];           /* view settings as "key=value;..." (TUI/SVG) */
+	const char **names_cache; /* node names for plan JSON */
+	unsigned graph_gen;       /* bumped whenever the graph changes (Lua handles) */
 } pb_session;
 
 pb_session *pb_session_new(void);
 void pb_session_free(pb_session *s);
 
 /* Loads a model (replacing the current one; plan and undo are cleared). */
-int pb_session_open_model(pb_session *s, const char *path, const pb_input_override *ov,
-			  int n_ov, pb_error *err);
+int pb_session_open_model(pb_session *s, const char *path, const pb_input_override *ov, int n_ov,
+                          pb_error *err);
 /* Takes ownership of g (for transformed graphs). */
 void pb_session_set_graph(pb_session *s, pb_graph *g, const char *path);
 int pb_session_open_layout(pb_session *s, const char *path, pb_error *err);

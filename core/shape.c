@@ -111,9 +111,11 @@ int pb_sx_ints(const pb_sx *c, int i, const char *attr, int64_t *out, int max, i
 			*n = a->n;
 			for (int k = 0; k < a->n; k++)
 				out[k] = a->ints ? pb_sx_clamp(a->ints[k])
-						 : (isnan(a->floats[k]) ? 0
-						    : (int64_t)fmax(fmin(a->floats[k], (double)PB_SX_BIG),
-								    -(double)PB_SX_BIG));
+				                 : (isnan(a->floats[k])
+				                        ? 0
+				                        : (int64_t)fmax(
+				                              fmin(a->floats[k], (double)PB_SX_BIG),
+				                              -(double)PB_SX_BIG));
 			return 1;
 		}
 	}
@@ -172,7 +174,7 @@ int64_t pb_sx_prod(const int64_t *dims, int from, int to)
 static pb_shape_rule find_rule(const char *op)
 {
 	const pb_shape_rule_entry *tables[] = {pb_shape_rules_tensor, pb_shape_rules_nn,
-						pb_shape_rules_extra};
+	                                       pb_shape_rules_extra};
 	for (size_t t = 0; t < sizeof tables / sizeof *tables; t++)
 		for (const pb_shape_rule_entry *e = tables[t]; e->op; e++)
 			if (e->op[0] == op[0] && strcmp(e->op, op) == 0)
@@ -198,8 +200,7 @@ static void infer_node(pb_graph *g, int id, int64_t opset)
 	int nd = n->n_outputs < 8 ? n->n_outputs : 8;
 	/* The default domain, and the training operators' preview domain whose
 	 * rules live in the same tables (Adagrad, Adam, Momentum). */
-	int is_default = n->domain[0] == '\0' ||
-			 strcmp(n->domain, "ai.onnx.preview.training") == 0;
+	int is_default = n->domain[0] == '\0' || strcmp(n->domain, "ai.onnx.preview.training") == 0;
 	pb_shape_rule rule = is_default ? find_rule(n->op) : NULL;
 
 	for (int k = 0; k < nd; k++) {
@@ -232,7 +233,8 @@ static void infer_node(pb_graph *g, int id, int64_t opset)
 					t->dims[i] = d->dims[i];
 		}
 		for (int i = 0; i < PB_MAX_RANK; i++)
-			if (t->dim_params[i] && (i >= t->rank || t->dims[i] >= 0 || t->rank != d->rank)) {
+			if (t->dim_params[i] &&
+			    (i >= t->rank || t->dims[i] >= 0 || t->rank != d->rank)) {
 				free(t->dim_params[i]);
 				t->dim_params[i] = NULL;
 			}
@@ -244,7 +246,8 @@ static void infer_node(pb_graph *g, int id, int64_t opset)
 			if (t && t->value) {
 				t->rank = t->value->rank;
 				for (int i = 0; i < PB_MAX_RANK; i++)
-					t->dims[i] = i < t->rank ? t->value->dims[i] : PB_DIM_UNKNOWN;
+					t->dims[i] =
+					    i < t->rank ? t->value->dims[i] : PB_DIM_UNKNOWN;
 				if (!t->dtype)
 					t->dtype = t->value->dtype;
 			}
@@ -297,18 +300,18 @@ int pb_shape_unresolved_inputs(const pb_graph *g, char *buf, size_t len)
 		for (int i = 0; i < t->rank && doff < sizeof dims; i++) {
 			int w;
 			if (t->dims[i] >= 0)
-				w = snprintf(dims + doff, sizeof dims - doff, "%s%lld", i ? "," : "",
-					     (long long)t->dims[i]);
+				w = snprintf(dims + doff, sizeof dims - doff, "%s%lld",
+				             i ? "," : "", (long long)t->dims[i]);
 			else
 				w = snprintf(dims + doff, sizeof dims - doff, "%s%s", i ? "," : "",
-					     t->dim_params[i] ? t->dim_params[i] : "?");
+				             t->dim_params[i] ? t->dim_params[i] : "?");
 			if (w < 0)
 				break;
 			doff += (size_t)w;
 		}
 		if (len > off) {
 			int w = snprintf(buf + off, len - off, "%s%s=%s", count ? " " : "", t->name,
-					 dims);
+			                 dims);
 			if (w > 0)
 				off += (size_t)w < len - off ? (size_t)w : len - off - 1;
 		}

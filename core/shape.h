@@ -30,6 +30,6 @@ int pb_shape_unresolved_inputs(const pb_graph *g, char *buf, size_t len);
  * n (ext[label]; -1 unknown, -2 label unused) and the output labels.
  * Returns 0 when the equation or the operand ranks are unusable. */
 int pb_einsum_extents(const pb_graph *g, const pb_node *n, int64_t ext[128], char *out_labels,
-		      int *out_rank);
+                      int *out_rank);
 
 #endif

@@ -58,13 +58,26 @@ static void set_elem(pb_value *v, int64_t k, double f, int64_t i, int from_float
 	} else {
 		int64_t x = from_float ? ((isfinite(f) && fabs(f) < 9.2e18) ? (int64_t)f : 0) : i;
 		switch (v->dtype) { /* wrap to the integer width */
-		case PB_DT_INT32: x = (int32_t)x; break;
-		case PB_DT_UINT32: x = (uint32_t)x; break;
-		case PB_DT_INT16: x = (int16_t)x; break;
-		case PB_DT_UINT16: x = (uint16_t)x; break;
-		case PB_DT_INT8: x = (int8_t)x; break;
-		case PB_DT_UINT8: x = (uint8_t)x; break;
-		default: break;
+		case PB_DT_INT32:
+			x = (int32_t)x;
+			break;
+		case PB_DT_UINT32:
+			x = (uint32_t)x;
+			break;
+		case PB_DT_INT16:
+			x = (int16_t)x;
+			break;
+		case PB_DT_UINT16:
+			x = (uint16_t)x;
+			break;
+		case PB_DT_INT8:
+			x = (int8_t)x;
+			break;
+		case PB_DT_UINT8:
+			x = (uint8_t)x;
+			break;
+		default:
+			break;
 		}
 		v->i[k] = x;
 		v->f[k] = (double)x;
@@ -120,19 +133,43 @@ static void next_index(int64_t *idx, int rank, const int64_t *dims)
 
 /* ---------------------------------------------------------------- element-wise */
 
-enum { OP_ADD, OP_SUB, OP_MUL, OP_DIV, OP_MOD, OP_POW, OP_MAX, OP_MIN, OP_EQ, OP_LT, OP_GT,
-       OP_LE, OP_GE, OP_AND, OP_OR, OP_XOR, OP_WHERE, OP_BITAND, OP_BITOR, OP_BITXOR };
+enum {
+	OP_ADD,
+	OP_SUB,
+	OP_MUL,
+	OP_DIV,
+	OP_MOD,
+	OP_POW,
+	OP_MAX,
+	OP_MIN,
+	OP_EQ,
+	OP_LT,
+	OP_GT,
+	OP_LE,
+	OP_GE,
+	OP_AND,
+	OP_OR,
+	OP_XOR,
+	OP_WHERE,
+	OP_BITAND,
+	OP_BITOR,
+	OP_BITXOR
+};
 
 static const struct {
 	const char *name;
 	int op;
-} binops[] = {{"Add", OP_ADD}, {"Sub", OP_SUB}, {"Mul", OP_MUL}, {"Div", OP_DIV},
-	      {"Mod", OP_MOD}, {"Pow", OP_POW}, {"Max", OP_MAX}, {"Min", OP_MIN},
-	      {"Sum", OP_ADD}, {"Equal", OP_EQ}, {"Less", OP_LT}, {"Greater", OP_GT},
-	      {"LessOrEqual", OP_LE}, {"GreaterOrEqual", OP_GE}, {"And", OP_AND},
-	      {"Or", OP_OR}, {"Xor", OP_XOR}, {"Where", OP_WHERE},
-	      {"BitwiseAnd", OP_BITAND}, {"BitwiseOr", OP_BITOR}, {"BitwiseXor", OP_BITXOR},
-	      {NULL, 0}};
+} binops[] = {{"Add", OP_ADD},           {"Sub", OP_SUB},
+              {"Mul", OP_MUL},           {"Div", OP_DIV},
+              {"Mod", OP_MOD},           {"Pow", OP_POW},
+              {"Max", OP_MAX},           {"Min", OP_MIN},
+              {"Sum", OP_ADD},           {"Equal", OP_EQ},
+              {"Less", OP_LT},           {"Greater", OP_GT},
+              {"LessOrEqual", OP_LE},    {"GreaterOrEqual", OP_GE},
+              {"And", OP_AND},           {"Or", OP_OR},
+              {"Xor", OP_XOR},           {"Where", OP_WHERE},
+              {"BitwiseAnd", OP_BITAND}, {"BitwiseOr", OP_BITOR},
+              {"BitwiseXor", OP_BITXOR}, {NULL, 0}};
 
 static int64_t imod(int64_t a, int64_t b, int fmod_mode)
 {
@@ -160,49 +197,104 @@ static int64_t ipow(int64_t a, int64_t b)
 
 /* One step of a binary op; the result goes to out element k. */
 static void binop(pb_value *out, int64_t k, int op, const pb_value *a, int64_t ia,
-		  const pb_value *b, int64_t ib, int fmod_mode)
+                  const pb_value *b, int64_t ib, int fmod_mode)
 {
 	int fl = is_float(a->dtype) || is_float(b->dtype);
 	double x = a->f[ia], y = b->f[ib];
 	int64_t p = a->i[ia], q = b->i[ib];
 	switch (op) {
-	case OP_EQ: set_elem(out, k, 0, fl ? x == y : p == q, 0); return;
-	case OP_LT: set_elem(out, k, 0, fl ? x < y : p < q, 0); return;
-	case OP_GT: set_elem(out, k, 0, fl ? x > y : p > q, 0); return;
-	case OP_LE: set_elem(out, k, 0, fl ? x <= y : p <= q, 0); return;
-	case OP_GE: set_elem(out, k, 0, fl ? x >= y : p >= q, 0); return;
-	case OP_AND: set_elem(out, k, 0, (p != 0) && (q != 0), 0); return;
-	case OP_OR: set_elem(out, k, 0, (p != 0) || (q != 0), 0); return;
-	case OP_XOR: set_elem(out, k, 0, (p != 0) != (q != 0), 0); return;
-	case OP_BITAND: set_elem(out, k, 0, p & q, 0); return;
-	case OP_BITOR: set_elem(out, k, 0, p | q, 0); return;
-	case OP_BITXOR: set_elem(out, k, 0, p ^ q, 0); return;
-	default: break;
+	case OP_EQ:
+		set_elem(out, k, 0, fl ? x == y : p == q, 0);
+		return;
+	case OP_LT:
+		set_elem(out, k, 0, fl ? x < y : p < q, 0);
+		return;
+	case OP_GT:
+		set_elem(out, k, 0, fl ? x > y : p > q, 0);
+		return;
+	case OP_LE:
+		set_elem(out, k, 0, fl ? x <= y : p <= q, 0);
+		return;
+	case OP_GE:
+		set_elem(out, k, 0, fl ? x >= y : p >= q, 0);
+		return;
+	case OP_AND:
+		set_elem(out, k, 0, (p != 0) && (q != 0), 0);
+		return;
+	case OP_OR:
+		set_elem(out, k, 0, (p != 0) || (q != 0), 0);
+		return;
+	case OP_XOR:
+		set_elem(out, k, 0, (p != 0) != (q != 0), 0);
+		return;
+	case OP_BITAND:
+		set_elem(out, k, 0, p & q, 0);
+		return;
+	case OP_BITOR:
+		set_elem(out, k, 0, p | q, 0);
+		return;
+	case OP_BITXOR:
+		set_elem(out, k, 0, p ^ q, 0);
+		return;
+	default:
+		break;
 	}
 	if (is_float(out->dtype)) {
 		double r;
 		switch (op) {
-		case OP_ADD: r = x + y; break;
-		case OP_SUB: r = x - y; break;
-		case OP_MUL: r = x * y; break;
-		case OP_DIV: r = x / y; break;
-		case OP_MOD: r = fmod_mode ? fmod(x, y) : x - y * floor(x / y); break;
-		case OP_POW: r = pow(x, y); break;
-		case OP_MAX: r = x > y ? x : y; break;
-		default: r = x < y ? x : y; break;
+		case OP_ADD:
+			r = x + y;
+			break;
+		case OP_SUB:
+			r = x - y;
+			break;
+		case OP_MUL:
+			r = x * y;
+			break;
+		case OP_DIV:
+			r = x / y;
+			break;
+		case OP_MOD:
+			r = fmod_mode ? fmod(x, y) : x - y * floor(x / y);
+			break;
+		case OP_POW:
+			r = pow(x, y);
+			break;
+		case OP_MAX:
+			r = x > y ? x : y;
+			break;
+		default:
+			r = x < y ? x : y;
+			break;
 		}
 		set_elem(out, k, r, 0, 1);
 	} else {
 		int64_t r;
 		switch (op) {
-		case OP_ADD: r = (int64_t)((uint64_t)p + (uint64_t)q); break;
-		case OP_SUB: r = (int64_t)((uint64_t)p - (uint64_t)q); break;
-		case OP_MUL: r = (int64_t)((uint64_t)p * (uint64_t)q); break;
-		case OP_DIV: r = (q == 0 || (p == INT64_MIN && q == -1)) ? 0 : p / q; break;
-		case OP_MOD: r = (q == -1) ? 0 : imod(p, q, fmod_mode); break;
-		case OP_POW: r = fl ? (int64_t)pow(x, y) : ipow(p, q); break;
-		case OP_MAX: r = p > q ? p : q; break;
-		default: r = p < q ? p : q; break;
+		case OP_ADD:
+			r = (int64_t)((uint64_t)p + (uint64_t)q);
+			break;
+		case OP_SUB:
+			r = (int64_t)((uint64_t)p - (uint64_t)q);
+			break;
+		case OP_MUL:
+			r = (int64_t)((uint64_t)p * (uint64_t)q);
+			break;
+		case OP_DIV:
+			r = (q == 0 || (p == INT64_MIN && q == -1)) ? 0 : p / q;
+			break;
+		case OP_MOD:
+			r = (q == -1) ? 0 : imod(p, q, fmod_mode);
+			break;
+		case OP_POW:
+			r = fl ? (int64_t)pow(x, y) : ipow(p, q);
+			break;
+		case OP_MAX:
+			r = p > q ? p : q;
+			break;
+		default:
+			r = p < q ? p : q;
+			break;
 		}
 		set_elem(out, k, 0, r, 0);
 	}
@@ -432,7 +524,8 @@ static int eval_constant(pb_sx *c)
 			v = pb_value_new(PB_DT_INT64, 0, NULL);
 			if (v)
 				set_elem(v, 0, 0, a->i, 0);
-		} else if (strcmp(a->name, "value_floats") == 0 || strcmp(a->name, "value_ints") == 0) {
+		} else if (strcmp(a->name, "value_floats") == 0 ||
+		           strcmp(a->name, "value_ints") == 0) {
 			int64_t n = a->n;
 			int fl = a->name[6] == 'f';
 			v = pb_value_new(fl ? PB_DT_FLOAT : PB_DT_INT64, 1, &n);
@@ -480,7 +573,7 @@ static int eval_range(pb_sx *c)
 			set_elem(v, k, s->f[0] + (double)k * d->f[0], 0, 1);
 		else
 			set_elem(v, k, 0,
-				 (int64_t)((uint64_t)s->i[0] + (uint64_t)k * (uint64_t)d->i[0]), 0);
+			         (int64_t)((uint64_t)s->i[0] + (uint64_t)k * (uint64_t)d->i[0]), 0);
 	}
 	attach(c, 0, v);
 	return 1;
@@ -495,7 +588,8 @@ static int eval_gather(pb_sx *c)
 	int axis = pb_sx_axis(pb_node_attr_int(c->n, "axis", 0), x->rank);
 	if (axis < 0)
 		return 0;
-	int64_t outer = pb_sx_prod(x->dims, 0, axis), inner = pb_sx_prod(x->dims, axis + 1, x->rank);
+	int64_t outer = pb_sx_prod(x->dims, 0, axis),
+	        inner = pb_sx_prod(x->dims, axis + 1, x->rank);
 	int64_t n = x->dims[axis];
 	pb_value *v = out_value(c, 0, x->dtype, o->rank, o->dims);
 	if (!v || v->numel != outer * idx->numel * inner) {
@@ -560,7 +654,7 @@ static int eval_concat(pb_sx *c)
 
 /* Generic strided copy: out[idx] = x[sum((start[i] + idx[i]*step[i]) * st[i])]. */
 static pb_value *strided(pb_sx *c, const pb_value *x, const int64_t *start, const int64_t *step,
-			 int rank, const int64_t *dims)
+                         int rank, const int64_t *dims)
 {
 	pb_value *v = out_value(c, 0, x->dtype, rank, dims);
 	if (!v)
@@ -766,8 +860,11 @@ static int eval_reduce(pb_sx *c)
 	if (m != pb_tensor_numel(o))
 		return 0;
 	const char *op = c->n->op;
-	int kind = strcmp(op, "ReduceProd") == 0 ? 1 : strcmp(op, "ReduceMax") == 0 ? 2
-		   : strcmp(op, "ReduceMin") == 0 ? 3 : strcmp(op, "ReduceMean") == 0 ? 4 : 0;
+	int kind = strcmp(op, "ReduceProd") == 0   ? 1
+	           : strcmp(op, "ReduceMax") == 0  ? 2
+	           : strcmp(op, "ReduceMin") == 0  ? 3
+	           : strcmp(op, "ReduceMean") == 0 ? 4
+	                                           : 0;
 	double *acc = malloc((size_t)(m ? m : 1) * sizeof *acc);
 	int64_t *iacc = malloc((size_t)(m ? m : 1) * sizeof *iacc);
 	if (!acc || !iacc) {
@@ -787,10 +884,22 @@ static int eval_reduce(pb_sx *c)
 		double f = x->f[e];
 		int64_t v = x->i[e];
 		switch (kind) {
-		case 1: acc[k] *= f; iacc[k] = (int64_t)((uint64_t)iacc[k] * (uint64_t)v); break;
-		case 2: acc[k] = f > acc[k] ? f : acc[k]; iacc[k] = v > iacc[k] ? v : iacc[k]; break;
-		case 3: acc[k] = f < acc[k] ? f : acc[k]; iacc[k] = v < iacc[k] ? v : iacc[k]; break;
-		default: acc[k] += f; iacc[k] = (int64_t)((uint64_t)iacc[k] + (uint64_t)v); break;
+		case 1:
+			acc[k] *= f;
+			iacc[k] = (int64_t)((uint64_t)iacc[k] * (uint64_t)v);
+			break;
+		case 2:
+			acc[k] = f > acc[k] ? f : acc[k];
+			iacc[k] = v > iacc[k] ? v : iacc[k];
+			break;
+		case 3:
+			acc[k] = f < acc[k] ? f : acc[k];
+			iacc[k] = v < iacc[k] ? v : iacc[k];
+			break;
+		default:
+			acc[k] += f;
+			iacc[k] = (int64_t)((uint64_t)iacc[k] + (uint64_t)v);
+			break;
 		}
 		next_index(idx, x->rank, x->dims);
 	}
@@ -878,22 +987,46 @@ typedef int (*eval_fn)(pb_sx *c);
 static const struct {
 	const char *op;
 	eval_fn fn;
-} evals[] = {
-	{"Constant", eval_constant}, {"Shape", eval_shape}, {"Size", eval_size},
-	{"Identity", eval_unary}, {"Cast", eval_unary}, {"CastLike", eval_unary},
-	{"Neg", eval_unary}, {"Abs", eval_unary}, {"Floor", eval_unary}, {"Ceil", eval_unary},
-	{"Round", eval_unary}, {"Sqrt", eval_unary}, {"Reciprocal", eval_unary},
-	{"Relu", eval_unary}, {"Sign", eval_unary}, {"Not", eval_unary}, {"Exp", eval_unary},
-	{"Log", eval_unary}, {"Clip", eval_clip},
-	{"Reshape", eval_reshape_like}, {"Squeeze", eval_reshape_like},
-	{"Unsqueeze", eval_reshape_like}, {"Flatten", eval_reshape_like},
-	{"ConstantOfShape", eval_constant_of_shape}, {"Range", eval_range},
-	{"Gather", eval_gather}, {"Concat", eval_concat}, {"Slice", eval_slice},
-	{"Transpose", eval_transpose}, {"Expand", eval_expand}, {"Tile", eval_tile},
-	{"Split", eval_split}, {"ReduceProd", eval_reduce}, {"ReduceSum", eval_reduce},
-	{"ReduceMax", eval_reduce}, {"ReduceMin", eval_reduce}, {"ReduceMean", eval_reduce},
-	{"NonZero", eval_nonzero}, {"Compress", eval_compress},
-	{NULL, NULL}};
+} evals[] = {{"Constant", eval_constant},
+             {"Shape", eval_shape},
+             {"Size", eval_size},
+             {"Identity", eval_unary},
+             {"Cast", eval_unary},
+             {"CastLike", eval_unary},
+             {"Neg", eval_unary},
+             {"Abs", eval_unary},
+             {"Floor", eval_unary},
+             {"Ceil", eval_unary},
+             {"Round", eval_unary},
+             {"Sqrt", eval_unary},
+             {"Reciprocal", eval_unary},
+             {"Relu", eval_unary},
+             {"Sign", eval_unary},
+             {"Not", eval_unary},
+             {"Exp", eval_unary},
+             {"Log", eval_unary},
+             {"Clip", eval_clip},
+             {"Reshape", eval_reshape_like},
+             {"Squeeze", eval_reshape_like},
+             {"Unsqueeze", eval_reshape_like},
+             {"Flatten", eval_reshape_like},
+             {"ConstantOfShape", eval_constant_of_shape},
+             {"Range", eval_range},
+             {"Gather", eval_gather},
+             {"Concat", eval_concat},
+             {"Slice", eval_slice},
+             {"Transpose", eval_transpose},
+             {"Expand", eval_expand},
+             {"Tile", eval_tile},
+             {"Split", eval_split},
+             {"ReduceProd", eval_reduce},
+             {"ReduceSum", eval_reduce},
+             {"ReduceMax", eval_reduce},
+             {"ReduceMin", eval_reduce},
+             {"ReduceMean", eval_reduce},
+             {"NonZero", eval_nonzero},
+             {"Compress", eval_compress},
+             {NULL, NULL}};
 
 int pb_shape_eval_supported(const char *op)
 {
@@ -912,8 +1045,8 @@ void pb_shape_eval(pb_sx *c)
 	if (strcmp(op, "Dropout") == 0) {
 		/* Inference mode: the output is the input (the mask is data). */
 		pb_tensor *training = pb_sx_in(c, 2);
-		if (!training || (training->value && training->value->numel >= 1 &&
-				  training->value->i[0] == 0))
+		if (!training ||
+		    (training->value && training->value->numel >= 1 && training->value->i[0] == 0))
 			eval_unary(c);
 		return;
 	}

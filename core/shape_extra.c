@@ -102,8 +102,8 @@ static int rule_roi_align(pb_sx *c)
 	if (!has_shape(x) || x->rank != 4)
 		return 0;
 	int64_t d[4] = {has_shape(rois) && rois->rank == 2 ? rois->dims[0] : -1, x->dims[1],
-			pb_sx_clamp(pb_node_attr_int(c->n, "output_height", 1)),
-			pb_sx_clamp(pb_node_attr_int(c->n, "output_width", 1))};
+	                pb_sx_clamp(pb_node_attr_int(c->n, "output_height", 1)),
+	                pb_sx_clamp(pb_node_attr_int(c->n, "output_width", 1))};
 	pb_sx_set(pb_sx_out(c, 0), x->dtype, 4, d);
 	return 1;
 }
@@ -127,7 +127,7 @@ static int rule_max_unpool(pb_sx *c)
 	}
 	int ns = x->rank - 2;
 	const pb_attr *ks = pb_node_attr(c->n, "kernel_shape"), *st = pb_node_attr(c->n, "strides"),
-		      *pd = pb_node_attr(c->n, "pads");
+	              *pd = pb_node_attr(c->n, "pads");
 	if (!ks || !ks->ints || ks->n != ns)
 		return 0;
 	int64_t d[PB_MAX_RANK] = {x->dims[0], x->dims[1]};
@@ -192,7 +192,7 @@ static int rule_mel(pb_sx *c)
 	int64_t bins = scalar_value(c, 0), len = scalar_value(c, 1);
 	int64_t d[2] = {len >= 0 ? len / 2 + 1 : -1, bins};
 	pb_sx_set(pb_sx_out(c, 0), (int)pb_node_attr_int(c->n, "output_datatype", PB_DT_FLOAT), 2,
-		  d);
+	          d);
 	return 1;
 }
 
@@ -227,11 +227,12 @@ static int rule_stft(pb_sx *c)
 	if (!has_shape(x) || x->rank != 3)
 		return 0;
 	int64_t step = scalar_value(c, 1);
-	int64_t flen = pb_sx_in(c, 3) ? scalar_value(c, 3)
-			: (has_shape(w) && w->rank == 1 ? w->dims[0] : -1);
-	int64_t frames = (step > 0 && flen >= 0 && x->dims[1] >= flen)
-				 ? (x->dims[1] - flen) / step + 1 : -1;
-	int64_t bins = flen < 0 ? -1 : (pb_node_attr_int(c->n, "onesided", 1) ? flen / 2 + 1 : flen);
+	int64_t flen =
+	    pb_sx_in(c, 3) ? scalar_value(c, 3) : (has_shape(w) && w->rank == 1 ? w->dims[0] : -1);
+	int64_t frames =
+	    (step > 0 && flen >= 0 && x->dims[1] >= flen) ? (x->dims[1] - flen) / step + 1 : -1;
+	int64_t bins =
+	    flen < 0 ? -1 : (pb_node_attr_int(c->n, "onesided", 1) ? flen / 2 + 1 : flen);
 	int64_t d[4] = {x->dims[0], frames, bins, 2};
 	pb_sx_set(pb_sx_out(c, 0), x->dtype, 4, d);
 	return 1;
@@ -304,8 +305,9 @@ static int rule_unique(pb_sx *c)
 		return 0;
 	int64_t u = -1, n = ax ? x->dims[axis] : pb_tensor_numel(x);
 	if (v) {
-		slices s = {v->f, ax ? pb_sx_prod(v->dims, 0, axis) : 1, ax ? v->dims[axis] : v->numel,
-			    ax ? pb_sx_prod(v->dims, axis + 1, v->rank) : 1};
+		slices s = {v->f, ax ? pb_sx_prod(v->dims, 0, axis) : 1,
+		            ax ? v->dims[axis] : v->numel,
+		            ax ? pb_sx_prod(v->dims, axis + 1, v->rank) : 1};
 		int64_t *idx = malloc((size_t)(s.n ? s.n : 1) * sizeof *idx);
 		if (idx && s.outer >= 0 && s.inner >= 0) {
 			for (int64_t i = 0; i < s.n; i++)
@@ -335,8 +337,7 @@ static int rule_unique(pb_sx *c)
  * score_threshold in descending score order, each kept unless its IoU with
  * an already kept box exceeds iou_threshold, at most
  * max_output_boxes_per_class (0 = none). */
-static void box_corners(const double *b, int center, double *y1, double *x1, double *y2,
-			double *x2)
+static void box_corners(const double *b, int center, double *y1, double *x1, double *y2, double *x2)
 {
 	if (center) {
 		*x1 = b[0] - b[2] / 2;
@@ -407,7 +408,8 @@ static int rule_nms(pb_sx *c)
 				const double *bi = boxes->f + (b * n + order[i]) * 4;
 				int keep = 1;
 				for (int64_t j = 0; j < nk && keep; j++)
-					if (box_iou(bi, boxes->f + (b * n + kept[j]) * 4, center) > iou_thr)
+					if (box_iou(bi, boxes->f + (b * n + kept[j]) * 4, center) >
+					    iou_thr)
 						keep = 0;
 				if (keep)
 					kept[nk++] = order[i];
@@ -423,18 +425,30 @@ static int rule_nms(pb_sx *c)
 }
 
 const pb_shape_rule_entry pb_shape_rules_extra[] = {
-	{"Unique", rule_unique}, {"NonMaxSuppression", rule_nms},
-	{"RNN", rule_recurrent}, {"GRU", rule_recurrent}, {"LSTM", rule_recurrent},
-	{"NegativeLogLikelihoodLoss", rule_loss}, {"SoftmaxCrossEntropyLoss", rule_loss},
-	{"GridSample", rule_grid_sample}, {"RoiAlign", rule_roi_align},
-	{"MaxUnpool", rule_max_unpool},
-	{"Bernoulli", rule_random_like}, {"RandomUniformLike", rule_random_like},
-	{"RandomNormalLike", rule_random_like},
-	{"RandomNormal", rule_random}, {"RandomUniform", rule_random},
-	{"DynamicQuantizeLinear", rule_dynamic_quantize},
-	{"HannWindow", rule_window}, {"HammingWindow", rule_window},
-	{"BlackmanWindow", rule_window}, {"MelWeightMatrix", rule_mel},
-	{"DFT", rule_dft}, {"STFT", rule_stft},
-	{"Adagrad", rule_optimizer}, {"Adam", rule_optimizer}, {"Momentum", rule_optimizer},
-	{"TfIdfVectorizer", rule_tfidf},
-	{NULL, NULL}};
+    {"Unique", rule_unique},
+    {"NonMaxSuppression", rule_nms},
+    {"RNN", rule_recurrent},
+    {"GRU", rule_recurrent},
+    {"LSTM", rule_recurrent},
+    {"NegativeLogLikelihoodLoss", rule_loss},
+    {"SoftmaxCrossEntropyLoss", rule_loss},
+    {"GridSample", rule_grid_sample},
+    {"RoiAlign", rule_roi_align},
+    {"MaxUnpool", rule_max_unpool},
+    {"Bernoulli", rule_random_like},
+    {"RandomUniformLike", rule_random_like},
+    {"RandomNormalLike", rule_random_like},
+    {"RandomNormal", rule_random},
+    {"RandomUniform", rule_random},
+    {"DynamicQuantizeLinear", rule_dynamic_quantize},
+    {"HannWindow", rule_window},
+    {"HammingWindow", rule_window},
+    {"BlackmanWindow", rule_window},
+    {"MelWeightMatrix", rule_mel},
+    {"DFT", rule_dft},
+    {"STFT", rule_stft},
+    {"Adagrad", rule_optimizer},
+    {"Adam", rule_optimizer},
+    {"Momentum", rule_optimizer},
+    {"TfIdfVectorizer", rule_tfidf},
+    {NULL, NULL}};

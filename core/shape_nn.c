@@ -22,8 +22,7 @@ static int has_shape(const pb_tensor *t)
 	return t && t->rank >= 0;
 }
 
-static void attr_list(const pb_node *n, const char *name, int64_t *out, int count,
-		      int64_t dflt)
+static void attr_list(const pb_node *n, const char *name, int64_t *out, int count, int64_t dflt)
 {
 	const pb_attr *a = pb_node_attr(n, name);
 	for (int i = 0; i < count; i++)
@@ -44,7 +43,7 @@ static int64_t div_ceil(int64_t a, int64_t b)
 /* Sliding-window output dims for Conv and the pools. kernel: spatial kernel
  * sizes (-1 unknown). Writes spatial output dims into out. */
 static void window_dims(const pb_node *n, const pb_tensor *x, const int64_t *kernel, int ns,
-			int ceil_mode, int64_t *out)
+                        int ceil_mode, int64_t *out)
 {
 	int64_t strides[PB_MAX_RANK], dil[PB_MAX_RANK], pads[2 * PB_MAX_RANK];
 	attr_list(n, "strides", strides, ns, 1);
@@ -89,8 +88,9 @@ static int conv_like(pb_sx *c, int xi, int wi, int dtype)
 	int64_t kernel[PB_MAX_RANK], d[PB_MAX_RANK];
 	const pb_attr *ks = pb_node_attr(c->n, "kernel_shape");
 	for (int i = 0; i < ns; i++)
-		kernel[i] = (ks && ks->ints && i < ks->n) ? ks->ints[i]
-			    : (has_shape(w) && w->rank == x->rank) ? w->dims[2 + i] : -1;
+		kernel[i] = (ks && ks->ints && i < ks->n)          ? ks->ints[i]
+		            : (has_shape(w) && w->rank == x->rank) ? w->dims[2 + i]
+		                                                   : -1;
 	window_dims(c->n, x, kernel, ns, 0, d + 2);
 	d[0] = x->dims[0];
 	d[1] = has_shape(w) ? w->dims[0] : -1;
@@ -121,11 +121,12 @@ static int rule_conv_transpose(pb_sx *c)
 		return 0;
 	int ns = x->rank - 2;
 	int64_t kernel[PB_MAX_RANK], d[PB_MAX_RANK], strides[PB_MAX_RANK], dil[PB_MAX_RANK],
-		pads[2 * PB_MAX_RANK], opad[PB_MAX_RANK], oshape[PB_MAX_RANK];
+	    pads[2 * PB_MAX_RANK], opad[PB_MAX_RANK], oshape[PB_MAX_RANK];
 	const pb_attr *ks = pb_node_attr(c->n, "kernel_shape");
 	for (int i = 0; i < ns; i++)
-		kernel[i] = (ks && ks->ints && i < ks->n) ? ks->ints[i]
-			    : (has_shape(w) && w->rank == x->rank) ? w->dims[2 + i] : -1;
+		kernel[i] = (ks && ks->ints && i < ks->n)          ? ks->ints[i]
+		            : (has_shape(w) && w->rank == x->rank) ? w->dims[2 + i]
+		                                                   : -1;
 	attr_list(c->n, "strides", strides, ns, 1);
 	attr_list(c->n, "dilations", dil, ns, 1);
 	attr_list(c->n, "pads", pads, 2 * ns, 0);
@@ -148,8 +149,8 @@ static int rule_conv_transpose(pb_sx *c)
 			else if (strcmp(ap, "SAME_UPPER") == 0 || strcmp(ap, "SAME_LOWER") == 0)
 				d[2 + i] = in * strides[i];
 			else
-				d[2 + i] = strides[i] * (in - 1) + opad[i] + dil[i] * (kernel[i] - 1) +
-					   1 - pads[i] - pads[i + ns];
+				d[2 + i] = strides[i] * (in - 1) + opad[i] +
+				           dil[i] * (kernel[i] - 1) + 1 - pads[i] - pads[i + ns];
 		}
 	}
 	pb_sx_set(o, x->dtype, x->rank, d);
@@ -197,7 +198,8 @@ static int rule_norm(pb_sx *c)
 	pb_sx_same(pb_sx_out(c, 0), x);
 	if (strcmp(c->n->op, "BatchNormalization") == 0) {
 		pb_tensor *scale = pb_sx_in(c, 1);
-		int64_t ch = x->rank >= 2 ? x->dims[1] : (scale && scale->rank == 1 ? scale->dims[0] : -1);
+		int64_t ch =
+		    x->rank >= 2 ? x->dims[1] : (scale && scale->rank == 1 ? scale->dims[0] : -1);
 		for (int k = 1; k < c->n->n_outputs; k++)
 			pb_sx_set(pb_sx_out(c, k), scale ? scale->dtype : x->dtype, 1, &ch);
 	}
@@ -229,7 +231,8 @@ static int rule_gemm(pb_sx *c)
 	pb_tensor *a = pb_sx_in(c, 0), *b = pb_sx_in(c, 1);
 	if (!has_shape(a) || !has_shape(b) || a->rank != 2 || b->rank != 2)
 		return 0;
-	int ta = (int)pb_node_attr_int(c->n, "transA", 0), tb = (int)pb_node_attr_int(c->n, "transB", 0);
+	int ta = (int)pb_node_attr_int(c->n, "transA", 0),
+	    tb = (int)pb_node_attr_int(c->n, "transB", 0);
 	int64_t d[2] = {a->dims[ta ? 1 : 0], b->dims[tb ? 0 : 1]};
 	pb_sx_set(pb_sx_out(c, 0), a->dtype, 2, d);
 	return 1;
@@ -315,7 +318,7 @@ static int einsum_term(const char *s, size_t len, int rank, int n_ell, char *lab
  * used) and the output labels. Returns 0 when the equation or the input
  * ranks are not usable. Shared with cost.c (MACs = product of extents). */
 int pb_einsum_extents(const pb_graph *g, const pb_node *n, int64_t ext[128], char *out_labels,
-		      int *out_rank)
+                      int *out_rank)
 {
 	const char *eq = pb_node_attr_str(n, "equation", NULL);
 	if (!eq)
@@ -411,17 +414,28 @@ static int rule_dequantize(pb_sx *c)
 	return 1;
 }
 
-const pb_shape_rule_entry pb_shape_rules_nn[] = {
-	{"Conv", rule_conv}, {"ConvInteger", rule_conv_integer},
-	{"QLinearConv", rule_qlinear_conv}, {"ConvTranspose", rule_conv_transpose},
-	{"MaxPool", rule_pool}, {"AveragePool", rule_pool}, {"LpPool", rule_pool},
-	{"GlobalAveragePool", rule_global_pool}, {"GlobalMaxPool", rule_global_pool},
-	{"GlobalLpPool", rule_global_pool},
-	{"BatchNormalization", rule_norm}, {"InstanceNormalization", rule_norm},
-	{"LRN", rule_norm}, {"MeanVarianceNormalization", rule_norm},
-	{"LpNormalization", rule_norm}, {"GroupNormalization", rule_norm},
-	{"LayerNormalization", rule_layer_norm},
-	{"Gemm", rule_gemm}, {"MatMul", rule_matmul}, {"MatMulInteger", rule_matmul_integer},
-	{"QLinearMatMul", rule_qlinear_matmul}, {"Einsum", rule_einsum},
-	{"QuantizeLinear", rule_quantize}, {"DequantizeLinear", rule_dequantize},
-	{NULL, NULL}};
+const pb_shape_rule_entry pb_shape_rules_nn[] = {{"Conv", rule_conv},
+                                                 {"ConvInteger", rule_conv_integer},
+                                                 {"QLinearConv", rule_qlinear_conv},
+                                                 {"ConvTranspose", rule_conv_transpose},
+                                                 {"MaxPool", rule_pool},
+                                                 {"AveragePool", rule_pool},
+                                                 {"LpPool", rule_pool},
+                                                 {"GlobalAveragePool", rule_global_pool},
+                                                 {"GlobalMaxPool", rule_global_pool},
+                                                 {"GlobalLpPool", rule_global_pool},
+                                                 {"BatchNormalization", rule_norm},
+                                                 {"InstanceNormalization", rule_norm},
+                                                 {"LRN", rule_norm},
+                                                 {"MeanVarianceNormalization", rule_norm},
+                                                 {"LpNormalization", rule_norm},
+                                                 {"GroupNormalization", rule_norm},
+                                                 {"LayerNormalization", rule_layer_norm},
+                                                 {"Gemm", rule_gemm},
+                                                 {"MatMul", rule_matmul},
+                                                 {"MatMulInteger", rule_matmul_integer},
+                                                 {"QLinearMatMul", rule_qlinear_matmul},
+                                                 {"Einsum", rule_einsum},
+                                                 {"QuantizeLinear", rule_quantize},
+                                                 {"DequantizeLinear", rule_dequantize},
+                                                 {NULL, NULL}};

@@ -145,7 +145,7 @@ static int rule_reshape(pb_sx *c)
 	int n = 0;
 	int dt = x ? x->dtype : 0;
 	int found = c->n->n_inputs >= 2 ? pb_sx_ints(c, 1, NULL, shp, PB_MAX_RANK, &n)
-					 : pb_sx_ints(c, 99, "shape", shp, PB_MAX_RANK, &n);
+	                                : pb_sx_ints(c, 99, "shape", shp, PB_MAX_RANK, &n);
 	if (found != 1) {
 		/* The rank is still known from the shape tensor's length. */
 		pb_tensor *s = pb_sx_in(c, 1);
@@ -531,7 +531,7 @@ static int rule_pad(pb_sx *c)
 	int64_t pads[2 * PB_MAX_RANK], axes[PB_MAX_RANK];
 	int n = 0, na = 0;
 	int f = c->n->n_inputs >= 2 ? pb_sx_ints(c, 1, NULL, pads, 2 * PB_MAX_RANK, &n)
-				    : pb_sx_ints(c, 99, "pads", pads, 2 * PB_MAX_RANK, &n);
+	                            : pb_sx_ints(c, 99, "pads", pads, 2 * PB_MAX_RANK, &n);
 	int fa = pb_sx_ints(c, 3, NULL, axes, PB_MAX_RANK, &na);
 	if (f != 1 || fa < 0) {
 		pb_sx_set(o, x->dtype, x->rank, NULL);
@@ -613,8 +613,9 @@ static int rule_constant(pb_sx *c)
 		if (strcmp(a->name, "value_floats") == 0 || strcmp(a->name, "value_ints") == 0 ||
 		    strcmp(a->name, "value_strings") == 0) {
 			int64_t d = a->n;
-			int dt = a->name[6] == 'f' ? PB_DT_FLOAT
-					: a->name[6] == 'i' ? PB_DT_INT64 : PB_DT_STRING;
+			int dt = a->name[6] == 'f'   ? PB_DT_FLOAT
+			         : a->name[6] == 'i' ? PB_DT_INT64
+			                             : PB_DT_STRING;
 			pb_sx_set(o, dt, 1, &d);
 			return 1;
 		}
@@ -740,7 +741,7 @@ static int rule_onehot(pb_sx *c)
 	int64_t d[PB_MAX_RANK];
 	for (int i = 0, j = 0; i < r; i++)
 		d[i] = i == a ? (depth && depth->numel >= 1 ? pb_sx_dim(depth->f[0]) : -1)
-			      : idx->dims[j++];
+		              : idx->dims[j++];
 	pb_sx_set(pb_sx_out(c, 0), vals ? vals->dtype : 0, r, d);
 	return 1;
 }
@@ -752,7 +753,7 @@ static int rule_depth_to_space(pb_sx *c)
 	if (!has_shape(x) || x->rank != 4 || b <= 0 || bb <= 0)
 		return 0;
 	int64_t d[4] = {x->dims[0], x->dims[1] >= 0 ? x->dims[1] / bb : -1,
-			pb_sx_mul(x->dims[2], b), pb_sx_mul(x->dims[3], b)};
+	                pb_sx_mul(x->dims[2], b), pb_sx_mul(x->dims[3], b)};
 	pb_sx_set(pb_sx_out(c, 0), x->dtype, 4, d);
 	return 1;
 }
@@ -764,7 +765,8 @@ static int rule_space_to_depth(pb_sx *c)
 	if (!has_shape(x) || x->rank != 4 || b <= 0 || bb <= 0)
 		return 0;
 	int64_t d[4] = {x->dims[0], pb_sx_mul(x->dims[1], bb),
-			x->dims[2] >= 0 ? x->dims[2] / b : -1, x->dims[3] >= 0 ? x->dims[3] / b : -1};
+	                x->dims[2] >= 0 ? x->dims[2] / b : -1,
+	                x->dims[3] >= 0 ? x->dims[3] / b : -1};
 	pb_sx_set(pb_sx_out(c, 0), x->dtype, 4, d);
 	return 1;
 }
@@ -910,53 +912,128 @@ static int rule_variadic(pb_sx *c)
 }
 
 const pb_shape_rule_entry pb_shape_rules_tensor[] = {
-	/* element-wise, same shape */
-	{"Abs", rule_unary}, {"Acos", rule_unary}, {"Acosh", rule_unary},
-	{"Asin", rule_unary}, {"Asinh", rule_unary}, {"Atan", rule_unary},
-	{"Atanh", rule_unary}, {"BitwiseNot", rule_unary}, {"Ceil", rule_unary},
-	{"Celu", rule_unary}, {"Clip", rule_unary}, {"Cos", rule_unary},
-	{"Cosh", rule_unary}, {"CumSum", rule_unary}, {"Elu", rule_unary},
-	{"Erf", rule_unary}, {"Exp", rule_unary}, {"Floor", rule_unary},
-	{"HardSigmoid", rule_unary}, {"HardSwish", rule_unary}, {"Hardmax", rule_unary},
-	{"Identity", rule_unary}, {"LeakyRelu", rule_unary}, {"Log", rule_unary},
-	{"LogSoftmax", rule_unary}, {"Mish", rule_unary}, {"Neg", rule_unary},
-	{"Not", rule_unary}, {"Reciprocal", rule_unary}, {"Relu", rule_unary},
-	{"Round", rule_unary}, {"Selu", rule_unary}, {"Shrink", rule_unary},
-	{"Sigmoid", rule_unary}, {"Sign", rule_unary}, {"Sin", rule_unary},
-	{"Sinh", rule_unary}, {"Softmax", rule_unary}, {"Softplus", rule_unary},
-	{"Softsign", rule_unary}, {"Sqrt", rule_unary}, {"Tan", rule_unary},
-	{"Tanh", rule_unary}, {"ThresholdedRelu", rule_unary}, {"Trilu", rule_unary},
-	{"ReverseSequence", rule_unary}, {"Gelu", rule_unary},
-	{"IsNaN", rule_bool_unary}, {"IsInf", rule_bool_unary},
-	{"Cast", rule_cast}, {"CastLike", rule_castlike}, {"EyeLike", rule_eyelike},
-	{"Dropout", rule_dropout},
-	{"Scatter", rule_scatter}, {"ScatterElements", rule_scatter}, {"ScatterND", rule_scatter},
-	/* broadcasting */
-	{"Add", rule_binary}, {"Sub", rule_binary}, {"Mul", rule_binary},
-	{"Div", rule_binary}, {"Pow", rule_binary}, {"Mod", rule_binary},
-	{"BitShift", rule_binary}, {"BitwiseAnd", rule_binary}, {"BitwiseOr", rule_binary},
-	{"BitwiseXor", rule_binary}, {"PRelu", rule_prelu},
-	{"Sum", rule_variadic}, {"Mean", rule_variadic}, {"Max", rule_variadic},
-	{"Min", rule_variadic},
-	{"And", rule_compare}, {"Or", rule_compare}, {"Xor", rule_compare},
-	{"Equal", rule_compare}, {"Greater", rule_compare}, {"Less", rule_compare},
-	{"GreaterOrEqual", rule_compare}, {"LessOrEqual", rule_compare},
-	{"Where", rule_where},
-	/* shape manipulation */
-	{"Reshape", rule_reshape}, {"Flatten", rule_flatten}, {"Transpose", rule_transpose},
-	{"Squeeze", rule_squeeze}, {"Unsqueeze", rule_unsqueeze}, {"Concat", rule_concat},
-	{"Split", rule_split}, {"Slice", rule_slice}, {"Gather", rule_gather},
-	{"GatherElements", rule_gather_elements}, {"GatherND", rule_gather_nd},
-	{"Expand", rule_expand}, {"Tile", rule_tile}, {"Pad", rule_pad},
-	{"Shape", rule_shape}, {"Size", rule_size}, {"ConstantOfShape", rule_constant_of_shape},
-	{"Constant", rule_constant}, {"Range", rule_range},
-	{"DepthToSpace", rule_depth_to_space}, {"SpaceToDepth", rule_space_to_depth},
-	{"Resize", rule_resize}, {"Upsample", rule_resize}, {"NonZero", rule_nonzero}, {"Compress", rule_compress},
-	{"Det", rule_det}, {"OneHot", rule_onehot}, {"TopK", rule_topk},
-	{"ArgMax", rule_argreduce}, {"ArgMin", rule_argreduce},
-	/* reductions */
-	{"ReduceMean", rule_reduce}, {"ReduceSum", rule_reduce}, {"ReduceMax", rule_reduce},
-	{"ReduceMin", rule_reduce}, {"ReduceProd", rule_reduce}, {"ReduceL1", rule_reduce},
-	{"ReduceL2", rule_reduce}, {"ReduceLogSum", rule_reduce},
-	{"ReduceLogSumExp", rule_reduce}, {"ReduceSumSquare", rule_reduce},
-	{NULL, NULL}};
+    /* element-wise, same shape */
+    {"Abs", rule_unary},
+    {"Acos", rule_unary},
+    {"Acosh", rule_unary},
+    {"Asin", rule_unary},
+    {"Asinh", rule_unary},
+    {"Atan", rule_unary},
+    {"Atanh", rule_unary},
+    {"BitwiseNot", rule_unary},
+    {"Ceil", rule_unary},
+    {"Celu", rule_unary},
+    {"Clip", rule_unary},
+    {"Cos", rule_unary},
+    {"Cosh", rule_unary},
+    {"CumSum", rule_unary},
+    {"Elu", rule_unary},
+    {"Erf", rule_unary},
+    {"Exp", rule_unary},
+    {"Floor", rule_unary},
+    {"HardSigmoid", rule_unary},
+    {"HardSwish", rule_unary},
+    {"Hardmax", rule_unary},
+    {"Identity", rule_unary},
+    {"LeakyRelu", rule_unary},
+    {"Log", rule_unary},
+    {"LogSoftmax", rule_unary},
+    {"Mish", rule_unary},
+    {"Neg", rule_unary},
+    {"Not", rule_unary},
+    {"Reciprocal", rule_unary},
+    {"Relu", rule_unary},
+    {"Round", rule_unary},
+    {"Selu", rule_unary},
+    {"Shrink", rule_unary},
+    {"Sigmoid", rule_unary},
+    {"Sign", rule_unary},
+    {"Sin", rule_unary},
+    {"Sinh", rule_unary},
+    {"Softmax", rule_unary},
+    {"Softplus", rule_unary},
+    {"Softsign", rule_unary},
+    {"Sqrt", rule_unary},
+    {"Tan", rule_unary},
+    {"Tanh", rule_unary},
+    {"ThresholdedRelu", rule_unary},
+    {"Trilu", rule_unary},
+    {"ReverseSequence", rule_unary},
+    {"Gelu", rule_unary},
+    {"IsNaN", rule_bool_unary},
+    {"IsInf", rule_bool_unary},
+    {"Cast", rule_cast},
+    {"CastLike", rule_castlike},
+    {"EyeLike", rule_eyelike},
+    {"Dropout", rule_dropout},
+    {"Scatter", rule_scatter},
+    {"ScatterElements", rule_scatter},
+    {"ScatterND", rule_scatter},
+    /* broadcasting */
+    {"Add", rule_binary},
+    {"Sub", rule_binary},
+    {"Mul", rule_binary},
+    {"Div", rule_binary},
+    {"Pow", rule_binary},
+    {"Mod", rule_binary},
+    {"BitShift", rule_binary},
+    {"BitwiseAnd", rule_binary},
+    {"BitwiseOr", rule_binary},
+    {"BitwiseXor", rule_binary},
+    {"PRelu", rule_prelu},
+    {"Sum", rule_variadic},
+    {"Mean", rule_variadic},
+    {"Max", rule_variadic},
+    {"Min", rule_variadic},
+    {"And", rule_compare},
+    {"Or", rule_compare},
+    {"Xor", rule_compare},
+    {"Equal", rule_compare},
+    {"Greater", rule_compare},
+    {"Less", rule_compare},
+    {"GreaterOrEqual", rule_compare},
+    {"LessOrEqual", rule_compare},
+    {"Where", rule_where},
+    /* shape manipulation */
+    {"Reshape", rule_reshape},
+    {"Flatten", rule_flatten},
+    {"Transpose", rule_transpose},
+    {"Squeeze", rule_squeeze},
+    {"Unsqueeze", rule_unsqueeze},
+    {"Concat", rule_concat},
+    {"Split", rule_split},
+    {"Slice", rule_slice},
+    {"Gather", rule_gather},
+    {"GatherElements", rule_gather_elements},
+    {"GatherND", rule_gather_nd},
+    {"Expand", rule_expand},
+    {"Tile", rule_tile},
+    {"Pad", rule_pad},
+    {"Shape", rule_shape},
+    {"Size", rule_size},
+    {"ConstantOfShape", rule_constant_of_shape},
+    {"Constant", rule_constant},
+    {"Range", rule_range},
+    {"DepthToSpace", rule_depth_to_space},
+    {"SpaceToDepth", rule_space_to_depth},
+    {"Resize", rule_resize},
+    {"Upsample", rule_resize},
+    {"NonZero", rule_nonzero},
+    {"Compress", rule_compress},
+    {"Det", rule_det},
+    {"OneHot", rule_onehot},
+    {"TopK", rule_topk},
+    {"ArgMax", rule_argreduce},
+    {"ArgMin", rule_argreduce},
+    /* reductions */
+    {"ReduceMean", rule_reduce},
+    {"ReduceSum", rule_reduce},
+    {"ReduceMax", rule_reduce},
+    {"ReduceMin", rule_reduce},
+    {"ReduceProd", rule_reduce},
+    {"ReduceL1", rule_reduce},
+    {"ReduceL2", rule_reduce},
+    {"ReduceLogSum", rule_reduce},
+    {"ReduceLogSumExp", rule_reduce},
+    {"ReduceSumSquare", rule_reduce},
+    {NULL, NULL}};

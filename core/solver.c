@@ -16,7 +16,8 @@ int pb_solver_step(pb_solver *s, int budget, pb_solver_progress *p, pb_error *er
 			int nc = s->cap_history ? s->cap_history * 2 : 64;
 			double *nh = realloc(s->history, (size_t)nc * sizeof *nh);
 			if (!nh)
-				return pb_err(err, PB_ENOMEM, "solver %s: out of memory", s->ops->name);
+				return pb_err(err, PB_ENOMEM, "solver %s: out of memory",
+				              s->ops->name);
 			s->history = nh;
 			s->cap_history = nc;
 		}

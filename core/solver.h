@@ -16,13 +16,13 @@
 #include "plan.h"
 
 typedef struct pb_solver_progress {
-	double fraction;    /* 0..1 of the planned work, or -1 if unknown */
-	int improved;       /* this step found a better incumbent */
-	int done;           /* nothing left to do */
-	double incumbent;   /* objective of the incumbent (lower is better) */
-	double bound;       /* best known lower bound, NAN if none */
-	long iterations;    /* episodes, B&B nodes, moves ... so far */
-	char message[160];  /* one line for a status bar */
+	double fraction;   /* 0..1 of the planned work, or -1 if unknown */
+	int improved;      /* this step found a better incumbent */
+	int done;          /* nothing left to do */
+	double incumbent;  /* objective of the incumbent (lower is better) */
+	double bound;      /* best known lower bound, NAN if none */
+	long iterations;   /* episodes, B&B nodes, moves ... so far */
+	char message[160]; /* one line for a status bar */
 } pb_solver_progress;
 
 typedef struct pb_solver pb_solver;

@@ -117,7 +117,7 @@ int pb_view_set(char *view, size_t cap, const char *key, const char *value)
 						ok = 0;
 					else
 						k += (size_t)snprintf(out + k, 4, "%%%02X",
-								      (unsigned char)*v);
+						                      (unsigned char)*v);
 				} else if (k + 1 >= cap) {
 					ok = 0;
 				} else {

@@ -203,7 +203,7 @@ void tui_draw(tui_app *a)
 	if (a->too_small) {
 		erase();
 		mvprintw(a->rows / 2, 0, "partbench needs at least %dx%d; this terminal is %dx%d.",
-			 MIN_COLS, MIN_ROWS, a->cols, a->rows);
+		         MIN_COLS, MIN_ROWS, a->cols, a->rows);
 		mvprintw(a->rows / 2 + 1, 0, "Enlarge it, or press q to quit.");
 		wnoutrefresh(stdscr);
 		doupdate();
@@ -238,16 +238,16 @@ void tui_draw(tui_app *a)
 	if (!a->logged_first && a->s->graph && a->vg.layout) {
 		a->logged_first = 1;
 		timing_log(a, "first_frame_ms %.1f layout %s\n", (now - a->t_start) * 1e3,
-			   a->vg.layout->from_dot ? "dot" : "simple");
+		           a->vg.layout->from_dot ? "dot" : "simple");
 	}
 	if (!a->logged_dot && a->vg.layout && a->vg.layout->from_dot) {
 		a->logged_dot = 1;
 		timing_log(a, "dot_frame_ms %.1f boxes %d\n", (now - a->t_start) * 1e3,
-			   a->vg.n_items);
+		           a->vg.n_items);
 	}
 	if (a->t_key > 0) {
 		timing_log(a, "key_frame_ms %.3f key %d\n", (now - a->t_key) * 1e3,
-			   a->key_for_timing);
+		           a->key_for_timing);
 		a->t_key = 0;
 	}
 }
@@ -382,11 +382,11 @@ void tui_pager(tui_app *a, const char *title, const char *text)
 		wattron(w, A_REVERSE);
 		mvwhline(w, 0, 0, ' ', W);
 		mvwprintw(w, 0, 1, "%s  lines %d-%d of %d  (j/k/Space/b scroll, q closes)", title,
-			  n ? top + 1 : 0, top + H - 1 < n ? top + H - 1 : n, n);
+		          n ? top + 1 : 0, top + H - 1 < n ? top + H - 1 : n, n);
 		wattroff(w, A_REVERSE);
 		for (int r = 1; r < H && top + r - 1 < n; r++)
 			mvwaddnstr(w, r, 0, lines[top + r - 1],
-				   lens[top + r - 1] < W ? lens[top + r - 1] : W);
+			           lens[top + r - 1] < W ? lens[top + r - 1] : W);
 		wnoutrefresh(w);
 		doupdate();
 		int ch = wgetch(w);
@@ -497,8 +497,9 @@ static void mouse_event(tui_app *a)
 		else if (H == G - 1 && f >= 0)
 			snprintf(line, sizeof line, "boundary %d %d", G - 1, src->last - f + 1);
 		else {
-			tui_out(a, 1, "drag a layer onto the next or previous group (from %d to %d)",
-				G, H);
+			tui_out(a, 1,
+			        "drag a layer onto the next or previous group (from %d to %d)", G,
+			        H);
 			return;
 		}
 		tui_run(a, line);
@@ -513,21 +514,20 @@ static void mouse_apply(tui_app *a)
 	a->mouse_on = on;
 	mousemask(on ? (BUTTON1_PRESSED | BUTTON1_RELEASED | BUTTON1_CLICKED | BUTTON4_PRESSED
 #ifdef BUTTON5_PRESSED
-			| BUTTON5_PRESSED
+	                | BUTTON5_PRESSED
 #endif
-			)
-		     : 0,
-		  NULL);
+	                )
+	             : 0,
+	          NULL);
 }
 
 /* ---- start-up ---- */
 
-static const pb_opt tui_opts[] = {
-	PB_OPTS_LAYOUT,
-	PB_OPTS_GRAPH,
-	{"no-mouse", 0, PB_OPT_FLAG, NULL, "do not capture the mouse"},
-	{"session", 's', PB_OPT_STR, "FILE", "open a saved session"},
-	PB_OPTS_END};
+static const pb_opt tui_opts[] = {PB_OPTS_LAYOUT,
+                                  PB_OPTS_GRAPH,
+                                  {"no-mouse", 0, PB_OPT_FLAG, NULL, "do not capture the mouse"},
+                                  {"session", 's', PB_OPT_STR, "FILE", "open a saved session"},
+                                  PB_OPTS_END};
 
 static void colors_init(tui_app *a)
 {
@@ -537,7 +537,8 @@ static void colors_init(tui_app *a)
 		return;
 	start_color();
 	use_default_colors();
-	short pal[6] = {COLOR_CYAN, COLOR_GREEN, COLOR_YELLOW, COLOR_BLUE, COLOR_MAGENTA, COLOR_WHITE};
+	short pal[6] = {COLOR_CYAN, COLOR_GREEN,   COLOR_YELLOW,
+	                COLOR_BLUE, COLOR_MAGENTA, COLOR_WHITE};
 	for (int i = 0; i < 6; i++)
 		init_pair((short)(1 + i), pal[i], -1);
 	init_pair(7, COLOR_RED, -1);
@@ -616,17 +617,17 @@ int pb_tui_main(pb_cmd_ctx *ctx, int argc, char **argv, pb_error *err)
 		return rc;
 	if (args.help || args.n_pos > 1) {
 		fprintf(args.help ? stdout : stderr,
-			"Usage: partbench [MODEL] [--layout FILE] [--input NAME=DIMS] "
-			"[--session FILE] [--no-mouse]\n"
-			"Opens the workbench (needs a terminal). 'partbench help' lists the batch "
-			"commands.\n\n");
+		        "Usage: partbench [MODEL] [--layout FILE] [--input NAME=DIMS] "
+		        "[--session FILE] [--no-mouse]\n"
+		        "Opens the workbench (needs a terminal). 'partbench help' lists the batch "
+		        "commands.\n\n");
 		pb_args_print_options(tui_opts, args.help ? stdout : stderr);
 		return args.help ? PB_OK : PB_EUSAGE;
 	}
 	if (!isatty(0) || !isatty(1))
 		return pb_err(err, PB_EUSAGE,
-			      "the workbench needs a terminal (stdin and stdout must be a tty); "
-			      "for batch use run 'partbench COMMAND ...' (see 'partbench help')");
+		              "the workbench needs a terminal (stdin and stdout must be a tty); "
+		              "for batch use run 'partbench COMMAND ...' (see 'partbench help')");
 	rc = preload(a, &args, err);
 	if (rc) {
 		app_free(a);

@@ -20,29 +20,29 @@
 /* A box on the canvas: one node, or a contiguous range of nodes collapsed
  * into a block (same name prefix and plan group). */
 typedef struct tui_item {
-	int first, last;  /* node id range */
-	int group;        /* plan group of its first node (-1 if none) */
-	int group_last;   /* plan group of its last node */
-	int block;        /* 1 when it stands for more than one node */
-	int w, h;         /* size in cells at the current zoom */
+	int first, last; /* node id range */
+	int group;       /* plan group of its first node (-1 if none) */
+	int group_last;  /* plan group of its last node */
+	int block;       /* 1 when it stands for more than one node */
+	int w, h;        /* size in cells at the current zoom */
 	char label[40];
 } tui_item;
 
 /* The graph as drawn: items, edges between items and their layout. */
 typedef struct tui_viewgraph {
-	const pb_graph *graph;  /* the graph the items were built for */
+	const pb_graph *graph; /* the graph the items were built for */
 	int n_items;
 	tui_item *items;
-	int *item_of;           /* node id -> item index */
+	int *item_of; /* node id -> item index */
 	int n_edges;
 	int *src, *dst;
 	int zoom, lr;
-	int depth;              /* collapse depth in use (-1: nothing collapsed) */
-	pb_layout *layout;      /* current coordinates (simple or dot), may be NULL */
-	pb_layout_job *job;     /* dot running in a child process */
-	double job_start;       /* monotonic seconds */
-	double dot_seconds;     /* duration of the last finished dot layout */
-	char layout_note[96];   /* "dot 0.41 s", "simple (dot running)", ... */
+	int depth;            /* collapse depth in use (-1: nothing collapsed) */
+	pb_layout *layout;    /* current coordinates (simple or dot), may be NULL */
+	pb_layout_job *job;   /* dot running in a child process */
+	double job_start;     /* monotonic seconds */
+	double dot_seconds;   /* duration of the last finished dot layout */
+	char layout_note[96]; /* "dot 0.41 s", "simple (dot running)", ... */
 	/* name prefix structure: component end offsets per node */
 	int *ncomp;
 	unsigned char *is_const; /* per node: computes only from constants */
@@ -65,10 +65,10 @@ typedef struct tui_app {
 	char *out[TUI_OUT_LINES];
 	int out_err[TUI_OUT_LINES];
 	int n_out, out_head;
-	long out_total;          /* lines ever added */
-	int table_first;         /* first group row shown in the table */
-	int run_depth;           /* nesting of tui_run (view requests run nested) */
-	int fitting;             /* inside tui_canvas_fit (its commands must not refit) */
+	long out_total;  /* lines ever added */
+	int table_first; /* first group row shown in the table */
+	int run_depth;   /* nesting of tui_run (view requests run nested) */
+	int fitting;     /* inside tui_canvas_fit (its commands must not refit) */
 	/* library output captured from fd 2 */
 	int saved_stderr;
 	FILE *errfile;
@@ -77,7 +77,7 @@ typedef struct tui_app {
 	int drag_node;
 	/* progress while a command runs */
 	char progress[160];
-	long progress_calls;     /* progress reports seen (long commands) */
+	long progress_calls; /* progress reports seen (long commands) */
 	double last_progress_draw;
 	/* timing log (PB_TUI_TIMING=file) */
 	FILE *timing;

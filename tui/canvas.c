@@ -22,10 +22,10 @@ typedef struct glyphs {
 	const char *up, *down, *left, *right;
 } glyphs;
 
-static const glyphs G_UTF8 = {"─", "│", "┌", "┐", "└", "┘", "═", "║", "╔", "╗", "╚", "╝",
-			      "╲", "╱", "▲", "▼", "◀", "▶"};
-static const glyphs G_ASCII = {"-", "|", "+", "+", "+", "+", "=", "H", "#", "#", "#", "#",
-			       "\\", "/", "^", "v", "<", ">"};
+static const glyphs G_UTF8 = {"─", "│", "┌", "┐", "└", "┘", "═", "║", "╔",
+                              "╗", "╚", "╝", "╲", "╱", "▲", "▼", "◀", "▶"};
+static const glyphs G_ASCII = {"-", "|", "+", "+",  "+", "+", "=", "H", "#",
+                               "#", "#", "#", "\\", "/", "^", "v", "<", ">"};
 
 static const char GROUP_CH[] = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
 
@@ -102,7 +102,9 @@ static void draw_edge_seg(tui_app *a, const glyphs *gl, int x0, int y0, int x1, 
 			y0 += sy;
 			my = 1;
 		}
-		const char *g = mx && my ? ((sx > 0) == (sy > 0) ? gl->d1 : gl->d2) : mx ? gl->h : gl->v;
+		const char *g = mx && my ? ((sx > 0) == (sy > 0) ? gl->d1 : gl->d2)
+		                : mx     ? gl->h
+		                         : gl->v;
 		put(w, py, px, g);
 		if (++steps > 4000)
 			break;
@@ -140,7 +142,7 @@ static void draw_edges(tui_app *a, const glyphs *gl, int ox, int oy)
 		int px = (int)lround(l->px[k1 - 2]) - ox, py = (int)lround(l->py[k1 - 2]) - oy;
 		int ddx = lx - px, ddy = ly - py;
 		const char *head = abs(ddy) >= abs(ddx) ? (ddy >= 0 ? gl->down : gl->up)
-						      : (ddx >= 0 ? gl->right : gl->left);
+		                                        : (ddx >= 0 ? gl->right : gl->left);
 		put(a->wcanvas, ly, lx, head);
 	}
 	wattroff(a->wcanvas, a->color ? COLOR_PAIR(8) : A_DIM);
@@ -194,7 +196,8 @@ static void draw_item(tui_app *a, const glyphs *gl, int i, int ox, int oy, int s
 	if (it->group >= 0) { /* group number in the top border (works without colour) */
 		char num[16];
 		if (it->group_last != it->group && it->group_last >= 0)
-			snprintf(num, sizeof num, "%d-%d%s", it->group, it->group_last, bn ? "*" : "");
+			snprintf(num, sizeof num, "%d-%d%s", it->group, it->group_last,
+			         bn ? "*" : "");
 		else
 			snprintf(num, sizeof num, "%d%s", it->group, bn ? "*" : "");
 		put_text(w, y, x + 1, num, it->w - 2);

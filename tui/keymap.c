@@ -23,67 +23,67 @@ typedef struct tui_binding {
 } tui_binding;
 
 static const tui_binding KEYS[] = {
-	{':', "@command"},
-	{'/', "@search"},
-	{'?', "@help"},
-	{'o', "@output"},
-	{CTRL('l'), "@refresh"},
-	{'q', "quit"},
-	{KEY_LEFT, "view pan -8 0"},
-	{'h', "view pan -8 0"},
-	{KEY_RIGHT, "view pan 8 0"},
-	{'l', "view pan 8 0"},
-	{KEY_UP, "view pan 0 -4"},
-	{'k', "view pan 0 -4"},
-	{KEY_DOWN, "view pan 0 4"},
-	{'j', "view pan 0 4"},
-	{'+', "view zoom +"},
-	{'-', "view zoom -"},
-	{'f', "view fit"},
-	{'z', "view center"},
-	{'F', "view follow toggle"},
-	{'.', "view select next"},
-	{',', "view select prev"},
-	{'J', "view select succ"},
-	{'K', "view select pred"},
-	{'\n', "view expand %r"},
-	{KEY_BACKSPACE, "view collapse %s"},
-	{'c', "view color cycle"},
-	{'L', "view dir toggle"},
-	{'M', "view mouse toggle"},
-	{'n', "find"},
-	{'N', "find --prev"},
-	{'>', "boundary %g 1"},
-	{'<', "boundary %g -1"},
-	{'{', "boundary %p 1"},
-	{'}', "boundary %p -1"},
-	{'m', "merge %g"},
-	{'v', "split %g"},
-	{'u', "undo"},
-	{CTRL('r'), "redo"},
-	{'e', "evaluate"},
-	{'E', "partition --method exact"},
-	{'G', "partition --method greedy"},
-	{'Q', "partition --method equal"},
-	{'O', "partition --method local"},
-	{'R', "partition --method rl --start"},
-	{'I', "partition --method milp --start"},
-	{'s', "step"},
-	{'S', "step -n 10"},
-	{'T', "repeat 100 step"},
-	{'p', "plan"},
-	{'x', "export -o partbench.svg"},
-	{'W', "save partbench-session.json"},
+    {':', "@command"},
+    {'/', "@search"},
+    {'?', "@help"},
+    {'o', "@output"},
+    {CTRL('l'), "@refresh"},
+    {'q', "quit"},
+    {KEY_LEFT, "view pan -8 0"},
+    {'h', "view pan -8 0"},
+    {KEY_RIGHT, "view pan 8 0"},
+    {'l', "view pan 8 0"},
+    {KEY_UP, "view pan 0 -4"},
+    {'k', "view pan 0 -4"},
+    {KEY_DOWN, "view pan 0 4"},
+    {'j', "view pan 0 4"},
+    {'+', "view zoom +"},
+    {'-', "view zoom -"},
+    {'f', "view fit"},
+    {'z', "view center"},
+    {'F', "view follow toggle"},
+    {'.', "view select next"},
+    {',', "view select prev"},
+    {'J', "view select succ"},
+    {'K', "view select pred"},
+    {'\n', "view expand %r"},
+    {KEY_BACKSPACE, "view collapse %s"},
+    {'c', "view color cycle"},
+    {'L', "view dir toggle"},
+    {'M', "view mouse toggle"},
+    {'n', "find"},
+    {'N', "find --prev"},
+    {'>', "boundary %g 1"},
+    {'<', "boundary %g -1"},
+    {'{', "boundary %p 1"},
+    {'}', "boundary %p -1"},
+    {'m', "merge %g"},
+    {'v', "split %g"},
+    {'u', "undo"},
+    {CTRL('r'), "redo"},
+    {'e', "evaluate"},
+    {'E', "partition --method exact"},
+    {'G', "partition --method greedy"},
+    {'Q', "partition --method equal"},
+    {'O', "partition --method local"},
+    {'R', "partition --method rl --start"},
+    {'I', "partition --method milp --start"},
+    {'s', "step"},
+    {'S', "step -n 10"},
+    {'T', "repeat 100 step"},
+    {'p', "plan"},
+    {'x', "export -o partbench.svg"},
+    {'W', "save partbench-session.json"},
 };
 
 static const struct {
 	const char *action, *what;
 } ACTIONS[] = {
-	{"@command", "type a command (Tab completes, Up/Down history)"},
-	{"@search", "search node names and ops (POSIX regex; runs 'find')"},
-	{"@help", "this help"},
-	{"@output", "page through all command output"},
-	{"@refresh", "repaint the screen"},
+    {"@command", "type a command (Tab completes, Up/Down history)"},
+    {"@search", "search node names and ops (POSIX regex; runs 'find')"},
+    {"@help", "this help"},
+    {"@output", "page through all command output"},
+    {"@refresh", "repaint the screen"},
 };
 
 static const char *key_label(int key, char *buf, size_t len)
@@ -116,7 +116,7 @@ static const char *key_label(int key, char *buf, size_t len)
 void tui_keys_help(FILE *out)
 {
 	fprintf(out, "Keys (each runs the command shown; %%s node, %%g group, %%p group-1, %%r "
-		     "box range)\n\n");
+	             "box range)\n\n");
 	for (size_t i = 0; i < sizeof KEYS / sizeof KEYS[0]; i++) {
 		char kb[16], word[32];
 		const char *what = NULL;
@@ -130,11 +130,11 @@ void tui_keys_help(FILE *out)
 		sscanf(KEYS[i].cmd, "%31s", word);
 		const pb_command *c = pb_cmd_find(word);
 		what = c ? c->summary : "(command not in this build)";
-		fprintf(out, "  %-10s %-30s %s\n", key_label(KEYS[i].key, kb, sizeof kb), KEYS[i].cmd,
-			what);
+		fprintf(out, "  %-10s %-30s %s\n", key_label(KEYS[i].key, kb, sizeof kb),
+		        KEYS[i].cmd, what);
 	}
 	fprintf(out, "\nMouse: click selects a node or a table row; drag a node onto the next or\n"
-		     "previous group to move the layers in between ('boundary'); wheel pans.\n\n");
+	             "previous group to move the layers in between ('boundary'); wheel pans.\n\n");
 	fprintf(out, "Commands (:COMMAND --help for options):\n");
 }
 
@@ -159,8 +159,9 @@ static int expand(tui_app *a, const char *tmpl, char *buf, size_t len)
 		} else if (c == 'g' || c == 'p') {
 			v = tui_group_of(a, sel) - (c == 'p');
 			if (tui_group_of(a, sel) < 0 || v < 0) {
-				tui_out(a, 1, "'%s': the selection has no %sgroup (make a plan first)",
-					tmpl, c == 'p' ? "previous " : "");
+				tui_out(a, 1,
+				        "'%s': the selection has no %sgroup (make a plan first)",
+				        tmpl, c == 'p' ? "previous " : "");
 				return 0;
 			}
 		} else if (c == 'r') {

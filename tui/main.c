@@ -30,7 +30,7 @@ static int term_progress(void *ud, double fraction, const char *line)
 	if (fill > width)
 		fill = width;
 	fprintf(stderr, "\r[%.*s%*s] %3.0f%% %s\033[K", fill, "##############################",
-		width - fill, "", fraction * 100, line);
+	        width - fill, "", fraction * 100, line);
 	fflush(stderr);
 	drew = 1;
 	return 0;
@@ -45,22 +45,24 @@ static void list_cmd(void *ud, const pb_command *c)
 static void usage(FILE *out)
 {
 	fprintf(out,
-		"partbench — partition deep-learning computation graphs across cores, devices\n"
-		"and backends.\n\n"
-		"Usage:\n"
-		"  partbench [MODEL] [--layout FILE] [--input NAME=DIMS]  open the workbench\n"
-		"  partbench COMMAND [ARGS...]                             run one command\n"
-		"  partbench COMMAND --help                                help for a command\n\n"
-		"Commands:\n");
+	        "partbench — partition deep-learning computation graphs across cores, devices\n"
+	        "and backends.\n\n"
+	        "Usage:\n"
+	        "  partbench [MODEL] [--layout FILE] [--input NAME=DIMS]  open the workbench\n"
+	        "  partbench COMMAND [ARGS...]                             run one command\n"
+	        "  partbench COMMAND --help                                help for a command\n\n"
+	        "Commands:\n");
 	pb_cmd_foreach(list_cmd, out);
 	fprintf(out, "\nExit codes: 0 success, 1 usage error, 2 bad input.\n"
-		     "Documentation: README.md and docs/ in the source tree.\n");
+	             "Documentation: README.md and docs/ in the source tree.\n");
 }
 
 int main(int argc, char **argv)
 {
-	if (argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
-			  strcmp(argv[1], "help") == 0) && argc == 2) {
+	if (argc >= 2 &&
+	    (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
+	     strcmp(argv[1], "help") == 0) &&
+	    argc == 2) {
 		usage(stdout);
 		return 0;
 	}

@@ -30,7 +30,7 @@ void tui_human(double v, char *buf, size_t len)
 }
 
 static void line(WINDOW *w, int y, attr_t at, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
+    __attribute__((format(printf, 4, 5)));
 
 static void line(WINDOW *w, int y, attr_t at, const char *fmt, ...)
 {
@@ -63,17 +63,17 @@ void tui_title_draw(tui_app *a)
 	/* most useful first: the title is cut at the terminal's width */
 	if (s->plan) {
 		k += snprintf(buf + k, sizeof buf - k, " plan %s/%s, %d groups", s->plan->kind,
-			      s->plan->method, s->plan->n_groups);
+		              s->plan->method, s->plan->n_groups);
 		if (pb_plan_has_metric(s->plan, "max_time"))
 			k += snprintf(buf + k, sizeof buf - k, ", max_time %.4g ms",
-				      pb_plan_metric(s->plan, "max_time", 0) * 1e3);
+			              pb_plan_metric(s->plan, "max_time", 0) * 1e3);
 		k += snprintf(buf + k, sizeof buf - k, " |");
 	}
 	if (s->graph) {
 		const char *base = strrchr(s->graph->path, '/');
 		tui_human(s->graph->total.macs, macs, sizeof macs);
 		k += snprintf(buf + k, sizeof buf - k, " %s: %d nodes, %sMACs |",
-			      base ? base + 1 : s->graph->path, s->graph->n_nodes, macs);
+		              base ? base + 1 : s->graph->path, s->graph->n_nodes, macs);
 	}
 	if (s->hw)
 		k += snprintf(buf + k, sizeof buf - k, " %s %s |", s->hw->kind, s->hw->name);
@@ -206,8 +206,8 @@ static void draw_inspector(tui_app *a, int y0, int y1)
 		else if (at->type == PB_ATTR_INTS) {
 			size_t k2 = 0;
 			for (int j = 0; j < at->n && k2 < sizeof val - 8; j++)
-				k2 += (size_t)snprintf(val + k2, sizeof val - k2, "%s%lld", j ? "," : "",
-						       (long long)at->ints[j]);
+				k2 += (size_t)snprintf(val + k2, sizeof val - k2, "%s%lld",
+				                       j ? "," : "", (long long)at->ints[j]);
 		} else
 			snprintf(val, sizeof val, "(type %d)", at->type);
 		line(w, y++, A_DIM, "%s=%s", at->name, val);
@@ -294,7 +294,8 @@ void tui_status_draw(tui_app *a)
 	char selbuf[80] = "";
 	if (sel >= 0)
 		snprintf(selbuf, sizeof selbuf, "sel %d %.60s", sel, a->s->graph->nodes[sel].name);
-	line(w, 0, A_REVERSE, " ?:help ::cmd /:find q:quit | zoom %ld %s %s | mouse %s | %d boxes, %s | %s",
+	line(w, 0, A_REVERSE,
+	     " ?:help ::cmd /:find q:quit | zoom %ld %s %s | mouse %s | %d boxes, %s | %s",
 	     pb_view_get_int(a->s->view, "zoom", 0), dir, colour, a->mouse_on ? "on" : "off",
 	     a->vg.n_items, a->vg.layout_note[0] ? a->vg.layout_note : "no layout", selbuf);
 }

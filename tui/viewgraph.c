@@ -177,7 +177,7 @@ static void item_label(tui_app *a, tui_item *it, int d, const open_ranges *o)
 			while (n->name[start] == '/')
 				start++;
 			snprintf(tmp, sizeof tmp, "%s %.*s", n->op, a->vg.cend[i][k - 1] - start,
-				 n->name + start);
+			         n->name + start);
 		} else {
 			snprintf(tmp, sizeof tmp, "%s %s", n->op, sn);
 		}
@@ -193,7 +193,7 @@ static void item_label(tui_app *a, tui_item *it, int d, const open_ranges *o)
 			while (start < end && n->name[start] == '/')
 				start++;
 			snprintf(tmp, sizeof tmp, "%.*s [%d]", end - start, n->name + start,
-				 it->last - it->first + 1);
+			         it->last - it->first + 1);
 		}
 	}
 	clean_label(it->label, sizeof it->label, tmp);
@@ -235,8 +235,8 @@ static void start_layout(tui_app *a)
 		w[i] = vg->items[i].w;
 		h[i] = vg->items[i].h;
 	}
-	pb_layout_req req = {vg->n_items, w, h, vg->n_edges, vg->src, vg->dst, vg->lr,
-			     vg->n_items > 400};
+	pb_layout_req req = {vg->n_items, w,       h,      vg->n_edges,
+	                     vg->src,     vg->dst, vg->lr, vg->n_items > 400};
 	vg->layout = w && h ? pb_layout_simple(&req) : NULL;
 	pb_error err = {0};
 	if (w && h && vg->n_items > 1 && pb_layout_spawn(&req, &vg->job, &err) == PB_OK) {
@@ -244,7 +244,7 @@ static void start_layout(tui_app *a)
 		snprintf(vg->layout_note, sizeof vg->layout_note, "simple (dot running)");
 	} else {
 		snprintf(vg->layout_note, sizeof vg->layout_note, "%.80s",
-			 vg->n_items > 1 ? err.msg : "simple");
+		         vg->n_items > 1 ? err.msg : "simple");
 	}
 	free(w);
 	free(h);
@@ -330,7 +330,8 @@ void tui_vg_update(tui_app *a)
 	int np = 0, capp = 0;
 	/* Edges that carry only constants are left out (as in the SVG export). */
 	for (int u = 0; u < g->n_nodes; u++)
-		for (int k = 0; k < g->nodes[u].n_succs && !(vg->is_const && vg->is_const[u]); k++) {
+		for (int k = 0; k < g->nodes[u].n_succs && !(vg->is_const && vg->is_const[u]);
+		     k++) {
 			int iu = item_of[u], iv = item_of[g->nodes[u].succs[k]];
 			if (iu == iv)
 				continue;
@@ -375,10 +376,11 @@ int tui_vg_poll(tui_app *a)
 			pb_layout_job_cancel(vg->job);
 			vg->job = NULL;
 			snprintf(vg->layout_note, sizeof vg->layout_note,
-				 "simple (dot took over %.0f s)", VG_DOT_SECONDS);
-			tui_out(a, 1, "layout: dot took longer than %.0f s; showing the simple layout "
-				      "(collapse blocks or use 'view depth' to shrink the graph)",
-				VG_DOT_SECONDS);
+			         "simple (dot took over %.0f s)", VG_DOT_SECONDS);
+			tui_out(a, 1,
+			        "layout: dot took longer than %.0f s; showing the simple layout "
+			        "(collapse blocks or use 'view depth' to shrink the graph)",
+			        VG_DOT_SECONDS);
 			return 1;
 		}
 		return 0;

@@ -46,9 +46,9 @@ static int edit_begin(pb_cmd_ctx *ctx, const char *name, edit *e, pb_error *err)
 		return pb_err(err, PB_EUSAGE, "%s: no plan yet (run 'partition' first)", name);
 	if (strcmp(s->plan->kind, "partition") != 0)
 		return pb_err(err, PB_EUSAGE,
-			      "%s: the current plan is a '%s' plan; %s edits 'partition' plans "
-			      "(run 'partition' first)",
-			      name, s->plan->kind, name);
+		              "%s: the current plan is a '%s' plan; %s edits 'partition' plans "
+		              "(run 'partition' first)",
+		              name, s->plan->kind, name);
 	if (!s->hw)
 		return pb_err(err, PB_EUSAGE, "%s: no layout loaded (use 'layout FILE')", name);
 	pb_manycore mc;
@@ -88,8 +88,7 @@ static double carried_optimum(const pb_session *s, const pb_part_problem *P)
 	return pb_plan_metric(s->plan, "optimum", NAN);
 }
 
-static int edit_commit(pb_cmd_ctx *ctx, edit *e, const pb_args *a, double optimum,
-		       const char *what)
+static int edit_commit(pb_cmd_ctx *ctx, edit *e, const pb_args *a, double optimum, const char *what)
 {
 	pb_session *s = ctx->s;
 	double before = pb_plan_metric(s->plan, "max_time", NAN);
@@ -108,7 +107,7 @@ static int edit_commit(pb_cmd_ctx *ctx, edit *e, const pb_args *a, double optimu
 	}
 	double mt = pb_plan_metric(p, "max_time", NAN);
 	fprintf(ctx->out, "%s\nmax(t) %.6f ms (was %.6f ms), reward %.6f, %d groups", what,
-		mt * 1e3, before * 1e3, pb_plan_metric(p, "reward", NAN), p->n_groups);
+	        mt * 1e3, before * 1e3, pb_plan_metric(p, "reward", NAN), p->n_groups);
 	if (isfinite(optimum))
 		fprintf(ctx->out, ", gap %.3f%%", 100 * pb_plan_metric(p, "gap", NAN));
 	if (pb_plan_metric(p, "max_storage", 0) > pb_plan_metric(p, "memory", INFINITY))
@@ -117,8 +116,7 @@ static int edit_commit(pb_cmd_ctx *ctx, edit *e, const pb_args *a, double optimu
 	return PB_OK;
 }
 
-static int parse_int(const char *cmd, const char *what, const char *s, long *out,
-		     pb_error *err)
+static int parse_int(const char *cmd, const char *what, const char *s, long *out, pb_error *err)
 {
 	char *end;
 	if (!s)
@@ -134,8 +132,9 @@ static int check_group(const char *cmd, const edit *e, long g, int need_next, pb
 {
 	long last = e->n_groups - 1 - (need_next ? 1 : 0);
 	if (g < 0 || g > last)
-		return pb_err(err, PB_EUSAGE, "%s: group %ld does not exist (valid: 0..%ld of %d groups)",
-			      cmd, g, last, e->n_groups);
+		return pb_err(err, PB_EUSAGE,
+		              "%s: group %ld does not exist (valid: 0..%ld of %d groups)", cmd, g,
+		              last, e->n_groups);
 	return PB_OK;
 }
 
@@ -154,14 +153,14 @@ static int cmd_action(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, 
 		int n = e.P->n;
 		edit_free(&e);
 		return pb_err(err, PB_EUSAGE, "action: %ld is out of range (0..%d for %d cores)", k,
-			      na - 1, n);
+		              na - 1, n);
 	}
 	pb_env_describe(e.P->n, (int)k, desc, sizeof desc);
 	const char *why;
 	if (!pb_env_apply(e.ac, e.P->n, (int)k, &why)) {
 		edit_free(&e);
 		return pb_err(err, PB_EUSAGE, "action %ld is invalid here: %s (%s); plan unchanged",
-			      k, desc, why);
+		              k, desc, why);
 	}
 	rc = edit_commit(ctx, &e, a, carried_optimum(ctx->s, e.P), desc);
 	edit_free(&e);
@@ -174,8 +173,7 @@ static void rebuild(edit *e, int ng, const int *cores, const int *layers)
 	pb_part_state_from_groups(ng, cores, layers, e->ac);
 }
 
-static int cmd_boundary(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a,
-			pb_error *err)
+static int cmd_boundary(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, pb_error *err)
 {
 	long g, d;
 	int rc = parse_int("boundary", "G (group)", pb_args_pos(a, 0), &g, err);
@@ -193,10 +191,11 @@ static int cmd_boundary(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a
 	int lg = e.groups[g].layers, ln = e.groups[g + 1].layers;
 	if (d == 0 || (d > 0 && d >= ln) || (d < 0 && -d >= lg)) {
 		edit_free(&e);
-		return pb_err(err, PB_EUSAGE,
-			      "boundary: cannot move %ld layers: group %ld has %d and group %ld has "
-			      "%d, and each must keep at least one",
-			      d, g, lg, g + 1, ln);
+		return pb_err(
+		    err, PB_EUSAGE,
+		    "boundary: cannot move %ld layers: group %ld has %d and group %ld has "
+		    "%d, and each must keep at least one",
+		    d, g, lg, g + 1, ln);
 	}
 	int *cores = malloc((size_t)e.n_groups * 2 * sizeof *cores), *layers = cores + e.n_groups;
 	for (int i = 0; i < e.n_groups; i++) {
@@ -209,7 +208,7 @@ static int cmd_boundary(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a
 	free(cores);
 	char what[128];
 	snprintf(what, sizeof what, "moved the boundary between groups %ld and %ld by %+ld layers",
-		 g, g + 1, d);
+	         g, g + 1, d);
 	rc = edit_commit(ctx, &e, a, carried_optimum(ctx->s, e.P), what);
 	edit_free(&e);
 	return rc;
@@ -266,7 +265,7 @@ static int cmd_split(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, p
 	double best_v = INFINITY;
 	for (int k = a0 + 1; k < b0; k++) {
 		double v = fmax((e.P->pmacs[k] - e.P->pmacs[a0]) / c1,
-				(e.P->pmacs[b0] - e.P->pmacs[k]) / c2);
+		                (e.P->pmacs[b0] - e.P->pmacs[k]) / c2);
 		if (v < best_v) {
 			best_v = v;
 			best = k;
@@ -288,15 +287,15 @@ static int cmd_split(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, p
 	rebuild(&e, ng, cores, layers);
 	free(cores);
 	char what[128];
-	snprintf(what, sizeof what, "split group %ld into %d cores (layers %d-%d) and %d cores (layers %d-%d)",
-		 g, c1, a0, best - 1, c2, best, b0 - 1);
+	snprintf(what, sizeof what,
+	         "split group %ld into %d cores (layers %d-%d) and %d cores (layers %d-%d)", g, c1,
+	         a0, best - 1, c2, best, b0 - 1);
 	rc = edit_commit(ctx, &e, a, carried_optimum(ctx->s, e.P), what);
 	edit_free(&e);
 	return rc;
 }
 
-static int cmd_evaluate(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a,
-			pb_error *err)
+static int cmd_evaluate(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, pb_error *err)
 {
 	edit e;
 	int rc = edit_begin(ctx, "evaluate", &e, err);
@@ -329,22 +328,21 @@ static int cmd_evaluate(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a
 }
 
 const pb_command pb_cmds_edit[] = {
-	{"action", "action K [--json]",
-	 "apply action number K of the method to the current partition plan", edit_opts,
-	 cmd_action, 0,
-	 "Actions are numbered 0..4(n-1)-1: K = type*(n-1) + i acts on cores (i, i+1)\n"
-	 "with type a=0 (merge into the later group), b=1 (merge onto the earlier core),\n"
-	 "c=2 (give the last layer of core i to i+1), d=3 (give the first layer of i+1\n"
-	 "to i). An invalid action leaves the plan unchanged and says why."},
-	{"boundary", "boundary G DELTA [--json]",
-	 "move the boundary between groups G and G+1 by DELTA layers (DELTA>0 grows G)",
-	 edit_opts, cmd_boundary, 0, NULL},
-	{"merge", "merge G [--json]", "merge groups G and G+1 (their cores and layers)",
-	 edit_opts, cmd_merge, 0, NULL},
-	{"split", "split G [--json]",
-	 "split group G's cores into two groups, layers cut to balance MACs per core", edit_opts,
-	 cmd_split, 0, NULL},
-	{"evaluate", "evaluate [--json]",
-	 "recompute the metrics of the current partition plan (and the exact optimum)",
-	 edit_opts, cmd_evaluate, 0, NULL},
-	{0}};
+    {"action", "action K [--json]",
+     "apply action number K of the method to the current partition plan", edit_opts, cmd_action, 0,
+     "Actions are numbered 0..4(n-1)-1: K = type*(n-1) + i acts on cores (i, i+1)\n"
+     "with type a=0 (merge into the later group), b=1 (merge onto the earlier core),\n"
+     "c=2 (give the last layer of core i to i+1), d=3 (give the first layer of i+1\n"
+     "to i). An invalid action leaves the plan unchanged and says why."},
+    {"boundary", "boundary G DELTA [--json]",
+     "move the boundary between groups G and G+1 by DELTA layers (DELTA>0 grows G)", edit_opts,
+     cmd_boundary, 0, NULL},
+    {"merge", "merge G [--json]", "merge groups G and G+1 (their cores and layers)", edit_opts,
+     cmd_merge, 0, NULL},
+    {"split", "split G [--json]",
+     "split group G's cores into two groups, layers cut to balance MACs per core", edit_opts,
+     cmd_split, 0, NULL},
+    {"evaluate", "evaluate [--json]",
+     "recompute the metrics of the current partition plan (and the exact optimum)", edit_opts,
+     cmd_evaluate, 0, NULL},
+    {0}};

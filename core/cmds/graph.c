@@ -10,11 +10,11 @@
 #include "shape.h"
 
 static const pb_opt info_opts[] = {
-	PB_OPTS_GRAPH,
-	PB_OPTS_JSON,
-	{"csv", 0, PB_OPT_FLAG, NULL, "print the per-node table as CSV"},
-	{"top", 't', PB_OPT_INT, "N", "show only the N nodes with the most MACs"},
-	PB_OPTS_END};
+    PB_OPTS_GRAPH,
+    PB_OPTS_JSON,
+    {"csv", 0, PB_OPT_FLAG, NULL, "print the per-node table as CSV"},
+    {"top", 't', PB_OPT_INT, "N", "show only the N nodes with the most MACs"},
+    PB_OPTS_END};
 
 static int cmp_macs_desc(const void *a, const void *b, void *ud)
 {
@@ -25,8 +25,7 @@ static int cmp_macs_desc(const void *a, const void *b, void *ud)
 	return *(const int *)a - *(const int *)b;
 }
 
-static const char *first_output_shape(const pb_graph *g, const pb_node *n, char *buf,
-				      size_t len)
+static const char *first_output_shape(const pb_graph *g, const pb_node *n, char *buf, size_t len)
 {
 	for (int j = 0; j < n->n_outputs; j++)
 		if (n->outputs[j] >= 0)
@@ -91,8 +90,9 @@ static int cmd_info(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, pb
 			json_object_set_new(o, "id", json_integer(idx[k]));
 			json_object_set_new(o, "name", json_string(nd->name));
 			json_object_set_new(o, "op", json_string(nd->op));
-			json_object_set_new(o, "shape",
-					    json_string(first_output_shape(g, nd, shape, sizeof shape)));
+			json_object_set_new(
+			    o, "shape",
+			    json_string(first_output_shape(g, nd, shape, sizeof shape)));
 			json_object_set_new(o, "macs", json_real(nd->cost.macs));
 			json_object_set_new(o, "flops", json_real(nd->cost.flops));
 			json_object_set_new(o, "params", json_real(nd->cost.params));
@@ -109,21 +109,21 @@ static int cmd_info(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, pb
 		for (int k = 0; k < n; k++) {
 			const pb_node *nd = &g->nodes[idx[k]];
 			fprintf(ctx->out, "%d,\"%s\",%s,%s,%.0f,%.0f,%.0f,%.0f\n", idx[k], nd->name,
-				nd->op, first_output_shape(g, nd, shape, sizeof shape), nd->cost.macs,
-				nd->cost.flops, nd->cost.params, nd->cost.out_bytes);
+			        nd->op, first_output_shape(g, nd, shape, sizeof shape),
+			        nd->cost.macs, nd->cost.flops, nd->cost.params, nd->cost.out_bytes);
 		}
 	} else {
 		char m[32], p[32], b[32];
 		fprintf(ctx->out, "%5s  %-40s %-20s %-18s %10s %10s %10s\n", "id", "name", "op",
-			"output shape", "MACs", "params", "act bytes");
+		        "output shape", "MACs", "params", "act bytes");
 		for (int k = 0; k < n; k++) {
 			const pb_node *nd = &g->nodes[idx[k]];
 			human(nd->cost.macs, m, sizeof m);
 			human(nd->cost.params, p, sizeof p);
 			human(nd->cost.out_bytes, b, sizeof b);
-			fprintf(ctx->out, "%5d  %-40.40s %-20.20s %-18.18s %10s %10s %10s\n", idx[k],
-				nd->name, nd->op, first_output_shape(g, nd, shape, sizeof shape), m, p,
-				b);
+			fprintf(ctx->out, "%5d  %-40.40s %-20.20s %-18.18s %10s %10s %10s\n",
+			        idx[k], nd->name, nd->op,
+			        first_output_shape(g, nd, shape, sizeof shape), m, p, b);
 		}
 		human(g->total.macs, m, sizeof m);
 		human(g->total.params, p, sizeof p);
@@ -131,24 +131,25 @@ static int cmd_info(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, pb
 		char f[32];
 		human(g->total.flops, f, sizeof f);
 		fprintf(ctx->out,
-			"\n%s: %d nodes, %d tensors | MACs %s (%.4f G) | FLOPs %s | params %s | "
-			"activations %sB\n",
-			g->path, g->n_nodes, g->n_tensors, m, g->total.macs / 1e9, f, p, b);
+		        "\n%s: %d nodes, %d tensors | MACs %s (%.4f G) | FLOPs %s | params %s | "
+		        "activations %sB\n",
+		        g->path, g->n_nodes, g->n_tensors, m, g->total.macs / 1e9, f, p, b);
 		if (g->n_unknown_shapes) {
 			char names[512];
 			int k = pb_shape_unresolved_inputs(g, names, sizeof names);
 			fprintf(ctx->out, "warning: %d nodes have outputs of unknown shape\n",
-				g->n_unknown_shapes);
+			        g->n_unknown_shapes);
 			if (k) {
 				char first[256];
 				snprintf(first, sizeof first, "%s", names);
 				char *sp = strchr(first, ' ');
 				if (sp)
 					*sp = '\0';
-				fprintf(ctx->out,
-					"hint: input dims without a value: %s\n"
-					"      rerun with --input %s (the names replaced by sizes)%s\n",
-					names, first, k > 1 ? ", one --input per input" : "");
+				fprintf(
+				    ctx->out,
+				    "hint: input dims without a value: %s\n"
+				    "      rerun with --input %s (the names replaced by sizes)%s\n",
+				    names, first, k > 1 ? ", one --input per input" : "");
 			}
 		}
 	}
@@ -157,9 +158,9 @@ static int cmd_info(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, pb
 }
 
 static const pb_opt convert_opts[] = {
-	PB_OPTS_GRAPH,
-	{"output", 'o', PB_OPT_STR, "FILE", "where to write partbench's JSON graph (required)"},
-	PB_OPTS_END};
+    PB_OPTS_GRAPH,
+    {"output", 'o', PB_OPT_STR, "FILE", "where to write partbench's JSON graph (required)"},
+    PB_OPTS_END};
 
 static int cmd_convert(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, pb_error *err)
 {
@@ -173,12 +174,12 @@ static int cmd_convert(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a,
 }
 
 const pb_command pb_cmds_graph[] = {
-	{"info", "info [MODEL] [--input NAME=DIMS] [--json|--csv] [--top N]",
-	 "per-node table (shape, MACs, params, activation bytes) and totals", info_opts, cmd_info,
-	 PB_CMD_GRAPH,
-	 "MODEL is an ONNX (.onnx), Graphviz (.dot/.gv) or partbench JSON (.json) graph.\n"
-	 "MACs count Conv/ConvTranspose/Gemm/MatMul/Einsum multiply-accumulates;\n"
-	 "see docs/formats.md for the FLOP conventions."},
-	{"convert", "convert [MODEL] -o OUT.json", "write the model as partbench's JSON graph",
-	 convert_opts, cmd_convert, PB_CMD_GRAPH, NULL},
-	{0}};
+    {"info", "info [MODEL] [--input NAME=DIMS] [--json|--csv] [--top N]",
+     "per-node table (shape, MACs, params, activation bytes) and totals", info_opts, cmd_info,
+     PB_CMD_GRAPH,
+     "MODEL is an ONNX (.onnx), Graphviz (.dot/.gv) or partbench JSON (.json) graph.\n"
+     "MACs count Conv/ConvTranspose/Gemm/MatMul/Einsum multiply-accumulates;\n"
+     "see docs/formats.md for the FLOP conventions."},
+    {"convert", "convert [MODEL] -o OUT.json", "write the model as partbench's JSON graph",
+     convert_opts, cmd_convert, PB_CMD_GRAPH, NULL},
+    {0}};

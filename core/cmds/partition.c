@@ -19,32 +19,33 @@
 #include "rl/reinforce.h"
 #include "script/hooks.h"
 
-
 static const pb_opt partition_opts[] = {
-	PB_OPTS_GRAPH,
-	PB_OPTS_LAYOUT,
-	{"method", 'm', PB_OPT_STR, "M", "exact|milp|rl|greedy|equal|local (default exact)"},
-	{"episodes", 'e', PB_OPT_INT, "N", "rl: training episodes (default 2000)"},
-	{"seconds", 0, PB_OPT_DOUBLE, "S", "rl: stop training after S seconds (default none)"},
-	{"agent", 0, PB_OPT_STR, "FILE", "rl: start from this checkpoint (see 'train')"},
-	{"init", 0, PB_OPT_STR, "I", "rl: episode start: balanced|local|greedy|equal (default balanced)"},
-	{"seed", 's', PB_OPT_INT, "S", "rl: random seed (default 1)"},
-	{"emit-lp", 0, PB_OPT_STR, "FILE", "milp: write the model in CPLEX LP format"},
-	{"start", 0, PB_OPT_FLAG, NULL, "attach the solver to the session; advance it with 'step'"},
-	{"costs", 0, PB_OPT_STR, "LOG",
-	 "measured kernel times from a tuning log (partbench tune --log) replace MACs/rate"},
-	{"output", 'o', PB_OPT_STR, "FILE", "save the resulting plan as JSON"},
-	PB_OPTS_JSON,
-	PB_OPTS_END};
+    PB_OPTS_GRAPH,
+    PB_OPTS_LAYOUT,
+    {"method", 'm', PB_OPT_STR, "M", "exact|milp|rl|greedy|equal|local (default exact)"},
+    {"episodes", 'e', PB_OPT_INT, "N", "rl: training episodes (default 2000)"},
+    {"seconds", 0, PB_OPT_DOUBLE, "S", "rl: stop training after S seconds (default none)"},
+    {"agent", 0, PB_OPT_STR, "FILE", "rl: start from this checkpoint (see 'train')"},
+    {"init", 0, PB_OPT_STR, "I",
+     "rl: episode start: balanced|local|greedy|equal (default balanced)"},
+    {"seed", 's', PB_OPT_INT, "S", "rl: random seed (default 1)"},
+    {"emit-lp", 0, PB_OPT_STR, "FILE", "milp: write the model in CPLEX LP format"},
+    {"start", 0, PB_OPT_FLAG, NULL, "attach the solver to the session; advance it with 'step'"},
+    {"costs", 0, PB_OPT_STR, "LOG",
+     "measured kernel times from a tuning log (partbench tune --log) replace MACs/rate"},
+    {"output", 'o', PB_OPT_STR, "FILE", "save the resulting plan as JSON"},
+    PB_OPTS_JSON,
+    PB_OPTS_END};
 
 static int read_opts(const pb_args *a, pb_part_opts *o, pb_error *err)
 {
 	memset(o, 0, sizeof *o);
 	o->method = pb_args_str(a, "method", "exact");
 	if (!pb_partition_method_known(o->method))
-		return pb_err(err, PB_EUSAGE,
-			      "partition: unknown method '%s' (exact, milp, rl, greedy, equal, local)",
-			      o->method);
+		return pb_err(
+		    err, PB_EUSAGE,
+		    "partition: unknown method '%s' (exact, milp, rl, greedy, equal, local)",
+		    o->method);
 	long v;
 	int rc = pb_args_int(a, "episodes", 0, 1, 100000000, &v, err);
 	if (rc)
@@ -61,8 +62,7 @@ static int read_opts(const pb_args *a, pb_part_opts *o, pb_error *err)
 	return PB_OK;
 }
 
-static int cmd_partition(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a,
-			 pb_error *err)
+static int cmd_partition(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, pb_error *err)
 {
 	pb_session *s = ctx->s;
 	pb_part_opts o;
@@ -77,8 +77,10 @@ static int cmd_partition(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *
 			return rc;
 		o.node_time = times;
 		o.costs_path = costs;
-		fprintf(ctx->log, "partition: measured times from %s for %d node(s); MACs/rate for the rest\n",
-			costs, found);
+		fprintf(
+		    ctx->log,
+		    "partition: measured times from %s for %d node(s); MACs/rate for the rest\n",
+		    costs, found);
 	}
 	pb_hooks hk;
 	pb_hooks_init(&hk, s);
@@ -95,9 +97,10 @@ static int cmd_partition(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *
 		pb_hooks_finish(&hk, PB_OK, err); /* an attached solver runs without the hooks */
 		if (o.mask || o.init_state) {
 			pb_solver_free(sv);
-			return pb_err(err, PB_EUSAGE,
-				      "partition: --start cannot be combined with Lua action_mask or "
-				      "initial_partition heuristics (run without --start)");
+			return pb_err(
+			    err, PB_EUSAGE,
+			    "partition: --start cannot be combined with Lua action_mask or "
+			    "initial_partition heuristics (run without --start)");
 		}
 		const pb_plan *inc = pb_solver_incumbent(sv);
 		if (inc)
@@ -148,28 +151,28 @@ static int cmd_partition(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *
 		json_decref(j);
 	} else {
 		fprintf(ctx->out, "%s on %s (%s), method %s%s\n", s->graph->path, s->hw->name,
-			s->hw->path, o.method, cancelled ? " (cancelled: best so far)" : "");
+		        s->hw->path, o.method, cancelled ? " (cancelled: best so far)" : "");
 		pb_part_report_table(ctx->out, plan);
 	}
 	return PB_OK;
 }
 
 static const pb_opt train_opts[] = {
-	PB_OPTS_GRAPH,
-	PB_OPTS_LAYOUT,
-	{"episodes", 'e', PB_OPT_INT, "N", "training episodes (default 2000)"},
-	{"seconds", 0, PB_OPT_DOUBLE, "S", "stop after S seconds of training (default none)"},
-	{"output", 'o', PB_OPT_STR, "FILE", "where to write the agent checkpoint (required)"},
-	{"agent", 0, PB_OPT_STR, "FILE", "continue training this checkpoint"},
-	{"seed", 's', PB_OPT_INT, "S", "random seed (default 1)"},
-	{"init", 0, PB_OPT_STR, "I", "episode start: balanced|local|greedy|equal (default balanced)"},
-	{"hidden", 0, PB_OPT_INT, "H", "hidden units of a new network (default 64)"},
-	{"costs", 0, PB_OPT_STR, "LOG",
-	 "measured kernel times from a tuning log (partbench tune --log) replace MACs/rate"},
-	{"log", 0, PB_OPT_STR, "FILE",
-	 "write one JSON line per episode (reward, gap, best so far) for 'plot training'"},
-	PB_OPTS_JSON,
-	PB_OPTS_END};
+    PB_OPTS_GRAPH,
+    PB_OPTS_LAYOUT,
+    {"episodes", 'e', PB_OPT_INT, "N", "training episodes (default 2000)"},
+    {"seconds", 0, PB_OPT_DOUBLE, "S", "stop after S seconds of training (default none)"},
+    {"output", 'o', PB_OPT_STR, "FILE", "where to write the agent checkpoint (required)"},
+    {"agent", 0, PB_OPT_STR, "FILE", "continue training this checkpoint"},
+    {"seed", 's', PB_OPT_INT, "S", "random seed (default 1)"},
+    {"init", 0, PB_OPT_STR, "I", "episode start: balanced|local|greedy|equal (default balanced)"},
+    {"hidden", 0, PB_OPT_INT, "H", "hidden units of a new network (default 64)"},
+    {"costs", 0, PB_OPT_STR, "LOG",
+     "measured kernel times from a tuning log (partbench tune --log) replace MACs/rate"},
+    {"log", 0, PB_OPT_STR, "FILE",
+     "write one JSON line per episode (reward, gap, best so far) for 'plot training'"},
+    PB_OPTS_JSON,
+    PB_OPTS_END};
 
 static int cmd_train(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, pb_error *err)
 {
@@ -201,7 +204,8 @@ static int cmd_train(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, p
 		cfg.init = PB_RL_INIT_LOCAL;
 	else if (strcmp(init, "balanced") != 0)
 		return pb_err(err, PB_EUSAGE,
-			      "train: --init must be balanced, local, greedy or equal, got '%s'", init);
+		              "train: --init must be balanced, local, greedy or equal, got '%s'",
+		              init);
 	pb_manycore mc;
 	if ((rc = pb_manycore_parse(s->hw, &mc, err)))
 		return rc;
@@ -237,7 +241,7 @@ static int cmd_train(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, p
 	if (logp && !(cfg.log = fopen(logp, "w"))) {
 		pb_part_problem_free(P);
 		rc = pb_err(err, PB_EINPUT, "train: cannot write the training log %s: %s", logp,
-			    strerror(errno));
+		            strerror(errno));
 		return pb_hooks_finish(&hk, rc, err);
 	}
 	pb_rl_trainer *T;
@@ -253,10 +257,10 @@ static int cmd_train(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, p
 		if ((rc = pb_rl_trainer_step(T, (int)every, err)) || hk.failed)
 			break;
 		if (pb_cmd_progress(ctx, pb_rl_trainer_fraction(T),
-				    "train: episode %ld/%ld, best reward %.4f, gap %.2f%%",
-				    pb_rl_trainer_episodes(T), cfg.episodes,
-				    pb_rl_trainer_best_reward(T),
-				    100 * (pb_rl_trainer_best_time(T) / opt - 1))) {
+		                    "train: episode %ld/%ld, best reward %.4f, gap %.2f%%",
+		                    pb_rl_trainer_episodes(T), cfg.episodes,
+		                    pb_rl_trainer_best_reward(T),
+		                    100 * (pb_rl_trainer_best_time(T) / opt - 1))) {
 			cancelled = 1;
 			break;
 		}
@@ -290,20 +294,20 @@ static int cmd_train(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, p
 }
 
 const pb_command pb_cmds_partition[] = {
-	{"partition",
-	 "partition [MODEL] --layout L [--method exact|milp|rl|greedy|equal|local] [--episodes N] "
-	 "[--agent CKPT] [--seed S] [--json] [-o PLAN] [--emit-lp FILE] [--start]",
-	 "split the model's layers into core groups of a many-core chip", partition_opts,
-	 cmd_partition, PB_CMD_GRAPH | PB_CMD_LAYOUT,
-	 "Layers are the model's nodes in topological order; each group of adjacent\n"
-	 "cores runs a contiguous range of them (docs/partition.md). The table shows\n"
-	 "per group the cores, layer range, MACs, time = compute + routing, and\n"
-	 "storage per core; then max(t), the reward, the exact optimum and the gap.\n"
-	 "With --start the solver is attached to the session: 'step -n N' advances it."},
-	{"train", "train [MODEL] --layout L --episodes N -o AGENT.ckpt [--seed S] [--seconds S]",
-	 "train the REINFORCE partition agent and save its checkpoint", train_opts, cmd_train,
-	 PB_CMD_GRAPH | PB_CMD_LAYOUT,
-	 "Shows a progress bar (episode, best reward, gap to the exact optimum).\n"
-	 "The checkpoint only fits layouts with the same number of cores; use it with\n"
-	 "'partition --method rl --agent AGENT.ckpt'. Format: docs/partition.md."},
-	{0}};
+    {"partition",
+     "partition [MODEL] --layout L [--method exact|milp|rl|greedy|equal|local] [--episodes N] "
+     "[--agent CKPT] [--seed S] [--json] [-o PLAN] [--emit-lp FILE] [--start]",
+     "split the model's layers into core groups of a many-core chip", partition_opts, cmd_partition,
+     PB_CMD_GRAPH | PB_CMD_LAYOUT,
+     "Layers are the model's nodes in topological order; each group of adjacent\n"
+     "cores runs a contiguous range of them (docs/partition.md). The table shows\n"
+     "per group the cores, layer range, MACs, time = compute + routing, and\n"
+     "storage per core; then max(t), the reward, the exact optimum and the gap.\n"
+     "With --start the solver is attached to the session: 'step -n N' advances it."},
+    {"train", "train [MODEL] --layout L --episodes N -o AGENT.ckpt [--seed S] [--seconds S]",
+     "train the REINFORCE partition agent and save its checkpoint", train_opts, cmd_train,
+     PB_CMD_GRAPH | PB_CMD_LAYOUT,
+     "Shows a progress bar (episode, best reward, gap to the exact optimum).\n"
+     "The checkpoint only fits layouts with the same number of cores; use it with\n"
+     "'partition --method rl --agent AGENT.ckpt'. Format: docs/partition.md."},
+    {0}};

@@ -15,20 +15,23 @@
 #include "shard/search.h"
 
 static const pb_opt pipe_opts[] = {
-	PB_OPTS_GRAPH,
-	PB_OPTS_LAYOUT,
-	PB_OPTS_JSON,
-	{"stages", 'p', PB_OPT_INT, "P", "number of stages (default: the node count, or 2 on one node)"},
-	{"batch", 'b', PB_OPT_INT, "B", "global batch (default: dim 0 of the model input)"},
-	{"microbatches", 'm', PB_OPT_INT, "M", "micro-batches (default: smallest divisor of B with bubble <= --max-bubble)"},
-	{"max-bubble", 0, PB_OPT_DOUBLE, "F", "bubble bound (p-1)/(m+p-1) for the automatic choice (default 0.2)"},
-	{"train", 0, PB_OPT_FLAG, NULL, "training step (backward = 2x forward on the same stage)"},
-	{"opt-level", 'O', PB_OPT_INT, "N", "optimisation level of the per-stage sharding (default 2)"},
-	{"slack", 0, PB_OPT_INT, "K", "widen every key operator's stage range by K stages (default 0)"},
-	{"output", 'o', PB_OPT_STR, "FILE", "save the plan as JSON"},
-	{"skip-oplevel", 0, PB_OPT_FLAG, NULL,
-	 "do not solve the operator-level plan for comparison (used by shard --pipeline auto)"},
-	PB_OPTS_END};
+    PB_OPTS_GRAPH,
+    PB_OPTS_LAYOUT,
+    PB_OPTS_JSON,
+    {"stages", 'p', PB_OPT_INT, "P",
+     "number of stages (default: the node count, or 2 on one node)"},
+    {"batch", 'b', PB_OPT_INT, "B", "global batch (default: dim 0 of the model input)"},
+    {"microbatches", 'm', PB_OPT_INT, "M",
+     "micro-batches (default: smallest divisor of B with bubble <= --max-bubble)"},
+    {"max-bubble", 0, PB_OPT_DOUBLE, "F",
+     "bubble bound (p-1)/(m+p-1) for the automatic choice (default 0.2)"},
+    {"train", 0, PB_OPT_FLAG, NULL, "training step (backward = 2x forward on the same stage)"},
+    {"opt-level", 'O', PB_OPT_INT, "N", "optimisation level of the per-stage sharding (default 2)"},
+    {"slack", 0, PB_OPT_INT, "K", "widen every key operator's stage range by K stages (default 0)"},
+    {"output", 'o', PB_OPT_STR, "FILE", "save the plan as JSON"},
+    {"skip-oplevel", 0, PB_OPT_FLAG, NULL,
+     "do not solve the operator-level plan for comparison (used by shard --pipeline auto)"},
+    PB_OPTS_END};
 
 static int reload_batch(pb_session *s, long batch, pb_error *err)
 {
@@ -43,7 +46,7 @@ typedef struct stage_res {
 } stage_res;
 
 static int solve_stage(const pb_graph *g, const pb_cluster *sub, const pb_shard_opts *o,
-		       stage_res *r, pb_error *err)
+                       stage_res *r, pb_error *err)
 {
 	pb_shard_search *s = NULL;
 	int rc = pb_shard_search_new(g, sub, o, NULL, 2, NULL, &s, err);
@@ -94,13 +97,15 @@ static int cmd_pipeline(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a
 	}
 	if (cl.n_devices % P) {
 		pb_cluster_free(&cl);
-		return pb_err(err, PB_EUSAGE, "pipeline: %ld stages do not divide the %d devices of %s",
-			      P, cl.n_devices, cl.name);
+		return pb_err(err, PB_EUSAGE,
+		              "pipeline: %ld stages do not divide the %d devices of %s", P,
+		              cl.n_devices, cl.name);
 	}
 	int m = M > 0 ? (int)M : pb_pipe_microbatches(B, (int)P, maxb);
 	if (B % m) {
 		pb_cluster_free(&cl);
-		return pb_err(err, PB_EUSAGE, "pipeline: %d micro-batches do not divide the batch %ld", m, B);
+		return pb_err(err, PB_EUSAGE,
+		              "pipeline: %d micro-batches do not divide the batch %ld", m, B);
 	}
 	int train = pb_args_has(a, "train");
 	/* the operator-level plan of the whole batch, with the same cost model */
@@ -141,7 +146,7 @@ static int cmd_pipeline(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a
 		cost[v] = act[v] ? pb_shard_node_flops(g, &g->nodes[v]) : -1;
 	int chain = pb_pipe_is_chain(g, cost);
 	rc = chain ? pb_pipe_split_dp(g, cost, (int)P, &sp, err)
-		   : pb_pipe_split_milp(g, cost, (int)P, (int)slack, 0, &sp, err);
+	           : pb_pipe_split_milp(g, cost, (int)P, (int)slack, 0, &sp, err);
 	if (rc)
 		goto done;
 	/* every stage on its device group */
@@ -166,7 +171,8 @@ static int cmd_pipeline(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a
 		}
 		rc = solve_stage(g, &sub, &o, &st[s], err);
 		int inflight = (int)(P - s) < m ? (int)(P - s) : m; /* 1F1B */
-		st[s].memory = st[s].mem_param + (train ? inflight * st[s].mem_act : 2 * st[s].peak);
+		st[s].memory =
+		    st[s].mem_param + (train ? inflight * st[s].mem_act : 2 * st[s].peak);
 		st[s].feasible = st[s].memory <= cl.memory;
 		any_over |= !st[s].feasible;
 		if (st[s].time > tmax)
@@ -191,7 +197,8 @@ static int cmd_pipeline(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a
 	}
 	json_t *p2p = json_array();
 	for (int k = 0; k + 1 < P && xb; k++) {
-		int inter = (k + 1) * d / cl.devices_per_node != ((k + 1) * d - 1) / cl.devices_per_node;
+		int inter =
+		    (k + 1) * d / cl.devices_per_node != ((k + 1) * d - 1) / cl.devices_per_node;
 		const pb_link *l = inter ? &cl.inter : &cl.intra;
 		/* every device of the stage sends its share over its own link */
 		double t = xb[k] > 0 ? l->latency + xb[k] / d / l->bw * (train ? 2 : 1) : 0;
@@ -217,7 +224,8 @@ static int cmd_pipeline(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a
 	json_object_set_new(j, "microbatches", json_integer(m));
 	json_object_set_new(j, "bubble", json_real(bubble));
 	json_object_set_new(j, "bubble_over_m", json_real(bubble2));
-	json_object_set_new(j, "split", json_string(chain ? "dp (chain)" : "milp (key-operator intervals)"));
+	json_object_set_new(j, "split",
+	                    json_string(chain ? "dp (chain)" : "milp (key-operator intervals)"));
 	json_object_set_new(j, "split_optimal", json_boolean(sp.optimal));
 	json_object_set_new(j, "key_operators", json_integer(sp.n_key));
 	json_object_set_new(j, "cross_stage_bytes", json_real(sp.cross_bytes));
@@ -261,7 +269,9 @@ static int cmd_pipeline(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a
 		json_array_append_new(schemes, r2);
 	}
 	json_object_set_new(j, "schemes", schemes);
-	json_object_set_new(j, "best", json_string(step <= oplevel.time && !any_over ? "pipeline" : "operator-level"));
+	json_object_set_new(
+	    j, "best",
+	    json_string(step <= oplevel.time && !any_over ? "pipeline" : "operator-level"));
 	double tf = train ? slot / 3 : slot, tb = train ? 2 * slot / 3 : 0;
 	json_t *sch = json_object();
 	json_object_set_new(sch, "gpipe", pb_pipe_schedule("gpipe", (int)P, m, tf, tb));
@@ -272,25 +282,29 @@ static int cmd_pipeline(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a
 		fputc('\n', ctx->out);
 	} else {
 		FILE *f = ctx->out;
-		fprintf(f, "pipeline: %s on %s, %ld stages x %d devices, batch %ld = %d micro-batches of %ld, %s\n",
-			g->path, cl.name, P, d, B, m, B / m, train ? "training" : "inference");
+		fprintf(f,
+		        "pipeline: %s on %s, %ld stages x %d devices, batch %ld = %d micro-batches "
+		        "of %ld, %s\n",
+		        g->path, cl.name, P, d, B, m, B / m, train ? "training" : "inference");
 		fprintf(f, "split: %s, %d key operators, %.3g MB cross-stage per micro-batch\n",
-			chain ? "exact DP (chain)" : "key-operator intervals + MILP", sp.n_key,
-			sp.cross_bytes / 1e6);
-		fprintf(f, "\n  %5s %6s %9s %10s %12s %12s %12s %s\n", "stage", "ops", "devices", "scheme",
-			"GFLOP/mb", "time/mb", "memory", "");
+		        chain ? "exact DP (chain)" : "key-operator intervals + MILP", sp.n_key,
+		        sp.cross_bytes / 1e6);
+		fprintf(f, "\n  %5s %6s %9s %10s %12s %12s %12s %s\n", "stage", "ops", "devices",
+		        "scheme", "GFLOP/mb", "time/mb", "memory", "");
 		for (int s = 0; s < P; s++)
-			fprintf(f, "  %5d %6d %4d-%-4d %10s %12.4g %9.3f ms %9.3f GB %s\n", s, st[s].ops,
-				st[s].first_dev, st[s].first_dev + st[s].n_dev - 1, st[s].scheme,
-				sp.stage_cost[s] / 1e9, st[s].time * 1e3, st[s].memory / 1e9,
-				st[s].feasible ? "" : "OVER MEMORY");
-		fprintf(f, "\nbubble %.3f ((p-1)/(m+p-1)), %.3f ((p-1)/m); p2p per slot %.4f ms\n", bubble,
-			bubble2, pmax * 1e3);
+			fprintf(f, "  %5d %6d %4d-%-4d %10s %12.4g %9.3f ms %9.3f GB %s\n", s,
+			        st[s].ops, st[s].first_dev, st[s].first_dev + st[s].n_dev - 1,
+			        st[s].scheme, sp.stage_cost[s] / 1e9, st[s].time * 1e3,
+			        st[s].memory / 1e9, st[s].feasible ? "" : "OVER MEMORY");
+		fprintf(f, "\nbubble %.3f ((p-1)/(m+p-1)), %.3f ((p-1)/m); p2p per slot %.4f ms\n",
+		        bubble, bubble2, pmax * 1e3);
 		fprintf(f, "\n  %-24s %-15s %14s\n", "scheme", "kind", "step time");
-		fprintf(f, "%c %-24s %-15s %11.4f ms%s\n", step <= oplevel.time && !any_over ? '*' : ' ',
-			pname, "pipeline", step * 1e3, any_over ? "  (does not fit)" : "");
-		fprintf(f, "%c %-24s %-15s %11.4f ms\n", step <= oplevel.time && !any_over ? ' ' : '*',
-			oplevel.scheme, "operator-level", oplevel.time * 1e3);
+		fprintf(f, "%c %-24s %-15s %11.4f ms%s\n",
+		        step <= oplevel.time && !any_over ? '*' : ' ', pname, "pipeline",
+		        step * 1e3, any_over ? "  (does not fit)" : "");
+		fprintf(f, "%c %-24s %-15s %11.4f ms\n",
+		        step <= oplevel.time && !any_over ? ' ' : '*', oplevel.scheme,
+		        "operator-level", oplevel.time * 1e3);
 		fprintf(f, "\n1F1B schedule (F/B micro-batch per stage):\n");
 		json_t *s1 = json_object_get(json_object_get(sch, "1f1b"), "stages");
 		size_t k;
@@ -303,8 +317,9 @@ static int cmd_pipeline(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a
 			json_array_foreach(row, q, x)
 			{
 				if (q < 24)
-					fprintf(f, " %s%lld", json_string_value(json_object_get(x, "pass")),
-						json_integer_value(json_object_get(x, "mb")));
+					fprintf(f, " %s%lld",
+					        json_string_value(json_object_get(x, "pass")),
+					        json_integer_value(json_object_get(x, "mb")));
 			}
 			fputc('\n', f);
 		}
@@ -352,13 +367,13 @@ done:
 }
 
 const pb_command pb_cmds_pipeline[] = {
-	{"pipeline",
-	 "pipeline [MODEL] --layout L [--stages P] [--batch B] [--microbatches M] [--train] [--json] "
-	 "[-o plan.json]",
-	 "split the model into pipeline stages, pick micro-batches, shard each stage (cluster layouts)",
-	 pipe_opts, cmd_pipeline, PB_CMD_GRAPH | PB_CMD_LAYOUT,
-	 "Stages come from key-operator cost intervals and a MILP minimising the slowest stage,\n"
-	 "then the cross-stage bytes (an exact DP when the graph is a chain). Every stage is\n"
-	 "sharded on its device group by the shard search; step time = (slowest stage +\n"
-	 "p2p) x (m + p - 1). See docs/shard.md."},
-	{0}};
+    {"pipeline",
+     "pipeline [MODEL] --layout L [--stages P] [--batch B] [--microbatches M] [--train] [--json] "
+     "[-o plan.json]",
+     "split the model into pipeline stages, pick micro-batches, shard each stage (cluster layouts)",
+     pipe_opts, cmd_pipeline, PB_CMD_GRAPH | PB_CMD_LAYOUT,
+     "Stages come from key-operator cost intervals and a MILP minimising the slowest stage,\n"
+     "then the cross-stage bytes (an exact DP when the graph is a chain). Every stage is\n"
+     "sharded on its device group by the shard search; step time = (slowest stage +\n"
+     "p2p) x (m + p - 1). See docs/shard.md."},
+    {0}};

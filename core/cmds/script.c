@@ -8,12 +8,12 @@
 #include "script/script.h"
 
 static const pb_opt run_opts[] = {
-	PB_OPTS_LAYOUT,
-	PB_OPTS_GRAPH,
-	{"max-instructions", 0, PB_OPT_INT, "N",
-	 "instruction budget per top-level call (default 50000000)"},
-	{"max-memory", 0, PB_OPT_INT, "MIB", "memory cap of the Lua state in MiB (default 256)"},
-	PB_OPTS_END};
+    PB_OPTS_LAYOUT,
+    PB_OPTS_GRAPH,
+    {"max-instructions", 0, PB_OPT_INT, "N",
+     "instruction budget per top-level call (default 50000000)"},
+    {"max-memory", 0, PB_OPT_INT, "MIB", "memory cap of the Lua state in MiB (default 256)"},
+    PB_OPTS_END};
 
 static int apply_limits(pb_script *sc, const pb_args *a, pb_error *err)
 {
@@ -111,28 +111,27 @@ static int cmd_scripts(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a,
 		json_t *e;
 		fprintf(ctx->out, "heuristics:\n");
 		json_array_foreach(json_object_get(j, "heuristics"), i, e)
-			fprintf(ctx->out, "  %-24s %s\n", json_string_value(json_object_get(e, "name")),
-				json_string_value(json_object_get(e, "kind")));
+		    fprintf(ctx->out, "  %-24s %s\n", json_string_value(json_object_get(e, "name")),
+		            json_string_value(json_object_get(e, "kind")));
 		fprintf(ctx->out, "rules:\n");
 		json_array_foreach(json_object_get(j, "rules"), i, e)
-			fprintf(ctx->out, "  %-24s %s\n", json_string_value(json_object_get(e, "name")),
-				json_string_value(json_object_get(e, "kind")));
+		    fprintf(ctx->out, "  %-24s %s\n", json_string_value(json_object_get(e, "name")),
+		            json_string_value(json_object_get(e, "kind")));
 	}
 	json_decref(j);
 	return PB_OK;
 }
 
 const pb_command pb_cmds_script[] = {
-	{"run", "run SCRIPT.lua [MODEL] [--layout L] [--input NAME=DIMS]",
-	 "run a Lua script headless (sandboxed; see docs/lua-api.md)", run_opts, cmd_run, 0,
-	 "The script runs in its own environment with only base, string, table, math and\n"
-	 "utf8; io, os, require and bytecode are unavailable. It stops with an error when\n"
-	 "it exceeds the instruction budget or the memory cap; a failing script leaves the\n"
-	 "session's plan unchanged."},
-	{"lua", "lua CODE...", "run one line of Lua in the session (prints a returned value)",
-	 lua_opts, cmd_lua, 0, NULL},
-	{"source", "source FILE.lua", "run a Lua file in the session", lua_opts, cmd_source, 0,
-	 NULL},
-	{"scripts", "scripts [--json]", "list the registered Lua heuristics, rules and events",
-	 scripts_opts, cmd_scripts, 0, NULL},
-	{0}};
+    {"run", "run SCRIPT.lua [MODEL] [--layout L] [--input NAME=DIMS]",
+     "run a Lua script headless (sandboxed; see docs/lua-api.md)", run_opts, cmd_run, 0,
+     "The script runs in its own environment with only base, string, table, math and\n"
+     "utf8; io, os, require and bytecode are unavailable. It stops with an error when\n"
+     "it exceeds the instruction budget or the memory cap; a failing script leaves the\n"
+     "session's plan unchanged."},
+    {"lua", "lua CODE...", "run one line of Lua in the session (prints a returned value)", lua_opts,
+     cmd_lua, 0, NULL},
+    {"source", "source FILE.lua", "run a Lua file in the session", lua_opts, cmd_source, 0, NULL},
+    {"scripts", "scripts [--json]", "list the registered Lua heuristics, rules and events",
+     scripts_opts, cmd_scripts, 0, NULL},
+    {0}};

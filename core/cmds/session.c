@@ -39,7 +39,7 @@ static int cmd_open(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, pb
 		return pb_err(err, PB_EUSAGE, "open: usage: %s", cmd->usage);
 	const pb_graph *g = ctx->s->graph;
 	fprintf(ctx->out, "opened %s: %d nodes, %.3f GMACs\n", g->path, g->n_nodes,
-		g->total.macs / 1e9);
+	        g->total.macs / 1e9);
 	ctx->redraw |= PB_REDRAW_ALL | PB_RELAYOUT;
 	return PB_OK;
 }
@@ -62,7 +62,7 @@ static int cmd_layout(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, 
 		fputc('\n', ctx->out);
 	} else {
 		fprintf(ctx->out, "layout %s (%s) from %s\n", ctx->s->hw->name, ctx->s->hw->kind,
-			ctx->s->hw->path);
+		        ctx->s->hw->path);
 	}
 	return PB_OK;
 }
@@ -77,16 +77,16 @@ static int cmd_undo(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, pb
 }
 
 static const pb_opt plan_opts[] = {
-	PB_OPTS_JSON,
-	{"output", 'o', PB_OPT_STR, "FILE", "save the current plan as JSON"},
-	{"load", 0, PB_OPT_STR, "FILE", "load a plan saved with -o (checks it fits the model)"},
-	PB_OPTS_END};
+    PB_OPTS_JSON,
+    {"output", 'o', PB_OPT_STR, "FILE", "save the current plan as JSON"},
+    {"load", 0, PB_OPT_STR, "FILE", "load a plan saved with -o (checks it fits the model)"},
+    PB_OPTS_END};
 
 static void print_plan(FILE *out, const pb_plan *p)
 {
 	fprintf(out, "plan: %s (method %s), %d groups\n", p->kind, p->method, p->n_groups);
 	fprintf(out, "%-4s %-18s %6s %12s %12s %12s %12s %12s\n", "#", "group", "units", "nodes",
-		"MACs", "time (ms)", "storage", "routing(ms)");
+	        "MACs", "time (ms)", "storage", "routing(ms)");
 	for (int i = 0; i < p->n_groups; i++) {
 		const pb_plan_group *g = &p->groups[i];
 		char nodes[32];
@@ -94,9 +94,10 @@ static void print_plan(FILE *out, const pb_plan *p)
 			snprintf(nodes, sizeof nodes, "%d-%d", g->first_node, g->last_node);
 		else
 			snprintf(nodes, sizeof nodes, "-");
-		fprintf(out, "%-4d %-18.18s %6d %12s %12.4g %12.4f %12.4g %12.4f%s%s\n", i, g->label,
-			g->n_units, nodes, g->macs, g->time * 1e3, g->storage, g->routing * 1e3,
-			g->bottleneck ? "  <- bottleneck" : "", g->over_memory ? "  OVER MEMORY" : "");
+		fprintf(out, "%-4d %-18.18s %6d %12s %12.4g %12.4f %12.4g %12.4f%s%s\n", i,
+		        g->label, g->n_units, nodes, g->macs, g->time * 1e3, g->storage,
+		        g->routing * 1e3, g->bottleneck ? "  <- bottleneck" : "",
+		        g->over_memory ? "  OVER MEMORY" : "");
 	}
 	for (int i = 0; i < p->n_metrics; i++)
 		fprintf(out, "%s = %.6g\n", p->metric_names[i], p->metric_values[i]);
@@ -156,16 +157,16 @@ static int cmd_save(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, pb
 }
 
 static const pb_opt step_opts[] = {
-	{"count", 'n', PB_OPT_INT, "N", "units of work (actions, episodes, nodes); default 1"},
-	PB_OPTS_END};
+    {"count", 'n', PB_OPT_INT, "N", "units of work (actions, episodes, nodes); default 1"},
+    PB_OPTS_END};
 
 static int cmd_step(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, pb_error *err)
 {
 	pb_session *s = ctx->s;
 	if (!s->solver)
 		return pb_err(err, PB_EUSAGE,
-			      "step: no solver is running (start one, e.g. 'partition --method rl "
-			      "--steppable')");
+		              "step: no solver is running (start one, e.g. 'partition --method rl "
+		              "--steppable')");
 	long n;
 	int rc = pb_args_int(a, "count", 1, 1, 100000000, &n, err);
 	if (rc)
@@ -179,25 +180,25 @@ static int cmd_step(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, pb
 		pb_session_set_plan(s, pb_plan_copy(inc));
 	pb_session_notify(s, PB_EVENT_SOLVER_STEP);
 	fprintf(ctx->out, "%s: %s%s\n", s->solver_name ? s->solver_name : "solver", p.message,
-		p.done ? " (done)" : "");
+	        p.done ? " (done)" : "");
 	ctx->redraw |= PB_REDRAW_ALL;
 	return PB_OK;
 }
 
 const pb_command pb_cmds_session[] = {
-	{"help", "help [COMMAND]", "list commands, or show one command's help", no_opts, cmd_help,
-	 0, NULL},
-	{"open", "open MODEL [--input NAME=DIMS]", "open a model (ONNX, DOT or JSON graph)",
-	 open_opts, cmd_open, PB_CMD_GRAPH, NULL},
-	{"layout", "layout [FILE] [--json]", "load or show the hardware layout", layout_opts,
-	 cmd_layout, 0, NULL},
-	{"plan", "plan [--json] [-o FILE] [--load FILE]", "show, save or load the current plan",
-	 plan_opts, cmd_plan, 0, NULL},
-	{"undo", "undo", "undo the last change to the plan", no_opts, cmd_undo, 0, NULL},
-	{"redo", "redo", "redo the last undone change", no_opts, cmd_undo, 0, NULL},
-	{"save", "save FILE", "save the session (model, layout, plan, view) atomically", no_opts,
-	 cmd_save, 0, NULL},
-	{"load", "load FILE", "load a saved session", no_opts, cmd_save, 0, NULL},
-	{"step", "step [-n N]", "advance the running solver by N units of work", step_opts,
-	 cmd_step, 0, NULL},
-	{0}};
+    {"help", "help [COMMAND]", "list commands, or show one command's help", no_opts, cmd_help, 0,
+     NULL},
+    {"open", "open MODEL [--input NAME=DIMS]", "open a model (ONNX, DOT or JSON graph)", open_opts,
+     cmd_open, PB_CMD_GRAPH, NULL},
+    {"layout", "layout [FILE] [--json]", "load or show the hardware layout", layout_opts,
+     cmd_layout, 0, NULL},
+    {"plan", "plan [--json] [-o FILE] [--load FILE]", "show, save or load the current plan",
+     plan_opts, cmd_plan, 0, NULL},
+    {"undo", "undo", "undo the last change to the plan", no_opts, cmd_undo, 0, NULL},
+    {"redo", "redo", "redo the last undone change", no_opts, cmd_undo, 0, NULL},
+    {"save", "save FILE", "save the session (model, layout, plan, view) atomically", no_opts,
+     cmd_save, 0, NULL},
+    {"load", "load FILE", "load a saved session", no_opts, cmd_save, 0, NULL},
+    {"step", "step [-n N]", "advance the running solver by N units of work", step_opts, cmd_step, 0,
+     NULL},
+    {0}};

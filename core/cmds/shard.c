@@ -11,24 +11,30 @@
 #include "shard/search.h"
 
 static const pb_opt shard_opts[] = {
-	PB_OPTS_GRAPH,
-	PB_OPTS_LAYOUT,
-	PB_OPTS_JSON,
-	{"batch", 'b', PB_OPT_INT, "B", "set dim 0 of every model input to B (default: as in the model)"},
-	{"train", 0, PB_OPT_FLAG, NULL, "model a training step (backward = 2x forward, gradient all-reduces)"},
-	{"opt-level", 'O', PB_OPT_INT, "N", "0 full menus, 1 + rule library, 2 + key-operator neighbourhoods, 3 + aligned subgraphs solved in chunks (default 0)"},
-	{"scheme", 's', PB_OPT_STR, "AxB", "solve only this grouping scheme, e.g. 4x4 (default: all)"},
-	{"max-axes", 0, PB_OPT_INT, "N", "schemes with at most N factors (default 2, max 4)"},
-	{"output", 'o', PB_OPT_STR, "FILE", "save the plan as JSON"},
-	{"emit-tasks", 0, PB_OPT_STR, "DIR", "write DIR/device_<d>.json: each device's operators, local shapes, collectives"},
-	{"emit-lp", 0, PB_OPT_STR, "FILE", "write the MILP (CPLEX LP format, glp_write_lp) of the scheme solved (or the best one)"},
-	{"tie", 0, PB_OPT_FLAG, NULL, "tie identical repeated blocks to one set of variables"},
-	{"no-shrink", 0, PB_OPT_FLAG, NULL, "do not merge follower operators into their producer"},
-	{"time-limit", 0, PB_OPT_DOUBLE, "SEC", "GLPK time limit per MILP (default none)"},
-	{"pipeline", 0, PB_OPT_STR, "auto|off",
-	 "auto: also plan a pipeline for every stage count dividing the devices and keep the best "
-	 "of both kinds (default off)"},
-	PB_OPTS_END};
+    PB_OPTS_GRAPH,
+    PB_OPTS_LAYOUT,
+    PB_OPTS_JSON,
+    {"batch", 'b', PB_OPT_INT, "B",
+     "set dim 0 of every model input to B (default: as in the model)"},
+    {"train", 0, PB_OPT_FLAG, NULL,
+     "model a training step (backward = 2x forward, gradient all-reduces)"},
+    {"opt-level", 'O', PB_OPT_INT, "N",
+     "0 full menus, 1 + rule library, 2 + key-operator neighbourhoods, 3 + aligned subgraphs "
+     "solved in chunks (default 0)"},
+    {"scheme", 's', PB_OPT_STR, "AxB", "solve only this grouping scheme, e.g. 4x4 (default: all)"},
+    {"max-axes", 0, PB_OPT_INT, "N", "schemes with at most N factors (default 2, max 4)"},
+    {"output", 'o', PB_OPT_STR, "FILE", "save the plan as JSON"},
+    {"emit-tasks", 0, PB_OPT_STR, "DIR",
+     "write DIR/device_<d>.json: each device's operators, local shapes, collectives"},
+    {"emit-lp", 0, PB_OPT_STR, "FILE",
+     "write the MILP (CPLEX LP format, glp_write_lp) of the scheme solved (or the best one)"},
+    {"tie", 0, PB_OPT_FLAG, NULL, "tie identical repeated blocks to one set of variables"},
+    {"no-shrink", 0, PB_OPT_FLAG, NULL, "do not merge follower operators into their producer"},
+    {"time-limit", 0, PB_OPT_DOUBLE, "SEC", "GLPK time limit per MILP (default none)"},
+    {"pipeline", 0, PB_OPT_STR, "auto|off",
+     "auto: also plan a pipeline for every stage count dividing the devices and keep the best "
+     "of both kinds (default off)"},
+    PB_OPTS_END};
 
 static int apply_batch(pb_cmd_ctx *ctx, long batch, pb_error *err)
 {
@@ -61,22 +67,23 @@ static void print_text(pb_cmd_ctx *ctx, const pb_shard_search *s, json_t *rep)
 {
 	FILE *o = ctx->out;
 	char t1[32], t2[32], t3[32], m1[32], m2[32];
-	fprintf(o, "shard: %s on %s (%d devices = %d nodes x %d), %s, opt-level %d\n",
-		s->g->path, s->cl.name, s->cl.n_devices, s->cl.nodes, s->cl.devices_per_node,
-		s->opts.train ? "training" : "inference", s->opts.opt_level);
+	fprintf(o, "shard: %s on %s (%d devices = %d nodes x %d), %s, opt-level %d\n", s->g->path,
+	        s->cl.name, s->cl.n_devices, s->cl.nodes, s->cl.devices_per_node,
+	        s->opts.train ? "training" : "inference", s->opts.opt_level);
 	fprintf(o, "\nschemes:\n  %-9s %-26s %12s %12s %12s %11s %9s %9s %8s\n", "scheme",
-		"axes (link)", "step time", "compute", "comm", "mem/device", "MILP cols", "rows",
-		"solve");
+	        "axes (link)", "step time", "compute", "comm", "mem/device", "MILP cols", "rows",
+	        "solve");
 	for (int i = 0; i < s->n_rows; i++) {
 		const pb_shard_row *r = &s->rows[i];
 		char axes[64] = "";
 		size_t off = 0;
 		for (int a = 0; a < r->mesh.n_axes && off < sizeof axes; a++)
-			off += (size_t)snprintf(axes + off, sizeof axes - off, "%s%d(%s)", a ? " " : "",
-						r->mesh.size[a], r->mesh.inter[a] ? "inter" : "intra");
+			off += (size_t)snprintf(axes + off, sizeof axes - off, "%s%d(%s)",
+			                        a ? " " : "", r->mesh.size[a],
+			                        r->mesh.inter[a] ? "inter" : "intra");
 		if (r->status != 1) {
 			fprintf(o, "  %-9s %-26s %s\n", r->mesh.name, axes,
-				r->status < 0 ? r->error : "not solved");
+			        r->status < 0 ? r->error : "not solved");
 			continue;
 		}
 		fmt_time(r->step_time, t1, sizeof t1);
@@ -84,8 +91,8 @@ static void print_text(pb_cmd_ctx *ctx, const pb_shard_search *s, json_t *rep)
 		fmt_time(r->comm, t3, sizeof t3);
 		fmt_bytes(r->memory, m1, sizeof m1);
 		fprintf(o, "%c %-9s %-26s %12s %12s %12s %11s %9ld %9ld %7.2fs%s\n",
-			i == s->best ? '*' : ' ', r->mesh.name, axes, t1, t2, t3, m1, r->size.cols,
-			r->size.rows, r->seconds, r->feasible ? "" : "  OVER MEMORY");
+		        i == s->best ? '*' : ' ', r->mesh.name, axes, t1, t2, t3, m1, r->size.cols,
+		        r->size.rows, r->seconds, r->feasible ? "" : "  OVER MEMORY");
 	}
 	if (s->n_dropped) {
 		fprintf(o, "mirror duplicates dropped (same axis sizes and links):");
@@ -101,15 +108,19 @@ static void print_text(pb_cmd_ctx *ctx, const pb_shard_search *s, json_t *rep)
 	fmt_time(b->comm, t3, sizeof t3);
 	fmt_bytes(b->memory, m1, sizeof m1);
 	fmt_bytes(s->cl.memory, m2, sizeof m2);
-	fprintf(o, "\nbest: %s  step time %s (compute %s, communication %s), memory %s of %s per device%s%s\n",
-		b->mesh.name, t1, t2, t3, m1, m2, b->feasible ? "" : " — DOES NOT FIT",
-		b->optimal ? ", optimal" : "");
+	fprintf(o,
+	        "\nbest: %s  step time %s (compute %s, communication %s), memory %s of %s per "
+	        "device%s%s\n",
+	        b->mesh.name, t1, t2, t3, m1, m2, b->feasible ? "" : " — DOES NOT FIT",
+	        b->optimal ? ", optimal" : "");
 	if (json_is_true(json_object_get(rep, "forced_param_sharding")))
-		fprintf(o, "parameters exceed %.0f%% of a device's memory: parameter tensors are forced to be sharded\n",
-			s->opts.force_fraction * 100);
+		fprintf(o,
+		        "parameters exceed %.0f%% of a device's memory: parameter tensors are "
+		        "forced to be sharded\n",
+		        s->opts.force_fraction * 100);
 	fprintf(o, "\noperators (specs per mesh axis: Sk split dim k, R replicated, P partial):\n");
-	fprintf(o, "  %5s %-36s %-14s %-10s %-14s %-30s %10s %10s\n", "id", "name", "op", "strategy",
-		"out", "in", "compute", "comm");
+	fprintf(o, "  %5s %-36s %-14s %-10s %-14s %-30s %10s %10s\n", "id", "name", "op",
+	        "strategy", "out", "in", "compute", "comm");
 	size_t k;
 	json_t *op;
 	json_array_foreach(json_object_get(rep, "ops"), k, op)
@@ -120,23 +131,25 @@ static void print_text(pb_cmd_ctx *ctx, const pb_shard_search *s, json_t *rep)
 		json_array_foreach(json_object_get(op, "in"), i, v)
 		{
 			if (off < sizeof ins)
-				off += (size_t)snprintf(ins + off, sizeof ins - off, "%s%s", i ? " " : "",
-							json_is_string(v) ? json_string_value(v) : "-");
+				off += (size_t)snprintf(
+				    ins + off, sizeof ins - off, "%s%s", i ? " " : "",
+				    json_is_string(v) ? json_string_value(v) : "-");
 		}
 		off = 0;
 		json_array_foreach(json_object_get(op, "out"), i, v)
 		{
 			if (off < sizeof outs)
-				off += (size_t)snprintf(outs + off, sizeof outs - off, "%s%s", i ? " " : "",
-							json_is_string(v) ? json_string_value(v) : "-");
+				off += (size_t)snprintf(
+				    outs + off, sizeof outs - off, "%s%s", i ? " " : "",
+				    json_is_string(v) ? json_string_value(v) : "-");
 		}
 		fmt_time(json_real_value(json_object_get(op, "compute")), t1, sizeof t1);
 		fmt_time(json_real_value(json_object_get(op, "comm")), t2, sizeof t2);
 		fprintf(o, "  %5lld %-36.36s %-14.14s %-10.10s %-14.14s %-30.30s %10s %10s\n",
-			json_integer_value(json_object_get(op, "id")),
-			json_string_value(json_object_get(op, "name")),
-			json_string_value(json_object_get(op, "op")),
-			json_string_value(json_object_get(op, "strategy")), outs, ins, t1, t2);
+		        json_integer_value(json_object_get(op, "id")),
+		        json_string_value(json_object_get(op, "name")),
+		        json_string_value(json_object_get(op, "op")),
+		        json_string_value(json_object_get(op, "strategy")), outs, ins, t1, t2);
 	}
 	json_t *colls = json_object_get(rep, "collectives");
 	fprintf(o, "\ncollectives (%zu):\n", json_array_size(colls));
@@ -146,11 +159,11 @@ static void print_text(pb_cmd_ctx *ctx, const pb_shard_search *s, json_t *rep)
 		fmt_bytes(json_real_value(json_object_get(c, "bytes")), m1, sizeof m1);
 		fmt_time(json_real_value(json_object_get(c, "time")), t1, sizeof t1);
 		fprintf(o, "  %-15s axis %lld  %10s %10s  %s -> %s  (%s)\n",
-			json_string_value(json_object_get(c, "kind")),
-			json_integer_value(json_object_get(c, "axis")), m1, t1,
-			json_string_value(json_object_get(c, "from")),
-			json_string_value(json_object_get(c, "to")),
-			json_string_value(json_object_get(c, "tensor")));
+		        json_string_value(json_object_get(c, "kind")),
+		        json_integer_value(json_object_get(c, "axis")), m1, t1,
+		        json_string_value(json_object_get(c, "from")),
+		        json_string_value(json_object_get(c, "to")),
+		        json_string_value(json_object_get(c, "tensor")));
 	}
 }
 
@@ -170,7 +183,7 @@ typedef struct pipe_row {
  * dividing the device count (each stage sharded on its device group by the
  * same search and cost model), then reloads the model as it was. */
 static int run_pipelines(pb_cmd_ctx *ctx, const pb_args *a, int n_devices, long level,
-			 pipe_row *rows, int *n_rows, pb_error *err)
+                         pipe_row *rows, int *n_rows, pb_error *err)
 {
 	pb_session *s = ctx->s;
 	*n_rows = 0;
@@ -188,13 +201,14 @@ static int run_pipelines(pb_cmd_ctx *ctx, const pb_args *a, int n_devices, long 
 		memset(r, 0, sizeof *r);
 		r->stages = P;
 		char line[256];
-		int off = snprintf(line, sizeof line, "pipeline --stages %d --json --skip-oplevel --opt-level %ld",
-				   P, level > 2 ? level : 2);
+		int off = snprintf(line, sizeof line,
+		                   "pipeline --stages %d --json --skip-oplevel --opt-level %ld", P,
+		                   level > 2 ? level : 2);
 		if (pb_args_has(a, "train"))
 			off += snprintf(line + off, sizeof line - (size_t)off, " --train");
 		if (pb_args_has(a, "batch"))
 			snprintf(line + off, sizeof line - (size_t)off, " --batch %s",
-				 pb_args_str(a, "batch", "1"));
+			         pb_args_str(a, "batch", "1"));
 		char *buf = NULL;
 		size_t len = 0;
 		FILE *mem = open_memstream(&buf, &len);
@@ -208,13 +222,15 @@ static int run_pipelines(pb_cmd_ctx *ctx, const pb_args *a, int n_devices, long 
 			r->ok = 1;
 			r->step_time = json_number_value(json_object_get(j, "step_time"));
 			r->feasible = json_is_true(json_object_get(j, "feasible"));
-			r->microbatches = (int)json_integer_value(json_object_get(j, "microbatches"));
+			r->microbatches =
+			    (int)json_integer_value(json_object_get(j, "microbatches"));
 			const char *sc = json_string_value(json_object_get(
-				json_array_get(json_object_get(j, "schemes"), 0), "scheme"));
+			    json_array_get(json_object_get(j, "schemes"), 0), "scheme"));
 			snprintf(r->scheme, sizeof r->scheme, "%s", sc ? sc : "?");
 			json_decref(j);
 		} else {
-			snprintf(r->error, sizeof r->error, "%.190s", rc ? e2.msg : "no JSON output");
+			snprintf(r->error, sizeof r->error, "%.190s",
+			         rc ? e2.msg : "no JSON output");
 		}
 		free(buf);
 	}
@@ -255,8 +271,8 @@ static void print_combined(FILE *o, const json_t *rep, const pipe_row *rows, int
 		fmt_time(json_number_value(st), t1, sizeof t1);
 		const char *name = json_string_value(json_object_get(r, "scheme"));
 		int star = winner < 0 && json_number_value(st) == best_op;
-		fprintf(o, "%c %-30s %-15s %14s\n", star ? '*' : ' ', name ? name : "?", "operator-level",
-			t1);
+		fprintf(o, "%c %-30s %-15s %14s\n", star ? '*' : ' ', name ? name : "?",
+		        "operator-level", t1);
 	}
 	for (int k = 0; k < n; k++) {
 		if (!rows[k].ok) {
@@ -265,8 +281,8 @@ static void print_combined(FILE *o, const json_t *rep, const pipe_row *rows, int
 		}
 		fmt_time(rows[k].step_time, t1, sizeof t1);
 		fprintf(o, "%c %-30s %-15s %14s  (%d micro-batches)%s\n", k == winner ? '*' : ' ',
-			rows[k].scheme, "pipeline", t1, rows[k].microbatches,
-			rows[k].feasible ? "" : "  OVER MEMORY");
+		        rows[k].scheme, "pipeline", t1, rows[k].microbatches,
+		        rows[k].feasible ? "" : "  OVER MEMORY");
 	}
 }
 
@@ -315,7 +331,8 @@ static int cmd_shard(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, p
 		return rc;
 	const char *pipe = pb_args_str(a, "pipeline", "off");
 	if (strcmp(pipe, "auto") != 0 && strcmp(pipe, "off") != 0)
-		return pb_err(err, PB_EUSAGE, "shard: --pipeline must be auto or off, got '%s'", pipe);
+		return pb_err(err, PB_EUSAGE, "shard: --pipeline must be auto or off, got '%s'",
+		              pipe);
 	pb_cluster cl;
 	if ((rc = pb_cluster_from_hw(ctx->s->hw, &cl, err)))
 		return rc;
@@ -345,7 +362,7 @@ static int cmd_shard(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, p
 	}
 	pb_shard_search *s = NULL;
 	rc = pb_shard_search_new(ctx->s->graph, &cl, &o, pb_args_str(a, "scheme", NULL),
-				 (int)max_axes, pb_args_str(a, "emit-lp", NULL), &s, err);
+	                         (int)max_axes, pb_args_str(a, "emit-lp", NULL), &s, err);
 	if (rc || hk.failed) {
 		pb_shard_search_free(s);
 		pb_cluster_free(&cl);
@@ -354,8 +371,8 @@ static int cmd_shard(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, p
 	int done = 0;
 	while (!done && rc == PB_OK) {
 		if (pb_cmd_progress(ctx, (double)s->next / (s->n_rows ? s->n_rows : 1),
-				    "shard: scheme %s (%d/%d)", s->rows[s->next].mesh.name, s->next + 1,
-				    s->n_rows)) {
+		                    "shard: scheme %s (%d/%d)", s->rows[s->next].mesh.name,
+		                    s->next + 1, s->n_rows)) {
 			rc = pb_err(err, PB_ECANCEL, "shard: cancelled");
 			break;
 		}
@@ -373,8 +390,7 @@ static int cmd_shard(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, p
 		json_t *rep = pb_shard_report(s);
 		double op_time = json_number_value(json_object_get(rep, "step_time"));
 		int winner = n_prow ? best_pipeline(prow, n_prow, op_time) : -1;
-		if (n_prow)
-		{
+		if (n_prow) {
 			json_t *cj = combined_json(rep, prow, n_prow, winner);
 			json_object_update(rep, cj);
 			json_decref(cj);
@@ -396,13 +412,14 @@ static int cmd_shard(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, p
 			pb_shard_search_free(s);
 			s = NULL;
 			char line[256];
-			int off = snprintf(line, sizeof line, "pipeline --stages %d --skip-oplevel --opt-level %ld",
-					   prow[winner].stages, level > 2 ? level : 2);
+			int off = snprintf(line, sizeof line,
+			                   "pipeline --stages %d --skip-oplevel --opt-level %ld",
+			                   prow[winner].stages, level > 2 ? level : 2);
 			if (pb_args_has(a, "train"))
 				off += snprintf(line + off, sizeof line - (size_t)off, " --train");
 			if (pb_args_has(a, "batch"))
-				off += snprintf(line + off, sizeof line - (size_t)off, " --batch %s",
-						pb_args_str(a, "batch", "1"));
+				off += snprintf(line + off, sizeof line - (size_t)off,
+				                " --batch %s", pb_args_str(a, "batch", "1"));
 			if (outp)
 				snprintf(line + off, sizeof line - (size_t)off, " -o %s", outp);
 			char *buf = NULL;
@@ -414,7 +431,8 @@ static int cmd_shard(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, p
 			free(buf);
 		} else {
 			if (outp)
-				rc = pb_plan_save(s->plan, pb_session_node_names(ctx->s), outp, err);
+				rc =
+				    pb_plan_save(s->plan, pb_session_node_names(ctx->s), outp, err);
 			if (rc == PB_OK)
 				pb_session_set_plan(ctx->s, pb_plan_copy(s->plan));
 		}
@@ -426,14 +444,14 @@ static int cmd_shard(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, p
 }
 
 const pb_command pb_cmds_shard[] = {
-	{"shard",
-	 "shard [MODEL] --layout L [--batch B] [--train] [--opt-level N] [--scheme AxB] [--json] "
-	 "[-o plan.json] [--emit-tasks DIR] [--emit-lp FILE] [--pipeline auto|off]",
-	 "choose per-operator sharding over device-grouping schemes of a cluster (GLPK MILP)",
-	 shard_opts, cmd_shard, PB_CMD_GRAPH | PB_CMD_LAYOUT,
-	 "The layout must be kind=\"cluster\" (layouts/cluster-*.lua). Every grouping scheme\n"
-	 "(ordered factorisation of the device count, mirror duplicates dropped) is solved\n"
-	 "as a MILP; the table lists each scheme's best plan and the best one is kept as\n"
-	 "the session's plan. Step time = compute (FLOPs / sharing devices / rate) +\n"
-	 "collectives (alpha + factor x bytes / bandwidth). See docs/shard.md."},
-	{0}};
+    {"shard",
+     "shard [MODEL] --layout L [--batch B] [--train] [--opt-level N] [--scheme AxB] [--json] "
+     "[-o plan.json] [--emit-tasks DIR] [--emit-lp FILE] [--pipeline auto|off]",
+     "choose per-operator sharding over device-grouping schemes of a cluster (GLPK MILP)",
+     shard_opts, cmd_shard, PB_CMD_GRAPH | PB_CMD_LAYOUT,
+     "The layout must be kind=\"cluster\" (layouts/cluster-*.lua). Every grouping scheme\n"
+     "(ordered factorisation of the device count, mirror duplicates dropped) is solved\n"
+     "as a MILP; the table lists each scheme's best plan and the best one is kept as\n"
+     "the session's plan. Step time = compute (FLOPs / sharing devices / rate) +\n"
+     "collectives (alpha + factor x bytes / bandwidth). See docs/shard.md."},
+    {0}};

@@ -170,8 +170,8 @@ static int cmd_times(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, p
 	} else {
 		json_decref(nodes);
 		json_decref(missing);
-		fprintf(ctx->out, "%d of %d tunable nodes measured in %s, %.3f ms in total\n", found,
-		        tunable, log, 1e3 * total);
+		fprintf(ctx->out, "%d of %d tunable nodes measured in %s, %.3f ms in total\n",
+		        found, tunable, log, 1e3 * total);
 	}
 	json_decref(j);
 	free(times);

@@ -28,9 +28,9 @@ static int set_str(pb_session *s, const char *key, const char *v, pb_error *err)
 {
 	if (pb_view_set(s->view, VIEW_CAP, key, v) != 0)
 		return pb_err(err, PB_EUSAGE,
-			      "view: the view settings are full (%zu bytes); collapse some "
-			      "blocks ('view collapse')",
-			      VIEW_CAP);
+		              "view: the view settings are full (%zu bytes); collapse some "
+		              "blocks ('view collapse')",
+		              VIEW_CAP);
 	return PB_OK;
 }
 
@@ -81,7 +81,7 @@ static int select_node(pb_cmd_ctx *ctx, const char *what, pb_error *err)
 		k = g->nodes[sel].n_succs ? g->nodes[sel].succs[0] : (int)sel;
 	else if (strcmp(what, "pred") == 0)
 		k = g->nodes[sel].n_preds ? g->nodes[sel].preds[g->nodes[sel].n_preds - 1]
-					  : (int)sel;
+		                          : (int)sel;
 	else if ((k = node_ref(g, what, err)) < 0)
 		return PB_EUSAGE;
 	const pb_node *n = &g->nodes[k];
@@ -115,7 +115,8 @@ static int view_open(pb_session *s, long a, long b, int add, pb_error *err)
 				p++;
 		}
 		if (best_a < 0)
-			return pb_err(err, PB_EUSAGE, "view collapse: node %ld is in no expanded block", a);
+			return pb_err(err, PB_EUSAGE,
+			              "view collapse: node %ld is in no expanded block", a);
 	}
 	int dropped = 0;
 	for (char *p = cur; *p;) {
@@ -123,19 +124,20 @@ static int view_open(pb_session *s, long a, long b, int add, pb_error *err)
 		int used = 0;
 		if (sscanf(p, "%ld-%ld%n", &x, &y, &used) != 2)
 			break;
-		int drop = (!add && !dropped && x == best_a && y == best_b) || (add && x == a && y == b);
+		int drop =
+		    (!add && !dropped && x == best_a && y == best_b) || (add && x == a && y == b);
 		if (drop)
 			dropped = 1;
 		else
 			snprintf(out + strlen(out), sizeof out - strlen(out), "%s%ld-%ld",
-				 out[0] ? "," : "", x, y);
+			         out[0] ? "," : "", x, y);
 		p += used;
 		if (*p == ',')
 			p++;
 	}
 	if (add)
-		snprintf(out + strlen(out), sizeof out - strlen(out), "%s%ld-%ld", out[0] ? "," : "",
-			 a, b);
+		snprintf(out + strlen(out), sizeof out - strlen(out), "%s%ld-%ld",
+		         out[0] ? "," : "", a, b);
 	return set_str(s, "open", out[0] ? out : NULL, err);
 }
 
@@ -157,14 +159,16 @@ static int cmd_view(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, pb
 		else if (v1 && strcmp(v1, "-") == 0)
 			z++;
 		else if (parse_long(v1, &z) != 0)
-			return pb_err(err, PB_EUSAGE, "view zoom: give 0 (labels), 1 (compact), 2 "
-						      "(one cell per node), + or -");
+			return pb_err(err, PB_EUSAGE,
+			              "view zoom: give 0 (labels), 1 (compact), 2 "
+			              "(one cell per node), + or -");
 		z = z < 0 ? 0 : z > 2 ? 2 : z;
 		rc = set_int(s, "zoom", z, err);
 		ctx->redraw |= PB_REDRAW_CANVAS | PB_RELAYOUT;
 	} else if (strcmp(sub, "pan") == 0 || strcmp(sub, "at") == 0) {
 		if (parse_long(v1, &x) || parse_long(v2, &y))
-			return pb_err(err, PB_EUSAGE, "view %s: give two integers (columns rows)", sub);
+			return pb_err(err, PB_EUSAGE, "view %s: give two integers (columns rows)",
+			              sub);
 		if (strcmp(sub, "pan") == 0) {
 			x += pb_view_get_int(s->view, "x", 0);
 			y += pb_view_get_int(s->view, "y", 0);
@@ -181,7 +185,8 @@ static int cmd_view(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, pb
 		ctx->redraw |= PB_REDRAW_CANVAS;
 	} else if (strcmp(sub, "select") == 0) {
 		if (!v1)
-			return pb_err(err, PB_EUSAGE, "view select: give ID, NAME, next, prev, succ or pred");
+			return pb_err(err, PB_EUSAGE,
+			              "view select: give ID, NAME, next, prev, succ or pred");
 		rc = select_node(ctx, v1, err);
 		ctx->redraw |= PB_REDRAW_ALL;
 	} else if (strcmp(sub, "color") == 0) {
@@ -211,9 +216,10 @@ static int cmd_view(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, pb
 	} else if (strcmp(sub, "expand") == 0 || strcmp(sub, "collapse") == 0) {
 		int add = strcmp(sub, "expand") == 0;
 		if (parse_long(v1, &x) || (add && parse_long(v2, &y)))
-			return pb_err(err, PB_EUSAGE, "view %s: usage: view expand FIRST LAST | view "
-						      "collapse NODE",
-				      sub);
+			return pb_err(err, PB_EUSAGE,
+			              "view %s: usage: view expand FIRST LAST | view "
+			              "collapse NODE",
+			              sub);
 		if (add && (x < 0 || y < x))
 			return pb_err(err, PB_EUSAGE, "view expand: bad range %ld-%ld", x, y);
 		rc = view_open(s, x, add ? y : x, add, err);
@@ -243,7 +249,8 @@ static int cmd_view(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, pb
 		for (int i = 1; i < a->n_pos && rc == PB_OK; i++) {
 			const char *kv = pb_args_pos(a, i), *eq = strchr(kv, '=');
 			if (!eq || eq == kv)
-				return pb_err(err, PB_EUSAGE, "view set: give KEY=VALUE, not '%s'", kv);
+				return pb_err(err, PB_EUSAGE, "view set: give KEY=VALUE, not '%s'",
+				              kv);
 			char key[64];
 			snprintf(key, sizeof key, "%.*s", (int)(eq - kv), kv);
 			rc = set_str(s, key, eq[1] ? eq + 1 : NULL, err);
@@ -251,15 +258,15 @@ static int cmd_view(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, pb
 		ctx->redraw |= PB_REDRAW_ALL;
 	} else {
 		return pb_err(err, PB_EUSAGE, "view: unknown subcommand '%s' (usage: %s)", sub,
-			      cmd->usage);
+		              cmd->usage);
 	}
 	return rc;
 }
 
 static const pb_opt find_opts[] = {
-	{"prev", 'p', PB_OPT_FLAG, NULL, "search backwards from the selection"},
-	{"all", 'a', PB_OPT_FLAG, NULL, "list every match (id, name, op)"},
-	PB_OPTS_END};
+    {"prev", 'p', PB_OPT_FLAG, NULL, "search backwards from the selection"},
+    {"all", 'a', PB_OPT_FLAG, NULL, "list every match (id, name, op)"},
+    PB_OPTS_END};
 
 static int cmd_find(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, pb_error *err)
 {
@@ -287,9 +294,10 @@ static int cmd_find(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, pb
 	for (int k = 0; k < g->n_nodes; k++) {
 		/* visit in order starting after (or before) the selection, wrapping */
 		int i = back ? (int)((sel - 1 - k + 2L * g->n_nodes) % g->n_nodes)
-			     : (int)((sel + 1 + k + g->n_nodes) % g->n_nodes);
+		             : (int)((sel + 1 + k + g->n_nodes) % g->n_nodes);
 		const pb_node *n = &g->nodes[i];
-		if (regexec(&re, n->name, 0, NULL, 0) == 0 || regexec(&re, n->op, 0, NULL, 0) == 0) {
+		if (regexec(&re, n->name, 0, NULL, 0) == 0 ||
+		    regexec(&re, n->op, 0, NULL, 0) == 0) {
 			count++;
 			if (hit < 0)
 				hit = i;
@@ -299,7 +307,8 @@ static int cmd_find(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, pb
 		for (int i = 0; i < g->n_nodes; i++)
 			if (regexec(&re, g->nodes[i].name, 0, NULL, 0) == 0 ||
 			    regexec(&re, g->nodes[i].op, 0, NULL, 0) == 0)
-				fprintf(ctx->out, "%d\t%s\t%s\n", i, g->nodes[i].name, g->nodes[i].op);
+				fprintf(ctx->out, "%d\t%s\t%s\n", i, g->nodes[i].name,
+				        g->nodes[i].op);
 	regfree(&re);
 	rc = set_str(s, "find", pat, err);
 	if (rc)
@@ -307,7 +316,7 @@ static int cmd_find(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, pb
 	if (hit < 0)
 		return pb_err(err, PB_EUSAGE, "find: no node matches '%s'", pat);
 	fprintf(ctx->out, "%d match%s for '%s'; selected %d %s (%s)\n", count,
-		count == 1 ? "" : "es", pat, hit, g->nodes[hit].name, g->nodes[hit].op);
+	        count == 1 ? "" : "es", pat, hit, g->nodes[hit].name, g->nodes[hit].op);
 	ctx->redraw |= PB_REDRAW_ALL;
 	return set_int(s, "sel", hit, err);
 }
@@ -323,14 +332,15 @@ static int cmd_repeat(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, 
 	line[0] = 0;
 	for (int i = 1; i < a->n_pos && k < sizeof line; i++)
 		k += (size_t)snprintf(line + k, sizeof line - k, "%s%s", i > 1 ? " " : "",
-				      pb_args_pos(a, i));
+		                      pb_args_pos(a, i));
 	if (strncmp(line, "repeat", 6) == 0)
 		return pb_err(err, PB_EUSAGE, "repeat: cannot repeat 'repeat'");
 	for (long i = 0; i < n; i++) {
 		int rc = pb_cmd_run_line(ctx, line, err);
 		if (rc)
 			return pb_err_prefix(err, "repeat: run %ld of %ld", i + 1, n);
-		if (pb_cmd_progress(ctx, (double)(i + 1) / (double)n, "%s %ld/%ld", line, i + 1, n)) {
+		if (pb_cmd_progress(ctx, (double)(i + 1) / (double)n, "%s %ld/%ld", line, i + 1,
+		                    n)) {
 			pb_cmd_progress(ctx, -1, "cancelled");
 			fprintf(ctx->out, "repeat: cancelled after %ld of %ld\n", i + 1, n);
 			return PB_OK;
@@ -347,22 +357,22 @@ static int cmd_quit(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, pb
 }
 
 const pb_command pb_cmds_view[] = {
-	{"view",
-	 "view [zoom N|+|-] [pan DX DY] [at X Y] [fit] [center] [select ID|NAME|next|prev|succ|pred] "
-	 "[color group|op|none|cycle] [dir TB|LR|toggle] [expand FIRST LAST] [collapse NODE] "
-	 "[depth N|auto] [mouse|follow on|off|toggle] [set KEY=VALUE...]",
-	 "show or change the view (zoom, pan, selection, colouring, blocks)", no_opts, cmd_view, 0,
-	 "The view is saved with the session. Zoom 0 shows labelled boxes, 1 compact boxes,\n"
-	 "2 one cell per node. Large graphs are shown with repeated blocks collapsed by\n"
-	 "name prefix; 'expand' opens the nodes FIRST..LAST one level deeper."},
-	{"find", "find [REGEX] [--prev] [--all]",
-	 "select the next node whose name or op matches a POSIX regex", find_opts, cmd_find, 0,
-	 "Without REGEX repeats the last search. The search starts after the selection and\n"
-	 "wraps around."},
-	{"repeat", "repeat N 'COMMAND [ARGS...]'",
-	 "run a command N times with progress (e.g. repeat 50 'step -n 5' trains live)", no_opts,
-	 cmd_repeat, 0,
-	 "Quote the command when it has options. Stops at the first error; in the workbench\n"
-	 "any key cancels between runs."},
-	{"quit", "quit", "leave the workbench", no_opts, cmd_quit, PB_CMD_HIDDEN, NULL},
-	{0}};
+    {"view",
+     "view [zoom N|+|-] [pan DX DY] [at X Y] [fit] [center] [select ID|NAME|next|prev|succ|pred] "
+     "[color group|op|none|cycle] [dir TB|LR|toggle] [expand FIRST LAST] [collapse NODE] "
+     "[depth N|auto] [mouse|follow on|off|toggle] [set KEY=VALUE...]",
+     "show or change the view (zoom, pan, selection, colouring, blocks)", no_opts, cmd_view, 0,
+     "The view is saved with the session. Zoom 0 shows labelled boxes, 1 compact boxes,\n"
+     "2 one cell per node. Large graphs are shown with repeated blocks collapsed by\n"
+     "name prefix; 'expand' opens the nodes FIRST..LAST one level deeper."},
+    {"find", "find [REGEX] [--prev] [--all]",
+     "select the next node whose name or op matches a POSIX regex", find_opts, cmd_find, 0,
+     "Without REGEX repeats the last search. The search starts after the selection and\n"
+     "wraps around."},
+    {"repeat", "repeat N 'COMMAND [ARGS...]'",
+     "run a command N times with progress (e.g. repeat 50 'step -n 5' trains live)", no_opts,
+     cmd_repeat, 0,
+     "Quote the command when it has options. Stops at the first error; in the workbench\n"
+     "any key cancels between runs."},
+    {"quit", "quit", "leave the workbench", no_opts, cmd_quit, PB_CMD_HIDDEN, NULL},
+    {0}};

@@ -50,7 +50,7 @@ void pb_part_balanced(const pb_part_problem *P, int *ac)
  * storage needs, then each remaining core goes to the slowest group.
  * Returns 0 when the storage needs alone exceed n. */
 static int assign_cores(pb_part_problem *P, int k, const int *layers, int *cores, double *rt,
-			double *mc)
+                        double *mc)
 {
 	int n = P->n, used = 0, a = 0;
 	for (int g = 0; g < k; g++) {

@@ -112,15 +112,16 @@ void pb_env_describe(int n, int action, char *buf, int len)
 	int type, i;
 	if (!pb_env_decode(n, action, &type, &i)) {
 		snprintf(buf, (size_t)len, "action %d (out of range 0..%d)", action,
-			 pb_env_n_actions(n) - 1);
+		         pb_env_n_actions(n) - 1);
 		return;
 	}
 	char tmp[128];
 	if (type == PB_ACT_A)
 		snprintf(tmp, sizeof tmp, "merge core %d's group into core %d's group", i, i + 1);
 	else if (type == PB_ACT_B)
-		snprintf(tmp, sizeof tmp, "merge core %d's layers onto core %d; core %d joins the next group",
-			 i + 1, i, i + 1);
+		snprintf(tmp, sizeof tmp,
+		         "merge core %d's layers onto core %d; core %d joins the next group", i + 1,
+		         i, i + 1);
 	else if (type == PB_ACT_C)
 		snprintf(tmp, sizeof tmp, "give the last layer of core %d to core %d", i, i + 1);
 	else

@@ -34,8 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void give_spare_cores(pb_part_problem *P, int ng, int *cores, const int *layers,
-			     int spare)
+static void give_spare_cores(pb_part_problem *P, int ng, int *cores, const int *layers, int spare)
 {
 	/* Each spare core goes to the group whose time is currently largest. */
 	double *t = malloc((size_t)ng * sizeof *t);
@@ -63,7 +62,7 @@ static void give_spare_cores(pb_part_problem *P, int ng, int *cores, const int *
 }
 
 int pb_part_exact_min_cores(pb_part_problem *P, double T, int use_memory, int *dp, int *from,
-			    int *ac)
+                            int *ac)
 {
 	const int m = P->m, n = P->n;
 	const double rate = P->hw.mac_rate, bw = P->hw.bandwidth, mem = P->hw.memory;
@@ -199,8 +198,8 @@ int pb_part_exact_step(pb_part_exact *E, int checks)
 		else
 			mid = E->hi * (1 - 0.5 * PB_EXACT_RTOL);
 		E->checks++;
-		int need = pb_part_exact_min_cores(P, mid, E->use_memory, E->dp, E->from,
-						   E->scratch);
+		int need =
+		    pb_part_exact_min_cores(P, mid, E->use_memory, E->dp, E->from, E->scratch);
 		if (need > P->n) {
 			E->lo = mid;
 			continue;
@@ -227,7 +226,7 @@ void pb_part_exact_free(pb_part_exact *E)
 }
 
 int pb_part_exact_solve(pb_part_problem *P, double *optimum, int *ac, int *memory_feasible,
-			pb_error *err)
+                        pb_error *err)
 {
 	pb_part_exact E;
 	int rc = pb_part_exact_init(&E, P, err);

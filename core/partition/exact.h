@@ -13,12 +13,12 @@
 
 typedef struct pb_part_exact {
 	pb_part_problem *P;
-	int use_memory;     /* 0 when no partition fits the memory limit */
+	int use_memory; /* 0 when no partition fits the memory limit */
 	int memory_feasible;
-	double lo, hi;      /* lo: infeasible bound, hi: achieved max(t) of best */
-	int *best;          /* arranged_core of the incumbent (n entries) */
+	double lo, hi; /* lo: infeasible bound, hi: achieved max(t) of best */
+	int *best;     /* arranged_core of the incumbent (n entries) */
 	int *dp, *from, *scratch;
-	long checks;        /* feasibility checks done */
+	long checks; /* feasibility checks done */
 	int done;
 } pb_part_exact;
 
@@ -30,13 +30,13 @@ void pb_part_exact_free(pb_part_exact *E);
 /* Runs to the end: optimum (max(t)), its state (ac, n entries) and whether
  * the memory limit could be met (when not, the optimum ignores it). */
 int pb_part_exact_solve(pb_part_problem *P, double *optimum, int *ac, int *memory_feasible,
-			pb_error *err);
+                        pb_error *err);
 
 /* Feasibility DP: minimum total cores of a partition whose groups all have
  * t <= T (and fit memory when use_memory). Returns that number (> n or
  * INT_MAX when infeasible); fills ac with the partition, its spare cores
  * given to the slowest groups, when the result is <= n. */
 int pb_part_exact_min_cores(pb_part_problem *P, double T, int use_memory, int *dp, int *from,
-			    int *ac);
+                            int *ac);
 
 #endif

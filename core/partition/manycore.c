@@ -15,7 +15,7 @@ static int positive(const pb_hw *hw, const char *field, double *out, pb_error *e
 	int rc = pb_hw_num(hw, hw->root, "", field, 1, 0, -DBL_MAX, DBL_MAX, out, err);
 	if (rc == PB_OK && !(*out > 0))
 		rc = pb_err(err, PB_EINPUT, "%s: field '%s' = %g must be a positive number",
-			    hw->path, field, *out);
+		            hw->path, field, *out);
 	return rc;
 }
 
@@ -47,9 +47,9 @@ int pb_manycore_parse(const pb_hw *hw, pb_manycore *out, pb_error *err)
 			return rc;
 		if (rows * cols != cores)
 			return pb_err(err, PB_EINPUT,
-				      "%s: field 'mesh': rows x cols = %ld x %ld does not equal "
-				      "cores = %ld",
-				      hw->path, rows, cols, cores);
+			              "%s: field 'mesh': rows x cols = %ld x %ld does not equal "
+			              "cores = %ld",
+			              hw->path, rows, cols, cores);
 		out->mesh_rows = (int)rows;
 		out->mesh_cols = (int)cols;
 	}
@@ -71,25 +71,25 @@ int pb_manycore_parse(const pb_hw *hw, pb_manycore *out, pb_error *err)
 			out->reward_mode = PB_REWARD_WEIGHTED;
 		else
 			return pb_err(err, PB_EINPUT,
-				      "%s: field 'reward.mode' = '%s': expected \"max_time\" or "
-				      "\"weighted\"",
-				      hw->path, mode);
+			              "%s: field 'reward.mode' = '%s': expected \"max_time\" or "
+			              "\"weighted\"",
+			              hw->path, mode);
 		if ((rc = pb_hw_num(hw, rw, "reward", "a", 0, 1.0, 0, DBL_MAX, &out->reward_a,
-				    err)) ||
+		                    err)) ||
 		    (rc = pb_hw_num(hw, rw, "reward", "b", 0, 0.0, -DBL_MAX, DBL_MAX,
-				    &out->reward_b, err)) ||
+		                    &out->reward_b, err)) ||
 		    (rc = pb_hw_num(hw, rw, "reward", "penalty", 0, 100.0, 0, DBL_MAX,
-				    &out->penalty, err)))
+		                    &out->penalty, err)))
 			return rc;
 		const json_t *w = pb_hw_table(hw, rw, "reward", "weights", 0, err);
 		if (!w && err->code)
 			return err->code;
 		if (w && ((rc = pb_hw_num(hw, w, "reward.weights", "compute", 0, 1.0, 0, DBL_MAX,
-					  &out->w_compute, err)) ||
-			  (rc = pb_hw_num(hw, w, "reward.weights", "storage", 0, 0.0, 0, DBL_MAX,
-					  &out->w_storage, err)) ||
-			  (rc = pb_hw_num(hw, w, "reward.weights", "routing", 0, 1.0, 0, DBL_MAX,
-					  &out->w_routing, err))))
+		                          &out->w_compute, err)) ||
+		          (rc = pb_hw_num(hw, w, "reward.weights", "storage", 0, 0.0, 0, DBL_MAX,
+		                          &out->w_storage, err)) ||
+		          (rc = pb_hw_num(hw, w, "reward.weights", "routing", 0, 1.0, 0, DBL_MAX,
+		                          &out->w_routing, err))))
 			return rc;
 	}
 	return PB_OK;

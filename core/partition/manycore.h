@@ -19,14 +19,14 @@ typedef struct pb_manycore {
 	char name[64];
 	char path[256];
 	int cores;
-	double mac_rate;  /* MACs per second per core */
-	double memory;    /* bytes per core */
-	double bandwidth; /* routing bytes per second */
+	double mac_rate;          /* MACs per second per core */
+	double memory;            /* bytes per core */
+	double bandwidth;         /* routing bytes per second */
 	int mesh_rows, mesh_cols; /* 0 when no mesh is given */
-	int reward_mode;  /* PB_REWARD_* */
-	double reward_a;  /* reward = -a * max(t) in ms + b */
-	double reward_b;  /* b when memory fits (default 0) */
-	double penalty;   /* b = reward_b - penalty when max storage > memory */
+	int reward_mode;          /* PB_REWARD_* */
+	double reward_a;          /* reward = -a * max(t) in ms + b */
+	double reward_b;          /* b when memory fits (default 0) */
+	double penalty;           /* b = reward_b - penalty when max storage > memory */
 	double w_compute, w_storage, w_routing; /* weighted mode: ms, MiB, ms */
 } pb_manycore;
 

@@ -31,9 +31,9 @@
 struct pb_milp {
 	pb_part_problem *P;
 	glp_prob *lp;
-	int n_cols;          /* x columns; column n_cols + 1 is T */
-	int *ca, *cb, *cc;   /* per x column (0-based): a, b, cores */
-	double unit;         /* seconds per objective unit (the lower bound) */
+	int n_cols;        /* x columns; column n_cols + 1 is T */
+	int *ca, *cb, *cc; /* per x column (0-based): a, b, cores */
+	double unit;       /* seconds per objective unit (the lower bound) */
 	ucontext_t caller, co;
 	void *stack;
 	void *fake_stack;
@@ -76,11 +76,11 @@ static void switch_to_caller(pb_milp *M, int final)
 	(void)bottom;
 	(void)size;
 	__sanitizer_start_switch_fiber(final ? NULL : &fs, M->caller.uc_stack.ss_sp,
-				       M->caller.uc_stack.ss_size);
+	                               M->caller.uc_stack.ss_size);
 	swapcontext(&M->co, &M->caller);
 	__sanitizer_finish_switch_fiber(fs, &bottom, &size);
 #else
-	(void)final;
+	(void) final;
 	swapcontext(&M->co, &M->caller);
 #endif
 }
@@ -96,7 +96,7 @@ static void solution_to_state(pb_milp *M, int from_mip)
 		for (int j = 0; j < M->n_cols; j++)
 			if (M->ca[j] == pos) {
 				double v = from_mip ? glp_mip_col_val(M->lp, j + 1)
-						    : glp_get_col_prim(M->lp, j + 1);
+				                    : glp_get_col_prim(M->lp, j + 1);
 				if (v > 0.5) {
 					found = j;
 					break;
@@ -224,7 +224,7 @@ static int add_column(pb_milp *M, int *cap, int a, int b, int c)
 }
 
 int pb_milp_new(pb_part_problem *P, double reference, const char *emit_lp, pb_milp **out,
-		pb_error *err)
+                pb_error *err)
 {
 	*out = NULL;
 	pb_milp *M = calloc(1, sizeof *M);
@@ -280,11 +280,12 @@ int pb_milp_new(pb_part_problem *P, double reference, const char *emit_lp, pb_mi
 				nnz += 2 + 1 + (b - a);
 				if (M->n_cols > MILP_MAX_COLUMNS || nnz > MILP_MAX_NONZEROS) {
 					pb_milp_free(M);
-					return pb_err(err, PB_EUSAGE,
-						      "milp: the model would have more than %d columns "
-						      "or %ld nonzeros (%d layers, %d cores); use "
-						      "--method exact for a model this large",
-						      MILP_MAX_COLUMNS, MILP_MAX_NONZEROS, P->m, P->n);
+					return pb_err(
+					    err, PB_EUSAGE,
+					    "milp: the model would have more than %d columns "
+					    "or %ld nonzeros (%d layers, %d cores); use "
+					    "--method exact for a model this large",
+					    MILP_MAX_COLUMNS, MILP_MAX_NONZEROS, P->m, P->n);
 				}
 				if (t <= LB * (1 + 1e-12))
 					break;
@@ -385,8 +386,8 @@ int pb_milp_step(pb_milp *M, int nodes, int *ac, int *improved, pb_error *err)
 		*improved = 1;
 	}
 	if (M->finished && M->glp_status != GLP_OPT && !isfinite(M->incumbent))
-		return pb_err(err, PB_EINTERNAL,
-			      "milp: GLPK found no integer solution (status %d)", M->glp_status);
+		return pb_err(err, PB_EINTERNAL, "milp: GLPK found no integer solution (status %d)",
+		              M->glp_status);
 	return PB_OK;
 }
 
@@ -435,8 +436,7 @@ void pb_milp_free(pb_milp *M)
 	free(M);
 }
 
-int pb_milp_solve(pb_part_problem *P, const char *emit_lp, double *optimum, int *ac,
-		  pb_error *err)
+int pb_milp_solve(pb_part_problem *P, const char *emit_lp, double *optimum, int *ac, pb_error *err)
 {
 	pb_milp *M;
 	int rc = pb_milp_new(P, NAN, emit_lp, &M, err);

@@ -28,7 +28,7 @@ typedef struct pb_milp pb_milp;
 /* Builds the model; emit_lp (may be NULL) receives it in CPLEX LP format.
  * reference (may be NAN) is only used in messages. */
 int pb_milp_new(pb_part_problem *P, double reference, const char *emit_lp, pb_milp **out,
-		pb_error *err);
+                pb_error *err);
 /* Advances by up to `nodes` B&B nodes. When a better integer solution was
  * found, *improved = 1 and ac (n entries) receives it. */
 int pb_milp_step(pb_milp *M, int nodes, int *ac, int *improved, pb_error *err);
@@ -42,7 +42,6 @@ int pb_milp_columns(const pb_milp *M);
 void pb_milp_free(pb_milp *M);
 
 /* Runs to the end; optimum in seconds and its state. */
-int pb_milp_solve(pb_part_problem *P, const char *emit_lp, double *optimum, int *ac,
-		  pb_error *err);
+int pb_milp_solve(pb_part_problem *P, const char *emit_lp, double *optimum, int *ac, pb_error *err);
 
 #endif

@@ -43,12 +43,12 @@ typedef struct pb_part_opts {
 /* Loads measured kernel times for the graph's nodes from a tuning log
  * (`partbench tune --log FILE`); *times has n_nodes entries (free()). */
 int pb_part_load_costs(const pb_graph *g, const char *log_path, double **times, int *n_found,
-		       pb_error *err);
+                       pb_error *err);
 
 /* 1 if name is one of the methods above. */
 int pb_partition_method_known(const char *name);
 int pb_partition_solver_new(const pb_graph *g, const pb_hw *hw, const pb_part_opts *o,
-			    pb_solver **out, pb_error *err);
+                            pb_solver **out, pb_error *err);
 /* The problem a partition solver works on (owned by the solver). */
 pb_part_problem *pb_partition_solver_problem(pb_solver *s);
 /* Exact optimum computed at start (NAN for the exact method until done). */

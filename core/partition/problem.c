@@ -19,9 +19,9 @@ static double finite0(double v)
 	return isfinite(v) && v > 0 ? v : 0.0;
 }
 
-static int build(int m, const double *macs, const double *params, const double *outb,
-		 int n_edges, const int *from, const int *to, const pb_manycore *hw,
-		 pb_part_problem **out, pb_error *err)
+static int build(int m, const double *macs, const double *params, const double *outb, int n_edges,
+                 const int *from, const int *to, const pb_manycore *hw, pb_part_problem **out,
+                 pb_error *err)
 {
 	*out = NULL;
 	if (m < 1)
@@ -99,26 +99,25 @@ static int build(int m, const double *macs, const double *params, const double *
 }
 
 int pb_part_problem_synthetic(int m, const double *macs, const double *param_bytes,
-			      const double *out_bytes, int n_edges, const int *from,
-			      const int *to, const pb_manycore *hw, pb_part_problem **out,
-			      pb_error *err)
+                              const double *out_bytes, int n_edges, const int *from, const int *to,
+                              const pb_manycore *hw, pb_part_problem **out, pb_error *err)
 {
 	for (int e = 0; e < n_edges; e++)
 		if (from[e] < 0 || to[e] >= m || from[e] >= to[e])
 			return pb_err(err, PB_EINPUT,
-				      "partition: edge %d (%d -> %d) does not go forward", e,
-				      from[e], to[e]);
+			              "partition: edge %d (%d -> %d) does not go forward", e,
+			              from[e], to[e]);
 	return build(m, macs, param_bytes, out_bytes, n_edges, from, to, hw, out, err);
 }
 
 int pb_part_problem_new(const pb_graph *g, const pb_manycore *hw, pb_part_problem **out,
-			pb_error *err)
+                        pb_error *err)
 {
 	return pb_part_problem_new_timed(g, hw, NULL, out, err);
 }
 
 int pb_part_problem_new_timed(const pb_graph *g, const pb_manycore *hw, const double *node_time,
-			      pb_part_problem **out, pb_error *err)
+                              pb_part_problem **out, pb_error *err)
 {
 	int m = g->n_nodes, ne = 0;
 	for (int i = 0; i < m; i++)
@@ -136,8 +135,8 @@ int pb_part_problem_new_timed(const pb_graph *g, const pb_manycore *hw, const do
 		for (int i = 0; i < m; i++) {
 			const pb_node *nd = &g->nodes[i];
 			macs[i] = (node_time && isfinite(node_time[i]))
-					  ? node_time[i] * hw->mac_rate
-					  : nd->cost.macs;
+			              ? node_time[i] * hw->mac_rate
+			              : nd->cost.macs;
 			par[i] = nd->cost.param_bytes;
 			ob[i] = nd->cost.out_bytes;
 			for (int k = 0; k < nd->n_succs; k++) {
@@ -225,7 +224,8 @@ int pb_part_groups(pb_part_problem *P, const int *ac, pb_part_group *groups)
 		if (ac[i] == 0)
 			continue;
 		if (groups) {
-			pb_part_eval_group(P, layer, layer + ac[i], i - first_core + 1, &groups[ng]);
+			pb_part_eval_group(P, layer, layer + ac[i], i - first_core + 1,
+			                   &groups[ng]);
 			groups[ng].first_core = first_core;
 		}
 		ng++;
@@ -264,14 +264,13 @@ double pb_part_reward(const pb_part_problem *P, const pb_part_eval *ev)
 	double b = h->reward_b - (ev->over_memory ? h->penalty : 0.0);
 	if (h->reward_mode == PB_REWARD_WEIGHTED)
 		return -(h->w_compute * ev->max_compute * 1e3 +
-			 h->w_storage * ev->max_storage / (1024.0 * 1024.0) +
-			 h->w_routing * ev->max_routing * 1e3) +
+		         h->w_storage * ev->max_storage / (1024.0 * 1024.0) +
+		         h->w_routing * ev->max_routing * 1e3) +
 		       b;
 	return -h->reward_a * ev->max_time * 1e3 + b;
 }
 
-void pb_part_evaluate(pb_part_problem *P, const int *ac, pb_part_eval *ev,
-		      pb_part_group *groups)
+void pb_part_evaluate(pb_part_problem *P, const int *ac, pb_part_eval *ev, pb_part_group *groups)
 {
 	pb_part_group local[64];
 	pb_part_group *gs = groups;
@@ -325,8 +324,7 @@ void pb_part_state_from_groups(int n_groups, const int *cores, const int *layers
 	}
 }
 
-pb_plan *pb_part_to_plan(pb_part_problem *P, const int *ac, const char *method,
-			 double optimum)
+pb_plan *pb_part_to_plan(pb_part_problem *P, const int *ac, const char *method, double optimum)
 {
 	pb_part_group *gs = malloc((size_t)P->n * sizeof *gs);
 	double *am = malloc((size_t)P->n * sizeof *am);
@@ -346,19 +344,19 @@ pb_plan *pb_part_to_plan(pb_part_problem *P, const int *ac, const char *method,
 			snprintf(label, sizeof label, "core %d", g->first_core);
 		else
 			snprintf(label, sizeof label, "cores %d-%d", g->first_core,
-				 g->first_core + g->cores - 1);
+			         g->first_core + g->cores - 1);
 		pb_plan_group pg = {label,
-				    g->first_core,
-				    g->cores,
-				    g->time,
-				    g->compute,
-				    g->routing,
-				    g->storage,
-				    g->macs,
-				    g->first_layer,
-				    g->first_layer + g->layers - 1,
-				    k == ev.bottleneck,
-				    g->storage > P->hw.memory};
+		                    g->first_core,
+		                    g->cores,
+		                    g->time,
+		                    g->compute,
+		                    g->routing,
+		                    g->storage,
+		                    g->macs,
+		                    g->first_layer,
+		                    g->first_layer + g->layers - 1,
+		                    k == ev.bottleneck,
+		                    g->storage > P->hw.memory};
 		pb_plan_add_group(p, &pg);
 		for (int v = g->first_layer; v < g->first_layer + g->layers; v++)
 			p->group[v] = k;
@@ -386,9 +384,9 @@ pb_plan *pb_part_to_plan(pb_part_problem *P, const int *ac, const char *method,
 	json_object_set_new(p->detail, "layout", json_string(P->hw.name));
 	json_object_set_new(p->detail, "cores", json_integer(P->n));
 	json_object_set_new(p->detail, "layers", json_integer(P->m));
-	json_object_set_new(p->detail, "reward_mode",
-			    json_string(P->hw.reward_mode == PB_REWARD_WEIGHTED ? "weighted"
-										: "max_time"));
+	json_object_set_new(
+	    p->detail, "reward_mode",
+	    json_string(P->hw.reward_mode == PB_REWARD_WEIGHTED ? "weighted" : "max_time"));
 	free(gs);
 	free(am);
 	return p;
@@ -400,21 +398,21 @@ int pb_part_from_plan(const pb_part_problem *P, const pb_plan *plan, int *ac, pb
 		return pb_err(err, PB_EUSAGE, "no plan yet (run 'partition' first)");
 	if (strcmp(plan->kind, "partition") != 0)
 		return pb_err(err, PB_EUSAGE,
-			      "the current plan is a '%s' plan; this needs a 'partition' plan "
-			      "(run 'partition' first)",
-			      plan->kind);
+		              "the current plan is a '%s' plan; this needs a 'partition' plan "
+		              "(run 'partition' first)",
+		              plan->kind);
 	const json_t *j = json_object_get(plan->detail, "arranged_core");
 	if (!json_is_array(j))
 		return pb_err(err, PB_EINPUT, "the partition plan has no detail.arranged_core");
 	if ((int)json_array_size(j) != P->n)
 		return pb_err(err, PB_EUSAGE,
-			      "the plan was made for %d cores, the layout '%s' has %d",
-			      (int)json_array_size(j), P->hw.name, P->n);
+		              "the plan was made for %d cores, the layout '%s' has %d",
+		              (int)json_array_size(j), P->hw.name, P->n);
 	for (int i = 0; i < P->n; i++) {
 		const json_t *v = json_array_get(j, (size_t)i);
 		if (!json_is_integer(v))
 			return pb_err(err, PB_EINPUT, "detail.arranged_core[%d] is not an integer",
-				      i);
+			              i);
 		ac[i] = (int)json_integer_value(v);
 	}
 	if (!pb_part_state_valid(P, ac, err))

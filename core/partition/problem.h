@@ -37,16 +37,16 @@
 
 typedef struct pb_part_problem {
 	pb_manycore hw;
-	int m;            /* layers (graph nodes) */
-	int n;            /* cores */
-	double *pmacs;    /* prefix sums, m+1 entries */
-	double *pstore;   /* prefix sums of param_bytes + out_bytes */
-	double *ob;       /* out_bytes per layer */
-	int *min_succ;    /* smallest successor id per layer, m if none */
-	int *pred_off;    /* CSR of predecessors: pred[pred_off[v]..pred_off[v+1]) */
+	int m;          /* layers (graph nodes) */
+	int n;          /* cores */
+	double *pmacs;  /* prefix sums, m+1 entries */
+	double *pstore; /* prefix sums of param_bytes + out_bytes */
+	double *ob;     /* out_bytes per layer */
+	int *min_succ;  /* smallest successor id per layer, m if none */
+	int *pred_off;  /* CSR of predecessors: pred[pred_off[v]..pred_off[v+1]) */
 	int *pred;
-	int *pred_next;   /* successor of pred[k] that follows v, m if none */
-	int *stamp;       /* scratch for in_bytes */
+	int *pred_next; /* successor of pred[k] that follows v, m if none */
+	int *stamp;     /* scratch for in_bytes */
 	int stamp_gen;
 	double total_macs;
 	double lower_bound; /* perfect balance: total MACs / (n * rate) */
@@ -61,27 +61,26 @@ typedef struct pb_part_group {
 typedef struct pb_part_eval {
 	double max_time, max_compute, max_routing, max_storage;
 	double sum_sq_time; /* sum of squared group times (a tie-breaker) */
-	int bottleneck;   /* group index with the largest time */
-	int over_memory;  /* max_storage > memory */
+	int bottleneck;     /* group index with the largest time */
+	int over_memory;    /* max_storage > memory */
 	double reward;
 	int n_groups;
 } pb_part_eval;
 
 /* Builds the problem from a graph and a manycore layout (copied). */
 int pb_part_problem_new(const pb_graph *g, const pb_manycore *hw, pb_part_problem **out,
-			pb_error *err);
+                        pb_error *err);
 /* Same, with measured kernel times (seconds per node, from a tuning log; see
  * tune/node_costs.h): a node with a finite time counts as time x mac_rate
  * MACs, so its compute time on one core is the measured time; other nodes
  * keep their MACs. node_time may be NULL. */
 int pb_part_problem_new_timed(const pb_graph *g, const pb_manycore *hw, const double *node_time,
-			      pb_part_problem **out, pb_error *err);
+                              pb_part_problem **out, pb_error *err);
 /* Synthetic problems for tests and benchmarks: per-layer MACs, bytes and
  * an edge list (pred[k] -> succ[k]); edges must go forward. */
 int pb_part_problem_synthetic(int m, const double *macs, const double *param_bytes,
-			      const double *out_bytes, int n_edges, const int *from,
-			      const int *to, const pb_manycore *hw, pb_part_problem **out,
-			      pb_error *err);
+                              const double *out_bytes, int n_edges, const int *from, const int *to,
+                              const pb_manycore *hw, pb_part_problem **out, pb_error *err);
 void pb_part_problem_free(pb_part_problem *P);
 
 /* Bytes entering layers [a, b) from earlier layers. */
@@ -97,8 +96,7 @@ int pb_part_groups(pb_part_problem *P, const int *ac, pb_part_group *groups);
 /* 1 if ac is a valid state for P, else 0 with a reason in err. */
 int pb_part_state_valid(const pb_part_problem *P, const int *ac, pb_error *err);
 /* Evaluates a state; groups (capacity n) may be NULL. */
-void pb_part_evaluate(pb_part_problem *P, const int *ac, pb_part_eval *ev,
-		      pb_part_group *groups);
+void pb_part_evaluate(pb_part_problem *P, const int *ac, pb_part_eval *ev, pb_part_group *groups);
 /* Reward of an evaluation under the layout's reward settings. */
 double pb_part_reward(const pb_part_problem *P, const pb_part_eval *ev);
 /* arranged_macs of a state: MACs of the layers of each entry. */
@@ -107,8 +105,7 @@ void pb_part_arranged_macs(const pb_part_problem *P, const int *ac, double *macs
 void pb_part_state_from_groups(int n_groups, const int *cores, const int *layers, int *ac);
 
 /* Generic plan of a state (kind "partition"). optimum may be NAN. */
-pb_plan *pb_part_to_plan(pb_part_problem *P, const int *ac, const char *method,
-			 double optimum);
+pb_plan *pb_part_to_plan(pb_part_problem *P, const int *ac, const char *method, double optimum);
 /* Reads detail.arranged_core of a partition plan made for this problem. */
 int pb_part_from_plan(const pb_part_problem *P, const pb_plan *plan, int *ac, pb_error *err);
 

@@ -9,31 +9,33 @@
 
 void pb_part_report_table(FILE *out, const pb_plan *p)
 {
-	fprintf(out, "%-4s %-12s %-13s %12s %11s %11s %11s %11s\n", "#", "cores", "layers",
-		"MACs", "time(ms)", "compute", "routing", "storage");
+	fprintf(out, "%-4s %-12s %-13s %12s %11s %11s %11s %11s\n", "#", "cores", "layers", "MACs",
+	        "time(ms)", "compute", "routing", "storage");
 	for (int i = 0; i < p->n_groups; i++) {
 		const pb_plan_group *g = &p->groups[i];
 		char cores[24], layers[24];
 		snprintf(cores, sizeof cores, "%d-%d (%d)", g->first_unit,
-			 g->first_unit + g->n_units - 1, g->n_units);
+		         g->first_unit + g->n_units - 1, g->n_units);
 		snprintf(layers, sizeof layers, "%d-%d", g->first_node, g->last_node);
 		fprintf(out, "%-4d %-12s %-13s %12.4g %11.5f %11.5f %11.5f %9.3fMiB%s%s\n", i,
-			cores, layers, g->macs, g->time * 1e3, g->compute * 1e3, g->routing * 1e3,
-			g->storage / (1024.0 * 1024.0), g->bottleneck ? "  <- max" : "",
-			g->over_memory ? "  OVER MEMORY" : "");
+		        cores, layers, g->macs, g->time * 1e3, g->compute * 1e3, g->routing * 1e3,
+		        g->storage / (1024.0 * 1024.0), g->bottleneck ? "  <- max" : "",
+		        g->over_memory ? "  OVER MEMORY" : "");
 	}
 	double mt = pb_plan_metric(p, "max_time", NAN), opt = pb_plan_metric(p, "optimum", NAN);
-	fprintf(out, "max(t) = %.6f ms   reward = %.6f\n", mt * 1e3, pb_plan_metric(p, "reward", NAN));
+	fprintf(out, "max(t) = %.6f ms   reward = %.6f\n", mt * 1e3,
+	        pb_plan_metric(p, "reward", NAN));
 	if (isfinite(opt))
 		fprintf(out, "exact optimum = %.6f ms   gap = %.3f%%\n", opt * 1e3,
-			100 * pb_plan_metric(p, "gap", NAN));
-	fprintf(out, "lower bound (perfect balance) = %.6f ms   max storage = %.3f MiB of %.3f MiB\n",
-		pb_plan_metric(p, "lower_bound", NAN) * 1e3,
-		pb_plan_metric(p, "max_storage", NAN) / (1024.0 * 1024.0),
-		pb_plan_metric(p, "memory", NAN) / (1024.0 * 1024.0));
+		        100 * pb_plan_metric(p, "gap", NAN));
+	fprintf(out,
+	        "lower bound (perfect balance) = %.6f ms   max storage = %.3f MiB of %.3f MiB\n",
+	        pb_plan_metric(p, "lower_bound", NAN) * 1e3,
+	        pb_plan_metric(p, "max_storage", NAN) / (1024.0 * 1024.0),
+	        pb_plan_metric(p, "memory", NAN) / (1024.0 * 1024.0));
 	if (pb_plan_has_metric(p, "script_cost"))
 		fprintf(out, "script cost terms = %.6g (Lua cost_term heuristics, not in max(t))\n",
-			pb_plan_metric(p, "script_cost", 0));
+		        pb_plan_metric(p, "script_cost", 0));
 }
 
 json_t *pb_part_report_json(const pb_plan *p, const char *method, const char *layout)
@@ -41,8 +43,8 @@ json_t *pb_part_report_json(const pb_plan *p, const char *method, const char *la
 	json_t *j = json_object();
 	json_object_set_new(j, "method", json_string(method));
 	json_object_set_new(j, "layout", json_string(layout));
-	const char *names[] = {"max_time", "reward", "optimum", "gap", "lower_bound",
-			       "max_storage", "memory"};
+	const char *names[] = {"max_time",    "reward",      "optimum", "gap",
+	                       "lower_bound", "max_storage", "memory"};
 	for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
 		double v = pb_plan_metric(p, names[i], NAN);
 		json_object_set_new(j, names[i], isfinite(v) ? json_real(v) : json_null());
@@ -66,9 +68,9 @@ json_t *pb_part_report_json(const pb_plan *p, const char *method, const char *la
 	}
 	json_object_set_new(j, "groups", gs);
 	if (pb_plan_has_metric(p, "script_cost"))
-		json_object_set_new(j, "script_cost", json_real(pb_plan_metric(p, "script_cost", 0)));
+		json_object_set_new(j, "script_cost",
+		                    json_real(pb_plan_metric(p, "script_cost", 0)));
 	json_object_set(j, "arranged_core", json_object_get(p->detail, "arranged_core"));
 	json_object_set(j, "arranged_macs", json_object_get(p->detail, "arranged_macs"));
 	return j;
 }
-

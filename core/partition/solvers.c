@@ -20,8 +20,7 @@
 #include "../tune/node_costs.h"
 
 enum { M_EXACT, M_MILP, M_RL, M_GREEDY, M_EQUAL, M_LOCAL };
-static const char *const method_names[] = {"exact", "milp", "rl", "greedy", "equal", "local",
-					   NULL};
+static const char *const method_names[] = {"exact", "milp", "rl", "greedy", "equal", "local", NULL};
 
 typedef struct psolver {
 	pb_solver base;
@@ -29,7 +28,7 @@ typedef struct psolver {
 	int method;
 	double optimum; /* exact reference for the gap (NAN until known) */
 	int memory_feasible;
-	int *ac;        /* incumbent state */
+	int *ac; /* incumbent state */
 	int *scratch;
 	double inc_obj;
 	pb_plan *plan;
@@ -86,12 +85,12 @@ static void fill_progress(psolver *ps, pb_solver_progress *p, double bound, doub
 	if (isfinite(ps->optimum) && ps->optimum > 0)
 		snprintf(gap, sizeof gap, ", gap %.2f%%", 100 * (ev.max_time / ps->optimum - 1));
 	snprintf(p->message, sizeof p->message, "max(t) %.4f ms, reward %.4f%s%s, %ld %s",
-		 ev.max_time * 1e3, ev.reward, gap, ev.over_memory ? ", OVER MEMORY" : "",
-		 ps->iters,
-		 ps->method == M_RL      ? "episodes"
-		 : ps->method == M_MILP  ? "nodes"
-		 : ps->method == M_EXACT ? "checks"
-					 : "moves");
+	         ev.max_time * 1e3, ev.reward, gap, ev.over_memory ? ", OVER MEMORY" : "",
+	         ps->iters,
+	         ps->method == M_RL      ? "episodes"
+	         : ps->method == M_MILP  ? "nodes"
+	         : ps->method == M_EXACT ? "checks"
+	                                 : "moves");
 }
 
 static int step_fn(pb_solver *s, int budget, pb_solver_progress *p, pb_error *err)
@@ -169,9 +168,9 @@ static void stats_fn(pb_solver *s, FILE *out)
 	pb_part_eval ev;
 	pb_part_evaluate(ps->P, ps->ac, &ev, NULL);
 	fprintf(out, "method %s on %s: %d layers, %d cores\n", method_names[ps->method],
-		ps->P->hw.name, ps->P->m, ps->P->n);
+	        ps->P->hw.name, ps->P->m, ps->P->n);
 	fprintf(out, "incumbent max(t) %.6f ms, reward %.4f, %d groups\n", ev.max_time * 1e3,
-		ev.reward, ev.n_groups);
+	        ev.reward, ev.n_groups);
 	fprintf(out, "lower bound %.6f ms", ps->P->lower_bound * 1e3);
 	if (isfinite(ps->optimum))
 		fprintf(out, ", exact optimum %.6f ms", ps->optimum * 1e3);
@@ -208,7 +207,7 @@ double pb_partition_solver_optimum(pb_solver *s)
 }
 
 int pb_partition_solver_new(const pb_graph *g, const pb_hw *hw, const pb_part_opts *o,
-			    pb_solver **out, pb_error *err)
+                            pb_solver **out, pb_error *err)
 {
 	*out = NULL;
 	const char *mname = o->method ? o->method : "exact";
@@ -217,9 +216,10 @@ int pb_partition_solver_new(const pb_graph *g, const pb_hw *hw, const pb_part_op
 		if (strcmp(method_names[i], mname) == 0)
 			method = i;
 	if (method < 0)
-		return pb_err(err, PB_EUSAGE,
-			      "partition: unknown method '%s' (exact, milp, rl, greedy, equal, local)",
-			      mname);
+		return pb_err(
+		    err, PB_EUSAGE,
+		    "partition: unknown method '%s' (exact, milp, rl, greedy, equal, local)",
+		    mname);
 	pb_manycore mc;
 	int rc = pb_manycore_parse(hw, &mc, err);
 	if (rc)
@@ -295,9 +295,9 @@ int pb_partition_solver_new(const pb_graph *g, const pb_hw *hw, const pb_part_op
 			cfg.init = PB_RL_INIT_LOCAL;
 		else if (o->init && strcmp(o->init, "balanced") != 0)
 			rc = pb_err(err, PB_EUSAGE,
-				    "partition: --init must be balanced, local, greedy or equal, "
-				    "got '%s'",
-				    o->init);
+			            "partition: --init must be balanced, local, greedy or equal, "
+			            "got '%s'",
+			            o->init);
 		cfg.optimum = ps->optimum;
 		cfg.mask = o->mask;
 		cfg.mask_ud = o->mask_ud;
@@ -326,7 +326,7 @@ int pb_partition_solver_new(const pb_graph *g, const pb_hw *hw, const pb_part_op
 }
 
 int pb_part_load_costs(const pb_graph *g, const char *log_path, double **times, int *n_found,
-		       pb_error *err)
+                       pb_error *err)
 {
 	*times = malloc(((size_t)g->n_nodes + 1) * sizeof **times);
 	if (!*times)
@@ -334,9 +334,9 @@ int pb_part_load_costs(const pb_graph *g, const char *log_path, double **times, 
 	int rc = pb_tune_node_times(g, log_path, *times, n_found, err);
 	if (rc == PB_OK && *n_found == 0)
 		rc = pb_err(err, PB_EINPUT,
-			    "%s: the tuning log has no measurement for any node of %s (tune some "
-			    "first: partbench tune MODEL --node NAME --log %s)",
-			    log_path, g->path, log_path);
+		            "%s: the tuning log has no measurement for any node of %s (tune some "
+		            "first: partbench tune MODEL --node NAME --log %s)",
+		            log_path, g->path, log_path);
 	if (rc) {
 		free(*times);
 		*times = NULL;

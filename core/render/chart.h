@@ -29,33 +29,33 @@ void pb_svgdoc_close(FILE *f);
 double pb_nice_range(double *lo, double *hi, int ticks);
 
 void pb_chart_init(pb_chart *c, FILE *f, double px, double py, double pw, double ph, double x0,
-		   double x1, double y0, double y1);
+                   double x1, double y0, double y1);
 double pb_chart_sx(const pb_chart *c, double x);
 double pb_chart_sy(const pb_chart *c, double y);
 /* Frame, grid, ticks and axis titles; xstep/ystep as from pb_nice_range
  * (0 = no ticks on that axis). fmt may be NULL (pb_fmt_si). */
 void pb_chart_axes(const pb_chart *c, double xstep, double ystep, const char *xlabel,
-		   const char *ylabel, pb_tick_fmt xfmt, pb_tick_fmt yfmt);
+                   const char *ylabel, pb_tick_fmt xfmt, pb_tick_fmt yfmt);
 /* Polyline of n points (NaN points break the line), in a <g class="series">
  * with the given id. dash may be NULL. */
 void pb_chart_line(const pb_chart *c, const char *id, const double *x, const double *y, int n,
-		   const char *color, double width, const char *dash);
+                   const char *color, double width, const char *dash);
 /* Small circles at the points. */
 void pb_chart_points(const pb_chart *c, const char *id, const double *x, const double *y, int n,
-		     const char *color, double r);
+                     const char *color, double r);
 /* Rectangle in data coordinates with a tooltip; cls names the class. */
 void pb_chart_rect(const pb_chart *c, const char *cls, double xa, double ya, double xb, double yb,
-		   const char *fill, const char *stroke, double stroke_w, const char *tip);
+                   const char *fill, const char *stroke, double stroke_w, const char *tip);
 /* Horizontal line at data y across the plot area, with a label at the right. */
 void pb_chart_hline(const pb_chart *c, const char *cls, double y, const char *color,
-		    const char *dash, const char *label);
+                    const char *dash, const char *label);
 void pb_svg_text(FILE *f, double x, double y, const char *anchor, double size, const char *fill,
-		 const char *text);
+                 const char *text);
 /* Text rotated by angle degrees around (x, y). */
 void pb_svg_text_rot(FILE *f, double x, double y, double angle, const char *anchor, double size,
-		     const char *text);
+                     const char *text);
 /* Legend: a column of colour swatches with labels, starting at (x, y). */
 void pb_svg_legend(FILE *f, double x, double y, const char *const *labels,
-		   const char *const *colors, int n);
+                   const char *const *colors, int n);
 
 #endif

@@ -51,7 +51,7 @@ static int same_key(const split_name *a, const split_name *b, int ga, int gb, in
  * it, compared with the last node that had a path. chunk > 0 also cuts runs
  * into pieces of at most chunk nodes (graphs without module paths). */
 static int count_runs(const split_name *s, const int *group, int n, int depth, int chunk,
-		      int *box_of)
+                      int *box_of)
 {
 	int boxes = 0, key = 0, len = 0;
 	for (int i = 0; i < n; i++) {
@@ -89,7 +89,7 @@ static int fill_starts(pb_collapse *c)
 }
 
 int pb_collapse_compute(const pb_graph *g, const int *group, int max_boxes, int force,
-			pb_collapse **out, pb_error *err)
+                        pb_collapse **out, pb_error *err)
 {
 	*out = NULL;
 	int n = g->n_nodes;
@@ -158,8 +158,7 @@ int pb_collapse_size(const pb_collapse *c, int b)
 	return c->start[b + 1] - c->start[b];
 }
 
-char *pb_collapse_prefix(const pb_graph *g, const pb_collapse *c, int b, char *buf,
-			 size_t len)
+char *pb_collapse_prefix(const pb_graph *g, const pb_collapse *c, int b, char *buf, size_t len)
 {
 	buf[0] = '\0';
 	if (len == 0 || c->depth == PB_COLLAPSE_NONE || c->depth == 0)
@@ -190,7 +189,7 @@ int pb_collapse_expand(pb_collapse *c, int b, pb_error *err)
 		return pb_err(err, PB_ENOMEM, "collapse: out of memory");
 	c->start = ns;
 	memmove(&c->start[b + 1 + extra], &c->start[b + 1],
-		(size_t)(c->n_boxes - b) * sizeof *c->start);
+	        (size_t)(c->n_boxes - b) * sizeof *c->start);
 	for (int k = 1; k <= extra; k++)
 		c->start[b + k] = c->start[b] + k;
 	c->n_boxes += extra;

@@ -26,23 +26,22 @@
 typedef struct pb_collapse {
 	int n_nodes;
 	int n_boxes;
-	int depth;       /* module-path depth used; PB_COLLAPSE_NONE if uncollapsed */
-	int *box_of;     /* n_nodes: box of each node */
-	int *start;      /* n_boxes+1: box b holds nodes start[b] .. start[b+1]-1 */
+	int depth;   /* module-path depth used; PB_COLLAPSE_NONE if uncollapsed */
+	int *box_of; /* n_nodes: box of each node */
+	int *start;  /* n_boxes+1: box b holds nodes start[b] .. start[b+1]-1 */
 } pb_collapse;
 
 /* group may be NULL (all nodes in one group). max_boxes <= 0 means no limit
  * (no collapse); force collapses at the chosen depth even when the graph
  * fits. */
 int pb_collapse_compute(const pb_graph *g, const int *group, int max_boxes, int force,
-			pb_collapse **out, pb_error *err);
+                        pb_collapse **out, pb_error *err);
 void pb_collapse_free(pb_collapse *c);
 /* Number of member nodes of box b. */
 int pb_collapse_size(const pb_collapse *c, int b);
 /* The box's shared module path (depth components, "/"-joined, no leading
  * slash) into buf; "" when the members share none. */
-char *pb_collapse_prefix(const pb_graph *g, const pb_collapse *c, int b, char *buf,
-			 size_t len);
+char *pb_collapse_prefix(const pb_graph *g, const pb_collapse *c, int b, char *buf, size_t len);
 /* Splits box b into one box per node (the TUI's "expand"). */
 int pb_collapse_expand(pb_collapse *c, int b, pb_error *err);
 

@@ -26,8 +26,11 @@ char *pb_fmt_si(double v, char *buf, size_t len)
 	if (k == 0 && a == floor(a))
 		snprintf(buf, len, "%.0f", v);
 	else
-		snprintf(buf, len, a >= 99.95 ? "%.0f%s" : a >= 9.995 ? "%.1f%s" : "%.2f%s", v,
-			 unit[k]);
+		snprintf(buf, len,
+		         a >= 99.95   ? "%.0f%s"
+		         : a >= 9.995 ? "%.1f%s"
+		                      : "%.2f%s",
+		         v, unit[k]);
 	return buf;
 }
 
@@ -58,9 +61,8 @@ char *pb_fmt_time(double s, char *buf, size_t len)
 }
 
 /* Light, mutually distinct fills that keep black text readable. */
-static const unsigned palette[12] = {0x8dd3c7, 0xffffb3, 0xbebada, 0xfb8072, 0x80b1d3,
-				     0xfdb462, 0xb3de69, 0xfccde5, 0xd9d9d9, 0xbc80bd,
-				     0xccebc5, 0xffed6f};
+static const unsigned palette[12] = {0x8dd3c7, 0xffffb3, 0xbebada, 0xfb8072, 0x80b1d3, 0xfdb462,
+                                     0xb3de69, 0xfccde5, 0xd9d9d9, 0xbc80bd, 0xccebc5, 0xffed6f};
 
 static unsigned hsv(double h, double s, double v)
 {
@@ -68,12 +70,24 @@ static unsigned hsv(double h, double s, double v)
 	int i = (int)floor(h * 6);
 	double f = h * 6 - i, p = v * (1 - s), q = v * (1 - f * s), t = v * (1 - (1 - f) * s);
 	switch (((i % 6) + 6) % 6) {
-	case 0: r = v, g = t, b = p; break;
-	case 1: r = q, g = v, b = p; break;
-	case 2: r = p, g = v, b = t; break;
-	case 3: r = p, g = q, b = v; break;
-	case 4: r = t, g = p, b = v; break;
-	default: r = v, g = p, b = q; break;
+	case 0:
+		r = v, g = t, b = p;
+		break;
+	case 1:
+		r = q, g = v, b = p;
+		break;
+	case 2:
+		r = p, g = v, b = t;
+		break;
+	case 3:
+		r = p, g = q, b = v;
+		break;
+	case 4:
+		r = t, g = p, b = v;
+		break;
+	default:
+		r = v, g = p, b = q;
+		break;
 	}
 	return ((unsigned)lround(r * 255) << 16) | ((unsigned)lround(g * 255) << 8) |
 	       (unsigned)lround(b * 255);
@@ -99,7 +113,7 @@ char *pb_palette_dark(int i, char *buf, size_t len)
 {
 	unsigned c = colour(i);
 	unsigned r = (c >> 16) * 55 / 100, g = ((c >> 8) & 255) * 55 / 100,
-		 b = (c & 255) * 55 / 100;
+	         b = (c & 255) * 55 / 100;
 	snprintf(buf, len, "#%02x%02x%02x", r, g, b);
 	return buf;
 }
@@ -108,7 +122,7 @@ char *pb_heat(double t, char *buf, size_t len)
 {
 	/* ColorBrewer YlOrRd, 7 steps, interpolated. */
 	static const unsigned stops[7] = {0xffffcc, 0xfed976, 0xfeb24c, 0xfd8d3c,
-					  0xfc4e2a, 0xe31a1c, 0xb10026};
+	                                  0xfc4e2a, 0xe31a1c, 0xb10026};
 	if (!(t >= 0))
 		t = 0;
 	if (t > 1)
@@ -131,11 +145,21 @@ void pb_xml_escape(FILE *f, const char *s)
 {
 	for (; s && *s; s++) {
 		switch (*s) {
-		case '&': fputs("&amp;", f); break;
-		case '<': fputs("&lt;", f); break;
-		case '>': fputs("&gt;", f); break;
-		case '"': fputs("&quot;", f); break;
-		case '\'': fputs("&#39;", f); break;
+		case '&':
+			fputs("&amp;", f);
+			break;
+		case '<':
+			fputs("&lt;", f);
+			break;
+		case '>':
+			fputs("&gt;", f);
+			break;
+		case '"':
+			fputs("&quot;", f);
+			break;
+		case '\'':
+			fputs("&#39;", f);
+			break;
 		default:
 			/* Control characters are not allowed in XML 1.0. */
 			if ((unsigned char)*s < 0x20 && *s != '\n' && *s != '\t')

@@ -54,8 +54,7 @@ int pb_gv_fail(pb_error *err, const char *what)
 	while (k > 0 && clean[k - 1] == ' ')
 		k--;
 	clean[k] = '\0';
-	return pb_err(err, PB_EINTERNAL, "%s: Graphviz failed%s%s", what, k ? ": " : "",
-		      clean);
+	return pb_err(err, PB_EINTERNAL, "%s: Graphviz failed%s%s", what, k ? ": " : "", clean);
 }
 
 /* ---- id discipline: names get ids 2, 4, 6 ... in creation order,

@@ -155,7 +155,7 @@ int pb_layout_run(const pb_layout_req *req, pb_layout **out, pb_error *err)
 	int rc = PB_OK;
 	if (gvLayout(gvc, g, "dot") != 0) {
 		rc = pb_err(err, PB_EINTERNAL, "layout: Graphviz dot failed: %s",
-			    gv_msg[0] ? gv_msg : "no message");
+		            gv_msg[0] ? gv_msg : "no message");
 	} else {
 		boxf bb = GD_bb(g);
 		int n_pts = 0;

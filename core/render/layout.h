@@ -24,21 +24,21 @@
 
 typedef struct pb_layout_req {
 	int n_boxes;
-	const int *w, *h;      /* box sizes in cells (>= 1) */
+	const int *w, *h; /* box sizes in cells (>= 1) */
 	int n_edges;
-	const int *src, *dst;  /* box indices */
-	int left_right;        /* 1: ranks left to right; 0: top down */
-	int straight;          /* 1: straight edges (faster for big graphs) */
+	const int *src, *dst; /* box indices */
+	int left_right;       /* 1: ranks left to right; 0: top down */
+	int straight;         /* 1: straight edges (faster for big graphs) */
 } pb_layout_req;
 
 typedef struct pb_layout {
 	int n_boxes;
-	double *x, *y;         /* box centres (cells) */
-	double width, height;  /* extent of the drawing (cells) */
+	double *x, *y;        /* box centres (cells) */
+	double width, height; /* extent of the drawing (cells) */
 	int n_edges;
-	int *edge_first;       /* n_edges + 1 offsets into px/py */
-	double *px, *py;       /* edge path points (cells), tail to head */
-	int from_dot;          /* 1 when computed by Graphviz, 0 for the fallback */
+	int *edge_first; /* n_edges + 1 offsets into px/py */
+	double *px, *py; /* edge path points (cells), tail to head */
+	int from_dot;    /* 1 when computed by Graphviz, 0 for the fallback */
 } pb_layout;
 
 int pb_layout_run(const pb_layout_req *req, pb_layout **out, pb_error *err);

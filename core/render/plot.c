@@ -18,7 +18,8 @@ int pb_plot_kind_parse(const char *s, int *kind, pb_error *err)
 			*kind = i;
 			return PB_OK;
 		}
-	return pb_err(err, PB_EUSAGE, "plot: unknown kind '%s' (training, tune, load, timeline)", s);
+	return pb_err(err, PB_EUSAGE, "plot: unknown kind '%s' (training, tune, load, timeline)",
+	              s);
 }
 
 int pb_jsonl_load(const char *path, json_t **out, pb_error *err)
@@ -37,7 +38,8 @@ int pb_jsonl_load(const char *path, json_t **out, pb_error *err)
 		json_t *a = json_loadf(f, 0, &je);
 		fclose(f);
 		if (!a)
-			return pb_err(err, PB_EINPUT, "%s:%d:%d: %s", path, je.line, je.column, je.text);
+			return pb_err(err, PB_EINPUT, "%s:%d:%d: %s", path, je.line, je.column,
+			              je.text);
 		*out = a;
 		return PB_OK;
 	}
@@ -62,7 +64,7 @@ int pb_jsonl_load(const char *path, json_t **out, pb_error *err)
 			fclose(f);
 			json_decref(arr);
 			return pb_err(err, PB_EINPUT, "%s:%d: %s", path, lineno,
-				      o ? "expected a JSON object per line" : je.text);
+			              o ? "expected a JSON object per line" : je.text);
 		}
 		json_array_append_new(arr, o);
 	}
@@ -73,7 +75,7 @@ int pb_jsonl_load(const char *path, json_t **out, pb_error *err)
 }
 
 int pb_plot_render(int kind, const char *src, const pb_plan *plan, const pb_plot_opts *o,
-		   char **svg, size_t *len, pb_error *err)
+                   char **svg, size_t *len, pb_error *err)
 {
 	*svg = NULL;
 	*len = 0;
@@ -98,11 +100,20 @@ int pb_plot_render(int kind, const char *src, const pb_plan *plan, const pb_plot
 		return pb_err(err, PB_ENOMEM, "plot: out of memory");
 	}
 	switch (kind) {
-	case PB_PLOT_TRAINING: rc = pb_plot_training(records, src, &opts, f, err); break;
-	case PB_PLOT_TUNE: rc = pb_plot_tune(records, src, &opts, f, err); break;
-	case PB_PLOT_LOAD: rc = pb_plot_load(plan, src, &opts, f, err); break;
-	case PB_PLOT_TIMELINE: rc = pb_plot_timeline(plan, src, &opts, f, err); break;
-	default: rc = pb_err(err, PB_EUSAGE, "plot: unknown kind %d", kind);
+	case PB_PLOT_TRAINING:
+		rc = pb_plot_training(records, src, &opts, f, err);
+		break;
+	case PB_PLOT_TUNE:
+		rc = pb_plot_tune(records, src, &opts, f, err);
+		break;
+	case PB_PLOT_LOAD:
+		rc = pb_plot_load(plan, src, &opts, f, err);
+		break;
+	case PB_PLOT_TIMELINE:
+		rc = pb_plot_timeline(plan, src, &opts, f, err);
+		break;
+	default:
+		rc = pb_err(err, PB_EUSAGE, "plot: unknown kind %d", kind);
 	}
 	fclose(f);
 	json_decref(records);

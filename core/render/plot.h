@@ -27,9 +27,9 @@
 enum { PB_PLOT_TRAINING, PB_PLOT_TUNE, PB_PLOT_LOAD, PB_PLOT_TIMELINE };
 
 typedef struct pb_plot_opts {
-	const char *title; /* NULL: a default naming the input */
-	double mem_limit;  /* bytes; NaN or 0: from the plan (metric memory_limit) */
-	int width;         /* pixels; 0 = 900 */
+	const char *title;    /* NULL: a default naming the input */
+	double mem_limit;     /* bytes; NaN or 0: from the plan (metric memory_limit) */
+	int width;            /* pixels; 0 = 900 */
 	const char *schedule; /* timeline: which named schedule (NULL: 1f1b, else the first) */
 } pb_plot_opts;
 
@@ -43,18 +43,17 @@ int pb_jsonl_load(const char *path, json_t **out, pb_error *err);
 /* Renders a chart. For TRAINING and TUNE, src is the log path (read here);
  * for LOAD and TIMELINE, plan is used and src only names it in messages. */
 int pb_plot_render(int kind, const char *src, const pb_plan *plan, const pb_plot_opts *o,
-		   char **svg, size_t *len, pb_error *err);
+                   char **svg, size_t *len, pb_error *err);
 int pb_plot_write(const char *path, const char *svg, size_t len, pb_error *err);
 
 /* The individual charts (records: an array of log objects). */
 int pb_plot_training(const json_t *records, const char *src, const pb_plot_opts *o, FILE *f,
-		     pb_error *err);
+                     pb_error *err);
 int pb_plot_tune(const json_t *records, const char *src, const pb_plot_opts *o, FILE *f,
-		 pb_error *err);
-int pb_plot_load(const pb_plan *p, const char *src, const pb_plot_opts *o, FILE *f,
-		 pb_error *err);
+                 pb_error *err);
+int pb_plot_load(const pb_plan *p, const char *src, const pb_plot_opts *o, FILE *f, pb_error *err);
 int pb_plot_timeline(const pb_plan *p, const char *src, const pb_plot_opts *o, FILE *f,
-		     pb_error *err);
+                     pb_error *err);
 
 /* 1F1B schedule for n_stages stages and n_mb micro-batches with per-stage
  * forward and backward times: a JSON array of {stage, mb, kind "F"|"B",

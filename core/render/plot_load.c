@@ -4,7 +4,8 @@
  * memory limit (bars over the limit in red).
  *
  * Memory limit: the --mem-limit option, else the plan's metric
- * "memory_limit" or "memory" (partition plans), else detail.memory_limit; without one no limit is drawn.
+ * "memory_limit" or "memory" (partition plans), else detail.memory_limit; without one no limit is
+ * drawn.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -33,11 +34,11 @@ static void group_axis_labels(const pb_chart *c, const pb_plan *p)
 	fputs("</g>\n", c->f);
 }
 
-int pb_plot_load(const pb_plan *p, const char *src, const pb_plot_opts *o, FILE *f,
-		 pb_error *err)
+int pb_plot_load(const pb_plan *p, const char *src, const pb_plot_opts *o, FILE *f, pb_error *err)
 {
 	if (p->n_groups == 0)
-		return pb_err(err, PB_EINPUT, "%s: the plan has no groups to plot (field 'groups')", src);
+		return pb_err(err, PB_EINPUT, "%s: the plan has no groups to plot (field 'groups')",
+		              src);
 	double lim = o->mem_limit;
 	if (!(lim > 0))
 		lim = pb_plan_metric(p, "memory_limit", NAN);
@@ -63,10 +64,10 @@ int pb_plot_load(const pb_plan *p, const char *src, const pb_plot_opts *o, FILE 
 	char title[512], sub[512], a[32], b[32];
 	snprintf(title, sizeof title, "%s", o->title ? o->title : "load per group");
 	int len = snprintf(sub, sizeof sub, "%s: %s plan by %s, %d groups, max(t) %s", src, p->kind,
-			   p->method, p->n_groups, pb_fmt_time(tmax, a, sizeof a));
+	                   p->method, p->n_groups, pb_fmt_time(tmax, a, sizeof a));
 	if (lim > 0)
 		snprintf(sub + len, sizeof sub - (size_t)len, ", memory limit %s, %d over",
-			 pb_fmt_bytes(lim, b, sizeof b), over);
+		         pb_fmt_bytes(lim, b, sizeof b), over);
 	pb_svgdoc_open(f, W, H, title, sub);
 	double y0 = 0, y1 = tmax;
 	double ys = pb_nice_range(&y0, &y1, 5);
@@ -83,15 +84,18 @@ int pb_plot_load(const pb_plan *p, const char *src, const pb_plot_opts *o, FILE 
 		double tot = isfinite(g->time) ? g->time : comp + rout;
 		double rest = tot - comp - rout;
 		snprintf(tip, sizeof tip, "%s: time %s (compute %s, routing %s)%s", g->label,
-			 pb_fmt_time(tot, t1, sizeof t1), pb_fmt_time(comp, t2, sizeof t2),
-			 pb_fmt_time(rout, t3, sizeof t3), g->bottleneck ? ", BOTTLENECK" : "");
+		         pb_fmt_time(tot, t1, sizeof t1), pb_fmt_time(comp, t2, sizeof t2),
+		         pb_fmt_time(rout, t3, sizeof t3), g->bottleneck ? ", BOTTLENECK" : "");
 		double xa = i + 0.15, xb = i + 0.85;
 		pb_chart_rect(&c, "bar compute", xa, 0, xb, comp, "#80b1d3", NULL, 0, tip);
-		pb_chart_rect(&c, "bar routing", xa, comp, xb, comp + rout, "#fdb462", NULL, 0, tip);
+		pb_chart_rect(&c, "bar routing", xa, comp, xb, comp + rout, "#fdb462", NULL, 0,
+		              tip);
 		if (rest > tot * 0.005)
-			pb_chart_rect(&c, "bar other", xa, comp + rout, xb, tot, "#d9d9d9", NULL, 0, tip);
+			pb_chart_rect(&c, "bar other", xa, comp + rout, xb, tot, "#d9d9d9", NULL, 0,
+			              tip);
 		if (g->bottleneck)
-			pb_chart_rect(&c, "bar bottleneck", xa, 0, xb, tot, "none", "#d00000", 2.5, tip);
+			pb_chart_rect(&c, "bar bottleneck", xa, 0, xb, tot, "none", "#d00000", 2.5,
+			              tip);
 	}
 	fputs("</g>\n", f);
 	const char *lab[] = {"compute", "routing", "other", "bottleneck"};
@@ -108,10 +112,10 @@ int pb_plot_load(const pb_plan *p, const char *src, const pb_plot_opts *o, FILE 
 		const pb_plan_group *g = &p->groups[i];
 		double s = isfinite(g->storage) ? g->storage : 0;
 		int ov = g->over_memory || (lim > 0 && s > lim);
-		snprintf(tip, sizeof tip, "%s: storage %s%s", g->label, pb_fmt_bytes(s, t1, sizeof t1),
-			 ov ? ", OVER MEMORY" : "");
+		snprintf(tip, sizeof tip, "%s: storage %s%s", g->label,
+		         pb_fmt_bytes(s, t1, sizeof t1), ov ? ", OVER MEMORY" : "");
 		pb_chart_rect(&c, ov ? "bar storage over" : "bar storage", i + 0.15, 0, i + 0.85, s,
-			      ov ? "#fb8072" : "#b3de69", NULL, 0, tip);
+		              ov ? "#fb8072" : "#b3de69", NULL, 0, tip);
 	}
 	fputs("</g>\n", f);
 	if (lim > 0) {

@@ -28,7 +28,7 @@ static char *fmt_pct(double v, char *buf, size_t len)
 }
 
 int pb_plot_training(const json_t *records, const char *src, const pb_plot_opts *o, FILE *f,
-		     pb_error *err)
+                     pb_error *err)
 {
 	size_t n = json_array_size(records);
 	double *ep = malloc((n + 1) * sizeof *ep), *rw = malloc((n + 1) * sizeof *rw);
@@ -56,10 +56,11 @@ int pb_plot_training(const json_t *records, const char *src, const pb_plot_opts 
 	}
 	if (m == 0) {
 		free(ep), free(rw), free(gp), free(avg), free(best);
-		return pb_err(err, PB_EINPUT,
-			      "%s: no training records (each line needs a numeric 'reward', 'gap' or "
-			      "'max_time' with 'optimum'; see docs/export.md)",
-			      src);
+		return pb_err(
+		    err, PB_EINPUT,
+		    "%s: no training records (each line needs a numeric 'reward', 'gap' or "
+		    "'max_time' with 'optimum'; see docs/export.md)",
+		    src);
 	}
 	/* Moving average over a window of ~1/20 of the run. */
 	int win = m / 20 > 1 ? m / 20 : 1;
@@ -92,11 +93,11 @@ int pb_plot_training(const json_t *records, const char *src, const pb_plot_opts 
 	snprintf(title, sizeof title, "%s", o->title ? o->title : "RL training curve");
 	int len = snprintf(sub, sizeof sub, "%s: %d episodes", src, m);
 	if (n_rw)
-		len += snprintf(sub + len, sizeof sub - (size_t)len, ", last reward %.4g",
-				avg[m - 1]);
+		len +=
+		    snprintf(sub + len, sizeof sub - (size_t)len, ", last reward %.4g", avg[m - 1]);
 	if (n_gap && len < (int)sizeof sub)
 		snprintf(sub + len, sizeof sub - (size_t)len, ", best gap %s",
-			 fmt_pct(round(best[m - 1] * 100) / 100, a, sizeof a));
+		         fmt_pct(round(best[m - 1] * 100) / 100, a, sizeof a));
 	pb_svgdoc_open(f, W, H, title, sub);
 	double xs = pb_nice_range(&x0, &x1, 8);
 	double top = 60;

@@ -27,7 +27,7 @@ static double num(const json_t *o, const char *k)
 }
 
 int pb_plot_tune(const json_t *records, const char *src, const pb_plot_opts *o, FILE *f,
-		 pb_error *err)
+                 pb_error *err)
 {
 	size_t n = json_array_size(records);
 	char *tasks[MAX_TASKS + 1];
@@ -46,7 +46,7 @@ int pb_plot_tune(const json_t *records, const char *src, const pb_plot_opts *o, 
 		const json_t *r = json_array_get(records, i);
 		double g = num(r, "gflops");
 		int is_err = json_object_get(r, "error") != NULL ||
-			     json_is_false(json_object_get(r, "valid"));
+		             json_is_false(json_object_get(r, "valid"));
 		if (is_err)
 			g = NAN;
 		if (!isfinite(g) && !is_err)
@@ -59,7 +59,7 @@ int pb_plot_tune(const json_t *records, const char *src, const pb_plot_opts *o, 
 		const char *meth = json_string_value(json_object_get(r, "method"));
 		char tname[160];
 		snprintf(tname, sizeof tname, "%s%s%s", t ? t : "all", meth ? " " : "",
-			 meth ? meth : "");
+		         meth ? meth : "");
 		int k;
 		for (k = 0; k < n_tasks; k++)
 			if (strcmp(tasks[k], tname) == 0)
@@ -88,15 +88,15 @@ int pb_plot_tune(const json_t *records, const char *src, const pb_plot_opts *o, 
 		for (int k = 0; k < n_tasks; k++)
 			free(tasks[k]);
 		return pb_err(err, PB_EINPUT,
-			      "%s: no tuning records (each line needs 'gflops' or 'error'; see "
-			      "docs/export.md)",
-			      src);
+		              "%s: no tuning records (each line needs 'gflops' or 'error'; see "
+		              "docs/export.md)",
+		              src);
 	}
 	int W = o->width, H = 420;
 	char title[512], sub[512], a[32];
 	snprintf(title, sizeof title, "%s", o->title ? o->title : "tuner progress");
 	snprintf(sub, sizeof sub, "%s: %d trials, %d series, %d failed, best %s GFLOP/s", src, m,
-		 n_tasks + (count[MAX_TASKS] > 0), failed, pb_fmt_si(best_all, a, sizeof a));
+	         n_tasks + (count[MAX_TASKS] > 0), failed, pb_fmt_si(best_all, a, sizeof a));
 	pb_svgdoc_open(f, W, H, title, sub);
 	double y0 = 0;
 	double xs = pb_nice_range(&x0, &x1, 8), ys = pb_nice_range(&y0, &y1, 5);
@@ -115,7 +115,8 @@ int pb_plot_tune(const json_t *records, const char *src, const pb_plot_opts *o, 
 			pb_palette_dark(k, dark[k], 16), pb_palette(k, cols[k], 16);
 		int q = 0, bq = 0;
 		double best = -INFINITY;
-		double *px = malloc((size_t)count[k] * sizeof *px), *py = malloc((size_t)count[k] * sizeof *py);
+		double *px = malloc((size_t)count[k] * sizeof *px),
+		       *py = malloc((size_t)count[k] * sizeof *py);
 		if (!px || !py) {
 			free(px), free(py);
 			continue;
@@ -146,8 +147,9 @@ int pb_plot_tune(const json_t *records, const char *src, const pb_plot_opts *o, 
 		for (int i = 0; i < m; i++)
 			if (!isfinite(y[i])) {
 				double sx = pb_chart_sx(&c, x[i]), sy = pb_chart_sy(&c, y0);
-				fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n", sx,
-					sy - 6, sx, sy);
+				fprintf(f,
+				        "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n",
+				        sx, sy - 6, sx, sy);
 			}
 		fputs("</g>\n", f);
 		labels[nl] = "failed trial";

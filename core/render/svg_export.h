@@ -37,22 +37,22 @@ enum { PB_SVG_COLLAPSE_AUTO = 0, PB_SVG_COLLAPSE_NEVER, PB_SVG_COLLAPSE_ALWAYS }
 #define PB_SVG_DEFAULT_BOXES 250
 
 typedef struct pb_svg_opts {
-	int color_by;     /* pb_color_by */
-	int rankdir_lr;   /* 0: top to bottom, 1: left to right */
-	int collapse;     /* PB_SVG_COLLAPSE_* */
-	int max_boxes;    /* budget for collapsing; 0 = PB_SVG_DEFAULT_BOXES */
-	const char *title;/* first line of the title block; NULL = model file name */
+	int color_by;       /* pb_color_by */
+	int rankdir_lr;     /* 0: top to bottom, 1: left to right */
+	int collapse;       /* PB_SVG_COLLAPSE_* */
+	int max_boxes;      /* budget for collapsing; 0 = PB_SVG_DEFAULT_BOXES */
+	const char *title;  /* first line of the title block; NULL = model file name */
 	int show_constants; /* draw boxes holding only constants (hidden by default) */
 } pb_svg_opts;
 
 typedef struct pb_svg_stats {
-	int n_nodes;       /* graph nodes */
-	int n_boxes;       /* drawn boxes */
-	int n_hidden_boxes;/* boxes of constants only, not drawn (show_constants = 0) */
-	int depth;         /* collapse depth, -1 when not collapsed */
-	int n_edges;       /* drawn edges (between drawn boxes) */
-	int n_cross_edges; /* edges between different groups (labelled) */
-	int n_static_edges;/* edges carrying only constants (dashed, unlabelled) */
+	int n_nodes;        /* graph nodes */
+	int n_boxes;        /* drawn boxes */
+	int n_hidden_boxes; /* boxes of constants only, not drawn (show_constants = 0) */
+	int depth;          /* collapse depth, -1 when not collapsed */
+	int n_edges;        /* drawn edges (between drawn boxes) */
+	int n_cross_edges;  /* edges between different groups (labelled) */
+	int n_static_edges; /* edges carrying only constants (dashed, unlabelled) */
 	int n_clusters;
 	double layout_s, render_s; /* Graphviz time */
 } pb_svg_stats;
@@ -64,11 +64,11 @@ const char *pb_color_by_name(int color_by);
 /* Renders to a malloc'ed NUL-terminated string (*svg, *len). plan and hw
  * may be NULL; opts may be NULL (defaults); stats may be NULL. */
 int pb_svg_export_data(const pb_graph *g, const pb_plan *plan, const pb_hw *hw,
-		       const pb_svg_opts *opts, char **svg, size_t *len, pb_svg_stats *stats,
-		       pb_error *err);
+                       const pb_svg_opts *opts, char **svg, size_t *len, pb_svg_stats *stats,
+                       pb_error *err);
 /* Renders and writes path atomically. */
 int pb_svg_export_file(const pb_graph *g, const pb_plan *plan, const pb_hw *hw,
-		       const pb_svg_opts *opts, const char *path, pb_svg_stats *stats,
-		       pb_error *err);
+                       const pb_svg_opts *opts, const char *path, pb_svg_stats *stats,
+                       pb_error *err);
 
 #endif

@@ -66,7 +66,7 @@ static uint64_t get_u64(const unsigned char *b)
 enum { HEADER = 8 + 4 * 5 + 8 + 4 };
 
 int pb_rl_checkpoint_save(const pb_rl_policy *p, int cores, long episodes, const char *path,
-			  pb_error *err)
+                          pb_error *err)
 {
 	size_t len = HEADER + (size_t)p->n_params * 8 + 4;
 	unsigned char *b = malloc(len);
@@ -106,13 +106,13 @@ int pb_rl_checkpoint_save(const pb_rl_policy *p, int cores, long episodes, const
 }
 
 int pb_rl_checkpoint_load(const char *path, int cores, pb_rl_policy **out, long *episodes,
-			  pb_error *err)
+                          pb_error *err)
 {
 	*out = NULL;
 	FILE *f = fopen(path, "rb");
 	if (!f)
 		return pb_err(err, PB_EINPUT, "%s: cannot open agent checkpoint: %s", path,
-			      strerror(errno));
+		              strerror(errno));
 	unsigned char *b = NULL;
 	size_t len = 0, cap = 0;
 	for (;;) {
@@ -121,8 +121,8 @@ int pb_rl_checkpoint_load(const char *path, int cores, pb_rl_policy **out, long 
 			if (cap > ((size_t)1 << 31)) {
 				free(b);
 				fclose(f);
-				return pb_err(err, PB_EINPUT, "%s: too large for an agent checkpoint",
-					      path);
+				return pb_err(err, PB_EINPUT,
+				              "%s: too large for an agent checkpoint", path);
 			}
 			unsigned char *nb = realloc(b, cap);
 			if (!nb) {
@@ -140,23 +140,25 @@ int pb_rl_checkpoint_load(const char *path, int cores, pb_rl_policy **out, long 
 	fclose(f);
 	int rc = PB_OK;
 	if (len < HEADER + 4 || memcmp(b, CKPT_MAGIC, 8) != 0) {
-		rc = pb_err(err, PB_EINPUT, "%s: not a partbench agent checkpoint (bad magic)", path);
+		rc = pb_err(err, PB_EINPUT, "%s: not a partbench agent checkpoint (bad magic)",
+		            path);
 	} else if (get_u32(b + 8) != CKPT_VERSION) {
 		rc = pb_err(err, PB_EINPUT, "%s: checkpoint format version %u, this build reads %u",
-			    path, get_u32(b + 8), CKPT_VERSION);
+		            path, get_u32(b + 8), CKPT_VERSION);
 	} else {
 		uint32_t np = get_u32(b + 36);
 		if (len != HEADER + (size_t)np * 8 + 4)
-			rc = pb_err(err, PB_EINPUT, "%s: truncated or padded checkpoint (%zu bytes)",
-				    path, len);
+			rc = pb_err(err, PB_EINPUT,
+			            "%s: truncated or padded checkpoint (%zu bytes)", path, len);
 		else if (crc32_bytes(b, len - 4) != get_u32(b + len - 4))
 			rc = pb_err(err, PB_EINPUT, "%s: checksum mismatch: the file is corrupted",
-				    path);
+			            path);
 		else if ((int)get_u32(b + 12) != cores)
-			rc = pb_err(err, PB_EINPUT,
-				    "%s: this agent was trained for %u cores, the layout has %d; train "
-				    "one for this layout with 'partbench train'",
-				    path, get_u32(b + 12), cores);
+			rc = pb_err(
+			    err, PB_EINPUT,
+			    "%s: this agent was trained for %u cores, the layout has %d; train "
+			    "one for this layout with 'partbench train'",
+			    path, get_u32(b + 12), cores);
 		else {
 			int ni = (int)get_u32(b + 16), nh = (int)get_u32(b + 20),
 			    no = (int)get_u32(b + 24);

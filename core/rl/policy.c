@@ -56,7 +56,7 @@ void pb_rl_policy_free(pb_rl_policy *p)
 }
 
 void pb_rl_policy_forward(const pb_rl_policy *p, const double *x, const unsigned char *mask,
-			  double *h, double *prob)
+                          double *h, double *prob)
 {
 	const int ni = p->n_in, nh = p->n_hidden, no = p->n_out;
 	const double *w1 = p->w, *b1 = w1 + nh * ni, *w2 = b1 + nh, *b2 = w2 + no * nh;
@@ -93,8 +93,8 @@ void pb_rl_policy_forward(const pb_rl_policy *p, const double *x, const unsigned
 }
 
 double pb_rl_policy_backward(const pb_rl_policy *p, const double *x, const unsigned char *mask,
-			     const double *h, const double *prob, int action, double advantage,
-			     double beta, double *grad)
+                             const double *h, const double *prob, int action, double advantage,
+                             double beta, double *grad)
 {
 	const int ni = p->n_in, nh = p->n_hidden, no = p->n_out;
 	const double *w1 = p->w, *b1 = w1 + nh * ni, *w2 = b1 + nh;

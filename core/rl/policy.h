@@ -28,12 +28,12 @@ void pb_rl_policy_free(pb_rl_policy *p);
 /* Forward: h (n_hidden) and probabilities prob (n_out) for input x. mask may
  * be NULL (all valid); at least one action must be valid. */
 void pb_rl_policy_forward(const pb_rl_policy *p, const double *x, const unsigned char *mask,
-			  double *h, double *prob);
+                          double *h, double *prob);
 /* Adds the gradient of one sample's loss to grad (n_params) and returns the
  * loss. h and prob must come from pb_rl_policy_forward on the same x, mask. */
 double pb_rl_policy_backward(const pb_rl_policy *p, const double *x, const unsigned char *mask,
-			     const double *h, const double *prob, int action, double advantage,
-			     double beta, double *grad);
+                             const double *h, const double *prob, int action, double advantage,
+                             double beta, double *grad);
 
 /* Adam with global-norm gradient clipping (clip <= 0: no clipping). */
 typedef struct pb_rl_adam {

@@ -101,12 +101,12 @@ static void consider_best(pb_rl_trainer *T, const int *ac, const pb_part_eval *e
 }
 
 int pb_rl_trainer_new(pb_part_problem *P, const pb_rl_config *cfg, const char *agent,
-		      pb_rl_trainer **out, pb_error *err)
+                      pb_rl_trainer **out, pb_error *err)
 {
 	*out = NULL;
 	if (P->n < 2)
 		return pb_err(err, PB_EUSAGE,
-			      "rl: the layout has one core: there are no actions to learn");
+		              "rl: the layout has one core: there are no actions to learn");
 	pb_rl_trainer *T = calloc(1, sizeof *T);
 	if (!T)
 		return pb_err(err, PB_ENOMEM, "rl: out of memory");
@@ -126,7 +126,7 @@ int pb_rl_trainer_new(pb_part_problem *P, const pb_rl_config *cfg, const char *a
 		rc = pb_rl_checkpoint_load(agent, P->n, &T->pol, &ep, err);
 		if (rc == PB_OK && T->pol->n_in != T->n_in) {
 			rc = pb_err(err, PB_EINPUT, "%s: the network takes %d inputs, expected %d",
-				    agent, T->pol->n_in, T->n_in);
+			            agent, T->pol->n_in, T->n_in);
 		}
 		if (rc == PB_OK)
 			T->cfg.hidden = T->pol->n_hidden;
@@ -277,8 +277,8 @@ static int run_episode(pb_rl_trainer *T, pb_error *err)
 			T->base_set[t] = 1;
 		}
 		T->adv[t] = T->ret[t] - T->base[t];
-		T->base[t] = T->cfg.baseline_decay * T->base[t] +
-			     (1 - T->cfg.baseline_decay) * T->ret[t];
+		T->base[t] =
+		    T->cfg.baseline_decay * T->base[t] + (1 - T->cfg.baseline_decay) * T->ret[t];
 		mean += T->adv[t];
 	}
 	mean /= steps;
@@ -289,10 +289,10 @@ static int run_episode(pb_rl_trainer *T, pb_error *err)
 	memset(T->grad, 0, (size_t)T->pol->n_params * sizeof *T->grad);
 	double loss = 0;
 	for (int t = 0; t < steps; t++)
-		loss += pb_rl_policy_backward(T->pol, T->xs + (size_t)t * ni,
-					      T->masks + (size_t)t * na, T->hs + (size_t)t * nh,
-					      T->probs + (size_t)t * na, T->acts[t],
-					      T->adv[t] * scale, T->cfg.entropy, T->grad);
+		loss +=
+		    pb_rl_policy_backward(T->pol, T->xs + (size_t)t * ni, T->masks + (size_t)t * na,
+		                          T->hs + (size_t)t * nh, T->probs + (size_t)t * na,
+		                          T->acts[t], T->adv[t] * scale, T->cfg.entropy, T->grad);
 	for (int i = 0; i < T->pol->n_params; i++)
 		T->grad[i] /= steps;
 	T->last_loss = loss / steps;
@@ -309,12 +309,12 @@ static void log_episode(const pb_rl_trainer *T)
 	fprintf(f, "{\"episode\":%ld,\"steps\":%d", T->episodes, T->last_steps);
 	if (T->last_steps > 0 && isfinite(T->last_episode_best))
 		fprintf(f, ",\"reward\":%.9g,\"max_time\":%.9g,\"gap\":%.9g",
-			T->last_episode_reward, T->last_episode_best,
-			T->last_episode_best / T->ref - 1);
+		        T->last_episode_reward, T->last_episode_best,
+		        T->last_episode_best / T->ref - 1);
 	else
 		fputs(",\"reward\":null,\"max_time\":null,\"gap\":null", f);
 	fprintf(f, ",\"best_time\":%.9g,\"best_gap\":%.9g,\"reference\":%.9g,\"loss\":%.9g}\n",
-		T->best_time, T->best_time / T->ref - 1, T->ref, T->last_loss);
+	        T->best_time, T->best_time / T->ref - 1, T->ref, T->last_loss);
 }
 
 int pb_rl_trainer_step(pb_rl_trainer *T, int episodes, pb_error *err)
@@ -396,10 +396,11 @@ double pb_rl_trainer_fraction(const pb_rl_trainer *T)
 
 void pb_rl_trainer_stats(const pb_rl_trainer *T, FILE *out)
 {
-	fprintf(out, "rl: %ld episodes, %ld steps, %.1f episodes/s, best max(t) %.6f ms", T->episodes,
-		T->steps, T->elapsed > 0 ? T->episodes / T->elapsed : 0.0, T->best_time * 1e3);
+	fprintf(out, "rl: %ld episodes, %ld steps, %.1f episodes/s, best max(t) %.6f ms",
+	        T->episodes, T->steps, T->elapsed > 0 ? T->episodes / T->elapsed : 0.0,
+	        T->best_time * 1e3);
 	fprintf(out, " (%.3f%% above the reference), last loss %.4g, grad norm %.4g\n",
-		100 * (T->best_time / T->ref - 1), T->last_loss, T->last_norm);
+	        100 * (T->best_time / T->ref - 1), T->last_loss, T->last_norm);
 }
 
 int pb_rl_trainer_save(const pb_rl_trainer *T, const char *path, pb_error *err)

@@ -19,8 +19,8 @@
  * minus a moving-average baseline per step index, normalised; loss
  * -A log pi(a|s) - beta H(pi(.|s)); global-norm gradient clipping; Adam.
  * The best partition ever seen is kept (ties in max(t) go to the state with
- * the smaller sum of squared group times, so restarts move along plateaus). Everything is deterministic for a
- * given seed (own splitmix64 generator; no clock inside an episode).
+ * the smaller sum of squared group times, so restarts move along plateaus). Everything is
+ * deterministic for a given seed (own splitmix64 generator; no clock inside an episode).
  *
  * Actions that are invalid in a state are masked out of the softmax (they
  * would leave the state unchanged); an optional callback can mask more.
@@ -36,8 +36,7 @@
  * action k in the state arranged_core (n cores). mask arrives with 1 for every
  * action valid in the environment. Return 0, or non-zero to stop training
  * with an error. */
-typedef int (*pb_action_mask_fn)(void *ud, const int *arranged_core, int n,
-				 unsigned char *mask);
+typedef int (*pb_action_mask_fn)(void *ud, const int *arranged_core, int n, unsigned char *mask);
 
 enum {
 	PB_RL_INIT_BALANCED = 0, /* single-core groups, MAC-balanced (default) */
@@ -47,24 +46,24 @@ enum {
 };
 
 typedef struct pb_rl_config {
-	long episodes;        /* training episodes (default 2000) */
-	unsigned long seed;   /* default 1 */
-	double seconds;       /* CPU-time limit of training, checked between episodes (0 = none) */
-	int hidden;           /* hidden units (default 64) */
-	double lr;            /* Adam learning rate (default 3e-3) */
-	double gamma;         /* discount (default 0.95) */
-	double entropy;       /* entropy bonus beta (default 0.01) */
-	double clip;          /* gradient norm clip (default 5) */
-	double baseline_decay;/* moving-average baseline decay (default 0.9) */
-	int step_limit;       /* steps per episode (default 16) */
-	double target_gap;    /* stop an episode within this of the reference (0.005) */
-	int init;             /* PB_RL_INIT_* */
-	double restart_best;  /* probability of starting from the best state (0.5) */
-	double optimum;       /* reference max(t) (NAN: use the lower bound) */
+	long episodes;         /* training episodes (default 2000) */
+	unsigned long seed;    /* default 1 */
+	double seconds;        /* CPU-time limit of training, checked between episodes (0 = none) */
+	int hidden;            /* hidden units (default 64) */
+	double lr;             /* Adam learning rate (default 3e-3) */
+	double gamma;          /* discount (default 0.95) */
+	double entropy;        /* entropy bonus beta (default 0.01) */
+	double clip;           /* gradient norm clip (default 5) */
+	double baseline_decay; /* moving-average baseline decay (default 0.9) */
+	int step_limit;        /* steps per episode (default 16) */
+	double target_gap;     /* stop an episode within this of the reference (0.005) */
+	int init;              /* PB_RL_INIT_* */
+	double restart_best;   /* probability of starting from the best state (0.5) */
+	double optimum;        /* reference max(t) (NAN: use the lower bound) */
 	pb_action_mask_fn mask;
 	void *mask_ud;
 	const int *init_state; /* n-core initial allocation (e.g. from a Lua script);
-				  NULL: the one chosen by init. Must be valid. */
+	                          NULL: the one chosen by init. Must be valid. */
 	FILE *log;             /* one JSON line per episode (docs/partition.md), or NULL */
 } pb_rl_config;
 
@@ -73,7 +72,7 @@ typedef struct pb_rl_trainer pb_rl_trainer;
 void pb_rl_config_default(pb_rl_config *c);
 /* agent: checkpoint to start from, or NULL. */
 int pb_rl_trainer_new(pb_part_problem *P, const pb_rl_config *cfg, const char *agent,
-		      pb_rl_trainer **out, pb_error *err);
+                      pb_rl_trainer **out, pb_error *err);
 /* Runs up to `episodes` episodes (stops at the configured total/time). */
 int pb_rl_trainer_step(pb_rl_trainer *T, int episodes, pb_error *err);
 const int *pb_rl_trainer_best(const pb_rl_trainer *T);
@@ -91,10 +90,10 @@ void pb_rl_trainer_free(pb_rl_trainer *T);
 
 /* Checkpoints (checkpoint.c, format in docs/partition.md). */
 struct pb_rl_policy;
-int pb_rl_checkpoint_save(const struct pb_rl_policy *p, int cores, long episodes,
-			  const char *path, pb_error *err);
+int pb_rl_checkpoint_save(const struct pb_rl_policy *p, int cores, long episodes, const char *path,
+                          pb_error *err);
 /* Loads a checkpoint; refuses one trained for another core count. */
-int pb_rl_checkpoint_load(const char *path, int cores, struct pb_rl_policy **out,
-			  long *episodes, pb_error *err);
+int pb_rl_checkpoint_load(const char *path, int cores, struct pb_rl_policy **out, long *episodes,
+                          pb_error *err);
 
 #endif

@@ -22,7 +22,7 @@ struct pb_lua {
 	lua_State *L;
 	size_t used, cap;
 	long budget, left;
-	int safe_ref;       /* registry ref of the safe globals table */
+	int safe_ref; /* registry ref of the safe globals table */
 };
 
 static void *sandbox_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
@@ -50,8 +50,9 @@ static void count_hook(lua_State *L, lua_Debug *ar)
 	lua_getallocf(L, (void **)&S);
 	S->left -= 1000;
 	if (S->left < 0)
-		luaL_error(L, "instruction budget exhausted (%d million instructions): infinite loop?",
-			   (int)(S->budget / 1000000));
+		luaL_error(L,
+		           "instruction budget exhausted (%d million instructions): infinite loop?",
+		           (int)(S->budget / 1000000));
 }
 
 /* load() that accepts text chunks only; chunks without an explicit env get
@@ -75,9 +76,9 @@ static int safe_load(lua_State *L)
 }
 
 static const char *const safe_base[] = {
-	"assert", "error", "getmetatable", "ipairs", "next", "pairs", "pcall", "print",
-	"rawequal", "rawget", "rawlen", "rawset", "select", "setmetatable", "tonumber",
-	"tostring", "type", "xpcall", "_VERSION", NULL};
+    "assert",   "error",    "getmetatable", "ipairs", "next",     "pairs",  "pcall",
+    "print",    "rawequal", "rawget",       "rawlen", "rawset",   "select", "setmetatable",
+    "tonumber", "tostring", "type",         "xpcall", "_VERSION", NULL};
 
 static void build_safe_globals(pb_lua *S)
 {
@@ -177,12 +178,12 @@ int pb_lua_new_env(pb_lua *S)
 }
 
 int pb_lua_load_in(pb_lua *S, const char *text, size_t len, const char *chunkname, int env_ref,
-		   pb_error *err)
+                   pb_error *err)
 {
 	lua_State *L = S->L;
 	if (len > 0 && text[0] == LUA_SIGNATURE[0])
 		return pb_err(err, PB_EINPUT, "%s: binary (precompiled) chunks are not allowed",
-			      chunkname);
+		              chunkname);
 	char name[512];
 	snprintf(name, sizeof name, "@%s", chunkname);
 	if (env_ref == LUA_NOREF)
@@ -203,14 +204,12 @@ int pb_lua_load_in(pb_lua *S, const char *text, size_t len, const char *chunknam
 	return PB_OK;
 }
 
-int pb_lua_load(pb_lua *S, const char *text, size_t len, const char *chunkname,
-		pb_error *err)
+int pb_lua_load(pb_lua *S, const char *text, size_t len, const char *chunkname, pb_error *err)
 {
 	return pb_lua_load_in(S, text, len, chunkname, LUA_NOREF, err);
 }
 
-int pb_lua_run_string_in(pb_lua *S, const char *text, const char *name, int env_ref,
-			 pb_error *err)
+int pb_lua_run_string_in(pb_lua *S, const char *text, const char *name, int env_ref, pb_error *err)
 {
 	int rc = pb_lua_load_in(S, text, strlen(text), name, env_ref, err);
 	if (rc)
@@ -284,7 +283,8 @@ int pb_lua_run_file(pb_lua *S, const char *path, pb_error *err)
 			if (cap >= (64u << 20)) {
 				fclose(f);
 				free(buf);
-				return pb_err(err, PB_EINPUT, "%s: script larger than 64 MiB", path);
+				return pb_err(err, PB_EINPUT, "%s: script larger than 64 MiB",
+				              path);
 			}
 			char *nb = realloc(buf, cap * 2);
 			if (!nb) {
@@ -313,12 +313,13 @@ int pb_lua_run_file(pb_lua *S, const char *path, pb_error *err)
 	return PB_OK;
 }
 
-static int to_json_rec(lua_State *L, int idx, const char *src, char *path, size_t plen,
-		       int depth, json_t **out, pb_error *err)
+static int to_json_rec(lua_State *L, int idx, const char *src, char *path, size_t plen, int depth,
+                       json_t **out, pb_error *err)
 {
 	idx = lua_absindex(L, idx);
 	if (depth > 64)
-		return pb_err(err, PB_EINPUT, "%s: field '%s': tables nested too deeply", src, path);
+		return pb_err(err, PB_EINPUT, "%s: field '%s': tables nested too deeply", src,
+		              path);
 	switch (lua_type(L, idx)) {
 	case LUA_TNIL:
 		*out = json_null();
@@ -328,18 +329,21 @@ static int to_json_rec(lua_State *L, int idx, const char *src, char *path, size_
 		return PB_OK;
 	case LUA_TNUMBER:
 		*out = lua_isinteger(L, idx) ? json_integer(lua_tointeger(L, idx))
-					     : json_real(lua_tonumber(L, idx));
+		                             : json_real(lua_tonumber(L, idx));
 		return PB_OK;
 	case LUA_TSTRING:
 		*out = json_string(lua_tostring(L, idx));
 		if (!*out)
-			return pb_err(err, PB_EINPUT, "%s: field '%s': string is not UTF-8", src, path);
+			return pb_err(err, PB_EINPUT, "%s: field '%s': string is not UTF-8", src,
+			              path);
 		return PB_OK;
-	case LUA_TTABLE: break;
+	case LUA_TTABLE:
+		break;
 	default:
-		return pb_err(err, PB_EINPUT, "%s: field '%s': a %s cannot be used here (only "
-			      "numbers, strings, booleans and tables)",
-			      src, path[0] ? path : "(result)", luaL_typename(L, idx));
+		return pb_err(err, PB_EINPUT,
+		              "%s: field '%s': a %s cannot be used here (only "
+		              "numbers, strings, booleans and tables)",
+		              src, path[0] ? path : "(result)", luaL_typename(L, idx));
 	}
 	lua_Integer n = (lua_Integer)lua_rawlen(L, idx);
 	int count = 0;
@@ -378,8 +382,9 @@ static int to_json_rec(lua_State *L, int idx, const char *src, char *path, size_
 		else {
 			lua_pop(L, 2);
 			json_decref(obj);
-			return pb_err(err, PB_EINPUT, "%s: field '%s': keys must be strings or integers",
-				      src, path);
+			return pb_err(err, PB_EINPUT,
+			              "%s: field '%s': keys must be strings or integers", src,
+			              path);
 		}
 		snprintf(path + base, plen - base, "%s%s", base ? "." : "", key);
 		json_t *v;
@@ -443,11 +448,23 @@ void pb_lua_push_json(lua_State *L, const json_t *j)
 		}
 		break;
 	}
-	case JSON_STRING: lua_pushstring(L, json_string_value(j)); break;
-	case JSON_INTEGER: lua_pushinteger(L, (lua_Integer)json_integer_value(j)); break;
-	case JSON_REAL: lua_pushnumber(L, json_real_value(j)); break;
-	case JSON_TRUE: lua_pushboolean(L, 1); break;
-	case JSON_FALSE: lua_pushboolean(L, 0); break;
-	default: lua_pushnil(L); break;
+	case JSON_STRING:
+		lua_pushstring(L, json_string_value(j));
+		break;
+	case JSON_INTEGER:
+		lua_pushinteger(L, (lua_Integer)json_integer_value(j));
+		break;
+	case JSON_REAL:
+		lua_pushnumber(L, json_real_value(j));
+		break;
+	case JSON_TRUE:
+		lua_pushboolean(L, 1);
+		break;
+	case JSON_FALSE:
+		lua_pushboolean(L, 0);
+		break;
+	default:
+		lua_pushnil(L);
+		break;
 	}
 }

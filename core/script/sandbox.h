@@ -31,17 +31,15 @@ void pb_lua_set_limits(pb_lua *S, const pb_lua_limits *limits);
 
 /* Loads text (never bytecode) and pushes a fresh environment table plus the
  * compiled function bound to it. Stack after success: ..., env, fn. */
-int pb_lua_load(pb_lua *S, const char *text, size_t len, const char *chunkname,
-		pb_error *err);
+int pb_lua_load(pb_lua *S, const char *text, size_t len, const char *chunkname, pb_error *err);
 /* Like pb_lua_load, but binds the chunk to an existing environment table held
  * in the registry under env_ref (a console whose lines share globals). */
 int pb_lua_load_in(pb_lua *S, const char *text, size_t len, const char *chunkname, int env_ref,
-		   pb_error *err);
+                   pb_error *err);
 /* Creates a fresh sandbox environment and returns a registry reference to it. */
 int pb_lua_new_env(pb_lua *S);
 /* Runs text in the environment env_ref; leaves ..., env, ret like run_string. */
-int pb_lua_run_string_in(pb_lua *S, const char *text, const char *name, int env_ref,
-			 pb_error *err);
+int pb_lua_run_string_in(pb_lua *S, const char *text, const char *name, int env_ref, pb_error *err);
 
 /* Calls the function at the top of the stack with nargs arguments below it
  * (like lua_pcall) under the instruction budget, with a traceback. Leaves

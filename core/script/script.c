@@ -40,16 +40,16 @@ typedef struct event_cb {
 struct pb_script {
 	pb_lua *S;
 	pb_session *s;
-	pb_cmd_ctx *ctx;   /* the running command's context, or NULL */
+	pb_cmd_ctx *ctx; /* the running command's context, or NULL */
 	entry *heur;
 	int n_heur;
 	entry *rules;
 	int n_rules;
 	event_cb *ev;
 	int n_ev;
-	int console_env;   /* registry ref: the `lua` console's shared environment */
+	int console_env; /* registry ref: the `lua` console's shared environment */
 	int in_event;
-	int matched;       /* rule index of the last match_rule hit, -1 */
+	int matched; /* rule index of the last match_rule hit, -1 */
 	char event_err[1024];
 	int has_event_err;
 };
@@ -110,9 +110,15 @@ static void push_shape(lua_State *L, const pb_tensor *t)
 static void push_attr(lua_State *L, const pb_attr *a)
 {
 	switch (a->type) {
-	case PB_ATTR_FLOAT: lua_pushnumber(L, a->f); break;
-	case PB_ATTR_INT: lua_pushinteger(L, a->i); break;
-	case PB_ATTR_STRING: lua_pushstring(L, a->s ? a->s : ""); break;
+	case PB_ATTR_FLOAT:
+		lua_pushnumber(L, a->f);
+		break;
+	case PB_ATTR_INT:
+		lua_pushinteger(L, a->i);
+		break;
+	case PB_ATTR_STRING:
+		lua_pushstring(L, a->s ? a->s : "");
+		break;
 	case PB_ATTR_INTS:
 		lua_createtable(L, a->n, 0);
 		for (int i = 0; i < a->n; i++) {
@@ -134,7 +140,9 @@ static void push_attr(lua_State *L, const pb_attr *a)
 			lua_rawseti(L, -2, i + 1);
 		}
 		break;
-	default: lua_pushboolean(L, 1); break; /* tensor/graph: present */
+	default:
+		lua_pushboolean(L, 1);
+		break; /* tensor/graph: present */
 	}
 }
 
@@ -163,24 +171,39 @@ static int node_index(lua_State *L)
 	const char *k = luaL_checkstring(L, 2);
 	pb_script *sc = get_sc(L);
 	const pb_graph *g = sc->s->graph;
-	if (!strcmp(k, "id")) lua_pushinteger(L, id);
-	else if (!strcmp(k, "name")) lua_pushstring(L, n->name);
-	else if (!strcmp(k, "short_name")) lua_pushstring(L, pb_node_short_name(n));
-	else if (!strcmp(k, "op")) lua_pushstring(L, n->op);
-	else if (!strcmp(k, "domain")) lua_pushstring(L, n->domain);
-	else if (!strcmp(k, "macs")) lua_pushnumber(L, n->cost.macs);
-	else if (!strcmp(k, "flops")) lua_pushnumber(L, n->cost.flops);
-	else if (!strcmp(k, "params")) lua_pushnumber(L, n->cost.params);
-	else if (!strcmp(k, "param_bytes")) lua_pushnumber(L, n->cost.param_bytes);
-	else if (!strcmp(k, "out_bytes") || !strcmp(k, "bytes")) lua_pushnumber(L, n->cost.out_bytes);
-	else if (!strcmp(k, "inputs")) push_tensor_names(L, g, n->inputs, n->n_inputs);
-	else if (!strcmp(k, "outputs")) push_tensor_names(L, g, n->outputs, n->n_outputs);
-	else if (!strcmp(k, "preds")) push_ids(L, n->preds, n->n_preds);
-	else if (!strcmp(k, "succs")) push_ids(L, n->succs, n->n_succs);
+	if (!strcmp(k, "id"))
+		lua_pushinteger(L, id);
+	else if (!strcmp(k, "name"))
+		lua_pushstring(L, n->name);
+	else if (!strcmp(k, "short_name"))
+		lua_pushstring(L, pb_node_short_name(n));
+	else if (!strcmp(k, "op"))
+		lua_pushstring(L, n->op);
+	else if (!strcmp(k, "domain"))
+		lua_pushstring(L, n->domain);
+	else if (!strcmp(k, "macs"))
+		lua_pushnumber(L, n->cost.macs);
+	else if (!strcmp(k, "flops"))
+		lua_pushnumber(L, n->cost.flops);
+	else if (!strcmp(k, "params"))
+		lua_pushnumber(L, n->cost.params);
+	else if (!strcmp(k, "param_bytes"))
+		lua_pushnumber(L, n->cost.param_bytes);
+	else if (!strcmp(k, "out_bytes") || !strcmp(k, "bytes"))
+		lua_pushnumber(L, n->cost.out_bytes);
+	else if (!strcmp(k, "inputs"))
+		push_tensor_names(L, g, n->inputs, n->n_inputs);
+	else if (!strcmp(k, "outputs"))
+		push_tensor_names(L, g, n->outputs, n->n_outputs);
+	else if (!strcmp(k, "preds"))
+		push_ids(L, n->preds, n->n_preds);
+	else if (!strcmp(k, "succs"))
+		push_ids(L, n->succs, n->n_succs);
 	else if (!strcmp(k, "members")) {
 		lua_createtable(L, n->n_members, 0);
 		for (int i = 0; i < n->n_members; i++) {
-			lua_pushstring(L, n->member_names && n->member_names[i] ? n->member_names[i] : "");
+			lua_pushstring(L, n->member_names && n->member_names[i] ? n->member_names[i]
+			                                                        : "");
 			lua_rawseti(L, -2, i + 1);
 		}
 	} else if (!strcmp(k, "shape") || !strcmp(k, "shapes")) {
@@ -347,7 +370,8 @@ static int l_find(lua_State *L)
 		if (any)
 			hit = lua_match(L, n->name, any) || lua_match(L, n->op, any);
 		else
-			hit = (!op || strcmp(n->op, op) == 0) && (!name || lua_match(L, n->name, name));
+			hit = (!op || strcmp(n->op, op) == 0) &&
+			      (!name || lua_match(L, n->name, name));
 		if (hit) {
 			push_node(L, sc, i);
 			lua_rawseti(L, -2, k++);
@@ -498,9 +522,10 @@ static int l_partition_apply(lua_State *L)
 		lua_pop(L, 1);
 		if (!isnum || v < 0 || v > 1 << 30) {
 			free(ac);
-			return luaL_error(L, "pb.partition_apply: arranged_core[%d] must be a "
-					     "non-negative integer",
-					  (int)i + 1);
+			return luaL_error(L,
+			                  "pb.partition_apply: arranged_core[%d] must be a "
+			                  "non-negative integer",
+			                  (int)i + 1);
 		}
 		ac[i] = (int)v;
 	}
@@ -519,7 +544,7 @@ static int l_partition_apply(lua_State *L)
 /* ------------------------------------------------------------ registries */
 
 static const char *const heuristic_kinds[] = {"action_mask", "initial_partition",
-					      "candidate_filter", "cost_term", NULL};
+                                              "candidate_filter", "cost_term", NULL};
 
 static char *field_str(lua_State *L, int t, const char *k, int required, const char *what)
 {
@@ -547,9 +572,9 @@ static int l_heuristic(lua_State *L)
 		ok |= strcmp(kind, heuristic_kinds[i]) == 0;
 	if (!ok) {
 		lua_pushfstring(L,
-				"pb.heuristic: unknown kind '%s' (action_mask, initial_partition, "
-				"candidate_filter, cost_term)",
-				kind);
+		                "pb.heuristic: unknown kind '%s' (action_mask, initial_partition, "
+		                "candidate_filter, cost_term)",
+		                kind);
 		free(kind);
 		return lua_error(L);
 	}
@@ -582,7 +607,7 @@ static int l_rule(lua_State *L)
 	lua_getfield(L, 1, "match");
 	if (!lua_isfunction(L, -1))
 		return luaL_error(L, "pb.rule: field 'match' must be a function(op) returning true "
-				     "for the operators the rule applies to");
+		                     "for the operators the rule applies to");
 	int match = luaL_ref(L, LUA_REGISTRYINDEX);
 	entry e = {0};
 	e.fn_ref = match;
@@ -594,7 +619,7 @@ static int l_rule(lua_State *L)
 	if (has_specs + has_fus + has_be != 1) {
 		luaL_unref(L, LUA_REGISTRYINDEX, match);
 		return luaL_error(L, "pb.rule: give exactly one of specs={...}, fusable=false, "
-				     "backend=\"name\"");
+		                     "backend=\"name\"");
 	}
 	if (has_specs) {
 		if (!lua_istable(L, -3)) {
@@ -671,14 +696,14 @@ static int l_clear(lua_State *L)
 	return 0;
 }
 
-static const luaL_Reg pb_funcs[] = {
-	{"graph", l_graph},   {"node", l_node},   {"nodes", l_nodes},
-	{"topo", l_topo},     {"edges", l_edges}, {"find", l_find},
-	{"plan", l_plan},     {"layout", l_layout}, {"cmd", l_cmd},
-	{"heuristic", l_heuristic},
-	{"rule", l_rule},     {"on", l_on},       {"clear", l_clear},
-	{"partition_apply", l_partition_apply},
-	{NULL, NULL}};
+static const luaL_Reg pb_funcs[] = {{"graph", l_graph}, {"node", l_node},
+                                    {"nodes", l_nodes}, {"topo", l_topo},
+                                    {"edges", l_edges}, {"find", l_find},
+                                    {"plan", l_plan},   {"layout", l_layout},
+                                    {"cmd", l_cmd},     {"heuristic", l_heuristic},
+                                    {"rule", l_rule},   {"on", l_on},
+                                    {"clear", l_clear}, {"partition_apply", l_partition_apply},
+                                    {NULL, NULL}};
 
 /* ------------------------------------------------------------ lifecycle */
 
@@ -705,8 +730,8 @@ static void on_session_event(void *ud, int what)
 	if (sc->in_event || sc->n_ev == 0)
 		return;
 	const char *name = (what & PB_EVENT_SOLVER_STEP) ? "solver_step"
-			   : (what & PB_EVENT_PLAN)      ? "plan_change"
-							 : NULL;
+	                   : (what & PB_EVENT_PLAN)      ? "plan_change"
+	                                                 : NULL;
 	if (!name)
 		return;
 	lua_State *L = pb_lua_state(sc->S);
@@ -718,8 +743,8 @@ static void on_session_event(void *ud, int what)
 		lua_pushstring(L, name);
 		pb_error err = {0};
 		if (pb_lua_call(sc->S, 1, 0, &err) != PB_OK) {
-			snprintf(sc->event_err, sizeof sc->event_err, "in a '%s' callback: %.900s", name,
-				 err.msg);
+			snprintf(sc->event_err, sizeof sc->event_err, "in a '%s' callback: %.900s",
+			         name, err.msg);
 			sc->has_event_err = 1;
 		}
 	}
@@ -806,8 +831,8 @@ static int run_console(pb_script *sc, const char *src, const char *name, pb_erro
 	return pb_lua_run_string_in(sc->S, src, name, sc->console_env, err);
 }
 
-static int run_guarded(pb_script *sc, pb_cmd_ctx *ctx, runner fn, const char *src,
-		       const char *name, pb_error *err)
+static int run_guarded(pb_script *sc, pb_cmd_ctx *ctx, runner fn, const char *src, const char *name,
+                       pb_error *err)
 {
 	pb_session *s = sc->s;
 	pb_plan *snapshot = pb_plan_copy(s->plan);
@@ -853,7 +878,7 @@ int pb_script_run_file(pb_script *sc, pb_cmd_ctx *ctx, const char *path, pb_erro
 }
 
 int pb_script_run_string(pb_script *sc, pb_cmd_ctx *ctx, const char *code, const char *name,
-			 pb_error *err)
+                         pb_error *err)
 {
 	/* `:lua 1+1` — try as an expression first, then as a statement. */
 	size_t len = strlen(code) + 8;
@@ -917,7 +942,7 @@ static int call_entry(pb_script *sc, const entry *e, int nargs, int nres, pb_err
 }
 
 int pb_script_action_mask(pb_script *sc, const int *arranged_core, const double *arranged_macs,
-			  int n_cores, int n_actions, unsigned char *mask, pb_error *err)
+                          int n_cores, int n_actions, unsigned char *mask, pb_error *err)
 {
 	if (!sc)
 		return 0;
@@ -979,8 +1004,8 @@ int pb_script_action_mask(pb_script *sc, const int *arranged_core, const double 
 	return applied;
 }
 
-int pb_script_initial_partition(pb_script *sc, int n_cores, int n_layers,
-				const double *layer_macs, int *arranged_core, pb_error *err)
+int pb_script_initial_partition(pb_script *sc, int n_cores, int n_layers, const double *layer_macs,
+                                int *arranged_core, pb_error *err)
 {
 	if (!sc)
 		return 0;
@@ -1026,7 +1051,7 @@ int pb_script_initial_partition(pb_script *sc, int n_cores, int n_layers,
 }
 
 int pb_script_candidate_filter(pb_script *sc, int node, const json_t *candidate, int *keep,
-			       pb_error *err)
+                               pb_error *err)
 {
 	*keep = 1;
 	if (!sc || !sc->s->graph)
@@ -1114,7 +1139,7 @@ static int match_rule(pb_script *sc, const char *kind, int node, pb_error *err, 
 const char *pb_script_matched_rule(pb_script *sc)
 {
 	return sc && sc->matched >= 0 && sc->matched < sc->n_rules ? sc->rules[sc->matched].name
-								     : "";
+	                                                           : "";
 }
 
 int pb_script_rule_count(pb_script *sc, const char *kind)
@@ -1147,8 +1172,8 @@ int pb_script_rule_backend(pb_script *sc, int node, const char **backend, pb_err
 	return 1;
 }
 
-int pb_script_rule_specs(pb_script *sc, int node, json_t **specs, char *rule_name,
-			 size_t name_len, pb_error *err)
+int pb_script_rule_specs(pb_script *sc, int node, json_t **specs, char *rule_name, size_t name_len,
+                         pb_error *err)
 {
 	int st, i = match_rule(sc, "specs", node, err, &st);
 	if (st)
@@ -1170,11 +1195,11 @@ json_t *pb_script_registry_json(pb_script *sc)
 {
 	json_t *j = json_object(), *h = json_array(), *r = json_array(), *ev = json_array();
 	for (int i = 0; sc && i < sc->n_heur; i++)
-		json_array_append_new(h, json_pack("{s:s,s:s}", "name", sc->heur[i].name, "kind",
-						   sc->heur[i].kind));
+		json_array_append_new(
+		    h, json_pack("{s:s,s:s}", "name", sc->heur[i].name, "kind", sc->heur[i].kind));
 	for (int i = 0; sc && i < sc->n_rules; i++)
 		json_array_append_new(r, json_pack("{s:s,s:s}", "name", sc->rules[i].name, "kind",
-						   sc->rules[i].kind));
+		                                   sc->rules[i].kind));
 	for (int i = 0; sc && i < sc->n_ev; i++)
 		json_array_append_new(ev, json_string(sc->ev[i].event));
 	json_object_set_new(j, "heuristics", h);

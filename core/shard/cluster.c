@@ -35,8 +35,10 @@ int pb_cluster_from_hw(const pb_hw *hw, pb_cluster *out, pb_error *err)
 	    (rc = pb_hw_num(hw, r, "", "inter_latency_us", 0, ilat, 0, 1e6, &xlat, err)))
 		return rc;
 	if (nodes * dpn > 65536)
-		return pb_err(err, PB_EINPUT, "%s: fields 'nodes' x 'devices_per_node' = %ld is too large (max 65536)",
-			      hw->path, nodes * dpn);
+		return pb_err(
+		    err, PB_EINPUT,
+		    "%s: fields 'nodes' x 'devices_per_node' = %ld is too large (max 65536)",
+		    hw->path, nodes * dpn);
 	out->name = strdup(hw->name);
 	out->nodes = (int)nodes;
 	out->devices_per_node = (int)dpn;
@@ -63,7 +65,7 @@ int pb_mesh_init(pb_mesh *m, const pb_cluster *c, const int *factors, int n, pb_
 	memset(m, 0, sizeof *m);
 	if (n < 1 || n > PB_MESH_MAX_AXES)
 		return pb_err(err, PB_EUSAGE, "scheme: between 1 and %d factors are supported",
-			      PB_MESH_MAX_AXES);
+		              PB_MESH_MAX_AXES);
 	long prod = 1;
 	for (int i = 0; i < n; i++) {
 		if (factors[i] < 2 && !(n == 1 && factors[i] == 1))
@@ -71,9 +73,10 @@ int pb_mesh_init(pb_mesh *m, const pb_cluster *c, const int *factors, int n, pb_
 		prod *= factors[i];
 	}
 	if (prod != c->n_devices)
-		return pb_err(err, PB_EUSAGE,
-			      "scheme: the factors multiply to %ld, but the cluster '%s' has %d devices",
-			      prod, c->name, c->n_devices);
+		return pb_err(
+		    err, PB_EUSAGE,
+		    "scheme: the factors multiply to %ld, but the cluster '%s' has %d devices",
+		    prod, c->name, c->n_devices);
 	m->n_axes = n;
 	long stride = 1;
 	size_t off = 0;
@@ -86,7 +89,7 @@ int pb_mesh_init(pb_mesh *m, const pb_cluster *c, const int *factors, int n, pb_
 	}
 	for (int i = 0; i < n; i++)
 		off += (size_t)snprintf(m->name + off, sizeof m->name - off, "%s%d", i ? "x" : "",
-					factors[i]);
+		                        factors[i]);
 	return PB_OK;
 }
 
@@ -98,9 +101,10 @@ int pb_mesh_parse(pb_mesh *m, const pb_cluster *c, const char *text, pb_error *e
 		char *end;
 		long v = strtol(p, &end, 10);
 		if (end == p || v < 1 || v > 65536 || n == PB_MESH_MAX_AXES)
-			return pb_err(err, PB_EUSAGE,
-				      "--scheme '%s': expected factors like 4x4 or 2x8 (at most %d)",
-				      text, PB_MESH_MAX_AXES);
+			return pb_err(
+			    err, PB_EUSAGE,
+			    "--scheme '%s': expected factors like 4x4 or 2x8 (at most %d)", text,
+			    PB_MESH_MAX_AXES);
 		f[n++] = (int)v;
 		p = end;
 		if (*p == 'x' || *p == 'X' || *p == '*')
@@ -171,8 +175,8 @@ static int cmp_flist(const void *a, const void *b)
 	return 0;
 }
 
-int pb_mesh_schemes(const pb_cluster *c, int max_axes, pb_mesh *out, int cap,
-		    char (*dropped)[64], int *n_dropped, int dropped_cap)
+int pb_mesh_schemes(const pb_cluster *c, int max_axes, pb_mesh *out, int cap, char (*dropped)[64],
+                    int *n_dropped, int dropped_cap)
 {
 	if (n_dropped)
 		*n_dropped = 0;
@@ -207,7 +211,8 @@ int pb_mesh_schemes(const pb_cluster *c, int max_axes, pb_mesh *out, int cap,
 		}
 		if (dup >= 0) {
 			if (dropped && n_dropped && *n_dropped < dropped_cap)
-				snprintf(dropped[(*n_dropped)++], 64, "%.30s=%.30s", m.name, out[dup].name);
+				snprintf(dropped[(*n_dropped)++], 64, "%.30s=%.30s", m.name,
+				         out[dup].name);
 			continue;
 		}
 		out[n++] = m;

@@ -28,8 +28,8 @@ typedef struct pb_cluster {
 	int nodes;
 	int devices_per_node;
 	int n_devices;
-	double memory;   /* bytes per device */
-	double flops;    /* FLOP/s per device */
+	double memory; /* bytes per device */
+	double flops;  /* FLOP/s per device */
 	pb_link intra, inter;
 } pb_cluster;
 
@@ -39,7 +39,7 @@ typedef struct pb_mesh {
 	int stride[PB_MESH_MAX_AXES]; /* device-number stride of each axis */
 	int inter[PB_MESH_MAX_AXES];  /* 1 when the axis crosses nodes */
 	pb_link link[PB_MESH_MAX_AXES];
-	char name[48];                /* "2x8" */
+	char name[48]; /* "2x8" */
 } pb_mesh;
 
 /* Reads a kind="cluster" layout; errors name the file and field. */
@@ -57,7 +57,7 @@ int pb_mesh_parse(pb_mesh *m, const pb_cluster *c, const char *text, pb_error *e
  * candidate strategies are the same up to renaming the axes) and is dropped;
  * its name and the kept scheme go to dropped[] ("4x2=2x4") when given.
  * Returns the number of schemes written (at most cap). */
-int pb_mesh_schemes(const pb_cluster *c, int max_axes, pb_mesh *out, int cap,
-		    char (*dropped)[64], int *n_dropped, int dropped_cap);
+int pb_mesh_schemes(const pb_cluster *c, int max_axes, pb_mesh *out, int cap, char (*dropped)[64],
+                    int *n_dropped, int dropped_cap);
 
 #endif

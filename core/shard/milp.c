@@ -90,7 +90,7 @@ static int rep_of(const pb_shard_problem *p, const unsigned char *st, int G)
 
 /* Builds the MILP over the groups with state ST_SET. */
 static int build_model(const pb_shard_problem *p, const unsigned char *st, const int *fixed,
-		       int with_mem, model *md, pb_error *err)
+                       int with_mem, model *md, pb_error *err)
 {
 	memset(md, 0, sizeof *md);
 	glp_term_out(GLP_OFF); /* core/ never prints (also silences glp_write_lp) */
@@ -127,10 +127,11 @@ static int build_model(const pb_shard_problem *p, const unsigned char *st, const
 		free(md->xcol);
 		md->P = NULL;
 		md->xcol = NULL;
-		return pb_err(err, PB_EINPUT,
-			      "the MILP would have %ld columns (limit %ld): use a higher --opt-level "
-			      "or fewer --max-axes",
-			      total, (long)PB_SHARD_MAX_COLS);
+		return pb_err(
+		    err, PB_EINPUT,
+		    "the MILP would have %ld columns (limit %ld): use a higher --opt-level "
+		    "or fewer --max-axes",
+		    total, (long)PB_SHARD_MAX_COLS);
 	}
 	obj = calloc((size_t)total + 1, sizeof *obj);
 	if (!obj)
@@ -172,19 +173,23 @@ static int build_model(const pb_shard_problem *p, const unsigned char *st, const
 			continue;
 		const pb_shard_group *GF = &p->groups[ed->from], *GT = &p->groups[ed->to];
 		if (sf == ST_FIXED && stt == ST_FIXED) {
-			constant += ed->cost[ed->a_of[fixed[ed->from]] * ed->nb + ed->b_of[fixed[ed->to]]] * US;
+			constant +=
+			    ed->cost[ed->a_of[fixed[ed->from]] * ed->nb + ed->b_of[fixed[ed->to]]] *
+			    US;
 			continue;
 		}
 		if (sf == ST_FIXED) {
 			int a = ed->a_of[fixed[ed->from]];
 			for (int t = 0; t < GT->n_strat; t++)
-				obj[md->xcol[ed->to] + t] += ed->cost[a * ed->nb + ed->b_of[t]] * US;
+				obj[md->xcol[ed->to] + t] +=
+				    ed->cost[a * ed->nb + ed->b_of[t]] * US;
 			continue;
 		}
 		if (stt == ST_FIXED) {
 			int b = ed->b_of[fixed[ed->to]];
 			for (int s = 0; s < GF->n_strat; s++)
-				obj[md->xcol[ed->from] + s] += ed->cost[ed->a_of[s] * ed->nb + b] * US;
+				obj[md->xcol[ed->from] + s] +=
+				    ed->cost[ed->a_of[s] * ed->nb + b] * US;
 			continue;
 		}
 		int y0 = col + 1;
@@ -236,7 +241,8 @@ static int build_model(const pb_shard_problem *p, const unsigned char *st, const
 				mp = INFINITY;
 				ma = INFINITY;
 				for (int s = 0; s < gr->n_strat; s++) {
-					double tot = gr->mem_param[s] + (inference ? 0 : gr->mem_act[s]);
+					double tot =
+					    gr->mem_param[s] + (inference ? 0 : gr->mem_act[s]);
 					if (tot < mp + (inference ? 0 : ma)) {
 						mp = gr->mem_param[s];
 						ma = gr->mem_act[s];
@@ -255,7 +261,8 @@ static int build_model(const pb_shard_problem *p, const unsigned char *st, const
 				continue;
 			const pb_shard_group *gr = &p->groups[G];
 			for (int s = 0; s < gr->n_strat; s++) {
-				double v = (gr->mem_param[s] + (inference ? 0 : gr->mem_act[s])) * GB;
+				double v =
+				    (gr->mem_param[s] + (inference ? 0 : gr->mem_act[s])) * GB;
 				if (v != 0 && trip_add(&T, row, md->xcol[G] + s, v))
 					goto oom;
 			}
@@ -391,8 +398,8 @@ static void glpk_cb(glp_tree *T, void *info)
 
 /* Solves the model; fills choice for groups in the set. Returns 1 when an
  * integer solution exists, 0 when infeasible. */
-static int run_model(const pb_shard_problem *p, const unsigned char *st, model *md,
-		     cbinfo *ci, int *choice, int *optimal)
+static int run_model(const pb_shard_problem *p, const unsigned char *st, model *md, cbinfo *ci,
+                     int *choice, int *optimal)
 {
 	glp_term_out(GLP_OFF);
 	glp_smcp sm;
@@ -456,7 +463,8 @@ void pb_shard_milp_size(const pb_shard_problem *p, pb_milp_size *sz)
 		const pb_shard_edge *ed = &p->edges[e];
 		sz->cols += (long)ed->na * ed->nb;
 		sz->rows += ed->na + ed->nb - 1;
-		sz->nnz += 2L * ed->na * ed->nb + p->groups[ed->from].n_strat + p->groups[ed->to].n_strat;
+		sz->nnz +=
+		    2L * ed->na * ed->nb + p->groups[ed->from].n_strat + p->groups[ed->to].n_strat;
 	}
 	sz->rows += 1 + (p->opts.train ? 0 : p->n_groups);
 	sz->cols += p->opts.train ? 0 : 1;
@@ -464,8 +472,8 @@ void pb_shard_milp_size(const pb_shard_problem *p, pb_milp_size *sz)
 		sz->nnz += p->groups[G].n_strat * (p->opts.train ? 1 : 2);
 }
 
-int pb_shard_solve(pb_shard_problem *p, const char *lp_path, pb_shard_incumbent_fn cb,
-		   void *ud, pb_shard_result *r, pb_error *err)
+int pb_shard_solve(pb_shard_problem *p, const char *lp_path, pb_shard_incumbent_fn cb, void *ud,
+                   pb_shard_result *r, pb_error *err)
 {
 	memset(r, 0, sizeof *r);
 	double t0 = now();
@@ -488,7 +496,8 @@ int pb_shard_solve(pb_shard_problem *p, const char *lp_path, pb_shard_incumbent_
 		if (rc == PB_OK && !chunked) {
 			ok = run_model(p, st, &md, &ci, r->choice, &optimal);
 			if (!ok) {
-				/* Memory does not fit: best plan ignoring memory, reported infeasible. */
+				/* Memory does not fit: best plan ignoring memory, reported
+				 * infeasible. */
 				model m2;
 				rc = build_model(p, st, r->choice, 0, &m2, err);
 				if (rc == PB_OK)
@@ -503,7 +512,8 @@ int pb_shard_solve(pb_shard_problem *p, const char *lp_path, pb_shard_incumbent_
 		optimal = 0;
 		memset(st, ST_FUTURE, (size_t)p->n_groups);
 		for (int c0 = 0; c0 < p->n_groups && rc == PB_OK; c0 += p->opts.chunk) {
-			int c1 = c0 + p->opts.chunk < p->n_groups ? c0 + p->opts.chunk : p->n_groups;
+			int c1 =
+			    c0 + p->opts.chunk < p->n_groups ? c0 + p->opts.chunk : p->n_groups;
 			for (int G = c0; G < c1; G++)
 				st[G] = ST_SET;
 			model md;
@@ -512,8 +522,10 @@ int pb_shard_solve(pb_shard_problem *p, const char *lp_path, pb_shard_incumbent_
 			if (rc == PB_OK && !run_model(p, st, &md, &ci, r->choice, &opt_chunk)) {
 				model_free(&md);
 				rc = build_model(p, st, r->choice, 0, &md, err);
-				if (rc == PB_OK && !run_model(p, st, &md, &ci, r->choice, &opt_chunk))
-					rc = pb_err(err, PB_EINTERNAL, "shard: a level-3 sub-MILP has no solution");
+				if (rc == PB_OK &&
+				    !run_model(p, st, &md, &ci, r->choice, &opt_chunk))
+					rc = pb_err(err, PB_EINTERNAL,
+					            "shard: a level-3 sub-MILP has no solution");
 			}
 			model_free(&md);
 			for (int G = c0; G < c1; G++)
@@ -536,8 +548,7 @@ int pb_shard_solve(pb_shard_problem *p, const char *lp_path, pb_shard_incumbent_
 	return PB_OK;
 }
 
-int pb_shard_brute_force(pb_shard_problem *p, long max_combos, pb_shard_result *r,
-			 pb_error *err)
+int pb_shard_brute_force(pb_shard_problem *p, long max_combos, pb_shard_result *r, pb_error *err)
 {
 	memset(r, 0, sizeof *r);
 	double space = 1;
@@ -545,8 +556,8 @@ int pb_shard_brute_force(pb_shard_problem *p, long max_combos, pb_shard_result *
 		if (p->groups[G].tie < 0)
 			space *= p->groups[G].n_strat;
 	if (space > (double)max_combos)
-		return pb_err(err, PB_EUSAGE, "shard: brute force over %.0f combinations is too large",
-			      space);
+		return pb_err(err, PB_EUSAGE,
+		              "shard: brute force over %.0f combinations is too large", space);
 	int *cur = calloc((size_t)(p->n_groups + 1), sizeof(int));
 	r->choice = calloc((size_t)(p->n_groups + 1), sizeof(int));
 	if (!cur || !r->choice) {

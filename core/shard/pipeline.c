@@ -69,7 +69,8 @@ int pb_pipe_is_chain(const pb_graph *g, const double *cost)
 	int ne = collect_edges(g, cost, &e);
 	if (ne < 0)
 		return 0;
-	int *in = calloc((size_t)g->n_nodes + 1, sizeof(int)), *outd = calloc((size_t)g->n_nodes + 1, sizeof(int));
+	int *in = calloc((size_t)g->n_nodes + 1, sizeof(int)),
+	    *outd = calloc((size_t)g->n_nodes + 1, sizeof(int));
 	int chain = in && outd;
 	for (int k = 0; chain && k < ne; k++) {
 		in[e[k].v]++;
@@ -95,7 +96,7 @@ void pb_pipe_split_free(pb_pipe_split *s)
 }
 
 static void finish_split(const pb_graph *g, const double *cost, const pedge *e, int ne,
-			 pb_pipe_split *s)
+                         pb_pipe_split *s)
 {
 	s->max_cost = 0;
 	s->cross_bytes = 0;
@@ -127,7 +128,7 @@ static int split_init(const pb_graph *g, int p, pb_pipe_split *s, pb_error *err)
 }
 
 int pb_pipe_split_dp(const pb_graph *g, const double *cost, int p, pb_pipe_split *out,
-		     pb_error *err)
+                     pb_error *err)
 {
 	if (p < 1)
 		return pb_err(err, PB_EUSAGE, "pipeline: at least 1 stage");
@@ -135,7 +136,8 @@ int pb_pipe_split_dp(const pb_graph *g, const double *cost, int p, pb_pipe_split
 	if (rc)
 		return rc;
 	int n = 0;
-	int *pos = malloc((size_t)(g->n_nodes + 1) * sizeof(int)), *ord = malloc((size_t)(g->n_nodes + 1) * sizeof(int));
+	int *pos = malloc((size_t)(g->n_nodes + 1) * sizeof(int)),
+	    *ord = malloc((size_t)(g->n_nodes + 1) * sizeof(int));
 	pedge *e = NULL;
 	int ne = collect_edges(g, cost, &e);
 	if (!pos || !ord || ne < 0) {
@@ -168,8 +170,8 @@ int pb_pipe_split_dp(const pb_graph *g, const double *cost, int p, pb_pipe_split
 	}
 	for (int j = 1; j <= n; j++)
 		cut[j] += cut[j - 1];
-	/* bm[k][i]: least slowest stage placing the first i nodes in k non-empty stages;
-	 * bb[k][i]: least crossing bytes doing so with every stage <= the optimum */
+		/* bm[k][i]: least slowest stage placing the first i nodes in k non-empty stages;
+		 * bb[k][i]: least crossing bytes doing so with every stage <= the optimum */
 #define IX(k, i) ((size_t)(k) * (n + 1) + (i))
 	for (int k = 0; k <= p; k++)
 		for (int i = 0; i <= n; i++) {
@@ -218,8 +220,8 @@ int pb_pipe_split_dp(const pb_graph *g, const double *cost, int p, pb_pipe_split
 }
 
 /* Ranges [lo, hi] of every node from the key-operator intervals. */
-static int stage_ranges(const pb_graph *g, const double *cost, int p, int slack,
-			const pedge *e, int ne, int *lo, int *hi, int *n_key)
+static int stage_ranges(const pb_graph *g, const double *cost, int p, int slack, const pedge *e,
+                        int ne, int *lo, int *hi, int *n_key)
 {
 	int n = g->n_nodes;
 	int *keyid = malloc((size_t)(n + 1) * sizeof(int));
@@ -319,8 +321,10 @@ static int stage_ranges(const pb_graph *g, const double *cost, int p, int slack,
 		hi[v] = b + slack > p - 1 ? p - 1 : b + slack;
 	}
 	/* other operators: union of the ranges of the key operators next to them */
-	int *flo = malloc((size_t)(n + 1) * sizeof(int)), *fhi = malloc((size_t)(n + 1) * sizeof(int));
-	int *blo = malloc((size_t)(n + 1) * sizeof(int)), *bhi = malloc((size_t)(n + 1) * sizeof(int));
+	int *flo = malloc((size_t)(n + 1) * sizeof(int)),
+	    *fhi = malloc((size_t)(n + 1) * sizeof(int));
+	int *blo = malloc((size_t)(n + 1) * sizeof(int)),
+	    *bhi = malloc((size_t)(n + 1) * sizeof(int));
 	if (!flo || !fhi || !blo || !bhi) {
 		free(keyid), free(kc), free(anc), free(des), free(ordu), free(cnt), free(tmp);
 		free(flo), free(fhi), free(blo), free(bhi);
@@ -380,8 +384,8 @@ static int stage_ranges(const pb_graph *g, const double *cost, int p, int slack,
 	return 0;
 }
 
-int pb_pipe_split_milp(const pb_graph *g, const double *cost, int p, int slack,
-		       double time_limit, pb_pipe_split *out, pb_error *err)
+int pb_pipe_split_milp(const pb_graph *g, const double *cost, int p, int slack, double time_limit,
+                       pb_pipe_split *out, pb_error *err)
 {
 	if (p < 1)
 		return pb_err(err, PB_EUSAGE, "pipeline: at least 1 stage");
@@ -391,9 +395,11 @@ int pb_pipe_split_milp(const pb_graph *g, const double *cost, int p, int slack,
 	int n = g->n_nodes;
 	pedge *e = NULL;
 	int ne = collect_edges(g, cost, &e);
-	int *lo = malloc((size_t)(n + 1) * sizeof(int)), *hi = malloc((size_t)(n + 1) * sizeof(int));
+	int *lo = malloc((size_t)(n + 1) * sizeof(int)),
+	    *hi = malloc((size_t)(n + 1) * sizeof(int));
 	int *col0 = malloc((size_t)(n + 1) * sizeof(int));
-	if (ne < 0 || !lo || !hi || !col0 || stage_ranges(g, cost, p, slack, e, ne, lo, hi, &out->n_key)) {
+	if (ne < 0 || !lo || !hi || !col0 ||
+	    stage_ranges(g, cost, p, slack, e, ne, lo, hi, &out->n_key)) {
 		free(e), free(lo), free(hi), free(col0);
 		pb_pipe_split_free(out);
 		return pb_err(err, PB_ENOMEM, "pipeline: out of memory");
@@ -422,7 +428,8 @@ int pb_pipe_split_milp(const pb_graph *g, const double *cost, int p, int slack,
 		glp_set_col_kind(P, c, GLP_BV);
 	glp_set_col_bnds(P, Tcol, GLP_LO, 0, 0);
 	long nzcap = (long)ncols * 4 + (long)ne * 8 + 16, nz = 0;
-	int *ia = malloc((size_t)(nzcap + 1) * sizeof(int)), *ja = malloc((size_t)(nzcap + 1) * sizeof(int));
+	int *ia = malloc((size_t)(nzcap + 1) * sizeof(int)),
+	    *ja = malloc((size_t)(nzcap + 1) * sizeof(int));
 	double *ar = malloc((size_t)(nzcap + 1) * sizeof(double));
 	if (!ia || !ja || !ar) {
 		free(ia), free(ja), free(ar), free(e), free(lo), free(hi), free(col0);
@@ -430,18 +437,18 @@ int pb_pipe_split_milp(const pb_graph *g, const double *cost, int p, int slack,
 		pb_pipe_split_free(out);
 		return pb_err(err, PB_ENOMEM, "pipeline: out of memory");
 	}
-#define NZ(r, c, v)                                  \
-	do {                                             \
-		if (nz + 1 > nzcap) {                        \
-			nzcap *= 2;                              \
-			ia = realloc(ia, (size_t)(nzcap + 1) * sizeof(int)); \
-			ja = realloc(ja, (size_t)(nzcap + 1) * sizeof(int)); \
-			ar = realloc(ar, (size_t)(nzcap + 1) * sizeof(double)); \
-		}                                            \
-		nz++;                                        \
-		ia[nz] = (r);                                \
-		ja[nz] = (c);                                \
-		ar[nz] = (v);                                \
+#define NZ(r, c, v)                                                                                \
+	do {                                                                                       \
+		if (nz + 1 > nzcap) {                                                              \
+			nzcap *= 2;                                                                \
+			ia = realloc(ia, (size_t)(nzcap + 1) * sizeof(int));                       \
+			ja = realloc(ja, (size_t)(nzcap + 1) * sizeof(int));                       \
+			ar = realloc(ar, (size_t)(nzcap + 1) * sizeof(double));                    \
+		}                                                                                  \
+		nz++;                                                                              \
+		ia[nz] = (r);                                                                      \
+		ja[nz] = (c);                                                                      \
+		ar[nz] = (v);                                                                      \
 	} while (0)
 	for (int v = 0; v < n; v++) {
 		if (cost[v] < 0)
@@ -495,7 +502,8 @@ int pb_pipe_split_milp(const pb_graph *g, const double *cost, int p, int slack,
 		glp_delete_prob(P);
 		free(e), free(lo), free(hi), free(col0);
 		pb_pipe_split_free(out);
-		return pb_err(err, PB_EINTERNAL, "pipeline: the stage MILP has no solution (ranges too tight?)");
+		return pb_err(err, PB_EINTERNAL,
+		              "pipeline: the stage MILP has no solution (ranges too tight?)");
 	}
 	out->optimal = st == GLP_OPT && ok == 0;
 	double T = glp_mip_obj_val(P);
@@ -554,9 +562,12 @@ json_t *pb_pipe_schedule(const char *kind, int p, int m, double tf, double tb)
 	int train = tb > 0;
 	int per = train ? 2 * m : m;
 	/* per stage: the order of (mb, is_backward) */
-	int *ord_mb = malloc((size_t)p * per * sizeof(int)), *ord_b = malloc((size_t)p * per * sizeof(int));
-	double *fend = calloc((size_t)p * m + 1, sizeof(double)), *bend = calloc((size_t)p * m + 1, sizeof(double));
-	double *start = malloc((size_t)p * per * sizeof(double)), *end = malloc((size_t)p * per * sizeof(double));
+	int *ord_mb = malloc((size_t)p * per * sizeof(int)),
+	    *ord_b = malloc((size_t)p * per * sizeof(int));
+	double *fend = calloc((size_t)p * m + 1, sizeof(double)),
+	       *bend = calloc((size_t)p * m + 1, sizeof(double));
+	double *start = malloc((size_t)p * per * sizeof(double)),
+	       *end = malloc((size_t)p * per * sizeof(double));
 	json_t *j = json_object();
 	if (!ord_mb || !ord_b || !fend || !bend || !start || !end) {
 		free(ord_mb), free(ord_b), free(fend), free(bend), free(start), free(end);

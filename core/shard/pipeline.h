@@ -24,23 +24,23 @@
 
 typedef struct pb_pipe_split {
 	int p;
-	int *stage;          /* per node; -1 for nodes outside the problem */
-	double *stage_cost;  /* per stage: sum of operator costs */
-	double max_cost;     /* slowest stage */
-	double cross_bytes;  /* bytes x boundaries crossed */
+	int *stage;         /* per node; -1 for nodes outside the problem */
+	double *stage_cost; /* per stage: sum of operator costs */
+	double max_cost;    /* slowest stage */
+	double cross_bytes; /* bytes x boundaries crossed */
 	int n_key;
-	long cols, rows;     /* MILP size */
+	long cols, rows; /* MILP size */
 	int optimal;
 } pb_pipe_split;
 
 /* cost[v] >= 0 per node (< 0 = not part of the problem, e.g. constants);
  * bytes of activation edges come from the graph. */
-int pb_pipe_split_milp(const pb_graph *g, const double *cost, int p, int slack,
-		       double time_limit, pb_pipe_split *out, pb_error *err);
+int pb_pipe_split_milp(const pb_graph *g, const double *cost, int p, int slack, double time_limit,
+                       pb_pipe_split *out, pb_error *err);
 /* Exact DP over the topological order of the nodes with cost >= 0:
  * contiguous segments minimising the slowest stage, then the crossing bytes. */
 int pb_pipe_split_dp(const pb_graph *g, const double *cost, int p, pb_pipe_split *out,
-		     pb_error *err);
+                     pb_error *err);
 void pb_pipe_split_free(pb_pipe_split *s);
 /* 1 when every node with cost >= 0 has at most one such predecessor and one
  * such successor (a chain). */

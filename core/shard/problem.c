@@ -33,11 +33,25 @@ int pb_spec_is_elementwise(const char *op);
 
 static int is_follower_op(const char *op)
 {
-	static const char *const f[] = {"Reshape", "Flatten", "Squeeze", "Unsqueeze", "Transpose",
-					"Softmax", "LogSoftmax", "LayerNormalization",
-					"BatchNormalization", "InstanceNormalization", "MaxPool",
-					"AveragePool", "GlobalAveragePool", "GlobalMaxPool", "Slice",
-					"Pad", "Resize", "LRN", NULL};
+	static const char *const f[] = {"Reshape",
+	                                "Flatten",
+	                                "Squeeze",
+	                                "Unsqueeze",
+	                                "Transpose",
+	                                "Softmax",
+	                                "LogSoftmax",
+	                                "LayerNormalization",
+	                                "BatchNormalization",
+	                                "InstanceNormalization",
+	                                "MaxPool",
+	                                "AveragePool",
+	                                "GlobalAveragePool",
+	                                "GlobalMaxPool",
+	                                "Slice",
+	                                "Pad",
+	                                "Resize",
+	                                "LRN",
+	                                NULL};
 	if (pb_spec_is_elementwise(op))
 		return 1;
 	for (int i = 0; f[i]; i++)
@@ -54,8 +68,10 @@ double pb_shard_node_flops(const pb_graph *g, const pb_node *n)
 	double on = o ? (double)pb_tensor_numel(o) : 0;
 	if (on < 0)
 		on = 0;
-	const pb_tensor *a = n->n_inputs > 0 && n->inputs[0] >= 0 ? &g->tensors[n->inputs[0]] : NULL;
-	const pb_tensor *b = n->n_inputs > 1 && n->inputs[1] >= 0 ? &g->tensors[n->inputs[1]] : NULL;
+	const pb_tensor *a =
+	    n->n_inputs > 0 && n->inputs[0] >= 0 ? &g->tensors[n->inputs[0]] : NULL;
+	const pb_tensor *b =
+	    n->n_inputs > 1 && n->inputs[1] >= 0 ? &g->tensors[n->inputs[1]] : NULL;
 	if (!strcmp(n->op, "MatMul") && a && a->rank >= 1 && a->dims[a->rank - 1] > 0)
 		return 2.0 * on * (double)a->dims[a->rank - 1];
 	if (!strcmp(n->op, "Gemm") && a && a->rank == 2) {
@@ -234,7 +250,8 @@ static int build_node(pb_shard_problem *p, int nid, pb_strat1 *menu_buf, pb_erro
 					for (int j = 0; j < m->n_axes; j++)
 						if (j != a && st->in[i][j] >= 0)
 							b /= m->size[j];
-					c += pb_coll_time(PB_COLL_ALLREDUCE, b, m->size[a], &m->link[a]);
+					c += pb_coll_time(PB_COLL_ALLREDUCE, b, m->size[a],
+					                  &m->link[a]);
 				}
 		}
 		for (int j = 0; j < n->n_outputs && j < PB_SHARD_MAX_OUT; j++) {
@@ -333,7 +350,8 @@ static int build_groups(pb_shard_problem *p, pb_error *err)
 			gr->leader = i;
 			gr->members = malloc(sizeof(int));
 		} else {
-			gr->members = realloc(gr->members, (size_t)(gr->n_members + 1) * sizeof(int));
+			gr->members =
+			    realloc(gr->members, (size_t)(gr->n_members + 1) * sizeof(int));
 		}
 		gr->members[gr->n_members++] = i;
 	}
@@ -362,31 +380,38 @@ static int build_groups(pb_shard_problem *p, pb_error *err)
 					best = s;
 					bestc = sv->cost[s];
 				} else {
-					/* Follow exactly when a strategy takes the producers' specs as they
-					 * are (no conversion); otherwise the cheapest conversion + work. */
+					/* Follow exactly when a strategy takes the producers' specs
+					 * as they are (no conversion); otherwise the cheapest
+					 * conversion + work. */
 					int best_exact = -1;
 					double bestc_exact = INFINITY;
 					for (int t = 0; t < sv->n_strat; t++) {
 						double c = sv->cost[t];
 						int exact = 1;
-						for (int i = 0; i < nv->n_inputs && i < PB_SHARD_MAX_IN; i++) {
+						for (int i = 0;
+						     i < nv->n_inputs && i < PB_SHARD_MAX_IN; i++) {
 							int tt = nv->inputs[i];
 							if (tt < 0 || p->tkind[tt] != PB_TKIND_ACT)
 								continue;
 							int pr = g->tensors[tt].producer;
 							const pb_shard_node *sp = &p->nodes[pr];
 							int j = out_slot(&g->nodes[pr], tt);
-							const signed char *from = sp->strat[sp->pick[s]].out[j];
+							const signed char *from =
+							    sp->strat[sp->pick[s]].out[j];
 							const signed char *to = sv->strat[t].in[i];
 							if (memcmp(from, to, (size_t)m->n_axes))
 								exact = 0;
-							c += pb_reshard_cost(m, pb_tensor_bytes(&g->tensors[tt]), from,
-									     to, NULL, NULL) *
-							     p->comm_mult;
+							c +=
+							    pb_reshard_cost(
+							        m, pb_tensor_bytes(&g->tensors[tt]),
+							        from, to, NULL, NULL) *
+							    p->comm_mult;
 						}
-						if (exact && (c < bestc_exact - 1e-15 ||
-							      (c <= bestc_exact + 1e-15 && best_exact >= 0 &&
-							       sv->strat[t].share > sv->strat[best_exact].share))) {
+						if (exact &&
+						    (c < bestc_exact - 1e-15 ||
+						     (c <= bestc_exact + 1e-15 && best_exact >= 0 &&
+						      sv->strat[t].share >
+						          sv->strat[best_exact].share))) {
 							bestc_exact = c;
 							best_exact = t;
 						}
@@ -442,7 +467,8 @@ static int build_edges(pb_shard_problem *p, pb_error *err)
 			int j = out_slot(&g->nodes[pr], t);
 			if (j < 0)
 				continue;
-			const pb_shard_group *GF = &p->groups[sp->group], *GT = &p->groups[sc->group];
+			const pb_shard_group *GF = &p->groups[sp->group],
+			                     *GT = &p->groups[sc->group];
 			pb_shard_edge e = {0};
 			e.from = sp->group;
 			e.to = sc->group;
@@ -453,8 +479,10 @@ static int build_edges(pb_shard_problem *p, pb_error *err)
 			e.bytes = pb_tensor_bytes(&g->tensors[t]);
 			e.a_of = malloc((size_t)GF->n_strat * sizeof(int));
 			e.b_of = malloc((size_t)GT->n_strat * sizeof(int));
-			signed char(*as)[PB_MESH_MAX_AXES] = calloc((size_t)GF->n_strat, PB_MESH_MAX_AXES);
-			signed char(*bs)[PB_MESH_MAX_AXES] = calloc((size_t)GT->n_strat, PB_MESH_MAX_AXES);
+			signed char(*as)[PB_MESH_MAX_AXES] =
+			    calloc((size_t)GF->n_strat, PB_MESH_MAX_AXES);
+			signed char(*bs)[PB_MESH_MAX_AXES] =
+			    calloc((size_t)GT->n_strat, PB_MESH_MAX_AXES);
 			if (!e.a_of || !e.b_of || !as || !bs) {
 				free(e.a_of);
 				free(e.b_of);
@@ -477,9 +505,10 @@ static int build_edges(pb_shard_problem *p, pb_error *err)
 			e.cost = malloc((size_t)e.na * e.nb * sizeof(double));
 			for (int a = 0; a < e.na; a++)
 				for (int b = 0; b < e.nb; b++)
-					e.cost[a * e.nb + b] = pb_reshard_cost(&p->mesh, e.bytes, as[a], bs[b],
-									       NULL, NULL) *
-							       p->comm_mult;
+					e.cost[a * e.nb + b] =
+					    pb_reshard_cost(&p->mesh, e.bytes, as[a], bs[b], NULL,
+					                    NULL) *
+					    p->comm_mult;
 			free(as);
 			free(bs);
 			/* Two consumers in one group needing the same layout of one tensor
@@ -489,8 +518,10 @@ static int build_edges(pb_shard_problem *p, pb_error *err)
 				const pb_shard_edge *f = &p->edges[k];
 				if (f->from == e.from && f->to == e.to && f->tensor == e.tensor &&
 				    f->nb == e.nb && f->na == e.na &&
-				    memcmp(f->b_of, e.b_of, (size_t)GT->n_strat * sizeof(int)) == 0 &&
-				    memcmp(f->cost, e.cost, (size_t)e.na * e.nb * sizeof(double)) == 0)
+				    memcmp(f->b_of, e.b_of, (size_t)GT->n_strat * sizeof(int)) ==
+				        0 &&
+				    memcmp(f->cost, e.cost, (size_t)e.na * e.nb * sizeof(double)) ==
+				        0)
 					dup = 1;
 			}
 			if (dup) {
@@ -552,15 +583,19 @@ static int prune_dominated(pb_shard_problem *p, pb_error *err)
 				int same = 1;
 				for (int k = 0; k < deg[G] && same; k++) {
 					int code = inc[G][k];
-					const pb_shard_edge *ed = &p->edges[(code > 0 ? code : -code) - 1];
-					same = code > 0 ? ed->a_of[s] == ed->a_of[t] : ed->b_of[s] == ed->b_of[t];
+					const pb_shard_edge *ed =
+					    &p->edges[(code > 0 ? code : -code) - 1];
+					same = code > 0 ? ed->a_of[s] == ed->a_of[t]
+					                : ed->b_of[s] == ed->b_of[t];
 				}
 				if (!same)
 					continue;
-				int le = gr->cost[t] <= gr->cost[s] && gr->mem_param[t] <= gr->mem_param[s] &&
-					 gr->mem_act[t] <= gr->mem_act[s];
-				int eq = gr->cost[t] == gr->cost[s] && gr->mem_param[t] == gr->mem_param[s] &&
-					 gr->mem_act[t] == gr->mem_act[s];
+				int le = gr->cost[t] <= gr->cost[s] &&
+				         gr->mem_param[t] <= gr->mem_param[s] &&
+				         gr->mem_act[t] <= gr->mem_act[s];
+				int eq = gr->cost[t] == gr->cost[s] &&
+				         gr->mem_param[t] == gr->mem_param[s] &&
+				         gr->mem_act[t] == gr->mem_act[s];
 				if (le && (!eq || t < s))
 					dom = 1;
 			}
@@ -592,7 +627,8 @@ static int prune_dominated(pb_shard_problem *p, pb_error *err)
 	/* compact spec indices of every edge */
 	for (int e = 0; e < p->n_edges && rc == PB_OK; e++) {
 		pb_shard_edge *ed = &p->edges[e];
-		int *ma = malloc((size_t)ed->na * sizeof(int)), *mb = malloc((size_t)ed->nb * sizeof(int));
+		int *ma = malloc((size_t)ed->na * sizeof(int)),
+		    *mb = malloc((size_t)ed->nb * sizeof(int));
 		if (!ma || !mb) {
 			free(ma);
 			free(mb);
@@ -654,9 +690,11 @@ static void tie_groups(pb_shard_problem *p)
 				continue;
 			int same = 1;
 			for (int k = 0; k < a->n_members && same; k++)
-				same = !strcmp(g->nodes[a->members[k]].op, g->nodes[b->members[k]].op);
+				same =
+				    !strcmp(g->nodes[a->members[k]].op, g->nodes[b->members[k]].op);
 			for (int s = 0; s < a->n_strat && same; s++)
-				same = fabs(a->cost[s] - b->cost[s]) <= 1e-9 * fabs(b->cost[s]) + 1e-15 &&
+				same = fabs(a->cost[s] - b->cost[s]) <=
+				           1e-9 * fabs(b->cost[s]) + 1e-15 &&
 				       fabs(a->mem_param[s] - b->mem_param[s]) < 0.5;
 			if (same) {
 				a->tie = H;
@@ -667,7 +705,7 @@ static void tie_groups(pb_shard_problem *p)
 }
 
 int pb_shard_problem_build(const pb_graph *g, const pb_cluster *c, const pb_mesh *m,
-			   const pb_shard_opts *o, pb_shard_problem **out, pb_error *err)
+                           const pb_shard_opts *o, pb_shard_problem **out, pb_error *err)
 {
 	*out = NULL;
 	pb_shard_problem *p = calloc(1, sizeof *p);

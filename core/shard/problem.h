@@ -35,18 +35,18 @@
 #include "shard/spec.h"
 
 typedef struct pb_shard_opts {
-	int train;            /* training step instead of inference */
-	int opt_level;        /* 0..3 (docs/shard.md) */
-	int no_shrink;        /* keep every operator as its own group */
-	int tie_blocks;       /* tie groups with identical signatures */
-	double force_fraction;/* forced parameter sharding above this share of memory (0.7) */
-	double time_limit;    /* seconds per MILP (0 = none) */
-	pb_shard_rules *rules; /* rule library used from level 1 (NULL = none) */
-	pb_shard_rules *filters; /* candidate filters applied at every level (Lua) */
-	int chunk;            /* level 3: groups per sub-MILP (0 = 48) */
+	int train;                 /* training step instead of inference */
+	int opt_level;             /* 0..3 (docs/shard.md) */
+	int no_shrink;             /* keep every operator as its own group */
+	int tie_blocks;            /* tie groups with identical signatures */
+	double force_fraction;     /* forced parameter sharding above this share of memory (0.7) */
+	double time_limit;         /* seconds per MILP (0 = none) */
+	pb_shard_rules *rules;     /* rule library used from level 1 (NULL = none) */
+	pb_shard_rules *filters;   /* candidate filters applied at every level (Lua) */
+	int chunk;                 /* level 3: groups per sub-MILP (0 = 48) */
 	const unsigned char *mask; /* only nodes with mask[i] != 0 (a pipeline stage); NULL = all.
-				    * Activations from outside arrive in any layout (p2p is costed
-				    * by the pipeline). */
+	                            * Activations from outside arrive in any layout (p2p is costed
+	                            * by the pipeline). */
 } pb_shard_opts;
 
 void pb_shard_opts_default(pb_shard_opts *o);
@@ -58,44 +58,44 @@ void pb_shard_dynamic_nodes(const pb_graph *g, unsigned char *active);
 enum { PB_TKIND_META = 0, PB_TKIND_ACT = 1, PB_TKIND_PARAM = 2 };
 
 typedef struct pb_shard_node {
-	int active;           /* part of the problem */
+	int active; /* part of the problem */
 	int group;
 	int n_strat;
 	pb_strat *strat;
-	double *cost;         /* per strategy (s) */
-	double *flops_part;   /* compute part of cost */
-	double *mem_param;    /* bytes per device */
+	double *cost;       /* per strategy (s) */
+	double *flops_part; /* compute part of cost */
+	double *mem_param;  /* bytes per device */
 	double *mem_act;
-	int *pick;            /* per group strategy: this node's strategy */
+	int *pick; /* per group strategy: this node's strategy */
 	unsigned dyn_in;
 } pb_shard_node;
 
 typedef struct pb_shard_group {
 	int leader;
-	int *members;         /* topological order, leader first */
+	int *members; /* topological order, leader first */
 	int n_members;
 	int n_strat;
 	double *cost;
 	double *mem_param, *mem_act;
-	int tie;              /* group whose variables this one repeats, -1 */
-	int fixed;            /* chosen strategy when already decided (level 3), -1 */
+	int tie;   /* group whose variables this one repeats, -1 */
+	int fixed; /* chosen strategy when already decided (level 3), -1 */
 } pb_shard_group;
 
 typedef struct pb_shard_edge {
-	int from, to;         /* groups */
-	int prod, cons;       /* nodes */
-	int tensor, slot;     /* consumer input slot */
+	int from, to;     /* groups */
+	int prod, cons;   /* nodes */
+	int tensor, slot; /* consumer input slot */
 	int na, nb;
-	int *a_of;            /* per strategy of `from` */
-	int *b_of;            /* per strategy of `to` */
-	double *cost;         /* na x nb, seconds */
+	int *a_of;    /* per strategy of `from` */
+	int *b_of;    /* per strategy of `to` */
+	double *cost; /* na x nb, seconds */
 	double bytes;
 } pb_shard_edge;
 
 typedef struct pb_shard_problem {
 	const pb_graph *g;
 	pb_mesh mesh;
-	pb_cluster cl;        /* copy; name not owned */
+	pb_cluster cl; /* copy; name not owned */
 	pb_shard_opts opts;
 	unsigned char *tkind; /* per tensor */
 	pb_shard_node *nodes;
@@ -103,15 +103,15 @@ typedef struct pb_shard_problem {
 	int n_groups;
 	pb_shard_edge *edges;
 	int n_edges, cap_edges;
-	double param_bytes;   /* total parameter bytes */
-	int forced;           /* forced parameter sharding active */
+	double param_bytes; /* total parameter bytes */
+	int forced;         /* forced parameter sharding active */
 	double comm_mult, compute_mult;
 	int n_active;
-	long n_node_strats;   /* sum of strategies over operators (before shrinking) */
+	long n_node_strats; /* sum of strategies over operators (before shrinking) */
 } pb_shard_problem;
 
 int pb_shard_problem_build(const pb_graph *g, const pb_cluster *c, const pb_mesh *m,
-			   const pb_shard_opts *o, pb_shard_problem **out, pb_error *err);
+                           const pb_shard_opts *o, pb_shard_problem **out, pb_error *err);
 void pb_shard_problem_free(pb_shard_problem *p);
 
 /* MILP size: columns, binary columns, rows, non-zeros. */
@@ -136,12 +136,11 @@ typedef struct pb_shard_result {
 
 /* Solves the problem (all groups, or level-3 chunks joined greedily).
  * lp_path: when non-NULL, the full MILP is written there (glp_write_lp). */
-int pb_shard_solve(pb_shard_problem *p, const char *lp_path, pb_shard_incumbent_fn cb,
-		   void *ud, pb_shard_result *r, pb_error *err);
+int pb_shard_solve(pb_shard_problem *p, const char *lp_path, pb_shard_incumbent_fn cb, void *ud,
+                   pb_shard_result *r, pb_error *err);
 /* Exhaustive search over the groups' strategies (tests); fails if the space
  * exceeds max_combos. */
-int pb_shard_brute_force(pb_shard_problem *p, long max_combos, pb_shard_result *r,
-			 pb_error *err);
+int pb_shard_brute_force(pb_shard_problem *p, long max_combos, pb_shard_result *r, pb_error *err);
 void pb_shard_result_free(pb_shard_result *r);
 
 /* Cost, memory and feasibility of a choice per group (fills r except choice). */

@@ -40,7 +40,7 @@ static int m_batched_matmul(const pb_graph *g, int nid, void *ud)
 }
 
 static int k_batched_matmul(const pb_graph *g, int nid, const pb_strat *s, const pb_mesh *m,
-			    void *ud)
+                            void *ud)
 {
 	const pb_tensor *o = &g->tensors[g->nodes[nid].outputs[0]];
 	for (int a = 0; a < m->n_axes; a++) {
@@ -69,8 +69,7 @@ static int m_reduce_last(const pb_graph *g, int nid, void *ud)
 	return 0;
 }
 
-static int k_no_partial(const pb_graph *g, int nid, const pb_strat *s, const pb_mesh *m,
-			void *ud)
+static int k_no_partial(const pb_graph *g, int nid, const pb_strat *s, const pb_mesh *m, void *ud)
 {
 	for (int a = 0; a < m->n_axes; a++)
 		if (s->out[0][a] == PB_SPEC_P)
@@ -88,13 +87,12 @@ static int m_conv_stem(const pb_graph *g, int nid, void *ud)
 }
 
 static const pb_shard_rule builtins[] = {
-	{"batched-matmul-batch",
-	 "MatMul of two activations of rank >= 3: split only along batch dims", m_batched_matmul,
-	 k_batched_matmul, NULL, NULL},
-	{"reduce-no-partial", "ReduceMean/ReduceSum over the last dim: no partial outputs",
-	 m_reduce_last, k_no_partial, NULL, NULL},
-	{"conv-stem-no-ic", "Conv with < 16 input channels: no input-channel split", m_conv_stem,
-	 k_no_partial, NULL, NULL},
+    {"batched-matmul-batch", "MatMul of two activations of rank >= 3: split only along batch dims",
+     m_batched_matmul, k_batched_matmul, NULL, NULL},
+    {"reduce-no-partial", "ReduceMean/ReduceSum over the last dim: no partial outputs",
+     m_reduce_last, k_no_partial, NULL, NULL},
+    {"conv-stem-no-ic", "Conv with < 16 input channels: no input-channel split", m_conv_stem,
+     k_no_partial, NULL, NULL},
 };
 
 pb_shard_rules *pb_shard_rules_new(int with_builtins)
@@ -129,7 +127,8 @@ void pb_shard_rules_free(pb_shard_rules *lib)
 int pb_shard_rules_add(pb_shard_rules *lib, const pb_shard_rule *rule, pb_error *err)
 {
 	if (!rule->name || !rule->keep)
-		return pb_err(err, PB_EUSAGE, "shard rule: a rule needs a name and a keep function");
+		return pb_err(err, PB_EUSAGE,
+		              "shard rule: a rule needs a name and a keep function");
 	if (lib->n == lib->cap) {
 		int nc = lib->cap ? lib->cap * 2 : 8;
 		pb_shard_rule *r = realloc(lib->r, (size_t)nc * sizeof *r);
@@ -152,7 +151,7 @@ int pb_shard_rules_add(pb_shard_rules *lib, const pb_shard_rule *rule, pb_error 
 }
 
 int pb_shard_rules_filter(pb_shard_rules *lib, const pb_graph *g, int nid, pb_strat *s, int n,
-			  const pb_mesh *m)
+                          const pb_mesh *m)
 {
 	for (int r = 0; lib && r < lib->n; r++) {
 		const pb_shard_rule *rule = &lib->r[r];

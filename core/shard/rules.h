@@ -16,18 +16,18 @@
 #include "shard/spec.h"
 
 typedef struct pb_shard_rule {
-	const char *name;     /* copied */
-	const char *help;     /* copied, one line */
+	const char *name; /* copied */
+	const char *help; /* copied, one line */
 	int (*match)(const pb_graph *g, int nid, void *ud);
 	int (*keep)(const pb_graph *g, int nid, const pb_strat *s, const pb_mesh *m, void *ud);
-	void *ud;             /* owned by the caller */
+	void *ud;                  /* owned by the caller */
 	void (*ud_free)(void *ud); /* called by pb_shard_rules_free when non-NULL */
 } pb_shard_rule;
 
 typedef struct pb_shard_rules {
 	pb_shard_rule *r;
 	int n, cap;
-	long *hits;           /* operators each rule restricted in the last filter run */
+	long *hits; /* operators each rule restricted in the last filter run */
 } pb_shard_rules;
 
 /* A new library, with the built-in rules when with_builtins is set. */
@@ -38,6 +38,6 @@ int pb_shard_rules_add(pb_shard_rules *lib, const pb_shard_rule *rule, pb_error 
 /* Filters strategies of node nid in place; returns the new count (>= 1 when
  * n >= 1). */
 int pb_shard_rules_filter(pb_shard_rules *lib, const pb_graph *g, int nid, pb_strat *s, int n,
-			  const pb_mesh *m);
+                          const pb_mesh *m);
 
 #endif

@@ -33,8 +33,8 @@ static void on_incumbent(void *ud, double obj_us, double at)
 }
 
 int pb_shard_search_new(const pb_graph *g, const pb_cluster *c, const pb_shard_opts *o,
-			const char *scheme, int max_axes, const char *lp_path,
-			pb_shard_search **out, pb_error *err)
+                        const char *scheme, int max_axes, const char *lp_path,
+                        pb_shard_search **out, pb_error *err)
 {
 	*out = NULL;
 	pb_shard_search *s = calloc(1, sizeof *s);
@@ -124,8 +124,8 @@ int pb_shard_search_step(pb_shard_search *s, int *done, pb_error *err)
 		row->active = p->n_active;
 		pb_shard_milp_size(p, &row->size);
 		int better = s->best < 0 || (row->feasible && !s->rows[s->best].feasible) ||
-			     (row->feasible == s->rows[s->best].feasible &&
-			      row->step_time < s->rows[s->best].step_time);
+		             (row->feasible == s->rows[s->best].feasible &&
+		              row->step_time < s->rows[s->best].step_time);
 		if (better) {
 			pb_shard_problem_free(s->best_problem);
 			pb_shard_result_free(&s->best_result);
@@ -155,7 +155,7 @@ int pb_shard_search_finish(pb_shard_search *s, pb_error *err)
 	}
 	if (s->best < 0)
 		return pb_err(err, PB_EINPUT, "shard: no grouping scheme could be solved: %s",
-			      s->n_rows ? s->rows[0].error : "no scheme");
+		              s->n_rows ? s->rows[0].error : "no scheme");
 	if (s->lp_path && s->n_rows > 1) {
 		/* Several schemes: write the MILP of the best one. */
 		pb_shard_result r;
@@ -192,9 +192,10 @@ static json_t *scheme_json(const pb_shard_search *s, int i)
 		json_array_append_new(ax, x);
 	}
 	json_object_set_new(o, "axes", ax);
-	json_object_set_new(o, "status", json_string(r->status == 1    ? "solved"
-						     : r->status < 0 ? "error"
-								     : "pending"));
+	json_object_set_new(o, "status",
+	                    json_string(r->status == 1  ? "solved"
+	                                : r->status < 0 ? "error"
+	                                                : "pending"));
 	if (r->status == 1) {
 		json_object_set_new(o, "step_time", json_real(r->step_time));
 		json_object_set_new(o, "compute_time", json_real(r->compute));
@@ -221,14 +222,14 @@ static json_t *scheme_json(const pb_shard_search *s, int i)
 }
 
 static json_t *specs_json(const signed char (*specs)[PB_MESH_MAX_AXES], const int *tids, int n,
-			  int n_axes)
+                          int n_axes)
 {
 	json_t *a = json_array();
 	char buf[64];
 	for (int i = 0; i < n; i++)
-		json_array_append_new(a, tids[i] < 0 ? json_null()
-						     : json_string(pb_spec_str(specs[i], n_axes, buf,
-									       sizeof buf)));
+		json_array_append_new(
+		    a, tids[i] < 0 ? json_null()
+		                   : json_string(pb_spec_str(specs[i], n_axes, buf, sizeof buf)));
 	return a;
 }
 
@@ -258,8 +259,8 @@ static double node_collectives(const pb_shard_problem *p, const int *choice, int
 		pb_coll cl[PB_MESH_MAX_AXES];
 		int nc = 0;
 		double bytes = pb_tensor_bytes(&g->tensors[t]);
-		total += pb_reshard_cost(&p->mesh, bytes, sp->out[j], st->in[i], cl, &nc) *
-			 p->comm_mult;
+		total +=
+		    pb_reshard_cost(&p->mesh, bytes, sp->out[j], st->in[i], cl, &nc) * p->comm_mult;
 		for (int k = 0; k < nc && arr; k++) {
 			json_t *o = json_object();
 			json_object_set_new(o, "tensor", json_string(g->tensors[t].name));
@@ -269,8 +270,12 @@ static double node_collectives(const pb_shard_problem *p, const int *choice, int
 			json_object_set_new(o, "axis", json_integer(cl[k].axis));
 			json_object_set_new(o, "bytes", json_real(cl[k].bytes));
 			json_object_set_new(o, "time", json_real(cl[k].time * p->comm_mult));
-			json_object_set_new(o, "from_spec", json_string(pb_spec_str(sp->out[j], p->mesh.n_axes, buf, sizeof buf)));
-			json_object_set_new(o, "to_spec", json_string(pb_spec_str(st->in[i], p->mesh.n_axes, buf, sizeof buf)));
+			json_object_set_new(
+			    o, "from_spec",
+			    json_string(pb_spec_str(sp->out[j], p->mesh.n_axes, buf, sizeof buf)));
+			json_object_set_new(
+			    o, "to_spec",
+			    json_string(pb_spec_str(st->in[i], p->mesh.n_axes, buf, sizeof buf)));
 			json_array_append_new(arr, o);
 		}
 	}
@@ -284,8 +289,8 @@ static double node_collectives(const pb_shard_problem *p, const int *choice, int
 			to[a] = st->out[j][a] == PB_SPEC_P ? PB_SPEC_R : st->out[j][a];
 		pb_coll cl[PB_MESH_MAX_AXES];
 		int nc = 0;
-		total += pb_reshard_cost(&p->mesh, pb_tensor_bytes(&g->tensors[t]), st->out[j], to, cl,
-					 &nc);
+		total += pb_reshard_cost(&p->mesh, pb_tensor_bytes(&g->tensors[t]), st->out[j], to,
+		                         cl, &nc);
 		for (int k = 0; k < nc && arr; k++) {
 			json_t *o = json_object();
 			json_object_set_new(o, "tensor", json_string(g->tensors[t].name));
@@ -302,7 +307,8 @@ static double node_collectives(const pb_shard_problem *p, const int *choice, int
 	if (p->opts.train)
 		for (int i = 0; i < n->n_inputs && i < PB_SHARD_MAX_IN; i++) {
 			int t = n->inputs[i];
-			if (t < 0 || p->tkind[t] != PB_TKIND_PARAM || pb_tensor_numel(&g->tensors[t]) < 2)
+			if (t < 0 || p->tkind[t] != PB_TKIND_PARAM ||
+			    pb_tensor_numel(&g->tensors[t]) < 2)
 				continue;
 			double by = pb_tensor_bytes(&g->tensors[t]);
 			for (int a = 0; a < p->mesh.n_axes; a++) {
@@ -313,11 +319,12 @@ static double node_collectives(const pb_shard_problem *p, const int *choice, int
 					if (k != a && st->in[i][k] >= 0)
 						b /= p->mesh.size[k];
 				double tm = pb_coll_time(PB_COLL_ALLREDUCE, b, p->mesh.size[a],
-							 &p->mesh.link[a]);
+				                         &p->mesh.link[a]);
 				total += tm;
 				if (arr) {
 					json_t *o = json_object();
-					json_object_set_new(o, "tensor", json_string(g->tensors[t].name));
+					json_object_set_new(o, "tensor",
+					                    json_string(g->tensors[t].name));
 					json_object_set_new(o, "from", json_string(n->name));
 					json_object_set_new(o, "to", json_string("(gradient)"));
 					json_object_set_new(o, "kind", json_string("all-reduce"));
@@ -346,7 +353,7 @@ static int strategy_class(const pb_shard_problem *p, const pb_strat *st)
 }
 
 static const char *const class_names[] = {"replicated", "data-parallel", "tensor-parallel",
-					  "hybrid"};
+                                          "hybrid"};
 
 static json_t *ops_json(const pb_shard_problem *p, const int *choice, json_t *colls)
 {
@@ -370,12 +377,16 @@ static json_t *ops_json(const pb_shard_problem *p, const int *choice, json_t *co
 		int tids[PB_SHARD_MAX_IN];
 		for (int i = 0; i < nin; i++)
 			tids[i] = n->inputs[i] >= 0 && p->tkind[n->inputs[i]] != PB_TKIND_META
-					  ? n->inputs[i]
-					  : -1;
-		json_object_set_new(o, "in", specs_json((const signed char(*)[PB_MESH_MAX_AXES])st->in, tids, nin, p->mesh.n_axes));
+			              ? n->inputs[i]
+			              : -1;
+		json_object_set_new(o, "in",
+		                    specs_json((const signed char(*)[PB_MESH_MAX_AXES])st->in, tids,
+		                               nin, p->mesh.n_axes));
 		for (int j = 0; j < nout; j++)
 			tids[j] = n->outputs[j];
-		json_object_set_new(o, "out", specs_json((const signed char(*)[PB_MESH_MAX_AXES])st->out, tids, nout, p->mesh.n_axes));
+		json_object_set_new(o, "out",
+		                    specs_json((const signed char(*)[PB_MESH_MAX_AXES])st->out,
+		                               tids, nout, p->mesh.n_axes));
 		json_object_set_new(o, "group", json_integer(p->nodes[c].group));
 		json_object_set_new(o, "compute", json_real(p->nodes[c].flops_part[si]));
 		json_object_set_new(o, "comm", json_real(node_collectives(p, choice, c, colls)));
@@ -426,7 +437,8 @@ json_t *pb_shard_report(const pb_shard_search *s)
 	json_t *ev = json_array();
 	for (int i = 0; i < s->n_events; i++) {
 		json_t *o = json_object();
-		json_object_set_new(o, "scheme", json_string(s->rows[s->events[i].scheme].mesh.name));
+		json_object_set_new(o, "scheme",
+		                    json_string(s->rows[s->events[i].scheme].mesh.name));
 		json_object_set_new(o, "objective", json_real(s->events[i].objective));
 		json_object_set_new(o, "at", json_real(s->events[i].at));
 		json_array_append_new(ev, o);
@@ -442,8 +454,8 @@ pb_plan *pb_shard_plan(const pb_shard_search *s)
 	const pb_shard_problem *p = s->best_problem;
 	const pb_graph *g = p->g;
 	const int *choice = s->best_result.choice;
-	pb_plan *plan = pb_plan_new("shard", p->opts.opt_level >= 3 ? "milp-greedy" : "milp",
-				    g->n_nodes);
+	pb_plan *plan =
+	    pb_plan_new("shard", p->opts.opt_level >= 3 ? "milp-greedy" : "milp", g->n_nodes);
 	if (!plan)
 		return NULL;
 	const pb_shard_row *b = &s->rows[s->best];
@@ -515,7 +527,7 @@ static void coords_of(const pb_mesh *m, int dev, int *coord)
 }
 
 static json_t *local_tensor(const pb_graph *g, int t, const signed char *spec, const pb_mesh *m,
-			    const int *coord)
+                            const int *coord)
 {
 	const pb_tensor *tt = &g->tensors[t];
 	json_t *o = json_object();
@@ -557,7 +569,8 @@ int pb_shard_emit_tasks(const pb_shard_search *s, const char *dir, pb_error *err
 	if (!s->best_problem)
 		return pb_err(err, PB_EUSAGE, "shard: no plan to emit tasks for");
 	if (mkdir(dir, 0777) != 0 && errno != EEXIST)
-		return pb_err(err, PB_EINPUT, "%s: cannot create directory: %s", dir, strerror(errno));
+		return pb_err(err, PB_EINPUT, "%s: cannot create directory: %s", dir,
+		              strerror(errno));
 	const pb_shard_problem *p = s->best_problem;
 	const pb_graph *g = p->g;
 	const pb_mesh *m = &p->mesh;
@@ -588,7 +601,8 @@ int pb_shard_emit_tasks(const pb_shard_search *s, const char *dir, pb_error *err
 			if (!p->nodes[c].active)
 				continue;
 			const pb_node *n = &g->nodes[c];
-			const pb_strat *st = &p->nodes[c].strat[pb_shard_node_strategy(p, choice, c)];
+			const pb_strat *st =
+			    &p->nodes[c].strat[pb_shard_node_strategy(p, choice, c)];
 			json_t *o = json_object();
 			json_object_set_new(o, "name", json_string(n->name));
 			json_object_set_new(o, "op", json_string(n->op));
@@ -607,10 +621,14 @@ int pb_shard_emit_tasks(const pb_shard_search *s, const char *dir, pb_error *err
 			json_t *ins = json_array(), *outs = json_array();
 			for (int i = 0; i < n->n_inputs && i < PB_SHARD_MAX_IN; i++)
 				if (n->inputs[i] >= 0 && p->tkind[n->inputs[i]] != PB_TKIND_META)
-					json_array_append_new(ins, local_tensor(g, n->inputs[i], st->in[i], m, coord));
+					json_array_append_new(
+					    ins,
+					    local_tensor(g, n->inputs[i], st->in[i], m, coord));
 			for (int i = 0; i < n->n_outputs && i < PB_SHARD_MAX_OUT; i++)
 				if (n->outputs[i] >= 0)
-					json_array_append_new(outs, local_tensor(g, n->outputs[i], st->out[i], m, coord));
+					json_array_append_new(
+					    outs,
+					    local_tensor(g, n->outputs[i], st->out[i], m, coord));
 			json_object_set_new(o, "inputs", ins);
 			json_object_set_new(o, "outputs", outs);
 			json_array_append_new(ops, o);
@@ -654,14 +672,15 @@ static int sv_step(pb_solver *sv, int budget, pb_solver_progress *pr, pb_error *
 	pr->bound = NAN;
 	const pb_shard_row *last = s->next > 0 ? &s->rows[s->next - 1] : NULL;
 	if (last && last->status == 1)
-		snprintf(pr->message, sizeof pr->message,
-			 "scheme %.12s: %.4g ms (%ld incumbents) | best %.12s %.4g ms | %d/%d schemes",
-			 last->mesh.name, last->step_time * 1e3, (long)(s->n_events - ev0),
-			 s->best >= 0 ? s->rows[s->best].mesh.name : "-", pr->incumbent * 1e3, s->next,
-			 s->n_rows);
+		snprintf(
+		    pr->message, sizeof pr->message,
+		    "scheme %.12s: %.4g ms (%ld incumbents) | best %.12s %.4g ms | %d/%d schemes",
+		    last->mesh.name, last->step_time * 1e3, (long)(s->n_events - ev0),
+		    s->best >= 0 ? s->rows[s->best].mesh.name : "-", pr->incumbent * 1e3, s->next,
+		    s->n_rows);
 	else if (last)
-		snprintf(pr->message, sizeof pr->message, "scheme %.12s failed: %.100s", last->mesh.name,
-			 last->error);
+		snprintf(pr->message, sizeof pr->message, "scheme %.12s failed: %.100s",
+		         last->mesh.name, last->error);
 	return PB_OK;
 }
 
@@ -676,9 +695,11 @@ static void sv_stats(pb_solver *sv, FILE *out)
 	for (int i = 0; i < s->n_rows; i++) {
 		const pb_shard_row *r = &s->rows[i];
 		if (r->status == 1)
-			fprintf(out, "%-10s step %.4g ms  compute %.4g ms  comm %.4g ms  mem %.3g GB%s\n",
-				r->mesh.name, r->step_time * 1e3, r->compute * 1e3, r->comm * 1e3,
-				r->memory / 1e9, i == s->best ? "  (best)" : "");
+			fprintf(
+			    out,
+			    "%-10s step %.4g ms  compute %.4g ms  comm %.4g ms  mem %.3g GB%s\n",
+			    r->mesh.name, r->step_time * 1e3, r->compute * 1e3, r->comm * 1e3,
+			    r->memory / 1e9, i == s->best ? "  (best)" : "");
 		else
 			fprintf(out, "%-10s %s\n", r->mesh.name, r->status ? r->error : "pending");
 	}
@@ -692,7 +713,7 @@ static void sv_free(pb_solver *sv)
 }
 
 static const pb_solver_ops shard_solver_ops = {"shard-milp", sv_step, sv_incumbent, sv_stats,
-					       sv_free};
+                                               sv_free};
 
 pb_solver *pb_shard_solver_new(pb_shard_search *s)
 {

@@ -21,7 +21,7 @@
 
 typedef struct pb_shard_row {
 	pb_mesh mesh;
-	int status;           /* 0 not run, 1 solved, -1 error */
+	int status; /* 0 not run, 1 solved, -1 error */
 	double step_time, compute, comm, memory;
 	int feasible, optimal;
 	pb_milp_size size;
@@ -32,9 +32,9 @@ typedef struct pb_shard_row {
 } pb_shard_row;
 
 typedef struct pb_shard_event {
-	int scheme;           /* row index */
-	double objective;     /* seconds */
-	double at;            /* seconds since the scheme's solve started */
+	int scheme;       /* row index */
+	double objective; /* seconds */
+	double at;        /* seconds since the scheme's solve started */
 } pb_shard_event;
 
 typedef struct pb_shard_search {
@@ -47,18 +47,18 @@ typedef struct pb_shard_search {
 	int n_dropped;
 	pb_shard_problem *best_problem;
 	pb_shard_result best_result;
-	pb_plan *plan;        /* incumbent plan (best scheme so far) */
+	pb_plan *plan; /* incumbent plan (best scheme so far) */
 	pb_shard_event *events;
 	int n_events, cap_events;
-	char *lp_path;        /* --emit-lp: written for the single scheme asked, or the best */
+	char *lp_path; /* --emit-lp: written for the single scheme asked, or the best */
 	pb_shard_rules *own_rules;
 } pb_shard_search;
 
 /* scheme: "4x4" to solve one scheme, NULL for all with at most max_axes axes.
  * g and the cluster must outlive the search (the cluster is copied). */
 int pb_shard_search_new(const pb_graph *g, const pb_cluster *c, const pb_shard_opts *o,
-			const char *scheme, int max_axes, const char *lp_path,
-			pb_shard_search **out, pb_error *err);
+                        const char *scheme, int max_axes, const char *lp_path,
+                        pb_shard_search **out, pb_error *err);
 /* Solves the next scheme; *done is set when all are solved. */
 int pb_shard_search_step(pb_shard_search *s, int *done, pb_error *err);
 /* Runs all remaining schemes and writes the LP (when asked). */

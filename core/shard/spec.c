@@ -79,16 +79,68 @@ static int is_op(const char *op, const char *const *list)
 	return 0;
 }
 
-static const char *const elementwise_ops[] = {
-	"Add", "Sub", "Mul", "Div", "Pow", "Sqrt", "Relu", "Gelu", "Erf", "Sigmoid", "Tanh",
-	"Exp", "Log", "Neg", "Abs", "Clip", "LeakyRelu", "HardSigmoid", "HardSwish", "Mish",
-	"Softplus", "Softsign", "Elu", "Selu", "Celu", "Where", "Equal", "Less", "Greater",
-	"LessOrEqual", "GreaterOrEqual", "Not", "And", "Or", "Xor", "Cast", "Identity", "Dropout",
-	"Reciprocal", "Floor", "Ceil", "Round", "Sign", "Min", "Max", "Sum", "Mean", "PRelu",
-	"Mod", "IsNaN", "IsInf", "ThresholdedRelu", "BiasGelu", "FastGelu", "QuickGelu", "Sin",
-	"Cos", "CastLike", "Expand", NULL};
-static const char *const linear_unary_ops[] = {"Identity", "Neg", "Cast", "Dropout", "CastLike",
-					       NULL};
+static const char *const elementwise_ops[] = {"Add",
+                                              "Sub",
+                                              "Mul",
+                                              "Div",
+                                              "Pow",
+                                              "Sqrt",
+                                              "Relu",
+                                              "Gelu",
+                                              "Erf",
+                                              "Sigmoid",
+                                              "Tanh",
+                                              "Exp",
+                                              "Log",
+                                              "Neg",
+                                              "Abs",
+                                              "Clip",
+                                              "LeakyRelu",
+                                              "HardSigmoid",
+                                              "HardSwish",
+                                              "Mish",
+                                              "Softplus",
+                                              "Softsign",
+                                              "Elu",
+                                              "Selu",
+                                              "Celu",
+                                              "Where",
+                                              "Equal",
+                                              "Less",
+                                              "Greater",
+                                              "LessOrEqual",
+                                              "GreaterOrEqual",
+                                              "Not",
+                                              "And",
+                                              "Or",
+                                              "Xor",
+                                              "Cast",
+                                              "Identity",
+                                              "Dropout",
+                                              "Reciprocal",
+                                              "Floor",
+                                              "Ceil",
+                                              "Round",
+                                              "Sign",
+                                              "Min",
+                                              "Max",
+                                              "Sum",
+                                              "Mean",
+                                              "PRelu",
+                                              "Mod",
+                                              "IsNaN",
+                                              "IsInf",
+                                              "ThresholdedRelu",
+                                              "BiasGelu",
+                                              "FastGelu",
+                                              "QuickGelu",
+                                              "Sin",
+                                              "Cos",
+                                              "CastLike",
+                                              "Expand",
+                                              NULL};
+static const char *const linear_unary_ops[] = {"Identity", "Neg",      "Cast",
+                                               "Dropout",  "CastLike", NULL};
 
 int pb_spec_is_elementwise(const char *op);
 int pb_spec_is_elementwise(const char *op)
@@ -419,7 +471,7 @@ static void menu_transpose(const pb_graph *g, const pb_node *n, unsigned dmask, 
 	const pb_attr *p = pb_node_attr(n, "perm");
 	for (int k = 0; k < o->rank; k++)
 		perm[k] = p && p->type == PB_ATTR_INTS && p->n == o->rank ? (int)p->ints[k]
-									 : o->rank - 1 - k;
+		                                                          : o->rank - 1 - k;
 	for (int k = 0; k < o->rank; k++) {
 		if (perm[k] < 0 || perm[k] >= x->rank || o->dims[k] <= 1)
 			continue;
@@ -525,21 +577,22 @@ int pb_spec_menu(const pb_graph *g, int nid, unsigned dyn_in, pb_strat1 *out, in
 	} else if (is_op(op, elementwise_ops)) {
 		menu_elementwise(g, n, dyn_in, &m);
 	} else if (strncmp(op, "Reduce", 6) == 0 || strcmp(op, "ArgMax") == 0 ||
-		   strcmp(op, "ArgMin") == 0) {
+	           strcmp(op, "ArgMin") == 0) {
 		menu_reduce(g, n, dyn_in, &m);
 	} else if (strcmp(op, "Softmax") == 0 || strcmp(op, "LogSoftmax") == 0 ||
-		   strcmp(op, "LayerNormalization") == 0) {
-		int64_t dflt = strcmp(op, "LayerNormalization") == 0 || pb_graph_opset(g, "") >= 13 ||
-				       pb_graph_opset(g, "") == 0
-				   ? -1
-				   : 1;
+	           strcmp(op, "LayerNormalization") == 0) {
+		int64_t dflt = strcmp(op, "LayerNormalization") == 0 ||
+		                       pb_graph_opset(g, "") >= 13 || pb_graph_opset(g, "") == 0
+		                   ? -1
+		                   : 1;
 		int ax = norm_axis(pb_node_attr_int(n, "axis", dflt), o->rank);
 		int flatten = strcmp(op, "LayerNormalization") == 0 ||
-			      (pb_graph_opset(g, "") > 0 && pb_graph_opset(g, "") < 13);
+		              (pb_graph_opset(g, "") > 0 && pb_graph_opset(g, "") < 13);
 		for (int k = 0; k < o->rank; k++)
 			okall[k] = flatten ? k < ax : k != ax;
 		menu_aligned(g, n, &m, okall, 0);
-	} else if (strcmp(op, "BatchNormalization") == 0 || strcmp(op, "InstanceNormalization") == 0) {
+	} else if (strcmp(op, "BatchNormalization") == 0 ||
+	           strcmp(op, "InstanceNormalization") == 0) {
 		for (int k = 2; k < o->rank; k++)
 			okall[k] = strcmp(op, "BatchNormalization") == 0;
 		int before = m.n;
@@ -549,14 +602,14 @@ int pb_spec_menu(const pb_graph *g, int nid, unsigned dyn_in, pb_strat1 *out, in
 				for (int i = 1; i < n->n_inputs && i < PB_SHARD_MAX_IN; i++)
 					m.s[s].in[i] = 0;
 	} else if (strcmp(op, "MaxPool") == 0 || strcmp(op, "AveragePool") == 0 ||
-		   strcmp(op, "GlobalAveragePool") == 0 || strcmp(op, "GlobalMaxPool") == 0 ||
-		   strcmp(op, "LpPool") == 0 || strcmp(op, "Resize") == 0 ||
-		   strcmp(op, "Upsample") == 0 || strcmp(op, "LRN") == 0) {
+	           strcmp(op, "GlobalAveragePool") == 0 || strcmp(op, "GlobalMaxPool") == 0 ||
+	           strcmp(op, "LpPool") == 0 || strcmp(op, "Resize") == 0 ||
+	           strcmp(op, "Upsample") == 0 || strcmp(op, "LRN") == 0) {
 		for (int k = 0; k < o->rank; k++)
 			okall[k] = k < 2 && strcmp(op, "LRN") != 0 ? 1 : k == 0;
 		menu_aligned(g, n, &m, okall, 0);
 	} else if (strcmp(op, "Reshape") == 0 || strcmp(op, "Flatten") == 0 ||
-		   strcmp(op, "Squeeze") == 0 || strcmp(op, "Unsqueeze") == 0) {
+	           strcmp(op, "Squeeze") == 0 || strcmp(op, "Unsqueeze") == 0) {
 		menu_reshape(g, n, dyn_in, &m);
 	} else if (strcmp(op, "Transpose") == 0) {
 		menu_transpose(g, n, dyn_in, &m);
@@ -622,7 +675,7 @@ static void comb_emit(comb *c)
 			gneeded = p->group_div;
 		}
 		off += (size_t)snprintf(s.label + off, sizeof s.label - off, "%s%s", a ? "," : "",
-					p->label);
+		                        p->label);
 		if (off >= sizeof s.label)
 			off = sizeof s.label - 1;
 	}
@@ -650,8 +703,8 @@ static void comb_rec(comb *c, int a)
 	}
 }
 
-int pb_spec_combine(const pb_graph *g, int nid, const pb_mesh *m, const pb_strat1 *menu,
-		    int n_menu, pb_strat *out, int cap)
+int pb_spec_combine(const pb_graph *g, int nid, const pb_mesh *m, const pb_strat1 *menu, int n_menu,
+                    pb_strat *out, int cap)
 {
 	comb c = {g, &g->nodes[nid], m, menu, n_menu, out, cap, 0, {0}};
 	comb_rec(&c, 0);
@@ -659,7 +712,7 @@ int pb_spec_combine(const pb_graph *g, int nid, const pb_mesh *m, const pb_strat
 }
 
 void pb_spec_local_dims(const pb_tensor *t, const signed char *spec, const pb_mesh *m,
-			int64_t *dims)
+                        int64_t *dims)
 {
 	for (int k = 0; k < t->rank; k++) {
 		dims[k] = t->dims[k];
@@ -731,7 +784,7 @@ double pb_coll_time(int kind, double bytes, int d, const pb_link *l)
 }
 
 double pb_reshard_cost(const pb_mesh *m, double bytes, const signed char *from,
-		       const signed char *to, pb_coll *colls, int *n_colls)
+                       const signed char *to, pb_coll *colls, int *n_colls)
 {
 	signed char cur[PB_MESH_MAX_AXES];
 	memcpy(cur, from, sizeof cur);
@@ -743,7 +796,9 @@ double pb_reshard_cost(const pb_mesh *m, double bytes, const signed char *from,
 			continue;
 		int kind = PB_COLL_NONE;
 		if (a >= 0)
-			kind = b == PB_SPEC_R ? PB_COLL_ALLGATHER : b >= 0 ? PB_COLL_ALLTOALL : PB_COLL_NONE;
+			kind = b == PB_SPEC_R ? PB_COLL_ALLGATHER
+			       : b >= 0       ? PB_COLL_ALLTOALL
+			                      : PB_COLL_NONE;
 		else if (a == PB_SPEC_P)
 			kind = b == PB_SPEC_R ? PB_COLL_ALLREDUCE : PB_COLL_REDUCESCATTER;
 		if (kind != PB_COLL_NONE) {

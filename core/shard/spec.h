@@ -36,8 +36,8 @@ typedef struct pb_strat1 {
 typedef struct pb_strat {
 	signed char in[PB_SHARD_MAX_IN][PB_MESH_MAX_AXES];
 	signed char out[PB_SHARD_MAX_OUT][PB_MESH_MAX_AXES];
-	int share;             /* devices that share the work (product over dividing axes) */
-	char label[40];        /* per-axis labels joined by ',' */
+	int share;      /* devices that share the work (product over dividing axes) */
+	char label[40]; /* per-axis labels joined by ',' */
 } pb_strat;
 
 /* Per-axis menu of node `nid` (no divisibility check; replicate first).
@@ -48,20 +48,25 @@ int pb_spec_menu(const pb_graph *g, int nid, unsigned dyn_in, pb_strat1 *out, in
 /* Combines the per-axis menus into mesh strategies, keeping those where every
  * split dimension divides by the product of the axes splitting it (no padding;
  * docs/shard.md). Returns the count (at most cap). */
-int pb_spec_combine(const pb_graph *g, int nid, const pb_mesh *m, const pb_strat1 *menu,
-		    int n_menu, pb_strat *out, int cap);
+int pb_spec_combine(const pb_graph *g, int nid, const pb_mesh *m, const pb_strat1 *menu, int n_menu,
+                    pb_strat *out, int cap);
 
 /* Local shape of a tensor under a spec tuple (one code per axis). */
 void pb_spec_local_dims(const pb_tensor *t, const signed char *spec, const pb_mesh *m,
-			int64_t *dims);
+                        int64_t *dims);
 /* Factor by which the tensor's bytes shrink on one device. */
 double pb_spec_shrink(const signed char *spec, const pb_mesh *m);
 /* "S1", "R", "P" per axis joined by ',' into buf. */
 char *pb_spec_str(const signed char *spec, int n_axes, char *buf, size_t len);
 
 /* Collectives. */
-enum { PB_COLL_NONE = 0, PB_COLL_ALLGATHER, PB_COLL_ALLREDUCE, PB_COLL_REDUCESCATTER,
-       PB_COLL_ALLTOALL };
+enum {
+	PB_COLL_NONE = 0,
+	PB_COLL_ALLGATHER,
+	PB_COLL_ALLREDUCE,
+	PB_COLL_REDUCESCATTER,
+	PB_COLL_ALLTOALL
+};
 const char *pb_coll_name(int kind);
 /* alpha + factor * bytes / beta on one link, for a collective over d devices
  * where `bytes` is the full (unsplit on that axis) buffer:
@@ -80,6 +85,6 @@ typedef struct pb_coll {
  * other axes' splits of the layout current at that moment. Writes the
  * collectives (up to PB_MESH_MAX_AXES) when colls is non-NULL. */
 double pb_reshard_cost(const pb_mesh *m, double bytes, const signed char *from,
-		       const signed char *to, pb_coll *colls, int *n_colls);
+                       const signed char *to, pb_coll *colls, int *n_colls);
 
 #endif

@@ -141,7 +141,7 @@ void pb_map_result_free(pb_map_result *r)
 }
 
 static int mark_backends(const pb_graph *g, const pb_hetero *h, const int *force, pb_map_result *r,
-			 pb_error *err)
+                         pb_error *err)
 {
 	int nb = h->n;
 	for (int v = 0; v < g->n_nodes; v++) {

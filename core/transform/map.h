@@ -62,7 +62,7 @@ typedef struct pb_map_opts {
 	int stream;         /* inputs in the modelled stream (>= 1) */
 	int keep_constants; /* 1: map folded constants like any node */
 	const int *force;   /* per node: backend index it must run on, -1 = choose
-			       (NULL = none; Lua backend rules, checked by the caller) */
+	                       (NULL = none; Lua backend rules, checked by the caller) */
 } pb_map_opts;
 
 typedef struct pb_map_edge {

@@ -41,14 +41,14 @@ static int fail_iter(BoosterHandle h, int it, DMatrixHandle d)
 	return -1;
 }
 static int fail_predict(BoosterHandle h, DMatrixHandle d, int m, unsigned t, int tr, bst_ulong *n,
-			const float **r)
+                        const float **r)
 {
 	return -1;
 }
 
 static const pb_xgb_api failing = {fail_last_error, fail_log,    fail_dm_create, fail_dm_info,
-				   fail_handle,     fail_create, fail_handle,    fail_param,
-				   fail_iter,       fail_predict};
+                                   fail_handle,     fail_create, fail_handle,    fail_param,
+                                   fail_iter,       fail_predict};
 static pb_xgb_api api;
 static const pb_xgb_api *current;
 
@@ -60,20 +60,21 @@ const pb_xgb_api *pb_xgb(void)
 	void *h = dlopen("libxgboost.so.0", RTLD_NOW | RTLD_LOCAL);
 	if (!h) {
 		snprintf(load_error, sizeof load_error,
-			 "cannot load libxgboost.so.0 (%s); install libxgboost0 (make deps)", dlerror());
+		         "cannot load libxgboost.so.0 (%s); install libxgboost0 (make deps)",
+		         dlerror());
 		return current;
 	}
-	const char *names[] = {"XGBGetLastError",      "XGBRegisterLogCallback",
-			       "XGDMatrixCreateFromMat", "XGDMatrixSetFloatInfo",
-			       "XGDMatrixFree",          "XGBoosterCreate",
-			       "XGBoosterFree",          "XGBoosterSetParam",
-			       "XGBoosterUpdateOneIter", "XGBoosterPredict"};
+	const char *names[] = {"XGBGetLastError",        "XGBRegisterLogCallback",
+	                       "XGDMatrixCreateFromMat", "XGDMatrixSetFloatInfo",
+	                       "XGDMatrixFree",          "XGBoosterCreate",
+	                       "XGBoosterFree",          "XGBoosterSetParam",
+	                       "XGBoosterUpdateOneIter", "XGBoosterPredict"};
 	void *p[10];
 	for (int i = 0; i < 10; i++) {
 		p[i] = dlsym(h, names[i]);
 		if (!p[i]) {
-			snprintf(load_error, sizeof load_error, "symbol %s not found in libxgboost.so.0",
-				 names[i]);
+			snprintf(load_error, sizeof load_error,
+			         "symbol %s not found in libxgboost.so.0", names[i]);
 			return current;
 		}
 	}
@@ -82,15 +83,16 @@ const pb_xgb_api *pb_xgb(void)
 	api.GetLastError = (const char *(*)(void))p[0];
 	api.RegisterLogCallback = (int (*)(void (*)(const char *)))p[1];
 	api.DMatrixCreateFromMat =
-		(int (*)(const float *, bst_ulong, bst_ulong, float, DMatrixHandle *))p[2];
-	api.DMatrixSetFloatInfo = (int (*)(DMatrixHandle, const char *, const float *, bst_ulong))p[3];
+	    (int (*)(const float *, bst_ulong, bst_ulong, float, DMatrixHandle *))p[2];
+	api.DMatrixSetFloatInfo =
+	    (int (*)(DMatrixHandle, const char *, const float *, bst_ulong))p[3];
 	api.DMatrixFree = (int (*)(DMatrixHandle))p[4];
 	api.BoosterCreate = (int (*)(const DMatrixHandle[], bst_ulong, BoosterHandle *))p[5];
 	api.BoosterFree = (int (*)(BoosterHandle))p[6];
 	api.BoosterSetParam = (int (*)(BoosterHandle, const char *, const char *))p[7];
 	api.BoosterUpdateOneIter = (int (*)(BoosterHandle, int, DMatrixHandle))p[8];
 	api.BoosterPredict = (int (*)(BoosterHandle, DMatrixHandle, int, unsigned, int, bst_ulong *,
-				      const float **))p[9];
+	                              const float **))p[9];
 	current = &api;
 	return current;
 }

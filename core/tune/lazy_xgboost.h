@@ -24,7 +24,7 @@ typedef struct pb_xgb_api {
 	int (*BoosterSetParam)(BoosterHandle, const char *, const char *);
 	int (*BoosterUpdateOneIter)(BoosterHandle, int, DMatrixHandle);
 	int (*BoosterPredict)(BoosterHandle, DMatrixHandle, int, unsigned, int, bst_ulong *,
-			      const float **);
+	                      const float **);
 } pb_xgb_api;
 
 /* The API (loaded on the first call; never NULL). */

@@ -19,12 +19,12 @@
 typedef struct pb_tune_bench pb_tune_bench;
 
 typedef struct pb_tune_measure_opts {
-	int min_reps;       /* at least this many timed runs (default 3) */
-	int max_reps;       /* at most this many (default 10) */
-	double min_seconds; /* keep repeating until this much time is spent (default 0.05) */
+	int min_reps;          /* at least this many timed runs (default 3) */
+	int max_reps;          /* at most this many (default 10) */
+	double min_seconds;    /* keep repeating until this much time is spent (default 0.05) */
 	double cutoff_seconds; /* > 0: if the checked run already took longer, its time is
-				  the measurement (a clearly slow configuration is not
-				  repeated); 0: always repeat */
+	                          the measurement (a clearly slow configuration is not
+	                          repeated); 0: always repeat */
 } pb_tune_measure_opts;
 
 typedef struct pb_tune_result {

@@ -16,33 +16,35 @@
 	{                                                                                          \
 		VT acc[MR][NR / VW];                                                               \
 		PB_UNROLL(8)                                                                       \
-		for (int i = 0; i < MR; i++) PB_UNROLL(32) for (int j = 0; j < NR / VW; j++)       \
-		    acc[i][j] = (VT){0};                                                           \
+		for (int i = 0; i < MR; i++)                                                       \
+			PB_UNROLL(32) for (int j = 0; j < NR / VW; j++) acc[i][j] = (VT){0};       \
 		PB_UNROLL(U) for (int k = 0; k < kc; k++)                                          \
 		{                                                                                  \
 			VT bv[NR / VW];                                                            \
 			PB_UNROLL(32)                                                              \
 			for (int j = 0; j < NR / VW; j++)                                          \
-			    memcpy(&bv[j], b + k * ldb + j * VW, sizeof(VT));                      \
+				memcpy(&bv[j], b + k * ldb + j * VW, sizeof(VT));                  \
 			PB_UNROLL(8) for (int i = 0; i < MR; i++)                                  \
 			{                                                                          \
 				VT av = (VT){0} + a[i * ars + k * acs];                            \
 				PB_UNROLL(32)                                                      \
-				for (int j = 0; j < NR / VW; j++) acc[i][j] += av * bv[j];         \
+				for (int j = 0; j < NR / VW; j++)                                  \
+					acc[i][j] += av * bv[j];                                   \
 			}                                                                          \
 		}                                                                                  \
 		PB_UNROLL(8)                                                                       \
-		for (int i = 0; i < MR; i++) PB_UNROLL(32) for (int j = 0; j < NR / VW; j++)       \
-		{                                                                                  \
-			float *cp = c + i * ldc + j * VW;                                          \
-			VT t = acc[i][j];                                                          \
-			if (!first) {                                                              \
-				VT old;                                                            \
-				memcpy(&old, cp, sizeof(VT));                                      \
-				t += old;                                                          \
+		for (int i = 0; i < MR; i++)                                                       \
+			PB_UNROLL(32) for (int j = 0; j < NR / VW; j++)                            \
+			{                                                                          \
+				float *cp = c + i * ldc + j * VW;                                  \
+				VT t = acc[i][j];                                                  \
+				if (!first) {                                                      \
+					VT old;                                                    \
+					memcpy(&old, cp, sizeof(VT));                              \
+					t += old;                                                  \
+				}                                                                  \
+				memcpy(cp, &t, sizeof(VT));                                        \
 			}                                                                          \
-			memcpy(cp, &t, sizeof(VT));                                                \
-		}                                                                                  \
 	}
 
 #define PB_CONV_UKR(VT, VW, KB, OWV, U)                                                            \
@@ -53,8 +55,8 @@
 	{                                                                                          \
 		VT acc[KB][OWV];                                                                   \
 		PB_UNROLL(8)                                                                       \
-		for (int kk = 0; kk < KB; kk++) PB_UNROLL(4) for (int v = 0; v < OWV; v++)         \
-		    acc[kk][v] = (VT){0};                                                          \
+		for (int kk = 0; kk < KB; kk++)                                                    \
+			PB_UNROLL(4) for (int v = 0; v < OWV; v++) acc[kk][v] = (VT){0};           \
 		PB_UNROLL(U) for (int c = 0; c < nc; c++)                                          \
 		{                                                                                  \
 			for (int r = 0; r < R; r++)                                                \
@@ -64,28 +66,29 @@
 					VT xv[OWV];                                                \
 					PB_UNROLL(4)                                               \
 					for (int v = 0; v < OWV; v++)                              \
-					    memcpy(&xv[v], xp + v * VW, sizeof(VT));               \
+						memcpy(&xv[v], xp + v * VW, sizeof(VT));           \
 					PB_UNROLL(8) for (int kk = 0; kk < KB; kk++)               \
 					{                                                          \
 						VT wv = (VT){0} + wp[kk * wks];                    \
 						PB_UNROLL(4)                                       \
-						for (int v = 0; v < OWV; v++) acc[kk][v] +=        \
-						    wv * xv[v];                                    \
+						for (int v = 0; v < OWV; v++)                      \
+							acc[kk][v] += wv * xv[v];                  \
 					}                                                          \
 				}                                                                  \
 		}                                                                                  \
 		PB_UNROLL(8)                                                                       \
-		for (int kk = 0; kk < KB; kk++) PB_UNROLL(4) for (int v = 0; v < OWV; v++)         \
-		{                                                                                  \
-			float *op = o + kk * oks + v * VW;                                         \
-			VT t = acc[kk][v];                                                         \
-			if (!first) {                                                              \
-				VT old;                                                            \
-				memcpy(&old, op, sizeof(VT));                                      \
-				t += old;                                                          \
+		for (int kk = 0; kk < KB; kk++)                                                    \
+			PB_UNROLL(4) for (int v = 0; v < OWV; v++)                                 \
+			{                                                                          \
+				float *op = o + kk * oks + v * VW;                                 \
+				VT t = acc[kk][v];                                                 \
+				if (!first) {                                                      \
+					VT old;                                                    \
+					memcpy(&old, op, sizeof(VT));                              \
+					t += old;                                                  \
+				}                                                                  \
+				memcpy(op, &t, sizeof(VT));                                        \
 			}                                                                          \
-			memcpy(op, &t, sizeof(VT));                                                \
-		}                                                                                  \
 	}
 
 PB_GEMM_LIST(PB_GEMM_UKR)

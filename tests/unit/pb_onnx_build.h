@@ -38,13 +38,13 @@ static inline char *mb_str(mb *b, const char *s)
 	return p;
 }
 
-#define MB_PUSH(b, arr, n, item)                                                  \
-	do {                                                                      \
-		void *np_ = mb_alloc((b), ((n) + 1) * sizeof *(arr));             \
-		if ((n))                                                          \
-			memcpy(np_, (arr), (n) * sizeof *(arr));                  \
-		(arr) = np_;                                                      \
-		(arr)[(n)++] = (item);                                            \
+#define MB_PUSH(b, arr, n, item)                                                                   \
+	do {                                                                                       \
+		void *np_ = mb_alloc((b), ((n) + 1) * sizeof *(arr));                              \
+		if ((n))                                                                           \
+			memcpy(np_, (arr), (n) * sizeof *(arr));                                   \
+		(arr) = np_;                                                                       \
+		(arr)[(n)++] = (item);                                                             \
 	} while (0)
 
 static inline void mb_init(mb *b, int64_t opset)
@@ -70,7 +70,7 @@ static inline void mb_init(mb *b, int64_t opset)
 
 /* A tensor type; dims < 0 are symbolic dims named by params[i] (or unnamed). */
 static inline Onnx__TypeProto *mb_type(mb *b, int dtype, int rank, const int64_t *dims,
-				       const char *const *params)
+                                       const char *const *params)
 {
 	Onnx__TypeProto *tp = mb_alloc(b, sizeof *tp);
 	Onnx__TypeProto__Tensor *tt = mb_alloc(b, sizeof *tt);
@@ -89,13 +89,16 @@ static inline Onnx__TypeProto *mb_type(mb *b, int dtype, int rank, const int64_t
 		tt->shape = sh;
 		for (int i = 0; i < rank; i++) {
 			Onnx__TensorShapeProto__Dimension *d = mb_alloc(b, sizeof *d);
-			Onnx__TensorShapeProto__Dimension di = ONNX__TENSOR_SHAPE_PROTO__DIMENSION__INIT;
+			Onnx__TensorShapeProto__Dimension di =
+			    ONNX__TENSOR_SHAPE_PROTO__DIMENSION__INIT;
 			*d = di;
 			if (dims[i] >= 0) {
-				d->value_case = ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE;
+				d->value_case =
+				    ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE;
 				d->dim_value = dims[i];
 			} else if (params && params[i]) {
-				d->value_case = ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM;
+				d->value_case =
+				    ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM;
 				d->dim_param = mb_str(b, params[i]);
 			}
 			MB_PUSH(b, sh->dim, sh->n_dim, d);
@@ -105,7 +108,7 @@ static inline Onnx__TypeProto *mb_type(mb *b, int dtype, int rank, const int64_t
 }
 
 static inline void mb_input(mb *b, const char *name, int dtype, int rank, const int64_t *dims,
-			    const char *const *params)
+                            const char *const *params)
 {
 	Onnx__ValueInfoProto *vi = mb_alloc(b, sizeof *vi);
 	Onnx__ValueInfoProto vii = ONNX__VALUE_INFO_PROTO__INIT;

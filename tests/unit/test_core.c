@@ -71,9 +71,9 @@ static void test_missing_producer(void **state)
 static void test_args(void **state)
 {
 	static const pb_opt spec[] = {{"n", 'n', PB_OPT_INT, "N", ""},
-				      {"json", 0, PB_OPT_FLAG, NULL, ""},
-				      {"input", 'i', PB_OPT_LIST, "X", ""},
-				      {0}};
+	                              {"json", 0, PB_OPT_FLAG, NULL, ""},
+	                              {"input", 'i', PB_OPT_LIST, "X", ""},
+	                              {0}};
 	char *argv[] = {"model.onnx", "-n", "7", "--json", "--input=a=1,2", "-i", "b=3", "-1.5"};
 	pb_args a;
 	pb_error err = {0};
@@ -110,8 +110,12 @@ static void test_input_override(void **state)
 static void test_plan_roundtrip(void **state)
 {
 	pb_plan *p = pb_plan_new("partition", "exact", 3);
-	pb_plan_group g = {.label = "cores 0-1", .n_units = 2, .time = 1.5, .first_node = 0,
-			   .last_node = 1, .bottleneck = 1};
+	pb_plan_group g = {.label = "cores 0-1",
+	                   .n_units = 2,
+	                   .time = 1.5,
+	                   .first_node = 0,
+	                   .last_node = 1,
+	                   .bottleneck = 1};
 	pb_plan_add_group(p, &g);
 	g.label = "core 2";
 	g.bottleneck = 0;
@@ -167,17 +171,16 @@ static void test_sandbox(void **state)
 	assert_int_equal(pb_lua_run_string(S, "while true do end", "loop.lua", &err), PB_EINPUT);
 	assert_non_null(strstr(err.msg, "instruction budget"));
 	assert_int_not_equal(pb_lua_run_string(S, "return os.execute('true')", "os.lua", &err),
-			     PB_OK);
+	                     PB_OK);
 	assert_int_not_equal(pb_lua_run_string(S, "return io.open('/etc/passwd')", "io.lua", &err),
-			     PB_OK);
+	                     PB_OK);
 	assert_int_not_equal(pb_lua_run_string(S, "return require('os')", "req.lua", &err), PB_OK);
-	assert_int_not_equal(pb_lua_run_string(S, "local t = {} for i=1,1e9 do t[i]=i end",
-					       "mem.lua", &err),
-			     PB_OK);
 	assert_int_not_equal(
-		pb_lua_run_string(S, "return load(string.dump(function() end), 'x', 'b')", "bc.lua",
-				  &err),
-		PB_OK);
+	    pb_lua_run_string(S, "local t = {} for i=1,1e9 do t[i]=i end", "mem.lua", &err), PB_OK);
+	assert_int_not_equal(pb_lua_run_string(S,
+	                                       "return load(string.dump(function() end), 'x', 'b')",
+	                                       "bc.lua", &err),
+	                     PB_OK);
 	/* The state keeps working after all of that. */
 	assert_int_equal(pb_lua_run_string(S, "return 6*7", "ok.lua", &err), PB_OK);
 	assert_int_equal(lua_tointeger(pb_lua_state(S), -1), 42);
@@ -188,9 +191,9 @@ static void test_layout_errors(void **state)
 {
 	pb_hw *hw = NULL;
 	pb_error err = {0};
-	assert_int_equal(pb_hw_load_string("return { kind = 'manycore', cores = 'x' }", "l.lua",
-					   &hw, &err),
-			 PB_OK);
+	assert_int_equal(
+	    pb_hw_load_string("return { kind = 'manycore', cores = 'x' }", "l.lua", &hw, &err),
+	    PB_OK);
 	double v;
 	assert_int_equal(pb_hw_num(hw, hw->root, "", "cores", 1, 0, 1, 1e6, &v, &err), PB_EINPUT);
 	assert_non_null(strstr(err.msg, "l.lua"));
@@ -219,17 +222,17 @@ static void test_command_line_split(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_topo_keeps_file_order),
-		cmocka_unit_test(test_topo_reorders_unsorted_file),
-		cmocka_unit_test(test_cycle_is_named),
-		cmocka_unit_test(test_missing_producer),
-		cmocka_unit_test(test_args),
-		cmocka_unit_test(test_input_override),
-		cmocka_unit_test(test_plan_roundtrip),
-		cmocka_unit_test(test_session_undo_redo),
-		cmocka_unit_test(test_sandbox),
-		cmocka_unit_test(test_layout_errors),
-		cmocka_unit_test(test_command_line_split),
+	    cmocka_unit_test(test_topo_keeps_file_order),
+	    cmocka_unit_test(test_topo_reorders_unsorted_file),
+	    cmocka_unit_test(test_cycle_is_named),
+	    cmocka_unit_test(test_missing_producer),
+	    cmocka_unit_test(test_args),
+	    cmocka_unit_test(test_input_override),
+	    cmocka_unit_test(test_plan_roundtrip),
+	    cmocka_unit_test(test_session_undo_redo),
+	    cmocka_unit_test(test_sandbox),
+	    cmocka_unit_test(test_layout_errors),
+	    cmocka_unit_test(test_command_line_split),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

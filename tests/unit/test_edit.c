@@ -152,9 +152,9 @@ static void test_other_plan_kind(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_action_and_undo),
-		cmocka_unit_test(test_boundary_merge_split),
-		cmocka_unit_test(test_other_plan_kind),
+	    cmocka_unit_test(test_action_and_undo),
+	    cmocka_unit_test(test_boundary_merge_split),
+	    cmocka_unit_test(test_other_plan_kind),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

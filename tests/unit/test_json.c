@@ -137,8 +137,8 @@ static void test_errors(void **state)
 	expect_error("{\"nodes\": [], \"tensors\": [{\"name\": \"t\", \"shape\": [1, -7]}]}",
 	             "tensors[0].shape[1]", "range");
 	expect_error("{\"nodes\": [], \"tensors\": [{\"name\": \"t\", \"shape\": "
-		     "[9223372036854775807, 4]}]}",
-		     "tensors[0].shape", "elements");
+	             "[9223372036854775807, 4]}]}",
+	             "tensors[0].shape", "elements");
 	expect_error("{\"nodes\": [], \"tensors\": [{\"name\": \"t\"}, {\"name\": \"t\"}]}",
 	             "tensors[1]", "twice");
 	expect_error("{\"nodes\": [], \"tensors\": [{\"name\": \"t\", \"value\": {\"dtype\": "

@@ -98,7 +98,7 @@ static void test_symbolic_hint_and_override(void **state)
 	assert_null(json_object_get(tot, "unresolved_inputs"));
 	json_t *nodes = json_object_get(j, "nodes");
 	assert_string_equal(json_string_value(json_object_get(json_array_get(nodes, 0), "shape")),
-			    "2x8x32x32");
+	                    "2x8x32x32");
 	json_decref(j);
 
 	/* --input naming a weight: usage error naming the real inputs. */
@@ -163,9 +163,9 @@ static void test_bad_files(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_symbolic_hint_and_override),
-		cmocka_unit_test(test_info_totals_and_table),
-		cmocka_unit_test(test_bad_files),
+	    cmocka_unit_test(test_symbolic_hint_and_override),
+	    cmocka_unit_test(test_info_totals_and_table),
+	    cmocka_unit_test(test_bad_files),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

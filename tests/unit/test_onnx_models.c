@@ -9,16 +9,13 @@
 
 static const struct {
 	const char *file;
-	double gmacs; /* published, /work/shared/models/README.md */
+	double gmacs;                    /* published, /work/shared/models/README.md */
 	double mparams_min, mparams_max; /* sanity range for the parameter count */
 } models[] = {
-	{"models/resnet18.onnx", 1.81, 11.6, 11.8},
-	{"models/googlenet.onnx", 1.50, 6.5, 6.7},
-	{"models/mobilenet_v2.onnx", 0.30, 3.4, 3.6},
-	{"models/squeezenet1_1.onnx", 0.35, 1.2, 1.3},
-	{"models/densenet121.onnx", 2.83, 7.9, 8.1},
-	{"models/swin_t.onnx", 4.49, 28.2, 28.7},
-	{"models/bert_base_like.onnx", 14.17, 100, 140},
+    {"models/resnet18.onnx", 1.81, 11.6, 11.8},      {"models/googlenet.onnx", 1.50, 6.5, 6.7},
+    {"models/mobilenet_v2.onnx", 0.30, 3.4, 3.6},    {"models/squeezenet1_1.onnx", 0.35, 1.2, 1.3},
+    {"models/densenet121.onnx", 2.83, 7.9, 8.1},     {"models/swin_t.onnx", 4.49, 28.2, 28.7},
+    {"models/bert_base_like.onnx", 14.17, 100, 140},
 };
 
 static void test_published_macs(void **state)
@@ -81,7 +78,7 @@ static void test_resnet_structure(void **state)
 			conv = &g->nodes[i];
 	assert_non_null(conv);
 	assert_string_equal(pb_tensor_shape_str(&g->tensors[conv->outputs[0]], buf, sizeof buf),
-			    "1x64x112x112");
+	                    "1x64x112x112");
 	assert_true(conv->cost.macs == 64.0 * 112 * 112 * 3 * 7 * 7);
 	assert_true(conv->cost.params == 64 * 3 * 7 * 7 + 64);
 	assert_true(conv->cost.out_bytes == 4.0 * 64 * 112 * 112);
@@ -203,7 +200,7 @@ static void test_malformed_files(void **state)
 	assert_int_equal(g->n_nodes, 1);
 	char sbuf[32];
 	assert_string_equal(pb_tensor_shape_str(&g->tensors[g->nodes[0].outputs[0]], sbuf, 32),
-			    "2x3");
+	                    "2x3");
 	const pb_tensor *wt = &g->tensors[pb_graph_find_tensor(g, "w")];
 	assert_non_null(wt->value);
 	assert_true(wt->value->f[5] == 6.0);
@@ -218,10 +215,10 @@ static void test_malformed_files(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_published_macs),
-		cmocka_unit_test(test_inline_weights_same_as_stripped),
-		cmocka_unit_test(test_resnet_structure),
-		cmocka_unit_test(test_malformed_files),
+	    cmocka_unit_test(test_published_macs),
+	    cmocka_unit_test(test_inline_weights_same_as_stripped),
+	    cmocka_unit_test(test_resnet_structure),
+	    cmocka_unit_test(test_malformed_files),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -93,7 +93,7 @@ static int run_one(const char *name, op_count *ops, int *n_ops, int *loaded, int
 	for (size_t i = 0; i < gp->n_node; i++) {
 		const Onnx__NodeProto *n = gp->node[i];
 		int dflt = !n->domain || !*n->domain || strcmp(n->domain, "ai.onnx") == 0 ||
-			   strcmp(n->domain, "ai.onnx.preview.training") == 0;
+		           strcmp(n->domain, "ai.onnx.preview.training") == 0;
 		if (!dflt || !pb_shape_op_supported(n->op_type)) {
 			supported = 0;
 			note_op(ops, n_ops, n->op_type ? n->op_type : "?");
@@ -109,7 +109,8 @@ static int run_one(const char *name, op_count *ops, int *n_ops, int *loaded, int
 	for (size_t i = 0; i < gp->n_input; i++) {
 		if (!is_tensor_type(gp->input[i]->type))
 			continue;
-		snprintf(path, sizeof path, "%s/%s/test_data_set_0/input_%zu.pb", NODE_DIR, name, i);
+		snprintf(path, sizeof path, "%s/%s/test_data_set_0/input_%zu.pb", NODE_DIR, name,
+		         i);
 		void *tb = slurp(path, &len);
 		if (!tb)
 			continue;
@@ -170,7 +171,8 @@ static int run_one(const char *name, op_count *ops, int *n_ops, int *loaded, int
 	}
 	(*loaded)++;
 	for (size_t i = 0; supported && i < gp->n_output; i++) {
-		snprintf(path, sizeof path, "%s/%s/test_data_set_0/output_%zu.pb", NODE_DIR, name, i);
+		snprintf(path, sizeof path, "%s/%s/test_data_set_0/output_%zu.pb", NODE_DIR, name,
+		         i);
 		void *tb = slurp(path, &len);
 		Onnx__TensorProto *t = tb ? onnx__tensor_proto__unpack(NULL, len, tb) : NULL;
 		free(tb);
@@ -192,7 +194,7 @@ static int run_one(const char *name, op_count *ops, int *n_ops, int *loaded, int
 			size_t off = 0;
 			for (size_t d = 0; d < t->n_dims && off < sizeof want; d++)
 				off += (size_t)snprintf(want + off, sizeof want - off, "%s%lld",
-							d ? "x" : "", (long long)t->dims[d]);
+				                        d ? "x" : "", (long long)t->dims[d]);
 			if (t->n_dims == 0)
 				snprintf(want, sizeof want, "scalar");
 			printf("  MISMATCH %s output %zu '%s': inferred %s, expected %s\n", name, i,
@@ -261,7 +263,7 @@ static void test_node_suite(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_node_suite),
+	    cmocka_unit_test(test_node_suite),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -54,7 +54,7 @@ static pb_part_problem *random_problem(unsigned *seed, int m, int cores, double 
 	pb_part_problem *P = NULL;
 	pb_error err = {0};
 	assert_int_equal(pb_part_problem_synthetic(m, macs, par, ob, ne, from, to, &h, &P, &err),
-			 PB_OK);
+	                 PB_OK);
 	return P;
 }
 
@@ -63,7 +63,7 @@ static pb_part_problem *random_problem(unsigned *seed, int m, int cores, double 
 static void test_bundled_layouts(void **state)
 {
 	const char *files[] = {"layouts/manycore-16.lua", "layouts/manycore-64.lua",
-			       "layouts/manycore-tight.lua"};
+	                       "layouts/manycore-tight.lua"};
 	int cores[] = {16, 64, 32};
 	for (int i = 0; i < 3; i++) {
 		pb_hw *hw;
@@ -95,24 +95,27 @@ static void expect_layout_error(const char *text, const char *needle)
 static void test_layout_errors(void **state)
 {
 	expect_layout_error("return { kind='manycore', mac_rate=1, memory=1, bandwidth=1 }",
-			    "'cores'");
-	expect_layout_error("return { kind='manycore', cores=4, mac_rate=-1, memory=1, bandwidth=1 }",
-			    "'mac_rate'");
-	expect_layout_error("return { kind='manycore', cores=4, mac_rate=1, memory='big', bandwidth=1 }",
-			    "'memory'");
-	expect_layout_error("return { kind='manycore', cores=4, mac_rate=1, memory=1, bandwidth=0 }",
-			    "'bandwidth'");
+	                    "'cores'");
+	expect_layout_error(
+	    "return { kind='manycore', cores=4, mac_rate=-1, memory=1, bandwidth=1 }",
+	    "'mac_rate'");
+	expect_layout_error(
+	    "return { kind='manycore', cores=4, mac_rate=1, memory='big', bandwidth=1 }",
+	    "'memory'");
+	expect_layout_error(
+	    "return { kind='manycore', cores=4, mac_rate=1, memory=1, bandwidth=0 }",
+	    "'bandwidth'");
 	expect_layout_error("return { kind='manycore', cores=4, mac_rate=1, memory=1, bandwidth=1,"
-			    " mesh = { rows = 3, cols = 3 } }",
-			    "'mesh'");
+	                    " mesh = { rows = 3, cols = 3 } }",
+	                    "'mesh'");
 	expect_layout_error("return { kind='manycore', cores=4, mac_rate=1, memory=1, bandwidth=1,"
-			    " reward = { a = -2 } }",
-			    "'reward.a'");
+	                    " reward = { a = -2 } }",
+	                    "'reward.a'");
 	expect_layout_error("return { kind='manycore', cores=4, mac_rate=1, memory=1, bandwidth=1,"
-			    " reward = { mode = 'fast' } }",
-			    "'reward.mode'");
-	expect_layout_error("return { kind='manycore', cores=2.5, mac_rate=1, memory=1, bandwidth=1 }",
-			    "'cores'");
+	                    " reward = { mode = 'fast' } }",
+	                    "'reward.mode'");
+	expect_layout_error(
+	    "return { kind='manycore', cores=2.5, mac_rate=1, memory=1, bandwidth=1 }", "'cores'");
 	/* A layout of another kind is refused by name. */
 	pb_hw *hw;
 	pb_error err = {0};
@@ -204,7 +207,7 @@ static void test_in_bytes_and_groups(void **state)
 	pb_part_problem *P;
 	pb_error err = {0};
 	assert_int_equal(pb_part_problem_synthetic(4, macs, par, ob, 5, from, to, &h, &P, &err),
-			 PB_OK);
+	                 PB_OK);
 	assert_true(pb_part_in_bytes(P, 3, 4) == 1 + 2 + 4); /* 0, 1 (skips) and 2 */
 	assert_true(pb_part_in_bytes(P, 2, 4) == 1 + 2);     /* output of 1 enters once */
 	assert_true(pb_part_in_bytes(P, 0, 4) == 0);
@@ -240,8 +243,8 @@ static void test_in_bytes_and_groups(void **state)
 	P->hw.w_routing = 3;
 	P->hw.memory = 1e9;
 	pb_part_evaluate(P, ac, &ev, gs);
-	double want = -(2 * ev.max_compute * 1e3 + ev.max_storage / 1048576.0 +
-			3 * ev.max_routing * 1e3);
+	double want =
+	    -(2 * ev.max_compute * 1e3 + ev.max_storage / 1048576.0 + 3 * ev.max_routing * 1e3);
 	assert_true(fabs(ev.reward - want) < 1e-9);
 	pb_part_problem_free(P);
 }
@@ -251,10 +254,10 @@ static void test_in_bytes_and_groups(void **state)
 typedef struct bf {
 	pb_part_problem *P;
 	int ac[8];
-	double best;      /* memory-feasible optimum */
-	double best_any;  /* ignoring memory */
-	double s_min;     /* smallest max storage of any state */
-	double s_any;     /* smallest max storage among states reaching best_any */
+	double best;     /* memory-feasible optimum */
+	double best_any; /* ignoring memory */
+	double s_min;    /* smallest max storage of any state */
+	double s_any;    /* smallest max storage among states reaching best_any */
 } bf;
 
 static void brute(bf *b, int core, int left)
@@ -315,8 +318,8 @@ static void test_exact_matches_brute_force(void **state)
 			assert_true(feasible);
 			assert_false(ev.over_memory);
 			if (fabs(opt - b.best) > 1e-8 * b.best)
-				fail_msg("trial %d (m=%d n=%d): exact %.12g, brute force %.12g", trial,
-					 m, n, opt, b.best);
+				fail_msg("trial %d (m=%d n=%d): exact %.12g, brute force %.12g",
+				         trial, m, n, opt, b.best);
 			if (b.best > b.best_any * (1 + 1e-9))
 				binding++;
 		} else {
@@ -356,7 +359,7 @@ static void test_exact_large_chain(void **state)
 	pb_part_problem *P;
 	pb_error err = {0};
 	assert_int_equal(pb_part_problem_synthetic(m, macs, par, ob, ne, from, to, &h, &P, &err),
-			 PB_OK);
+	                 PB_OK);
 	double opt;
 	int ac[64], g[64];
 	assert_int_equal(pb_part_exact_solve(P, &opt, ac, NULL, &err), PB_OK);
@@ -428,7 +431,7 @@ static void test_plan_round_trip(void **state)
 		nb += p->groups[i].bottleneck;
 	assert_int_equal(nb, 1);
 	assert_true(fabs(pb_plan_metric(p, "gap", 0) -
-			 (pb_plan_metric(p, "max_time", 0) / 0.5 - 1)) < 1e-12);
+	                 (pb_plan_metric(p, "max_time", 0) / 0.5 - 1)) < 1e-12);
 	json_t *j = pb_plan_to_json(p, NULL);
 	pb_plan *q;
 	pb_error err = {0};
@@ -541,16 +544,16 @@ static void test_partition_command(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_bundled_layouts),
-		cmocka_unit_test(test_layout_errors),
-		cmocka_unit_test(test_actions_by_hand),
-		cmocka_unit_test(test_actions_keep_states_valid),
-		cmocka_unit_test(test_in_bytes_and_groups),
-		cmocka_unit_test(test_exact_matches_brute_force),
-		cmocka_unit_test(test_exact_large_chain),
-		cmocka_unit_test(test_baselines),
-		cmocka_unit_test(test_plan_round_trip),
-		cmocka_unit_test(test_partition_command),
+	    cmocka_unit_test(test_bundled_layouts),
+	    cmocka_unit_test(test_layout_errors),
+	    cmocka_unit_test(test_actions_by_hand),
+	    cmocka_unit_test(test_actions_keep_states_valid),
+	    cmocka_unit_test(test_in_bytes_and_groups),
+	    cmocka_unit_test(test_exact_matches_brute_force),
+	    cmocka_unit_test(test_exact_large_chain),
+	    cmocka_unit_test(test_baselines),
+	    cmocka_unit_test(test_plan_round_trip),
+	    cmocka_unit_test(test_partition_command),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

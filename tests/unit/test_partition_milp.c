@@ -45,7 +45,7 @@ static pb_part_problem *random_problem(unsigned *seed, int m, int cores)
 	pb_part_problem *P;
 	pb_error err = {0};
 	assert_int_equal(pb_part_problem_synthetic(m, macs, par, ob, ne, from, to, &h, &P, &err),
-			 PB_OK);
+	                 PB_OK);
 	return P;
 }
 
@@ -68,7 +68,8 @@ static void test_milp_equals_exact(void **state)
 		assert_int_equal(pb_milp_solve(P, NULL, &mi, ac, &err), PB_OK);
 		assert_true(pb_part_state_valid(P, ac, &err));
 		if (fabs(mi - ex) > 1e-6 * ex)
-			fail_msg("trial %d (m=%d n=%d): milp %.10g exact %.10g", trial, m, n, mi, ex);
+			fail_msg("trial %d (m=%d n=%d): milp %.10g exact %.10g", trial, m, n, mi,
+			         ex);
 		pb_part_problem_free(P);
 	}
 }
@@ -227,7 +228,8 @@ static void test_command_milp_rl(void **state)
 	assert_int_equal(rc, PB_OK);
 	free(o);
 	snprintf(line, sizeof line,
-		 "partition --layout layouts/manycore-64.lua --method rl --episodes 5 --agent %s", ck);
+	         "partition --layout layouts/manycore-64.lua --method rl --episodes 5 --agent %s",
+	         ck);
 	o = run(s, line, &rc);
 	assert_int_equal(rc, PB_EINPUT);
 	assert_non_null(strstr(o, "trained for 16 cores"));
@@ -239,10 +241,10 @@ static void test_command_milp_rl(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_milp_equals_exact),
-		cmocka_unit_test(test_milp_steps),
-		cmocka_unit_test(test_emit_lp_glpsol),
-		cmocka_unit_test(test_command_milp_rl),
+	    cmocka_unit_test(test_milp_equals_exact),
+	    cmocka_unit_test(test_milp_steps),
+	    cmocka_unit_test(test_emit_lp_glpsol),
+	    cmocka_unit_test(test_command_milp_rl),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -65,9 +65,11 @@ static void test_chain_milp_equals_dp(void **state)
 			assert_true(mi.optimal);
 			assert_true(fabs(mi.max_cost - dp.max_cost) < 1e-9);
 			if (fabs(mi.cross_bytes - dp.cross_bytes) >= 1e-6) {
-				fprintf(stderr, "trial %d p %d: milp %g/%g dp %g/%g\n", trial, p, mi.max_cost, mi.cross_bytes, dp.max_cost, dp.cross_bytes);
+				fprintf(stderr, "trial %d p %d: milp %g/%g dp %g/%g\n", trial, p,
+				        mi.max_cost, mi.cross_bytes, dp.max_cost, dp.cross_bytes);
 				for (int v = 0; v < g->n_nodes; v++)
-					fprintf(stderr, " %g:%d/%d", cost[v], mi.stage[v], dp.stage[v]);
+					fprintf(stderr, " %g:%d/%d", cost[v], mi.stage[v],
+					        dp.stage[v]);
 				fprintf(stderr, "\n");
 			}
 			assert_true(fabs(mi.cross_bytes - dp.cross_bytes) < 1e-6);
@@ -109,7 +111,7 @@ static void test_microbatches_and_schedules(void **state)
 {
 	assert_int_equal(pb_pipe_microbatches(32, 4, 0.2), 16); /* 3/(m+3) <= .2: m >= 12 */
 	assert_int_equal(pb_pipe_microbatches(12, 2, 0.2), 4);
-	assert_int_equal(pb_pipe_microbatches(7, 4, 0.2), 7);   /* none divides: all */
+	assert_int_equal(pb_pipe_microbatches(7, 4, 0.2), 7); /* none divides: all */
 	assert_int_equal(pb_pipe_microbatches(8, 1, 0.2), 1);
 	json_t *gp = pb_pipe_schedule("gpipe", 4, 8, 1.0, 0);
 	assert_true(fabs(json_real_value(json_object_get(gp, "makespan")) - 11) < 1e-9);
@@ -183,7 +185,7 @@ static void test_pipeline_command(void **state)
 	pb_session *s = pb_session_new();
 	pb_session_set_graph(s, mlp2(), "mlp2.test");
 	json_t *j = run_json(s, "pipeline --layout layouts/cluster-2x8.lua --stages 2 "
-				"--microbatches 1 --train --json");
+	                        "--microbatches 1 --train --json");
 	json_t *st = json_object_get(j, "stages");
 	assert_int_equal(json_array_size(st), 2);
 	int ops = 0;
@@ -212,10 +214,10 @@ static void test_pipeline_command(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_chain_milp_equals_dp),
-		cmocka_unit_test(test_method_intervals),
-		cmocka_unit_test(test_microbatches_and_schedules),
-		cmocka_unit_test(test_pipeline_command),
+	    cmocka_unit_test(test_chain_milp_equals_dp),
+	    cmocka_unit_test(test_method_intervals),
+	    cmocka_unit_test(test_microbatches_and_schedules),
+	    cmocka_unit_test(test_pipeline_command),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -13,7 +13,7 @@
 #include "rl/reinforce.h"
 
 static double sample_loss(const pb_rl_policy *p, const double *x, const unsigned char *mask,
-			  int action, double adv, double beta)
+                          int action, double adv, double beta)
 {
 	double h[16], prob[16], H = 0;
 	pb_rl_policy_forward(p, x, mask, h, prob);
@@ -107,7 +107,7 @@ static pb_part_problem *problem(int m, int cores)
 	pb_part_problem *P;
 	pb_error err = {0};
 	assert_int_equal(pb_part_problem_synthetic(m, macs, par, ob, ne, from, to, &h, &P, &err),
-			 PB_OK);
+	                 PB_OK);
 	return P;
 }
 
@@ -237,7 +237,7 @@ static void test_learns_small_instance(void **state)
 	double best = pb_rl_trainer_best_time(T);
 	if (best > opt * 1.02)
 		fail_msg("agent best %.6g vs optimum %.6g (equal split %.6g)", best, opt,
-			 ev.max_time);
+		         ev.max_time);
 	assert_true(best >= opt * (1 - 1e-9));
 	assert_true(pb_part_state_valid(P, pb_rl_trainer_best(T), &err));
 	pb_rl_trainer_free(T);
@@ -290,11 +290,11 @@ static void test_action_mask(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_gradient_check),
-		cmocka_unit_test(test_adam_clipping),
-		cmocka_unit_test(test_checkpoints_and_determinism),
-		cmocka_unit_test(test_learns_small_instance),
-		cmocka_unit_test(test_action_mask),
+	    cmocka_unit_test(test_gradient_check),
+	    cmocka_unit_test(test_adam_clipping),
+	    cmocka_unit_test(test_checkpoints_and_determinism),
+	    cmocka_unit_test(test_learns_small_instance),
+	    cmocka_unit_test(test_action_mask),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -55,17 +55,18 @@ static void test_graph_access(void **state)
 {
 	fixture *f = *state;
 	pb_error err = {0};
-	assert_int_equal(run(f, "local n = pb.node('n3'); return n.id .. ':' .. n.op .. ':' .. "
-				"#n.preds .. ':' .. n.macs",
-			     &err),
-			 PB_OK);
+	assert_int_equal(run(f,
+	                     "local n = pb.node('n3'); return n.id .. ':' .. n.op .. ':' .. "
+	                     "#n.preds .. ':' .. n.macs",
+	                     &err),
+	                 PB_OK);
 	assert_string_equal(outbuf, "3:Op:2:40.0\n");
-	assert_int_equal(run(f, "return #pb.nodes() .. ' ' .. #pb.edges() .. ' ' .. #pb.find('n[12]')",
-			     &err),
-			 PB_OK);
+	assert_int_equal(
+	    run(f, "return #pb.nodes() .. ' ' .. #pb.edges() .. ' ' .. #pb.find('n[12]')", &err),
+	    PB_OK);
 	assert_string_equal(outbuf, "4 4 2\n");
 	assert_int_equal(run(f, "return pb.node('nope') == nil and pb.node(99) == nil", &err),
-			 PB_OK);
+	                 PB_OK);
 	assert_string_equal(outbuf, "true\n");
 	assert_int_equal(run(f, "return pb.node(0).nosuchfield", &err), PB_EINPUT);
 	assert_non_null(strstr(err.msg, "nosuchfield"));
@@ -122,18 +123,20 @@ static void test_heuristics(void **state)
 {
 	fixture *f = *state;
 	pb_error err = {0};
-	assert_int_equal(run(f,
-			     "pb.heuristic{name='only0and2', kind='action_mask', fn=function(s)"
-			     "  return {0, 2} end}"
-			     "pb.heuristic{name='no2', kind='action_mask', fn=function(s)"
-			     "  return {[2]=false} end}"
-			     "pb.heuristic{name='init', kind='initial_partition', fn=function(i)"
-			     "  local t = {} for c=1,i.n_cores do t[c]=0 end t[i.n_cores]=i.n_layers"
-			     "  return t end}"
-			     "pb.heuristic{name='c1', kind='cost_term', fn=function(p) return 1.5 end}"
-			     "pb.heuristic{name='c2', kind='cost_term', fn=function(p) return #p.assignment end}",
-			     &err),
-			 PB_OK);
+	assert_int_equal(
+	    run(f,
+	        "pb.heuristic{name='only0and2', kind='action_mask', fn=function(s)"
+	        "  return {0, 2} end}"
+	        "pb.heuristic{name='no2', kind='action_mask', fn=function(s)"
+	        "  return {[2]=false} end}"
+	        "pb.heuristic{name='init', kind='initial_partition', fn=function(i)"
+	        "  local t = {} for c=1,i.n_cores do t[c]=0 end t[i.n_cores]=i.n_layers"
+	        "  return t end}"
+	        "pb.heuristic{name='c1', kind='cost_term', fn=function(p) return 1.5 end}"
+	        "pb.heuristic{name='c2', kind='cost_term', fn=function(p) return #p.assignment "
+	        "end}",
+	        &err),
+	    PB_OK);
 	int core[3] = {1, 1, 2};
 	unsigned char mask[8];
 	memset(mask, 1, sizeof mask);
@@ -150,10 +153,11 @@ static void test_heuristics(void **state)
 	assert_true(fabs(extra - 5.5) < 1e-12);
 	pb_plan_free(p);
 	/* A bad initial partition is refused with a message naming the heuristic. */
-	assert_int_equal(run(f, "pb.heuristic{name='bad', kind='initial_partition', "
-				"fn=function(i) return {1} end}",
-			     &err),
-			 PB_OK);
+	assert_int_equal(run(f,
+	                     "pb.heuristic{name='bad', kind='initial_partition', "
+	                     "fn=function(i) return {1} end}",
+	                     &err),
+	                 PB_OK);
 	assert_true(pb_script_initial_partition(f->sc, 3, 7, NULL, init, &err) < 0);
 	assert_non_null(strstr(err.msg, "bad"));
 	assert_int_equal(run(f, "pb.heuristic{kind='nonsense', fn=print}", &err), PB_EINPUT);
@@ -164,13 +168,15 @@ static void test_rules(void **state)
 {
 	fixture *f = *state;
 	pb_error err = {0};
-	assert_int_equal(run(f,
-			     "pb.rule{name='nofuse3', match=function(op) return op.name=='n3' end, fusable=false}"
-			     "pb.rule{name='fpga1', match=function(op) return op.id==1 end, backend='fpga'}"
-			     "pb.rule{name='split', match=function(op) return op.macs > 25 end,"
-			     "  specs={{input={'S0','R'}}}}",
-			     &err),
-			 PB_OK);
+	assert_int_equal(
+	    run(f,
+	        "pb.rule{name='nofuse3', match=function(op) return op.name=='n3' end, "
+	        "fusable=false}"
+	        "pb.rule{name='fpga1', match=function(op) return op.id==1 end, backend='fpga'}"
+	        "pb.rule{name='split', match=function(op) return op.macs > 25 end,"
+	        "  specs={{input={'S0','R'}}}}",
+	        &err),
+	    PB_OK);
 	int fus = 1;
 	assert_int_equal(pb_script_rule_fusable(f->sc, 3, &fus, &err), 1);
 	assert_int_equal(fus, 0);
@@ -193,16 +199,16 @@ static void test_events(void **state)
 {
 	fixture *f = *state;
 	pb_error err = {0};
-	assert_int_equal(run(f, "changes = 0 pb.on('plan_change', function() changes = changes + 1 end)",
-			     &err),
-			 PB_OK);
+	assert_int_equal(
+	    run(f, "changes = 0 pb.on('plan_change', function() changes = changes + 1 end)", &err),
+	    PB_OK);
 	pb_session_set_plan(f->s, pb_plan_new("partition", "a", 4));
 	pb_session_set_plan(f->s, pb_plan_new("partition", "b", 4));
 	assert_int_equal(run(f, "return changes", &err), PB_OK);
 	assert_string_equal(outbuf, "2\n");
 	/* An error inside a callback is reported, not fatal. */
 	assert_int_equal(run(f, "pb.on('plan_change', function() error('cb fails') end)", &err),
-			 PB_OK);
+	                 PB_OK);
 	pb_session_set_plan(f->s, pb_plan_new("partition", "c", 4));
 	const char *e = pb_script_take_event_error(f->sc);
 	assert_non_null(e);
@@ -218,13 +224,13 @@ static void test_safety(void **state)
 	pb_lua_limits lim = {5000000, 32u << 20};
 	pb_script_set_limits(f->sc, &lim);
 	const char *bad[] = {"while true do end",
-			     "local t = {} for i = 1, 1e9 do t[i] = string.rep('x', 100) .. i end",
-			     "os.execute('echo hacked')",
-			     "io.open('/etc/passwd')",
-			     "require('os')",
-			     "load(string.dump(function() return 1 end))()",
-			     "dofile('/etc/passwd')",
-			     NULL};
+	                     "local t = {} for i = 1, 1e9 do t[i] = string.rep('x', 100) .. i end",
+	                     "os.execute('echo hacked')",
+	                     "io.open('/etc/passwd')",
+	                     "require('os')",
+	                     "load(string.dump(function() return 1 end))()",
+	                     "dofile('/etc/passwd')",
+	                     NULL};
 	for (int i = 0; bad[i]; i++) {
 		assert_int_not_equal(run(f, bad[i], &err), PB_OK);
 		assert_true(strlen(err.msg) > 0);
@@ -237,13 +243,13 @@ static void test_safety(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_graph_access, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_stale_handle, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_cmd_and_rollback, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_heuristics, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_rules, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_events, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_safety, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_graph_access, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_stale_handle, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_cmd_and_rollback, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_heuristics, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_rules, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_events, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_safety, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -44,8 +44,8 @@ static void test_reshape_zero_and_minus_one(void **state)
 		int64_t shape[4];
 		const char *want;
 	} cases[] = {
-		{2, {0, -1}, "2x12"},     {2, {-1, 4}, "6x4"},   {3, {0, 0, -1}, "2x3x4"},
-		{4, {1, -1, 2, 2}, "1x6x2x2"}, {1, {-1}, "24"}, {3, {4, 0, -1}, "4x3x2"},
+	    {2, {0, -1}, "2x12"},          {2, {-1, 4}, "6x4"}, {3, {0, 0, -1}, "2x3x4"},
+	    {4, {1, -1, 2, 2}, "1x6x2x2"}, {1, {-1}, "24"},     {3, {4, 0, -1}, "4x3x2"},
 	};
 	for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
 		mb b;
@@ -85,11 +85,11 @@ static void test_matmul_broadcast(void **state)
 		const char *want;
 		double macs;
 	} cases[] = {
-		{4, {2, 1, 3, 4}, 3, {5, 4, 6}, "2x5x3x6", 2 * 5 * 3 * 6 * 4},
-		{1, {4}, 3, {2, 4, 6}, "2x6", 2 * 6 * 4},
-		{2, {3, 4}, 1, {4}, "3", 3 * 4},
-		{1, {4}, 1, {4}, "scalar", 4},
-		{3, {8, 49, 32}, 3, {8, 32, 49}, "8x49x49", 8 * 49 * 49 * 32},
+	    {4, {2, 1, 3, 4}, 3, {5, 4, 6}, "2x5x3x6", 2 * 5 * 3 * 6 * 4},
+	    {1, {4}, 3, {2, 4, 6}, "2x6", 2 * 6 * 4},
+	    {2, {3, 4}, 1, {4}, "3", 3 * 4},
+	    {1, {4}, 1, {4}, "scalar", 4},
+	    {3, {8, 49, 32}, 3, {8, 32, 49}, "8x49x49", 8 * 49 * 49 * 32},
 	};
 	for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
 		mb b;
@@ -115,20 +115,20 @@ static void test_conv_variants(void **state)
 		const char *auto_pad;
 		const char *want;
 	} cases[] = {
-		/* out = floor((in + pb + pe - dil*(k-1) - 1)/s) + 1 */
-		{3, 10, 8, 3, 1, {1, 1, 1, 1}, 2, 1, NULL, "1x8x5x5"},
-		{3, 10, 8, 3, 1, {0, 0, 0, 0}, 1, 2, NULL, "1x8x6x6"},
-		{3, 10, 8, 3, 1, {0, 0, 0, 0}, 2, 1, "SAME_UPPER", "1x8x5x5"},
-		{3, 10, 8, 3, 1, {0, 0, 0, 0}, 2, 1, "VALID", "1x8x4x4"},
-		{3, 7, 8, 3, 1, {0, 1, 2, 3}, 1, 1, NULL, "1x8x7x9"},
-		{4, 7, 4, 3, 4, {0, 0, 0, 0}, 1, 1, NULL, "1x4x5x5"},
+	    /* out = floor((in + pb + pe - dil*(k-1) - 1)/s) + 1 */
+	    {3, 10, 8, 3, 1, {1, 1, 1, 1}, 2, 1, NULL, "1x8x5x5"},
+	    {3, 10, 8, 3, 1, {0, 0, 0, 0}, 1, 2, NULL, "1x8x6x6"},
+	    {3, 10, 8, 3, 1, {0, 0, 0, 0}, 2, 1, "SAME_UPPER", "1x8x5x5"},
+	    {3, 10, 8, 3, 1, {0, 0, 0, 0}, 2, 1, "VALID", "1x8x4x4"},
+	    {3, 7, 8, 3, 1, {0, 1, 2, 3}, 1, 1, NULL, "1x8x7x9"},
+	    {4, 7, 4, 3, 4, {0, 0, 0, 0}, 1, 1, NULL, "1x4x5x5"},
 	};
 	for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
 		mb b;
 		mb_init(&b, 13);
 		int64_t xd[4] = {1, cases[k].c_in, cases[k].hw, cases[k].hw};
 		int64_t wd[4] = {cases[k].c_out, cases[k].c_in / cases[k].group, cases[k].k,
-				 cases[k].k};
+		                 cases[k].k};
 		int64_t st[2] = {cases[k].strides, cases[k].strides};
 		int64_t dl[2] = {cases[k].dil, cases[k].dil};
 		mb_input(&b, "x", PB_DT_FLOAT, 4, xd, NULL);
@@ -145,8 +145,9 @@ static void test_conv_variants(void **state)
 		pb_graph *g = load(&b, NULL);
 		expect_shape(g, "y", cases[k].want);
 		const pb_tensor *y = &g->tensors[pb_graph_find_tensor(g, "y")];
-		double want_macs = (double)pb_tensor_numel(y) * (double)(cases[k].c_in / cases[k].group) *
-				   (double)(cases[k].k * cases[k].k);
+		double want_macs = (double)pb_tensor_numel(y) *
+		                   (double)(cases[k].c_in / cases[k].group) *
+		                   (double)(cases[k].k * cases[k].k);
 		assert_true(node_macs(g, "Conv") == want_macs);
 		assert_true(g->nodes[0].cost.params == (double)(wd[0] * wd[1] * wd[2] * wd[3]));
 		pb_graph_free(g);
@@ -178,7 +179,7 @@ static void test_conv_transpose(void **state)
 }
 
 static pb_graph *split_graph(mb *b, int opset, int64_t dim, int n_out, const int64_t *split,
-			     int n_split, int as_attr, int num_outputs)
+                             int n_split, int as_attr, int num_outputs)
 {
 	mb_init(b, opset);
 	int64_t xd[2] = {dim, 5};
@@ -232,12 +233,12 @@ static void test_slice_negative_steps(void **state)
 		int64_t start, end, axis, step;
 		const char *want;
 	} cases[] = {
-		{-1, -1000, 0, -1, "10x6"}, /* full reverse */
-		{8, 2, 0, -2, "3x6"},        /* 8, 6, 4 */
-		{0, 100, -1, 4, "10x2"},     /* 0, 4 */
-		{-2, 0, 1, -1, "10x4"},      /* 4, 3, 2, 1 */
-		{5, 5, 0, 1, "0x6"},         /* empty */
-		{2, 7, 0, 1, "5x6"},
+	    {-1, -1000, 0, -1, "10x6"}, /* full reverse */
+	    {8, 2, 0, -2, "3x6"},       /* 8, 6, 4 */
+	    {0, 100, -1, 4, "10x2"},    /* 0, 4 */
+	    {-2, 0, 1, -1, "10x4"},     /* 4, 3, 2, 1 */
+	    {5, 5, 0, 1, "0x6"},        /* empty */
+	    {2, 7, 0, 1, "5x6"},
 	};
 	for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
 		mb b;
@@ -268,12 +269,17 @@ static void test_einsum(void **state)
 		const char *want;
 		double macs;
 	} cases[] = {
-		{"bij,bjk->bik", 3, {2, 3, 4}, 3, {2, 4, 5}, "2x3x5", 2 * 3 * 4 * 5},
-		{"...ij,...jk", 4, {7, 2, 3, 4}, 3, {2, 4, 5}, "7x2x3x5", 7 * 2 * 3 * 4 * 5},
-		{"bhqd,bhkd->bhqk", 4, {1, 12, 128, 64}, 4, {1, 12, 128, 64}, "1x12x128x128",
-		 12.0 * 128 * 128 * 64},
-		{"i,i", 1, {6}, 1, {6}, "scalar", 6},
-		{"ij,jk->ki", 2, {3, 4}, 2, {4, 5}, "5x3", 3 * 4 * 5},
+	    {"bij,bjk->bik", 3, {2, 3, 4}, 3, {2, 4, 5}, "2x3x5", 2 * 3 * 4 * 5},
+	    {"...ij,...jk", 4, {7, 2, 3, 4}, 3, {2, 4, 5}, "7x2x3x5", 7 * 2 * 3 * 4 * 5},
+	    {"bhqd,bhkd->bhqk",
+	     4,
+	     {1, 12, 128, 64},
+	     4,
+	     {1, 12, 128, 64},
+	     "1x12x128x128",
+	     12.0 * 128 * 128 * 64},
+	    {"i,i", 1, {6}, 1, {6}, "scalar", 6},
+	    {"ij,jk->ki", 2, {3, 4}, 2, {4, 5}, "5x3", 3 * 4 * 5},
 	};
 	for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
 		mb b;
@@ -467,7 +473,7 @@ static void test_if_subgraph_kept_as_one_node(void **state)
 	b.graph = main_graph;
 	b.last = saved;
 	Onnx__AttributeProto *a =
-		mb_attr(&b, "then_branch", ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__GRAPH);
+	    mb_attr(&b, "then_branch", ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__GRAPH);
 	a->g = branches[0];
 	a = mb_attr(&b, "else_branch", ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__GRAPH);
 	a->g = branches[1];
@@ -547,20 +553,20 @@ static void test_lstm_shapes_and_macs(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_reshape_zero_and_minus_one),
-		cmocka_unit_test(test_matmul_broadcast),
-		cmocka_unit_test(test_conv_variants),
-		cmocka_unit_test(test_conv_transpose),
-		cmocka_unit_test(test_split_opsets),
-		cmocka_unit_test(test_slice_negative_steps),
-		cmocka_unit_test(test_einsum),
-		cmocka_unit_test(test_squeeze_unsqueeze_axes),
-		cmocka_unit_test(test_shape_subgraph_evaluated),
-		cmocka_unit_test(test_symbolic_input_override),
-		cmocka_unit_test(test_initializer_listed_as_input),
-		cmocka_unit_test(test_if_subgraph_kept_as_one_node),
-		cmocka_unit_test(test_pools_and_gemm),
-		cmocka_unit_test(test_lstm_shapes_and_macs),
+	    cmocka_unit_test(test_reshape_zero_and_minus_one),
+	    cmocka_unit_test(test_matmul_broadcast),
+	    cmocka_unit_test(test_conv_variants),
+	    cmocka_unit_test(test_conv_transpose),
+	    cmocka_unit_test(test_split_opsets),
+	    cmocka_unit_test(test_slice_negative_steps),
+	    cmocka_unit_test(test_einsum),
+	    cmocka_unit_test(test_squeeze_unsqueeze_axes),
+	    cmocka_unit_test(test_shape_subgraph_evaluated),
+	    cmocka_unit_test(test_symbolic_input_override),
+	    cmocka_unit_test(test_initializer_listed_as_input),
+	    cmocka_unit_test(test_if_subgraph_kept_as_one_node),
+	    cmocka_unit_test(test_pools_and_gemm),
+	    cmocka_unit_test(test_lstm_shapes_and_macs),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -36,8 +36,7 @@ static void tens(pb_builder *b, const char *name, const char *dims, int init)
 		pb_builder_initializer(b, t, 1);
 }
 
-static int node(pb_builder *b, const char *name, const char *op, const char *ins,
-		const char *out)
+static int node(pb_builder *b, const char *name, const char *op, const char *ins, const char *out)
 {
 	char buf[256];
 	snprintf(buf, sizeof buf, "%s", ins);
@@ -162,19 +161,19 @@ static pb_cluster cluster_of(const char *text)
 }
 
 static const char *small_1x8 =
-	"return { kind='cluster', nodes=1, devices_per_node=8, device_memory_gb=0.04,"
-	" device_tflops=100, intra_bw_gbs=150, intra_latency_us=5 }";
+    "return { kind='cluster', nodes=1, devices_per_node=8, device_memory_gb=0.04,"
+    " device_tflops=100, intra_bw_gbs=150, intra_latency_us=5 }";
 static const char *big_2x8 =
-	"return { kind='cluster', nodes=2, devices_per_node=8, device_memory_gb=40,"
-	" device_tflops=100, intra_bw_gbs=150, intra_latency_us=5, inter_bw_gbs=25,"
-	" inter_latency_us=20 }";
+    "return { kind='cluster', nodes=2, devices_per_node=8, device_memory_gb=40,"
+    " device_tflops=100, intra_bw_gbs=150, intra_latency_us=5, inter_bw_gbs=25,"
+    " inter_latency_us=20 }";
 
 /* ---- layouts and schemes ---- */
 
 static void test_layouts_ship_and_parse(void **state)
 {
 	const char *files[] = {"layouts/cluster-1x8.lua", "layouts/cluster-2x8.lua",
-			       "layouts/cluster-4x8.lua"};
+	                       "layouts/cluster-4x8.lua"};
 	const int devs[] = {8, 16, 32};
 	for (int i = 0; i < 3; i++) {
 		pb_hw *hw = NULL;
@@ -194,24 +193,24 @@ static void test_layout_errors_name_file_and_field(void **state)
 	pb_hw *hw = NULL;
 	pb_error err = {0};
 	assert_int_equal(pb_hw_load_string("return { kind='cluster', nodes=2, devices_per_node=8,"
-					   " device_memory_gb=16, intra_bw_gbs=100 }",
-					   "bad.lua", &hw, &err),
-			 PB_OK);
+	                                   " device_memory_gb=16, intra_bw_gbs=100 }",
+	                                   "bad.lua", &hw, &err),
+	                 PB_OK);
 	pb_cluster c;
 	assert_int_equal(pb_cluster_from_hw(hw, &c, &err), PB_EINPUT);
 	assert_non_null(strstr(err.msg, "bad.lua"));
 	assert_non_null(strstr(err.msg, "device_tflops"));
 	pb_hw_free(hw);
-	assert_int_equal(pb_hw_load_string("return { kind='cluster', nodes=0, devices_per_node=8,"
-					   " device_memory_gb=16, device_tflops=1, intra_bw_gbs=1 }",
-					   "zero.lua", &hw, &err),
-			 PB_OK);
+	assert_int_equal(
+	    pb_hw_load_string("return { kind='cluster', nodes=0, devices_per_node=8,"
+	                      " device_memory_gb=16, device_tflops=1, intra_bw_gbs=1 }",
+	                      "zero.lua", &hw, &err),
+	    PB_OK);
 	assert_int_equal(pb_cluster_from_hw(hw, &c, &err), PB_EINPUT);
 	assert_non_null(strstr(err.msg, "'nodes'"));
 	pb_hw_free(hw);
-	assert_int_equal(pb_hw_load_string("return { kind='manycore', cores=4 }", "mc.lua", &hw,
-					   &err),
-			 PB_OK);
+	assert_int_equal(
+	    pb_hw_load_string("return { kind='manycore', cores=4 }", "mc.lua", &hw, &err), PB_OK);
 	assert_int_not_equal(pb_cluster_from_hw(hw, &c, &err), PB_OK);
 	assert_non_null(strstr(err.msg, "cluster"));
 	pb_hw_free(hw);
@@ -265,10 +264,14 @@ static void test_collective_costs(void **state)
 {
 	pb_link l = {100e9, 1e-5};
 	double B = 8e6;
-	assert_true(fabs(pb_coll_time(PB_COLL_ALLGATHER, B, 8, &l) - (1e-5 + 7.0 / 8 * B / 100e9)) < 1e-15);
-	assert_true(fabs(pb_coll_time(PB_COLL_ALLREDUCE, B, 8, &l) - (1e-5 + 14.0 / 8 * B / 100e9)) < 1e-15);
-	assert_true(fabs(pb_coll_time(PB_COLL_REDUCESCATTER, B, 4, &l) - (1e-5 + 3.0 / 4 * B / 100e9)) < 1e-15);
-	assert_true(fabs(pb_coll_time(PB_COLL_ALLTOALL, B, 4, &l) - (1e-5 + 3.0 / 16 * B / 100e9)) < 1e-15);
+	assert_true(fabs(pb_coll_time(PB_COLL_ALLGATHER, B, 8, &l) - (1e-5 + 7.0 / 8 * B / 100e9)) <
+	            1e-15);
+	assert_true(fabs(pb_coll_time(PB_COLL_ALLREDUCE, B, 8, &l) -
+	                 (1e-5 + 14.0 / 8 * B / 100e9)) < 1e-15);
+	assert_true(fabs(pb_coll_time(PB_COLL_REDUCESCATTER, B, 4, &l) -
+	                 (1e-5 + 3.0 / 4 * B / 100e9)) < 1e-15);
+	assert_true(fabs(pb_coll_time(PB_COLL_ALLTOALL, B, 4, &l) - (1e-5 + 3.0 / 16 * B / 100e9)) <
+	            1e-15);
 	pb_cluster c = cluster_of(big_2x8);
 	pb_mesh m;
 	pb_error err = {0};
@@ -427,9 +430,11 @@ static void check_data_parallel(const pb_shard_search *s)
 	for (int i = 0; i < g->n_nodes; i++) {
 		if (!p->nodes[i].active)
 			continue;
-		const pb_strat *st = &p->nodes[i].strat[pb_shard_node_strategy(p, s->best_result.choice, i)];
+		const pb_strat *st =
+		    &p->nodes[i].strat[pb_shard_node_strategy(p, s->best_result.choice, i)];
 		if (st->share != s->cl.n_devices)
-			fprintf(stderr, "%s: %s share %d scheme %s\n", g->nodes[i].name, st->label, st->share, p->mesh.name);
+			fprintf(stderr, "%s: %s share %d scheme %s\n", g->nodes[i].name, st->label,
+			        st->share, p->mesh.name);
 		assert_int_equal(st->share, s->cl.n_devices);
 		for (int a = 0; a < p->mesh.n_axes; a++) {
 			if (st->out[0][a] != 0)
@@ -520,12 +525,12 @@ static void test_milp_equals_brute_force_and_glpsol(void **state)
 	pb_graph *g = dag_graph();
 	assert_non_null(g);
 	const char *layouts[] = {
-		"return { kind='cluster', nodes=1, devices_per_node=4, device_memory_gb=1,"
-		" device_tflops=0.001, intra_bw_gbs=10, intra_latency_us=2 }",
-		/* tight memory: the weights must be split */
-		"return { kind='cluster', nodes=2, devices_per_node=2, device_memory_gb=0.00008,"
-		" device_tflops=0.0001, intra_bw_gbs=10, intra_latency_us=1, inter_bw_gbs=1,"
-		" inter_latency_us=10 }"};
+	    "return { kind='cluster', nodes=1, devices_per_node=4, device_memory_gb=1,"
+	    " device_tflops=0.001, intra_bw_gbs=10, intra_latency_us=2 }",
+	    /* tight memory: the weights must be split */
+	    "return { kind='cluster', nodes=2, devices_per_node=2, device_memory_gb=0.00008,"
+	    " device_tflops=0.0001, intra_bw_gbs=10, intra_latency_us=1, inter_bw_gbs=1,"
+	    " inter_latency_us=10 }"};
 	const char *schemes[] = {"4", "2x2"};
 	int checked = 0;
 	for (int li = 0; li < 2; li++) {
@@ -535,28 +540,35 @@ static void test_milp_equals_brute_force_and_glpsol(void **state)
 				for (int train = 0; train < 2; train++) {
 					pb_mesh m;
 					pb_error err = {0};
-					assert_int_equal(pb_mesh_parse(&m, &c, schemes[si], &err), PB_OK);
+					assert_int_equal(pb_mesh_parse(&m, &c, schemes[si], &err),
+					                 PB_OK);
 					pb_shard_opts o;
 					pb_shard_opts_default(&o);
 					o.no_shrink = !shrink;
 					o.train = train;
 					pb_shard_problem *p = NULL;
-					assert_int_equal(pb_shard_problem_build(g, &c, &m, &o, &p, &err), PB_OK);
+					assert_int_equal(
+					    pb_shard_problem_build(g, &c, &m, &o, &p, &err), PB_OK);
 					pb_shard_result bf, mi;
 					int rb = pb_shard_brute_force(p, 3000000, &bf, &err);
-					if (rb == PB_EUSAGE) { /* space too large for this combination */
+					if (rb ==
+					    PB_EUSAGE) { /* space too large for this combination */
 						pb_shard_problem_free(p);
 						continue;
 					}
 					assert_int_equal(rb, PB_OK);
 					char lp[64];
-					snprintf(lp, sizeof lp, "/tmp/pb_test_shard_%d.lp", (int)getpid());
-					assert_int_equal(pb_shard_solve(p, lp, NULL, NULL, &mi, &err), PB_OK);
+					snprintf(lp, sizeof lp, "/tmp/pb_test_shard_%d.lp",
+					         (int)getpid());
+					assert_int_equal(
+					    pb_shard_solve(p, lp, NULL, NULL, &mi, &err), PB_OK);
 					assert_true(mi.feasible);
-					assert_true(fabs(mi.objective - bf.objective) <= 1e-9 * bf.objective + 1e-12);
+					assert_true(fabs(mi.objective - bf.objective) <=
+					            1e-9 * bf.objective + 1e-12);
 					double gs = glpsol_objective(lp);
 					assert_false(isnan(gs));
-					assert_true(fabs(gs - mi.objective * 1e6) <= 1e-5 * fabs(gs) + 1e-6);
+					assert_true(fabs(gs - mi.objective * 1e6) <=
+					            1e-5 * fabs(gs) + 1e-6);
 					unlink(lp);
 					checked++;
 					pb_shard_result_free(&bf);
@@ -599,8 +611,7 @@ static void test_opt_levels_and_rules(void **state)
 	pb_graph_free(g);
 }
 
-static int keep_replicate(const pb_graph *g, int nid, const pb_strat *s, const pb_mesh *m,
-			  void *ud)
+static int keep_replicate(const pb_graph *g, int nid, const pb_strat *s, const pb_mesh *m, void *ud)
 {
 	(*(int *)ud)++;
 	return s->share == 1;
@@ -671,9 +682,9 @@ static void test_command_outputs(void **state)
 	snprintf(dir, sizeof dir, "/tmp/pb_test_shard_tasks_%d", (int)getpid());
 	char line[512];
 	snprintf(line, sizeof line,
-		 "shard --layout layouts/cluster-1x8.lua --json "
-		 "--emit-tasks %s -o /tmp/pb_test_shard_plan.json",
-		 dir);
+	         "shard --layout layouts/cluster-1x8.lua --json "
+	         "--emit-tasks %s -o /tmp/pb_test_shard_plan.json",
+	         dir);
 	int rc = pb_cmd_run_line(&ctx, line, &err);
 	if (rc)
 		fprintf(stderr, "%s\n", err.msg);
@@ -691,7 +702,8 @@ static void test_command_outputs(void **state)
 	assert_non_null(s->plan);
 	assert_string_equal(s->plan->kind, "shard");
 	pb_plan *loaded = NULL;
-	assert_int_equal(pb_plan_load("/tmp/pb_test_shard_plan.json", s->graph->n_nodes, &loaded, &err), PB_OK);
+	assert_int_equal(
+	    pb_plan_load("/tmp/pb_test_shard_plan.json", s->graph->n_nodes, &loaded, &err), PB_OK);
 	pb_plan_free(loaded);
 	for (int d = 0; d < 8; d++) {
 		char path[128];
@@ -719,18 +731,18 @@ static void test_command_outputs(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_layouts_ship_and_parse),
-		cmocka_unit_test(test_layout_errors_name_file_and_field),
-		cmocka_unit_test(test_schemes),
-		cmocka_unit_test(test_collective_costs),
-		cmocka_unit_test(test_spec_menus),
-		cmocka_unit_test(test_megatron_mlp),
-		cmocka_unit_test(test_cnn_data_parallel),
-		cmocka_unit_test(test_milp_equals_brute_force_and_glpsol),
-		cmocka_unit_test(test_opt_levels_and_rules),
-		cmocka_unit_test(test_user_rule),
-		cmocka_unit_test(test_solver_steps),
-		cmocka_unit_test(test_command_outputs),
+	    cmocka_unit_test(test_layouts_ship_and_parse),
+	    cmocka_unit_test(test_layout_errors_name_file_and_field),
+	    cmocka_unit_test(test_schemes),
+	    cmocka_unit_test(test_collective_costs),
+	    cmocka_unit_test(test_spec_menus),
+	    cmocka_unit_test(test_megatron_mlp),
+	    cmocka_unit_test(test_cnn_data_parallel),
+	    cmocka_unit_test(test_milp_equals_brute_force_and_glpsol),
+	    cmocka_unit_test(test_opt_levels_and_rules),
+	    cmocka_unit_test(test_user_rule),
+	    cmocka_unit_test(test_solver_steps),
+	    cmocka_unit_test(test_command_outputs),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -34,8 +34,8 @@ static void test_view_string(void **state)
 	/* overflow fails and leaves the string unchanged */
 	char before[64];
 	memcpy(before, v, sizeof v);
-	assert_int_equal(pb_view_set(v, sizeof v, "long", "0123456789012345678901234567890123456789"),
-			 -1);
+	assert_int_equal(
+	    pb_view_set(v, sizeof v, "long", "0123456789012345678901234567890123456789"), -1);
 	assert_string_equal(v, before);
 	assert_int_equal(pb_view_get_int("x=abc", "x", 7), 7);
 }
@@ -43,8 +43,8 @@ static void test_view_string(void **state)
 static pb_session *chain_session(void)
 {
 	pb_session *s = pb_session_new();
-	pb_graph *g = pb_test_chain_graph(12, NULL,
-					  "0>1 1>2 2>3 3>4 4>5 5>6 6>7 7>8 8>9 9>10 10>11 2>7");
+	pb_graph *g =
+	    pb_test_chain_graph(12, NULL, "0>1 1>2 2>3 3>4 4>5 5>6 6>7 7>8 8>9 9>10 10>11 2>7");
 	assert_non_null(g);
 	pb_session_set_graph(s, g, "chain");
 	return s;
@@ -139,10 +139,11 @@ static void check_layout(const pb_layout *l, int lr)
 	}
 	for (int i = 0; i < 5; i++) {
 		assert_true(l->x[i] - W[i] / 2.0 >= -0.5 && l->x[i] + W[i] / 2.0 <= l->width + 0.5);
-		assert_true(l->y[i] - H[i] / 2.0 >= -0.5 && l->y[i] + H[i] / 2.0 <= l->height + 0.5);
+		assert_true(l->y[i] - H[i] / 2.0 >= -0.5 &&
+		            l->y[i] + H[i] / 2.0 <= l->height + 0.5);
 		for (int j = 0; j < i; j++) { /* no two boxes overlap */
 			int apart = fabs(l->x[i] - l->x[j]) >= (W[i] + W[j]) / 2.0 ||
-				    fabs(l->y[i] - l->y[j]) >= (H[i] + H[j]) / 2.0;
+			            fabs(l->y[i] - l->y[j]) >= (H[i] + H[j]) / 2.0;
 			assert_true(apart);
 		}
 	}
@@ -191,9 +192,9 @@ static void test_layout_dot_and_simple(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_view_string),
-		cmocka_unit_test(test_view_commands),
-		cmocka_unit_test(test_layout_dot_and_simple),
+	    cmocka_unit_test(test_view_string),
+	    cmocka_unit_test(test_view_commands),
+	    cmocka_unit_test(test_layout_dot_and_simple),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
