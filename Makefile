@@ -67,10 +67,13 @@ fuzz: deps
 	    -max_len=1048576 $$corpus tests/fuzz/seeds/$$name || exit 1; \
 	done
 
+# cppcheck runs without the system headers (missingIncludeSystem), so library
+# iteration macros such as jansson's json_array_foreach are unknown to it
+# (unknownMacro); everything else it reports fails the target.
 lint:
 	clang-format --dry-run --Werror $$(git ls-files '*.c' '*.h')
 	cppcheck --quiet --error-exitcode=1 --enable=warning,performance,portability \
-	  --suppress=missingIncludeSystem --inline-suppr -I core core tui
+	  --suppress=missingIncludeSystem --suppress=unknownMacro --inline-suppr -I core core tui
 
 bench: build
 	@echo "see bench/README.md for each benchmark's command"

@@ -28,7 +28,7 @@ static int cmp_cmd(const void *a, const void *b)
 
 void pb_cmd_foreach(void (*fn)(void *ud, const pb_command *c), void *ud)
 {
-	const pb_command *all[256];
+	const pb_command *all[256] = {0};
 	int n = 0;
 	for (int t = 0; pb_cmd_tables[t]; t++)
 		for (const pb_command *c = pb_cmd_tables[t]; c->name && n < 256; c++)

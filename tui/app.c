@@ -368,6 +368,8 @@ void tui_pager(tui_app *a, const char *title, const char *text)
 			if (!nl || !nn)
 				break;
 		}
+		if (!lines || !lens)
+			break;
 		lines[n] = p;
 		lens[n++] = len;
 		p += len + (e ? 1 : 0);

@@ -44,7 +44,7 @@ static void put_text(WINDOW *w, int y, int x, const char *s, int max)
 	getmaxyx(w, H, W);
 	if (y < 0 || y >= H)
 		return;
-	for (int i = 0; s[i] && i < max; i++)
+	for (int i = 0; i < max && s[i]; i++)
 		if (x + i >= 0 && x + i < W)
 			mvwaddch(w, y, x + i, (unsigned char)s[i]);
 }

@@ -124,7 +124,8 @@ void tui_keys_help(FILE *out)
 			for (size_t k = 0; k < sizeof ACTIONS / sizeof ACTIONS[0]; k++)
 				if (strcmp(ACTIONS[k].action, KEYS[i].cmd) == 0)
 					what = ACTIONS[k].what;
-			fprintf(out, "  %-10s %s\n", key_label(KEYS[i].key, kb, sizeof kb), what);
+			fprintf(out, "  %-10s %s\n", key_label(KEYS[i].key, kb, sizeof kb),
+			        what ? what : KEYS[i].cmd);
 			continue;
 		}
 		sscanf(KEYS[i].cmd, "%31s", word);

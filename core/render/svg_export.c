@@ -333,7 +333,7 @@ static char *box_label(const exporter *x, int b)
 		else
 			fprintf(f, "nodes %d-%d", first, first + size - 1);
 		fprintf(f, "\\n[%d ops:", size);
-		op_count oc[64];
+		op_count oc[64] = {{0}};
 		int k = op_histogram(x, b, oc, 64);
 		for (int j = 0; j < k && j < 2; j++) {
 			fputc(' ', f);
@@ -443,7 +443,7 @@ static char *box_details(const exporter *x, int b)
 		pb_cost c;
 		box_sums(x, b, &c);
 		cost_lines(f, &c);
-		op_count oc[64];
+		op_count oc[64] = {{0}};
 		int k = op_histogram(x, b, oc, 64);
 		fputs("ops:", f);
 		for (int j = 0; j < k; j++)
@@ -1121,7 +1121,7 @@ int pb_svg_export_data(const pb_graph *g, const pb_plan *plan, const pb_hw *hw,
 {
 	*svg = NULL;
 	*len = 0;
-	pb_svg_stats stbuf;
+	pb_svg_stats stbuf = {0};
 	pb_svg_stats *st = stats ? stats : &stbuf;
 	memset(st, 0, sizeof *st);
 	exporter x = {.g = g, .plan = plan, .hw = hw};

@@ -621,11 +621,18 @@ static int l_rule(lua_State *L)
 		return luaL_error(L, "pb.rule: give exactly one of specs={...}, fusable=false, "
 		                     "backend=\"name\"");
 	}
+	if (has_be && lua_type(L, -1) != LUA_TSTRING) {
+		luaL_unref(L, LUA_REGISTRYINDEX, match);
+		return luaL_error(L, "pb.rule: 'backend' must be a string");
+	}
+	if (has_specs && !lua_istable(L, -3)) {
+		luaL_unref(L, LUA_REGISTRYINDEX, match);
+		return luaL_error(L, "pb.rule: 'specs' must be a table");
+	}
+	/* Everything that can raise a Lua error (a longjmp) comes before the
+	 * strdup()s below, so nothing leaks. */
+	char *name = field_str(L, 1, "name", 0, "pb.rule");
 	if (has_specs) {
-		if (!lua_istable(L, -3)) {
-			luaL_unref(L, LUA_REGISTRYINDEX, match);
-			return luaL_error(L, "pb.rule: 'specs' must be a table");
-		}
 		lua_pushvalue(L, -3);
 		e.specs_ref = luaL_ref(L, LUA_REGISTRYINDEX);
 		e.kind = strdup("specs");
@@ -633,20 +640,16 @@ static int l_rule(lua_State *L)
 		e.fusable = lua_toboolean(L, -2);
 		e.kind = strdup("fusable");
 	} else {
-		if (lua_type(L, -1) != LUA_TSTRING) {
-			luaL_unref(L, LUA_REGISTRYINDEX, match);
-			return luaL_error(L, "pb.rule: 'backend' must be a string");
-		}
 		e.backend = strdup(lua_tostring(L, -1));
 		e.kind = strdup("backend");
 	}
 	lua_pop(L, 3);
-	e.name = field_str(L, 1, "name", 0, "pb.rule");
-	if (!e.name)
-		e.name = strdup(e.kind);
+	e.name = name ? name : strdup(e.kind);
 	entry *ne = realloc(sc->rules, (size_t)(sc->n_rules + 1) * sizeof *ne);
-	if (!ne)
+	if (!ne) {
+		free(e.name), free(e.kind), free(e.backend);
 		return luaL_error(L, "out of memory");
+	}
 	sc->rules = ne;
 	sc->rules[sc->n_rules++] = e;
 	return 0;

@@ -123,7 +123,7 @@ int pb_mesh_parse(pb_mesh *m, const pb_cluster *c, const char *text, pb_error *e
 /* Canonical key: axes sorted by (size, inter). */
 static void mesh_key(const pb_mesh *m, int *key)
 {
-	int k[PB_MESH_MAX_AXES];
+	int k[PB_MESH_MAX_AXES] = {0};
 	for (int i = 0; i < m->n_axes; i++)
 		k[i] = m->size[i] * 2 + m->inter[i];
 	for (int i = 1; i < m->n_axes; i++)

@@ -384,6 +384,27 @@ static int stage_ranges(const pb_graph *g, const double *cost, int p, int slack,
 	return 0;
 }
 
+/* Doubles the capacity of the MILP's triplet arrays; on failure the old
+ * arrays stay valid (and are freed by the caller). */
+static int grow_triplets(int **ia, int **ja, double **ar, long *cap)
+{
+	long nc = *cap * 2;
+	int *a = realloc(*ia, (size_t)(nc + 1) * sizeof **ia);
+	if (!a)
+		return -1;
+	*ia = a;
+	int *b = realloc(*ja, (size_t)(nc + 1) * sizeof **ja);
+	if (!b)
+		return -1;
+	*ja = b;
+	double *c = realloc(*ar, (size_t)(nc + 1) * sizeof **ar);
+	if (!c)
+		return -1;
+	*ar = c;
+	*cap = nc;
+	return 0;
+}
+
 int pb_pipe_split_milp(const pb_graph *g, const double *cost, int p, int slack, double time_limit,
                        pb_pipe_split *out, pb_error *err)
 {
@@ -437,18 +458,17 @@ int pb_pipe_split_milp(const pb_graph *g, const double *cost, int p, int slack, 
 		pb_pipe_split_free(out);
 		return pb_err(err, PB_ENOMEM, "pipeline: out of memory");
 	}
+	int oom = 0;
 #define NZ(r, c, v)                                                                                \
 	do {                                                                                       \
-		if (nz + 1 > nzcap) {                                                              \
-			nzcap *= 2;                                                                \
-			ia = realloc(ia, (size_t)(nzcap + 1) * sizeof(int));                       \
-			ja = realloc(ja, (size_t)(nzcap + 1) * sizeof(int));                       \
-			ar = realloc(ar, (size_t)(nzcap + 1) * sizeof(double));                    \
+		if (nz + 1 > nzcap && grow_triplets(&ia, &ja, &ar, &nzcap) != 0)                   \
+			oom = 1;                                                                   \
+		if (!oom) {                                                                        \
+			nz++;                                                                      \
+			ia[nz] = (r);                                                              \
+			ja[nz] = (c);                                                              \
+			ar[nz] = (v);                                                              \
 		}                                                                                  \
-		nz++;                                                                              \
-		ia[nz] = (r);                                                                      \
-		ja[nz] = (c);                                                                      \
-		ar[nz] = (v);                                                                      \
 	} while (0)
 	for (int v = 0; v < n; v++) {
 		if (cost[v] < 0)
@@ -481,6 +501,12 @@ int pb_pipe_split_milp(const pb_graph *g, const double *cost, int p, int slack, 
 			for (int k = lo[v]; k <= hi[v]; k++)
 				NZ(r0 + k, col0[v] + k - lo[v], cost[v] / cmax);
 #undef NZ
+	if (oom) {
+		free(ia), free(ja), free(ar), free(e), free(lo), free(hi), free(col0);
+		glp_delete_prob(P);
+		pb_pipe_split_free(out);
+		return pb_err(err, PB_ENOMEM, "pipeline: out of memory");
+	}
 	glp_load_matrix(P, (int)nz, ia, ja, ar);
 	free(ia), free(ja), free(ar);
 	out->cols = ncols + 1;

@@ -374,7 +374,7 @@ static json_t *ops_json(const pb_shard_problem *p, const int *choice, json_t *co
 		json_object_set_new(o, "share", json_integer(st->share));
 		int nin = n->n_inputs < PB_SHARD_MAX_IN ? n->n_inputs : PB_SHARD_MAX_IN;
 		int nout = n->n_outputs < PB_SHARD_MAX_OUT ? n->n_outputs : PB_SHARD_MAX_OUT;
-		int tids[PB_SHARD_MAX_IN];
+		int tids[PB_SHARD_MAX_IN] = {0};
 		for (int i = 0; i < nin; i++)
 			tids[i] = n->inputs[i] >= 0 && p->tkind[n->inputs[i]] != PB_TKIND_META
 			              ? n->inputs[i]
