@@ -11,6 +11,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 const pb_command *pb_cmd_find(const char *name)
 {
@@ -63,6 +64,12 @@ static int prepare_session(pb_cmd_ctx *ctx, const pb_command *c, const pb_args *
 		const char *model = pb_args_pos(a, 0);
 		const char **specs;
 		int n_ov = has_opt(c->opts, "input") ? pb_args_list(a, "input", &specs) : 0;
+		size_t ml = model ? strlen(model) : 0;
+		if (ml > 4 && strcasecmp(model + ml - 4, ".svg") == 0 && has_opt(c->opts, "output"))
+			return pb_err(err, PB_EUSAGE,
+			              "%s: %s is not a model (the first argument is the MODEL); to write "
+			              "it, use -o %s",
+			              c->name, model, model);
 		if (model) {
 			pb_input_override ov[PB_ARGS_MAX_LIST];
 			int rc = PB_OK;

@@ -78,6 +78,7 @@ expect 2 broken.json -- "$bin" export models/resnet18.onnx --plan "$tmp/broken.j
 expect 2 part.json -- "$bin" export models/googlenet.onnx --plan "$tmp/part.json" -o "$tmp/x.svg"
 expect 1 "color-by" -- "$bin" export models/resnet18.onnx --color-by rainbow -o "$tmp/x.svg"
 expect 1 "-o" -- "$bin" export models/resnet18.onnx
+expect 1 "use -o" -- "$bin" export "$tmp/review.svg"   # the workbench's ':export review.svg'
 expect 2 "$tmp/nodir" -- "$bin" export models/resnet18.onnx -o "$tmp/nodir/x.svg"
 [ -e "$tmp/x.svg" ] && fail "a failed export left $tmp/x.svg behind"
 printf '{"episode": 1, "reward": -1}\n{"episode": 2, "reward": \n' >"$tmp/bad.jsonl"
