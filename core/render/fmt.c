@@ -141,10 +141,26 @@ char *pb_heat(double t, char *buf, size_t len)
 	return buf;
 }
 
+int pb_utf8_len(const unsigned char *p)
+{
+	int n = *p < 0x80 ? 1 : (*p >> 5) == 6 ? 2 : (*p >> 4) == 14 ? 3 : (*p >> 3) == 30 ? 4 : 0;
+	for (int k = 1; k < n; k++)
+		if ((p[k] & 0xc0) != 0x80)
+			return 0;
+	return n;
+}
+
 void pb_xml_escape(FILE *f, const char *s)
 {
-	for (; s && *s; s++) {
-		switch (*s) {
+	const unsigned char *p = (const unsigned char *)(s ? s : "");
+	while (*p) {
+		int n = pb_utf8_len(p);
+		if (n == 0) {
+			fputc('?', f);
+			p++;
+			continue;
+		}
+		switch (*p) {
 		case '&':
 			fputs("&amp;", f);
 			break;
@@ -162,11 +178,12 @@ void pb_xml_escape(FILE *f, const char *s)
 			break;
 		default:
 			/* Control characters are not allowed in XML 1.0. */
-			if ((unsigned char)*s < 0x20 && *s != '\n' && *s != '\t')
+			if (*p < 0x20 && *p != '\n' && *p != '\t')
 				fputc(' ', f);
 			else
-				fputc(*s, f);
+				fwrite(p, 1, (size_t)n, f);
 		}
+		p += n;
 	}
 }
 

@@ -23,7 +23,12 @@ char *pb_palette(int i, char *buf, size_t len);
 char *pb_palette_dark(int i, char *buf, size_t len);
 /* Sequential heat colour for t in [0,1] (light yellow .. dark red). */
 char *pb_heat(double t, char *buf, size_t len);
-/* Writes s with & < > " ' escaped for XML text and attributes. */
+/* Length (1-4) of the valid UTF-8 sequence at p, 0 if the bytes there are
+ * not one (p points at a non-NUL byte). */
+int pb_utf8_len(const unsigned char *p);
+/* Writes s with & < > " ' escaped for XML text and attributes; invalid UTF-8
+ * bytes become '?' and control characters other than \n and \t a space, so
+ * any model name gives well-formed XML. */
 void pb_xml_escape(FILE *f, const char *s);
 /* Writes data to path atomically (PATH.tmp, fsync, rename). */
 int pb_write_file_atomic(const char *path, const char *data, size_t len, pb_error *err);

@@ -134,15 +134,8 @@ static void gv_text(FILE *f, const char *s)
 {
 	const unsigned char *p = (const unsigned char *)(s ? s : "");
 	while (*p) {
-		int n = *p < 0x80         ? 1
-		        : (*p >> 5) == 6  ? 2
-		        : (*p >> 4) == 14 ? 3
-		        : (*p >> 3) == 30 ? 4
-		                          : 0;
-		int ok = n > 0;
-		for (int k = 1; ok && k < n; k++)
-			ok = (p[k] & 0xc0) == 0x80;
-		if (!ok) {
+		int n = pb_utf8_len(p);
+		if (n == 0) {
 			fputc('?', f);
 			p++;
 			continue;
@@ -157,45 +150,10 @@ static void gv_text(FILE *f, const char *s)
 	}
 }
 
-/* Same for HTML-like labels: invalid UTF-8 replaced, XML entities. */
+/* Text in HTML-like labels: XML entities, invalid UTF-8 replaced. */
 static void html_text(FILE *f, const char *s)
 {
-	const unsigned char *p = (const unsigned char *)(s ? s : "");
-	while (*p) {
-		int n = *p < 0x80         ? 1
-		        : (*p >> 5) == 6  ? 2
-		        : (*p >> 4) == 14 ? 3
-		        : (*p >> 3) == 30 ? 4
-		                          : 0;
-		int ok = n > 0;
-		for (int k = 1; ok && k < n; k++)
-			ok = (p[k] & 0xc0) == 0x80;
-		if (!ok) {
-			fputc('?', f);
-			p++;
-			continue;
-		}
-		switch (*p) {
-		case '&':
-			fputs("&amp;", f);
-			break;
-		case '<':
-			fputs("&lt;", f);
-			break;
-		case '>':
-			fputs("&gt;", f);
-			break;
-		case '"':
-			fputs("&quot;", f);
-			break;
-		default:
-			if (*p < 0x20)
-				fputc(' ', f);
-			else
-				fwrite(p, 1, (size_t)n, f);
-		}
-		p += n;
-	}
+	pb_xml_escape(f, s);
 }
 
 static const char *first_shape(const pb_graph *g, const pb_node *n, char *buf, size_t len)

@@ -308,6 +308,35 @@ static void test_errors(void **state)
 	pb_graph_free(g);
 }
 
+/* Names with markup characters, control characters and bytes that are not
+ * UTF-8 (a corrupt or hostile model) still give well-formed XML: labels,
+ * tooltips and the title block all go through the escapers. */
+static void test_hostile_names(void **state)
+{
+	(void)state;
+	static const spec bad[] = {
+	    {"/a<b>&\"c'/conv\xff\xfe/Conv", "Conv", "x", NULL, 16, 32, 442368, 432},
+	    {"/a<b>&\"c'/relu\x01\x1b[31m/Relu", "Relu", "/a<b>&\"c'/conv\xff\xfe/Conv", NULL, 16,
+	     32, 0, 0},
+	    {"/\xe2\x82/head\\n/Gemm", "Gemm", "/a<b>&\"c'/relu\x01\x1b[31m/Relu", NULL, 10, 0, 160,
+	     170},
+	};
+	pb_graph *g = build(bad, 3);
+	assert_non_null(g);
+	const char *path = "build-test-svg-hostile.svg";
+	for (int lr = 0; lr < 2; lr++) {
+		pb_svg_opts o = {.rankdir_lr = lr, .title = "t<i>tle \xff"};
+		pb_svg_stats st;
+		char *svg = export_tmp(g, NULL, &o, path, &st);
+		assert_int_equal(xml_wellformed(path), 0);
+		assert_int_equal((int)xml_xpath_num(path, NODES), 3 + 1);
+		assert_null(strstr(svg, "\xff"));
+		free(svg);
+	}
+	unlink(path);
+	pb_graph_free(g);
+}
+
 /* Graphviz's complaints go to pb_error, never to the terminal (stderr). */
 static void test_graphviz_messages(void **state)
 {
@@ -542,6 +571,7 @@ int main(void)
 	    cmocka_unit_test(test_graphviz_messages),
 	    cmocka_unit_test(test_export_command),
 	    cmocka_unit_test(test_golden),
+	    cmocka_unit_test(test_hostile_names),
 	    cmocka_unit_test(test_export_real_models),
 	};
 	return cmocka_run_group_tests(tests, NULL, teardown);
