@@ -892,30 +892,47 @@ double pb_graph_edge_bytes(const pb_graph *g, int from, int to)
 	return bytes;
 }
 
+/* Appends n bytes of s at *off, truncating at len-1 like snprintf does. */
+static void put_trunc(char *buf, size_t len, size_t *off, const char *s, size_t n)
+{
+	if (*off + 1 >= len)
+		return;
+	if (n > len - 1 - *off)
+		n = len - 1 - *off;
+	memcpy(buf + *off, s, n);
+	*off += n;
+	buf[*off] = '\0';
+}
+
 char *pb_tensor_shape_str(const pb_tensor *t, char *buf, size_t len)
 {
 	if (len == 0)
 		return buf;
-	if (t->rank < 0) {
-		snprintf(buf, len, "?");
-		return buf;
-	}
 	size_t off = 0;
 	buf[0] = '\0';
+	if (t->rank < 0) {
+		put_trunc(buf, len, &off, "?", 1);
+		return buf;
+	}
 	if (t->rank == 0)
-		snprintf(buf, len, "scalar");
-	for (int i = 0; i < t->rank && off < len; i++) {
-		int w;
-		if (t->dims[i] >= 0)
-			w = snprintf(buf + off, len - off, "%s%lld", i ? "x" : "",
-			             (long long)t->dims[i]);
-		else if (t->dim_params[i])
-			w = snprintf(buf + off, len - off, "%s%s", i ? "x" : "", t->dim_params[i]);
-		else
-			w = snprintf(buf + off, len - off, "%s?", i ? "x" : "");
-		if (w < 0)
-			break;
-		off += (size_t)w;
+		put_trunc(buf, len, &off, "scalar", 6);
+	for (int i = 0; i < t->rank && off + 1 < len; i++) {
+		if (i)
+			put_trunc(buf, len, &off, "x", 1);
+		if (t->dims[i] >= 0) {
+			char tmp[24];
+			int n = 0;
+			uint64_t v = (uint64_t)t->dims[i];
+			do {
+				tmp[sizeof tmp - 1 - n++] = (char)('0' + v % 10);
+				v /= 10;
+			} while (v);
+			put_trunc(buf, len, &off, tmp + sizeof tmp - n, (size_t)n);
+		} else if (t->dim_params[i]) {
+			put_trunc(buf, len, &off, t->dim_params[i], strlen(t->dim_params[i]));
+		} else {
+			put_trunc(buf, len, &off, "?", 1);
+		}
 	}
 	return buf;
 }
