@@ -9,7 +9,7 @@
 #include <time.h>
 
 #ifdef PB_HAVE_OPENBLAS
-#include <cblas.h>
+#include "lazy_openblas.h"
 #endif
 
 struct pb_tune_bench {
@@ -173,6 +173,9 @@ int pb_tune_openblas_gflops(const pb_tune_shape *shape, const pb_tune_measure_op
                             double *gflops)
 {
 #ifdef PB_HAVE_OPENBLAS
+	const pb_openblas_api *ob = pb_openblas();
+	if (!ob)
+		return -1;
 	int M, N, K;
 	if (shape->op == PB_TUNE_GEMM) {
 		M = shape->m, N = shape->n, K = shape->k;
@@ -191,16 +194,15 @@ int pb_tune_openblas_gflops(const pb_tune_shape *shape, const pb_tune_measure_op
 	unsigned st = 7;
 	fill(a, (size_t)M * K, &st);
 	fill(b, (size_t)K * N, &st);
-	openblas_set_num_threads(1);
+	ob->set_num_threads(1);
 	int min_reps = o && o->min_reps > 0 ? o->min_reps : 3;
 	int max_reps = o && o->max_reps > 0 ? o->max_reps : 10;
 	double min_s = o && o->min_seconds >= 0 ? o->min_seconds : 0.05, best = 1e300, total = 0;
-	cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, 1.0f, a, K, b, N, 0.0f, c,
-	            N);
+	ob->sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, 1.0f, a, K, b, N, 0.0f, c, N);
 	for (int rep = 0; rep < max_reps && (rep < min_reps || total < min_s); rep++) {
 		double t0 = now_cpu();
-		cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, 1.0f, a, K, b, N,
-		            0.0f, c, N);
+		ob->sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, 1.0f, a, K, b, N,
+		          0.0f, c, N);
 		double dt = now_cpu() - t0;
 		total += dt;
 		if (dt < best)
