@@ -77,6 +77,10 @@ static double node_macs(const pb_graph *g, const pb_node *n)
 	const char *op = n->op;
 	if (n->domain[0])
 		return 0;
+	/* Every MAC operator starts with one of these letters: most nodes leave
+	 * here without a single strcmp. */
+	if (!op[0] || !strchr("CQGMRLE", op[0]))
+		return 0;
 	if (strcmp(op, "Conv") == 0 || strcmp(op, "ConvInteger") == 0)
 		return numel(tout(g, n, 0)) * weight_fanin(tin(g, n, 1));
 	if (strcmp(op, "QLinearConv") == 0)

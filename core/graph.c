@@ -73,6 +73,8 @@ int pb_dtype_is_float(int dtype)
 
 /* ---------------------------------------------------------------- values */
 
+/* One allocation per value: the header, then the integer view, then the
+ * floating view (values are created and freed only here). */
 pb_value *pb_value_new(int dtype, int rank, const int64_t *dims)
 {
 	if (rank < 0 || rank > PB_MAX_RANK)
@@ -85,7 +87,8 @@ pb_value *pb_value_new(int dtype, int rank, const int64_t *dims)
 	}
 	if (n > PB_VALUE_MAX)
 		return NULL;
-	pb_value *v = calloc(1, sizeof *v);
+	size_t cells = (size_t)(n ? n : 1);
+	pb_value *v = calloc(1, sizeof *v + cells * (sizeof *v->i + sizeof *v->f));
 	if (!v)
 		return NULL;
 	v->dtype = dtype;
@@ -93,12 +96,8 @@ pb_value *pb_value_new(int dtype, int rank, const int64_t *dims)
 	for (int i = 0; i < rank; i++)
 		v->dims[i] = dims[i];
 	v->numel = n;
-	v->i = calloc((size_t)(n ? n : 1), sizeof *v->i);
-	v->f = calloc((size_t)(n ? n : 1), sizeof *v->f);
-	if (!v->i || !v->f) {
-		pb_value_free(v);
-		return NULL;
-	}
+	v->i = (int64_t *)(v + 1);
+	v->f = (double *)(v->i + cells);
 	return v;
 }
 
@@ -116,10 +115,6 @@ pb_value *pb_value_copy(const pb_value *v)
 
 void pb_value_free(pb_value *v)
 {
-	if (!v)
-		return;
-	free(v->i);
-	free(v->f);
 	free(v);
 }
 
@@ -196,8 +191,10 @@ pb_builder *pb_builder_new(const char *path, const char *format)
 	return b;
 }
 
-/* Grows *ptr (elements of size elem) to hold at least need; zero-fills the new
- * part. Returns 0, or -1 when memory runs out (the caller flags the builder). */
+/* Grows *ptr (elements of size elem) to hold at least need. The new part is
+ * left uninitialised (every user fills an element when it takes it, and
+ * untouched capacity then costs no page faults). Returns 0, or -1 when
+ * memory runs out (the caller flags the builder). */
 static int grow(void **ptr, int *cap, int need, size_t elem)
 {
 	if (need <= *cap)
@@ -208,7 +205,6 @@ static int grow(void **ptr, int *cap, int need, size_t elem)
 	void *np = realloc(*ptr, (size_t)nc * elem);
 	if (!np)
 		return -1;
-	memset((char *)np + (size_t)*cap * elem, 0, (size_t)(nc - *cap) * elem);
 	*ptr = np;
 	*cap = nc;
 	return 0;
@@ -321,12 +317,16 @@ int pb_builder_node(pb_builder *b, const char *name, const char *op, const char 
 void pb_builder_attr(pb_builder *b, int nid, const pb_attr *a)
 {
 	pb_node *n = &b->g->nodes[nid];
-	pb_attr *na = realloc(n->attrs, (size_t)(n->n_attrs + 1) * sizeof *na);
-	if (!na) {
-		b->oom = 1;
-		return;
+	/* Capacity doubles at powers of two (attrs are only grown here). */
+	int k = n->n_attrs;
+	if (k == 0 || (k >= 4 && (k & (k - 1)) == 0)) {
+		pb_attr *na = realloc(n->attrs, (size_t)(k ? 2 * k : 4) * sizeof *na);
+		if (!na) {
+			b->oom = 1;
+			return;
+		}
+		n->attrs = na;
 	}
-	n->attrs = na;
 	attr_copy(&n->attrs[n->n_attrs++], a);
 }
 
@@ -611,14 +611,29 @@ int pb_builder_finish(pb_builder *b, const pb_load_opts *opts, pb_graph **out, p
 			}
 		}
 
-	/* Edges in file-order ids. */
-	int n_edges = 0, cap_edges = 0;
-	int *ef = NULL, *et = NULL;
+	/* Edges in file-order ids: per node, its producers deduplicated. */
+	int n_edges = 0, max_in = 0;
+	for (int i = 0; i < n; i++) {
+		n_edges += g->nodes[i].n_inputs;
+		if (g->nodes[i].n_inputs > max_in)
+			max_in = g->nodes[i].n_inputs;
+	}
+	int *ef = malloc(((size_t)n_edges + 1) * sizeof *ef);
+	int *et = malloc(((size_t)n_edges + 1) * sizeof *et);
 	int *indeg = calloc((size_t)n + 1, sizeof *indeg);
+	int *tmp = malloc(((size_t)max_in + 1) * sizeof *tmp);
+	if (!ef || !et || !indeg || !tmp) {
+		free(ef);
+		free(et);
+		free(indeg);
+		free(tmp);
+		pb_builder_free(b);
+		return pb_err(err, PB_ENOMEM, "out of memory linking the graph");
+	}
+	n_edges = 0;
 	for (int i = 0; i < n; i++) {
 		pb_node *nd = &g->nodes[i];
 		int np = 0;
-		int *tmp = malloc(((size_t)nd->n_inputs + 1) * sizeof *tmp);
 		for (int j = 0; j < nd->n_inputs; j++) {
 			int t = nd->inputs[j];
 			if (t >= 0 && g->tensors[t].producer >= 0)
@@ -626,31 +641,13 @@ int pb_builder_finish(pb_builder *b, const pb_load_opts *opts, pb_graph **out, p
 		}
 		sort_unique(tmp, &np);
 		for (int k = 0; k < np; k++) {
-			if (n_edges + 1 > cap_edges) {
-				cap_edges = cap_edges ? cap_edges * 2 : 64;
-				int *nf = realloc(ef, (size_t)cap_edges * sizeof *ef);
-				if (nf)
-					ef = nf;
-				int *nt = realloc(et, (size_t)cap_edges * sizeof *et);
-				if (nt)
-					et = nt;
-				if (!nf || !nt) {
-					free(ef);
-					free(et);
-					free(indeg);
-					free(tmp);
-					pb_builder_free(b);
-					return pb_err(err, PB_ENOMEM,
-					              "out of memory linking the graph");
-				}
-			}
 			ef[n_edges] = tmp[k];
 			et[n_edges] = i;
 			n_edges++;
-			indeg[i]++;
 		}
-		free(tmp);
+		indeg[i] = np;
 	}
+	free(tmp);
 	rc = check_dag(g, ef, et, n_edges, err);
 	if (rc != PB_OK) {
 		free(ef);
@@ -706,10 +703,43 @@ int pb_builder_finish(pb_builder *b, const pb_load_opts *opts, pb_graph **out, p
 	for (int t = 0; t < g->n_tensors; t++)
 		if (g->tensors[t].producer >= 0)
 			g->tensors[t].producer = newid[g->tensors[t].producer];
+	/* Preds, succs and consumers: counted first, then each array is
+	 * allocated once at its exact size. */
 	for (int e = 0; e < n_edges; e++) {
-		int u = newid[ef[e]], v = newid[et[e]];
-		b->oom |= append_int(&g->nodes[u].succs, &g->nodes[u].n_succs, v) |
-		          append_int(&g->nodes[v].preds, &g->nodes[v].n_preds, u);
+		g->nodes[newid[ef[e]]].n_succs++;
+		g->nodes[newid[et[e]]].n_preds++;
+	}
+	for (int i = 0; i < n; i++) {
+		pb_node *nd = &g->nodes[i];
+		if (nd->n_preds)
+			b->oom |= !(nd->preds = malloc((size_t)nd->n_preds * sizeof *nd->preds));
+		if (nd->n_succs)
+			b->oom |= !(nd->succs = malloc((size_t)nd->n_succs * sizeof *nd->succs));
+		nd->n_preds = nd->n_succs = 0;
+		for (int j = 0; j < nd->n_inputs; j++)
+			if (nd->inputs[j] >= 0)
+				g->tensors[nd->inputs[j]].n_consumers++;
+	}
+	for (int t = 0; t < g->n_tensors; t++) {
+		pb_tensor *tt = &g->tensors[t];
+		if (tt->n_consumers) {
+			tt->consumers = malloc((size_t)tt->n_consumers * sizeof *tt->consumers);
+			b->oom |= !tt->consumers;
+			tt->n_consumers = 0;
+		}
+	}
+	if (b->oom) {
+		free(ef);
+		free(et);
+		free(order);
+		free(newid);
+		pb_builder_free(b);
+		return pb_err(err, PB_ENOMEM, "out of memory linking the graph");
+	}
+	for (int e = 0; e < n_edges; e++) {
+		pb_node *u = &g->nodes[newid[ef[e]]], *v = &g->nodes[newid[et[e]]];
+		u->succs[u->n_succs++] = newid[et[e]];
+		v->preds[v->n_preds++] = newid[ef[e]];
 	}
 	free(ef);
 	free(et);
@@ -722,8 +752,7 @@ int pb_builder_finish(pb_builder *b, const pb_load_opts *opts, pb_graph **out, p
 		for (int j = 0; j < g->nodes[i].n_inputs; j++) {
 			int t = g->nodes[i].inputs[j];
 			if (t >= 0)
-				b->oom |= append_int(&g->tensors[t].consumers,
-				                     &g->tensors[t].n_consumers, i);
+				g->tensors[t].consumers[g->tensors[t].n_consumers++] = i;
 		}
 	}
 	/* Real model inputs: declared inputs that are not initializers. */

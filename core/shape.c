@@ -18,6 +18,8 @@
 #include "shape.h"
 
 #include <math.h>
+#include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -171,14 +173,52 @@ int64_t pb_sx_prod(const int64_t *dims, int from, int to)
 
 /* ---------------------------------------------------------------- dispatch */
 
-static pb_shape_rule find_rule(const char *op)
+/* Operator name -> rule: an open-addressing table over the three rule tables,
+ * built once (pthread_once; loaders may run on several threads). A model of
+ * 6.6k nodes looked its rules up with ~60k strcmp calls in a linear scan. */
+#define RULE_SLOTS 1024 /* power of two, > 2x the number of rules */
+static struct {
+	const char *op;
+	pb_shape_rule rule;
+} rule_index[RULE_SLOTS];
+static pthread_once_t rule_index_once = PTHREAD_ONCE_INIT;
+
+static uint32_t op_hash(const char *s)
+{
+	uint32_t h = 2166136261u; /* FNV-1a */
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 16777619u;
+	return h;
+}
+
+static void rule_index_build(void)
 {
 	const pb_shape_rule_entry *tables[] = {pb_shape_rules_tensor, pb_shape_rules_nn,
 	                                       pb_shape_rules_extra};
+	int used = 0;
 	for (size_t t = 0; t < sizeof tables / sizeof *tables; t++)
-		for (const pb_shape_rule_entry *e = tables[t]; e->op; e++)
-			if (e->op[0] == op[0] && strcmp(e->op, op) == 0)
-				return e->rule;
+		for (const pb_shape_rule_entry *e = tables[t]; e->op && used < RULE_SLOTS / 2;
+		     e++) {
+			uint32_t i = op_hash(e->op) & (RULE_SLOTS - 1);
+			while (rule_index[i].op && strcmp(rule_index[i].op, e->op) != 0)
+				i = (i + 1) & (RULE_SLOTS - 1);
+			if (!rule_index[i].op) { /* the first table naming an op wins */
+				rule_index[i].op = e->op;
+				rule_index[i].rule = e->rule;
+				used++;
+			}
+		}
+}
+
+static pb_shape_rule find_rule(const char *op)
+{
+	pthread_once(&rule_index_once, rule_index_build);
+	uint32_t i = op_hash(op) & (RULE_SLOTS - 1);
+	while (rule_index[i].op) {
+		if (strcmp(rule_index[i].op, op) == 0)
+			return rule_index[i].rule;
+		i = (i + 1) & (RULE_SLOTS - 1);
+	}
 	return NULL;
 }
 

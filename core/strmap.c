@@ -4,6 +4,12 @@
  * eight bytes at a time (multiply-xorshift mixing): model tensor names are
  * long ("/features/features.1/.../Constant_output_0") and a byte-wise hash
  * was the largest single cost of loading a 6.6k-node ONNX graph.
+ *
+ * Each slot keeps the key's full 64-bit hash (0 marks an empty slot; a real
+ * hash of 0 is stored as 1), so a probe compares strings only when the
+ * hashes agree and never touches the key's memory otherwise. The key copies
+ * live in a chain of large blocks owned by the map (no malloc per key), so
+ * freeing a map of 10^4 names is a handful of free() calls.
  */
 #include "strmap.h"
 
@@ -11,15 +17,26 @@
 #include <stdlib.h>
 #include <string.h>
 
+typedef struct key_block {
+	struct key_block *next;
+	size_t used, cap;
+	char data[];
+} key_block;
+
+#define KEY_BLOCK (32 * 1024)
+
 struct pb_strmap {
-	char **keys;
+	uint64_t *hashes; /* 0 = empty slot */
+	const char **keys;
 	int *vals;
 	size_t cap, count;
+	key_block *blocks; /* head: the block being filled */
 };
 
-static uint64_t hash_str(const char *s)
+static uint64_t hash_str(const char *s, size_t *len)
 {
 	size_t n = strlen(s);
+	*len = n;
 	uint64_t h = 0x9E3779B97F4A7C15ULL ^ (uint64_t)n, w;
 	for (; n >= 8; s += 8, n -= 8) {
 		memcpy(&w, s, 8);
@@ -29,7 +46,24 @@ static uint64_t hash_str(const char *s)
 	w = 0;
 	memcpy(&w, s, n);
 	h = (h ^ w) * 0xc4ceb9fe1a85ec53ULL;
-	return h ^ (h >> 29);
+	h ^= h >> 29;
+	return h ? h : 1;
+}
+
+static int alloc_table(pb_strmap *m, size_t cap)
+{
+	m->hashes = calloc(cap, sizeof *m->hashes);
+	m->keys = malloc(cap * sizeof *m->keys);
+	m->vals = malloc(cap * sizeof *m->vals);
+	m->cap = cap;
+	return m->hashes && m->keys && m->vals ? 0 : -1;
+}
+
+static void free_table(pb_strmap *m)
+{
+	free(m->hashes);
+	free(m->keys);
+	free(m->vals);
 }
 
 pb_strmap *pb_strmap_new(size_t hint)
@@ -37,12 +71,10 @@ pb_strmap *pb_strmap_new(size_t hint)
 	pb_strmap *m = calloc(1, sizeof *m);
 	if (!m)
 		return NULL;
-	m->cap = 16;
-	while (m->cap < hint * 2)
-		m->cap *= 2;
-	m->keys = calloc(m->cap, sizeof *m->keys);
-	m->vals = calloc(m->cap, sizeof *m->vals);
-	if (!m->keys || !m->vals) {
+	size_t cap = 16;
+	while (cap < hint * 2)
+		cap *= 2;
+	if (alloc_table(m, cap) != 0) {
 		pb_strmap_free(m);
 		return NULL;
 	}
@@ -53,43 +85,73 @@ void pb_strmap_free(pb_strmap *m)
 {
 	if (!m)
 		return;
-	for (size_t i = 0; m->keys && i < m->cap; i++)
-		free(m->keys[i]);
-	free(m->keys);
-	free(m->vals);
+	while (m->blocks) {
+		key_block *n = m->blocks->next;
+		free(m->blocks);
+		m->blocks = n;
+	}
+	free_table(m);
 	free(m);
 }
 
-static size_t find_slot(char **keys, size_t cap, const char *key)
+/* A copy of key (n bytes plus the terminator) in the map's key blocks. */
+static const char *store_key(pb_strmap *m, const char *key, size_t n)
 {
-	size_t i = hash_str(key) & (cap - 1);
-	while (keys[i] && strcmp(keys[i], key) != 0)
-		i = (i + 1) & (cap - 1);
+	key_block *b = m->blocks;
+	if (!b || b->cap - b->used < n + 1) {
+		size_t cap = n + 1 > KEY_BLOCK ? n + 1 : KEY_BLOCK;
+		key_block *nb = malloc(sizeof *nb + cap);
+		if (!nb)
+			return NULL;
+		nb->used = 0;
+		nb->cap = cap;
+		/* A key larger than a block gets its own block behind the head. */
+		if (b && cap > KEY_BLOCK) {
+			nb->next = b->next;
+			b->next = nb;
+		} else {
+			nb->next = b;
+			m->blocks = nb;
+		}
+		b = nb;
+	}
+	char *p = b->data + b->used;
+	memcpy(p, key, n + 1);
+	b->used += n + 1;
+	return p;
+}
+
+static size_t find_slot(const pb_strmap *m, uint64_t h, const char *key)
+{
+	size_t mask = m->cap - 1, i = (size_t)h & mask;
+	while (m->hashes[i] && (m->hashes[i] != h || strcmp(m->keys[i], key) != 0))
+		i = (i + 1) & mask;
 	return i;
 }
 
 static int grow(pb_strmap *m)
 {
-	size_t ncap = m->cap * 2;
-	char **nk = calloc(ncap, sizeof *nk);
-	int *nv = calloc(ncap, sizeof *nv);
-	if (!nk || !nv) {
-		free(nk);
-		free(nv);
+	pb_strmap old = *m;
+	if (alloc_table(m, old.cap * 2) != 0) {
+		free_table(m);
+		m->hashes = old.hashes;
+		m->keys = old.keys;
+		m->vals = old.vals;
+		m->cap = old.cap;
 		return -1;
 	}
-	for (size_t i = 0; i < m->cap; i++) {
-		if (!m->keys[i])
+	size_t mask = m->cap - 1;
+	for (size_t i = 0; i < old.cap; i++) {
+		if (!old.hashes[i])
 			continue;
-		size_t j = find_slot(nk, ncap, m->keys[i]);
-		nk[j] = m->keys[i];
-		nv[j] = m->vals[i];
+		size_t j = (size_t)old.hashes[i] & mask;
+		while (m->hashes[j])
+			j = (j + 1) & mask;
+		m->hashes[j] = old.hashes[i];
+		m->keys[j] = old.keys[i];
+		m->vals[j] = old.vals[i];
 	}
-	free(m->keys);
-	free(m->vals);
-	m->keys = nk;
-	m->vals = nv;
-	m->cap = ncap;
+	free_table(&old);
 	return 0;
 }
 
@@ -97,11 +159,15 @@ int pb_strmap_put(pb_strmap *m, const char *key, int value)
 {
 	if ((m->count + 1) * 2 > m->cap && grow(m) != 0)
 		return -1;
-	size_t i = find_slot(m->keys, m->cap, key);
-	if (!m->keys[i]) {
-		m->keys[i] = strdup(key);
-		if (!m->keys[i])
+	size_t n;
+	uint64_t h = hash_str(key, &n);
+	size_t i = find_slot(m, h, key);
+	if (!m->hashes[i]) {
+		const char *k = store_key(m, key, n);
+		if (!k)
 			return -1;
+		m->hashes[i] = h;
+		m->keys[i] = k;
 		m->count++;
 	}
 	m->vals[i] = value;
@@ -112,8 +178,9 @@ int pb_strmap_get(const pb_strmap *m, const char *key, int dflt)
 {
 	if (!m || !key)
 		return dflt;
-	size_t i = find_slot(m->keys, m->cap, key);
-	return m->keys[i] ? m->vals[i] : dflt;
+	size_t n;
+	size_t i = find_slot(m, hash_str(key, &n), key);
+	return m->hashes[i] ? m->vals[i] : dflt;
 }
 
 size_t pb_strmap_count(const pb_strmap *m)
