@@ -57,6 +57,26 @@ static int has_opt(const pb_opt *spec, const char *name)
 	return 0;
 }
 
+/* `export out.svg`, `plot load out.svg` (the workbench's `:export out.svg`):
+ * for commands that write an SVG, a last positional ending in .svg is the
+ * output file when -o is not given. Models and inputs are never SVG. */
+static void svg_output_positional(const pb_command *c, pb_args *a)
+{
+	if (!(c->flags & PB_CMD_SVG_OUT) || a->n_pos == 0 || pb_args_has(a, "output"))
+		return;
+	const char *last = a->pos[a->n_pos - 1];
+	size_t n = strlen(last);
+	if (n <= 4 || strcasecmp(last + n - 4, ".svg") != 0)
+		return;
+	for (int i = 0; i < a->n_spec; i++)
+		if (strcmp(a->spec[i].name, "output") == 0) {
+			a->set[i] = 1;
+			a->val[i] = last;
+			a->n_pos--;
+			return;
+		}
+}
+
 static int prepare_session(pb_cmd_ctx *ctx, const pb_command *c, const pb_args *a, pb_error *err)
 {
 	pb_session *s = ctx->s;
@@ -64,12 +84,6 @@ static int prepare_session(pb_cmd_ctx *ctx, const pb_command *c, const pb_args *
 		const char *model = pb_args_pos(a, 0);
 		const char **specs;
 		int n_ov = has_opt(c->opts, "input") ? pb_args_list(a, "input", &specs) : 0;
-		size_t ml = model ? strlen(model) : 0;
-		if (ml > 4 && strcasecmp(model + ml - 4, ".svg") == 0 && has_opt(c->opts, "output"))
-			return pb_err(err, PB_EUSAGE,
-			              "%s: %s is not a model (the first argument is the MODEL); to write "
-			              "it, use -o %s",
-			              c->name, model, model);
 		if (model) {
 			pb_input_override ov[PB_ARGS_MAX_LIST];
 			int rc = PB_OK;
@@ -124,6 +138,7 @@ int pb_cmd_run_argv(pb_cmd_ctx *ctx, int argc, char **argv, pb_error *err)
 		pb_cmd_print_help(c, ctx->out);
 		return PB_OK;
 	}
+	svg_output_positional(c, &a);
 	rc = prepare_session(ctx, c, &a, err);
 	if (rc)
 		return rc;

@@ -51,7 +51,8 @@ typedef int (*pb_cmd_fn)(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *
 enum {
 	PB_CMD_GRAPH = 1,  /* first positional is MODEL, optional if one is open */
 	PB_CMD_LAYOUT = 2, /* takes --layout L (required unless one is loaded) */
-	PB_CMD_HIDDEN = 4  /* not listed in `partbench --help` */
+	PB_CMD_HIDDEN = 4, /* not listed in `partbench --help` */
+	PB_CMD_SVG_OUT = 8 /* writes an SVG: without -o, a last positional FILE.svg is the output */
 };
 
 struct pb_command {

@@ -179,19 +179,21 @@ const pb_command pb_cmds_render[] = {
     {"export",
      "export [MODEL] [--plan FILE] [--layout L] [--color-by MODE] [--rankdir TB|LR] -o OUT.svg",
      "annotated SVG of the graph and plan (clusters, legend, title block, tooltips)", export_opts,
-     cmd_export, PB_CMD_GRAPH,
+     cmd_export, PB_CMD_GRAPH | PB_CMD_SVG_OUT,
      "One cluster per plan group (core group, stage, backend or fusion group), node\n"
      "labels (op, name, output shape, MACs), bytes on edges between groups, a title\n"
      "block with the plan's metrics and a tooltip per node. Graphs with more nodes\n"
-     "than --max-boxes are collapsed by module path (docs/export.md)."},
+     "than --max-boxes are collapsed by module path (docs/export.md).\n"
+     "Without -o, a last argument ending in .svg is the output file."},
     {"plot", "plot KIND [INPUT] -o OUT.svg",
      "SVG chart: training (RL curve), load (per-group bars), timeline (pipeline), tune", plot_opts,
-     cmd_plot, 0,
+     cmd_plot, PB_CMD_SVG_OUT,
      "KIND and INPUT:\n"
      "  training LOG.jsonl   reward and gap per episode (RL training log)\n"
      "  tune LOG.jsonl       GFLOP/s against trials (tuning log)\n"
      "  load PLAN.json       per-group time and storage against the memory limit\n"
      "  timeline PLAN.json   pipeline schedule (detail.schedule; 1F1B synthesized if absent)\n"
      "load/timeline use the open session's plan when INPUT is omitted.\n"
+     "Without -o, a last argument ending in .svg is the output file.\n"
      "Input fields are documented in docs/export.md."},
     {0}};

@@ -78,7 +78,12 @@ expect 2 broken.json -- "$bin" export models/resnet18.onnx --plan "$tmp/broken.j
 expect 2 part.json -- "$bin" export models/googlenet.onnx --plan "$tmp/part.json" -o "$tmp/x.svg"
 expect 1 "color-by" -- "$bin" export models/resnet18.onnx --color-by rainbow -o "$tmp/x.svg"
 expect 1 "-o" -- "$bin" export models/resnet18.onnx
-expect 1 "use -o" -- "$bin" export "$tmp/review.svg"   # the workbench's ':export review.svg'
+expect 1 "no model given" -- "$bin" export "$tmp/review.svg"
+# A last argument FILE.svg is the output when -o is not given (the workbench's ':export out.svg').
+"$bin" export models/resnet18.onnx "$tmp/pos.svg" >/dev/null || fail "export MODEL OUT.svg"
+wellformed "$tmp/pos.svg"
+"$bin" plot load "$tmp/part.json" "$tmp/pos-load.svg" >/dev/null || fail "plot load PLAN OUT.svg"
+wellformed "$tmp/pos-load.svg"
 expect 2 "$tmp/nodir" -- "$bin" export models/resnet18.onnx -o "$tmp/nodir/x.svg"
 [ -e "$tmp/x.svg" ] && fail "a failed export left $tmp/x.svg behind"
 printf '{"episode": 1, "reward": -1}\n{"episode": 2, "reward": \n' >"$tmp/bad.jsonl"

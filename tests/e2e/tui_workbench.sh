@@ -208,6 +208,10 @@ keys x
 wait_for 'wrote partbench\.svg'
 [ -s "$tmp/partbench.svg" ] || fail "export did not write partbench.svg"
 xmllint --noout "$tmp/partbench.svg" || fail "partbench.svg is not well-formed XML"
+# the issue's own words: ':export out.svg'
+cmd 'export out.svg'
+wait_for 'wrote out\.svg'
+xmllint --noout "$tmp/out.svg" || fail ":export out.svg did not write well-formed XML"
 
 # ---- 9. save, change, load: the saved plan comes back
 saved=$(row 0)
