@@ -7,6 +7,9 @@
  * node sits (layout_scan). Each of those parts is then decoded on its own by
  * the protobuf-c bindings generated at build time from the system's
  * onnx.proto (onnx.pb-c.h), into a bump arena that is reset after every part.
+ * Nodes and value infos, which a model holds by the thousand, are first
+ * tried with the hand-written decoders of onnx_wire.h (same structs, several
+ * times faster); whatever they do not handle goes to protobuf-c.
  * So the fully decoded model never exists at once: memory is the file plus
  * the largest single part (one inline weight) plus the graph, and decoding
  * costs no per-field malloc/free.
@@ -48,6 +51,7 @@
 
 #include "graph.h"
 #include "onnx.pb-c.h"
+#include "onnx_wire.h"
 
 #define ONNX_FLOAT_VALUE_MAX 1024
 #define ONNX_DIM_MAX ((int64_t)1 << 40) /* larger dims are malformed input */
@@ -756,9 +760,13 @@ static void constant_shape(pb_builder *b, const Onnx__NodeProto *np)
 /* ---------------------------------------------------------------- model */
 
 /* Decodes the part at span sp with protobuf-c into the arena; NULL with an
- * error naming the part when the bytes do not form that message. */
-#define DECODE(T, unpack, ctx, sp, what, idx)                                                      \
-	T *m_ = unpack(&(ctx)->alloc, (sp).len, (ctx)->p + (sp).off);                              \
+ * error naming the part when the bytes do not form that message. DECODE_FAST
+ * first tries a hand-written decoder of onnx_wire.h, which handles the usual
+ * shape of the message and leaves everything else to protobuf-c. */
+#define DECODE_FAST(T, fast, unpack, ctx, sp, what, idx)                                           \
+	T *m_ = fast(&(ctx)->alloc, (ctx)->p + (sp).off, (sp).len);                                \
+	if (!m_)                                                                                   \
+		m_ = unpack(&(ctx)->alloc, (sp).len, (ctx)->p + (sp).off);                         \
 	if (!m_) {                                                                                 \
 		if ((ctx)->ar.failed)                                                              \
 			return pb_err(err, PB_ENOMEM, "%s: out of memory", file);                  \
@@ -767,6 +775,8 @@ static void constant_shape(pb_builder *b, const Onnx__NodeProto *np)
 		              "%s message",                                                        \
 		              file, what, (size_t)(idx), (sp).off, (sp).off + (sp).len, #T + 6);   \
 	}
+#define NO_FAST(a, p, len) NULL
+#define DECODE(T, unpack, ctx, sp, what, idx) DECODE_FAST(T, NO_FAST, unpack, ctx, sp, what, idx)
 
 typedef struct {
 	const uint8_t *p;
@@ -799,8 +809,8 @@ static int build_graph(pb_builder *b, decoder *d, const layout *l, const char *f
 		arena_reset(&d->ar);
 	}
 	for (size_t i = 0; i < l->inputs.n; i++) {
-		DECODE(Onnx__ValueInfoProto, onnx__value_info_proto__unpack, d, l->inputs.v[i],
-		       "graph input", i);
+		DECODE_FAST(Onnx__ValueInfoProto, pb_onnx_wire_value_info,
+		            onnx__value_info_proto__unpack, d, l->inputs.v[i], "graph input", i);
 		if (!m_->name || !*m_->name)
 			return pb_err(err, PB_EINPUT, "%s: graph input %zu has no name", file, i);
 		int tid = pb_builder_tensor(b, m_->name);
@@ -845,8 +855,8 @@ static int build_graph(pb_builder *b, decoder *d, const layout *l, const char *f
 		arena_reset(&d->ar);
 	}
 	for (size_t i = 0; i < l->vinfo.n; i++) {
-		DECODE(Onnx__ValueInfoProto, onnx__value_info_proto__unpack, d, l->vinfo.v[i],
-		       "value_info", i);
+		DECODE_FAST(Onnx__ValueInfoProto, pb_onnx_wire_value_info,
+		            onnx__value_info_proto__unpack, d, l->vinfo.v[i], "value_info", i);
 		if (m_->name && *m_->name)
 			set_type(b, pb_builder_tensor(b, m_->name), m_->type);
 		arena_reset(&d->ar);
@@ -855,7 +865,8 @@ static int build_graph(pb_builder *b, decoder *d, const layout *l, const char *f
 	int uses_default = 0;
 	const char *stack_in[16], *stack_out[16];
 	for (size_t i = 0; i < l->nodes.n; i++) {
-		DECODE(Onnx__NodeProto, onnx__node_proto__unpack, d, l->nodes.v[i], "node", i);
+		DECODE_FAST(Onnx__NodeProto, pb_onnx_wire_node, onnx__node_proto__unpack, d,
+		            l->nodes.v[i], "node", i);
 		const Onnx__NodeProto *np = m_;
 		if (!np->op_type || !*np->op_type)
 			return pb_err(err, PB_EINPUT, "%s: node %zu%s%s%s has no op_type", file, i,
@@ -893,8 +904,8 @@ static int build_graph(pb_builder *b, decoder *d, const layout *l, const char *f
 		arena_reset(&d->ar);
 	}
 	for (size_t i = 0; i < l->outputs.n; i++) {
-		DECODE(Onnx__ValueInfoProto, onnx__value_info_proto__unpack, d, l->outputs.v[i],
-		       "graph output", i);
+		DECODE_FAST(Onnx__ValueInfoProto, pb_onnx_wire_value_info,
+		            onnx__value_info_proto__unpack, d, l->outputs.v[i], "graph output", i);
 		if (!m_->name || !*m_->name)
 			return pb_err(err, PB_EINPUT, "%s: graph output %zu has no name", file, i);
 		int tid = pb_builder_tensor(b, m_->name);

@@ -129,7 +129,7 @@ int pb_sx_broadcast(int ra, const int64_t *a, int rb, const int64_t *b, int *r, 
 	int rr = ra > rb ? ra : rb;
 	if (rr > PB_MAX_RANK || ra < 0 || rb < 0)
 		return 0;
-	int64_t res[PB_MAX_RANK];
+	int64_t res[PB_MAX_RANK] = {0}; /* rr may be 0 (two scalars) */
 	for (int k = 0; k < rr; k++) {
 		int ia = k - (rr - ra), ib = k - (rr - rb);
 		int64_t x = ia >= 0 ? a[ia] : 1, y = ib >= 0 ? b[ib] : 1;

@@ -75,6 +75,39 @@ static void test_reshape_zero_and_minus_one(void **state)
 	mb_free(&b);
 }
 
+/* Shape values at the ends of int64 (INT64_MAX, INT64_MIN, -1 next to huge
+ * dims) must neither overflow (UBSan runs this in `make asan`) nor give dims
+ * beyond 2^40: they are clamped or become unknown, and the MAC count of a
+ * MatMul on the result stays finite. */
+static void test_reshape_extreme_values(void **state)
+{
+	static const struct {
+		int n;
+		int64_t shape[3];
+	} cases[] = {
+	    {2, {INT64_MAX, INT64_MAX}}, {2, {-1, INT64_MAX}}, {2, {INT64_MIN, -1}},
+	    {3, {0, -1, INT64_MAX}},     {2, {-1, 0}},
+	};
+	for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+		mb b;
+		mb_init(&b, 13);
+		int64_t xd[2] = {(int64_t)1 << 40, 3};
+		mb_input(&b, "x", PB_DT_FLOAT, 2, xd, NULL);
+		mb_ints(&b, "s", cases[k].n, cases[k].shape);
+		mb_node(&b, "Reshape", "x,s", "y");
+		mb_node(&b, "MatMul", "y,y", "z");
+		mb_output(&b, "z");
+		pb_graph *g = load(&b, NULL);
+		const pb_tensor *y = &g->tensors[pb_graph_find_tensor(g, "y")];
+		assert_int_equal(y->rank, cases[k].n);
+		for (int i = 0; i < y->rank; i++)
+			assert_true(y->dims[i] >= PB_DIM_UNKNOWN &&
+			            y->dims[i] <= ((int64_t)1 << 40));
+		assert_true(isfinite(g->total.macs) && g->total.macs >= 0);
+		pb_graph_free(g);
+	}
+}
+
 static void test_matmul_broadcast(void **state)
 {
 	static const struct {
@@ -554,6 +587,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_reshape_zero_and_minus_one),
+	    cmocka_unit_test(test_reshape_extreme_values),
 	    cmocka_unit_test(test_matmul_broadcast),
 	    cmocka_unit_test(test_conv_variants),
 	    cmocka_unit_test(test_conv_transpose),
