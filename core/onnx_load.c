@@ -995,7 +995,11 @@ int pb_onnx_load(const char *path, const pb_load_opts *opts, pb_graph **out, pb_
 		return load_bytes("", 0, NULL, path, opts, out, err);
 	}
 	/* Map the file: no copy, and its pages are shared with the page cache. */
-	void *map = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0);
+	int flags = MAP_PRIVATE;
+#ifdef MAP_POPULATE
+	flags |= MAP_POPULATE; /* map every page now: one call, not a fault per page */
+#endif
+	void *map = mmap(NULL, len, PROT_READ, flags, fd, 0);
 	if (map != MAP_FAILED) {
 		close(fd);
 		madvise(map, len, MADV_SEQUENTIAL);

@@ -105,6 +105,7 @@ static void test_reshape_extreme_values(void **state)
 			            y->dims[i] <= ((int64_t)1 << 40));
 		assert_true(isfinite(g->total.macs) && g->total.macs >= 0);
 		pb_graph_free(g);
+		mb_free(&b);
 	}
 }
 
