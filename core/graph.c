@@ -301,14 +301,19 @@ void pb_builder_reserve(pb_builder *b, int n_nodes, int n_tensors)
 int pb_builder_tensor(pb_builder *b, const char *name)
 {
 	pb_graph *g = b->g;
-	int id = pb_strmap_get(g->tensor_index, name, -1);
-	if (id >= 0)
-		return id;
-	if (GROW(b, g->tensors, b->cap_tensors, g->n_tensors + 1)) {
+	if (!g->tensor_index || GROW(b, g->tensors, b->cap_tensors, g->n_tensors + 1)) {
 		b->oom = 1;
 		return -1;
 	}
-	id = g->n_tensors++;
+	/* One lookup: the id of the existing tensor, or n_tensors for a new one. */
+	int id = pb_strmap_add(g->tensor_index, name, g->n_tensors);
+	if (id < 0) {
+		b->oom = 1;
+		return -1;
+	}
+	if (id < g->n_tensors)
+		return id;
+	g->n_tensors++;
 	pb_tensor *t = &g->tensors[id];
 	memset(t, 0, sizeof *t);
 	t->name = pool_strdup(g, name);
@@ -318,7 +323,6 @@ int pb_builder_tensor(pb_builder *b, const char *name)
 	t->producer = -1;
 	for (int i = 0; i < PB_MAX_RANK; i++)
 		t->dims[i] = PB_DIM_UNKNOWN;
-	pb_strmap_put(g->tensor_index, name, id);
 	return id;
 }
 

@@ -5,9 +5,10 @@
  * long ("/features/features.1/.../Constant_output_0") and a byte-wise hash
  * was the largest single cost of loading a 6.6k-node ONNX graph.
  *
- * Each slot keeps the key's full 64-bit hash (0 marks an empty slot; a real
- * hash of 0 is stored as 1), so a probe compares strings only when the
- * hashes agree and never touches the key's memory otherwise. The key copies
+ * Each slot keeps a 32-bit hash of its key (0 marks an empty slot; a real
+ * hash of 0 is stored as 1) next to the value and the key pointer, so a
+ * probe reads one cache line and compares strings only when the hashes
+ * agree. The key copies
  * live in a chain of large blocks owned by the map (no malloc per key), so
  * freeing a map of 10^4 names is a handful of free() calls.
  */
@@ -25,15 +26,21 @@ typedef struct key_block {
 
 #define KEY_BLOCK (32 * 1024)
 
+/* One 16-byte slot: a probe reads one cache line (the tables of a large
+ * model do not fit in L2, so probes were cache misses on three arrays). */
+typedef struct {
+	uint32_t hash; /* 0 = empty slot */
+	int val;
+	const char *key;
+} slot;
+
 struct pb_strmap {
-	uint64_t *hashes; /* 0 = empty slot */
-	const char **keys;
-	int *vals;
+	slot *slots;
 	size_t cap, count;
 	key_block *blocks; /* head: the block being filled */
 };
 
-static uint64_t hash_str(const char *s, size_t *len)
+static uint32_t hash_str(const char *s, size_t *len)
 {
 	size_t n = strlen(s);
 	*len = n;
@@ -46,24 +53,15 @@ static uint64_t hash_str(const char *s, size_t *len)
 	w = 0;
 	memcpy(&w, s, n);
 	h = (h ^ w) * 0xc4ceb9fe1a85ec53ULL;
-	h ^= h >> 29;
-	return h ? h : 1;
+	uint32_t r = (uint32_t)(h ^ (h >> 29) ^ (h >> 32));
+	return r ? r : 1;
 }
 
 static int alloc_table(pb_strmap *m, size_t cap)
 {
-	m->hashes = calloc(cap, sizeof *m->hashes);
-	m->keys = malloc(cap * sizeof *m->keys);
-	m->vals = malloc(cap * sizeof *m->vals);
+	m->slots = calloc(cap, sizeof *m->slots);
 	m->cap = cap;
-	return m->hashes && m->keys && m->vals ? 0 : -1;
-}
-
-static void free_table(pb_strmap *m)
-{
-	free(m->hashes);
-	free(m->keys);
-	free(m->vals);
+	return m->slots ? 0 : -1;
 }
 
 pb_strmap *pb_strmap_new(size_t hint)
@@ -75,7 +73,7 @@ pb_strmap *pb_strmap_new(size_t hint)
 	while (cap < hint * 2)
 		cap *= 2;
 	if (alloc_table(m, cap) != 0) {
-		pb_strmap_free(m);
+		free(m);
 		return NULL;
 	}
 	return m;
@@ -90,7 +88,7 @@ void pb_strmap_free(pb_strmap *m)
 		free(m->blocks);
 		m->blocks = n;
 	}
-	free_table(m);
+	free(m->slots);
 	free(m);
 }
 
@@ -121,38 +119,53 @@ static const char *store_key(pb_strmap *m, const char *key, size_t n)
 	return p;
 }
 
-static size_t find_slot(const pb_strmap *m, uint64_t h, const char *key)
+static size_t find_slot(const pb_strmap *m, uint32_t h, const char *key)
 {
 	size_t mask = m->cap - 1, i = (size_t)h & mask;
-	while (m->hashes[i] && (m->hashes[i] != h || strcmp(m->keys[i], key) != 0))
+	while (m->slots[i].hash && (m->slots[i].hash != h || strcmp(m->slots[i].key, key) != 0))
 		i = (i + 1) & mask;
 	return i;
 }
 
 static int grow(pb_strmap *m)
 {
-	pb_strmap old = *m;
-	if (alloc_table(m, old.cap * 2) != 0) {
-		free_table(m);
-		m->hashes = old.hashes;
-		m->keys = old.keys;
-		m->vals = old.vals;
-		m->cap = old.cap;
+	slot *old = m->slots;
+	size_t old_cap = m->cap;
+	if (alloc_table(m, old_cap * 2) != 0) {
+		m->slots = old;
+		m->cap = old_cap;
 		return -1;
 	}
 	size_t mask = m->cap - 1;
-	for (size_t i = 0; i < old.cap; i++) {
-		if (!old.hashes[i])
+	for (size_t i = 0; i < old_cap; i++) {
+		if (!old[i].hash)
 			continue;
-		size_t j = (size_t)old.hashes[i] & mask;
-		while (m->hashes[j])
+		size_t j = (size_t)old[i].hash & mask;
+		while (m->slots[j].hash)
 			j = (j + 1) & mask;
-		m->hashes[j] = old.hashes[i];
-		m->keys[j] = old.keys[i];
-		m->vals[j] = old.vals[i];
+		m->slots[j] = old[i];
 	}
-	free_table(&old);
+	free(old);
 	return 0;
+}
+
+int pb_strmap_add(pb_strmap *m, const char *key, int value)
+{
+	if ((m->count + 1) * 2 > m->cap && grow(m) != 0)
+		return -1;
+	size_t n;
+	uint32_t h = hash_str(key, &n);
+	size_t i = find_slot(m, h, key);
+	if (m->slots[i].hash)
+		return m->slots[i].val;
+	const char *k = store_key(m, key, n);
+	if (!k)
+		return -1;
+	m->slots[i].hash = h;
+	m->slots[i].key = k;
+	m->slots[i].val = value;
+	m->count++;
+	return value;
 }
 
 int pb_strmap_put(pb_strmap *m, const char *key, int value)
@@ -160,17 +173,17 @@ int pb_strmap_put(pb_strmap *m, const char *key, int value)
 	if ((m->count + 1) * 2 > m->cap && grow(m) != 0)
 		return -1;
 	size_t n;
-	uint64_t h = hash_str(key, &n);
+	uint32_t h = hash_str(key, &n);
 	size_t i = find_slot(m, h, key);
-	if (!m->hashes[i]) {
+	if (!m->slots[i].hash) {
 		const char *k = store_key(m, key, n);
 		if (!k)
 			return -1;
-		m->hashes[i] = h;
-		m->keys[i] = k;
+		m->slots[i].hash = h;
+		m->slots[i].key = k;
 		m->count++;
 	}
-	m->vals[i] = value;
+	m->slots[i].val = value;
 	return 0;
 }
 
@@ -180,7 +193,7 @@ int pb_strmap_get(const pb_strmap *m, const char *key, int dflt)
 		return dflt;
 	size_t n;
 	size_t i = find_slot(m, hash_str(key, &n), key);
-	return m->hashes[i] ? m->vals[i] : dflt;
+	return m->slots[i].hash ? m->slots[i].val : dflt;
 }
 
 size_t pb_strmap_count(const pb_strmap *m)

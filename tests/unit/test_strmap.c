@@ -52,11 +52,27 @@ static void test_overwrite_long_and_empty_keys(void **state)
 	assert_int_equal(pb_strmap_get(NULL, "a", -3), -3);
 }
 
+/* pb_strmap_add inserts only when absent and reports the stored value. */
+static void test_add_keeps_existing(void **state)
+{
+	pb_strmap *m = pb_strmap_new(2);
+	char k[32];
+	for (int i = 0; i < 1000; i++) {
+		snprintf(k, sizeof k, "t%d", i % 300);
+		int v = pb_strmap_add(m, k, i);
+		assert_int_equal(v, i % 300); /* the first insertion wins */
+	}
+	assert_int_equal(pb_strmap_count(m), 300);
+	assert_int_equal(pb_strmap_get(m, "t299", -1), 299);
+	pb_strmap_free(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_many_keys_and_growth),
 	    cmocka_unit_test(test_overwrite_long_and_empty_keys),
+	    cmocka_unit_test(test_add_keeps_existing),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
