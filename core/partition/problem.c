@@ -10,9 +10,15 @@
 #include "problem.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+struct pb_part_seg {
+	int a, b; /* a = -1: empty slot */
+	double in, own;
+};
 
 static double finite0(double v)
 {
@@ -169,7 +175,50 @@ void pb_part_problem_free(pb_part_problem *P)
 	free(P->pred);
 	free(P->pred_next);
 	free(P->stamp);
+	free(P->seg);
 	free(P);
+}
+
+int pb_part_problem_cache(pb_part_problem *P, int log2_entries, pb_error *err)
+{
+	if (log2_entries < 4)
+		log2_entries = 4;
+	if (log2_entries > 24)
+		log2_entries = 24;
+	size_t cap = (size_t)1 << log2_entries;
+	struct pb_part_seg *seg = malloc(cap * sizeof *seg);
+	if (!seg)
+		return pb_err(err, PB_ENOMEM, "partition: out of memory for the segment cache");
+	for (size_t i = 0; i < cap; i++)
+		seg[i].a = -1;
+	free(P->seg);
+	P->seg = seg;
+	P->seg_mask = (unsigned)(cap - 1);
+	return PB_OK;
+}
+
+/* in_bytes and own_bytes of [a, b), through the cache when it is on. */
+static void seg_bytes(pb_part_problem *P, int a, int b, double *in, double *own)
+{
+	if (!P->seg) {
+		*in = pb_part_in_bytes(P, a, b);
+		*own = pb_part_own_bytes(P, a, b);
+		return;
+	}
+	uint64_t h = ((uint64_t)(unsigned)a * 0x9e3779b97f4a7c15ULL) ^
+	             ((uint64_t)(unsigned)b * 0xc2b2ae3d27d4eb4fULL);
+	struct pb_part_seg *e = &P->seg[(unsigned)(h >> 40) & P->seg_mask];
+	if (e->a == a && e->b == b) {
+		P->seg_hits++;
+	} else {
+		P->seg_misses++;
+		e->a = a;
+		e->b = b;
+		e->in = pb_part_in_bytes(P, a, b);
+		e->own = pb_part_own_bytes(P, a, b);
+	}
+	*in = e->in;
+	*own = e->own;
 }
 
 double pb_part_in_bytes(pb_part_problem *P, int a, int b)
@@ -206,8 +255,9 @@ void pb_part_eval_group(pb_part_problem *P, int a, int b, int cores, pb_part_gro
 	out->layers = b - a;
 	out->cores = cores;
 	out->macs = P->pmacs[b] - P->pmacs[a];
-	double in = pb_part_in_bytes(P, a, b);
-	out->routing = (in + pb_part_own_bytes(P, a, b)) / P->hw.bandwidth;
+	double in, own;
+	seg_bytes(P, a, b, &in, &own);
+	out->routing = (in + own) / P->hw.bandwidth;
 	if (cores < 1) {
 		out->compute = out->time = out->storage = INFINITY;
 		return;

@@ -50,6 +50,11 @@ typedef struct pb_part_problem {
 	int stamp_gen;
 	double total_macs;
 	double lower_bound; /* perfect balance: total MACs / (n * rate) */
+	/* Optional direct-mapped cache of segment bytes (in_bytes + own_bytes of
+	 * [a, b)), see pb_part_problem_cache; NULL when off. */
+	struct pb_part_seg *seg;
+	unsigned seg_mask;
+	long seg_hits, seg_misses;
 } pb_part_problem;
 
 /* Per-group and whole-partition figures. */
@@ -82,6 +87,12 @@ int pb_part_problem_synthetic(int m, const double *macs, const double *param_byt
                               const double *out_bytes, int n_edges, const int *from, const int *to,
                               const pb_manycore *hw, pb_part_problem **out, pb_error *err);
 void pb_part_problem_free(pb_part_problem *P);
+/* Turns on a cache of 2^log2_entries segments for pb_part_eval_group (and so
+ * pb_part_evaluate): a segment's routing bytes are a pure function of
+ * (a, b), and search methods (the RL agent) revisit the same segments
+ * millions of times. Results are bit-identical with and without it.
+ * Returns PB_OK or PB_ENOMEM (the problem then stays uncached). */
+int pb_part_problem_cache(pb_part_problem *P, int log2_entries, pb_error *err);
 
 /* Bytes entering layers [a, b) from earlier layers. */
 double pb_part_in_bytes(pb_part_problem *P, int a, int b);

@@ -3,12 +3,15 @@
  *
  * Format (all integers and doubles little-endian; docs/partition.md):
  *   8 bytes  magic "PBRLAGNT"
- *   u32      format version (1)
+ *   u32      format version (2)
  *   u32      cores the agent was trained for
- *   u32 x 3  inputs, hidden units, outputs (= 4 * (cores - 1))
+ *   u32 x 3  inputs per core pair, hidden units, logits per pair (= 4)
  *   u64      episodes trained
  *   u32      parameter count P
- *   f64 x P  parameters (W1, b1, W2, b2; policy.h)
+ *   f64 x P  parameters (W1, b1, W2, b2; policy.h: the network is shared by
+ *            the cores - 1 pairs)
+ * Version 1 (a dense network over all cores, before the shared one) is
+ * refused with a message saying so.
  *   u32      CRC-32 (IEEE 802.3 polynomial) of every byte before it
  * Written to FILE.tmp and renamed, so a crash never leaves half a file.
  */
@@ -22,7 +25,7 @@
 #include "reinforce.h"
 
 #define CKPT_MAGIC "PBRLAGNT"
-#define CKPT_VERSION 1u
+#define CKPT_VERSION 2u
 
 static uint32_t crc32_bytes(const unsigned char *p, size_t n)
 {
@@ -77,7 +80,7 @@ int pb_rl_checkpoint_save(const pb_rl_policy *p, int cores, long episodes, const
 	put_u32(b + 12, (uint32_t)cores);
 	put_u32(b + 16, (uint32_t)p->n_in);
 	put_u32(b + 20, (uint32_t)p->n_hidden);
-	put_u32(b + 24, (uint32_t)p->n_out);
+	put_u32(b + 24, (uint32_t)p->n_types);
 	put_u64(b + 28, (uint64_t)episodes);
 	put_u32(b + 36, (uint32_t)p->n_params);
 	for (int i = 0; i < p->n_params; i++) {
@@ -142,6 +145,12 @@ int pb_rl_checkpoint_load(const char *path, int cores, pb_rl_policy **out, long 
 	if (len < HEADER + 4 || memcmp(b, CKPT_MAGIC, 8) != 0) {
 		rc = pb_err(err, PB_EINPUT, "%s: not a partbench agent checkpoint (bad magic)",
 		            path);
+	} else if (get_u32(b + 8) == 1u) {
+		rc = pb_err(err, PB_EINPUT,
+		            "%s: checkpoint format version 1 holds the dense network of earlier "
+		            "partbench versions; this build's agent shares one network across "
+		            "core pairs (version %u): train a new one with 'partbench train'",
+		            path, CKPT_VERSION);
 	} else if (get_u32(b + 8) != CKPT_VERSION) {
 		rc = pb_err(err, PB_EINPUT, "%s: checkpoint format version %u, this build reads %u",
 		            path, get_u32(b + 8), CKPT_VERSION);
@@ -161,13 +170,12 @@ int pb_rl_checkpoint_load(const char *path, int cores, pb_rl_policy **out, long 
 			    path, get_u32(b + 12), cores);
 		else {
 			int ni = (int)get_u32(b + 16), nh = (int)get_u32(b + 20),
-			    no = (int)get_u32(b + 24);
-			if (ni <= 0 || nh <= 0 || no <= 0 || ni > 1 << 20 || nh > 1 << 16 ||
-			    no > 1 << 20 || no != 4 * (cores - 1) ||
-			    (long)nh * ni + nh + (long)no * nh + no != (long)np) {
+			    nt = (int)get_u32(b + 24);
+			if (ni <= 0 || nh <= 0 || nt != 4 || ni > 1 << 16 || nh > 1 << 16 ||
+			    cores < 2 || pb_rl_policy_param_count(ni, nh, nt) != (long)np) {
 				rc = pb_err(err, PB_EINPUT, "%s: inconsistent network sizes", path);
 			} else {
-				pb_rl_policy *p = pb_rl_policy_new(ni, nh, no, 0);
+				pb_rl_policy *p = pb_rl_policy_new(ni, nh, nt, cores - 1, 0);
 				if (!p) {
 					rc = pb_err(err, PB_ENOMEM, "%s: out of memory", path);
 				} else {

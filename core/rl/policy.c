@@ -1,6 +1,6 @@
 /*
- * policy.c — MLP forward/backward, masked softmax, entropy bonus and Adam
- * (policy.h). Numerically: the softmax subtracts the largest valid logit;
+ * policy.c — position-shared MLP forward/backward, masked softmax, entropy
+ * bonus and Adam (policy.h). Numerically: the softmax subtracts the largest valid logit;
  * log p_j uses that shifted form, so masked-out actions never enter a log.
  */
 #include "policy.h"
@@ -22,15 +22,22 @@ double pb_rl_uniform(uint64_t *s)
 	return (double)(pb_rl_rand(s) >> 11) * (1.0 / 9007199254740992.0);
 }
 
-pb_rl_policy *pb_rl_policy_new(int n_in, int n_hidden, int n_out, uint64_t seed)
+long pb_rl_policy_param_count(int n_in, int n_hidden, int n_types)
+{
+	return (long)n_hidden * n_in + n_hidden + (long)n_types * n_hidden + n_types;
+}
+
+pb_rl_policy *pb_rl_policy_new(int n_in, int n_hidden, int n_types, int n_pos, uint64_t seed)
 {
 	pb_rl_policy *p = calloc(1, sizeof *p);
 	if (!p)
 		return NULL;
 	p->n_in = n_in;
 	p->n_hidden = n_hidden;
-	p->n_out = n_out;
-	p->n_params = n_hidden * n_in + n_hidden + n_out * n_hidden + n_out;
+	p->n_types = n_types;
+	p->n_pos = n_pos;
+	p->n_out = n_types * n_pos;
+	p->n_params = (int)pb_rl_policy_param_count(n_in, n_hidden, n_types);
 	p->w = calloc((size_t)p->n_params, sizeof *p->w);
 	if (!p->w) {
 		free(p);
@@ -42,7 +49,7 @@ pb_rl_policy *pb_rl_policy_new(int n_in, int n_hidden, int n_out, uint64_t seed)
 	for (int i = 0; i < n_hidden * n_in; i++)
 		w1[i] = (2 * pb_rl_uniform(&s) - 1) * s1;
 	/* Small output weights: the initial policy is close to uniform. */
-	for (int i = 0; i < n_out * n_hidden; i++)
+	for (int i = 0; i < n_types * n_hidden; i++)
 		w2[i] = (2 * pb_rl_uniform(&s) - 1) * s2 * 0.1;
 	return p;
 }
@@ -58,83 +65,98 @@ void pb_rl_policy_free(pb_rl_policy *p)
 void pb_rl_policy_forward(const pb_rl_policy *p, const double *x, const unsigned char *mask,
                           double *h, double *prob)
 {
-	const int ni = p->n_in, nh = p->n_hidden, no = p->n_out;
-	const double *w1 = p->w, *b1 = w1 + nh * ni, *w2 = b1 + nh, *b2 = w2 + no * nh;
-	for (int j = 0; j < nh; j++) {
-		const double *row = w1 + (size_t)j * ni;
-		double s = b1[j];
-		for (int i = 0; i < ni; i++)
-			s += row[i] * x[i];
-		h[j] = tanh(s);
-	}
+	const int ni = p->n_in, nh = p->n_hidden, nt = p->n_types, np = p->n_pos;
+	const double *w1 = p->w, *b1 = w1 + nh * ni, *w2 = b1 + nh, *b2 = w2 + nt * nh;
 	double zmax = -INFINITY;
-	for (int k = 0; k < no; k++) {
-		if (mask && !mask[k]) {
-			prob[k] = 0;
+	for (int q = 0; q < np; q++) {
+		const double *xq = x + (size_t)q * ni;
+		double *hq = h + (size_t)q * nh;
+		int any = 0;
+		for (int k = 0; k < nt && !any; k++)
+			any = !mask || mask[k * np + q];
+		if (!any) { /* every action of this position is masked: skip it */
+			for (int k = 0; k < nt; k++)
+				prob[k * np + q] = 0;
+			memset(hq, 0, (size_t)nh * sizeof *hq);
 			continue;
 		}
-		const double *row = w2 + (size_t)k * nh;
-		double s = b2[k];
-		for (int j = 0; j < nh; j++)
-			s += row[j] * h[j];
-		prob[k] = s;
-		if (s > zmax)
-			zmax = s;
+		for (int j = 0; j < nh; j++) {
+			const double *row = w1 + (size_t)j * ni;
+			double s = b1[j];
+			for (int i = 0; i < ni; i++)
+				s += row[i] * xq[i];
+			hq[j] = tanh(s);
+		}
+		for (int k = 0; k < nt; k++) {
+			int o = k * np + q;
+			if (mask && !mask[o]) {
+				prob[o] = 0;
+				continue;
+			}
+			const double *row = w2 + (size_t)k * nh;
+			double s = b2[k];
+			for (int j = 0; j < nh; j++)
+				s += row[j] * hq[j];
+			prob[o] = s;
+			if (s > zmax)
+				zmax = s;
+		}
 	}
 	double sum = 0;
-	for (int k = 0; k < no; k++) {
-		if (mask && !mask[k])
+	for (int o = 0; o < p->n_out; o++) {
+		if (mask && !mask[o])
 			continue;
-		prob[k] = exp(prob[k] - zmax);
-		sum += prob[k];
+		prob[o] = exp(prob[o] - zmax);
+		sum += prob[o];
 	}
-	for (int k = 0; k < no; k++)
-		prob[k] /= sum;
+	for (int o = 0; o < p->n_out; o++)
+		prob[o] /= sum;
 }
 
 double pb_rl_policy_backward(const pb_rl_policy *p, const double *x, const unsigned char *mask,
                              const double *h, const double *prob, int action, double advantage,
-                             double beta, double *grad)
+                             double beta, double *grad, double *scratch)
 {
-	const int ni = p->n_in, nh = p->n_hidden, no = p->n_out;
+	const int ni = p->n_in, nh = p->n_hidden, nt = p->n_types, np = p->n_pos;
 	const double *w1 = p->w, *b1 = w1 + nh * ni, *w2 = b1 + nh;
-	double *g1 = grad, *gb1 = g1 + nh * ni, *g2 = gb1 + nh, *gb2 = g2 + no * nh;
-	(void)b1;
+	double *g1 = grad, *gb1 = g1 + nh * ni, *g2 = gb1 + nh, *gb2 = g2 + nt * nh;
 	double H = 0;
-	for (int k = 0; k < no; k++)
-		if ((!mask || mask[k]) && prob[k] > 0)
-			H -= prob[k] * log(prob[k]);
+	for (int o = 0; o < p->n_out; o++)
+		if ((!mask || mask[o]) && prob[o] > 0)
+			H -= prob[o] * log(prob[o]);
 	double loss = -advantage * log(prob[action] > 0 ? prob[action] : 1e-300) - beta * H;
-	double dh[1024];
-	double *dhp = nh <= 1024 ? dh : calloc((size_t)nh, sizeof *dhp);
-	memset(dhp, 0, (size_t)nh * sizeof *dhp);
-	for (int k = 0; k < no; k++) {
-		if (mask && !mask[k])
+	double *dh = scratch;
+	memset(dh, 0, (size_t)np * nh * sizeof *dh);
+	for (int o = 0; o < p->n_out; o++) {
+		if (mask && !mask[o])
 			continue;
-		double pk = prob[k];
+		int k = o / np, q = o % np;
+		double pk = prob[o];
 		double lp = pk > 0 ? log(pk) : 0;
-		double dz = -advantage * ((k == action) - pk) + beta * pk * (lp + H);
+		double dz = -advantage * ((o == action) - pk) + beta * pk * (lp + H);
 		if (dz == 0)
 			continue;
 		gb2[k] += dz;
-		double *grow = g2 + (size_t)k * nh;
-		const double *wrow = w2 + (size_t)k * nh;
+		double *grow = g2 + (size_t)k * nh, *dhq = dh + (size_t)q * nh;
+		const double *wrow = w2 + (size_t)k * nh, *hq = h + (size_t)q * nh;
 		for (int j = 0; j < nh; j++) {
-			grow[j] += dz * h[j];
-			dhp[j] += dz * wrow[j];
+			grow[j] += dz * hq[j];
+			dhq[j] += dz * wrow[j];
 		}
 	}
-	for (int j = 0; j < nh; j++) {
-		double da = dhp[j] * (1 - h[j] * h[j]);
-		if (da == 0)
-			continue;
-		gb1[j] += da;
-		double *grow = g1 + (size_t)j * ni;
-		for (int i = 0; i < ni; i++)
-			grow[i] += da * x[i];
+	for (int q = 0; q < np; q++) {
+		const double *hq = h + (size_t)q * nh, *dhq = dh + (size_t)q * nh;
+		const double *xq = x + (size_t)q * ni;
+		for (int j = 0; j < nh; j++) {
+			double da = dhq[j] * (1 - hq[j] * hq[j]);
+			if (da == 0)
+				continue;
+			gb1[j] += da;
+			double *grow = g1 + (size_t)j * ni;
+			for (int i = 0; i < ni; i++)
+				grow[i] += da * xq[i];
+		}
 	}
-	if (dhp != dh)
-		free(dhp);
 	return loss;
 }
 

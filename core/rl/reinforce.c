@@ -3,8 +3,17 @@
  * (reinforce.h documents the episode, the update and determinism).
  *
  * Buffers are sized for step_limit steps and reused by every episode; the
- * forward pass of each step is kept (hidden activations and probabilities)
- * so that the update needs only the backward pass.
+ * forward pass of each step is kept (inputs, hidden activations and
+ * probabilities) so that the update needs only the backward pass.
+ *
+ * Features (RL_FEATURES per core pair p, i.e. cores p and p+1): for each of
+ * the two cores its group's time / max(t), bottleneck flag, group cores / 8,
+ * "last core of its group" flag, arranged_core x n/m, arranged_macs x n/M,
+ * storage / memory and routing / time of its group (8 each); for cores p-1
+ * and p+2 whether they exist, their group time / max(t) and bottleneck flag
+ * (3 each); the time / max(t) of the group before core p's group and of the
+ * group after core p+1's group; the gap max(t)/reference - 1 (capped at 1)
+ * and the fraction of the episode's steps used.
  */
 #include "reinforce.h"
 
@@ -17,6 +26,8 @@
 #include "../partition/env.h"
 #include "policy.h"
 
+enum { RL_CORE_F = 8, RL_FEATURES = 2 * RL_CORE_F + 2 * 3 + 2 + 2 };
+
 struct pb_rl_trainer {
 	pb_part_problem *P;
 	pb_rl_config cfg;
@@ -24,9 +35,9 @@ struct pb_rl_trainer {
 	pb_rl_adam adam;
 	uint64_t rng;
 	int n, na, n_in, L;
-	int *init_state, *state, *best;
+	int *init_state, *state, *best, *gid;
 	double best_obj, best_sq, best_time, best_reward, ref;
-	double *xs, *hs, *probs, *rews, *ret, *adv, *base, *grad, *am;
+	double *xs, *hs, *probs, *rews, *ret, *adv, *base, *grad, *am, *cf, *dh;
 	unsigned char *masks, *base_set;
 	int *acts;
 	pb_part_group *groups;
@@ -41,7 +52,7 @@ void pb_rl_config_default(pb_rl_config *c)
 	memset(c, 0, sizeof *c);
 	c->episodes = 2000;
 	c->seed = 1;
-	c->hidden = 64;
+	c->hidden = 16;
 	c->lr = 3e-3;
 	c->gamma = 0.95;
 	c->entropy = 0.01;
@@ -49,8 +60,9 @@ void pb_rl_config_default(pb_rl_config *c)
 	c->baseline_decay = 0.9;
 	c->target_gap = 0.005;
 	c->init = PB_RL_INIT_BALANCED;
-	c->restart_best = 0.5;
-	c->step_limit = 16;
+	c->restart_best = 0.8;
+	c->shaped = 1;
+	c->step_limit = 0;
 	c->optimum = NAN;
 }
 
@@ -63,25 +75,56 @@ static double now_seconds(void)
 	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-/* Normalised state: per core its layers, MACs, group time and storage. */
-static void features(pb_rl_trainer *T, const int *ac, const pb_part_eval *ev, double *x)
+static double cap(double v, double hi)
+{
+	return v < hi ? v : hi;
+}
+
+/* Policy inputs of state ac (groups in T->groups, evaluation ev) at step t:
+ * per-core features first (T->cf), then RL_FEATURES per pair. */
+static void features(pb_rl_trainer *T, const int *ac, const pb_part_eval *ev, int t, double *x)
 {
 	const pb_part_problem *P = T->P;
-	int n = T->n;
+	const int n = T->n;
 	pb_part_arranged_macs(P, ac, T->am);
 	double lscale = (double)n / P->m, mscale = P->total_macs > 0 ? n / P->total_macs : 0;
 	double tmax = ev->max_time > 0 ? ev->max_time : 1;
-	for (int i = 0; i < n; i++) {
-		x[i] = ac[i] * lscale;
-		x[n + i] = T->am[i] * mscale;
-	}
 	for (int g = 0; g < ev->n_groups; g++) {
 		const pb_part_group *gr = &T->groups[g];
-		double st = gr->storage / P->hw.memory;
+		double rt = gr->time / tmax, bn = gr->time >= ev->max_time * (1 - 1e-12) ? 1 : 0;
+		double st = cap(gr->storage / P->hw.memory, 2);
+		double rs = gr->time > 0 ? gr->routing / gr->time : 0;
 		for (int c = gr->first_core; c < gr->first_core + gr->cores; c++) {
-			x[2 * n + c] = gr->time / tmax;
-			x[3 * n + c] = st < 4 ? st : 4;
+			double *f = T->cf + (size_t)c * RL_CORE_F;
+			T->gid[c] = g;
+			f[0] = rt;
+			f[1] = bn;
+			f[2] = cap(gr->cores / 8.0, 2);
+			f[3] = ac[c] > 0;
+			f[4] = cap(ac[c] * lscale, 4);
+			f[5] = cap(T->am[c] * mscale, 4);
+			f[6] = st;
+			f[7] = rs;
 		}
+	}
+	double gap = cap(ev->max_time / T->ref - 1, 1), frac = (double)t / T->L;
+	for (int p = 0; p + 1 < n; p++) {
+		double *xp = x + (size_t)p * RL_FEATURES;
+		memcpy(xp, T->cf + (size_t)p * RL_CORE_F, RL_CORE_F * sizeof *xp);
+		memcpy(xp + RL_CORE_F, T->cf + (size_t)(p + 1) * RL_CORE_F,
+		       RL_CORE_F * sizeof *xp);
+		double *q = xp + 2 * RL_CORE_F;
+		q[0] = p > 0;
+		q[1] = p > 0 ? T->cf[(size_t)(p - 1) * RL_CORE_F] : 0;
+		q[2] = p > 0 ? T->cf[(size_t)(p - 1) * RL_CORE_F + 1] : 0;
+		q[3] = p + 2 < n;
+		q[4] = p + 2 < n ? T->cf[(size_t)(p + 2) * RL_CORE_F] : 0;
+		q[5] = p + 2 < n ? T->cf[(size_t)(p + 2) * RL_CORE_F + 1] : 0;
+		int gl = T->gid[p] - 1, gr = T->gid[p + 1] + 1;
+		q[6] = gl >= 0 ? T->groups[gl].time / tmax : 0;
+		q[7] = gr < ev->n_groups ? T->groups[gr].time / tmax : 0;
+		q[8] = gap;
+		q[9] = frac;
 	}
 }
 
@@ -114,34 +157,38 @@ int pb_rl_trainer_new(pb_part_problem *P, const pb_rl_config *cfg, const char *a
 	T->cfg = *cfg;
 	T->n = P->n;
 	T->na = pb_env_n_actions(P->n);
-	T->n_in = 4 * P->n;
+	T->n_in = RL_FEATURES;
 	if (T->cfg.hidden < 1)
-		T->cfg.hidden = 64;
-	T->L = cfg->step_limit > 0 ? cfg->step_limit : 16;
+		T->cfg.hidden = 16;
+	T->L = cfg->step_limit > 0 ? cfg->step_limit : (2 * P->n > 32 ? 2 * P->n : 32);
 	T->rng = (uint64_t)cfg->seed * 0x2545f4914f6cdd1dULL + 1;
 	T->ref = isfinite(cfg->optimum) && cfg->optimum > 0 ? cfg->optimum : P->lower_bound;
 	int rc = PB_OK;
-	if (agent) {
+	if (!P->seg)
+		rc = pb_part_problem_cache(P, 16, err);
+	if (rc == PB_OK && agent) {
 		long ep;
 		rc = pb_rl_checkpoint_load(agent, P->n, &T->pol, &ep, err);
 		if (rc == PB_OK && T->pol->n_in != T->n_in) {
-			rc = pb_err(err, PB_EINPUT, "%s: the network takes %d inputs, expected %d",
+			rc = pb_err(err, PB_EINPUT,
+			            "%s: the network takes %d inputs per core pair, expected %d",
 			            agent, T->pol->n_in, T->n_in);
 		}
 		if (rc == PB_OK)
 			T->cfg.hidden = T->pol->n_hidden;
-	} else {
-		T->pol = pb_rl_policy_new(T->n_in, T->cfg.hidden, T->na, T->rng);
+	} else if (rc == PB_OK) {
+		T->pol = pb_rl_policy_new(T->n_in, T->cfg.hidden, 4, T->n - 1, T->rng);
 	}
 	size_t L = (size_t)T->L, n = (size_t)T->n, na = (size_t)T->na;
-	size_t nh = (size_t)T->cfg.hidden;
+	size_t nh = (size_t)T->cfg.hidden, np = n - 1;
 	if (rc == PB_OK) {
 		T->init_state = malloc(n * sizeof(int));
 		T->state = malloc(n * sizeof(int));
 		T->best = malloc(n * sizeof(int));
+		T->gid = malloc(n * sizeof(int));
 		T->acts = malloc(L * sizeof(int));
-		T->xs = calloc(L * (size_t)T->n_in, sizeof(double));
-		T->hs = malloc(L * nh * sizeof(double));
+		T->xs = calloc(L * np * (size_t)T->n_in, sizeof(double));
+		T->hs = malloc(L * np * nh * sizeof(double));
 		T->probs = malloc(L * na * sizeof(double));
 		T->rews = malloc(L * sizeof(double));
 		T->ret = malloc(L * sizeof(double));
@@ -150,10 +197,12 @@ int pb_rl_trainer_new(pb_part_problem *P, const pb_rl_config *cfg, const char *a
 		T->base_set = calloc(L, 1);
 		T->masks = malloc(L * na);
 		T->am = malloc(n * sizeof(double));
+		T->cf = malloc(n * RL_CORE_F * sizeof(double));
+		T->dh = malloc(np * nh * sizeof(double));
 		T->groups = malloc(n * sizeof(pb_part_group));
-		if (!T->pol || !T->init_state || !T->state || !T->best || !T->acts || !T->xs ||
-		    !T->hs || !T->probs || !T->rews || !T->ret || !T->adv || !T->base ||
-		    !T->base_set || !T->masks || !T->am || !T->groups)
+		if (!T->pol || !T->init_state || !T->state || !T->best || !T->gid || !T->acts ||
+		    !T->xs || !T->hs || !T->probs || !T->rews || !T->ret || !T->adv || !T->base ||
+		    !T->base_set || !T->masks || !T->am || !T->cf || !T->dh || !T->groups)
 			rc = pb_err(err, PB_ENOMEM, "rl: out of memory");
 	}
 	if (rc == PB_OK) {
@@ -206,24 +255,81 @@ static int make_mask(pb_rl_trainer *T, const int *ac, unsigned char *mask)
 	return cnt;
 }
 
+/* Breaks groups g0..g1 of ac (groups listed in gs) into single-core groups
+ * whose layers are split by MACs; needs at least one layer per core.
+ * Returns 1 if ac changed. */
+static int explode(pb_part_problem *P, int *ac, const pb_part_group *gs, int g0, int g1)
+{
+	int c0 = gs[g0].first_core, cores = 0, a = gs[g0].first_layer, layers = 0;
+	for (int g = g0; g <= g1; g++) {
+		cores += gs[g].cores;
+		layers += gs[g].layers;
+	}
+	if (cores < 2 || layers < cores)
+		return 0;
+	double m0 = P->pmacs[a], M = P->pmacs[a + layers] - m0;
+	int start = a;
+	for (int k = 0; k < cores; k++) {
+		int left = cores - k - 1, end;
+		if (left == 0) {
+			end = a + layers;
+		} else {
+			double target = m0 + M * (k + 1) / cores;
+			end = start + 1;
+			while (end < a + layers - left &&
+			       fabs(P->pmacs[end + 1] - target) <= fabs(P->pmacs[end] - target))
+				end++;
+		}
+		ac[c0 + k] = end - start;
+		start = end;
+	}
+	return 1;
+}
+
+/* The episode's start state (reinforce.h): the initial allocation, or the
+ * best state as it is, with greedily re-assigned cores, or with a window of
+ * one or two groups broken into single-core groups. */
+static void start_state(pb_rl_trainer *T)
+{
+	const int n = T->n;
+	if (!(T->cfg.restart_best > 0 && pb_rl_uniform(&T->rng) < T->cfg.restart_best)) {
+		memcpy(T->state, T->init_state, (size_t)n * sizeof *T->state);
+		return;
+	}
+	memcpy(T->state, T->best, (size_t)n * sizeof *T->state);
+	double u = pb_rl_uniform(&T->rng);
+	/* Re-assigned cores and broken-up groups are not reached by actions, so
+	 * they could bypass an action mask: with a mask, restarts are plain. */
+	if (u < 0.25 || T->cfg.mask)
+		return;
+	if (u < 0.5) { /* the best groups' layers with a fresh core assignment */
+		pb_part_rebalance_cores(T->P, T->state);
+		return;
+	}
+	pb_part_eval ev;
+	pb_part_evaluate(T->P, T->state, &ev, T->groups);
+	int g = pb_rl_uniform(&T->rng) < 0.5 ? ev.bottleneck
+	                                       : (int)(pb_rl_rand(&T->rng) % (uint64_t)ev.n_groups);
+	int g1 = g;
+	if (pb_rl_uniform(&T->rng) < 0.5 && ev.n_groups > 1) { /* and a neighbour */
+		if (g + 1 < ev.n_groups && (g == 0 || pb_rl_uniform(&T->rng) < 0.5))
+			g1 = g + 1;
+		else
+			g--;
+	}
+	explode(T->P, T->state, T->groups, g, g1);
+}
+
 static int run_episode(pb_rl_trainer *T, pb_error *err)
 {
 	pb_part_problem *P = T->P;
-	const int n = T->n, na = T->na, ni = T->n_in, nh = T->cfg.hidden;
-	const int *start = T->init_state;
-	int rebalance = 0;
-	if (T->cfg.restart_best > 0 && pb_rl_uniform(&T->rng) < T->cfg.restart_best) {
-		start = T->best;
-		rebalance = pb_rl_uniform(&T->rng) < 0.5;
-	}
-	memcpy(T->state, start, (size_t)n * sizeof *T->state);
-	if (rebalance) /* the best groups' layers with a fresh core assignment */
-		pb_part_rebalance_cores(P, T->state);
+	const int n = T->n, na = T->na, ni = T->n_in * (n - 1), nh = T->cfg.hidden * (n - 1);
+	start_state(T);
 	pb_part_eval ev;
 	pb_part_evaluate(P, T->state, &ev, T->groups);
 	double goal = T->ref * (1 + T->cfg.target_gap);
 	int steps = 0;
-	double ep_best = INFINITY, ep_reward = -INFINITY;
+	double ep_best = INFINITY, ep_reward = -INFINITY, prev_reward = ev.reward;
 	for (int t = 0; t < T->L; t++) {
 		double *x = T->xs + (size_t)t * ni, *h = T->hs + (size_t)t * nh;
 		double *prob = T->probs + (size_t)t * na;
@@ -233,7 +339,7 @@ static int run_episode(pb_rl_trainer *T, pb_error *err)
 			return pb_err(err, PB_EINPUT, "rl: the action mask callback failed");
 		if (cnt == 0)
 			break;
-		features(T, T->state, &ev, x);
+		features(T, T->state, &ev, t, x);
 		pb_rl_policy_forward(T->pol, x, mask, h, prob);
 		double u = pb_rl_uniform(&T->rng), acc = 0;
 		int a = -1;
@@ -248,7 +354,8 @@ static int run_episode(pb_rl_trainer *T, pb_error *err)
 		T->acts[t] = a;
 		pb_env_apply(T->state, n, a, NULL);
 		pb_part_evaluate(P, T->state, &ev, T->groups);
-		T->rews[t] = ev.reward;
+		T->rews[t] = T->cfg.shaped ? ev.reward - prev_reward : ev.reward;
+		prev_reward = ev.reward;
 		consider_best(T, T->state, &ev);
 		if (ev.max_time < ep_best)
 			ep_best = ev.max_time;
@@ -270,7 +377,7 @@ static int run_episode(pb_rl_trainer *T, pb_error *err)
 		G = T->rews[t] + T->cfg.gamma * G;
 		T->ret[t] = G;
 	}
-	double mean = 0, var = 0;
+	double mean = 0, var = 0, mag = 0;
 	for (int t = 0; t < steps; t++) {
 		if (!T->base_set[t]) {
 			T->base[t] = T->ret[t];
@@ -280,19 +387,20 @@ static int run_episode(pb_rl_trainer *T, pb_error *err)
 		T->base[t] =
 		    T->cfg.baseline_decay * T->base[t] + (1 - T->cfg.baseline_decay) * T->ret[t];
 		mean += T->adv[t];
+		mag += fabs(T->ret[t]);
 	}
 	mean /= steps;
 	for (int t = 0; t < steps; t++)
 		var += (T->adv[t] - mean) * (T->adv[t] - mean);
-	double sd = sqrt(var / steps), scale_ref = fabs(T->ret[0]) * 1e-3 + 1e-12;
+	double sd = sqrt(var / steps), scale_ref = mag / steps * 1e-3 + 1e-12;
 	double scale = 1.0 / (sd > scale_ref ? sd : scale_ref);
 	memset(T->grad, 0, (size_t)T->pol->n_params * sizeof *T->grad);
 	double loss = 0;
 	for (int t = 0; t < steps; t++)
-		loss +=
-		    pb_rl_policy_backward(T->pol, T->xs + (size_t)t * ni, T->masks + (size_t)t * na,
-		                          T->hs + (size_t)t * nh, T->probs + (size_t)t * na,
-		                          T->acts[t], T->adv[t] * scale, T->cfg.entropy, T->grad);
+		loss += pb_rl_policy_backward(T->pol, T->xs + (size_t)t * ni,
+		                              T->masks + (size_t)t * na, T->hs + (size_t)t * nh,
+		                              T->probs + (size_t)t * na, T->acts[t],
+		                              T->adv[t] * scale, T->cfg.entropy, T->grad, T->dh);
 	for (int i = 0; i < T->pol->n_params; i++)
 		T->grad[i] /= steps;
 	T->last_loss = loss / steps;
@@ -337,7 +445,7 @@ int pb_rl_trainer_step(pb_rl_trainer *T, int episodes, pb_error *err)
 
 double pb_rl_trainer_rollout(pb_rl_trainer *T, int *ac)
 {
-	const int n = T->n, na = T->na, nh = T->cfg.hidden;
+	const int n = T->n, na = T->na;
 	memcpy(ac, T->init_state, (size_t)n * sizeof *ac);
 	unsigned char *mask = T->masks;
 	double *x = T->xs, *h = T->hs, *prob = T->probs;
@@ -346,7 +454,7 @@ double pb_rl_trainer_rollout(pb_rl_trainer *T, int *ac)
 	for (int t = 0; t < T->L; t++) {
 		if (make_mask(T, ac, mask) <= 0)
 			break;
-		features(T, ac, &ev, x);
+		features(T, ac, &ev, t, x);
 		pb_rl_policy_forward(T->pol, x, mask, h, prob);
 		int a = -1;
 		for (int k = 0; k < na; k++)
@@ -356,7 +464,6 @@ double pb_rl_trainer_rollout(pb_rl_trainer *T, int *ac)
 		pb_part_evaluate(T->P, ac, &ev, T->groups);
 		consider_best(T, ac, &ev);
 	}
-	(void)nh;
 	memcpy(ac, T->best, (size_t)n * sizeof *ac);
 	return T->best_time;
 }
@@ -417,6 +524,9 @@ void pb_rl_trainer_free(pb_rl_trainer *T)
 	free(T->init_state);
 	free(T->state);
 	free(T->best);
+	free(T->gid);
+	free(T->cf);
+	free(T->dh);
 	free(T->acts);
 	free(T->xs);
 	free(T->hs);

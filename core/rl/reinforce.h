@@ -5,25 +5,38 @@
  * Episode: start from the initial allocation — by default n single-core
  * groups with balanced MACs, since no action can split a group, so episodes
  * must start with many groups and merge — or, with probability restart_best,
- * from the best state seen so far, half of the time with its cores
- * re-assigned greedily (baselines.h), since the actions move cores between
- * groups only through long detours. With the balanced and local initial
- * allocations the best state starts as the local-search partition. At each
- * step
- * the policy (policy.h) picks one of the 4(n-1) actions from the normalised
- * state (per core: layers, MACs, its group's time and storage), the state
+ * from the best state seen so far: as it is, with its cores re-assigned
+ * greedily (baselines.h), or with one or two adjacent groups (the bottleneck
+ * group half of the time) broken into single-core groups whose layers are
+ * balanced by MACs. The actions move a boundary between two multi-core groups
+ * only through detours and never split a group; a broken-up window lets the
+ * agent re-form those groups with other boundaries and core counts by its
+ * own actions. With the balanced and local initial allocations the best state
+ * starts as the local-search partition.
+ *
+ * At each step the policy (policy.h, one network shared by the n-1 core
+ * pairs) picks one of the 4(n-1) actions from features of the cores around
+ * each pair (their groups' time relative to max(t), bottleneck flag, cores,
+ * group end, arranged_core, arranged_macs, storage, routing share, the
+ * neighbouring groups' times, the gap of max(t) to the reference), the state
  * changes, and the reward -a*max(t)+b of the new state is recorded. The
  * episode ends when max(t) is within target_gap of the reference (the exact
  * optimum when known, else the lower bound) or after step_limit steps. Then
- * the policy is updated from all (s, a, r) of the episode: discounted returns,
+ * the policy is updated from all (s, a, r) of the episode: by default the
+ * per-step difference of the method's reward r(s_{t+1}) - r(s_t) (shaped; the
+ * sum over an episode is the method's reward gained), discounted returns,
  * minus a moving-average baseline per step index, normalised; loss
  * -A log pi(a|s) - beta H(pi(.|s)); global-norm gradient clipping; Adam.
  * The best partition ever seen is kept (ties in max(t) go to the state with
- * the smaller sum of squared group times, so restarts move along plateaus). Everything is
- * deterministic for a given seed (own splitmix64 generator; no clock inside an episode).
+ * the smaller sum of squared group times, so restarts move along plateaus).
+ * Everything is deterministic for a given seed (own splitmix64 generator; no
+ * clock inside an episode). Group evaluations go through the problem's
+ * segment cache (problem.h).
  *
  * Actions that are invalid in a state are masked out of the softmax (they
- * would leave the state unchanged); an optional callback can mask more.
+ * would leave the state unchanged); an optional callback can mask more (and
+ * then restarts from the best state are plain, since re-assigned cores and
+ * broken-up groups are not reached through actions).
  */
 #ifndef PB_RL_REINFORCE_H
 #define PB_RL_REINFORCE_H
@@ -49,16 +62,17 @@ typedef struct pb_rl_config {
 	long episodes;         /* training episodes (default 2000) */
 	unsigned long seed;    /* default 1 */
 	double seconds;        /* CPU-time limit of training, checked between episodes (0 = none) */
-	int hidden;            /* hidden units (default 64) */
+	int hidden;            /* hidden units (default 16) */
 	double lr;             /* Adam learning rate (default 3e-3) */
 	double gamma;          /* discount (default 0.95) */
 	double entropy;        /* entropy bonus beta (default 0.01) */
 	double clip;           /* gradient norm clip (default 5) */
 	double baseline_decay; /* moving-average baseline decay (default 0.9) */
-	int step_limit;        /* steps per episode (default 16) */
+	int step_limit;        /* steps per episode (0 = default: 2n, at least 32) */
 	double target_gap;     /* stop an episode within this of the reference (0.005) */
 	int init;              /* PB_RL_INIT_* */
-	double restart_best;   /* probability of starting from the best state (0.5) */
+	double restart_best;   /* probability of starting from the best state (0.8) */
+	int shaped;            /* 1: reward r(s') - r(s) per step (default); 0: r(s') */
 	double optimum;        /* reference max(t) (NAN: use the lower bound) */
 	pb_action_mask_fn mask;
 	void *mask_ud;

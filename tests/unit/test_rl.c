@@ -15,7 +15,7 @@
 static double sample_loss(const pb_rl_policy *p, const double *x, const unsigned char *mask,
                           int action, double adv, double beta)
 {
-	double h[16], prob[16], H = 0;
+	double h[64], prob[16], H = 0;
 	pb_rl_policy_forward(p, x, mask, h, prob);
 	for (int k = 0; k < p->n_out; k++)
 		if (mask[k] && prob[k] > 0)
@@ -23,30 +23,34 @@ static double sample_loss(const pb_rl_policy *p, const double *x, const unsigned
 	return -adv * log(prob[action]) - beta * H;
 }
 
-static void test_gradient_check(void **state)
+/* Backward pass against central differences of the loss, for a network of
+ * n_pos positions with n_types logits each (n_pos = 1: a plain MLP). */
+static void gradient_check(int n_pos, int n_types, const unsigned char *mask, int action)
 {
-	pb_rl_policy *p = pb_rl_policy_new(6, 5, 8, 77);
+	pb_rl_policy *p = pb_rl_policy_new(6, 5, n_types, n_pos, 77);
+	assert_int_equal(p->n_out, n_pos * n_types);
+	assert_int_equal(p->n_params, 6 * 5 + 5 + n_types * 5 + n_types);
 	uint64_t rs = 3;
 	/* Larger output weights than the initialisation, for a non-flat softmax. */
 	for (int i = 0; i < p->n_params; i++)
 		p->w[i] = 2 * pb_rl_uniform(&rs) - 1;
-	double x[6];
-	for (int i = 0; i < 6; i++)
+	double x[6 * 4];
+	for (int i = 0; i < 6 * n_pos; i++)
 		x[i] = 2 * pb_rl_uniform(&rs) - 1;
-	unsigned char mask[8] = {1, 0, 1, 1, 0, 1, 1, 1};
 	double adv = 0.7, beta = 0.05;
-	int action = 3;
 	double *grad = calloc((size_t)p->n_params, sizeof *grad);
-	double h[16], prob[16];
+	double h[64], prob[16], scratch[64];
 	pb_rl_policy_forward(p, x, mask, h, prob);
-	assert_true(prob[1] == 0 && prob[4] == 0);
 	double sum = 0;
-	for (int k = 0; k < 8; k++)
+	for (int k = 0; k < p->n_out; k++) {
+		if (!mask[k])
+			assert_true(prob[k] == 0);
 		sum += prob[k];
+	}
 	assert_true(fabs(sum - 1) < 1e-12);
-	double loss = pb_rl_policy_backward(p, x, mask, h, prob, action, adv, beta, grad);
+	double loss = pb_rl_policy_backward(p, x, mask, h, prob, action, adv, beta, grad, scratch);
 	assert_true(fabs(loss - sample_loss(p, x, mask, action, adv, beta)) < 1e-12);
-	double worst = 0;
+	double worst = 0, gnorm = 0;
 	for (int i = 0; i < p->n_params; i++) {
 		double w0 = p->w[i], eps = 1e-6;
 		p->w[i] = w0 + eps;
@@ -58,10 +62,49 @@ static void test_gradient_check(void **state)
 		double e = fabs(num - grad[i]) / fmax(1e-6, fabs(num) + fabs(grad[i]));
 		if (e > worst)
 			worst = e;
+		gnorm += grad[i] * grad[i];
 	}
 	if (worst > 1e-5)
-		fail_msg("gradient check: worst relative error %g", worst);
+		fail_msg("gradient check (%d positions): worst relative error %g", n_pos, worst);
+	assert_true(gnorm > 1e-6); /* the check compared real gradients */
 	free(grad);
+	pb_rl_policy_free(p);
+}
+
+static void test_gradient_check(void **state)
+{
+	unsigned char dense[8] = {1, 0, 1, 1, 0, 1, 1, 1};
+	gradient_check(1, 8, dense, 3);
+	/* Shared over 3 positions, actions type * 3 + position; position 1 has
+	 * every action masked, so its hidden units must get no gradient. */
+	unsigned char shared[12] = {1, 0, 1, 0, 0, 1, 1, 0, 0, 1, 0, 1};
+	gradient_check(3, 4, shared, 6);
+}
+
+static void test_shared_positions(void **state)
+{
+	/* The same input at two positions gives the same logits there: with
+	 * x_0 = x_2 the probabilities of actions (k, 0) and (k, 2) are equal,
+	 * and swapping the inputs swaps the probabilities. */
+	pb_rl_policy *p = pb_rl_policy_new(4, 3, 4, 3, 9);
+	uint64_t rs = 5;
+	for (int i = 0; i < p->n_params; i++)
+		p->w[i] = 2 * pb_rl_uniform(&rs) - 1;
+	double x[12] = {0.1, -0.4, 0.9, 0.3, 0.5, 0.5, -0.2, 0.7, 0.1, -0.4, 0.9, 0.3};
+	double h[9], prob[12];
+	pb_rl_policy_forward(p, x, NULL, h, prob);
+	for (int k = 0; k < 4; k++)
+		assert_true(fabs(prob[k * 3] - prob[k * 3 + 2]) < 1e-15);
+	double y[12], q[12];
+	memcpy(y, x + 4, 4 * sizeof *y); /* positions 0 and 1 swapped */
+	memcpy(y + 4, x, 4 * sizeof *y);
+	memcpy(y + 8, x + 8, 4 * sizeof *y);
+	pb_rl_policy_forward(p, y, NULL, h, q);
+	for (int k = 0; k < 4; k++) {
+		assert_true(fabs(prob[k * 3] - q[k * 3 + 1]) < 1e-15);
+		assert_true(fabs(prob[k * 3 + 1] - q[k * 3]) < 1e-15);
+		assert_true(fabs(prob[k * 3] - prob[k * 3 + 1]) > 1e-6); /* inputs matter */
+	}
 	pb_rl_policy_free(p);
 }
 
@@ -164,6 +207,7 @@ static void test_checkpoints_and_determinism(void **state)
 	assert_int_equal(pb_rl_checkpoint_load(a, 4, &p, &ep, &err), PB_OK);
 	assert_int_equal(ep, 30);
 	assert_int_equal(p->n_out, 12);
+	assert_int_equal(p->n_pos, 3);
 	char d[64];
 	snprintf(d, sizeof d, "/tmp/pb_rl_d_%d.ckpt", (int)getpid());
 	assert_int_equal(pb_rl_checkpoint_save(p, 4, ep, d, &err), PB_OK);
@@ -291,6 +335,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_gradient_check),
+	    cmocka_unit_test(test_shared_positions),
 	    cmocka_unit_test(test_adam_clipping),
 	    cmocka_unit_test(test_checkpoints_and_determinism),
 	    cmocka_unit_test(test_learns_small_instance),
