@@ -166,7 +166,7 @@ static const pb_opt train_opts[] = {
     {"agent", 0, PB_OPT_STR, "FILE", "continue training this checkpoint"},
     {"seed", 's', PB_OPT_INT, "S", "random seed (default 1)"},
     {"init", 0, PB_OPT_STR, "I", "episode start: balanced|local|greedy|equal (default balanced)"},
-    {"hidden", 0, PB_OPT_INT, "H", "hidden units of a new network (default 64)"},
+    {"hidden", 0, PB_OPT_INT, "H", "hidden units of a new network (default 16)"},
     {"costs", 0, PB_OPT_STR, "LOG",
      "measured kernel times from a tuning log (partbench tune --log) replace MACs/rate"},
     {"log", 0, PB_OPT_STR, "FILE",
@@ -190,7 +190,7 @@ static int cmd_train(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, p
 	if ((rc = pb_args_int(a, "seed", 1, 0, 0x7fffffffL, &v, err)))
 		return rc;
 	cfg.seed = (unsigned long)v;
-	if ((rc = pb_args_int(a, "hidden", 64, 1, 4096, &v, err)))
+	if ((rc = pb_args_int(a, "hidden", 16, 1, 4096, &v, err)))
 		return rc;
 	cfg.hidden = (int)v;
 	if ((rc = pb_args_double(a, "seconds", 0, 0, 1e7, &cfg.seconds, err)))

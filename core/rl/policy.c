@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+enum { NZ_MAX = 256 }; /* inputs per position handled by the sparse path */
+
 uint64_t pb_rl_rand(uint64_t *s)
 {
 	uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
@@ -80,12 +82,22 @@ void pb_rl_policy_forward(const pb_rl_policy *p, const double *x, const unsigned
 			memset(hq, 0, (size_t)nh * sizeof *hq);
 			continue;
 		}
+		/* Inputs are often 0 (flags, missing neighbours): sum the others. */
+		int nz = 0, idx[NZ_MAX];
+		if (ni <= NZ_MAX)
+			for (int i = 0; i < ni; i++)
+				if (xq[i] != 0)
+					idx[nz++] = i;
 		for (int j = 0; j < nh; j++) {
 			const double *row = w1 + (size_t)j * ni;
 			double s = b1[j];
-			for (int i = 0; i < ni; i++)
-				s += row[i] * xq[i];
-			hq[j] = tanh(s);
+			if (ni <= NZ_MAX)
+				for (int k = 0; k < nz; k++)
+					s += row[idx[k]] * xq[idx[k]];
+			else
+				for (int i = 0; i < ni; i++)
+					s += row[i] * xq[i];
+			hq[j] = s / (1 + fabs(s)); /* softsign */
 		}
 		for (int k = 0; k < nt; k++) {
 			int o = k * np + q;
@@ -147,14 +159,29 @@ double pb_rl_policy_backward(const pb_rl_policy *p, const double *x, const unsig
 	for (int q = 0; q < np; q++) {
 		const double *hq = h + (size_t)q * nh, *dhq = dh + (size_t)q * nh;
 		const double *xq = x + (size_t)q * ni;
+		int any = 0;
+		for (int k = 0; k < nt && !any; k++)
+			any = !mask || mask[k * np + q];
+		if (!any) /* no logit of this position: no gradient */
+			continue;
+		int nz = 0, idx[NZ_MAX];
+		if (ni <= NZ_MAX)
+			for (int i = 0; i < ni; i++)
+				if (xq[i] != 0)
+					idx[nz++] = i;
 		for (int j = 0; j < nh; j++) {
-			double da = dhq[j] * (1 - hq[j] * hq[j]);
+			double d = 1 - fabs(hq[j]); /* softsign'(s) = (1 - |h|)^2 */
+			double da = dhq[j] * d * d;
 			if (da == 0)
 				continue;
 			gb1[j] += da;
 			double *grow = g1 + (size_t)j * ni;
-			for (int i = 0; i < ni; i++)
-				grow[i] += da * xq[i];
+			if (ni <= NZ_MAX)
+				for (int k = 0; k < nz; k++)
+					grow[idx[k]] += da * xq[idx[k]];
+			else
+				for (int i = 0; i < ni; i++)
+					grow[i] += da * xq[i];
 		}
 	}
 	return loss;

@@ -1,12 +1,13 @@
 /*
  * policy.h — the policy network of the REINFORCE agent: a position-shared
- * MLP with one tanh hidden layer and a softmax over all actions, with
+ * MLP with one softsign hidden layer (s / (1 + |s|): tanh-like, without
+ * the exponentials that dominated the step time) and a softmax over all actions, with
  * forward and backward passes written here (no BLAS needed at these sizes).
  *
  * The network scores n_pos positions (the adjacent core pairs) with the same
  * weights: position p has its own input vector x_p (n_in features of the
  * cores around the pair, policy inputs are laid out position-major,
- * x[p * n_in + i]), hidden units h_p = tanh(W1 x_p + b1), and n_types logits
+ * x[p * n_in + i]), hidden units h_p = softsign(W1 x_p + b1), and n_types logits
  * z[k * n_pos + p] = W2[k] . h_p + b2[k] — action k * n_pos + p, which is
  * exactly the environment's numbering type * (n-1) + pair (env.h). One
  * softmax runs over all n_types * n_pos logits. With n_pos = 1 this is an

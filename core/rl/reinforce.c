@@ -26,6 +26,7 @@
 #include "../partition/env.h"
 #include "policy.h"
 
+enum { RL_WINDOW = 4 }; /* most groups broken up by one restart */
 enum { RL_CORE_F = 8, RL_FEATURES = 2 * RL_CORE_F + 2 * 3 + 2 + 2 };
 
 struct pb_rl_trainer {
@@ -111,8 +112,7 @@ static void features(pb_rl_trainer *T, const int *ac, const pb_part_eval *ev, in
 	for (int p = 0; p + 1 < n; p++) {
 		double *xp = x + (size_t)p * RL_FEATURES;
 		memcpy(xp, T->cf + (size_t)p * RL_CORE_F, RL_CORE_F * sizeof *xp);
-		memcpy(xp + RL_CORE_F, T->cf + (size_t)(p + 1) * RL_CORE_F,
-		       RL_CORE_F * sizeof *xp);
+		memcpy(xp + RL_CORE_F, T->cf + (size_t)(p + 1) * RL_CORE_F, RL_CORE_F * sizeof *xp);
 		double *q = xp + 2 * RL_CORE_F;
 		q[0] = p > 0;
 		q[1] = p > 0 ? T->cf[(size_t)(p - 1) * RL_CORE_F] : 0;
@@ -160,7 +160,7 @@ int pb_rl_trainer_new(pb_part_problem *P, const pb_rl_config *cfg, const char *a
 	T->n_in = RL_FEATURES;
 	if (T->cfg.hidden < 1)
 		T->cfg.hidden = 16;
-	T->L = cfg->step_limit > 0 ? cfg->step_limit : (2 * P->n > 32 ? 2 * P->n : 32);
+	T->L = cfg->step_limit > 0 ? cfg->step_limit : (P->n > 32 ? P->n : 32);
 	T->rng = (uint64_t)cfg->seed * 0x2545f4914f6cdd1dULL + 1;
 	T->ref = isfinite(cfg->optimum) && cfg->optimum > 0 ? cfg->optimum : P->lower_bound;
 	int rc = PB_OK;
@@ -309,11 +309,12 @@ static void start_state(pb_rl_trainer *T)
 	pb_part_eval ev;
 	pb_part_evaluate(T->P, T->state, &ev, T->groups);
 	int g = pb_rl_uniform(&T->rng) < 0.5 ? ev.bottleneck
-	                                       : (int)(pb_rl_rand(&T->rng) % (uint64_t)ev.n_groups);
-	int g1 = g;
-	if (pb_rl_uniform(&T->rng) < 0.5 && ev.n_groups > 1) { /* and a neighbour */
-		if (g + 1 < ev.n_groups && (g == 0 || pb_rl_uniform(&T->rng) < 0.5))
-			g1 = g + 1;
+	                                     : (int)(pb_rl_rand(&T->rng) % (uint64_t)ev.n_groups);
+	/* A window of 1 to 4 groups around g, each size equally likely. */
+	int w = 1 + (int)(pb_rl_rand(&T->rng) % RL_WINDOW), g1 = g;
+	while (g1 - g + 1 < w && (g > 0 || g1 + 1 < ev.n_groups)) {
+		if (g1 + 1 < ev.n_groups && (g == 0 || pb_rl_uniform(&T->rng) < 0.5))
+			g1++;
 		else
 			g--;
 	}

@@ -68,7 +68,7 @@ typedef struct pb_rl_config {
 	double entropy;        /* entropy bonus beta (default 0.01) */
 	double clip;           /* gradient norm clip (default 5) */
 	double baseline_decay; /* moving-average baseline decay (default 0.9) */
-	int step_limit;        /* steps per episode (0 = default: 2n, at least 32) */
+	int step_limit;        /* steps per episode (0 = default: n, at least 32) */
 	double target_gap;     /* stop an episode within this of the reference (0.005) */
 	int init;              /* PB_RL_INIT_* */
 	double restart_best;   /* probability of starting from the best state (0.8) */

@@ -196,6 +196,38 @@ static void test_actions_keep_states_valid(void **state)
 	pb_part_problem_free(P);
 }
 
+/* The segment cache (16 slots, so slots are overwritten all the time) gives
+ * the same evaluations, bit for bit, as the uncached problem. */
+static void test_segment_cache(void **state)
+{
+	unsigned s1 = 21, s2 = 21, seed = 5;
+	pb_part_problem *P = random_problem(&s1, 40, 8, 1e9);
+	pb_part_problem *Q = random_problem(&s2, 40, 8, 1e9);
+	pb_error err = {0};
+	assert_int_equal(pb_part_problem_cache(Q, 4, &err), PB_OK);
+	int ac[8];
+	pb_env_equal_state(P->m, P->n, ac);
+	int na = pb_env_n_actions(P->n);
+	for (int step = 0; step < 3000; step++) {
+		pb_env_apply(ac, P->n, (int)(rnd(&seed) % (unsigned)na), NULL);
+		if (step % 97 == 0)
+			pb_env_equal_state(P->m, P->n, ac);
+		pb_part_eval a, b;
+		pb_part_group ga[8], gb[8];
+		pb_part_evaluate(P, ac, &a, ga);
+		pb_part_evaluate(Q, ac, &b, gb);
+		assert_true(a.max_time == b.max_time && a.max_storage == b.max_storage &&
+		            a.sum_sq_time == b.sum_sq_time && a.reward == b.reward);
+		for (int g = 0; g < a.n_groups; g++)
+			assert_true(ga[g].routing == gb[g].routing &&
+			            ga[g].storage == gb[g].storage);
+	}
+	assert_true(Q->seg_hits > 1000 && Q->seg_misses > 100);
+	assert_true(P->seg_hits == 0 && P->seg == NULL);
+	pb_part_problem_free(P);
+	pb_part_problem_free(Q);
+}
+
 /* ---- time model ---- */
 
 static void test_in_bytes_and_groups(void **state)
@@ -548,6 +580,7 @@ int main(void)
 	    cmocka_unit_test(test_layout_errors),
 	    cmocka_unit_test(test_actions_by_hand),
 	    cmocka_unit_test(test_actions_keep_states_valid),
+	    cmocka_unit_test(test_segment_cache),
 	    cmocka_unit_test(test_in_bytes_and_groups),
 	    cmocka_unit_test(test_exact_matches_brute_force),
 	    cmocka_unit_test(test_exact_large_chain),

@@ -120,7 +120,9 @@ static void test_adam_clipping(void **state)
 	pb_rl_adam_free(&a);
 }
 
-static pb_part_problem *problem(int m, int cores)
+/* Random chain with skip edges; obscale multiplies the output bytes (100:
+ * routing inside a group costs as much as its compute). */
+static pb_part_problem *problem_ob(int m, int cores, double obscale)
 {
 	double macs[64], par[64], ob[64];
 	int from[128], to[128], ne = 0;
@@ -128,7 +130,7 @@ static pb_part_problem *problem(int m, int cores)
 	for (int i = 0; i < m; i++) {
 		macs[i] = 1e5 * (1 + (double)(pb_rl_rand(&s) % 20));
 		par[i] = 1000;
-		ob[i] = 100 + (double)(pb_rl_rand(&s) % 400);
+		ob[i] = (100 + (double)(pb_rl_rand(&s) % 400)) * obscale;
 		if (i) {
 			from[ne] = i - 1;
 			to[ne++] = i;
@@ -152,6 +154,11 @@ static pb_part_problem *problem(int m, int cores)
 	assert_int_equal(pb_part_problem_synthetic(m, macs, par, ob, ne, from, to, &h, &P, &err),
 	                 PB_OK);
 	return P;
+}
+
+static pb_part_problem *problem(int m, int cores)
+{
+	return problem_ob(m, cores, 1);
 }
 
 static char *slurp(const char *path, long *len)
@@ -244,6 +251,14 @@ static void test_checkpoints_and_determinism(void **state)
 	assert_int_equal(pb_rl_checkpoint_load(d, 4, &p, &ep, &err), PB_EINPUT);
 	assert_non_null(strstr(err.msg, "magic"));
 	assert_int_equal(pb_rl_checkpoint_load("/nonexistent/x.ckpt", 4, &p, &ep, &err), PB_EINPUT);
+	/* A version 1 checkpoint (the dense network) is refused by name. */
+	memcpy(D, B, (size_t)lb);
+	D[8] = 1;
+	f = fopen(d, "wb");
+	fwrite(D, 1, (size_t)lb, f);
+	fclose(f);
+	assert_int_equal(pb_rl_checkpoint_load(d, 4, &p, &ep, &err), PB_EINPUT);
+	assert_non_null(strstr(err.msg, "version 1"));
 	/* Continue training from a checkpoint. */
 	assert_int_equal(pb_rl_trainer_new(P, &cfg, b, &T, &err), PB_OK);
 	assert_int_equal(pb_rl_trainer_step(T, 5, &err), PB_OK);
@@ -285,6 +300,45 @@ static void test_learns_small_instance(void **state)
 	assert_true(best >= opt * (1 - 1e-9));
 	assert_true(pb_part_state_valid(P, pb_rl_trainer_best(T), &err));
 	pb_rl_trainer_free(T);
+	pb_part_problem_free(P);
+}
+
+/* The method's actions never take a core away from the first group. From a
+ * start whose first group holds 7 of 8 cores, an agent without restarts from
+ * the best keeps that group; the default restarts (groups broken into single
+ * cores) let it re-form the groups and get within 2% of the optimum. */
+static void test_restarts_reform_groups(void **state)
+{
+	pb_part_problem *P = problem_ob(32, 8, 100);
+	double opt;
+	pb_error err = {0};
+	assert_int_equal(pb_part_exact_solve(P, &opt, NULL, NULL, &err), PB_OK);
+	int start[8] = {0, 0, 0, 0, 0, 0, 4, 28};
+	double best[2];
+	for (int with = 0; with < 2; with++) {
+		pb_rl_config c;
+		pb_rl_config_default(&c);
+		c.episodes = 300;
+		c.hidden = 8;
+		c.step_limit = 16;
+		c.optimum = opt;
+		c.init_state = start;
+		c.restart_best = with ? 0.8 : 0.0;
+		pb_rl_trainer *T;
+		assert_int_equal(pb_rl_trainer_new(P, &c, NULL, &T, &err), PB_OK);
+		assert_int_equal(pb_rl_trainer_step(T, 300, &err), PB_OK);
+		const int *b = pb_rl_trainer_best(T);
+		assert_true(pb_part_state_valid(P, b, &err));
+		int first = 0;
+		while (b[first] == 0)
+			first++;
+		if (!with)
+			assert_true(first >= 6); /* group 0 still has 7 or 8 cores */
+		best[with] = pb_rl_trainer_best_time(T);
+		pb_rl_trainer_free(T);
+	}
+	if (best[1] > 1.02 * opt || best[0] <= 1.02 * opt)
+		fail_msg("optimum %.6g: without restarts %.6g, with %.6g", opt, best[0], best[1]);
 	pb_part_problem_free(P);
 }
 
@@ -339,6 +393,7 @@ int main(void)
 	    cmocka_unit_test(test_adam_clipping),
 	    cmocka_unit_test(test_checkpoints_and_determinism),
 	    cmocka_unit_test(test_learns_small_instance),
+	    cmocka_unit_test(test_restarts_reform_groups),
 	    cmocka_unit_test(test_action_mask),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
