@@ -10,10 +10,11 @@
  * branches even when the file is already sorted; the heap keeps file order
  * whenever it is valid, which is what users expect of "the linear list".
  *
- * Memory: names, domains, attribute names and the per-node/per-tensor id
+ * Memory: node names, domains, attribute names and the per-node/per-tensor id
  * arrays are carved from large blocks owned by the graph (g->pool), so a
  * 6.6k-node model costs a few dozen mallocs instead of ~70k, and
- * pb_graph_free releases them in one sweep. Node ops, attribute values,
+ * pb_graph_free releases them in one sweep. Tensor names are the tensor
+ * index's own copies of its keys. Node ops, attribute values,
  * members and constant values stay separate allocations.
  */
 #include "graph.h"
@@ -305,8 +306,11 @@ int pb_builder_tensor(pb_builder *b, const char *name)
 		b->oom = 1;
 		return -1;
 	}
-	/* One lookup: the id of the existing tensor, or n_tensors for a new one. */
-	int id = pb_strmap_add(g->tensor_index, name, g->n_tensors);
+	/* One lookup: the id of the existing tensor, or n_tensors for a new one.
+	 * A new tensor's name is the map's copy of the key (freed with the map,
+	 * which lives as long as the graph). */
+	const char *stored = NULL;
+	int id = pb_strmap_add(g->tensor_index, name, g->n_tensors, &stored);
 	if (id < 0) {
 		b->oom = 1;
 		return -1;
@@ -316,9 +320,7 @@ int pb_builder_tensor(pb_builder *b, const char *name)
 	g->n_tensors++;
 	pb_tensor *t = &g->tensors[id];
 	memset(t, 0, sizeof *t);
-	t->name = pool_strdup(g, name);
-	if (!t->name)
-		b->oom = 1;
+	t->name = (char *)stored;
 	t->rank = -1;
 	t->producer = -1;
 	for (int i = 0; i < PB_MAX_RANK; i++)

@@ -165,7 +165,7 @@ typedef struct pb_graph {
 	struct pb_strmap *tensor_index;
 	void *userdata; /* owned by the loader (e.g. protobuf message) */
 	void (*userdata_free)(void *);
-	/* Internal to graph.c: blocks holding the node and tensor names, node
+	/* Internal to graph.c: blocks holding the node names, node
 	 * domains, attribute names and the inputs/outputs/preds/succs/consumers
 	 * arrays (freed with the graph; never free or realloc those fields). */
 	void *pool;

@@ -69,8 +69,10 @@ pb_strmap *pb_strmap_new(size_t hint)
 	pb_strmap *m = calloc(1, sizeof *m);
 	if (!m)
 		return NULL;
+	/* A hint is usually an upper estimate: size for 1.5x it (the map still
+	 * grows at half full). */
 	size_t cap = 16;
-	while (cap < hint * 2)
+	while (cap < hint + hint / 2)
 		cap *= 2;
 	if (alloc_table(m, cap) != 0) {
 		free(m);
@@ -149,23 +151,25 @@ static int grow(pb_strmap *m)
 	return 0;
 }
 
-int pb_strmap_add(pb_strmap *m, const char *key, int value)
+int pb_strmap_add(pb_strmap *m, const char *key, int value, const char **stored)
 {
 	if ((m->count + 1) * 2 > m->cap && grow(m) != 0)
 		return -1;
 	size_t n;
 	uint32_t h = hash_str(key, &n);
 	size_t i = find_slot(m, h, key);
-	if (m->slots[i].hash)
-		return m->slots[i].val;
-	const char *k = store_key(m, key, n);
-	if (!k)
-		return -1;
-	m->slots[i].hash = h;
-	m->slots[i].key = k;
-	m->slots[i].val = value;
-	m->count++;
-	return value;
+	if (!m->slots[i].hash) {
+		const char *k = store_key(m, key, n);
+		if (!k)
+			return -1;
+		m->slots[i].hash = h;
+		m->slots[i].key = k;
+		m->slots[i].val = value;
+		m->count++;
+	}
+	if (stored)
+		*stored = m->slots[i].key;
+	return m->slots[i].val;
 }
 
 int pb_strmap_put(pb_strmap *m, const char *key, int value)

@@ -59,8 +59,11 @@ static void test_add_keeps_existing(void **state)
 	char k[32];
 	for (int i = 0; i < 1000; i++) {
 		snprintf(k, sizeof k, "t%d", i % 300);
-		int v = pb_strmap_add(m, k, i);
+		const char *stored = NULL;
+		int v = pb_strmap_add(m, k, i, &stored);
 		assert_int_equal(v, i % 300); /* the first insertion wins */
+		assert_string_equal(stored, k);
+		assert_ptr_not_equal(stored, k); /* the map's own copy */
 	}
 	assert_int_equal(pb_strmap_count(m), 300);
 	assert_int_equal(pb_strmap_get(m, "t299", -1), 299);
