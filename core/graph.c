@@ -14,7 +14,10 @@
  * arrays are carved from large blocks owned by the graph (g->pool), so a
  * 6.6k-node model costs a few dozen mallocs instead of ~70k, and
  * pb_graph_free releases them in one sweep. Tensor names are the tensor
- * index's own copies of its keys. Node ops, attribute values,
+ * index's own copies of its keys. For large graphs (pb_builder_reserve with
+ * >= 2048 nodes) the node and tensor arrays and the first pool block share
+ * one 2 MB-aligned mapping advised for transparent huge pages; arrays that
+ * outgrow it move to the heap (pool_mapped() tells the two apart). Node ops, attribute values,
  * members and constant values stay separate allocations.
  */
 #include "graph.h"
