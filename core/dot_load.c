@@ -2,7 +2,7 @@
  * dot_load.c — Graphviz DOT graphs (.dot/.gv) as partbench Graphs, via cgraph.
  *
  * This lets people feed hand-made or foreign graphs. The file is parsed by
- * cgraph (agmemread); the mapping to a pb_graph is:
+ * cgraph (agread on the whole buffer: exactly one graph, nothing after it); the mapping to a pb_graph is:
  *
  *  - every DOT node becomes one graph node named after it, with op = the `op`
  *    attribute ("Op" when absent), producing one tensor with the node's name;
@@ -35,8 +35,9 @@
  * Errors: cgraph reports through a process-global callback (agseterrf); it is
  * pointed at a buffer for the duration of the parse and restored afterwards,
  * so nothing reaches stderr or the curses screen. Undirected graphs, cycles
- * (pb_builder_finish names a node on the cycle), malformed or negative numbers
- * and bad shapes give a PB_EINPUT error naming the file and the node or line.
+ * (pb_builder_finish names a node on the cycle), malformed, negative or
+ * absurd (> 1e18) numbers, bad shapes, several graphs in one file and text
+ * after the graph give a PB_EINPUT error naming the file and the node or line.
  */
 #include <errno.h>
 #include <graphviz/cgraph.h>
@@ -133,7 +134,9 @@ static int parse_amount(const char *s, double *out)
 	}
 	while (*end == ' ')
 		end++;
-	if (*end || !isfinite(v) || v < 0 || !isfinite(v * mul))
+	/* 1e18 (an exa-MAC) is beyond any real layer; larger values are typos
+	 * and would not print in the tables. */
+	if (*end || !isfinite(v) || v < 0 || !(v * mul <= 1e18))
 		return -1;
 	*out = v * mul;
 	return 0;
@@ -147,7 +150,8 @@ static int node_amount(Agnode_t *n, const char *attr, const char *file, double *
 		return PB_OK;
 	if (parse_amount(v, out) != 0)
 		return pb_err(err, PB_EINPUT,
-		              "%s: node '%s': %s=\"%s\" is not a non-negative number", file,
+		              "%s: node '%s': %s=\"%s\" is not a non-negative number (at most 1e18)",
+		              file,
 		              agnameof(n), attr, v);
 	return PB_OK;
 }
@@ -513,12 +517,33 @@ int pb_dot_load_buffer(const char *text, size_t len, const char *name, const pb_
 	agusererrf prev = agseterrf(dot_errf);
 	agreseterrors();
 	agreadline(1);
-	Agraph_t *G = agmemread(buf);
+	/* agread on a memory stream (not agmemread) so that the rest of the file
+	 * is read too: a second graph or trailing text would otherwise be
+	 * silently ignored. Reading to the end also leaves cgraph's lexer with
+	 * nothing buffered for the next file. */
+	FILE *mf = fmemopen(buf, len, "r");
+	Agraph_t *G = mf ? agread(mf, NULL) : NULL;
+	int more = 0;
+	if (G && !agerrors()) {
+		Agraph_t *G2;
+		while ((G2 = agread(mf, NULL)) != NULL) {
+			more++;
+			agclose(G2);
+		}
+	}
+	if (mf)
+		fclose(mf);
 	/* A number split in two ("macs=5.4M" unquoted) silently changes the
 	 * graph even when the parse succeeds: treat it as an error. */
 	int errors = agerrors() || strstr(dot_errbuf, "badly delimited number") != NULL;
 	agseterrf(prev);
 	free(buf);
+	if (G && !errors && more) {
+		agclose(G);
+		return pb_err(err, PB_EINPUT,
+		              "%s: the file holds %d graphs; partbench reads one digraph per file",
+		              name, more + 1);
+	}
 	if (!G || errors) {
 		if (G)
 			agclose(G);

@@ -726,6 +726,18 @@ int pb_builder_finish(pb_builder *b, const pb_load_opts *opts, pb_graph **out, p
 			pb_builder_free(b);
 			return PB_EUSAGE;
 		}
+		/* A different rank is a typo, not a size: the shape rules would
+		 * silently fall back to the file's value_info. */
+		const pb_tensor *t = &g->tensors[tid];
+		if (t->rank >= 0 && t->rank != opts->overrides[k].rank) {
+			char shp[160];
+			pb_tensor_shape_str(t, shp, sizeof shp);
+			pb_err(err, PB_EUSAGE,
+			       "%s: --input gives '%s' %d dims, but the model declares rank %d (%s)",
+			       g->path, t->name, opts->overrides[k].rank, t->rank, shp);
+			pb_builder_free(b);
+			return PB_EUSAGE;
+		}
 	}
 
 	/* Producers; a tensor produced twice is an error. */
@@ -1212,12 +1224,16 @@ int pb_parse_input_override(const char *spec, pb_input_override *out, pb_error *
 	const char *p = eq + 1;
 	while (*p) {
 		char *end;
+		errno = 0;
 		long long d = strtoll(p, &end, 10);
-		if (end == p || d < 0 || out->rank >= PB_MAX_RANK || (*end && *end != ',')) {
+		/* Dims above 2^40 would leave every shape product unknown (the shape
+		 * rules' overflow bound); say so instead. */
+		if (end == p || d < 0 || d > PB_INPUT_DIM_MAX || errno == ERANGE ||
+		    out->rank >= PB_MAX_RANK || (*end && *end != ',')) {
 			pb_input_override_free(out);
 			return pb_err(
 			    err, PB_EUSAGE,
-			    "--input '%s': dims must be non-negative integers separated by "
+			    "--input '%s': dims must be integers from 0 to 2^40 separated by "
 			    "commas (at most %d)",
 			    spec, PB_MAX_RANK);
 		}

@@ -202,7 +202,9 @@ void pb_graph_free(pb_graph *g);
 /* ---- building (used by loaders and transformations) ---- */
 typedef struct pb_builder pb_builder;
 
-/* Input dimension overrides from the command line: "x=1,3,640,640". */
+/* Input dimension overrides from the command line: "x=1,3,640,640". Each
+ * dim is at most PB_INPUT_DIM_MAX; the rank must match the declared one. */
+#define PB_INPUT_DIM_MAX ((long long)1 << 40)
 typedef struct pb_input_override {
 	char *name;
 	int rank;

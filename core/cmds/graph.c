@@ -210,11 +210,43 @@ static json_t *totals_json(const pb_graph *g)
 	return t;
 }
 
+/* One model at most: a second positional is a typo (a missing option name),
+ * not something to ignore. */
+static int one_model_only(const pb_command *cmd, const pb_args *a, pb_error *err)
+{
+	if (a->n_pos > 1)
+		return pb_err(err, PB_EUSAGE, "%s: unexpected argument '%s' (usage: %s)", cmd->name,
+		              a->pos[1], cmd->usage);
+	return PB_OK;
+}
+
+/* A CSV field, quoted (always, or only when it holds a comma, quote or line
+ * break) with inner quotes doubled (RFC 4180): ONNX names may hold anything. */
+static void csv_field(FILE *out, const char *s, int always)
+{
+	if (!always && !s[strcspn(s, ",\"\r\n")]) {
+		fputs(s, out);
+		return;
+	}
+	fputc('"', out);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', out);
+		fputc(*s, out);
+	}
+	fputc('"', out);
+}
+
 static int cmd_info(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, pb_error *err)
 {
 	const pb_graph *g = ctx->s->graph;
 	long top;
-	int rc = pb_args_int(a, "top", 0, 0, 1L << 30, &top, err);
+	int rc = one_model_only(cmd, a, err);
+	if (rc)
+		return rc;
+	if (pb_args_has(a, "json") && pb_args_has(a, "csv"))
+		return pb_err(err, PB_EUSAGE, "info: --json and --csv exclude each other");
+	rc = pb_args_int(a, "top", 0, 0, 1L << 30, &top, err);
 	if (rc)
 		return rc;
 	int *idx = malloc((size_t)(g->n_nodes + 1) * sizeof *idx);
@@ -256,9 +288,13 @@ static int cmd_info(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, pb
 		fprintf(ctx->out, "id,name,op,shape,macs,flops,params,activation_bytes\n");
 		for (int k = 0; k < n; k++) {
 			const pb_node *nd = &g->nodes[idx[k]];
-			fprintf(ctx->out, "%d,\"%s\",%s,%s,%.0f,%.0f,%.0f,%.0f\n", idx[k], nd->name,
-			        nd->op, first_output_shape(g, nd, shape, sizeof shape),
-			        nd->cost.macs, nd->cost.flops, nd->cost.params, nd->cost.out_bytes);
+			fprintf(ctx->out, "%d,", idx[k]);
+			csv_field(ctx->out, nd->name, 1);
+			fputc(',', ctx->out);
+			csv_field(ctx->out, nd->op, 0);
+			fprintf(ctx->out, ",%s,%.0f,%.0f,%.0f,%.0f\n",
+			        first_output_shape(g, nd, shape, sizeof shape), nd->cost.macs,
+			        nd->cost.flops, nd->cost.params, nd->cost.out_bytes);
 		}
 	} else {
 		char m[32], p[32], b[32];
@@ -305,9 +341,12 @@ static const pb_opt convert_opts[] = {
 static int cmd_convert(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, pb_error *err)
 {
 	const char *outp = pb_args_str(a, "output", NULL);
+	int rc = one_model_only(cmd, a, err);
+	if (rc)
+		return rc;
 	if (!outp)
 		return pb_err(err, PB_EUSAGE, "convert: -o FILE is required");
-	int rc = pb_json_graph_save(ctx->s->graph, outp, err);
+	rc = pb_json_graph_save(ctx->s->graph, outp, err);
 	if (rc == PB_OK)
 		fprintf(ctx->log, "wrote %s (%d nodes)\n", outp, ctx->s->graph->n_nodes);
 	return rc;

@@ -43,6 +43,20 @@ expect 1 "unknown option" -- "$bin" convert models/tiny_branches.dot --no-such-o
 grep -q -- "--no-such-option" "$tmp/err" || fail "unknown option not named: $(cat "$tmp/err")"
 expect 1 "convert without -o" -- "$bin" convert models/tiny_branches.dot
 expect 1 "convert without a model" -- "$bin" convert -o "$tmp/x.json"
+expect 1 "info with two models" -- "$bin" info models/tiny_branches.dot models/resnet18.onnx
+grep -q "unexpected argument 'models/resnet18.onnx'" "$tmp/err" || fail "extra argument not named: $(cat "$tmp/err")"
+expect 1 "convert with an extra argument" -- "$bin" convert models/tiny_branches.dot out.json
+expect 1 "info --json --csv" -- "$bin" info models/tiny_branches.dot --json --csv
+expect 1 "--input of the wrong rank" -- "$bin" info models/resnet18.onnx --input input.1=1,3
+grep -q "rank 4" "$tmp/err" || fail "wrong --input rank not explained: $(cat "$tmp/err")"
+expect 1 "--input dim overflow" -- "$bin" info models/resnet18.onnx --input input.1=1,3,99999999999999999999,1
+expect 1 "--top not a number" -- "$bin" info models/resnet18.onnx --top x
+
+# ---- CSV quoting: names with commas and quotes stay one field
+printf 'digraph { "a,\\"b" [op=Conv macs=5]; }\n' >"$tmp/q.dot"
+expect 0 "csv of odd names" -- "$bin" info --csv "$tmp/q.dot"
+python3 -c 'import csv,sys; r=list(csv.reader(open(sys.argv[1]))); assert r[1][1]=="a,\"b" and r[1][4]=="5", r' "$tmp/out" ||
+	fail "info --csv does not quote names: $(cat "$tmp/out")"
 
 # ---- bad input: exit 2 with the file named
 printf 'digraph { a -> b; c -> ; }\n' >"$tmp/broken.dot"

@@ -105,6 +105,13 @@ static void test_input_override(void **state)
 	pb_input_override_free(&o);
 	assert_int_equal(pb_parse_input_override("x=1,a", &o, &err), PB_EUSAGE);
 	assert_int_equal(pb_parse_input_override("=1", &o, &err), PB_EUSAGE);
+	/* out of range: overflow, negative, above 2^40 */
+	assert_int_equal(pb_parse_input_override("x=99999999999999999999,3", &o, &err), PB_EUSAGE);
+	assert_non_null(strstr(err.msg, "2^40"));
+	assert_int_equal(pb_parse_input_override("x=1,-3", &o, &err), PB_EUSAGE);
+	assert_int_equal(pb_parse_input_override("x=1099511627777", &o, &err), PB_EUSAGE);
+	assert_int_equal(pb_parse_input_override("x=1099511627776", &o, &err), PB_OK);
+	pb_input_override_free(&o);
 }
 
 static void test_plan_roundtrip(void **state)

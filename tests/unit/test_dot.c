@@ -179,6 +179,11 @@ static void test_errors(void **state)
 	expect_error("digraph { a [macs=5.4M]; }", "line 1", "badly delimited number '5.4M'");
 	expect_error("digraph { a -> 2K; }", "badly delimited number", NULL);
 	expect_error("this is not dot", NULL, NULL);
+	/* numbers no layer has, several graphs, text after the graph */
+	expect_error("digraph { x [macs=\"1e300\"]; }", "'x'", "macs");
+	expect_error("digraph { x [flops=\"2000000T\"]; }", "'x'", "flops");
+	expect_error("digraph a { x } digraph b { y }", "2 graphs", NULL);
+	expect_error("digraph a { x } trailing", "line 1", NULL);
 	/* the parser recovers: a valid graph right after an error loads */
 	pb_error err = {0};
 	pb_graph *g = load_str("digraph { p -> q; }", "ok.dot", &err);

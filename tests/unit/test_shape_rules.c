@@ -461,6 +461,16 @@ static void test_symbolic_input_override(void **state)
 	assert_int_equal(err.code, PB_EUSAGE);
 	assert_non_null(strstr(err.msg, "not a model input"));
 	pb_input_override_free(&o);
+
+	/* A rank other than the declared one is a usage error naming both. */
+	assert_int_equal(pb_parse_input_override("x=5,3,1", &o, &err), PB_OK);
+	pb_load_opts rank3 = {&o, 1, 0};
+	assert_null(mb_load(&b, &rank3, &err));
+	assert_int_equal(err.code, PB_EUSAGE);
+	assert_non_null(strstr(err.msg, "'x' 3 dims"));
+	if (!strstr(err.msg, "declares rank 2"))
+		fail_msg("%s", err.msg);
+	pb_input_override_free(&o);
 	mb_free(&b);
 }
 
