@@ -2,7 +2,8 @@
  * dot_load.c — Graphviz DOT graphs (.dot/.gv) as partbench Graphs, via cgraph.
  *
  * This lets people feed hand-made or foreign graphs. The file is parsed by
- * cgraph (agread on the whole buffer: exactly one graph, nothing after it); the mapping to a pb_graph is:
+ * cgraph (agread on the whole buffer: exactly one graph, nothing after it);
+ * the mapping to a pb_graph is:
  *
  *  - every DOT node becomes one graph node named after it, with op = the `op`
  *    attribute ("Op" when absent), producing one tensor with the node's name;
@@ -149,10 +150,10 @@ static int node_amount(Agnode_t *n, const char *attr, const char *file, double *
 	if (!v)
 		return PB_OK;
 	if (parse_amount(v, out) != 0)
-		return pb_err(err, PB_EINPUT,
-		              "%s: node '%s': %s=\"%s\" is not a non-negative number (at most 1e18)",
-		              file,
-		              agnameof(n), attr, v);
+		return pb_err(
+		    err, PB_EINPUT,
+		    "%s: node '%s': %s=\"%s\" is not a non-negative number (at most 1e18)", file,
+		    agnameof(n), attr, v);
 	return PB_OK;
 }
 

@@ -732,9 +732,10 @@ int pb_builder_finish(pb_builder *b, const pb_load_opts *opts, pb_graph **out, p
 		if (t->rank >= 0 && t->rank != opts->overrides[k].rank) {
 			char shp[160];
 			pb_tensor_shape_str(t, shp, sizeof shp);
-			pb_err(err, PB_EUSAGE,
-			       "%s: --input gives '%s' %d dims, but the model declares rank %d (%s)",
-			       g->path, t->name, opts->overrides[k].rank, t->rank, shp);
+			pb_err(
+			    err, PB_EUSAGE,
+			    "%s: --input gives '%s' %d dims, but the model declares rank %d (%s)",
+			    g->path, t->name, opts->overrides[k].rank, t->rank, shp);
 			pb_builder_free(b);
 			return PB_EUSAGE;
 		}

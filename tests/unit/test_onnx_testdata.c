@@ -230,8 +230,9 @@ static int run_one(const char *name, int rules_only, op_count *ops, int *n_ops, 
 				                        d ? "x" : "", (long long)t->dims[d]);
 			if (t->n_dims == 0)
 				snprintf(want, sizeof want, "scalar");
-			printf("  MISMATCH%s %s output %zu '%s': inferred %s, expected %s\n", rules_only ? " (rules only)" : "", name, i,
-			       gp->output[i]->name, got, want);
+			printf("  MISMATCH%s %s output %zu '%s': inferred %s, expected %s\n",
+			       rules_only ? " (rules only)" : "", name, i, gp->output[i]->name, got,
+			       want);
 			result = -1;
 		}
 		onnx__tensor_proto__free_unpacked(t, NULL);
