@@ -27,32 +27,52 @@ struct conv_entry {
 	pb_conv_ukr fn;
 };
 
+/* The kernel lists, one instantiation per line; clang-format 14 re-wraps
+ * these macro bodies differently on every pass (never a fixed point). */
+// clang-format off
 #define PB_GEMM_U(X, VT, VW, MR, NR) X(VT, VW, MR, NR, 1) X(VT, VW, MR, NR, 4)
 #define PB_GEMM_LIST(X)                                                                            \
 	PB_GEMM_U(X, float, 1, 2, 8)                                                               \
 	PB_GEMM_U(X, float, 1, 2, 16)                                                              \
-	PB_GEMM_U(X, float, 1, 4, 8) PB_GEMM_U(X, pb_v4, 4, 2, 8) PB_GEMM_U(X, pb_v4, 4, 2, 16)    \
-	    PB_GEMM_U(X, pb_v4, 4, 2, 32) PB_GEMM_U(X, pb_v4, 4, 4, 8)                             \
-	        PB_GEMM_U(X, pb_v4, 4, 4, 16) PB_GEMM_U(X, pb_v4, 4, 4, 32)                        \
-	            PB_GEMM_U(X, pb_v4, 4, 6, 8) PB_GEMM_U(X, pb_v4, 4, 6, 16)                     \
-	                PB_GEMM_U(X, pb_v4, 4, 8, 8) PB_GEMM_U(X, pb_v4, 4, 8, 16)                 \
-	                    PB_GEMM_U(X, pb_v8, 8, 2, 8) PB_GEMM_U(X, pb_v8, 8, 2, 16)             \
-	                        PB_GEMM_U(X, pb_v8, 8, 2, 32) PB_GEMM_U(X, pb_v8, 8, 4, 8)         \
-	                            PB_GEMM_U(X, pb_v8, 8, 4, 16) PB_GEMM_U(X, pb_v8, 8, 4, 32)    \
-	                                PB_GEMM_U(X, pb_v8, 8, 6, 8) PB_GEMM_U(X, pb_v8, 8, 6, 16) \
-	                                    PB_GEMM_U(X, pb_v8, 8, 6, 32)                          \
-	                                        PB_GEMM_U(X, pb_v8, 8, 8, 8)                       \
-	                                            PB_GEMM_U(X, pb_v8, 8, 8, 16)                  \
-	                                                PB_GEMM_U(X, pb_v8, 8, 8, 32)
+	PB_GEMM_U(X, float, 1, 4, 8)                                                               \
+	PB_GEMM_U(X, pb_v4, 4, 2, 8)                                                               \
+	PB_GEMM_U(X, pb_v4, 4, 2, 16)                                                              \
+	PB_GEMM_U(X, pb_v4, 4, 2, 32)                                                              \
+	PB_GEMM_U(X, pb_v4, 4, 4, 8)                                                               \
+	PB_GEMM_U(X, pb_v4, 4, 4, 16)                                                              \
+	PB_GEMM_U(X, pb_v4, 4, 4, 32)                                                              \
+	PB_GEMM_U(X, pb_v4, 4, 6, 8)                                                               \
+	PB_GEMM_U(X, pb_v4, 4, 6, 16)                                                              \
+	PB_GEMM_U(X, pb_v4, 4, 8, 8)                                                               \
+	PB_GEMM_U(X, pb_v4, 4, 8, 16)                                                              \
+	PB_GEMM_U(X, pb_v8, 8, 2, 8)                                                               \
+	PB_GEMM_U(X, pb_v8, 8, 2, 16)                                                              \
+	PB_GEMM_U(X, pb_v8, 8, 2, 32)                                                              \
+	PB_GEMM_U(X, pb_v8, 8, 4, 8)                                                               \
+	PB_GEMM_U(X, pb_v8, 8, 4, 16)                                                              \
+	PB_GEMM_U(X, pb_v8, 8, 4, 32)                                                              \
+	PB_GEMM_U(X, pb_v8, 8, 6, 8)                                                               \
+	PB_GEMM_U(X, pb_v8, 8, 6, 16)                                                              \
+	PB_GEMM_U(X, pb_v8, 8, 6, 32)                                                              \
+	PB_GEMM_U(X, pb_v8, 8, 8, 8)                                                               \
+	PB_GEMM_U(X, pb_v8, 8, 8, 16)                                                              \
+	PB_GEMM_U(X, pb_v8, 8, 8, 32)
 
 #define PB_CONV_U(X, VT, VW, KB, OWV) X(VT, VW, KB, OWV, 1) X(VT, VW, KB, OWV, 4)
 #define PB_CONV_KB(X, VT, VW)                                                                      \
 	PB_CONV_U(X, VT, VW, 1, 1)                                                                 \
 	PB_CONV_U(X, VT, VW, 1, 2)                                                                 \
-	PB_CONV_U(X, VT, VW, 1, 4) PB_CONV_U(X, VT, VW, 2, 1) PB_CONV_U(X, VT, VW, 2, 2)           \
-	    PB_CONV_U(X, VT, VW, 2, 4) PB_CONV_U(X, VT, VW, 4, 1) PB_CONV_U(X, VT, VW, 4, 2)       \
-	        PB_CONV_U(X, VT, VW, 4, 4) PB_CONV_U(X, VT, VW, 8, 1) PB_CONV_U(X, VT, VW, 8, 2)
+	PB_CONV_U(X, VT, VW, 1, 4)                                                                 \
+	PB_CONV_U(X, VT, VW, 2, 1)                                                                 \
+	PB_CONV_U(X, VT, VW, 2, 2)                                                                 \
+	PB_CONV_U(X, VT, VW, 2, 4)                                                                 \
+	PB_CONV_U(X, VT, VW, 4, 1)                                                                 \
+	PB_CONV_U(X, VT, VW, 4, 2)                                                                 \
+	PB_CONV_U(X, VT, VW, 4, 4)                                                                 \
+	PB_CONV_U(X, VT, VW, 8, 1)                                                                 \
+	PB_CONV_U(X, VT, VW, 8, 2)
 #define PB_CONV_LIST(X) PB_CONV_KB(X, float, 1) PB_CONV_KB(X, pb_v4, 4) PB_CONV_KB(X, pb_v8, 8)
+// clang-format on
 
 #define PB_ISA base
 #include "tune/ukernels_tmpl.h"
