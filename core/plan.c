@@ -3,8 +3,9 @@
  */
 #include "plan.h"
 
+#include "atomic_file.h"
+
 #include <errno.h>
-#include <fcntl.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -263,30 +264,20 @@ int pb_json_save_atomic(json_t *j, const char *path, pb_error *err)
 
 int pb_json_save_atomic_flags(json_t *j, const char *path, size_t flags, pb_error *err)
 {
-	size_t len = strlen(path) + 16;
-	char *tmp = malloc(len);
-	if (!tmp)
+	char *text = json_dumps(j, flags);
+	if (!text)
 		return pb_err(err, PB_ENOMEM, "%s: out of memory", path);
-	snprintf(tmp, len, "%s.tmp", path);
-	FILE *f = fopen(tmp, "w");
-	if (!f) {
-		int e = errno;
-		free(tmp);
-		return pb_err(err, PB_EINPUT, "%s: cannot write: %s", path, strerror(e));
+	size_t len = strlen(text);
+	char *data = realloc(text, len + 2);
+	if (!data) {
+		free(text);
+		return pb_err(err, PB_ENOMEM, "%s: out of memory", path);
 	}
-	int bad = json_dumpf(j, f, flags) != 0;
-	bad |= fputc('\n', f) == EOF;
-	bad |= fflush(f) != 0;
-	bad |= fsync(fileno(f)) != 0;
-	bad |= fclose(f) != 0;
-	if (bad || rename(tmp, path) != 0) {
-		int e = errno;
-		unlink(tmp);
-		free(tmp);
-		return pb_err(err, PB_EINPUT, "%s: write failed: %s", path, strerror(e));
-	}
-	free(tmp);
-	return PB_OK;
+	data[len] = '\n';
+	data[len + 1] = '\0';
+	int rc = pb_write_file_atomic(path, data, len + 1, err);
+	free(data);
+	return rc;
 }
 
 int pb_plan_save(const pb_plan *p, const char *const *node_names, const char *path, pb_error *err)

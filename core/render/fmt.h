@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "atomic_file.h"
 #include "error.h"
 
 /* SI-scaled number: 1234567 -> "1.23 M", 512 -> "512". */
@@ -30,7 +31,5 @@ int pb_utf8_len(const unsigned char *p);
  * bytes become '?' and control characters other than \n and \t a space, so
  * any model name gives well-formed XML. */
 void pb_xml_escape(FILE *f, const char *s);
-/* Writes data to path atomically (PATH.tmp, fsync, rename). */
-int pb_write_file_atomic(const char *path, const char *data, size_t len, pb_error *err);
 
 #endif
