@@ -7,6 +7,7 @@
  * flagged PB_CMD_GRAPH / PB_CMD_LAYOUT before calling the handler.
  */
 #include "commands.h"
+#include "script/script.h"
 
 #include <stdarg.h>
 #include <stdlib.h>
@@ -142,7 +143,11 @@ int pb_cmd_run_argv(pb_cmd_ctx *ctx, int argc, char **argv, pb_error *err)
 	rc = prepare_session(ctx, c, &a, err);
 	if (rc)
 		return rc;
-	return c->fn(ctx, c, &a, err);
+	rc = c->fn(ctx, c, &a, err);
+	/* a Lua event callback that failed during a command typed outside any
+	 * script (workbench, CLI) is a warning, not lost */
+	pb_script_report_event_error(ctx->s, ctx->log ? ctx->log : ctx->out);
+	return rc;
 }
 
 int pb_cmd_split(const char *line, char ***argv_out)

@@ -166,7 +166,7 @@ static int cmd_step(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, pb
 	if (!s->solver)
 		return pb_err(err, PB_EUSAGE,
 		              "step: no solver is running (start one, e.g. 'partition --method rl "
-		              "--steppable')");
+		              "--start')");
 	long n;
 	int rc = pb_args_int(a, "count", 1, 1, 100000000, &n, err);
 	if (rc)

@@ -1,13 +1,23 @@
 /*
  * sandbox.c — the safe Lua state (see sandbox.h).
  *
- * Memory: the allocator counts live bytes and refuses growth past the cap, so
- * a huge allocation becomes an ordinary Lua "not enough memory" error.
+ * Memory: the allocator counts live bytes and, while script code runs (inside
+ * pb_lua_call), refuses growth past the cap, so a huge allocation becomes an
+ * ordinary Lua "not enough memory" error. Outside calls (C building a
+ * callback's arguments, a command run by pb.cmd) the cap is not enforced: a
+ * refused allocation there would be a Lua error outside any protected call.
  * Instructions: a count hook every 1000 instructions raises an error once the
- * budget of the current top-level call is spent.
+ * budget of the current top-level call is spent; from then on it fires on
+ * every instruction, so a script that catches the error with pcall is
+ * stopped again at its next instruction. The hook also remembers the
+ * script's position (file:line), which a memory error (raised without a
+ * message handler) reports.
  * Globals: the safe library functions live in a hidden table G; every chunk
- * gets env = setmetatable({}, {__index = G}), so scripts cannot change what
- * other scripts see.
+ * gets env = setmetatable({string = copy, ..., _G = env, load = load bound to
+ * env}, {__index = G, __metatable = false}): library tables are copies and G
+ * is out of reach, so scripts cannot change what other scripts see. The
+ * string metatable is hidden too, and metatables with __gc are refused (a
+ * finalizer would run at an arbitrary allocation, outside the budget).
  */
 #include "sandbox.h"
 
@@ -22,7 +32,11 @@ struct pb_lua {
 	lua_State *L;
 	size_t used, cap;
 	long budget, left;
-	int safe_ref; /* registry ref of the safe globals table */
+	int safe_ref;   /* registry ref of the safe globals table */
+	int load_ref;   /* registry ref of the original load */
+	int enforce;    /* the memory cap applies (script code is running) */
+	int exhausted;  /* the budget ran out in the current top-level call */
+	char where[96]; /* "file:line" of the script when the hook last ran */
 };
 
 static void *sandbox_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
@@ -35,7 +49,7 @@ static void *sandbox_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
 		free(ptr);
 		return NULL;
 	}
-	if (nsize > osize && S->used + (nsize - osize) > S->cap)
+	if (S->enforce && nsize > osize && S->used + (nsize - osize) > S->cap)
 		return NULL;
 	void *np = realloc(ptr, nsize);
 	if (np)
@@ -45,18 +59,25 @@ static void *sandbox_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
 
 static void count_hook(lua_State *L, lua_Debug *ar)
 {
-	(void)ar;
 	pb_lua *S;
 	lua_getallocf(L, (void **)&S);
-	S->left -= 1000;
-	if (S->left < 0)
+	if (lua_getinfo(L, "Sl", ar) && ar->currentline > 0)
+		snprintf(S->where, sizeof S->where, "%s:%d", ar->short_src, ar->currentline);
+	S->left -= S->exhausted ? 1 : 1000;
+	if (S->left < 0) {
+		if (!S->exhausted) { /* fire on every instruction: pcall cannot outlast it */
+			S->exhausted = 1;
+			lua_sethook(L, count_hook, LUA_MASKCOUNT, 1);
+		}
 		luaL_error(L,
 		           "instruction budget exhausted (%d million instructions): infinite loop?",
 		           (int)(S->budget / 1000000));
+	}
 }
 
 /* load() that accepts text chunks only; chunks without an explicit env get
- * the safe globals (upvalue 2). Upvalue 1 is the original load. */
+ * the calling script's environment (upvalue 2). Upvalue 1 is the original
+ * load. */
 static int safe_load(lua_State *L)
 {
 	luaL_checkany(L, 1);
@@ -72,6 +93,42 @@ static int safe_load(lua_State *L)
 	lua_pushvalue(L, lua_upvalueindex(1));
 	lua_insert(L, 1);
 	lua_call(L, 4, LUA_MULTRET);
+	return lua_gettop(L);
+}
+
+/* setmetatable() that refuses __gc: a finalizer would run during some later
+ * allocation, possibly outside any script call and its budget. */
+static int safe_setmetatable(lua_State *L)
+{
+	lua_pushliteral(L, "__gc");
+	if (lua_istable(L, 2) && lua_rawget(L, 2) != LUA_TNIL)
+		return luaL_error(L, "setmetatable: __gc metamethods are not allowed in scripts");
+	lua_settop(L, 2);
+	lua_pushvalue(L, lua_upvalueindex(1));
+	lua_insert(L, 1);
+	lua_call(L, 2, 1);
+	return 1;
+}
+
+/* xpcall(f, h, ...) as pcall plus h(error) called afterwards, not as a
+ * message handler: Lua runs message handlers of errors raised by the count
+ * hook with hooks disabled, so a handler that loops would never be stopped.
+ * (Scripts have no debug library, so a handler cannot inspect the stack.) */
+static int safe_xpcall(lua_State *L)
+{
+	int n = lua_gettop(L);
+	luaL_checktype(L, 2, LUA_TFUNCTION);
+	lua_pushvalue(L, 2);
+	lua_insert(L, 1); /* h, f, h, args... */
+	lua_remove(L, 3); /* h, f, args... */
+	if (lua_pcall(L, n - 2, LUA_MULTRET, 0) == LUA_OK) {
+		lua_pushboolean(L, 1);
+		lua_replace(L, 1);
+		return lua_gettop(L);
+	}
+	lua_pcall(L, 1, LUA_MULTRET, 0); /* h(err): its results, or its own error */
+	lua_pushboolean(L, 0);
+	lua_insert(L, 1);
 	return lua_gettop(L);
 }
 
@@ -104,13 +161,22 @@ static void build_safe_globals(pb_lua *S)
 		lua_getglobal(L, libs[i]);
 		lua_setfield(L, -2, libs[i]);
 	}
+	lua_pushcfunction(L, safe_xpcall);
+	lua_setfield(L, -2, "xpcall");
+	lua_getglobal(L, "setmetatable");
+	lua_pushcclosure(L, safe_setmetatable, 1);
+	lua_setfield(L, -2, "setmetatable");
 	lua_getglobal(L, "load");
-	lua_pushvalue(L, -2);
-	lua_pushcclosure(L, safe_load, 2);
-	lua_setfield(L, -2, "load");
-	lua_pushvalue(L, -1);
-	lua_setfield(L, -2, "_G");
+	S->load_ref = luaL_ref(L, LUA_REGISTRYINDEX);
 	S->safe_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+	/* Hide the string metatable: its __index is the shared string library. */
+	lua_pushliteral(L, "");
+	if (lua_getmetatable(L, -1)) {
+		lua_pushboolean(L, 0);
+		lua_setfield(L, -2, "__metatable");
+		lua_pop(L, 1);
+	}
+	lua_pop(L, 1);
 	/* Strip dangerous globals from the real _G as well. */
 	const char *bad[] = {"dofile", "loadfile", "require", "collectgarbage", "load", NULL};
 	for (int i = 0; bad[i]; i++) {
@@ -160,15 +226,42 @@ lua_State *pb_lua_state(pb_lua *S)
 	return S->L;
 }
 
+/* env = setmetatable({<copies of the library tables>, _G = env, load = ...},
+ * {__index = safe, __metatable = false}) */
 static void push_new_env(pb_lua *S)
 {
 	lua_State *L = S->L;
-	/* env = setmetatable({}, {__index = safe}) */
 	lua_newtable(L);
-	lua_newtable(L);
+	int env = lua_gettop(L);
 	lua_rawgeti(L, LUA_REGISTRYINDEX, S->safe_ref);
+	lua_pushnil(L);
+	while (lua_next(L, -2)) { /* safe: key, value */
+		if (lua_type(L, -1) == LUA_TTABLE && lua_type(L, -2) == LUA_TSTRING) {
+			lua_newtable(L);
+			lua_pushnil(L);
+			while (lua_next(L, -3)) {
+				lua_pushvalue(L, -2);
+				lua_insert(L, -2);
+				lua_rawset(L, -4);
+			}
+			lua_pushvalue(L, -3);
+			lua_insert(L, -2);
+			lua_rawset(L, env);
+		}
+		lua_pop(L, 1);
+	}
+	lua_newtable(L); /* the metatable */
+	lua_insert(L, -2);
 	lua_setfield(L, -2, "__index");
-	lua_setmetatable(L, -2);
+	lua_pushboolean(L, 0);
+	lua_setfield(L, -2, "__metatable");
+	lua_setmetatable(L, env);
+	lua_pushvalue(L, env);
+	lua_setfield(L, env, "_G");
+	lua_rawgeti(L, LUA_REGISTRYINDEX, S->load_ref);
+	lua_pushvalue(L, env);
+	lua_pushcclosure(L, safe_load, 2);
+	lua_setfield(L, env, "load");
 }
 
 int pb_lua_new_env(pb_lua *S)
@@ -244,18 +337,24 @@ int pb_lua_call(pb_lua *S, int nargs, int nresults, pb_error *err)
 	int outer = lua_gethook(L) != NULL;
 	if (!outer) {
 		S->left = S->budget;
+		S->exhausted = 0;
+		S->where[0] = '\0';
 		lua_sethook(L, count_hook, LUA_MASKCOUNT, 1000);
 	}
+	int enforce = S->enforce;
+	S->enforce = 1;
 	int rc = lua_pcall(L, nargs, nresults, base);
+	S->enforce = enforce;
 	if (!outer)
 		lua_sethook(L, NULL, 0, 0);
 	lua_remove(L, base);
 	if (rc != LUA_OK) {
 		const char *msg = lua_tostring(L, -1);
 		if (rc == LUA_ERRMEM)
-			pb_err(err, PB_ENOMEM,
-			       "not enough memory: the script exceeded its memory cap of %zu MiB",
-			       S->cap >> 20);
+			pb_err(
+			    err, PB_ENOMEM,
+			    "%s%snot enough memory: the script exceeded its memory cap of %zu MiB",
+			    S->where, S->where[0] ? ": " : "", S->cap >> 20);
 		else
 			pb_err(err, PB_EINPUT, "%s", msg ? msg : "script error");
 		lua_pop(L, 1);
@@ -420,6 +519,18 @@ void pb_lua_set_global(pb_lua *S, const char *name)
 size_t pb_lua_memory(pb_lua *S)
 {
 	return S->used;
+}
+
+int pb_lua_cap_suspend(pb_lua *S, int suspend)
+{
+	int was = S->enforce;
+	S->enforce = !suspend && was;
+	return was;
+}
+
+void pb_lua_cap_restore(pb_lua *S, int was)
+{
+	S->enforce = was;
 }
 
 void pb_lua_push_json(lua_State *L, const json_t *j)

@@ -3,7 +3,8 @@
  *
  * Follows the Redis pattern: only base (without dofile, loadfile, and load of
  * binary chunks), string, table, math and utf8 are opened; each chunk runs in
- * its own _ENV whose reads fall back to the shared safe globals; an
+ * its own _ENV with its own copies of the library tables, whose other reads
+ * fall back to the (unreachable) shared safe globals; an
  * instruction budget (count hook) stops runaway loops; a custom allocator caps
  * memory. Every call goes through pb_lua_call(), which adds a traceback.
  */
@@ -55,6 +56,12 @@ int pb_lua_run_string(pb_lua *S, const char *text, const char *name, pb_error *e
 void pb_lua_set_global(pb_lua *S, const char *name);
 /* Memory currently held by the state, in bytes. */
 size_t pb_lua_memory(pb_lua *S);
+/* The memory cap applies only while script code runs. A C function called by
+ * a script that runs other work (pb.cmd) suspends it, so that work's own Lua
+ * pushes cannot fail outside a protected call: was = suspend(S, 1) ...
+ * restore(S, was). */
+int pb_lua_cap_suspend(pb_lua *S, int suspend);
+void pb_lua_cap_restore(pb_lua *S, int was);
 
 /* Converts the Lua value at idx into JSON (tables with 1..n keys become
  * arrays; functions and userdata are an error naming the key path). */

@@ -6,9 +6,12 @@
  * graph_gen, so a handle whose graph was closed or replaced raises a clear
  * Lua error instead of touching freed memory.
  *
- * Rollback: before a script runs, the plan is copied and the undo depth noted;
- * if the script fails, undo entries it added are dropped and the copy is put
- * back, so a failing script leaves the session unchanged.
+ * Rollback: before a script runs, the plan, the undo and redo histories and
+ * the view are copied, the layout's path and the registries' sizes noted; if
+ * the script fails, all of them are put back (the layout reloaded when it was
+ * replaced, heuristics, rules and callbacks it registered dropped), so a
+ * failing script leaves the session unchanged. Only a model the script opened
+ * (or a graph transformation it ran) stays: the old plans no longer fit it.
  */
 #include "script.h"
 
@@ -49,7 +52,9 @@ struct pb_script {
 	int n_ev;
 	int console_env; /* registry ref: the `lua` console's shared environment */
 	int in_event;
-	int matched; /* rule index of the last match_rule hit, -1 */
+	int running;    /* scripts running (nested through pb.cmd('source ...')) */
+	int hw_changed; /* the layout was replaced (a PB_EVENT_HW was seen) */
+	int matched;    /* rule index of the last match_rule hit, -1 */
 	char event_err[1024];
 	int has_event_err;
 };
@@ -458,16 +463,19 @@ static int l_cmd(lua_State *L)
 		sub.progress_ud = sc->ctx->progress_ud;
 	}
 	pb_error err = {0};
+	/* The command's own Lua pushes (callback arguments) must not hit the cap:
+	 * they are not inside a protected call. */
+	int cap = pb_lua_cap_suspend(sc->S, 1);
 	int rc = pb_cmd_run_line(&sub, line, &err);
 	fclose(mem);
 	if (sc->ctx)
 		sc->ctx->redraw |= sub.redraw;
-	if (rc != PB_OK) {
-		free(buf);
-		return luaL_error(L, "pb.cmd('%s'): %s", line, err.msg);
-	}
-	lua_pushlstring(L, buf ? buf : "", len);
+	if (rc == PB_OK)
+		lua_pushlstring(L, buf ? buf : "", len);
+	pb_lua_cap_restore(sc->S, cap);
 	free(buf);
+	if (rc != PB_OK)
+		return luaL_error(L, "pb.cmd('%s'): %s", line, err.msg);
 	return 1;
 }
 
@@ -512,16 +520,14 @@ static int l_partition_apply(lua_State *L)
 	lua_Integer n = (lua_Integer)lua_rawlen(L, 1);
 	if (n < 2 || n > 1 << 16)
 		return luaL_error(L, "pb.partition_apply: arranged_core must list 2..65536 cores");
-	int *ac = malloc((size_t)n * sizeof *ac);
-	if (!ac)
-		return luaL_error(L, "pb.partition_apply: out of memory");
+	/* a Lua-owned buffer: nothing leaks when an error unwinds */
+	int *ac = lua_newuserdatauv(L, (size_t)n * sizeof *ac, 0);
 	for (lua_Integer i = 0; i < n; i++) {
 		lua_rawgeti(L, 1, i + 1);
 		int isnum;
 		lua_Integer v = lua_tointegerx(L, -1, &isnum);
 		lua_pop(L, 1);
 		if (!isnum || v < 0 || v > 1 << 30) {
-			free(ac);
 			return luaL_error(L,
 			                  "pb.partition_apply: arranged_core[%d] must be a "
 			                  "non-negative integer",
@@ -531,13 +537,11 @@ static int l_partition_apply(lua_State *L)
 	}
 	const char *why = NULL;
 	if (k < 0 || k >= pb_env_n_actions((int)n) || !pb_env_apply(ac, (int)n, (int)k, &why)) {
-		free(ac);
 		lua_pushnil(L);
 		lua_pushstring(L, why ? why : "action out of range");
 		return 2;
 	}
 	push_int_array_l(L, ac, (int)n);
-	free(ac);
 	return 1;
 }
 
@@ -566,6 +570,10 @@ static int l_heuristic(lua_State *L)
 {
 	pb_script *sc = get_sc(L);
 	luaL_checktype(L, 1, LUA_TTABLE);
+	lua_getfield(L, 1, "name"); /* check before anything is strdup'ed */
+	if (!lua_isnil(L, -1) && lua_type(L, -1) != LUA_TSTRING)
+		return luaL_error(L, "pb.heuristic: field 'name' must be a string");
+	lua_pop(L, 1);
 	char *kind = field_str(L, 1, "kind", 1, "pb.heuristic");
 	int ok = 0;
 	for (int i = 0; heuristic_kinds[i]; i++)
@@ -730,6 +738,8 @@ static void script_free(void *p)
 static void on_session_event(void *ud, int what)
 {
 	pb_script *sc = ud;
+	if (what & PB_EVENT_HW)
+		sc->hw_changed = 1;
 	if (sc->in_event || sc->n_ev == 0)
 		return;
 	const char *name = (what & PB_EVENT_SOLVER_STEP) ? "solver_step"
@@ -809,15 +819,89 @@ void pb_script_set_limits(pb_script *sc, const pb_lua_limits *lim)
 
 /* ------------------------------------------------------------ running */
 
-static void rollback(pb_session *s, unsigned gen, int undo_mark, pb_plan *snapshot)
+/* What a failing script must leave as it was (see the top of the file). */
+typedef struct snapshot {
+	unsigned gen;
+	pb_plan *plan;
+	pb_plan *undo[PB_UNDO_MAX], *redo[PB_UNDO_MAX];
+	int n_undo, n_redo;
+	char view[sizeof((pb_session *)0)->view];
+	char *hw_path; /* NULL: no layout was loaded */
+	int n_heur, n_rules, n_ev;
+} snapshot;
+
+static snapshot *snapshot_take(pb_script *sc)
 {
-	if (s->graph_gen != gen) { /* the graph was replaced: the old plan no longer fits */
-		pb_plan_free(snapshot);
+	pb_session *s = sc->s;
+	snapshot *k = calloc(1, sizeof *k);
+	if (!k)
+		return NULL;
+	k->gen = s->graph_gen;
+	k->plan = pb_plan_copy(s->plan);
+	for (; k->n_undo < s->n_undo; k->n_undo++)
+		k->undo[k->n_undo] = pb_plan_copy(s->undo[k->n_undo]);
+	for (; k->n_redo < s->n_redo; k->n_redo++)
+		k->redo[k->n_redo] = pb_plan_copy(s->redo[k->n_redo]);
+	memcpy(k->view, s->view, sizeof k->view);
+	k->hw_path = s->hw && s->hw->path ? strdup(s->hw->path) : NULL;
+	k->n_heur = sc->n_heur;
+	k->n_rules = sc->n_rules;
+	k->n_ev = sc->n_ev;
+	return k;
+}
+
+static void snapshot_free(snapshot *k)
+{
+	if (!k)
 		return;
+	pb_plan_free(k->plan);
+	for (int i = 0; i < k->n_undo; i++)
+		pb_plan_free(k->undo[i]);
+	for (int i = 0; i < k->n_redo; i++)
+		pb_plan_free(k->redo[i]);
+	free(k->hw_path);
+	free(k);
+}
+
+static void rollback(pb_script *sc, snapshot *k, int hw_changed)
+{
+	pb_session *s = sc->s;
+	lua_State *L = pb_lua_state(sc->S);
+	/* registrations made by the failing script (unless it called pb.clear) */
+	while (sc->n_heur > k->n_heur)
+		free_entry(L, &sc->heur[--sc->n_heur]);
+	while (sc->n_rules > k->n_rules)
+		free_entry(L, &sc->rules[--sc->n_rules]);
+	while (sc->n_ev > k->n_ev) {
+		sc->n_ev--;
+		luaL_unref(L, LUA_REGISTRYINDEX, sc->ev[sc->n_ev].ref);
+		free(sc->ev[sc->n_ev].event);
 	}
-	while (s->n_undo > undo_mark)
-		pb_plan_free(s->undo[--s->n_undo]);
-	pb_session_replace_plan(s, snapshot);
+	if (hw_changed) {
+		pb_error e = {0};
+		if (k->hw_path)
+			pb_session_open_layout(s, k->hw_path, &e);
+		else if (s->hw) {
+			pb_hw_free(s->hw);
+			s->hw = NULL;
+			pb_session_notify(s, PB_EVENT_HW);
+		}
+	}
+	memcpy(s->view, k->view, sizeof s->view);
+	if (s->graph_gen == k->gen) { /* else the old plans no longer fit the graph */
+		for (int i = 0; i < s->n_undo; i++)
+			pb_plan_free(s->undo[i]);
+		for (int i = 0; i < s->n_redo; i++)
+			pb_plan_free(s->redo[i]);
+		memcpy(s->undo, k->undo, sizeof s->undo);
+		memcpy(s->redo, k->redo, sizeof s->redo);
+		s->n_undo = k->n_undo;
+		s->n_redo = k->n_redo;
+		k->n_undo = k->n_redo = 0;
+		pb_session_replace_plan(s, k->plan);
+		k->plan = NULL;
+	}
+	snapshot_free(k);
 }
 
 typedef int (*runner)(pb_script *sc, const char *src, const char *name, pb_error *err);
@@ -837,15 +921,20 @@ static int run_console(pb_script *sc, const char *src, const char *name, pb_erro
 static int run_guarded(pb_script *sc, pb_cmd_ctx *ctx, runner fn, const char *src, const char *name,
                        pb_error *err)
 {
-	pb_session *s = sc->s;
-	pb_plan *snapshot = pb_plan_copy(s->plan);
-	int undo_mark = s->n_undo;
-	unsigned gen = s->graph_gen;
+	snapshot *snap = snapshot_take(sc);
+	if (!snap)
+		return pb_err(err, PB_ENOMEM, "out of memory");
+	int hw_changed = sc->hw_changed;
+	sc->hw_changed = 0;
 	pb_cmd_ctx *outer = sc->ctx;
 	sc->ctx = ctx;
 	int had_event_err = sc->has_event_err;
+	sc->running++;
 	int rc = fn(sc, src, name, err);
+	sc->running--;
 	sc->ctx = outer;
+	int changed_hw = sc->hw_changed;
+	sc->hw_changed = hw_changed || changed_hw;
 	lua_State *L = pb_lua_state(sc->S);
 	if (rc == PB_OK && sc->has_event_err && !had_event_err) {
 		/* A callback failed while this script ran: the script fails with it. */
@@ -854,12 +943,14 @@ static int run_guarded(pb_script *sc, pb_cmd_ctx *ctx, runner fn, const char *sr
 		rc = pb_err(err, PB_EINPUT, "%s", sc->event_err);
 	}
 	if (rc != PB_OK) {
-		rollback(s, gen, undo_mark, snapshot);
+		if (!had_event_err) /* a callback failing during this run: part of its failure */
+			sc->has_event_err = 0;
+		rollback(sc, snap, changed_hw);
 		if (ctx)
 			ctx->redraw |= PB_REDRAW_ALL;
 		return rc;
 	}
-	pb_plan_free(snapshot);
+	snapshot_free(snap);
 	/* A value returned by the chunk is printed (handy for `:lua 1+1`). */
 	if (!lua_isnil(L, -1) && ctx && ctx->out) {
 		size_t len;
@@ -896,6 +987,16 @@ int pb_script_run_string(pb_script *sc, pb_cmd_ctx *ctx, const char *code, const
 	int rc = run_guarded(sc, ctx, run_console, is_expr ? expr : code, name, err);
 	free(expr);
 	return rc;
+}
+
+void pb_script_report_event_error(pb_session *s, FILE *log)
+{
+	pb_script *sc = pb_script_of(s);
+	if (!sc || sc->running || !sc->has_event_err)
+		return;
+	const char *e = pb_script_take_event_error(sc);
+	if (log)
+		fprintf(log, "warning: %s\n", e);
 }
 
 const char *pb_script_take_event_error(pb_script *sc)

@@ -215,6 +215,15 @@ static void test_events(void **state)
 	assert_non_null(strstr(e, "cb fails"));
 	assert_int_equal(run(f, "return changes", &err), PB_OK);
 	assert_string_equal(outbuf, "3\n");
+	/* A command run outside any script (typed in the workbench) reports the
+	 * callback's error as a warning in its output. */
+	memset(outbuf, 0, sizeof outbuf);
+	rewind(f->out);
+	assert_int_equal(pb_cmd_run_line(&f->ctx, "undo", &err), PB_OK);
+	fflush(f->out);
+	assert_non_null(strstr(outbuf, "warning: in a 'plan_change' callback"));
+	assert_non_null(strstr(outbuf, "cb fails"));
+	assert_null(pb_script_take_event_error(f->sc));
 }
 
 static void test_safety(void **state)
@@ -230,6 +239,8 @@ static void test_safety(void **state)
 	                     "require('os')",
 	                     "load(string.dump(function() return 1 end))()",
 	                     "dofile('/etc/passwd')",
+	                     "while true do pcall(function() while true do end end) end",
+	                     "setmetatable({}, {__gc = function() end})",
 	                     NULL};
 	for (int i = 0; bad[i]; i++) {
 		assert_int_not_equal(run(f, bad[i], &err), PB_OK);
