@@ -216,6 +216,17 @@ int pb_cmd_run_line(pb_cmd_ctx *ctx, const char *line, pb_error *err)
 		pb_cmd_split_free(argc, argv);
 		return PB_OK;
 	}
+	const pb_command *c = pb_cmd_find(argv[0]);
+	if (c && (c->flags & PB_CMD_RAW) && argc > 1) {
+		/* `lua print("a  b")`: quotes and spaces belong to the code */
+		const char *rest = line + strspn(line, " \t\n");
+		rest += strcspn(rest, " \t\n");
+		rest += strspn(rest, " \t\n");
+		char *raw[] = {argv[0], "--", (char *)rest};
+		int rc = pb_cmd_run_argv(ctx, 3, raw, err);
+		pb_cmd_split_free(argc, argv);
+		return rc;
+	}
 	int rc = pb_cmd_run_argv(ctx, argc, argv, err);
 	pb_cmd_split_free(argc, argv);
 	return rc;

@@ -52,7 +52,10 @@ enum {
 	PB_CMD_GRAPH = 1,  /* first positional is MODEL, optional if one is open */
 	PB_CMD_LAYOUT = 2, /* takes --layout L (required unless one is loaded) */
 	PB_CMD_HIDDEN = 4, /* not listed in `partbench --help` */
-	PB_CMD_SVG_OUT = 8 /* writes an SVG: without -o, a last positional FILE.svg is the output */
+	PB_CMD_SVG_OUT =
+	    8,          /* writes an SVG: without -o, a last positional FILE.svg is the output */
+	PB_CMD_RAW = 16 /* from a command line, the rest of the line after the name is one
+	                   argument, unsplit and unquoted (Lua code for `lua`) */
 };
 
 struct pb_command {

@@ -22,6 +22,7 @@ int pb_solver_step(pb_solver *s, int budget, pb_solver_progress *p, pb_error *er
 			s->cap_history = nc;
 		}
 		s->history[s->n_history++] = p->incumbent;
+		s->bound = p->bound;
 	}
 	return rc;
 }

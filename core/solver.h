@@ -43,6 +43,8 @@ struct pb_solver {
 	/* Objective history (one value per step call), for sparklines and plots. */
 	double *history;
 	int n_history, cap_history;
+	/* The last step's bound (NAN if none); meaningful once n_history > 0. */
+	double bound;
 };
 
 int pb_solver_step(pb_solver *s, int budget, pb_solver_progress *p, pb_error *err);

@@ -238,14 +238,19 @@ static void draw_spark(tui_app *a, int y)
 			lo = fmin(lo, sv->history[i]);
 			hi = fmax(hi, sv->history[i]);
 		}
-	line(w, y, A_DIM, "objective (%s, %d steps) last %.4g best %.4g",
-	     a->s->solver_name ? a->s->solver_name : "solver", n, sv->history[n - 1], best);
-	wmove(w, y + 1, 0);
+	line(w, y, A_DIM, "objective (%s, %d steps)",
+	     a->s->solver_name ? a->s->solver_name : "solver", n);
+	/* the incumbent, the best so far and (MILP, exact) the proven bound */
+	char bound[32] = "";
+	if (isfinite(sv->bound))
+		snprintf(bound, sizeof bound, "  bound %.4g", sv->bound);
+	line(w, y + 1, 0, "last %.4g  best %.4g%s", sv->history[n - 1], best, bound);
+	wmove(w, y + 2, 0);
 	wclrtoeol(w);
 	for (int i = from; i < n; i++) {
 		double v = sv->history[i];
 		int k = !isfinite(v) || hi <= lo ? 0 : (int)((v - lo) / (hi - lo) * 7.999);
-		mvwaddstr(w, y + 1, i - from, a->utf8 ? bars_u[k] : bars_a[k]);
+		mvwaddstr(w, y + 2, i - from, a->utf8 ? bars_u[k] : bars_a[k]);
 	}
 }
 
@@ -258,8 +263,8 @@ void tui_side_draw(tui_app *a)
 	werase(w);
 	int rows = table_rows(a, H);
 	draw_table(a, H);
-	draw_inspector(a, rows, H - 3);
-	draw_spark(a, H - 2);
+	draw_inspector(a, rows, H - 4);
+	draw_spark(a, H - 3);
 }
 
 void tui_out_draw(tui_app *a)

@@ -130,7 +130,9 @@ const pb_command pb_cmds_script[] = {
      "it exceeds the instruction budget or the memory cap; a failing script leaves the\n"
      "session's plan unchanged."},
     {"lua", "lua CODE...", "run one line of Lua in the session (prints a returned value)", lua_opts,
-     cmd_lua, 0, NULL},
+     cmd_lua, PB_CMD_RAW,
+     "On a command line (the workbench's ':' line, pb.cmd) the rest of the line is the\n"
+     "code as typed: quotes and spaces are kept, e.g. :lua print(\"a  b\")."},
     {"source", "source FILE.lua", "run a Lua file in the session", lua_opts, cmd_source, 0, NULL},
     {"scripts", "scripts [--json]", "list the registered Lua heuristics, rules and events",
      scripts_opts, cmd_scripts, 0, NULL},

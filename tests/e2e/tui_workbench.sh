@@ -148,6 +148,9 @@ cmd 'layout'
 wait_for 'layout chip16 \(manycore\) from'
 cmd 'lua return 6 * 7'
 wait_for '^42$'
+# the rest of a ':lua' line is code as typed: quotes and spaces stay
+cmd 'lua print("lua  " .. "sees quotes")'
+wait_for '^lua  sees quotes$'
 echo 'print("sourced " .. 7 * 6)' >"$tmp/s.lua"
 cmd 'source s.lua'
 wait_for '^sourced 42$'
@@ -183,14 +186,22 @@ wait_for "sel [0-9]+ "
 
 # ---- 7. step a solver and train live; any key cancels
 if "$bin" partition "$model" --layout "$layout" --method rl --episodes 1 >/dev/null 2>&1; then
-	cmd 'partition --method rl --start'
-	wait_for 'plan partition/rl|rl'
+	# enough episodes that the solver cannot finish (and end the repeat) before
+	# the cancelling key arrives, however fast or slow the machine is
+	cmd 'partition --method rl --start --episodes 100000000'
+	wait_for 'partition/rl attached'
 	keys s
 	wait_for 'objective \(partition/rl, [0-9]+ steps\)'
 	cmd 'repeat 100000 step'
 	wait_for 'any key cancels'
 	keys z
 	wait_for 'repeat: cancelled after [0-9]+ of 100000'
+	# the MILP steps show the incumbent and the proven bound
+	cmd 'partition --method milp --start'
+	wait_for 'partition/milp attached'
+	keys S
+	wait_for 'objective \(partition/milp, [0-9]+ steps\)'
+	wait_for 'last [0-9.e-]+  best [0-9.e-]+  bound [0-9.e-]+'
 else
 	echo "note: 'partition --method rl' is not available; stepping local search instead"
 	cmd 'partition --method local --start'
