@@ -76,7 +76,7 @@ lint:
 	  --suppress=missingIncludeSystem --suppress=unknownMacro --inline-suppr -I core core tui
 
 bench: build
-	@echo "see bench/README.md for each benchmark's command"
+	@echo "benchmarks: bench/*.sh and build/bench_*; bench/RESULTS.md records each one's command and results"
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD)

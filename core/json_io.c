@@ -752,6 +752,10 @@ static int rd_cost(rd *r, const json_t *o, pb_cost *c)
 			continue;
 		size_t old = rd_push_key(r, keys[k]);
 		int rc = rd_num_at(r, v, fields[k]);
+		/* Costs are counts: the same bound as DOT graphs (dot_load.c). */
+		if (rc == PB_OK && !(*fields[k] >= 0 && *fields[k] <= 1e18))
+			rc = rd_fail(r, "%g is not a cost (expected a number from 0 to 1e18)",
+			             *fields[k]);
 		rd_pop(r, old);
 		if (rc)
 			return rc;

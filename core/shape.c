@@ -336,7 +336,7 @@ int pb_shape_unresolved_inputs(const pb_graph *g, char *buf, size_t len)
 		char dims[160] = "";
 		size_t doff = 0;
 		if (t->rank < 0)
-			snprintf(dims, sizeof dims, "unknown rank");
+			snprintf(dims, sizeof dims, "D1,D2,..."); /* rank unknown too */
 		for (int i = 0; i < t->rank && doff < sizeof dims; i++) {
 			int w;
 			if (t->dims[i] >= 0)

@@ -22,7 +22,7 @@ int pb_shape_op_supported(const char *op);
 
 /* The model inputs whose dims are not all concrete, for the "use --input"
  * hint, as space-separated --input templates ("x=batch,3,h,w"; a dim without
- * a name is "?", an input without a shape "x=unknown rank"). Writes at most
+ * a name is "?", an input without a shape "x=D1,D2,..."). Writes at most
  * len bytes; returns the number of such inputs. */
 int pb_shape_unresolved_inputs(const pb_graph *g, char *buf, size_t len);
 

@@ -52,6 +52,11 @@ grep -q "rank 4" "$tmp/err" || fail "wrong --input rank not explained: $(cat "$t
 expect 1 "--input dim overflow" -- "$bin" info models/resnet18.onnx --input input.1=1,3,99999999999999999999,1
 expect 1 "--top not a number" -- "$bin" info models/resnet18.onnx --top x
 
+# ---- an input without any shape: the hint shows what --input wants
+printf '{"nodes": [{"name": "a", "op": "Relu", "inputs": ["x"], "outputs": ["y"]}], "inputs": ["x"]}\n' >"$tmp/noshape.json"
+expect 0 "info of an input without shape" -- "$bin" info "$tmp/noshape.json"
+grep -q -- "rerun with --input x=D1,D2,\.\.\. " "$tmp/out" || fail "hint for a rank-less input: $(cat "$tmp/out")"
+
 # ---- CSV quoting: names with commas and quotes stay one field
 printf 'digraph { "a,\\"b" [op=Conv macs=5]; }\n' >"$tmp/q.dot"
 expect 0 "csv of odd names" -- "$bin" info --csv "$tmp/q.dot"

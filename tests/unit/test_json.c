@@ -152,6 +152,13 @@ static void test_errors(void **state)
 	expect_error("{\"format\": \"partbench-plan\", \"nodes\": []}", "plan", NULL);
 	expect_error("{\"version\": 99, \"nodes\": []}", "version", NULL);
 	expect_error("{\"nodes\": [], \"nodes\": []}", "duplicate", NULL);
+	/* costs are counts from 0 to 1e18 */
+	expect_error("{\"nodes\": [{\"op\": \"A\", \"cost\": {\"macs\": -1}}]}",
+	             "nodes[0].cost.macs", "-1");
+	expect_error("{\"nodes\": [{\"op\": \"A\", \"cost\": {\"flops\": 1e300}}]}",
+	             "nodes[0].cost.flops", "1e+300");
+	expect_error("{\"nodes\": [{\"op\": \"A\", \"cost\": {\"params\": \"nan\"}}]}",
+	             "nodes[0].cost.params", NULL);
 	expect_error("{\"nodes\": [{\"op\": \"A\", \"members\": [\"a\"], \"member_ids\": []}]}",
 	             "nodes[0].member_ids", NULL);
 }

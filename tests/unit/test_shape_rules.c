@@ -374,6 +374,45 @@ static void test_squeeze_unsqueeze_axes(void **state)
 	}
 }
 
+/* Reduce* axes: an attribute up to opset 17 (ReduceSum: 12), an input from
+ * 18 (ReduceSum: 13); keepdims and noop_with_empty_axes either way. */
+static void test_reduce_axes_opsets(void **state)
+{
+	int64_t xd[4] = {2, 3, 4, 5}, ax[2] = {1, -1};
+	const int opsets[] = {11, 13, 17, 18};
+	for (int k = 0; k < 4; k++) {
+		int opset = opsets[k];
+		mb b;
+		mb_init(&b, opset);
+		mb_input(&b, "x", PB_DT_FLOAT, 4, xd, NULL);
+		if (opset >= 18) {
+			mb_ints(&b, "ax", 2, ax);
+			mb_node(&b, "ReduceMean", "x,ax", "m");
+		} else {
+			mb_node(&b, "ReduceMean", "x", "m");
+			mb_attr_ints(&b, "axes", 2, ax);
+		}
+		if (opset >= 13) {
+			mb_ints(&b, "sax", 2, ax);
+			mb_node(&b, "ReduceSum", "x,sax", "s");
+		} else {
+			mb_node(&b, "ReduceSum", "x", "s");
+			mb_attr_ints(&b, "axes", 2, ax);
+		}
+		mb_attr_int(&b, "keepdims", 0);
+		mb_node(&b, "ReduceMax", "x", "all"); /* no axes: all of them */
+		mb_output(&b, "m");
+		mb_output(&b, "s");
+		mb_output(&b, "all");
+		pb_graph *g = load(&b, NULL);
+		expect_shape(g, "m", "2x1x4x1");
+		expect_shape(g, "s", "2x4");
+		expect_shape(g, "all", "1x1x1x1");
+		pb_graph_free(g);
+		mb_free(&b);
+	}
+}
+
 /* Shape → Gather → Unsqueeze → Concat → Reshape, Range, ConstantOfShape,
  * Where/Equal/Expand: evaluated so the final shapes are concrete. */
 static void test_shape_subgraph_evaluated(void **state)
@@ -606,6 +645,7 @@ int main(void)
 	    cmocka_unit_test(test_slice_negative_steps),
 	    cmocka_unit_test(test_einsum),
 	    cmocka_unit_test(test_squeeze_unsqueeze_axes),
+	    cmocka_unit_test(test_reduce_axes_opsets),
 	    cmocka_unit_test(test_shape_subgraph_evaluated),
 	    cmocka_unit_test(test_symbolic_input_override),
 	    cmocka_unit_test(test_initializer_listed_as_input),
