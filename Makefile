@@ -30,7 +30,7 @@ DEPS = build-essential cmake pkg-config \
 all: build
 
 deps:
-	@missing=$$(for p in $(DEPS); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q 'install ok installed' || echo $$p; done); \
+	@missing=$$(for p in $(DEPS); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q 'install ok installed' || printf ' %s' $$p; done); \
 	if [ -z "$$missing" ]; then echo "deps: all installed"; exit 0; fi; \
 	if [ "$$(id -u)" != 0 ]; then \
 	  echo "deps: missing packages:$$missing"; \

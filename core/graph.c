@@ -108,8 +108,10 @@ pb_value *pb_value_new(int dtype, int rank, const int64_t *dims)
 	for (int i = 0; i < rank; i++)
 		v->dims[i] = dims[i];
 	v->numel = n;
-	v->i = (int64_t *)(v + 1);
-	v->f = (double *)(v->i + cells);
+	/* One block: header, then the integer cells, then the double cells
+	 * (both 8-byte aligned: sizeof *v is a multiple of 8). */
+	v->i = (int64_t *)(void *)(v + 1);
+	v->f = (double *)(void *)(v->i + cells);
 	return v;
 }
 
@@ -629,6 +631,70 @@ static void sort_unique(int *a, int *n)
 	*n = k;
 }
 
+/* 1 if node v reaches itself along the edges (CSR: succ[start[u]..start[u+1])).
+ * seen and stack hold n entries each. */
+static int reaches_itself(int v, const int *start, const int *succ, unsigned char *seen, int *stack,
+                          int n)
+{
+	memset(seen, 0, (size_t)n);
+	int top = 0;
+	stack[top++] = v;
+	while (top > 0) {
+		int u = stack[--top];
+		for (int k = start[u]; k < start[u + 1]; k++) {
+			int w = succ[k];
+			if (w == v)
+				return 1;
+			if (!seen[w]) {
+				seen[w] = 1;
+				stack[top++] = w;
+			}
+		}
+	}
+	return 0;
+}
+
+/* A node on a cycle: the head of a feedback-arc-set edge that reaches
+ * itself. Every cycle holds an edge of any feedback arc set, and both ends of
+ * that edge lie on the cycle, so one exists; igraph's approximate (Eades) set
+ * may also hold edges between cycles, whose heads are on none, hence the
+ * check. Returns 0 when out of memory (any node then). */
+static int node_on_cycle(const pb_graph *g, const igraph_t *ig, const igraph_vector_int_t *fas,
+                         const int *edge_from, const int *edge_to, int n_edges)
+{
+	int n = g->n_nodes, culprit = 0;
+	int *start = calloc((size_t)n + 1, sizeof *start);
+	int *succ = malloc(((size_t)n_edges + 1) * sizeof *succ);
+	int *stack = malloc(((size_t)n + (size_t)n_edges + 1) * sizeof *stack);
+	unsigned char *seen = malloc((size_t)n + 1);
+	if (start && succ && stack && seen) {
+		for (int e = 0; e < n_edges; e++)
+			start[edge_from[e] + 1]++;
+		for (int u = 0; u < n; u++)
+			start[u + 1] += start[u];
+		int *fill = stack; /* reused as the per-node fill cursor */
+		for (int u = 0; u < n; u++)
+			fill[u] = start[u];
+		for (int e = 0; e < n_edges; e++)
+			succ[fill[edge_from[e]]++] = edge_to[e];
+		igraph_integer_t m = igraph_vector_int_size(fas);
+		for (igraph_integer_t k = 0; k < m; k++) {
+			igraph_integer_t from, to;
+			if (igraph_edge(ig, VECTOR(*fas)[k], &from, &to) != IGRAPH_SUCCESS)
+				continue;
+			if (reaches_itself((int)to, start, succ, seen, stack, n)) {
+				culprit = (int)to;
+				break;
+			}
+		}
+	}
+	free(start);
+	free(succ);
+	free(stack);
+	free(seen);
+	return culprit;
+}
+
 /* Checks acyclicity with igraph; names a node on a cycle on failure. When
  * every edge goes forward in file order (ONNX requires files to be sorted,
  * and exporters comply) the graph is acyclic by construction and igraph,
@@ -658,18 +724,12 @@ static int check_dag(pb_graph *g, int *edge_from, int *edge_to, int n_edges, pb_
 	igraph_bool_t dag = 1;
 	igraph_is_dag(&ig, &dag);
 	if (!dag) {
-		/* A node on a cycle: one that survives repeated removal of sources and
-		 * sinks. The feedback arc set gives one edge of a cycle directly. */
 		igraph_vector_int_t fas;
 		igraph_vector_int_init(&fas, 0);
 		int culprit = 0;
 		if (igraph_feedback_arc_set(&ig, &fas, NULL, IGRAPH_FAS_APPROX_EADES) ==
-		        IGRAPH_SUCCESS &&
-		    igraph_vector_int_size(&fas) > 0) {
-			igraph_integer_t from, to;
-			igraph_edge(&ig, VECTOR(fas)[0], &from, &to);
-			culprit = (int)to;
-		}
+		    IGRAPH_SUCCESS)
+			culprit = node_on_cycle(g, &ig, &fas, edge_from, edge_to, n_edges);
 		igraph_vector_int_destroy(&fas);
 		rc = pb_err(err, PB_EINPUT, "%s: the graph has a cycle through node '%s' (%s)",
 		            g->path, g->nodes[culprit].name, g->nodes[culprit].op);

@@ -357,7 +357,8 @@ const pb_command pb_cmds_graph[] = {
      "per-node table (shape, MACs, params, activation bytes) and totals", info_opts, cmd_info,
      PB_CMD_GRAPH,
      "MODEL is an ONNX (.onnx), Graphviz (.dot/.gv) or partbench JSON (.json) graph.\n"
-     "MACs count Conv/ConvTranspose/Gemm/MatMul/Einsum multiply-accumulates;\n"
+     "MACs count the multiply-accumulates of Conv, ConvTranspose, Gemm, MatMul,\n"
+     "Einsum and RNN/GRU/LSTM (and their integer/quantised forms);\n"
      "see docs/formats.md for the FLOP conventions."},
     {"convert", "convert [MODEL] -o OUT.json", "write the model as partbench's JSON graph",
      convert_opts, cmd_convert, PB_CMD_GRAPH, NULL},

@@ -57,6 +57,63 @@ static void test_cycle_is_named(void **state)
 	assert_non_null(strstr(err.msg, "cyc.test"));
 }
 
+/* Random graphs with cycles between and around acyclic parts: the node the
+ * error names must lie on a cycle (reach itself). igraph's approximate
+ * feedback arc set also holds edges whose head is on no cycle. */
+static void test_cycle_node_is_on_a_cycle(void **state)
+{
+	unsigned long long seed = 12345;
+	int checked = 0;
+	for (int trial = 0; trial < 1500; trial++) {
+		enum { MAXN = 25 };
+		int n = 3 + (int)((seed = seed * 6364136223846793005ULL + 1442695040888963407ULL) >>
+		                  33) %
+		                (MAXN - 2);
+		unsigned char adj[MAXN][MAXN] = {{0}};
+		int m = n + (int)((seed = seed * 6364136223846793005ULL + 1) >> 33) % (2 * n + 1);
+		char text[8192];
+		int off = snprintf(text, sizeof text, "digraph g {");
+		for (int i = 0; i < n; i++)
+			off += snprintf(text + off, sizeof text - off, " n%d;", i);
+		for (int e = 0; e < m; e++) {
+			int a = (int)((seed = seed * 6364136223846793005ULL + 1) >> 33) % n;
+			int c = (int)((seed = seed * 6364136223846793005ULL + 1) >> 33) % n;
+			if (a == c || adj[a][c])
+				continue;
+			adj[a][c] = 1;
+			off += snprintf(text + off, sizeof text - off, " n%d -> n%d;", a, c);
+		}
+		snprintf(text + off, sizeof text - off, " }");
+		/* reach[i][j]: a path i -> j (Floyd-Warshall closure) */
+		unsigned char reach[MAXN][MAXN];
+		memcpy(reach, adj, sizeof reach);
+		for (int k = 0; k < n; k++)
+			for (int i = 0; i < n; i++)
+				for (int j = 0; j < n; j++)
+					reach[i][j] |= reach[i][k] & reach[k][j];
+		int cyclic = 0;
+		for (int i = 0; i < n; i++)
+			cyclic |= reach[i][i];
+		pb_graph *g = NULL;
+		pb_error err = {0};
+		int rc = pb_dot_load_buffer(text, strlen(text), "r.dot", NULL, &g, &err);
+		if (!cyclic) {
+			assert_int_equal(rc, PB_OK);
+			pb_graph_free(g);
+			continue;
+		}
+		assert_int_equal(rc, PB_EINPUT);
+		const char *p = strstr(err.msg, "cycle through node 'n");
+		assert_non_null(p);
+		int named = atoi(p + strlen("cycle through node 'n"));
+		if (!reach[named][named])
+			fail_msg("trial %d: %s names n%d, which is on no cycle (%s)", trial,
+			         err.msg, named, text);
+		checked++;
+	}
+	assert_true(checked > 500);
+}
+
 static void test_missing_producer(void **state)
 {
 	pb_builder *b = pb_builder_new("m.test", "test");
@@ -235,6 +292,7 @@ int main(void)
 	    cmocka_unit_test(test_missing_producer),
 	    cmocka_unit_test(test_args),
 	    cmocka_unit_test(test_input_override),
+	    cmocka_unit_test(test_cycle_node_is_on_a_cycle),
 	    cmocka_unit_test(test_plan_roundtrip),
 	    cmocka_unit_test(test_session_undo_redo),
 	    cmocka_unit_test(test_sandbox),
