@@ -58,6 +58,7 @@ static int solve_stage(const pb_graph *g, const pb_cluster *sub, const pb_shard_
 		r->compute = b->compute;
 		r->comm = b->comm;
 		snprintf(r->scheme, sizeof r->scheme, "%s", b->mesh.name);
+		r->feasible = b->feasible;
 		const pb_shard_problem *p = s->best_problem;
 		r->mem_param = r->mem_act = r->peak = 0;
 		for (int G = 0; G < p->n_groups; G++) {
@@ -96,10 +97,11 @@ static int cmd_pipeline(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a
 		return rc;
 	}
 	if (cl.n_devices % P) {
+		rc = pb_err(err, PB_EUSAGE,
+		            "pipeline: %ld stages do not divide the %d devices of %s", P,
+		            cl.n_devices, cl.name);
 		pb_cluster_free(&cl);
-		return pb_err(err, PB_EUSAGE,
-		              "pipeline: %ld stages do not divide the %d devices of %s", P,
-		              cl.n_devices, cl.name);
+		return rc;
 	}
 	int m = M > 0 ? (int)M : pb_pipe_microbatches(B, (int)P, maxb);
 	if (B % m) {
@@ -165,12 +167,15 @@ static int cmd_pipeline(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a
 		}
 		st[s].first_dev = s * d;
 		st[s].n_dev = d;
-		if (st[s].ops == 0) {
+		if (st[s].ops == 0) { /* an empty stage holds nothing: it fits */
 			snprintf(st[s].scheme, sizeof st[s].scheme, "-");
+			st[s].feasible = 1;
 			continue;
 		}
-		rc = solve_stage(g, &sub, &o, &st[s], err);
 		int inflight = (int)(P - s) < m ? (int)(P - s) : m; /* 1F1B */
+		/* the stage's sharding sees the memory it will really hold */
+		o.act_copies = train ? inflight : 1;
+		rc = solve_stage(g, &sub, &o, &st[s], err);
 		st[s].memory =
 		    st[s].mem_param + (train ? inflight * st[s].mem_act : 2 * st[s].peak);
 		st[s].feasible = st[s].memory <= cl.memory;
@@ -215,6 +220,9 @@ static int cmd_pipeline(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a
 	double slot = tmax + pmax;
 	double step = slot * (m + P - 1);
 	double bubble = (double)(P - 1) / (m + P - 1), bubble2 = (double)(P - 1) / m;
+	/* A plan over memory never beats one that fits; among equals the faster wins. */
+	int op_solved = isfinite(oplevel.time);
+	int pipe_wins = pb_pipe_prefer(step, !any_over, oplevel.time, oplevel.feasible);
 	/* report */
 	json_t *j = json_object();
 	json_object_set_new(j, "model", json_string(g->path ? g->path : ""));
@@ -252,9 +260,13 @@ static int cmd_pipeline(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a
 	json_object_set_new(j, "p2p", p2p);
 	json_object_set_new(j, "step_time", json_real(step));
 	json_object_set_new(j, "feasible", json_boolean(!any_over));
+	json_object_set_new(j, "memory_limit", json_real(cl.memory));
 	json_t *schemes = json_array();
 	char pname[64];
-	snprintf(pname, sizeof pname, "%ld stages x %s", P, st[0].scheme);
+	int first = 0; /* name the inner scheme after the first stage that has operators */
+	while (first + 1 < P && st[first].ops == 0)
+		first++;
+	snprintf(pname, sizeof pname, "%ld stages x %s", P, st[first].scheme);
 	json_t *r1 = json_object();
 	json_object_set_new(r1, "scheme", json_string(pname));
 	json_object_set_new(r1, "kind", json_string("pipeline"));
@@ -266,12 +278,11 @@ static int cmd_pipeline(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a
 		json_object_set_new(r2, "scheme", json_string(oplevel.scheme));
 		json_object_set_new(r2, "kind", json_string("operator-level"));
 		json_object_set_new(r2, "step_time", json_real(oplevel.time));
+		json_object_set_new(r2, "feasible", json_boolean(oplevel.feasible));
 		json_array_append_new(schemes, r2);
 	}
 	json_object_set_new(j, "schemes", schemes);
-	json_object_set_new(
-	    j, "best",
-	    json_string(step <= oplevel.time && !any_over ? "pipeline" : "operator-level"));
+	json_object_set_new(j, "best", json_string(pipe_wins ? "pipeline" : "operator-level"));
 	double tf = train ? slot / 3 : slot, tb = train ? 2 * slot / 3 : 0;
 	json_t *sch = json_object();
 	json_object_set_new(sch, "gpipe", pb_pipe_schedule("gpipe", (int)P, m, tf, tb));
@@ -296,15 +307,23 @@ static int cmd_pipeline(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a
 			        st[s].ops, st[s].first_dev, st[s].first_dev + st[s].n_dev - 1,
 			        st[s].scheme, sp.stage_cost[s] / 1e9, st[s].time * 1e3,
 			        st[s].memory / 1e9, st[s].feasible ? "" : "OVER MEMORY");
+		if (any_over)
+			fprintf(
+			    f,
+			    "stage memory = parameters + %s; a device has %.3f GB: the plan does "
+			    "not fit\n",
+			    train ? "activations of the micro-batches in flight under 1F1B"
+			          : "2 x the largest activation",
+			    cl.memory / 1e9);
 		fprintf(f, "\nbubble %.3f ((p-1)/(m+p-1)), %.3f ((p-1)/m); p2p per slot %.4f ms\n",
 		        bubble, bubble2, pmax * 1e3);
 		fprintf(f, "\n  %-24s %-15s %14s\n", "scheme", "kind", "step time");
-		fprintf(f, "%c %-24s %-15s %11.4f ms%s\n",
-		        step <= oplevel.time && !any_over ? '*' : ' ', pname, "pipeline",
+		fprintf(f, "%c %-24s %-15s %11.4f ms%s\n", pipe_wins ? '*' : ' ', pname, "pipeline",
 		        step * 1e3, any_over ? "  (does not fit)" : "");
-		fprintf(f, "%c %-24s %-15s %11.4f ms\n",
-		        step <= oplevel.time && !any_over ? ' ' : '*', oplevel.scheme,
-		        "operator-level", oplevel.time * 1e3);
+		if (op_solved)
+			fprintf(f, "%c %-24s %-15s %11.4f ms%s\n", pipe_wins ? ' ' : '*',
+			        oplevel.scheme, "operator-level", oplevel.time * 1e3,
+			        oplevel.feasible ? "" : "  (does not fit)");
 		fprintf(f, "\n1F1B schedule (F/B micro-batch per stage):\n");
 		json_t *s1 = json_object_get(json_object_get(sch, "1f1b"), "stages");
 		size_t k;

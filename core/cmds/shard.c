@@ -8,6 +8,7 @@
 
 #include "commands.h"
 #include "script/hooks.h"
+#include "shard/pipeline.h"
 #include "shard/search.h"
 
 static const pb_opt shard_opts[] = {
@@ -244,12 +245,17 @@ static int run_pipelines(pb_cmd_ctx *ctx, const pb_args *a, int n_devices, long 
 	return rc;
 }
 
-/* Index of the best feasible pipeline row faster than `than`, or -1. */
-static int best_pipeline(const pipe_row *rows, int n, double than)
+/* Index of the fastest pipeline row that fits memory and beats the
+ * operator-level plan (pb_pipe_prefer: an operator-level plan over memory
+ * loses to any pipeline that fits; on a tie the operator-level plan stays),
+ * or -1. */
+static int best_pipeline(const pipe_row *rows, int n, double than, int than_fits)
 {
 	int best = -1;
 	for (int i = 0; i < n; i++)
-		if (rows[i].ok && rows[i].feasible && rows[i].step_time < than &&
+		if (rows[i].ok && rows[i].feasible &&
+		    pb_pipe_prefer(rows[i].step_time, 1, than, than_fits) &&
+		    (rows[i].step_time < than || !than_fits) &&
 		    (best < 0 || rows[i].step_time < rows[best].step_time))
 			best = i;
 	return best;
@@ -389,7 +395,8 @@ static int cmd_shard(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, p
 	if (rc == PB_OK) {
 		json_t *rep = pb_shard_report(s);
 		double op_time = json_number_value(json_object_get(rep, "step_time"));
-		int winner = n_prow ? best_pipeline(prow, n_prow, op_time) : -1;
+		int op_fits = json_is_true(json_object_get(rep, "feasible"));
+		int winner = n_prow ? best_pipeline(prow, n_prow, op_time, op_fits) : -1;
 		if (n_prow) {
 			json_t *cj = combined_json(rep, prow, n_prow, winner);
 			json_object_update(rep, cj);

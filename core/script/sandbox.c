@@ -24,6 +24,7 @@
 #include <errno.h>
 #include <lauxlib.h>
 #include <lualib.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -427,6 +428,10 @@ static int to_json_rec(lua_State *L, int idx, const char *src, char *path, size_
 		*out = json_boolean(lua_toboolean(L, idx));
 		return PB_OK;
 	case LUA_TNUMBER:
+		if (!lua_isinteger(L, idx) && !isfinite(lua_tonumber(L, idx)))
+			return pb_err(err, PB_EINPUT, "%s: field '%s' = %g is not a finite number",
+			              src, path[0] ? path : "(result)",
+			              (double)lua_tonumber(L, idx));
 		*out = lua_isinteger(L, idx) ? json_integer(lua_tointeger(L, idx))
 		                             : json_real(lua_tonumber(L, idx));
 		return PB_OK;

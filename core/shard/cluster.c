@@ -83,7 +83,10 @@ int pb_mesh_init(pb_mesh *m, const pb_cluster *c, const int *factors, int n, pb_
 	for (int i = n - 1; i >= 0; i--) {
 		m->size[i] = factors[i];
 		m->stride[i] = (int)stride;
-		m->inter[i] = stride * factors[i] > c->devices_per_node;
+		/* Groups of this axis are {base + k * stride}; they stay inside one node
+		 * for every base exactly when stride x size divides the node size (a
+		 * 4-axis on 6-device nodes would put devices 4..7 across two nodes). */
+		m->inter[i] = c->devices_per_node % (stride * factors[i]) != 0;
 		m->link[i] = m->inter[i] ? c->inter : c->intra;
 		stride *= factors[i];
 	}
@@ -107,9 +110,13 @@ int pb_mesh_parse(pb_mesh *m, const pb_cluster *c, const char *text, pb_error *e
 			    PB_MESH_MAX_AXES);
 		f[n++] = (int)v;
 		p = end;
-		if (*p == 'x' || *p == 'X' || *p == '*')
+		if (*p == 'x' || *p == 'X' || *p == '*') {
 			p++;
-		else if (*p)
+			if (!*p)
+				return pb_err(
+				    err, PB_EUSAGE,
+				    "--scheme '%s': a factor is missing after the last 'x'", text);
+		} else if (*p)
 			return pb_err(err, PB_EUSAGE, "--scheme '%s': unexpected '%c'", text, *p);
 	}
 	if (n == 0)

@@ -7,8 +7,9 @@
  * count into ordered factors (16 = 2x8 = 4x4 = 8x2 = 2x4x2 ...); every factor
  * is one axis of a device mesh. Devices are numbered row-major over the axes,
  * the last axis varying fastest, and consecutive numbers share a node, so an
- * axis is intra-node when (product of the axes after it) x (its size) fits in
- * a node, inter-node otherwise.
+ * axis is intra-node when (product of the axes after it) x (its size) divides
+ * the node size (every group of the axis inside one node), inter-node
+ * otherwise.
  */
 #ifndef PB_SHARD_CLUSTER_H
 #define PB_SHARD_CLUSTER_H

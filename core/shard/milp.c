@@ -6,7 +6,7 @@
  *   x[G][s] in {0,1}, sum_s x[G][s] = 1                      (one-hot)
  *   y[e][a][b] >= 0, sum_b y[e][a][b] = sum_{s: a_of(s)=a} x[from][s]
  *                    sum_a y[e][a][b] = sum_{t: b_of(t)=b} x[to][t]
- *   memory (GB): training  sum x (params + activations) <= M
+ *   memory (GB): training  sum x (params + a x activations) <= M  (a = act_mult)
  *                inference sum x params + 2 z <= M, z >= sum_s act x  per group
  *   minimise sum x cost + sum y edge_cost                     (microseconds)
  * Groups tied to an earlier identical group use its x columns. Groups outside
@@ -241,15 +241,15 @@ static int build_model(const pb_shard_problem *p, const unsigned char *st, const
 				mp = INFINITY;
 				ma = INFINITY;
 				for (int s = 0; s < gr->n_strat; s++) {
-					double tot =
-					    gr->mem_param[s] + (inference ? 0 : gr->mem_act[s]);
-					if (tot < mp + (inference ? 0 : ma)) {
+					double tot = gr->mem_param[s] +
+					             (inference ? 0 : p->act_mult * gr->mem_act[s]);
+					if (tot < mp + (inference ? 0 : p->act_mult * ma)) {
 						mp = gr->mem_param[s];
 						ma = gr->mem_act[s];
 					}
 				}
 			}
-			rhs -= (mp + (inference ? 0 : ma)) * GB;
+			rhs -= (mp + (inference ? 0 : p->act_mult * ma)) * GB;
 			if (inference && ma * GB > zlb)
 				zlb = ma * GB;
 		}
@@ -261,8 +261,9 @@ static int build_model(const pb_shard_problem *p, const unsigned char *st, const
 				continue;
 			const pb_shard_group *gr = &p->groups[G];
 			for (int s = 0; s < gr->n_strat; s++) {
-				double v =
-				    (gr->mem_param[s] + (inference ? 0 : gr->mem_act[s])) * GB;
+				double v = (gr->mem_param[s] +
+				            (inference ? 0 : p->act_mult * gr->mem_act[s])) *
+				           GB;
 				if (v != 0 && trip_add(&T, row, md->xcol[G] + s, v))
 					goto oom;
 			}

@@ -572,6 +572,15 @@ int pb_pipe_split_milp(const pb_graph *g, const double *cost, int p, int slack, 
 	return PB_OK;
 }
 
+int pb_pipe_prefer(double pipe_time, int pipe_fits, double op_time, int op_fits)
+{
+	if (!isfinite(op_time))
+		return 1;
+	if (pipe_fits != op_fits)
+		return pipe_fits;
+	return pipe_time <= op_time;
+}
+
 int pb_pipe_microbatches(long batch, int p, double max_bubble)
 {
 	if (batch < 1)

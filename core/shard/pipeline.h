@@ -49,6 +49,11 @@ int pb_pipe_is_chain(const pb_graph *g, const double *cost);
 /* Smallest m dividing B with (p-1)/(m+p-1) <= max_bubble (B if none). */
 int pb_pipe_microbatches(long batch, int p, double max_bubble);
 
+/* 1 when a pipeline plan (step time, fits memory) beats an operator-level
+ * plan: a plan that fits always beats one over memory; otherwise the faster
+ * one wins, the pipeline on a tie. op_time = INFINITY: not solved. */
+int pb_pipe_prefer(double pipe_time, int pipe_fits, double op_time, int op_fits);
+
 /* Timeline of a schedule: per stage the (micro-batch, F/B, start, end)
  * slots, stage time tf forward and tb backward (tb = 0 for inference). */
 json_t *pb_pipe_schedule(const char *kind, int p, int m, double tf, double tb);

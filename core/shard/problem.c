@@ -720,6 +720,7 @@ int pb_shard_problem_build(const pb_graph *g, const pb_cluster *c, const pb_mesh
 		p->opts.chunk = 48;
 	p->compute_mult = o->train ? 3.0 : 1.0;
 	p->comm_mult = o->train ? 2.0 : 1.0;
+	p->act_mult = o->act_copies > 0 ? o->act_copies : 1.0;
 	p->tkind = calloc((size_t)(g->n_tensors + 1), 1);
 	p->nodes = calloc((size_t)(g->n_nodes + 1), sizeof *p->nodes);
 	pb_strat1 *menu = malloc(64 * sizeof *menu);
@@ -818,7 +819,7 @@ void pb_shard_evaluate(const pb_shard_problem *p, const int *choice, pb_shard_re
 	r->objective = cost;
 	r->compute = comp;
 	r->comm = cost - comp > 0 ? cost - comp : 0;
-	r->memory = mp + (p->opts.train ? ma : 2 * peak);
+	r->memory = mp + (p->opts.train ? p->act_mult * ma : 2 * peak);
 	r->feasible = r->memory <= p->cl.memory * (1 + 1e-9);
 }
 

@@ -44,6 +44,9 @@ typedef struct pb_shard_opts {
 	pb_shard_rules *rules;     /* rule library used from level 1 (NULL = none) */
 	pb_shard_rules *filters;   /* candidate filters applied at every level (Lua) */
 	int chunk;                 /* level 3: groups per sub-MILP (0 = 48) */
+	double act_copies;         /* training: activation bytes count this many times in the
+	                            * memory per device (a pipeline stage under 1F1B keeps that
+	                            * many micro-batches in flight); 0 = 1 */
 	const unsigned char *mask; /* only nodes with mask[i] != 0 (a pipeline stage); NULL = all.
 	                            * Activations from outside arrive in any layout (p2p is costed
 	                            * by the pipeline). */
@@ -106,6 +109,7 @@ typedef struct pb_shard_problem {
 	double param_bytes; /* total parameter bytes */
 	int forced;         /* forced parameter sharding active */
 	double comm_mult, compute_mult;
+	double act_mult; /* training: copies of the activations in memory (opts.act_copies) */
 	int n_active;
 	long n_node_strats; /* sum of strategies over operators (before shrinking) */
 } pb_shard_problem;

@@ -3,6 +3,8 @@
  * pipeline command's JSON. */
 #include "pb_test.h"
 
+#include <unistd.h>
+
 #include "commands.h"
 #include "session.h"
 #include "shard/pipeline.h"
@@ -211,6 +213,102 @@ static void test_pipeline_command(void **state)
 	pb_session_free(s);
 }
 
+/* The command on a chain uses the exact DP: its stages are the DP's. */
+static void test_pipeline_chain_is_dp(void **state)
+{
+	pb_session *s = pb_session_new();
+	pb_session_set_graph(s, mlp2(), "mlp2.test");
+	json_t *j = run_json(s, "pipeline --layout layouts/cluster-2x8.lua --stages 2 "
+	                        "--microbatches 1 --skip-oplevel --json");
+	assert_string_equal(json_string_value(json_object_get(j, "split")), "dp (chain)");
+	json_decref(j);
+	const pb_graph *g = s->graph;
+	unsigned char act[16];
+	double cost[16];
+	assert_true(g->n_nodes <= 16);
+	pb_shard_dynamic_nodes(g, act);
+	for (int v = 0; v < g->n_nodes; v++)
+		cost[v] = act[v] ? pb_shard_node_flops(g, &g->nodes[v]) : -1;
+	pb_pipe_split dp;
+	pb_error err = {0};
+	assert_int_equal(pb_pipe_split_dp(g, cost, 2, &dp, &err), PB_OK);
+	for (int v = 0; v < g->n_nodes; v++)
+		assert_int_equal(s->plan->group[v], dp.stage[v]);
+	pb_pipe_split_free(&dp);
+	pb_session_free(s);
+}
+
+/* More stages than operators: the empty stages hold nothing and fit; a stage
+ * count that does not divide the devices is an error naming the layout. */
+static void test_pipeline_empty_stages_and_errors(void **state)
+{
+	pb_session *s = pb_session_new();
+	pb_session_set_graph(s, mlp2(), "mlp2.test");
+	json_t *j = run_json(s, "pipeline --layout layouts/cluster-2x8.lua --stages 16 "
+	                        "--microbatches 1 --skip-oplevel --json");
+	json_t *st = json_object_get(j, "stages");
+	assert_int_equal(json_array_size(st), 16);
+	int empty = 0;
+	for (size_t k = 0; k < 16; k++) {
+		json_t *x = json_array_get(st, k);
+		empty += json_integer_value(json_object_get(x, "operators")) == 0;
+		assert_true(json_is_true(json_object_get(x, "feasible")));
+	}
+	assert_true(empty >= 11); /* 5 operators */
+	assert_true(json_is_true(json_object_get(j, "feasible")));
+	assert_true(json_real_value(json_object_get(j, "memory_limit")) == 40e9);
+	assert_string_equal(json_string_value(json_object_get(j, "best")), "pipeline");
+	json_decref(j);
+	pb_cmd_ctx ctx = {s, stdout, stderr, 0, 0, NULL, NULL};
+	pb_error err = {0};
+	assert_int_equal(pb_cmd_run_line(&ctx, "pipeline --stages 3", &err), PB_EUSAGE);
+	assert_non_null(strstr(err.msg, "3 stages do not divide the 16 devices of cluster-2x8"));
+	pb_session_free(s);
+}
+
+static void test_prefer(void **state)
+{
+	assert_true(pb_pipe_prefer(1.0, 1, 2.0, 1));  /* faster, both fit */
+	assert_false(pb_pipe_prefer(2.0, 1, 1.0, 1)); /* slower, both fit */
+	assert_true(pb_pipe_prefer(1.0, 1, 1.0, 1));  /* tie: the pipeline */
+	assert_false(pb_pipe_prefer(1.0, 0, 2.0, 1)); /* over memory never beats a fit */
+	assert_true(pb_pipe_prefer(2.0, 1, 1.0, 0));  /* a fit beats a faster plan over memory */
+	assert_true(pb_pipe_prefer(1.0, 0, 2.0, 0));  /* both over: the faster */
+	assert_true(pb_pipe_prefer(5.0, 0, INFINITY, 1)); /* operator level not solved */
+}
+
+/* Under 1F1B stage 0 keeps two of the four micro-batches in flight; the
+ * stage's sharding must see that memory and shard further to fit (30 MB per
+ * device: the plan chosen for one copy of the activations needs 32.7 MB). */
+static void test_stage_memory_in_flight(void **state)
+{
+	const char *path = "/tmp/pb_test_pipeline_30mb.lua";
+	FILE *f = fopen(path, "w");
+	assert_non_null(f);
+	fputs("return { kind='cluster', name='tight', nodes=2, devices_per_node=8,"
+	      " device_memory_gb=0.03, device_tflops=100, intra_bw_gbs=150,"
+	      " intra_latency_us=5, inter_bw_gbs=25, inter_latency_us=20 }\n",
+	      f);
+	fclose(f);
+	pb_session *s = pb_session_new();
+	pb_error err = {0};
+	assert_int_equal(pb_session_open_model(s, "models/resnet18.onnx", NULL, 0, &err), PB_OK);
+	char line[256];
+	snprintf(line, sizeof line,
+	         "pipeline --layout %s --train --batch 16 --stages 2 --skip-oplevel --json", path);
+	json_t *j = run_json(s, line);
+	assert_int_equal(json_integer_value(json_object_get(j, "microbatches")), 4);
+	json_t *st = json_object_get(j, "stages");
+	for (size_t k = 0; k < json_array_size(st); k++) {
+		json_t *x = json_array_get(st, k);
+		assert_true(json_real_value(json_object_get(x, "memory")) <= 0.03e9);
+		assert_true(json_is_true(json_object_get(x, "feasible")));
+	}
+	json_decref(j);
+	unlink(path);
+	pb_session_free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -218,6 +316,10 @@ int main(void)
 	    cmocka_unit_test(test_method_intervals),
 	    cmocka_unit_test(test_microbatches_and_schedules),
 	    cmocka_unit_test(test_pipeline_command),
+	    cmocka_unit_test(test_pipeline_chain_is_dp),
+	    cmocka_unit_test(test_pipeline_empty_stages_and_errors),
+	    cmocka_unit_test(test_prefer),
+	    cmocka_unit_test(test_stage_memory_in_flight),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -192,6 +192,7 @@ static void test_layout_errors_name_file_and_field(void **state)
 {
 	pb_hw *hw = NULL;
 	pb_error err = {0};
+	int rc_nan;
 	assert_int_equal(pb_hw_load_string("return { kind='cluster', nodes=2, devices_per_node=8,"
 	                                   " device_memory_gb=16, intra_bw_gbs=100 }",
 	                                   "bad.lua", &hw, &err),
@@ -209,6 +210,18 @@ static void test_layout_errors_name_file_and_field(void **state)
 	assert_int_equal(pb_cluster_from_hw(hw, &c, &err), PB_EINPUT);
 	assert_non_null(strstr(err.msg, "'nodes'"));
 	pb_hw_free(hw);
+	/* 0/0 is a Lua number but not a finite one */
+	rc_nan = pb_hw_load_string("return { kind='cluster', nodes=1, devices_per_node=8,"
+	                           " device_memory_gb=0/0, device_tflops=1, intra_bw_gbs=1 }",
+	                           "nan.lua", &hw, &err);
+	if (rc_nan == PB_OK) {
+		rc_nan = pb_cluster_from_hw(hw, &c, &err);
+		pb_hw_free(hw);
+	}
+	assert_int_equal(rc_nan, PB_EINPUT);
+	assert_non_null(strstr(err.msg, "nan.lua"));
+	assert_non_null(strstr(err.msg, "device_memory_gb"));
+	assert_non_null(strstr(err.msg, "not a finite number"));
 	assert_int_equal(
 	    pb_hw_load_string("return { kind='manycore', cores=4 }", "mc.lua", &hw, &err), PB_OK);
 	assert_int_not_equal(pb_cluster_from_hw(hw, &c, &err), PB_OK);
@@ -256,6 +269,24 @@ static void test_schemes(void **state)
 	assert_int_equal(pb_mesh_parse(&x, &c, "4x4", &err), PB_OK);
 	assert_int_equal(pb_mesh_parse(&x, &c, "3x5", &err), PB_EUSAGE);
 	assert_non_null(strstr(err.msg, "16 devices"));
+	assert_int_equal(pb_mesh_parse(&x, &c, "4x4x", &err), PB_EUSAGE);
+	assert_non_null(strstr(err.msg, "missing after the last 'x'"));
+	/* nodes of 6 devices: a 4-axis group {4,5,6,7} spans two nodes, a 3-axis
+	 * or a 6-axis stays inside one */
+	pb_cluster six =
+	    cluster_of("return { kind='cluster', nodes=2, devices_per_node=6, device_memory_gb=40,"
+	               " device_tflops=100, intra_bw_gbs=150, inter_bw_gbs=25 }");
+	assert_int_equal(pb_mesh_parse(&x, &six, "3x4", &err), PB_OK);
+	assert_true(x.inter[0] && x.inter[1]);
+	assert_int_equal(pb_mesh_parse(&x, &six, "4x3", &err), PB_OK);
+	assert_true(x.inter[0] && !x.inter[1]);
+	assert_int_equal(pb_mesh_parse(&x, &six, "2x6", &err), PB_OK);
+	assert_true(x.inter[0] && !x.inter[1]);
+	assert_int_equal(pb_mesh_parse(&x, &six, "2x2x3", &err), PB_OK);
+	assert_true(x.inter[0] && !x.inter[1] && !x.inter[2]);
+	assert_int_equal(pb_mesh_parse(&x, &six, "3x2x2", &err), PB_OK);
+	assert_true(x.inter[0] && x.inter[1] && !x.inter[2]);
+	pb_cluster_free(&six);
 	pb_cluster_free(&c);
 	pb_cluster_free(&one);
 }
