@@ -99,6 +99,28 @@ static int table_rows(const tui_app *a, int H)
 	return want < max ? want : max;
 }
 
+/* The table's 9-character label column: when a label such as
+ * "cores 48-63" would be cut, every "cores " label of the plan reads "c "
+ * ("c 48-63"), so the column stays uniform and nothing is cut. */
+static int table_abbrev(const pb_plan *p)
+{
+	for (int i = 0; i < p->n_groups; i++)
+		if (p->groups[i].label && strlen(p->groups[i].label) > 9)
+			return 1;
+	return 0;
+}
+
+static const char *table_label(const char *label, int abbrev, char *buf, size_t len)
+{
+	if (!label)
+		return "";
+	if (abbrev && strncmp(label, "cores ", 6) == 0) {
+		snprintf(buf, len, "c %s", label + 6);
+		return buf;
+	}
+	return label;
+}
+
 static void draw_table(tui_app *a, int H)
 {
 	WINDOW *w = a->wside;
@@ -119,7 +141,7 @@ static void draw_table(tui_app *a, int H)
 		line(w, 1, A_UNDERLINE, "%-2s %9s %6s %7s %5s %2s", "#", "nodes", "MACs", "time ms",
 		     "stor", "");
 	int sel = tui_selected(a), sg = sel >= 0 ? tui_group_of(a, sel) : -1;
-	int nvis = rows - 3;
+	int nvis = rows - 3, abbrev = table_abbrev(p);
 	int first = 0;
 	if (sg >= nvis)
 		first = sg - nvis + 1;
@@ -127,7 +149,7 @@ static void draw_table(tui_app *a, int H)
 	for (int r = 0; r < nvis && first + r < p->n_groups; r++) {
 		int gi = first + r;
 		const pb_plan_group *g = &p->groups[gi];
-		char nodes[24], macs[16], stor[16];
+		char nodes[24], macs[16], stor[16], lab[32];
 		if (g->first_node >= 0)
 			snprintf(nodes, sizeof nodes, "%d-%d", g->first_node, g->last_node);
 		else
@@ -142,8 +164,8 @@ static void draw_table(tui_app *a, int H)
 		char mark[4] = {g->bottleneck ? '*' : ' ', g->over_memory ? '!' : ' ', 0};
 		if (wide)
 			line(w, 2 + r, at, "%-2d %-9.9s %9s %6s %7.3f %5s %5.3f%s", gi,
-			     g->label ? g->label : "", nodes, macs, g->time * 1e3, stor,
-			     g->routing * 1e3, mark);
+			     table_label(g->label, abbrev, lab, sizeof lab), nodes, macs,
+			     g->time * 1e3, stor, g->routing * 1e3, mark);
 		else
 			line(w, 2 + r, at, "%-2d %9s %6s %7.3f %5s %s", gi, nodes, macs,
 			     g->time * 1e3, stor, mark);

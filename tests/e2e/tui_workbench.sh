@@ -243,6 +243,15 @@ wait_for 'needs at least 80x24'
 tm resize-window -t "$sess" -x 120 -y 40
 wait_for 'resnet18.onnx: [0-9]+ nodes'
 
+# ---- 10b. 64 cores: long group labels ("cores 48-63") are shortened, not cut
+cmd "layout $root/layouts/manycore-64.lua"
+wait_for 'layout chip64'
+cmd 'partition --method exact'
+wait_for 'plan partition/exact, [0-9]+ groups'
+settle
+grep -qE '│[0-9]+ +c [0-9]+-[0-9]+ ' "$tmp/screen" || fail "64-core labels not shown as 'c A-B'"
+grep -qE '│[0-9]+ +cores [0-9]+-[0-9]?( |$)' "$tmp/screen" && fail "a 'cores A-B' label is cut"
+
 # ---- 11. a larger model opens collapsed; Enter opens a block, Backspace closes it
 cmd "open $root/models/bert_base_like.onnx"
 wait_for 'bert_base_like.onnx: [0-9]+ nodes'
