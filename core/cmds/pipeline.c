@@ -242,6 +242,12 @@ static int cmd_pipeline(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a
 		json_t *o2 = json_object();
 		json_object_set_new(o2, "stage", json_integer(s));
 		json_object_set_new(o2, "operators", json_integer(st[s].ops));
+		json_t *names = json_array();
+		for (int v = 0; v < n; v++)
+			if (act[v] && sp.stage[v] == s)
+				json_array_append_new(
+				    names, json_string(g->nodes[v].name ? g->nodes[v].name : ""));
+		json_object_set_new(o2, "nodes", names);
 		json_t *dv = json_array();
 		for (int k = 0; k < st[s].n_dev; k++)
 			json_array_append_new(dv, json_integer(st[s].first_dev + k));
@@ -324,23 +330,12 @@ static int cmd_pipeline(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a
 			fprintf(f, "%c %-24s %-15s %11.4f ms%s\n", pipe_wins ? ' ' : '*',
 			        oplevel.scheme, "operator-level", oplevel.time * 1e3,
 			        oplevel.feasible ? "" : "  (does not fit)");
-		fprintf(f, "\n1F1B schedule (F/B micro-batch per stage):\n");
-		json_t *s1 = json_object_get(json_object_get(sch, "1f1b"), "stages");
-		size_t k;
-		json_t *row;
-		json_array_foreach(s1, k, row)
-		{
-			fprintf(f, "  stage %zu:", k);
-			size_t q;
-			json_t *x;
-			json_array_foreach(row, q, x)
-			{
-				if (q < 24)
-					fprintf(f, " %s%lld",
-					        json_string_value(json_object_get(x, "pass")),
-					        json_integer_value(json_object_get(x, "mb")));
-			}
-			fputc('\n', f);
+		/* one column of three characters per forward slot (backward = 2 slots) */
+		const char *kinds[2] = {"gpipe", "1f1b"}, *titles[2] = {"GPipe", "1F1B"};
+		for (int q = 0; q < 2; q++) {
+			fprintf(f, "\n%s schedule (one column = one forward slot of %.4f ms):\n",
+			        titles[q], tf * 1e3);
+			pb_pipe_schedule_text(f, json_object_get(sch, kinds[q]), tf, 40);
 		}
 	}
 	/* plan: group = stage */

@@ -684,3 +684,46 @@ json_t *pb_pipe_schedule(const char *kind, int p, int m, double tf, double tb)
 	free(next), free(free_at), free(fdone), free(bdone);
 	return j;
 }
+
+void pb_pipe_schedule_text(FILE *f, const json_t *sched, double unit, int max_units)
+{
+	double makespan = json_number_value(json_object_get(sched, "makespan"));
+	if (!(unit > 0) || max_units < 1)
+		return;
+	int units = (int)lround(makespan / unit), cut = units > max_units;
+	if (cut)
+		units = max_units;
+	char *row = malloc((size_t)units * 3 + 1);
+	if (!row)
+		return;
+	size_t k;
+	const json_t *st;
+	json_array_foreach(json_object_get(sched, "stages"), k, st)
+	{
+		memset(row, ' ', (size_t)units * 3);
+		for (int u = 0; u < units; u++)
+			row[u * 3 + 1] = '.';
+		size_t q;
+		const json_t *x;
+		json_array_foreach(st, q, x)
+		{
+			int a = (int)lround(json_number_value(json_object_get(x, "start")) / unit);
+			int b = (int)lround(json_number_value(json_object_get(x, "end")) / unit);
+			if (a >= units)
+				continue;
+			if (b > units)
+				b = units;
+			memset(row + a * 3, ' ', (size_t)(b - a) * 3);
+			char lab[24];
+			int n = snprintf(lab, sizeof lab, "%s%lld",
+			                 json_string_value(json_object_get(x, "pass")),
+			                 json_integer_value(json_object_get(x, "mb")));
+			if (n > (b - a) * 3)
+				n = (b - a) * 3;
+			memcpy(row + a * 3, lab, (size_t)n);
+		}
+		row[units * 3] = '\0';
+		fprintf(f, "  stage %-3zu|%s|%s\n", k, row, cut ? "..." : "");
+	}
+	free(row);
+}

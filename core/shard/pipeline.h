@@ -19,6 +19,7 @@
 #define PB_SHARD_PIPELINE_H
 
 #include <jansson.h>
+#include <stdio.h>
 
 #include "graph.h"
 
@@ -57,5 +58,11 @@ int pb_pipe_prefer(double pipe_time, int pipe_fits, double op_time, int op_fits)
 /* Timeline of a schedule: per stage the (micro-batch, F/B, start, end)
  * slots, stage time tf forward and tb backward (tb = 0 for inference). */
 json_t *pb_pipe_schedule(const char *kind, int p, int m, double tf, double tb);
+
+/* Text timeline of one schedule from pb_pipe_schedule: one row per stage,
+ * three characters per `unit` seconds (the forward slot), "F<mb>" /
+ * "B<mb>" where a pass starts, " . " where the stage idles; rows are cut
+ * after max_units units ("..."). */
+void pb_pipe_schedule_text(FILE *f, const json_t *sched, double unit, int max_units);
 
 #endif

@@ -130,6 +130,28 @@ static void test_microbatches_and_schedules(void **state)
 	json_decref(of);
 }
 
+static void test_schedule_text(void **state)
+{
+	/* GPipe, 2 stages, 2 micro-batches, training (B = 2 forward slots) */
+	json_t *gp = pb_pipe_schedule("gpipe", 2, 2, 1.0, 2.0);
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	pb_pipe_schedule_text(f, gp, 1.0, 40);
+	fclose(f);
+	assert_string_equal(buf, "  stage 0  |F0 F1  .  .  . B0    B1    |\n"
+	                         "  stage 1  | . F0 F1 B0    B1     .  . |\n");
+	free(buf);
+	/* cut after 3 slots */
+	f = open_memstream(&buf, &len);
+	pb_pipe_schedule_text(f, gp, 1.0, 3);
+	fclose(f);
+	assert_string_equal(buf, "  stage 0  |F0 F1  . |...\n"
+	                         "  stage 1  | . F0 F1 |...\n");
+	free(buf);
+	json_decref(gp);
+}
+
 static pb_graph *mlp2(void)
 {
 	pb_builder *b = pb_builder_new("mlp2.test", "test");
@@ -199,6 +221,12 @@ static void test_pipeline_command(void **state)
 		assert_true(json_real_value(json_object_get(x, "memory")) > 0);
 	}
 	assert_int_equal(ops, 5);
+	/* the stages name their operators: all five, each once, in graph order */
+	json_t *n0 = json_object_get(json_array_get(st, 0), "nodes");
+	json_t *n1 = json_object_get(json_array_get(st, 1), "nodes");
+	assert_int_equal(json_array_size(n0) + json_array_size(n1), 5);
+	assert_string_equal(json_string_value(json_array_get(n0, 0)), "fc1");
+	assert_string_equal(json_string_value(json_array_get(n1, json_array_size(n1) - 1)), "fc3");
 	assert_int_equal(json_integer_value(json_object_get(j, "microbatches")), 1);
 	assert_true(fabs(json_real_value(json_object_get(j, "bubble")) - 0.5) < 1e-12);
 	assert_true(json_real_value(json_object_get(j, "step_time")) > 0);
@@ -319,6 +347,7 @@ int main(void)
 	    cmocka_unit_test(test_pipeline_chain_is_dp),
 	    cmocka_unit_test(test_pipeline_empty_stages_and_errors),
 	    cmocka_unit_test(test_prefer),
+	    cmocka_unit_test(test_schedule_text),
 	    cmocka_unit_test(test_stage_memory_in_flight),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
