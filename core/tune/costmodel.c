@@ -75,6 +75,15 @@ int pb_tune_costmodel_fitted(const pb_tune_costmodel *m)
 	return m->booster != NULL;
 }
 
+/* Histogram bin of label v, clamped to [0, B-1] (never indexes outside). */
+static int label_bin(double v, double lo, double width, int B)
+{
+	double b = (v - lo) / width;
+	if (!(b >= 0))
+		return 0;
+	return b >= B ? B - 1 : (int)b;
+}
+
 void pb_tune_costmodel_weights(const pb_tune_costmodel_opts *oin, const float *y, int n, float *w)
 {
 	pb_tune_costmodel_opts o = {0};
@@ -89,7 +98,7 @@ void pb_tune_costmodel_weights(const pb_tune_costmodel_opts *oin, const float *y
 	}
 	if (n == 0)
 		return;
-	if (!(hi > lo)) {
+	if (!(hi > lo) || !isfinite(hi - lo)) {
 		for (int i = 0; i < n; i++)
 			w[i] = 1;
 		return;
@@ -103,10 +112,8 @@ void pb_tune_costmodel_weights(const pb_tune_costmodel_opts *oin, const float *y
 		return;
 	}
 	double width = (hi - lo) / B;
-	for (int i = 0; i < n; i++) {
-		int b = (int)((y[i] - lo) / width);
-		hist[b < B ? b : B - 1] += 1;
-	}
+	for (int i = 0; i < n; i++)
+		hist[label_bin(y[i], lo, width, B)] += 1;
 	/* Gaussian kernel smoothing of the label histogram. */
 	for (int b = 0; b < B; b++) {
 		double s = 0, norm = 0;
@@ -119,8 +126,7 @@ void pb_tune_costmodel_weights(const pb_tune_costmodel_opts *oin, const float *y
 	}
 	double sum = 0;
 	for (int i = 0; i < n; i++) {
-		int b = (int)((y[i] - lo) / width);
-		b = b < B ? b : B - 1;
+		int b = label_bin(y[i], lo, width, B);
 		w[i] = (float)(1.0 / (dens[b] > 1e-12 ? dens[b] : 1e-12));
 		sum += w[i];
 	}
@@ -144,6 +150,10 @@ int pb_tune_costmodel_fit(pb_tune_costmodel *m, const float *x, const float *y, 
 {
 	if (n < 2)
 		return pb_err(err, PB_EINPUT, "cost model: need at least 2 samples, got %d", n);
+	for (int i = 0; i < n; i++)
+		if (!isfinite(y[i]))
+			return pb_err(err, PB_EINPUT, "cost model: label %d (%g) is not finite", i,
+			              (double)y[i]);
 	DMatrixHandle d = NULL;
 	BoosterHandle b = NULL;
 	float *w = malloc((size_t)n * sizeof *w);

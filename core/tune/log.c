@@ -1,20 +1,67 @@
 /*
  * tune/log.c — JSON-lines tuning log (format in log.h).
+ *
+ * Reading validates every line of the requested shape as far as the file
+ * can be checked: GFLOP/s finite and in [0, PB_TUNE_LOG_MAX_GFLOPS], 0 for
+ * invalid measurements, valid ones only for legal configurations, no
+ * duplicate keys. Opening for append first drops a last line cut short by an
+ * interrupted write, so that new lines never get glued to it.
  */
 #include "tune/log.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "tune/kernels.h"
 
+/* Truncates fd after its last newline when the file does not end in one
+ * (the partial line of an interrupted write; the loader skips it anyway). */
+static int drop_partial_line(int fd)
+{
+	struct stat st;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_size == 0)
+		return 0;
+	char buf[4096];
+	off_t end = st.st_size;
+	while (end > 0) {
+		off_t start = end > (off_t)sizeof buf ? end - (off_t)sizeof buf : 0;
+		ssize_t n = pread(fd, buf, (size_t)(end - start), start);
+		if (n != end - start)
+			return -1;
+		for (ssize_t i = n - 1; i >= 0; i--)
+			if (buf[i] == '\n') {
+				off_t keep = start + i + 1;
+				return keep == st.st_size ? 0 : ftruncate(fd, keep);
+			}
+		end = start;
+	}
+	return ftruncate(fd, 0);
+}
+
 int pb_tune_log_open(const char *path, FILE **out, pb_error *err)
 {
-	FILE *f = fopen(path, "a");
-	if (!f)
+	int fd = open(path, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+	if (fd < 0)
 		return pb_err(err, PB_EINPUT, "%s: cannot open the tuning log: %s", path,
 		              strerror(errno));
+	if (drop_partial_line(fd)) {
+		int e = errno;
+		close(fd);
+		return pb_err(err, PB_EINPUT, "%s: cannot repair the interrupted last line: %s",
+		              path, strerror(e));
+	}
+	FILE *f = fdopen(fd, "a");
+	if (!f) {
+		int e = errno;
+		close(fd);
+		return pb_err(err, PB_EINPUT, "%s: cannot open the tuning log: %s", path,
+		              strerror(e));
+	}
 	*out = f;
 	return PB_OK;
 }
@@ -46,8 +93,42 @@ int pb_tune_log_append(FILE *f, const char *path, const pb_tune_space *sp, const
 	return PB_OK;
 }
 
-/* Reads the file line by line; fn gets each parsed object. */
-static int each_line(const char *path, int (*fn)(void *ud, json_t *o), void *ud, pb_error *err)
+/* Checks the fields every line needs; fills why and returns -1 if wrong. */
+static int check_common(json_t *o, char *why, size_t len)
+{
+	json_t *valid = json_object_get(o, "valid"), *gf = json_object_get(o, "gflops");
+	json_t *sec = json_object_get(o, "seconds");
+	if (!json_is_string(json_object_get(o, "key")) || !json_is_boolean(valid) ||
+	    !json_is_number(gf)) {
+		snprintf(why, len, "missing or malformed field (key, config, valid, gflops)");
+		return -1;
+	}
+	double g = json_number_value(gf);
+	if (!isfinite(g) || g < 0 || g > PB_TUNE_LOG_MAX_GFLOPS) {
+		snprintf(why, len, "gflops = %g is not a plausible measurement (0 to %g)", g,
+		         PB_TUNE_LOG_MAX_GFLOPS);
+		return -1;
+	}
+	if (json_is_true(valid) && g <= 0) {
+		snprintf(why, len, "a valid measurement needs gflops > 0");
+		return -1;
+	}
+	if (json_is_false(valid) && g != 0) {
+		snprintf(why, len, "an invalid measurement has gflops 0, not %g", g);
+		return -1;
+	}
+	if (sec && (!json_is_number(sec) || !isfinite(json_number_value(sec)) ||
+	            json_number_value(sec) < 0)) {
+		snprintf(why, len, "field 'seconds' must be a number >= 0");
+		return -1;
+	}
+	return 0;
+}
+
+/* Reads the file line by line; fn gets each parsed object and returns
+ * nonzero with a reason in why to stop with an error naming the line. */
+static int each_line(const char *path, int (*fn)(void *ud, json_t *o, char *why, size_t len),
+                     void *ud, pb_error *err)
 {
 	FILE *f = fopen(path, "r");
 	if (!f) {
@@ -63,13 +144,20 @@ static int each_line(const char *path, int (*fn)(void *ud, json_t *o), void *ud,
 	while ((len = getline(&line, &cap, f)) > 0) {
 		lineno++;
 		int complete = line[len - 1] == '\n';
+		if (strlen(line) != (size_t)len) {
+			if (!complete)
+				break;
+			rc = pb_err(err, PB_EINPUT, "%s:%d: contains a NUL byte (not a JSON line)",
+			            path, lineno);
+			break;
+		}
 		const char *p = line;
 		while (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n')
 			p++;
 		if (!*p)
 			continue;
 		json_error_t je;
-		json_t *o = json_loads(line, 0, &je);
+		json_t *o = json_loads(line, JSON_REJECT_DUPLICATES, &je);
 		if (!o || !json_is_object(o)) {
 			json_decref(o);
 			if (!complete)
@@ -78,13 +166,11 @@ static int each_line(const char *path, int (*fn)(void *ud, json_t *o), void *ud,
 			            o ? "wrong type" : je.text);
 			break;
 		}
-		int r = fn(ud, o);
+		char why[160] = "malformed line";
+		int r = check_common(o, why, sizeof why) ? -1 : fn(ud, o, why, sizeof why);
 		json_decref(o);
 		if (r) {
-			rc = pb_err(err, PB_EINPUT, "%s:%d: %s", path, lineno,
-			            r == 1
-			                ? "missing or malformed field (key, config, valid, gflops)"
-			                : "configuration does not belong to this search space");
+			rc = pb_err(err, PB_EINPUT, "%s:%d: %s", path, lineno, why);
 			break;
 		}
 	}
@@ -100,34 +186,38 @@ typedef struct load_ctx {
 	int n, cap;
 } load_ctx;
 
-static int load_one(void *ud, json_t *o)
+static int load_one(void *ud, json_t *o, char *why, size_t len)
 {
 	load_ctx *c = ud;
 	const char *key = json_string_value(json_object_get(o, "key"));
 	json_t *valid = json_object_get(o, "valid"), *gf = json_object_get(o, "gflops");
-	if (!key || !json_is_boolean(valid) || !json_is_number(gf))
-		return 1;
 	if (strcmp(key, c->key))
 		return 0;
 	pb_tune_record rec;
 	memset(&rec, 0, sizeof rec);
-	if (pb_tune_space_config_from_json(c->sp, json_object_get(o, "config"), rec.idx))
-		return 2;
+	if (pb_tune_space_config_from_json(c->sp, json_object_get(o, "config"), rec.idx)) {
+		snprintf(why, len, "configuration does not belong to this search space");
+		return -1;
+	}
 	rec.r.valid = json_is_true(valid);
 	rec.r.measured = 1;
 	rec.r.gflops = json_number_value(gf);
 	rec.r.seconds = json_number_value(json_object_get(o, "seconds"));
-	if (rec.r.gflops < 0 || (rec.r.valid && rec.r.gflops <= 0))
-		return 1;
-	const char *why = json_string_value(json_object_get(o, "why"));
-	snprintf(rec.r.why, sizeof rec.r.why, "%s", why ? why : "");
+	if (rec.r.valid && !pb_tune_space_legal(c->sp, rec.idx, NULL, 0)) {
+		snprintf(why, len, "configuration is illegal (no kernel) but marked valid");
+		return -1;
+	}
+	const char *reason = json_string_value(json_object_get(o, "why"));
+	snprintf(rec.r.why, sizeof rec.r.why, "%s", reason ? reason : "");
 	const char *m = json_string_value(json_object_get(o, "method"));
 	snprintf(rec.method, sizeof rec.method, "%s", m ? m : "?");
 	if (c->n == c->cap) {
 		int cap = c->cap ? 2 * c->cap : 64;
 		pb_tune_record *r = realloc(c->recs, (size_t)cap * sizeof *r);
-		if (!r)
-			return 1;
+		if (!r) {
+			snprintf(why, len, "out of memory");
+			return -1;
+		}
 		c->recs = r;
 		c->cap = cap;
 	}
@@ -155,14 +245,14 @@ typedef struct each_ctx {
 	void *ud;
 } each_ctx;
 
-static int each_one(void *ud, json_t *o)
+static int each_one(void *ud, json_t *o, char *why, size_t len)
 {
+	(void)why;
+	(void)len;
 	each_ctx *c = ud;
 	const char *key = json_string_value(json_object_get(o, "key"));
 	json_t *valid = json_object_get(o, "valid"), *gf = json_object_get(o, "gflops");
-	if (!key || !json_is_boolean(valid) || !json_is_number(gf))
-		return 1;
-	if (json_is_true(valid) && json_number_value(gf) > 0)
+	if (json_is_true(valid))
 		c->fn(c->ud, key, json_number_value(gf),
 		      json_number_value(json_object_get(o, "seconds")));
 	return 0;

@@ -22,14 +22,20 @@ typedef struct pb_tune_record {
 	char method[16];
 } pb_tune_record;
 
-/* Opens path for appending (created if missing). */
+/* No single CPU core comes near this; larger values in a log are corrupt. */
+#define PB_TUNE_LOG_MAX_GFLOPS 1e5
+
+/* Opens path for appending (created if missing). A last line without a
+ * newline (interrupted write) is cut off first, so appends stay readable. */
 int pb_tune_log_open(const char *path, FILE **out, pb_error *err);
 /* Appends one line and flushes. */
 int pb_tune_log_append(FILE *f, const char *path, const pb_tune_space *sp, const int *idx,
                        const pb_tune_result *r, const char *method, pb_error *err);
 /* Records of sp's shape in path (*out malloc'd, *n count). A missing file is
- * an empty log. Malformed lines are errors naming path:line, except a last
- * line cut short by an interrupted write, which is skipped. */
+ * an empty log. Malformed lines are errors naming path:line and the problem
+ * (bad JSON, missing field, implausible or non-zero-when-invalid gflops, a
+ * configuration outside the space or illegal but marked valid), except a
+ * last line cut short by an interrupted write, which is skipped. */
 int pb_tune_log_load(const char *path, const pb_tune_space *sp, pb_tune_record **out, int *n,
                      pb_error *err);
 

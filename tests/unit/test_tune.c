@@ -1,7 +1,8 @@
 /* test_tune.c — tunable kernels against the naive references (every legal
  * configuration on small awkward shapes), illegal and wrong configurations,
  * shape parsing and node shapes, the tuning log (append, resume, truncated
- * last line, malformed lines), per-node times from a log, and a short tuner
+ * last line, every kind of corrupt line, appending after an interrupted
+ * write), per-node times from a log, and a short tuner
  * run with baselines. No timing assertions. */
 #include "pb_test.h"
 
@@ -312,6 +313,127 @@ static void test_log_resume_and_node_times(void **state)
 	pb_graph_free(g);
 }
 
+/* One line appended to a copy of a good log must fail to load with an error
+ * naming file:line and containing `what`. */
+static void expect_bad_line(const char *log, const pb_tune_space *sp, const char *good,
+                            const char *line, size_t len, const char *what)
+{
+	FILE *f = fopen(log, "w");
+	assert_non_null(f);
+	fputs(good, f);
+	fwrite(line, 1, len, f);
+	fclose(f);
+	pb_tune_record *recs = NULL;
+	int n = 0;
+	pb_error err = {0};
+	if (pb_tune_log_load(log, sp, &recs, &n, &err) != PB_EINPUT)
+		fail_msg("accepted: %s", line);
+	free(recs);
+	char at[300];
+	snprintf(at, sizeof at, "%s:2:", log);
+	if (!strstr(err.msg, at) || !strstr(err.msg, what))
+		fail_msg("'%s' should name %s and say '%s'", err.msg, at, what);
+}
+
+static void test_log_rejects_corrupt_lines(void **state)
+{
+	char log[256];
+	snprintf(log, sizeof log, "%s", tmp_path("corrupt.jsonl"));
+	pb_tune_shape sh;
+	pb_error err = {0};
+	assert_int_equal(pb_tune_shape_parse("gemm", "4,5,16", &sh, &err), PB_OK);
+	pb_tune_space sp;
+	pb_tune_space_init(&sp, &sh);
+	const char *good = "{\"key\":\"gemm:4,5,16\",\"config\":{\"vec\":8,\"mr\":2,\"nr\":32,"
+	                   "\"unroll\":4,\"mc\":48,\"kc\":256,\"nc\":256,\"pack\":0,\"order\":0},"
+	                   "\"valid\":true,\"gflops\":5,\"seconds\":1e-6}\n";
+	/* the good line alone loads */
+	FILE *f = fopen(log, "w");
+	fputs(good, f);
+	fclose(f);
+	pb_tune_record *recs = NULL;
+	int n = 0;
+	assert_int_equal(pb_tune_log_load(log, &sp, &recs, &n, &err), PB_OK);
+	assert_int_equal(n, 1);
+	free(recs);
+#define CFG(vec, mr, nr)                                                                           \
+	"{\"key\":\"gemm:4,5,16\",\"config\":{\"vec\":" #vec ",\"mr\":" #mr ",\"nr\":" #nr         \
+	",\"unroll\":4,\"mc\":48,\"kc\":256,\"nc\":256,\"pack\":0,\"order\":0},"
+	static const struct {
+		const char *line, *what;
+	} bad[] = {
+	    {"garbage\n", "not a JSON object"},
+	    {"[1,2]\n", "not a JSON object"},
+	    {CFG(8, 2, 16) "\"valid\":true}\n", "missing or malformed field"},
+	    {"{\"key\":\"gemm:4,5,16\",\"config\":{\"vec\":3},\"valid\":true,\"gflops\":1}\n",
+	     "does not belong to this search space"},
+	    /* 1e300 GFLOP/s (inf as a float) used to crash the cost-model fit */
+	    {CFG(8, 2, 16) "\"valid\":true,\"gflops\":1e300}\n", "not a plausible measurement"},
+	    {CFG(8, 2, 16) "\"valid\":true,\"gflops\":-2}\n", "not a plausible measurement"},
+	    {CFG(8, 2, 16) "\"valid\":true,\"gflops\":0}\n", "needs gflops > 0"},
+	    /* an invalid measurement with a value used to become the best */
+	    {CFG(8, 2, 16) "\"valid\":false,\"gflops\":999}\n", "has gflops 0"},
+	    /* 8 x 32 / 4 = 64 accumulators: no kernel exists, so it cannot be valid */
+	    {CFG(4, 8, 32) "\"valid\":true,\"gflops\":500}\n", "illegal (no kernel)"},
+	    {CFG(8, 2, 16) "\"valid\":true,\"gflops\":5,\"seconds\":\"x\"}\n", "'seconds'"},
+	    {"{\"key\":\"gemm:4,5,16\",\"config\":{\"vec\":8,\"mr\":2,\"nr\":16,\"unroll\":4,"
+	     "\"mc\":48,\"kc\":256,\"nc\":256,\"pack\":0,\"order\":0,\"vec\":4},\"valid\":true,"
+	     "\"gflops\":3}\n",
+	     "duplicate"},
+	    /* other shapes' lines are checked too (they feed --costs) */
+	    {"{\"key\":\"gemm:9,9,9\",\"valid\":true,\"gflops\":1e9}\n", "not a plausible"},
+	};
+#undef CFG
+	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
+		expect_bad_line(log, &sp, good, bad[i].line, strlen(bad[i].line), bad[i].what);
+	expect_bad_line(log, &sp, good, "\0\xff\n", 3, "NUL byte");
+	unlink(log);
+}
+
+/* An interrupted write leaves a last line without newline; the next run must
+ * not glue its first line to it (the log used to become unreadable). */
+static void test_log_append_after_interrupted_write(void **state)
+{
+	char log[256];
+	snprintf(log, sizeof log, "%s", tmp_path("interrupted.jsonl"));
+	unlink(log);
+	pb_tune_shape sh;
+	pb_error err = {0};
+	assert_int_equal(pb_tune_shape_parse("gemm", "4,5,16", &sh, &err), PB_OK);
+	pb_tune_space sp;
+	pb_tune_space_init(&sp, &sh);
+	pb_tune_report r;
+	run_small(&sp, log, 6, 0, 0, &r);
+	pb_tune_report_free(&r);
+	FILE *f = fopen(log, "a");
+	fputs("{\"key\":\"gemm:4,5,16\",\"conf", f);
+	fclose(f);
+	run_small(&sp, log, 10, 1, 0, &r);
+	assert_int_equal(r.resumed, 6);
+	assert_int_equal(r.hw_runs, 4);
+	pb_tune_report_free(&r);
+	assert_int_equal(count_lines(log), 10);
+	pb_tune_record *recs = NULL;
+	int n = 0;
+	if (pb_tune_log_load(log, &sp, &recs, &n, &err) != PB_OK)
+		fail_msg("%s", err.msg);
+	assert_int_equal(n, 10);
+	free(recs);
+	/* a log that is one partial line only becomes empty */
+	f = fopen(log, "w");
+	fputs("{\"key\":", f);
+	fclose(f);
+	FILE *a = NULL;
+	assert_int_equal(pb_tune_log_open(log, &a, &err), PB_OK);
+	fclose(a);
+	assert_int_equal(count_lines(log), 0);
+	f = fopen(log, "r");
+	fseek(f, 0, SEEK_END);
+	assert_int_equal(ftell(f), 0);
+	fclose(f);
+	unlink(log);
+}
+
 static void test_tuner_with_baselines(void **state)
 {
 	pb_tune_shape sh;
@@ -351,6 +473,8 @@ int main(void)
 	    cmocka_unit_test(test_shape_parse),
 	    cmocka_unit_test(test_node_shapes),
 	    cmocka_unit_test(test_log_resume_and_node_times),
+	    cmocka_unit_test(test_log_rejects_corrupt_lines),
+	    cmocka_unit_test(test_log_append_after_interrupted_write),
 	    cmocka_unit_test(test_tuner_with_baselines),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
