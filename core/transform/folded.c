@@ -9,7 +9,10 @@ int pb_transform_folded(const pb_graph *g, unsigned char *mask)
 	int count = 0;
 	for (int v = 0; v < g->n_nodes; v++) {
 		const pb_node *nd = &g->nodes[v];
-		int all_values = nd->n_outputs > 0, const_inputs = 1;
+		/* A node without inputs is a constant only when its outputs have known
+		 * values (ONNX Constant): a source of a DOT or JSON graph stands for
+		 * the model input (op Input) and runs at every inference. */
+		int all_values = nd->n_outputs > 0, const_inputs = nd->n_inputs > 0;
 		for (int j = 0; j < nd->n_outputs; j++) {
 			int t = nd->outputs[j];
 			if (t >= 0 && (!g->tensors[t].value || g->tensors[t].is_output))
