@@ -18,6 +18,7 @@
 #include "shape.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -34,6 +35,17 @@ int64_t pb_sx_mul(int64_t a, int64_t b)
 	if (a < 0 || b < 0 || __builtin_mul_overflow(a, b, &r) || r > PB_SX_BIG)
 		return -1;
 	return r;
+}
+
+int pb_sx_conflict(pb_sx *c, const char *fmt, ...)
+{
+	if (c->conflict[0])
+		return 0;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(c->conflict, sizeof c->conflict, fmt, ap);
+	va_end(ap);
+	return 0;
 }
 
 int64_t pb_sx_clamp(int64_t v)
@@ -232,10 +244,11 @@ typedef struct {
 	int64_t dims[PB_MAX_RANK];
 } declared;
 
-static void infer_node(pb_graph *g, int id, int64_t opset)
+/* Infers node id's outputs; a rule's conflict is copied to conflict. */
+static void infer_node(pb_graph *g, int id, int64_t opset, char *conflict, size_t len)
 {
 	pb_node *n = &g->nodes[id];
-	pb_sx c = {g, n, opset};
+	pb_sx c = {g, n, opset, ""};
 	declared decl[8];
 	int nd = n->n_outputs < 8 ? n->n_outputs : 8;
 	/* The default domain, and the training operators' preview domain whose
@@ -257,6 +270,8 @@ static void infer_node(pb_graph *g, int id, int64_t opset)
 	}
 	if (rule)
 		rule(&c);
+	if (c.conflict[0] && len)
+		snprintf(conflict, len, "%s", c.conflict);
 	for (int k = 0; k < nd; k++) {
 		pb_tensor *t = pb_sx_out(&c, k);
 		if (!t)
@@ -308,11 +323,15 @@ static void infer_node(pb_graph *g, int id, int64_t opset)
 
 int pb_shape_infer(pb_graph *g, pb_error *err)
 {
-	(void)err;
 	int64_t opset = pb_graph_opset(g, "");
 	g->n_unknown_shapes = 0;
 	for (int i = 0; i < g->n_nodes; i++) {
-		infer_node(g, i, opset);
+		char conflict[256] = "";
+		infer_node(g, i, opset, conflict, sizeof conflict);
+		if (conflict[0])
+			return pb_err(err, PB_EINPUT, "%s: node '%s' (%s): %s",
+			              g->path ? g->path : "graph", g->nodes[i].name, g->nodes[i].op,
+			              conflict);
 		if (!g->nodes[i].shape_known)
 			g->n_unknown_shapes++;
 	}

@@ -91,6 +91,16 @@ static int conv_like(pb_sx *c, int xi, int wi, int dtype)
 		kernel[i] = (ks && ks->ints && i < ks->n)          ? ks->ints[i]
 		            : (has_shape(w) && w->rank == x->rank) ? w->dims[2 + i]
 		                                                   : -1;
+	if (has_shape(w) && w->rank == x->rank && x->dims[1] >= 0 && w->dims[1] >= 0) {
+		int64_t group = pb_node_attr_int(c->n, "group", 1);
+		if (group < 1 || x->dims[1] != pb_sx_mul(w->dims[1], group))
+			return pb_sx_conflict(
+			    c,
+			    "input '%s' has %lld channels but weight '%s' expects "
+			    "%lld x group %lld",
+			    x->name, (long long)x->dims[1], w->name, (long long)w->dims[1],
+			    (long long)group);
+	}
 	window_dims(c->n, x, kernel, ns, 0, d + 2);
 	d[0] = x->dims[0];
 	d[1] = has_shape(w) ? w->dims[0] : -1;
@@ -233,6 +243,10 @@ static int rule_gemm(pb_sx *c)
 		return 0;
 	int ta = (int)pb_node_attr_int(c->n, "transA", 0),
 	    tb = (int)pb_node_attr_int(c->n, "transB", 0);
+	int64_t ka = a->dims[ta ? 0 : 1], kb = b->dims[tb ? 1 : 0];
+	if (ka >= 0 && kb >= 0 && ka != kb)
+		return pb_sx_conflict(c, "inner dims differ: '%s' has %lld, '%s' has %lld", a->name,
+		                      (long long)ka, b->name, (long long)kb);
 	int64_t d[2] = {a->dims[ta ? 1 : 0], b->dims[tb ? 0 : 1]};
 	pb_sx_set(pb_sx_out(c, 0), a->dtype, 2, d);
 	return 1;
@@ -248,8 +262,13 @@ static int matmul_like(pb_sx *c, int ai, int bi, int dtype)
 	int ra = a->rank >= 2 ? a->rank - 2 : 0, rb = b->rank >= 2 ? b->rank - 2 : 0;
 	int r;
 	int64_t d[PB_MAX_RANK + 2];
+	int64_t ka = a->dims[a->rank - 1], kb = b->dims[b->rank >= 2 ? b->rank - 2 : 0];
+	if (ka >= 0 && kb >= 0 && ka != kb)
+		return pb_sx_conflict(c, "inner dims differ: '%s' has %lld, '%s' has %lld", a->name,
+		                      (long long)ka, b->name, (long long)kb);
 	if (!pb_sx_broadcast(ra, a->dims, rb, b->dims, &r, d))
-		return 0;
+		return pb_sx_conflict(c, "batch dims of '%s' and '%s' do not broadcast", a->name,
+		                      b->name);
 	if (a->rank >= 2)
 		d[r++] = a->dims[a->rank - 2];
 	if (b->rank >= 2)

@@ -104,7 +104,8 @@ static int broadcast_inputs(pb_sx *c, int first, int dtype)
 			any = 1;
 		} else if (!pb_sx_broadcast(rank, dims, t->rank, t->dims, &rank, dims)) {
 			pb_sx_set(o, dtype, -1, NULL);
-			return 0;
+			return pb_sx_conflict(
+			    c, "input '%s' does not broadcast with the inputs before it", t->name);
 		}
 	}
 	if (!any)

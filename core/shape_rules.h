@@ -16,7 +16,8 @@
 typedef struct pb_sx {
 	pb_graph *g;
 	pb_node *n;
-	int64_t opset; /* default-domain opset version of the model */
+	int64_t opset;      /* default-domain opset version of the model */
+	char conflict[256]; /* first inconsistency a rule found ("" if none) */
 } pb_sx;
 
 typedef int (*pb_shape_rule)(pb_sx *c);
@@ -42,6 +43,12 @@ int64_t pb_sx_mul(int64_t a, int64_t b);
 int64_t pb_sx_clamp(int64_t v);
 /* A double as a dim: floor(v) if 0 <= v <= PB_SX_BIG, else -1. */
 int64_t pb_sx_dim(double v);
+
+/* A rule found known dims that contradict each other (a Conv input with 6
+ * channels for a weight made for 3, MatMul inner dims 768 vs 512, shapes
+ * that do not broadcast): records the first such message; the driver turns
+ * it into an error naming the node. Returns 0 (nothing inferred). */
+int pb_sx_conflict(pb_sx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Input/output tensor i, NULL when absent or omitted. */
 pb_tensor *pb_sx_in(const pb_sx *c, int i);

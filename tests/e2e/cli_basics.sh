@@ -52,6 +52,10 @@ grep -q "rank 4" "$tmp/err" || fail "wrong --input rank not explained: $(cat "$t
 expect 1 "--input dim overflow" -- "$bin" info models/resnet18.onnx --input input.1=1,3,99999999999999999999,1
 expect 1 "--top not a number" -- "$bin" info models/resnet18.onnx --top x
 
+expect 2 "--input with channels the weights do not take" -- "$bin" info models/resnet18.onnx --input input.1=1,6,224,224
+grep -q "models/resnet18.onnx: node '/conv1/Conv' (Conv): input 'input.1' has 6 channels" "$tmp/err" ||
+	fail "channel mismatch not explained: $(cat "$tmp/err")"
+
 # ---- an input without any shape: the hint shows what --input wants
 printf '{"nodes": [{"name": "a", "op": "Relu", "inputs": ["x"], "outputs": ["y"]}], "inputs": ["x"]}\n' >"$tmp/noshape.json"
 expect 0 "info of an input without shape" -- "$bin" info "$tmp/noshape.json"

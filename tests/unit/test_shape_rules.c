@@ -633,6 +633,83 @@ static void test_lstm_shapes_and_macs(void **state)
 	}
 }
 
+/* Known dims that contradict each other are an error naming the node and the
+ * tensors, never a silently wrong shape: Conv channels against the weight
+ * (with groups), Gemm and MatMul inner dims, MatMul batch dims and
+ * element-wise operands that do not broadcast. */
+static void expect_conflict(mb *b, const char *want)
+{
+	pb_error err = {0};
+	pb_graph *g = mb_load(b, NULL, &err);
+	if (g)
+		fail_msg("loaded; expected an error containing '%s'", want);
+	assert_int_equal(err.code, PB_EINPUT);
+	if (!strstr(err.msg, want))
+		fail_msg("error '%s' does not contain '%s'", err.msg, want);
+	mb_free(b);
+}
+
+static void test_shape_conflicts(void **state)
+{
+	(void)state;
+	mb b;
+	int64_t x4[4] = {1, 6, 8, 8}, w4[4] = {8, 3, 3, 3};
+	mb_init(&b, 13); /* 6 channels, weight for 3, group 1 */
+	mb_input(&b, "x", PB_DT_FLOAT, 4, x4, NULL);
+	mb_weight(&b, "w", 4, w4);
+	mb_node(&b, "Conv", "x,w", "y");
+	mb_output(&b, "y");
+	expect_conflict(&b, "built.onnx: node 'Conv' (Conv): input 'x' has 6 channels but weight "
+	                    "'w' expects 3 x group 1");
+	mb_init(&b, 13); /* the same with group 2 is consistent */
+	mb_input(&b, "x", PB_DT_FLOAT, 4, x4, NULL);
+	mb_weight(&b, "w", 4, w4);
+	mb_node(&b, "Conv", "x,w", "y");
+	mb_attr_int(&b, "group", 2);
+	mb_output(&b, "y");
+	pb_graph *g = load(&b, NULL);
+	expect_shape(g, "y", "1x8x6x6");
+	pb_graph_free(g);
+	mb_free(&b);
+
+	int64_t a2[2] = {4, 16}, b2[2] = {12, 5};
+	mb_init(&b, 13);
+	mb_input(&b, "a", PB_DT_FLOAT, 2, a2, NULL);
+	mb_weight(&b, "b", 2, b2);
+	mb_node(&b, "Gemm", "a,b", "y");
+	mb_output(&b, "y");
+	expect_conflict(&b, "inner dims differ: 'a' has 16, 'b' has 12");
+	mb_init(&b, 13); /* transB makes b 5x12: still 16 vs 5 */
+	mb_input(&b, "a", PB_DT_FLOAT, 2, a2, NULL);
+	mb_weight(&b, "b", 2, b2);
+	mb_node(&b, "Gemm", "a,b", "y");
+	mb_attr_int(&b, "transB", 1);
+	mb_output(&b, "y");
+	expect_conflict(&b, "'a' has 16, 'b' has 5");
+
+	int64_t a3[3] = {2, 4, 16}, b3[3] = {3, 16, 5};
+	mb_init(&b, 13);
+	mb_input(&b, "a", PB_DT_FLOAT, 3, a3, NULL);
+	mb_weight(&b, "b", 2, b2);
+	mb_node(&b, "MatMul", "a,b", "y");
+	mb_output(&b, "y");
+	expect_conflict(&b, "(MatMul): inner dims differ: 'a' has 16, 'b' has 12");
+	mb_init(&b, 13);
+	mb_input(&b, "a", PB_DT_FLOAT, 3, a3, NULL);
+	mb_weight(&b, "b", 3, b3);
+	mb_node(&b, "MatMul", "a,b", "y");
+	mb_output(&b, "y");
+	expect_conflict(&b, "batch dims of 'a' and 'b' do not broadcast");
+
+	int64_t p[2] = {4, 3}, q[2] = {4, 2};
+	mb_init(&b, 13);
+	mb_input(&b, "p", PB_DT_FLOAT, 2, p, NULL);
+	mb_input(&b, "q", PB_DT_FLOAT, 2, q, NULL);
+	mb_node(&b, "Add", "p,q", "y");
+	mb_output(&b, "y");
+	expect_conflict(&b, "(Add): input 'q' does not broadcast");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -640,6 +717,7 @@ int main(void)
 	    cmocka_unit_test(test_reshape_extreme_values),
 	    cmocka_unit_test(test_matmul_broadcast),
 	    cmocka_unit_test(test_conv_variants),
+	    cmocka_unit_test(test_shape_conflicts),
 	    cmocka_unit_test(test_conv_transpose),
 	    cmocka_unit_test(test_split_opsets),
 	    cmocka_unit_test(test_slice_negative_steps),
