@@ -376,6 +376,11 @@ static int build_graph(const pb_graph *g, fstate *s, pb_fuse_result *r, pb_error
 			nid = pb_builder_node(b, h->name, h->op, h->domain, ins, ni, outs, no);
 			for (int a = 0; a < h->n_attrs; a++)
 				pb_builder_attr(b, nid, &h->attrs[a]);
+			/* a node fused in an earlier pass keeps its members */
+			if (h->n_members > 0)
+				pb_builder_node_members(b, nid, h->members,
+				                        (const char *const *)h->member_names,
+				                        h->n_members);
 		} else {
 			char name[64];
 			int suffix = 0;
