@@ -34,6 +34,8 @@ static const pb_opt partition_opts[] = {
     {"costs", 0, PB_OPT_STR, "LOG",
      "measured kernel times from a tuning log (partbench tune --log) replace MACs/rate"},
     {"output", 'o', PB_OPT_STR, "FILE", "save the resulting plan as JSON"},
+    {"require-fit", 0, PB_OPT_FLAG, NULL,
+     "exit 2 when the plan does not fit the core memory (it is still shown and saved)"},
     PB_OPTS_JSON,
     PB_OPTS_END};
 
@@ -154,6 +156,11 @@ static int cmd_partition(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *
 		        s->hw->path, o.method, cancelled ? " (cancelled: best so far)" : "");
 		pb_part_report_table(ctx->out, plan);
 	}
+	if (pb_part_report_fit(ctx->log, plan, s->graph->path, s->hw->path,
+	                       strcmp(o.method, "exact") == 0 && !cancelled) &&
+	    pb_args_has(a, "require-fit"))
+		return pb_err(err, PB_EINPUT, "%s: the %s plan does not fit the core memory of %s",
+		              s->graph->path, o.method, s->hw->path);
 	return PB_OK;
 }
 

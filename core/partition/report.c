@@ -49,6 +49,7 @@ json_t *pb_part_report_json(const pb_plan *p, const char *method, const char *la
 		double v = pb_plan_metric(p, names[i], NAN);
 		json_object_set_new(j, names[i], isfinite(v) ? json_real(v) : json_null());
 	}
+	json_object_set_new(j, "fits", json_boolean(!pb_part_over_memory(p)));
 	json_t *gs = json_array();
 	for (int i = 0; i < p->n_groups; i++) {
 		const pb_plan_group *g = &p->groups[i];
@@ -73,4 +74,33 @@ json_t *pb_part_report_json(const pb_plan *p, const char *method, const char *la
 	json_object_set(j, "arranged_core", json_object_get(p->detail, "arranged_core"));
 	json_object_set(j, "arranged_macs", json_object_get(p->detail, "arranged_macs"));
 	return j;
+}
+
+int pb_part_over_memory(const pb_plan *p)
+{
+	for (int i = 0; i < p->n_groups; i++)
+		if (p->groups[i].over_memory)
+			return 1;
+	return 0;
+}
+
+int pb_part_report_fit(FILE *log, const pb_plan *p, const char *model, const char *layout,
+                       int exact)
+{
+	if (!pb_part_over_memory(p))
+		return 0;
+	int over = 0;
+	for (int i = 0; i < p->n_groups; i++)
+		over += p->groups[i].over_memory;
+	fprintf(log,
+	        "warning: the plan of %s does not fit %s: largest storage per core %.3f MiB > core "
+	        "memory "
+	        "%.3f MiB (%d of %d groups over memory; the reward carries the memory "
+	        "penalty)%s\n",
+	        model, layout, pb_plan_metric(p, "max_storage", NAN) / (1024.0 * 1024.0),
+	        pb_plan_metric(p, "memory", NAN) / (1024.0 * 1024.0), over, p->n_groups,
+	        exact ? "; the exact solver found no partition that fits: more cores or "
+	                "memory per core are needed"
+	              : "");
+	return 1;
 }

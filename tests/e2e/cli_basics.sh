@@ -109,6 +109,17 @@ for m in models/squeezenet1_1.onnx models/resnet18.onnx; do
 	cmp -s "$tmp/i1" "$tmp/i2" || fail "info --json differs between $m and its JSON"
 done
 
+# ---- a model that fits no partition of a chip: warned, --json fits=false, --require-fit exits 2
+expect 0 "partition over memory" -- "$bin" partition models/densenet121.onnx --layout layouts/manycore-tight.lua --json
+grep -q '"fits": false' "$tmp/out" || fail "over-memory plan without fits=false"
+grep -q "warning: the plan of models/densenet121.onnx does not fit layouts/manycore-tight.lua: .*no partition that fits" "$tmp/err" ||
+	fail "no over-memory warning: $(cat "$tmp/err")"
+expect 2 "partition --require-fit over memory" -- "$bin" partition models/densenet121.onnx --layout layouts/manycore-tight.lua --require-fit -o "$tmp/over.json"
+[ -s "$tmp/over.json" ] || fail "--require-fit did not save the plan"
+expect 0 "partition --require-fit that fits" -- "$bin" partition models/resnet18.onnx --layout layouts/manycore-tight.lua --require-fit --json
+grep -q '"fits": true' "$tmp/out" || fail "fitting plan without fits=true"
+[ -s "$tmp/err" ] && fail "a fitting plan warned: $(cat "$tmp/err")"
+
 if [ $fails -gt 0 ]; then
 	echo "cli_basics: $fails failure(s)"
 	exit 1
