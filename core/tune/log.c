@@ -5,7 +5,8 @@
  * can be checked: GFLOP/s finite and in [0, PB_TUNE_LOG_MAX_GFLOPS], 0 for
  * invalid measurements, valid ones only for legal configurations, no
  * duplicate keys. Opening for append first drops a last line cut short by an
- * interrupted write, so that new lines never get glued to it.
+ * interrupted write, so that new lines never get glued to it, and refuses
+ * files that are not tuning logs.
  */
 #include "tune/log.h"
 
@@ -19,28 +20,65 @@
 
 #include "tune/kernels.h"
 
-/* Truncates fd after its last newline when the file does not end in one
- * (the partial line of an interrupted write; the loader skips it anyway). */
-static int drop_partial_line(int fd)
+/* The start of every line the writer produces. */
+static const char line_head[] = "{\"key\":";
+
+/* Before appending: a non-empty file must look like a tuning log (first
+ * byte '{'), so that a mistaken --log MODEL.onnx is refused instead of
+ * corrupted. A last line without newline (an interrupted write; the loader
+ * skips it) is cut off if it starts like a log line; anything else is
+ * refused. Returns 0, or -1 with a reason in why (errno kept for I/O). */
+static int prepare_append(int fd, char *why, size_t len)
 {
 	struct stat st;
 	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_size == 0)
 		return 0;
 	char buf[4096];
+	if (pread(fd, buf, 1, 0) != 1) {
+		snprintf(why, len, "cannot read: %s", strerror(errno));
+		return -1;
+	}
+	if (buf[0] != '{') {
+		snprintf(why, len, "not a tuning log (JSON lines); refusing to append to it");
+		return -1;
+	}
 	off_t end = st.st_size;
-	while (end > 0) {
+	/* a log line is far shorter than 1 MiB */
+	while (end > 0 && st.st_size - end < (1 << 20)) {
 		off_t start = end > (off_t)sizeof buf ? end - (off_t)sizeof buf : 0;
 		ssize_t n = pread(fd, buf, (size_t)(end - start), start);
-		if (n != end - start)
+		if (n != end - start) {
+			snprintf(why, len, "cannot read: %s", strerror(errno));
 			return -1;
-		for (ssize_t i = n - 1; i >= 0; i--)
-			if (buf[i] == '\n') {
-				off_t keep = start + i + 1;
-				return keep == st.st_size ? 0 : ftruncate(fd, keep);
+		}
+		for (ssize_t i = n - 1; i >= 0 || (start == 0 && i == -1); i--) {
+			if (i >= 0 && buf[i] != '\n')
+				continue;
+			off_t keep = start + i + 1;
+			if (keep == st.st_size)
+				return 0;
+			char head[sizeof line_head - 1];
+			if (st.st_size - keep < (off_t)sizeof head ||
+			    pread(fd, head, sizeof head, keep) != (ssize_t)sizeof head ||
+			    memcmp(head, line_head, sizeof head) != 0) {
+				snprintf(
+				    why, len,
+				    "the last line has no newline and is not a tuning-log line; "
+				    "refusing to append");
+				return -1;
 			}
+			if (ftruncate(fd, keep)) {
+				snprintf(why, len, "cannot cut the interrupted last line: %s",
+				         strerror(errno));
+				return -1;
+			}
+			return 0;
+		}
 		end = start;
 	}
-	return ftruncate(fd, 0);
+	snprintf(why, len,
+	         "the last line has no newline and is over 1 MiB long; not a tuning log?");
+	return -1;
 }
 
 int pb_tune_log_open(const char *path, FILE **out, pb_error *err)
@@ -49,11 +87,10 @@ int pb_tune_log_open(const char *path, FILE **out, pb_error *err)
 	if (fd < 0)
 		return pb_err(err, PB_EINPUT, "%s: cannot open the tuning log: %s", path,
 		              strerror(errno));
-	if (drop_partial_line(fd)) {
-		int e = errno;
+	char why[160];
+	if (prepare_append(fd, why, sizeof why)) {
 		close(fd);
-		return pb_err(err, PB_EINPUT, "%s: cannot repair the interrupted last line: %s",
-		              path, strerror(e));
+		return pb_err(err, PB_EINPUT, "%s: %s", path, why);
 	}
 	FILE *f = fdopen(fd, "a");
 	if (!f) {

@@ -26,7 +26,9 @@ typedef struct pb_tune_record {
 #define PB_TUNE_LOG_MAX_GFLOPS 1e5
 
 /* Opens path for appending (created if missing). A last line without a
- * newline (interrupted write) is cut off first, so appends stay readable. */
+ * newline (interrupted write) is cut off first, so appends stay readable; a
+ * file that is not a tuning log (first byte not '{', or a last line without
+ * newline that is not a log line) is refused and left untouched. */
 int pb_tune_log_open(const char *path, FILE **out, pb_error *err);
 /* Appends one line and flushes. */
 int pb_tune_log_append(FILE *f, const char *path, const pb_tune_space *sp, const int *idx,

@@ -431,6 +431,23 @@ static void test_log_append_after_interrupted_write(void **state)
 	fseek(f, 0, SEEK_END);
 	assert_int_equal(ftell(f), 0);
 	fclose(f);
+	/* files that are not tuning logs are refused and left as they were */
+	static const char *const not_logs[] = {"\x08\x07\x12\x07pytorch\n\x3a\x01",
+	                                       "{\"key\":1}\nsome text without newline"};
+	for (int i = 0; i < 2; i++) {
+		f = fopen(log, "w");
+		fputs(not_logs[i], f);
+		fclose(f);
+		a = NULL;
+		assert_int_equal(pb_tune_log_open(log, &a, &err), PB_EINPUT);
+		assert_null(a);
+		assert_non_null(strstr(err.msg, log));
+		assert_non_null(strstr(err.msg, "refusing to append"));
+		f = fopen(log, "r");
+		fseek(f, 0, SEEK_END);
+		assert_int_equal(ftell(f), (long)strlen(not_logs[i]));
+		fclose(f);
+	}
 	unlink(log);
 }
 
