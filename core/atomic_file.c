@@ -7,10 +7,31 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
+
+/* A path that exists and is not a regular file (/dev/null, /dev/stdout, a
+ * FIFO) is written in place: renaming PATH.tmp over it would replace the
+ * device itself with a regular file (as root, -o /dev/null did exactly that
+ * to the machine's /dev/null). */
+static int write_in_place(const char *path, const char *data, size_t len, pb_error *err)
+{
+	FILE *f = fopen(path, "wb");
+	if (!f)
+		return pb_err(err, PB_EINPUT, "%s: cannot write: %s", path, strerror(errno));
+	int bad = fwrite(data, 1, len, f) != len;
+	bad |= fclose(f) != 0;
+	if (bad)
+		return pb_err(err, PB_EINPUT, "%s: write failed: %s", path,
+		              strerror(errno ? errno : EIO));
+	return PB_OK;
+}
 
 int pb_write_file_atomic(const char *path, const char *data, size_t len, pb_error *err)
 {
+	struct stat st;
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
+		return write_in_place(path, data, len, err);
 	size_t plen = strlen(path) + 8;
 	char *tmp = malloc(plen);
 	if (!tmp)
