@@ -27,11 +27,30 @@ static int write_in_place(const char *path, const char *data, size_t len, pb_err
 	return PB_OK;
 }
 
+static int write_atomic(const char *path, const char *data, size_t len, pb_error *err);
+
+/* A symbolic link is followed: its target is replaced atomically and the
+ * link stays (renaming over the link would turn it into a regular file). */
 int pb_write_file_atomic(const char *path, const char *data, size_t len, pb_error *err)
 {
 	struct stat st;
 	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
 		return write_in_place(path, data, len, err);
+	if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode)) {
+		char *target = realpath(path, NULL);
+		if (target) {
+			int rc = write_atomic(target, data, len, err);
+			if (rc)
+				pb_err_prefix(err, "%s", path);
+			free(target);
+			return rc;
+		}
+	}
+	return write_atomic(path, data, len, err);
+}
+
+static int write_atomic(const char *path, const char *data, size_t len, pb_error *err)
+{
 	size_t plen = strlen(path) + 8;
 	char *tmp = malloc(plen);
 	if (!tmp)

@@ -1,7 +1,8 @@
 /* test_atomic_file.c — whole-file writes: a regular file is replaced
  * atomically (no PATH.tmp left), a missing directory is an error naming the
  * path, and a path that is not a regular file (a FIFO standing in for
- * /dev/null) is written in place, never replaced by a regular file. */
+ * /dev/null) is written in place, never replaced by a regular file; a
+ * symbolic link stays a link and its target is replaced. */
 #include "pb_test.h"
 
 #include <fcntl.h>
@@ -58,6 +59,29 @@ static void test_fifo_written_in_place(void **state)
 	unlink(path);
 }
 
+/* A symlinked output keeps its link; the target gets the new contents. */
+static void test_symlink_followed(void **state)
+{
+	char target[512], link[512];
+	snprintf(target, sizeof target, "%s", in_dir("target.txt"));
+	snprintf(link, sizeof link, "%s", in_dir("link.txt"));
+	pb_error err = {0};
+	assert_int_equal(pb_write_file_atomic(target, "old", 3, &err), PB_OK);
+	assert_int_equal(symlink("target.txt", link), 0);
+	if (pb_write_file_atomic(link, "new!", 4, &err) != PB_OK)
+		fail_msg("%s", err.msg);
+	struct stat st;
+	assert_int_equal(lstat(link, &st), 0);
+	assert_true(S_ISLNK(st.st_mode));
+	FILE *f = fopen(target, "rb");
+	char buf[16] = {0};
+	assert_int_equal(fread(buf, 1, sizeof buf, f), 4);
+	fclose(f);
+	assert_string_equal(buf, "new!");
+	unlink(link);
+	unlink(target);
+}
+
 int main(void)
 {
 	snprintf(dir, sizeof dir, "%s/pb_atomic_%d", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp",
@@ -67,6 +91,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_regular_file),
 	    cmocka_unit_test(test_fifo_written_in_place),
+	    cmocka_unit_test(test_symlink_followed),
 	};
 	int rc = cmocka_run_group_tests(tests, NULL, NULL);
 	rmdir(dir);
