@@ -11,7 +11,9 @@
  * training time at which the best came within 2% of the optimum. All times
  * are CPU seconds of the one thread (fair on a shared machine).
  * One markdown table row per (model, layout). PB_RL_STEPS, PB_RL_RESTART,
- * PB_RL_HIDDEN and PB_RL_LR override the agent's defaults (reinforce.h).
+ * PB_RL_WINDOW (cfg.window), PB_RL_PWIN (cfg.restart_window), PB_RL_SPLIT
+ * (cfg.split), PB_RL_HIDDEN and PB_RL_LR override the agent's defaults
+ * (reinforce.h).
  */
 #include <math.h>
 #include <stdio.h>
@@ -92,6 +94,12 @@ int main(int argc, char **argv)
 				c.step_limit = atoi(getenv("PB_RL_STEPS"));
 			if (getenv("PB_RL_RESTART"))
 				c.restart_best = atof(getenv("PB_RL_RESTART"));
+			if (getenv("PB_RL_WINDOW"))
+				c.window = atoi(getenv("PB_RL_WINDOW"));
+			if (getenv("PB_RL_PWIN"))
+				c.restart_window = atof(getenv("PB_RL_PWIN"));
+			if (getenv("PB_RL_SPLIT"))
+				c.split = atof(getenv("PB_RL_SPLIT"));
 			if (getenv("PB_RL_HIDDEN"))
 				c.hidden = atoi(getenv("PB_RL_HIDDEN"));
 			if (getenv("PB_RL_LR"))

@@ -26,7 +26,6 @@
 #include "../partition/env.h"
 #include "policy.h"
 
-enum { RL_WINDOW = 4 }; /* most groups broken up by one restart */
 enum { RL_CORE_F = 8, RL_FEATURES = 2 * RL_CORE_F + 2 * 3 + 2 + 2 };
 
 struct pb_rl_trainer {
@@ -36,11 +35,12 @@ struct pb_rl_trainer {
 	pb_rl_adam adam;
 	uint64_t rng;
 	int n, na, n_in, L;
-	int *init_state, *state, *best, *gid;
+	int *init_state, *state, *best, *gid, *part_cores;
 	double best_obj, best_sq, best_time, best_reward, ref;
 	double *xs, *hs, *probs, *rews, *ret, *adv, *base, *grad, *am, *cf, *dh;
 	unsigned char *masks, *base_set;
 	int *acts;
+	int lo, hi; /* pairs this episode may act on (its focus, start_state) */
 	pb_part_group *groups;
 	long episodes, steps;
 	int done;
@@ -62,6 +62,9 @@ void pb_rl_config_default(pb_rl_config *c)
 	c->target_gap = 0.005;
 	c->init = PB_RL_INIT_BALANCED;
 	c->restart_best = 0.8;
+	c->restart_window = 0.8;
+	c->window = 8;
+	c->split = 0.5;
 	c->shaped = 1;
 	c->step_limit = 0;
 	c->optimum = NAN;
@@ -109,7 +112,7 @@ static void features(pb_rl_trainer *T, const int *ac, const pb_part_eval *ev, in
 		}
 	}
 	double gap = cap(ev->max_time / T->ref - 1, 1), frac = (double)t / T->L;
-	for (int p = 0; p + 1 < n; p++) {
+	for (int p = T->lo; p <= T->hi; p++) { /* pairs outside the focus are masked */
 		double *xp = x + (size_t)p * RL_FEATURES;
 		memcpy(xp, T->cf + (size_t)p * RL_CORE_F, RL_CORE_F * sizeof *xp);
 		memcpy(xp + RL_CORE_F, T->cf + (size_t)(p + 1) * RL_CORE_F, RL_CORE_F * sizeof *xp);
@@ -158,6 +161,10 @@ int pb_rl_trainer_new(pb_part_problem *P, const pb_rl_config *cfg, const char *a
 	T->n = P->n;
 	T->na = pb_env_n_actions(P->n);
 	T->n_in = RL_FEATURES;
+	T->lo = 0;
+	T->hi = P->n - 2;
+	if (T->cfg.window < 1)
+		T->cfg.window = 1;
 	if (T->cfg.hidden < 1)
 		T->cfg.hidden = 16;
 	T->L = cfg->step_limit > 0 ? cfg->step_limit : (P->n > 32 ? P->n : 32);
@@ -186,6 +193,7 @@ int pb_rl_trainer_new(pb_part_problem *P, const pb_rl_config *cfg, const char *a
 		T->state = malloc(n * sizeof(int));
 		T->best = malloc(n * sizeof(int));
 		T->gid = malloc(n * sizeof(int));
+		T->part_cores = malloc(n * sizeof(int));
 		T->acts = malloc(L * sizeof(int));
 		T->xs = calloc(L * np * (size_t)T->n_in, sizeof(double));
 		T->hs = malloc(L * np * nh * sizeof(double));
@@ -200,9 +208,10 @@ int pb_rl_trainer_new(pb_part_problem *P, const pb_rl_config *cfg, const char *a
 		T->cf = malloc(n * RL_CORE_F * sizeof(double));
 		T->dh = malloc(np * nh * sizeof(double));
 		T->groups = malloc(n * sizeof(pb_part_group));
-		if (!T->pol || !T->init_state || !T->state || !T->best || !T->gid || !T->acts ||
-		    !T->xs || !T->hs || !T->probs || !T->rews || !T->ret || !T->adv || !T->base ||
-		    !T->base_set || !T->masks || !T->am || !T->cf || !T->dh || !T->groups)
+		if (!T->pol || !T->init_state || !T->state || !T->best || !T->gid ||
+		    !T->part_cores || !T->acts || !T->part_cores || !T->xs || !T->hs || !T->probs ||
+		    !T->rews || !T->ret || !T->adv || !T->base || !T->base_set || !T->masks ||
+		    !T->am || !T->cf || !T->dh || !T->groups)
 			rc = pb_err(err, PB_ENOMEM, "rl: out of memory");
 	}
 	if (rc == PB_OK) {
@@ -249,38 +258,71 @@ static int make_mask(pb_rl_trainer *T, const int *ac, unsigned char *mask)
 	pb_env_valid_mask(ac, T->n, mask);
 	if (T->cfg.mask && T->cfg.mask(T->cfg.mask_ud, ac, T->n, mask) != 0)
 		return -1;
+	pb_rl_focus_mask(T->n, T->lo, T->hi, mask);
 	int cnt = 0;
 	for (int k = 0; k < T->na; k++)
 		cnt += mask[k] != 0;
 	return cnt;
 }
 
-/* Breaks groups g0..g1 of ac (groups listed in gs) into single-core groups
- * whose layers are split by MACs; needs at least one layer per core.
- * Returns 1 if ac changed. */
-static int explode(pb_part_problem *P, int *ac, const pb_part_group *gs, int g0, int g1)
+void pb_rl_focus_mask(int n, int lo, int hi, unsigned char *mask)
 {
+	if (lo <= 0 && hi >= n - 2)
+		return;
+	for (int k = 0; k < pb_env_n_actions(n); k++) {
+		int p = k % (n - 1);
+		if (p < lo || p > hi)
+			mask[k] = 0;
+	}
+}
+
+int pb_rl_break_window(pb_part_problem *P, int *ac, const pb_part_group *gs, int n_groups, int g0,
+                       int g1, int parts, const int *part_cores, int *lo, int *hi)
+{
+	int gl = g0 > 0 ? g0 - 1 : 0, gr = g1 + 1 < n_groups ? g1 + 1 : g1;
+	*lo = gs[gl].first_core - 1;
+	*hi = gs[gr].first_core + gs[gr].cores - 1;
+	if (*lo < 0)
+		*lo = 0;
+	if (*hi > P->n - 2)
+		*hi = P->n - 2;
 	int c0 = gs[g0].first_core, cores = 0, a = gs[g0].first_layer, layers = 0;
 	for (int g = g0; g <= g1; g++) {
 		cores += gs[g].cores;
 		layers += gs[g].layers;
 	}
-	if (cores < 2 || layers < cores)
+	if (parts <= 0 || parts > cores)
+		parts = cores;
+	if (cores < 2 || parts < 2 || layers < parts)
 		return 0;
+	/* Part k gets part_cores[k] cores (when given and they sum to the window's
+	 * cores), else cores/parts (the first cores % parts one more), and the
+	 * layers up to where the running MACs cross its share of cores. */
+	if (part_cores) {
+		int sum = 0;
+		for (int k = 0; k < parts; k++)
+			sum += part_cores[k] >= 1 ? part_cores[k] : cores + 1;
+		if (sum != cores)
+			part_cores = NULL;
+	}
 	double m0 = P->pmacs[a], M = P->pmacs[a + layers] - m0;
-	int start = a;
-	for (int k = 0; k < cores; k++) {
-		int left = cores - k - 1, end;
+	int start = a, used = 0;
+	for (int k = 0; k < parts; k++) {
+		int pc = part_cores ? part_cores[k] : cores / parts + (k < cores % parts);
+		int left = parts - k - 1, end;
+		used += pc;
 		if (left == 0) {
 			end = a + layers;
 		} else {
-			double target = m0 + M * (k + 1) / cores;
+			double target = m0 + M * used / cores;
 			end = start + 1;
 			while (end < a + layers - left &&
 			       fabs(P->pmacs[end + 1] - target) <= fabs(P->pmacs[end] - target))
 				end++;
 		}
-		ac[c0 + k] = end - start;
+		for (int c = c0 + used - pc; c < c0 + used - 1; c++)
+			ac[c] = 0;
+		ac[c0 + used - 1] = end - start;
 		start = end;
 	}
 	return 1;
@@ -288,10 +330,13 @@ static int explode(pb_part_problem *P, int *ac, const pb_part_group *gs, int g0,
 
 /* The episode's start state (reinforce.h): the initial allocation, or the
  * best state as it is, with greedily re-assigned cores, or with a window of
- * one or two groups broken into single-core groups. */
+ * up to cfg.window groups broken into single-core groups or re-cut into
+ * groups with random core counts; a window also sets the focus T->lo..hi. */
 static void start_state(pb_rl_trainer *T)
 {
 	const int n = T->n;
+	T->lo = 0;
+	T->hi = n - 2;
 	if (!(T->cfg.restart_best > 0 && pb_rl_uniform(&T->rng) < T->cfg.restart_best)) {
 		memcpy(T->state, T->init_state, (size_t)n * sizeof *T->state);
 		return;
@@ -300,9 +345,10 @@ static void start_state(pb_rl_trainer *T)
 	double u = pb_rl_uniform(&T->rng);
 	/* Re-assigned cores and broken-up groups are not reached by actions, so
 	 * they could bypass an action mask: with a mask, restarts are plain. */
-	if (u < 0.25 || T->cfg.mask)
+	double plain = (1 - T->cfg.restart_window) / 2;
+	if (u < plain || T->cfg.mask)
 		return;
-	if (u < 0.5) { /* the best groups' layers with a fresh core assignment */
+	if (u < 2 * plain) { /* the best groups' layers with a fresh core assignment */
 		pb_part_rebalance_cores(T->P, T->state);
 		return;
 	}
@@ -310,15 +356,46 @@ static void start_state(pb_rl_trainer *T)
 	pb_part_evaluate(T->P, T->state, &ev, T->groups);
 	int g = pb_rl_uniform(&T->rng) < 0.5 ? ev.bottleneck
 	                                     : (int)(pb_rl_rand(&T->rng) % (uint64_t)ev.n_groups);
-	/* A window of 1 to 4 groups around g, each size equally likely. */
-	int w = 1 + (int)(pb_rl_rand(&T->rng) % RL_WINDOW), g1 = g;
+	/* A window of 1 to cfg.window groups around g, each size equally likely. */
+	int w = 1 + (int)(pb_rl_rand(&T->rng) % (uint64_t)T->cfg.window), g1 = g;
 	while (g1 - g + 1 < w && (g > 0 || g1 + 1 < ev.n_groups)) {
 		if (g1 + 1 < ev.n_groups && (g == 0 || pb_rl_uniform(&T->rng) < 0.5))
 			g1++;
 		else
 			g--;
 	}
-	explode(T->P, T->state, T->groups, g, g1);
+	/* Into single-core groups, or (cfg.split of the time) into between w+1
+	 * groups and one per core, each size equally likely. */
+	int cores = 0, parts = 0, *pc = T->part_cores;
+	for (int k = g; k <= g1; k++)
+		cores += T->groups[k].cores;
+	if (cores > w + 1 && pb_rl_uniform(&T->rng) < T->cfg.split) {
+		parts = w + 1 + (int)(pb_rl_rand(&T->rng) % (uint64_t)(cores - w));
+		/* Random core counts: parts - 1 distinct cut points among the
+		 * cores - 1 gaps (a partial Fisher-Yates shuffle of the gaps). */
+		int *gap = T->gid; /* scratch, n entries */
+		for (int k = 0; k < cores - 1; k++)
+			gap[k] = k + 1;
+		for (int k = 0; k < parts - 1; k++) {
+			int j = k + (int)(pb_rl_rand(&T->rng) % (uint64_t)(cores - 1 - k));
+			int tmp = gap[k];
+			gap[k] = gap[j];
+			gap[j] = tmp;
+		}
+		for (int k = 1; k < parts - 1; k++) /* sort the cut points */
+			for (int j = k; j > 0 && gap[j - 1] > gap[j]; j--) {
+				int tmp = gap[j];
+				gap[j] = gap[j - 1];
+				gap[j - 1] = tmp;
+			}
+		for (int k = 0, prev = 0; k < parts; k++) {
+			int at = k < parts - 1 ? gap[k] : cores;
+			pc[k] = at - prev;
+			prev = at;
+		}
+	}
+	pb_rl_break_window(T->P, T->state, T->groups, ev.n_groups, g, g1, parts, parts ? pc : NULL,
+	                   &T->lo, &T->hi);
 }
 
 static int run_episode(pb_rl_trainer *T, pb_error *err)
@@ -447,6 +524,8 @@ int pb_rl_trainer_step(pb_rl_trainer *T, int episodes, pb_error *err)
 double pb_rl_trainer_rollout(pb_rl_trainer *T, int *ac)
 {
 	const int n = T->n, na = T->na;
+	T->lo = 0;
+	T->hi = n - 2;
 	memcpy(ac, T->init_state, (size_t)n * sizeof *ac);
 	unsigned char *mask = T->masks;
 	double *x = T->xs, *h = T->hs, *prob = T->probs;
@@ -526,6 +605,7 @@ void pb_rl_trainer_free(pb_rl_trainer *T)
 	free(T->state);
 	free(T->best);
 	free(T->gid);
+	free(T->part_cores);
 	free(T->cf);
 	free(T->dh);
 	free(T->acts);

@@ -5,14 +5,22 @@
  * Episode: start from the initial allocation — by default n single-core
  * groups with balanced MACs, since no action can split a group, so episodes
  * must start with many groups and merge — or, with probability restart_best,
- * from the best state seen so far: as it is, with its cores re-assigned
- * greedily (baselines.h), or with one or two adjacent groups (the bottleneck
- * group half of the time) broken into single-core groups whose layers are
- * balanced by MACs. The actions move a boundary between two multi-core groups
- * only through detours and never split a group; a broken-up window lets the
- * agent re-form those groups with other boundaries and core counts by its
- * own actions. With the balanced and local initial allocations the best state
- * starts as the local-search partition.
+ * from the best state seen so far: as it is or with its cores re-assigned
+ * greedily (baselines.h), or (restart_window of these restarts) with a
+ * window of 1 to `window` adjacent groups (around the bottleneck group half
+ * of the time) broken up: into single-core groups, or (`split` of the
+ * windows) into k groups, k drawn between the window's groups + 1 and its
+ * cores, with random core counts; layers are cut where the running MACs
+ * cross each part's share of cores. Such an episode acts only on the core
+ * pairs from the group before the window to the group after it (its focus;
+ * the other pairs' actions are masked). The actions move a boundary between
+ * two multi-core groups only through detours and never split a group
+ * (except a single layer off a group's first core), so a multi-core group
+ * can never give its last core to the next group: a broken-up window lets
+ * the agent re-form those groups with other boundaries and core counts by
+ * its own actions, and re-cut windows add the groups with uneven core
+ * counts that the optima of 64-core chips have. With the balanced and local
+ * initial allocations the best state starts as the local-search partition.
  *
  * At each step the policy (policy.h, one network shared by the n-1 core
  * pairs) picks one of the 4(n-1) actions from features of the cores around
@@ -72,6 +80,12 @@ typedef struct pb_rl_config {
 	double target_gap;     /* stop an episode within this of the reference (0.005) */
 	int init;              /* PB_RL_INIT_* */
 	double restart_best;   /* probability of starting from the best state (0.8) */
+	double restart_window; /* of those, the share that break a window of groups (0.8);
+	                          the rest start from the best as it is or re-assigned */
+	int window;            /* most groups one restart breaks up (default 8) */
+	double split;          /* share of broken windows re-cut into fewer groups than
+	                          cores, with random core counts (0.5); the others
+	                          become single-core groups */
 	int shaped;            /* 1: reward r(s') - r(s) per step (default); 0: r(s') */
 	double optimum;        /* reference max(t) (NAN: use the lower bound) */
 	pb_action_mask_fn mask;
@@ -101,6 +115,20 @@ void pb_rl_trainer_stats(const pb_rl_trainer *T, FILE *out);
 double pb_rl_trainer_rollout(pb_rl_trainer *T, int *ac);
 int pb_rl_trainer_save(const pb_rl_trainer *T, const char *path, pb_error *err);
 void pb_rl_trainer_free(pb_rl_trainer *T);
+
+/* Restart windows (used by the trainer, public for tests): breaks groups
+ * g0..g1 of ac (its n_groups groups listed in gs) into `parts` groups (<= 0
+ * or more than the window's cores: one per core) of part_cores[k] cores each
+ * (NULL, or counts that do not add up to the window's cores: as even as
+ * possible, the first ones one more), cutting the layers where the running
+ * MACs cross each part's share of cores (needs at least one layer per part;
+ * returns 1 if ac changed), and sets the episode's focus [*lo, *hi]: the core
+ * pairs from the boundary before group g0-1 to the boundary after group g1+1
+ * (so the neighbouring groups can trade layers and cores with the window). */
+int pb_rl_break_window(pb_part_problem *P, int *ac, const pb_part_group *gs, int n_groups, int g0,
+                       int g1, int parts, const int *part_cores, int *lo, int *hi);
+/* Masks every action of the pairs outside [lo, hi] (n cores). */
+void pb_rl_focus_mask(int n, int lo, int hi, unsigned char *mask);
 
 /* Checkpoints (checkpoint.c, format in docs/partition.md). */
 struct pb_rl_policy;

@@ -342,6 +342,121 @@ static void test_restarts_reform_groups(void **state)
 	pb_part_problem_free(P);
 }
 
+/* A broken window: its groups become single-core groups holding all their
+ * layers (at least one each, split by MACs), the rest of the state is kept,
+ * and the focus spans the pairs from the boundary before the left neighbour
+ * group to the boundary after the right neighbour group. */
+static void test_break_window_and_focus(void **state)
+{
+	pb_part_problem *P = problem(32, 8);
+	int gc[4] = {2, 3, 1, 2}, gl[4] = {8, 10, 6, 8}, ac[8], before[8];
+	pb_part_state_from_groups(4, gc, gl, ac);
+	memcpy(before, ac, sizeof ac);
+	pb_part_group gs[8];
+	pb_part_eval ev;
+	pb_part_evaluate(P, ac, &ev, gs);
+	assert_int_equal(ev.n_groups, 4);
+	int lo = -7, hi = -7;
+	/* Window = group 1 (cores 2..4, layers 8..17). */
+	assert_int_equal(pb_rl_break_window(P, ac, gs, 4, 1, 1, 0, NULL, &lo, &hi), 1);
+	assert_int_equal(lo, 0); /* the boundary before group 0 does not exist */
+	assert_int_equal(hi, 5); /* the last pair of group 2 (core 5, core 6) */
+	int sum = 0;
+	for (int c = 2; c <= 4; c++) {
+		assert_true(ac[c] >= 1);
+		sum += ac[c];
+	}
+	assert_int_equal(sum, 10);
+	for (int c = 0; c < 8; c++)
+		if (c < 2 || c > 4)
+			assert_int_equal(ac[c], before[c]);
+	pb_error err = {0};
+	assert_true(pb_part_state_valid(P, ac, &err));
+	/* Layers split by MACs: no core holds more than its share plus one layer. */
+	double m3 = (P->pmacs[18] - P->pmacs[8]) / 3, maxl = 0;
+	for (int c = 2, a = 8; c <= 4; a += ac[c], c++) {
+		double macs = P->pmacs[a + ac[c]] - P->pmacs[a];
+		double biggest = 0;
+		for (int l = a; l < a + ac[c]; l++)
+			if (P->pmacs[l + 1] - P->pmacs[l] > biggest)
+				biggest = P->pmacs[l + 1] - P->pmacs[l];
+		assert_true(macs <= m3 + biggest * (1 + 1e-9) || ac[c] == 1);
+		maxl = macs > maxl ? macs : maxl;
+	}
+	assert_true(maxl > 0);
+	/* Window = groups 2..3: the right end is the last pair. */
+	memcpy(ac, before, sizeof ac);
+	assert_int_equal(pb_rl_break_window(P, ac, gs, 4, 2, 3, 0, NULL, &lo, &hi), 1);
+	assert_int_equal(lo, 1); /* pair (core 1, core 2): before group 1 */
+	assert_int_equal(hi, 6);
+	for (int c = 5; c < 8; c++)
+		assert_true(ac[c] >= 1);
+	assert_true(pb_part_state_valid(P, ac, &err));
+	/* A single-core window cannot be broken; the focus is still set. */
+	memcpy(ac, before, sizeof ac);
+	assert_int_equal(pb_rl_break_window(P, ac, gs, 4, 2, 2, 0, NULL, &lo, &hi), 0);
+	assert_memory_equal(ac, before, sizeof ac);
+	assert_int_equal(lo, 1);
+	assert_int_equal(hi, 6);
+	/* Re-cut into parts: groups 0..1 (5 cores, 18 layers) into 2 groups of
+	 * 3 and 2 cores whose layers split where the MACs cross 3/5. */
+	memcpy(ac, before, sizeof ac);
+	assert_int_equal(pb_rl_break_window(P, ac, gs, 4, 0, 1, 2, NULL, &lo, &hi), 1);
+	assert_int_equal(lo, 0);
+	assert_int_equal(hi, 5);
+	assert_int_equal(ac[0], 0);
+	assert_int_equal(ac[1], 0);
+	assert_true(ac[2] >= 1);
+	assert_int_equal(ac[3], 0);
+	assert_int_equal(ac[2] + ac[4], 18);
+	for (int c = 5; c < 8; c++)
+		assert_int_equal(ac[c], before[c]);
+	double cut = P->pmacs[0] + (P->pmacs[18] - P->pmacs[0]) * 3 / 5;
+	assert_true(fabs(P->pmacs[ac[2]] - cut) <= fabs(P->pmacs[ac[2] + 1] - cut));
+	assert_true(fabs(P->pmacs[ac[2]] - cut) <= fabs(P->pmacs[ac[2] - 1] - cut));
+	assert_true(pb_part_state_valid(P, ac, &err));
+	/* Given core counts {1, 4}: cut where the MACs cross 1/5; counts that do
+	 * not add up to the window's cores fall back to the even split. */
+	int pc[2] = {1, 4}, bad[2] = {2, 2}, even[8];
+	memcpy(ac, before, sizeof ac);
+	assert_int_equal(pb_rl_break_window(P, ac, gs, 4, 0, 1, 2, pc, &lo, &hi), 1);
+	assert_true(ac[0] >= 1);
+	for (int c = 1; c < 4; c++)
+		assert_int_equal(ac[c], 0);
+	assert_int_equal(ac[0] + ac[4], 18);
+	cut = P->pmacs[0] + (P->pmacs[18] - P->pmacs[0]) / 5;
+	assert_true(fabs(P->pmacs[ac[0]] - cut) <= fabs(P->pmacs[ac[0] + 1] - cut));
+	assert_true(pb_part_state_valid(P, ac, &err));
+	memcpy(ac, before, sizeof ac);
+	memcpy(even, before, sizeof even);
+	pb_rl_break_window(P, ac, gs, 4, 0, 1, 2, bad, &lo, &hi);
+	pb_rl_break_window(P, even, gs, 4, 0, 1, 2, NULL, &lo, &hi);
+	assert_memory_equal(ac, even, sizeof ac);
+	/* parts >= cores is the single-core break. */
+	int ac2[8];
+	memcpy(ac, before, sizeof ac);
+	memcpy(ac2, before, sizeof ac2);
+	pb_rl_break_window(P, ac, gs, 4, 0, 1, 9, NULL, &lo, &hi);
+	pb_rl_break_window(P, ac2, gs, 4, 0, 1, 0, NULL, &lo, &hi);
+	assert_memory_equal(ac, ac2, sizeof ac);
+	for (int c = 0; c < 5; c++)
+		assert_true(ac[c] >= 1);
+	/* The focus mask keeps exactly the actions of pairs lo..hi. */
+	unsigned char mask[28];
+	memset(mask, 1, sizeof mask);
+	pb_rl_focus_mask(8, 2, 4, mask);
+	for (int k = 0; k < 28; k++) {
+		int type, pair;
+		assert_true(pb_env_decode(8, k, &type, &pair));
+		assert_int_equal(mask[k], pair >= 2 && pair <= 4);
+	}
+	memset(mask, 1, sizeof mask);
+	pb_rl_focus_mask(8, 0, 6, mask); /* the whole chip: nothing masked */
+	for (int k = 0; k < 28; k++)
+		assert_int_equal(mask[k], 1);
+	pb_part_problem_free(P);
+}
+
 typedef struct mask_probe {
 	int calls;
 	int n;
@@ -395,6 +510,7 @@ int main(void)
 	    cmocka_unit_test(test_learns_small_instance),
 	    cmocka_unit_test(test_restarts_reform_groups),
 	    cmocka_unit_test(test_action_mask),
+	    cmocka_unit_test(test_break_window_and_focus),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
