@@ -209,9 +209,9 @@ int pb_rl_trainer_new(pb_part_problem *P, const pb_rl_config *cfg, const char *a
 		T->dh = malloc(np * nh * sizeof(double));
 		T->groups = malloc(n * sizeof(pb_part_group));
 		if (!T->pol || !T->init_state || !T->state || !T->best || !T->gid ||
-		    !T->part_cores || !T->acts || !T->part_cores || !T->xs || !T->hs || !T->probs ||
-		    !T->rews || !T->ret || !T->adv || !T->base || !T->base_set || !T->masks ||
-		    !T->am || !T->cf || !T->dh || !T->groups)
+		    !T->part_cores || !T->acts || !T->xs || !T->hs || !T->probs || !T->rews ||
+		    !T->ret || !T->adv || !T->base || !T->base_set || !T->masks || !T->am ||
+		    !T->cf || !T->dh || !T->groups)
 			rc = pb_err(err, PB_ENOMEM, "rl: out of memory");
 	}
 	if (rc == PB_OK) {
