@@ -70,9 +70,12 @@ static void count_hook(lua_State *L, lua_Debug *ar)
 			S->exhausted = 1;
 			lua_sethook(L, count_hook, LUA_MASKCOUNT, 1);
 		}
-		luaL_error(L,
-		           "instruction budget exhausted (%d million instructions): infinite loop?",
-		           (int)(S->budget / 1000000));
+		/* The hook has no position of its own: name the script's. */
+		lua_pushfstring(L,
+		                "%s%sinstruction budget exhausted (%d million instructions): "
+		                "infinite loop?",
+		                S->where, S->where[0] ? ": " : "", (int)(S->budget / 1000000));
+		lua_error(L);
 	}
 }
 

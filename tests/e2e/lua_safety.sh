@@ -25,7 +25,7 @@ bad() {
 	grep -q "$name.lua" "$tmp/err" || fail "$name: message does not name the script file"
 }
 
-bad infinite_loop "instruction budget" 'while true do end' --max-instructions 200000
+bad infinite_loop "infinite_loop.lua:1: instruction budget" 'while true do end' --max-instructions 200000
 bad huge_alloc "not enough memory" 'local t = {} for i = 1, 1e9 do t[i] = string.rep("x", 1000) .. i end' --max-memory 16
 bad os_execute "global 'os'" 'os.execute("touch /tmp/pb_hacked")'
 bad io_open "global 'io'" 'local f = io.open("/etc/passwd")'
