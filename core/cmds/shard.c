@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "commands.h"
 #include "script/hooks.h"
@@ -32,6 +33,9 @@ static const pb_opt shard_opts[] = {
     {"tie", 0, PB_OPT_FLAG, NULL, "tie identical repeated blocks to one set of variables"},
     {"no-shrink", 0, PB_OPT_FLAG, NULL, "do not merge follower operators into their producer"},
     {"time-limit", 0, PB_OPT_DOUBLE, "SEC", "GLPK time limit per MILP (default none)"},
+    {"jobs", 'j', PB_OPT_INT, "N",
+     "solve up to N schemes at once in worker processes (default: the number of CPUs; "
+     "1 = serial; Lua rules and filters run serially)"},
     {"pipeline", 0, PB_OPT_STR, "auto|off",
      "auto: also plan a pipeline for every stage count dividing the devices and keep the best "
      "of both kinds (default off)"},
@@ -325,12 +329,20 @@ static json_t *combined_json(const json_t *rep, const pipe_row *rows, int n, int
 	return j;
 }
 
+static int shard_progress(void *ud, int done, int total)
+{
+	return pb_cmd_progress(ud, (double)done / (total ? total : 1),
+	                       "shard: %d/%d schemes solved", done, total);
+}
+
 static int cmd_shard(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, pb_error *err)
 {
-	long batch, level, max_axes;
+	long batch, level, max_axes, jobs;
 	double tl;
 	int rc;
-	if ((rc = pb_args_int(a, "batch", 0, 1, 1L << 30, &batch, err)) ||
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	if ((rc = pb_args_int(a, "jobs", ncpu > 0 ? ncpu : 1, 1, 256, &jobs, err)) ||
+	    (rc = pb_args_int(a, "batch", 0, 1, 1L << 30, &batch, err)) ||
 	    (rc = pb_args_int(a, "opt-level", 0, 0, 3, &level, err)) ||
 	    (rc = pb_args_int(a, "max-axes", 2, 1, PB_MESH_MAX_AXES, &max_axes, err)) ||
 	    (rc = pb_args_double(a, "time-limit", 0, 0, 1e6, &tl, err)))
@@ -375,6 +387,12 @@ static int cmd_shard(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, p
 		return pb_hooks_finish(&hk, rc, err);
 	}
 	int done = 0;
+	if (jobs > 1 && !o.filters && !o.rules) {
+		/* Lua hooks stay in this process (their errors and effects are
+		 * seen here); everything else runs in the workers. */
+		rc = pb_shard_search_run_parallel(s, (int)jobs, shard_progress, ctx, err);
+		done = 1;
+	}
 	while (!done && rc == PB_OK) {
 		if (pb_cmd_progress(ctx, (double)s->next / (s->n_rows ? s->n_rows : 1),
 		                    "shard: scheme %s (%d/%d)", s->rows[s->next].mesh.name,
@@ -453,7 +471,7 @@ static int cmd_shard(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, p
 const pb_command pb_cmds_shard[] = {
     {"shard",
      "shard [MODEL] --layout L [--batch B] [--train] [--opt-level N] [--scheme AxB] [--json] "
-     "[-o plan.json] [--emit-tasks DIR] [--emit-lp FILE] [--pipeline auto|off]",
+     "[-o plan.json] [--emit-tasks DIR] [--emit-lp FILE] [--pipeline auto|off] [--jobs N]",
      "choose per-operator sharding over device-grouping schemes of a cluster (GLPK MILP)",
      shard_opts, cmd_shard, PB_CMD_GRAPH | PB_CMD_LAYOUT,
      "The layout must be kind=\"cluster\" (layouts/cluster-*.lua). Every grouping scheme\n"

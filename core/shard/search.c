@@ -18,9 +18,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
-static void on_incumbent(void *ud, double obj_us, double at)
+void pb_shard_search_add_event(pb_shard_search *s, int row, double objective, double at)
 {
-	pb_shard_search *s = ud;
 	if (s->n_events == s->cap_events) {
 		int nc = s->cap_events ? s->cap_events * 2 : 32;
 		pb_shard_event *e = realloc(s->events, (size_t)nc * sizeof *e);
@@ -29,7 +28,13 @@ static void on_incumbent(void *ud, double obj_us, double at)
 		s->events = e;
 		s->cap_events = nc;
 	}
-	s->events[s->n_events++] = (pb_shard_event){s->next, obj_us * 1e-6, at};
+	s->events[s->n_events++] = (pb_shard_event){row, objective, at};
+}
+
+static void on_incumbent(void *ud, double obj_us, double at)
+{
+	pb_shard_search *s = ud;
+	pb_shard_search_add_event(s, s->running, obj_us * 1e-6, at);
 }
 
 int pb_shard_search_new(const pb_graph *g, const pb_cluster *c, const pb_shard_opts *o,
@@ -44,6 +49,7 @@ int pb_shard_search_new(const pb_graph *g, const pb_cluster *c, const pb_shard_o
 	s->cl = *c;
 	s->opts = *o;
 	s->best = -1;
+	s->jobs = 1;
 	if (s->opts.opt_level >= 1 && !s->opts.rules) {
 		s->own_rules = pb_shard_rules_new(1);
 		s->opts.rules = s->own_rules;
@@ -87,19 +93,22 @@ void pb_shard_search_free(pb_shard_search *s)
 	free(s);
 }
 
-int pb_shard_search_step(pb_shard_search *s, int *done, pb_error *err)
+/* Builds and solves row i; fills the row. On success *pp and *r hold the problem
+ * and result (the caller owns them); a failed scheme is a row error, only
+ * running out of memory is returned. */
+int pb_shard_search_solve_row(pb_shard_search *s, int i, pb_shard_problem **pp, pb_shard_result *r,
+                              pb_error *err)
 {
-	*done = s->next >= s->n_rows;
-	if (*done)
-		return PB_OK;
-	pb_shard_row *row = &s->rows[s->next];
+	pb_shard_row *row = &s->rows[i];
 	pb_shard_problem *p = NULL;
 	pb_error e2 = {0};
+	*pp = NULL;
+	memset(r, 0, sizeof *r);
+	s->running = i;
 	int rc = pb_shard_problem_build(s->g, &s->cl, &row->mesh, &s->opts, &p, &e2);
-	pb_shard_result r = {0};
 	const char *lp = s->n_rows == 1 ? s->lp_path : NULL;
 	if (rc == PB_OK)
-		rc = pb_shard_solve(p, lp, on_incumbent, s, &r, &e2);
+		rc = pb_shard_solve(p, lp, on_incumbent, s, r, &e2);
 	if (rc == PB_ENOMEM) {
 		pb_shard_problem_free(p);
 		*err = e2;
@@ -109,37 +118,63 @@ int pb_shard_search_step(pb_shard_search *s, int *done, pb_error *err)
 		row->status = -1;
 		snprintf(row->error, sizeof row->error, "%.190s", e2.msg);
 		pb_shard_problem_free(p);
-	} else {
-		row->status = 1;
-		row->step_time = r.objective;
-		row->compute = r.compute;
-		row->comm = r.comm;
-		row->memory = r.memory;
-		row->feasible = r.feasible;
-		row->optimal = r.optimal;
-		row->seconds = r.solve_seconds;
-		row->incumbents = r.n_incumbents;
-		row->groups = p->n_groups;
-		row->edges = p->n_edges;
-		row->active = p->n_active;
-		pb_shard_milp_size(p, &row->size);
-		int better = s->best < 0 || (row->feasible && !s->rows[s->best].feasible) ||
-		             (row->feasible == s->rows[s->best].feasible &&
-		              row->step_time < s->rows[s->best].step_time);
-		if (better) {
-			pb_shard_problem_free(s->best_problem);
-			pb_shard_result_free(&s->best_result);
-			s->best_problem = p;
-			s->best_result = r;
-			s->best = s->next;
-			pb_plan_free(s->plan);
-			s->plan = NULL;
-			s->plan = pb_shard_plan(s);
-		} else {
-			pb_shard_problem_free(p);
-			pb_shard_result_free(&r);
-		}
+		return PB_OK;
 	}
+	row->status = 1;
+	row->step_time = r->objective;
+	row->compute = r->compute;
+	row->comm = r->comm;
+	row->memory = r->memory;
+	row->feasible = r->feasible;
+	row->optimal = r->optimal;
+	row->seconds = r->solve_seconds;
+	row->incumbents = r->n_incumbents;
+	row->groups = p->n_groups;
+	row->edges = p->n_edges;
+	row->active = p->n_active;
+	pb_shard_milp_size(p, &row->size);
+	*pp = p;
+	return PB_OK;
+}
+
+int pb_shard_search_better(const pb_shard_search *s, int i)
+{
+	const pb_shard_row *row = &s->rows[i];
+	if (row->status != 1)
+		return 0;
+	return s->best < 0 || (row->feasible && !s->rows[s->best].feasible) ||
+	       (row->feasible == s->rows[s->best].feasible &&
+	        row->step_time < s->rows[s->best].step_time);
+}
+
+void pb_shard_search_accept(pb_shard_search *s, int i, pb_shard_problem *p, pb_shard_result *r)
+{
+	if (p && pb_shard_search_better(s, i)) {
+		pb_shard_problem_free(s->best_problem);
+		pb_shard_result_free(&s->best_result);
+		s->best_problem = p;
+		s->best_result = *r;
+		s->best = i;
+		pb_plan_free(s->plan);
+		s->plan = NULL;
+		s->plan = pb_shard_plan(s);
+	} else {
+		pb_shard_problem_free(p);
+		pb_shard_result_free(r);
+	}
+}
+
+int pb_shard_search_step(pb_shard_search *s, int *done, pb_error *err)
+{
+	*done = s->next >= s->n_rows;
+	if (*done)
+		return PB_OK;
+	pb_shard_problem *p = NULL;
+	pb_shard_result r;
+	int rc = pb_shard_search_solve_row(s, s->next, &p, &r, err);
+	if (rc)
+		return rc;
+	pb_shard_search_accept(s, s->next, p, &r);
 	s->next++;
 	*done = s->next >= s->n_rows;
 	return PB_OK;
@@ -147,19 +182,16 @@ int pb_shard_search_step(pb_shard_search *s, int *done, pb_error *err)
 
 int pb_shard_search_finish(pb_shard_search *s, pb_error *err)
 {
-	int done = 0;
-	while (!done) {
-		int rc = pb_shard_search_step(s, &done, err);
-		if (rc)
-			return rc;
-	}
+	int rc = pb_shard_search_run_parallel(s, s->jobs, NULL, NULL, err);
+	if (rc)
+		return rc;
 	if (s->best < 0)
 		return pb_err(err, PB_EINPUT, "shard: no grouping scheme could be solved: %s",
 		              s->n_rows ? s->rows[0].error : "no scheme");
 	if (s->lp_path && s->n_rows > 1) {
 		/* Several schemes: write the MILP of the best one. */
 		pb_shard_result r;
-		int rc = pb_shard_solve(s->best_problem, s->lp_path, NULL, NULL, &r, err);
+		rc = pb_shard_solve(s->best_problem, s->lp_path, NULL, NULL, &r, err);
 		pb_shard_result_free(&r);
 		if (rc)
 			return rc;

@@ -42,6 +42,8 @@ typedef struct pb_shard_search {
 	pb_cluster cl;
 	pb_shard_opts opts;
 	int n_rows, next, best;
+	int running; /* row being solved (incumbent events name it) */
+	int jobs;    /* worker processes for pb_shard_search_finish (1 = serial) */
 	pb_shard_row *rows;
 	char dropped[64][64];
 	int n_dropped;
@@ -61,9 +63,33 @@ int pb_shard_search_new(const pb_graph *g, const pb_cluster *c, const pb_shard_o
                         pb_shard_search **out, pb_error *err);
 /* Solves the next scheme; *done is set when all are solved. */
 int pb_shard_search_step(pb_shard_search *s, int *done, pb_error *err);
-/* Runs all remaining schemes and writes the LP (when asked). */
+/* Runs all remaining schemes (in s->jobs worker processes when > 1) and
+ * writes the LP (when asked). */
 int pb_shard_search_finish(pb_shard_search *s, pb_error *err);
 void pb_shard_search_free(pb_shard_search *s);
+
+/* Solves all remaining schemes in up to `jobs` forked worker processes (one
+ * scheme per worker, GLPK on each worker's main thread; shard/parallel.c).
+ * The table, the best plan and the incumbents are identical to the serial
+ * steps: every worker runs the same deterministic code on the same problem,
+ * and the results are merged in scheme order. progress (may be NULL) is
+ * called about every 50 ms with the schemes finished so far; a non-zero
+ * return cancels (the workers are killed, PB_ECANCEL). jobs <= 1 or a single
+ * scheme: solved in this process. */
+int pb_shard_search_run_parallel(pb_shard_search *s, int jobs,
+                                 int (*progress)(void *ud, int done, int total), void *ud,
+                                 pb_error *err);
+
+/* Pieces of a step, shared by the serial and the parallel search: solve row
+ * i (a failed scheme becomes a row error; only PB_ENOMEM is returned), whether
+ * a solved row beats the best so far, and taking over a solved row's problem
+ * and result (kept when better, freed otherwise). */
+int pb_shard_search_solve_row(pb_shard_search *s, int i, pb_shard_problem **pp, pb_shard_result *r,
+                              pb_error *err);
+int pb_shard_search_better(const pb_shard_search *s, int i);
+void pb_shard_search_accept(pb_shard_search *s, int i, pb_shard_problem *p, pb_shard_result *r);
+/* Appends an incumbent event (scheme row, objective in seconds, time). */
+void pb_shard_search_add_event(pb_shard_search *s, int row, double objective, double at);
 
 /* The plan of a solved problem (kind "shard"; see docs/shard.md). */
 pb_plan *pb_shard_plan(const pb_shard_search *s);

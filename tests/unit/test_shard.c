@@ -3,6 +3,8 @@
  * glpsol on the emitted LP), the command and its outputs. */
 #include "pb_test.h"
 
+#include <errno.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "commands.h"
@@ -700,6 +702,97 @@ static void test_solver_steps(void **state)
 	pb_graph_free(g);
 }
 
+static int count_progress(void *ud, int done, int total)
+{
+	int *calls = ud;
+	assert_true(done >= 0 && done <= total);
+	(*calls)++;
+	return 0;
+}
+
+static int cancel_progress(void *ud, int done, int total)
+{
+	(void)ud;
+	(void)done;
+	(void)total;
+	return 1;
+}
+
+/* Worker processes give the serial result: table, best scheme, choice per
+ * group, report and incumbents (objectives in scheme order). */
+static void check_parallel_equals_serial(pb_graph *g, const char *layout_kind)
+{
+	pb_cluster c = cluster_of(layout_kind);
+	pb_shard_opts o;
+	pb_shard_opts_default(&o);
+	pb_error err = {0};
+	pb_shard_search *a = NULL, *b = NULL;
+	assert_int_equal(pb_shard_search_new(g, &c, &o, NULL, 2, NULL, &a, &err), PB_OK);
+	assert_int_equal(pb_shard_search_new(g, &c, &o, NULL, 2, NULL, &b, &err), PB_OK);
+	assert_true(a->n_rows >= 3);
+	assert_int_equal(pb_shard_search_finish(a, &err), PB_OK);
+	int calls = 0;
+	assert_int_equal(pb_shard_search_run_parallel(b, 3, count_progress, &calls, &err), PB_OK);
+	assert_true(calls >= 1);
+	assert_int_equal(pb_shard_search_finish(b, &err), PB_OK);
+	assert_int_equal(a->n_rows, b->n_rows);
+	for (int i = 0; i < a->n_rows; i++) {
+		const pb_shard_row *x = &a->rows[i], *y = &b->rows[i];
+		assert_string_equal(x->mesh.name, y->mesh.name);
+		assert_int_equal(x->status, y->status);
+		assert_true(x->step_time == y->step_time);
+		assert_true(x->memory == y->memory);
+		assert_int_equal(x->feasible, y->feasible);
+		assert_int_equal(x->optimal, y->optimal);
+		assert_int_equal(x->size.cols, y->size.cols);
+		assert_int_equal(x->groups, y->groups);
+		assert_int_equal(x->incumbents, y->incumbents);
+	}
+	assert_int_equal(a->best, b->best);
+	assert_int_equal(a->best_problem->n_groups, b->best_problem->n_groups);
+	assert_memory_equal(a->best_result.choice, b->best_result.choice,
+	                    (size_t)a->best_problem->n_groups * sizeof(int));
+	assert_true(a->best_result.objective == b->best_result.objective);
+	assert_int_equal(a->n_events, b->n_events);
+	for (int k = 0; k < a->n_events; k++) {
+		assert_int_equal(a->events[k].scheme, b->events[k].scheme);
+		assert_true(a->events[k].objective == b->events[k].objective);
+	}
+	json_t *ra = pb_shard_report(a), *rb = pb_shard_report(b);
+	assert_true(json_equal(json_object_get(ra, "ops"), json_object_get(rb, "ops")));
+	assert_true(
+	    json_equal(json_object_get(ra, "collectives"), json_object_get(rb, "collectives")));
+	json_decref(ra);
+	json_decref(rb);
+	pb_shard_search_free(a);
+	pb_shard_search_free(b);
+	pb_cluster_free(&c);
+}
+
+static void test_parallel_equals_serial(void **state)
+{
+	pb_graph *g = cnn_graph(64);
+	check_parallel_equals_serial(g, big_2x8);
+	pb_graph_free(g);
+	g = mlp_graph();
+	check_parallel_equals_serial(g, big_2x8);
+	pb_graph_free(g);
+	/* cancelling kills the workers and leaves no child behind */
+	g = mlp_graph();
+	pb_cluster c = cluster_of(big_2x8);
+	pb_shard_opts o;
+	pb_shard_opts_default(&o);
+	pb_error err = {0};
+	pb_shard_search *s = NULL;
+	assert_int_equal(pb_shard_search_new(g, &c, &o, NULL, 2, NULL, &s, &err), PB_OK);
+	assert_int_equal(pb_shard_search_run_parallel(s, 2, cancel_progress, NULL, &err),
+	                 PB_ECANCEL);
+	assert_true(waitpid(-1, NULL, WNOHANG) < 0 && errno == ECHILD);
+	pb_shard_search_free(s);
+	pb_cluster_free(&c);
+	pb_graph_free(g);
+}
+
 static void test_command_outputs(void **state)
 {
 	pb_session *s = pb_session_new();
@@ -773,6 +866,7 @@ int main(void)
 	    cmocka_unit_test(test_opt_levels_and_rules),
 	    cmocka_unit_test(test_user_rule),
 	    cmocka_unit_test(test_solver_steps),
+	    cmocka_unit_test(test_parallel_equals_serial),
 	    cmocka_unit_test(test_command_outputs),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
