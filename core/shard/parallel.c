@@ -247,7 +247,8 @@ int pb_shard_search_run_parallel(pb_shard_search *s, int jobs,
 	}
 	/* Output buffered in this process must not be flushed twice. */
 	fflush(NULL);
-	int first = s->next, launch = s->next, finished = 0, rc = PB_OK;
+	int first = s->next, finished = 0, rc = PB_OK;
+	int launch = first;
 	int ev0 = s->n_events;
 	while (rc == PB_OK && finished < todo) {
 		for (int k = 0; k < jobs && launch < s->n_rows && rc == PB_OK; k++)
