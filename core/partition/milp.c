@@ -8,21 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <ucontext.h>
 
 #include "baselines.h"
+#include "coro.h"
 #include "exact.h"
-
-#if defined(__SANITIZE_ADDRESS__)
-#define PB_ASAN_FIBERS 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define PB_ASAN_FIBERS 1
-#endif
-#endif
-#ifdef PB_ASAN_FIBERS
-#include <sanitizer/asan_interface.h>
-#endif
 
 #define MILP_STACK (4u << 20)
 #define MILP_MAX_COLUMNS 2000000
@@ -34,9 +23,7 @@ struct pb_milp {
 	int n_cols;        /* x columns; column n_cols + 1 is T */
 	int *ca, *cb, *cc; /* per x column (0-based): a, b, cores */
 	double unit;       /* seconds per objective unit (the lower bound) */
-	ucontext_t caller, co;
-	void *stack;
-	void *fake_stack;
+	pb_coro *co;       /* runs glp_simplex + glp_intopt (co_main) */
 	int started, finished, aborting;
 	int budget;
 	double step_deadline;
@@ -52,37 +39,6 @@ static double now_seconds(void)
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-/* ---- coroutine switching (with ASan fiber annotations when built with it) ---- */
-
-static void switch_to_co(pb_milp *M)
-{
-#ifdef PB_ASAN_FIBERS
-	__sanitizer_start_switch_fiber(&M->fake_stack, M->stack, MILP_STACK);
-#endif
-	swapcontext(&M->caller, &M->co);
-#ifdef PB_ASAN_FIBERS
-	__sanitizer_finish_switch_fiber(M->fake_stack, NULL, NULL);
-#endif
-}
-
-static void switch_to_caller(pb_milp *M, int final)
-{
-#ifdef PB_ASAN_FIBERS
-	void *fs = NULL;
-	const void *bottom;
-	size_t size;
-	(void)bottom;
-	(void)size;
-	__sanitizer_start_switch_fiber(final ? NULL : &fs, M->caller.uc_stack.ss_sp,
-	                               M->caller.uc_stack.ss_size);
-	swapcontext(&M->co, &M->caller);
-	__sanitizer_finish_switch_fiber(fs, &bottom, &size);
-#else
-	(void) final;
-	swapcontext(&M->co, &M->caller);
-#endif
 }
 
 static void solution_to_state(pb_milp *M, int from_mip)
@@ -151,7 +107,7 @@ static void callback(glp_tree *tree, void *info)
 		if (best)
 			M->bound = glp_ios_node_bound(tree, best) * M->unit;
 		if (--M->budget <= 0 || now_seconds() > M->step_deadline)
-			switch_to_caller(M, 0);
+			pb_coro_yield(M->co);
 		if (M->aborting)
 			glp_ios_terminate(tree);
 		break;
@@ -161,14 +117,9 @@ static void callback(glp_tree *tree, void *info)
 	}
 }
 
-static pb_milp *starting;
-
-static void co_main(void)
+static void co_main(void *arg)
 {
-	pb_milp *M = starting;
-#ifdef PB_ASAN_FIBERS
-	__sanitizer_finish_switch_fiber(NULL, NULL, NULL);
-#endif
+	pb_milp *M = arg;
 	glp_smcp sp;
 	glp_init_smcp(&sp);
 	sp.msg_lev = GLP_MSG_OFF;
@@ -195,7 +146,6 @@ static void co_main(void)
 		M->glp_status = -1;
 	}
 	M->finished = 1;
-	switch_to_caller(M, 1);
 }
 
 static int add_column(pb_milp *M, int *cap, int a, int b, int c)
@@ -369,18 +319,12 @@ int pb_milp_step(pb_milp *M, int nodes, int *ac, int *improved, pb_error *err)
 	M->step_deadline = now_seconds() + 0.05;
 	M->improved = 0;
 	if (!M->started) {
-		M->stack = malloc(MILP_STACK);
-		if (!M->stack)
+		M->co = pb_coro_new(co_main, M, MILP_STACK);
+		if (!M->co)
 			return pb_err(err, PB_ENOMEM, "milp: out of memory");
-		getcontext(&M->co);
-		M->co.uc_stack.ss_sp = M->stack;
-		M->co.uc_stack.ss_size = MILP_STACK;
-		M->co.uc_link = NULL;
-		starting = M;
-		makecontext(&M->co, co_main, 0);
 		M->started = 1;
 	}
-	switch_to_co(M);
+	pb_coro_resume(M->co);
 	if (M->improved) {
 		memcpy(ac, M->inc_ac, (size_t)M->P->n * sizeof *ac);
 		*improved = 1;
@@ -424,11 +368,11 @@ void pb_milp_free(pb_milp *M)
 		/* Let GLPK unwind normally: the callback terminates the search. */
 		M->aborting = 1;
 		while (!M->finished)
-			switch_to_co(M);
+			pb_coro_resume(M->co);
 	}
 	if (M->lp)
 		glp_delete_prob(M->lp);
-	free(M->stack);
+	pb_coro_free(M->co);
 	free(M->ca);
 	free(M->cb);
 	free(M->cc);

@@ -13,7 +13,7 @@
  * (when any partition fits), t <= the local-search upper bound, and c is no
  * larger than needed to reach the lower bound nor gives the same t as c-1.
  *
- * GLPK runs glp_intopt on a coroutine (ucontext, same thread): the
+ * GLPK runs glp_intopt on a coroutine (core/coro.h, same thread): the
  * branch-and-bound callback counts nodes, records every new incumbent
  * (GLP_IBINGO) and the best bound, and suspends the search when the step's
  * budget is spent; the next step resumes it. No frame is ever unwound.

@@ -385,16 +385,33 @@ typedef struct cbinfo {
 	void *ud;
 	double t0;
 	long n;
+	int stop;
 } cbinfo;
+
+static double best_bound(glp_tree *T)
+{
+	int b = glp_ios_best_node(T);
+	return b ? glp_ios_node_bound(T, b) : NAN;
+}
 
 static void glpk_cb(glp_tree *T, void *info)
 {
 	cbinfo *ci = info;
-	if (glp_ios_reason(T) == GLP_IBINGO) {
+	if (ci->stop) {
+		glp_ios_terminate(T);
+		return;
+	}
+	int reason = glp_ios_reason(T);
+	if (reason == GLP_IBINGO) {
 		ci->n++;
 		if (ci->cb)
-			ci->cb(ci->ud, glp_mip_obj_val(glp_ios_get_prob(T)), now() - ci->t0);
+			ci->stop = ci->cb(ci->ud, glp_mip_obj_val(glp_ios_get_prob(T)),
+			                  best_bound(T), now() - ci->t0);
+	} else if (reason == GLP_ISELECT && ci->cb) {
+		ci->stop = ci->cb(ci->ud, NAN, best_bound(T), now() - ci->t0);
 	}
+	if (ci->stop)
+		glp_ios_terminate(T);
 }
 
 /* Solves the model; fills choice for groups in the set. Returns 1 when an
@@ -489,7 +506,7 @@ int pb_shard_solve(pb_shard_problem *p, const char *lp_path, pb_shard_incumbent_
 		pb_shard_result_free(r);
 		return pb_err(err, PB_ENOMEM, "shard: out of memory");
 	}
-	cbinfo ci = {cb, ud, t0, 0};
+	cbinfo ci = {cb, ud, t0, 0, 0};
 	int chunked = p->opts.opt_level >= 3 && p->n_groups > p->opts.chunk;
 	int rc = PB_OK, ok = 1, optimal = 1;
 	if (!chunked || lp_path) {
@@ -500,7 +517,7 @@ int pb_shard_solve(pb_shard_problem *p, const char *lp_path, pb_shard_incumbent_
 			rc = pb_err(err, PB_EINPUT, "%s: cannot write the LP file", lp_path);
 		if (rc == PB_OK && !chunked) {
 			ok = run_model(p, st, &md, &ci, r->choice, &optimal);
-			if (!ok) {
+			if (!ok && !ci.stop) {
 				/* Memory does not fit: best plan ignoring memory, reported
 				 * infeasible. */
 				model m2;
@@ -516,7 +533,7 @@ int pb_shard_solve(pb_shard_problem *p, const char *lp_path, pb_shard_incumbent_
 	if (rc == PB_OK && chunked) {
 		optimal = 0;
 		memset(st, ST_FUTURE, (size_t)p->n_groups);
-		for (int c0 = 0; c0 < p->n_groups && rc == PB_OK; c0 += p->opts.chunk) {
+		for (int c0 = 0; c0 < p->n_groups && rc == PB_OK && !ci.stop; c0 += p->opts.chunk) {
 			int c1 =
 			    c0 + p->opts.chunk < p->n_groups ? c0 + p->opts.chunk : p->n_groups;
 			for (int G = c0; G < c1; G++)
@@ -524,7 +541,8 @@ int pb_shard_solve(pb_shard_problem *p, const char *lp_path, pb_shard_incumbent_
 			model md;
 			int opt_chunk = 0;
 			rc = build_model(p, st, r->choice, 1, &md, err);
-			if (rc == PB_OK && !run_model(p, st, &md, &ci, r->choice, &opt_chunk)) {
+			if (rc == PB_OK && !run_model(p, st, &md, &ci, r->choice, &opt_chunk) &&
+			    !ci.stop) {
 				model_free(&md);
 				rc = build_model(p, st, r->choice, 0, &md, err);
 				if (rc == PB_OK &&
@@ -538,6 +556,8 @@ int pb_shard_solve(pb_shard_problem *p, const char *lp_path, pb_shard_incumbent_
 		}
 	}
 	free(st);
+	if (rc == PB_OK && ci.stop)
+		rc = pb_err(err, PB_ECANCEL, "shard: solve stopped");
 	if (rc) {
 		pb_shard_result_free(r);
 		return rc;

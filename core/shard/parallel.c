@@ -37,7 +37,7 @@ typedef struct wire_head {
 } wire_head;
 
 typedef struct wire_event {
-	double objective, at;
+	double objective, bound, at;
 } wire_event;
 
 typedef struct worker {
@@ -84,7 +84,7 @@ static void run_child(pb_shard_search *s, int i, int fd)
 	if (!bad && h.n_groups)
 		bad = write_all(fd, r.choice, (size_t)h.n_groups * sizeof(int));
 	for (int k = ev0; k < s->n_events && !bad; k++) {
-		wire_event we = {s->events[k].objective, s->events[k].at};
+		wire_event we = {s->events[k].objective, s->events[k].bound, s->events[k].at};
 		bad = write_all(fd, &we, sizeof we);
 	}
 	close(fd);
@@ -185,7 +185,7 @@ static int finish_worker(pb_shard_search *s, worker *w, int **choices, pb_error 
 	for (int k = 0; k < h.n_events; k++) {
 		wire_event we;
 		memcpy(&we, ev + (size_t)k * sizeof we, sizeof we);
-		pb_shard_search_add_event(s, w->row, we.objective, we.at);
+		pb_shard_search_add_event(s, w->row, we.objective, we.bound, we.at);
 	}
 out:
 	free(w->buf);
@@ -221,6 +221,13 @@ int pb_shard_search_run_parallel(pb_shard_search *s, int jobs,
                                  int (*progress)(void *ud, int done, int total), void *ud,
                                  pb_error *err)
 {
+	if (s->co) {
+		/* finish the scheme the stepping solver is in */
+		int done;
+		int rc = pb_shard_search_step(s, &done, err);
+		if (rc)
+			return rc;
+	}
 	int todo = s->n_rows - s->next;
 	if (jobs <= 1 || todo <= 1 || s->lp_path) {
 		/* --emit-lp with one scheme writes the LP inside the solve. */

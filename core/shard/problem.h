@@ -124,8 +124,14 @@ typedef struct pb_milp_size {
 } pb_milp_size;
 void pb_shard_milp_size(const pb_shard_problem *p, pb_milp_size *sz);
 
-/* Incumbent callback (GLPK's "better integer solution" event). */
-typedef void (*pb_shard_incumbent_fn)(void *ud, double objective_us, double seconds);
+/* Progress callback of the MILP solve, called from GLPK's branch and bound:
+ * for every better integer solution (GLP_IBINGO: objective_us finite) and
+ * for every node selected (GLP_ISELECT: objective_us NAN), with the best
+ * bound of the open nodes (NAN when none) and the seconds since the solve
+ * started. A non-zero return stops the solve (pb_shard_solve returns
+ * PB_ECANCEL after GLPK has unwound normally). */
+typedef int (*pb_shard_incumbent_fn)(void *ud, double objective_us, double bound_us,
+                                     double seconds);
 
 typedef struct pb_shard_result {
 	int *choice;          /* per group */

@@ -17,8 +17,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
-void pb_shard_search_add_event(pb_shard_search *s, int row, double objective, double at)
+#include "coro.h"
+
+void pb_shard_search_add_event(pb_shard_search *s, int row, double objective, double bound,
+                               double at)
 {
 	if (s->n_events == s->cap_events) {
 		int nc = s->cap_events ? s->cap_events * 2 : 32;
@@ -28,13 +32,30 @@ void pb_shard_search_add_event(pb_shard_search *s, int row, double objective, do
 		s->events = e;
 		s->cap_events = nc;
 	}
-	s->events[s->n_events++] = (pb_shard_event){row, objective, at};
+	s->events[s->n_events++] = (pb_shard_event){row, objective, bound, at};
 }
 
-static void on_incumbent(void *ud, double obj_us, double at)
+static double clock_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* GLPK's branch-and-bound events. On the stepping solver's coroutine a new
+ * incumbent, or 50 ms since the last yield, hands control back to the step. */
+static int on_incumbent(void *ud, double obj_us, double bound_us, double at)
 {
 	pb_shard_search *s = ud;
-	pb_shard_search_add_event(s, s->running, obj_us * 1e-6, at);
+	if (isfinite(obj_us)) {
+		pb_shard_search_add_event(s, s->running, obj_us * 1e-6, bound_us * 1e-6, at);
+		s->co_incumbent = obj_us * 1e-6;
+		s->co_new = 1;
+	}
+	s->co_bound = bound_us * 1e-6;
+	if (s->in_co && !s->aborting && (s->co_new || clock_now() - s->co_last > 0.05))
+		pb_coro_yield(s->co);
+	return s->aborting;
 }
 
 int pb_shard_search_new(const pb_graph *g, const pb_cluster *c, const pb_shard_opts *o,
@@ -83,6 +104,15 @@ void pb_shard_search_free(pb_shard_search *s)
 {
 	if (!s)
 		return;
+	if (s->co) {
+		/* let GLPK unwind: the callback stops the branch and bound */
+		s->aborting = 1;
+		while (!pb_coro_resume(s->co))
+			;
+		pb_coro_free(s->co);
+		pb_shard_problem_free(s->co_p);
+		pb_shard_result_free(&s->co_r);
+	}
 	pb_shard_problem_free(s->best_problem);
 	pb_shard_result_free(&s->best_result);
 	pb_plan_free(s->plan);
@@ -164,11 +194,62 @@ void pb_shard_search_accept(pb_shard_search *s, int i, pb_shard_problem *p, pb_s
 	}
 }
 
+/* Body of the stepping solver's coroutine: row s->next. */
+static void co_body(void *arg)
+{
+	pb_shard_search *s = arg;
+	s->in_co = 1;
+	s->co_rc = pb_shard_search_solve_row(s, s->next, &s->co_p, &s->co_r, &s->co_err);
+	s->in_co = 0;
+}
+
+#define CO_STACK (8u << 20)
+
+/* Resumes (starting it when needed) the coroutine of row s->next; *finished
+ * when that row is done (accepted, s->next advanced). */
+static int co_advance(pb_shard_search *s, int *finished, pb_error *err)
+{
+	*finished = 0;
+	if (!s->co) {
+		s->co = pb_coro_new(co_body, s, CO_STACK);
+		if (!s->co)
+			return pb_err(err, PB_ENOMEM, "shard: out of memory");
+		s->co_incumbent = NAN;
+		s->co_bound = NAN;
+		s->co_p = NULL;
+	}
+	s->co_new = 0;
+	s->co_last = clock_now();
+	if (!pb_coro_resume(s->co))
+		return PB_OK;
+	pb_coro_free(s->co);
+	s->co = NULL;
+	if (s->co_rc) {
+		*err = s->co_err;
+		return s->co_rc;
+	}
+	pb_shard_search_accept(s, s->next, s->co_p, &s->co_r);
+	s->co_p = NULL;
+	s->next++;
+	*finished = 1;
+	return PB_OK;
+}
+
 int pb_shard_search_step(pb_shard_search *s, int *done, pb_error *err)
 {
 	*done = s->next >= s->n_rows;
 	if (*done)
 		return PB_OK;
+	if (s->co) {
+		int finished = 0;
+		while (!finished) {
+			int rc = co_advance(s, &finished, err);
+			if (rc)
+				return rc;
+		}
+		*done = s->next >= s->n_rows;
+		return PB_OK;
+	}
 	pb_shard_problem *p = NULL;
 	pb_shard_result r;
 	int rc = pb_shard_search_solve_row(s, s->next, &p, &r, err);
@@ -472,6 +553,9 @@ json_t *pb_shard_report(const pb_shard_search *s)
 		json_object_set_new(o, "scheme",
 		                    json_string(s->rows[s->events[i].scheme].mesh.name));
 		json_object_set_new(o, "objective", json_real(s->events[i].objective));
+		json_object_set_new(o, "bound",
+		                    isfinite(s->events[i].bound) ? json_real(s->events[i].bound)
+		                                                 : json_null());
 		json_object_set_new(o, "at", json_real(s->events[i].at));
 		json_array_append_new(ev, o);
 	}
@@ -689,30 +773,49 @@ static int sv_step(pb_solver *sv, int budget, pb_solver_progress *pr, pb_error *
 	pb_shard_search *s = ((solver_state *)sv)->s;
 	int before = s->best;
 	double before_t = s->best >= 0 ? s->rows[s->best].step_time : INFINITY;
-	int done = s->next >= s->n_rows;
-	int ev0 = s->n_events;
-	for (int k = 0; k < (budget > 0 ? budget : 1) && !done; k++) {
-		int rc = pb_shard_search_step(s, &done, err);
+	int live = 0, finished = 0;
+	for (int k = 0; k < (budget > 0 ? budget : 1) && s->next < s->n_rows; k++) {
+		int rc = co_advance(s, &finished, err);
 		if (rc)
 			return rc;
+		if (s->co_new) {
+			live = 1;
+			break; /* every incumbent is its own step */
+		}
 	}
-	pr->fraction = s->n_rows ? (double)s->next / s->n_rows : 1;
+	int done = s->next >= s->n_rows;
+	double best_t = s->best >= 0 ? s->rows[s->best].step_time : INFINITY;
+	pr->fraction = s->n_rows ? (s->next + (s->co ? 0.5 : 0.0)) / s->n_rows : 1;
 	pr->done = done;
-	pr->iterations = s->next;
-	pr->improved = s->best >= 0 && (before != s->best || s->rows[s->best].step_time < before_t);
-	pr->incumbent = s->best >= 0 ? s->rows[s->best].step_time : INFINITY;
-	pr->bound = NAN;
-	const pb_shard_row *last = s->next > 0 ? &s->rows[s->next - 1] : NULL;
-	if (last && last->status == 1)
-		snprintf(
-		    pr->message, sizeof pr->message,
-		    "scheme %.12s: %.4g ms (%ld incumbents) | best %.12s %.4g ms | %d/%d schemes",
-		    last->mesh.name, last->step_time * 1e3, (long)(s->n_events - ev0),
-		    s->best >= 0 ? s->rows[s->best].mesh.name : "-", pr->incumbent * 1e3, s->next,
-		    s->n_rows);
-	else if (last)
-		snprintf(pr->message, sizeof pr->message, "scheme %.12s failed: %.100s",
-		         last->mesh.name, last->error);
+	pr->iterations = s->n_events;
+	pr->improved = (s->best >= 0 && (before != s->best || best_t < before_t)) ||
+	               (live && s->co_incumbent < before_t);
+	/* the running scheme's new incumbent, else the best finished scheme */
+	pr->incumbent = live ? s->co_incumbent : best_t;
+	pr->bound = s->co ? s->co_bound : NAN;
+	const char *bn = s->best >= 0 ? s->rows[s->best].mesh.name : "-";
+	if (s->co) {
+		char inc[32] = "-", bnd[32] = "-";
+		if (isfinite(s->co_incumbent))
+			snprintf(inc, sizeof inc, "%.4g ms", s->co_incumbent * 1e3);
+		if (isfinite(s->co_bound))
+			snprintf(bnd, sizeof bnd, "%.4g ms", s->co_bound * 1e3);
+		snprintf(pr->message, sizeof pr->message,
+		         "scheme %.12s (%d/%d): incumbent %s bound %s | best %.12s %.4g ms",
+		         s->rows[s->next].mesh.name, s->next + 1, s->n_rows, inc, bnd, bn,
+		         best_t * 1e3);
+	} else if (s->next > 0) {
+		const pb_shard_row *last = &s->rows[s->next - 1];
+		if (last->status == 1)
+			snprintf(pr->message, sizeof pr->message,
+			         "scheme %.12s: %.4g ms (%ld incumbents) | best %.12s %.4g ms | "
+			         "%d/%d schemes",
+			         last->mesh.name, last->step_time * 1e3, last->incumbents, bn,
+			         best_t * 1e3, s->next, s->n_rows);
+		else
+			snprintf(pr->message, sizeof pr->message, "scheme %.12s failed: %.100s",
+			         last->mesh.name, last->error);
+	}
 	return PB_OK;
 }
 

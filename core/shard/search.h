@@ -34,6 +34,7 @@ typedef struct pb_shard_row {
 typedef struct pb_shard_event {
 	int scheme;       /* row index */
 	double objective; /* seconds */
+	double bound;     /* best bound of the open B&B nodes then (seconds, NAN if none) */
 	double at;        /* seconds since the scheme's solve started */
 } pb_shard_event;
 
@@ -44,6 +45,15 @@ typedef struct pb_shard_search {
 	int n_rows, next, best;
 	int running; /* row being solved (incumbent events name it) */
 	int jobs;    /* worker processes for pb_shard_search_finish (1 = serial) */
+	/* The stepping solver runs the scheme being solved on a coroutine
+	 * (core/coro.h) that yields at every new incumbent and after ~50 ms of
+	 * branch and bound; see pb_shard_solver_new. */
+	struct pb_coro *co;
+	int in_co, aborting, co_new, co_rc;
+	double co_incumbent, co_bound, co_last; /* seconds; co_last: last yield (clock) */
+	pb_shard_problem *co_p;
+	pb_shard_result co_r;
+	pb_error co_err;
 	pb_shard_row *rows;
 	char dropped[64][64];
 	int n_dropped;
@@ -61,7 +71,8 @@ typedef struct pb_shard_search {
 int pb_shard_search_new(const pb_graph *g, const pb_cluster *c, const pb_shard_opts *o,
                         const char *scheme, int max_axes, const char *lp_path,
                         pb_shard_search **out, pb_error *err);
-/* Solves the next scheme; *done is set when all are solved. */
+/* Solves the next scheme (or finishes the one the stepping solver is in);
+ * *done is set when all are solved. */
 int pb_shard_search_step(pb_shard_search *s, int *done, pb_error *err);
 /* Runs all remaining schemes (in s->jobs worker processes when > 1) and
  * writes the LP (when asked). */
@@ -88,8 +99,10 @@ int pb_shard_search_solve_row(pb_shard_search *s, int i, pb_shard_problem **pp, 
                               pb_error *err);
 int pb_shard_search_better(const pb_shard_search *s, int i);
 void pb_shard_search_accept(pb_shard_search *s, int i, pb_shard_problem *p, pb_shard_result *r);
-/* Appends an incumbent event (scheme row, objective in seconds, time). */
-void pb_shard_search_add_event(pb_shard_search *s, int row, double objective, double at);
+/* Appends an incumbent event (scheme row, objective and bound in seconds,
+ * time). */
+void pb_shard_search_add_event(pb_shard_search *s, int row, double objective, double bound,
+                               double at);
 
 /* The plan of a solved problem (kind "shard"; see docs/shard.md). */
 pb_plan *pb_shard_plan(const pb_shard_search *s);
@@ -99,7 +112,12 @@ json_t *pb_shard_report(const pb_shard_search *s);
  * collectives it joins. */
 int pb_shard_emit_tasks(const pb_shard_search *s, const char *dir, pb_error *err);
 
-/* The steppable solver around a search (owns it). */
+/* The steppable solver around a search (owns it). A step resumes the scheme
+ * being solved until GLPK reports a new incumbent (GLP_IBINGO), ~50 ms of
+ * branch and bound have passed, or the scheme is finished; the progress
+ * carries that scheme's latest incumbent and best bound, so every incumbent
+ * reaches the TUI while the scheme is still running (the root LP itself is
+ * one GLPK call and cannot be interrupted). Serial: one scheme at a time. */
 pb_solver *pb_shard_solver_new(pb_shard_search *s);
 
 #endif

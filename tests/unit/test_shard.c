@@ -686,17 +686,60 @@ static void test_solver_steps(void **state)
 	assert_int_equal(pb_shard_search_new(g, &c, &o, NULL, 2, NULL, &s, &err), PB_OK);
 	pb_solver *sv = pb_shard_solver_new(s);
 	pb_solver_progress pr;
-	int steps = 0, improved = 0;
+	int steps = 0, improved = 0, live = 0;
 	do {
+		int ev0 = s->n_events, next0 = s->next;
 		assert_int_equal(pb_solver_step(sv, 1, &pr, &err), PB_OK);
 		steps++;
 		improved += pr.improved;
 		assert_true(pr.fraction > 0);
-		assert_non_null(pb_solver_incumbent(sv));
+		assert_true(s->n_events - ev0 <= 1); /* one incumbent per step at most */
+		if (s->n_events > ev0) {
+			/* reported while its scheme is still running, with its bound */
+			assert_non_null(s->co);
+			assert_int_equal(s->next, next0);
+			assert_int_equal(s->events[ev0].scheme, s->next);
+			assert_true(pr.incumbent == s->events[ev0].objective);
+			assert_true(isfinite(pr.bound));
+			assert_true(pr.bound <= pr.incumbent * (1 + 1e-9));
+			assert_non_null(strstr(pr.message, "incumbent"));
+			live++;
+		}
 	} while (!pr.done);
-	assert_int_equal(steps, 4);
+	assert_non_null(pb_solver_incumbent(sv));
 	assert_true(improved >= 1);
 	assert_true(s->n_events >= 4); /* GLPK reported an incumbent per scheme */
+	assert_int_equal(live, s->n_events);
+	assert_true(steps >= s->n_rows + live);
+	/* the stepped search gives the plan of the one-shot search */
+	pb_shard_search *ref = NULL;
+	assert_int_equal(pb_shard_search_new(g, &c, &o, NULL, 2, NULL, &ref, &err), PB_OK);
+	assert_int_equal(pb_shard_search_finish(ref, &err), PB_OK);
+	assert_int_equal(ref->best, s->best);
+	assert_memory_equal(ref->best_result.choice, s->best_result.choice,
+	                    (size_t)s->best_problem->n_groups * sizeof(int));
+	pb_shard_search_free(ref);
+	pb_solver_free(sv);
+	/* freed in the middle of a scheme: GLPK unwinds, nothing leaks */
+	assert_int_equal(pb_shard_search_new(g, &c, &o, NULL, 2, NULL, &s, &err), PB_OK);
+	sv = pb_shard_solver_new(s);
+	do
+		assert_int_equal(pb_solver_step(sv, 1, &pr, &err), PB_OK);
+	while (!s->co && !pr.done);
+	assert_non_null(s->co);
+	pb_solver_free(sv);
+	/* and a search stepped halfway is finished by pb_shard_search_finish */
+	assert_int_equal(pb_shard_search_new(g, &c, &o, NULL, 2, NULL, &s, &err), PB_OK);
+	sv = pb_shard_solver_new(s);
+	do
+		assert_int_equal(pb_solver_step(sv, 1, &pr, &err), PB_OK);
+	while (!s->co && !pr.done);
+	s->jobs = 2;
+	assert_int_equal(pb_shard_search_finish(s, &err), PB_OK);
+	assert_null(s->co);
+	assert_int_equal(s->next, s->n_rows);
+	for (int i = 0; i < s->n_rows; i++)
+		assert_int_equal(s->rows[i].status, 1);
 	pb_solver_free(sv);
 	pb_cluster_free(&c);
 	pb_graph_free(g);
