@@ -31,6 +31,9 @@ static const pb_opt shard_opts[] = {
     {"emit-lp", 0, PB_OPT_STR, "FILE",
      "write the MILP (CPLEX LP format, glp_write_lp) of the scheme solved (or the best one)"},
     {"tie", 0, PB_OPT_FLAG, NULL, "tie identical repeated blocks to one set of variables"},
+    {"pad", 0, PB_OPT_FLAG, NULL,
+     "also split dimensions that do not divide: ceil(n/d) per device, the last parts padded "
+     "(costs the padded sizes)"},
     {"no-shrink", 0, PB_OPT_FLAG, NULL, "do not merge follower operators into their producer"},
     {"time-limit", 0, PB_OPT_DOUBLE, "SEC", "GLPK time limit per MILP (default none)"},
     {"jobs", 'j', PB_OPT_INT, "N",
@@ -370,6 +373,7 @@ static int cmd_shard(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, p
 	o.train = pb_args_has(a, "train");
 	o.opt_level = (int)level;
 	o.tie_blocks = pb_args_has(a, "tie");
+	o.pad = pb_args_has(a, "pad");
 	o.no_shrink = pb_args_has(a, "no-shrink");
 	o.time_limit = tl;
 	pb_hooks hk;
@@ -471,7 +475,8 @@ static int cmd_shard(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, p
 const pb_command pb_cmds_shard[] = {
     {"shard",
      "shard [MODEL] --layout L [--batch B] [--train] [--opt-level N] [--scheme AxB] [--json] "
-     "[-o plan.json] [--emit-tasks DIR] [--emit-lp FILE] [--pipeline auto|off] [--jobs N]",
+     "[-o plan.json] [--emit-tasks DIR] [--emit-lp FILE] [--pipeline auto|off] [--jobs N] "
+     "[--pad]",
      "choose per-operator sharding over device-grouping schemes of a cluster (GLPK MILP)",
      shard_opts, cmd_shard, PB_CMD_GRAPH | PB_CMD_LAYOUT,
      "The layout must be kind=\"cluster\" (layouts/cluster-*.lua). Every grouping scheme\n"

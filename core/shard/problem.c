@@ -167,7 +167,7 @@ static int is_param_weight(const pb_shard_problem *p, int tid)
 }
 
 /* Output spec with partial axes reduced (model outputs must be complete). */
-static double output_reduce_cost(const pb_mesh *m, double bytes, const signed char *spec)
+static double output_reduce_cost(const pb_mesh *m, const pb_tensor *t, const signed char *spec)
 {
 	signed char to[PB_MESH_MAX_AXES];
 	int any = 0;
@@ -175,7 +175,7 @@ static double output_reduce_cost(const pb_mesh *m, double bytes, const signed ch
 		to[a] = spec[a] == PB_SPEC_P ? PB_SPEC_R : spec[a];
 		any |= spec[a] == PB_SPEC_P;
 	}
-	return any ? pb_reshard_cost(m, bytes, spec, to, NULL, NULL) : 0;
+	return any ? pb_reshard_cost_tensor(m, t, spec, to, NULL, NULL) : 0;
 }
 
 static int build_node(pb_shard_problem *p, int nid, pb_strat1 *menu_buf, pb_error *err)
@@ -193,10 +193,10 @@ static int build_node(pb_shard_problem *p, int nid, pb_strat1 *menu_buf, pb_erro
 	pb_strat *all = malloc(MAX_NODE_STRATS * sizeof *all);
 	if (!all)
 		return pb_err(err, PB_ENOMEM, "shard: out of memory");
-	int ns = pb_spec_combine(g, nid, m, menu_buf, nm, all, MAX_NODE_STRATS);
+	int ns = pb_spec_combine(g, nid, m, menu_buf, nm, p->opts.pad, all, MAX_NODE_STRATS);
 	if (ns == 0) { /* cannot happen: replicate is always valid; keep it safe */
 		pb_strat1 rep = menu_buf[0];
-		ns = pb_spec_combine(g, nid, m, &rep, 1, all, 1);
+		ns = pb_spec_combine(g, nid, m, &rep, 1, 0, all, 1);
 	}
 	if (p->forced) {
 		int w = 0;
@@ -233,14 +233,15 @@ static int build_node(pb_shard_problem *p, int nid, pb_strat1 *menu_buf, pb_erro
 	double fl = pb_shard_node_flops(g, n);
 	for (int s = 0; s < ns; s++) {
 		const pb_strat *st = &sn->strat[s];
-		double comp = fl / st->share / p->cl.flops * p->compute_mult;
+		double comp = fl / st->share * st->pad / p->cl.flops * p->compute_mult;
 		double c = comp;
 		double mp = 0, ma = 0;
 		for (int i = 0; i < n->n_inputs && i < PB_SHARD_MAX_IN; i++) {
 			int t = n->inputs[i];
 			if (t < 0 || p->tkind[t] != PB_TKIND_PARAM)
 				continue;
-			double by = pb_tensor_bytes(&g->tensors[t]);
+			double by = pb_tensor_bytes(&g->tensors[t]) *
+			            pb_spec_pad_factor(&g->tensors[t], st->in[i], m);
 			mp += by / pb_spec_shrink(st->in[i], m);
 			if (p->opts.train && pb_tensor_numel(&g->tensors[t]) >= 2)
 				for (int a = 0; a < m->n_axes; a++) {
@@ -258,10 +259,11 @@ static int build_node(pb_shard_problem *p, int nid, pb_strat1 *menu_buf, pb_erro
 			int t = n->outputs[j];
 			if (t < 0)
 				continue;
-			double by = pb_tensor_bytes(&g->tensors[t]);
+			double by = pb_tensor_bytes(&g->tensors[t]) *
+			            pb_spec_pad_factor(&g->tensors[t], st->out[j], m);
 			ma += by / pb_spec_shrink(st->out[j], m);
 			if (g->tensors[t].is_output)
-				c += output_reduce_cost(m, by, st->out[j]);
+				c += output_reduce_cost(m, &g->tensors[t], st->out[j]);
 		}
 		sn->cost[s] = c;
 		sn->flops_part[s] = comp;
@@ -401,11 +403,10 @@ static int build_groups(pb_shard_problem *p, pb_error *err)
 							const signed char *to = sv->strat[t].in[i];
 							if (memcmp(from, to, (size_t)m->n_axes))
 								exact = 0;
-							c +=
-							    pb_reshard_cost(
-							        m, pb_tensor_bytes(&g->tensors[tt]),
-							        from, to, NULL, NULL) *
-							    p->comm_mult;
+							c += pb_reshard_cost_tensor(
+							         m, &g->tensors[tt], from, to, NULL,
+							         NULL) *
+							     p->comm_mult;
 						}
 						if (exact &&
 						    (c < bestc_exact - 1e-15 ||
@@ -506,8 +507,8 @@ static int build_edges(pb_shard_problem *p, pb_error *err)
 			for (int a = 0; a < e.na; a++)
 				for (int b = 0; b < e.nb; b++)
 					e.cost[a * e.nb + b] =
-					    pb_reshard_cost(&p->mesh, e.bytes, as[a], bs[b], NULL,
-					                    NULL) *
+					    pb_reshard_cost_tensor(&p->mesh, &g->tensors[t], as[a],
+					                           bs[b], NULL, NULL) *
 					    p->comm_mult;
 			free(as);
 			free(bs);

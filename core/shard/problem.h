@@ -39,6 +39,7 @@ typedef struct pb_shard_opts {
 	int opt_level;             /* 0..3 (docs/shard.md) */
 	int no_shrink;             /* keep every operator as its own group */
 	int tie_blocks;            /* tie groups with identical signatures */
+	int pad;                   /* split dims that do not divide (ceil(n/f), padded) */
 	double force_fraction;     /* forced parameter sharding above this share of memory (0.7) */
 	double time_limit;         /* seconds per MILP (0 = none) */
 	pb_shard_rules *rules;     /* rule library used from level 1 (NULL = none) */

@@ -371,9 +371,9 @@ static double node_collectives(const pb_shard_problem *p, const int *choice, int
 		const pb_strat *sp = &p->nodes[pr].strat[pb_shard_node_strategy(p, choice, pr)];
 		pb_coll cl[PB_MESH_MAX_AXES];
 		int nc = 0;
-		double bytes = pb_tensor_bytes(&g->tensors[t]);
-		total +=
-		    pb_reshard_cost(&p->mesh, bytes, sp->out[j], st->in[i], cl, &nc) * p->comm_mult;
+		total += pb_reshard_cost_tensor(&p->mesh, &g->tensors[t], sp->out[j], st->in[i], cl,
+		                                &nc) *
+		         p->comm_mult;
 		for (int k = 0; k < nc && arr; k++) {
 			json_t *o = json_object();
 			json_object_set_new(o, "tensor", json_string(g->tensors[t].name));
@@ -402,8 +402,7 @@ static double node_collectives(const pb_shard_problem *p, const int *choice, int
 			to[a] = st->out[j][a] == PB_SPEC_P ? PB_SPEC_R : st->out[j][a];
 		pb_coll cl[PB_MESH_MAX_AXES];
 		int nc = 0;
-		total += pb_reshard_cost(&p->mesh, pb_tensor_bytes(&g->tensors[t]), st->out[j], to,
-		                         cl, &nc);
+		total += pb_reshard_cost_tensor(&p->mesh, &g->tensors[t], st->out[j], to, cl, &nc);
 		for (int k = 0; k < nc && arr; k++) {
 			json_t *o = json_object();
 			json_object_set_new(o, "tensor", json_string(g->tensors[t].name));
@@ -423,7 +422,8 @@ static double node_collectives(const pb_shard_problem *p, const int *choice, int
 			if (t < 0 || p->tkind[t] != PB_TKIND_PARAM ||
 			    pb_tensor_numel(&g->tensors[t]) < 2)
 				continue;
-			double by = pb_tensor_bytes(&g->tensors[t]);
+			double by = pb_tensor_bytes(&g->tensors[t]) *
+			            pb_spec_pad_factor(&g->tensors[t], st->in[i], &p->mesh);
 			for (int a = 0; a < p->mesh.n_axes; a++) {
 				if (st->in[i][a] != PB_SPEC_R)
 					continue;
@@ -485,6 +485,8 @@ static json_t *ops_json(const pb_shard_problem *p, const int *choice, json_t *co
 		json_object_set_new(o, "strategy", json_string(st->label));
 		json_object_set_new(o, "class", json_string(class_names[strategy_class(p, st)]));
 		json_object_set_new(o, "share", json_integer(st->share));
+		if (st->pad > 1)
+			json_object_set_new(o, "pad", json_real(st->pad));
 		int nin = n->n_inputs < PB_SHARD_MAX_IN ? n->n_inputs : PB_SHARD_MAX_IN;
 		int nout = n->n_outputs < PB_SHARD_MAX_OUT ? n->n_outputs : PB_SHARD_MAX_OUT;
 		int tids[PB_SHARD_MAX_IN] = {0};
@@ -653,7 +655,8 @@ static json_t *local_tensor(const pb_graph *g, int t, const signed char *spec, c
 	if (tt->rank >= 0) {
 		int64_t dims[PB_MAX_RANK];
 		pb_spec_local_dims(tt, spec, m, dims);
-		json_t *sh = json_array(), *off = json_array();
+		json_t *sh = json_array(), *off = json_array(), *pad = json_array();
+		int padded = pb_spec_pad_factor(tt, spec, m) > 1;
 		for (int k = 0; k < tt->rank; k++) {
 			json_array_append_new(sh, json_integer(dims[k]));
 			/* block index along dim k: axes splitting k, major axis first */
@@ -661,10 +664,33 @@ static json_t *local_tensor(const pb_graph *g, int t, const signed char *spec, c
 			for (int a = 0; a < m->n_axes; a++)
 				if (spec[a] == k)
 					blk = blk * m->size[a] + coord[a];
-			json_array_append_new(off, json_integer(blk * (dims[k] > 0 ? dims[k] : 0)));
+			int64_t o0 = blk * (dims[k] > 0 ? dims[k] : 0);
+			json_array_append_new(off, json_integer(o0));
+			/* --pad: the rows of this block past the end of the tensor */
+			int64_t real = tt->dims[k] - o0;
+			int64_t p = dims[k] > 0 && tt->dims[k] > 0
+			                ? (real >= dims[k] ? 0 : dims[k] - (real > 0 ? real : 0))
+			                : 0;
+			json_array_append_new(pad, json_integer(p));
 		}
 		json_object_set_new(o, "shape", sh);
 		json_object_set_new(o, "offset", off);
+		if (padded) {
+			json_object_set_new(o, "pad", pad);
+			int64_t full[PB_MAX_RANK];
+			json_t *ps = json_array();
+			for (int k = 0; k < tt->rank; k++) {
+				long f = 1;
+				for (int a = 0; a < m->n_axes; a++)
+					if (spec[a] == k)
+						f *= m->size[a];
+				full[k] = dims[k] > 0 ? dims[k] * f : tt->dims[k];
+				json_array_append_new(ps, json_integer(full[k]));
+			}
+			json_object_set_new(o, "padded_shape", ps);
+		} else {
+			json_decref(pad);
+		}
 	}
 	return o;
 }

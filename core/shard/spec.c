@@ -623,7 +623,7 @@ int pb_spec_menu(const pb_graph *g, int nid, unsigned dyn_in, pb_strat1 *out, in
 	return m.n;
 }
 
-static int split_ok(const pb_tensor *t, const signed char *spec, const pb_mesh *mesh)
+static int split_ok(const pb_tensor *t, const signed char *spec, const pb_mesh *mesh, int pad)
 {
 	if (!t)
 		return 1;
@@ -632,7 +632,7 @@ static int split_ok(const pb_tensor *t, const signed char *spec, const pb_mesh *
 		for (int a = 0; a < mesh->n_axes; a++)
 			if (spec[a] == k)
 				f *= mesh->size[a];
-		if (f > 1 && (t->dims[k] <= 0 || t->dims[k] % f))
+		if (f > 1 && (t->dims[k] <= 0 || (t->dims[k] % f && (!pad || t->dims[k] < f))))
 			return 0;
 	}
 	for (int a = 0; a < mesh->n_axes; a++)
@@ -649,6 +649,7 @@ typedef struct comb {
 	int n_menu;
 	pb_strat *out;
 	int cap, count;
+	int pad;
 	int pick[PB_MESH_MAX_AXES];
 } comb;
 
@@ -682,12 +683,31 @@ static void comb_emit(comb *c)
 	if (gneeded && gneeded % gdiv)
 		return;
 	const pb_node *n = c->n;
-	for (int i = 0; i < n->n_inputs && i < PB_SHARD_MAX_IN; i++)
-		if (n->inputs[i] >= 0 && !split_ok(&c->g->tensors[n->inputs[i]], s.in[i], c->m))
+	/* a reshape maps blocks of one dimension to blocks of another: only
+	 * exact splits keep them aligned */
+	int pad = c->pad && strcmp(n->op, "Reshape") != 0 && strcmp(n->op, "Flatten") != 0 &&
+	          strcmp(n->op, "Squeeze") != 0 && strcmp(n->op, "Unsqueeze") != 0;
+	s.pad = 1;
+	for (int i = 0; i < n->n_inputs && i < PB_SHARD_MAX_IN; i++) {
+		if (n->inputs[i] < 0)
+			continue;
+		const pb_tensor *t = &c->g->tensors[n->inputs[i]];
+		if (!split_ok(t, s.in[i], c->m, pad))
 			return;
-	for (int j = 0; j < n->n_outputs && j < PB_SHARD_MAX_OUT; j++)
-		if (n->outputs[j] >= 0 && !split_ok(&c->g->tensors[n->outputs[j]], s.out[j], c->m))
+		double f = pb_spec_pad_factor(t, s.in[i], c->m);
+		if (f > s.pad)
+			s.pad = f;
+	}
+	for (int j = 0; j < n->n_outputs && j < PB_SHARD_MAX_OUT; j++) {
+		if (n->outputs[j] < 0)
+			continue;
+		const pb_tensor *t = &c->g->tensors[n->outputs[j]];
+		if (!split_ok(t, s.out[j], c->m, pad))
 			return;
+		double f = pb_spec_pad_factor(t, s.out[j], c->m);
+		if (f > s.pad)
+			s.pad = f;
+	}
 	c->out[c->count++] = s;
 }
 
@@ -704,9 +724,9 @@ static void comb_rec(comb *c, int a)
 }
 
 int pb_spec_combine(const pb_graph *g, int nid, const pb_mesh *m, const pb_strat1 *menu, int n_menu,
-                    pb_strat *out, int cap)
+                    int pad, pb_strat *out, int cap)
 {
-	comb c = {g, &g->nodes[nid], m, menu, n_menu, out, cap, 0, {0}};
+	comb c = {g, &g->nodes[nid], m, menu, n_menu, out, cap, 0, pad, {0}};
 	comb_rec(&c, 0);
 	return c.count;
 }
@@ -715,11 +735,27 @@ void pb_spec_local_dims(const pb_tensor *t, const signed char *spec, const pb_me
                         int64_t *dims)
 {
 	for (int k = 0; k < t->rank; k++) {
-		dims[k] = t->dims[k];
+		long f = 1;
 		for (int a = 0; a < m->n_axes; a++)
-			if (spec[a] == k && dims[k] > 0)
-				dims[k] /= m->size[a];
+			if (spec[a] == k)
+				f *= m->size[a];
+		dims[k] = t->dims[k] > 0 ? (t->dims[k] + f - 1) / f : t->dims[k];
 	}
+}
+
+double pb_spec_pad_factor(const pb_tensor *t, const signed char *spec, const pb_mesh *m)
+{
+	double r = 1;
+	for (int k = 0; k < t->rank; k++) {
+		long f = 1;
+		for (int a = 0; a < m->n_axes; a++)
+			if (spec[a] == k)
+				f *= m->size[a];
+		int64_t n = t->dims[k];
+		if (f > 1 && n > 0 && n % f)
+			r *= (double)((n + f - 1) / f * f) / (double)n;
+	}
+	return r;
 }
 
 double pb_spec_shrink(const signed char *spec, const pb_mesh *m)
@@ -821,4 +857,12 @@ double pb_reshard_cost(const pb_mesh *m, double bytes, const signed char *from,
 	if (n_colls)
 		*n_colls = nc;
 	return t;
+}
+
+double pb_reshard_cost_tensor(const pb_mesh *m, const pb_tensor *t, const signed char *from,
+                              const signed char *to, pb_coll *colls, int *n_colls)
+{
+	double fa = pb_spec_pad_factor(t, from, m), fb = pb_spec_pad_factor(t, to, m);
+	return pb_reshard_cost(m, pb_tensor_bytes(t) * (fa > fb ? fa : fb), from, to, colls,
+	                       n_colls);
 }

@@ -37,6 +37,8 @@ typedef struct pb_strat {
 	signed char in[PB_SHARD_MAX_IN][PB_MESH_MAX_AXES];
 	signed char out[PB_SHARD_MAX_OUT][PB_MESH_MAX_AXES];
 	int share;      /* devices that share the work (product over dividing axes) */
+	double pad;     /* padding factor of the local work (1 = every split divides;
+	                 * --pad: the largest pb_spec_pad_factor of its tensors) */
 	char label[40]; /* per-axis labels joined by ',' */
 } pb_strat;
 
@@ -46,14 +48,21 @@ typedef struct pb_strat {
  * Returns the count (at most cap). */
 int pb_spec_menu(const pb_graph *g, int nid, unsigned dyn_in, pb_strat1 *out, int cap);
 /* Combines the per-axis menus into mesh strategies, keeping those where every
- * split dimension divides by the product of the axes splitting it (no padding;
- * docs/shard.md). Returns the count (at most cap). */
+ * split dimension divides by the product f of the axes splitting it. With pad,
+ * a dimension n >= f that does not divide is split too: ceil(n/f) per device,
+ * the last parts padded (not on Reshape/Flatten/Squeeze/Unsqueeze, whose
+ * dimension mapping needs exact blocks; docs/shard.md). Returns the count (at
+ * most cap). */
 int pb_spec_combine(const pb_graph *g, int nid, const pb_mesh *m, const pb_strat1 *menu, int n_menu,
-                    pb_strat *out, int cap);
+                    int pad, pb_strat *out, int cap);
 
-/* Local shape of a tensor under a spec tuple (one code per axis). */
+/* Local shape of a tensor under a spec tuple (one code per axis): ceil(n/f)
+ * along a dimension split f ways (padded when f does not divide n). */
 void pb_spec_local_dims(const pb_tensor *t, const signed char *spec, const pb_mesh *m,
                         int64_t *dims);
+/* Padded size over real size of a tensor under a spec: the product over split
+ * dimensions of ceil(n/f) f / n (1 when every split divides). */
+double pb_spec_pad_factor(const pb_tensor *t, const signed char *spec, const pb_mesh *m);
 /* Factor by which the tensor's bytes shrink on one device. */
 double pb_spec_shrink(const signed char *spec, const pb_mesh *m);
 /* "S1", "R", "P" per axis joined by ',' into buf. */
@@ -86,5 +95,9 @@ typedef struct pb_coll {
  * collectives (up to PB_MESH_MAX_AXES) when colls is non-NULL. */
 double pb_reshard_cost(const pb_mesh *m, double bytes, const signed char *from,
                        const signed char *to, pb_coll *colls, int *n_colls);
+/* The same for tensor t, whose buffers are padded: bytes x the larger pad
+ * factor of the two layouts. */
+double pb_reshard_cost_tensor(const pb_mesh *m, const pb_tensor *t, const signed char *from,
+                              const signed char *to, pb_coll *colls, int *n_colls);
 
 #endif

@@ -388,7 +388,7 @@ static void test_spec_menus(void **state)
 	pb_error err = {0};
 	assert_int_equal(pb_mesh_parse(&mesh, &cl, "8", &err), PB_OK);
 	pb_strat st[64];
-	int ns = pb_spec_combine(g, 3, &mesh, m, n, st, 64);
+	int ns = pb_spec_combine(g, 3, &mesh, m, n, 0, st, 64);
 	for (int i = 0; i < ns; i++)
 		assert_true(st[i].out[0][0] != 1 && st[i].out[0][0] != 0);
 	assert_int_equal(ns, 2); /* replicate and the sequence dim */
@@ -745,6 +745,123 @@ static void test_solver_steps(void **state)
 	pb_graph_free(g);
 }
 
+/* x[m,k] (input) . W[k,n] (parameter) -> y (model output) */
+static pb_graph *matmul_graph(int64_t mm, int64_t k, int64_t n)
+{
+	pb_builder *b = pb_builder_new("mm.test", "test");
+	char d[64];
+	snprintf(d, sizeof d, "%ldx%ld", (long)mm, (long)k);
+	tens(b, "x", d, 0);
+	pb_builder_input(b, pb_builder_tensor(b, "x"));
+	snprintf(d, sizeof d, "%ldx%ld", (long)k, (long)n);
+	tens(b, "W", d, 1);
+	snprintf(d, sizeof d, "%ldx%ld", (long)mm, (long)n);
+	tens(b, "y", d, 0);
+	node(b, "mm", "MatMul", "x,W", "y");
+	pb_builder_output(b, pb_builder_tensor(b, "y"));
+	return finish(b);
+}
+
+static const char *slow_1x8 =
+    "return { kind='cluster', nodes=1, devices_per_node=8, device_memory_gb=40,"
+    " device_tflops=1, intra_bw_gbs=150, intra_latency_us=5 }";
+
+static double solve_scheme8(pb_graph *g, int pad, pb_shard_search **out)
+{
+	pb_cluster c = cluster_of(slow_1x8);
+	pb_shard_opts o;
+	pb_shard_opts_default(&o);
+	o.pad = pad;
+	pb_error err = {0};
+	pb_shard_search *s = NULL;
+	assert_int_equal(pb_shard_search_new(g, &c, &o, "8", 2, NULL, &s, &err), PB_OK);
+	assert_int_equal(pb_shard_search_finish(s, &err), PB_OK);
+	pb_cluster_free(&c);
+	double t = s->rows[0].step_time;
+	*out = s;
+	return t;
+}
+
+static void test_pad(void **state)
+{
+	/* 9 x 4001 . 4001 x 4001 on 8 devices: nothing divides by 8. Without
+	 * padding the MatMul is replicated; with --pad it splits N into 8 x 501
+	 * columns (4008 / 4001 padded), 8 / (4008 / 4001) times faster. */
+	pb_graph *g = matmul_graph(9, 4001, 4001);
+	pb_shard_search *a, *b;
+	double t0 = solve_scheme8(g, 0, &a), t1 = solve_scheme8(g, 1, &b);
+	const pb_shard_problem *pa = a->best_problem, *pb = b->best_problem;
+	int mm = 0;
+	while (strcmp(g->nodes[mm].name, "mm") != 0)
+		mm++;
+	const pb_strat *sa =
+	    &pa->nodes[mm].strat[pb_shard_node_strategy(pa, a->best_result.choice, mm)];
+	const pb_strat *sb =
+	    &pb->nodes[mm].strat[pb_shard_node_strategy(pb, b->best_result.choice, mm)];
+	assert_int_equal(sa->share, 1);
+	assert_int_equal(pa->nodes[mm].n_strat, 1); /* only replicate divides */
+	assert_int_equal(sb->share, 8);
+	assert_int_equal(sb->out[0][0], 1); /* columns */
+	assert_true(fabs(sb->pad - 4008.0 / 4001.0) < 1e-12);
+	assert_true(fabs(t0 / t1 - 8.0 / (4008.0 / 4001.0)) < 1e-9);
+	/* memory uses the padded shard of W: 4001 x 501 floats */
+	assert_true(
+	    fabs(pb->nodes[mm].mem_param[pb_shard_node_strategy(pb, b->best_result.choice, mm)] -
+	         4001.0 * 501 * 4) < 1);
+	/* the task list of the last device shows the padded local shape */
+	char dir[64];
+	snprintf(dir, sizeof dir, "/tmp/pb_test_shard_pad_%d", (int)getpid());
+	pb_error err = {0};
+	assert_int_equal(pb_shard_emit_tasks(b, dir, &err), PB_OK);
+	char path[128];
+	snprintf(path, sizeof path, "%s/device_7.json", dir);
+	json_error_t je;
+	json_t *j = json_load_file(path, 0, &je);
+	assert_non_null(j);
+	json_t *y = json_array_get(
+	    json_object_get(json_array_get(json_object_get(j, "ops"), 0), "outputs"), 0);
+	assert_int_equal(json_integer_value(json_array_get(json_object_get(y, "shape"), 1)), 501);
+	assert_int_equal(json_integer_value(json_array_get(json_object_get(y, "offset"), 1)), 3507);
+	assert_int_equal(json_integer_value(json_array_get(json_object_get(y, "pad"), 1)), 7);
+	assert_int_equal(json_integer_value(json_array_get(json_object_get(y, "pad"), 0)), 0);
+	assert_int_equal(json_integer_value(json_array_get(json_object_get(y, "padded_shape"), 1)),
+	                 4008);
+	json_decref(j);
+	for (int d = 0; d < 8; d++) {
+		snprintf(path, sizeof path, "%s/device_%d.json", dir, d);
+		unlink(path);
+	}
+	rmdir(dir);
+	pb_shard_search_free(a);
+	pb_shard_search_free(b);
+	pb_graph_free(g);
+
+	/* 64 x 4096 . 4096 x 9: M splits exactly, N = 9 only with padding
+	 * (16 / 9): --pad offers it, but the exact M split stays optimal. */
+	g = matmul_graph(64, 4096, 9);
+	t0 = solve_scheme8(g, 0, &a);
+	t1 = solve_scheme8(g, 1, &b);
+	assert_true(t0 == t1);
+	pa = a->best_problem;
+	pb = b->best_problem;
+	mm = 0;
+	while (strcmp(g->nodes[mm].name, "mm") != 0)
+		mm++;
+	sb = &pb->nodes[mm].strat[pb_shard_node_strategy(pb, b->best_result.choice, mm)];
+	assert_true(sb->pad == 1);
+	int padded = 0;
+	for (int s = 0; s < pb->nodes[mm].n_strat; s++)
+		if (pb->nodes[mm].strat[s].pad > 1) {
+			padded++;
+			assert_true(pb->nodes[mm].cost[s] > t1);
+		}
+	assert_true(padded >= 1);
+	assert_true(pb->nodes[mm].n_strat > pa->nodes[mm].n_strat);
+	pb_shard_search_free(a);
+	pb_shard_search_free(b);
+	pb_graph_free(g);
+}
+
 static int count_progress(void *ud, int done, int total)
 {
 	int *calls = ud;
@@ -910,6 +1027,7 @@ int main(void)
 	    cmocka_unit_test(test_user_rule),
 	    cmocka_unit_test(test_solver_steps),
 	    cmocka_unit_test(test_parallel_equals_serial),
+	    cmocka_unit_test(test_pad),
 	    cmocka_unit_test(test_command_outputs),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
