@@ -42,8 +42,10 @@ static double clock_now(void)
 	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-/* GLPK's branch-and-bound events. On the stepping solver's coroutine a new
- * incumbent, or 50 ms since the last yield, hands control back to the step. */
+/* GLPK's progress: new incumbents, nodes of the branch and bound, chunks of
+ * the root LP (milp.c). On the stepping solver's coroutine a new incumbent,
+ * or yield_after seconds since the last yield, hands control back to the
+ * step. */
 static int on_incumbent(void *ud, double obj_us, double bound_us, double at)
 {
 	pb_shard_search *s = ud;
@@ -53,7 +55,7 @@ static int on_incumbent(void *ud, double obj_us, double bound_us, double at)
 		s->co_new = 1;
 	}
 	s->co_bound = bound_us * 1e-6;
-	if (s->in_co && !s->aborting && (s->co_new || clock_now() - s->co_last > 0.05))
+	if (s->in_co && !s->aborting && (s->co_new || clock_now() - s->co_last >= s->yield_after))
 		pb_coro_yield(s->co);
 	return s->aborting;
 }
@@ -71,6 +73,7 @@ int pb_shard_search_new(const pb_graph *g, const pb_cluster *c, const pb_shard_o
 	s->opts = *o;
 	s->best = -1;
 	s->jobs = 1;
+	s->yield_after = 0.05;
 	if (s->opts.opt_level >= 1 && !s->opts.rules) {
 		s->own_rules = pb_shard_rules_new(1);
 		s->opts.rules = s->own_rules;

@@ -50,6 +50,7 @@ typedef struct pb_shard_search {
 	 * branch and bound; see pb_shard_solver_new. */
 	struct pb_coro *co;
 	int in_co, aborting, co_new, co_rc;
+	double yield_after; /* seconds of work before a step hands back (0.05) */
 	double co_incumbent, co_bound, co_last; /* seconds; co_last: last yield (clock) */
 	pb_shard_problem *co_p;
 	pb_shard_result co_r;
@@ -116,8 +117,9 @@ int pb_shard_emit_tasks(const pb_shard_search *s, const char *dir, pb_error *err
  * being solved until GLPK reports a new incumbent (GLP_IBINGO), ~50 ms of
  * branch and bound have passed, or the scheme is finished; the progress
  * carries that scheme's latest incumbent and best bound, so every incumbent
- * reaches the TUI while the scheme is still running (the root LP itself is
- * one GLPK call and cannot be interrupted). Serial: one scheme at a time. */
+ * reaches the TUI while the scheme is still running; the root LP hands back
+ * between its chunks of simplex iterations (milp.c). Serial: one scheme at a
+ * time. */
 pb_solver *pb_shard_solver_new(pb_shard_search *s);
 
 #endif

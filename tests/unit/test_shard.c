@@ -675,6 +675,55 @@ static void test_user_rule(void **state)
 	pb_graph_free(g);
 }
 
+/* The root LP of a real model is solved in chunks: with yield_after = 0 the
+ * steps come back while it runs (bound only once the basis is dual feasible),
+ * then with the incumbent; the plan is the one-shot search's. */
+static void test_solver_steps_in_root_lp(void **state)
+{
+	pb_graph *g = NULL;
+	pb_error err = {0};
+	assert_int_equal(pb_graph_load("models/bert_base_like.onnx", NULL, &g, &err), PB_OK);
+	pb_cluster c = cluster_of(big_2x8);
+	pb_shard_opts o;
+	pb_shard_opts_default(&o);
+	pb_shard_search *s = NULL;
+	assert_int_equal(pb_shard_search_new(g, &c, &o, "16", 2, NULL, &s, &err), PB_OK);
+	s->yield_after = 0;
+	pb_solver *sv = pb_shard_solver_new(s);
+	pb_solver_progress pr;
+	int in_lp = 0, steps = 0, bounds = 0;
+	double maxb = -INFINITY;
+	do {
+		assert_int_equal(pb_solver_step(sv, 1, &pr, &err), PB_OK);
+		steps++;
+		if (s->co && s->n_events == 0) {
+			in_lp++;
+			assert_false(pr.improved);
+			assert_false(isfinite(pr.incumbent));
+			assert_non_null(strstr(pr.message, "incumbent -"));
+			if (isfinite(pr.bound)) {
+				bounds++;
+				if (pr.bound > maxb)
+					maxb = pr.bound;
+			}
+		}
+	} while (!pr.done);
+	assert_true(in_lp >= 2);
+	assert_true(s->n_events >= 1);
+	/* a dual-feasible basis gives a lower bound that holds */
+	assert_true(bounds == 0 || maxb <= s->rows[0].step_time * (1 + 1e-9));
+	pb_shard_search *ref = NULL;
+	assert_int_equal(pb_shard_search_new(g, &c, &o, "16", 2, NULL, &ref, &err), PB_OK);
+	assert_int_equal(pb_shard_search_finish(ref, &err), PB_OK);
+	assert_true(ref->rows[0].step_time == s->rows[0].step_time);
+	assert_memory_equal(ref->best_result.choice, s->best_result.choice,
+	                    (size_t)s->best_problem->n_groups * sizeof(int));
+	pb_shard_search_free(ref);
+	pb_solver_free(sv);
+	pb_cluster_free(&c);
+	pb_graph_free(g);
+}
+
 static void test_solver_steps(void **state)
 {
 	pb_graph *g = cnn_graph(64);
@@ -1026,6 +1075,7 @@ int main(void)
 	    cmocka_unit_test(test_opt_levels_and_rules),
 	    cmocka_unit_test(test_user_rule),
 	    cmocka_unit_test(test_solver_steps),
+	    cmocka_unit_test(test_solver_steps_in_root_lp),
 	    cmocka_unit_test(test_parallel_equals_serial),
 	    cmocka_unit_test(test_pad),
 	    cmocka_unit_test(test_command_outputs),
