@@ -48,6 +48,20 @@ static void human_time(double s, char *buf, size_t len)
 		snprintf(buf, len, "%.2f us", s * 1e6);
 }
 
+/* A rule for an operator no node of the open graph has is most likely a
+ * typo ("Maxpool"): say so rather than silently doing nothing. */
+static void warn_absent_op(pb_cmd_ctx *ctx, const char *flag, const char *op)
+{
+	const pb_graph *g = ctx->s->graph;
+	if (!g)
+		return;
+	for (int i = 0; i < g->n_nodes; i++)
+		if (strcmp(g->nodes[i].op, op) == 0)
+			return;
+	fprintf(ctx->log, "warning: --%s %s: no node of %s has op '%s' (ops are case-sensitive)\n",
+	        flag, op, g->path ? g->path : "the graph", op);
+}
+
 static int fuse_options(pb_cmd_ctx *ctx, const pb_args *a, pb_fuse_rules *rules, pb_fuse_opts *o,
                         pb_error *err)
 {
@@ -60,12 +74,14 @@ static int fuse_options(pb_cmd_ctx *ctx, const pb_args *a, pb_fuse_rules *rules,
 		int rc = pb_fuse_rules_set_op(rules, list[i], 0, err);
 		if (rc)
 			return rc;
+		warn_absent_op(ctx, "nonfusable", list[i]);
 	}
 	n = pb_args_list(a, "fusable", &list);
 	for (int i = 0; i < n; i++) {
 		int rc = pb_fuse_rules_set_op(rules, list[i], 1, err);
 		if (rc)
 			return rc;
+		warn_absent_op(ctx, "fusable", list[i]);
 	}
 	const char *layout = pb_args_str(a, "layout", NULL);
 	if (layout) {

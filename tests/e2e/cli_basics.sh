@@ -120,6 +120,12 @@ expect 0 "partition --require-fit that fits" -- "$bin" partition models/resnet18
 grep -q '"fits": true' "$tmp/out" || fail "fitting plan without fits=true"
 [ -s "$tmp/err" ] && fail "a fitting plan warned: $(cat "$tmp/err")"
 
+# ---- fuse: a rule for an op no node has (a typo) is warned about; a real op is not
+expect 0 "fuse --nonfusable typo" -- "$bin" fuse models/googlenet.onnx --nonfusable Maxpool --nonfusable MaxPool
+grep -q "warning: --nonfusable Maxpool: no node of models/googlenet.onnx has op 'Maxpool'" "$tmp/err" ||
+	fail "no warning for an absent op: $(cat "$tmp/err")"
+grep -q "op 'MaxPool'" "$tmp/err" && fail "warned about an op the graph has"
+
 if [ $fails -gt 0 ]; then
 	echo "cli_basics: $fails failure(s)"
 	exit 1
