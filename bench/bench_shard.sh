@@ -14,6 +14,11 @@ for lvl in 0 2 3; do
   echo "== bench_shard level $lvl (all schemes with <= 2 axes)"
   nice "$B/bench_shard" "$M" "$L" --level "$lvl"
 done
+echo "== partbench shard, whole table (4 schemes), --jobs 1 and default (all CPUs), 3 runs"
+for i in 1 2 3; do
+  /usr/bin/time -f "jobs 1: %e s wall, %U s CPU" nice "$B/partbench" shard "$M" --layout "$L" --jobs 1 >/dev/null
+  /usr/bin/time -f "jobs $(nproc): %e s wall, %U s CPU" nice "$B/partbench" shard "$M" --layout "$L" >/dev/null
+done
 echo "== partbench shard --scheme 2x8 --emit-lp (end to end, 3 runs)"
 for i in 1 2 3; do
   /usr/bin/time -f "partbench: %e s wall, %M KB max RSS" \
