@@ -50,5 +50,51 @@ $py -c 'import json,sys; d=json.load(open(sys.argv[1])); assert "pipelines" not 
 [ $? -eq 1 ] || fail "bad --pipeline value: exit code"
 grep -q "auto or off" "$tmp/err" || fail "bad --pipeline value: message"
 
+# 4. --jobs: worker processes give the serial report (ops, collectives,
+#    per-scheme step times, incumbents' objectives); --jobs 0 is refused.
+"$bin" shard models/resnet18.onnx --layout layouts/cluster-2x8.lua --opt-level 2 --jobs 1 --json \
+	>"$tmp/j1.json" || fail "jobs 1"
+"$bin" shard models/resnet18.onnx --layout layouts/cluster-2x8.lua --opt-level 2 --jobs 3 --json \
+	>"$tmp/j3.json" || fail "jobs 3"
+$py - "$tmp/j1.json" "$tmp/j3.json" <<'PY' || fail "jobs: parallel report differs from serial"
+import json, sys
+a, b = (json.load(open(f)) for f in sys.argv[1:3])
+assert len(a["schemes"]) >= 3
+for k in ("ops", "collectives", "scheme", "step_time", "memory_per_device"):
+    assert a[k] == b[k], k
+for x, y in zip(a["schemes"], b["schemes"]):
+    assert (x["scheme"], x["status"], x.get("step_time")) == (y["scheme"], y["status"], y.get("step_time"))
+assert [(e["scheme"], e["objective"]) for e in a["incumbents"]] == \
+    [(e["scheme"], e["objective"]) for e in b["incumbents"]]
+PY
+"$bin" shard models/resnet18.onnx --layout layouts/cluster-1x8.lua --jobs 0 >/dev/null 2>&1
+[ $? -eq 1 ] || fail "--jobs 0: exit code"
+
+# 5. --pad: resnet18 on 1x8 with batch 12 (12 does not divide by 8, nor do
+#    the 7x7/14x14 maps): padded splits win (~78 us against ~109 us), and the
+#    task lists show padded shapes with their pad amounts.
+"$bin" shard models/resnet18.onnx --layout layouts/cluster-1x8.lua --batch 12 --pad --json \
+	--emit-tasks "$tmp/tasks" >"$tmp/pad.json" || fail "pad"
+"$bin" shard models/resnet18.onnx --layout layouts/cluster-1x8.lua --batch 12 --json >"$tmp/nopad.json" \
+	|| fail "no pad"
+$py - "$tmp/pad.json" "$tmp/nopad.json" "$tmp/tasks" <<'PY' || fail "pad: report or tasks"
+import json, sys, glob
+p, n = (json.load(open(f)) for f in sys.argv[1:3])
+assert p["step_time"] < 0.9 * n["step_time"], (p["step_time"], n["step_time"])
+padded = [o for o in p["ops"] if o.get("pad", 1) > 1]
+assert padded
+assert not any("pad" in o for o in n["ops"])
+seen = 0
+for f in glob.glob(sys.argv[3] + "/device_*.json"):
+    for op in json.load(open(f))["ops"]:
+        for t in op["inputs"] + op["outputs"]:
+            if "pad" in t:
+                seen += 1
+                assert len(t["pad"]) == len(t["shape"]) == len(t["padded_shape"])
+                for k, (l, pd, full) in enumerate(zip(t["shape"], t["pad"], t["padded_shape"])):
+                    assert 0 <= pd <= l and full % l == 0 and t["offset"][k] + l <= full
+assert seen
+PY
+
 if [ $fails -eq 0 ]; then echo "shard --pipeline: 1 passed, 0 failed"; else echo "shard --pipeline: 0 passed, 1 failed"; fi
 exit $fails
