@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "atomic_file.h"
 #include "policy.h"
 #include "reinforce.h"
 
@@ -89,21 +90,7 @@ int pb_rl_checkpoint_save(const pb_rl_policy *p, int cores, long episodes, const
 		put_u64(b + HEADER + 8 * (size_t)i, bits);
 	}
 	put_u32(b + len - 4, crc32_bytes(b, len - 4));
-	char tmp[4096];
-	snprintf(tmp, sizeof tmp, "%s.tmp", path);
-	FILE *f = fopen(tmp, "wb");
-	int rc = PB_OK;
-	if (!f) {
-		rc = pb_err(err, PB_EINPUT, "%s: cannot write: %s", path, strerror(errno));
-	} else {
-		size_t w = fwrite(b, 1, len, f);
-		if (fclose(f) != 0 || w != len)
-			rc = pb_err(err, PB_EINPUT, "%s: write failed", path);
-		else if (rename(tmp, path) != 0)
-			rc = pb_err(err, PB_EINPUT, "%s: cannot rename: %s", path, strerror(errno));
-		if (rc)
-			remove(tmp);
-	}
+	int rc = pb_write_file_atomic(path, (const char *)b, len, err);
 	free(b);
 	return rc;
 }
