@@ -31,6 +31,9 @@ static const pb_opt shard_opts[] = {
     {"emit-lp", 0, PB_OPT_STR, "FILE",
      "write the MILP (CPLEX LP format, glp_write_lp) of the scheme solved (or the best one)"},
     {"tie", 0, PB_OPT_FLAG, NULL, "tie identical repeated blocks to one set of variables"},
+    {"start", 0, PB_OPT_FLAG, NULL,
+     "attach the search as the session's solver instead of running it: 'step' (and the TUI's "
+     "solver pane) advance it one incumbent or ~50 ms at a time"},
     {"pad", 0, PB_OPT_FLAG, NULL,
      "also split dimensions that do not divide: ceil(n/d) per device, the last parts padded "
      "(costs the padded sizes)"},
@@ -354,6 +357,9 @@ static int cmd_shard(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, p
 	if (strcmp(pipe, "auto") != 0 && strcmp(pipe, "off") != 0)
 		return pb_err(err, PB_EUSAGE, "shard: --pipeline must be auto or off, got '%s'",
 		              pipe);
+	if (pb_args_has(a, "start") && strcmp(pipe, "auto") == 0)
+		return pb_err(err, PB_EUSAGE,
+		              "shard: --start cannot be combined with --pipeline auto");
 	pb_cluster cl;
 	if ((rc = pb_cluster_from_hw(ctx->s->hw, &cl, err)))
 		return rc;
@@ -389,6 +395,32 @@ static int cmd_shard(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, p
 		pb_shard_search_free(s);
 		pb_cluster_free(&cl);
 		return pb_hooks_finish(&hk, rc, err);
+	}
+	if (pb_args_has(a, "start")) {
+		if (hk.filters || hk.rules) {
+			pb_shard_search_free(s);
+			pb_cluster_free(&cl);
+			return pb_hooks_finish(
+			    &hk,
+			    pb_err(err, PB_EUSAGE,
+			           "shard: --start cannot be combined with Lua candidate_filter "
+			           "or specs rules (run without --start)"),
+			    err);
+		}
+		pb_hooks_finish(&hk, PB_OK, err);
+		pb_solver *sv = pb_shard_solver_new(s);
+		pb_cluster_free(&cl);
+		if (!sv) {
+			pb_shard_search_free(s);
+			return pb_err(err, PB_ENOMEM, "shard: out of memory");
+		}
+		pb_session_set_solver(ctx->s, sv, "shard/milp");
+		fprintf(ctx->out,
+		        "shard/milp attached (%d schemes): advance it with 'step -n N' (one "
+		        "incumbent or ~50 ms per unit)\n",
+		        s->n_rows);
+		ctx->redraw |= PB_REDRAW_ALL;
+		return PB_OK;
 	}
 	int done = 0;
 	if (jobs > 1 && !o.filters && !o.rules) {
@@ -476,7 +508,7 @@ const pb_command pb_cmds_shard[] = {
     {"shard",
      "shard [MODEL] --layout L [--batch B] [--train] [--opt-level N] [--scheme AxB] [--json] "
      "[-o plan.json] [--emit-tasks DIR] [--emit-lp FILE] [--pipeline auto|off] [--jobs N] "
-     "[--pad]",
+     "[--pad] [--start]",
      "choose per-operator sharding over device-grouping schemes of a cluster (GLPK MILP)",
      shard_opts, cmd_shard, PB_CMD_GRAPH | PB_CMD_LAYOUT,
      "The layout must be kind=\"cluster\" (layouts/cluster-*.lua). Every grouping scheme\n"

@@ -70,6 +70,7 @@ int pb_shard_search_new(const pb_graph *g, const pb_cluster *c, const pb_shard_o
 		return pb_err(err, PB_ENOMEM, "shard: out of memory");
 	s->g = g;
 	s->cl = *c;
+	s->cl.name = c->name ? strdup(c->name) : NULL; /* the solver may outlive the layout */
 	s->opts = *o;
 	s->best = -1;
 	s->jobs = 1;
@@ -123,6 +124,7 @@ void pb_shard_search_free(pb_shard_search *s)
 	free(s->rows);
 	free(s->lp_path);
 	pb_shard_rules_free(s->own_rules);
+	free(s->cl.name);
 	free(s);
 }
 

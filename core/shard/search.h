@@ -68,7 +68,7 @@ typedef struct pb_shard_search {
 } pb_shard_search;
 
 /* scheme: "4x4" to solve one scheme, NULL for all with at most max_axes axes.
- * g and the cluster must outlive the search (the cluster is copied). */
+ * g must outlive the search (the cluster is copied, its name too). */
 int pb_shard_search_new(const pb_graph *g, const pb_cluster *c, const pb_shard_opts *o,
                         const char *scheme, int max_axes, const char *lp_path,
                         pb_shard_search **out, pb_error *err);

@@ -1002,6 +1002,50 @@ static void test_parallel_equals_serial(void **state)
 	pb_graph_free(g);
 }
 
+/* shard --start attaches the search; 'step' advances it one incumbent at a
+ * time (the output names the running scheme's incumbent) until done, and the
+ * session's plan is the one `shard` computes in one go. */
+static void test_command_start_step(void **state)
+{
+	pb_session *s = pb_session_new();
+	pb_session_set_graph(s, cnn_graph(64), "cnn.test");
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&buf, &len);
+	pb_cmd_ctx ctx = {s, out, stderr, 0, 0, NULL, NULL};
+	pb_error err = {0};
+	assert_int_equal(pb_cmd_run_line(&ctx, "shard --layout layouts/cluster-2x8.lua", &err),
+	                 PB_OK);
+	double ref = pb_plan_metric(s->plan, "step_time", NAN);
+	assert_true(isfinite(ref));
+	assert_int_equal(
+	    pb_cmd_run_line(&ctx, "shard --layout layouts/cluster-2x8.lua --start", &err), PB_OK);
+	assert_non_null(s->solver);
+	int steps = 0, live = 0;
+	for (;;) {
+		fflush(out);
+		size_t at = len;
+		assert_int_equal(pb_cmd_run_line(&ctx, "step", &err), PB_OK);
+		fflush(out);
+		steps++;
+		live +=
+		    strstr(buf + at, "incumbent ") != NULL && strstr(buf + at, "bound ") != NULL;
+		if (strstr(buf + at, "(done)"))
+			break;
+		assert_true(steps < 10000);
+	}
+	assert_true(live >= 1);
+	assert_true(pb_plan_metric(s->plan, "step_time", NAN) == ref);
+	assert_int_equal(pb_cmd_run_line(&ctx,
+	                                 "shard --layout layouts/cluster-2x8.lua --start "
+	                                 "--pipeline auto",
+	                                 &err),
+	                 PB_EUSAGE);
+	fclose(out);
+	free(buf);
+	pb_session_free(s);
+}
+
 static void test_command_outputs(void **state)
 {
 	pb_session *s = pb_session_new();
@@ -1079,6 +1123,7 @@ int main(void)
 	    cmocka_unit_test(test_parallel_equals_serial),
 	    cmocka_unit_test(test_pad),
 	    cmocka_unit_test(test_command_outputs),
+	    cmocka_unit_test(test_command_start_step),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
