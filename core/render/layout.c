@@ -30,6 +30,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "child_pipe.h"
+
 #define CELL_W_IN 0.1
 #define CELL_H_IN 0.2
 #define PT_PER_IN 72.0
@@ -321,24 +323,8 @@ pb_layout *pb_layout_simple(const pb_layout_req *req)
 struct pb_layout_job {
 	pid_t pid;
 	int fd;
-	char *buf;
-	size_t len, cap;
+	pb_pipe_buf in; /* what the child wrote so far */
 };
-
-static int write_all(int fd, const void *p, size_t n)
-{
-	const char *c = p;
-	while (n) {
-		ssize_t w = write(fd, c, n);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return -1;
-		c += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
 
 static void child_run(const pb_layout_req *req, int fd)
 {
@@ -348,8 +334,8 @@ static void child_run(const pb_layout_req *req, int fd)
 	int32_t hdr[5] = {rc, 0, 0, 0, 0};
 	if (rc) {
 		hdr[1] = (int32_t)strlen(err.msg);
-		write_all(fd, hdr, sizeof hdr);
-		write_all(fd, err.msg, (size_t)hdr[1]);
+		pb_write_all(fd, hdr, sizeof hdr);
+		pb_write_all(fd, err.msg, (size_t)hdr[1]);
 		return;
 	}
 	int n_pts = l->edge_first[l->n_edges];
@@ -358,12 +344,12 @@ static void child_run(const pb_layout_req *req, int fd)
 	hdr[3] = n_pts;
 	hdr[4] = l->from_dot;
 	double ext[2] = {l->width, l->height};
-	if (write_all(fd, hdr, sizeof hdr) || write_all(fd, ext, sizeof ext) ||
-	    write_all(fd, l->x, sizeof(double) * (size_t)l->n_boxes) ||
-	    write_all(fd, l->y, sizeof(double) * (size_t)l->n_boxes) ||
-	    write_all(fd, l->edge_first, sizeof(int) * (size_t)(l->n_edges + 1)) ||
-	    write_all(fd, l->px, sizeof(double) * (size_t)n_pts) ||
-	    write_all(fd, l->py, sizeof(double) * (size_t)n_pts))
+	if (pb_write_all(fd, hdr, sizeof hdr) || pb_write_all(fd, ext, sizeof ext) ||
+	    pb_write_all(fd, l->x, sizeof(double) * (size_t)l->n_boxes) ||
+	    pb_write_all(fd, l->y, sizeof(double) * (size_t)l->n_boxes) ||
+	    pb_write_all(fd, l->edge_first, sizeof(int) * (size_t)(l->n_edges + 1)) ||
+	    pb_write_all(fd, l->px, sizeof(double) * (size_t)n_pts) ||
+	    pb_write_all(fd, l->py, sizeof(double) * (size_t)n_pts))
 		return;
 }
 
@@ -413,7 +399,7 @@ static void job_free(pb_layout_job *job)
 		close(job->fd);
 	if (job->pid > 0)
 		waitpid(job->pid, NULL, 0);
-	free(job->buf);
+	free(job->in.buf);
 	free(job);
 }
 
@@ -437,7 +423,7 @@ static int take(const char **p, const char *end, void *dst, size_t n)
 
 static int job_parse(pb_layout_job *job, pb_layout **out, pb_error *err)
 {
-	const char *p = job->buf, *end = job->buf + job->len;
+	const char *p = job->in.buf, *end = job->in.buf + job->in.len;
 	int32_t hdr[5];
 	if (take(&p, end, hdr, sizeof hdr))
 		return pb_err(err, PB_EINTERNAL, "layout: the layout process ended early");
@@ -473,26 +459,16 @@ int pb_layout_job_poll(pb_layout_job *job, pb_layout **out, pb_error *err)
 {
 	*out = NULL;
 	for (;;) {
-		if (job->cap - job->len < 65536) {
-			size_t cap = job->cap ? job->cap * 2 : 131072;
-			char *nb = realloc(job->buf, cap);
-			if (!nb) {
-				pb_layout_job_cancel(job);
-				pb_err(err, PB_ENOMEM, "layout: out of memory");
-				return -1;
-			}
-			job->buf = nb;
-			job->cap = cap;
+		int r = pb_pipe_read(&job->in, job->fd);
+		if (r == PB_PIPE_OOM) {
+			pb_layout_job_cancel(job);
+			pb_err(err, PB_ENOMEM, "layout: out of memory");
+			return -1;
 		}
-		ssize_t r = read(job->fd, job->buf + job->len, job->cap - job->len);
-		if (r > 0) {
-			job->len += (size_t)r;
-			continue;
-		}
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+		if (r == PB_PIPE_AGAIN)
 			return 0;
+		if (r == PB_PIPE_DATA)
+			continue;
 		break; /* EOF or error: the child is done */
 	}
 	int rc = job_parse(job, out, err);

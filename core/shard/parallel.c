@@ -23,6 +23,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "child_pipe.h"
 #include "shard/search.h"
 
 typedef struct wire_head {
@@ -44,24 +45,8 @@ typedef struct worker {
 	pid_t pid;
 	int fd;
 	int row;
-	char *buf;
-	size_t len, cap;
+	pb_pipe_buf in; /* what the worker wrote so far */
 } worker;
-
-static int write_all(int fd, const void *p, size_t n)
-{
-	const char *c = p;
-	while (n > 0) {
-		ssize_t w = write(fd, c, n);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return -1;
-		c += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
 
 static void run_child(pb_shard_search *s, int i, int fd)
 {
@@ -80,12 +65,12 @@ static void run_child(pb_shard_search *s, int i, int fd)
 	h.optimal = p ? r.optimal : 0;
 	h.n_incumbents = p ? r.n_incumbents : 0;
 	h.solve_seconds = p ? r.solve_seconds : 0;
-	int bad = write_all(fd, &h, sizeof h);
+	int bad = pb_write_all(fd, &h, sizeof h);
 	if (!bad && h.n_groups)
-		bad = write_all(fd, r.choice, (size_t)h.n_groups * sizeof(int));
+		bad = pb_write_all(fd, r.choice, (size_t)h.n_groups * sizeof(int));
 	for (int k = ev0; k < s->n_events && !bad; k++) {
 		wire_event we = {s->events[k].objective, s->events[k].bound, s->events[k].at};
-		bad = write_all(fd, &we, sizeof we);
+		bad = pb_write_all(fd, &we, sizeof we);
 	}
 	close(fd);
 	_exit(bad ? 3 : 0);
@@ -114,27 +99,6 @@ static int start_worker(pb_shard_search *s, int i, worker *w, pb_error *err)
 	return PB_OK;
 }
 
-/* Reads what is available; returns 1 at end of file, 0 to continue, -1 on
- * out of memory. */
-static int read_some(worker *w)
-{
-	if (w->cap - w->len < 65536) {
-		size_t nc = w->cap ? w->cap * 2 : 131072;
-		char *b = realloc(w->buf, nc);
-		if (!b)
-			return -1;
-		w->buf = b;
-		w->cap = nc;
-	}
-	ssize_t n = read(w->fd, w->buf + w->len, w->cap - w->len);
-	if (n < 0)
-		return errno == EINTR || errno == EAGAIN ? 0 : 1;
-	if (n == 0)
-		return 1;
-	w->len += (size_t)n;
-	return 0;
-}
-
 /* Stores a finished worker's row; *choice receives its choice per group
  * (owned by the caller) when the scheme was solved. */
 static int finish_worker(pb_shard_search *s, worker *w, int **choices, pb_error *err)
@@ -146,7 +110,7 @@ static int finish_worker(pb_shard_search *s, worker *w, int **choices, pb_error 
 	pb_shard_row *row = &s->rows[w->row];
 	wire_head h;
 	int rc = PB_OK;
-	if (w->len < sizeof h) {
+	if (w->in.len < sizeof h) {
 		row->status = -1;
 		if (WIFSIGNALED(status))
 			snprintf(row->error, sizeof row->error,
@@ -158,14 +122,14 @@ static int finish_worker(pb_shard_search *s, worker *w, int **choices, pb_error 
 			         WIFEXITED(status) ? WEXITSTATUS(status) : -1);
 		goto out;
 	}
-	memcpy(&h, w->buf, sizeof h);
+	memcpy(&h, w->in.buf, sizeof h);
 	size_t need =
 	    sizeof h + (size_t)h.n_groups * sizeof(int) + (size_t)h.n_events * sizeof(wire_event);
 	if (h.rc) {
 		rc = pb_err(err, h.rc, "%s", h.errmsg);
 		goto out;
 	}
-	if (w->len < need) {
+	if (w->in.len < need) {
 		row->status = -1;
 		snprintf(row->error, sizeof row->error,
 		         "the worker solving this scheme sent a truncated result");
@@ -178,18 +142,18 @@ static int finish_worker(pb_shard_search *s, worker *w, int **choices, pb_error 
 			rc = pb_err(err, PB_ENOMEM, "shard: out of memory");
 			goto out;
 		}
-		memcpy(c, w->buf + sizeof h, (size_t)h.n_groups * sizeof *c);
+		memcpy(c, w->in.buf + sizeof h, (size_t)h.n_groups * sizeof *c);
 		choices[w->row] = c;
 	}
-	const char *ev = w->buf + sizeof h + (size_t)h.n_groups * sizeof(int);
+	const char *ev = w->in.buf + sizeof h + (size_t)h.n_groups * sizeof(int);
 	for (int k = 0; k < h.n_events; k++) {
 		wire_event we;
 		memcpy(&we, ev + (size_t)k * sizeof we, sizeof we);
 		pb_shard_search_add_event(s, w->row, we.objective, we.bound, we.at);
 	}
 out:
-	free(w->buf);
-	w->buf = NULL;
+	free(w->in.buf);
+	w->in.buf = NULL;
 	w->pid = 0;
 	return rc;
 }
@@ -202,7 +166,7 @@ static void kill_workers(worker *ws, int n)
 			while (waitpid(ws[k].pid, NULL, 0) < 0 && errno == EINTR)
 				;
 			close(ws[k].fd);
-			free(ws[k].buf);
+			free(ws[k].in.buf);
 			ws[k].pid = 0;
 		}
 }
@@ -285,10 +249,10 @@ int pb_shard_search_run_parallel(pb_shard_search *s, int jobs,
 			if (!pf[q].revents)
 				continue;
 			worker *w = &ws[idx[q]];
-			int e = read_some(w);
-			if (e < 0)
+			int e = pb_pipe_read(&w->in, w->fd);
+			if (e == PB_PIPE_OOM)
 				rc = pb_err(err, PB_ENOMEM, "shard: out of memory");
-			else if (e > 0) {
+			else if (e == PB_PIPE_EOF) {
 				rc = finish_worker(s, w, choices, err);
 				finished++;
 			}
