@@ -254,3 +254,20 @@ int pb_cmd_progress(pb_cmd_ctx *ctx, double fraction, const char *fmt, ...)
 	va_end(ap);
 	return ctx->progress(ctx->progress_ud, fraction, line);
 }
+
+int pb_cmd_report_fit(pb_cmd_ctx *ctx, const pb_args *a, const char *cmd, double memory,
+                      pb_error *err)
+{
+	const char *model =
+	    ctx->s->graph && ctx->s->graph->path ? ctx->s->graph->path : "the model";
+	const char *layout = ctx->s->hw && ctx->s->hw->path ? ctx->s->hw->path : "the layout";
+	fprintf(ctx->log,
+	        "warning: the best %s plan of %s does not fit %s: a device has %.3f GB (stages or "
+	        "schemes over it are marked OVER MEMORY / does not fit)\n",
+	        cmd, model, layout, memory / 1e9);
+	if (pb_args_has(a, "require-fit"))
+		return pb_err(err, PB_EINPUT,
+		              "%s: the %s plan does not fit the device memory of %s", model, cmd,
+		              layout);
+	return PB_OK;
+}

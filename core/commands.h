@@ -90,6 +90,12 @@ int pb_cmd_complete(const char *prefix, const char **out, int max);
 int pb_cmd_progress(pb_cmd_ctx *ctx, double fraction, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
+/* The best plan of a cluster command (shard, pipeline) does not fit the
+ * device memory: warns on ctx->log naming the model, the layout and the
+ * memory; returns an error (exit 2) when --require-fit was given, else PB_OK. */
+int pb_cmd_report_fit(pb_cmd_ctx *ctx, const pb_args *a, const char *cmd, double memory,
+                      pb_error *err);
+
 /* Options every PB_CMD_GRAPH command accepts (append with PB_OPTS_GRAPH). */
 #define PB_OPTS_GRAPH                                                                              \
 	{                                                                                          \

@@ -29,6 +29,8 @@ static const pb_opt pipe_opts[] = {
     {"opt-level", 'O', PB_OPT_INT, "N", "optimisation level of the per-stage sharding (default 2)"},
     {"slack", 0, PB_OPT_INT, "K", "widen every key operator's stage range by K stages (default 0)"},
     {"output", 'o', PB_OPT_STR, "FILE", "save the plan as JSON"},
+    {"require-fit", 0, PB_OPT_FLAG, NULL,
+     "exit 2 when the best plan does not fit the device memory (it is still shown and saved)"},
     {"skip-oplevel", 0, PB_OPT_FLAG, NULL,
      "do not solve the operator-level plan for comparison (used by shard --pipeline auto)"},
     PB_OPTS_END};
@@ -370,6 +372,8 @@ static int cmd_pipeline(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a
 		rc = pb_plan_save(plan, pb_session_node_names(ctx->s), outp, err);
 	pb_session_set_plan(ctx->s, plan);
 	ctx->redraw |= PB_REDRAW_ALL;
+	if (rc == PB_OK && (pipe_wins ? any_over : !oplevel.feasible))
+		rc = pb_cmd_report_fit(ctx, a, "pipeline", cl.memory, err);
 done:
 	pb_pipe_split_free(&sp);
 	free(act);

@@ -42,6 +42,8 @@ static const pb_opt shard_opts[] = {
     {"jobs", 'j', PB_OPT_INT, "N",
      "solve up to N schemes at once in worker processes (default: the number of CPUs; "
      "1 = serial; Lua rules and filters run serially)"},
+    {"require-fit", 0, PB_OPT_FLAG, NULL,
+     "exit 2 when the best plan does not fit the device memory (it is still shown and saved)"},
     {"pipeline", 0, PB_OPT_STR, "auto|off",
      "auto: also plan a pipeline for every stage count dividing the devices and keep the best "
      "of both kinds (default off)"},
@@ -345,7 +347,7 @@ static int cmd_shard(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, p
 {
 	long batch, level, max_axes, jobs;
 	double tl;
-	int rc;
+	int rc, fits = 1;
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	if ((rc = pb_args_int(a, "jobs", ncpu > 0 ? ncpu : 1, 1, 256, &jobs, err)) ||
 	    (rc = pb_args_int(a, "batch", 0, 1, 1L << 30, &batch, err)) ||
@@ -451,6 +453,7 @@ static int cmd_shard(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, p
 		double op_time = json_number_value(json_object_get(rep, "step_time"));
 		int op_fits = json_is_true(json_object_get(rep, "feasible"));
 		int winner = n_prow ? best_pipeline(prow, n_prow, op_time, op_fits) : -1;
+		fits = winner >= 0 ? prow[winner].feasible : op_fits;
 		if (n_prow) {
 			json_t *cj = combined_json(rep, prow, n_prow, winner);
 			json_object_update(rep, cj);
@@ -499,6 +502,8 @@ static int cmd_shard(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, p
 		}
 		ctx->redraw |= PB_REDRAW_ALL;
 	}
+	if (rc == PB_OK && !fits)
+		rc = pb_cmd_report_fit(ctx, a, "shard", cl.memory, err);
 	pb_shard_search_free(s);
 	pb_cluster_free(&cl);
 	return rc;

@@ -120,6 +120,17 @@ expect 0 "partition --require-fit that fits" -- "$bin" partition models/resnet18
 grep -q '"fits": true' "$tmp/out" || fail "fitting plan without fits=true"
 [ -s "$tmp/err" ] && fail "a fitting plan warned: $(cat "$tmp/err")"
 
+# ---- shard/pipeline on devices too small for the model: warned, --require-fit exits 2
+sed 's/device_memory_gb = 40,/device_memory_gb = 0.001,/' layouts/cluster-1x8.lua >"$tmp/tiny.lua"
+for c in shard pipeline; do
+	expect 0 "$c over memory" -- "$bin" $c models/resnet18.onnx --layout "$tmp/tiny.lua"
+	grep -q "warning: the best $c plan of models/resnet18.onnx does not fit $tmp/tiny.lua" "$tmp/err" ||
+		fail "$c: no over-memory warning: $(cat "$tmp/err")"
+	expect 2 "$c --require-fit over memory" -- "$bin" $c models/resnet18.onnx --layout "$tmp/tiny.lua" --require-fit
+	expect 0 "$c --require-fit that fits" -- "$bin" $c models/resnet18.onnx --layout layouts/cluster-1x8.lua --require-fit
+	grep -q "does not fit" "$tmp/err" && fail "$c: a fitting plan warned: $(cat "$tmp/err")"
+done
+
 # ---- fuse: a rule for an op no node has (a typo) is warned about; a real op is not
 expect 0 "fuse --nonfusable typo" -- "$bin" fuse models/googlenet.onnx --nonfusable Maxpool --nonfusable MaxPool
 grep -q "warning: --nonfusable Maxpool: no node of models/googlenet.onnx has op 'Maxpool'" "$tmp/err" ||
