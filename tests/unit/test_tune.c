@@ -240,16 +240,23 @@ static int count_lines(const char *path)
 	return n;
 }
 
+/* The GEMM 4x5x16 search space of the tuning-log tests. */
+static void small_gemm_space(pb_tune_space *sp)
+{
+	pb_tune_shape sh;
+	pb_error err = {0};
+	assert_int_equal(pb_tune_shape_parse("gemm", "4,5,16", &sh, &err), PB_OK);
+	pb_tune_space_init(sp, &sh);
+}
+
 static void test_log_resume_and_node_times(void **state)
 {
 	char log[256];
 	snprintf(log, sizeof log, "%s", tmp_path("log.jsonl"));
 	unlink(log);
-	pb_tune_shape sh;
 	pb_error err = {0};
-	assert_int_equal(pb_tune_shape_parse("gemm", "4,5,16", &sh, &err), PB_OK);
 	pb_tune_space sp;
-	pb_tune_space_init(&sp, &sh);
+	small_gemm_space(&sp);
 	pb_tune_report r;
 	run_small(&sp, log, 10, 0, 0, &r);
 	assert_int_equal(r.rl.measurements, 10);
@@ -339,11 +346,9 @@ static void test_log_rejects_corrupt_lines(void **state)
 {
 	char log[256];
 	snprintf(log, sizeof log, "%s", tmp_path("corrupt.jsonl"));
-	pb_tune_shape sh;
 	pb_error err = {0};
-	assert_int_equal(pb_tune_shape_parse("gemm", "4,5,16", &sh, &err), PB_OK);
 	pb_tune_space sp;
-	pb_tune_space_init(&sp, &sh);
+	small_gemm_space(&sp);
 	const char *good = "{\"key\":\"gemm:4,5,16\",\"config\":{\"vec\":8,\"mr\":2,\"nr\":32,"
 	                   "\"unroll\":4,\"mc\":48,\"kc\":256,\"nc\":256,\"pack\":0,\"order\":0},"
 	                   "\"valid\":true,\"gflops\":5,\"seconds\":1e-6}\n";
@@ -397,11 +402,9 @@ static void test_log_append_after_interrupted_write(void **state)
 	char log[256];
 	snprintf(log, sizeof log, "%s", tmp_path("interrupted.jsonl"));
 	unlink(log);
-	pb_tune_shape sh;
 	pb_error err = {0};
-	assert_int_equal(pb_tune_shape_parse("gemm", "4,5,16", &sh, &err), PB_OK);
 	pb_tune_space sp;
-	pb_tune_space_init(&sp, &sh);
+	small_gemm_space(&sp);
 	pb_tune_report r;
 	run_small(&sp, log, 6, 0, 0, &r);
 	pb_tune_report_free(&r);
