@@ -66,6 +66,7 @@ static const tui_binding KEYS[] = {
     {'G', "partition --method greedy"},
     {'Q', "partition --method equal"},
     {'O', "partition --method local"},
+    {'P', "partition --method pack"},
     {'R', "partition --method rl --start"},
     {'I', "partition --method milp --start"},
     {'s', "step"},

@@ -22,7 +22,7 @@
 static const pb_opt partition_opts[] = {
     PB_OPTS_GRAPH,
     PB_OPTS_LAYOUT,
-    {"method", 'm', PB_OPT_STR, "M", "exact|milp|rl|greedy|equal|local (default exact)"},
+    {"method", 'm', PB_OPT_STR, "M", "exact|milp|rl|greedy|equal|local|pack (default exact)"},
     {"episodes", 'e', PB_OPT_INT, "N", "rl: training episodes (default 2000)"},
     {"seconds", 0, PB_OPT_DOUBLE, "S", "rl: stop training after S seconds (default none)"},
     {"agent", 0, PB_OPT_STR, "FILE", "rl: start from this checkpoint (see 'train')"},
@@ -46,7 +46,7 @@ static int read_opts(const pb_args *a, pb_part_opts *o, pb_error *err)
 	if (!pb_partition_method_known(o->method))
 		return pb_err(
 		    err, PB_EUSAGE,
-		    "partition: unknown method '%s' (exact, milp, rl, greedy, equal, local)",
+		    "partition: unknown method '%s' (exact, milp, rl, greedy, equal, local, pack)",
 		    o->method);
 	long v;
 	int rc = pb_args_int(a, "episodes", 0, 1, 100000000, &v, err);
@@ -302,7 +302,7 @@ static int cmd_train(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, p
 
 const pb_command pb_cmds_partition[] = {
     {"partition",
-     "partition [MODEL] --layout L [--method exact|milp|rl|greedy|equal|local] [--episodes N] "
+     "partition [MODEL] --layout L [--method exact|milp|rl|greedy|equal|local|pack] [--episodes N] "
      "[--agent CKPT] [--seed S] [--json] [-o PLAN] [--emit-lp FILE] [--start]",
      "split the model's layers into core groups of a many-core chip", partition_opts, cmd_partition,
      PB_CMD_GRAPH | PB_CMD_LAYOUT,

@@ -7,7 +7,12 @@
  *           best k (so big layers get several cores);
  *   local:  block-partition local search from greedy with the method's (c)/(d)
  *           moves: take the best boundary-layer move while it lowers the
- *           objective (memory overflow first, then max(t)).
+ *           objective (memory overflow first, then max(t));
+ *   pack:   bisection on the bottleneck time T; for each T the layers are
+ *           packed left to right, each group taking the core count (up to a
+ *           cap) that covers the most MACs per core within T and the core
+ *           memory; feasible when n cores suffice; best over a range of caps
+ *           (pack.c). Greedy by construction: not the exact optimum.
  */
 #ifndef PB_PARTITION_BASELINES_H
 #define PB_PARTITION_BASELINES_H
@@ -16,6 +21,8 @@
 
 void pb_part_equal(const pb_part_problem *P, int *ac);
 void pb_part_greedy(const pb_part_problem *P, int *ac);
+/* The pack baseline; greedy's partition when nothing packs. */
+void pb_part_pack(const pb_part_problem *P, int *ac);
 /* min(n, m) single-core groups cut where the running MACs cross j*M/k. */
 void pb_part_balanced(const pb_part_problem *P, int *ac);
 

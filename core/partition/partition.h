@@ -6,7 +6,7 @@
  *   exact  — bisection + feasibility DP (exact.h); one unit = one check
  *   milp   — GLPK branch-and-bound (milp.h); one unit = one B&B node
  *   rl     — REINFORCE agent (rl/reinforce.h); one unit = one episode
- *   greedy, equal — one unit finishes
+ *   greedy, equal, pack — one unit finishes
  *   local  — local search from greedy; one unit = one move
  * Every incumbent is a full "partition" plan (problem.h: pb_part_to_plan)
  * whose metrics include the exact optimum and the gap to it.
@@ -20,7 +20,7 @@
 #include "problem.h"
 
 typedef struct pb_part_opts {
-	const char *method;  /* exact|milp|rl|greedy|equal|local */
+	const char *method;  /* exact|milp|rl|greedy|equal|local|pack */
 	long episodes;       /* rl: training episodes (0 = default) */
 	unsigned long seed;  /* rl: random seed */
 	const char *agent;   /* rl: checkpoint to start from (NULL = fresh) */

@@ -19,8 +19,9 @@
 #include "milp.h"
 #include "../tune/node_costs.h"
 
-enum { M_EXACT, M_MILP, M_RL, M_GREEDY, M_EQUAL, M_LOCAL };
-static const char *const method_names[] = {"exact", "milp", "rl", "greedy", "equal", "local", NULL};
+enum { M_EXACT, M_MILP, M_RL, M_GREEDY, M_EQUAL, M_LOCAL, M_PACK };
+static const char *const method_names[] = {"exact", "milp",  "rl",   "greedy",
+                                           "equal", "local", "pack", NULL};
 
 typedef struct psolver {
 	pb_solver base;
@@ -218,7 +219,7 @@ int pb_partition_solver_new(const pb_graph *g, const pb_hw *hw, const pb_part_op
 	if (method < 0)
 		return pb_err(
 		    err, PB_EUSAGE,
-		    "partition: unknown method '%s' (exact, milp, rl, greedy, equal, local)",
+		    "partition: unknown method '%s' (exact, milp, rl, greedy, equal, local, pack)",
 		    mname);
 	pb_manycore mc;
 	int rc = pb_manycore_parse(hw, &mc, err);
@@ -273,6 +274,9 @@ int pb_partition_solver_new(const pb_graph *g, const pb_hw *hw, const pb_part_op
 	case M_EQUAL:
 		pb_part_equal(ps->P, ps->ac);
 		break;
+	case M_PACK:
+		pb_part_pack(ps->P, ps->ac);
+		break;
 	case M_MILP:
 		rc = pb_milp_new(ps->P, ps->optimum, o->emit_lp, &ps->milp, err);
 		if (o->init_state)
@@ -319,7 +323,7 @@ int pb_partition_solver_new(const pb_graph *g, const pb_hw *hw, const pb_part_op
 		free_fn(&ps->base);
 		return rc;
 	}
-	ps->done = method == M_EQUAL || method == M_GREEDY;
+	ps->done = method == M_EQUAL || method == M_GREEDY || method == M_PACK;
 	set_incumbent(ps, ps->ac);
 	*out = &ps->base;
 	return PB_OK;

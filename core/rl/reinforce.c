@@ -228,6 +228,13 @@ int pb_rl_trainer_new(pb_part_problem *P, const pb_rl_config *cfg, const char *a
 	pb_part_eval ev;
 	if (!T->cfg.init_state &&
 	    (T->cfg.init == PB_RL_INIT_BALANCED || T->cfg.init == PB_RL_INIT_LOCAL)) {
+		/* The best starts as the better of the pack baseline and greedy,
+		 * each polished by the local search (greedy's stays in T->state
+		 * for PB_RL_INIT_LOCAL). */
+		pb_part_pack(P, T->state);
+		pb_part_local_search(P, T->state, 1 << 20);
+		pb_part_evaluate(P, T->state, &ev, NULL);
+		consider_best(T, T->state, &ev);
 		pb_part_greedy(P, T->state);
 		pb_part_local_search(P, T->state, 1 << 20);
 		pb_part_evaluate(P, T->state, &ev, NULL);

@@ -20,7 +20,8 @@
  * the agent re-form those groups with other boundaries and core counts by
  * its own actions, and re-cut windows add the groups with uneven core
  * counts that the optima of 64-core chips have. With the balanced and local
- * initial allocations the best state starts as the local-search partition.
+ * initial allocations the best state starts as the better of two baselines
+ * polished by the local search: greedy and pack (baselines.h).
  *
  * At each step the policy (policy.h, one network shared by the n-1 core
  * pairs) picks one of the 4(n-1) actions from features of the cores around

@@ -102,6 +102,11 @@ wait_for 'plan partition/exact, [0-9]+ groups'
 wait_for '^.*│[0-9]+ .*\*'
 before=$(row 0)
 [ -n "$before" ] || fail "no table row for group 0"
+# the pack heuristic from its key, then back to the exact plan
+keys P
+wait_for 'plan partition/pack, [0-9]+ groups'
+keys u
+wait_for 'plan partition/exact'
 
 # ---- 4. move a layer with a key, then undo
 cmd 'view select 0'

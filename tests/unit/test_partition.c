@@ -443,6 +443,50 @@ static void test_baselines(void **state)
 	}
 }
 
+/* pack: valid, never worse than greedy (it falls back to it), never better
+ * than the exact optimum, and on these random chains better than greedy on
+ * average (a pack that only returned greedy's partition fails that). */
+static void test_pack_baseline(void **state)
+{
+	unsigned seed = 777;
+	int better = 0, trials = 200, feasible_trials = 0;
+	double sum_pack = 0, sum_greedy = 0;
+	for (int trial = 0; trial < trials; trial++) {
+		int m = 3 + (int)(rnd(&seed) % 58), n = 1 + (int)(rnd(&seed) % 8);
+		/* A third of the chips have a memory limit that binds. */
+		double memory = trial % 3 == 0 ? 400 + rnd(&seed) % 2000 : 1e12;
+		pb_part_problem *P = random_problem(&seed, m, n, memory);
+		int gr[8], pk[8];
+		pb_error err = {0};
+		pb_part_greedy(P, gr);
+		pb_part_pack(P, pk);
+		assert_true(pb_part_state_valid(P, pk, &err));
+		pb_part_eval eg, ep;
+		pb_part_evaluate(P, gr, &eg, NULL);
+		pb_part_evaluate(P, pk, &ep, NULL);
+		assert_true(pb_part_objective(&ep) <= pb_part_objective(&eg));
+		double opt;
+		int feasible;
+		assert_int_equal(pb_part_exact_solve(P, &opt, NULL, &feasible, &err), PB_OK);
+		if (feasible) {
+			assert_false(ep.over_memory);
+			assert_true(opt <= ep.max_time * (1 + 1e-9));
+			feasible_trials++;
+			sum_pack += ep.max_time / opt;
+			sum_greedy += eg.max_time / opt;
+			better += pb_part_objective(&ep) < pb_part_objective(&eg) * (1 - 1e-12);
+		}
+		pb_part_problem_free(P);
+	}
+	print_message("pack beat greedy in %d of %d trials (%d fit the memory); mean ratio to "
+	              "the optimum %.4f (greedy %.4f)\n",
+	              better, trials, feasible_trials, sum_pack / feasible_trials,
+	              sum_greedy / feasible_trials);
+	assert_true(feasible_trials >= trials / 2);
+	assert_true(better >= feasible_trials / 10);
+	assert_true(sum_pack < sum_greedy);
+}
+
 /* ---- plans and the command ---- */
 
 static void test_plan_round_trip(void **state)
@@ -535,8 +579,8 @@ static void test_partition_command(void **state)
 	assert_non_null(s->plan);
 	assert_string_equal(s->plan->kind, "partition");
 
-	const char *methods[] = {"equal", "greedy", "local"};
-	for (int i = 0; i < 3; i++) {
+	const char *methods[] = {"equal", "greedy", "local", "pack"};
+	for (int i = 0; i < 4; i++) {
 		char line[128];
 		snprintf(line, sizeof line, "partition --method %s --json", methods[i]);
 		o = run(s, line, &rc);
@@ -583,6 +627,7 @@ int main(void)
 	    cmocka_unit_test(test_segment_cache),
 	    cmocka_unit_test(test_in_bytes_and_groups),
 	    cmocka_unit_test(test_exact_matches_brute_force),
+	    cmocka_unit_test(test_pack_baseline),
 	    cmocka_unit_test(test_exact_large_chain),
 	    cmocka_unit_test(test_baselines),
 	    cmocka_unit_test(test_plan_round_trip),
