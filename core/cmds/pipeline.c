@@ -31,6 +31,9 @@ static const pb_opt pipe_opts[] = {
     {"output", 'o', PB_OPT_STR, "FILE", "save the plan as JSON"},
     {"require-fit", 0, PB_OPT_FLAG, NULL,
      "exit 2 when the best plan does not fit the device memory (it is still shown and saved)"},
+    {"pad", 0, PB_OPT_FLAG, NULL,
+     "stages (and the operator-level plan) may also split dimensions that do not divide "
+     "(as shard --pad)"},
     {"skip-oplevel", 0, PB_OPT_FLAG, NULL,
      "do not solve the operator-level plan for comparison (used by shard --pipeline auto)"},
     PB_OPTS_END};
@@ -117,6 +120,7 @@ static int cmd_pipeline(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a
 	pb_shard_opts_default(&o);
 	o.train = train;
 	o.opt_level = (int)lvl;
+	o.pad = pb_args_has(a, "pad");
 	if (B != model_batch && (rc = reload_batch(ctx->s, B, err))) {
 		pb_cluster_free(&cl);
 		return rc;
@@ -386,8 +390,8 @@ done:
 
 const pb_command pb_cmds_pipeline[] = {
     {"pipeline",
-     "pipeline [MODEL] --layout L [--stages P] [--batch B] [--microbatches M] [--train] [--json] "
-     "[-o plan.json]",
+     "pipeline [MODEL] --layout L [--stages P] [--batch B] [--microbatches M] [--train] [--pad] "
+     "[--json] [-o plan.json]",
      "split the model into pipeline stages, pick micro-batches, shard each stage (cluster layouts)",
      pipe_opts, cmd_pipeline, PB_CMD_GRAPH | PB_CMD_LAYOUT,
      "Stages come from key-operator cost intervals and a MILP minimising the slowest stage,\n"

@@ -219,6 +219,8 @@ static int run_pipelines(pb_cmd_ctx *ctx, const pb_args *a, int n_devices, long 
 		                   level > 2 ? level : 2);
 		if (pb_args_has(a, "train"))
 			off += snprintf(line + off, sizeof line - (size_t)off, " --train");
+		if (pb_args_has(a, "pad"))
+			off += snprintf(line + off, sizeof line - (size_t)off, " --pad");
 		if (pb_args_has(a, "batch"))
 			snprintf(line + off, sizeof line - (size_t)off, " --batch %s",
 			         pb_args_str(a, "batch", "1"));

@@ -96,5 +96,21 @@ for f in glob.glob(sys.argv[3] + "/device_*.json"):
 assert seen
 PY
 
+# 6. pipeline --pad: the stages' sharding may pad too (same model and batch:
+#    faster than without), and shard --pipeline auto passes --pad on.
+"$bin" pipeline models/resnet18.onnx --layout layouts/cluster-1x8.lua --batch 12 --stages 2 \
+	--pad --json >"$tmp/ppad.json" || fail "pipeline --pad"
+"$bin" pipeline models/resnet18.onnx --layout layouts/cluster-1x8.lua --batch 12 --stages 2 \
+	--json >"$tmp/pnopad.json" || fail "pipeline without --pad"
+"$bin" shard models/resnet18.onnx --layout layouts/cluster-1x8.lua --batch 12 --pad \
+	--pipeline auto --json >"$tmp/autopad.json" || fail "shard --pipeline auto --pad"
+$py - "$tmp/ppad.json" "$tmp/pnopad.json" "$tmp/autopad.json" <<'PY' || fail "pipeline --pad: not used"
+import json, sys
+p, n, a = (json.load(open(f)) for f in sys.argv[1:4])
+assert p["step_time"] < 0.95 * n["step_time"], (p["step_time"], n["step_time"])
+two = [r for r in a["pipelines"] if r.get("stages") == 2]
+assert two and abs(two[0]["step_time"] - p["step_time"]) <= 1e-9 * p["step_time"], (two, p["step_time"])
+PY
+
 if [ $fails -eq 0 ]; then echo "shard --pipeline: 1 passed, 0 failed"; else echo "shard --pipeline: 0 passed, 1 failed"; fi
 exit $fails
