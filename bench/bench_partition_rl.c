@@ -15,7 +15,7 @@
  * are CPU seconds of the one thread (fair on a shared machine).
  * One markdown table row per (model, layout). PB_RL_STEPS, PB_RL_RESTART,
  * PB_RL_WINDOW (cfg.window), PB_RL_PWIN (cfg.restart_window), PB_RL_SPLIT
- * (cfg.split), PB_RL_HIDDEN and PB_RL_LR override the agent's defaults
+ * (cfg.split), PB_RL_RETIME (cfg.retime), PB_RL_HIDDEN and PB_RL_LR override the agent's defaults
  * (reinforce.h).
  */
 #include <math.h>
@@ -107,6 +107,8 @@ int main(int argc, char **argv)
 				c.restart_window = atof(getenv("PB_RL_PWIN"));
 			if (getenv("PB_RL_SPLIT"))
 				c.split = atof(getenv("PB_RL_SPLIT"));
+			if (getenv("PB_RL_RETIME"))
+				c.retime = atof(getenv("PB_RL_RETIME"));
 			if (getenv("PB_RL_HIDDEN"))
 				c.hidden = atoi(getenv("PB_RL_HIDDEN"));
 			if (getenv("PB_RL_LR"))

@@ -28,27 +28,6 @@ typedef struct pack_ctx {
 	int k;               /* its group count */
 } pack_ctx;
 
-/* Largest end e in (s, m] for layers [s, e) on c cores within T and the
- * memory; -1 when even the single layer s does not fit. */
-static int furthest_end(pb_part_problem *P, int s, int c, double T)
-{
-	pb_part_group g;
-	double mem = P->hw.memory;
-	pb_part_eval_group(P, s, s + 1, c, &g);
-	if (g.time > T || g.storage > mem)
-		return -1;
-	int lo = s + 1, hi = P->m;
-	while (lo < hi) {
-		int mid = lo + (hi - lo + 1) / 2;
-		pb_part_eval_group(P, s, mid, c, &g);
-		if (g.time <= T && g.storage <= mem)
-			lo = mid;
-		else
-			hi = mid - 1;
-	}
-	return lo;
-}
-
 /* Packs the layers within T (file comment); 1 when n cores suffice, with
  * the groups in F->layers / F->cores / F->k. */
 static int pack_at(pack_ctx *F, double T)
@@ -59,7 +38,7 @@ static int pack_at(pack_ctx *F, double T)
 		double best = -1;
 		int bc = -1, be = -1;
 		for (int c = 1; c <= F->cap && used + c <= P->n; c++) {
-			int e = furthest_end(P, s, c, T);
+			int e = pb_part_furthest_end(P, s, P->m, c, T, P->hw.memory);
 			if (e < 0)
 				continue;
 			if (e == P->m) { /* the fewest cores that finish the model */

@@ -267,6 +267,24 @@ void pb_part_eval_group(pb_part_problem *P, int a, int b, int cores, pb_part_gro
 	out->storage = (P->pstore[b] - P->pstore[a] + in) / cores;
 }
 
+int pb_part_furthest_end(pb_part_problem *P, int s, int emax, int cores, double T, double memory)
+{
+	pb_part_group g;
+	pb_part_eval_group(P, s, s + 1, cores, &g);
+	if (g.time > T || g.storage > memory)
+		return -1;
+	int lo = s + 1, hi = emax;
+	while (lo < hi) {
+		int mid = lo + (hi - lo + 1) / 2;
+		pb_part_eval_group(P, s, mid, cores, &g);
+		if (g.time <= T && g.storage <= memory)
+			lo = mid;
+		else
+			hi = mid - 1;
+	}
+	return lo;
+}
+
 int pb_part_groups(pb_part_problem *P, const int *ac, pb_part_group *groups)
 {
 	int ng = 0, layer = 0, first_core = 0;

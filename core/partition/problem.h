@@ -101,6 +101,12 @@ double pb_part_own_bytes(const pb_part_problem *P, int a, int b);
 /* Evaluates one group; time is +inf when cores < 1. */
 void pb_part_eval_group(pb_part_problem *P, int a, int b, int cores, pb_part_group *out);
 
+/* Largest end e in (s, emax] such that layers [s, e) on `cores` cores take
+ * at most time T and at most `memory` bytes of storage per core (both only
+ * grow with the end, so this is a binary search); -1 when layer s alone
+ * does not fit. Used by the pack baseline and the agent's window retiming. */
+int pb_part_furthest_end(pb_part_problem *P, int s, int emax, int cores, double T, double memory);
+
 /* State helpers. Returns the number of groups, filling groups[] (capacity
  * n) when non-NULL. */
 int pb_part_groups(pb_part_problem *P, const int *ac, pb_part_group *groups);

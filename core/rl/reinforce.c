@@ -65,6 +65,7 @@ void pb_rl_config_default(pb_rl_config *c)
 	c->restart_window = 0.8;
 	c->window = 8;
 	c->split = 0.5;
+	c->retime = 0.5;
 	c->shaped = 1;
 	c->step_limit = 0;
 	c->optimum = NAN;
@@ -335,6 +336,76 @@ int pb_rl_break_window(pb_part_problem *P, int *ac, const pb_part_group *gs, int
 	return 1;
 }
 
+/* Groups of pc[0..k) cores over layers [a, b), each taking as many layers
+ * as fit in time T; ends[] gets their ends. 1 if the last group fits too. */
+static int fit_groups(pb_part_problem *P, int a, int b, int k, const int *pc, double T, int *ends)
+{
+	int s = a;
+	for (int i = 0; i < k - 1; i++) {
+		int e = pb_part_furthest_end(P, s, b - (k - 1 - i), pc[i], T, INFINITY);
+		if (e < 0)
+			return 0;
+		ends[i] = s = e;
+	}
+	pb_part_group g;
+	pb_part_eval_group(P, s, b, pc[k - 1], &g);
+	ends[k - 1] = b;
+	return g.time <= T;
+}
+
+int pb_rl_retime_window(pb_part_problem *P, int *ac, int c0, int c1)
+{
+	int n = P->n, k = 0, a = 0, b, prev = c0 - 1, changed = 0;
+	if (c0 < 0 || c1 > n || c1 - c0 < 2)
+		return 0;
+	int *pc = malloc((size_t)n * 3 * sizeof *pc), *ends = pc ? pc + n : NULL,
+	    *best = pc ? pc + 2 * n : NULL;
+	if (!pc)
+		return 0;
+	for (int c = 0; c < c0; c++)
+		a += ac[c];
+	b = a;
+	for (int c = c0; c < c1; c++) {
+		b += ac[c];
+		if (ac[c] > 0) {
+			pc[k++] = c - prev;
+			prev = c;
+		}
+	}
+	if (k < 2 || prev != c1 - 1 || (c0 > 0 && ac[c0 - 1] == 0))
+		goto out;
+	/* The window's largest group time now: where the bisection starts. */
+	double hi = 0, lo = 0;
+	for (int i = 0, s = a, c = c0; i < k; i++) {
+		c += pc[i];
+		pb_part_group g;
+		pb_part_eval_group(P, s, s + ac[c - 1], pc[i], &g);
+		if (g.time > hi)
+			hi = g.time;
+		s += ac[c - 1];
+	}
+	if (!fit_groups(P, a, b, k, pc, hi, best))
+		goto out;
+	for (int it = 0; it < 20 && hi - lo > 1e-4 * hi; it++) {
+		double mid = 0.5 * (lo + hi);
+		if (fit_groups(P, a, b, k, pc, mid, ends)) {
+			hi = mid;
+			memcpy(best, ends, (size_t)k * sizeof *best);
+		} else {
+			lo = mid;
+		}
+	}
+	for (int i = 0, s = a, c = c0; i < k; i++) {
+		c += pc[i];
+		changed |= ac[c - 1] != best[i] - s;
+		ac[c - 1] = best[i] - s;
+		s = best[i];
+	}
+out:
+	free(pc);
+	return changed;
+}
+
 /* The episode's start state (reinforce.h): the initial allocation, or the
  * best state as it is, with greedily re-assigned cores, or with a window of
  * up to cfg.window groups broken into single-core groups or re-cut into
@@ -401,8 +472,13 @@ static void start_state(pb_rl_trainer *T)
 			prev = at;
 		}
 	}
-	pb_rl_break_window(T->P, T->state, T->groups, ev.n_groups, g, g1, parts, parts ? pc : NULL,
-	                   &T->lo, &T->hi);
+	if (pb_rl_break_window(T->P, T->state, T->groups, ev.n_groups, g, g1, parts,
+	                       parts ? pc : NULL, &T->lo, &T->hi) &&
+	    pb_rl_uniform(&T->rng) < T->cfg.retime) {
+		int c0 = T->groups[g].first_core;
+		pb_rl_retime_window(T->P, T->state, c0,
+		                    T->groups[g1].first_core + T->groups[g1].cores);
+	}
 }
 
 static int run_episode(pb_rl_trainer *T, pb_error *err)

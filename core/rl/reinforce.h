@@ -11,7 +11,10 @@
  * of the time) broken up: into single-core groups, or (`split` of the
  * windows) into k groups, k drawn between the window's groups + 1 and its
  * cores, with random core counts; layers are cut where the running MACs
- * cross each part's share of cores. Such an episode acts only on the core
+ * cross each part's share of cores, and then (`retime` of the windows) moved
+ * so that the window's largest group time is smallest for those core counts
+ * (pb_rl_retime_window: group times include routing, so MAC-balanced cuts
+ * can sit where much data crosses). Such an episode acts only on the core
  * pairs from the group before the window to the group after it (its focus;
  * the other pairs' actions are masked). The actions move a boundary between
  * two multi-core groups only through detours and never split a group
@@ -87,6 +90,8 @@ typedef struct pb_rl_config {
 	double split;          /* share of broken windows re-cut into fewer groups than
 	                          cores, with random core counts (0.5); the others
 	                          become single-core groups */
+	double retime;         /* share of broken windows whose cuts are then moved to
+	                          balance the group times (0.5; pb_rl_retime_window) */
 	int shaped;            /* 1: reward r(s') - r(s) per step (default); 0: r(s') */
 	double optimum;        /* reference max(t) (NAN: use the lower bound) */
 	pb_action_mask_fn mask;
@@ -128,6 +133,13 @@ void pb_rl_trainer_free(pb_rl_trainer *T);
  * (so the neighbouring groups can trade layers and cores with the window). */
 int pb_rl_break_window(pb_part_problem *P, int *ac, const pb_part_group *gs, int n_groups, int g0,
                        int g1, int parts, const int *part_cores, int *lo, int *hi);
+/* Moves the cuts between the groups on cores [c0, c1) of ac (c0 the first
+ * core of a group, c1 - 1 the last core of one) so that the largest of
+ * their times is smallest for their core counts, as far as a greedy packing
+ * finds: a bisection on that time, each group taking as many layers as fit
+ * (a group's time only grows with its end). Core counts, the window's layers
+ * and everything outside it stay. Returns 1 if ac changed. */
+int pb_rl_retime_window(pb_part_problem *P, int *ac, int c0, int c1);
 /* Masks every action of the pairs outside [lo, hi] (n cores). */
 void pb_rl_focus_mask(int n, int lo, int hi, unsigned char *mask);
 

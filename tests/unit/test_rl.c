@@ -346,6 +346,60 @@ static void test_restarts_reform_groups(void **state)
  * layers (at least one each, split by MACs), the rest of the state is kept,
  * and the focus spans the pairs from the boundary before the left neighbour
  * group to the boundary after the right neighbour group. */
+/* Largest time among groups g0..g1 of state ac. */
+static double window_max(pb_part_problem *P, const int *ac, int g0, int g1)
+{
+	pb_part_group gs[16];
+	pb_part_eval ev;
+	pb_part_evaluate(P, ac, &ev, gs);
+	double t = 0;
+	for (int g = g0; g <= g1; g++)
+		t = gs[g].time > t ? gs[g].time : t;
+	return t;
+}
+
+/* Retiming a window: core counts, the window's layers and the rest stay;
+ * the window's largest time never grows, and from lopsided cuts it drops to
+ * within one layer of the best cut (checked against every cut of a
+ * two-group window). */
+static void test_retime_window(void **state)
+{
+	pb_part_problem *P = problem(40, 8);
+	/* Groups: 2 cores / 4 layers, 1 core / 30 layers, 3 cores / 2 layers,
+	 * 2 cores / 4 layers. Window = groups 1 and 2 (cores 2..5). */
+	int gc[4] = {2, 1, 3, 2}, gl[4] = {4, 30, 2, 4}, ac[8], before[8];
+	pb_part_state_from_groups(4, gc, gl, ac);
+	memcpy(before, ac, sizeof ac);
+	double t0 = window_max(P, ac, 1, 2);
+	assert_int_equal(pb_rl_retime_window(P, ac, 2, 6), 1);
+	for (int c = 0; c < 8; c++) /* core counts: the zeros stay zeros */
+		assert_int_equal(ac[c] == 0, before[c] == 0);
+	assert_int_equal(ac[0] + ac[1], 4);
+	assert_int_equal(ac[6] + ac[7], 4);
+	assert_int_equal(ac[2] + ac[5], 32);
+	double t1 = window_max(P, ac, 1, 2);
+	assert_true(t1 < 0.5 * t0);
+	/* Brute force over the window's single cut. */
+	double best = INFINITY;
+	for (int cut = 1; cut < 32; cut++) {
+		int try[8];
+		memcpy(try, before, sizeof try);
+		try[2] = cut;
+		try[5] = 32 - cut;
+		double t = window_max(P, try, 1, 2);
+		best = t < best ? t : best;
+	}
+	assert_true(t1 <= best * (1 + 1e-3));
+	/* c0 inside a group, c1 - 1 not a group's last core, or one group:
+	 * nothing changes. */
+	memcpy(ac, before, sizeof ac);
+	assert_int_equal(pb_rl_retime_window(P, ac, 4, 6), 0);
+	assert_int_equal(pb_rl_retime_window(P, ac, 2, 5), 0);
+	assert_int_equal(pb_rl_retime_window(P, ac, 3, 6), 0);
+	assert_memory_equal(ac, before, sizeof ac);
+	pb_part_problem_free(P);
+}
+
 static void test_break_window_and_focus(void **state)
 {
 	pb_part_problem *P = problem(32, 8);
@@ -511,6 +565,7 @@ int main(void)
 	    cmocka_unit_test(test_restarts_reform_groups),
 	    cmocka_unit_test(test_action_mask),
 	    cmocka_unit_test(test_break_window_and_focus),
+	    cmocka_unit_test(test_retime_window),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
