@@ -15,8 +15,9 @@
  * are CPU seconds of the one thread (fair on a shared machine).
  * One markdown table row per (model, layout). PB_RL_STEPS, PB_RL_RESTART,
  * PB_RL_WINDOW (cfg.window), PB_RL_PWIN (cfg.restart_window), PB_RL_SPLIT
- * (cfg.split), PB_RL_RETIME (cfg.retime), PB_RL_HIDDEN and PB_RL_LR override the agent's defaults
- * (reinforce.h).
+ * (cfg.split), PB_RL_RETIME (cfg.retime), PB_RL_INIT (greedy|equal|local: cfg.init; greedy
+ * starts the best from greedy alone, without pack), PB_RL_HIDDEN and PB_RL_LR override the agent's
+ * defaults (reinforce.h).
  */
 #include <math.h>
 #include <stdio.h>
@@ -107,6 +108,13 @@ int main(int argc, char **argv)
 				c.restart_window = atof(getenv("PB_RL_PWIN"));
 			if (getenv("PB_RL_SPLIT"))
 				c.split = atof(getenv("PB_RL_SPLIT"));
+			if (getenv("PB_RL_INIT")) { /* greedy | equal | local; default balanced */
+				const char *in = getenv("PB_RL_INIT");
+				c.init = strcmp(in, "greedy") == 0  ? PB_RL_INIT_GREEDY
+				         : strcmp(in, "equal") == 0 ? PB_RL_INIT_EQUAL
+				         : strcmp(in, "local") == 0 ? PB_RL_INIT_LOCAL
+				                                    : PB_RL_INIT_BALANCED;
+			}
 			if (getenv("PB_RL_RETIME"))
 				c.retime = atof(getenv("PB_RL_RETIME"));
 			if (getenv("PB_RL_HIDDEN"))
