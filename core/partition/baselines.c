@@ -58,8 +58,14 @@ static int assign_cores(pb_part_problem *P, int k, const int *layers, int *cores
 		pb_part_eval_group(P, a, a + layers[g], 1, &gr);
 		rt[g] = gr.routing;
 		mc[g] = gr.macs;
-		double need = gr.storage / P->hw.memory; /* storage with one core */
-		cores[g] = need > 1 ? (int)ceil(need * (1 - 1e-12)) : 1;
+		/* Storage with one core, in core memories. Tested against n before
+		 * the conversion: a tiny memory makes it exceed INT_MAX, and the
+		 * int it then converts to (undefined) came back negative, so the
+		 * check below passed and the groups were handed out of bounds. */
+		double need = gr.storage / P->hw.memory * (1 - 1e-12);
+		if (need > n - used)
+			return 0;
+		cores[g] = need > 1 ? (int)ceil(need) : 1;
 		used += cores[g];
 		a += layers[g];
 	}

@@ -487,6 +487,34 @@ static void test_pack_baseline(void **state)
 	assert_true(sum_pack < sum_greedy);
 }
 
+/* A memory so small that one group's storage is more than INT_MAX core
+ * memories: greedy (and pack and exact, which start from it) once converted
+ * that count to int, got a negative core count and wrote past the state.
+ * Nothing fits: greedy keeps its equal fallback, pack returns greedy's. */
+static void test_baselines_tiny_memory(void **state)
+{
+	unsigned seed = 31;
+	for (int trial = 0; trial < 20; trial++) {
+		int m = 2 + (int)(rnd(&seed) % 30), n = 1 + (int)(rnd(&seed) % 8);
+		pb_part_problem *P = random_problem(&seed, m, n, 1e-9);
+		int gr[8], pk[8], eq[8];
+		pb_error err = {0};
+		pb_part_greedy(P, gr);
+		assert_true(pb_part_state_valid(P, gr, &err));
+		pb_part_equal(P, eq);
+		assert_memory_equal(gr, eq, (size_t)n * sizeof *gr);
+		pb_part_pack(P, pk);
+		assert_memory_equal(pk, gr, (size_t)n * sizeof *pk);
+		assert_int_equal(pb_part_rebalance_cores(P, pk), 0);
+		double opt;
+		int feasible = 1;
+		assert_int_equal(pb_part_exact_solve(P, &opt, pk, &feasible, &err), PB_OK);
+		assert_false(feasible);
+		assert_true(pb_part_state_valid(P, pk, &err));
+		pb_part_problem_free(P);
+	}
+}
+
 /* ---- plans and the command ---- */
 
 static void test_plan_round_trip(void **state)
@@ -628,6 +656,7 @@ int main(void)
 	    cmocka_unit_test(test_in_bytes_and_groups),
 	    cmocka_unit_test(test_exact_matches_brute_force),
 	    cmocka_unit_test(test_pack_baseline),
+	    cmocka_unit_test(test_baselines_tiny_memory),
 	    cmocka_unit_test(test_exact_large_chain),
 	    cmocka_unit_test(test_baselines),
 	    cmocka_unit_test(test_plan_round_trip),
