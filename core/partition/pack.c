@@ -136,7 +136,7 @@ void pb_part_pack(const pb_part_problem *P_const, int *ac)
 	/* Upper end of the bisection: greedy's max(t) (doubled while nothing
 	 * packs). */
 	double hi = ev.max_time > P->lower_bound ? ev.max_time : 2 * P->lower_bound;
-	/* Caps 1, 2, 3, 4, 6, 8, 12, ... (about x1.5), and n. */
+	/* Caps 1, 2, 3, 4, 6, 9, 13, ... (x1.5 from 4), and n. */
 	for (int cap = 1, prev = 0; prev < n; prev = cap, cap = cap < 4 ? cap + 1 : cap * 3 / 2) {
 		F.cap = cap < n ? cap : n;
 		if (!bisect(&F, P->lower_bound, hi, trial))
