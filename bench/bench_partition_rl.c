@@ -47,6 +47,31 @@ static double ratio(pb_part_problem *P, const int *ac, double opt)
 	return ev.max_time / opt;
 }
 
+/* The environment's overrides of the agent's defaults (file comment). */
+static double env_num(const char *name, double dflt)
+{
+	const char *v = getenv(name);
+	return v ? atof(v) : dflt;
+}
+
+static void env_overrides(pb_rl_config *c)
+{
+	c->step_limit = (int)env_num("PB_RL_STEPS", c->step_limit);
+	c->restart_best = env_num("PB_RL_RESTART", c->restart_best);
+	c->window = (int)env_num("PB_RL_WINDOW", c->window);
+	c->restart_window = env_num("PB_RL_PWIN", c->restart_window);
+	c->split = env_num("PB_RL_SPLIT", c->split);
+	c->retime = env_num("PB_RL_RETIME", c->retime);
+	c->hidden = (int)env_num("PB_RL_HIDDEN", c->hidden);
+	c->lr = env_num("PB_RL_LR", c->lr);
+	const char *in = getenv("PB_RL_INIT"); /* greedy | equal | local; else balanced */
+	if (in)
+		c->init = strcmp(in, "greedy") == 0  ? PB_RL_INIT_GREEDY
+		          : strcmp(in, "equal") == 0 ? PB_RL_INIT_EQUAL
+		          : strcmp(in, "local") == 0 ? PB_RL_INIT_LOCAL
+		                                     : PB_RL_INIT_BALANCED;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 5) {
@@ -98,29 +123,7 @@ int main(int argc, char **argv)
 			c.seconds = seconds;
 			c.seed = seed;
 			c.optimum = opt;
-			if (getenv("PB_RL_STEPS"))
-				c.step_limit = atoi(getenv("PB_RL_STEPS"));
-			if (getenv("PB_RL_RESTART"))
-				c.restart_best = atof(getenv("PB_RL_RESTART"));
-			if (getenv("PB_RL_WINDOW"))
-				c.window = atoi(getenv("PB_RL_WINDOW"));
-			if (getenv("PB_RL_PWIN"))
-				c.restart_window = atof(getenv("PB_RL_PWIN"));
-			if (getenv("PB_RL_SPLIT"))
-				c.split = atof(getenv("PB_RL_SPLIT"));
-			if (getenv("PB_RL_INIT")) { /* greedy | equal | local; default balanced */
-				const char *in = getenv("PB_RL_INIT");
-				c.init = strcmp(in, "greedy") == 0  ? PB_RL_INIT_GREEDY
-				         : strcmp(in, "equal") == 0 ? PB_RL_INIT_EQUAL
-				         : strcmp(in, "local") == 0 ? PB_RL_INIT_LOCAL
-				                                    : PB_RL_INIT_BALANCED;
-			}
-			if (getenv("PB_RL_RETIME"))
-				c.retime = atof(getenv("PB_RL_RETIME"));
-			if (getenv("PB_RL_HIDDEN"))
-				c.hidden = atoi(getenv("PB_RL_HIDDEN"));
-			if (getenv("PB_RL_LR"))
-				c.lr = atof(getenv("PB_RL_LR"));
+			env_overrides(&c);
 			pb_rl_trainer *T;
 			double t_new0 = now();
 			if (pb_rl_trainer_new(P, &c, NULL, &T, &err)) {
