@@ -15,7 +15,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "graph.h"
+#include "model/graph.h"
 #include "transform/fuse.h"
 
 static double now(void)

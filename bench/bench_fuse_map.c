@@ -11,7 +11,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "graph.h"
+#include "model/graph.h"
 #include "hw.h"
 #include "transform/map.h"
 

@@ -12,7 +12,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "graph.h"
+#include "model/graph.h"
 
 static double cpu_ms(void)
 {

@@ -16,7 +16,7 @@
 #include <time.h>
 
 #include "partition/exact.h"
-#include "partition/problem.h"
+#include "partition/chain_problem.h"
 
 static double now(void)
 {

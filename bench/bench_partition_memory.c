@@ -13,10 +13,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "graph.h"
+#include "model/graph.h"
 #include "hw.h"
 #include "partition/exact.h"
-#include "partition/problem.h"
+#include "partition/chain_problem.h"
 
 int main(int argc, char **argv)
 {

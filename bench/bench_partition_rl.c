@@ -25,12 +25,12 @@
 #include <string.h>
 #include <time.h>
 
-#include "graph.h"
+#include "model/graph.h"
 #include "hw.h"
 #include "partition/baselines.h"
 #include "partition/exact.h"
-#include "partition/problem.h"
-#include "rl/reinforce.h"
+#include "partition/chain_problem.h"
+#include "partition/rl_reinforce.h"
 
 /* CPU time of this (single) thread: the training budget is "on one core". */
 static double now(void)

@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "graph.h"
-#include "shard/pipeline.h"
-#include "shard/problem.h"
+#include "model/graph.h"
+#include "shard/pipeline_stages.h"
+#include "shard/strategy_problem.h"
 
 static double now(void)
 {

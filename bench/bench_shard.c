@@ -13,7 +13,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "graph.h"
+#include "model/graph.h"
 #include "hw.h"
 #include "shard/search.h"
 

@@ -11,7 +11,7 @@
 
 #include <stdio.h>
 
-#include "error.h"
+#include "util/error.h"
 
 typedef enum { PB_OPT_FLAG, PB_OPT_INT, PB_OPT_DOUBLE, PB_OPT_STR, PB_OPT_LIST } pb_opt_type;
 

@@ -18,7 +18,7 @@
 #include <stdio.h>
 
 #include "args.h"
-#include "error.h"
+#include "util/error.h"
 #include "session.h"
 
 enum {

@@ -14,7 +14,7 @@
 
 #include <jansson.h>
 
-#include "error.h"
+#include "util/error.h"
 
 typedef struct pb_hw {
 	char *path;

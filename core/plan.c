@@ -3,7 +3,7 @@
  */
 #include "plan.h"
 
-#include "atomic_file.h"
+#include "util/atomic_file.h"
 
 #include <errno.h>
 #include <math.h>

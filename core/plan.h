@@ -17,7 +17,7 @@
 
 #include <jansson.h>
 
-#include "error.h"
+#include "util/error.h"
 
 typedef struct pb_plan_group {
 	char *label;    /* "cores 0-3", "stage 1", "gpu#2" */

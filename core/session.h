@@ -9,8 +9,8 @@
 #ifndef PB_SESSION_H
 #define PB_SESSION_H
 
-#include "error.h"
-#include "graph.h"
+#include "util/error.h"
+#include "model/graph.h"
 #include "hw.h"
 #include "plan.h"
 #include "solver.h"

@@ -12,7 +12,7 @@
 
 #include <stdio.h>
 
-#include "error.h"
+#include "util/error.h"
 #include "plan.h"
 
 typedef struct pb_solver_progress {

@@ -1,13 +1,13 @@
 /*
  * baselines.c — equal, greedy and local-search partitions (baselines.h).
  */
-#include "baselines.h"
+#include "partition/baselines.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "env.h"
+#include "partition/env.h"
 
 void pb_part_equal(const pb_part_problem *P, int *ac)
 {

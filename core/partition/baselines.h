@@ -17,7 +17,7 @@
 #ifndef PB_PARTITION_BASELINES_H
 #define PB_PARTITION_BASELINES_H
 
-#include "problem.h"
+#include "partition/chain_problem.h"
 
 void pb_part_equal(const pb_part_problem *P, int *ac);
 void pb_part_greedy(const pb_part_problem *P, int *ac);

@@ -4,7 +4,7 @@
  * computed by the problem (problem.h), so the same actions serve the RL
  * agent, the local search and the manual `action K` command.
  */
-#include "env.h"
+#include "partition/env.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -25,9 +25,9 @@
  * just below hi; it ends when hi - lo <= PB_EXACT_RTOL * hi, so hi is the
  * optimum to that precision.
  */
-#include "exact.h"
+#include "partition/exact.h"
 
-#include "baselines.h"
+#include "partition/baselines.h"
 
 #include <limits.h>
 #include <math.h>

@@ -6,7 +6,7 @@
 #ifndef PB_PARTITION_EXACT_H
 #define PB_PARTITION_EXACT_H
 
-#include "problem.h"
+#include "partition/chain_problem.h"
 
 /* Relative precision of the search: the optimum is exact to this factor. */
 #define PB_EXACT_RTOL 1e-9

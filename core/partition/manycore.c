@@ -3,7 +3,7 @@
  * pb_hw_* accessors, so every error names the file and the field; negative
  * or zero rates, memories and bandwidths are rejected.
  */
-#include "manycore.h"
+#include "partition/manycore.h"
 
 #include <float.h>
 #include <stdio.h>

@@ -10,8 +10,8 @@
 #ifndef PB_MANYCORE_H
 #define PB_MANYCORE_H
 
-#include "../error.h"
-#include "../hw.h"
+#include "util/error.h"
+#include "hw.h"
 
 enum { PB_REWARD_MAX_TIME = 0, PB_REWARD_WEIGHTED = 1 };
 

@@ -13,9 +13,9 @@
  * and the best partition kept; it is a heuristic, not the exact optimum
  * (exact.c solves the same question with a DP over prefixes and cores).
  */
-#include "baselines.h"
+#include "partition/baselines.h"
 
-#include "../error.h"
+#include "util/error.h"
 
 #include <math.h>
 #include <stdlib.h>

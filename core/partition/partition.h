@@ -5,7 +5,7 @@
  * layout and returns a pb_solver (solver.h) for one method:
  *   exact  — bisection + feasibility DP (exact.h); one unit = one check
  *   milp   — GLPK branch-and-bound (milp.h); one unit = one B&B node
- *   rl     — REINFORCE agent (rl/reinforce.h); one unit = one episode
+ *   rl     — REINFORCE agent (partition/rl_reinforce.h); one unit = one episode
  *   greedy, equal, pack — one unit finishes
  *   local  — local search from greedy; one unit = one move
  * Every incumbent is a full "partition" plan (problem.h: pb_part_to_plan)
@@ -14,10 +14,10 @@
 #ifndef PB_PARTITION_H
 #define PB_PARTITION_H
 
-#include "../graph.h"
-#include "../hw.h"
-#include "../solver.h"
-#include "problem.h"
+#include "model/graph.h"
+#include "hw.h"
+#include "solver.h"
+#include "partition/chain_problem.h"
 
 typedef struct pb_part_opts {
 	const char *method;  /* exact|milp|rl|greedy|equal|local|pack */

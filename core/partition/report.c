@@ -3,7 +3,7 @@
  * by the partition, train and edit commands (report.h). Reads only the
  * generic plan, so it shows plans loaded from files too.
  */
-#include "report.h"
+#include "partition/report.h"
 
 #include <math.h>
 

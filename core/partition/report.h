@@ -10,7 +10,7 @@
 
 #include <jansson.h>
 
-#include "../plan.h"
+#include "plan.h"
 
 void pb_part_report_table(FILE *out, const pb_plan *p);
 /* {method, layout, max_time, reward, optimum, gap, lower_bound, max_storage,

@@ -6,18 +6,18 @@
  * Invariants: ps->ac is always a valid state and ps->plan its plan; the
  * incumbent only changes when the objective (baselines.h) strictly improves.
  */
-#include "partition.h"
+#include "partition/partition.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "../rl/reinforce.h"
-#include "baselines.h"
-#include "exact.h"
-#include "milp.h"
-#include "../tune/node_costs.h"
+#include "partition/rl_reinforce.h"
+#include "partition/baselines.h"
+#include "partition/exact.h"
+#include "partition/chain_milp.h"
+#include "tune/node_costs.h"
 
 enum { M_EXACT, M_MILP, M_RL, M_GREEDY, M_EQUAL, M_LOCAL, M_PACK };
 static const char *const method_names[] = {"exact", "milp",  "rl",   "greedy",

@@ -1,11 +1,11 @@
 /*
  * chart.c — SVG primitives for the plots (see chart.h).
  */
-#include "chart.h"
+#include "render/chart.h"
 
 #include <math.h>
 
-#include "fmt.h"
+#include "util/fmt.h"
 
 void pb_svgdoc_open(FILE *f, int w, int h, const char *title, const char *subtitle)
 {

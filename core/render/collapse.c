@@ -7,7 +7,7 @@
  * runs in one pass over the topological order; the count grows with depth, so
  * the last depth within budget is the finest that fits. O(n * depth).
  */
-#include "collapse.h"
+#include "render/collapse.h"
 
 #include <stdlib.h>
 #include <string.h>

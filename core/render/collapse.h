@@ -18,8 +18,8 @@
 #ifndef PB_COLLAPSE_H
 #define PB_COLLAPSE_H
 
-#include "error.h"
-#include "graph.h"
+#include "util/error.h"
+#include "model/graph.h"
 
 #define PB_COLLAPSE_NONE (-1) /* depth value: one box per node */
 

@@ -5,7 +5,7 @@
  * installs them in <libdir>/graphviz/. Their handles stay open for the life
  * of the process because the context keeps pointers into them.
  */
-#include "gv.h"
+#include "render/gv.h"
 
 #include <dlfcn.h>
 #include <stdio.h>
@@ -14,7 +14,7 @@
 
 #include <cgraph.h>
 
-#include "strmap.h"
+#include "util/strmap.h"
 
 static GVC_t *ctx;
 static int deterministic;

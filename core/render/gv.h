@@ -25,7 +25,7 @@
 
 #include <gvc.h>
 
-#include "error.h"
+#include "util/error.h"
 
 /* The shared context (created on first use), or NULL if Graphviz cannot start
  * (err filled). Main thread only. */

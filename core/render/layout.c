@@ -30,7 +30,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "child_pipe.h"
+#include "util/child_pipe.h"
 
 #define CELL_W_IN 0.1
 #define CELL_H_IN 0.2

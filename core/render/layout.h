@@ -20,7 +20,7 @@
 
 #include <sys/types.h>
 
-#include "error.h"
+#include "util/error.h"
 
 typedef struct pb_layout_req {
 	int n_boxes;

@@ -2,13 +2,13 @@
  * plot.c — plot kinds, the JSON-lines reader and the dispatch to the charts
  * (see plot.h).
  */
-#include "plot.h"
+#include "render/plot.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "fmt.h"
+#include "util/fmt.h"
 
 int pb_plot_kind_parse(const char *s, int *kind, pb_error *err)
 {

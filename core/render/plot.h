@@ -21,7 +21,7 @@
 
 #include <jansson.h>
 
-#include "error.h"
+#include "util/error.h"
 #include "plan.h"
 
 enum { PB_PLOT_TRAINING, PB_PLOT_TUNE, PB_PLOT_LOAD, PB_PLOT_TIMELINE };

@@ -11,9 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "chart.h"
-#include "fmt.h"
-#include "plot.h"
+#include "render/chart.h"
+#include "util/fmt.h"
+#include "render/plot.h"
 
 static void group_axis_labels(const pb_chart *c, const pb_plan *p)
 {

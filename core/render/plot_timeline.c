@@ -13,9 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "chart.h"
-#include "fmt.h"
-#include "plot.h"
+#include "render/chart.h"
+#include "util/fmt.h"
+#include "render/plot.h"
 
 typedef struct {
 	int stage, mb;

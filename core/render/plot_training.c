@@ -11,9 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "chart.h"
-#include "fmt.h"
-#include "plot.h"
+#include "render/chart.h"
+#include "util/fmt.h"
+#include "render/plot.h"
 
 static double num(const json_t *o, const char *k)
 {

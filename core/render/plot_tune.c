@@ -14,9 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "chart.h"
-#include "fmt.h"
-#include "plot.h"
+#include "render/chart.h"
+#include "util/fmt.h"
+#include "render/plot.h"
 
 #define MAX_TASKS 10
 

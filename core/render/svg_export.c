@@ -12,7 +12,7 @@
  * details. Every string handed to Graphviz is built here, so the id -> detail
  * mapping is exact.
  */
-#include "svg_export.h"
+#include "render/svg_export.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -22,9 +22,9 @@
 #include <cgraph.h>
 #include <gvc.h>
 
-#include "collapse.h"
-#include "fmt.h"
-#include "gv.h"
+#include "render/collapse.h"
+#include "util/fmt.h"
+#include "render/gv.h"
 
 typedef struct {
 	int from, to; /* boxes */

@@ -18,8 +18,8 @@
 
 #include <stddef.h>
 
-#include "error.h"
-#include "graph.h"
+#include "util/error.h"
+#include "model/graph.h"
 #include "hw.h"
 #include "plan.h"
 

@@ -12,7 +12,7 @@
  * `outputs[i]` equal the slot's spec string ("*" matches anything), `share`
  * equals. A strategy is kept when some pattern matches it.
  */
-#include "hooks.h"
+#include "script/hooks.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -13,12 +13,12 @@
 #ifndef PB_SCRIPT_HOOKS_H
 #define PB_SCRIPT_HOOKS_H
 
-#include "../partition/partition.h"
-#include "../session.h"
-#include "../shard/problem.h"
-#include "../transform/fuse.h"
-#include "../transform/map.h"
-#include "script.h"
+#include "partition/partition.h"
+#include "session.h"
+#include "shard/strategy_problem.h"
+#include "transform/fuse.h"
+#include "transform/map.h"
+#include "script/script.h"
 
 typedef struct pb_hooks {
 	pb_script *sc;

@@ -19,7 +19,7 @@
  * string metatable is hidden too, and metatables with __gc are refused (a
  * finalizer would run at an arbitrary allocation, outside the budget).
  */
-#include "sandbox.h"
+#include "script/sandbox.h"
 
 #include <errno.h>
 #include <lauxlib.h>

@@ -16,7 +16,7 @@
 #include <jansson.h>
 #include <lua.h>
 
-#include "../error.h"
+#include "util/error.h"
 
 typedef struct pb_lua_limits {
 	long instructions; /* per top-level call; 0 = default (50M) */

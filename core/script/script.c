@@ -13,9 +13,9 @@
  * failing script leaves the session unchanged. Only a model the script opened
  * (or a graph transformation it ran) stays: the old plans no longer fit it.
  */
-#include "script.h"
+#include "script/script.h"
 
-#include "../partition/env.h"
+#include "partition/env.h"
 
 #include <lauxlib.h>
 #include <lua.h>

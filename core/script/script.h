@@ -17,10 +17,10 @@
 #include <jansson.h>
 #include <stdio.h>
 
-#include "../commands.h"
-#include "../error.h"
-#include "../session.h"
-#include "sandbox.h"
+#include "commands.h"
+#include "util/error.h"
+#include "session.h"
+#include "script/sandbox.h"
 
 typedef struct pb_script pb_script;
 

@@ -14,7 +14,7 @@
 #ifndef PB_SHARD_CLUSTER_H
 #define PB_SHARD_CLUSTER_H
 
-#include "error.h"
+#include "util/error.h"
 #include "hw.h"
 
 #define PB_MESH_MAX_AXES 4

@@ -23,7 +23,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "child_pipe.h"
+#include "util/child_pipe.h"
 #include "shard/search.h"
 
 typedef struct wire_head {

@@ -11,7 +11,7 @@
 #ifndef PB_SHARD_RULES_H
 #define PB_SHARD_RULES_H
 
-#include "graph.h"
+#include "model/graph.h"
 #include "shard/cluster.h"
 #include "shard/spec.h"
 

@@ -19,7 +19,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
-#include "coro.h"
+#include "util/coro.h"
 
 void pb_shard_search_add_event(pb_shard_search *s, int row, double objective, double bound,
                                double at)

@@ -16,7 +16,7 @@
 #include <jansson.h>
 
 #include "plan.h"
-#include "shard/problem.h"
+#include "shard/strategy_problem.h"
 #include "solver.h"
 
 typedef struct pb_shard_row {
@@ -46,7 +46,7 @@ typedef struct pb_shard_search {
 	int running; /* row being solved (incumbent events name it) */
 	int jobs;    /* worker processes for pb_shard_search_finish (1 = serial) */
 	/* The stepping solver runs the scheme being solved on a coroutine
-	 * (core/coro.h) that yields at every new incumbent and after ~50 ms of
+	 * (core/util/coro.h) that yields at every new incumbent and after ~50 ms of
 	 * branch and bound; see pb_shard_solver_new. */
 	struct pb_coro *co;
 	int in_co, aborting, co_new, co_rc;

@@ -15,7 +15,7 @@
 #ifndef PB_SHARD_SPEC_H
 #define PB_SHARD_SPEC_H
 
-#include "graph.h"
+#include "model/graph.h"
 #include "shard/cluster.h"
 
 #define PB_SPEC_R (-1)

@@ -25,7 +25,7 @@
 #ifndef PB_TRANSFORM_BRANCH_H
 #define PB_TRANSFORM_BRANCH_H
 
-#include "graph.h"
+#include "model/graph.h"
 
 enum {
 	PB_BRANCH_PARENT_CHILD = 0,

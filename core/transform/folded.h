@@ -12,7 +12,7 @@
 #ifndef PB_TRANSFORM_FOLDED_H
 #define PB_TRANSFORM_FOLDED_H
 
-#include "graph.h"
+#include "model/graph.h"
 
 /* Fills mask[0..n_nodes) with 1 for folded nodes; returns their count. */
 int pb_transform_folded(const pb_graph *g, unsigned char *mask);

@@ -15,7 +15,7 @@
 
 #include <jansson.h>
 
-#include "graph.h"
+#include "model/graph.h"
 #include "hw.h"
 #include "plan.h"
 #include "transform/branch.h"

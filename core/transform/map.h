@@ -21,7 +21,7 @@
 
 #include <jansson.h>
 
-#include "graph.h"
+#include "model/graph.h"
 #include "hw.h"
 #include "plan.h"
 

@@ -6,7 +6,7 @@
  */
 #include "transform/quotient.h"
 
-#include "../lazy_igraph.h"
+#include "util/lazy_igraph.h"
 
 int pb_quotient_is_dag(const pb_graph *g, const int *cls, int internal_ok, int *is_dag,
                        pb_error *err)

@@ -10,7 +10,7 @@
 #ifndef PB_TRANSFORM_QUOTIENT_H
 #define PB_TRANSFORM_QUOTIENT_H
 
-#include "graph.h"
+#include "model/graph.h"
 
 /* Sets *is_dag; returns PB_OK or an error (out of memory). */
 int pb_quotient_is_dag(const pb_graph *g, const int *cls, int internal_ok, int *is_dag,

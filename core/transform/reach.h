@@ -15,7 +15,7 @@
 
 #include <stdint.h>
 
-#include "graph.h"
+#include "model/graph.h"
 
 #define PB_REACH_MAX_BITSET 32768
 

@@ -13,7 +13,7 @@
 #ifndef PB_TUNE_COSTMODEL_H
 #define PB_TUNE_COSTMODEL_H
 
-#include "error.h"
+#include "util/error.h"
 
 typedef struct pb_tune_costmodel pb_tune_costmodel;
 

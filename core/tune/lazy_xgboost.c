@@ -1,7 +1,7 @@
 /*
  * lazy_xgboost.c — dlopen of libxgboost on first use (see lazy_xgboost.h).
  */
-#include "lazy_xgboost.h"
+#include "tune/lazy_xgboost.h"
 
 #include <dlfcn.h>
 #include <stdio.h>

@@ -12,7 +12,7 @@
 
 #include <stdio.h>
 
-#include "error.h"
+#include "util/error.h"
 #include "tune/measure.h"
 #include "tune/space.h"
 

@@ -9,7 +9,7 @@
 #include <time.h>
 
 #ifdef PB_HAVE_OPENBLAS
-#include "lazy_openblas.h"
+#include "util/lazy_openblas.h"
 #endif
 
 struct pb_tune_bench {

@@ -13,7 +13,7 @@
 #ifndef PB_TUNE_MEASURE_H
 #define PB_TUNE_MEASURE_H
 
-#include "error.h"
+#include "util/error.h"
 #include "tune/space.h"
 
 typedef struct pb_tune_bench pb_tune_bench;

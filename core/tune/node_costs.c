@@ -10,7 +10,7 @@
 #include <string.h>
 #include <stdlib.h>
 
-#include "strmap.h"
+#include "util/strmap.h"
 #include "tune/log.h"
 #include "tune/space.h"
 

@@ -10,8 +10,8 @@
 #ifndef PB_TUNE_NODE_COSTS_H
 #define PB_TUNE_NODE_COSTS_H
 
-#include "error.h"
-#include "graph.h"
+#include "util/error.h"
+#include "model/graph.h"
 
 /* times[g->n_nodes] in seconds (NAN where the log has nothing for the node);
  * *n_found (may be NULL) = nodes that got a measured time. A missing or

@@ -12,8 +12,8 @@
 #include <jansson.h>
 #include <stdint.h>
 
-#include "error.h"
-#include "graph.h"
+#include "util/error.h"
+#include "model/graph.h"
 #include "tune/kernels.h"
 
 enum { PB_TUNE_GEMM = 0, PB_TUNE_CONV2D = 1 };

@@ -25,7 +25,7 @@
 
 #include "tune/costmodel.h"
 #include "tune/log.h"
-#include "tune/policy.h"
+#include "tune/lstm_policy.h"
 #include "tune/rng.h"
 
 #define WARMUP 16

@@ -21,7 +21,7 @@
 
 #include <stdint.h>
 
-#include "error.h"
+#include "util/error.h"
 #include "tune/measure.h"
 #include "tune/space.h"
 

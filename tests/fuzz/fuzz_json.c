@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "graph.h"
+#include "model/graph.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

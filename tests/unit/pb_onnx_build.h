@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "graph.h"
+#include "model/graph.h"
 #include "onnx.pb-c.h"
 
 typedef struct mb {

@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "graph.h"
+#include "model/graph.h"
 
 /* Builds a small graph from an edge list "a>b b>c" with given per-node MACs.
  * Nodes are named n0..n{n-1} in file order; each produces tensor t{i}. */

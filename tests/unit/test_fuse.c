@@ -9,7 +9,7 @@
 
 #include "transform/fuse.h"
 /* White box: the cycle guard and the class lists. */
-#include "../../core/transform/fuse.c"
+#include "transform/fuse.c"
 
 /* Node i: op ops[i], output t{i} of `elems` floats, inputs from the edges
  * (nodes without one read the graph input x). */

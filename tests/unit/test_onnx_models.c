@@ -5,7 +5,7 @@
 #include "pb_test.h"
 
 #include "onnx.pb-c.h"
-#include "shape.h"
+#include "shape/shape.h"
 
 static const struct {
 	const char *file;

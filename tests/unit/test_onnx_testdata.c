@@ -26,7 +26,7 @@
 #include <dirent.h>
 
 #include "onnx.pb-c.h"
-#include "shape.h"
+#include "shape/shape.h"
 
 #define NODE_DIR "/usr/share/libonnx-testdata/data/node"
 

@@ -12,7 +12,7 @@
 #include <dirent.h>
 
 #include "onnx.pb-c.h"
-#include "onnx_wire.h"
+#include "model/onnx_wire.h"
 
 /* ---- a malloc-chain allocator for the fast decoder, freed per part ---- */
 typedef struct chunk {

@@ -9,7 +9,7 @@
 #include "partition/env.h"
 #include "partition/exact.h"
 #include "partition/partition.h"
-#include "partition/problem.h"
+#include "partition/chain_problem.h"
 #include "session.h"
 
 static pb_manycore test_chip(int cores, double memory)

@@ -7,8 +7,8 @@
 
 #include "commands.h"
 #include "partition/exact.h"
-#include "partition/milp.h"
-#include "partition/problem.h"
+#include "partition/chain_milp.h"
+#include "partition/chain_problem.h"
 #include "session.h"
 
 static unsigned rnd(unsigned *s)

@@ -8,9 +8,9 @@
 #include "partition/baselines.h"
 #include "partition/env.h"
 #include "partition/exact.h"
-#include "partition/problem.h"
-#include "rl/policy.h"
-#include "rl/reinforce.h"
+#include "partition/chain_problem.h"
+#include "partition/rl_policy.h"
+#include "partition/rl_reinforce.h"
 
 static double sample_loss(const pb_rl_policy *p, const double *x, const unsigned char *mask,
                           int action, double adv, double beta)

@@ -8,7 +8,7 @@
 #include "pb_test.h"
 
 #include "pb_onnx_build.h"
-#include "shape.h"
+#include "shape/shape.h"
 
 static pb_graph *load(mb *b, const pb_load_opts *opts)
 {

@@ -10,7 +10,7 @@
 #include "commands.h"
 #include "hw.h"
 #include "session.h"
-#include "shard/problem.h"
+#include "shard/strategy_problem.h"
 #include "shard/search.h"
 
 /* ---- graph helpers ---- */

@@ -3,7 +3,7 @@
  * copied (the caller's buffer may change afterwards). */
 #include "pb_test.h"
 
-#include "strmap.h"
+#include "util/strmap.h"
 
 static void test_many_keys_and_growth(void **state)
 {

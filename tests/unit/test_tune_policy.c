@@ -3,7 +3,7 @@
  * REINFORCE learning a known best configuration on a synthetic reward. */
 #include "pb_test.h"
 
-#include "tune/policy.h"
+#include "tune/lstm_policy.h"
 #include "tune/rng.h"
 
 static void test_gradient_matches_finite_differences(void **state)

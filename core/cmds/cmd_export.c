@@ -1,0 +1,199 @@
+/*
+ * cmds/cmd_export.c — the rendering commands: export (annotated SVG of the graph
+ * and plan, core/render/svg_export.h) and plot (SVG charts of training logs,
+ * tuning logs and plans, core/render/plot.h). docs/export.md documents both.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "commands.h"
+#include "render/plot.h"
+#include "render/svg_export.h"
+
+static const pb_opt export_opts[] = {
+    PB_OPTS_GRAPH,
+    PB_OPTS_LAYOUT,
+    PB_OPTS_JSON,
+    {"output", 'o', PB_OPT_STR, "FILE", "where to write the SVG (required)"},
+    {"plan", 'p', PB_OPT_STR, "FILE",
+     "plan JSON to draw (default: the session's current plan, if any)"},
+    {"color-by", 'c', PB_OPT_STR, "MODE",
+     "group|stage|backend|fusion|macs (default: from the plan's kind; macs without a plan)"},
+    {"rankdir", 0, PB_OPT_STR, "DIR", "TB (top to bottom, default) or LR (left to right)"},
+    {"collapse", 0, PB_OPT_STR, "WHEN",
+     "auto (collapse above --max-boxes, default), never, always"},
+    {"max-boxes", 0, PB_OPT_INT, "N", "box budget when collapsing (default 250)"},
+    {"title", 't', PB_OPT_STR, "TEXT", "first line of the title block (default: model file)"},
+    {"show-constants", 0, PB_OPT_FLAG, NULL,
+     "draw nodes that hold only constants (Constant, weight Identity copies; hidden by default)"},
+    PB_OPTS_END};
+
+static int parse_export_opts(const pb_args *a, pb_svg_opts *o, pb_error *err)
+{
+	memset(o, 0, sizeof *o);
+	const char *c = pb_args_str(a, "color-by", "auto");
+	int rc = pb_color_by_parse(c, &o->color_by, err);
+	if (rc)
+		return rc;
+	const char *r = pb_args_str(a, "rankdir", "TB");
+	if (strcmp(r, "TB") == 0 || strcmp(r, "tb") == 0)
+		o->rankdir_lr = 0;
+	else if (strcmp(r, "LR") == 0 || strcmp(r, "lr") == 0)
+		o->rankdir_lr = 1;
+	else
+		return pb_err(err, PB_EUSAGE, "export: --rankdir must be TB or LR, not '%s'", r);
+	const char *cl = pb_args_str(a, "collapse", "auto");
+	if (strcmp(cl, "auto") == 0)
+		o->collapse = PB_SVG_COLLAPSE_AUTO;
+	else if (strcmp(cl, "never") == 0)
+		o->collapse = PB_SVG_COLLAPSE_NEVER;
+	else if (strcmp(cl, "always") == 0)
+		o->collapse = PB_SVG_COLLAPSE_ALWAYS;
+	else
+		return pb_err(err, PB_EUSAGE,
+		              "export: --collapse must be auto, never or always, not '%s'", cl);
+	long mb;
+	rc = pb_args_int(a, "max-boxes", PB_SVG_DEFAULT_BOXES, 1, 1000000, &mb, err);
+	if (rc)
+		return rc;
+	o->max_boxes = (int)mb;
+	o->title = pb_args_str(a, "title", NULL);
+	o->show_constants = pb_args_has(a, "show-constants");
+	return PB_OK;
+}
+
+static int cmd_export(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, pb_error *err)
+{
+	pb_session *s = ctx->s;
+	const char *outp = pb_args_str(a, "output", NULL);
+	if (!outp)
+		return pb_err(err, PB_EUSAGE, "export: -o FILE is required (usage: %s)",
+		              cmd->usage);
+	pb_svg_opts o;
+	int rc = parse_export_opts(a, &o, err);
+	if (rc)
+		return rc;
+	const char *layout = pb_args_str(a, "layout", NULL);
+	if (layout && (rc = pb_session_open_layout(s, layout, err)) != PB_OK)
+		return rc;
+	const char *plan_path = pb_args_str(a, "plan", NULL);
+	pb_plan *loaded = NULL;
+	if (plan_path && (rc = pb_plan_load(plan_path, s->graph->n_nodes, &loaded, err)) != PB_OK)
+		return rc;
+	const pb_plan *plan = loaded ? loaded : s->plan;
+	pb_cmd_progress(ctx, 0.0, "export: laying out %d nodes", s->graph->n_nodes);
+	pb_svg_stats st;
+	rc = pb_svg_export_file(s->graph, plan, s->hw, &o, outp, &st, err);
+	pb_cmd_progress(ctx, -1, "%s", "");
+	pb_plan_free(loaded);
+	if (rc)
+		return rc;
+	if (pb_args_has(a, "json")) {
+		json_t *j = json_pack(
+		    "{s:s,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:f,s:f}", "output", outp, "nodes",
+		    st.n_nodes, "boxes", st.n_boxes, "hidden_boxes", st.n_hidden_boxes,
+		    "collapse_depth", st.depth, "edges", st.n_edges, "cross_edges",
+		    st.n_cross_edges, "constant_edges", st.n_static_edges, "clusters",
+		    st.n_clusters, "layout_s", st.layout_s, "render_s", st.render_s);
+		json_dumpf(j, ctx->out, JSON_INDENT(1) | JSON_REAL_PRECISION(6));
+		fputc('\n', ctx->out);
+		json_decref(j);
+	} else {
+		fprintf(ctx->out, "wrote %s: %d nodes", outp, st.n_nodes);
+		if (st.depth != -1)
+			fprintf(ctx->out, " collapsed to %d boxes (module depth %d)", st.n_boxes,
+			        st.depth);
+		if (st.n_hidden_boxes)
+			fprintf(ctx->out, ", %d box%s of constants hidden", st.n_hidden_boxes,
+			        st.n_hidden_boxes == 1 ? "" : "es");
+		fprintf(
+		    ctx->out,
+		    ", %d clusters, %d edges (%d across groups, %d of constants); dot %.2f s, svg "
+		    "%.2f s\n",
+		    st.n_clusters, st.n_edges, st.n_cross_edges, st.n_static_edges, st.layout_s,
+		    st.render_s);
+	}
+	return PB_OK;
+}
+
+static const pb_opt plot_opts[] = {
+    {"output", 'o', PB_OPT_STR, "FILE", "where to write the SVG (required)"},
+    {"title", 't', PB_OPT_STR, "TEXT", "chart title"},
+    {"mem-limit", 0, PB_OPT_DOUBLE, "BYTES",
+     "memory limit line for 'load' (default: the plan's memory_limit metric)"},
+    {"width", 0, PB_OPT_INT, "PX", "chart width in pixels (default 900)"},
+    {"schedule", 0, PB_OPT_STR, "NAME",
+     "timeline: which of the plan's schedules (gpipe, 1f1b; default 1f1b)"},
+    PB_OPTS_END};
+
+static int cmd_plot(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, pb_error *err)
+{
+	const char *kind = pb_args_pos(a, 0), *input = pb_args_pos(a, 1);
+	const char *outp = pb_args_str(a, "output", NULL);
+	if (!kind || !outp)
+		return pb_err(err, PB_EUSAGE, "plot: usage: %s", cmd->usage);
+	pb_plot_opts o = {0};
+	o.title = pb_args_str(a, "title", NULL);
+	o.schedule = pb_args_str(a, "schedule", NULL);
+	long w;
+	int rc = pb_args_double(a, "mem-limit", NAN, 0, INFINITY, &o.mem_limit, err);
+	if (rc || (rc = pb_args_int(a, "width", 900, 300, 20000, &w, err)) != PB_OK)
+		return rc;
+	o.width = (int)w;
+	int k;
+	if ((rc = pb_plot_kind_parse(kind, &k, err)) != PB_OK)
+		return rc;
+	const pb_plan *plan = NULL;
+	pb_plan *loaded = NULL;
+	const char *src = input;
+	if (k == PB_PLOT_LOAD || k == PB_PLOT_TIMELINE) {
+		if (input) {
+			if ((rc = pb_plan_load(input, -1, &loaded, err)) != PB_OK)
+				return rc;
+			plan = loaded;
+		} else if (ctx->s->plan) {
+			plan = ctx->s->plan;
+			src = "current plan";
+		} else {
+			return pb_err(err, PB_EUSAGE,
+			              "plot %s: give a plan JSON file (no plan is open)", kind);
+		}
+	} else if (!input) {
+		return pb_err(err, PB_EUSAGE, "plot %s: give the log file (JSON lines)", kind);
+	}
+	char *svg = NULL;
+	size_t len = 0;
+	rc = pb_plot_render(k, src, plan, &o, &svg, &len, err);
+	pb_plan_free(loaded);
+	if (rc)
+		return rc;
+	rc = pb_plot_write(outp, svg, len, err);
+	free(svg);
+	if (rc == PB_OK)
+		fprintf(ctx->out, "wrote %s (%s plot of %s)\n", outp, kind, src);
+	return rc;
+}
+
+const pb_command pb_cmds_export[] = {
+    {"export",
+     "export [MODEL] [--plan FILE] [--layout L] [--color-by MODE] [--rankdir TB|LR] -o OUT.svg",
+     "annotated SVG of the graph and plan (clusters, legend, title block, tooltips)", export_opts,
+     cmd_export, PB_CMD_GRAPH | PB_CMD_SVG_OUT,
+     "One cluster per plan group (core group, stage, backend or fusion group), node\n"
+     "labels (op, name, output shape, MACs), bytes on edges between groups, a title\n"
+     "block with the plan's metrics and a tooltip per node. Graphs with more nodes\n"
+     "than --max-boxes are collapsed by module path (docs/export.md).\n"
+     "Without -o, a last argument ending in .svg is the output file."},
+    {"plot", "plot KIND [INPUT] -o OUT.svg",
+     "SVG chart: training (RL curve), load (per-group bars), timeline (pipeline), tune", plot_opts,
+     cmd_plot, PB_CMD_SVG_OUT,
+     "KIND and INPUT:\n"
+     "  training LOG.jsonl   reward and gap per episode (RL training log)\n"
+     "  tune LOG.jsonl       GFLOP/s against trials (tuning log)\n"
+     "  load PLAN.json       per-group time and storage against the memory limit\n"
+     "  timeline PLAN.json   pipeline schedule (detail.schedule; 1F1B synthesized if absent)\n"
+     "load/timeline use the open session's plan when INPUT is omitted.\n"
+     "Without -o, a last argument ending in .svg is the output file.\n"
+     "Input fields are documented in docs/export.md."},
+    {0}};

@@ -1,0 +1,295 @@
+/*
+ * cmds/cmd_fuse_map.c — graph transformations: `fuse` (horizontal fusion of
+ * parallel branch groups) and `map` (multi-backend mapping).
+ *
+ * fuse prints the report (JSON with --json), writes the fused graph with -o,
+ * and either sets a "fuse" plan on the open graph (default) or replaces the
+ * session's graph with the fused one (--apply) so that it can be drawn and
+ * exported like any model. map sets a "map" plan whose groups are the
+ * backend aggregates, labelled by backend.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "commands.h"
+#include "script/hooks.h"
+#include "transform/fuse.h"
+#include "transform/map.h"
+
+static const pb_opt fuse_opts[] = {
+    PB_OPTS_GRAPH,
+    PB_OPTS_JSON,
+    {"output", 'o', PB_OPT_STR, "FILE", "write the fused graph (partbench JSON graph format)"},
+    {"plan", 'p', PB_OPT_STR, "FILE",
+     "also save the 'fuse' plan of the original graph (for export --plan FILE)"},
+    {"apply", 0, PB_OPT_FLAG, NULL,
+     "replace the open graph with the fused one (default: set a 'fuse' plan on it)"},
+    {"layout", 'l', PB_OPT_STR, "FILE",
+     "read the cost model from the layout's `fusion` table (optional)"},
+    {"nonfusable", 0, PB_OPT_LIST, "OP", "also treat operator OP as non-fusable (repeatable)"},
+    {"fusable", 0, PB_OPT_LIST, "OP",
+     "treat OP as fusable, e.g. --fusable Conv (repeatable; default non-fusable: MatMul, "
+     "Gemm, Conv)"},
+    {"keep-constants", 0, PB_OPT_FLAG, NULL,
+     "treat load-time constants (weights behind Identity, Constant, evaluated shape math) "
+     "as kernels too"},
+    {"min-gain", 0, PB_OPT_DOUBLE, "S", "fuse only when the model saves more than S seconds (0)"},
+    {"max-members", 0, PB_OPT_INT, "N", "at most N nodes per fused kernel (16)"},
+    PB_OPTS_END};
+
+static void human_time(double s, char *buf, size_t len)
+{
+	if (s >= 1)
+		snprintf(buf, len, "%.3f s", s);
+	else if (s >= 1e-3)
+		snprintf(buf, len, "%.3f ms", s * 1e3);
+	else
+		snprintf(buf, len, "%.2f us", s * 1e6);
+}
+
+/* A rule for an operator no node of the open graph has is most likely a
+ * typo ("Maxpool"): say so rather than silently doing nothing. */
+static void warn_absent_op(pb_cmd_ctx *ctx, const char *flag, const char *op)
+{
+	const pb_graph *g = ctx->s->graph;
+	if (!g)
+		return;
+	for (int i = 0; i < g->n_nodes; i++)
+		if (strcmp(g->nodes[i].op, op) == 0)
+			return;
+	fprintf(ctx->log, "warning: --%s %s: no node of %s has op '%s' (ops are case-sensitive)\n",
+	        flag, op, g->path ? g->path : "the graph", op);
+}
+
+static int fuse_options(pb_cmd_ctx *ctx, const pb_args *a, pb_fuse_rules *rules, pb_fuse_opts *o,
+                        pb_error *err)
+{
+	pb_fuse_opts_default(o);
+	*rules = *pb_fuse_rules_global();
+	o->rules = rules;
+	const char **list;
+	int n = pb_args_list(a, "nonfusable", &list);
+	for (int i = 0; i < n; i++) {
+		int rc = pb_fuse_rules_set_op(rules, list[i], 0, err);
+		if (rc)
+			return rc;
+		warn_absent_op(ctx, "nonfusable", list[i]);
+	}
+	n = pb_args_list(a, "fusable", &list);
+	for (int i = 0; i < n; i++) {
+		int rc = pb_fuse_rules_set_op(rules, list[i], 1, err);
+		if (rc)
+			return rc;
+		warn_absent_op(ctx, "fusable", list[i]);
+	}
+	const char *layout = pb_args_str(a, "layout", NULL);
+	if (layout) {
+		int rc = pb_session_open_layout(ctx->s, layout, err);
+		if (rc)
+			return rc;
+	}
+	/* The open layout (if any) supplies the model's device parameters. */
+	int rc = pb_fuse_model_from_hw(ctx->s->hw, &o->model, err);
+	if (rc)
+		return rc;
+	rc = pb_args_double(a, "min-gain", o->model.min_gain, 0, 1e3, &o->model.min_gain, err);
+	if (rc)
+		return rc;
+	long mm;
+	rc = pb_args_int(a, "max-members", o->model.max_members, 2, 1 << 20, &mm, err);
+	if (rc)
+		return rc;
+	o->model.max_members = (int)mm;
+	o->keep_constants = pb_args_has(a, "keep-constants");
+	return PB_OK;
+}
+
+static void fuse_print(FILE *out, const pb_graph *g, const pb_fuse_result *r, const json_t *rep)
+{
+	fprintf(out, "%s: %d nodes (%d load-time constants, no kernels)\n", g->path, g->n_nodes,
+	        r->n_folded);
+	fprintf(out, "parallel branch groups: %d (", r->groups->n);
+	for (int k = 0; k < PB_BRANCH_NKINDS; k++)
+		fprintf(out, "%s%s %d", k ? ", " : "", pb_branch_kind_name(k),
+		        r->groups->per_kind[k]);
+	fprintf(out, ")\n");
+	fprintf(out, "non-fusable nodes removed from sub-branches: %d\n", r->nonfusable_removed);
+	fprintf(out, "fusible candidates: %d; fused: %d nodes into %d kernels\n", r->candidates,
+	        r->nodes_fused, r->n_fusions);
+	fprintf(out, "kernel launches: %d -> %d\n", r->launches_before, r->launches_after);
+	char b1[32], b2[32];
+	human_time(r->time_before, b1, sizeof b1);
+	human_time(r->time_after, b2, sizeof b2);
+	fprintf(out, "modelled time: %s -> %s (x%.3f)\n", b1, b2,
+	        r->time_after > 0 ? r->time_before / r->time_after : 1.0);
+	fprintf(out, "acyclicity verified with igraph after each of %d fusions\n", r->dag_checks);
+	const json_t *x = json_object_get(rep, "xla_baseline");
+	if (x)
+		fprintf(out,
+		        "XLA-style baseline (producers with one shared consumer): %d candidates, "
+		        "%d fused, launches %d\n",
+		        (int)json_integer_value(json_object_get(x, "candidates")),
+		        (int)json_integer_value(json_object_get(x, "nodes_fused")),
+		        (int)json_integer_value(json_object_get(x, "launches_after")));
+}
+
+static int cmd_fuse(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, pb_error *err)
+{
+	pb_session *s = ctx->s;
+	pb_fuse_rules rules;
+	pb_fuse_opts o;
+	int rc = fuse_options(ctx, a, &rules, &o, err);
+	if (rc)
+		return rc;
+	pb_hooks hk;
+	pb_hooks_init(&hk, s);
+	pb_hooks_fuse(&hk, &rules);
+	pb_cmd_progress(ctx, 0, "fuse: searching parallel branch groups");
+	pb_fuse_result *r = NULL;
+	rc = pb_fuse_run(s->graph, &o, &r, err);
+	if ((rc = pb_hooks_finish(&hk, rc, err))) {
+		pb_fuse_result_free(r);
+		return rc;
+	}
+	pb_cmd_progress(ctx, 1, "fuse: %d nodes fused", r->nodes_fused);
+	const char *outp = pb_args_str(a, "output", NULL);
+	if (outp) {
+		rc = pb_json_graph_save(r->fused, outp, err);
+		if (rc) {
+			pb_fuse_result_free(r);
+			return rc;
+		}
+	}
+	json_t *rep = pb_fuse_report_json(s->graph, r, &o);
+	if (outp)
+		json_object_set_new(rep, "output", json_string(outp));
+	if (pb_args_has(a, "json")) {
+		json_dumpf(rep, ctx->out, JSON_INDENT(1) | JSON_REAL_PRECISION(12));
+		fputc('\n', ctx->out);
+	} else {
+		fuse_print(ctx->out, s->graph, r, rep);
+		if (outp)
+			fprintf(ctx->out, "fused graph written to %s\n", outp);
+	}
+	json_decref(rep);
+	const char *plan_out = pb_args_str(a, "plan", NULL);
+	if (plan_out) {
+		pb_plan *p = pb_fuse_plan(s->graph, r, &o);
+		rc = p ? pb_plan_save(p, pb_session_node_names(s), plan_out, err)
+		       : pb_err(err, PB_ENOMEM, "fuse: out of memory");
+		pb_plan_free(p);
+		if (rc) {
+			pb_fuse_result_free(r);
+			return rc;
+		}
+	}
+	if (pb_args_has(a, "apply")) {
+		char label[1024];
+		if (outp)
+			snprintf(label, sizeof label, "%s", outp);
+		else
+			snprintf(label, sizeof label, "%s (fused)", s->graph->path);
+		pb_graph *fg = r->fused;
+		r->fused = NULL;
+		pb_session_set_graph(s, fg, label);
+		if (!pb_args_has(a, "json"))
+			fprintf(ctx->out, "the open graph is now the fused graph (%d nodes)\n",
+			        fg->n_nodes);
+	} else {
+		pb_plan *p = pb_fuse_plan(s->graph, r, &o);
+		if (p)
+			pb_session_set_plan(s, p);
+	}
+	ctx->redraw |= PB_REDRAW_ALL | PB_RELAYOUT;
+	pb_fuse_result_free(r);
+	return PB_OK;
+}
+
+/* ------------------------------------------------------------------ map */
+
+static const pb_opt map_opts[] = {
+    PB_OPTS_GRAPH,
+    PB_OPTS_LAYOUT,
+    PB_OPTS_JSON,
+    {"output", 'o', PB_OPT_STR, "FILE", "write the plan (JSON) to FILE"},
+    {"buffers", 'k', PB_OPT_INT, "K", "buffer slots between aggregates on different backends (2)"},
+    {"stream", 'n', PB_OPT_INT, "N", "number of inputs in the modelled stream (16)"},
+    {"timeline", 0, PB_OPT_INT, "N", "print the pipelined timeline of the first N inputs (2)"},
+    {"keep-constants", 0, PB_OPT_FLAG, NULL,
+     "map load-time constants (weights behind Identity, Constant, shape math) too"},
+    PB_OPTS_END};
+
+static int cmd_map(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, pb_error *err)
+{
+	pb_session *s = ctx->s;
+	long k, n, tl;
+	int rc;
+	if ((rc = pb_args_int(a, "buffers", 2, 1, 1024, &k, err)) ||
+	    (rc = pb_args_int(a, "stream", 16, 1, 10000, &n, err)) ||
+	    (rc = pb_args_int(a, "timeline", 2, 0, 1000, &tl, err)))
+		return rc;
+	pb_hetero *h = NULL;
+	rc = pb_hetero_parse(s->hw, &h, err);
+	if (rc)
+		return rc;
+	pb_map_opts mo = {(int)k, (int)n, pb_args_has(a, "keep-constants"), NULL};
+	pb_hooks hk;
+	pb_hooks_init(&hk, s);
+	pb_map_result *r = NULL;
+	rc = pb_hooks_map(&hk, h, &mo, err);
+	if (!rc)
+		rc = pb_map_run(s->graph, h, &mo, &r, err);
+	rc = pb_hooks_finish(&hk, rc, err);
+	if (rc) {
+		pb_hetero_free(h);
+		return rc;
+	}
+	pb_plan *p = pb_map_plan(s->graph, h, r);
+	if (!p) {
+		pb_map_result_free(r);
+		pb_hetero_free(h);
+		return pb_err(err, PB_ENOMEM, "map: out of memory");
+	}
+	const char *outp = pb_args_str(a, "output", NULL);
+	if (outp) {
+		rc = pb_plan_save(p, pb_session_node_names(s), outp, err);
+		if (rc) {
+			pb_plan_free(p);
+			pb_map_result_free(r);
+			pb_hetero_free(h);
+			return rc;
+		}
+	}
+	if (pb_args_has(a, "json")) {
+		json_t *j = pb_map_report_json(s->graph, h, r);
+		json_dumpf(j, ctx->out, JSON_INDENT(1) | JSON_REAL_PRECISION(12));
+		fputc('\n', ctx->out);
+		json_decref(j);
+	} else {
+		pb_map_print(ctx->out, s->graph, h, r, (int)tl);
+		if (outp)
+			fprintf(ctx->out, "plan written to %s\n", outp);
+	}
+	pb_session_set_plan(s, p);
+	ctx->redraw |= PB_REDRAW_ALL;
+	pb_map_result_free(r);
+	pb_hetero_free(h);
+	return PB_OK;
+}
+
+const pb_command pb_cmds_fuse_map[] = {
+    {"fuse", "fuse [MODEL] [--json] [-o fused.json] [--plan plan.json] [--apply]",
+     "fuse nodes of parallel branch groups (horizontal fusion)", fuse_opts, cmd_fuse, PB_CMD_GRAPH,
+     "Finds parallel branch groups (common parent, common child, no parent, no child,\n"
+     "parent-and-child, local), drops non-fusable nodes, and fuses nodes taken from\n"
+     "different sub-branches while the cost model says it pays; the graph is checked\n"
+     "acyclic with igraph after every fusion. See docs/transform.md."},
+    {"map", "map [MODEL] --layout layouts/hetero.lua [--json] [-o plan.json]",
+     "map nodes to heterogeneous backends, aggregate, and model pipelining", map_opts, cmd_map,
+     PB_CMD_GRAPH | PB_CMD_LAYOUT,
+     "Marks every node with the backends that support it, picks the highest-priority\n"
+     "one, merges connected same-backend nodes into aggregates without crossing\n"
+     "another backend or creating a cycle, adds buffers between backends and models\n"
+     "pipelined execution over a stream of inputs. See docs/transform.md."},
+    {0}};

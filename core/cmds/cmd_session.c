@@ -1,0 +1,204 @@
+/*
+ * cmds/cmd_session.c — commands on the open session: open, layout, plan, undo,
+ * redo, save, load, step, help.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "commands.h"
+
+static const pb_opt no_opts[] = {PB_OPTS_END};
+
+static void help_line(void *ud, const pb_command *c)
+{
+	if (!(c->flags & PB_CMD_HIDDEN))
+		fprintf((FILE *)ud, "  %-12s %s\n", c->name, c->summary);
+}
+
+static int cmd_help(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, pb_error *err)
+{
+	const char *name = pb_args_pos(a, 0);
+	if (name) {
+		const pb_command *c = pb_cmd_find(name);
+		if (!c)
+			return pb_err(err, PB_EUSAGE, "help: no command '%s'", name);
+		pb_cmd_print_help(c, ctx->out);
+		return PB_OK;
+	}
+	fprintf(ctx->out, "Commands (COMMAND --help for details):\n");
+	pb_cmd_foreach(help_line, ctx->out);
+	return PB_OK;
+}
+
+static const pb_opt open_opts[] = {PB_OPTS_GRAPH, PB_OPTS_END};
+
+static int cmd_open(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, pb_error *err)
+{
+	if (!pb_args_pos(a, 0))
+		return pb_err(err, PB_EUSAGE, "open: usage: %s", cmd->usage);
+	const pb_graph *g = ctx->s->graph;
+	fprintf(ctx->out, "opened %s: %d nodes, %.3f GMACs\n", g->path, g->n_nodes,
+	        g->total.macs / 1e9);
+	ctx->redraw |= PB_REDRAW_ALL | PB_RELAYOUT;
+	return PB_OK;
+}
+
+static const pb_opt layout_opts[] = {PB_OPTS_JSON, PB_OPTS_END};
+
+static int cmd_layout(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, pb_error *err)
+{
+	const char *path = pb_args_pos(a, 0);
+	if (path) {
+		int rc = pb_session_open_layout(ctx->s, path, err);
+		if (rc)
+			return rc;
+		ctx->redraw |= PB_REDRAW_ALL;
+	}
+	if (!ctx->s->hw)
+		return pb_err(err, PB_EUSAGE, "layout: no layout loaded (usage: %s)", cmd->usage);
+	if (pb_args_has(a, "json")) {
+		json_dumpf(ctx->s->hw->root, ctx->out, JSON_INDENT(1) | JSON_SORT_KEYS);
+		fputc('\n', ctx->out);
+	} else {
+		fprintf(ctx->out, "layout %s (%s) from %s\n", ctx->s->hw->name, ctx->s->hw->kind,
+		        ctx->s->hw->path);
+	}
+	return PB_OK;
+}
+
+static int cmd_undo(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, pb_error *err)
+{
+	int redo = strcmp(cmd->name, "redo") == 0;
+	if (!(redo ? pb_session_redo(ctx->s) : pb_session_undo(ctx->s)))
+		return pb_err(err, PB_EUSAGE, "%s: nothing to %s", cmd->name, cmd->name);
+	ctx->redraw |= PB_REDRAW_ALL;
+	return PB_OK;
+}
+
+static const pb_opt plan_opts[] = {
+    PB_OPTS_JSON,
+    {"output", 'o', PB_OPT_STR, "FILE", "save the current plan as JSON"},
+    {"load", 0, PB_OPT_STR, "FILE", "load a plan saved with -o (checks it fits the model)"},
+    PB_OPTS_END};
+
+static void print_plan(FILE *out, const pb_plan *p)
+{
+	fprintf(out, "plan: %s (method %s), %d groups\n", p->kind, p->method, p->n_groups);
+	fprintf(out, "%-4s %-18s %6s %12s %12s %12s %12s %12s\n", "#", "group", "units", "nodes",
+	        "MACs", "time (ms)", "storage", "routing(ms)");
+	for (int i = 0; i < p->n_groups; i++) {
+		const pb_plan_group *g = &p->groups[i];
+		char nodes[32];
+		if (g->first_node >= 0)
+			snprintf(nodes, sizeof nodes, "%d-%d", g->first_node, g->last_node);
+		else
+			snprintf(nodes, sizeof nodes, "-");
+		fprintf(out, "%-4d %-18.18s %6d %12s %12.4g %12.4f %12.4g %12.4f%s%s\n", i,
+		        g->label, g->n_units, nodes, g->macs, g->time * 1e3, g->storage,
+		        g->routing * 1e3, g->bottleneck ? "  <- bottleneck" : "",
+		        g->over_memory ? "  OVER MEMORY" : "");
+	}
+	for (int i = 0; i < p->n_metrics; i++)
+		fprintf(out, "%s = %.6g\n", p->metric_names[i], p->metric_values[i]);
+}
+
+static int cmd_plan(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, pb_error *err)
+{
+	pb_session *s = ctx->s;
+	const char *load = pb_args_str(a, "load", NULL);
+	if (load) {
+		pb_plan *p;
+		int rc = pb_plan_load(load, s->graph->n_nodes, &p, err);
+		if (rc)
+			return rc;
+		pb_session_set_plan(s, p);
+		ctx->redraw |= PB_REDRAW_ALL;
+	}
+	if (!s->plan)
+		return pb_err(err, PB_EUSAGE, "plan: no plan yet (run a solver, or --load FILE)");
+	const char *outp = pb_args_str(a, "output", NULL);
+	if (outp) {
+		int rc = pb_plan_save(s->plan, pb_session_node_names(s), outp, err);
+		if (rc)
+			return rc;
+		fprintf(ctx->log, "wrote %s\n", outp);
+	}
+	if (pb_args_has(a, "json")) {
+		json_t *j = pb_plan_to_json(s->plan, NULL);
+		json_dumpf(j, ctx->out, JSON_INDENT(1) | JSON_REAL_PRECISION(12));
+		fputc('\n', ctx->out);
+		json_decref(j);
+	} else if (!outp) {
+		print_plan(ctx->out, s->plan);
+	}
+	return PB_OK;
+}
+
+static int cmd_save(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, pb_error *err)
+{
+	const char *path = pb_args_pos(a, 0);
+	if (!path)
+		return pb_err(err, PB_EUSAGE, "%s: usage: %s", cmd->name, cmd->usage);
+	if (strcmp(cmd->name, "save") == 0) {
+		if (!ctx->s->graph)
+			return pb_err(err, PB_EUSAGE, "save: nothing to save (no model open)");
+		int rc = pb_session_save(ctx->s, path, err);
+		if (rc == PB_OK)
+			fprintf(ctx->out, "session saved to %s\n", path);
+		return rc;
+	}
+	int rc = pb_session_load(ctx->s, path, err);
+	if (rc == PB_OK) {
+		fprintf(ctx->out, "session loaded from %s\n", path);
+		ctx->redraw |= PB_REDRAW_ALL | PB_RELAYOUT;
+	}
+	return rc;
+}
+
+static const pb_opt step_opts[] = {
+    {"count", 'n', PB_OPT_INT, "N", "units of work (actions, episodes, nodes); default 1"},
+    PB_OPTS_END};
+
+static int cmd_step(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, pb_error *err)
+{
+	pb_session *s = ctx->s;
+	if (!s->solver)
+		return pb_err(err, PB_EUSAGE,
+		              "step: no solver is running (start one, e.g. 'partition --method rl "
+		              "--start')");
+	long n;
+	int rc = pb_args_int(a, "count", 1, 1, 100000000, &n, err);
+	if (rc)
+		return rc;
+	pb_solver_progress p;
+	rc = pb_solver_step(s->solver, (int)n, &p, err);
+	if (rc)
+		return rc;
+	const pb_plan *inc = pb_solver_incumbent(s->solver);
+	if (inc && p.improved)
+		pb_session_set_plan(s, pb_plan_copy(inc));
+	pb_session_notify(s, PB_EVENT_SOLVER_STEP);
+	fprintf(ctx->out, "%s: %s%s\n", s->solver_name ? s->solver_name : "solver", p.message,
+	        p.done ? " (done)" : "");
+	ctx->redraw |= PB_REDRAW_ALL;
+	return PB_OK;
+}
+
+const pb_command pb_cmds_session[] = {
+    {"help", "help [COMMAND]", "list commands, or show one command's help", no_opts, cmd_help, 0,
+     NULL},
+    {"open", "open MODEL [--input NAME=DIMS]", "open a model (ONNX, DOT or JSON graph)", open_opts,
+     cmd_open, PB_CMD_GRAPH, NULL},
+    {"layout", "layout [FILE] [--json]", "load or show the hardware layout", layout_opts,
+     cmd_layout, 0, NULL},
+    {"plan", "plan [--json] [-o FILE] [--load FILE]", "show, save or load the current plan",
+     plan_opts, cmd_plan, 0, NULL},
+    {"undo", "undo", "undo the last change to the plan", no_opts, cmd_undo, 0, NULL},
+    {"redo", "redo", "redo the last undone change", no_opts, cmd_undo, 0, NULL},
+    {"save", "save FILE", "save the session (model, layout, plan, view) atomically", no_opts,
+     cmd_save, 0, NULL},
+    {"load", "load FILE", "load a saved session", no_opts, cmd_save, 0, NULL},
+    {"step", "step [-n N]", "advance the running solver by N units of work", step_opts, cmd_step, 0,
+     NULL},
+    {0}};

@@ -1,0 +1,526 @@
+/*
+ * cmds/cmd_shard.c — `shard`: distributed strategy search on a cluster layout
+ * (grouping schemes x per-operator sharding specs, GLPK MILP; docs/shard.md).
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "commands.h"
+#include "script/hooks.h"
+#include "shard/pipeline_stages.h"
+#include "shard/search.h"
+
+static const pb_opt shard_opts[] = {
+    PB_OPTS_GRAPH,
+    PB_OPTS_LAYOUT,
+    PB_OPTS_JSON,
+    {"batch", 'b', PB_OPT_INT, "B",
+     "set dim 0 of every model input to B (default: as in the model)"},
+    {"train", 0, PB_OPT_FLAG, NULL,
+     "model a training step (backward = 2x forward, gradient all-reduces)"},
+    {"opt-level", 'O', PB_OPT_INT, "N",
+     "0 full menus, 1 + rule library, 2 + key-operator neighbourhoods, 3 + aligned subgraphs "
+     "solved in chunks (default 0)"},
+    {"scheme", 's', PB_OPT_STR, "AxB", "solve only this grouping scheme, e.g. 4x4 (default: all)"},
+    {"max-axes", 0, PB_OPT_INT, "N", "schemes with at most N factors (default 2, max 4)"},
+    {"output", 'o', PB_OPT_STR, "FILE", "save the plan as JSON"},
+    {"emit-tasks", 0, PB_OPT_STR, "DIR",
+     "write DIR/device_<d>.json: each device's operators, local shapes, collectives"},
+    {"emit-lp", 0, PB_OPT_STR, "FILE",
+     "write the MILP (CPLEX LP format, glp_write_lp) of the scheme solved (or the best one)"},
+    {"tie", 0, PB_OPT_FLAG, NULL, "tie identical repeated blocks to one set of variables"},
+    {"start", 0, PB_OPT_FLAG, NULL,
+     "attach the search as the session's solver instead of running it: 'step' (and the TUI's "
+     "solver pane) advance it one incumbent or ~50 ms at a time"},
+    {"pad", 0, PB_OPT_FLAG, NULL,
+     "also split dimensions that do not divide: ceil(n/d) per device, the last parts padded "
+     "(costs the padded sizes)"},
+    {"no-shrink", 0, PB_OPT_FLAG, NULL, "do not merge follower operators into their producer"},
+    {"time-limit", 0, PB_OPT_DOUBLE, "SEC", "GLPK time limit per MILP (default none)"},
+    {"jobs", 'j', PB_OPT_INT, "N",
+     "solve up to N schemes at once in worker processes (default: the number of CPUs; "
+     "1 = serial; Lua rules and filters run serially)"},
+    {"require-fit", 0, PB_OPT_FLAG, NULL,
+     "exit 2 when the best plan does not fit the device memory (it is still shown and saved)"},
+    {"pipeline", 0, PB_OPT_STR, "auto|off",
+     "auto: also plan a pipeline for every stage count dividing the devices and keep the best "
+     "of both kinds (default off)"},
+    PB_OPTS_END};
+
+static int apply_batch(pb_cmd_ctx *ctx, long batch, pb_error *err)
+{
+	int rc = pb_session_set_batch(ctx->s, batch, err);
+	return rc ? pb_err_prefix(err, "shard") : PB_OK;
+}
+
+static void fmt_time(double t, char *buf, size_t len)
+{
+	if (t >= 1)
+		snprintf(buf, len, "%.3f s", t);
+	else if (t >= 1e-3)
+		snprintf(buf, len, "%.3f ms", t * 1e3);
+	else
+		snprintf(buf, len, "%.2f us", t * 1e6);
+}
+
+static void fmt_bytes(double b, char *buf, size_t len)
+{
+	const char *u[] = {"B", "KB", "MB", "GB", "TB"};
+	int k = 0;
+	while (b >= 1000 && k < 4) {
+		b /= 1000;
+		k++;
+	}
+	snprintf(buf, len, "%.3g %s", b, u[k]);
+}
+
+static void print_text(pb_cmd_ctx *ctx, const pb_shard_search *s, json_t *rep)
+{
+	FILE *o = ctx->out;
+	char t1[32], t2[32], t3[32], m1[32], m2[32];
+	fprintf(o, "shard: %s on %s (%d devices = %d nodes x %d), %s, opt-level %d\n", s->g->path,
+	        s->cl.name, s->cl.n_devices, s->cl.nodes, s->cl.devices_per_node,
+	        s->opts.train ? "training" : "inference", s->opts.opt_level);
+	fprintf(o, "\nschemes:\n  %-9s %-26s %12s %12s %12s %11s %9s %9s %8s\n", "scheme",
+	        "axes (link)", "step time", "compute", "comm", "mem/device", "MILP cols", "rows",
+	        "solve");
+	for (int i = 0; i < s->n_rows; i++) {
+		const pb_shard_row *r = &s->rows[i];
+		char axes[64] = "";
+		size_t off = 0;
+		for (int a = 0; a < r->mesh.n_axes && off < sizeof axes; a++)
+			off += (size_t)snprintf(axes + off, sizeof axes - off, "%s%d(%s)",
+			                        a ? " " : "", r->mesh.size[a],
+			                        r->mesh.inter[a] ? "inter" : "intra");
+		if (r->status != 1) {
+			fprintf(o, "  %-9s %-26s %s\n", r->mesh.name, axes,
+			        r->status < 0 ? r->error : "not solved");
+			continue;
+		}
+		fmt_time(r->step_time, t1, sizeof t1);
+		fmt_time(r->compute, t2, sizeof t2);
+		fmt_time(r->comm, t3, sizeof t3);
+		fmt_bytes(r->memory, m1, sizeof m1);
+		fprintf(o, "%c %-9s %-26s %12s %12s %12s %11s %9ld %9ld %7.2fs%s\n",
+		        i == s->best ? '*' : ' ', r->mesh.name, axes, t1, t2, t3, m1, r->size.cols,
+		        r->size.rows, r->seconds, r->feasible ? "" : "  OVER MEMORY");
+	}
+	if (s->n_dropped) {
+		fprintf(o, "mirror duplicates dropped (same axis sizes and links):");
+		for (int i = 0; i < s->n_dropped; i++)
+			fprintf(o, " %s", s->dropped[i]);
+		fputc('\n', o);
+	}
+	if (s->best < 0)
+		return;
+	const pb_shard_row *b = &s->rows[s->best];
+	fmt_time(b->step_time, t1, sizeof t1);
+	fmt_time(b->compute, t2, sizeof t2);
+	fmt_time(b->comm, t3, sizeof t3);
+	fmt_bytes(b->memory, m1, sizeof m1);
+	fmt_bytes(s->cl.memory, m2, sizeof m2);
+	fprintf(o,
+	        "\nbest: %s  step time %s (compute %s, communication %s), memory %s of %s per "
+	        "device%s%s\n",
+	        b->mesh.name, t1, t2, t3, m1, m2, b->feasible ? "" : " — DOES NOT FIT",
+	        b->optimal ? ", optimal" : "");
+	if (json_is_true(json_object_get(rep, "forced_param_sharding")))
+		fprintf(o,
+		        "parameters exceed %.0f%% of a device's memory: parameter tensors are "
+		        "forced to be sharded\n",
+		        s->opts.force_fraction * 100);
+	fprintf(o, "\noperators (specs per mesh axis: Sk split dim k, R replicated, P partial):\n");
+	fprintf(o, "  %5s %-36s %-14s %-10s %-14s %-30s %10s %10s\n", "id", "name", "op",
+	        "strategy", "out", "in", "compute", "comm");
+	size_t k;
+	json_t *op;
+	json_array_foreach(json_object_get(rep, "ops"), k, op)
+	{
+		char ins[128] = "", outs[64] = "";
+		size_t off = 0, i;
+		json_t *v;
+		json_array_foreach(json_object_get(op, "in"), i, v)
+		{
+			if (off < sizeof ins)
+				off += (size_t)snprintf(
+				    ins + off, sizeof ins - off, "%s%s", i ? " " : "",
+				    json_is_string(v) ? json_string_value(v) : "-");
+		}
+		off = 0;
+		json_array_foreach(json_object_get(op, "out"), i, v)
+		{
+			if (off < sizeof outs)
+				off += (size_t)snprintf(
+				    outs + off, sizeof outs - off, "%s%s", i ? " " : "",
+				    json_is_string(v) ? json_string_value(v) : "-");
+		}
+		fmt_time(json_real_value(json_object_get(op, "compute")), t1, sizeof t1);
+		fmt_time(json_real_value(json_object_get(op, "comm")), t2, sizeof t2);
+		fprintf(o, "  %5lld %-36.36s %-14.14s %-10.10s %-14.14s %-30.30s %10s %10s\n",
+		        json_integer_value(json_object_get(op, "id")),
+		        json_string_value(json_object_get(op, "name")),
+		        json_string_value(json_object_get(op, "op")),
+		        json_string_value(json_object_get(op, "strategy")), outs, ins, t1, t2);
+	}
+	json_t *colls = json_object_get(rep, "collectives");
+	fprintf(o, "\ncollectives (%zu):\n", json_array_size(colls));
+	json_t *c;
+	json_array_foreach(colls, k, c)
+	{
+		fmt_bytes(json_real_value(json_object_get(c, "bytes")), m1, sizeof m1);
+		fmt_time(json_real_value(json_object_get(c, "time")), t1, sizeof t1);
+		fprintf(o, "  %-15s axis %lld  %10s %10s  %s -> %s  (%s)\n",
+		        json_string_value(json_object_get(c, "kind")),
+		        json_integer_value(json_object_get(c, "axis")), m1, t1,
+		        json_string_value(json_object_get(c, "from")),
+		        json_string_value(json_object_get(c, "to")),
+		        json_string_value(json_object_get(c, "tensor")));
+	}
+}
+
+/* ---- --pipeline auto: pipeline plans next to the operator-level ones ---- */
+
+typedef struct pipe_row {
+	int stages;
+	char scheme[64];
+	double step_time;
+	int feasible, microbatches, ok;
+	char error[200];
+} pipe_row;
+
+#define MAX_PIPE_ROWS 16
+
+/* Runs `pipeline --stages P` through the command table for every P > 1
+ * dividing the device count (each stage sharded on its device group by the
+ * same search and cost model), then reloads the model as it was. */
+static int run_pipelines(pb_cmd_ctx *ctx, const pb_args *a, int n_devices, long level,
+                         pipe_row *rows, int *n_rows, pb_error *err)
+{
+	pb_session *s = ctx->s;
+	*n_rows = 0;
+	char *path = strdup(s->model_path ? s->model_path : "");
+	int n_ov = s->n_overrides;
+	pb_input_override *ov = calloc((size_t)n_ov + 1, sizeof *ov);
+	for (int i = 0; ov && i < n_ov; i++) {
+		ov[i] = s->overrides[i];
+		ov[i].name = strdup(s->overrides[i].name);
+	}
+	for (int P = 2; P <= n_devices && *n_rows < MAX_PIPE_ROWS; P++) {
+		if (n_devices % P)
+			continue;
+		pipe_row *r = &rows[(*n_rows)++];
+		memset(r, 0, sizeof *r);
+		r->stages = P;
+		char line[256];
+		int off = snprintf(line, sizeof line,
+		                   "pipeline --stages %d --json --skip-oplevel --opt-level %ld", P,
+		                   level > 2 ? level : 2);
+		if (pb_args_has(a, "train"))
+			off += snprintf(line + off, sizeof line - (size_t)off, " --train");
+		if (pb_args_has(a, "pad"))
+			off += snprintf(line + off, sizeof line - (size_t)off, " --pad");
+		if (pb_args_has(a, "batch"))
+			snprintf(line + off, sizeof line - (size_t)off, " --batch %s",
+			         pb_args_str(a, "batch", "1"));
+		char *buf = NULL;
+		size_t len = 0;
+		FILE *mem = open_memstream(&buf, &len);
+		pb_cmd_ctx sub = {.s = s, .out = mem, .log = mem};
+		pb_error e2 = {0};
+		pb_cmd_progress(ctx, (double)P / n_devices, "shard: pipeline with %d stages", P);
+		int rc = pb_cmd_run_line(&sub, line, &e2);
+		fclose(mem);
+		json_t *j = rc == PB_OK ? json_loads(buf ? buf : "", 0, NULL) : NULL;
+		if (j) {
+			r->ok = 1;
+			r->step_time = json_number_value(json_object_get(j, "step_time"));
+			r->feasible = json_is_true(json_object_get(j, "feasible"));
+			r->microbatches =
+			    (int)json_integer_value(json_object_get(j, "microbatches"));
+			const char *sc = json_string_value(json_object_get(
+			    json_array_get(json_object_get(j, "schemes"), 0), "scheme"));
+			snprintf(r->scheme, sizeof r->scheme, "%s", sc ? sc : "?");
+			json_decref(j);
+		} else {
+			snprintf(r->error, sizeof r->error, "%.190s",
+			         rc ? e2.msg : "no JSON output");
+		}
+		free(buf);
+	}
+	int rc = PB_OK;
+	if (path[0])
+		rc = pb_session_open_model(s, path, ov, n_ov, err);
+	for (int i = 0; ov && i < n_ov; i++)
+		pb_input_override_free(&ov[i]);
+	free(ov);
+	free(path);
+	return rc;
+}
+
+/* Index of the fastest pipeline row that fits memory and beats the
+ * operator-level plan (pb_pipe_prefer: an operator-level plan over memory
+ * loses to any pipeline that fits; on a tie the operator-level plan stays),
+ * or -1. */
+static int best_pipeline(const pipe_row *rows, int n, double than, int than_fits)
+{
+	int best = -1;
+	for (int i = 0; i < n; i++)
+		if (rows[i].ok && rows[i].feasible &&
+		    pb_pipe_prefer(rows[i].step_time, 1, than, than_fits) &&
+		    (rows[i].step_time < than || !than_fits) &&
+		    (best < 0 || rows[i].step_time < rows[best].step_time))
+			best = i;
+	return best;
+}
+
+static void print_combined(FILE *o, const json_t *rep, const pipe_row *rows, int n, int winner)
+{
+	char t1[32];
+	fprintf(o, "\ncombined (--pipeline auto): operator-level schemes and pipeline plans\n");
+	fprintf(o, "  %-30s %-15s %14s\n", "scheme", "kind", "step time");
+	size_t i;
+	json_t *r;
+	double best_op = json_number_value(json_object_get(rep, "step_time"));
+	json_array_foreach(json_object_get(rep, "schemes"), i, r)
+	{
+		json_t *st = json_object_get(r, "step_time");
+		if (!json_is_number(st))
+			continue;
+		fmt_time(json_number_value(st), t1, sizeof t1);
+		const char *name = json_string_value(json_object_get(r, "scheme"));
+		int star = winner < 0 && json_number_value(st) == best_op;
+		fprintf(o, "%c %-30s %-15s %14s\n", star ? '*' : ' ', name ? name : "?",
+		        "operator-level", t1);
+	}
+	for (int k = 0; k < n; k++) {
+		if (!rows[k].ok) {
+			fprintf(o, "  %-30d %-15s %s\n", rows[k].stages, "pipeline", rows[k].error);
+			continue;
+		}
+		fmt_time(rows[k].step_time, t1, sizeof t1);
+		fprintf(o, "%c %-30s %-15s %14s  (%d micro-batches)%s\n", k == winner ? '*' : ' ',
+		        rows[k].scheme, "pipeline", t1, rows[k].microbatches,
+		        rows[k].feasible ? "" : "  OVER MEMORY");
+	}
+}
+
+static json_t *combined_json(const json_t *rep, const pipe_row *rows, int n, int winner)
+{
+	json_t *arr = json_array();
+	for (int k = 0; k < n; k++) {
+		json_t *o = json_object();
+		json_object_set_new(o, "stages", json_integer(rows[k].stages));
+		json_object_set_new(o, "kind", json_string("pipeline"));
+		if (rows[k].ok) {
+			json_object_set_new(o, "scheme", json_string(rows[k].scheme));
+			json_object_set_new(o, "step_time", json_real(rows[k].step_time));
+			json_object_set_new(o, "feasible", json_boolean(rows[k].feasible));
+			json_object_set_new(o, "microbatches", json_integer(rows[k].microbatches));
+		} else {
+			json_object_set_new(o, "error", json_string(rows[k].error));
+		}
+		json_array_append_new(arr, o);
+	}
+	json_t *best = json_object();
+	if (winner >= 0) {
+		json_object_set_new(best, "kind", json_string("pipeline"));
+		json_object_set_new(best, "scheme", json_string(rows[winner].scheme));
+		json_object_set_new(best, "step_time", json_real(rows[winner].step_time));
+	} else {
+		json_object_set_new(best, "kind", json_string("operator-level"));
+		json_object_set(best, "scheme", json_object_get(rep, "scheme"));
+		json_object_set(best, "step_time", json_object_get(rep, "step_time"));
+	}
+	json_t *j = json_object();
+	json_object_set_new(j, "pipelines", arr);
+	json_object_set_new(j, "best_overall", best);
+	return j;
+}
+
+static int shard_progress(void *ud, int done, int total)
+{
+	return pb_cmd_progress(ud, (double)done / (total ? total : 1),
+	                       "shard: %d/%d schemes solved", done, total);
+}
+
+static int cmd_shard(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, pb_error *err)
+{
+	long batch, level, max_axes, jobs;
+	double tl;
+	int rc, fits = 1;
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	if ((rc = pb_args_int(a, "jobs", ncpu > 0 ? ncpu : 1, 1, 256, &jobs, err)) ||
+	    (rc = pb_args_int(a, "batch", 0, 1, 1L << 30, &batch, err)) ||
+	    (rc = pb_args_int(a, "opt-level", 0, 0, 3, &level, err)) ||
+	    (rc = pb_args_int(a, "max-axes", 2, 1, PB_MESH_MAX_AXES, &max_axes, err)) ||
+	    (rc = pb_args_double(a, "time-limit", 0, 0, 1e6, &tl, err)))
+		return rc;
+	const char *pipe = pb_args_str(a, "pipeline", "off");
+	if (strcmp(pipe, "auto") != 0 && strcmp(pipe, "off") != 0)
+		return pb_err(err, PB_EUSAGE, "shard: --pipeline must be auto or off, got '%s'",
+		              pipe);
+	if (pb_args_has(a, "start") && strcmp(pipe, "auto") == 0)
+		return pb_err(err, PB_EUSAGE,
+		              "shard: --start cannot be combined with --pipeline auto");
+	pb_cluster cl;
+	if ((rc = pb_cluster_from_hw(ctx->s->hw, &cl, err)))
+		return rc;
+	pipe_row prow[MAX_PIPE_ROWS];
+	int n_prow = 0;
+	if (strcmp(pipe, "auto") == 0 &&
+	    (rc = run_pipelines(ctx, a, cl.n_devices, level, prow, &n_prow, err))) {
+		pb_cluster_free(&cl);
+		return rc;
+	}
+	if (pb_args_has(a, "batch") && (rc = apply_batch(ctx, batch, err))) {
+		pb_cluster_free(&cl);
+		return rc;
+	}
+	pb_shard_opts o;
+	pb_shard_opts_default(&o);
+	o.train = pb_args_has(a, "train");
+	o.opt_level = (int)level;
+	o.tie_blocks = pb_args_has(a, "tie");
+	o.pad = pb_args_has(a, "pad");
+	o.no_shrink = pb_args_has(a, "no-shrink");
+	o.time_limit = tl;
+	pb_hooks hk;
+	pb_hooks_init(&hk, ctx->s);
+	if ((rc = pb_hooks_shard(&hk, &o, err))) {
+		pb_cluster_free(&cl);
+		return pb_hooks_finish(&hk, rc, err);
+	}
+	pb_shard_search *s = NULL;
+	rc = pb_shard_search_new(ctx->s->graph, &cl, &o, pb_args_str(a, "scheme", NULL),
+	                         (int)max_axes, pb_args_str(a, "emit-lp", NULL), &s, err);
+	if (rc || hk.failed) {
+		pb_shard_search_free(s);
+		pb_cluster_free(&cl);
+		return pb_hooks_finish(&hk, rc, err);
+	}
+	if (pb_args_has(a, "start")) {
+		if (hk.filters || hk.rules) {
+			pb_shard_search_free(s);
+			pb_cluster_free(&cl);
+			return pb_hooks_finish(
+			    &hk,
+			    pb_err(err, PB_EUSAGE,
+			           "shard: --start cannot be combined with Lua candidate_filter "
+			           "or specs rules (run without --start)"),
+			    err);
+		}
+		pb_hooks_finish(&hk, PB_OK, err);
+		pb_solver *sv = pb_shard_solver_new(s);
+		pb_cluster_free(&cl);
+		if (!sv) {
+			pb_shard_search_free(s);
+			return pb_err(err, PB_ENOMEM, "shard: out of memory");
+		}
+		pb_session_set_solver(ctx->s, sv, "shard/milp");
+		fprintf(ctx->out,
+		        "shard/milp attached (%d schemes): advance it with 'step -n N' (one "
+		        "incumbent or ~50 ms per unit)\n",
+		        s->n_rows);
+		ctx->redraw |= PB_REDRAW_ALL;
+		return PB_OK;
+	}
+	int done = 0;
+	if (jobs > 1 && !o.filters && !o.rules) {
+		/* Lua hooks stay in this process (their errors and effects are
+		 * seen here); everything else runs in the workers. */
+		rc = pb_shard_search_run_parallel(s, (int)jobs, shard_progress, ctx, err);
+		done = 1;
+	}
+	while (!done && rc == PB_OK) {
+		if (pb_cmd_progress(ctx, (double)s->next / (s->n_rows ? s->n_rows : 1),
+		                    "shard: scheme %s (%d/%d)", s->rows[s->next].mesh.name,
+		                    s->next + 1, s->n_rows)) {
+			rc = pb_err(err, PB_ECANCEL, "shard: cancelled");
+			break;
+		}
+		rc = pb_shard_search_step(s, &done, err);
+		if (hk.failed)
+			rc = pb_hooks_finish(&hk, rc, err);
+	}
+	if (rc == PB_OK)
+		rc = pb_shard_search_finish(s, err);
+	rc = pb_hooks_finish(&hk, rc, err);
+	pb_cmd_progress(ctx, 1.0, "shard: done");
+	if (rc == PB_OK && pb_args_str(a, "emit-tasks", NULL))
+		rc = pb_shard_emit_tasks(s, pb_args_str(a, "emit-tasks", NULL), err);
+	if (rc == PB_OK) {
+		json_t *rep = pb_shard_report(s);
+		double op_time = json_number_value(json_object_get(rep, "step_time"));
+		int op_fits = json_is_true(json_object_get(rep, "feasible"));
+		int winner = n_prow ? best_pipeline(prow, n_prow, op_time, op_fits) : -1;
+		fits = winner >= 0 ? prow[winner].feasible : op_fits;
+		if (n_prow) {
+			json_t *cj = combined_json(rep, prow, n_prow, winner);
+			json_object_update(rep, cj);
+			json_decref(cj);
+		}
+		if (pb_args_has(a, "json")) {
+			json_dumpf(rep, ctx->out, JSON_INDENT(1) | JSON_REAL_PRECISION(10));
+			fputc('\n', ctx->out);
+		} else {
+			print_text(ctx, s, rep);
+			if (n_prow)
+				print_combined(ctx->out, rep, prow, n_prow, winner);
+		}
+		json_decref(rep);
+		const char *outp = pb_args_str(a, "output", NULL);
+		if (winner >= 0) {
+			/* The pipeline wins: rebuild it so that it becomes the session's plan.
+			 * That reloads the model (micro-batch size), so the search, which
+			 * points into the current graph, goes first. */
+			pb_shard_search_free(s);
+			s = NULL;
+			char line[256];
+			int off = snprintf(line, sizeof line,
+			                   "pipeline --stages %d --skip-oplevel --opt-level %ld",
+			                   prow[winner].stages, level > 2 ? level : 2);
+			if (pb_args_has(a, "train"))
+				off += snprintf(line + off, sizeof line - (size_t)off, " --train");
+			if (pb_args_has(a, "batch"))
+				off += snprintf(line + off, sizeof line - (size_t)off,
+				                " --batch %s", pb_args_str(a, "batch", "1"));
+			if (outp)
+				snprintf(line + off, sizeof line - (size_t)off, " -o %s", outp);
+			char *buf = NULL;
+			size_t len = 0;
+			FILE *mem = open_memstream(&buf, &len);
+			pb_cmd_ctx sub = {.s = ctx->s, .out = mem, .log = mem};
+			rc = pb_cmd_run_line(&sub, line, err);
+			fclose(mem);
+			free(buf);
+		} else {
+			if (outp)
+				rc =
+				    pb_plan_save(s->plan, pb_session_node_names(ctx->s), outp, err);
+			if (rc == PB_OK)
+				pb_session_set_plan(ctx->s, pb_plan_copy(s->plan));
+		}
+		ctx->redraw |= PB_REDRAW_ALL;
+	}
+	if (rc == PB_OK && !fits)
+		rc = pb_cmd_report_fit(ctx, a, "shard", cl.memory, err);
+	pb_shard_search_free(s);
+	pb_cluster_free(&cl);
+	return rc;
+}
+
+const pb_command pb_cmds_shard[] = {
+    {"shard",
+     "shard [MODEL] --layout L [--batch B] [--train] [--opt-level N] [--scheme AxB] [--json] "
+     "[-o plan.json] [--emit-tasks DIR] [--emit-lp FILE] [--pipeline auto|off] [--jobs N] "
+     "[--pad] [--start]",
+     "choose per-operator sharding over device-grouping schemes of a cluster (GLPK MILP)",
+     shard_opts, cmd_shard, PB_CMD_GRAPH | PB_CMD_LAYOUT,
+     "The layout must be kind=\"cluster\" (layouts/cluster-*.lua). Every grouping scheme\n"
+     "(ordered factorisation of the device count, mirror duplicates dropped) is solved\n"
+     "as a MILP; the table lists each scheme's best plan and the best one is kept as\n"
+     "the session's plan. Step time = compute (FLOPs / sharing devices / rate) +\n"
+     "collectives (alpha + factor x bytes / bandwidth). See docs/shard.md."},
+    {0}};

@@ -1,0 +1,338 @@
+/*
+ * cmds/cmd_tune.c — `tune`: measured operator auto-tuning on this CPU
+ * (RL policy + cost model, with random / SA / exhaustive / OpenBLAS
+ * baselines). The work is in core/tune/; this file parses options, finds the
+ * operator shape (--op/--shape or a model node) and prints the report.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "commands.h"
+#include "tune/kernels.h"
+#include "tune/node_costs.h"
+#include "tune/tuner.h"
+
+static const pb_opt tune_opts[] = {
+    {"op", 0, PB_OPT_STR, "OP", "operator: gemm or conv2d (with --shape)"},
+    {"shape", 0, PB_OPT_STR, "DIMS", "gemm: M,N,K; conv2d: N,C,H,W,K,R,S,stride,pad"},
+    {"node", 'n', PB_OPT_STR, "NAME", "tune the Conv/Gemm/MatMul node NAME of MODEL"},
+    {"trials", 't', PB_OPT_INT, "T", "hardware measurements per method (default 64)"},
+    {"batch", 'b', PB_OPT_INT, "B", "policy samples per REINFORCE update (default 16)"},
+    {"seed", 0, PB_OPT_INT, "S", "random seed (default 1)"},
+    {"log", 0, PB_OPT_STR, "FILE", "append every measurement to FILE (JSON lines)"},
+    {"resume", 0, PB_OPT_FLAG, NULL, "continue from the measurements already in --log"},
+    {"baselines", 0, PB_OPT_FLAG, NULL,
+     "also run random, simulated annealing, exhaustive (small spaces) and OpenBLAS"},
+    {"exhaustive-max", 0, PB_OPT_INT, "N",
+     "run exhaustive only up to N legal configurations (default 5000)"},
+    {"no-costmodel", 0, PB_OPT_FLAG, NULL, "RL with measured rewards only (ablation)"},
+    {"reps", 0, PB_OPT_INT, "R", "timed runs per measurement, minimum taken (default 3)"},
+    {"times", 0, PB_OPT_FLAG, NULL,
+     "no tuning: print MODEL's per-node times measured in --log (what --costs uses)"},
+    PB_OPTS_GRAPH,
+    PB_OPTS_JSON,
+    PB_OPTS_END};
+
+static int tune_progress(void *ud, double fraction, const char *line)
+{
+	return pb_cmd_progress(ud, fraction, "%s", line);
+}
+
+static json_t *num_or_null(int ran, double v)
+{
+	return ran ? json_real(v) : json_null();
+}
+
+static json_t *trace_json(const pb_tune_method *m)
+{
+	json_t *a = json_array();
+	for (int i = 0; i < m->measurements; i++)
+		json_array_append_new(a, json_real(m->trace[i]));
+	return a;
+}
+
+/* Opens the positional MODEL (with --input overrides) into the session. */
+static int load_model(pb_cmd_ctx *ctx, const pb_args *a, pb_error *err)
+{
+	const char *model = pb_args_pos(a, 0);
+	if (model) {
+		const char **specs;
+		int n_ov = pb_args_list(a, "input", &specs);
+		pb_input_override ov[PB_ARGS_MAX_LIST];
+		int rc = PB_OK, n_ok = 0;
+		for (; n_ok < n_ov && !rc; n_ok++)
+			rc = pb_parse_input_override(specs[n_ok], &ov[n_ok], err);
+		if (rc)
+			n_ok--;
+		if (!rc)
+			rc = pb_session_open_model(ctx->s, model, ov, n_ov, err);
+		for (int i = 0; i < n_ok; i++)
+			pb_input_override_free(&ov[i]);
+		if (rc)
+			return rc;
+		ctx->redraw |= PB_REDRAW_ALL;
+	}
+	return PB_OK;
+}
+
+static int find_shape(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a,
+                      pb_tune_shape *shape, char *what, size_t len, pb_error *err)
+{
+	const char *op = pb_args_str(a, "op", NULL), *spec = pb_args_str(a, "shape", NULL);
+	const char *node = pb_args_str(a, "node", NULL), *model = pb_args_pos(a, 0);
+	int rc;
+	if (op || spec) {
+		if (node || model)
+			return pb_err(err, PB_EUSAGE,
+			              "tune: give either --op/--shape or MODEL --node");
+		snprintf(what, len, "--op %s --shape %s", op ? op : "?", spec ? spec : "?");
+		return pb_tune_shape_parse(op, spec, shape, err);
+	}
+	if (!node)
+		return pb_err(err, PB_EUSAGE, "tune: nothing to tune (usage: %s)", cmd->usage);
+	if ((rc = load_model(ctx, a, err)))
+		return rc;
+	const pb_graph *g = ctx->s->graph;
+	if (!g)
+		return pb_err(err, PB_EUSAGE, "tune: --node needs MODEL (usage: %s)", cmd->usage);
+	int id = pb_graph_find_node(g, node);
+	if (id < 0)
+		return pb_err(err, PB_EINPUT, "%s: no node named '%s' (see `partbench info`)",
+		              g->path, node);
+	snprintf(what, len, "%s node %s", g->path, node);
+	return pb_tune_shape_from_node(g, id, shape, err);
+}
+
+/* --times: per-node measured times from a log (pb_tune_node_times). */
+static int cmd_times(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, pb_error *err)
+{
+	const char *log = pb_args_str(a, "log", NULL);
+	if (!log)
+		return pb_err(err, PB_EUSAGE, "tune: --times needs --log FILE");
+	int rc = load_model(ctx, a, err);
+	if (rc)
+		return rc;
+	const pb_graph *g = ctx->s->graph;
+	if (!g)
+		return pb_err(err, PB_EUSAGE, "tune: --times needs MODEL (usage: %s)", cmd->usage);
+	double *times = malloc(((size_t)g->n_nodes + 1) * sizeof *times);
+	if (!times)
+		return pb_err(err, PB_ENOMEM, "tune: out of memory");
+	int found = 0, tunable = 0;
+	rc = pb_tune_node_times(g, log, times, &found, err);
+	if (rc) {
+		free(times);
+		return rc;
+	}
+	int json = pb_args_has(a, "json");
+	json_t *j = json_object(), *nodes = json_array(), *missing = json_array();
+	double total = 0;
+	if (!json)
+		fprintf(ctx->out, "%-44s %-8s %-34s %12s\n", "node", "op", "kernel", "time (ms)");
+	for (int i = 0; i < g->n_nodes; i++) {
+		pb_tune_shape s;
+		pb_error ignore = {0};
+		if (pb_tune_shape_from_node(g, i, &s, &ignore))
+			continue;
+		tunable++;
+		const pb_node *nd = &g->nodes[i];
+		char key[128];
+		pb_tune_shape_key(&s, key, sizeof key);
+		if (isnan(times[i])) {
+			json_array_append_new(missing, json_string(nd->name));
+			continue;
+		}
+		total += times[i];
+		if (json) {
+			json_t *o = json_object();
+			json_object_set_new(o, "id", json_integer(i));
+			json_object_set_new(o, "name", json_string(nd->name));
+			json_object_set_new(o, "op", json_string(nd->op));
+			json_object_set_new(o, "key", json_string(key));
+			json_object_set_new(o, "batch", json_integer(s.batch));
+			json_object_set_new(o, "seconds", json_real(times[i]));
+			json_array_append_new(nodes, o);
+		} else
+			fprintf(ctx->out, "%-44.44s %-8s %-34s %12.3f\n", nd->name, nd->op, key,
+			        1e3 * times[i]);
+	}
+	if (json) {
+		json_object_set_new(j, "model", json_string(g->path));
+		json_object_set_new(j, "log", json_string(log));
+		json_object_set_new(j, "tunable_nodes", json_integer(tunable));
+		json_object_set_new(j, "measured_nodes", json_integer(found));
+		json_object_set_new(j, "measured_seconds", json_real(total));
+		json_object_set_new(j, "nodes", nodes);
+		json_object_set_new(j, "missing", missing);
+		json_dumpf(j, ctx->out, JSON_INDENT(1) | JSON_REAL_PRECISION(9));
+		fputc('\n', ctx->out);
+	} else {
+		json_decref(nodes);
+		json_decref(missing);
+		fprintf(ctx->out, "%d of %d tunable nodes measured in %s, %.3f ms in total\n",
+		        found, tunable, log, 1e3 * total);
+	}
+	json_decref(j);
+	free(times);
+	return PB_OK;
+}
+
+static int cmd_tune(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, pb_error *err)
+{
+	if (pb_args_has(a, "times"))
+		return cmd_times(ctx, cmd, a, err);
+	pb_tune_shape shape;
+	char what[512];
+	int rc = find_shape(ctx, cmd, a, &shape, what, sizeof what, err);
+	if (rc)
+		return rc;
+	long trials, batch, seed, exh, reps;
+	if ((rc = pb_args_int(a, "trials", 64, 1, 1000000, &trials, err)) ||
+	    (rc = pb_args_int(a, "batch", 16, 2, 4096, &batch, err)) ||
+	    (rc = pb_args_int(a, "seed", 1, 0, 1L << 40, &seed, err)) ||
+	    (rc = pb_args_int(a, "exhaustive-max", 5000, 1, 1L << 30, &exh, err)) ||
+	    (rc = pb_args_int(a, "reps", 3, 1, 1000, &reps, err)))
+		return rc;
+	if (pb_args_has(a, "resume") && !pb_args_has(a, "log"))
+		return pb_err(err, PB_EUSAGE, "tune: --resume needs --log FILE");
+	pb_tune_space sp;
+	pb_tune_space_init(&sp, &shape);
+	pb_tune_opts o = {0};
+	o.trials = (int)trials;
+	o.batch = (int)batch;
+	o.seed = (uint64_t)seed;
+	o.baselines = pb_args_has(a, "baselines");
+	o.exhaustive_max = exh;
+	o.log_path = pb_args_str(a, "log", NULL);
+	o.resume = pb_args_has(a, "resume");
+	o.no_costmodel = pb_args_has(a, "no-costmodel");
+	o.measure.min_reps = (int)reps;
+	o.measure.max_reps = (int)(reps > 10 ? reps : 10);
+	o.measure.min_seconds = 0.02;
+	o.progress = tune_progress;
+	o.progress_ud = ctx;
+	pb_tune_report r;
+	rc = pb_tune_run(&sp, &o, &r, err);
+	if (rc) {
+		pb_tune_report_free(&r);
+		return rc;
+	}
+	char key[128], cfg[256];
+	pb_tune_shape_key(&shape, key, sizeof key);
+	pb_tune_space_config_str(&sp, r.rl.best_idx, cfg, sizeof cfg);
+	if (pb_args_has(a, "json")) {
+		json_t *j = json_object();
+		json_object_set_new(j, "key", json_string(key));
+		json_object_set_new(j, "op", json_string(pb_tune_op_name(shape.op)));
+		json_object_set_new(j, "batch", json_integer(shape.batch));
+		json_object_set_new(j, "flops", json_real(pb_tune_shape_flops(&shape)));
+		json_object_set_new(j, "isa", json_string(pb_kernels_isa()));
+		json_object_set_new(j, "space_size", json_integer(r.space_size));
+		json_object_set_new(j, "legal_configs", json_integer(r.legal));
+		json_object_set_new(j, "best_gflops", json_real(r.rl.best_gflops));
+		json_object_set_new(j, "best_config",
+		                    r.rl.best_gflops > 0
+		                        ? pb_tune_space_config_json(&sp, r.rl.best_idx)
+		                        : json_null());
+		json_object_set_new(j, "measurements", json_integer(r.rl.measurements));
+		json_object_set_new(j, "resumed", json_integer(r.resumed));
+		json_object_set_new(j, "hw_runs", json_integer(r.hw_runs));
+		json_object_set_new(j, "policy_updates", json_integer(r.policy_updates));
+		json_object_set_new(j, "model_fits", json_integer(r.model_fits));
+		json_object_set_new(j, "model_fit_seconds", json_real(r.model_fit_seconds));
+		json_object_set_new(j, "model_accuracy",
+		                    isnan(r.model_accuracy) ? json_null()
+		                                            : json_real(r.model_accuracy));
+		json_object_set_new(j, "rl_seconds", json_real(r.rl.seconds));
+		if (o.baselines) {
+			json_object_set_new(j, "random_best_gflops",
+			                    json_real(r.random.best_gflops));
+			json_object_set_new(j, "random_measurements",
+			                    json_integer(r.random.measurements));
+			json_object_set_new(j, "sa_best_gflops", json_real(r.sa.best_gflops));
+			json_object_set_new(j, "sa_measurements", json_integer(r.sa.measurements));
+			json_object_set_new(
+			    j, "exhaustive_best_gflops",
+			    num_or_null(r.exhaustive.ran, r.exhaustive.best_gflops));
+			json_object_set_new(j, "exhaustive_measurements",
+			                    r.exhaustive.ran
+			                        ? json_integer(r.exhaustive.measurements)
+			                        : json_null());
+			json_object_set_new(
+			    j, "exhaustive_best_config",
+			    r.exhaustive.ran && r.exhaustive.best_gflops > 0
+			        ? pb_tune_space_config_json(&sp, r.exhaustive.best_idx)
+			        : json_null());
+			json_object_set_new(j, "openblas_gflops",
+			                    num_or_null(r.openblas_ran, r.openblas_gflops));
+			json_t *tr = json_object();
+			json_object_set_new(tr, "rl", trace_json(&r.rl));
+			json_object_set_new(tr, "random", trace_json(&r.random));
+			json_object_set_new(tr, "sa", trace_json(&r.sa));
+			if (r.exhaustive.ran)
+				json_object_set_new(tr, "exhaustive", trace_json(&r.exhaustive));
+			json_object_set_new(j, "traces", tr);
+		}
+		json_dumpf(j, ctx->out, JSON_INDENT(1) | JSON_REAL_PRECISION(10));
+		fputc('\n', ctx->out);
+		json_decref(j);
+	} else {
+		fprintf(ctx->out, "tune %s (%s)\n", key, what);
+		fprintf(ctx->out, "space: %lld configurations, %lld legal; kernels: %s\n",
+		        (long long)r.space_size, (long long)r.legal, pb_kernels_isa());
+		fprintf(ctx->out,
+		        "best: %.2f GFLOP/s after %d measurements (%d from the log): %s\n",
+		        r.rl.best_gflops, r.rl.measurements, r.resumed,
+		        r.rl.best_gflops > 0 ? cfg : "no valid configuration");
+		if (shape.batch > 1)
+			fprintf(ctx->out, "node time: %.3f ms (%d x %.3f ms)\n",
+			        1e3 * shape.batch * pb_tune_shape_flops(&shape) /
+			            (r.rl.best_gflops * 1e9),
+			        shape.batch,
+			        1e3 * pb_tune_shape_flops(&shape) / (r.rl.best_gflops * 1e9));
+		if (isnan(r.model_accuracy))
+			fprintf(ctx->out, "cost model: not used\n");
+		else
+			fprintf(
+			    ctx->out,
+			    "cost model: %d fits (last %.3f s), accuracy %.0f%% on unseen samples; "
+			    "%d policy updates\n",
+			    r.model_fits, r.model_fit_seconds, 100 * r.model_accuracy,
+			    r.policy_updates);
+		if (o.baselines) {
+			fprintf(ctx->out, "random search:  %.2f GFLOP/s (%d measurements)\n",
+			        r.random.best_gflops, r.random.measurements);
+			fprintf(ctx->out, "annealing:      %.2f GFLOP/s (%d measurements)\n",
+			        r.sa.best_gflops, r.sa.measurements);
+			if (r.exhaustive.ran)
+				fprintf(ctx->out,
+				        "exhaustive:     %.2f GFLOP/s (%d measurements)\n",
+				        r.exhaustive.best_gflops, r.exhaustive.measurements);
+			else
+				fprintf(ctx->out,
+				        "exhaustive:     skipped (%lld legal > --exhaustive-max)\n",
+				        (long long)r.legal);
+			if (r.openblas_ran)
+				fprintf(ctx->out, "OpenBLAS sgemm: %.2f GFLOP/s (1 thread%s)\n",
+				        r.openblas_gflops,
+				        shape.op == PB_TUNE_CONV2D ? ", implicit GEMM" : "");
+		}
+		if (o.log_path)
+			fprintf(ctx->out, "log: %s\n", o.log_path);
+	}
+	pb_tune_report_free(&r);
+	return PB_OK;
+}
+
+const pb_command pb_cmds_tune[] = {
+    {"tune",
+     "tune (--op gemm --shape M,N,K | --op conv2d --shape N,C,H,W,K,R,S,stride,pad | "
+     "MODEL --node NAME) [--trials T] [--log FILE] [--resume] [--baselines] [--json]; "
+     "tune MODEL --times --log FILE",
+     "auto-tune a GEMM / convolution kernel on this CPU (RL + cost model)", tune_opts, cmd_tune, 0,
+     "Searches tile sizes, loop order, unroll, vector width and packing of a real\n"
+     "kernel, measuring GFLOP/s on this machine (single thread, CPU time, min of\n"
+     "--reps runs; every configuration is checked against a naive reference first).\n"
+     "See docs/tune.md."},
+    {0}};

@@ -1,0 +1,489 @@
+/*
+ * partition/chain_problem.c — costs, evaluation and plans of the many-core chain partition
+ * (chain_problem.h documents the time model).
+ *
+ * Per-layer data is reduced to prefix sums (MACs, parameter + output bytes)
+ * and a predecessor list annotated with "the successor of this predecessor
+ * that follows me", which lets the exact solver update in_bytes(a, b) in O(1)
+ * per edge while it moves a segment's start (exact.c).
+ */
+#include "partition/chain_problem.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct pb_part_seg {
+	int a, b; /* a = -1: empty slot */
+	double in, own;
+};
+
+static double finite0(double v)
+{
+	return isfinite(v) && v > 0 ? v : 0.0;
+}
+
+static int build(int m, const double *macs, const double *params, const double *outb, int n_edges,
+                 const int *from, const int *to, const pb_manycore *hw, pb_part_problem **out,
+                 pb_error *err)
+{
+	*out = NULL;
+	if (m < 1)
+		return pb_err(err, PB_EINPUT, "partition: the model has no layers");
+	pb_part_problem *P = calloc(1, sizeof *P);
+	if (!P)
+		return pb_err(err, PB_ENOMEM, "partition: out of memory");
+	P->hw = *hw;
+	P->m = m;
+	P->n = hw->cores;
+	size_t M = (size_t)m + 1;
+	P->pmacs = calloc(M, sizeof *P->pmacs);
+	P->pstore = calloc(M, sizeof *P->pstore);
+	P->ob = calloc(M, sizeof *P->ob);
+	P->min_succ = malloc(M * sizeof *P->min_succ);
+	P->pred_off = calloc(M + 1, sizeof *P->pred_off);
+	P->pred = malloc(((size_t)n_edges + 1) * sizeof *P->pred);
+	P->pred_next = malloc(((size_t)n_edges + 1) * sizeof *P->pred_next);
+	P->stamp = calloc(M, sizeof *P->stamp);
+	int *succ_off = calloc(M + 1, sizeof *succ_off);
+	int *succ = malloc(((size_t)n_edges + 1) * sizeof *succ);
+	int *fill = calloc(M, sizeof *fill);
+	if (!P->pmacs || !P->pstore || !P->ob || !P->min_succ || !P->pred_off || !P->pred ||
+	    !P->pred_next || !P->stamp || !succ_off || !succ || !fill) {
+		free(succ_off);
+		free(succ);
+		free(fill);
+		pb_part_problem_free(P);
+		return pb_err(err, PB_ENOMEM, "partition: out of memory");
+	}
+	for (int i = 0; i < m; i++) {
+		P->pmacs[i + 1] = P->pmacs[i] + finite0(macs[i]);
+		P->ob[i] = finite0(outb[i]);
+		P->pstore[i + 1] = P->pstore[i] + finite0(params[i]) + P->ob[i];
+		P->min_succ[i] = m;
+	}
+	P->total_macs = P->pmacs[m];
+	P->lower_bound = P->total_macs / ((double)P->n * hw->mac_rate);
+	/* CSR of successors and predecessors (edges sorted by construction
+	 * order; sort successors per node so pred_next is well defined). */
+	for (int e = 0; e < n_edges; e++) {
+		succ_off[from[e] + 1]++;
+		P->pred_off[to[e] + 1]++;
+	}
+	for (int i = 0; i < m; i++) {
+		succ_off[i + 1] += succ_off[i];
+		P->pred_off[i + 1] += P->pred_off[i];
+	}
+	for (int e = 0; e < n_edges; e++)
+		succ[succ_off[from[e]] + fill[from[e]]++] = to[e];
+	memset(fill, 0, M * sizeof *fill);
+	for (int u = 0; u < m; u++) {
+		int *s = succ + succ_off[u];
+		int k = succ_off[u + 1] - succ_off[u];
+		for (int i = 1; i < k; i++) /* insertion sort: lists are short */
+			for (int j = i; j > 0 && s[j - 1] > s[j]; j--) {
+				int t = s[j];
+				s[j] = s[j - 1];
+				s[j - 1] = t;
+			}
+		if (k > 0)
+			P->min_succ[u] = s[0];
+		for (int i = 0; i < k; i++) {
+			int v = s[i];
+			int slot = P->pred_off[v] + fill[v]++;
+			P->pred[slot] = u;
+			P->pred_next[slot] = i + 1 < k ? s[i + 1] : m;
+		}
+	}
+	free(succ_off);
+	free(succ);
+	free(fill);
+	*out = P;
+	return PB_OK;
+}
+
+int pb_part_problem_synthetic(int m, const double *macs, const double *param_bytes,
+                              const double *out_bytes, int n_edges, const int *from, const int *to,
+                              const pb_manycore *hw, pb_part_problem **out, pb_error *err)
+{
+	for (int e = 0; e < n_edges; e++)
+		if (from[e] < 0 || to[e] >= m || from[e] >= to[e])
+			return pb_err(err, PB_EINPUT,
+			              "partition: edge %d (%d -> %d) does not go forward", e,
+			              from[e], to[e]);
+	return build(m, macs, param_bytes, out_bytes, n_edges, from, to, hw, out, err);
+}
+
+int pb_part_problem_new(const pb_graph *g, const pb_manycore *hw, pb_part_problem **out,
+                        pb_error *err)
+{
+	return pb_part_problem_new_timed(g, hw, NULL, out, err);
+}
+
+int pb_part_problem_new_timed(const pb_graph *g, const pb_manycore *hw, const double *node_time,
+                              pb_part_problem **out, pb_error *err)
+{
+	int m = g->n_nodes, ne = 0;
+	for (int i = 0; i < m; i++)
+		ne += g->nodes[i].n_succs;
+	double *macs = malloc(((size_t)m + 1) * sizeof *macs);
+	double *par = malloc(((size_t)m + 1) * sizeof *par);
+	double *ob = malloc(((size_t)m + 1) * sizeof *ob);
+	int *from = malloc(((size_t)ne + 1) * sizeof *from);
+	int *to = malloc(((size_t)ne + 1) * sizeof *to);
+	int rc;
+	if (!macs || !par || !ob || !from || !to) {
+		rc = pb_err(err, PB_ENOMEM, "partition: out of memory");
+	} else {
+		int e = 0;
+		for (int i = 0; i < m; i++) {
+			const pb_node *nd = &g->nodes[i];
+			macs[i] = (node_time && isfinite(node_time[i]))
+			              ? node_time[i] * hw->mac_rate
+			              : nd->cost.macs;
+			par[i] = nd->cost.param_bytes;
+			ob[i] = nd->cost.out_bytes;
+			for (int k = 0; k < nd->n_succs; k++) {
+				from[e] = i;
+				to[e] = nd->succs[k];
+				e++;
+			}
+		}
+		rc = build(m, macs, par, ob, ne, from, to, hw, out, err);
+		if (rc)
+			pb_err_prefix(err, "%s", g->path ? g->path : "model");
+	}
+	free(macs);
+	free(par);
+	free(ob);
+	free(from);
+	free(to);
+	return rc;
+}
+
+void pb_part_problem_free(pb_part_problem *P)
+{
+	if (!P)
+		return;
+	free(P->pmacs);
+	free(P->pstore);
+	free(P->ob);
+	free(P->min_succ);
+	free(P->pred_off);
+	free(P->pred);
+	free(P->pred_next);
+	free(P->stamp);
+	free(P->seg);
+	free(P);
+}
+
+int pb_part_problem_cache(pb_part_problem *P, int log2_entries, pb_error *err)
+{
+	if (log2_entries < 4)
+		log2_entries = 4;
+	if (log2_entries > 24)
+		log2_entries = 24;
+	size_t cap = (size_t)1 << log2_entries;
+	struct pb_part_seg *seg = malloc(cap * sizeof *seg);
+	if (!seg)
+		return pb_err(err, PB_ENOMEM, "partition: out of memory for the segment cache");
+	for (size_t i = 0; i < cap; i++)
+		seg[i].a = -1;
+	free(P->seg);
+	P->seg = seg;
+	P->seg_mask = (unsigned)(cap - 1);
+	return PB_OK;
+}
+
+/* in_bytes and own_bytes of [a, b), through the cache when it is on. */
+static void seg_bytes(pb_part_problem *P, int a, int b, double *in, double *own)
+{
+	if (!P->seg) {
+		*in = pb_part_in_bytes(P, a, b);
+		*own = pb_part_own_bytes(P, a, b);
+		return;
+	}
+	uint64_t h = ((uint64_t)(unsigned)a * 0x9e3779b97f4a7c15ULL) ^
+	             ((uint64_t)(unsigned)b * 0xc2b2ae3d27d4eb4fULL);
+	struct pb_part_seg *e = &P->seg[(unsigned)(h >> 40) & P->seg_mask];
+	if (e->a == a && e->b == b) {
+		P->seg_hits++;
+	} else {
+		P->seg_misses++;
+		e->a = a;
+		e->b = b;
+		e->in = pb_part_in_bytes(P, a, b);
+		e->own = pb_part_own_bytes(P, a, b);
+	}
+	*in = e->in;
+	*own = e->own;
+}
+
+double pb_part_in_bytes(pb_part_problem *P, int a, int b)
+{
+	if (++P->stamp_gen == 0) {
+		memset(P->stamp, 0, (size_t)P->m * sizeof *P->stamp);
+		P->stamp_gen = 1;
+	}
+	double s = 0;
+	for (int v = a; v < b; v++)
+		for (int k = P->pred_off[v]; k < P->pred_off[v + 1]; k++) {
+			int u = P->pred[k];
+			if (u < a && P->stamp[u] != P->stamp_gen) {
+				P->stamp[u] = P->stamp_gen;
+				s += P->ob[u];
+			}
+		}
+	return s;
+}
+
+double pb_part_own_bytes(const pb_part_problem *P, int a, int b)
+{
+	double s = 0;
+	for (int u = a; u < b; u++)
+		if (P->min_succ[u] < b)
+			s += P->ob[u];
+	return s;
+}
+
+void pb_part_eval_group(pb_part_problem *P, int a, int b, int cores, pb_part_group *out)
+{
+	memset(out, 0, sizeof *out);
+	out->first_layer = a;
+	out->layers = b - a;
+	out->cores = cores;
+	out->macs = P->pmacs[b] - P->pmacs[a];
+	double in, own;
+	seg_bytes(P, a, b, &in, &own);
+	out->routing = (in + own) / P->hw.bandwidth;
+	if (cores < 1) {
+		out->compute = out->time = out->storage = INFINITY;
+		return;
+	}
+	out->compute = out->macs / ((double)cores * P->hw.mac_rate);
+	out->time = out->compute + out->routing;
+	out->storage = (P->pstore[b] - P->pstore[a] + in) / cores;
+}
+
+int pb_part_furthest_end(pb_part_problem *P, int s, int emax, int cores, double T, double memory)
+{
+	pb_part_group g;
+	pb_part_eval_group(P, s, s + 1, cores, &g);
+	if (g.time > T || g.storage > memory)
+		return -1;
+	int lo = s + 1, hi = emax;
+	while (lo < hi) {
+		int mid = lo + (hi - lo + 1) / 2;
+		pb_part_eval_group(P, s, mid, cores, &g);
+		if (g.time <= T && g.storage <= memory)
+			lo = mid;
+		else
+			hi = mid - 1;
+	}
+	return lo;
+}
+
+int pb_part_groups(pb_part_problem *P, const int *ac, pb_part_group *groups)
+{
+	int ng = 0, layer = 0, first_core = 0;
+	for (int i = 0; i < P->n; i++) {
+		if (ac[i] == 0)
+			continue;
+		if (groups) {
+			pb_part_eval_group(P, layer, layer + ac[i], i - first_core + 1,
+			                   &groups[ng]);
+			groups[ng].first_core = first_core;
+		}
+		ng++;
+		layer += ac[i];
+		first_core = i + 1;
+	}
+	return ng;
+}
+
+int pb_part_state_valid(const pb_part_problem *P, const int *ac, pb_error *err)
+{
+	long sum = 0;
+	for (int i = 0; i < P->n; i++) {
+		if (ac[i] < 0) {
+			pb_err(err, PB_EINPUT, "arranged_core[%d] = %d is negative", i, ac[i]);
+			return 0;
+		}
+		sum += ac[i];
+	}
+	if (sum != P->m) {
+		pb_err(err, PB_EINPUT, "arranged_core sums to %ld layers, the model has %d", sum,
+		       P->m);
+		return 0;
+	}
+	if (ac[P->n - 1] == 0) {
+		pb_err(err, PB_EINPUT,
+		       "arranged_core ends with a zero: the last cores would belong to no group");
+		return 0;
+	}
+	return 1;
+}
+
+double pb_part_reward(const pb_part_problem *P, const pb_part_eval *ev)
+{
+	const pb_manycore *h = &P->hw;
+	double b = h->reward_b - (ev->over_memory ? h->penalty : 0.0);
+	if (h->reward_mode == PB_REWARD_WEIGHTED)
+		return -(h->w_compute * ev->max_compute * 1e3 +
+		         h->w_storage * ev->max_storage / (1024.0 * 1024.0) +
+		         h->w_routing * ev->max_routing * 1e3) +
+		       b;
+	return -h->reward_a * ev->max_time * 1e3 + b;
+}
+
+void pb_part_evaluate(pb_part_problem *P, const int *ac, pb_part_eval *ev, pb_part_group *groups)
+{
+	pb_part_group local[64];
+	pb_part_group *gs = groups;
+	pb_part_group *heap = NULL;
+	if (!gs) {
+		if (P->n <= 64) {
+			gs = local;
+		} else {
+			heap = malloc((size_t)P->n * sizeof *heap);
+			gs = heap;
+		}
+	}
+	memset(ev, 0, sizeof *ev);
+	ev->n_groups = pb_part_groups(P, ac, gs);
+	ev->bottleneck = -1;
+	for (int k = 0; k < ev->n_groups; k++) {
+		const pb_part_group *g = &gs[k];
+		if (ev->bottleneck < 0 || g->time > ev->max_time) {
+			ev->max_time = g->time;
+			ev->bottleneck = k;
+		}
+		ev->sum_sq_time += g->time * g->time;
+		if (g->compute > ev->max_compute)
+			ev->max_compute = g->compute;
+		if (g->routing > ev->max_routing)
+			ev->max_routing = g->routing;
+		if (g->storage > ev->max_storage)
+			ev->max_storage = g->storage;
+	}
+	ev->over_memory = ev->max_storage > P->hw.memory;
+	ev->reward = pb_part_reward(P, ev);
+	free(heap);
+}
+
+void pb_part_arranged_macs(const pb_part_problem *P, const int *ac, double *macs)
+{
+	int layer = 0;
+	for (int i = 0; i < P->n; i++) {
+		macs[i] = P->pmacs[layer + ac[i]] - P->pmacs[layer];
+		layer += ac[i];
+	}
+}
+
+void pb_part_state_from_groups(int n_groups, const int *cores, const int *layers, int *ac)
+{
+	int c = 0;
+	for (int g = 0; g < n_groups; g++) {
+		for (int k = 0; k + 1 < cores[g]; k++)
+			ac[c++] = 0;
+		ac[c++] = layers[g];
+	}
+}
+
+pb_plan *pb_part_to_plan(pb_part_problem *P, const int *ac, const char *method, double optimum)
+{
+	pb_part_group *gs = malloc((size_t)P->n * sizeof *gs);
+	double *am = malloc((size_t)P->n * sizeof *am);
+	pb_plan *p = pb_plan_new("partition", method, P->m);
+	if (!gs || !am || !p) {
+		free(gs);
+		free(am);
+		pb_plan_free(p);
+		return NULL;
+	}
+	pb_part_eval ev;
+	pb_part_evaluate(P, ac, &ev, gs);
+	for (int k = 0; k < ev.n_groups; k++) {
+		const pb_part_group *g = &gs[k];
+		char label[64];
+		if (g->cores == 1)
+			snprintf(label, sizeof label, "core %d", g->first_core);
+		else
+			snprintf(label, sizeof label, "cores %d-%d", g->first_core,
+			         g->first_core + g->cores - 1);
+		pb_plan_group pg = {label,
+		                    g->first_core,
+		                    g->cores,
+		                    g->time,
+		                    g->compute,
+		                    g->routing,
+		                    g->storage,
+		                    g->macs,
+		                    g->first_layer,
+		                    g->first_layer + g->layers - 1,
+		                    k == ev.bottleneck,
+		                    g->storage > P->hw.memory};
+		pb_plan_add_group(p, &pg);
+		for (int v = g->first_layer; v < g->first_layer + g->layers; v++)
+			p->group[v] = k;
+	}
+	pb_plan_set_metric(p, "max_time", ev.max_time);
+	pb_plan_set_metric(p, "reward", ev.reward);
+	if (isfinite(optimum) && optimum > 0) {
+		pb_plan_set_metric(p, "optimum", optimum);
+		pb_plan_set_metric(p, "gap", ev.max_time / optimum - 1.0);
+	}
+	pb_plan_set_metric(p, "lower_bound", P->lower_bound);
+	pb_plan_set_metric(p, "max_storage", ev.max_storage);
+	pb_plan_set_metric(p, "memory", P->hw.memory);
+	pb_plan_set_metric(p, "max_compute", ev.max_compute);
+	pb_plan_set_metric(p, "max_routing", ev.max_routing);
+	pb_plan_set_metric(p, "cores", P->n);
+	json_t *jac = json_array(), *jam = json_array();
+	pb_part_arranged_macs(P, ac, am);
+	for (int i = 0; i < P->n; i++) {
+		json_array_append_new(jac, json_integer(ac[i]));
+		json_array_append_new(jam, json_real(am[i]));
+	}
+	json_object_set_new(p->detail, "arranged_core", jac);
+	json_object_set_new(p->detail, "arranged_macs", jam);
+	json_object_set_new(p->detail, "layout", json_string(P->hw.name));
+	json_object_set_new(p->detail, "cores", json_integer(P->n));
+	json_object_set_new(p->detail, "layers", json_integer(P->m));
+	json_object_set_new(
+	    p->detail, "reward_mode",
+	    json_string(P->hw.reward_mode == PB_REWARD_WEIGHTED ? "weighted" : "max_time"));
+	free(gs);
+	free(am);
+	return p;
+}
+
+int pb_part_from_plan(const pb_part_problem *P, const pb_plan *plan, int *ac, pb_error *err)
+{
+	if (!plan)
+		return pb_err(err, PB_EUSAGE, "no plan yet (run 'partition' first)");
+	if (strcmp(plan->kind, "partition") != 0)
+		return pb_err(err, PB_EUSAGE,
+		              "the current plan is a '%s' plan; this needs a 'partition' plan "
+		              "(run 'partition' first)",
+		              plan->kind);
+	const json_t *j = json_object_get(plan->detail, "arranged_core");
+	if (!json_is_array(j))
+		return pb_err(err, PB_EINPUT, "the partition plan has no detail.arranged_core");
+	if ((int)json_array_size(j) != P->n)
+		return pb_err(err, PB_EUSAGE,
+		              "the plan was made for %d cores, the layout '%s' has %d",
+		              (int)json_array_size(j), P->hw.name, P->n);
+	for (int i = 0; i < P->n; i++) {
+		const json_t *v = json_array_get(j, (size_t)i);
+		if (!json_is_integer(v))
+			return pb_err(err, PB_EINPUT, "detail.arranged_core[%d] is not an integer",
+			              i);
+		ac[i] = (int)json_integer_value(v);
+	}
+	if (!pb_part_state_valid(P, ac, err))
+		return pb_err_prefix(err, "plan");
+	return PB_OK;
+}

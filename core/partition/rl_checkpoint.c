@@ -1,0 +1,181 @@
+/*
+ * partition/rl_checkpoint.c — saving and loading the agent's network (rl_reinforce.h).
+ *
+ * Format (all integers and doubles little-endian; docs/partition.md):
+ *   8 bytes  magic "PBRLAGNT"
+ *   u32      format version (2)
+ *   u32      cores the agent was trained for
+ *   u32 x 3  inputs per core pair, hidden units, logits per pair (= 4)
+ *   u64      episodes trained
+ *   u32      parameter count P
+ *   f64 x P  parameters (W1, b1, W2, b2; policy.h: the network is shared by
+ *            the cores - 1 pairs)
+ * Version 1 (a dense network over all cores, before the shared one) is
+ * refused with a message saying so.
+ *   u32      CRC-32 (IEEE 802.3 polynomial) of every byte before it
+ * Written to FILE.tmp and renamed, so a crash never leaves half a file.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/atomic_file.h"
+#include "partition/rl_policy.h"
+#include "partition/rl_reinforce.h"
+
+#define CKPT_MAGIC "PBRLAGNT"
+#define CKPT_VERSION 2u
+
+static uint32_t crc32_bytes(const unsigned char *p, size_t n)
+{
+	uint32_t c = 0xffffffffu;
+	for (size_t i = 0; i < n; i++) {
+		c ^= p[i];
+		for (int k = 0; k < 8; k++)
+			c = (c >> 1) ^ (0xedb88320u & (0u - (c & 1u)));
+	}
+	return ~c;
+}
+
+static void put_u32(unsigned char *b, uint32_t v)
+{
+	for (int i = 0; i < 4; i++)
+		b[i] = (unsigned char)(v >> (8 * i));
+}
+
+static void put_u64(unsigned char *b, uint64_t v)
+{
+	for (int i = 0; i < 8; i++)
+		b[i] = (unsigned char)(v >> (8 * i));
+}
+
+static uint32_t get_u32(const unsigned char *b)
+{
+	uint32_t v = 0;
+	for (int i = 0; i < 4; i++)
+		v |= (uint32_t)b[i] << (8 * i);
+	return v;
+}
+
+static uint64_t get_u64(const unsigned char *b)
+{
+	uint64_t v = 0;
+	for (int i = 0; i < 8; i++)
+		v |= (uint64_t)b[i] << (8 * i);
+	return v;
+}
+
+enum { HEADER = 8 + 4 * 5 + 8 + 4 };
+
+int pb_rl_checkpoint_save(const pb_rl_policy *p, int cores, long episodes, const char *path,
+                          pb_error *err)
+{
+	size_t len = HEADER + (size_t)p->n_params * 8 + 4;
+	unsigned char *b = malloc(len);
+	if (!b)
+		return pb_err(err, PB_ENOMEM, "%s: out of memory", path);
+	memcpy(b, CKPT_MAGIC, 8);
+	put_u32(b + 8, CKPT_VERSION);
+	put_u32(b + 12, (uint32_t)cores);
+	put_u32(b + 16, (uint32_t)p->n_in);
+	put_u32(b + 20, (uint32_t)p->n_hidden);
+	put_u32(b + 24, (uint32_t)p->n_types);
+	put_u64(b + 28, (uint64_t)episodes);
+	put_u32(b + 36, (uint32_t)p->n_params);
+	for (int i = 0; i < p->n_params; i++) {
+		uint64_t bits;
+		memcpy(&bits, &p->w[i], 8);
+		put_u64(b + HEADER + 8 * (size_t)i, bits);
+	}
+	put_u32(b + len - 4, crc32_bytes(b, len - 4));
+	int rc = pb_write_file_atomic(path, (const char *)b, len, err);
+	free(b);
+	return rc;
+}
+
+int pb_rl_checkpoint_load(const char *path, int cores, pb_rl_policy **out, long *episodes,
+                          pb_error *err)
+{
+	*out = NULL;
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return pb_err(err, PB_EINPUT, "%s: cannot open agent checkpoint: %s", path,
+		              strerror(errno));
+	unsigned char *b = NULL;
+	size_t len = 0, cap = 0;
+	for (;;) {
+		if (len == cap) {
+			cap = cap ? cap * 2 : 65536;
+			if (cap > ((size_t)1 << 31)) {
+				free(b);
+				fclose(f);
+				return pb_err(err, PB_EINPUT,
+				              "%s: too large for an agent checkpoint", path);
+			}
+			unsigned char *nb = realloc(b, cap);
+			if (!nb) {
+				free(b);
+				fclose(f);
+				return pb_err(err, PB_ENOMEM, "%s: out of memory", path);
+			}
+			b = nb;
+		}
+		size_t r = fread(b + len, 1, cap - len, f);
+		len += r;
+		if (r == 0)
+			break;
+	}
+	fclose(f);
+	int rc = PB_OK;
+	if (len < HEADER + 4 || memcmp(b, CKPT_MAGIC, 8) != 0) {
+		rc = pb_err(err, PB_EINPUT, "%s: not a partbench agent checkpoint (bad magic)",
+		            path);
+	} else if (get_u32(b + 8) == 1u) {
+		rc = pb_err(err, PB_EINPUT,
+		            "%s: checkpoint format version 1 holds the dense network of earlier "
+		            "partbench versions; this build's agent shares one network across "
+		            "core pairs (version %u): train a new one with 'partbench train'",
+		            path, CKPT_VERSION);
+	} else if (get_u32(b + 8) != CKPT_VERSION) {
+		rc = pb_err(err, PB_EINPUT, "%s: checkpoint format version %u, this build reads %u",
+		            path, get_u32(b + 8), CKPT_VERSION);
+	} else {
+		uint32_t np = get_u32(b + 36);
+		if (len != HEADER + (size_t)np * 8 + 4)
+			rc = pb_err(err, PB_EINPUT,
+			            "%s: truncated or padded checkpoint (%zu bytes)", path, len);
+		else if (crc32_bytes(b, len - 4) != get_u32(b + len - 4))
+			rc = pb_err(err, PB_EINPUT, "%s: checksum mismatch: the file is corrupted",
+			            path);
+		else if ((int)get_u32(b + 12) != cores)
+			rc = pb_err(
+			    err, PB_EINPUT,
+			    "%s: this agent was trained for %u cores, the layout has %d; train "
+			    "one for this layout with 'partbench train'",
+			    path, get_u32(b + 12), cores);
+		else {
+			int ni = (int)get_u32(b + 16), nh = (int)get_u32(b + 20),
+			    nt = (int)get_u32(b + 24);
+			if (ni <= 0 || nh <= 0 || nt != 4 || ni > 1 << 16 || nh > 1 << 16 ||
+			    cores < 2 || pb_rl_policy_param_count(ni, nh, nt) != (long)np) {
+				rc = pb_err(err, PB_EINPUT, "%s: inconsistent network sizes", path);
+			} else {
+				pb_rl_policy *p = pb_rl_policy_new(ni, nh, nt, cores - 1, 0);
+				if (!p) {
+					rc = pb_err(err, PB_ENOMEM, "%s: out of memory", path);
+				} else {
+					for (uint32_t i = 0; i < np; i++) {
+						uint64_t bits = get_u64(b + HEADER + 8 * (size_t)i);
+						memcpy(&p->w[i], &bits, 8);
+					}
+					*episodes = (long)get_u64(b + 28);
+					*out = p;
+				}
+			}
+		}
+	}
+	free(b);
+	return rc;
+}

@@ -1,0 +1,708 @@
+/*
+ * partition/rl_reinforce.c — REINFORCE training loop of the many-core partition agent
+ * (reinforce.h documents the episode, the update and determinism).
+ *
+ * Buffers are sized for step_limit steps and reused by every episode; the
+ * forward pass of each step is kept (inputs, hidden activations and
+ * probabilities) so that the update needs only the backward pass.
+ *
+ * Features (RL_FEATURES per core pair p, i.e. cores p and p+1): for each of
+ * the two cores its group's time / max(t), bottleneck flag, group cores / 8,
+ * "last core of its group" flag, arranged_core x n/m, arranged_macs x n/M,
+ * storage / memory and routing / time of its group (8 each); for cores p-1
+ * and p+2 whether they exist, their group time / max(t) and bottleneck flag
+ * (3 each); the time / max(t) of the group before core p's group and of the
+ * group after core p+1's group; the gap max(t)/reference - 1 (capped at 1)
+ * and the fraction of the episode's steps used.
+ */
+#include "partition/rl_reinforce.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "partition/baselines.h"
+#include "partition/env.h"
+#include "partition/rl_policy.h"
+
+enum { RL_CORE_F = 8, RL_FEATURES = 2 * RL_CORE_F + 2 * 3 + 2 + 2 };
+
+struct pb_rl_trainer {
+	pb_part_problem *P;
+	pb_rl_config cfg;
+	pb_rl_policy *pol;
+	pb_rl_adam adam;
+	uint64_t rng;
+	int n, na, n_in, L;
+	int *init_state, *state, *best, *gid, *part_cores;
+	double best_obj, best_sq, best_time, best_reward, ref;
+	double *xs, *hs, *probs, *rews, *ret, *adv, *base, *grad, *am, *cf, *dh;
+	unsigned char *masks, *base_set;
+	int *acts;
+	int lo, hi; /* pairs this episode may act on (its focus, start_state) */
+	pb_part_group *groups;
+	long episodes, steps;
+	int done;
+	double elapsed, last_loss, last_norm, last_episode_best, last_episode_reward;
+	int last_steps;
+};
+
+void pb_rl_config_default(pb_rl_config *c)
+{
+	memset(c, 0, sizeof *c);
+	c->episodes = 2000;
+	c->seed = 1;
+	c->hidden = 16;
+	c->lr = 3e-3;
+	c->gamma = 0.95;
+	c->entropy = 0.01;
+	c->clip = 5.0;
+	c->baseline_decay = 0.9;
+	c->target_gap = 0.005;
+	c->init = PB_RL_INIT_BALANCED;
+	c->restart_best = 0.8;
+	c->restart_window = 0.8;
+	c->window = 8;
+	c->split = 0.5;
+	c->retime = 0.5;
+	c->shaped = 1;
+	c->step_limit = 0;
+	c->optimum = NAN;
+}
+
+/* Training time is the thread's CPU time: "S seconds of training on one
+ * core" then means the same on a busy machine as on an idle one. */
+static double now_seconds(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static double cap(double v, double hi)
+{
+	return v < hi ? v : hi;
+}
+
+/* Policy inputs of state ac (groups in T->groups, evaluation ev) at step t:
+ * per-core features first (T->cf), then RL_FEATURES per pair. */
+static void features(pb_rl_trainer *T, const int *ac, const pb_part_eval *ev, int t, double *x)
+{
+	const pb_part_problem *P = T->P;
+	const int n = T->n;
+	pb_part_arranged_macs(P, ac, T->am);
+	double lscale = (double)n / P->m, mscale = P->total_macs > 0 ? n / P->total_macs : 0;
+	double tmax = ev->max_time > 0 ? ev->max_time : 1;
+	for (int g = 0; g < ev->n_groups; g++) {
+		const pb_part_group *gr = &T->groups[g];
+		double rt = gr->time / tmax, bn = gr->time >= ev->max_time * (1 - 1e-12) ? 1 : 0;
+		double st = cap(gr->storage / P->hw.memory, 2);
+		double rs = gr->time > 0 ? gr->routing / gr->time : 0;
+		for (int c = gr->first_core; c < gr->first_core + gr->cores; c++) {
+			double *f = T->cf + (size_t)c * RL_CORE_F;
+			T->gid[c] = g;
+			f[0] = rt;
+			f[1] = bn;
+			f[2] = cap(gr->cores / 8.0, 2);
+			f[3] = ac[c] > 0;
+			f[4] = cap(ac[c] * lscale, 4);
+			f[5] = cap(T->am[c] * mscale, 4);
+			f[6] = st;
+			f[7] = rs;
+		}
+	}
+	double gap = cap(ev->max_time / T->ref - 1, 1), frac = (double)t / T->L;
+	for (int p = T->lo; p <= T->hi; p++) { /* pairs outside the focus are masked */
+		double *xp = x + (size_t)p * RL_FEATURES;
+		memcpy(xp, T->cf + (size_t)p * RL_CORE_F, RL_CORE_F * sizeof *xp);
+		memcpy(xp + RL_CORE_F, T->cf + (size_t)(p + 1) * RL_CORE_F, RL_CORE_F * sizeof *xp);
+		double *q = xp + 2 * RL_CORE_F;
+		q[0] = p > 0;
+		q[1] = p > 0 ? T->cf[(size_t)(p - 1) * RL_CORE_F] : 0;
+		q[2] = p > 0 ? T->cf[(size_t)(p - 1) * RL_CORE_F + 1] : 0;
+		q[3] = p + 2 < n;
+		q[4] = p + 2 < n ? T->cf[(size_t)(p + 2) * RL_CORE_F] : 0;
+		q[5] = p + 2 < n ? T->cf[(size_t)(p + 2) * RL_CORE_F + 1] : 0;
+		int gl = T->gid[p] - 1, gr = T->gid[p + 1] + 1;
+		q[6] = gl >= 0 ? T->groups[gl].time / tmax : 0;
+		q[7] = gr < ev->n_groups ? T->groups[gr].time / tmax : 0;
+		q[8] = gap;
+		q[9] = frac;
+	}
+}
+
+static void consider_best(pb_rl_trainer *T, const int *ac, const pb_part_eval *ev)
+{
+	/* Lower objective wins; on a tie (a plateau of max(t)) the better
+	 * balanced state wins, so restarts from the best keep moving. */
+	double obj = pb_part_objective(ev);
+	if (obj < T->best_obj * (1 - 1e-12) ||
+	    (obj <= T->best_obj * (1 + 1e-12) && ev->sum_sq_time < T->best_sq * (1 - 1e-12))) {
+		T->best_obj = obj;
+		T->best_sq = ev->sum_sq_time;
+		T->best_time = ev->max_time;
+		T->best_reward = ev->reward;
+		memcpy(T->best, ac, (size_t)T->n * sizeof *ac);
+	}
+}
+
+int pb_rl_trainer_new(pb_part_problem *P, const pb_rl_config *cfg, const char *agent,
+                      pb_rl_trainer **out, pb_error *err)
+{
+	*out = NULL;
+	if (P->n < 2)
+		return pb_err(err, PB_EUSAGE,
+		              "rl: the layout has one core: there are no actions to learn");
+	pb_rl_trainer *T = calloc(1, sizeof *T);
+	if (!T)
+		return pb_err(err, PB_ENOMEM, "rl: out of memory");
+	T->P = P;
+	T->cfg = *cfg;
+	T->n = P->n;
+	T->na = pb_env_n_actions(P->n);
+	T->n_in = RL_FEATURES;
+	T->lo = 0;
+	T->hi = P->n - 2;
+	if (T->cfg.window < 1)
+		T->cfg.window = 1;
+	if (T->cfg.hidden < 1)
+		T->cfg.hidden = 16;
+	T->L = cfg->step_limit > 0 ? cfg->step_limit : (P->n > 32 ? P->n : 32);
+	T->rng = (uint64_t)cfg->seed * 0x2545f4914f6cdd1dULL + 1;
+	T->ref = isfinite(cfg->optimum) && cfg->optimum > 0 ? cfg->optimum : P->lower_bound;
+	int rc = PB_OK;
+	if (!P->seg)
+		rc = pb_part_problem_cache(P, 16, err);
+	if (rc == PB_OK && agent) {
+		long ep;
+		rc = pb_rl_checkpoint_load(agent, P->n, &T->pol, &ep, err);
+		if (rc == PB_OK && T->pol->n_in != T->n_in) {
+			rc = pb_err(err, PB_EINPUT,
+			            "%s: the network takes %d inputs per core pair, expected %d",
+			            agent, T->pol->n_in, T->n_in);
+		}
+		if (rc == PB_OK)
+			T->cfg.hidden = T->pol->n_hidden;
+	} else if (rc == PB_OK) {
+		T->pol = pb_rl_policy_new(T->n_in, T->cfg.hidden, 4, T->n - 1, T->rng);
+	}
+	size_t L = (size_t)T->L, n = (size_t)T->n, na = (size_t)T->na;
+	size_t nh = (size_t)T->cfg.hidden, np = n - 1;
+	if (rc == PB_OK) {
+		T->init_state = malloc(n * sizeof(int));
+		T->state = malloc(n * sizeof(int));
+		T->best = malloc(n * sizeof(int));
+		T->gid = malloc(n * sizeof(int));
+		T->part_cores = malloc(n * sizeof(int));
+		T->acts = malloc(L * sizeof(int));
+		T->xs = calloc(L * np * (size_t)T->n_in, sizeof(double));
+		T->hs = malloc(L * np * nh * sizeof(double));
+		T->probs = malloc(L * na * sizeof(double));
+		T->rews = malloc(L * sizeof(double));
+		T->ret = malloc(L * sizeof(double));
+		T->adv = malloc(L * sizeof(double));
+		T->base = calloc(L, sizeof(double));
+		T->base_set = calloc(L, 1);
+		T->masks = malloc(L * na);
+		T->am = malloc(n * sizeof(double));
+		T->cf = malloc(n * RL_CORE_F * sizeof(double));
+		T->dh = malloc(np * nh * sizeof(double));
+		T->groups = malloc(n * sizeof(pb_part_group));
+		if (!T->pol || !T->init_state || !T->state || !T->best || !T->gid ||
+		    !T->part_cores || !T->acts || !T->xs || !T->hs || !T->probs || !T->rews ||
+		    !T->ret || !T->adv || !T->base || !T->base_set || !T->masks || !T->am ||
+		    !T->cf || !T->dh || !T->groups)
+			rc = pb_err(err, PB_ENOMEM, "rl: out of memory");
+	}
+	if (rc == PB_OK) {
+		T->grad = calloc((size_t)T->pol->n_params, sizeof(double));
+		if (!T->grad || pb_rl_adam_init(&T->adam, T->pol->n_params, T->cfg.lr, T->cfg.clip))
+			rc = pb_err(err, PB_ENOMEM, "rl: out of memory");
+	}
+	if (rc) {
+		pb_rl_trainer_free(T);
+		return rc;
+	}
+	T->best_obj = INFINITY;
+	T->best_sq = INFINITY;
+	pb_part_eval ev;
+	if (!T->cfg.init_state &&
+	    (T->cfg.init == PB_RL_INIT_BALANCED || T->cfg.init == PB_RL_INIT_LOCAL)) {
+		/* The best starts as the better of the pack baseline and greedy,
+		 * each polished by the local search (greedy's stays in T->state
+		 * for PB_RL_INIT_LOCAL). */
+		pb_part_pack(P, T->state);
+		pb_part_local_search(P, T->state, 1 << 20);
+		pb_part_evaluate(P, T->state, &ev, NULL);
+		consider_best(T, T->state, &ev);
+		pb_part_greedy(P, T->state);
+		pb_part_local_search(P, T->state, 1 << 20);
+		pb_part_evaluate(P, T->state, &ev, NULL);
+		consider_best(T, T->state, &ev);
+	}
+	if (T->cfg.init_state) /* given by the caller (a Lua initial_partition) */
+		memcpy(T->init_state, T->cfg.init_state, (size_t)T->n * sizeof *T->init_state);
+	else if (T->cfg.init == PB_RL_INIT_EQUAL)
+		pb_part_equal(P, T->init_state);
+	else if (T->cfg.init == PB_RL_INIT_GREEDY)
+		pb_part_greedy(P, T->init_state);
+	else if (T->cfg.init == PB_RL_INIT_LOCAL)
+		memcpy(T->init_state, T->state, (size_t)T->n * sizeof *T->init_state);
+	else
+		pb_part_balanced(P, T->init_state);
+	pb_part_evaluate(P, T->init_state, &ev, NULL);
+	consider_best(T, T->init_state, &ev);
+	if (agent) /* what the loaded agent finds on its own */
+		pb_rl_trainer_rollout(T, T->state);
+	*out = T;
+	return PB_OK;
+}
+
+/* Masks for state ac: environment validity, then the optional callback.
+ * Returns the number of allowed actions, or -1 when the callback failed. */
+static int make_mask(pb_rl_trainer *T, const int *ac, unsigned char *mask)
+{
+	pb_env_valid_mask(ac, T->n, mask);
+	if (T->cfg.mask && T->cfg.mask(T->cfg.mask_ud, ac, T->n, mask) != 0)
+		return -1;
+	pb_rl_focus_mask(T->n, T->lo, T->hi, mask);
+	int cnt = 0;
+	for (int k = 0; k < T->na; k++)
+		cnt += mask[k] != 0;
+	return cnt;
+}
+
+void pb_rl_focus_mask(int n, int lo, int hi, unsigned char *mask)
+{
+	if (lo <= 0 && hi >= n - 2)
+		return;
+	for (int k = 0; k < pb_env_n_actions(n); k++) {
+		int p = k % (n - 1);
+		if (p < lo || p > hi)
+			mask[k] = 0;
+	}
+}
+
+int pb_rl_break_window(pb_part_problem *P, int *ac, const pb_part_group *gs, int n_groups, int g0,
+                       int g1, int parts, const int *part_cores, int *lo, int *hi)
+{
+	int gl = g0 > 0 ? g0 - 1 : 0, gr = g1 + 1 < n_groups ? g1 + 1 : g1;
+	*lo = gs[gl].first_core - 1;
+	*hi = gs[gr].first_core + gs[gr].cores - 1;
+	if (*lo < 0)
+		*lo = 0;
+	if (*hi > P->n - 2)
+		*hi = P->n - 2;
+	int c0 = gs[g0].first_core, cores = 0, a = gs[g0].first_layer, layers = 0;
+	for (int g = g0; g <= g1; g++) {
+		cores += gs[g].cores;
+		layers += gs[g].layers;
+	}
+	if (parts <= 0 || parts > cores)
+		parts = cores;
+	if (cores < 2 || parts < 2 || layers < parts)
+		return 0;
+	/* Part k gets part_cores[k] cores (when given and they sum to the window's
+	 * cores), else cores/parts (the first cores % parts one more), and the
+	 * layers up to where the running MACs cross its share of cores. */
+	if (part_cores) {
+		int sum = 0;
+		for (int k = 0; k < parts; k++)
+			sum += part_cores[k] >= 1 ? part_cores[k] : cores + 1;
+		if (sum != cores)
+			part_cores = NULL;
+	}
+	double m0 = P->pmacs[a], M = P->pmacs[a + layers] - m0;
+	int start = a, used = 0;
+	for (int k = 0; k < parts; k++) {
+		int pc = part_cores ? part_cores[k] : cores / parts + (k < cores % parts);
+		int left = parts - k - 1, end;
+		used += pc;
+		if (left == 0) {
+			end = a + layers;
+		} else {
+			double target = m0 + M * used / cores;
+			end = start + 1;
+			while (end < a + layers - left &&
+			       fabs(P->pmacs[end + 1] - target) <= fabs(P->pmacs[end] - target))
+				end++;
+		}
+		for (int c = c0 + used - pc; c < c0 + used - 1; c++)
+			ac[c] = 0;
+		ac[c0 + used - 1] = end - start;
+		start = end;
+	}
+	return 1;
+}
+
+/* Groups of pc[0..k) cores over layers [a, b), each taking as many layers
+ * as fit in time T; ends[] gets their ends. 1 if the last group fits too. */
+static int fit_groups(pb_part_problem *P, int a, int b, int k, const int *pc, double T, int *ends)
+{
+	int s = a;
+	for (int i = 0; i < k - 1; i++) {
+		int e = pb_part_furthest_end(P, s, b - (k - 1 - i), pc[i], T, INFINITY);
+		if (e < 0)
+			return 0;
+		ends[i] = s = e;
+	}
+	pb_part_group g;
+	pb_part_eval_group(P, s, b, pc[k - 1], &g);
+	ends[k - 1] = b;
+	return g.time <= T;
+}
+
+int pb_rl_retime_window(pb_part_problem *P, int *ac, int c0, int c1)
+{
+	int n = P->n, k = 0, a = 0, b, prev = c0 - 1, changed = 0;
+	if (c0 < 0 || c1 > n || c1 - c0 < 2)
+		return 0;
+	int *pc = malloc((size_t)n * 3 * sizeof *pc), *ends = pc ? pc + n : NULL,
+	    *best = pc ? pc + 2 * n : NULL;
+	if (!pc)
+		return 0;
+	for (int c = 0; c < c0; c++)
+		a += ac[c];
+	b = a;
+	for (int c = c0; c < c1; c++) {
+		b += ac[c];
+		if (ac[c] > 0) {
+			pc[k++] = c - prev;
+			prev = c;
+		}
+	}
+	if (k < 2 || prev != c1 - 1 || (c0 > 0 && ac[c0 - 1] == 0))
+		goto out;
+	/* The window's largest group time now: where the bisection starts. */
+	double hi = 0, lo = 0;
+	for (int i = 0, s = a, c = c0; i < k; i++) {
+		c += pc[i];
+		pb_part_group g;
+		pb_part_eval_group(P, s, s + ac[c - 1], pc[i], &g);
+		if (g.time > hi)
+			hi = g.time;
+		s += ac[c - 1];
+	}
+	if (!fit_groups(P, a, b, k, pc, hi, best))
+		goto out;
+	for (int it = 0; it < 20 && hi - lo > 1e-4 * hi; it++) {
+		double mid = 0.5 * (lo + hi);
+		if (fit_groups(P, a, b, k, pc, mid, ends)) {
+			hi = mid;
+			memcpy(best, ends, (size_t)k * sizeof *best);
+		} else {
+			lo = mid;
+		}
+	}
+	for (int i = 0, s = a, c = c0; i < k; i++) {
+		c += pc[i];
+		changed |= ac[c - 1] != best[i] - s;
+		ac[c - 1] = best[i] - s;
+		s = best[i];
+	}
+out:
+	free(pc);
+	return changed;
+}
+
+/* The episode's start state (reinforce.h): the initial allocation, or the
+ * best state as it is, with greedily re-assigned cores, or with a window of
+ * up to cfg.window groups broken into single-core groups or re-cut into
+ * groups with random core counts; a window also sets the focus T->lo..hi. */
+static void start_state(pb_rl_trainer *T)
+{
+	const int n = T->n;
+	T->lo = 0;
+	T->hi = n - 2;
+	if (!(T->cfg.restart_best > 0 && pb_rl_uniform(&T->rng) < T->cfg.restart_best)) {
+		memcpy(T->state, T->init_state, (size_t)n * sizeof *T->state);
+		return;
+	}
+	memcpy(T->state, T->best, (size_t)n * sizeof *T->state);
+	double u = pb_rl_uniform(&T->rng);
+	/* Re-assigned cores and broken-up groups are not reached by actions, so
+	 * they could bypass an action mask: with a mask, restarts are plain. */
+	double plain = (1 - T->cfg.restart_window) / 2;
+	if (u < plain || T->cfg.mask)
+		return;
+	if (u < 2 * plain) { /* the best groups' layers with a fresh core assignment */
+		pb_part_rebalance_cores(T->P, T->state);
+		return;
+	}
+	pb_part_eval ev;
+	pb_part_evaluate(T->P, T->state, &ev, T->groups);
+	int g = pb_rl_uniform(&T->rng) < 0.5 ? ev.bottleneck
+	                                     : (int)(pb_rl_rand(&T->rng) % (uint64_t)ev.n_groups);
+	/* A window of 1 to cfg.window groups around g, each size equally likely. */
+	int w = 1 + (int)(pb_rl_rand(&T->rng) % (uint64_t)T->cfg.window), g1 = g;
+	while (g1 - g + 1 < w && (g > 0 || g1 + 1 < ev.n_groups)) {
+		if (g1 + 1 < ev.n_groups && (g == 0 || pb_rl_uniform(&T->rng) < 0.5))
+			g1++;
+		else
+			g--;
+	}
+	/* Into single-core groups, or (cfg.split of the time) into between w+1
+	 * groups and one per core, each size equally likely. */
+	int cores = 0, parts = 0, *pc = T->part_cores;
+	for (int k = g; k <= g1; k++)
+		cores += T->groups[k].cores;
+	if (cores > w + 1 && pb_rl_uniform(&T->rng) < T->cfg.split) {
+		parts = w + 1 + (int)(pb_rl_rand(&T->rng) % (uint64_t)(cores - w));
+		/* Random core counts: parts - 1 distinct cut points among the
+		 * cores - 1 gaps (a partial Fisher-Yates shuffle of the gaps). */
+		int *gap = T->gid; /* scratch, n entries */
+		for (int k = 0; k < cores - 1; k++)
+			gap[k] = k + 1;
+		for (int k = 0; k < parts - 1; k++) {
+			int j = k + (int)(pb_rl_rand(&T->rng) % (uint64_t)(cores - 1 - k));
+			int tmp = gap[k];
+			gap[k] = gap[j];
+			gap[j] = tmp;
+		}
+		for (int k = 1; k < parts - 1; k++) /* sort the cut points */
+			for (int j = k; j > 0 && gap[j - 1] > gap[j]; j--) {
+				int tmp = gap[j];
+				gap[j] = gap[j - 1];
+				gap[j - 1] = tmp;
+			}
+		for (int k = 0, prev = 0; k < parts; k++) {
+			int at = k < parts - 1 ? gap[k] : cores;
+			pc[k] = at - prev;
+			prev = at;
+		}
+	}
+	if (pb_rl_break_window(T->P, T->state, T->groups, ev.n_groups, g, g1, parts,
+	                       parts ? pc : NULL, &T->lo, &T->hi) &&
+	    pb_rl_uniform(&T->rng) < T->cfg.retime) {
+		int c0 = T->groups[g].first_core;
+		pb_rl_retime_window(T->P, T->state, c0,
+		                    T->groups[g1].first_core + T->groups[g1].cores);
+	}
+}
+
+static int run_episode(pb_rl_trainer *T, pb_error *err)
+{
+	pb_part_problem *P = T->P;
+	const int n = T->n, na = T->na, ni = T->n_in * (n - 1), nh = T->cfg.hidden * (n - 1);
+	start_state(T);
+	pb_part_eval ev;
+	pb_part_evaluate(P, T->state, &ev, T->groups);
+	double goal = T->ref * (1 + T->cfg.target_gap);
+	int steps = 0;
+	double ep_best = INFINITY, ep_reward = -INFINITY, prev_reward = ev.reward;
+	for (int t = 0; t < T->L; t++) {
+		double *x = T->xs + (size_t)t * ni, *h = T->hs + (size_t)t * nh;
+		double *prob = T->probs + (size_t)t * na;
+		unsigned char *mask = T->masks + (size_t)t * na;
+		int cnt = make_mask(T, T->state, mask);
+		if (cnt < 0)
+			return pb_err(err, PB_EINPUT, "rl: the action mask callback failed");
+		if (cnt == 0)
+			break;
+		features(T, T->state, &ev, t, x);
+		pb_rl_policy_forward(T->pol, x, mask, h, prob);
+		double u = pb_rl_uniform(&T->rng), acc = 0;
+		int a = -1;
+		for (int k = 0; k < na; k++) {
+			if (!mask[k])
+				continue;
+			a = k;
+			acc += prob[k];
+			if (u < acc)
+				break;
+		}
+		T->acts[t] = a;
+		pb_env_apply(T->state, n, a, NULL);
+		pb_part_evaluate(P, T->state, &ev, T->groups);
+		T->rews[t] = T->cfg.shaped ? ev.reward - prev_reward : ev.reward;
+		prev_reward = ev.reward;
+		consider_best(T, T->state, &ev);
+		if (ev.max_time < ep_best)
+			ep_best = ev.max_time;
+		if (ev.reward > ep_reward)
+			ep_reward = ev.reward;
+		steps = t + 1;
+		if (!ev.over_memory && ev.max_time <= goal)
+			break;
+	}
+	T->last_episode_best = ep_best;
+	T->last_episode_reward = ep_reward;
+	T->last_steps = steps;
+	T->steps += steps;
+	if (steps == 0)
+		return PB_OK;
+	/* Returns, baseline, advantages. */
+	double G = 0;
+	for (int t = steps - 1; t >= 0; t--) {
+		G = T->rews[t] + T->cfg.gamma * G;
+		T->ret[t] = G;
+	}
+	double mean = 0, var = 0, mag = 0;
+	for (int t = 0; t < steps; t++) {
+		if (!T->base_set[t]) {
+			T->base[t] = T->ret[t];
+			T->base_set[t] = 1;
+		}
+		T->adv[t] = T->ret[t] - T->base[t];
+		T->base[t] =
+		    T->cfg.baseline_decay * T->base[t] + (1 - T->cfg.baseline_decay) * T->ret[t];
+		mean += T->adv[t];
+		mag += fabs(T->ret[t]);
+	}
+	mean /= steps;
+	for (int t = 0; t < steps; t++)
+		var += (T->adv[t] - mean) * (T->adv[t] - mean);
+	double sd = sqrt(var / steps), scale_ref = mag / steps * 1e-3 + 1e-12;
+	double scale = 1.0 / (sd > scale_ref ? sd : scale_ref);
+	memset(T->grad, 0, (size_t)T->pol->n_params * sizeof *T->grad);
+	double loss = 0;
+	for (int t = 0; t < steps; t++)
+		loss += pb_rl_policy_backward(T->pol, T->xs + (size_t)t * ni,
+		                              T->masks + (size_t)t * na, T->hs + (size_t)t * nh,
+		                              T->probs + (size_t)t * na, T->acts[t],
+		                              T->adv[t] * scale, T->cfg.entropy, T->grad, T->dh);
+	for (int i = 0; i < T->pol->n_params; i++)
+		T->grad[i] /= steps;
+	T->last_loss = loss / steps;
+	T->last_norm = pb_rl_adam_step(&T->adam, T->pol->w, T->grad);
+	return PB_OK;
+}
+
+/* One JSON line per episode: the best state of the episode (max(t), its
+ * reward, gap to the reference), the best so far, steps, loss. An episode
+ * with no step (every action masked) logs nulls for its own figures. */
+static void log_episode(const pb_rl_trainer *T)
+{
+	FILE *f = T->cfg.log;
+	fprintf(f, "{\"episode\":%ld,\"steps\":%d", T->episodes, T->last_steps);
+	if (T->last_steps > 0 && isfinite(T->last_episode_best))
+		fprintf(f, ",\"reward\":%.9g,\"max_time\":%.9g,\"gap\":%.9g",
+		        T->last_episode_reward, T->last_episode_best,
+		        T->last_episode_best / T->ref - 1);
+	else
+		fputs(",\"reward\":null,\"max_time\":null,\"gap\":null", f);
+	fprintf(f, ",\"best_time\":%.9g,\"best_gap\":%.9g,\"reference\":%.9g,\"loss\":%.9g}\n",
+	        T->best_time, T->best_time / T->ref - 1, T->ref, T->last_loss);
+}
+
+int pb_rl_trainer_step(pb_rl_trainer *T, int episodes, pb_error *err)
+{
+	for (int k = 0; k < episodes && !T->done; k++) {
+		double t0 = now_seconds();
+		int rc = run_episode(T, err);
+		T->elapsed += now_seconds() - t0;
+		if (rc)
+			return rc;
+		T->episodes++;
+		if (T->cfg.log)
+			log_episode(T);
+		if (T->episodes >= T->cfg.episodes ||
+		    (T->cfg.seconds > 0 && T->elapsed >= T->cfg.seconds))
+			T->done = 1;
+	}
+	return PB_OK;
+}
+
+double pb_rl_trainer_rollout(pb_rl_trainer *T, int *ac)
+{
+	const int n = T->n, na = T->na;
+	T->lo = 0;
+	T->hi = n - 2;
+	memcpy(ac, T->init_state, (size_t)n * sizeof *ac);
+	unsigned char *mask = T->masks;
+	double *x = T->xs, *h = T->hs, *prob = T->probs;
+	pb_part_eval ev;
+	pb_part_evaluate(T->P, ac, &ev, T->groups);
+	for (int t = 0; t < T->L; t++) {
+		if (make_mask(T, ac, mask) <= 0)
+			break;
+		features(T, ac, &ev, t, x);
+		pb_rl_policy_forward(T->pol, x, mask, h, prob);
+		int a = -1;
+		for (int k = 0; k < na; k++)
+			if (mask[k] && (a < 0 || prob[k] > prob[a]))
+				a = k;
+		pb_env_apply(ac, n, a, NULL);
+		pb_part_evaluate(T->P, ac, &ev, T->groups);
+		consider_best(T, ac, &ev);
+	}
+	memcpy(ac, T->best, (size_t)n * sizeof *ac);
+	return T->best_time;
+}
+
+const int *pb_rl_trainer_best(const pb_rl_trainer *T)
+{
+	return T->best;
+}
+
+double pb_rl_trainer_best_reward(const pb_rl_trainer *T)
+{
+	return T->best_reward;
+}
+
+double pb_rl_trainer_best_time(const pb_rl_trainer *T)
+{
+	return T->best_time;
+}
+
+long pb_rl_trainer_episodes(const pb_rl_trainer *T)
+{
+	return T->episodes;
+}
+
+int pb_rl_trainer_done(const pb_rl_trainer *T)
+{
+	return T->done;
+}
+
+double pb_rl_trainer_fraction(const pb_rl_trainer *T)
+{
+	double f = (double)T->episodes / (double)T->cfg.episodes;
+	if (T->cfg.seconds > 0 && T->elapsed / T->cfg.seconds > f)
+		f = T->elapsed / T->cfg.seconds;
+	return f > 1 ? 1 : f;
+}
+
+void pb_rl_trainer_stats(const pb_rl_trainer *T, FILE *out)
+{
+	fprintf(out, "rl: %ld episodes, %ld steps, %.1f episodes/s, best max(t) %.6f ms",
+	        T->episodes, T->steps, T->elapsed > 0 ? T->episodes / T->elapsed : 0.0,
+	        T->best_time * 1e3);
+	fprintf(out, " (%.3f%% above the reference), last loss %.4g, grad norm %.4g\n",
+	        100 * (T->best_time / T->ref - 1), T->last_loss, T->last_norm);
+}
+
+int pb_rl_trainer_save(const pb_rl_trainer *T, const char *path, pb_error *err)
+{
+	return pb_rl_checkpoint_save(T->pol, T->n, T->episodes, path, err);
+}
+
+void pb_rl_trainer_free(pb_rl_trainer *T)
+{
+	if (!T)
+		return;
+	pb_rl_policy_free(T->pol);
+	pb_rl_adam_free(&T->adam);
+	free(T->init_state);
+	free(T->state);
+	free(T->best);
+	free(T->gid);
+	free(T->part_cores);
+	free(T->cf);
+	free(T->dh);
+	free(T->acts);
+	free(T->xs);
+	free(T->hs);
+	free(T->probs);
+	free(T->rews);
+	free(T->ret);
+	free(T->adv);
+	free(T->base);
+	free(T->base_set);
+	free(T->masks);
+	free(T->am);
+	free(T->groups);
+	free(T->grad);
+	free(T);
+}

@@ -1,0 +1,154 @@
+/*
+ * partition/rl_reinforce.h — the REINFORCE agent of the method (core/partition/env.h is
+ * its environment).
+ *
+ * Episode: start from the initial allocation — by default n single-core
+ * groups with balanced MACs, since no action can split a group, so episodes
+ * must start with many groups and merge — or, with probability restart_best,
+ * from the best state seen so far: as it is or with its cores re-assigned
+ * greedily (baselines.h), or (restart_window of these restarts) with a
+ * window of 1 to `window` adjacent groups (around the bottleneck group half
+ * of the time) broken up: into single-core groups, or (`split` of the
+ * windows) into k groups, k drawn between the window's groups + 1 and its
+ * cores, with random core counts; layers are cut where the running MACs
+ * cross each part's share of cores, and then (`retime` of the windows) moved
+ * so that the window's largest group time is smallest for those core counts
+ * (pb_rl_retime_window: group times include routing, so MAC-balanced cuts
+ * can sit where much data crosses). Such an episode acts only on the core
+ * pairs from the group before the window to the group after it (its focus;
+ * the other pairs' actions are masked). The actions move a boundary between
+ * two multi-core groups only through detours and never split a group
+ * (except a single layer off a group's first core), so a multi-core group
+ * can never give its last core to the next group: a broken-up window lets
+ * the agent re-form those groups with other boundaries and core counts by
+ * its own actions, and re-cut windows add the groups with uneven core
+ * counts that the optima of 64-core chips have. With the balanced and local
+ * initial allocations the best state starts as the better of two baselines
+ * polished by the local search: greedy and pack (baselines.h).
+ *
+ * At each step the policy (policy.h, one network shared by the n-1 core
+ * pairs) picks one of the 4(n-1) actions from features of the cores around
+ * each pair (their groups' time relative to max(t), bottleneck flag, cores,
+ * group end, arranged_core, arranged_macs, storage, routing share, the
+ * neighbouring groups' times, the gap of max(t) to the reference), the state
+ * changes, and the reward -a*max(t)+b of the new state is recorded. The
+ * episode ends when max(t) is within target_gap of the reference (the exact
+ * optimum when known, else the lower bound) or after step_limit steps. Then
+ * the policy is updated from all (s, a, r) of the episode: by default the
+ * per-step difference of the method's reward r(s_{t+1}) - r(s_t) (shaped; the
+ * sum over an episode is the method's reward gained), discounted returns,
+ * minus a moving-average baseline per step index, normalised; loss
+ * -A log pi(a|s) - beta H(pi(.|s)); global-norm gradient clipping; Adam.
+ * The best partition ever seen is kept (ties in max(t) go to the state with
+ * the smaller sum of squared group times, so restarts move along plateaus).
+ * Everything is deterministic for a given seed (own splitmix64 generator; no
+ * clock inside an episode). Group evaluations go through the problem's
+ * segment cache (problem.h).
+ *
+ * Actions that are invalid in a state are masked out of the softmax (they
+ * would leave the state unchanged); an optional callback can mask more (and
+ * then restarts from the best state are plain, since re-assigned cores and
+ * broken-up groups are not reached through actions).
+ */
+#ifndef PB_RL_REINFORCE_H
+#define PB_RL_REINFORCE_H
+
+#include <stdio.h>
+
+#include "partition/chain_problem.h"
+
+/* Action mask callback (e.g. from a Lua script): set mask[k] = 0 to forbid
+ * action k in the state arranged_core (n cores). mask arrives with 1 for every
+ * action valid in the environment. Return 0, or non-zero to stop training
+ * with an error. */
+typedef int (*pb_action_mask_fn)(void *ud, const int *arranged_core, int n, unsigned char *mask);
+
+enum {
+	PB_RL_INIT_BALANCED = 0, /* single-core groups, MAC-balanced (default) */
+	PB_RL_INIT_LOCAL = 1,    /* the local-search partition */
+	PB_RL_INIT_GREEDY = 2,
+	PB_RL_INIT_EQUAL = 3
+};
+
+typedef struct pb_rl_config {
+	long episodes;         /* training episodes (default 2000) */
+	unsigned long seed;    /* default 1 */
+	double seconds;        /* CPU-time limit of training, checked between episodes (0 = none) */
+	int hidden;            /* hidden units (default 16) */
+	double lr;             /* Adam learning rate (default 3e-3) */
+	double gamma;          /* discount (default 0.95) */
+	double entropy;        /* entropy bonus beta (default 0.01) */
+	double clip;           /* gradient norm clip (default 5) */
+	double baseline_decay; /* moving-average baseline decay (default 0.9) */
+	int step_limit;        /* steps per episode (0 = default: n, at least 32) */
+	double target_gap;     /* stop an episode within this of the reference (0.005) */
+	int init;              /* PB_RL_INIT_* */
+	double restart_best;   /* probability of starting from the best state (0.8) */
+	double restart_window; /* of those, the share that break a window of groups (0.8);
+	                          the rest start from the best as it is or re-assigned */
+	int window;            /* most groups one restart breaks up (default 8) */
+	double split;          /* share of broken windows re-cut into fewer groups than
+	                          cores, with random core counts (0.5); the others
+	                          become single-core groups */
+	double retime;         /* share of broken windows whose cuts are then moved to
+	                          balance the group times (0.5; pb_rl_retime_window) */
+	int shaped;            /* 1: reward r(s') - r(s) per step (default); 0: r(s') */
+	double optimum;        /* reference max(t) (NAN: use the lower bound) */
+	pb_action_mask_fn mask;
+	void *mask_ud;
+	const int *init_state; /* n-core initial allocation (e.g. from a Lua script);
+	                          NULL: the one chosen by init. Must be valid. */
+	FILE *log;             /* one JSON line per episode (docs/partition.md), or NULL */
+} pb_rl_config;
+
+typedef struct pb_rl_trainer pb_rl_trainer;
+
+void pb_rl_config_default(pb_rl_config *c);
+/* agent: checkpoint to start from, or NULL. */
+int pb_rl_trainer_new(pb_part_problem *P, const pb_rl_config *cfg, const char *agent,
+                      pb_rl_trainer **out, pb_error *err);
+/* Runs up to `episodes` episodes (stops at the configured total/time). */
+int pb_rl_trainer_step(pb_rl_trainer *T, int episodes, pb_error *err);
+const int *pb_rl_trainer_best(const pb_rl_trainer *T);
+double pb_rl_trainer_best_reward(const pb_rl_trainer *T);
+double pb_rl_trainer_best_time(const pb_rl_trainer *T);
+long pb_rl_trainer_episodes(const pb_rl_trainer *T);
+int pb_rl_trainer_done(const pb_rl_trainer *T);
+double pb_rl_trainer_fraction(const pb_rl_trainer *T);
+void pb_rl_trainer_stats(const pb_rl_trainer *T, FILE *out);
+/* Greedy rollout of the current policy from the initial allocation (no
+ * learning); the best state seen goes to ac. Returns its max(t). */
+double pb_rl_trainer_rollout(pb_rl_trainer *T, int *ac);
+int pb_rl_trainer_save(const pb_rl_trainer *T, const char *path, pb_error *err);
+void pb_rl_trainer_free(pb_rl_trainer *T);
+
+/* Restart windows (used by the trainer, public for tests): breaks groups
+ * g0..g1 of ac (its n_groups groups listed in gs) into `parts` groups (<= 0
+ * or more than the window's cores: one per core) of part_cores[k] cores each
+ * (NULL, or counts that do not add up to the window's cores: as even as
+ * possible, the first ones one more), cutting the layers where the running
+ * MACs cross each part's share of cores (needs at least one layer per part;
+ * returns 1 if ac changed), and sets the episode's focus [*lo, *hi]: the core
+ * pairs from the boundary before group g0-1 to the boundary after group g1+1
+ * (so the neighbouring groups can trade layers and cores with the window). */
+int pb_rl_break_window(pb_part_problem *P, int *ac, const pb_part_group *gs, int n_groups, int g0,
+                       int g1, int parts, const int *part_cores, int *lo, int *hi);
+/* Moves the cuts between the groups on cores [c0, c1) of ac (c0 the first
+ * core of a group, c1 - 1 the last core of one) so that the largest of
+ * their times is smallest for their core counts, as far as a greedy packing
+ * finds: a bisection on that time, each group taking as many layers as fit
+ * (a group's time only grows with its end). Core counts, the window's layers
+ * and everything outside it stay. Returns 1 if ac changed. */
+int pb_rl_retime_window(pb_part_problem *P, int *ac, int c0, int c1);
+/* Masks every action of the pairs outside [lo, hi] (n cores). */
+void pb_rl_focus_mask(int n, int lo, int hi, unsigned char *mask);
+
+/* Checkpoints (checkpoint.c, format in docs/partition.md). */
+struct pb_rl_policy;
+int pb_rl_checkpoint_save(const struct pb_rl_policy *p, int cores, long episodes, const char *path,
+                          pb_error *err);
+/* Loads a checkpoint; refuses one trained for another core count. */
+int pb_rl_checkpoint_load(const char *path, int cores, struct pb_rl_policy **out, long *episodes,
+                          pb_error *err);
+
+#endif

@@ -1,0 +1,380 @@
+/*
+ * shape.c — shape inference driver (see shape.h) and shared helpers of the
+ * per-operator rules (shape_rules.h).
+ *
+ * Algorithm: nodes are visited once in topological order. For each node the
+ * shapes the file declared for its outputs (value_info, graph outputs,
+ * Constant attributes) are set aside, the operator's rule computes the output
+ * shapes from the inputs, and then the two are merged: the rule wins where it
+ * knows a dim, value_info fills the dims (or whole shapes) the rule could not
+ * determine. After the rule, constant propagation (shape_eval.c) computes the
+ * values of small outputs whose inputs are known, so that Shape → Gather →
+ * Concat → Reshape chains give concrete shapes downstream; a known value's
+ * dims are authoritative for its tensor.
+ *
+ * Invariants: a tensor with a value has the value's rank and dims; a node's
+ * shape_known is 1 iff every output has a rank and only known dims.
+ */
+#include "shape/shape.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "shape/shape_rules.h"
+
+/* ---------------------------------------------------------------- helpers */
+
+int64_t pb_sx_mul(int64_t a, int64_t b)
+{
+	int64_t r;
+	if (a < 0 || b < 0 || __builtin_mul_overflow(a, b, &r) || r > PB_SX_BIG)
+		return -1;
+	return r;
+}
+
+int pb_sx_conflict(pb_sx *c, const char *fmt, ...)
+{
+	if (c->conflict[0])
+		return 0;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(c->conflict, sizeof c->conflict, fmt, ap);
+	va_end(ap);
+	return 0;
+}
+
+int64_t pb_sx_clamp(int64_t v)
+{
+	return v > PB_SX_BIG ? PB_SX_BIG : (v < -PB_SX_BIG ? -PB_SX_BIG : v);
+}
+
+int64_t pb_sx_dim(double v)
+{
+	if (!(v >= 0 && v <= (double)PB_SX_BIG)) /* also rejects NaN */
+		return -1;
+	return (int64_t)floor(v);
+}
+
+pb_tensor *pb_sx_in(const pb_sx *c, int i)
+{
+	if (i < 0 || i >= c->n->n_inputs || c->n->inputs[i] < 0)
+		return NULL;
+	return &c->g->tensors[c->n->inputs[i]];
+}
+
+pb_tensor *pb_sx_out(const pb_sx *c, int i)
+{
+	if (i < 0 || i >= c->n->n_outputs || c->n->outputs[i] < 0)
+		return NULL;
+	return &c->g->tensors[c->n->outputs[i]];
+}
+
+const pb_value *pb_sx_val(const pb_sx *c, int i)
+{
+	pb_tensor *t = pb_sx_in(c, i);
+	return t ? t->value : NULL;
+}
+
+void pb_sx_set(pb_tensor *t, int dtype, int rank, const int64_t *dims)
+{
+	if (!t || rank > PB_MAX_RANK)
+		return;
+	if (dtype)
+		t->dtype = dtype;
+	t->rank = rank < 0 ? -1 : rank;
+	for (int i = 0; i < PB_MAX_RANK; i++)
+		t->dims[i] = (i < rank && dims && dims[i] >= 0) ? dims[i] : PB_DIM_UNKNOWN;
+}
+
+void pb_sx_same(pb_tensor *t, const pb_tensor *src)
+{
+	if (!t || !src)
+		return;
+	pb_sx_set(t, src->dtype, src->rank, src->dims);
+}
+
+int pb_sx_ints(const pb_sx *c, int i, const char *attr, int64_t *out, int max, int *n)
+{
+	pb_tensor *t = pb_sx_in(c, i);
+	*n = 0;
+	if (t) {
+		if (!t->value)
+			return -1;
+		if (t->value->numel > max)
+			return -1;
+		*n = (int)t->value->numel;
+		for (int k = 0; k < *n; k++)
+			out[k] = pb_sx_clamp(t->value->i[k]);
+		return 1;
+	}
+	if (attr) {
+		const pb_attr *a = pb_node_attr(c->n, attr);
+		if (a) {
+			if (a->type == PB_ATTR_INT) {
+				out[0] = pb_sx_clamp(a->i);
+				*n = 1;
+				return 1;
+			}
+			if (a->n > max)
+				return -1;
+			*n = a->n;
+			for (int k = 0; k < a->n; k++)
+				out[k] = a->ints ? pb_sx_clamp(a->ints[k])
+				                 : (isnan(a->floats[k])
+				                        ? 0
+				                        : (int64_t)fmax(
+				                              fmin(a->floats[k], (double)PB_SX_BIG),
+				                              -(double)PB_SX_BIG));
+			return 1;
+		}
+	}
+	return 0;
+}
+
+int pb_sx_broadcast(int ra, const int64_t *a, int rb, const int64_t *b, int *r, int64_t *out)
+{
+	int rr = ra > rb ? ra : rb;
+	if (rr > PB_MAX_RANK || ra < 0 || rb < 0)
+		return 0;
+	int64_t res[PB_MAX_RANK] = {0}; /* rr may be 0 (two scalars) */
+	for (int k = 0; k < rr; k++) {
+		int ia = k - (rr - ra), ib = k - (rr - rb);
+		int64_t x = ia >= 0 ? a[ia] : 1, y = ib >= 0 ? b[ib] : 1;
+		int64_t d;
+		if (x == 1)
+			d = y;
+		else if (y == 1)
+			d = x;
+		else if (x < 0)
+			d = y;
+		else if (y < 0)
+			d = x;
+		else if (x == y)
+			d = x;
+		else
+			return 0;
+		/* "unknown vs 1" stays unknown; "unknown vs k>1" is k. */
+		res[k] = d;
+	}
+	memcpy(out, res, (size_t)rr * sizeof *out); /* out may alias a or b */
+	*r = rr;
+	return 1;
+}
+
+int pb_sx_axis(int64_t axis, int rank)
+{
+	if (axis < 0)
+		axis += rank;
+	if (axis < 0 || axis >= rank)
+		return -1;
+	return (int)axis;
+}
+
+int64_t pb_sx_prod(const int64_t *dims, int from, int to)
+{
+	int64_t p = 1;
+	for (int i = from; i < to && p >= 0; i++)
+		p = pb_sx_mul(p, dims[i]);
+	return p;
+}
+
+/* ---------------------------------------------------------------- dispatch */
+
+/* Operator name -> rule: an open-addressing table over the three rule tables,
+ * built once (pthread_once; loaders may run on several threads). A model of
+ * 6.6k nodes looked its rules up with ~60k strcmp calls in a linear scan. */
+#define RULE_SLOTS 1024 /* power of two, > 2x the number of rules */
+static struct {
+	const char *op;
+	pb_shape_rule rule;
+} rule_index[RULE_SLOTS];
+static pthread_once_t rule_index_once = PTHREAD_ONCE_INIT;
+
+static uint32_t op_hash(const char *s)
+{
+	uint32_t h = 2166136261u; /* FNV-1a */
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 16777619u;
+	return h;
+}
+
+static void rule_index_build(void)
+{
+	const pb_shape_rule_entry *tables[] = {pb_shape_rules_tensor, pb_shape_rules_nn,
+	                                       pb_shape_rules_extra};
+	int used = 0;
+	for (size_t t = 0; t < sizeof tables / sizeof *tables; t++)
+		for (const pb_shape_rule_entry *e = tables[t]; e->op && used < RULE_SLOTS / 2;
+		     e++) {
+			uint32_t i = op_hash(e->op) & (RULE_SLOTS - 1);
+			while (rule_index[i].op && strcmp(rule_index[i].op, e->op) != 0)
+				i = (i + 1) & (RULE_SLOTS - 1);
+			if (!rule_index[i].op) { /* the first table naming an op wins */
+				rule_index[i].op = e->op;
+				rule_index[i].rule = e->rule;
+				used++;
+			}
+		}
+}
+
+static pb_shape_rule find_rule(const char *op)
+{
+	pthread_once(&rule_index_once, rule_index_build);
+	uint32_t i = op_hash(op) & (RULE_SLOTS - 1);
+	while (rule_index[i].op) {
+		if (strcmp(rule_index[i].op, op) == 0)
+			return rule_index[i].rule;
+		i = (i + 1) & (RULE_SLOTS - 1);
+	}
+	return NULL;
+}
+
+int pb_shape_op_supported(const char *op)
+{
+	return op && find_rule(op) != NULL;
+}
+
+typedef struct {
+	int dtype, rank;
+	int64_t dims[PB_MAX_RANK];
+} declared;
+
+/* Infers node id's outputs; a rule's conflict is copied to conflict. */
+static void infer_node(pb_graph *g, int id, int64_t opset, char *conflict, size_t len)
+{
+	pb_node *n = &g->nodes[id];
+	pb_sx c = {g, n, opset, ""};
+	declared decl[8];
+	int nd = n->n_outputs < 8 ? n->n_outputs : 8;
+	/* The default domain, and the training operators' preview domain whose
+	 * rules live in the same tables (Adagrad, Adam, Momentum). */
+	int is_default = n->domain[0] == '\0' || strcmp(n->domain, "ai.onnx.preview.training") == 0;
+	pb_shape_rule rule = is_default ? find_rule(n->op) : NULL;
+
+	for (int k = 0; k < nd; k++) {
+		pb_tensor *t = pb_sx_out(&c, k);
+		if (!t)
+			continue;
+		decl[k].dtype = t->dtype;
+		decl[k].rank = t->rank;
+		memcpy(decl[k].dims, t->dims, sizeof t->dims);
+		if (rule) {
+			t->rank = -1;
+			t->dtype = 0;
+		}
+	}
+	if (rule)
+		rule(&c);
+	if (c.conflict[0] && len)
+		snprintf(conflict, len, "%s", c.conflict);
+	for (int k = 0; k < nd; k++) {
+		pb_tensor *t = pb_sx_out(&c, k);
+		if (!t)
+			continue;
+		const declared *d = &decl[k];
+		if (!t->dtype)
+			t->dtype = d->dtype;
+		if (t->rank < 0) {
+			t->rank = d->rank;
+			memcpy(t->dims, d->dims, sizeof t->dims);
+		} else if (t->rank == d->rank) {
+			for (int i = 0; i < t->rank; i++)
+				if (t->dims[i] < 0)
+					t->dims[i] = d->dims[i];
+		}
+		for (int i = 0; i < PB_MAX_RANK; i++)
+			if (t->dim_params[i] &&
+			    (i >= t->rank || t->dims[i] >= 0 || t->rank != d->rank)) {
+				free(t->dim_params[i]);
+				t->dim_params[i] = NULL;
+			}
+	}
+	if (is_default) {
+		pb_shape_eval(&c);
+		for (int k = 0; k < n->n_outputs; k++) {
+			pb_tensor *t = pb_sx_out(&c, k);
+			if (t && t->value) {
+				t->rank = t->value->rank;
+				for (int i = 0; i < PB_MAX_RANK; i++)
+					t->dims[i] =
+					    i < t->rank ? t->value->dims[i] : PB_DIM_UNKNOWN;
+				if (!t->dtype)
+					t->dtype = t->value->dtype;
+			}
+		}
+	}
+	int known = 1;
+	for (int k = 0; k < n->n_outputs; k++) {
+		pb_tensor *t = pb_sx_out(&c, k);
+		/* Implausible dims (malformed files) become unknown. */
+		for (int i = 0; t && i < t->rank; i++)
+			if (t->dims[i] > PB_SX_BIG)
+				t->dims[i] = PB_DIM_UNKNOWN;
+		if (t && pb_tensor_numel(t) < 0)
+			known = 0;
+	}
+	n->shape_known = (unsigned)known;
+}
+
+int pb_shape_infer(pb_graph *g, pb_error *err)
+{
+	int64_t opset = pb_graph_opset(g, "");
+	g->n_unknown_shapes = 0;
+	for (int i = 0; i < g->n_nodes; i++) {
+		char conflict[256] = "";
+		infer_node(g, i, opset, conflict, sizeof conflict);
+		if (conflict[0])
+			return pb_err(err, PB_EINPUT, "%s: node '%s' (%s): %s",
+			              g->path ? g->path : "graph", g->nodes[i].name, g->nodes[i].op,
+			              conflict);
+		if (!g->nodes[i].shape_known)
+			g->n_unknown_shapes++;
+	}
+	return PB_OK;
+}
+
+int pb_shape_unresolved_inputs(const pb_graph *g, char *buf, size_t len)
+{
+	size_t off = 0;
+	int count = 0;
+	if (len)
+		buf[0] = '\0';
+	for (int k = 0; k < g->n_inputs; k++) {
+		const pb_tensor *t = &g->tensors[g->inputs[k]];
+		int unresolved = t->rank < 0;
+		for (int i = 0; i < t->rank; i++)
+			if (t->dims[i] < 0)
+				unresolved = 1;
+		if (!unresolved)
+			continue;
+		char dims[160] = "";
+		size_t doff = 0;
+		if (t->rank < 0)
+			snprintf(dims, sizeof dims, "D1,D2,..."); /* rank unknown too */
+		for (int i = 0; i < t->rank && doff < sizeof dims; i++) {
+			int w;
+			if (t->dims[i] >= 0)
+				w = snprintf(dims + doff, sizeof dims - doff, "%s%lld",
+				             i ? "," : "", (long long)t->dims[i]);
+			else
+				w = snprintf(dims + doff, sizeof dims - doff, "%s%s", i ? "," : "",
+				             t->dim_params[i] ? t->dim_params[i] : "?");
+			if (w < 0)
+				break;
+			doff += (size_t)w;
+		}
+		if (len > off) {
+			int w = snprintf(buf + off, len - off, "%s%s=%s", count ? " " : "", t->name,
+			                 dims);
+			if (w > 0)
+				off += (size_t)w < len - off ? (size_t)w : len - off - 1;
+		}
+		count++;
+	}
+	return count;
+}

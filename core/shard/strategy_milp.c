@@ -1,0 +1,657 @@
+/*
+ * shard/strategy_milp.c — the strategy MILP in GLPK, the level-3 greedy join of
+ * sub-MILPs, and the exhaustive reference (problem.h).
+ *
+ * Model over a set of groups (all of them, or one level-3 chunk):
+ *   x[G][s] in {0,1}, sum_s x[G][s] = 1                      (one-hot)
+ *   y[e][a][b] >= 0, sum_b y[e][a][b] = sum_{s: a_of(s)=a} x[from][s]
+ *                    sum_a y[e][a][b] = sum_{t: b_of(t)=b} x[to][t]
+ *   memory (GB): training  sum x (params + a x activations) <= M  (a = act_mult)
+ *                inference sum x params + 2 z <= M, z >= sum_s act x  per group
+ *   minimise sum x cost + sum y edge_cost                     (microseconds)
+ * Groups tied to an earlier identical group use its x columns. Groups outside
+ * the set are either fixed (earlier chunks: their edge costs become
+ * coefficients or a constant) or not yet decided (their edges are left out and
+ * their memory counts at its minimum).
+ * GLPK runs silent (glp_term_out off); the incumbent callback reports every
+ * better integer solution (GLP_IBINGO).
+ */
+#include <glpk.h>
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "shard/strategy_problem.h"
+
+#define US 1e6
+/* Beyond this GLPK needs minutes (2x2x2x2 schemes at level 0). */
+#define PB_SHARD_MAX_COLS 1000000L
+#define GB 1e-9
+
+typedef struct trip {
+	int *ia, *ja;
+	double *ar;
+	long n, cap;
+} trip;
+
+static int trip_add(trip *t, int i, int j, double v)
+{
+	if (t->n + 1 >= t->cap) {
+		long nc = t->cap ? t->cap * 2 : 4096;
+		int *ia = realloc(t->ia, (size_t)nc * sizeof *ia);
+		if (ia)
+			t->ia = ia;
+		int *ja = realloc(t->ja, (size_t)nc * sizeof *ja);
+		if (ja)
+			t->ja = ja;
+		double *ar = realloc(t->ar, (size_t)nc * sizeof *ar);
+		if (ar)
+			t->ar = ar;
+		if (!ia || !ja || !ar)
+			return -1;
+		t->cap = nc;
+	}
+	t->n++;
+	t->ia[t->n] = i;
+	t->ja[t->n] = j;
+	t->ar[t->n] = v;
+	return 0;
+}
+
+static void trip_free(trip *t)
+{
+	free(t->ia);
+	free(t->ja);
+	free(t->ar);
+}
+
+static double now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+enum { ST_FUTURE = 0, ST_SET = 1, ST_FIXED = 2 };
+
+typedef struct model {
+	glp_prob *P;
+	int *xcol; /* per group: first x column (1-based) of its representative, 0 if none */
+	int zcol;
+	long bins;
+} model;
+
+static int rep_of(const pb_shard_problem *p, const unsigned char *st, int G)
+{
+	int t = p->groups[G].tie;
+	return (t >= 0 && st[t] == ST_SET) ? t : G;
+}
+
+/* Builds the MILP over the groups with state ST_SET. */
+static int build_model(const pb_shard_problem *p, const unsigned char *st, const int *fixed,
+                       int with_mem, model *md, pb_error *err)
+{
+	memset(md, 0, sizeof *md);
+	glp_term_out(GLP_OFF); /* core/ never prints (also silences glp_write_lp) */
+	glp_prob *P = glp_create_prob();
+	glp_set_prob_name(P, "partbench_shard");
+	glp_set_obj_name(P, "step_time_us");
+	glp_set_obj_dir(P, GLP_MIN);
+	md->P = P;
+	md->xcol = calloc((size_t)(p->n_groups + 1), sizeof(int));
+	trip T = {0};
+	double *obj = NULL;
+	int ncols = 0;
+	if (!md->xcol)
+		goto oom;
+	for (int G = 0; G < p->n_groups; G++)
+		if (st[G] == ST_SET && rep_of(p, st, G) == G) {
+			md->xcol[G] = ncols + 1;
+			ncols += p->groups[G].n_strat;
+			md->bins += p->groups[G].n_strat;
+		}
+	for (int G = 0; G < p->n_groups; G++)
+		if (st[G] == ST_SET && rep_of(p, st, G) != G)
+			md->xcol[G] = md->xcol[rep_of(p, st, G)];
+	long ycols = 0;
+	for (int e = 0; e < p->n_edges; e++) {
+		const pb_shard_edge *ed = &p->edges[e];
+		if (st[ed->from] == ST_SET && st[ed->to] == ST_SET)
+			ycols += (long)ed->na * ed->nb;
+	}
+	int inference = !p->opts.train;
+	long total = ncols + ycols + (inference ? 1 : 0);
+	if (total > PB_SHARD_MAX_COLS) {
+		glp_delete_prob(P);
+		free(md->xcol);
+		md->P = NULL;
+		md->xcol = NULL;
+		return pb_err(
+		    err, PB_EINPUT,
+		    "the MILP would have %ld columns (limit %ld): use a higher --opt-level "
+		    "or fewer --max-axes",
+		    total, (long)PB_SHARD_MAX_COLS);
+	}
+	obj = calloc((size_t)total + 1, sizeof *obj);
+	if (!obj)
+		goto oom;
+	glp_add_cols(P, (int)total);
+	for (int G = 0; G < p->n_groups; G++) {
+		if (st[G] != ST_SET)
+			continue;
+		const pb_shard_group *gr = &p->groups[G];
+		int rep = rep_of(p, st, G);
+		for (int s = 0; s < gr->n_strat; s++) {
+			int col = md->xcol[G] + s;
+			obj[col] += gr->cost[s] * US;
+			if (rep == G) {
+				char name[48];
+				snprintf(name, sizeof name, "x_%d_%d", G, s);
+				glp_set_col_name(P, col, name);
+				glp_set_col_kind(P, col, GLP_BV);
+			}
+		}
+	}
+	double constant = 0;
+	int row = 0;
+	/* one-hot */
+	for (int G = 0; G < p->n_groups; G++) {
+		if (st[G] != ST_SET || rep_of(p, st, G) != G)
+			continue;
+		row = glp_add_rows(P, 1);
+		glp_set_row_bnds(P, row, GLP_FX, 1, 1);
+		for (int s = 0; s < p->groups[G].n_strat; s++)
+			if (trip_add(&T, row, md->xcol[G] + s, 1))
+				goto oom;
+	}
+	int col = ncols;
+	for (int e = 0; e < p->n_edges; e++) {
+		const pb_shard_edge *ed = &p->edges[e];
+		int sf = st[ed->from], stt = st[ed->to];
+		if (sf == ST_FUTURE || stt == ST_FUTURE)
+			continue;
+		const pb_shard_group *GF = &p->groups[ed->from], *GT = &p->groups[ed->to];
+		if (sf == ST_FIXED && stt == ST_FIXED) {
+			constant +=
+			    ed->cost[ed->a_of[fixed[ed->from]] * ed->nb + ed->b_of[fixed[ed->to]]] *
+			    US;
+			continue;
+		}
+		if (sf == ST_FIXED) {
+			int a = ed->a_of[fixed[ed->from]];
+			for (int t = 0; t < GT->n_strat; t++)
+				obj[md->xcol[ed->to] + t] +=
+				    ed->cost[a * ed->nb + ed->b_of[t]] * US;
+			continue;
+		}
+		if (stt == ST_FIXED) {
+			int b = ed->b_of[fixed[ed->to]];
+			for (int s = 0; s < GF->n_strat; s++)
+				obj[md->xcol[ed->from] + s] +=
+				    ed->cost[ed->a_of[s] * ed->nb + b] * US;
+			continue;
+		}
+		int y0 = col + 1;
+		for (int a = 0; a < ed->na; a++)
+			for (int b = 0; b < ed->nb; b++) {
+				int c = y0 + a * ed->nb + b;
+				glp_set_col_bnds(P, c, GLP_DB, 0, 1);
+				obj[c] = ed->cost[a * ed->nb + b] * US;
+			}
+		col += ed->na * ed->nb;
+		int r0 = glp_add_rows(P, ed->na + ed->nb - 1);
+		for (int a = 0; a < ed->na; a++) {
+			glp_set_row_bnds(P, r0 + a, GLP_FX, 0, 0);
+			for (int b = 0; b < ed->nb; b++)
+				if (trip_add(&T, r0 + a, y0 + a * ed->nb + b, 1))
+					goto oom;
+		}
+		for (int b = 0; b < ed->nb - 1; b++) {
+			glp_set_row_bnds(P, r0 + ed->na + b, GLP_FX, 0, 0);
+			for (int a = 0; a < ed->na; a++)
+				if (trip_add(&T, r0 + ed->na + b, y0 + a * ed->nb + b, 1))
+					goto oom;
+		}
+		/* x terms: merge coefficients of the same column (tied groups) */
+		for (int s = 0; s < GF->n_strat; s++)
+			if (trip_add(&T, r0 + ed->a_of[s], md->xcol[ed->from] + s, -1))
+				goto oom;
+		for (int t = 0; t < GT->n_strat; t++)
+			if (ed->b_of[t] < ed->nb - 1 &&
+			    trip_add(&T, r0 + ed->na + ed->b_of[t], md->xcol[ed->to] + t, -1))
+				goto oom;
+	}
+	if (inference) {
+		md->zcol = (int)total;
+		glp_set_col_name(P, md->zcol, "z_peak_act_gb");
+		glp_set_col_bnds(P, md->zcol, GLP_LO, 0, 0);
+	}
+	if (with_mem) {
+		double rhs = p->cl.memory * GB, zlb = 0;
+		for (int G = 0; G < p->n_groups; G++) {
+			const pb_shard_group *gr = &p->groups[G];
+			if (st[G] == ST_SET)
+				continue;
+			double mp, ma;
+			if (st[G] == ST_FIXED) {
+				mp = gr->mem_param[fixed[G]];
+				ma = gr->mem_act[fixed[G]];
+			} else {
+				mp = INFINITY;
+				ma = INFINITY;
+				for (int s = 0; s < gr->n_strat; s++) {
+					double tot = gr->mem_param[s] +
+					             (inference ? 0 : p->act_mult * gr->mem_act[s]);
+					if (tot < mp + (inference ? 0 : p->act_mult * ma)) {
+						mp = gr->mem_param[s];
+						ma = gr->mem_act[s];
+					}
+				}
+			}
+			rhs -= (mp + (inference ? 0 : p->act_mult * ma)) * GB;
+			if (inference && ma * GB > zlb)
+				zlb = ma * GB;
+		}
+		row = glp_add_rows(P, 1);
+		glp_set_row_name(P, row, "memory_gb");
+		glp_set_row_bnds(P, row, GLP_UP, 0, rhs);
+		for (int G = 0; G < p->n_groups; G++) {
+			if (st[G] != ST_SET)
+				continue;
+			const pb_shard_group *gr = &p->groups[G];
+			for (int s = 0; s < gr->n_strat; s++) {
+				double v = (gr->mem_param[s] +
+				            (inference ? 0 : p->act_mult * gr->mem_act[s])) *
+				           GB;
+				if (v != 0 && trip_add(&T, row, md->xcol[G] + s, v))
+					goto oom;
+			}
+		}
+		if (inference) {
+			if (trip_add(&T, row, md->zcol, 2))
+				goto oom;
+			glp_set_col_bnds(P, md->zcol, GLP_LO, zlb, 0);
+			for (int G = 0; G < p->n_groups; G++) {
+				if (st[G] != ST_SET)
+					continue;
+				const pb_shard_group *gr = &p->groups[G];
+				int r = glp_add_rows(P, 1);
+				glp_set_row_bnds(P, r, GLP_LO, 0, 0);
+				if (trip_add(&T, r, md->zcol, 1))
+					goto oom;
+				for (int s = 0; s < gr->n_strat; s++)
+					if (gr->mem_act[s] != 0 &&
+					    trip_add(&T, r, md->xcol[G] + s, -gr->mem_act[s] * GB))
+						goto oom;
+			}
+		}
+	}
+	/* Tied groups add coefficients to the same column in one row: merge. */
+	{
+		long w = 0;
+		/* sort-free merge: duplicates can only come from ties; use a scan per row
+		 * through a column-stamp table */
+		int nrows = glp_get_num_rows(P);
+		int *stamp = calloc((size_t)total + 1, sizeof(int));
+		long *pos = calloc((size_t)total + 1, sizeof(long));
+		int *rowstart_ok = NULL;
+		(void)rowstart_ok;
+		if (!stamp || !pos) {
+			free(stamp);
+			free(pos);
+			goto oom;
+		}
+		/* triplets are appended row by row except the edge x terms; handle
+		 * generally with a per-row ordering pass */
+		long *cnt = calloc((size_t)nrows + 2, sizeof(long));
+		long *ord = malloc((size_t)(T.n + 1) * sizeof(long));
+		if (!cnt || !ord) {
+			free(stamp);
+			free(pos);
+			free(cnt);
+			free(ord);
+			goto oom;
+		}
+		for (long k = 1; k <= T.n; k++)
+			cnt[T.ia[k] + 1]++;
+		for (int r = 1; r <= nrows + 1; r++)
+			cnt[r] += cnt[r - 1];
+		for (long k = 1; k <= T.n; k++)
+			ord[cnt[T.ia[k]]++] = k;
+		trip M = {0};
+		long k0 = 0;
+		for (int r = 1; r <= nrows; r++) {
+			long start = M.n;
+			long end = cnt[r];
+			for (; k0 < end; k0++) {
+				long k = ord[k0];
+				int c = T.ja[k];
+				if (stamp[c] == r) {
+					M.ar[pos[c]] += T.ar[k];
+				} else {
+					if (trip_add(&M, r, c, T.ar[k])) {
+						trip_free(&M);
+						free(stamp);
+						free(pos);
+						free(cnt);
+						free(ord);
+						goto oom;
+					}
+					stamp[c] = r;
+					pos[c] = M.n;
+				}
+			}
+			(void)start;
+		}
+		w = M.n;
+		free(stamp);
+		free(pos);
+		free(cnt);
+		free(ord);
+		trip_free(&T);
+		T = M;
+		T.n = w;
+	}
+	for (long c = 1; c <= total; c++)
+		glp_set_obj_coef(P, (int)c, obj[c]);
+	glp_set_obj_coef(P, 0, constant);
+	if (T.n > 0)
+		glp_load_matrix(P, (int)T.n, T.ia, T.ja, T.ar);
+	free(obj);
+	trip_free(&T);
+	return PB_OK;
+oom:
+	free(obj);
+	trip_free(&T);
+	glp_delete_prob(P);
+	free(md->xcol);
+	md->P = NULL;
+	md->xcol = NULL;
+	return pb_err(err, PB_ENOMEM, "shard: out of memory building the MILP");
+}
+
+static void model_free(model *md)
+{
+	if (md->P)
+		glp_delete_prob(md->P);
+	free(md->xcol);
+	md->P = NULL;
+	md->xcol = NULL;
+}
+
+typedef struct cbinfo {
+	pb_shard_incumbent_fn cb;
+	void *ud;
+	double t0;
+	long n;
+	int stop;
+} cbinfo;
+
+static double best_bound(glp_tree *T)
+{
+	int b = glp_ios_best_node(T);
+	return b ? glp_ios_node_bound(T, b) : NAN;
+}
+
+static void glpk_cb(glp_tree *T, void *info)
+{
+	cbinfo *ci = info;
+	if (ci->stop) {
+		glp_ios_terminate(T);
+		return;
+	}
+	int reason = glp_ios_reason(T);
+	if (reason == GLP_IBINGO) {
+		ci->n++;
+		if (ci->cb)
+			ci->stop = ci->cb(ci->ud, glp_mip_obj_val(glp_ios_get_prob(T)),
+			                  best_bound(T), now() - ci->t0);
+	} else if (reason == GLP_ISELECT && ci->cb) {
+		ci->stop = ci->cb(ci->ud, NAN, best_bound(T), now() - ci->t0);
+	}
+	if (ci->stop)
+		glp_ios_terminate(T);
+}
+
+/* The LP relaxation in chunks of LP_CHUNK dual simplex iterations, each call
+ * resuming from the basis the previous one left, so that the progress
+ * callback runs between chunks (the stepping solver yields there; a root LP
+ * of bert_base_like takes ~12 chunks of ~60 ms). The chunks are fixed
+ * iteration counts in every mode, so the pivots and the optimum vertex are
+ * the same whether anyone yields or not (10% slower than one call on
+ * bert_base_like 2x8; 100-iteration chunks cost 25%). Between chunks the
+ * objective is a lower bound when the basis is dual feasible. Returns
+ * glp_simplex's code, GLP_EITLIM when the callback asked to stop. */
+#define LP_CHUNK 200
+static int lp_chunks(glp_prob *P, glp_smcp *sm, cbinfo *ci)
+{
+	int it_lim = sm->it_lim;
+	sm->it_lim = LP_CHUNK;
+	int rc;
+	while ((rc = glp_simplex(P, sm)) == GLP_EITLIM && !ci->stop) {
+		if (sm->tm_lim < INT_MAX && now() - ci->t0 > sm->tm_lim * 1e-3) {
+			rc = GLP_ETMLIM;
+			break;
+		}
+		if (ci->cb) {
+			double bound = glp_get_dual_stat(P) == GLP_FEAS ? glp_get_obj_val(P) : NAN;
+			ci->stop = ci->cb(ci->ud, NAN, bound, now() - ci->t0);
+		}
+	}
+	sm->it_lim = it_lim;
+	return rc;
+}
+
+/* Solves the model; fills choice for groups in the set. Returns 1 when an
+ * integer solution exists, 0 when infeasible. */
+static int run_model(const pb_shard_problem *p, const unsigned char *st, model *md, cbinfo *ci,
+                     int *choice, int *optimal)
+{
+	glp_term_out(GLP_OFF);
+	glp_smcp sm;
+	glp_init_smcp(&sm);
+	sm.msg_lev = GLP_MSG_OFF;
+	/* The dual simplex without presolve is the fastest on these models (on
+	 * bert_base_like 2x8: 2.3 s against 5.4 s primal, 15 s with presolve),
+	 * started from Bixby's crash basis (glp_cpx_basis): 4x4 takes 0.6 s
+	 * instead of 1.8 s from GLPK's all-slack basis (glp_adv_basis: 11 s,
+	 * scaling or the long-step ratio test: slower). */
+	sm.meth = GLP_DUALP;
+	sm.presolve = GLP_OFF;
+	if (p->opts.time_limit > 0)
+		sm.tm_lim = (int)(p->opts.time_limit * 1000);
+	glp_cpx_basis(md->P);
+	int rc = lp_chunks(md->P, &sm, ci);
+	if (rc == GLP_EITLIM) /* stopped by the callback */
+		return 0;
+	if (rc != 0 || glp_get_status(md->P) != GLP_OPT) {
+		/* retry with the primal simplex before declaring it infeasible */
+		sm.meth = GLP_PRIMAL;
+		rc = glp_simplex(md->P, &sm);
+		if (rc != 0 || glp_get_status(md->P) != GLP_OPT)
+			return 0;
+	}
+	glp_iocp io;
+	glp_init_iocp(&io);
+	io.msg_lev = GLP_MSG_OFF;
+	io.cb_func = glpk_cb;
+	io.cb_info = ci;
+	if (p->opts.time_limit > 0)
+		io.tm_lim = (int)(p->opts.time_limit * 1000);
+	rc = glp_intopt(md->P, &io);
+	int ms = glp_mip_status(md->P);
+	if (ms != GLP_OPT && ms != GLP_FEAS)
+		return 0;
+	*optimal = ms == GLP_OPT && rc == 0;
+	for (int G = 0; G < p->n_groups; G++) {
+		if (st[G] != ST_SET)
+			continue;
+		int best = 0;
+		double bv = -1;
+		for (int s = 0; s < p->groups[G].n_strat; s++) {
+			double v = glp_mip_col_val(md->P, md->xcol[G] + s);
+			if (v > bv) {
+				bv = v;
+				best = s;
+			}
+		}
+		choice[G] = best;
+	}
+	return 1;
+}
+
+void pb_shard_milp_size(const pb_shard_problem *p, pb_milp_size *sz)
+{
+	memset(sz, 0, sizeof *sz);
+	for (int G = 0; G < p->n_groups; G++) {
+		if (p->groups[G].tie >= 0)
+			continue;
+		sz->cols += p->groups[G].n_strat;
+		sz->bins += p->groups[G].n_strat;
+		sz->rows += 1;
+		sz->nnz += p->groups[G].n_strat;
+	}
+	for (int e = 0; e < p->n_edges; e++) {
+		const pb_shard_edge *ed = &p->edges[e];
+		sz->cols += (long)ed->na * ed->nb;
+		sz->rows += ed->na + ed->nb - 1;
+		sz->nnz +=
+		    2L * ed->na * ed->nb + p->groups[ed->from].n_strat + p->groups[ed->to].n_strat;
+	}
+	sz->rows += 1 + (p->opts.train ? 0 : p->n_groups);
+	sz->cols += p->opts.train ? 0 : 1;
+	for (int G = 0; G < p->n_groups; G++)
+		sz->nnz += p->groups[G].n_strat * (p->opts.train ? 1 : 2);
+}
+
+int pb_shard_solve(pb_shard_problem *p, const char *lp_path, pb_shard_incumbent_fn cb, void *ud,
+                   pb_shard_result *r, pb_error *err)
+{
+	memset(r, 0, sizeof *r);
+	double t0 = now();
+	r->choice = calloc((size_t)(p->n_groups + 1), sizeof(int));
+	unsigned char *st = malloc((size_t)(p->n_groups + 1));
+	if (!r->choice || !st) {
+		free(st);
+		pb_shard_result_free(r);
+		return pb_err(err, PB_ENOMEM, "shard: out of memory");
+	}
+	cbinfo ci = {cb, ud, t0, 0, 0};
+	int chunked = p->opts.opt_level >= 3 && p->n_groups > p->opts.chunk;
+	int rc = PB_OK, ok = 1, optimal = 1;
+	if (!chunked || lp_path) {
+		memset(st, ST_SET, (size_t)p->n_groups);
+		model md;
+		rc = build_model(p, st, r->choice, 1, &md, err);
+		if (rc == PB_OK && lp_path && glp_write_lp(md.P, NULL, lp_path) != 0)
+			rc = pb_err(err, PB_EINPUT, "%s: cannot write the LP file", lp_path);
+		if (rc == PB_OK && !chunked) {
+			ok = run_model(p, st, &md, &ci, r->choice, &optimal);
+			if (!ok && !ci.stop) {
+				/* Memory does not fit: best plan ignoring memory, reported
+				 * infeasible. */
+				model m2;
+				rc = build_model(p, st, r->choice, 0, &m2, err);
+				if (rc == PB_OK)
+					ok = run_model(p, st, &m2, &ci, r->choice, &optimal);
+				model_free(&m2);
+				optimal = 0;
+			}
+		}
+		model_free(&md);
+	}
+	if (rc == PB_OK && chunked) {
+		optimal = 0;
+		memset(st, ST_FUTURE, (size_t)p->n_groups);
+		for (int c0 = 0; c0 < p->n_groups && rc == PB_OK && !ci.stop; c0 += p->opts.chunk) {
+			int c1 =
+			    c0 + p->opts.chunk < p->n_groups ? c0 + p->opts.chunk : p->n_groups;
+			for (int G = c0; G < c1; G++)
+				st[G] = ST_SET;
+			model md;
+			int opt_chunk = 0;
+			rc = build_model(p, st, r->choice, 1, &md, err);
+			if (rc == PB_OK && !run_model(p, st, &md, &ci, r->choice, &opt_chunk) &&
+			    !ci.stop) {
+				model_free(&md);
+				rc = build_model(p, st, r->choice, 0, &md, err);
+				if (rc == PB_OK &&
+				    !run_model(p, st, &md, &ci, r->choice, &opt_chunk))
+					rc = pb_err(err, PB_EINTERNAL,
+					            "shard: a level-3 sub-MILP has no solution");
+			}
+			model_free(&md);
+			for (int G = c0; G < c1; G++)
+				st[G] = ST_FIXED;
+		}
+	}
+	free(st);
+	if (rc == PB_OK && ci.stop)
+		rc = pb_err(err, PB_ECANCEL, "shard: solve stopped");
+	if (rc) {
+		pb_shard_result_free(r);
+		return rc;
+	}
+	if (!ok) {
+		pb_shard_result_free(r);
+		return pb_err(err, PB_EINTERNAL, "shard: GLPK found no solution");
+	}
+	pb_shard_evaluate(p, r->choice, r);
+	r->optimal = optimal && r->feasible;
+	r->solve_seconds = now() - t0;
+	r->n_incumbents = ci.n;
+	return PB_OK;
+}
+
+int pb_shard_brute_force(pb_shard_problem *p, long max_combos, pb_shard_result *r, pb_error *err)
+{
+	memset(r, 0, sizeof *r);
+	double space = 1;
+	for (int G = 0; G < p->n_groups; G++)
+		if (p->groups[G].tie < 0)
+			space *= p->groups[G].n_strat;
+	if (space > (double)max_combos)
+		return pb_err(err, PB_EUSAGE,
+		              "shard: brute force over %.0f combinations is too large", space);
+	int *cur = calloc((size_t)(p->n_groups + 1), sizeof(int));
+	r->choice = calloc((size_t)(p->n_groups + 1), sizeof(int));
+	if (!cur || !r->choice) {
+		free(cur);
+		pb_shard_result_free(r);
+		return pb_err(err, PB_ENOMEM, "shard: out of memory");
+	}
+	double best = INFINITY;
+	int found = 0;
+	for (;;) {
+		for (int G = 0; G < p->n_groups; G++)
+			if (p->groups[G].tie >= 0)
+				cur[G] = cur[p->groups[G].tie];
+		pb_shard_result t;
+		pb_shard_evaluate(p, cur, &t);
+		if (t.feasible && t.objective < best - 1e-15) {
+			best = t.objective;
+			memcpy(r->choice, cur, (size_t)p->n_groups * sizeof(int));
+			found = 1;
+		}
+		int G = 0;
+		for (; G < p->n_groups; G++) {
+			if (p->groups[G].tie >= 0)
+				continue;
+			if (++cur[G] < p->groups[G].n_strat)
+				break;
+			cur[G] = 0;
+		}
+		if (G == p->n_groups)
+			break;
+	}
+	free(cur);
+	if (!found) {
+		pb_shard_result_free(r);
+		return pb_err(err, PB_EINPUT, "shard: no plan fits the device memory");
+	}
+	pb_shard_evaluate(p, r->choice, r);
+	r->optimal = 1;
+	return PB_OK;
+}

@@ -1,0 +1,833 @@
+/*
+ * shard/strategy_problem.c — building the strategy-selection problem of one scheme:
+ * tensor classes, per-operator candidates and costs, shrinking into groups,
+ * edges with resharding cost matrices; evaluation of a choice (problem.h).
+ *
+ * Invariants: groups are numbered by their leader's node id order; members of
+ * a group are in topological order and every member's activation inputs come
+ * from earlier members of the same group or from other groups; pick[s] of a
+ * member is its strategy when the group takes strategy s.
+ */
+#include "shard/strategy_problem.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_NODE_STRATS 2048
+
+void pb_shard_opts_default(pb_shard_opts *o)
+{
+	memset(o, 0, sizeof *o);
+	o->force_fraction = 0.7;
+	o->chunk = 48;
+}
+
+static int is_key_op(const char *op)
+{
+	return !strcmp(op, "MatMul") || !strcmp(op, "Gemm") || !strcmp(op, "Conv") ||
+	       !strcmp(op, "ConvTranspose") || !strcmp(op, "Einsum");
+}
+
+int pb_spec_is_elementwise(const char *op);
+
+static int is_follower_op(const char *op)
+{
+	static const char *const f[] = {"Reshape",
+	                                "Flatten",
+	                                "Squeeze",
+	                                "Unsqueeze",
+	                                "Transpose",
+	                                "Softmax",
+	                                "LogSoftmax",
+	                                "LayerNormalization",
+	                                "BatchNormalization",
+	                                "InstanceNormalization",
+	                                "MaxPool",
+	                                "AveragePool",
+	                                "GlobalAveragePool",
+	                                "GlobalMaxPool",
+	                                "Slice",
+	                                "Pad",
+	                                "Resize",
+	                                "LRN",
+	                                NULL};
+	if (pb_spec_is_elementwise(op))
+		return 1;
+	for (int i = 0; f[i]; i++)
+		if (!strcmp(op, f[i]))
+			return 1;
+	return 0;
+}
+
+double pb_shard_node_flops(const pb_graph *g, const pb_node *n)
+{
+	if (n->cost.flops > 0)
+		return n->cost.flops;
+	const pb_tensor *o = n->n_outputs && n->outputs[0] >= 0 ? &g->tensors[n->outputs[0]] : NULL;
+	double on = o ? (double)pb_tensor_numel(o) : 0;
+	if (on < 0)
+		on = 0;
+	const pb_tensor *a =
+	    n->n_inputs > 0 && n->inputs[0] >= 0 ? &g->tensors[n->inputs[0]] : NULL;
+	const pb_tensor *b =
+	    n->n_inputs > 1 && n->inputs[1] >= 0 ? &g->tensors[n->inputs[1]] : NULL;
+	if (!strcmp(n->op, "MatMul") && a && a->rank >= 1 && a->dims[a->rank - 1] > 0)
+		return 2.0 * on * (double)a->dims[a->rank - 1];
+	if (!strcmp(n->op, "Gemm") && a && a->rank == 2) {
+		int64_t k = pb_node_attr_int(n, "transA", 0) ? a->dims[0] : a->dims[1];
+		return k > 0 ? 2.0 * on * (double)k : on;
+	}
+	if (!strcmp(n->op, "Conv") && b && b->rank >= 3) {
+		double k = 1;
+		for (int i = 1; i < b->rank; i++)
+			k *= b->dims[i] > 0 ? (double)b->dims[i] : 1;
+		return 2.0 * on * k;
+	}
+	if (!strncmp(n->op, "Reduce", 6) && a) {
+		double an = (double)pb_tensor_numel(a);
+		return an > 0 ? an : on;
+	}
+	return on;
+}
+
+static int add_edge(pb_shard_problem *p, const pb_shard_edge *e)
+{
+	if (p->n_edges == p->cap_edges) {
+		int nc = p->cap_edges ? p->cap_edges * 2 : 64;
+		pb_shard_edge *ne = realloc(p->edges, (size_t)nc * sizeof *ne);
+		if (!ne)
+			return -1;
+		p->edges = ne;
+		p->cap_edges = nc;
+	}
+	p->edges[p->n_edges++] = *e;
+	return 0;
+}
+
+static void classify(pb_shard_problem *p)
+{
+	const pb_graph *g = p->g;
+	for (int t = 0; t < g->n_tensors; t++) {
+		const pb_tensor *tt = &g->tensors[t];
+		p->tkind[t] = tt->is_input && !tt->is_initializer ? PB_TKIND_ACT : PB_TKIND_META;
+	}
+	for (int i = 0; i < g->n_nodes; i++) {
+		const pb_node *n = &g->nodes[i];
+		int dynamic = 0;
+		for (int k = 0; k < n->n_inputs; k++)
+			if (n->inputs[k] >= 0 && p->tkind[n->inputs[k]] == PB_TKIND_ACT)
+				dynamic = 1;
+		if (!strcmp(n->op, "Shape") || !strcmp(n->op, "Size"))
+			dynamic = 0;
+		p->nodes[i].active = dynamic && (!p->opts.mask || p->opts.mask[i]);
+		for (int k = 0; k < n->n_outputs; k++)
+			if (n->outputs[k] >= 0)
+				p->tkind[n->outputs[k]] = dynamic ? PB_TKIND_ACT : PB_TKIND_META;
+	}
+	/* Static float tensors consumed by active operators are parameters. */
+	for (int t = 0; t < g->n_tensors; t++) {
+		const pb_tensor *tt = &g->tensors[t];
+		if (p->tkind[t] != PB_TKIND_META || !pb_dtype_is_float(tt->dtype))
+			continue;
+		for (int c = 0; c < tt->n_consumers; c++)
+			if (p->nodes[tt->consumers[c]].active) {
+				p->tkind[t] = PB_TKIND_PARAM;
+				break;
+			}
+	}
+	p->param_bytes = 0;
+	for (int t = 0; t < g->n_tensors; t++)
+		if (p->tkind[t] == PB_TKIND_PARAM)
+			p->param_bytes += pb_tensor_bytes(&g->tensors[t]);
+}
+
+void pb_shard_dynamic_nodes(const pb_graph *g, unsigned char *active)
+{
+	pb_shard_problem tmp;
+	memset(&tmp, 0, sizeof tmp);
+	tmp.g = g;
+	tmp.tkind = calloc((size_t)g->n_tensors + 1, 1);
+	tmp.nodes = calloc((size_t)g->n_nodes + 1, sizeof *tmp.nodes);
+	if (tmp.tkind && tmp.nodes) {
+		classify(&tmp);
+		for (int i = 0; i < g->n_nodes; i++)
+			active[i] = (unsigned char)tmp.nodes[i].active;
+	} else {
+		memset(active, 1, (size_t)g->n_nodes);
+	}
+	free(tmp.tkind);
+	free(tmp.nodes);
+}
+
+static int is_param_weight(const pb_shard_problem *p, int tid)
+{
+	const pb_tensor *t = &p->g->tensors[tid];
+	return p->tkind[tid] == PB_TKIND_PARAM && t->rank >= 2 && pb_tensor_numel(t) >= 2;
+}
+
+/* Output spec with partial axes reduced (model outputs must be complete). */
+static double output_reduce_cost(const pb_mesh *m, const pb_tensor *t, const signed char *spec)
+{
+	signed char to[PB_MESH_MAX_AXES];
+	int any = 0;
+	for (int a = 0; a < PB_MESH_MAX_AXES; a++) {
+		to[a] = spec[a] == PB_SPEC_P ? PB_SPEC_R : spec[a];
+		any |= spec[a] == PB_SPEC_P;
+	}
+	return any ? pb_reshard_cost_tensor(m, t, spec, to, NULL, NULL) : 0;
+}
+
+static int build_node(pb_shard_problem *p, int nid, pb_strat1 *menu_buf, pb_error *err)
+{
+	const pb_graph *g = p->g;
+	const pb_node *n = &g->nodes[nid];
+	pb_shard_node *sn = &p->nodes[nid];
+	const pb_mesh *m = &p->mesh;
+	unsigned dyn = 0;
+	for (int i = 0; i < n->n_inputs && i < PB_SHARD_MAX_IN; i++)
+		if (n->inputs[i] >= 0 && p->tkind[n->inputs[i]] == PB_TKIND_ACT)
+			dyn |= 1u << i;
+	sn->dyn_in = dyn;
+	int nm = pb_spec_menu(g, nid, dyn, menu_buf, 64);
+	pb_strat *all = malloc(MAX_NODE_STRATS * sizeof *all);
+	if (!all)
+		return pb_err(err, PB_ENOMEM, "shard: out of memory");
+	int ns = pb_spec_combine(g, nid, m, menu_buf, nm, p->opts.pad, all, MAX_NODE_STRATS);
+	if (ns == 0) { /* cannot happen: replicate is always valid; keep it safe */
+		pb_strat1 rep = menu_buf[0];
+		ns = pb_spec_combine(g, nid, m, &rep, 1, 0, all, 1);
+	}
+	if (p->forced) {
+		int w = 0;
+		for (int s = 0; s < ns; s++) {
+			int ok = 1;
+			for (int i = 0; i < n->n_inputs && i < PB_SHARD_MAX_IN; i++)
+				if (n->inputs[i] >= 0 && is_param_weight(p, n->inputs[i]) &&
+				    pb_spec_shrink(all[s].in[i], m) <= 1)
+					ok = 0;
+			if (ok)
+				all[w++] = all[s];
+		}
+		if (w > 0)
+			ns = w;
+	}
+	if (p->opts.filters)
+		ns = pb_shard_rules_filter(p->opts.filters, g, nid, all, ns, m);
+	if (p->opts.opt_level >= 1 && p->opts.rules)
+		ns = pb_shard_rules_filter(p->opts.rules, g, nid, all, ns, m);
+	sn->n_strat = ns;
+	sn->strat = malloc((size_t)ns * sizeof *all);
+	if (!sn->strat) {
+		free(all);
+		return pb_err(err, PB_ENOMEM, "shard: out of memory");
+	}
+	memcpy(sn->strat, all, (size_t)ns * sizeof *all);
+	free(all);
+	sn->cost = calloc((size_t)ns, sizeof(double));
+	sn->flops_part = calloc((size_t)ns, sizeof(double));
+	sn->mem_param = calloc((size_t)ns, sizeof(double));
+	sn->mem_act = calloc((size_t)ns, sizeof(double));
+	if (!sn->cost || !sn->flops_part || !sn->mem_param || !sn->mem_act)
+		return pb_err(err, PB_ENOMEM, "shard: out of memory");
+	double fl = pb_shard_node_flops(g, n);
+	for (int s = 0; s < ns; s++) {
+		const pb_strat *st = &sn->strat[s];
+		double comp = fl / st->share * st->pad / p->cl.flops * p->compute_mult;
+		double c = comp;
+		double mp = 0, ma = 0;
+		for (int i = 0; i < n->n_inputs && i < PB_SHARD_MAX_IN; i++) {
+			int t = n->inputs[i];
+			if (t < 0 || p->tkind[t] != PB_TKIND_PARAM)
+				continue;
+			double by = pb_tensor_bytes(&g->tensors[t]) *
+			            pb_spec_pad_factor(&g->tensors[t], st->in[i], m);
+			mp += by / pb_spec_shrink(st->in[i], m);
+			if (p->opts.train && pb_tensor_numel(&g->tensors[t]) >= 2)
+				for (int a = 0; a < m->n_axes; a++) {
+					if (st->in[i][a] != PB_SPEC_R)
+						continue;
+					double b = by;
+					for (int j = 0; j < m->n_axes; j++)
+						if (j != a && st->in[i][j] >= 0)
+							b /= m->size[j];
+					c += pb_coll_time(PB_COLL_ALLREDUCE, b, m->size[a],
+					                  &m->link[a]);
+				}
+		}
+		for (int j = 0; j < n->n_outputs && j < PB_SHARD_MAX_OUT; j++) {
+			int t = n->outputs[j];
+			if (t < 0)
+				continue;
+			double by = pb_tensor_bytes(&g->tensors[t]) *
+			            pb_spec_pad_factor(&g->tensors[t], st->out[j], m);
+			ma += by / pb_spec_shrink(st->out[j], m);
+			if (g->tensors[t].is_output)
+				c += output_reduce_cost(m, &g->tensors[t], st->out[j]);
+		}
+		sn->cost[s] = c;
+		sn->flops_part[s] = comp;
+		sn->mem_param[s] = mp * (p->opts.train ? 2 : 1);
+		sn->mem_act[s] = ma;
+	}
+	return PB_OK;
+}
+
+/* Output slot of node p that produces tensor t. */
+static int out_slot(const pb_node *n, int t)
+{
+	for (int j = 0; j < n->n_outputs && j < PB_SHARD_MAX_OUT; j++)
+		if (n->outputs[j] == t)
+			return j;
+	return -1;
+}
+
+static void form_groups(pb_shard_problem *p)
+{
+	const pb_graph *g = p->g;
+	int lvl = p->opts.opt_level;
+	for (int i = 0; i < g->n_nodes; i++) {
+		pb_shard_node *sn = &p->nodes[i];
+		sn->group = -1;
+		if (!sn->active)
+			continue;
+		sn->group = i;
+		if (p->opts.no_shrink)
+			continue;
+		const pb_node *n = &g->nodes[i];
+		int src_group = -1, src_node = -1, same_group = 1, same_node = 1, n_act = 0;
+		for (int k = 0; k < n->n_inputs && k < PB_SHARD_MAX_IN; k++) {
+			int t = n->inputs[k];
+			if (t < 0 || p->tkind[t] != PB_TKIND_ACT)
+				continue;
+			int pr = g->tensors[t].producer;
+			if (pr < 0 || !p->nodes[pr].active || out_slot(&g->nodes[pr], t) < 0) {
+				same_group = same_node = 0;
+				break;
+			}
+			n_act++;
+			if (src_node < 0)
+				src_node = pr;
+			else if (src_node != pr)
+				same_node = 0;
+			int gr = p->nodes[pr].group;
+			if (src_group < 0)
+				src_group = gr;
+			else if (src_group != gr)
+				same_group = 0;
+		}
+		if (n_act == 0 || n->n_inputs > PB_SHARD_MAX_IN)
+			continue;
+		int key = is_key_op(n->op);
+		if (same_node && is_follower_op(n->op))
+			sn->group = p->nodes[src_node].group;
+		else if (lvl >= 2 && same_group && !key)
+			sn->group = src_group;
+	}
+}
+
+static int build_groups(pb_shard_problem *p, pb_error *err)
+{
+	const pb_graph *g = p->g;
+	const pb_mesh *m = &p->mesh;
+	int *gid = malloc((size_t)(g->n_nodes + 1) * sizeof *gid);
+	if (!gid)
+		return pb_err(err, PB_ENOMEM, "shard: out of memory");
+	int ng = 0;
+	for (int i = 0; i < g->n_nodes; i++)
+		gid[i] = p->nodes[i].active && p->nodes[i].group == i ? ng++ : -1;
+	p->groups = calloc((size_t)(ng ? ng : 1), sizeof *p->groups);
+	if (!p->groups) {
+		free(gid);
+		return pb_err(err, PB_ENOMEM, "shard: out of memory");
+	}
+	p->n_groups = ng;
+	for (int i = 0; i < g->n_nodes; i++) {
+		if (!p->nodes[i].active)
+			continue;
+		int G = gid[p->nodes[i].group];
+		p->nodes[i].group = G;
+		pb_shard_group *gr = &p->groups[G];
+		if (gr->n_members == 0) {
+			gr->leader = i;
+			gr->members = malloc(sizeof(int));
+		} else {
+			gr->members =
+			    realloc(gr->members, (size_t)(gr->n_members + 1) * sizeof(int));
+		}
+		gr->members[gr->n_members++] = i;
+	}
+	free(gid);
+	for (int G = 0; G < ng; G++) {
+		pb_shard_group *gr = &p->groups[G];
+		gr->tie = -1;
+		gr->fixed = -1;
+		int S = p->nodes[gr->leader].n_strat;
+		gr->n_strat = S;
+		gr->cost = calloc((size_t)S, sizeof(double));
+		gr->mem_param = calloc((size_t)S, sizeof(double));
+		gr->mem_act = calloc((size_t)S, sizeof(double));
+		for (int k = 0; k < gr->n_members; k++) {
+			pb_shard_node *sn = &p->nodes[gr->members[k]];
+			sn->pick = malloc((size_t)S * sizeof(int));
+		}
+		for (int s = 0; s < S; s++) {
+			for (int k = 0; k < gr->n_members; k++) {
+				int v = gr->members[k];
+				pb_shard_node *sv = &p->nodes[v];
+				const pb_node *nv = &g->nodes[v];
+				int best = 0;
+				double bestc = INFINITY;
+				if (k == 0) {
+					best = s;
+					bestc = sv->cost[s];
+				} else {
+					/* Follow exactly when a strategy takes the producers' specs
+					 * as they are (no conversion); otherwise the cheapest
+					 * conversion + work. */
+					int best_exact = -1;
+					double bestc_exact = INFINITY;
+					for (int t = 0; t < sv->n_strat; t++) {
+						double c = sv->cost[t];
+						int exact = 1;
+						for (int i = 0;
+						     i < nv->n_inputs && i < PB_SHARD_MAX_IN; i++) {
+							int tt = nv->inputs[i];
+							if (tt < 0 || p->tkind[tt] != PB_TKIND_ACT)
+								continue;
+							int pr = g->tensors[tt].producer;
+							const pb_shard_node *sp = &p->nodes[pr];
+							int j = out_slot(&g->nodes[pr], tt);
+							const signed char *from =
+							    sp->strat[sp->pick[s]].out[j];
+							const signed char *to = sv->strat[t].in[i];
+							if (memcmp(from, to, (size_t)m->n_axes))
+								exact = 0;
+							c += pb_reshard_cost_tensor(
+							         m, &g->tensors[tt], from, to, NULL,
+							         NULL) *
+							     p->comm_mult;
+						}
+						if (exact &&
+						    (c < bestc_exact - 1e-15 ||
+						     (c <= bestc_exact + 1e-15 && best_exact >= 0 &&
+						      sv->strat[t].share >
+						          sv->strat[best_exact].share))) {
+							bestc_exact = c;
+							best_exact = t;
+						}
+						if (c < bestc - 1e-15 ||
+						    (c <= bestc + 1e-15 &&
+						     sv->strat[t].share > sv->strat[best].share)) {
+							bestc = c;
+							best = t;
+						}
+					}
+					if (best_exact >= 0) {
+						best = best_exact;
+						bestc = bestc_exact;
+					}
+				}
+				sv->pick[s] = best;
+				gr->cost[s] += bestc;
+				gr->mem_param[s] += sv->mem_param[best];
+				gr->mem_act[s] += sv->mem_act[best];
+			}
+		}
+	}
+	return PB_OK;
+}
+
+static int spec_index(signed char (*specs)[PB_MESH_MAX_AXES], int *n, const signed char *s)
+{
+	for (int i = 0; i < *n; i++)
+		if (memcmp(specs[i], s, PB_MESH_MAX_AXES) == 0)
+			return i;
+	memcpy(specs[*n], s, PB_MESH_MAX_AXES);
+	return (*n)++;
+}
+
+static int build_edges(pb_shard_problem *p, pb_error *err)
+{
+	const pb_graph *g = p->g;
+	for (int c = 0; c < g->n_nodes; c++) {
+		const pb_shard_node *sc = &p->nodes[c];
+		if (!sc->active)
+			continue;
+		const pb_node *nc = &g->nodes[c];
+		for (int i = 0; i < nc->n_inputs && i < PB_SHARD_MAX_IN; i++) {
+			int t = nc->inputs[i];
+			if (t < 0 || p->tkind[t] != PB_TKIND_ACT)
+				continue;
+			int pr = g->tensors[t].producer;
+			if (pr < 0 || !p->nodes[pr].active)
+				continue;
+			const pb_shard_node *sp = &p->nodes[pr];
+			if (sp->group == sc->group)
+				continue;
+			int j = out_slot(&g->nodes[pr], t);
+			if (j < 0)
+				continue;
+			const pb_shard_group *GF = &p->groups[sp->group],
+			                     *GT = &p->groups[sc->group];
+			pb_shard_edge e = {0};
+			e.from = sp->group;
+			e.to = sc->group;
+			e.prod = pr;
+			e.cons = c;
+			e.tensor = t;
+			e.slot = i;
+			e.bytes = pb_tensor_bytes(&g->tensors[t]);
+			e.a_of = malloc((size_t)GF->n_strat * sizeof(int));
+			e.b_of = malloc((size_t)GT->n_strat * sizeof(int));
+			signed char(*as)[PB_MESH_MAX_AXES] =
+			    calloc((size_t)GF->n_strat, PB_MESH_MAX_AXES);
+			signed char(*bs)[PB_MESH_MAX_AXES] =
+			    calloc((size_t)GT->n_strat, PB_MESH_MAX_AXES);
+			if (!e.a_of || !e.b_of || !as || !bs) {
+				free(e.a_of);
+				free(e.b_of);
+				free(as);
+				free(bs);
+				return pb_err(err, PB_ENOMEM, "shard: out of memory");
+			}
+			for (int s = 0; s < GF->n_strat; s++) {
+				signed char sp_[PB_MESH_MAX_AXES];
+				memset(sp_, PB_SPEC_R, sizeof sp_);
+				memcpy(sp_, sp->strat[sp->pick[s]].out[j], (size_t)p->mesh.n_axes);
+				e.a_of[s] = spec_index(as, &e.na, sp_);
+			}
+			for (int s = 0; s < GT->n_strat; s++) {
+				signed char sp_[PB_MESH_MAX_AXES];
+				memset(sp_, PB_SPEC_R, sizeof sp_);
+				memcpy(sp_, sc->strat[sc->pick[s]].in[i], (size_t)p->mesh.n_axes);
+				e.b_of[s] = spec_index(bs, &e.nb, sp_);
+			}
+			e.cost = malloc((size_t)e.na * e.nb * sizeof(double));
+			for (int a = 0; a < e.na; a++)
+				for (int b = 0; b < e.nb; b++)
+					e.cost[a * e.nb + b] =
+					    pb_reshard_cost_tensor(&p->mesh, &g->tensors[t], as[a],
+					                           bs[b], NULL, NULL) *
+					    p->comm_mult;
+			free(as);
+			free(bs);
+			/* Two consumers in one group needing the same layout of one tensor
+			 * share one conversion. */
+			int dup = 0;
+			for (int k = p->n_edges - 1; k >= 0 && k >= p->n_edges - 8; k--) {
+				const pb_shard_edge *f = &p->edges[k];
+				if (f->from == e.from && f->to == e.to && f->tensor == e.tensor &&
+				    f->nb == e.nb && f->na == e.na &&
+				    memcmp(f->b_of, e.b_of, (size_t)GT->n_strat * sizeof(int)) ==
+				        0 &&
+				    memcmp(f->cost, e.cost, (size_t)e.na * e.nb * sizeof(double)) ==
+				        0)
+					dup = 1;
+			}
+			if (dup) {
+				free(e.a_of);
+				free(e.b_of);
+				free(e.cost);
+				continue;
+			}
+			if (add_edge(p, &e)) {
+				free(e.a_of);
+				free(e.b_of);
+				free(e.cost);
+				return pb_err(err, PB_ENOMEM, "shard: out of memory");
+			}
+		}
+	}
+	return PB_OK;
+}
+
+/* Exact dominance: two strategies of a group that show the same specs on every
+ * edge of the group are interchangeable for the rest of the problem, so only
+ * those not beaten on cost and memory at once are kept. Unused specs are then
+ * dropped from the edges' matrices. */
+static int prune_dominated(pb_shard_problem *p, pb_error *err)
+{
+	int *deg = calloc((size_t)(p->n_groups + 1), sizeof(int));
+	int **inc = calloc((size_t)(p->n_groups + 1), sizeof(int *));
+	if (!deg || !inc) {
+		free(deg);
+		free(inc);
+		return pb_err(err, PB_ENOMEM, "shard: out of memory");
+	}
+	for (int e = 0; e < p->n_edges; e++) {
+		deg[p->edges[e].from]++;
+		deg[p->edges[e].to]++;
+	}
+	for (int G = 0; G < p->n_groups; G++)
+		inc[G] = malloc((size_t)(deg[G] + 1) * sizeof(int)), deg[G] = 0;
+	for (int e = 0; e < p->n_edges; e++) {
+		/* encode the side: +e+1 when the group is the producer, -(e+1) consumer */
+		inc[p->edges[e].from][deg[p->edges[e].from]++] = e + 1;
+		inc[p->edges[e].to][deg[p->edges[e].to]++] = -(e + 1);
+	}
+	int rc = PB_OK;
+	for (int G = 0; G < p->n_groups && rc == PB_OK; G++) {
+		pb_shard_group *gr = &p->groups[G];
+		int S = gr->n_strat;
+		int *newid = malloc((size_t)S * sizeof(int));
+		if (!newid) {
+			rc = pb_err(err, PB_ENOMEM, "shard: out of memory");
+			break;
+		}
+		int kept = 0;
+		for (int s = 0; s < S; s++) {
+			int dom = 0;
+			for (int t = 0; t < S && !dom; t++) {
+				if (t == s)
+					continue;
+				int same = 1;
+				for (int k = 0; k < deg[G] && same; k++) {
+					int code = inc[G][k];
+					const pb_shard_edge *ed =
+					    &p->edges[(code > 0 ? code : -code) - 1];
+					same = code > 0 ? ed->a_of[s] == ed->a_of[t]
+					                : ed->b_of[s] == ed->b_of[t];
+				}
+				if (!same)
+					continue;
+				int le = gr->cost[t] <= gr->cost[s] &&
+				         gr->mem_param[t] <= gr->mem_param[s] &&
+				         gr->mem_act[t] <= gr->mem_act[s];
+				int eq = gr->cost[t] == gr->cost[s] &&
+				         gr->mem_param[t] == gr->mem_param[s] &&
+				         gr->mem_act[t] == gr->mem_act[s];
+				if (le && (!eq || t < s))
+					dom = 1;
+			}
+			newid[s] = dom ? -1 : kept++;
+		}
+		if (kept < S) {
+			for (int s = 0; s < S; s++)
+				if (newid[s] >= 0) {
+					gr->cost[newid[s]] = gr->cost[s];
+					gr->mem_param[newid[s]] = gr->mem_param[s];
+					gr->mem_act[newid[s]] = gr->mem_act[s];
+					for (int k = 0; k < gr->n_members; k++) {
+						pb_shard_node *sn = &p->nodes[gr->members[k]];
+						sn->pick[newid[s]] = sn->pick[s];
+					}
+				}
+			for (int k = 0; k < deg[G]; k++) {
+				int code = inc[G][k];
+				pb_shard_edge *ed = &p->edges[(code > 0 ? code : -code) - 1];
+				int *arr = code > 0 ? ed->a_of : ed->b_of;
+				for (int s = 0; s < S; s++)
+					if (newid[s] >= 0)
+						arr[newid[s]] = arr[s];
+			}
+			gr->n_strat = kept;
+		}
+		free(newid);
+	}
+	/* compact spec indices of every edge */
+	for (int e = 0; e < p->n_edges && rc == PB_OK; e++) {
+		pb_shard_edge *ed = &p->edges[e];
+		int *ma = malloc((size_t)ed->na * sizeof(int)),
+		    *mb = malloc((size_t)ed->nb * sizeof(int));
+		if (!ma || !mb) {
+			free(ma);
+			free(mb);
+			rc = pb_err(err, PB_ENOMEM, "shard: out of memory");
+			break;
+		}
+		for (int a = 0; a < ed->na; a++)
+			ma[a] = -1;
+		for (int b = 0; b < ed->nb; b++)
+			mb[b] = -1;
+		int na = 0, nb = 0;
+		for (int s = 0; s < p->groups[ed->from].n_strat; s++) {
+			if (ma[ed->a_of[s]] < 0)
+				ma[ed->a_of[s]] = na++;
+		}
+		for (int s = 0; s < p->groups[ed->to].n_strat; s++) {
+			if (mb[ed->b_of[s]] < 0)
+				mb[ed->b_of[s]] = nb++;
+		}
+		if (na < ed->na || nb < ed->nb) {
+			double *c = malloc((size_t)na * nb * sizeof(double));
+			if (!c) {
+				free(ma);
+				free(mb);
+				rc = pb_err(err, PB_ENOMEM, "shard: out of memory");
+				break;
+			}
+			for (int a = 0; a < ed->na; a++)
+				for (int b = 0; b < ed->nb; b++)
+					if (ma[a] >= 0 && mb[b] >= 0)
+						c[ma[a] * nb + mb[b]] = ed->cost[a * ed->nb + b];
+			free(ed->cost);
+			ed->cost = c;
+			for (int s = 0; s < p->groups[ed->from].n_strat; s++)
+				ed->a_of[s] = ma[ed->a_of[s]];
+			for (int s = 0; s < p->groups[ed->to].n_strat; s++)
+				ed->b_of[s] = mb[ed->b_of[s]];
+			ed->na = na;
+			ed->nb = nb;
+		}
+		free(ma);
+		free(mb);
+	}
+	for (int G = 0; G < p->n_groups; G++)
+		free(inc[G]);
+	free(inc);
+	free(deg);
+	return rc;
+}
+
+static void tie_groups(pb_shard_problem *p)
+{
+	const pb_graph *g = p->g;
+	for (int G = 0; G < p->n_groups; G++) {
+		pb_shard_group *a = &p->groups[G];
+		for (int H = 0; H < G; H++) {
+			const pb_shard_group *b = &p->groups[H];
+			if (b->tie >= 0 || b->n_strat != a->n_strat || b->n_members != a->n_members)
+				continue;
+			int same = 1;
+			for (int k = 0; k < a->n_members && same; k++)
+				same =
+				    !strcmp(g->nodes[a->members[k]].op, g->nodes[b->members[k]].op);
+			for (int s = 0; s < a->n_strat && same; s++)
+				same = fabs(a->cost[s] - b->cost[s]) <=
+				           1e-9 * fabs(b->cost[s]) + 1e-15 &&
+				       fabs(a->mem_param[s] - b->mem_param[s]) < 0.5;
+			if (same) {
+				a->tie = H;
+				break;
+			}
+		}
+	}
+}
+
+int pb_shard_problem_build(const pb_graph *g, const pb_cluster *c, const pb_mesh *m,
+                           const pb_shard_opts *o, pb_shard_problem **out, pb_error *err)
+{
+	*out = NULL;
+	pb_shard_problem *p = calloc(1, sizeof *p);
+	if (!p)
+		return pb_err(err, PB_ENOMEM, "shard: out of memory");
+	p->g = g;
+	p->mesh = *m;
+	p->cl = *c;
+	p->cl.name = NULL;
+	p->opts = *o;
+	if (p->opts.chunk <= 0)
+		p->opts.chunk = 48;
+	p->compute_mult = o->train ? 3.0 : 1.0;
+	p->comm_mult = o->train ? 2.0 : 1.0;
+	p->act_mult = o->act_copies > 0 ? o->act_copies : 1.0;
+	p->tkind = calloc((size_t)(g->n_tensors + 1), 1);
+	p->nodes = calloc((size_t)(g->n_nodes + 1), sizeof *p->nodes);
+	pb_strat1 *menu = malloc(64 * sizeof *menu);
+	if (!p->tkind || !p->nodes || !menu) {
+		free(menu);
+		pb_shard_problem_free(p);
+		return pb_err(err, PB_ENOMEM, "shard: out of memory");
+	}
+	classify(p);
+	p->forced = p->param_bytes > o->force_fraction * c->memory;
+	int rc = PB_OK;
+	for (int i = 0; i < g->n_nodes && rc == PB_OK; i++)
+		if (p->nodes[i].active) {
+			rc = build_node(p, i, menu, err);
+			p->n_active++;
+			p->n_node_strats += p->nodes[i].n_strat;
+		}
+	free(menu);
+	if (rc == PB_OK) {
+		form_groups(p);
+		rc = build_groups(p, err);
+	}
+	if (rc == PB_OK)
+		rc = build_edges(p, err);
+	if (rc == PB_OK)
+		rc = prune_dominated(p, err);
+	if (rc == PB_OK && o->tie_blocks)
+		tie_groups(p);
+	if (rc) {
+		pb_shard_problem_free(p);
+		return rc;
+	}
+	*out = p;
+	return PB_OK;
+}
+
+void pb_shard_problem_free(pb_shard_problem *p)
+{
+	if (!p)
+		return;
+	for (int i = 0; p->nodes && i < p->g->n_nodes; i++) {
+		pb_shard_node *n = &p->nodes[i];
+		free(n->strat);
+		free(n->cost);
+		free(n->flops_part);
+		free(n->mem_param);
+		free(n->mem_act);
+		free(n->pick);
+	}
+	for (int G = 0; G < p->n_groups; G++) {
+		free(p->groups[G].members);
+		free(p->groups[G].cost);
+		free(p->groups[G].mem_param);
+		free(p->groups[G].mem_act);
+	}
+	for (int e = 0; e < p->n_edges; e++) {
+		free(p->edges[e].a_of);
+		free(p->edges[e].b_of);
+		free(p->edges[e].cost);
+	}
+	free(p->edges);
+	free(p->groups);
+	free(p->nodes);
+	free(p->tkind);
+	free(p);
+}
+
+int pb_shard_node_strategy(const pb_shard_problem *p, const int *choice, int nid)
+{
+	const pb_shard_node *n = &p->nodes[nid];
+	if (!n->active || n->group < 0)
+		return -1;
+	return n->pick[choice[n->group]];
+}
+
+void pb_shard_evaluate(const pb_shard_problem *p, const int *choice, pb_shard_result *r)
+{
+	double cost = 0, comp = 0, mp = 0, ma = 0, peak = 0;
+	for (int G = 0; G < p->n_groups; G++) {
+		const pb_shard_group *gr = &p->groups[G];
+		int s = choice[G];
+		cost += gr->cost[s];
+		mp += gr->mem_param[s];
+		ma += gr->mem_act[s];
+		if (gr->mem_act[s] > peak)
+			peak = gr->mem_act[s];
+		for (int k = 0; k < gr->n_members; k++) {
+			const pb_shard_node *sn = &p->nodes[gr->members[k]];
+			comp += sn->flops_part[sn->pick[s]];
+		}
+	}
+	for (int e = 0; e < p->n_edges; e++) {
+		const pb_shard_edge *ed = &p->edges[e];
+		cost += ed->cost[ed->a_of[choice[ed->from]] * ed->nb + ed->b_of[choice[ed->to]]];
+	}
+	r->objective = cost;
+	r->compute = comp;
+	r->comm = cost - comp > 0 ? cost - comp : 0;
+	r->memory = mp + (p->opts.train ? p->act_mult * ma : 2 * peak);
+	r->feasible = r->memory <= p->cl.memory * (1 + 1e-9);
+}
+
+void pb_shard_result_free(pb_shard_result *r)
+{
+	if (r) {
+		free(r->choice);
+		r->choice = NULL;
+	}
+}

@@ -1,0 +1,162 @@
+/*
+ * shard/strategy_problem.h — the strategy-selection problem of one grouping scheme,
+ * its MILP (GLPK), an exhaustive reference solver, and the evaluation of a
+ * chosen plan.
+ *
+ * Build: every operator that touches an activation (a tensor that depends on
+ * a model input) gets its strategy menu (spec.h) combined over the mesh axes;
+ * parameters and constants are not operators of the problem, their specs are
+ * whatever the consuming strategy needs (each device loads its shard).
+ * Shrinking: an operator that can follow its producer (element-wise,
+ * reshape, transpose, softmax, normalisation, pooling, ...) shares its
+ * producer's variables: for each strategy of the producer it takes its own
+ * cheapest strategy given the producer's output spec (the conversion inside
+ * the group is part of the group's cost). Costs per group strategy: compute
+ * (FLOPs / sharing devices / rate, x3 in training), gradient all-reduces of
+ * parameters replicated along an axis (training), the all-reduce of a partial
+ * model output, and the conversions inside the group. Edge costs: the
+ * resharding between a producer's output spec and the consumer's input spec
+ * (x2 in training: the adjoint collective moves the same bytes backwards).
+ *
+ * MILP: x[g][s] binary, one-hot per group; for every edge and every pair
+ * (a, b) of distinct producer/consumer specs a continuous y >= 0 whose row
+ * and column sums equal the x's that pick a and b (with binary x this forces
+ * y = product, so the objective is exact); memory per device <= limit.
+ * Objective in microseconds.
+ */
+#ifndef PB_SHARD_PROBLEM_H
+#define PB_SHARD_PROBLEM_H
+
+#include <stdio.h>
+
+#include "model/graph.h"
+#include "shard/cluster.h"
+#include "shard/rules.h"
+#include "shard/spec.h"
+
+typedef struct pb_shard_opts {
+	int train;                 /* training step instead of inference */
+	int opt_level;             /* 0..3 (docs/shard.md) */
+	int no_shrink;             /* keep every operator as its own group */
+	int tie_blocks;            /* tie groups with identical signatures */
+	int pad;                   /* split dims that do not divide (ceil(n/f), padded) */
+	double force_fraction;     /* forced parameter sharding above this share of memory (0.7) */
+	double time_limit;         /* seconds per MILP (0 = none) */
+	pb_shard_rules *rules;     /* rule library used from level 1 (NULL = none) */
+	pb_shard_rules *filters;   /* candidate filters applied at every level (Lua) */
+	int chunk;                 /* level 3: groups per sub-MILP (0 = 48) */
+	double act_copies;         /* training: activation bytes count this many times in the
+	                            * memory per device (a pipeline stage under 1F1B keeps that
+	                            * many micro-batches in flight); 0 = 1 */
+	const unsigned char *mask; /* only nodes with mask[i] != 0 (a pipeline stage); NULL = all.
+	                            * Activations from outside arrive in any layout (p2p is costed
+	                            * by the pipeline). */
+} pb_shard_opts;
+
+void pb_shard_opts_default(pb_shard_opts *o);
+/* FLOPs of one operator: its cost.flops, or an estimate from shapes. */
+double pb_shard_node_flops(const pb_graph *g, const pb_node *n);
+/* active[i] = 1 for operators that touch an activation (the problem's operators). */
+void pb_shard_dynamic_nodes(const pb_graph *g, unsigned char *active);
+
+enum { PB_TKIND_META = 0, PB_TKIND_ACT = 1, PB_TKIND_PARAM = 2 };
+
+typedef struct pb_shard_node {
+	int active; /* part of the problem */
+	int group;
+	int n_strat;
+	pb_strat *strat;
+	double *cost;       /* per strategy (s) */
+	double *flops_part; /* compute part of cost */
+	double *mem_param;  /* bytes per device */
+	double *mem_act;
+	int *pick; /* per group strategy: this node's strategy */
+	unsigned dyn_in;
+} pb_shard_node;
+
+typedef struct pb_shard_group {
+	int leader;
+	int *members; /* topological order, leader first */
+	int n_members;
+	int n_strat;
+	double *cost;
+	double *mem_param, *mem_act;
+	int tie;   /* group whose variables this one repeats, -1 */
+	int fixed; /* chosen strategy when already decided (level 3), -1 */
+} pb_shard_group;
+
+typedef struct pb_shard_edge {
+	int from, to;     /* groups */
+	int prod, cons;   /* nodes */
+	int tensor, slot; /* consumer input slot */
+	int na, nb;
+	int *a_of;    /* per strategy of `from` */
+	int *b_of;    /* per strategy of `to` */
+	double *cost; /* na x nb, seconds */
+	double bytes;
+} pb_shard_edge;
+
+typedef struct pb_shard_problem {
+	const pb_graph *g;
+	pb_mesh mesh;
+	pb_cluster cl; /* copy; name not owned */
+	pb_shard_opts opts;
+	unsigned char *tkind; /* per tensor */
+	pb_shard_node *nodes;
+	pb_shard_group *groups;
+	int n_groups;
+	pb_shard_edge *edges;
+	int n_edges, cap_edges;
+	double param_bytes; /* total parameter bytes */
+	int forced;         /* forced parameter sharding active */
+	double comm_mult, compute_mult;
+	double act_mult; /* training: copies of the activations in memory (opts.act_copies) */
+	int n_active;
+	long n_node_strats; /* sum of strategies over operators (before shrinking) */
+} pb_shard_problem;
+
+int pb_shard_problem_build(const pb_graph *g, const pb_cluster *c, const pb_mesh *m,
+                           const pb_shard_opts *o, pb_shard_problem **out, pb_error *err);
+void pb_shard_problem_free(pb_shard_problem *p);
+
+/* MILP size: columns, binary columns, rows, non-zeros. */
+typedef struct pb_milp_size {
+	long cols, bins, rows, nnz;
+} pb_milp_size;
+void pb_shard_milp_size(const pb_shard_problem *p, pb_milp_size *sz);
+
+/* Progress callback of the MILP solve, called from GLPK's branch and bound:
+ * for every better integer solution (GLP_IBINGO: objective_us finite) and
+ * for every node selected (GLP_ISELECT: objective_us NAN), with the best
+ * bound of the open nodes (NAN when none) and the seconds since the solve
+ * started. A non-zero return stops the solve (pb_shard_solve returns
+ * PB_ECANCEL after GLPK has unwound normally). */
+typedef int (*pb_shard_incumbent_fn)(void *ud, double objective_us, double bound_us,
+                                     double seconds);
+
+typedef struct pb_shard_result {
+	int *choice;          /* per group */
+	double objective;     /* seconds (step time) */
+	double compute, comm; /* parts of objective */
+	double memory;        /* bytes per device */
+	int feasible;         /* memory fits */
+	int optimal;          /* proven optimal by the solver */
+	double solve_seconds;
+	long n_incumbents;
+} pb_shard_result;
+
+/* Solves the problem (all groups, or level-3 chunks joined greedily).
+ * lp_path: when non-NULL, the full MILP is written there (glp_write_lp). */
+int pb_shard_solve(pb_shard_problem *p, const char *lp_path, pb_shard_incumbent_fn cb, void *ud,
+                   pb_shard_result *r, pb_error *err);
+/* Exhaustive search over the groups' strategies (tests); fails if the space
+ * exceeds max_combos. */
+int pb_shard_brute_force(pb_shard_problem *p, long max_combos, pb_shard_result *r, pb_error *err);
+void pb_shard_result_free(pb_shard_result *r);
+
+/* Cost, memory and feasibility of a choice per group (fills r except choice). */
+void pb_shard_evaluate(const pb_shard_problem *p, const int *choice, pb_shard_result *r);
+/* Strategy of node nid under a group choice, or -1 for inactive nodes. */
+int pb_shard_node_strategy(const pb_shard_problem *p, const int *choice, int nid);
+
+#endif
