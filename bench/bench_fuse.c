@@ -16,6 +16,7 @@
 #include <time.h>
 
 #include "model/graph.h"
+#include "load.h"
 #include "transform/fuse.h"
 
 static double now(void)

@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "model/graph.h"
+#include "load.h"
 #include "hw.h"
 #include "transform/map.h"
 

@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "model/graph.h"
+#include "load.h"
 
 static double cpu_ms(void)
 {

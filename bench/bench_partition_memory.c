@@ -14,6 +14,7 @@
 #include <stdlib.h>
 
 #include "model/graph.h"
+#include "load.h"
 #include "hw.h"
 #include "partition/exact.h"
 #include "partition/chain_problem.h"

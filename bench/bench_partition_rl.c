@@ -26,6 +26,7 @@
 #include <time.h>
 
 #include "model/graph.h"
+#include "load.h"
 #include "hw.h"
 #include "partition/baselines.h"
 #include "partition/exact.h"

@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "model/graph.h"
+#include "load.h"
 #include "shard/pipeline_stages.h"
 #include "shard/strategy_problem.h"
 

@@ -14,6 +14,7 @@
 #include <time.h>
 
 #include "model/graph.h"
+#include "load.h"
 #include "hw.h"
 #include "shard/search.h"
 

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "script/sandbox.h"
+#include "util/lua_sandbox.h"
 
 static int finish_load(pb_lua *S, const char *src, pb_hw **out, pb_error *err)
 {

@@ -1,7 +1,7 @@
 /*
  * hw.h — hardware layouts (files in layouts/, written in Lua).
  *
- * A layout is a Lua file evaluated in the sandbox (core/script/sandbox.h);
+ * A layout is a Lua file evaluated in the sandbox (core/util/lua_sandbox.h);
  * the chunk returns a table, e.g.
  *     return { kind = "manycore", name = "chip16", cores = 16, ... }
  * which is converted to a JSON tree so that the modules that interpret a kind

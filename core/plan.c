@@ -2,6 +2,7 @@
  * plan.c — generic plans and their JSON form (see plan.h, docs/formats.md).
  */
 #include "plan.h"
+#include "util/json_file.h"
 
 #include "util/atomic_file.h"
 
@@ -255,29 +256,6 @@ int pb_plan_from_json(const json_t *j, const char *src, int n_nodes, pb_plan **o
 	}
 	*out = p;
 	return PB_OK;
-}
-
-int pb_json_save_atomic(json_t *j, const char *path, pb_error *err)
-{
-	return pb_json_save_atomic_flags(j, path, JSON_INDENT(1) | JSON_REAL_PRECISION(12), err);
-}
-
-int pb_json_save_atomic_flags(json_t *j, const char *path, size_t flags, pb_error *err)
-{
-	char *text = json_dumps(j, flags);
-	if (!text)
-		return pb_err(err, PB_ENOMEM, "%s: out of memory", path);
-	size_t len = strlen(text);
-	char *data = realloc(text, len + 2);
-	if (!data) {
-		free(text);
-		return pb_err(err, PB_ENOMEM, "%s: out of memory", path);
-	}
-	data[len] = '\n';
-	data[len + 1] = '\0';
-	int rc = pb_write_file_atomic(path, data, len + 1, err);
-	free(data);
-	return rc;
 }
 
 int pb_plan_save(const pb_plan *p, const char *const *node_names, const char *path, pb_error *err)

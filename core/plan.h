@@ -66,10 +66,4 @@ int pb_plan_from_json(const json_t *j, const char *src, int n_nodes, pb_plan **o
 int pb_plan_save(const pb_plan *p, const char *const *node_names, const char *path, pb_error *err);
 int pb_plan_load(const char *path, int n_nodes, pb_plan **out, pb_error *err);
 
-/* Writes a JSON value to path atomically (temporary file + rename). */
-int pb_json_save_atomic(json_t *j, const char *path, pb_error *err);
-/* The same with explicit json_dumpf flags (pb_json_save_atomic uses
- * JSON_INDENT(1) | JSON_REAL_PRECISION(12); graphs need 17 digits to round-trip). */
-int pb_json_save_atomic_flags(json_t *j, const char *path, size_t flags, pb_error *err);
-
 #endif

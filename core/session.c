@@ -5,6 +5,8 @@
  * groups), so copying is simpler and safer than reversible edits.
  */
 #include "session.h"
+#include "util/json_file.h"
+#include "load.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "model/json_graph.h"
 #include "script/hooks.h"
 #include "transform/fuse.h"
 #include "transform/map.h"

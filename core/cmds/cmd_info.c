@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "model/json_graph.h"
 #include "shape/cost.h"
 #include "shape/shape.h"
 

@@ -47,7 +47,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/graph.h"
+#include "model/dot_load.h"
 #include "util/strmap.h"
 
 /* ---------------------------------------------------------- cgraph errors */
@@ -476,12 +476,11 @@ static int dot_convert(Agraph_t *G, const char *file, const pb_load_opts *opts, 
 		if (!agfstout(G, n))
 			pb_builder_output(b, pb_builder_tensor(b, agnameof(n)));
 
-	pb_load_opts o = opts ? *opts : (pb_load_opts){0};
-	o.skip_shapes = 1;
-	rc = pb_builder_finish(b, &o, out, err);
+	rc = pb_builder_finish(b, opts, out, err);
 	if (rc != PB_OK)
 		return rc;
 	pb_graph *g = *out;
+	g->shapes_given = 1; /* DOT states shapes (or none): never inferred */
 	g->n_unknown_shapes = 0;
 	for (int i = 0; i < g->n_nodes; i++) {
 		pb_node *nd = &g->nodes[i];
@@ -495,7 +494,7 @@ static int dot_convert(Agraph_t *G, const char *file, const pb_load_opts *opts, 
 	return PB_OK;
 }
 
-int pb_dot_load_buffer(const char *text, size_t len, const char *name, const pb_load_opts *opts,
+int pb_dot_read_buffer(const char *text, size_t len, const char *name, const pb_load_opts *opts,
                        pb_graph **out, pb_error *err)
 {
 	*out = NULL;
@@ -557,7 +556,7 @@ int pb_dot_load_buffer(const char *text, size_t len, const char *name, const pb_
 	return rc;
 }
 
-int pb_dot_load(const char *path, const pb_load_opts *opts, pb_graph **out, pb_error *err)
+int pb_dot_read(const char *path, const pb_load_opts *opts, pb_graph **out, pb_error *err)
 {
 	*out = NULL;
 	FILE *f = fopen(path, "rb");
@@ -587,7 +586,7 @@ int pb_dot_load(const char *path, const pb_load_opts *opts, pb_graph **out, pb_e
 		free(buf);
 		return pb_err(err, PB_EINPUT, "%s: read error", path);
 	}
-	int rc = pb_dot_load_buffer(buf, len, path, opts, out, err);
+	int rc = pb_dot_read_buffer(buf, len, path, opts, out, err);
 	free(buf);
 	return rc;
 }

@@ -2,7 +2,8 @@
  * graph.c — construction and queries of the immutable Graph (see graph.h).
  *
  * Building: loaders declare tensors and nodes in file order through pb_builder;
- * pb_builder_finish() links producers and consumers, checks acyclicity with
+ * pb_builder_finish() links producers and consumers, applies input-dimension
+ * overrides, checks acyclicity with
  * igraph (igraph_is_dag; on failure a node on a cycle is named; skipped when
  * every edge already points forward in file order), and numbers
  * nodes by Kahn's algorithm with a min-heap keyed on file order. igraph's own
@@ -32,8 +33,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "shape/cost.h"
-#include "shape/shape.h"
 #include "util/strmap.h"
 
 /* ---------------------------------------------------------------- dtypes */
@@ -1012,35 +1011,10 @@ int pb_builder_finish(pb_builder *b, const pb_load_opts *opts, pb_graph **out, p
 		return pb_err(err, PB_ENOMEM, "out of memory linking the graph");
 	}
 	apply_overrides(g, opts);
-	if (!opts || !opts->skip_shapes) {
-		rc = pb_shape_infer(g, err);
-		if (rc != PB_OK) {
-			pb_builder_free(b);
-			return rc;
-		}
-	}
-	pb_cost_compute(g);
-	for (int i = 0; i < n; i++) {
-		pb_cost *c = &g->nodes[i].cost;
-		const pb_cost *f = &b->fixed[i];
-		if (!isnan(f->macs))
-			c->macs = f->macs;
-		if (!isnan(f->flops))
-			c->flops = f->flops;
-		else if (!isnan(f->macs))
-			c->flops = 2 * f->macs;
-		if (!isnan(f->params))
-			c->params = f->params;
-		if (!isnan(f->param_bytes))
-			c->param_bytes = f->param_bytes;
-		else if (!isnan(f->params))
-			c->param_bytes = 4 * f->params;
-		if (!isnan(f->out_bytes))
-			c->out_bytes = f->out_bytes;
-		if (!isnan(f->in_bytes))
-			c->in_bytes = f->in_bytes;
-	}
-	pb_cost_totals(g);
+	/* The costs the file states (NAN = infer) go with the graph: the load
+	 * module applies them after costing (load.c). */
+	g->stated_cost = b->fixed;
+	b->fixed = NULL;
 	if (!g->name)
 		g->name = xstrdup("");
 	*out = g;
@@ -1267,6 +1241,7 @@ void pb_graph_free(pb_graph *g)
 	free(g->path);
 	free(g->name);
 	free(g->format);
+	free(g->stated_cost);
 	pool_free(g->pool);
 	free(g);
 }
@@ -1308,36 +1283,4 @@ void pb_input_override_free(pb_input_override *o)
 {
 	free(o->name);
 	o->name = NULL;
-}
-
-/* ---------------------------------------------------------------- load */
-
-static int has_ext(const char *path, const char *ext)
-{
-	size_t lp = strlen(path), le = strlen(ext);
-	return lp >= le && strcasecmp(path + lp - le, ext) == 0;
-}
-
-int pb_graph_load(const char *path, const pb_load_opts *opts, pb_graph **out, pb_error *err)
-{
-	*out = NULL;
-	if (has_ext(path, ".onnx"))
-		return pb_onnx_load(path, opts, out, err);
-	if (has_ext(path, ".dot") || has_ext(path, ".gv"))
-		return pb_dot_load(path, opts, out, err);
-	if (has_ext(path, ".json"))
-		return pb_json_graph_load(path, opts, out, err);
-	/* Unknown extension: sniff the first non-blank byte. */
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return pb_err(err, PB_EINPUT, "%s: cannot open: %s", path, strerror(errno));
-	int c;
-	while ((c = fgetc(f)) != EOF && (c == ' ' || c == '\n' || c == '\t' || c == '\r'))
-		;
-	fclose(f);
-	if (c == '{')
-		return pb_json_graph_load(path, opts, out, err);
-	if (c == 'd' || c == 'D' || c == 's' || c == 'g' || c == '/')
-		return pb_dot_load(path, opts, out, err);
-	return pb_onnx_load(path, opts, out, err);
 }

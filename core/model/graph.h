@@ -13,7 +13,9 @@
  *  - every tensor has at most one producer node; node inputs/outputs refer to
  *    tensor ids (-1 for an omitted optional input);
  *  - preds/succs are deduplicated node ids, sorted ascending;
- *  - shapes and costs are filled by shape inference (shape.c) and cost.c.
+ *  - shapes and costs are NOT filled here: the load module (core/load.h) runs
+ *    shape inference (shape/shape.h) and costing (shape/cost.h) on the linked
+ *    graph. The Graph neither loads nor prices itself.
  */
 #ifndef PB_GRAPH_H
 #define PB_GRAPH_H
@@ -163,7 +165,9 @@ typedef struct pb_graph {
 	int n_unknown_shapes; /* nodes whose output shape could not be inferred */
 	struct pb_strmap *node_index;
 	struct pb_strmap *tensor_index;
-	void *userdata; /* owned by the loader (e.g. protobuf message) */
+	int shapes_given;     /* the file states every shape: no inference (DOT, JSON snapshot) */
+	pb_cost *stated_cost; /* per node, costs the file states (NAN = infer); NULL once applied */
+	void *userdata;       /* owned by the loader (e.g. protobuf message) */
 	void (*userdata_free)(void *);
 	/* Internal to graph.c: blocks holding the node names, node
 	 * domains, attribute names and the inputs/outputs/preds/succs/consumers
@@ -247,8 +251,9 @@ void pb_builder_value(pb_builder *b, int tid, pb_value *v);
 void pb_builder_opset(pb_builder *b, const char *domain, int64_t version);
 void pb_builder_name(pb_builder *b, const char *name);
 void pb_builder_userdata(pb_builder *b, void *data, void (*free_fn)(void *));
-/* Sorts, links, applies overrides, runs shape inference and costs.
- * Consumes the builder (also on failure). */
+/* Sorts, links and applies the input overrides; shapes and costs are left to
+ * the load module (load.h: pb_graph_build = finish + analyse). Consumes the
+ * builder (also on failure). */
 int pb_builder_finish(pb_builder *b, const pb_load_opts *opts, pb_graph **out, pb_error *err);
 void pb_builder_free(pb_builder *b);
 
@@ -256,20 +261,5 @@ void pb_builder_free(pb_builder *b);
 pb_value *pb_value_new(int dtype, int rank, const int64_t *dims);
 pb_value *pb_value_copy(const pb_value *v);
 void pb_value_free(pb_value *v);
-
-/* ---- loading any supported file (by extension, then by content) ---- */
-int pb_graph_load(const char *path, const pb_load_opts *opts, pb_graph **out, pb_error *err);
-
-/* Loaders (one file each). */
-int pb_onnx_load(const char *path, const pb_load_opts *opts, pb_graph **out, pb_error *err);
-int pb_onnx_load_buffer(const void *data, size_t len, const char *name, const pb_load_opts *opts,
-                        pb_graph **out, pb_error *err);
-int pb_dot_load(const char *path, const pb_load_opts *opts, pb_graph **out, pb_error *err);
-int pb_dot_load_buffer(const char *text, size_t len, const char *name, const pb_load_opts *opts,
-                       pb_graph **out, pb_error *err);
-int pb_json_graph_load(const char *path, const pb_load_opts *opts, pb_graph **out, pb_error *err);
-int pb_json_graph_load_buffer(const char *text, size_t len, const char *name,
-                              const pb_load_opts *opts, pb_graph **out, pb_error *err);
-int pb_json_graph_save(const pb_graph *g, const char *path, pb_error *err);
 
 #endif

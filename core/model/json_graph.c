@@ -35,8 +35,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/graph.h"
-#include "plan.h"
+#include "model/json_graph.h"
+#include "util/json_file.h"
 
 #define PB_GRAPH_FORMAT "partbench-graph"
 #define PB_GRAPH_VERSION 1
@@ -1126,14 +1126,12 @@ static int json_to_graph(const json_t *j, const char *file, const pb_load_opts *
 
 	/* A complete snapshot keeps its shapes; otherwise infer. */
 	int snapshot = all_known && !(opts && opts->n_overrides > 0);
-	pb_load_opts o = opts ? *opts : (pb_load_opts){0};
-	if (snapshot)
-		o.skip_shapes = 1;
-	rc = pb_builder_finish(b, &o, out, err);
+	rc = pb_builder_finish(b, opts, out, err);
 	if (rc == PB_OK && snapshot) {
 		/* Node ids equal file order here only when the file was sorted; map
 		 * through file_order, which finish kept. */
 		pb_graph *g = *out;
+		g->shapes_given = 1;
 		g->n_unknown_shapes = 0;
 		for (int i = 0; i < g->n_nodes; i++) {
 			g->nodes[i].shape_known = known[g->nodes[i].file_order] ? 1 : 0;
@@ -1147,7 +1145,7 @@ fail:
 	return rc;
 }
 
-int pb_json_graph_load_buffer(const char *text, size_t len, const char *name,
+int pb_json_graph_read_buffer(const char *text, size_t len, const char *name,
                               const pb_load_opts *opts, pb_graph **out, pb_error *err)
 {
 	*out = NULL;
@@ -1162,7 +1160,7 @@ int pb_json_graph_load_buffer(const char *text, size_t len, const char *name,
 	return rc;
 }
 
-int pb_json_graph_load(const char *path, const pb_load_opts *opts, pb_graph **out, pb_error *err)
+int pb_json_graph_read(const char *path, const pb_load_opts *opts, pb_graph **out, pb_error *err)
 {
 	*out = NULL;
 	json_error_t je;

@@ -49,7 +49,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/graph.h"
+#include "model/onnx_load.h"
 #include "onnx.pb-c.h"
 #include "model/onnx_wire.h"
 
@@ -972,13 +972,13 @@ static int load_bytes(const void *data, size_t len, void *owned, const char *nam
 	return pb_builder_finish(b, opts, out, err);
 }
 
-int pb_onnx_load_buffer(const void *data, size_t len, const char *name, const pb_load_opts *opts,
+int pb_onnx_read_buffer(const void *data, size_t len, const char *name, const pb_load_opts *opts,
                         pb_graph **out, pb_error *err)
 {
 	return load_bytes(data, len, NULL, name, opts, out, err);
 }
 
-int pb_onnx_load(const char *path, const pb_load_opts *opts, pb_graph **out, pb_error *err)
+int pb_onnx_read(const char *path, const pb_load_opts *opts, pb_graph **out, pb_error *err)
 {
 	*out = NULL;
 	int fd = open(path, O_RDONLY);

@@ -3,7 +3,7 @@
  * registries of heuristics and rules that solvers consult.
  *
  * One pb_script per session (session->script), created on first use. Scripts
- * run in the sandbox (sandbox.h): each file in its own _ENV, with an
+ * run in the sandbox (util/lua_sandbox.h): each file in its own _ENV, with an
  * instruction budget and a memory cap. A script that fails leaves the session
  * as it was: the plan and its undo history are rolled back.
  *
@@ -20,7 +20,7 @@
 #include "commands.h"
 #include "util/error.h"
 #include "session.h"
-#include "script/sandbox.h"
+#include "util/lua_sandbox.h"
 
 typedef struct pb_script pb_script;
 

@@ -11,6 +11,7 @@
  * collectives per edge, the scheme table).
  */
 #include "shard/search.h"
+#include "util/json_file.h"
 
 #include <errno.h>
 #include <math.h>

@@ -21,6 +21,7 @@
  * the sum of their costs, op "Fused", and lists its members.
  */
 #include "transform/fuse.h"
+#include "load.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -414,7 +415,7 @@ static int build_graph(const pb_graph *g, fstate *s, pb_fuse_result *r, pb_error
 	free(seen);
 	pb_graph *out = NULL;
 	pb_load_opts lo = {NULL, 0, 1};
-	int rc = pb_builder_finish(b, &lo, &out, err);
+	int rc = pb_graph_build(b, &lo, &out, err);
 	if (rc) {
 		free(members);
 		free(fo_class);

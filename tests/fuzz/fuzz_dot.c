@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "model/graph.h"
+#include "load.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

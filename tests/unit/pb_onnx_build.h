@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "model/graph.h"
+#include "load.h"
 #include "onnx.pb-c.h"
 
 typedef struct mb {

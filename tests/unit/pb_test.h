@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "model/graph.h"
+#include "load.h"
 
 /* Builds a small graph from an edge list "a>b b>c" with given per-node MACs.
  * Nodes are named n0..n{n-1} in file order; each produces tensor t{i}. */
@@ -55,7 +56,7 @@ static inline pb_graph *pb_test_chain_graph(int n, const double *macs, const cha
 	pb_graph *g = NULL;
 	pb_error err = {0};
 	pb_load_opts opts = {0};
-	if (pb_builder_finish(b, &opts, &g, &err) != PB_OK) {
+	if (pb_graph_build(b, &opts, &g, &err) != PB_OK) {
 		fprintf(stderr, "pb_test_chain_graph: %s\n", err.msg);
 		return NULL;
 	}

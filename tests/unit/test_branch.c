@@ -2,6 +2,7 @@
  * and the independence invariant (checked with igraph, not with the code's
  * own closure) on every bundled model. */
 #include "pb_test.h"
+#include "load.h"
 
 #include <igraph.h>
 

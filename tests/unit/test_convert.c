@@ -4,6 +4,8 @@
  * members, inputs/outputs, opsets). Run on a rich hand-built graph, on the
  * DOT samples, and on every ONNX model in models/. */
 #include "pb_test.h"
+#include "model/json_graph.h"
+#include "load.h"
 
 #include <dirent.h>
 #include <jansson.h>
@@ -350,7 +352,7 @@ static void test_rich_graph_round_trip(void **state)
 	pb_graph *g = NULL;
 	pb_error err = {0};
 	pb_load_opts opts = {0};
-	if (pb_builder_finish(b, &opts, &g, &err) != PB_OK)
+	if (pb_graph_build(b, &opts, &g, &err) != PB_OK)
 		fail_msg("%s", err.msg);
 	assert_string_equal(g->nodes[2].name, "reshape");
 	assert_int_equal(g->nodes[2].file_order, 1);

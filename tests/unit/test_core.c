@@ -1,6 +1,7 @@
 /* test_core.c — graph builder, topological order, args, plan JSON, session
  * undo/redo, Lua sandbox and layout field errors. */
 #include "pb_test.h"
+#include "load.h"
 
 #include <math.h>
 #include <unistd.h>
@@ -9,7 +10,7 @@
 #include "commands.h"
 #include "hw.h"
 #include "plan.h"
-#include "script/sandbox.h"
+#include "util/lua_sandbox.h"
 #include "session.h"
 
 static void test_topo_keeps_file_order(void **state)
@@ -50,7 +51,7 @@ static void test_cycle_is_named(void **state)
 	pb_builder_node(b, "B", "Relu", "", b_in, 1, b_out, 1);
 	pb_graph *g = NULL;
 	pb_error err = {0};
-	assert_int_equal(pb_builder_finish(b, NULL, &g, &err), PB_EINPUT);
+	assert_int_equal(pb_graph_build(b, NULL, &g, &err), PB_EINPUT);
 	assert_null(g);
 	assert_non_null(strstr(err.msg, "cycle"));
 	assert_true(strstr(err.msg, "'A'") || strstr(err.msg, "'B'"));
@@ -121,7 +122,7 @@ static void test_missing_producer(void **state)
 	pb_builder_node(b, "A", "Relu", "", in, 1, out, 1);
 	pb_graph *g = NULL;
 	pb_error err = {0};
-	assert_int_equal(pb_builder_finish(b, NULL, &g, &err), PB_EINPUT);
+	assert_int_equal(pb_graph_build(b, NULL, &g, &err), PB_EINPUT);
 	assert_non_null(strstr(err.msg, "nowhere"));
 }
 

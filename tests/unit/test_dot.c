@@ -1,6 +1,7 @@
 /* test_dot.c — the Graphviz DOT loader: mapping of nodes/edges/attributes to
  * the Graph, edge bytes, stated costs, and clear errors (never on stderr). */
 #include "pb_test.h"
+#include "load.h"
 
 #include <fcntl.h>
 #include <unistd.h>

@@ -3,6 +3,8 @@
  * acyclicity after every fusion; partbench finds at least as many fusible
  * nodes as the XLA-style rule). */
 #include "pb_test.h"
+#include "model/json_graph.h"
+#include "load.h"
 
 #include <igraph.h>
 #include <unistd.h>
@@ -52,7 +54,7 @@ static pb_graph *build_ops(int n, const char *const *ops, const char *edges, int
 	pb_graph *g = NULL;
 	pb_error err = {0};
 	pb_load_opts lo = {NULL, 0, 1};
-	if (pb_builder_finish(b, &lo, &g, &err) != PB_OK)
+	if (pb_graph_build(b, &lo, &g, &err) != PB_OK)
 		fail_msg("%s", err.msg);
 	return g;
 }

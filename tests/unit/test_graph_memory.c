@@ -4,6 +4,7 @@
  * nodes and tensors than reserved), with every name, edge and id intact,
  * and pb_graph_free must release both kinds (ASan/LSan check this). */
 #include "pb_test.h"
+#include "load.h"
 
 static void build_chain(int reserve_nodes, int reserve_tensors, int n)
 {
@@ -26,7 +27,7 @@ static void build_chain(int reserve_nodes, int reserve_tensors, int n)
 	pb_builder_output(b, pb_builder_tensor(b, prev));
 	pb_graph *g = NULL;
 	pb_error err = {0};
-	int rc = pb_builder_finish(b, NULL, &g, &err);
+	int rc = pb_graph_build(b, NULL, &g, &err);
 	if (rc != PB_OK)
 		fail_msg("%s", err.msg);
 	assert_int_equal(g->n_nodes, n);

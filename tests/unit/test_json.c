@@ -2,6 +2,8 @@
  * fields readers of issue 6 rely on), and errors naming the file and the
  * line:column or field path. Round trips are in test_convert.c. */
 #include "pb_test.h"
+#include "model/json_graph.h"
+#include "load.h"
 
 #include <jansson.h>
 #include <unistd.h>
@@ -47,7 +49,7 @@ static void test_file_fields(void **state)
 	pb_builder_node_cost(b, a, &c);
 	pb_graph *g = NULL;
 	pb_error err = {0};
-	assert_int_equal(pb_builder_finish(b, NULL, &g, &err), PB_OK);
+	assert_int_equal(pb_graph_build(b, NULL, &g, &err), PB_OK);
 	char path[] = "/tmp/pb_test_json_XXXXXX";
 	int fd = mkstemp(path);
 	assert_true(fd >= 0);

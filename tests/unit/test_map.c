@@ -3,6 +3,7 @@
  * across another backend's node, no cycles), buffers and the pipeline model,
  * the plan, the `map` and `fuse` commands, and every bundled model. */
 #include "pb_test.h"
+#include "load.h"
 
 #include <unistd.h>
 
@@ -49,7 +50,7 @@ static pb_graph *build_ops(int n, const char *const *ops, const char *edges, int
 	pb_graph *g = NULL;
 	pb_error err = {0};
 	pb_load_opts lo = {NULL, 0, 1};
-	if (pb_builder_finish(b, &lo, &g, &err) != PB_OK)
+	if (pb_graph_build(b, &lo, &g, &err) != PB_OK)
 		fail_msg("%s", err.msg);
 	return g;
 }

@@ -3,6 +3,7 @@
  * models/README (torchvision's "GFLOPS" column, rounded to 0.01 G); plus the
  * loader's errors on malformed files. */
 #include "pb_test.h"
+#include "load.h"
 
 #include "onnx.pb-c.h"
 #include "shape/shape.h"

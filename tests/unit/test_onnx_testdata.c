@@ -22,6 +22,7 @@
  * partly unknown, but a concrete dim that differs from the expected one
  * fails the test. */
 #include "pb_test.h"
+#include "load.h"
 
 #include <dirent.h>
 

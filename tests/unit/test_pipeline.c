@@ -2,6 +2,7 @@
  * against the exact DP on chains, micro-batch choice, schedules, and the
  * pipeline command's JSON. */
 #include "pb_test.h"
+#include "load.h"
 
 #include <unistd.h>
 
@@ -34,7 +35,7 @@ static pb_graph *chain(int n, const int *sz)
 	pb_error err = {0};
 	pb_load_opts o = {0};
 	o.skip_shapes = 1;
-	if (pb_builder_finish(b, &o, &g, &err))
+	if (pb_graph_build(b, &o, &g, &err))
 		fprintf(stderr, "%s\n", err.msg);
 	return g;
 }
@@ -181,7 +182,7 @@ static pb_graph *mlp2(void)
 	pb_error err = {0};
 	pb_load_opts o = {0};
 	o.skip_shapes = 1;
-	assert_int_equal(pb_builder_finish(b, &o, &g, &err), PB_OK);
+	assert_int_equal(pb_graph_build(b, &o, &g, &err), PB_OK);
 	return g;
 }
 

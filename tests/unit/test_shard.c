@@ -2,6 +2,7 @@
  * costs, the strategy MILP (Megatron pattern, data parallelism, brute force,
  * glpsol on the emitted LP), the command and its outputs. */
 #include "pb_test.h"
+#include "load.h"
 
 #include <errno.h>
 #include <sys/wait.h>
@@ -56,7 +57,7 @@ static pb_graph *finish(pb_builder *b)
 	pb_error err = {0};
 	pb_load_opts o = {0};
 	o.skip_shapes = 1;
-	if (pb_builder_finish(b, &o, &g, &err)) {
+	if (pb_graph_build(b, &o, &g, &err)) {
 		fprintf(stderr, "%s\n", err.msg);
 		return NULL;
 	}

@@ -7,6 +7,7 @@
  * PB_UPDATE_GOLDEN=1 rewrites the golden file.
  */
 #include "pb_test.h"
+#include "load.h"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -62,7 +63,7 @@ static pb_graph *build(const spec *s, int n)
 	pb_graph *g = NULL;
 	pb_error err = {0};
 	pb_load_opts o = {.skip_shapes = 1};
-	if (pb_builder_finish(b, &o, &g, &err) != PB_OK)
+	if (pb_graph_build(b, &o, &g, &err) != PB_OK)
 		fprintf(stderr, "build: %s\n", err.msg);
 	return g;
 }
@@ -204,7 +205,7 @@ static pb_graph *blocks_graph(void)
 	pb_graph *g = NULL;
 	pb_error err = {0};
 	pb_load_opts lo = {.skip_shapes = 1};
-	assert_int_equal(pb_builder_finish(b, &lo, &g, &err), PB_OK);
+	assert_int_equal(pb_graph_build(b, &lo, &g, &err), PB_OK);
 	return g;
 }
 

@@ -5,6 +5,7 @@
  * write), per-node times from a log, and a short tuner
  * run with baselines. No timing assertions. */
 #include "pb_test.h"
+#include "load.h"
 
 #include <unistd.h>
 
@@ -177,7 +178,7 @@ static pb_graph *small_graph(void)
 	pb_graph *g = NULL;
 	pb_error err = {0};
 	pb_load_opts opts = {.skip_shapes = 1};
-	if (pb_builder_finish(b, &opts, &g, &err))
+	if (pb_graph_build(b, &opts, &g, &err))
 		fail_msg("%s", err.msg);
 	return g;
 }

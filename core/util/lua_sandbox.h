@@ -1,5 +1,5 @@
 /*
- * sandbox.h — a Lua 5.4 state that runs untrusted text safely.
+ * util/lua_sandbox.h — a Lua 5.4 state that runs untrusted text safely.
  *
  * Follows the Redis pattern: only base (without dofile, loadfile, and load of
  * binary chunks), string, table, math and utf8 are opened; each chunk runs in

@@ -1,5 +1,5 @@
 /*
- * sandbox.c — the safe Lua state (see sandbox.h).
+ * util/lua_sandbox.c — the safe Lua state (see lua_sandbox.h).
  *
  * Memory: the allocator counts live bytes and, while script code runs (inside
  * pb_lua_call), refuses growth past the cap, so a huge allocation becomes an
@@ -19,7 +19,7 @@
  * string metatable is hidden too, and metatables with __gc are refused (a
  * finalizer would run at an arbitrary allocation, outside the budget).
  */
-#include "script/sandbox.h"
+#include "util/lua_sandbox.h"
 
 #include <errno.h>
 #include <lauxlib.h>
