@@ -1,7 +1,9 @@
 /*
  * shape_rules.h — internal interface between the shape-inference driver
- * (shape.c), the per-operator shape rules (shape_ops.c, shape_nn.c) and the
- * constant propagation of small tensors (shape_eval.c). Not for other modules.
+ * (shape.c), the per-operator shape rules (shape_ops.c, shape_nn.c,
+ * shape_extra.c), the constant propagation of small tensors (shape_eval.c)
+ * and the helpers they share (pb_sx_*, shape_sx.c). Not for other modules.
+ * Calls go one way: driver -> rules and evaluation -> helpers.
  *
  * A rule reads the node's input tensors (shape, dtype, known value) and sets
  * its output tensors' dtype/rank/dims. Unknown dims are PB_DIM_UNKNOWN (-1);
