@@ -7,7 +7,6 @@
  * flagged PB_CMD_GRAPH / PB_CMD_LAYOUT before calling the handler.
  */
 #include "commands.h"
-#include "script/script.h"
 
 #include <stdarg.h>
 #include <stdlib.h>
@@ -145,8 +144,10 @@ int pb_cmd_run_argv(pb_cmd_ctx *ctx, int argc, char **argv, pb_error *err)
 		return rc;
 	rc = c->fn(ctx, c, &a, err);
 	/* a Lua event callback that failed during a command typed outside any
-	 * script (workbench, CLI) is a warning, not lost */
-	pb_script_report_event_error(ctx->s, ctx->log ? ctx->log : ctx->out);
+	 * script (workbench, CLI) is a warning, not lost (the hook script/
+	 * registers on the session, see session.h) */
+	if (ctx->s->script && ctx->s->script_report)
+		ctx->s->script_report(ctx->s->script, ctx->log ? ctx->log : ctx->out);
 	return rc;
 }
 

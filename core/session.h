@@ -9,6 +9,8 @@
 #ifndef PB_SESSION_H
 #define PB_SESSION_H
 
+#include <stdio.h>
+
 #include "util/error.h"
 #include "model/graph.h"
 #include "hw.h"
@@ -38,8 +40,15 @@ typedef struct pb_session {
 		void *ud;
 	} listeners[8];
 	int n_listeners;
-	void *script; /* the session's Lua scripting state (script/) */
-	void (*script_free)(void *);
+	/* The session's Lua scripting state and its hooks, registered by script/
+	 * when it attaches the state (the workspace never calls up into script/):
+	 * script_free frees it with the session; script_report, run after every
+	 * command (commands.c), writes to log an error that an event callback
+	 * raised during a command run outside any script (inside a script, the
+	 * script fails with it instead). */
+	void *script;
+	void (*script_free)(void *script);
+	void (*script_report)(void *script, FILE *log);
 	char view[256];           /* view settings as "key=value;..." (TUI/SVG) */
 	const char **names_cache; /* node names for plan JSON */
 	unsigned graph_gen;       /* bumped whenever the graph changes (Lua handles) */

@@ -719,6 +719,7 @@ static const luaL_Reg pb_funcs[] = {{"graph", l_graph}, {"node", l_node},
 /* ------------------------------------------------------------ lifecycle */
 
 static void on_session_event(void *ud, int what);
+static void report_event_error(void *p, FILE *log);
 
 static void script_free(void *p)
 {
@@ -808,6 +809,7 @@ pb_script *pb_script_get(pb_session *s, pb_error *err)
 	sc->console_env = pb_lua_new_env(sc->S);
 	s->script = sc;
 	s->script_free = script_free;
+	s->script_report = report_event_error;
 	pb_session_listen(s, on_session_event, sc);
 	return sc;
 }
@@ -989,9 +991,11 @@ int pb_script_run_string(pb_script *sc, pb_cmd_ctx *ctx, const char *code, const
 	return rc;
 }
 
-void pb_script_report_event_error(pb_session *s, FILE *log)
+/* The session's script_report hook (session.h): after a command run outside
+ * any script, a callback error the command caused is a warning on log. */
+static void report_event_error(void *p, FILE *log)
 {
-	pb_script *sc = pb_script_of(s);
+	pb_script *sc = p;
 	if (!sc || sc->running || !sc->has_event_err)
 		return;
 	const char *e = pb_script_take_event_error(sc);

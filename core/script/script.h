@@ -72,9 +72,5 @@ int pb_script_rule_count(pb_script *sc, const char *kind);
 json_t *pb_script_registry_json(pb_script *sc);
 /* The last error raised inside an event callback (cleared on read), or NULL. */
 const char *pb_script_take_event_error(pb_script *sc);
-/* After a command run outside any script: writes a callback error the
- * command caused to log as a warning (inside a script, the script fails with
- * it instead). */
-void pb_script_report_event_error(pb_session *s, FILE *log);
 
 #endif
