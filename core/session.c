@@ -40,6 +40,8 @@ void pb_session_free(pb_session *s)
 		return;
 	if (s->script && s->script_free)
 		s->script_free(s->script);
+	if (s->fuse_rules && s->fuse_rules_free)
+		s->fuse_rules_free(s->fuse_rules);
 	pb_solver_free(s->solver);
 	free(s->solver_name);
 	clear_history(s);

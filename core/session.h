@@ -49,6 +49,11 @@ typedef struct pb_session {
 	void *script;
 	void (*script_free)(void *script);
 	void (*script_report)(void *script, FILE *log);
+	/* The session's fusion rules (transform/fuse.h: pb_fuse_rules_of), created
+	 * with the defaults on first use and freed with the session by the hook
+	 * transform/ registers; opaque here (the type belongs to a higher layer). */
+	void *fuse_rules;
+	void (*fuse_rules_free)(void *fuse_rules);
 	char view[256];           /* view settings as "key=value;..." (TUI/SVG) */
 	const char **names_cache; /* node names for plan JSON */
 	unsigned graph_gen;       /* bumped whenever the graph changes (Lua handles) */

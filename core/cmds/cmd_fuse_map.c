@@ -67,7 +67,10 @@ static int fuse_options(pb_cmd_ctx *ctx, const pb_args *a, pb_fuse_rules *rules,
                         pb_error *err)
 {
 	pb_fuse_opts_default(o);
-	*rules = *pb_fuse_rules_global();
+	const pb_fuse_rules *session_rules = pb_fuse_rules_of(ctx->s);
+	if (!session_rules)
+		return pb_err(err, PB_ENOMEM, "fuse: out of memory");
+	*rules = *session_rules;
 	o->rules = rules;
 	const char **list;
 	int n = pb_args_list(a, "nonfusable", &list);

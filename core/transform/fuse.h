@@ -18,6 +18,7 @@
 #include "model/graph.h"
 #include "hw.h"
 #include "plan.h"
+#include "session.h"
 #include "transform/branch.h"
 
 /* ---- which nodes may be fused ---- */
@@ -49,10 +50,10 @@ int pb_fuse_rules_set_node(pb_fuse_rules *r, const char *name, int fusable, pb_e
 void pb_fuse_rules_callback(pb_fuse_rules *r, pb_fuse_rule_fn fn, void *ud);
 /* Precedence: node-name rule, then callback, then operator rule, then 1. */
 int pb_fuse_rules_fusable(const pb_fuse_rules *r, const pb_graph *g, int node);
-/* The process-wide rules the `fuse` command starts from (main thread only);
- * initialised to the defaults on first use. Lua rules are added here. */
-pb_fuse_rules *pb_fuse_rules_global(void);
-void pb_fuse_rules_global_reset(void);
+/* The session's rules, which the `fuse` command starts from: created with
+ * the defaults on first use and freed with the session (NULL when out of
+ * memory). */
+pb_fuse_rules *pb_fuse_rules_of(pb_session *s);
 
 /* ---- compute-cost model (docs/transform.md) ----
  * A kernel of e parallel elements runs in ceil(e / lanes) waves; a wave takes

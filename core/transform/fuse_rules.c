@@ -1,14 +1,23 @@
 /*
  * fuse_rules.c — which nodes may be fused (fuse.h).
  *
- * A small fixed table (no allocation) so that it can live in a static for the
- * process-wide rules that the `fuse` command and the Lua rule library share.
+ * A small fixed table (no allocation inside), so that a copy is one
+ * assignment: the `fuse` command copies the session's table and adds its
+ * --nonfusable / --fusable rules and the Lua rule callback to the copy.
  * Lookup precedence: a rule naming the node, then the callback, then a rule
  * for the operator type, else fusable.
+ *
+ * The session's table: the session (workspace layer, below transform/) holds
+ * it as an opaque pointer with a free hook; pb_fuse_rules_of creates it with
+ * the defaults on first use and registers the hook, so the session never
+ * calls up into transform/.
  */
 #include "transform/fuse.h"
 
+#include <stdlib.h>
 #include <string.h>
+
+#include "session.h"
 
 static const char *const default_nonfusable[] = {"MatMul", "Gemm", "Conv"};
 
@@ -76,20 +85,20 @@ int pb_fuse_rules_fusable(const pb_fuse_rules *r, const pb_graph *g, int node)
 	return 1;
 }
 
-static pb_fuse_rules global_rules;
-static int global_ready;
-
-pb_fuse_rules *pb_fuse_rules_global(void)
+static void rules_free(void *p)
 {
-	if (!global_ready) {
-		pb_fuse_rules_default(&global_rules);
-		global_ready = 1;
-	}
-	return &global_rules;
+	free(p);
 }
 
-void pb_fuse_rules_global_reset(void)
+pb_fuse_rules *pb_fuse_rules_of(pb_session *s)
 {
-	pb_fuse_rules_default(&global_rules);
-	global_ready = 1;
+	if (!s->fuse_rules) {
+		pb_fuse_rules *r = malloc(sizeof *r);
+		if (!r)
+			return NULL;
+		pb_fuse_rules_default(r);
+		s->fuse_rules = r;
+		s->fuse_rules_free = rules_free;
+	}
+	return s->fuse_rules;
 }

@@ -94,12 +94,17 @@ static void test_rules(void **state)
 	assert_int_equal(pb_fuse_rules_set_node(&r, "n3", 0, &err), PB_OK);
 	assert_int_equal(pb_fuse_rules_fusable(&r, g, node(g, 3)), 0);
 	assert_int_equal(pb_fuse_rules_set_op(&r, "", 0, &err), PB_EUSAGE);
-	/* The global table starts from the defaults and can be reset. */
-	pb_fuse_rules_set_op(pb_fuse_rules_global(), "Add", 0, &err);
-	assert_int_equal(pb_fuse_rules_fusable(pb_fuse_rules_global(), g, node(g, 4)), 0);
-	pb_fuse_rules_global_reset();
-	assert_int_equal(pb_fuse_rules_fusable(pb_fuse_rules_global(), g, node(g, 4)), 1);
-	assert_int_equal(pb_fuse_rules_fusable(pb_fuse_rules_global(), g, node(g, 0)), 0);
+	/* A session's table starts from the defaults, keeps its changes, and is
+	 * its own: a new session starts from the defaults again. */
+	pb_session *s = pb_session_new();
+	assert_non_null(pb_fuse_rules_of(s));
+	pb_fuse_rules_set_op(pb_fuse_rules_of(s), "Add", 0, &err);
+	assert_int_equal(pb_fuse_rules_fusable(pb_fuse_rules_of(s), g, node(g, 4)), 0);
+	pb_session *s2 = pb_session_new();
+	assert_int_equal(pb_fuse_rules_fusable(pb_fuse_rules_of(s2), g, node(g, 4)), 1);
+	assert_int_equal(pb_fuse_rules_fusable(pb_fuse_rules_of(s2), g, node(g, 0)), 0);
+	pb_session_free(s2);
+	pb_session_free(s);
 	pb_graph_free(g);
 }
 
