@@ -12,22 +12,8 @@
 #include <string.h>
 
 #include "app.h"
+#include "util/fmt.h"
 #include "view.h"
-
-void tui_human(double v, char *buf, size_t len)
-{
-	const char *u[] = {"", "K", "M", "G", "T", "P"};
-	int k = 0;
-	if (!isfinite(v)) {
-		snprintf(buf, len, "-");
-		return;
-	}
-	while (fabs(v) >= 1000 && k < 5) {
-		v /= 1000;
-		k++;
-	}
-	snprintf(buf, len, k ? (fabs(v) < 10 ? "%.2f%s" : "%.1f%s") : "%.0f%s", v, u[k]);
-}
 
 static void line(WINDOW *w, int y, attr_t at, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
@@ -57,7 +43,7 @@ void tui_title_draw(tui_app *a)
 	pb_session *s = a->s;
 	werase(w);
 	wbkgd(w, A_REVERSE);
-	char buf[512], macs[16];
+	char buf[512], macs[16], mt[32];
 	int k = 0;
 	buf[0] = 0;
 	/* most useful first: the title is cut at the terminal's width */
@@ -65,14 +51,15 @@ void tui_title_draw(tui_app *a)
 		k += snprintf(buf + k, sizeof buf - k, " plan %s/%s, %d groups", s->plan->kind,
 		              s->plan->method, s->plan->n_groups);
 		if (pb_plan_has_metric(s->plan, "max_time"))
-			k += snprintf(buf + k, sizeof buf - k, ", max_time %.4g ms",
-			              pb_plan_metric(s->plan, "max_time", 0) * 1e3);
+			k += snprintf(buf + k, sizeof buf - k, ", max_time %s",
+			              pb_fmt_time_fixed(pb_plan_metric(s->plan, "max_time", 0), mt,
+			                                sizeof mt));
 		k += snprintf(buf + k, sizeof buf - k, " |");
 	}
 	if (s->graph) {
 		const char *base = strrchr(s->graph->path, '/');
-		tui_human(s->graph->total.macs, macs, sizeof macs);
-		k += snprintf(buf + k, sizeof buf - k, " %s: %d nodes, %sMACs |",
+		pb_fmt_si(s->graph->total.macs, macs, sizeof macs);
+		k += snprintf(buf + k, sizeof buf - k, " %s: %d nodes, %s MACs |",
 		              base ? base + 1 : s->graph->path, s->graph->n_nodes, macs);
 	}
 	if (s->hw)
@@ -154,8 +141,9 @@ static void draw_table(tui_app *a, int H)
 			snprintf(nodes, sizeof nodes, "%d-%d", g->first_node, g->last_node);
 		else
 			snprintf(nodes, sizeof nodes, "-");
-		tui_human(g->macs, macs, sizeof macs);
-		tui_human(g->storage, stor, sizeof stor);
+		/* narrow columns: "1.23M", "12.3M", "123M" */
+		pb_fmt_num(g->macs, PB_FMT_COUNT, PB_FMT_SIG3, PB_FMT_TIGHT, macs, sizeof macs);
+		pb_fmt_num(g->storage, PB_FMT_COUNT, PB_FMT_SIG3, PB_FMT_TIGHT, stor, sizeof stor);
 		attr_t at = gi == sg ? A_REVERSE : 0;
 		if (g->bottleneck)
 			at |= A_BOLD | (a->color ? COLOR_PAIR(7) : 0);
@@ -197,13 +185,11 @@ static void draw_inspector(tui_app *a, int y0, int y1)
 	const tui_item *it = a->vg.item_of ? &a->vg.items[a->vg.item_of[sel]] : NULL;
 	if (it && it->block)
 		line(w, y++, A_DIM, "in block %s (nodes %d-%d)", it->label, it->first, it->last);
-	tui_human(n->cost.macs, b1, sizeof b1);
-	tui_human(n->cost.flops, b2, sizeof b2);
-	line(w, y++, 0, "MACs %s  FLOPs %s", b1, b2);
-	tui_human(n->cost.param_bytes, b1, sizeof b1);
-	tui_human(n->cost.out_bytes, b2, sizeof b2);
-	tui_human(n->cost.params, b3, sizeof b3);
-	line(w, y++, 0, "params %s (%sB)  out %sB", b3, b1, b2);
+	line(w, y++, 0, "MACs %s  FLOPs %s", pb_fmt_si(n->cost.macs, b1, sizeof b1),
+	     pb_fmt_si(n->cost.flops, b2, sizeof b2));
+	line(w, y++, 0, "params %s (%s)  out %s", pb_fmt_si(n->cost.params, b3, sizeof b3),
+	     pb_fmt_bytes(n->cost.param_bytes, b1, sizeof b1),
+	     pb_fmt_bytes(n->cost.out_bytes, b2, sizeof b2));
 	for (int k = 0; k < n->n_inputs && y < y1 - 3; k++) {
 		if (n->inputs[k] < 0)
 			continue;

@@ -10,6 +10,7 @@
 #include "commands.h"
 #include "render/plot.h"
 #include "render/svg_export.h"
+#include "util/fmt.h"
 
 static const pb_opt export_opts[] = {
     PB_OPTS_GRAPH,
@@ -107,12 +108,13 @@ static int cmd_export(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, 
 		if (st.n_hidden_boxes)
 			fprintf(ctx->out, ", %d box%s of constants hidden", st.n_hidden_boxes,
 			        st.n_hidden_boxes == 1 ? "" : "es");
+		char t1[32], t2[32];
 		fprintf(
 		    ctx->out,
-		    ", %d clusters, %d edges (%d across groups, %d of constants); dot %.2f s, svg "
-		    "%.2f s\n",
-		    st.n_clusters, st.n_edges, st.n_cross_edges, st.n_static_edges, st.layout_s,
-		    st.render_s);
+		    ", %d clusters, %d edges (%d across groups, %d of constants); dot %s, svg %s\n",
+		    st.n_clusters, st.n_edges, st.n_cross_edges, st.n_static_edges,
+		    pb_fmt_time(st.layout_s, t1, sizeof t1),
+		    pb_fmt_time(st.render_s, t2, sizeof t2));
 	}
 	return PB_OK;
 }

@@ -17,6 +17,7 @@
 #include "script/hooks.h"
 #include "transform/fuse.h"
 #include "transform/map.h"
+#include "util/fmt.h"
 
 static const pb_opt fuse_opts[] = {
     PB_OPTS_GRAPH,
@@ -38,16 +39,6 @@ static const pb_opt fuse_opts[] = {
     {"min-gain", 0, PB_OPT_DOUBLE, "S", "fuse only when the model saves more than S seconds (0)"},
     {"max-members", 0, PB_OPT_INT, "N", "at most N nodes per fused kernel (16)"},
     PB_OPTS_END};
-
-static void human_time(double s, char *buf, size_t len)
-{
-	if (s >= 1)
-		snprintf(buf, len, "%.3f s", s);
-	else if (s >= 1e-3)
-		snprintf(buf, len, "%.3f ms", s * 1e3);
-	else
-		snprintf(buf, len, "%.2f us", s * 1e6);
-}
 
 /* A rule for an operator no node of the open graph has is most likely a
  * typo ("Maxpool"): say so rather than silently doing nothing. */
@@ -123,8 +114,8 @@ static void fuse_print(FILE *out, const pb_graph *g, const pb_fuse_result *r, co
 	        r->nodes_fused, r->n_fusions);
 	fprintf(out, "kernel launches: %d -> %d\n", r->launches_before, r->launches_after);
 	char b1[32], b2[32];
-	human_time(r->time_before, b1, sizeof b1);
-	human_time(r->time_after, b2, sizeof b2);
+	pb_fmt_time_fixed(r->time_before, b1, sizeof b1);
+	pb_fmt_time_fixed(r->time_after, b2, sizeof b2);
 	fprintf(out, "modelled time: %s -> %s (x%.3f)\n", b1, b2,
 	        r->time_after > 0 ? r->time_before / r->time_after : 1.0);
 	fprintf(out, "acyclicity verified with igraph after each of %d fusions\n", r->dag_checks);

@@ -1,9 +1,6 @@
 /*
  * cmds/cmd_info.c — commands that show or convert the model: info, convert.
  */
-#include <float.h>
-#include <math.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +9,7 @@
 #include "model/json_graph.h"
 #include "shape/cost.h"
 #include "shape/shape.h"
+#include "util/fmt.h"
 
 static const pb_opt info_opts[] = {
     PB_OPTS_GRAPH,
@@ -38,62 +36,11 @@ static const char *first_output_shape(const pb_graph *g, const pb_node *n, char 
 	return buf;
 }
 
-/* d rounded to `decimals` (0 or 2) places into out, exactly as printf's
- * "%.*f" does (round half to even on exact ties, which is what glibc does in
- * the default rounding mode): d*100 of a double needs at most 60 significant
- * bits, so in an x87 long double (64) the product and its fraction are
- * exact. Returns the length, or -1 when the value is outside the fast path
- * (negative, -0, not finite, >= 1e15, or no 64-bit long double). */
-static int fmt_fixed(char *out, double d, int decimals)
+/* The table's numbers: two decimals in their unit, no space ("1.81G",
+ * "512.00K"; a whole count below 1000 as is), so they fit 10 columns. */
+static char *table_num(double v, char *buf, size_t len)
 {
-#if LDBL_MANT_DIG >= 64
-	if (!(d >= 0 && d < 1e15) || signbit(d))
-		return -1;
-	long double r = (long double)d * (decimals ? 100.0L : 1.0L);
-	long double fl = floorl(r), frac = r - fl;
-	uint64_t q = (uint64_t)fl;
-	if (frac > 0.5L || (frac == 0.5L && (q & 1)))
-		q++;
-	char tmp[24];
-	int n = 0;
-	if (decimals) {
-		tmp[n++] = (char)('0' + q % 10);
-		q /= 10;
-		tmp[n++] = (char)('0' + q % 10);
-		q /= 10;
-		tmp[n++] = '.';
-	}
-	do {
-		tmp[n++] = (char)('0' + q % 10);
-		q /= 10;
-	} while (q);
-	for (int i = 0; i < n; i++)
-		out[i] = tmp[n - 1 - i];
-	out[n] = '\0';
-	return n;
-#else
-	(void)out;
-	(void)d;
-	(void)decimals;
-	return -1;
-#endif
-}
-
-static void human(double v, char *buf, size_t len)
-{
-	const char *u[] = {"", "K", "M", "G", "T"};
-	int k = 0;
-	while (fabs(v) >= 1000 && k < 4) {
-		v /= 1000;
-		k++;
-	}
-	int n = len >= 32 ? fmt_fixed(buf, v, k ? 2 : 0) : -1;
-	if (n >= 0) {
-		buf[n] = *u[k];
-		buf[n + (k > 0)] = '\0';
-		return;
-	}
-	snprintf(buf, len, k ? "%.2f%s" : "%.0f%s", v, u[k]);
+	return pb_fmt_num(v, PB_FMT_COUNT, 2, PB_FMT_TIGHT, buf, len);
 }
 
 /* ---- the text table: rows are assembled by hand into a large buffer and
@@ -155,9 +102,9 @@ static void table_rows(FILE *out, const pb_graph *g, const int *idx, int n)
 	char shape[128], m[32], p[32], b[32], id[16];
 	for (int k = 0; k < n; k++) {
 		const pb_node *nd = &g->nodes[idx[k]];
-		human(nd->cost.macs, m, sizeof m);
-		human(nd->cost.params, p, sizeof p);
-		human(nd->cost.out_bytes, b, sizeof b);
+		table_num(nd->cost.macs, m, sizeof m);
+		table_num(nd->cost.params, p, sizeof p);
+		table_num(nd->cost.out_bytes, b, sizeof b);
 		const char *sh = first_output_shape(g, nd, shape, sizeof shape);
 		if (!o) {
 			fprintf(out, "%5d  %-40.40s %-20.20s %-18.18s %10s %10s %10s\n", idx[k],
@@ -302,14 +249,14 @@ static int cmd_info(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, pb
 		fprintf(ctx->out, "%5s  %-40s %-20s %-18s %10s %10s %10s\n", "id", "name", "op",
 		        "output shape", "MACs", "params", "act bytes");
 		table_rows(ctx->out, g, idx, n);
-		human(g->total.macs, m, sizeof m);
-		human(g->total.params, p, sizeof p);
-		human(g->total.out_bytes, b, sizeof b);
+		table_num(g->total.macs, m, sizeof m);
+		table_num(g->total.params, p, sizeof p);
+		pb_fmt_num(g->total.out_bytes, PB_FMT_BYTES, 2, PB_FMT_TIGHT, b, sizeof b);
 		char f[32];
-		human(g->total.flops, f, sizeof f);
+		table_num(g->total.flops, f, sizeof f);
 		fprintf(ctx->out,
 		        "\n%s: %d nodes, %d tensors | MACs %s (%.4f G) | FLOPs %s | params %s | "
-		        "activations %sB\n",
+		        "activations %s\n",
 		        g->path, g->n_nodes, g->n_tensors, m, g->total.macs / 1e9, f, p, b);
 		if (g->n_unknown_shapes) {
 			char names[512];

@@ -6,6 +6,7 @@
 #include <math.h>
 
 #include "util/fmt.h"
+#include "render/xml_text.h"
 
 void pb_svgdoc_open(FILE *f, int w, int h, const char *title, const char *subtitle)
 {

@@ -5,10 +5,11 @@
 #include "render/plot.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "util/fmt.h"
+#include "util/atomic_file.h"
 
 int pb_plot_kind_parse(const char *s, int *kind, pb_error *err)
 {

@@ -12,7 +12,6 @@
 #include <string.h>
 
 #include "render/chart.h"
-#include "util/fmt.h"
 #include "render/plot.h"
 
 static double num(const json_t *o, const char *k)

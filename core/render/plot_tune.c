@@ -16,6 +16,7 @@
 
 #include "render/chart.h"
 #include "util/fmt.h"
+#include "render/palette.h"
 #include "render/plot.h"
 
 #define MAX_TASKS 10

@@ -15,6 +15,7 @@
 #include "render/svg_export.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -23,7 +24,10 @@
 #include <gvc.h>
 
 #include "render/collapse.h"
+#include "util/atomic_file.h"
 #include "util/fmt.h"
+#include "render/palette.h"
+#include "render/xml_text.h"
 #include "render/gv.h"
 
 typedef struct {
@@ -130,24 +134,14 @@ static char *sb_close(sbuf *s)
 
 /* Writes s for a Graphviz escString: backslashes doubled, invalid UTF-8
  * bytes replaced, so Graphviz neither warns nor reinterprets them. */
+static const char *gv_char(unsigned char c)
+{
+	return c == '\\' ? "\\\\" : c < 0x20 ? " " : NULL;
+}
+
 static void gv_text(FILE *f, const char *s)
 {
-	const unsigned char *p = (const unsigned char *)(s ? s : "");
-	while (*p) {
-		int n = pb_utf8_len(p);
-		if (n == 0) {
-			fputc('?', f);
-			p++;
-			continue;
-		}
-		if (*p == '\\')
-			fputs("\\\\", f);
-		else if (*p < 0x20)
-			fputc(' ', f);
-		else
-			fwrite(p, 1, (size_t)n, f);
-		p += n;
-	}
+	pb_text_escape(f, s, gv_char);
 }
 
 /* Text in HTML-like labels: XML entities, invalid UTF-8 replaced. */
@@ -516,6 +510,29 @@ static void set_html(Agraph_t *root, void *obj, const char *attr, const char *ht
 	agstrfree(root, h);
 }
 
+/* A plan metric with its unit. Planners record plain numbers under names that
+ * say what they are: times and bounds on max(t) in seconds, memory and
+ * storage in bytes, throughputs in inputs per second, the pipeline bubble as
+ * a fraction, and flags; anything else is a count or a score. */
+static char *metric_text(const char *name, double v, char *buf, size_t len)
+{
+	char a[32];
+	if (strstr(name, "throughput"))
+		snprintf(buf, len, "%s/s", pb_fmt_si(v, a, sizeof a));
+	else if (strstr(name, "time") || !strcmp(name, "optimum") || !strcmp(name, "lower_bound") ||
+	         !strcmp(name, "max_compute") || !strcmp(name, "max_routing"))
+		pb_fmt_time(v, buf, len);
+	else if (strstr(name, "memory") || strstr(name, "storage") || strstr(name, "bytes"))
+		pb_fmt_bytes(v, buf, len);
+	else if (!strcmp(name, "bubble"))
+		snprintf(buf, len, "%.1f%%", v * 100);
+	else if ((!strcmp(name, "feasible") || !strcmp(name, "optimal")) && (v == 0 || v == 1))
+		snprintf(buf, len, "%s", v ? "yes" : "no");
+	else
+		snprintf(buf, len, "%.4g", v);
+	return buf;
+}
+
 static void title_block(exporter *x, Agraph_t *G)
 {
 	sbuf s;
@@ -601,11 +618,13 @@ static void title_block(exporter *x, Agraph_t *G)
 			if (!strcmp(n, "max_time") || !strcmp(n, "optimum") ||
 			    !strcmp(n, "step_time") || !strcmp(n, "reward") || !strcmp(n, "gap"))
 				continue;
+			metric_text(n, p->metric_values[i], a, sizeof a);
 			fprintf(f, "%s", shown++ ? " &#183; " : "");
 			html_text(f, n);
-			fprintf(f, " = %.4g", p->metric_values[i]);
+			fputs(" = ", f);
+			html_text(f, a);
 			if (tf)
-				fprintf(tf, "%s = %.4g\n", n, p->metric_values[i]);
+				fprintf(tf, "%s = %s\n", n, a);
 			extra++;
 		}
 		if (!shown)

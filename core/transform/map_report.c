@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/fmt.h"
+
 static const char *task_name(const pb_map_result *r, const pb_hetero *h, int task, char *buf,
                              size_t len)
 {
@@ -266,16 +268,6 @@ pb_plan *pb_map_plan(const pb_graph *g, const pb_hetero *h, const pb_map_result 
 	return p;
 }
 
-static void fmt_time(double s, char *buf, size_t len)
-{
-	if (s >= 1)
-		snprintf(buf, len, "%.3f s", s);
-	else if (s >= 1e-3)
-		snprintf(buf, len, "%.3f ms", s * 1e3);
-	else
-		snprintf(buf, len, "%.2f us", s * 1e6);
-}
-
 void pb_map_print(FILE *out, const pb_graph *g, const pb_hetero *h, const pb_map_result *r,
                   int timeline)
 {
@@ -289,7 +281,7 @@ void pb_map_print(FILE *out, const pb_graph *g, const pb_hetero *h, const pb_map
 	fprintf(out, "%s on %s: %d nodes (%d load-time constants, not mapped)\n", g->path, h->path,
 	        g->n_nodes, r->n_folded);
 	for (int b = 0; b < h->n; b++) {
-		fmt_time(r->backend_busy[b], t1, sizeof t1);
+		pb_fmt_time_fixed(r->backend_busy[b], t1, sizeof t1);
 		fprintf(out, "  %-8s %5d nodes in %4d aggregates, busy %s per input%s\n",
 		        h->b[b].name, count[b], aggs[b], t1,
 		        b == r->bottleneck ? "  (bottleneck)" : "");
@@ -300,15 +292,15 @@ void pb_map_print(FILE *out, const pb_graph *g, const pb_hetero *h, const pb_map
 	fprintf(out, "backend launches: %d -> %d (aggregates)\n", r->launches_before,
 	        r->launches_after);
 	fprintf(out, "buffers between backends: %d (%d slots each)\n", nbuf, r->buffers);
-	fmt_time(r->serial_input, t1, sizeof t1);
+	pb_fmt_time_fixed(r->serial_input, t1, sizeof t1);
 	fprintf(out, "one input, serial: %s\n", t1);
-	fmt_time(r->serial_time, t1, sizeof t1);
-	fmt_time(r->pipelined_time, t2, sizeof t2);
+	pb_fmt_time_fixed(r->serial_time, t1, sizeof t1);
+	pb_fmt_time_fixed(r->pipelined_time, t2, sizeof t2);
 	fprintf(out, "stream of %d inputs: serial %s, pipelined %s (x%.2f throughput)\n", r->stream,
 	        t1, t2, r->pipelined_time > 0 ? r->serial_time / r->pipelined_time : 1.0);
 	fprintf(out, "buffer slots:");
 	for (int k = 0; k < PB_MAP_SWEEP; k++) {
-		fmt_time(r->sweep[k], t1, sizeof t1);
+		pb_fmt_time_fixed(r->sweep[k], t1, sizeof t1);
 		fprintf(out, "  k=%d %s", k + 1, t1);
 	}
 	fputc('\n', out);
@@ -321,7 +313,7 @@ void pb_map_print(FILE *out, const pb_graph *g, const pb_hetero *h, const pb_map
 			end = r->events[i].end;
 	if (end <= 0)
 		return;
-	fmt_time(end, t1, sizeof t1);
+	pb_fmt_time_fixed(end, t1, sizeof t1);
 	fprintf(out, "timeline of the first %d input(s) (digits = input, 0..%s):\n", timeline, t1);
 	const int W = 72;
 	char row[80];

@@ -163,6 +163,39 @@ static void test_export_plan(void **state)
 	pb_graph_free(g);
 }
 
+/* The title block writes every metric with its unit: seconds for times and
+ * bounds, bytes for storage and memory (decimal, util/fmt.h), inputs per
+ * second, the bubble in percent; counts as they are. */
+static void test_title_units(void **state)
+{
+	pb_graph *g = build(tiny, N_TINY);
+	pb_plan *p = tiny_plan(g);
+	pb_plan_set_metric(p, "lower_bound", 2.4e-4);
+	pb_plan_set_metric(p, "max_storage", 3.12e7);
+	pb_plan_set_metric(p, "memory", 134217728);
+	pb_plan_set_metric(p, "throughput_serial", 904.2);
+	pb_plan_set_metric(p, "bubble", 0.25);
+	pb_plan_set_metric(p, "cores", 16);
+	pb_svg_opts o = {.title = "tiny-net"};
+	const char *path = "build-test-svg-units.svg";
+	char *svg = export_tmp(g, p, &o, path, NULL);
+	assert_int_equal(xml_wellformed(path), 0);
+	static const char *want[] = {"lower_bound = 240 us", "max_storage = 31.2 MB",
+	                             "memory = 134 MB",      "throughput_serial = 904/s",
+	                             "bubble = 25.0%",       "cores = 16"};
+	for (int i = 0; i < 6; i++) {
+		char line[64]; /* in the block and in its tooltip */
+		assert_non_null(strstr(svg, want[i]));
+		snprintf(line, sizeof line, "\n%s", want[i]);
+		assert_non_null(strstr(svg, line));
+	}
+	assert_null(strstr(svg, "e+0"));
+	free(svg);
+	unlink(path);
+	pb_plan_free(p);
+	pb_graph_free(g);
+}
+
 static void test_export_no_plan_macs(void **state)
 {
 	pb_graph *g = build(tiny, N_TINY);
@@ -565,15 +598,11 @@ static int teardown(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_export_plan),
-	    cmocka_unit_test(test_export_no_plan_macs),
-	    cmocka_unit_test(test_collapse),
-	    cmocka_unit_test(test_errors),
-	    cmocka_unit_test(test_graphviz_messages),
-	    cmocka_unit_test(test_export_command),
-	    cmocka_unit_test(test_golden),
-	    cmocka_unit_test(test_hostile_names),
-	    cmocka_unit_test(test_export_real_models),
+	    cmocka_unit_test(test_export_plan),       cmocka_unit_test(test_export_no_plan_macs),
+	    cmocka_unit_test(test_collapse),          cmocka_unit_test(test_errors),
+	    cmocka_unit_test(test_graphviz_messages), cmocka_unit_test(test_export_command),
+	    cmocka_unit_test(test_title_units),       cmocka_unit_test(test_golden),
+	    cmocka_unit_test(test_hostile_names),     cmocka_unit_test(test_export_real_models),
 	};
 	return cmocka_run_group_tests(tests, NULL, teardown);
 }
