@@ -1,6 +1,7 @@
 /*
  * shard/parallel.c — the grouping schemes solved concurrently in forked
- * worker processes (search.h: pb_shard_search_run_parallel).
+ * worker processes (parallel.h; search.c's pb_shard_search_run_parallel
+ * calls it when there are workers to use).
  *
  * Why processes: DESIGN.md keeps every GLPK call on a main thread, and the
  * schemes share nothing but the read-only graph, so fork() gives each
@@ -14,17 +15,21 @@
  * The best row's problem is rebuilt in the parent (deterministic) and its
  * result re-evaluated from the worker's choice, so the plan, the report and
  * the task lists are those of the serial run.
+ * It uses the search's rows (search_rows.h) and plan (search_report.h) and
+ * never the serial steps (search.c), which call it.
  */
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "shard/parallel.h"
+#include "shard/search_report.h"
 #include "util/child_pipe.h"
-#include "shard/search.h"
 
 typedef struct wire_head {
 	int rc; /* PB_OK, or PB_ENOMEM */
@@ -181,30 +186,14 @@ static int cmp_event(const void *a, const void *b)
 	return x->at < y->at ? -1 : x->at > y->at;
 }
 
-int pb_shard_search_run_parallel(pb_shard_search *s, int jobs,
-                                 int (*progress)(void *ud, int done, int total), void *ud,
-                                 pb_error *err)
+int pb_shard_parallel_solve(pb_shard_search *s, int jobs,
+                            int (*progress)(void *ud, int done, int total), void *ud, pb_error *err)
 {
-	if (s->co) {
-		/* finish the scheme the stepping solver is in */
-		int done;
-		int rc = pb_shard_search_step(s, &done, err);
-		if (rc)
-			return rc;
-	}
 	int todo = s->n_rows - s->next;
-	if (jobs <= 1 || todo <= 1 || s->lp_path) {
-		/* --emit-lp with one scheme writes the LP inside the solve. */
-		int done = s->next >= s->n_rows;
-		while (!done) {
-			if (progress && progress(ud, s->next, s->n_rows))
-				return pb_err(err, PB_ECANCEL, "shard: cancelled");
-			int rc = pb_shard_search_step(s, &done, err);
-			if (rc)
-				return rc;
-		}
+	if (todo <= 0)
 		return PB_OK;
-	}
+	if (jobs < 1)
+		jobs = 1;
 	if (jobs > todo)
 		jobs = todo;
 	worker *ws = calloc((size_t)jobs, sizeof *ws);

@@ -1,189 +1,27 @@
 /*
- * shard/search.c — search over grouping schemes, plan/report/task output and
- * the steppable solver (search.h).
+ * shard/search.c — the strategy search as the commands and the TUI drive it
+ * (search.h): serial steps, the stepping solver on a coroutine, finishing
+ * the remaining schemes serially or in worker processes (parallel.c).
  *
- * Plan mapping (what the TUI/SVG read): group[node] is the node's strategy
- * class — replicated, data-parallel (every axis splits dim 0 of the output),
- * tensor-parallel (no axis splits dim 0) or hybrid — with the time, compute,
- * communication and per-device bytes of the operators in the class; metrics
- * step_time, compute_time, comm_time, memory_per_device, memory_limit,
- * devices, feasible; detail holds the report (per-operator specs,
- * collectives per edge, the scheme table).
+ * A step solves one row (search_rows.c) and takes over its problem and
+ * result when the row beats the best so far, refreshing the plan
+ * (search_report.c). The stepping solver runs the row on a coroutine that
+ * yields at every new incumbent and after ~50 ms of branch and bound.
+ * Layering inside shard/, each file using only those after it:
+ * search.c -> parallel.c -> search_report.c -> search_rows.c.
  */
 #include "shard/search.h"
-#include "util/json_file.h"
 
-#include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
-#include <sys/stat.h>
-#include <time.h>
 
+#include "shard/parallel.h"
 #include "util/coro.h"
 
-void pb_shard_search_add_event(pb_shard_search *s, int row, double objective, double bound,
-                               double at)
-{
-	if (s->n_events == s->cap_events) {
-		int nc = s->cap_events ? s->cap_events * 2 : 32;
-		pb_shard_event *e = realloc(s->events, (size_t)nc * sizeof *e);
-		if (!e)
-			return;
-		s->events = e;
-		s->cap_events = nc;
-	}
-	s->events[s->n_events++] = (pb_shard_event){row, objective, bound, at};
-}
-
-static double clock_now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-/* GLPK's progress: new incumbents, nodes of the branch and bound, chunks of
- * the root LP (milp.c). On the stepping solver's coroutine a new incumbent,
- * or yield_after seconds since the last yield, hands control back to the
- * step. */
-static int on_incumbent(void *ud, double obj_us, double bound_us, double at)
-{
-	pb_shard_search *s = ud;
-	if (isfinite(obj_us)) {
-		pb_shard_search_add_event(s, s->running, obj_us * 1e-6, bound_us * 1e-6, at);
-		s->co_incumbent = obj_us * 1e-6;
-		s->co_new = 1;
-	}
-	s->co_bound = bound_us * 1e-6;
-	if (s->in_co && !s->aborting && (s->co_new || clock_now() - s->co_last >= s->yield_after))
-		pb_coro_yield(s->co);
-	return s->aborting;
-}
-
-int pb_shard_search_new(const pb_graph *g, const pb_cluster *c, const pb_shard_opts *o,
-                        const char *scheme, int max_axes, const char *lp_path,
-                        pb_shard_search **out, pb_error *err)
-{
-	*out = NULL;
-	pb_shard_search *s = calloc(1, sizeof *s);
-	if (!s)
-		return pb_err(err, PB_ENOMEM, "shard: out of memory");
-	s->g = g;
-	s->cl = *c;
-	s->cl.name = c->name ? strdup(c->name) : NULL; /* the solver may outlive the layout */
-	s->opts = *o;
-	s->best = -1;
-	s->jobs = 1;
-	s->yield_after = 0.05;
-	if (s->opts.opt_level >= 1 && !s->opts.rules) {
-		s->own_rules = pb_shard_rules_new(1);
-		s->opts.rules = s->own_rules;
-	}
-	s->lp_path = lp_path ? strdup(lp_path) : NULL;
-	pb_mesh meshes[256];
-	int n;
-	if (scheme) {
-		int rc = pb_mesh_parse(&meshes[0], c, scheme, err);
-		if (rc) {
-			pb_shard_search_free(s);
-			return rc;
-		}
-		n = 1;
-	} else {
-		n = pb_mesh_schemes(c, max_axes, meshes, 256, s->dropped, &s->n_dropped, 64);
-	}
-	s->rows = calloc((size_t)(n ? n : 1), sizeof *s->rows);
-	if (!s->rows) {
-		pb_shard_search_free(s);
-		return pb_err(err, PB_ENOMEM, "shard: out of memory");
-	}
-	for (int i = 0; i < n; i++)
-		s->rows[i].mesh = meshes[i];
-	s->n_rows = n;
-	*out = s;
-	return PB_OK;
-}
-
-void pb_shard_search_free(pb_shard_search *s)
-{
-	if (!s)
-		return;
-	if (s->co) {
-		/* let GLPK unwind: the callback stops the branch and bound */
-		s->aborting = 1;
-		while (!pb_coro_resume(s->co))
-			;
-		pb_coro_free(s->co);
-		pb_shard_problem_free(s->co_p);
-		pb_shard_result_free(&s->co_r);
-	}
-	pb_shard_problem_free(s->best_problem);
-	pb_shard_result_free(&s->best_result);
-	pb_plan_free(s->plan);
-	free(s->events);
-	free(s->rows);
-	free(s->lp_path);
-	pb_shard_rules_free(s->own_rules);
-	free(s->cl.name);
-	free(s);
-}
-
-/* Builds and solves row i; fills the row. On success *pp and *r hold the problem
- * and result (the caller owns them); a failed scheme is a row error, only
- * running out of memory is returned. */
-int pb_shard_search_solve_row(pb_shard_search *s, int i, pb_shard_problem **pp, pb_shard_result *r,
-                              pb_error *err)
-{
-	pb_shard_row *row = &s->rows[i];
-	pb_shard_problem *p = NULL;
-	pb_error e2 = {0};
-	*pp = NULL;
-	memset(r, 0, sizeof *r);
-	s->running = i;
-	int rc = pb_shard_problem_build(s->g, &s->cl, &row->mesh, &s->opts, &p, &e2);
-	const char *lp = s->n_rows == 1 ? s->lp_path : NULL;
-	if (rc == PB_OK)
-		rc = pb_shard_solve(p, lp, on_incumbent, s, r, &e2);
-	if (rc == PB_ENOMEM) {
-		pb_shard_problem_free(p);
-		*err = e2;
-		return rc;
-	}
-	if (rc) {
-		row->status = -1;
-		snprintf(row->error, sizeof row->error, "%.190s", e2.msg);
-		pb_shard_problem_free(p);
-		return PB_OK;
-	}
-	row->status = 1;
-	row->step_time = r->objective;
-	row->compute = r->compute;
-	row->comm = r->comm;
-	row->memory = r->memory;
-	row->feasible = r->feasible;
-	row->optimal = r->optimal;
-	row->seconds = r->solve_seconds;
-	row->incumbents = r->n_incumbents;
-	row->groups = p->n_groups;
-	row->edges = p->n_edges;
-	row->active = p->n_active;
-	pb_shard_milp_size(p, &row->size);
-	*pp = p;
-	return PB_OK;
-}
-
-int pb_shard_search_better(const pb_shard_search *s, int i)
-{
-	const pb_shard_row *row = &s->rows[i];
-	if (row->status != 1)
-		return 0;
-	return s->best < 0 || (row->feasible && !s->rows[s->best].feasible) ||
-	       (row->feasible == s->rows[s->best].feasible &&
-	        row->step_time < s->rows[s->best].step_time);
-}
-
-void pb_shard_search_accept(pb_shard_search *s, int i, pb_shard_problem *p, pb_shard_result *r)
+/* Takes over a solved row's problem and result: kept when better, freed
+ * otherwise. */
+static void accept_row(pb_shard_search *s, int i, pb_shard_problem *p, pb_shard_result *r)
 {
 	if (p && pb_shard_search_better(s, i)) {
 		pb_shard_problem_free(s->best_problem);
@@ -224,8 +62,7 @@ static int co_advance(pb_shard_search *s, int *finished, pb_error *err)
 		s->co_bound = NAN;
 		s->co_p = NULL;
 	}
-	s->co_new = 0;
-	s->co_last = clock_now();
+	pb_shard_search_slice_start(s);
 	if (!pb_coro_resume(s->co))
 		return PB_OK;
 	pb_coro_free(s->co);
@@ -234,7 +71,7 @@ static int co_advance(pb_shard_search *s, int *finished, pb_error *err)
 		*err = s->co_err;
 		return s->co_rc;
 	}
-	pb_shard_search_accept(s, s->next, s->co_p, &s->co_r);
+	accept_row(s, s->next, s->co_p, &s->co_r);
 	s->co_p = NULL;
 	s->next++;
 	*finished = 1;
@@ -261,10 +98,37 @@ int pb_shard_search_step(pb_shard_search *s, int *done, pb_error *err)
 	int rc = pb_shard_search_solve_row(s, s->next, &p, &r, err);
 	if (rc)
 		return rc;
-	pb_shard_search_accept(s, s->next, p, &r);
+	accept_row(s, s->next, p, &r);
 	s->next++;
 	*done = s->next >= s->n_rows;
 	return PB_OK;
+}
+
+int pb_shard_search_run_parallel(pb_shard_search *s, int jobs,
+                                 int (*progress)(void *ud, int done, int total), void *ud,
+                                 pb_error *err)
+{
+	if (s->co) {
+		/* finish the scheme the stepping solver is in */
+		int done;
+		int rc = pb_shard_search_step(s, &done, err);
+		if (rc)
+			return rc;
+	}
+	int todo = s->n_rows - s->next;
+	if (jobs <= 1 || todo <= 1 || s->lp_path) {
+		/* --emit-lp with one scheme writes the LP inside the solve. */
+		int done = s->next >= s->n_rows;
+		while (!done) {
+			if (progress && progress(ud, s->next, s->n_rows))
+				return pb_err(err, PB_ECANCEL, "shard: cancelled");
+			int rc = pb_shard_search_step(s, &done, err);
+			if (rc)
+				return rc;
+		}
+		return PB_OK;
+	}
+	return pb_shard_parallel_solve(s, jobs, progress, ud, err);
 }
 
 int pb_shard_search_finish(pb_shard_search *s, pb_error *err)
@@ -287,510 +151,6 @@ int pb_shard_search_finish(pb_shard_search *s, pb_error *err)
 	pb_plan_free(s->plan);
 	s->plan = pb_shard_plan(s);
 	return PB_OK;
-}
-
-/* ---------------------------------------------------------------- output */
-
-static const char *link_name(const pb_mesh *m, int a)
-{
-	return m->inter[a] ? "inter" : "intra";
-}
-
-static json_t *scheme_json(const pb_shard_search *s, int i)
-{
-	const pb_shard_row *r = &s->rows[i];
-	json_t *o = json_object();
-	json_object_set_new(o, "scheme", json_string(r->mesh.name));
-	json_t *ax = json_array();
-	for (int a = 0; a < r->mesh.n_axes; a++) {
-		json_t *x = json_object();
-		json_object_set_new(x, "size", json_integer(r->mesh.size[a]));
-		json_object_set_new(x, "link", json_string(link_name(&r->mesh, a)));
-		json_object_set_new(x, "bandwidth", json_real(r->mesh.link[a].bw));
-		json_object_set_new(x, "latency", json_real(r->mesh.link[a].latency));
-		json_array_append_new(ax, x);
-	}
-	json_object_set_new(o, "axes", ax);
-	json_object_set_new(o, "status",
-	                    json_string(r->status == 1  ? "solved"
-	                                : r->status < 0 ? "error"
-	                                                : "pending"));
-	if (r->status == 1) {
-		json_object_set_new(o, "step_time", json_real(r->step_time));
-		json_object_set_new(o, "compute_time", json_real(r->compute));
-		json_object_set_new(o, "comm_time", json_real(r->comm));
-		json_object_set_new(o, "memory_per_device", json_real(r->memory));
-		json_object_set_new(o, "feasible", json_boolean(r->feasible));
-		json_object_set_new(o, "optimal", json_boolean(r->optimal));
-		json_object_set_new(o, "solve_seconds", json_real(r->seconds));
-		json_object_set_new(o, "incumbents", json_integer(r->incumbents));
-		json_t *m = json_object();
-		json_object_set_new(m, "groups", json_integer(r->groups));
-		json_object_set_new(m, "operators", json_integer(r->active));
-		json_object_set_new(m, "edges", json_integer(r->edges));
-		json_object_set_new(m, "cols", json_integer(r->size.cols));
-		json_object_set_new(m, "binaries", json_integer(r->size.bins));
-		json_object_set_new(m, "rows", json_integer(r->size.rows));
-		json_object_set_new(m, "nonzeros", json_integer(r->size.nnz));
-		json_object_set_new(o, "milp", m);
-	} else if (r->status < 0) {
-		json_object_set_new(o, "error", json_string(r->error));
-	}
-	json_object_set_new(o, "best", json_boolean(i == s->best));
-	return o;
-}
-
-static json_t *specs_json(const signed char (*specs)[PB_MESH_MAX_AXES], const int *tids, int n,
-                          int n_axes)
-{
-	json_t *a = json_array();
-	char buf[64];
-	for (int i = 0; i < n; i++)
-		json_array_append_new(
-		    a, tids[i] < 0 ? json_null()
-		                   : json_string(pb_spec_str(specs[i], n_axes, buf, sizeof buf)));
-	return a;
-}
-
-/* Collectives on the input edges of node c (and the output/gradient ones). */
-static double node_collectives(const pb_shard_problem *p, const int *choice, int c, json_t *arr)
-{
-	const pb_graph *g = p->g;
-	const pb_node *n = &g->nodes[c];
-	const pb_shard_node *sc = &p->nodes[c];
-	const pb_strat *st = &sc->strat[pb_shard_node_strategy(p, choice, c)];
-	double total = 0;
-	char buf[64];
-	for (int i = 0; i < n->n_inputs && i < PB_SHARD_MAX_IN; i++) {
-		int t = n->inputs[i];
-		if (t < 0 || p->tkind[t] != PB_TKIND_ACT)
-			continue;
-		int pr = g->tensors[t].producer;
-		if (pr < 0 || !p->nodes[pr].active)
-			continue;
-		const pb_node *np = &g->nodes[pr];
-		int j = 0;
-		while (j < np->n_outputs && np->outputs[j] != t)
-			j++;
-		if (j >= PB_SHARD_MAX_OUT)
-			continue;
-		const pb_strat *sp = &p->nodes[pr].strat[pb_shard_node_strategy(p, choice, pr)];
-		pb_coll cl[PB_MESH_MAX_AXES];
-		int nc = 0;
-		total += pb_reshard_cost_tensor(&p->mesh, &g->tensors[t], sp->out[j], st->in[i], cl,
-		                                &nc) *
-		         p->comm_mult;
-		for (int k = 0; k < nc && arr; k++) {
-			json_t *o = json_object();
-			json_object_set_new(o, "tensor", json_string(g->tensors[t].name));
-			json_object_set_new(o, "from", json_string(np->name));
-			json_object_set_new(o, "to", json_string(n->name));
-			json_object_set_new(o, "kind", json_string(pb_coll_name(cl[k].kind)));
-			json_object_set_new(o, "axis", json_integer(cl[k].axis));
-			json_object_set_new(o, "bytes", json_real(cl[k].bytes));
-			json_object_set_new(o, "time", json_real(cl[k].time * p->comm_mult));
-			json_object_set_new(
-			    o, "from_spec",
-			    json_string(pb_spec_str(sp->out[j], p->mesh.n_axes, buf, sizeof buf)));
-			json_object_set_new(
-			    o, "to_spec",
-			    json_string(pb_spec_str(st->in[i], p->mesh.n_axes, buf, sizeof buf)));
-			json_array_append_new(arr, o);
-		}
-	}
-	/* partial model outputs are reduced */
-	for (int j = 0; j < n->n_outputs && j < PB_SHARD_MAX_OUT; j++) {
-		int t = n->outputs[j];
-		if (t < 0 || !g->tensors[t].is_output)
-			continue;
-		signed char to[PB_MESH_MAX_AXES];
-		for (int a = 0; a < PB_MESH_MAX_AXES; a++)
-			to[a] = st->out[j][a] == PB_SPEC_P ? PB_SPEC_R : st->out[j][a];
-		pb_coll cl[PB_MESH_MAX_AXES];
-		int nc = 0;
-		total += pb_reshard_cost_tensor(&p->mesh, &g->tensors[t], st->out[j], to, cl, &nc);
-		for (int k = 0; k < nc && arr; k++) {
-			json_t *o = json_object();
-			json_object_set_new(o, "tensor", json_string(g->tensors[t].name));
-			json_object_set_new(o, "from", json_string(n->name));
-			json_object_set_new(o, "to", json_string("(model output)"));
-			json_object_set_new(o, "kind", json_string(pb_coll_name(cl[k].kind)));
-			json_object_set_new(o, "axis", json_integer(cl[k].axis));
-			json_object_set_new(o, "bytes", json_real(cl[k].bytes));
-			json_object_set_new(o, "time", json_real(cl[k].time));
-			json_array_append_new(arr, o);
-		}
-	}
-	/* gradient all-reduces of parameters replicated along an axis */
-	if (p->opts.train)
-		for (int i = 0; i < n->n_inputs && i < PB_SHARD_MAX_IN; i++) {
-			int t = n->inputs[i];
-			if (t < 0 || p->tkind[t] != PB_TKIND_PARAM ||
-			    pb_tensor_numel(&g->tensors[t]) < 2)
-				continue;
-			double by = pb_tensor_bytes(&g->tensors[t]) *
-			            pb_spec_pad_factor(&g->tensors[t], st->in[i], &p->mesh);
-			for (int a = 0; a < p->mesh.n_axes; a++) {
-				if (st->in[i][a] != PB_SPEC_R)
-					continue;
-				double b = by;
-				for (int k = 0; k < p->mesh.n_axes; k++)
-					if (k != a && st->in[i][k] >= 0)
-						b /= p->mesh.size[k];
-				double tm = pb_coll_time(PB_COLL_ALLREDUCE, b, p->mesh.size[a],
-				                         &p->mesh.link[a]);
-				total += tm;
-				if (arr) {
-					json_t *o = json_object();
-					json_object_set_new(o, "tensor",
-					                    json_string(g->tensors[t].name));
-					json_object_set_new(o, "from", json_string(n->name));
-					json_object_set_new(o, "to", json_string("(gradient)"));
-					json_object_set_new(o, "kind", json_string("all-reduce"));
-					json_object_set_new(o, "axis", json_integer(a));
-					json_object_set_new(o, "bytes", json_real(b));
-					json_object_set_new(o, "time", json_real(tm));
-					json_array_append_new(arr, o);
-				}
-			}
-		}
-	return total;
-}
-
-static int strategy_class(const pb_shard_problem *p, const pb_strat *st)
-{
-	if (st->share <= 1)
-		return 0;
-	int all0 = 1, any0 = 0;
-	for (int a = 0; a < p->mesh.n_axes; a++) {
-		if (st->out[0][a] == 0)
-			any0 = 1;
-		else
-			all0 = 0;
-	}
-	return all0 ? 1 : any0 ? 3 : 2;
-}
-
-static const char *const class_names[] = {"replicated", "data-parallel", "tensor-parallel",
-                                          "hybrid"};
-
-static json_t *ops_json(const pb_shard_problem *p, const int *choice, json_t *colls)
-{
-	const pb_graph *g = p->g;
-	json_t *ops = json_array();
-	for (int c = 0; c < g->n_nodes; c++) {
-		if (!p->nodes[c].active)
-			continue;
-		const pb_node *n = &g->nodes[c];
-		int si = pb_shard_node_strategy(p, choice, c);
-		const pb_strat *st = &p->nodes[c].strat[si];
-		json_t *o = json_object();
-		json_object_set_new(o, "id", json_integer(c));
-		json_object_set_new(o, "name", json_string(n->name));
-		json_object_set_new(o, "op", json_string(n->op));
-		json_object_set_new(o, "strategy", json_string(st->label));
-		json_object_set_new(o, "class", json_string(class_names[strategy_class(p, st)]));
-		json_object_set_new(o, "share", json_integer(st->share));
-		if (st->pad > 1)
-			json_object_set_new(o, "pad", json_real(st->pad));
-		int nin = n->n_inputs < PB_SHARD_MAX_IN ? n->n_inputs : PB_SHARD_MAX_IN;
-		int nout = n->n_outputs < PB_SHARD_MAX_OUT ? n->n_outputs : PB_SHARD_MAX_OUT;
-		int tids[PB_SHARD_MAX_IN] = {0};
-		for (int i = 0; i < nin; i++)
-			tids[i] = n->inputs[i] >= 0 && p->tkind[n->inputs[i]] != PB_TKIND_META
-			              ? n->inputs[i]
-			              : -1;
-		json_object_set_new(o, "in",
-		                    specs_json((const signed char(*)[PB_MESH_MAX_AXES])st->in, tids,
-		                               nin, p->mesh.n_axes));
-		for (int j = 0; j < nout; j++)
-			tids[j] = n->outputs[j];
-		json_object_set_new(o, "out",
-		                    specs_json((const signed char(*)[PB_MESH_MAX_AXES])st->out,
-		                               tids, nout, p->mesh.n_axes));
-		json_object_set_new(o, "group", json_integer(p->nodes[c].group));
-		json_object_set_new(o, "compute", json_real(p->nodes[c].flops_part[si]));
-		json_object_set_new(o, "comm", json_real(node_collectives(p, choice, c, colls)));
-		json_object_set_new(o, "param_bytes", json_real(p->nodes[c].mem_param[si]));
-		json_object_set_new(o, "act_bytes", json_real(p->nodes[c].mem_act[si]));
-		json_array_append_new(ops, o);
-	}
-	return ops;
-}
-
-json_t *pb_shard_report(const pb_shard_search *s)
-{
-	json_t *j = json_object();
-	json_object_set_new(j, "model", json_string(s->g->path ? s->g->path : ""));
-	json_object_set_new(j, "layout", json_string(s->cl.name ? s->cl.name : ""));
-	json_object_set_new(j, "devices", json_integer(s->cl.n_devices));
-	json_object_set_new(j, "train", json_boolean(s->opts.train));
-	json_object_set_new(j, "opt_level", json_integer(s->opts.opt_level));
-	json_t *rows = json_array();
-	for (int i = 0; i < s->n_rows; i++)
-		json_array_append_new(rows, scheme_json(s, i));
-	json_object_set_new(j, "schemes", rows);
-	json_t *dr = json_array();
-	for (int i = 0; i < s->n_dropped; i++)
-		json_array_append_new(dr, json_string(s->dropped[i]));
-	json_object_set_new(j, "dropped_mirrors", dr);
-	if (s->best < 0 || !s->best_problem) {
-		json_object_set_new(j, "scheme", json_null());
-		json_object_set_new(j, "step_time", json_null());
-		json_object_set_new(j, "ops", json_array());
-		return j;
-	}
-	const pb_shard_row *b = &s->rows[s->best];
-	const pb_shard_problem *p = s->best_problem;
-	json_object_set_new(j, "scheme", json_string(b->mesh.name));
-	json_object_set_new(j, "step_time", json_real(b->step_time));
-	json_object_set_new(j, "compute_time", json_real(b->compute));
-	json_object_set_new(j, "comm_time", json_real(b->comm));
-	json_object_set_new(j, "memory_per_device", json_real(b->memory));
-	json_object_set_new(j, "memory_limit", json_real(s->cl.memory));
-	json_object_set_new(j, "feasible", json_boolean(b->feasible));
-	json_object_set_new(j, "optimal", json_boolean(b->optimal));
-	json_object_set_new(j, "param_bytes", json_real(p->param_bytes));
-	json_object_set_new(j, "forced_param_sharding", json_boolean(p->forced));
-	json_t *colls = json_array();
-	json_object_set_new(j, "ops", ops_json(p, s->best_result.choice, colls));
-	json_object_set_new(j, "collectives", colls);
-	json_t *ev = json_array();
-	for (int i = 0; i < s->n_events; i++) {
-		json_t *o = json_object();
-		json_object_set_new(o, "scheme",
-		                    json_string(s->rows[s->events[i].scheme].mesh.name));
-		json_object_set_new(o, "objective", json_real(s->events[i].objective));
-		json_object_set_new(o, "bound",
-		                    isfinite(s->events[i].bound) ? json_real(s->events[i].bound)
-		                                                 : json_null());
-		json_object_set_new(o, "at", json_real(s->events[i].at));
-		json_array_append_new(ev, o);
-	}
-	json_object_set_new(j, "incumbents", ev);
-	return j;
-}
-
-pb_plan *pb_shard_plan(const pb_shard_search *s)
-{
-	if (s->best < 0 || !s->best_problem)
-		return NULL;
-	const pb_shard_problem *p = s->best_problem;
-	const pb_graph *g = p->g;
-	const int *choice = s->best_result.choice;
-	pb_plan *plan =
-	    pb_plan_new("shard", p->opts.opt_level >= 3 ? "milp-greedy" : "milp", g->n_nodes);
-	if (!plan)
-		return NULL;
-	const pb_shard_row *b = &s->rows[s->best];
-	pb_plan_group cls[4];
-	memset(cls, 0, sizeof cls);
-	int idx[4] = {-1, -1, -1, -1};
-	for (int k = 0; k < 4; k++) {
-		cls[k].first_unit = 0;
-		cls[k].n_units = s->cl.n_devices;
-		cls[k].first_node = cls[k].last_node = -1;
-	}
-	int cls_of_node_buf = 0;
-	(void)cls_of_node_buf;
-	for (int c = 0; c < g->n_nodes; c++) {
-		if (!p->nodes[c].active)
-			continue;
-		int si = pb_shard_node_strategy(p, choice, c);
-		const pb_strat *st = &p->nodes[c].strat[si];
-		int k = strategy_class(p, st);
-		double comm = node_collectives(p, choice, c, NULL);
-		cls[k].compute += p->nodes[c].flops_part[si];
-		cls[k].routing += comm;
-		cls[k].time += p->nodes[c].flops_part[si] + comm;
-		cls[k].storage += p->nodes[c].mem_param[si] + p->nodes[c].mem_act[si];
-		cls[k].macs += g->nodes[c].cost.macs;
-		if (cls[k].first_node < 0)
-			cls[k].first_node = c;
-		cls[k].last_node = c;
-		plan->group[c] = k; /* remapped below */
-	}
-	double worst = -1;
-	int wk = -1;
-	for (int k = 0; k < 4; k++)
-		if (cls[k].first_node >= 0 && cls[k].time > worst) {
-			worst = cls[k].time;
-			wk = k;
-		}
-	for (int k = 0; k < 4; k++) {
-		if (cls[k].first_node < 0)
-			continue;
-		cls[k].label = (char *)class_names[k];
-		cls[k].bottleneck = k == wk;
-		cls[k].over_memory = !b->feasible;
-		idx[k] = pb_plan_add_group(plan, &cls[k]);
-	}
-	for (int c = 0; c < g->n_nodes; c++)
-		if (plan->group[c] >= 0)
-			plan->group[c] = idx[plan->group[c]];
-	pb_plan_set_metric(plan, "step_time", b->step_time);
-	pb_plan_set_metric(plan, "compute_time", b->compute);
-	pb_plan_set_metric(plan, "comm_time", b->comm);
-	pb_plan_set_metric(plan, "memory_per_device", b->memory);
-	pb_plan_set_metric(plan, "memory_limit", s->cl.memory);
-	pb_plan_set_metric(plan, "devices", s->cl.n_devices);
-	pb_plan_set_metric(plan, "feasible", b->feasible);
-	pb_plan_set_metric(plan, "optimal", b->optimal);
-	pb_plan_set_metric(plan, "schemes_solved", s->next);
-	json_decref(plan->detail);
-	plan->detail = pb_shard_report(s);
-	return plan;
-}
-
-/* ------------------------------------------------------------------ tasks */
-
-static void coords_of(const pb_mesh *m, int dev, int *coord)
-{
-	for (int a = 0; a < m->n_axes; a++)
-		coord[a] = (dev / m->stride[a]) % m->size[a];
-}
-
-static json_t *local_tensor(const pb_graph *g, int t, const signed char *spec, const pb_mesh *m,
-                            const int *coord)
-{
-	const pb_tensor *tt = &g->tensors[t];
-	json_t *o = json_object();
-	json_object_set_new(o, "tensor", json_string(tt->name));
-	char buf[64];
-	json_object_set_new(o, "spec", json_string(pb_spec_str(spec, m->n_axes, buf, sizeof buf)));
-	if (tt->rank >= 0) {
-		int64_t dims[PB_MAX_RANK];
-		pb_spec_local_dims(tt, spec, m, dims);
-		json_t *sh = json_array(), *off = json_array(), *pad = json_array();
-		int padded = pb_spec_pad_factor(tt, spec, m) > 1;
-		for (int k = 0; k < tt->rank; k++) {
-			json_array_append_new(sh, json_integer(dims[k]));
-			/* block index along dim k: axes splitting k, major axis first */
-			long blk = 0;
-			for (int a = 0; a < m->n_axes; a++)
-				if (spec[a] == k)
-					blk = blk * m->size[a] + coord[a];
-			int64_t o0 = blk * (dims[k] > 0 ? dims[k] : 0);
-			json_array_append_new(off, json_integer(o0));
-			/* --pad: the rows of this block past the end of the tensor */
-			int64_t real = tt->dims[k] - o0;
-			int64_t p = dims[k] > 0 && tt->dims[k] > 0
-			                ? (real >= dims[k] ? 0 : dims[k] - (real > 0 ? real : 0))
-			                : 0;
-			json_array_append_new(pad, json_integer(p));
-		}
-		json_object_set_new(o, "shape", sh);
-		json_object_set_new(o, "offset", off);
-		if (padded) {
-			json_object_set_new(o, "pad", pad);
-			int64_t full[PB_MAX_RANK];
-			json_t *ps = json_array();
-			for (int k = 0; k < tt->rank; k++) {
-				long f = 1;
-				for (int a = 0; a < m->n_axes; a++)
-					if (spec[a] == k)
-						f *= m->size[a];
-				full[k] = dims[k] > 0 ? dims[k] * f : tt->dims[k];
-				json_array_append_new(ps, json_integer(full[k]));
-			}
-			json_object_set_new(o, "padded_shape", ps);
-		} else {
-			json_decref(pad);
-		}
-	}
-	return o;
-}
-
-static json_t *group_devices(const pb_mesh *m, int dev, int axis)
-{
-	int coord[PB_MESH_MAX_AXES];
-	coords_of(m, dev, coord);
-	json_t *a = json_array();
-	int base = dev - coord[axis] * m->stride[axis];
-	for (int k = 0; k < m->size[axis]; k++)
-		json_array_append_new(a, json_integer(base + k * m->stride[axis]));
-	return a;
-}
-
-int pb_shard_emit_tasks(const pb_shard_search *s, const char *dir, pb_error *err)
-{
-	if (!s->best_problem)
-		return pb_err(err, PB_EUSAGE, "shard: no plan to emit tasks for");
-	if (mkdir(dir, 0777) != 0 && errno != EEXIST)
-		return pb_err(err, PB_EINPUT, "%s: cannot create directory: %s", dir,
-		              strerror(errno));
-	const pb_shard_problem *p = s->best_problem;
-	const pb_graph *g = p->g;
-	const pb_mesh *m = &p->mesh;
-	const int *choice = s->best_result.choice;
-	/* collectives per consumer node, computed once */
-	json_t **colls = calloc((size_t)(g->n_nodes + 1), sizeof *colls);
-	if (!colls)
-		return pb_err(err, PB_ENOMEM, "shard: out of memory");
-	for (int c = 0; c < g->n_nodes; c++)
-		if (p->nodes[c].active) {
-			colls[c] = json_array();
-			node_collectives(p, choice, c, colls[c]);
-		}
-	int rc = PB_OK;
-	for (int d = 0; d < s->cl.n_devices && rc == PB_OK; d++) {
-		int coord[PB_MESH_MAX_AXES];
-		coords_of(m, d, coord);
-		json_t *j = json_object();
-		json_object_set_new(j, "device", json_integer(d));
-		json_object_set_new(j, "node", json_integer(d / s->cl.devices_per_node));
-		json_object_set_new(j, "scheme", json_string(m->name));
-		json_t *co = json_array();
-		for (int a = 0; a < m->n_axes; a++)
-			json_array_append_new(co, json_integer(coord[a]));
-		json_object_set_new(j, "coords", co);
-		json_t *ops = json_array();
-		for (int c = 0; c < g->n_nodes; c++) {
-			if (!p->nodes[c].active)
-				continue;
-			const pb_node *n = &g->nodes[c];
-			const pb_strat *st =
-			    &p->nodes[c].strat[pb_shard_node_strategy(p, choice, c)];
-			json_t *o = json_object();
-			json_object_set_new(o, "name", json_string(n->name));
-			json_object_set_new(o, "op", json_string(n->op));
-			json_object_set_new(o, "strategy", json_string(st->label));
-			json_t *before = json_array();
-			size_t k;
-			json_t *cv;
-			json_array_foreach(colls[c], k, cv)
-			{
-				json_t *x = json_deep_copy(cv);
-				int axis = (int)json_integer_value(json_object_get(cv, "axis"));
-				json_object_set_new(x, "group", group_devices(m, d, axis));
-				json_array_append_new(before, x);
-			}
-			json_object_set_new(o, "collectives", before);
-			json_t *ins = json_array(), *outs = json_array();
-			for (int i = 0; i < n->n_inputs && i < PB_SHARD_MAX_IN; i++)
-				if (n->inputs[i] >= 0 && p->tkind[n->inputs[i]] != PB_TKIND_META)
-					json_array_append_new(
-					    ins,
-					    local_tensor(g, n->inputs[i], st->in[i], m, coord));
-			for (int i = 0; i < n->n_outputs && i < PB_SHARD_MAX_OUT; i++)
-				if (n->outputs[i] >= 0)
-					json_array_append_new(
-					    outs,
-					    local_tensor(g, n->outputs[i], st->out[i], m, coord));
-			json_object_set_new(o, "inputs", ins);
-			json_object_set_new(o, "outputs", outs);
-			json_array_append_new(ops, o);
-		}
-		json_object_set_new(j, "ops", ops);
-		char path[4096];
-		snprintf(path, sizeof path, "%s/device_%d.json", dir, d);
-		rc = pb_json_save_atomic(j, path, err);
-		json_decref(j);
-	}
-	for (int c = 0; c < g->n_nodes; c++)
-		json_decref(colls[c]);
-	free(colls);
-	return rc;
 }
 
 /* ----------------------------------------------------------------- solver */

@@ -1,0 +1,23 @@
+/*
+ * shard/search_report.h — what a strategy search gives: the generic Plan of
+ * its best scheme, the JSON report and the per-device task lists.
+ *
+ * These read the search's state (search_rows.h) and change nothing in it.
+ */
+#ifndef PB_SHARD_SEARCH_REPORT_H
+#define PB_SHARD_SEARCH_REPORT_H
+
+#include <jansson.h>
+
+#include "plan.h"
+#include "shard/search_rows.h"
+
+/* The plan of a solved problem (kind "shard"; see docs/shard.md). */
+pb_plan *pb_shard_plan(const pb_shard_search *s);
+/* The report: step_time, scheme, schemes, ops, collectives, memory ... */
+json_t *pb_shard_report(const pb_shard_search *s);
+/* One JSON file per device: its ordered operators with local shapes and the
+ * collectives it joins. */
+int pb_shard_emit_tasks(const pb_shard_search *s, const char *dir, pb_error *err);
+
+#endif
