@@ -70,7 +70,10 @@ fuzz: deps
 # cppcheck runs without the system headers (missingIncludeSystem), so library
 # iteration macros such as jansson's json_array_foreach are unknown to it
 # (unknownMacro); everything else it reports fails the target.
+# check_layers.py: no file includes a header of a layer above its own, no
+# include circle in core/ (docs/architecture.md); tests/e2e/lint_layers.sh runs it too.
 lint:
+	python3 tests/lint/check_layers.py
 	clang-format --dry-run --Werror $$(git ls-files '*.c' '*.h')
 	cppcheck --quiet --error-exitcode=1 --enable=warning,performance,portability \
 	  --suppress=missingIncludeSystem --suppress=unknownMacro --inline-suppr -I core core tui
