@@ -133,7 +133,6 @@ void tui_out_draw(tui_app *a);
 void tui_status_draw(tui_app *a);
 /* Group whose table row is at side-pane row y, or -1. */
 int tui_side_hit(const tui_app *a, int y);
-void tui_human(double v, char *buf, size_t len);
 
 /* cmdline.c */
 /* Reads a line at the bottom row with editing, history and (for ':')
