@@ -1,15 +1,17 @@
 /*
  * cmds/cmd_shard.c — `shard`: distributed strategy search on a cluster layout
  * (grouping schemes x per-operator sharding specs, GLPK MILP; docs/shard.md).
+ * The search is core/shard/search.c; --pipeline auto runs the pipeline
+ * planner (core/shard/pipeline_plan.c) for every stage count and keeps the
+ * better kind of plan.
  */
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "commands.h"
 #include "script/hooks.h"
-#include "shard/pipeline_stages.h"
+#include "shard/pipeline_plan.h"
 #include "shard/search.h"
 
 static const pb_opt shard_opts[] = {
@@ -182,24 +184,26 @@ static void print_text(pb_cmd_ctx *ctx, const pb_shard_search *s, json_t *rep)
 
 /* ---- --pipeline auto: pipeline plans next to the operator-level ones ---- */
 
-typedef struct pipe_row {
-	int stages;
-	char scheme[64];
-	double step_time;
-	int feasible, microbatches, ok;
-	char error[200];
-} pipe_row;
+/* The planner's reload: the session reopens the model at the new batch. */
+static int reload(void *ud, long batch, const pb_graph **g, pb_error *err)
+{
+	pb_session *s = ud;
+	int rc = pb_session_set_batch(s, batch, err);
+	*g = s->graph;
+	return rc;
+}
 
-#define MAX_PIPE_ROWS 16
+static void pipe_progress(void *ud, int stages, int n_devices)
+{
+	pb_cmd_progress(ud, (double)stages / n_devices, "shard: pipeline with %d stages", stages);
+}
 
-/* Runs `pipeline --stages P` through the command table for every P > 1
- * dividing the device count (each stage sharded on its device group by the
- * same search and cost model), then reloads the model as it was. */
-static int run_pipelines(pb_cmd_ctx *ctx, const pb_args *a, int n_devices, long level,
-                         pipe_row *rows, int *n_rows, pb_error *err)
+/* Plans the pipelines of every stage count (pb_pipe_compare_run), then
+ * reopens the model as it was. */
+static int run_pipelines(pb_cmd_ctx *ctx, const pb_cluster *cl, const pb_pipe_opts *po,
+                         pb_pipe_compare *cmp, pb_error *err)
 {
 	pb_session *s = ctx->s;
-	*n_rows = 0;
 	char *path = strdup(s->model_path ? s->model_path : "");
 	int n_ov = s->n_overrides;
 	pb_input_override *ov = calloc((size_t)n_ov + 1, sizeof *ov);
@@ -207,48 +211,7 @@ static int run_pipelines(pb_cmd_ctx *ctx, const pb_args *a, int n_devices, long 
 		ov[i] = s->overrides[i];
 		ov[i].name = strdup(s->overrides[i].name);
 	}
-	for (int P = 2; P <= n_devices && *n_rows < MAX_PIPE_ROWS; P++) {
-		if (n_devices % P)
-			continue;
-		pipe_row *r = &rows[(*n_rows)++];
-		memset(r, 0, sizeof *r);
-		r->stages = P;
-		char line[256];
-		int off = snprintf(line, sizeof line,
-		                   "pipeline --stages %d --json --skip-oplevel --opt-level %ld", P,
-		                   level > 2 ? level : 2);
-		if (pb_args_has(a, "train"))
-			off += snprintf(line + off, sizeof line - (size_t)off, " --train");
-		if (pb_args_has(a, "pad"))
-			off += snprintf(line + off, sizeof line - (size_t)off, " --pad");
-		if (pb_args_has(a, "batch"))
-			snprintf(line + off, sizeof line - (size_t)off, " --batch %s",
-			         pb_args_str(a, "batch", "1"));
-		char *buf = NULL;
-		size_t len = 0;
-		FILE *mem = open_memstream(&buf, &len);
-		pb_cmd_ctx sub = {.s = s, .out = mem, .log = mem};
-		pb_error e2 = {0};
-		pb_cmd_progress(ctx, (double)P / n_devices, "shard: pipeline with %d stages", P);
-		int rc = pb_cmd_run_line(&sub, line, &e2);
-		fclose(mem);
-		json_t *j = rc == PB_OK ? json_loads(buf ? buf : "", 0, NULL) : NULL;
-		if (j) {
-			r->ok = 1;
-			r->step_time = json_number_value(json_object_get(j, "step_time"));
-			r->feasible = json_is_true(json_object_get(j, "feasible"));
-			r->microbatches =
-			    (int)json_integer_value(json_object_get(j, "microbatches"));
-			const char *sc = json_string_value(json_object_get(
-			    json_array_get(json_object_get(j, "schemes"), 0), "scheme"));
-			snprintf(r->scheme, sizeof r->scheme, "%s", sc ? sc : "?");
-			json_decref(j);
-		} else {
-			snprintf(r->error, sizeof r->error, "%.190s",
-			         rc ? e2.msg : "no JSON output");
-		}
-		free(buf);
-	}
+	pb_pipe_compare_run(s->graph, cl, po, pipe_progress, ctx, cmp);
 	int rc = PB_OK;
 	if (path[0])
 		rc = pb_session_open_model(s, path, ov, n_ov, err);
@@ -259,90 +222,123 @@ static int run_pipelines(pb_cmd_ctx *ctx, const pb_args *a, int n_devices, long 
 	return rc;
 }
 
-/* Index of the fastest pipeline row that fits memory and beats the
- * operator-level plan (pb_pipe_prefer: an operator-level plan over memory
- * loses to any pipeline that fits; on a tie the operator-level plan stays),
- * or -1. */
-static int best_pipeline(const pipe_row *rows, int n, double than, int than_fits)
+/* The winning pipeline becomes the session's plan (planned again: the rows
+ * keep numbers only); saved to outp when given. */
+static int keep_pipeline(pb_cmd_ctx *ctx, const pb_cluster *cl, const pb_pipe_compare *cmp,
+                         int winner, const pb_pipe_opts *po, const char *outp, pb_error *err)
 {
-	int best = -1;
-	for (int i = 0; i < n; i++)
-		if (rows[i].ok && rows[i].feasible &&
-		    pb_pipe_prefer(rows[i].step_time, 1, than, than_fits) &&
-		    (rows[i].step_time < than || !than_fits) &&
-		    (best < 0 || rows[i].step_time < rows[best].step_time))
-			best = i;
-	return best;
+	pb_pipe_result r;
+	int rc = pb_pipe_compare_plan(cmp, winner, ctx->s->graph, cl, po, &r, err);
+	if (rc == PB_OK) {
+		if (outp)
+			rc = pb_plan_save(r.plan, pb_session_node_names(ctx->s), outp, err);
+		pb_session_set_plan(ctx->s, r.plan);
+		r.plan = NULL;
+	}
+	pb_pipe_result_free(&r);
+	return rc;
 }
 
-static void print_combined(FILE *o, const json_t *rep, const pipe_row *rows, int n, int winner)
+/* Prints the report (with the pipelines of --pipeline auto) and keeps the
+ * best plan. A winning pipeline reloads the model (micro-batch size), so the
+ * search, which points into the current graph, is freed first (*sp = NULL). */
+static int report(pb_cmd_ctx *ctx, const pb_args *a, pb_shard_search **sp, const pb_cluster *cl,
+                  const pb_pipe_compare *cmp, const pb_pipe_opts *po, int *fits, pb_error *err)
 {
-	char t1[32];
-	fprintf(o, "\ncombined (--pipeline auto): operator-level schemes and pipeline plans\n");
-	fprintf(o, "  %-30s %-15s %14s\n", "scheme", "kind", "step time");
-	size_t i;
-	json_t *r;
-	double best_op = json_number_value(json_object_get(rep, "step_time"));
-	json_array_foreach(json_object_get(rep, "schemes"), i, r)
-	{
-		json_t *st = json_object_get(r, "step_time");
-		if (!json_is_number(st))
-			continue;
-		fmt_time(json_number_value(st), t1, sizeof t1);
-		const char *name = json_string_value(json_object_get(r, "scheme"));
-		int star = winner < 0 && json_number_value(st) == best_op;
-		fprintf(o, "%c %-30s %-15s %14s\n", star ? '*' : ' ', name ? name : "?",
-		        "operator-level", t1);
+	pb_shard_search *s = *sp;
+	json_t *rep = pb_shard_report(s);
+	double op_time = json_number_value(json_object_get(rep, "step_time"));
+	int op_fits = json_is_true(json_object_get(rep, "feasible"));
+	int winner = cmp->n_rows ? pb_pipe_compare_best(cmp, op_time, op_fits) : -1;
+	*fits = winner >= 0 ? cmp->rows[winner].feasible : op_fits;
+	if (cmp->n_rows) {
+		json_t *cj = pb_pipe_compare_json(cmp, rep, winner);
+		json_object_update(rep, cj);
+		json_decref(cj);
 	}
-	for (int k = 0; k < n; k++) {
-		if (!rows[k].ok) {
-			fprintf(o, "  %-30d %-15s %s\n", rows[k].stages, "pipeline", rows[k].error);
-			continue;
-		}
-		fmt_time(rows[k].step_time, t1, sizeof t1);
-		fprintf(o, "%c %-30s %-15s %14s  (%d micro-batches)%s\n", k == winner ? '*' : ' ',
-		        rows[k].scheme, "pipeline", t1, rows[k].microbatches,
-		        rows[k].feasible ? "" : "  OVER MEMORY");
-	}
-}
-
-static json_t *combined_json(const json_t *rep, const pipe_row *rows, int n, int winner)
-{
-	json_t *arr = json_array();
-	for (int k = 0; k < n; k++) {
-		json_t *o = json_object();
-		json_object_set_new(o, "stages", json_integer(rows[k].stages));
-		json_object_set_new(o, "kind", json_string("pipeline"));
-		if (rows[k].ok) {
-			json_object_set_new(o, "scheme", json_string(rows[k].scheme));
-			json_object_set_new(o, "step_time", json_real(rows[k].step_time));
-			json_object_set_new(o, "feasible", json_boolean(rows[k].feasible));
-			json_object_set_new(o, "microbatches", json_integer(rows[k].microbatches));
-		} else {
-			json_object_set_new(o, "error", json_string(rows[k].error));
-		}
-		json_array_append_new(arr, o);
-	}
-	json_t *best = json_object();
-	if (winner >= 0) {
-		json_object_set_new(best, "kind", json_string("pipeline"));
-		json_object_set_new(best, "scheme", json_string(rows[winner].scheme));
-		json_object_set_new(best, "step_time", json_real(rows[winner].step_time));
+	if (pb_args_has(a, "json")) {
+		json_dumpf(rep, ctx->out, JSON_INDENT(1) | JSON_REAL_PRECISION(10));
+		fputc('\n', ctx->out);
 	} else {
-		json_object_set_new(best, "kind", json_string("operator-level"));
-		json_object_set(best, "scheme", json_object_get(rep, "scheme"));
-		json_object_set(best, "step_time", json_object_get(rep, "step_time"));
+		print_text(ctx, s, rep);
+		if (cmp->n_rows)
+			pb_pipe_compare_text(ctx->out, cmp, rep, winner);
 	}
-	json_t *j = json_object();
-	json_object_set_new(j, "pipelines", arr);
-	json_object_set_new(j, "best_overall", best);
-	return j;
+	json_decref(rep);
+	const char *outp = pb_args_str(a, "output", NULL);
+	int rc = PB_OK;
+	ctx->redraw |= PB_REDRAW_ALL;
+	if (winner >= 0) {
+		pb_shard_search_free(s);
+		*sp = NULL;
+		return keep_pipeline(ctx, cl, cmp, winner, po, outp, err);
+	}
+	if (outp)
+		rc = pb_plan_save(s->plan, pb_session_node_names(ctx->s), outp, err);
+	if (rc == PB_OK)
+		pb_session_set_plan(ctx->s, pb_plan_copy(s->plan));
+	return rc;
+}
+
+/* --start: the search becomes the session's steppable solver (owns s). */
+static int attach_solver(pb_cmd_ctx *ctx, pb_shard_search *s, pb_hooks *hk, pb_error *err)
+{
+	if (hk->filters || hk->rules) {
+		pb_shard_search_free(s);
+		return pb_hooks_finish(
+		    hk,
+		    pb_err(err, PB_EUSAGE,
+		           "shard: --start cannot be combined with Lua "
+		           "candidate_filter or specs rules (run without --start)"),
+		    err);
+	}
+	pb_hooks_finish(hk, PB_OK, err);
+	pb_solver *sv = pb_shard_solver_new(s);
+	if (!sv) {
+		pb_shard_search_free(s);
+		return pb_err(err, PB_ENOMEM, "shard: out of memory");
+	}
+	pb_session_set_solver(ctx->s, sv, "shard/milp");
+	fprintf(ctx->out,
+	        "shard/milp attached (%d schemes): advance it with 'step -n N' (one "
+	        "incumbent or ~50 ms per unit)\n",
+	        s->n_rows);
+	ctx->redraw |= PB_REDRAW_ALL;
+	return PB_OK;
 }
 
 static int shard_progress(void *ud, int done, int total)
 {
 	return pb_cmd_progress(ud, (double)done / (total ? total : 1),
 	                       "shard: %d/%d schemes solved", done, total);
+}
+
+/* Solves every scheme: in worker processes, or step by step here when Lua
+ * hooks take part (their errors and effects are seen in this process). */
+static int run_search(pb_cmd_ctx *ctx, pb_shard_search *s, const pb_shard_opts *o, long jobs,
+                      pb_hooks *hk, pb_error *err)
+{
+	int rc = PB_OK, done = 0;
+	if (jobs > 1 && !o->filters && !o->rules) {
+		rc = pb_shard_search_run_parallel(s, (int)jobs, shard_progress, ctx, err);
+		done = 1;
+	}
+	while (!done && rc == PB_OK) {
+		if (pb_cmd_progress(ctx, (double)s->next / (s->n_rows ? s->n_rows : 1),
+		                    "shard: scheme %s (%d/%d)", s->rows[s->next].mesh.name,
+		                    s->next + 1, s->n_rows)) {
+			rc = pb_err(err, PB_ECANCEL, "shard: cancelled");
+			break;
+		}
+		rc = pb_shard_search_step(s, &done, err);
+		if (hk->failed)
+			rc = pb_hooks_finish(hk, rc, err);
+	}
+	if (rc == PB_OK)
+		rc = pb_shard_search_finish(s, err);
+	rc = pb_hooks_finish(hk, rc, err);
+	pb_cmd_progress(ctx, 1.0, "shard: done");
+	return rc;
 }
 
 static int cmd_shard(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, pb_error *err)
@@ -358,23 +354,27 @@ static int cmd_shard(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, p
 	    (rc = pb_args_double(a, "time-limit", 0, 0, 1e6, &tl, err)))
 		return rc;
 	const char *pipe = pb_args_str(a, "pipeline", "off");
-	if (strcmp(pipe, "auto") != 0 && strcmp(pipe, "off") != 0)
+	int pipe_auto = strcmp(pipe, "auto") == 0;
+	if (!pipe_auto && strcmp(pipe, "off") != 0)
 		return pb_err(err, PB_EUSAGE, "shard: --pipeline must be auto or off, got '%s'",
 		              pipe);
-	if (pb_args_has(a, "start") && strcmp(pipe, "auto") == 0)
+	if (pb_args_has(a, "start") && pipe_auto)
 		return pb_err(err, PB_EUSAGE,
 		              "shard: --start cannot be combined with --pipeline auto");
 	pb_cluster cl;
 	if ((rc = pb_cluster_from_hw(ctx->s->hw, &cl, err)))
 		return rc;
-	pipe_row prow[MAX_PIPE_ROWS];
-	int n_prow = 0;
-	if (strcmp(pipe, "auto") == 0 &&
-	    (rc = run_pipelines(ctx, a, cl.n_devices, level, prow, &n_prow, err))) {
-		pb_cluster_free(&cl);
-		return rc;
-	}
-	if (pb_args_has(a, "batch") && (rc = apply_batch(ctx, batch, err))) {
+	pb_pipe_opts po; /* the pipelines: as `pipeline` with this batch, --train, --pad */
+	pb_pipe_opts_default(&po);
+	po.batch = pb_args_has(a, "batch") ? batch : 0;
+	po.opt_level = (int)level;
+	po.train = pb_args_has(a, "train");
+	po.pad = pb_args_has(a, "pad");
+	po.reload = reload;
+	po.reload_ud = ctx->s;
+	pb_pipe_compare cmp = {0};
+	if ((pipe_auto && (rc = run_pipelines(ctx, &cl, &po, &cmp, err))) ||
+	    (pb_args_has(a, "batch") && (rc = apply_batch(ctx, batch, err)))) {
 		pb_cluster_free(&cl);
 		return rc;
 	}
@@ -388,122 +388,24 @@ static int cmd_shard(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, p
 	o.time_limit = tl;
 	pb_hooks hk;
 	pb_hooks_init(&hk, ctx->s);
-	if ((rc = pb_hooks_shard(&hk, &o, err))) {
-		pb_cluster_free(&cl);
-		return pb_hooks_finish(&hk, rc, err);
-	}
 	pb_shard_search *s = NULL;
-	rc = pb_shard_search_new(ctx->s->graph, &cl, &o, pb_args_str(a, "scheme", NULL),
-	                         (int)max_axes, pb_args_str(a, "emit-lp", NULL), &s, err);
+	if ((rc = pb_hooks_shard(&hk, &o, err)) == PB_OK)
+		rc = pb_shard_search_new(ctx->s->graph, &cl, &o, pb_args_str(a, "scheme", NULL),
+		                         (int)max_axes, pb_args_str(a, "emit-lp", NULL), &s, err);
 	if (rc || hk.failed) {
 		pb_shard_search_free(s);
 		pb_cluster_free(&cl);
 		return pb_hooks_finish(&hk, rc, err);
 	}
 	if (pb_args_has(a, "start")) {
-		if (hk.filters || hk.rules) {
-			pb_shard_search_free(s);
-			pb_cluster_free(&cl);
-			return pb_hooks_finish(
-			    &hk,
-			    pb_err(err, PB_EUSAGE,
-			           "shard: --start cannot be combined with Lua candidate_filter "
-			           "or specs rules (run without --start)"),
-			    err);
-		}
-		pb_hooks_finish(&hk, PB_OK, err);
-		pb_solver *sv = pb_shard_solver_new(s);
 		pb_cluster_free(&cl);
-		if (!sv) {
-			pb_shard_search_free(s);
-			return pb_err(err, PB_ENOMEM, "shard: out of memory");
-		}
-		pb_session_set_solver(ctx->s, sv, "shard/milp");
-		fprintf(ctx->out,
-		        "shard/milp attached (%d schemes): advance it with 'step -n N' (one "
-		        "incumbent or ~50 ms per unit)\n",
-		        s->n_rows);
-		ctx->redraw |= PB_REDRAW_ALL;
-		return PB_OK;
+		return attach_solver(ctx, s, &hk, err);
 	}
-	int done = 0;
-	if (jobs > 1 && !o.filters && !o.rules) {
-		/* Lua hooks stay in this process (their errors and effects are
-		 * seen here); everything else runs in the workers. */
-		rc = pb_shard_search_run_parallel(s, (int)jobs, shard_progress, ctx, err);
-		done = 1;
-	}
-	while (!done && rc == PB_OK) {
-		if (pb_cmd_progress(ctx, (double)s->next / (s->n_rows ? s->n_rows : 1),
-		                    "shard: scheme %s (%d/%d)", s->rows[s->next].mesh.name,
-		                    s->next + 1, s->n_rows)) {
-			rc = pb_err(err, PB_ECANCEL, "shard: cancelled");
-			break;
-		}
-		rc = pb_shard_search_step(s, &done, err);
-		if (hk.failed)
-			rc = pb_hooks_finish(&hk, rc, err);
-	}
-	if (rc == PB_OK)
-		rc = pb_shard_search_finish(s, err);
-	rc = pb_hooks_finish(&hk, rc, err);
-	pb_cmd_progress(ctx, 1.0, "shard: done");
+	rc = run_search(ctx, s, &o, jobs, &hk, err);
 	if (rc == PB_OK && pb_args_str(a, "emit-tasks", NULL))
 		rc = pb_shard_emit_tasks(s, pb_args_str(a, "emit-tasks", NULL), err);
-	if (rc == PB_OK) {
-		json_t *rep = pb_shard_report(s);
-		double op_time = json_number_value(json_object_get(rep, "step_time"));
-		int op_fits = json_is_true(json_object_get(rep, "feasible"));
-		int winner = n_prow ? best_pipeline(prow, n_prow, op_time, op_fits) : -1;
-		fits = winner >= 0 ? prow[winner].feasible : op_fits;
-		if (n_prow) {
-			json_t *cj = combined_json(rep, prow, n_prow, winner);
-			json_object_update(rep, cj);
-			json_decref(cj);
-		}
-		if (pb_args_has(a, "json")) {
-			json_dumpf(rep, ctx->out, JSON_INDENT(1) | JSON_REAL_PRECISION(10));
-			fputc('\n', ctx->out);
-		} else {
-			print_text(ctx, s, rep);
-			if (n_prow)
-				print_combined(ctx->out, rep, prow, n_prow, winner);
-		}
-		json_decref(rep);
-		const char *outp = pb_args_str(a, "output", NULL);
-		if (winner >= 0) {
-			/* The pipeline wins: rebuild it so that it becomes the session's plan.
-			 * That reloads the model (micro-batch size), so the search, which
-			 * points into the current graph, goes first. */
-			pb_shard_search_free(s);
-			s = NULL;
-			char line[256];
-			int off = snprintf(line, sizeof line,
-			                   "pipeline --stages %d --skip-oplevel --opt-level %ld",
-			                   prow[winner].stages, level > 2 ? level : 2);
-			if (pb_args_has(a, "train"))
-				off += snprintf(line + off, sizeof line - (size_t)off, " --train");
-			if (pb_args_has(a, "batch"))
-				off += snprintf(line + off, sizeof line - (size_t)off,
-				                " --batch %s", pb_args_str(a, "batch", "1"));
-			if (outp)
-				snprintf(line + off, sizeof line - (size_t)off, " -o %s", outp);
-			char *buf = NULL;
-			size_t len = 0;
-			FILE *mem = open_memstream(&buf, &len);
-			pb_cmd_ctx sub = {.s = ctx->s, .out = mem, .log = mem};
-			rc = pb_cmd_run_line(&sub, line, err);
-			fclose(mem);
-			free(buf);
-		} else {
-			if (outp)
-				rc =
-				    pb_plan_save(s->plan, pb_session_node_names(ctx->s), outp, err);
-			if (rc == PB_OK)
-				pb_session_set_plan(ctx->s, pb_plan_copy(s->plan));
-		}
-		ctx->redraw |= PB_REDRAW_ALL;
-	}
+	if (rc == PB_OK)
+		rc = report(ctx, a, &s, &cl, &cmp, &po, &fits, err);
 	if (rc == PB_OK && !fits)
 		rc = pb_cmd_report_fit(ctx, a, "shard", cl.memory, err);
 	pb_shard_search_free(s);

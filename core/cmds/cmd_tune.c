@@ -6,10 +6,8 @@
  */
 #include <math.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "commands.h"
-#include "tune/kernels.h"
 #include "tune/node_costs.h"
 #include "tune/tuner.h"
 
@@ -37,19 +35,6 @@ static const pb_opt tune_opts[] = {
 static int tune_progress(void *ud, double fraction, const char *line)
 {
 	return pb_cmd_progress(ud, fraction, "%s", line);
-}
-
-static json_t *num_or_null(int ran, double v)
-{
-	return ran ? json_real(v) : json_null();
-}
-
-static json_t *trace_json(const pb_tune_method *m)
-{
-	json_t *a = json_array();
-	for (int i = 0; i < m->measurements; i++)
-		json_array_append_new(a, json_real(m->trace[i]));
-	return a;
 }
 
 /* Opens the positional MODEL (with --input overrides) into the session. */
@@ -218,108 +203,13 @@ static int cmd_tune(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, pb
 		pb_tune_report_free(&r);
 		return rc;
 	}
-	char key[128], cfg[256];
-	pb_tune_shape_key(&shape, key, sizeof key);
-	pb_tune_space_config_str(&sp, r.rl.best_idx, cfg, sizeof cfg);
 	if (pb_args_has(a, "json")) {
-		json_t *j = json_object();
-		json_object_set_new(j, "key", json_string(key));
-		json_object_set_new(j, "op", json_string(pb_tune_op_name(shape.op)));
-		json_object_set_new(j, "batch", json_integer(shape.batch));
-		json_object_set_new(j, "flops", json_real(pb_tune_shape_flops(&shape)));
-		json_object_set_new(j, "isa", json_string(pb_kernels_isa()));
-		json_object_set_new(j, "space_size", json_integer(r.space_size));
-		json_object_set_new(j, "legal_configs", json_integer(r.legal));
-		json_object_set_new(j, "best_gflops", json_real(r.rl.best_gflops));
-		json_object_set_new(j, "best_config",
-		                    r.rl.best_gflops > 0
-		                        ? pb_tune_space_config_json(&sp, r.rl.best_idx)
-		                        : json_null());
-		json_object_set_new(j, "measurements", json_integer(r.rl.measurements));
-		json_object_set_new(j, "resumed", json_integer(r.resumed));
-		json_object_set_new(j, "hw_runs", json_integer(r.hw_runs));
-		json_object_set_new(j, "policy_updates", json_integer(r.policy_updates));
-		json_object_set_new(j, "model_fits", json_integer(r.model_fits));
-		json_object_set_new(j, "model_fit_seconds", json_real(r.model_fit_seconds));
-		json_object_set_new(j, "model_accuracy",
-		                    isnan(r.model_accuracy) ? json_null()
-		                                            : json_real(r.model_accuracy));
-		json_object_set_new(j, "rl_seconds", json_real(r.rl.seconds));
-		if (o.baselines) {
-			json_object_set_new(j, "random_best_gflops",
-			                    json_real(r.random.best_gflops));
-			json_object_set_new(j, "random_measurements",
-			                    json_integer(r.random.measurements));
-			json_object_set_new(j, "sa_best_gflops", json_real(r.sa.best_gflops));
-			json_object_set_new(j, "sa_measurements", json_integer(r.sa.measurements));
-			json_object_set_new(
-			    j, "exhaustive_best_gflops",
-			    num_or_null(r.exhaustive.ran, r.exhaustive.best_gflops));
-			json_object_set_new(j, "exhaustive_measurements",
-			                    r.exhaustive.ran
-			                        ? json_integer(r.exhaustive.measurements)
-			                        : json_null());
-			json_object_set_new(
-			    j, "exhaustive_best_config",
-			    r.exhaustive.ran && r.exhaustive.best_gflops > 0
-			        ? pb_tune_space_config_json(&sp, r.exhaustive.best_idx)
-			        : json_null());
-			json_object_set_new(j, "openblas_gflops",
-			                    num_or_null(r.openblas_ran, r.openblas_gflops));
-			json_t *tr = json_object();
-			json_object_set_new(tr, "rl", trace_json(&r.rl));
-			json_object_set_new(tr, "random", trace_json(&r.random));
-			json_object_set_new(tr, "sa", trace_json(&r.sa));
-			if (r.exhaustive.ran)
-				json_object_set_new(tr, "exhaustive", trace_json(&r.exhaustive));
-			json_object_set_new(j, "traces", tr);
-		}
+		json_t *j = pb_tune_report_json(&sp, &r, o.baselines);
 		json_dumpf(j, ctx->out, JSON_INDENT(1) | JSON_REAL_PRECISION(10));
 		fputc('\n', ctx->out);
 		json_decref(j);
 	} else {
-		fprintf(ctx->out, "tune %s (%s)\n", key, what);
-		fprintf(ctx->out, "space: %lld configurations, %lld legal; kernels: %s\n",
-		        (long long)r.space_size, (long long)r.legal, pb_kernels_isa());
-		fprintf(ctx->out,
-		        "best: %.2f GFLOP/s after %d measurements (%d from the log): %s\n",
-		        r.rl.best_gflops, r.rl.measurements, r.resumed,
-		        r.rl.best_gflops > 0 ? cfg : "no valid configuration");
-		if (shape.batch > 1)
-			fprintf(ctx->out, "node time: %.3f ms (%d x %.3f ms)\n",
-			        1e3 * shape.batch * pb_tune_shape_flops(&shape) /
-			            (r.rl.best_gflops * 1e9),
-			        shape.batch,
-			        1e3 * pb_tune_shape_flops(&shape) / (r.rl.best_gflops * 1e9));
-		if (isnan(r.model_accuracy))
-			fprintf(ctx->out, "cost model: not used\n");
-		else
-			fprintf(
-			    ctx->out,
-			    "cost model: %d fits (last %.3f s), accuracy %.0f%% on unseen samples; "
-			    "%d policy updates\n",
-			    r.model_fits, r.model_fit_seconds, 100 * r.model_accuracy,
-			    r.policy_updates);
-		if (o.baselines) {
-			fprintf(ctx->out, "random search:  %.2f GFLOP/s (%d measurements)\n",
-			        r.random.best_gflops, r.random.measurements);
-			fprintf(ctx->out, "annealing:      %.2f GFLOP/s (%d measurements)\n",
-			        r.sa.best_gflops, r.sa.measurements);
-			if (r.exhaustive.ran)
-				fprintf(ctx->out,
-				        "exhaustive:     %.2f GFLOP/s (%d measurements)\n",
-				        r.exhaustive.best_gflops, r.exhaustive.measurements);
-			else
-				fprintf(ctx->out,
-				        "exhaustive:     skipped (%lld legal > --exhaustive-max)\n",
-				        (long long)r.legal);
-			if (r.openblas_ran)
-				fprintf(ctx->out, "OpenBLAS sgemm: %.2f GFLOP/s (1 thread%s)\n",
-				        r.openblas_gflops,
-				        shape.op == PB_TUNE_CONV2D ? ", implicit GEMM" : "");
-		}
-		if (o.log_path)
-			fprintf(ctx->out, "log: %s\n", o.log_path);
+		pb_tune_report_text(ctx->out, &sp, &r, o.baselines, what, o.log_path);
 	}
 	pb_tune_report_free(&r);
 	return PB_OK;

@@ -1,6 +1,6 @@
 /*
  * shard/pipeline_stages.c — stage split by key-operator intervals (GLPK MILP), the
- * exact DP for chains, micro-batches and schedules (pipeline.h).
+ * exact DP for chains, micro-batches and schedules (pipeline_stages.h).
  *
  * Units inside the MILPs: costs in units of the largest node cost, bytes in
  * MB, so that both phases are well scaled.

@@ -660,3 +660,120 @@ void pb_tune_report_free(pb_tune_report *r)
 	free(r->exhaustive.trace);
 	memset(r, 0, sizeof *r);
 }
+
+/* ---- the report (`tune`, `tune --json`) ---- */
+
+static json_t *num_or_null(int ran, double v)
+{
+	return ran ? json_real(v) : json_null();
+}
+
+static json_t *trace_json(const pb_tune_method *m)
+{
+	json_t *a = json_array();
+	for (int i = 0; i < m->measurements; i++)
+		json_array_append_new(a, json_real(m->trace[i]));
+	return a;
+}
+
+static void baselines_json(json_t *j, const pb_tune_space *sp, const pb_tune_report *r)
+{
+	json_object_set_new(j, "random_best_gflops", json_real(r->random.best_gflops));
+	json_object_set_new(j, "random_measurements", json_integer(r->random.measurements));
+	json_object_set_new(j, "sa_best_gflops", json_real(r->sa.best_gflops));
+	json_object_set_new(j, "sa_measurements", json_integer(r->sa.measurements));
+	json_object_set_new(j, "exhaustive_best_gflops",
+	                    num_or_null(r->exhaustive.ran, r->exhaustive.best_gflops));
+	json_object_set_new(j, "exhaustive_measurements",
+	                    r->exhaustive.ran ? json_integer(r->exhaustive.measurements)
+	                                      : json_null());
+	json_object_set_new(j, "exhaustive_best_config",
+	                    r->exhaustive.ran && r->exhaustive.best_gflops > 0
+	                        ? pb_tune_space_config_json(sp, r->exhaustive.best_idx)
+	                        : json_null());
+	json_object_set_new(j, "openblas_gflops", num_or_null(r->openblas_ran, r->openblas_gflops));
+	json_t *tr = json_object();
+	json_object_set_new(tr, "rl", trace_json(&r->rl));
+	json_object_set_new(tr, "random", trace_json(&r->random));
+	json_object_set_new(tr, "sa", trace_json(&r->sa));
+	if (r->exhaustive.ran)
+		json_object_set_new(tr, "exhaustive", trace_json(&r->exhaustive));
+	json_object_set_new(j, "traces", tr);
+}
+
+json_t *pb_tune_report_json(const pb_tune_space *sp, const pb_tune_report *r, int baselines)
+{
+	const pb_tune_shape *shape = &sp->shape;
+	char key[128];
+	pb_tune_shape_key(shape, key, sizeof key);
+	json_t *j = json_object();
+	json_object_set_new(j, "key", json_string(key));
+	json_object_set_new(j, "op", json_string(pb_tune_op_name(shape->op)));
+	json_object_set_new(j, "batch", json_integer(shape->batch));
+	json_object_set_new(j, "flops", json_real(pb_tune_shape_flops(shape)));
+	json_object_set_new(j, "isa", json_string(pb_kernels_isa()));
+	json_object_set_new(j, "space_size", json_integer(r->space_size));
+	json_object_set_new(j, "legal_configs", json_integer(r->legal));
+	json_object_set_new(j, "best_gflops", json_real(r->rl.best_gflops));
+	json_object_set_new(j, "best_config",
+	                    r->rl.best_gflops > 0 ? pb_tune_space_config_json(sp, r->rl.best_idx)
+	                                          : json_null());
+	json_object_set_new(j, "measurements", json_integer(r->rl.measurements));
+	json_object_set_new(j, "resumed", json_integer(r->resumed));
+	json_object_set_new(j, "hw_runs", json_integer(r->hw_runs));
+	json_object_set_new(j, "policy_updates", json_integer(r->policy_updates));
+	json_object_set_new(j, "model_fits", json_integer(r->model_fits));
+	json_object_set_new(j, "model_fit_seconds", json_real(r->model_fit_seconds));
+	json_object_set_new(j, "model_accuracy",
+	                    isnan(r->model_accuracy) ? json_null() : json_real(r->model_accuracy));
+	json_object_set_new(j, "rl_seconds", json_real(r->rl.seconds));
+	if (baselines)
+		baselines_json(j, sp, r);
+	return j;
+}
+
+void pb_tune_report_text(FILE *f, const pb_tune_space *sp, const pb_tune_report *r, int baselines,
+                         const char *what, const char *log_path)
+{
+	const pb_tune_shape *shape = &sp->shape;
+	char key[128], cfg[256];
+	pb_tune_shape_key(shape, key, sizeof key);
+	pb_tune_space_config_str(sp, r->rl.best_idx, cfg, sizeof cfg);
+	fprintf(f, "tune %s (%s)\n", key, what);
+	fprintf(f, "space: %lld configurations, %lld legal; kernels: %s\n",
+	        (long long)r->space_size, (long long)r->legal, pb_kernels_isa());
+	fprintf(f, "best: %.2f GFLOP/s after %d measurements (%d from the log): %s\n",
+	        r->rl.best_gflops, r->rl.measurements, r->resumed,
+	        r->rl.best_gflops > 0 ? cfg : "no valid configuration");
+	double flops = pb_tune_shape_flops(shape);
+	if (shape->batch > 1)
+		fprintf(f, "node time: %.3f ms (%d x %.3f ms)\n",
+		        1e3 * shape->batch * flops / (r->rl.best_gflops * 1e9), shape->batch,
+		        1e3 * flops / (r->rl.best_gflops * 1e9));
+	if (isnan(r->model_accuracy))
+		fprintf(f, "cost model: not used\n");
+	else
+		fprintf(f,
+		        "cost model: %d fits (last %.3f s), accuracy %.0f%% on unseen samples; "
+		        "%d policy updates\n",
+		        r->model_fits, r->model_fit_seconds, 100 * r->model_accuracy,
+		        r->policy_updates);
+	if (baselines) {
+		fprintf(f, "random search:  %.2f GFLOP/s (%d measurements)\n",
+		        r->random.best_gflops, r->random.measurements);
+		fprintf(f, "annealing:      %.2f GFLOP/s (%d measurements)\n", r->sa.best_gflops,
+		        r->sa.measurements);
+		if (r->exhaustive.ran)
+			fprintf(f, "exhaustive:     %.2f GFLOP/s (%d measurements)\n",
+			        r->exhaustive.best_gflops, r->exhaustive.measurements);
+		else
+			fprintf(f, "exhaustive:     skipped (%lld legal > --exhaustive-max)\n",
+			        (long long)r->legal);
+		if (r->openblas_ran)
+			fprintf(f, "OpenBLAS sgemm: %.2f GFLOP/s (1 thread%s)\n",
+			        r->openblas_gflops,
+			        shape->op == PB_TUNE_CONV2D ? ", implicit GEMM" : "");
+	}
+	if (log_path)
+		fprintf(f, "log: %s\n", log_path);
+}

@@ -19,7 +19,9 @@
 #ifndef PB_TUNE_TUNER_H
 #define PB_TUNE_TUNER_H
 
+#include <jansson.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "util/error.h"
 #include "tune/measure.h"
@@ -64,5 +66,13 @@ typedef struct pb_tune_report {
 
 int pb_tune_run(const pb_tune_space *sp, const pb_tune_opts *o, pb_tune_report *r, pb_error *err);
 void pb_tune_report_free(pb_tune_report *r);
+
+/* The report of a run on sp as `tune --json` prints it; with baselines, the
+ * baselines' results and every method's trace too. */
+json_t *pb_tune_report_json(const pb_tune_space *sp, const pb_tune_report *r, int baselines);
+/* The text report; what says where the shape came from, log_path (NULL:
+ * none) where the measurements went. */
+void pb_tune_report_text(FILE *f, const pb_tune_space *sp, const pb_tune_report *r, int baselines,
+                         const char *what, const char *log_path);
 
 #endif

@@ -1,0 +1,315 @@
+/*
+ * shard/pipeline_plan.c — the pipeline planner and the comparison of
+ * `shard --pipeline auto` (pipeline_plan.h).
+ *
+ * The steps are those of the header: micro-batches, the operator-level plan
+ * at batch B, the split at batch B/m (pipeline_stages.c), the shard search of
+ * every stage on its device group, the p2p transfers and the step time.
+ * Invariants: stage s owns devices [s*d, (s+1)*d) with d = N/P; every node
+ * of the problem has a stage in [0, P) and no activation edge goes to an
+ * earlier stage; an empty stage holds nothing and fits; the result's graph
+ * is the last one the reload callback returned (the stages and the plan
+ * index its nodes).
+ */
+#include "shard/pipeline_plan.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "shard/search.h"
+
+void pb_pipe_opts_default(pb_pipe_opts *o)
+{
+	memset(o, 0, sizeof *o);
+	o->stages = 2;
+	o->max_bubble = 0.2;
+	o->opt_level = 2;
+}
+
+long pb_pipe_model_batch(const pb_graph *g)
+{
+	if (g->n_inputs > 0 && g->tensors[g->inputs[0]].rank >= 1 &&
+	    g->tensors[g->inputs[0]].dims[0] > 0)
+		return g->tensors[g->inputs[0]].dims[0];
+	return 1;
+}
+
+void pb_pipe_result_free(pb_pipe_result *r)
+{
+	pb_pipe_split_free(&r->split);
+	free(r->active);
+	free(r->stage);
+	free(r->p2p_bytes);
+	free(r->p2p_time);
+	free(r->p2p_inter);
+	pb_plan_free(r->plan);
+	memset(r, 0, sizeof *r);
+}
+
+/* The best scheme of the shard search on the nodes of o->mask (all when
+ * NULL): its time, and the memory per device of its plan. */
+static int solve_on(const pb_graph *g, const pb_cluster *cl, const pb_shard_opts *o,
+                    pb_pipe_stage *r, pb_error *err)
+{
+	pb_shard_search *s = NULL;
+	int rc = pb_shard_search_new(g, cl, o, NULL, 2, NULL, &s, err);
+	if (rc == PB_OK)
+		rc = pb_shard_search_finish(s, err);
+	if (rc == PB_OK) {
+		const pb_shard_row *b = &s->rows[s->best];
+		r->time = b->step_time;
+		r->compute = b->compute;
+		r->comm = b->comm;
+		snprintf(r->scheme, sizeof r->scheme, "%s", b->mesh.name);
+		r->feasible = b->feasible;
+		const pb_shard_problem *p = s->best_problem;
+		r->mem_param = r->mem_act = r->peak = 0;
+		for (int G = 0; G < p->n_groups; G++) {
+			int c = s->best_result.choice[G];
+			r->mem_param += p->groups[G].mem_param[c];
+			r->mem_act += p->groups[G].mem_act[c];
+			if (p->groups[G].mem_act[c] > r->peak)
+				r->peak = p->groups[G].mem_act[c];
+		}
+	}
+	pb_shard_search_free(s);
+	return rc;
+}
+
+static int reload(const pb_pipe_opts *o, long batch, pb_pipe_result *r, pb_error *err)
+{
+	int rc = o->reload ? o->reload(o->reload_ud, batch, &r->g, err)
+	                   : pb_err(err, PB_EUSAGE, "--batch needs a model loaded from a file");
+	return rc ? pb_err_prefix(err, "pipeline") : PB_OK;
+}
+
+/* Shards every non-empty stage on its device group; memory per 1F1B. */
+static int solve_stages(pb_pipe_result *r, pb_shard_opts *so, unsigned char *mask, pb_error *err)
+{
+	const pb_graph *g = r->g;
+	const pb_cluster *cl = r->cl;
+	int d = r->d, rc = PB_OK;
+	pb_cluster sub = *cl;
+	sub.nodes = d >= cl->devices_per_node ? d / cl->devices_per_node : 1;
+	sub.devices_per_node = d >= cl->devices_per_node ? cl->devices_per_node : d;
+	sub.n_devices = d;
+	so->mask = mask;
+	r->fits = 1;
+	for (int s = 0; s < r->p && rc == PB_OK; s++) {
+		pb_pipe_stage *st = &r->stage[s];
+		for (int v = 0; v < g->n_nodes; v++) {
+			mask[v] = r->split.stage[v] == s;
+			st->ops += mask[v] && r->active[v];
+		}
+		st->first_dev = s * d;
+		st->n_dev = d;
+		if (st->ops == 0) { /* an empty stage holds nothing: it fits */
+			snprintf(st->scheme, sizeof st->scheme, "-");
+			st->feasible = 1;
+			continue;
+		}
+		int inflight = r->p - s < r->m ? r->p - s : r->m; /* 1F1B */
+		/* the stage's sharding sees the memory it will really hold */
+		so->act_copies = r->train ? inflight : 1;
+		rc = solve_on(g, &sub, so, st, err);
+		st->memory = st->mem_param + (r->train ? inflight * st->mem_act : 2 * st->peak);
+		st->feasible = st->memory <= cl->memory;
+		r->fits &= st->feasible;
+		if (st->time > r->slowest)
+			r->slowest = st->time;
+	}
+	return rc;
+}
+
+/* Point-to-point transfers between consecutive stages (per micro-batch). */
+static void transfers(pb_pipe_result *r)
+{
+	const pb_graph *g = r->g;
+	const pb_cluster *cl = r->cl;
+	for (int v = 0; v < g->n_nodes; v++) {
+		if (!r->active[v])
+			continue;
+		const pb_node *nd = &g->nodes[v];
+		for (int i = 0; i < nd->n_inputs; i++) {
+			int t = nd->inputs[i], u = t >= 0 ? g->tensors[t].producer : -1;
+			if (u < 0 || !r->active[u])
+				continue;
+			for (int k = r->split.stage[u]; k < r->split.stage[v]; k++)
+				r->p2p_bytes[k] += pb_tensor_bytes(&g->tensors[t]);
+		}
+	}
+	int d = r->d;
+	for (int k = 0; k + 1 < r->p; k++) {
+		int inter =
+		    (k + 1) * d / cl->devices_per_node != ((k + 1) * d - 1) / cl->devices_per_node;
+		const pb_link *l = inter ? &cl->inter : &cl->intra;
+		double xb = r->p2p_bytes[k];
+		/* every device of the stage sends its share over its own link */
+		double t = xb > 0 ? l->latency + xb / d / l->bw * (r->train ? 2 : 1) : 0;
+		r->p2p_inter[k] = (unsigned char)inter;
+		r->p2p_time[k] = t;
+		if (t > r->p2p_max)
+			r->p2p_max = t;
+	}
+}
+
+/* Split at the micro-batch graph r->g, the stages, transfers and totals. */
+static int plan_stages(pb_pipe_result *r, const pb_pipe_opts *o, pb_shard_opts *so, pb_error *err)
+{
+	const pb_graph *g = r->g;
+	int n = g->n_nodes, P = r->p, rc;
+	unsigned char *mask = malloc((size_t)n + 1);
+	double *cost = malloc(((size_t)n + 1) * sizeof(double));
+	r->active = malloc((size_t)n + 1);
+	r->stage = calloc((size_t)P, sizeof *r->stage);
+	r->p2p_bytes = calloc((size_t)P + 1, sizeof(double));
+	r->p2p_time = calloc((size_t)P + 1, sizeof(double));
+	r->p2p_inter = calloc((size_t)P + 1, 1);
+	if (!mask || !cost || !r->active || !r->stage || !r->p2p_bytes || !r->p2p_time ||
+	    !r->p2p_inter) {
+		rc = pb_err(err, PB_ENOMEM, "pipeline: out of memory");
+		goto done;
+	}
+	pb_shard_dynamic_nodes(g, r->active);
+	for (int v = 0; v < n; v++)
+		cost[v] = r->active[v] ? pb_shard_node_flops(g, &g->nodes[v]) : -1;
+	r->chain = pb_pipe_is_chain(g, cost);
+	rc = r->chain ? pb_pipe_split_dp(g, cost, P, &r->split, err)
+	              : pb_pipe_split_milp(g, cost, P, o->slack, 0, &r->split, err);
+	if (rc == PB_OK)
+		rc = solve_stages(r, so, mask, err);
+	if (rc == PB_OK)
+		transfers(r);
+done:
+	free(mask);
+	free(cost);
+	return rc;
+}
+
+int pb_pipe_plan(const pb_graph *g, const pb_cluster *cl, const pb_pipe_opts *o, pb_pipe_result *r,
+                 pb_error *err)
+{
+	memset(r, 0, sizeof *r);
+	r->g = g;
+	r->cl = cl;
+	r->p = o->stages;
+	r->train = o->train;
+	long model_batch = pb_pipe_model_batch(g);
+	long B = o->batch > 0 ? o->batch : model_batch;
+	int P = o->stages, rc;
+	r->batch = B;
+	if (P < 1 || cl->n_devices % P)
+		return pb_err(err, PB_EUSAGE,
+		              "pipeline: %d stages do not divide the %d devices of %s", P,
+		              cl->n_devices, cl->name);
+	r->d = cl->n_devices / P;
+	int m = o->microbatches > 0 ? o->microbatches : pb_pipe_microbatches(B, P, o->max_bubble);
+	if (B % m)
+		return pb_err(err, PB_EUSAGE,
+		              "pipeline: %d micro-batches do not divide the batch %ld", m, B);
+	r->m = m;
+	/* the operator-level plan of the whole batch, with the same cost model */
+	pb_shard_opts so;
+	pb_shard_opts_default(&so);
+	so.train = o->train;
+	so.opt_level = o->opt_level;
+	so.pad = o->pad;
+	if (B != model_batch && (rc = reload(o, B, r, err)))
+		return rc;
+	if (o->skip_oplevel) {
+		r->oplevel.time = INFINITY;
+		snprintf(r->oplevel.scheme, sizeof r->oplevel.scheme, "(not solved)");
+	} else if ((rc = solve_on(r->g, cl, &so, &r->oplevel, err))) {
+		return rc;
+	}
+	/* the per-micro-batch graph */
+	if (B / m != B && (rc = reload(o, B / m, r, err)))
+		return rc;
+	if ((rc = plan_stages(r, o, &so, err)))
+		return rc;
+	r->slot = r->slowest + r->p2p_max;
+	r->step_time = r->slot * (m + P - 1);
+	r->bubble = (double)(P - 1) / (m + P - 1);
+	r->bubble_over_m = (double)(P - 1) / m;
+	/* A plan over memory never beats one that fits; among equals the faster wins. */
+	r->oplevel_solved = isfinite(r->oplevel.time);
+	r->pipeline_wins =
+	    pb_pipe_prefer(r->step_time, r->fits, r->oplevel.time, r->oplevel.feasible);
+	r->best_fits = r->pipeline_wins ? r->fits : r->oplevel.feasible;
+	int first = 0; /* name the inner scheme after the first stage that has operators */
+	while (first + 1 < P && r->stage[first].ops == 0)
+		first++;
+	snprintf(r->name, sizeof r->name, "%d stages x %s", P, r->stage[first].scheme);
+	r->plan = pb_pipe_result_plan(r);
+	if (!r->plan)
+		return pb_err(err, PB_ENOMEM, "pipeline: out of memory");
+	return PB_OK;
+}
+
+/* ---- shard --pipeline auto ---- */
+
+/* The options of every row: as `pipeline --stages P --skip-oplevel
+ * --opt-level max(N, 2)` with the caller's batch, training and padding. */
+static pb_pipe_opts row_opts(const pb_pipe_opts *base, int stages)
+{
+	pb_pipe_opts o = *base;
+	o.stages = stages;
+	o.skip_oplevel = 1;
+	o.opt_level = base->opt_level > 2 ? base->opt_level : 2;
+	return o;
+}
+
+void pb_pipe_compare_run(const pb_graph *g, const pb_cluster *cl, const pb_pipe_opts *base,
+                         void (*progress)(void *ud, int stages, int n_devices), void *ud,
+                         pb_pipe_compare *out)
+{
+	int n = cl->n_devices;
+	out->n_rows = 0;
+	for (int P = 2; P <= n && out->n_rows < PB_PIPE_MAX_ROWS; P++) {
+		if (n % P)
+			continue;
+		pb_pipe_row *row = &out->rows[out->n_rows++];
+		memset(row, 0, sizeof *row);
+		row->stages = P;
+		if (progress)
+			progress(ud, P, n);
+		pb_pipe_opts o = row_opts(base, P);
+		pb_pipe_result r;
+		pb_error e2 = {0};
+		if (pb_pipe_plan(g, cl, &o, &r, &e2) == PB_OK) {
+			row->ok = 1;
+			row->step_time = r.step_time;
+			row->feasible = r.fits;
+			row->microbatches = r.m;
+			snprintf(row->scheme, sizeof row->scheme, "%s", r.name);
+		} else {
+			snprintf(row->error, sizeof row->error, "%.190s", e2.msg);
+		}
+		if (r.g)
+			g = r.g; /* the next P starts from the model as this one left it */
+		pb_pipe_result_free(&r);
+	}
+}
+
+int pb_pipe_compare_best(const pb_pipe_compare *c, double op_time, int op_fits)
+{
+	int best = -1;
+	for (int i = 0; i < c->n_rows; i++) {
+		const pb_pipe_row *r = &c->rows[i];
+		if (r->ok && r->feasible && pb_pipe_prefer(r->step_time, 1, op_time, op_fits) &&
+		    (r->step_time < op_time || !op_fits) &&
+		    (best < 0 || r->step_time < c->rows[best].step_time))
+			best = i;
+	}
+	return best;
+}
+
+int pb_pipe_compare_plan(const pb_pipe_compare *c, int winner, const pb_graph *g,
+                         const pb_cluster *cl, const pb_pipe_opts *base, pb_pipe_result *out,
+                         pb_error *err)
+{
+	pb_pipe_opts o = row_opts(base, c->rows[winner].stages);
+	o.pad = 0;
+	return pb_pipe_plan(g, cl, &o, out, err);
+}

@@ -1,0 +1,281 @@
+/*
+ * shard/pipeline_report.c — the pipeline planner's report (pipeline_plan.h):
+ * the JSON of `pipeline --json` (also the plan's detail), the text report,
+ * the "pipeline" plan, and the additions of `shard --pipeline auto` to the
+ * shard report (JSON and the combined table).
+ *
+ * Everything here reads a finished result; nothing is recomputed except the
+ * schedules, which are a pure function of (P, m, forward and backward slot).
+ * The forward slot is the step's slot (slowest stage + p2p); training splits
+ * it into forward 1/3 and backward 2/3.
+ */
+#include "shard/pipeline_plan.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static double fwd_slot(const pb_pipe_result *r)
+{
+	return r->train ? r->slot / 3 : r->slot;
+}
+
+static double bwd_slot(const pb_pipe_result *r)
+{
+	return r->train ? 2 * r->slot / 3 : 0;
+}
+
+static json_t *stage_json(const pb_pipe_result *r, int s)
+{
+	const pb_pipe_stage *st = &r->stage[s];
+	const pb_graph *g = r->g;
+	json_t *o = json_object();
+	json_object_set_new(o, "stage", json_integer(s));
+	json_object_set_new(o, "operators", json_integer(st->ops));
+	json_t *names = json_array();
+	for (int v = 0; v < g->n_nodes; v++)
+		if (r->active[v] && r->split.stage[v] == s)
+			json_array_append_new(
+			    names, json_string(g->nodes[v].name ? g->nodes[v].name : ""));
+	json_object_set_new(o, "nodes", names);
+	json_t *dv = json_array();
+	for (int k = 0; k < st->n_dev; k++)
+		json_array_append_new(dv, json_integer(st->first_dev + k));
+	json_object_set_new(o, "devices", dv);
+	json_object_set_new(o, "scheme", json_string(st->scheme));
+	json_object_set_new(o, "time", json_real(st->time));
+	json_object_set_new(o, "compute_time", json_real(st->compute));
+	json_object_set_new(o, "comm_time", json_real(st->comm));
+	json_object_set_new(o, "flops", json_real(r->split.stage_cost[s]));
+	json_object_set_new(o, "param_bytes", json_real(st->mem_param));
+	json_object_set_new(o, "memory", json_real(st->memory));
+	json_object_set_new(o, "feasible", json_boolean(st->feasible));
+	return o;
+}
+
+static json_t *scheme_json(const char *scheme, const char *kind, double time, int feasible)
+{
+	json_t *o = json_object();
+	json_object_set_new(o, "scheme", json_string(scheme));
+	json_object_set_new(o, "kind", json_string(kind));
+	json_object_set_new(o, "step_time", json_real(time));
+	json_object_set_new(o, "feasible", json_boolean(feasible));
+	return o;
+}
+
+static json_t *schedules_json(const pb_pipe_result *r)
+{
+	json_t *sch = json_object();
+	json_object_set_new(sch, "gpipe",
+	                    pb_pipe_schedule("gpipe", r->p, r->m, fwd_slot(r), bwd_slot(r)));
+	json_object_set_new(sch, "1f1b",
+	                    pb_pipe_schedule("1f1b", r->p, r->m, fwd_slot(r), bwd_slot(r)));
+	return sch;
+}
+
+json_t *pb_pipe_result_json(const pb_pipe_result *r)
+{
+	const pb_graph *g = r->g;
+	json_t *j = json_object();
+	json_object_set_new(j, "model", json_string(g->path ? g->path : ""));
+	json_object_set_new(j, "layout", json_string(r->cl->name));
+	json_object_set_new(j, "train", json_boolean(r->train));
+	json_object_set_new(j, "batch", json_integer(r->batch));
+	json_object_set_new(j, "microbatches", json_integer(r->m));
+	json_object_set_new(j, "bubble", json_real(r->bubble));
+	json_object_set_new(j, "bubble_over_m", json_real(r->bubble_over_m));
+	json_object_set_new(j, "split",
+	                    json_string(r->chain ? "dp (chain)" : "milp (key-operator intervals)"));
+	json_object_set_new(j, "split_optimal", json_boolean(r->split.optimal));
+	json_object_set_new(j, "key_operators", json_integer(r->split.n_key));
+	json_object_set_new(j, "cross_stage_bytes", json_real(r->split.cross_bytes));
+	json_t *stages = json_array();
+	for (int s = 0; s < r->p; s++)
+		json_array_append_new(stages, stage_json(r, s));
+	json_object_set_new(j, "stages", stages);
+	json_t *p2p = json_array();
+	for (int k = 0; k + 1 < r->p; k++) {
+		json_t *o = json_object();
+		json_object_set_new(o, "from_stage", json_integer(k));
+		json_object_set_new(o, "bytes", json_real(r->p2p_bytes[k]));
+		json_object_set_new(o, "link", json_string(r->p2p_inter[k] ? "inter" : "intra"));
+		json_object_set_new(o, "time", json_real(r->p2p_time[k]));
+		json_array_append_new(p2p, o);
+	}
+	json_object_set_new(j, "p2p", p2p);
+	json_object_set_new(j, "step_time", json_real(r->step_time));
+	json_object_set_new(j, "feasible", json_boolean(r->fits));
+	json_object_set_new(j, "memory_limit", json_real(r->cl->memory));
+	json_t *schemes = json_array();
+	json_array_append_new(schemes, scheme_json(r->name, "pipeline", r->step_time, r->fits));
+	if (r->oplevel_solved)
+		json_array_append_new(schemes, scheme_json(r->oplevel.scheme, "operator-level",
+		                                           r->oplevel.time, r->oplevel.feasible));
+	json_object_set_new(j, "schemes", schemes);
+	json_object_set_new(j, "best",
+	                    json_string(r->pipeline_wins ? "pipeline" : "operator-level"));
+	json_object_set_new(j, "schedule", schedules_json(r));
+	return j;
+}
+
+void pb_pipe_result_text(FILE *f, const pb_pipe_result *r)
+{
+	const pb_graph *g = r->g;
+	const pb_cluster *cl = r->cl;
+	fprintf(f,
+	        "pipeline: %s on %s, %d stages x %d devices, batch %ld = %d micro-batches "
+	        "of %ld, %s\n",
+	        g->path, cl->name, r->p, r->d, r->batch, r->m, r->batch / r->m,
+	        r->train ? "training" : "inference");
+	fprintf(f, "split: %s, %d key operators, %.3g MB cross-stage per micro-batch\n",
+	        r->chain ? "exact DP (chain)" : "key-operator intervals + MILP", r->split.n_key,
+	        r->split.cross_bytes / 1e6);
+	fprintf(f, "\n  %5s %6s %9s %10s %12s %12s %12s %s\n", "stage", "ops", "devices", "scheme",
+	        "GFLOP/mb", "time/mb", "memory", "");
+	for (int s = 0; s < r->p; s++) {
+		const pb_pipe_stage *st = &r->stage[s];
+		fprintf(f, "  %5d %6d %4d-%-4d %10s %12.4g %9.3f ms %9.3f GB %s\n", s, st->ops,
+		        st->first_dev, st->first_dev + st->n_dev - 1, st->scheme,
+		        r->split.stage_cost[s] / 1e9, st->time * 1e3, st->memory / 1e9,
+		        st->feasible ? "" : "OVER MEMORY");
+	}
+	if (!r->fits)
+		fprintf(f,
+		        "stage memory = parameters + %s; a device has %.3f GB: the plan does "
+		        "not fit\n",
+		        r->train ? "activations of the micro-batches in flight under 1F1B"
+		                 : "2 x the largest activation",
+		        cl->memory / 1e9);
+	fprintf(f, "\nbubble %.3f ((p-1)/(m+p-1)), %.3f ((p-1)/m); p2p per slot %.4f ms\n",
+	        r->bubble, r->bubble_over_m, r->p2p_max * 1e3);
+	fprintf(f, "\n  %-24s %-15s %14s\n", "scheme", "kind", "step time");
+	fprintf(f, "%c %-24s %-15s %11.4f ms%s\n", r->pipeline_wins ? '*' : ' ', r->name,
+	        "pipeline", r->step_time * 1e3, r->fits ? "" : "  (does not fit)");
+	if (r->oplevel_solved)
+		fprintf(f, "%c %-24s %-15s %11.4f ms%s\n", r->pipeline_wins ? ' ' : '*',
+		        r->oplevel.scheme, "operator-level", r->oplevel.time * 1e3,
+		        r->oplevel.feasible ? "" : "  (does not fit)");
+	/* one column of three characters per forward slot (backward = 2 slots) */
+	const char *kinds[2] = {"gpipe", "1f1b"}, *titles[2] = {"GPipe", "1F1B"};
+	json_t *sch = schedules_json(r);
+	for (int q = 0; q < 2; q++) {
+		fprintf(f, "\n%s schedule (one column = one forward slot of %.4f ms):\n", titles[q],
+		        fwd_slot(r) * 1e3);
+		pb_pipe_schedule_text(f, json_object_get(sch, kinds[q]), fwd_slot(r), 40);
+	}
+	json_decref(sch);
+}
+
+pb_plan *pb_pipe_result_plan(const pb_pipe_result *r)
+{
+	const pb_graph *g = r->g;
+	pb_plan *plan = pb_plan_new("pipeline", r->chain ? "dp" : "milp", g->n_nodes);
+	if (!plan)
+		return NULL;
+	for (int s = 0; s < r->p; s++) {
+		const pb_pipe_stage *st = &r->stage[s];
+		pb_plan_group pg = {0};
+		char lab[32];
+		snprintf(lab, sizeof lab, "stage %d", s);
+		pg.label = lab;
+		pg.first_unit = st->first_dev;
+		pg.n_units = st->n_dev;
+		pg.time = st->time;
+		pg.compute = st->compute;
+		pg.routing = st->comm;
+		pg.storage = st->memory;
+		pg.first_node = pg.last_node = -1;
+		pg.bottleneck = st->time == r->slowest;
+		pg.over_memory = !st->feasible;
+		pb_plan_add_group(plan, &pg);
+	}
+	for (int v = 0; v < g->n_nodes; v++)
+		plan->group[v] = r->split.stage[v];
+	pb_plan_set_metric(plan, "step_time", r->step_time);
+	pb_plan_set_metric(plan, "microbatches", r->m);
+	pb_plan_set_metric(plan, "bubble", r->bubble);
+	pb_plan_set_metric(plan, "stages", (double)r->p);
+	pb_plan_set_metric(plan, "feasible", r->fits);
+	json_decref(plan->detail);
+	plan->detail = pb_pipe_result_json(r);
+	return plan;
+}
+
+/* ---- shard --pipeline auto ---- */
+
+/* As the shard report's (cmds/cmd_shard.c), until the formatters are one. */
+static void fmt_time(double t, char *buf, size_t len)
+{
+	if (t >= 1)
+		snprintf(buf, len, "%.3f s", t);
+	else if (t >= 1e-3)
+		snprintf(buf, len, "%.3f ms", t * 1e3);
+	else
+		snprintf(buf, len, "%.2f us", t * 1e6);
+}
+
+json_t *pb_pipe_compare_json(const pb_pipe_compare *c, const json_t *rep, int winner)
+{
+	json_t *arr = json_array();
+	for (int k = 0; k < c->n_rows; k++) {
+		const pb_pipe_row *r = &c->rows[k];
+		json_t *o = json_object();
+		json_object_set_new(o, "stages", json_integer(r->stages));
+		json_object_set_new(o, "kind", json_string("pipeline"));
+		if (r->ok) {
+			json_object_set_new(o, "scheme", json_string(r->scheme));
+			json_object_set_new(o, "step_time", json_real(r->step_time));
+			json_object_set_new(o, "feasible", json_boolean(r->feasible));
+			json_object_set_new(o, "microbatches", json_integer(r->microbatches));
+		} else {
+			json_object_set_new(o, "error", json_string(r->error));
+		}
+		json_array_append_new(arr, o);
+	}
+	json_t *best = json_object();
+	if (winner >= 0) {
+		json_object_set_new(best, "kind", json_string("pipeline"));
+		json_object_set_new(best, "scheme", json_string(c->rows[winner].scheme));
+		json_object_set_new(best, "step_time", json_real(c->rows[winner].step_time));
+	} else {
+		json_object_set_new(best, "kind", json_string("operator-level"));
+		json_object_set(best, "scheme", json_object_get(rep, "scheme"));
+		json_object_set(best, "step_time", json_object_get(rep, "step_time"));
+	}
+	json_t *j = json_object();
+	json_object_set_new(j, "pipelines", arr);
+	json_object_set_new(j, "best_overall", best);
+	return j;
+}
+
+void pb_pipe_compare_text(FILE *f, const pb_pipe_compare *c, const json_t *rep, int winner)
+{
+	char t1[32];
+	fprintf(f, "\ncombined (--pipeline auto): operator-level schemes and pipeline plans\n");
+	fprintf(f, "  %-30s %-15s %14s\n", "scheme", "kind", "step time");
+	size_t i;
+	json_t *r;
+	double best_op = json_number_value(json_object_get(rep, "step_time"));
+	json_array_foreach(json_object_get(rep, "schemes"), i, r)
+	{
+		json_t *st = json_object_get(r, "step_time");
+		if (!json_is_number(st))
+			continue;
+		fmt_time(json_number_value(st), t1, sizeof t1);
+		const char *name = json_string_value(json_object_get(r, "scheme"));
+		int star = winner < 0 && json_number_value(st) == best_op;
+		fprintf(f, "%c %-30s %-15s %14s\n", star ? '*' : ' ', name ? name : "?",
+		        "operator-level", t1);
+	}
+	for (int k = 0; k < c->n_rows; k++) {
+		const pb_pipe_row *row = &c->rows[k];
+		if (!row->ok) {
+			fprintf(f, "  %-30d %-15s %s\n", row->stages, "pipeline", row->error);
+			continue;
+		}
+		fmt_time(row->step_time, t1, sizeof t1);
+		fprintf(f, "%c %-30s %-15s %14s  (%d micro-batches)%s\n", k == winner ? '*' : ' ',
+		        row->scheme, "pipeline", t1, row->microbatches,
+		        row->feasible ? "" : "  OVER MEMORY");
+	}
+}
