@@ -8,6 +8,7 @@
 #include <stdlib.h>
 
 #include "commands.h"
+#include "util/fmt.h"
 #include "tune/node_costs.h"
 #include "tune/tuner.h"
 
@@ -155,8 +156,9 @@ static int cmd_times(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, p
 	} else {
 		json_decref(nodes);
 		json_decref(missing);
-		fprintf(ctx->out, "%d of %d tunable nodes measured in %s, %.3f ms in total\n",
-		        found, tunable, log, 1e3 * total);
+		char t[32];
+		fprintf(ctx->out, "%d of %d tunable nodes measured in %s, %s in total\n", found,
+		        tunable, log, pb_fmt_time_fixed(total, t, sizeof t));
 	}
 	json_decref(j);
 	free(times);

@@ -10,6 +10,7 @@
  * it into forward 1/3 and backward 2/3.
  */
 #include "shard/pipeline_plan.h"
+#include "util/fmt.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -127,40 +128,42 @@ void pb_pipe_result_text(FILE *f, const pb_pipe_result *r)
 	        "of %ld, %s\n",
 	        g->path, cl->name, r->p, r->d, r->batch, r->m, r->batch / r->m,
 	        r->train ? "training" : "inference");
-	fprintf(f, "split: %s, %d key operators, %.3g MB cross-stage per micro-batch\n",
+	char b1[32], t1[32];
+	fprintf(f, "split: %s, %d key operators, %s cross-stage per micro-batch\n",
 	        r->chain ? "exact DP (chain)" : "key-operator intervals + MILP", r->split.n_key,
-	        r->split.cross_bytes / 1e6);
+	        pb_fmt_bytes(r->split.cross_bytes, b1, sizeof b1));
 	fprintf(f, "\n  %5s %6s %9s %10s %12s %12s %12s %s\n", "stage", "ops", "devices", "scheme",
 	        "GFLOP/mb", "time/mb", "memory", "");
 	for (int s = 0; s < r->p; s++) {
 		const pb_pipe_stage *st = &r->stage[s];
-		fprintf(f, "  %5d %6d %4d-%-4d %10s %12.4g %9.3f ms %9.3f GB %s\n", s, st->ops,
+		fprintf(f, "  %5d %6d %4d-%-4d %10s %12.4g %12s %12s %s\n", s, st->ops,
 		        st->first_dev, st->first_dev + st->n_dev - 1, st->scheme,
-		        r->split.stage_cost[s] / 1e9, st->time * 1e3, st->memory / 1e9,
-		        st->feasible ? "" : "OVER MEMORY");
+		        r->split.stage_cost[s] / 1e9, pb_fmt_time_fixed(st->time, t1, sizeof t1),
+		        pb_fmt_bytes(st->memory, b1, sizeof b1), st->feasible ? "" : "OVER MEMORY");
 	}
 	if (!r->fits)
 		fprintf(f,
-		        "stage memory = parameters + %s; a device has %.3f GB: the plan does "
+		        "stage memory = parameters + %s; a device has %s: the plan does "
 		        "not fit\n",
 		        r->train ? "activations of the micro-batches in flight under 1F1B"
 		                 : "2 x the largest activation",
-		        cl->memory / 1e9);
-	fprintf(f, "\nbubble %.3f ((p-1)/(m+p-1)), %.3f ((p-1)/m); p2p per slot %.4f ms\n",
-	        r->bubble, r->bubble_over_m, r->p2p_max * 1e3);
+		        pb_fmt_bytes(cl->memory, b1, sizeof b1));
+	fprintf(f, "\nbubble %.3f ((p-1)/(m+p-1)), %.3f ((p-1)/m); p2p per slot %s\n", r->bubble,
+	        r->bubble_over_m, pb_fmt_time_fixed(r->p2p_max, t1, sizeof t1));
 	fprintf(f, "\n  %-24s %-15s %14s\n", "scheme", "kind", "step time");
-	fprintf(f, "%c %-24s %-15s %11.4f ms%s\n", r->pipeline_wins ? '*' : ' ', r->name,
-	        "pipeline", r->step_time * 1e3, r->fits ? "" : "  (does not fit)");
+	fprintf(f, "%c %-24s %-15s %14s%s\n", r->pipeline_wins ? '*' : ' ', r->name, "pipeline",
+	        pb_fmt_time_fixed(r->step_time, t1, sizeof t1), r->fits ? "" : "  (does not fit)");
 	if (r->oplevel_solved)
-		fprintf(f, "%c %-24s %-15s %11.4f ms%s\n", r->pipeline_wins ? ' ' : '*',
-		        r->oplevel.scheme, "operator-level", r->oplevel.time * 1e3,
+		fprintf(f, "%c %-24s %-15s %14s%s\n", r->pipeline_wins ? ' ' : '*',
+		        r->oplevel.scheme, "operator-level",
+		        pb_fmt_time_fixed(r->oplevel.time, t1, sizeof t1),
 		        r->oplevel.feasible ? "" : "  (does not fit)");
 	/* one column of three characters per forward slot (backward = 2 slots) */
 	const char *kinds[2] = {"gpipe", "1f1b"}, *titles[2] = {"GPipe", "1F1B"};
 	json_t *sch = schedules_json(r);
 	for (int q = 0; q < 2; q++) {
-		fprintf(f, "\n%s schedule (one column = one forward slot of %.4f ms):\n", titles[q],
-		        fwd_slot(r) * 1e3);
+		fprintf(f, "\n%s schedule (one column = one forward slot of %s):\n", titles[q],
+		        pb_fmt_time_fixed(fwd_slot(r), t1, sizeof t1));
 		pb_pipe_schedule_text(f, json_object_get(sch, kinds[q]), fwd_slot(r), 40);
 	}
 	json_decref(sch);
@@ -202,17 +205,6 @@ pb_plan *pb_pipe_result_plan(const pb_pipe_result *r)
 }
 
 /* ---- shard --pipeline auto ---- */
-
-/* As the shard report's (cmds/cmd_shard.c), until the formatters are one. */
-static void fmt_time(double t, char *buf, size_t len)
-{
-	if (t >= 1)
-		snprintf(buf, len, "%.3f s", t);
-	else if (t >= 1e-3)
-		snprintf(buf, len, "%.3f ms", t * 1e3);
-	else
-		snprintf(buf, len, "%.2f us", t * 1e6);
-}
 
 json_t *pb_pipe_compare_json(const pb_pipe_compare *c, const json_t *rep, int winner)
 {
@@ -261,7 +253,7 @@ void pb_pipe_compare_text(FILE *f, const pb_pipe_compare *c, const json_t *rep, 
 		json_t *st = json_object_get(r, "step_time");
 		if (!json_is_number(st))
 			continue;
-		fmt_time(json_number_value(st), t1, sizeof t1);
+		pb_fmt_time_fixed(json_number_value(st), t1, sizeof t1);
 		const char *name = json_string_value(json_object_get(r, "scheme"));
 		int star = winner < 0 && json_number_value(st) == best_op;
 		fprintf(f, "%c %-30s %-15s %14s\n", star ? '*' : ' ', name ? name : "?",
@@ -273,7 +265,7 @@ void pb_pipe_compare_text(FILE *f, const pb_pipe_compare *c, const json_t *rep, 
 			fprintf(f, "  %-30d %-15s %s\n", row->stages, "pipeline", row->error);
 			continue;
 		}
-		fmt_time(row->step_time, t1, sizeof t1);
+		pb_fmt_time_fixed(row->step_time, t1, sizeof t1);
 		fprintf(f, "%c %-30s %-15s %14s  (%d micro-batches)%s\n", k == winner ? '*' : ' ',
 		        row->scheme, "pipeline", t1, row->microbatches,
 		        row->feasible ? "" : "  OVER MEMORY");

@@ -22,6 +22,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "util/fmt.h"
 #include "util/json_file.h"
 
 static const char *link_name(const pb_mesh *m, int a)
@@ -524,4 +525,109 @@ int pb_shard_emit_tasks(const pb_shard_search *s, const char *dir, pb_error *err
 		json_decref(colls[c]);
 	free(colls);
 	return rc;
+}
+
+/* The text form of pb_shard_report()'s JSON: the scheme table, the best
+ * scheme, per-operator strategies and the collectives. */
+void pb_shard_report_text(const pb_shard_search *s, const json_t *rep, FILE *o)
+{
+	char t1[32], t2[32], t3[32], m1[32], m2[32];
+	fprintf(o, "shard: %s on %s (%d devices = %d nodes x %d), %s, opt-level %d\n", s->g->path,
+	        s->cl.name, s->cl.n_devices, s->cl.nodes, s->cl.devices_per_node,
+	        s->opts.train ? "training" : "inference", s->opts.opt_level);
+	fprintf(o, "\nschemes:\n  %-9s %-26s %12s %12s %12s %11s %9s %9s %8s\n", "scheme",
+	        "axes (link)", "step time", "compute", "comm", "mem/device", "MILP cols", "rows",
+	        "solve");
+	for (int i = 0; i < s->n_rows; i++) {
+		const pb_shard_row *r = &s->rows[i];
+		char axes[64] = "";
+		size_t off = 0;
+		for (int a = 0; a < r->mesh.n_axes && off < sizeof axes; a++)
+			off += (size_t)snprintf(axes + off, sizeof axes - off, "%s%d(%s)",
+			                        a ? " " : "", r->mesh.size[a],
+			                        r->mesh.inter[a] ? "inter" : "intra");
+		if (r->status != 1) {
+			fprintf(o, "  %-9s %-26s %s\n", r->mesh.name, axes,
+			        r->status < 0 ? r->error : "not solved");
+			continue;
+		}
+		pb_fmt_time_fixed(r->step_time, t1, sizeof t1);
+		pb_fmt_time_fixed(r->compute, t2, sizeof t2);
+		pb_fmt_time_fixed(r->comm, t3, sizeof t3);
+		pb_fmt_bytes(r->memory, m1, sizeof m1);
+		fprintf(o, "%c %-9s %-26s %12s %12s %12s %11s %9ld %9ld %7.2fs%s\n",
+		        i == s->best ? '*' : ' ', r->mesh.name, axes, t1, t2, t3, m1, r->size.cols,
+		        r->size.rows, r->seconds, r->feasible ? "" : "  OVER MEMORY");
+	}
+	if (s->n_dropped) {
+		fprintf(o, "mirror duplicates dropped (same axis sizes and links):");
+		for (int i = 0; i < s->n_dropped; i++)
+			fprintf(o, " %s", s->dropped[i]);
+		fputc('\n', o);
+	}
+	if (s->best < 0)
+		return;
+	const pb_shard_row *b = &s->rows[s->best];
+	pb_fmt_time_fixed(b->step_time, t1, sizeof t1);
+	pb_fmt_time_fixed(b->compute, t2, sizeof t2);
+	pb_fmt_time_fixed(b->comm, t3, sizeof t3);
+	pb_fmt_bytes(b->memory, m1, sizeof m1);
+	pb_fmt_bytes(s->cl.memory, m2, sizeof m2);
+	fprintf(o,
+	        "\nbest: %s  step time %s (compute %s, communication %s), memory %s of %s per "
+	        "device%s%s\n",
+	        b->mesh.name, t1, t2, t3, m1, m2, b->feasible ? "" : " — DOES NOT FIT",
+	        b->optimal ? ", optimal" : "");
+	if (json_is_true(json_object_get(rep, "forced_param_sharding")))
+		fprintf(o,
+		        "parameters exceed %.0f%% of a device's memory: parameter tensors are "
+		        "forced to be sharded\n",
+		        s->opts.force_fraction * 100);
+	fprintf(o, "\noperators (specs per mesh axis: Sk split dim k, R replicated, P partial):\n");
+	fprintf(o, "  %5s %-36s %-14s %-10s %-14s %-30s %10s %10s\n", "id", "name", "op",
+	        "strategy", "out", "in", "compute", "comm");
+	size_t k;
+	json_t *op;
+	json_array_foreach(json_object_get(rep, "ops"), k, op)
+	{
+		char ins[128] = "", outs[64] = "";
+		size_t off = 0, i;
+		json_t *v;
+		json_array_foreach(json_object_get(op, "in"), i, v)
+		{
+			if (off < sizeof ins)
+				off += (size_t)snprintf(
+				    ins + off, sizeof ins - off, "%s%s", i ? " " : "",
+				    json_is_string(v) ? json_string_value(v) : "-");
+		}
+		off = 0;
+		json_array_foreach(json_object_get(op, "out"), i, v)
+		{
+			if (off < sizeof outs)
+				off += (size_t)snprintf(
+				    outs + off, sizeof outs - off, "%s%s", i ? " " : "",
+				    json_is_string(v) ? json_string_value(v) : "-");
+		}
+		pb_fmt_time_fixed(json_real_value(json_object_get(op, "compute")), t1, sizeof t1);
+		pb_fmt_time_fixed(json_real_value(json_object_get(op, "comm")), t2, sizeof t2);
+		fprintf(o, "  %5lld %-36.36s %-14.14s %-10.10s %-14.14s %-30.30s %10s %10s\n",
+		        json_integer_value(json_object_get(op, "id")),
+		        json_string_value(json_object_get(op, "name")),
+		        json_string_value(json_object_get(op, "op")),
+		        json_string_value(json_object_get(op, "strategy")), outs, ins, t1, t2);
+	}
+	const json_t *colls = json_object_get(rep, "collectives");
+	fprintf(o, "\ncollectives (%zu):\n", json_array_size(colls));
+	json_t *c;
+	json_array_foreach(colls, k, c)
+	{
+		pb_fmt_bytes(json_real_value(json_object_get(c, "bytes")), m1, sizeof m1);
+		pb_fmt_time_fixed(json_real_value(json_object_get(c, "time")), t1, sizeof t1);
+		fprintf(o, "  %-15s axis %lld  %10s %10s  %s -> %s  (%s)\n",
+		        json_string_value(json_object_get(c, "kind")),
+		        json_integer_value(json_object_get(c, "axis")), m1, t1,
+		        json_string_value(json_object_get(c, "from")),
+		        json_string_value(json_object_get(c, "to")),
+		        json_string_value(json_object_get(c, "tensor")));
+	}
 }

@@ -8,6 +8,7 @@
 #define PB_SHARD_SEARCH_REPORT_H
 
 #include <jansson.h>
+#include <stdio.h>
 
 #include "plan.h"
 #include "shard/search_rows.h"
@@ -16,6 +17,8 @@
 pb_plan *pb_shard_plan(const pb_shard_search *s);
 /* The report: step_time, scheme, schemes, ops, collectives, memory ... */
 json_t *pb_shard_report(const pb_shard_search *s);
+/* The report as text tables (what `shard` prints without --json). */
+void pb_shard_report_text(const pb_shard_search *s, const json_t *rep, FILE *out);
 /* One JSON file per device: its ordered operators with local shapes and the
  * collectives it joins. */
 int pb_shard_emit_tasks(const pb_shard_search *s, const char *dir, pb_error *err);

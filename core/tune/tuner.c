@@ -16,6 +16,7 @@
  * between rounds that measure, because predictions cost no hardware time.
  */
 #include "tune/tuner.h"
+#include "util/fmt.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -746,10 +747,13 @@ void pb_tune_report_text(FILE *f, const pb_tune_space *sp, const pb_tune_report 
 	        r->rl.best_gflops, r->rl.measurements, r->resumed,
 	        r->rl.best_gflops > 0 ? cfg : "no valid configuration");
 	double flops = pb_tune_shape_flops(shape);
-	if (shape->batch > 1)
-		fprintf(f, "node time: %.3f ms (%d x %.3f ms)\n",
-		        1e3 * shape->batch * flops / (r->rl.best_gflops * 1e9), shape->batch,
-		        1e3 * flops / (r->rl.best_gflops * 1e9));
+	if (shape->batch > 1) {
+		char t1[32], t2[32];
+		double one = flops / (r->rl.best_gflops * 1e9);
+		fprintf(f, "node time: %s (%d x %s)\n",
+		        pb_fmt_time_fixed(shape->batch * one, t1, sizeof t1), shape->batch,
+		        pb_fmt_time_fixed(one, t2, sizeof t2));
+	}
 	if (isnan(r->model_accuracy))
 		fprintf(f, "cost model: not used\n");
 	else

@@ -119,6 +119,10 @@ char *pb_fmt_num(double v, pb_fmt_unit unit, int decimals, int flags, char *buf,
 		}
 		break;
 	}
+	if (q == 0 && k < f->base) { /* zero even in a unit below the base (0.000 ps): as 0 s */
+		k = f->base;
+		d = 0;
+	}
 	char digits[24], out[64];
 	int nd = 0, n = 0;
 	uint64_t ip = q / p10[d], fp = q % p10[d];

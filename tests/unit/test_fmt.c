@@ -121,6 +121,10 @@ static void test_fixed_and_tight(void **state)
 	check(pb_fmt_time_fixed, 17.694e-3, "17.694 ms");
 	check(pb_fmt_time_fixed, 8.38e-6, "8.380 us");
 	check(pb_fmt_time_fixed, 1.25, "1.250 s");
+	/* rounding to zero in the smallest unit reads as an exact zero, not "0.000 ps" */
+	check(pb_fmt_time_fixed, 1e-16, "0 s");
+	check(pb_fmt_time_fixed, -1e-16, "0 s");
+	check(pb_fmt_time, 4e-16, "0 s");
 	check(pb_fmt_time_fixed, 0.9999996, "1.000 s");
 	check(pb_fmt_time_fixed, 0.0009999996, "1.000 ms");
 	check(pb_fmt_time_fixed, 0, "0 s");
