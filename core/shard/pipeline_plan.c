@@ -266,6 +266,7 @@ void pb_pipe_compare_run(const pb_graph *g, const pb_cluster *cl, const pb_pipe_
 {
 	int n = cl->n_devices;
 	out->n_rows = 0;
+	out->batch = base->batch > 0 ? base->batch : pb_pipe_model_batch(g);
 	for (int P = 2; P <= n && out->n_rows < PB_PIPE_MAX_ROWS; P++) {
 		if (n % P)
 			continue;
@@ -275,6 +276,7 @@ void pb_pipe_compare_run(const pb_graph *g, const pb_cluster *cl, const pb_pipe_
 		if (progress)
 			progress(ud, P, n);
 		pb_pipe_opts o = row_opts(base, P);
+		o.batch = out->batch;
 		pb_pipe_result r;
 		pb_error e2 = {0};
 		if (pb_pipe_plan(g, cl, &o, &r, &e2) == PB_OK) {
@@ -310,6 +312,6 @@ int pb_pipe_compare_plan(const pb_pipe_compare *c, int winner, const pb_graph *g
                          pb_error *err)
 {
 	pb_pipe_opts o = row_opts(base, c->rows[winner].stages);
-	o.pad = 0;
+	o.batch = c->batch;
 	return pb_pipe_plan(g, cl, &o, out, err);
 }

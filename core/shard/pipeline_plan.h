@@ -118,15 +118,16 @@ typedef struct pb_pipe_row {
 typedef struct pb_pipe_compare {
 	pb_pipe_row rows[PB_PIPE_MAX_ROWS];
 	int n_rows;
+	long batch; /* the global batch every row was planned for */
 } pb_pipe_compare;
 
 /* Plans a pipeline (operator-level plan skipped) for every P > 1 dividing
  * the device count, as `pipeline --stages P --skip-oplevel --opt-level
  * max(N, 2)` with base's batch, training, padding and reload; a failing P
- * becomes a row error (with its message). base->batch 0: each P starts from
- * the graph the previous one left (its micro-batch graph), as the former
- * sequence of commands did. progress (may be NULL) is told each P before it
- * is planned. */
+ * becomes a row error (with its message). base->batch 0: the model's batch
+ * as given (every P plans that global batch, although the graph the previous
+ * P left is at its micro-batch). progress (may be NULL) is told each P
+ * before it is planned. */
 void pb_pipe_compare_run(const pb_graph *g, const pb_cluster *cl, const pb_pipe_opts *base,
                          void (*progress)(void *ud, int stages, int n_devices), void *ud,
                          pb_pipe_compare *out);
@@ -135,8 +136,8 @@ void pb_pipe_compare_run(const pb_graph *g, const pb_cluster *cl, const pb_pipe_
  * a tie), or -1. */
 int pb_pipe_compare_best(const pb_pipe_compare *c, double op_time, int op_fits);
 /* Plans row `winner` again with the options of the rows, so that its plan
- * can become the session's (the rows keep numbers only). As the former
- * command line did, it runs without base->pad. */
+ * can become the session's (the rows keep numbers only): the same batch,
+ * padding and options as its row, so the kept plan is the row's plan. */
 int pb_pipe_compare_plan(const pb_pipe_compare *c, int winner, const pb_graph *g,
                          const pb_cluster *cl, const pb_pipe_opts *base, pb_pipe_result *out,
                          pb_error *err);

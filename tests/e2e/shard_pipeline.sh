@@ -112,5 +112,25 @@ two = [r for r in a["pipelines"] if r.get("stages") == 2]
 assert two and abs(two[0]["step_time"] - p["step_time"]) <= 1e-9 * p["step_time"], (two, p["step_time"])
 PY
 
+# 6. Without --batch, every stage count plans the model's own batch (8 here):
+#    each row equals `pipeline --stages P` run on its own (each P used to start
+#    from the micro-batch graph the previous P left, e.g. batch 2 for P = 4).
+for P in 2 4 8; do
+	"$bin" pipeline models/resnet18.onnx --layout layouts/cluster-1x8.lua \
+		--input input.1=8,3,224,224 --stages $P --skip-oplevel --opt-level 2 --json \
+		>"$tmp/alone$P.json" || fail "pipeline --stages $P"
+done
+"$bin" shard models/resnet18.onnx --layout layouts/cluster-1x8.lua --input input.1=8,3,224,224 \
+	--pipeline auto --json >"$tmp/nobatch.json" || fail "shard --pipeline auto without --batch"
+$py - "$tmp/nobatch.json" "$tmp"/alone2.json "$tmp"/alone4.json "$tmp"/alone8.json <<'PY' || fail "rows without --batch differ from pipeline alone"
+import json, sys
+rows = {r["stages"]: r for r in json.load(open(sys.argv[1]))["pipelines"]}
+for f in sys.argv[2:]:
+    a = json.load(open(f))
+    r = rows[len(a["stages"])]
+    assert a["batch"] == 8 and r["microbatches"] == a["microbatches"], (r, a["microbatches"])
+    assert abs(r["step_time"] - a["step_time"]) <= 1e-9 * a["step_time"], (r, a["step_time"])
+PY
+
 if [ $fails -eq 0 ]; then echo "shard --pipeline: 1 passed, 0 failed"; else echo "shard --pipeline: 0 passed, 1 failed"; fi
 exit $fails
