@@ -48,6 +48,7 @@
 #include <string.h>
 
 #include "model/dot_load.h"
+#include "util/read_file.h"
 #include "util/strmap.h"
 
 /* ---------------------------------------------------------- cgraph errors */
@@ -559,34 +560,12 @@ int pb_dot_read_buffer(const char *text, size_t len, const char *name, const pb_
 int pb_dot_read(const char *path, const pb_load_opts *opts, pb_graph **out, pb_error *err)
 {
 	*out = NULL;
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return pb_err(err, PB_EINPUT, "%s: cannot open: %s", path, strerror(errno));
-	size_t cap = 1 << 16, len = 0;
-	char *buf = malloc(cap);
-	while (buf) {
-		size_t got = fread(buf + len, 1, cap - len, f);
-		len += got;
-		if (len < cap)
-			break;
-		char *nb = realloc(buf, cap * 2);
-		if (!nb) {
-			free(buf);
-			buf = NULL;
-			break;
-		}
-		buf = nb;
-		cap *= 2;
-	}
-	int bad = ferror(f);
-	fclose(f);
-	if (!buf)
-		return pb_err(err, PB_ENOMEM, "%s: out of memory", path);
-	if (bad) {
-		free(buf);
-		return pb_err(err, PB_EINPUT, "%s: read error", path);
-	}
-	int rc = pb_dot_read_buffer(buf, len, path, opts, out, err);
+	char *buf;
+	size_t len;
+	int rc = pb_read_file(path, 0, "graph", &buf, &len, err);
+	if (rc != PB_OK)
+		return rc;
+	rc = pb_dot_read_buffer(buf, len, path, opts, out, err);
 	free(buf);
 	return rc;
 }

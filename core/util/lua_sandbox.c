@@ -20,6 +20,7 @@
  * finalizer would run at an arbitrary allocation, outside the budget).
  */
 #include "util/lua_sandbox.h"
+#include "util/read_file.h"
 
 #include <errno.h>
 #include <lauxlib.h>
@@ -374,35 +375,12 @@ int pb_lua_run_string(pb_lua *S, const char *text, const char *name, pb_error *e
 
 int pb_lua_run_file(pb_lua *S, const char *path, pb_error *err)
 {
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return pb_err(err, PB_EINPUT, "%s: cannot open: %s", path, strerror(errno));
-	size_t cap = 4096, len = 0;
-	char *buf = malloc(cap);
-	size_t r;
-	while (buf && (r = fread(buf + len, 1, cap - len, f)) > 0) {
-		len += r;
-		if (len == cap) {
-			if (cap >= (64u << 20)) {
-				fclose(f);
-				free(buf);
-				return pb_err(err, PB_EINPUT, "%s: script larger than 64 MiB",
-				              path);
-			}
-			char *nb = realloc(buf, cap * 2);
-			if (!nb) {
-				free(buf);
-				buf = NULL;
-				break;
-			}
-			buf = nb;
-			cap *= 2;
-		}
-	}
-	fclose(f);
-	if (!buf)
-		return pb_err(err, PB_ENOMEM, "%s: out of memory", path);
-	int rc = pb_lua_load(S, buf, len, path, err);
+	char *buf;
+	size_t len;
+	int rc = pb_read_file(path, (size_t)64 << 20, "script", &buf, &len, err);
+	if (rc != PB_OK)
+		return rc;
+	rc = pb_lua_load(S, buf, len, path, err);
 	free(buf);
 	if (rc)
 		return rc;
