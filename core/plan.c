@@ -7,6 +7,7 @@
 #include "util/atomic_file.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -186,6 +187,22 @@ static double jnum(const json_t *o, const char *k, double dflt)
 	return dflt;
 }
 
+/* An int field of a group: absent or null gives dflt; anything but a whole
+ * number in int range is an error (-1; a cast of 1e10 or NaN to int is
+ * undefined behaviour). */
+static int jint(const json_t *o, const char *k, int dflt, int *out)
+{
+	const json_t *v = json_object_get(o, k);
+	*out = dflt;
+	if (!v || json_is_null(v))
+		return 0;
+	double d = json_number_value(v);
+	if (!json_is_number(v) || d != floor(d) || d < INT_MIN || d > INT_MAX)
+		return -1;
+	*out = (int)d;
+	return 0;
+}
+
 int pb_plan_from_json(const json_t *j, const char *src, int n_nodes, pb_plan **out, pb_error *err)
 {
 	*out = NULL;
@@ -214,7 +231,15 @@ int pb_plan_from_json(const json_t *j, const char *src, int n_nodes, pb_plan **o
 			return pb_err(err, PB_EINPUT, "%s: assignment[%d] is not an integer", src,
 			              i);
 		}
-		p->group[i] = (int)json_integer_value(v);
+		json_int_t a = json_integer_value(v);
+		if (a < -1 || a > INT32_MAX) { /* before the cast: 2^32 would wrap to group 0 */
+			pb_plan_free(p);
+			return pb_err(err, PB_EINPUT,
+			              "%s: assignment[%d] = %" JSON_INTEGER_FORMAT
+			              " names no group",
+			              src, i, a);
+		}
+		p->group[i] = (int)a;
 	}
 	const json_t *groups = json_object_get(j, "groups");
 	size_t gi;
@@ -223,10 +248,16 @@ int pb_plan_from_json(const json_t *j, const char *src, int n_nodes, pb_plan **o
 	{
 		pb_plan_group g = {0};
 		g.label = (char *)json_string_value(json_object_get(o, "label"));
-		g.first_unit = (int)jnum(o, "first_unit", -1);
-		g.n_units = (int)jnum(o, "n_units", 0);
-		g.first_node = (int)jnum(o, "first_node", -1);
-		g.last_node = (int)jnum(o, "last_node", -1);
+		const char *bad = jint(o, "first_unit", -1, &g.first_unit)   ? "first_unit"
+		                  : jint(o, "n_units", 0, &g.n_units)        ? "n_units"
+		                  : jint(o, "first_node", -1, &g.first_node) ? "first_node"
+		                  : jint(o, "last_node", -1, &g.last_node)   ? "last_node"
+		                                                             : NULL;
+		if (bad) {
+			pb_plan_free(p);
+			return pb_err(err, PB_EINPUT, "%s: groups[%zu].%s must be a whole number",
+			              src, gi, bad);
+		}
 		g.time = jnum(o, "time", 0);
 		g.compute = jnum(o, "compute", 0);
 		g.routing = jnum(o, "routing", 0);

@@ -270,20 +270,38 @@ int pb_session_load(pb_session *s, const char *path, pb_error *err)
 		rc = pb_err(err, PB_EINPUT, "%s: the session names no model", path);
 		goto done;
 	}
-	/* Load into a fresh session first so that a failure leaves s intact. */
-	pb_session *tmp = pb_session_new();
+	/* The input overrides get the checks of --input (pb_parse_input_override):
+	 * the loaders trust them. */
 	const json_t *ov = json_object_get(j, "inputs");
 	int n_ov = (int)json_array_size(ov);
 	pb_input_override *ovs = calloc((size_t)(n_ov ? n_ov : 1), sizeof *ovs);
-	for (int i = 0; i < n_ov; i++) {
+	if (!ovs) {
+		rc = pb_err(err, PB_ENOMEM, "%s: out of memory", path);
+		goto done;
+	}
+	for (int i = 0; i < n_ov && rc == PB_OK; i++) {
 		const json_t *o = json_array_get(ov, (size_t)i), *dims = json_object_get(o, "dims");
 		ovs[i].name = (char *)json_string_value(json_object_get(o, "name"));
 		ovs[i].rank = (int)json_array_size(dims);
-		if (ovs[i].rank > PB_MAX_RANK)
-			ovs[i].rank = PB_MAX_RANK;
-		for (int d = 0; d < ovs[i].rank; d++)
-			ovs[i].dims[d] = json_integer_value(json_array_get(dims, (size_t)d));
+		int ok = ovs[i].name && json_is_array(dims) && ovs[i].rank <= PB_MAX_RANK;
+		for (int d = 0; ok && d < ovs[i].rank; d++) {
+			const json_t *v = json_array_get(dims, (size_t)d);
+			ovs[i].dims[d] = json_integer_value(v);
+			ok = json_is_integer(v) && ovs[i].dims[d] >= 0 &&
+			     ovs[i].dims[d] <= PB_INPUT_DIM_MAX;
+		}
+		if (!ok)
+			rc = pb_err(err, PB_EINPUT,
+			            "%s: inputs[%d]: expected {\"name\": NAME, \"dims\": [...]} "
+			            "with at most %d dims, integers from 0 to 2^40",
+			            path, i, PB_MAX_RANK);
 	}
+	if (rc != PB_OK) {
+		free(ovs);
+		goto done;
+	}
+	/* Load into a fresh session first so that a failure leaves s intact. */
+	pb_session *tmp = pb_session_new();
 	rc = pb_session_open_model(tmp, model, ovs, n_ov, err);
 	free(ovs);
 	const char *layout = json_string_value(json_object_get(j, "layout"));

@@ -10,12 +10,14 @@
  *   u32      parameter count P
  *   f64 x P  parameters (W1, b1, W2, b2; policy.h: the network is shared by
  *            the cores - 1 pairs)
- * Version 1 (a dense network over all cores, before the shared one) is
- * refused with a message saying so.
  *   u32      CRC-32 (IEEE 802.3 polynomial) of every byte before it
+ * Version 1 (a dense network over all cores, before the shared one) is
+ * refused with a message saying so; so are parameters that are not finite
+ * or beyond +-CKPT_MAX_WEIGHT.
  * Written to FILE.tmp and renamed, so a crash never leaves half a file.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,6 +29,10 @@
 
 #define CKPT_MAGIC "PBRLAGNT"
 #define CKPT_VERSION 2u
+/* Trained weights stay far below this; a NaN, an infinity or a weight this
+ * large (a corrupt file with a valid checksum, a diverged run) would make
+ * the policy's probabilities NaN, so such a file is refused. */
+#define CKPT_MAX_WEIGHT 1e6
 
 static uint32_t crc32_bytes(const unsigned char *p, size_t n)
 {
@@ -166,12 +172,24 @@ int pb_rl_checkpoint_load(const char *path, int cores, pb_rl_policy **out, long 
 				if (!p) {
 					rc = pb_err(err, PB_ENOMEM, "%s: out of memory", path);
 				} else {
+					uint32_t bad = np;
 					for (uint32_t i = 0; i < np; i++) {
 						uint64_t bits = get_u64(b + HEADER + 8 * (size_t)i);
 						memcpy(&p->w[i], &bits, 8);
+						if (bad == np &&
+						    !(fabs(p->w[i]) <= CKPT_MAX_WEIGHT))
+							bad = i;
 					}
-					*episodes = (long)get_u64(b + 28);
-					*out = p;
+					if (bad < np) {
+						rc = pb_err(err, PB_EINPUT,
+						            "%s: parameter %u is %g (beyond +-%g): "
+						            "not a trained network",
+						            path, bad, p->w[bad], CKPT_MAX_WEIGHT);
+						pb_rl_policy_free(p);
+					} else {
+						*episodes = (long)get_u64(b + 28);
+						*out = p;
+					}
 				}
 			}
 		}

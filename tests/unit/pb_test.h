@@ -1,6 +1,11 @@
 /*
  * pb_test.h — shared helpers for the cmocka unit tests.
  * Tests run with the repository root as working directory (see CMakeLists).
+ *
+ * Graphs and partition problems built in code: pb_test_graphs.h (included
+ * here). Commands: pb_test_run_cmd runs one command line and returns what it
+ * printed; pb_test_session is a session whose commands and scripts print into
+ * a caller's buffer. pb_test_expect_msg checks an error message.
  */
 #ifndef PB_TEST_H
 #define PB_TEST_H
@@ -16,51 +21,80 @@
 #include <string.h>
 
 #include "model/graph.h"
+#include "commands.h"
 #include "load.h"
+#include "session.h"
+#include "pb_test_graphs.h"
 
-/* Builds a small graph from an edge list "a>b b>c" with given per-node MACs.
- * Nodes are named n0..n{n-1} in file order; each produces tensor t{i}. */
-static inline pb_graph *pb_test_chain_graph(int n, const double *macs, const char *edges)
+/* Runs one command line in s; *rc gets its status. Returns what it printed
+ * (malloc'd), followed by "ERROR message" when it failed. */
+static inline char *pb_test_run_cmd(pb_session *s, const char *line, int *rc)
 {
-	pb_builder *b = pb_builder_new("test", "test");
-	int in = pb_builder_tensor(b, "x");
-	pb_builder_input(b, in);
-	for (int i = 0; i < n; i++) {
-		char name[32], out[32];
-		snprintf(name, sizeof name, "n%d", i);
-		snprintf(out, sizeof out, "t%d", i);
-		const char *ins[16];
-		char inbuf[16][32];
-		int k = 0;
-		const char *p = edges;
-		while (p && *p) {
-			int from, to, used;
-			if (sscanf(p, "%d>%d%n", &from, &to, &used) != 2)
-				break;
-			if (to == i && k < 16) {
-				snprintf(inbuf[k], sizeof inbuf[k], "t%d", from);
-				ins[k] = inbuf[k];
-				k++;
-			}
-			p += used;
-			while (*p == ' ')
-				p++;
-		}
-		if (k == 0)
-			ins[k++] = "x";
-		const char *outs[1] = {out};
-		int id = pb_builder_node(b, name, "Op", "", ins, k, outs, 1);
-		pb_cost c = {macs ? macs[i] : 1.0, NAN, 0, NAN, 4, NAN};
-		pb_builder_node_cost(b, id, &c);
-	}
-	pb_graph *g = NULL;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&buf, &len);
+	pb_cmd_ctx ctx = {s, out, stderr, 0, 0, NULL, NULL};
 	pb_error err = {0};
-	pb_load_opts opts = {0};
-	if (pb_graph_build(b, &opts, &g, &err) != PB_OK) {
-		fprintf(stderr, "pb_test_chain_graph: %s\n", err.msg);
-		return NULL;
-	}
-	return g;
+	*rc = pb_cmd_run_line(&ctx, line, &err);
+	if (*rc)
+		fprintf(out, "ERROR %s", err.msg);
+	fclose(out);
+	return buf;
+}
+
+/* A fresh session whose command output and log go to buf (size bytes, kept
+ * NUL-terminated): open it in a setup, close it in the teardown. */
+typedef struct pb_test_session {
+	pb_session *s;
+	pb_cmd_ctx ctx;
+	FILE *out;
+	char *buf;
+	size_t size;
+} pb_test_session;
+
+static inline void pb_test_session_open(pb_test_session *t, char *buf, size_t size)
+{
+	memset(buf, 0, size);
+	t->s = pb_session_new();
+	t->buf = buf;
+	t->size = size;
+	t->out = fmemopen(buf, size, "w");
+	t->ctx = (pb_cmd_ctx){.s = t->s, .out = t->out, .log = t->out};
+}
+
+static inline void pb_test_session_close(pb_test_session *t)
+{
+	fclose(t->out);
+	pb_session_free(t->s);
+}
+
+/* Empties the buffer before the next command or script writes to it; call
+ * fflush(t->out) after it to read what it wrote. */
+static inline void pb_test_session_rewind(pb_test_session *t)
+{
+	memset(t->buf, 0, t->size);
+	rewind(t->out);
+}
+
+/* Runs one command line; the buffer then holds exactly what it printed. */
+static inline int pb_test_session_cmd(pb_test_session *t, const char *line, pb_error *err)
+{
+	pb_test_session_rewind(t);
+	int rc = pb_cmd_run_line(&t->ctx, line, err);
+	fflush(t->out);
+	return rc;
+}
+
+/* Fails unless err is a PB_EINPUT error whose message names `file` and
+ * contains must1 and must2 (each may be NULL). */
+static inline void pb_test_expect_msg(const pb_error *err, const char *file, const char *must1,
+                                      const char *must2)
+{
+	assert_int_equal(err->code, PB_EINPUT);
+	if (!strstr(err->msg, file) || (must1 && !strstr(err->msg, must1)) ||
+	    (must2 && !strstr(err->msg, must2)))
+		fail_msg("message '%s' lacks '%s'/'%s'", err->msg, must1 ? must1 : "",
+		         must2 ? must2 : "");
 }
 
 #endif

@@ -13,50 +13,11 @@
 /* White box: the cycle guard and the class lists. */
 #include "transform/fuse.c"
 
-/* Node i: op ops[i], output t{i} of `elems` floats, inputs from the edges
- * (nodes without one read the graph input x). */
+/* Node i (n{i}): op ops[i] (NULL: Relu), `elems` FLOPs, output t{i} of
+ * `elems` floats, inputs from the edges (pb_test_ops_graph). */
 static pb_graph *build_ops(int n, const char *const *ops, const char *edges, int64_t elems)
 {
-	pb_builder *b = pb_builder_new("fuse.test", "test");
-	int in = pb_builder_tensor(b, "x");
-	pb_builder_input(b, in);
-	int64_t dims[2] = {1, elems};
-	pb_builder_set_shape(b, in, PB_DT_FLOAT, 2, dims, NULL);
-	for (int i = 0; i < n; i++) {
-		char name[16], out[16], inbuf[8][16];
-		const char *ins[8];
-		int k = 0;
-		snprintf(name, sizeof name, "n%d", i);
-		snprintf(out, sizeof out, "t%d", i);
-		const char *p = edges;
-		int from, to, used;
-		while (p && sscanf(p, "%d>%d%n", &from, &to, &used) == 2) {
-			if (to == i && k < 8) {
-				snprintf(inbuf[k], sizeof inbuf[k], "t%d", from);
-				ins[k] = inbuf[k];
-				k++;
-			}
-			p += used;
-			while (*p == ' ')
-				p++;
-		}
-		if (k == 0)
-			ins[k++] = "x";
-		const char *outs[1] = {out};
-		int id = pb_builder_node(b, name, ops ? ops[i] : "Relu", "", ins, k, outs, 1);
-		int t = pb_builder_tensor(b, out);
-		pb_builder_set_shape(b, t, PB_DT_FLOAT, 2, dims, NULL);
-		pb_cost c = {0, (double)elems, 0, 0, 4.0 * elems, 4.0 * elems * k};
-		pb_builder_node_cost(b, id, &c);
-		if (i == n - 1)
-			pb_builder_output(b, t);
-	}
-	pb_graph *g = NULL;
-	pb_error err = {0};
-	pb_load_opts lo = {NULL, 0, 1};
-	if (pb_graph_build(b, &lo, &g, &err) != PB_OK)
-		fail_msg("%s", err.msg);
-	return g;
+	return pb_test_ops_graph("fuse.test", n, ops, edges, elems, 0, 0);
 }
 
 static int node(const pb_graph *g, int i)
@@ -368,24 +329,16 @@ static void check_fused(const pb_graph *g, const pb_fuse_result *r)
 
 static void test_all_models(void **state)
 {
-	/* every bundled model (models/) */
-	const char *models[] = {"resnet18.onnx",     "googlenet.onnx",
-	                        "mobilenet_v2.onnx", "squeezenet1_1.onnx",
-	                        "densenet121.onnx",  "bert_base_like.onnx",
-	                        "swin_t.onnx",       "squeezenet1_1-weights.onnx",
-	                        "tiny_branches.dot"};
-	for (size_t m = 0; m < sizeof models / sizeof *models; m++) {
-		char path[128];
-		snprintf(path, sizeof path, "models/%s", models[m]);
-		pb_graph *g = NULL;
+	size_t n_models;
+	const char *const *models = pb_test_models(&n_models);
+	for (size_t m = 0; m < n_models; m++) {
+		pb_graph *g = pb_test_load_model(models[m]);
 		pb_error err = {0};
-		if (pb_graph_load(path, NULL, &g, &err) != PB_OK)
-			fail_msg("%s", err.msg);
 		pb_fuse_opts o;
 		pb_fuse_opts_default(&o);
 		pb_fuse_result *r = NULL;
 		if (pb_fuse_run(g, &o, &r, &err) != PB_OK)
-			fail_msg("%s: %s", path, err.msg);
+			fail_msg("%s: %s", models[m], err.msg);
 		check_fused(g, r);
 		assert_true(r->time_after <= r->time_before);
 		pb_fuse_baseline xb;
@@ -417,7 +370,7 @@ static void test_all_models(void **state)
 		if (g->n_nodes < 1000 || !getenv("PB_SANITIZED")) {
 			o.keep_constants = 1;
 			if (pb_fuse_run(g, &o, &r, &err) != PB_OK)
-				fail_msg("%s: %s", path, err.msg);
+				fail_msg("%s: %s", models[m], err.msg);
 			check_fused(g, r);
 			assert_int_equal(r->n_folded, 0);
 			assert_int_equal(pb_fuse_xla_baseline(g, &o, &xb, &err), PB_OK);

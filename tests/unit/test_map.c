@@ -11,48 +11,11 @@
 #include "session.h"
 #include "transform/map.h"
 
+/* Node i (named a, b, ...): op ops[i], 1e6 FLOPs, output t{i} of `elems`
+ * floats, inputs from the edges (pb_test_ops_graph). */
 static pb_graph *build_ops(int n, const char *const *ops, const char *edges, int64_t elems)
 {
-	pb_builder *b = pb_builder_new("map.test", "test");
-	int in = pb_builder_tensor(b, "x");
-	pb_builder_input(b, in);
-	int64_t dims[2] = {1, elems};
-	pb_builder_set_shape(b, in, PB_DT_FLOAT, 2, dims, NULL);
-	for (int i = 0; i < n; i++) {
-		char name[16], out[16], inbuf[8][16];
-		const char *ins[8];
-		int k = 0;
-		snprintf(name, sizeof name, "%c", 'a' + i);
-		snprintf(out, sizeof out, "t%d", i);
-		const char *p = edges;
-		int from, to, used;
-		while (p && sscanf(p, "%d>%d%n", &from, &to, &used) == 2) {
-			if (to == i && k < 8) {
-				snprintf(inbuf[k], sizeof inbuf[k], "t%d", from);
-				ins[k] = inbuf[k];
-				k++;
-			}
-			p += used;
-			while (*p == ' ')
-				p++;
-		}
-		if (k == 0)
-			ins[k++] = "x";
-		const char *outs[1] = {out};
-		int id = pb_builder_node(b, name, ops[i], "", ins, k, outs, 1);
-		int t = pb_builder_tensor(b, out);
-		pb_builder_set_shape(b, t, PB_DT_FLOAT, 2, dims, NULL);
-		pb_cost c = {0, 1e6, 0, 0, 4.0 * elems, 4.0 * elems * k};
-		pb_builder_node_cost(b, id, &c);
-		if (i == n - 1)
-			pb_builder_output(b, t);
-	}
-	pb_graph *g = NULL;
-	pb_error err = {0};
-	pb_load_opts lo = {NULL, 0, 1};
-	if (pb_graph_build(b, &lo, &g, &err) != PB_OK)
-		fail_msg("%s", err.msg);
-	return g;
+	return pb_test_ops_graph("map.test", n, ops, edges, elems, 1e6, 1);
 }
 
 /* GPU runs G ops, FPGA runs F ops; CPU runs everything at priority 3. */
@@ -327,19 +290,16 @@ static int uf_find(int *p, int x)
 
 static void test_all_models(void **state)
 {
-	const char *models[] = {"resnet18",    "googlenet",      "mobilenet_v2", "squeezenet1_1",
-	                        "densenet121", "bert_base_like", "swin_t"};
+	const char *models[] = {"resnet18.onnx",      "googlenet.onnx",   "mobilenet_v2.onnx",
+	                        "squeezenet1_1.onnx", "densenet121.onnx", "bert_base_like.onnx",
+	                        "swin_t.onnx"};
 	pb_hw *hw = NULL;
 	pb_error err = {0};
 	assert_int_equal(pb_hw_load("layouts/hetero.lua", &hw, &err), PB_OK);
 	pb_hetero *h = NULL;
 	assert_int_equal(pb_hetero_parse(hw, &h, &err), PB_OK);
 	for (size_t m = 0; m < sizeof models / sizeof *models; m++) {
-		char path[128];
-		snprintf(path, sizeof path, "models/%s.onnx", models[m]);
-		pb_graph *g = NULL;
-		if (pb_graph_load(path, NULL, &g, &err) != PB_OK)
-			fail_msg("%s", err.msg);
+		pb_graph *g = pb_test_load_model(models[m]);
 		pb_map_result *r = run(g, h, 2, 8);
 		/* Aggregates: one backend each, connected through internal edges. */
 		int *uf = malloc((size_t)g->n_nodes * sizeof *uf);
@@ -380,25 +340,12 @@ static void test_all_models(void **state)
 	pb_hw_free(hw);
 }
 
-static char *run_cmd(pb_session *s, const char *line, int *rc)
-{
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *out = open_memstream(&buf, &len);
-	pb_cmd_ctx ctx = {s, out, stderr, 0, 0, NULL, NULL};
-	pb_error err = {0};
-	*rc = pb_cmd_run_line(&ctx, line, &err);
-	if (*rc)
-		fprintf(out, "ERROR %s", err.msg);
-	fclose(out);
-	return buf;
-}
-
 static void test_commands(void **state)
 {
 	pb_session *s = pb_session_new();
 	int rc;
-	char *o = run_cmd(s, "map models/googlenet.onnx --layout layouts/hetero.lua --json", &rc);
+	char *o =
+	    pb_test_run_cmd(s, "map models/googlenet.onnx --layout layouts/hetero.lua --json", &rc);
 	assert_int_equal(rc, PB_OK);
 	json_error_t je;
 	json_t *j = json_loads(o, 0, &je);
@@ -422,7 +369,7 @@ static void test_commands(void **state)
 	fd = mkstemp(tmp2);
 	close(fd);
 	snprintf(line, sizeof line, "fuse models/googlenet.onnx --json -o %s --plan %s", tmp, tmp2);
-	o = run_cmd(s, line, &rc);
+	o = pb_test_run_cmd(s, line, &rc);
 	assert_int_equal(rc, PB_OK);
 	j = json_loads(o, 0, &je);
 	assert_non_null(j);
@@ -457,14 +404,14 @@ static void test_commands(void **state)
 
 	/* --apply swaps the session's graph for the fused one. */
 	int before = s->graph->n_nodes;
-	o = run_cmd(s, "fuse --apply", &rc);
+	o = pb_test_run_cmd(s, "fuse --apply", &rc);
 	assert_int_equal(rc, PB_OK);
 	free(o);
 	assert_true(s->graph->n_nodes < before);
 	assert_null(s->plan);
 
 	/* Bad input: a layout of the wrong kind. */
-	o = run_cmd(s, "map models/resnet18.onnx --layout /nonexistent.lua", &rc);
+	o = pb_test_run_cmd(s, "map models/resnet18.onnx --layout /nonexistent.lua", &rc);
 	assert_int_equal(pb_exit_code(rc), 2);
 	free(o);
 	pb_session_free(s);

@@ -14,48 +14,17 @@
 
 static pb_manycore test_chip(int cores, double memory)
 {
-	pb_manycore h;
-	memset(&h, 0, sizeof h);
-	snprintf(h.name, sizeof h.name, "test%d", cores);
-	h.cores = cores;
-	h.mac_rate = 1e3;
-	h.memory = memory;
-	h.bandwidth = 1000;
-	h.reward_a = 1.0;
-	h.penalty = 100;
-	return h;
+	char name[16];
+	snprintf(name, sizeof name, "test%d", cores);
+	return pb_test_chip(name, cores, 1e3, memory, 1000, 100);
 }
 
-static unsigned rnd(unsigned *s)
-{
-	*s = *s * 1103515245u + 12345u;
-	return (*s >> 16) & 0x7fff;
-}
-
-/* Random layered DAG with forward skip edges. */
+/* Random layered DAG with forward skip edges (pb_test_random_problem; one
+ * layer in ten has no MACs). */
 static pb_part_problem *random_problem(unsigned *seed, int m, int cores, double memory)
 {
-	double macs[64], par[64], ob[64];
-	int from[256], to[256], ne = 0;
-	for (int i = 0; i < m; i++) {
-		macs[i] = (rnd(seed) % 10 == 0) ? 0 : 1 + rnd(seed) % 1000;
-		par[i] = rnd(seed) % 500;
-		ob[i] = 1 + rnd(seed) % 100;
-		if (i > 0) {
-			from[ne] = i - 1;
-			to[ne++] = i;
-		}
-		if (i > 1 && rnd(seed) % 3 == 0) {
-			from[ne] = (int)(rnd(seed) % (unsigned)(i - 1));
-			to[ne++] = i;
-		}
-	}
 	pb_manycore h = test_chip(cores, memory);
-	pb_part_problem *P = NULL;
-	pb_error err = {0};
-	assert_int_equal(pb_part_problem_synthetic(m, macs, par, ob, ne, from, to, &h, &P, &err),
-	                 PB_OK);
-	return P;
+	return pb_test_random_problem(seed, m, &h, 1);
 }
 
 /* ---- layouts ---- */
@@ -183,7 +152,7 @@ static void test_actions_keep_states_valid(void **state)
 	int na = pb_env_n_actions(P->n), changed = 0;
 	unsigned char mask[32];
 	for (int step = 0; step < 5000; step++) {
-		int k = (int)(rnd(&seed) % (unsigned)na);
+		int k = (int)(pb_test_rnd(&seed) % (unsigned)na);
 		int v = pb_env_valid(ac, P->n, k, NULL);
 		pb_env_valid_mask(ac, P->n, mask);
 		assert_int_equal(mask[k], v);
@@ -209,7 +178,7 @@ static void test_segment_cache(void **state)
 	pb_env_equal_state(P->m, P->n, ac);
 	int na = pb_env_n_actions(P->n);
 	for (int step = 0; step < 3000; step++) {
-		pb_env_apply(ac, P->n, (int)(rnd(&seed) % (unsigned)na), NULL);
+		pb_env_apply(ac, P->n, (int)(pb_test_rnd(&seed) % (unsigned)na), NULL);
 		if (step % 97 == 0)
 			pb_env_equal_state(P->m, P->n, ac);
 		pb_part_eval a, b;
@@ -324,7 +293,7 @@ static void test_exact_matches_brute_force(void **state)
 	unsigned seed = 12345;
 	int binding = 0;
 	for (int trial = 0; trial < 120; trial++) {
-		int m = 2 + (int)(rnd(&seed) % 9), n = 1 + (int)(rnd(&seed) % 5);
+		int m = 2 + (int)(pb_test_rnd(&seed) % 9), n = 1 + (int)(pb_test_rnd(&seed) % 5);
 		pb_part_problem *P = random_problem(&seed, m, n, 1e12);
 		bf b = {P, {0}, INFINITY, INFINITY, INFINITY, INFINITY};
 		brute(&b, 0, m);
@@ -375,8 +344,8 @@ static void test_exact_large_chain(void **state)
 	int *from = malloc(2 * m * sizeof *from), *to = malloc(2 * m * sizeof *to), ne = 0;
 	unsigned seed = 99;
 	for (int i = 0; i < m; i++) {
-		macs[i] = 1 + rnd(&seed) % 10000;
-		ob[i] = 100 + rnd(&seed) % 1000;
+		macs[i] = 1 + pb_test_rnd(&seed) % 10000;
+		ob[i] = 100 + pb_test_rnd(&seed) % 1000;
 		if (i) {
 			from[ne] = i - 1;
 			to[ne++] = i;
@@ -416,7 +385,7 @@ static void test_baselines(void **state)
 {
 	unsigned seed = 4242;
 	for (int trial = 0; trial < 30; trial++) {
-		int m = 3 + (int)(rnd(&seed) % 40), n = 1 + (int)(rnd(&seed) % 8);
+		int m = 3 + (int)(pb_test_rnd(&seed) % 40), n = 1 + (int)(pb_test_rnd(&seed) % 8);
 		pb_part_problem *P = random_problem(&seed, m, n, 1e12);
 		int eq[8], gr[8], lo[8];
 		pb_error err = {0};
@@ -452,9 +421,9 @@ static void test_pack_baseline(void **state)
 	int better = 0, trials = 200, feasible_trials = 0;
 	double sum_pack = 0, sum_greedy = 0;
 	for (int trial = 0; trial < trials; trial++) {
-		int m = 3 + (int)(rnd(&seed) % 58), n = 1 + (int)(rnd(&seed) % 8);
+		int m = 3 + (int)(pb_test_rnd(&seed) % 58), n = 1 + (int)(pb_test_rnd(&seed) % 8);
 		/* A third of the chips have a memory limit that binds. */
-		double memory = trial % 3 == 0 ? 400 + rnd(&seed) % 2000 : 1e12;
+		double memory = trial % 3 == 0 ? 400 + pb_test_rnd(&seed) % 2000 : 1e12;
 		pb_part_problem *P = random_problem(&seed, m, n, memory);
 		int gr[8], pk[8];
 		pb_error err = {0};
@@ -495,7 +464,7 @@ static void test_baselines_tiny_memory(void **state)
 {
 	unsigned seed = 31;
 	for (int trial = 0; trial < 20; trial++) {
-		int m = 2 + (int)(rnd(&seed) % 30), n = 1 + (int)(rnd(&seed) % 8);
+		int m = 2 + (int)(pb_test_rnd(&seed) % 30), n = 1 + (int)(pb_test_rnd(&seed) % 8);
 		pb_part_problem *P = random_problem(&seed, m, n, 1e-9);
 		int gr[8], pk[8], eq[8];
 		pb_error err = {0};
@@ -572,25 +541,12 @@ static pb_session *chain_session(int n)
 	return s;
 }
 
-static char *run(pb_session *s, const char *line, int *rc)
-{
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *out = open_memstream(&buf, &len);
-	pb_cmd_ctx ctx = {s, out, stderr, 0, 0, NULL, NULL};
-	pb_error err = {0};
-	*rc = pb_cmd_run_line(&ctx, line, &err);
-	if (*rc)
-		fprintf(out, "ERROR %s", err.msg);
-	fclose(out);
-	return buf;
-}
-
 static void test_partition_command(void **state)
 {
 	pb_session *s = chain_session(40);
 	int rc;
-	char *o = run(s, "partition --layout layouts/manycore-16.lua --method exact --json", &rc);
+	char *o = pb_test_run_cmd(
+	    s, "partition --layout layouts/manycore-16.lua --method exact --json", &rc);
 	assert_int_equal(rc, PB_OK);
 	json_error_t je;
 	json_t *j = json_loads(o, 0, &je);
@@ -611,7 +567,7 @@ static void test_partition_command(void **state)
 	for (int i = 0; i < 4; i++) {
 		char line[128];
 		snprintf(line, sizeof line, "partition --method %s --json", methods[i]);
-		o = run(s, line, &rc);
+		o = pb_test_run_cmd(s, line, &rc);
 		assert_int_equal(rc, PB_OK);
 		j = json_loads(o, 0, &je);
 		assert_non_null(j);
@@ -621,25 +577,25 @@ static void test_partition_command(void **state)
 		free(o);
 	}
 	/* Human table. */
-	o = run(s, "partition --method greedy", &rc);
+	o = pb_test_run_cmd(s, "partition --method greedy", &rc);
 	assert_int_equal(rc, PB_OK);
 	assert_non_null(strstr(o, "max(t)"));
 	assert_non_null(strstr(o, "exact optimum"));
 	free(o);
 	/* --start attaches the solver; step advances it and installs the plan. */
-	o = run(s, "partition --method exact --start", &rc);
+	o = pb_test_run_cmd(s, "partition --method exact --start", &rc);
 	assert_int_equal(rc, PB_OK);
 	free(o);
 	assert_non_null(s->solver);
 	for (int k = 0; k < 200 && !(s->plan && pb_plan_has_metric(s->plan, "optimum")); k++) {
-		o = run(s, "step -n 1", &rc);
+		o = pb_test_run_cmd(s, "step -n 1", &rc);
 		assert_int_equal(rc, PB_OK);
 		free(o);
 	}
 	assert_true(pb_plan_has_metric(s->plan, "optimum"));
 	assert_true(fabs(pb_plan_metric(s->plan, "max_time", 0) - opt) <= 1e-9 * opt);
 	/* Errors. */
-	o = run(s, "partition --method magic", &rc);
+	o = pb_test_run_cmd(s, "partition --method magic", &rc);
 	assert_int_equal(rc, PB_EUSAGE);
 	free(o);
 	pb_session_free(s);

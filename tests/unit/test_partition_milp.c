@@ -11,49 +11,18 @@
 #include "partition/chain_problem.h"
 #include "session.h"
 
-static unsigned rnd(unsigned *s)
-{
-	*s = *s * 1103515245u + 12345u;
-	return (*s >> 16) & 0x7fff;
-}
-
+/* Random layered DAG with forward skip edges (pb_test_random_problem). */
 static pb_part_problem *random_problem(unsigned *seed, int m, int cores)
 {
-	double macs[64], par[64], ob[64];
-	int from[128], to[128], ne = 0;
-	for (int i = 0; i < m; i++) {
-		macs[i] = 1 + rnd(seed) % 1000;
-		par[i] = rnd(seed) % 500;
-		ob[i] = 1 + rnd(seed) % 100;
-		if (i) {
-			from[ne] = i - 1;
-			to[ne++] = i;
-		}
-		if (i > 1 && rnd(seed) % 3 == 0) {
-			from[ne] = (int)(rnd(seed) % (unsigned)(i - 1));
-			to[ne++] = i;
-		}
-	}
-	pb_manycore h;
-	memset(&h, 0, sizeof h);
-	snprintf(h.name, sizeof h.name, "milptest");
-	h.cores = cores;
-	h.mac_rate = 1e3;
-	h.memory = 1e12;
-	h.bandwidth = 1000;
-	h.reward_a = 1;
-	pb_part_problem *P;
-	pb_error err = {0};
-	assert_int_equal(pb_part_problem_synthetic(m, macs, par, ob, ne, from, to, &h, &P, &err),
-	                 PB_OK);
-	return P;
+	pb_manycore h = pb_test_chip("milptest", cores, 1e3, 1e12, 1000, 0);
+	return pb_test_random_problem(seed, m, &h, 0);
 }
 
 static void test_milp_equals_exact(void **state)
 {
 	unsigned seed = 31;
 	for (int trial = 0; trial < 25; trial++) {
-		int m = 3 + (int)(rnd(&seed) % 14), n = 2 + (int)(rnd(&seed) % 5);
+		int m = 3 + (int)(pb_test_rnd(&seed) % 14), n = 2 + (int)(pb_test_rnd(&seed) % 5);
 		pb_part_problem *P = random_problem(&seed, m, n);
 		if (trial % 2) /* memory that binds for some instances */
 			P->hw.memory = P->pstore[m] / n * 1.3;
@@ -151,20 +120,6 @@ static void test_emit_lp_glpsol(void **state)
 	pb_part_problem_free(P);
 }
 
-static char *run(pb_session *s, const char *line, int *rc)
-{
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *out = open_memstream(&buf, &len);
-	pb_cmd_ctx ctx = {s, out, stderr, 0, 0, NULL, NULL};
-	pb_error err = {0};
-	*rc = pb_cmd_run_line(&ctx, line, &err);
-	if (*rc)
-		fprintf(out, "ERROR %s", err.msg);
-	fclose(out);
-	return buf;
-}
-
 static void test_command_milp_rl(void **state)
 {
 	double macs[32];
@@ -180,7 +135,8 @@ static void test_command_milp_rl(void **state)
 	pb_session *s = pb_session_new();
 	pb_session_set_graph(s, pb_test_chain_graph(32, macs, edges), "chain.test");
 	int rc;
-	char *o = run(s, "partition --layout layouts/manycore-16.lua --method milp --json", &rc);
+	char *o = pb_test_run_cmd(
+	    s, "partition --layout layouts/manycore-16.lua --method milp --json", &rc);
 	if (rc)
 		fail_msg("%s", o);
 	json_error_t je;
@@ -190,7 +146,7 @@ static void test_command_milp_rl(void **state)
 	assert_true(fabs(json_number_value(json_object_get(j, "max_time")) - opt) <= 1e-6 * opt);
 	json_decref(j);
 	free(o);
-	o = run(s, "partition --method rl --episodes 40 --seed 3 --json", &rc);
+	o = pb_test_run_cmd(s, "partition --method rl --episodes 40 --seed 3 --json", &rc);
 	if (rc)
 		fail_msg("%s", o);
 	j = json_loads(o, 0, &je);
@@ -200,37 +156,37 @@ static void test_command_milp_rl(void **state)
 	json_decref(j);
 	free(o);
 	/* rl and milp attached to the session and stepped. */
-	o = run(s, "partition --method rl --episodes 10 --start", &rc);
+	o = pb_test_run_cmd(s, "partition --method rl --episodes 10 --start", &rc);
 	assert_int_equal(rc, PB_OK);
 	free(o);
 	for (int k = 0; k < 3; k++) {
-		o = run(s, "step -n 5", &rc);
+		o = pb_test_run_cmd(s, "step -n 5", &rc);
 		assert_int_equal(rc, PB_OK);
 		free(o);
 	}
 	assert_string_equal(s->plan->kind, "partition");
-	o = run(s, "partition --method milp --start", &rc);
+	o = pb_test_run_cmd(s, "partition --method milp --start", &rc);
 	assert_int_equal(rc, PB_OK);
 	free(o);
-	o = run(s, "step -n 1", &rc);
+	o = pb_test_run_cmd(s, "step -n 1", &rc);
 	assert_int_equal(rc, PB_OK);
 	free(o);
 	/* Training writes a checkpoint that partition --agent reads. */
 	char ck[64], line[256];
 	snprintf(ck, sizeof ck, "/tmp/pb_cmd_%d.ckpt", (int)getpid());
 	snprintf(line, sizeof line, "train --episodes 20 -o %s", ck);
-	o = run(s, line, &rc);
+	o = pb_test_run_cmd(s, line, &rc);
 	if (rc)
 		fail_msg("%s", o);
 	free(o);
 	snprintf(line, sizeof line, "partition --method rl --episodes 5 --agent %s", ck);
-	o = run(s, line, &rc);
+	o = pb_test_run_cmd(s, line, &rc);
 	assert_int_equal(rc, PB_OK);
 	free(o);
 	snprintf(line, sizeof line,
 	         "partition --layout layouts/manycore-64.lua --method rl --episodes 5 --agent %s",
 	         ck);
-	o = run(s, line, &rc);
+	o = pb_test_run_cmd(s, line, &rc);
 	assert_int_equal(rc, PB_EINPUT);
 	assert_non_null(strstr(o, "trained for 16 cores"));
 	free(o);

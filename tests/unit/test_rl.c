@@ -140,15 +140,7 @@ static pb_part_problem *problem_ob(int m, int cores, double obscale)
 			to[ne++] = i;
 		}
 	}
-	pb_manycore h;
-	memset(&h, 0, sizeof h);
-	snprintf(h.name, sizeof h.name, "rltest");
-	h.cores = cores;
-	h.mac_rate = 1e9;
-	h.memory = 1e9;
-	h.bandwidth = 1e8;
-	h.reward_a = 1;
-	h.penalty = 100;
+	pb_manycore h = pb_test_chip("rltest", cores, 1e9, 1e9, 1e8, 100);
 	pb_part_problem *P;
 	pb_error err = {0};
 	assert_int_equal(pb_part_problem_synthetic(m, macs, par, ob, ne, from, to, &h, &P, &err),
@@ -222,6 +214,21 @@ static void test_checkpoints_and_determinism(void **state)
 	char *D = slurp(d, &ld);
 	assert_int_equal(ld, la);
 	assert_memory_equal(A, D, (size_t)la);
+	/* A NaN or huge parameter, saved with a valid checksum (as a diverged
+	 * run would), is refused: the policy's probabilities would be NaN
+	 * (found by tests/fuzz/fuzz_rl_checkpoint.c). */
+	const double bad_weights[] = {NAN, INFINITY, -2e6};
+	for (size_t k = 0; k < sizeof bad_weights / sizeof *bad_weights; k++) {
+		double w = p->w[3];
+		p->w[3] = bad_weights[k];
+		assert_int_equal(pb_rl_checkpoint_save(p, 4, ep, d, &err), PB_OK);
+		pb_rl_policy *bad = NULL;
+		assert_int_equal(pb_rl_checkpoint_load(d, 4, &bad, &ep, &err), PB_EINPUT);
+		assert_null(bad);
+		assert_non_null(strstr(err.msg, "parameter 3"));
+		assert_non_null(strstr(err.msg, "not a trained network"));
+		p->w[3] = w;
+	}
 	pb_rl_policy_free(p);
 	/* Another core count is refused by name. */
 	assert_int_equal(pb_rl_checkpoint_load(a, 16, &p, &ep, &err), PB_EINPUT);

@@ -11,24 +11,19 @@
 static char outbuf[1 << 16];
 
 typedef struct fixture {
-	pb_session *s;
+	pb_test_session t;
 	pb_script *sc;
-	pb_cmd_ctx ctx;
-	FILE *out;
 } fixture;
 
 static int setup(void **state)
 {
 	fixture *f = calloc(1, sizeof *f);
-	f->s = pb_session_new();
+	pb_test_session_open(&f->t, outbuf, sizeof outbuf);
 	/* diamond: n0 -> n1, n0 -> n2, n1 -> n3, n2 -> n3 */
 	double macs[4] = {10, 20, 30, 40};
-	pb_session_set_graph(f->s, pb_test_chain_graph(4, macs, "0>1 0>2 1>3 2>3"), "diamond");
+	pb_session_set_graph(f->t.s, pb_test_chain_graph(4, macs, "0>1 0>2 1>3 2>3"), "diamond");
 	pb_error err = {0};
-	f->sc = pb_script_get(f->s, &err);
-	memset(outbuf, 0, sizeof outbuf);
-	f->out = fmemopen(outbuf, sizeof outbuf, "w");
-	f->ctx = (pb_cmd_ctx){.s = f->s, .out = f->out, .log = f->out};
+	f->sc = pb_script_get(f->t.s, &err);
 	*state = f;
 	return 0;
 }
@@ -36,18 +31,16 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	fixture *f = *state;
-	fclose(f->out);
-	pb_session_free(f->s);
+	pb_test_session_close(&f->t);
 	free(f);
 	return 0;
 }
 
 static int run(fixture *f, const char *code, pb_error *err)
 {
-	memset(outbuf, 0, sizeof outbuf);
-	rewind(f->out);
-	int rc = pb_script_run_string(f->sc, &f->ctx, code, "t.lua", err);
-	fflush(f->out);
+	pb_test_session_rewind(&f->t);
+	int rc = pb_script_run_string(f->sc, &f->t.ctx, code, "t.lua", err);
+	fflush(f->t.out);
 	return rc;
 }
 
@@ -78,7 +71,7 @@ static void test_stale_handle(void **state)
 	pb_error err = {0};
 	assert_int_equal(run(f, "keep = pb.node(1); return keep.name", &err), PB_OK);
 	/* Replace the graph: the handle kept in a global must now be refused. */
-	pb_session_set_graph(f->s, pb_test_chain_graph(2, NULL, "0>1"), "other");
+	pb_session_set_graph(f->t.s, pb_test_chain_graph(2, NULL, "0>1"), "other");
 	assert_int_equal(run(f, "return keep.name", &err), PB_EINPUT);
 	assert_non_null(strstr(err.msg, "stale node handle"));
 	/* ... and the program keeps working. */
@@ -91,13 +84,13 @@ static void test_cmd_and_rollback(void **state)
 	fixture *f = *state;
 	pb_error err = {0};
 	pb_plan *p = pb_plan_new("partition", "first", 4);
-	pb_session_set_plan(f->s, p);
+	pb_session_set_plan(f->t.s, p);
 	char path[] = "/tmp/pb_script_plan_XXXXXX";
 	close(mkstemp(path));
 	pb_plan *q = pb_plan_new("partition", "second", 4);
 	assert_int_equal(pb_plan_save(q, NULL, path, &err), PB_OK);
 	pb_plan_free(q);
-	int undo_before = f->s->n_undo;
+	int undo_before = f->t.s->n_undo;
 	/* A script that changes the plan through a command and then fails ... */
 	char code[256];
 	snprintf(code, sizeof code, "pb.cmd('plan --load %s'); error('boom')", path);
@@ -105,12 +98,12 @@ static void test_cmd_and_rollback(void **state)
 	assert_non_null(strstr(err.msg, "boom"));
 	assert_non_null(strstr(err.msg, "t.lua:1"));
 	/* ... leaves the session as it was. */
-	assert_string_equal(f->s->plan->method, "first");
-	assert_int_equal(f->s->n_undo, undo_before);
+	assert_string_equal(f->t.s->plan->method, "first");
+	assert_int_equal(f->t.s->n_undo, undo_before);
 	/* The same without the error keeps the change. */
 	snprintf(code, sizeof code, "pb.cmd('plan --load %s')", path);
 	assert_int_equal(run(f, code, &err), PB_OK);
-	assert_string_equal(f->s->plan->method, "second");
+	assert_string_equal(f->t.s->plan->method, "second");
 	assert_int_equal(run(f, "return pb.plan().method", &err), PB_OK);
 	assert_string_equal(outbuf, "second\n");
 	/* A failing command raises an error that names it. */
@@ -202,14 +195,14 @@ static void test_events(void **state)
 	assert_int_equal(
 	    run(f, "changes = 0 pb.on('plan_change', function() changes = changes + 1 end)", &err),
 	    PB_OK);
-	pb_session_set_plan(f->s, pb_plan_new("partition", "a", 4));
-	pb_session_set_plan(f->s, pb_plan_new("partition", "b", 4));
+	pb_session_set_plan(f->t.s, pb_plan_new("partition", "a", 4));
+	pb_session_set_plan(f->t.s, pb_plan_new("partition", "b", 4));
 	assert_int_equal(run(f, "return changes", &err), PB_OK);
 	assert_string_equal(outbuf, "2\n");
 	/* An error inside a callback is reported, not fatal. */
 	assert_int_equal(run(f, "pb.on('plan_change', function() error('cb fails') end)", &err),
 	                 PB_OK);
-	pb_session_set_plan(f->s, pb_plan_new("partition", "c", 4));
+	pb_session_set_plan(f->t.s, pb_plan_new("partition", "c", 4));
 	const char *e = pb_script_take_event_error(f->sc);
 	assert_non_null(e);
 	assert_non_null(strstr(e, "cb fails"));
@@ -217,10 +210,7 @@ static void test_events(void **state)
 	assert_string_equal(outbuf, "3\n");
 	/* A command run outside any script (typed in the workbench) reports the
 	 * callback's error as a warning in its output. */
-	memset(outbuf, 0, sizeof outbuf);
-	rewind(f->out);
-	assert_int_equal(pb_cmd_run_line(&f->ctx, "undo", &err), PB_OK);
-	fflush(f->out);
+	assert_int_equal(pb_test_session_cmd(&f->t, "undo", &err), PB_OK);
 	assert_non_null(strstr(outbuf, "warning: in a 'plan_change' callback"));
 	assert_non_null(strstr(outbuf, "cb fails"));
 	assert_null(pb_script_take_event_error(f->sc));

@@ -11,44 +11,26 @@
 
 static char outbuf[1 << 18];
 
-typedef struct fixture {
-	pb_session *s;
-	pb_cmd_ctx ctx;
-	FILE *out;
-} fixture;
+typedef pb_test_session fixture;
 
 static int setup(void **state)
 {
 	fixture *f = calloc(1, sizeof *f);
-	f->s = pb_session_new();
-	f->out = fmemopen(outbuf, sizeof outbuf, "w");
-	f->ctx = (pb_cmd_ctx){.s = f->s, .out = f->out, .log = f->out};
+	pb_test_session_open(f, outbuf, sizeof outbuf);
 	*state = f;
 	return 0;
 }
 
 static int teardown(void **state)
 {
-	fixture *f = *state;
-	fclose(f->out);
-	pb_session_free(f->s);
-	free(f);
+	pb_test_session_close(*state);
+	free(*state);
 	return 0;
-}
-
-static int cmd(fixture *f, const char *line, pb_error *err)
-{
-	memset(outbuf, 0, sizeof outbuf);
-	rewind(f->out);
-	int rc = pb_cmd_run_line(&f->ctx, line, err);
-	fflush(f->out);
-	return rc;
 }
 
 static int lua(fixture *f, const char *code, pb_error *err)
 {
-	memset(outbuf, 0, sizeof outbuf);
-	rewind(f->out);
+	pb_test_session_rewind(f);
 	pb_script *sc = pb_script_get(f->s, err);
 	assert_non_null(sc);
 	int rc = pb_script_run_string(sc, &f->ctx, code, "hooks.lua", err);
@@ -60,8 +42,8 @@ static void test_initial_and_frozen_mask(void **state)
 {
 	fixture *f = *state;
 	pb_error err = {0};
-	assert_int_equal(cmd(f, "open models/squeezenet1_1.onnx", &err), PB_OK);
-	assert_int_equal(cmd(f, "layout layouts/manycore-16.lua", &err), PB_OK);
+	assert_int_equal(pb_test_session_cmd(f, "open models/squeezenet1_1.onnx", &err), PB_OK);
+	assert_int_equal(pb_test_session_cmd(f, "layout layouts/manycore-16.lua", &err), PB_OK);
 	/* All layers but 15 on core 0, one on each other core; no action allowed. */
 	assert_int_equal(
 	    lua(f,
@@ -84,8 +66,9 @@ static void test_failing_mask_keeps_plan(void **state)
 {
 	fixture *f = *state;
 	pb_error err = {0};
-	assert_int_equal(cmd(f, "open models/squeezenet1_1.onnx", &err), PB_OK);
-	assert_int_equal(cmd(f, "partition --layout layouts/manycore-16.lua --method greedy", &err),
+	assert_int_equal(pb_test_session_cmd(f, "open models/squeezenet1_1.onnx", &err), PB_OK);
+	assert_int_equal(pb_test_session_cmd(
+	                     f, "partition --layout layouts/manycore-16.lua --method greedy", &err),
 	                 PB_OK);
 	pb_plan *before = pb_plan_copy(f->s->plan);
 	int undo = f->s->n_undo;
@@ -94,7 +77,8 @@ static void test_failing_mask_keeps_plan(void **state)
 	                     "  error('no mask today')\nend}",
 	                     &err),
 	                 PB_OK);
-	assert_int_not_equal(cmd(f, "partition --method rl --episodes 3", &err), PB_OK);
+	assert_int_not_equal(pb_test_session_cmd(f, "partition --method rl --episodes 3", &err),
+	                     PB_OK);
 	assert_non_null(strstr(err.msg, "no mask today"));
 	assert_non_null(strstr(err.msg, "hooks.lua:2"));
 	assert_non_null(strstr(err.msg, "broken"));
@@ -105,7 +89,7 @@ static void test_failing_mask_keeps_plan(void **state)
 	pb_plan_free(before);
 	/* The session keeps working once the heuristic is gone. */
 	assert_int_equal(lua(f, "pb.clear()", &err), PB_OK);
-	assert_int_equal(cmd(f, "partition --method rl --episodes 2", &err), PB_OK);
+	assert_int_equal(pb_test_session_cmd(f, "partition --method rl --episodes 2", &err), PB_OK);
 	assert_string_equal(f->s->plan->method, "rl");
 }
 
@@ -113,14 +97,16 @@ static void test_bad_rules(void **state)
 {
 	fixture *f = *state;
 	pb_error err = {0};
-	assert_int_equal(cmd(f, "open models/squeezenet1_1.onnx", &err), PB_OK);
+	assert_int_equal(pb_test_session_cmd(f, "open models/squeezenet1_1.onnx", &err), PB_OK);
 	assert_int_equal(lua(f,
 	                     "pb.rule{name='typo', match=function(op) return op.op == 'Conv' end,"
 	                     "  specs={{lable='n'}}}",
 	                     &err),
 	                 PB_OK);
 	assert_int_not_equal(
-	    cmd(f, "shard --layout layouts/cluster-1x8.lua --scheme 8 --opt-level 1", &err), PB_OK);
+	    pb_test_session_cmd(
+	        f, "shard --layout layouts/cluster-1x8.lua --scheme 8 --opt-level 1", &err),
+	    PB_OK);
 	assert_non_null(strstr(err.msg, "typo"));
 	assert_non_null(strstr(err.msg, "lable"));
 	assert_null(f->s->plan);
@@ -129,7 +115,7 @@ static void test_bad_rules(void **state)
 	                     " if op.op == 'Relu' then error('bad match') end end}",
 	                     &err),
 	                 PB_OK);
-	assert_int_not_equal(cmd(f, "fuse", &err), PB_OK);
+	assert_int_not_equal(pb_test_session_cmd(f, "fuse", &err), PB_OK);
 	assert_non_null(strstr(err.msg, "bad match"));
 	assert_non_null(strstr(err.msg, "boom"));
 	assert_null(f->s->plan);
@@ -139,7 +125,9 @@ static void test_bad_rules(void **state)
 	                     " fn=function(n, c) return false end}",
 	                     &err),
 	                 PB_OK);
-	assert_int_equal(cmd(f, "shard --layout layouts/cluster-1x8.lua --scheme 8", &err), PB_OK);
+	assert_int_equal(
+	    pb_test_session_cmd(f, "shard --layout layouts/cluster-1x8.lua --scheme 8", &err),
+	    PB_OK);
 	assert_non_null(f->s->plan);
 }
 

@@ -1,0 +1,1 @@
+../../../../layouts/cluster-1x8.lua

@@ -1,0 +1,1 @@
+../../../../layouts/cluster-2x8.lua

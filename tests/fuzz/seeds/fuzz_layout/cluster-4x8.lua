@@ -1,0 +1,1 @@
+../../../../layouts/cluster-4x8.lua

@@ -1,0 +1,1 @@
+../../../../layouts/hetero.lua

@@ -1,0 +1,1 @@
+../../../../layouts/manycore-16.lua

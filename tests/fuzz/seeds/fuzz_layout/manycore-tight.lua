@@ -1,0 +1,1 @@
+../../../../layouts/manycore-tight.lua

@@ -1,0 +1,3 @@
+local t = {}
+t.a = t
+return { kind = "manycore", t = t }

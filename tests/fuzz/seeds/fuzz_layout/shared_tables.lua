@@ -1,0 +1,3 @@
+local t = {1}
+for i = 1, 60 do t = {t, t} end
+return { kind = "manycore", t }
