@@ -7,7 +7,8 @@
 
 /* Known UB, reported but not fatal until fixed: core/model/onnx_wire.c
  * attr_decode, `m->floats + m->n_floats` with floats NULL (an empty packed
- * float list), "applying zero offset to null pointer". */
+ * float list), "applying zero offset to null pointer"; reproducer:
+ * seeds/fuzz_onnx/ub_attr_empty_floats.onnx. */
 #define FUZZ_UB_NOT_FATAL
 #include "fuzz_graph.h"
 #include "fuzz_target.h"
