@@ -254,7 +254,8 @@ static Onnx__AttributeProto *attr_decode(ProtobufCAllocator *a, const uint8_t *p
 		case 7:
 			if (f.wt == 5) {
 				memcpy(&m->floats[m->n_floats++], f.data, 4);
-			} else {
+			} else if (f.len) { /* an empty packed list adds nothing (floats may be
+				               NULL) */
 				memcpy(m->floats + m->n_floats, f.data, f.len);
 				m->n_floats += f.len / 4;
 			}
