@@ -108,6 +108,12 @@ static int cmd_plan(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, pb
 	pb_session *s = ctx->s;
 	const char *load = pb_args_str(a, "load", NULL);
 	if (load) {
+		if (!s->graph)
+			return pb_err(
+			    err, PB_EUSAGE,
+			    "plan --load %s: no model is open (a plan belongs to a model: "
+			    "'open MODEL' first)",
+			    load);
 		pb_plan *p;
 		int rc = pb_plan_load(load, s->graph->n_nodes, &p, err);
 		if (rc)

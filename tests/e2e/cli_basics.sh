@@ -51,6 +51,9 @@ expect 1 "--input of the wrong rank" -- "$bin" info models/resnet18.onnx --input
 grep -q "rank 4" "$tmp/err" || fail "wrong --input rank not explained: $(cat "$tmp/err")"
 expect 1 "--input dim overflow" -- "$bin" info models/resnet18.onnx --input input.1=1,3,99999999999999999999,1
 expect 1 "--top not a number" -- "$bin" info models/resnet18.onnx --top x
+printf '{"format": "partbench-plan", "assignment": [0]}\n' >"$tmp/orphan.plan.json"
+expect 1 "plan --load with no model open (was a segfault)" -- "$bin" plan --load "$tmp/orphan.plan.json"
+grep -q "no model is open" "$tmp/err" || fail "plan --load without a model not explained: $(cat "$tmp/err")"
 
 expect 2 "--input with channels the weights do not take" -- "$bin" info models/resnet18.onnx --input input.1=1,6,224,224
 grep -q "models/resnet18.onnx: node '/conv1/Conv' (Conv): input 'input.1' has 6 channels" "$tmp/err" ||
