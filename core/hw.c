@@ -14,36 +14,6 @@
 
 #include "util/lua_sandbox.h"
 
-/* A layout is a small table of plain data, but the chunk can return any
- * table. pb_lua_to_json walks it recursively (64 levels at most, two stack
- * slots a level) without growing the Lua stack, and converts a table again
- * each time it is reached: a table that refers to itself overran the stack
- * (heap corruption), and one holding the same table twice, nested 60 deep,
- * took 2^60 steps. So the stack is grown for the deepest walk first, and a
- * layout with more than HW_MAX_VALUES keys and values in all (shared tables
- * counted each time they are reached) is refused before conversion. */
-enum { HW_MAX_DEPTH = 64, HW_MAX_VALUES = 100000 };
-
-/* Counts the keys and values under the value at idx, stopping below
- * HW_MAX_DEPTH (the conversion reports that) or when left runs out; returns
- * what is left of it, < 0 when it ran out. */
-static long count_values(lua_State *L, int idx, int depth, long left)
-{
-	if (--left < 0 || !lua_istable(L, idx) || depth > HW_MAX_DEPTH)
-		return left;
-	idx = lua_absindex(L, idx);
-	lua_pushnil(L);
-	while (lua_next(L, idx)) {
-		left = count_values(L, -1, depth + 1, left - 1);
-		lua_pop(L, 1);
-		if (left < 0) {
-			lua_pop(L, 1);
-			break;
-		}
-	}
-	return left;
-}
-
 static int finish_load(pb_lua *S, const char *src, pb_hw **out, pb_error *err)
 {
 	lua_State *L = pb_lua_state(S);
@@ -54,13 +24,8 @@ static int finish_load(pb_lua *S, const char *src, pb_hw **out, pb_error *err)
 		    "... }), got %s",
 		    src, lua_typename(L, lua_type(L, -1)));
 	}
-	if (!lua_checkstack(L, 2 * (HW_MAX_DEPTH + 2) + 16))
-		return pb_err(err, PB_ENOMEM, "%s: out of memory", src);
-	if (count_values(L, -1, 0, HW_MAX_VALUES) < 0)
-		return pb_err(err, PB_EINPUT,
-		              "%s: the layout table has more than %d keys and values (a table "
-		              "that holds itself?)",
-		              src, HW_MAX_VALUES);
+	/* pb_lua_to_json grows the Lua stack as it descends and refuses tables
+	 * nested too deeply or too large (a table that holds itself). */
 	json_t *root;
 	int rc = pb_lua_to_json(L, -1, src, &root, err);
 	if (rc)

@@ -394,13 +394,29 @@ int pb_lua_run_file(pb_lua *S, const char *path, pb_error *err)
 	return PB_OK;
 }
 
+/* Limits of a conversion: a table is converted again each time it is
+ * reached, so a table holding the same table twice at each of 60 levels
+ * would take 2^60 steps; a table holding itself stops at the depth limit. */
+enum { TO_JSON_MAX_DEPTH = 64, TO_JSON_MAX_VALUES = 100000 };
+
 static int to_json_rec(lua_State *L, int idx, const char *src, char *path, size_t plen, int depth,
-                       json_t **out, pb_error *err)
+                       long *left, json_t **out, pb_error *err)
 {
 	idx = lua_absindex(L, idx);
-	if (depth > 64)
-		return pb_err(err, PB_EINPUT, "%s: field '%s': tables nested too deeply", src,
-		              path);
+	if (depth > TO_JSON_MAX_DEPTH)
+		return pb_err(err, PB_EINPUT,
+		              "%s: field '%s': tables nested more than %d deep (a table that holds "
+		              "itself?)",
+		              src, path, TO_JSON_MAX_DEPTH);
+	if (--*left < 0)
+		return pb_err(err, PB_EINPUT,
+		              "%s: more than %d keys and values in all (shared tables count each "
+		              "time they are reached)",
+		              src, TO_JSON_MAX_VALUES);
+	/* each level holds a key and a value on the stack (and the table's
+	 * own slot): grow it rather than write past its end */
+	if (!lua_checkstack(L, 4))
+		return pb_err(err, PB_ENOMEM, "%s: field '%s': out of Lua stack", src, path);
 	switch (lua_type(L, idx)) {
 	case LUA_TNIL:
 		*out = json_null();
@@ -444,7 +460,7 @@ static int to_json_rec(lua_State *L, int idx, const char *src, char *path, size_
 			snprintf(path + base, plen - base, "[%lld]", (long long)i);
 			lua_rawgeti(L, idx, i);
 			json_t *v;
-			int rc = to_json_rec(L, -1, src, path, plen, depth + 1, &v, err);
+			int rc = to_json_rec(L, -1, src, path, plen, depth + 1, left, &v, err);
 			lua_pop(L, 1);
 			if (rc) {
 				json_decref(arr);
@@ -473,7 +489,7 @@ static int to_json_rec(lua_State *L, int idx, const char *src, char *path, size_
 		}
 		snprintf(path + base, plen - base, "%s%s", base ? "." : "", key);
 		json_t *v;
-		int rc = to_json_rec(L, -1, src, path, plen, depth + 1, &v, err);
+		int rc = to_json_rec(L, -1, src, path, plen, depth + 1, left, &v, err);
 		if (rc) {
 			lua_pop(L, 2);
 			json_decref(obj);
@@ -490,7 +506,8 @@ static int to_json_rec(lua_State *L, int idx, const char *src, char *path, size_
 int pb_lua_to_json(lua_State *L, int idx, const char *src, json_t **out, pb_error *err)
 {
 	char path[1024] = "";
-	return to_json_rec(L, idx, src, path, sizeof path, 0, out, err);
+	long left = TO_JSON_MAX_VALUES;
+	return to_json_rec(L, idx, src, path, sizeof path, 0, &left, out, err);
 }
 
 void pb_lua_set_global(pb_lua *S, const char *name)

@@ -64,7 +64,9 @@ int pb_lua_cap_suspend(pb_lua *S, int suspend);
 void pb_lua_cap_restore(pb_lua *S, int was);
 
 /* Converts the Lua value at idx into JSON (tables with 1..n keys become
- * arrays; functions and userdata are an error naming the key path). */
+ * arrays; functions and userdata are an error naming the key path). Grows
+ * the Lua stack as it descends; refuses tables nested more than 64 deep (a
+ * table that holds itself) and more than 100,000 keys and values in all. */
 int pb_lua_to_json(lua_State *L, int idx, const char *src, json_t **out, pb_error *err);
 /* Pushes a JSON value as a Lua value (arrays become 1-based sequences). */
 void pb_lua_push_json(lua_State *L, const json_t *j);
