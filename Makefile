@@ -63,7 +63,8 @@ fuzz: deps
 	@for f in $(FUZZ_BUILD)/fuzz_*; do \
 	  name=$$(basename $$f); corpus=$(FUZZ_BUILD)/corpus-$$name; mkdir -p $$corpus; \
 	  echo "fuzz: $$name for $(FUZZ_SECONDS)s"; \
-	  ASAN_OPTIONS=detect_leaks=0 $$f -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=2048 \
+	  ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp \
+	    $$f -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=2048 \
 	    -max_len=1048576 $$corpus tests/fuzz/seeds/$$name || exit 1; \
 	done
 
