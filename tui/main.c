@@ -13,6 +13,7 @@
 
 #include "commands.h"
 #include "tui.h"
+#include "util/atomic_file.h"
 
 static int term_progress(void *ud, double fraction, const char *line)
 {
@@ -57,6 +58,21 @@ static void usage(FILE *out)
 	             "Documentation: README.md and docs/ in the source tree.\n");
 }
 
+/* No command writes over the model it has open (convert m.onnx -o m.onnx,
+ * export -o m.onnx, plan -o m.onnx): util/atomic_file.h asks for its path. */
+static const char *open_model_path(void *ud)
+{
+	const pb_session *s = ud;
+	return s && s->model_path && s->model_path[0] ? s->model_path : NULL;
+}
+
+/* A first argument that is no command, no option and no file, and does not
+ * look like a path (no '/' or '.') is a mistyped command, not a model. */
+static int unknown_command(const char *a)
+{
+	return a[0] != '-' && !strchr(a, '/') && !strchr(a, '.') && access(a, F_OK) != 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc >= 2 &&
@@ -70,7 +86,13 @@ int main(int argc, char **argv)
 		printf("partbench %s\n", PB_VERSION);
 		return 0;
 	}
+	if (argc >= 2 && !pb_cmd_find(argv[1]) && unknown_command(argv[1])) {
+		fprintf(stderr, "partbench: unknown command '%s' (see partbench --help)\n",
+		        argv[1]);
+		return pb_exit_code(PB_EUSAGE);
+	}
 	pb_session *s = pb_session_new();
+	pb_atomic_file_protect(open_model_path, s);
 	pb_cmd_ctx ctx = {.s = s, .out = stdout, .log = stderr, .progress = term_progress};
 	pb_error err = {0};
 	int rc;
@@ -82,6 +104,7 @@ int main(int argc, char **argv)
 	if (rc != PB_OK)
 		fprintf(stderr, "partbench: %s\n", err.msg[0] ? err.msg : "failed");
 	fflush(stdout);
+	pb_atomic_file_protect(NULL, NULL);
 	pb_session_free(s);
 	return pb_exit_code(rc);
 }

@@ -450,9 +450,14 @@ int pb_shard_emit_tasks(const pb_shard_search *s, const char *dir, pb_error *err
 {
 	if (!s->best_problem)
 		return pb_err(err, PB_EUSAGE, "shard: no plan to emit tasks for");
+	struct stat dst;
 	if (mkdir(dir, 0777) != 0 && errno != EEXIST)
 		return pb_err(err, PB_EINPUT, "%s: cannot create directory: %s", dir,
 		              strerror(errno));
+	/* an existing name must be a directory (or a link to one); the files in
+	 * it are written through util/atomic_file.h like every output */
+	if (stat(dir, &dst) != 0 || !S_ISDIR(dst.st_mode))
+		return pb_err(err, PB_EINPUT, "%s: exists and is not a directory", dir);
 	const pb_shard_problem *p = s->best_problem;
 	const pb_graph *g = p->g;
 	const pb_mesh *m = &p->mesh;
