@@ -203,19 +203,90 @@ static int jint(const json_t *o, const char *k, int dflt, int *out)
 	return 0;
 }
 
-int pb_plan_from_json(const json_t *j, const char *src, int n_nodes, pb_plan **out, pb_error *err)
+static const char *json_kind(const json_t *v)
 {
-	*out = NULL;
+	switch (json_typeof(v)) {
+	case JSON_OBJECT:
+		return "an object";
+	case JSON_ARRAY:
+		return "an array";
+	case JSON_STRING:
+		return "a string";
+	case JSON_INTEGER:
+	case JSON_REAL:
+		return "a number";
+	case JSON_TRUE:
+	case JSON_FALSE:
+		return "a boolean";
+	default:
+		return "null";
+	}
+}
+
+/* Every field is named when it is missing or of the wrong type (a missing
+ * 'assignment' once read "a plan must be a JSON object"). Optional fields
+ * (kind, method, groups, metrics, detail) may be absent, but when present
+ * they must have their type. */
+static int check_fields(const json_t *j, const char *src, pb_error *err)
+{
 	if (!json_is_object(j))
-		return pb_err(err, PB_EINPUT, "%s: a plan must be a JSON object", src);
-	const char *fmt = json_string_value(json_object_get(j, "format"));
-	if (!fmt || strcmp(fmt, "partbench-plan") != 0)
+		return pb_err(err, PB_EINPUT, "%s: a plan must be a JSON object, not %s", src,
+		              json_kind(j));
+	const json_t *f = json_object_get(j, "format");
+	if (!f)
+		return pb_err(err, PB_EINPUT,
+		              "%s: not a partbench plan (field 'format' is missing; expected "
+		              "\"partbench-plan\")",
+		              src);
+	if (!json_is_string(f) || strcmp(json_string_value(f), "partbench-plan") != 0)
 		return pb_err(err, PB_EINPUT,
 		              "%s: not a partbench plan (\"format\" is not \"partbench-plan\")",
 		              src);
+	const json_t *a = json_object_get(j, "assignment");
+	if (!a)
+		return pb_err(err, PB_EINPUT,
+		              "%s: field 'assignment' is missing (one group index per node)", src);
+	if (!json_is_array(a))
+		return pb_err(err, PB_EINPUT, "%s: field 'assignment' must be an array, not %s",
+		              src, json_kind(a));
+	static const struct {
+		const char *name;
+		json_type type;
+	} opt[] = {{"kind", JSON_STRING},
+	           {"method", JSON_STRING},
+	           {"groups", JSON_ARRAY},
+	           {"metrics", JSON_OBJECT},
+	           {"detail", JSON_OBJECT}};
+	for (size_t i = 0; i < sizeof opt / sizeof opt[0]; i++) {
+		const json_t *v = json_object_get(j, opt[i].name);
+		if (v && !json_is_null(v) && json_typeof(v) != opt[i].type)
+			return pb_err(err, PB_EINPUT, "%s: field '%s' must be %s, not %s", src,
+			              opt[i].name,
+			              opt[i].type == JSON_STRING  ? "a string"
+			              : opt[i].type == JSON_ARRAY ? "an array"
+			                                          : "an object",
+			              json_kind(v));
+	}
+	const json_t *g;
+	size_t gi;
+	json_array_foreach(json_object_get(j, "groups"), gi, g)
+	{
+		if (!json_is_object(g))
+			return pb_err(err, PB_EINPUT, "%s: groups[%zu] must be an object, not %s",
+			              src, gi, json_kind(g));
+	}
+	return PB_OK;
+}
+
+int pb_plan_from_json(const json_t *j, const char *src, int n_nodes, pb_plan **out, pb_error *err)
+{
+	*out = NULL;
+	int rc = check_fields(j, src, err);
+	if (rc)
+		return rc;
 	const json_t *assign = json_object_get(j, "assignment");
-	if (!json_is_array(assign))
-		return pb_err(err, PB_EINPUT, "%s: field 'assignment' must be an array", src);
+	if (json_array_size(assign) > INT32_MAX)
+		return pb_err(err, PB_EINPUT, "%s: field 'assignment' is too long", src);
 	int n = (int)json_array_size(assign);
 	if (n_nodes >= 0 && n != n_nodes)
 		return pb_err(err, PB_EINPUT,
