@@ -113,8 +113,6 @@ static void infer_node(pb_graph *g, int id, int64_t opset, char *conflict, size_
 	}
 	if (rule)
 		rule(&c);
-	if (c.conflict[0] && len)
-		snprintf(conflict, len, "%s", c.conflict);
 	for (int k = 0; k < nd; k++) {
 		pb_tensor *t = pb_sx_out(&c, k);
 		if (!t)
@@ -154,14 +152,16 @@ static void infer_node(pb_graph *g, int id, int64_t opset, char *conflict, size_
 	int known = 1;
 	for (int k = 0; k < n->n_outputs; k++) {
 		pb_tensor *t = pb_sx_out(&c, k);
-		/* Implausible dims (malformed files) become unknown. */
-		for (int i = 0; t && i < t->rank; i++)
-			if (t->dims[i] > PB_SX_BIG)
-				t->dims[i] = PB_DIM_UNKNOWN;
+		/* Shapes that cannot exist (a dim beyond 2^40, more than 2^48
+		 * elements, from a rule or from the file's value_info) are refused:
+		 * they once loaded as activations of 18,446,744 TB. */
+		pb_sx_check_numel(&c, t);
 		if (t && pb_tensor_numel(t) < 0)
 			known = 0;
 	}
 	n->shape_known = (unsigned)known;
+	if (c.conflict[0] && len)
+		snprintf(conflict, len, "%s", c.conflict);
 }
 
 int pb_shape_infer(pb_graph *g, pb_error *err)

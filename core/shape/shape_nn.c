@@ -40,11 +40,40 @@ static int64_t div_ceil(int64_t a, int64_t b)
 	return -div_floor(-a, b);
 }
 
-/* Sliding-window output dims for Conv and the pools. kernel: spatial kernel
- * sizes (-1 unknown). Writes spatial output dims into out. */
-static void window_dims(const pb_node *n, const pb_tensor *x, const int64_t *kernel, int ns,
-                        int ceil_mode, int64_t *out)
+/* Attribute list entries that must be at least lo (strides, dilations,
+ * kernel_shape >= 1; pads >= 0): a conflict naming the first one that is not
+ * (strides = 0 once divided by zero's stand-in 1, negative pads gave
+ * 1x4x0x0). */
+static int check_at_least(pb_sx *c, const char *name, int64_t lo)
 {
+	const pb_attr *a = pb_node_attr(c->n, name);
+	for (int i = 0; a && a->ints && i < a->n; i++)
+		if (a->ints[i] < lo)
+			return pb_sx_conflict(c, "%s[%d] = %lld (must be at least %lld)", name, i,
+			                      (long long)a->ints[i], (long long)lo);
+	return 1;
+}
+
+/* group >= 1 (group = 0 divides the channels by zero). */
+static int check_group(pb_sx *c)
+{
+	int64_t group = pb_node_attr_int(c->n, "group", 1);
+	if (group < 1)
+		return pb_sx_conflict(c, "group = %lld (must be at least 1)", (long long)group);
+	return 1;
+}
+
+/* Sliding-window output dims for Conv and the pools. kernel: spatial kernel
+ * sizes (-1 unknown). Writes spatial output dims into out; returns 0 (with a
+ * conflict) for zero strides, dilations or kernels, negative pads, and a
+ * window that does not fit the (padded) input: an output size below 1. */
+static int window_dims(pb_sx *c, const pb_tensor *x, const int64_t *kernel, int ns, int ceil_mode,
+                       int64_t *out)
+{
+	const pb_node *n = c->n;
+	if (!check_at_least(c, "strides", 1) || !check_at_least(c, "dilations", 1) ||
+	    !check_at_least(c, "kernel_shape", 1) || !check_at_least(c, "pads", 0))
+		return 0;
 	int64_t strides[PB_MAX_RANK], dil[PB_MAX_RANK], pads[2 * PB_MAX_RANK];
 	attr_list(n, "strides", strides, ns, 1);
 	attr_list(n, "dilations", dil, ns, 1);
@@ -52,6 +81,8 @@ static void window_dims(const pb_node *n, const pb_tensor *x, const int64_t *ker
 	const char *ap = pb_node_attr_str(n, "auto_pad", "NOTSET");
 	for (int i = 0; i < ns; i++) {
 		int64_t in = x->dims[2 + i], k = kernel[i], s = strides[i] > 0 ? strides[i] : 1;
+		if (k == 0)
+			return pb_sx_conflict(c, "the kernel of spatial axis %d is 0", i);
 		/* Real kernels and dilations are small; huge ones are malformed. */
 		if (in < 0 || k < 0 || k > (1 << 20) || dil[i] < 0 || dil[i] > (1 << 20)) {
 			out[i] = -1;
@@ -73,9 +104,17 @@ static void window_dims(const pb_node *n, const pb_tensor *x, const int64_t *ker
 				out[i] = div_floor(span, s) + 1;
 			}
 		}
+		if (out[i] < 1 && in > 0)
+			return pb_sx_conflict(
+			    c,
+			    "spatial axis %d: a window of %lld (kernel %lld, dilation "
+			    "%lld) does not fit the input of %lld with pads %lld+%lld",
+			    i, (long long)ek, (long long)k, (long long)dil[i], (long long)in,
+			    (long long)pads[i], (long long)pads[i + ns]);
 		if (out[i] < 0)
 			out[i] = 0;
 	}
+	return 1;
 }
 
 /* Conv, ConvInteger, QLinearConv: X is input xi, W is input wi. */
@@ -91,6 +130,8 @@ static int conv_like(pb_sx *c, int xi, int wi, int dtype)
 		kernel[i] = (ks && ks->ints && i < ks->n)          ? ks->ints[i]
 		            : (has_shape(w) && w->rank == x->rank) ? w->dims[2 + i]
 		                                                   : -1;
+	if (!check_group(c))
+		return 0;
 	if (has_shape(w) && w->rank == x->rank && x->dims[1] >= 0 && w->dims[1] >= 0) {
 		int64_t group = pb_node_attr_int(c->n, "group", 1);
 		if (group < 1 || x->dims[1] != pb_sx_mul(w->dims[1], group))
@@ -101,7 +142,8 @@ static int conv_like(pb_sx *c, int xi, int wi, int dtype)
 			    x->name, (long long)x->dims[1], w->name, (long long)w->dims[1],
 			    (long long)group);
 	}
-	window_dims(c->n, x, kernel, ns, 0, d + 2);
+	if (!window_dims(c, x, kernel, ns, 0, d + 2))
+		return 0;
 	d[0] = x->dims[0];
 	d[1] = has_shape(w) ? w->dims[0] : -1;
 	pb_sx_set(o, dtype ? dtype : x->dtype, x->rank, d);
@@ -141,6 +183,10 @@ static int rule_conv_transpose(pb_sx *c)
 	attr_list(c->n, "dilations", dil, ns, 1);
 	attr_list(c->n, "pads", pads, 2 * ns, 0);
 	attr_list(c->n, "output_padding", opad, ns, 0);
+	if (!check_group(c) || !check_at_least(c, "strides", 1) ||
+	    !check_at_least(c, "dilations", 1) || !check_at_least(c, "kernel_shape", 1) ||
+	    !check_at_least(c, "output_padding", 0) || !check_at_least(c, "pads", 0))
+		return 0;
 	const pb_attr *os = pb_node_attr(c->n, "output_shape");
 	const char *ap = pb_node_attr_str(c->n, "auto_pad", "NOTSET");
 	int64_t group = pb_node_attr_int(c->n, "group", 1);
@@ -161,6 +207,13 @@ static int rule_conv_transpose(pb_sx *c)
 			else
 				d[2 + i] = strides[i] * (in - 1) + opad[i] +
 				           dil[i] * (kernel[i] - 1) + 1 - pads[i] - pads[i + ns];
+			if (d[2 + i] < 1 && in > 0)
+				return pb_sx_conflict(
+				    c,
+				    "spatial axis %d: pads %lld+%lld leave an output of "
+				    "%lld",
+				    i, (long long)pads[i], (long long)pads[i + ns],
+				    (long long)d[2 + i]);
 		}
 	}
 	pb_sx_set(o, x->dtype, x->rank, d);
@@ -179,7 +232,8 @@ static int rule_pool(pb_sx *c)
 		return 0;
 	for (int i = 0; i < ns; i++)
 		kernel[i] = ks->ints[i];
-	window_dims(c->n, x, kernel, ns, (int)pb_node_attr_int(c->n, "ceil_mode", 0), d + 2);
+	if (!window_dims(c, x, kernel, ns, (int)pb_node_attr_int(c->n, "ceil_mode", 0), d + 2))
+		return 0;
 	d[0] = x->dims[0];
 	d[1] = x->dims[1];
 	pb_sx_set(pb_sx_out(c, 0), x->dtype, x->rank, d);

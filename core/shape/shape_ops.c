@@ -139,14 +139,20 @@ static int rule_prelu(pb_sx *c)
 
 /* ---------------------------------------------------------------- reshaping */
 
+/* Reshape refuses what no tensor can be reshaped to: an entry below -1, two
+ * -1 entries, an entry beyond 2^40 (it was clamped: [2^62, 4] became
+ * 1099511627776x4) and a target whose element count overflows int64. */
 static int rule_reshape(pb_sx *c)
 {
 	pb_tensor *x = pb_sx_in(c, 0), *o = pb_sx_out(c, 0);
 	int64_t shp[PB_MAX_RANK];
 	int n = 0;
 	int dt = x ? x->dtype : 0;
-	int found = c->n->n_inputs >= 2 ? pb_sx_ints(c, 1, NULL, shp, PB_MAX_RANK, &n)
-	                                : pb_sx_ints(c, 99, "shape", shp, PB_MAX_RANK, &n);
+	int found = c->n->n_inputs >= 2
+	                ? pb_sx_dims_arg(c, 1, NULL, "shape", shp, PB_MAX_RANK, &n)
+	                : pb_sx_dims_arg(c, 99, "shape", "shape", shp, PB_MAX_RANK, &n);
+	if (c->conflict[0])
+		return 0;
 	if (found != 1) {
 		/* The rank is still known from the shape tensor's length. */
 		pb_tensor *s = pb_sx_in(c, 1);
@@ -158,22 +164,37 @@ static int rule_reshape(pb_sx *c)
 		return 0;
 	}
 	int allowzero = (int)pb_node_attr_int(c->n, "allowzero", 0);
-	int neg = -1, unknown = 0;
+	int neg = -1, unknown = 0, overflow = 0;
 	int64_t known = 1;
 	for (int i = 0; i < n; i++) {
-		if (shp[i] == -1 && neg < 0) {
+		if (shp[i] < -1)
+			return pb_sx_conflict(c, "shape[%d] = %lld (only -1 may be negative)", i,
+			                      (long long)shp[i]);
+		if (shp[i] == -1) {
+			if (neg >= 0)
+				return pb_sx_conflict(c, "shape has two -1 entries (%d and %d)",
+				                      neg, i);
 			neg = i;
 			continue;
 		}
 		if (shp[i] == 0 && !allowzero)
 			shp[i] = (x && i < x->rank) ? x->dims[i] : -1; /* copy (maybe unknown) */
-		if (shp[i] < 0 || (known = pb_sx_mul(known, shp[i])) < 0)
+		if (shp[i] < 0)
 			unknown = 1;
+		else if (__builtin_mul_overflow(known, shp[i], &known))
+			overflow = 1;
 	}
-	if (neg >= 0) {
-		int64_t total = has_shape(x) ? pb_sx_prod(x->dims, 0, x->rank) : -1;
-		shp[neg] = (total >= 0 && !unknown && known > 0) ? total / known : -1;
-	}
+	int64_t total = has_shape(x) ? pb_tensor_numel(x) : -1;
+	if (overflow)
+		return pb_sx_conflict(c, "the element count of the target shape overflows int64");
+	/* A different element count is not refused: a shape constant baked for
+	 * batch 1 meets a batch set with --input (bert_base_like); the size cap
+	 * of the driver (pb_sx_check_numel) bounds what such a shape can claim.
+	 * A -1 that does not divide evenly stays unknown. */
+	if (neg >= 0)
+		shp[neg] = (total >= 0 && !unknown && known > 0 && total % known == 0)
+		               ? total / known
+		               : -1;
 	pb_sx_set(o, dt, n, shp);
 	return 1;
 }
@@ -486,7 +507,7 @@ static int rule_expand(pb_sx *c)
 	int n = 0;
 	if (!has_shape(x))
 		return 0;
-	if (pb_sx_ints(c, 1, NULL, shp, PB_MAX_RANK, &n) != 1) {
+	if (pb_sx_dims_arg(c, 1, NULL, "shape", shp, PB_MAX_RANK, &n) != 1) {
 		pb_tensor *s = pb_sx_in(c, 1);
 		if (s && s->rank == 1 && s->dims[0] >= 0) {
 			int r = (int)s->dims[0] > x->rank ? (int)s->dims[0] : x->rank;
@@ -500,8 +521,12 @@ static int rule_expand(pb_sx *c)
 	for (int i = 0; i < n; i++)
 		if (shp[i] < 0)
 			shp[i] = -1;
-	if (!pb_sx_broadcast(x->rank, x->dims, n, shp, &r, d))
-		return 0;
+	if (!pb_sx_broadcast(x->rank, x->dims, n, shp, &r, d)) {
+		char a[160];
+		return pb_sx_conflict(
+		    c, "input '%s' of shape %s does not broadcast to the shape given", x->name,
+		    pb_tensor_shape_str(x, a, sizeof a));
+	}
 	pb_sx_set(o, x->dtype, r, d);
 	return 1;
 }
@@ -513,13 +538,20 @@ static int rule_tile(pb_sx *c)
 	int n = 0;
 	if (!has_shape(x))
 		return 0;
-	if (pb_sx_ints(c, 1, NULL, rep, PB_MAX_RANK, &n) != 1 || n != x->rank) {
+	if (pb_sx_dims_arg(c, 1, NULL, "repeats", rep, PB_MAX_RANK, &n) != 1 || n != x->rank) {
 		pb_sx_set(o, x->dtype, x->rank, NULL);
 		return 1;
 	}
 	int64_t d[PB_MAX_RANK];
-	for (int i = 0; i < n; i++)
+	for (int i = 0; i < n; i++) {
+		if (rep[i] < 0)
+			return pb_sx_conflict(c, "repeats[%d] = %lld is negative", i,
+			                      (long long)rep[i]);
 		d[i] = pb_sx_mul(x->dims[i], rep[i]);
+		if (d[i] < 0 && x->dims[i] >= 0)
+			return pb_sx_conflict(c, "dim %d: %lld x %lld repeats is beyond 2^40", i,
+			                      (long long)x->dims[i], (long long)rep[i]);
+	}
 	pb_sx_set(o, x->dtype, n, d);
 	return 1;
 }
@@ -588,7 +620,7 @@ static int rule_constant_of_shape(pb_sx *c)
 	int dt = (a && a->t) ? a->t->dtype : PB_DT_FLOAT;
 	int64_t shp[PB_MAX_RANK];
 	int n = 0;
-	if (pb_sx_ints(c, 0, NULL, shp, PB_MAX_RANK, &n) != 1) {
+	if (pb_sx_dims_arg(c, 0, NULL, "shape", shp, PB_MAX_RANK, &n) != 1) {
 		pb_tensor *s = pb_sx_in(c, 0);
 		if (s && s->rank == 1 && s->dims[0] >= 0 && s->dims[0] <= PB_MAX_RANK) {
 			pb_sx_set(pb_sx_out(c, 0), dt, (int)s->dims[0], NULL);
@@ -597,6 +629,10 @@ static int rule_constant_of_shape(pb_sx *c)
 		pb_sx_set(pb_sx_out(c, 0), dt, -1, NULL);
 		return 0;
 	}
+	for (int i = 0; i < n; i++)
+		if (shp[i] < 0)
+			return pb_sx_conflict(c, "shape[%d] = %lld is negative", i,
+			                      (long long)shp[i]);
 	pb_sx_set(pb_sx_out(c, 0), dt, n, shp);
 	return 1;
 }
@@ -723,7 +759,12 @@ static int rule_topk(pb_sx *c)
 	int n = 0;
 	int64_t d[PB_MAX_RANK];
 	memcpy(d, x->dims, sizeof d);
-	d[a] = pb_sx_ints(c, 1, "k", k, MAXL, &n) == 1 && n == 1 ? k[0] : -1;
+	d[a] = pb_sx_dims_arg(c, 1, "k", "k", k, MAXL, &n) == 1 && n == 1 ? k[0] : -1;
+	if (c->conflict[0])
+		return 0;
+	if (n == 1 && (k[0] < 0 || (x->dims[a] >= 0 && k[0] > x->dims[a])))
+		return pb_sx_conflict(c, "k = %lld but axis %d of '%s' has %lld elements",
+		                      (long long)k[0], a, x->name, (long long)x->dims[a]);
 	pb_sx_set(pb_sx_out(c, 0), x->dtype, x->rank, d);
 	pb_sx_set(pb_sx_out(c, 1), PB_DT_INT64, x->rank, d);
 	return 1;

@@ -39,6 +39,11 @@ extern const pb_shape_rule_entry pb_shape_rules_extra[];
  * clamp keeps every sum and product of a few such numbers inside int64. */
 #define PB_SX_BIG ((int64_t)1 << 40)
 
+/* Largest element count of one tensor: 2^48 (a petabyte of floats). More is
+ * a malformed or hostile shape ([2^31, 2^31] from a Reshape of 4 elements);
+ * the driver refuses it, naming the node. */
+#define PB_SX_NUMEL_MAX ((int64_t)1 << 48)
+
 /* a * b, or -1 when either is unknown (< 0) or the product exceeds PB_SX_BIG. */
 int64_t pb_sx_mul(int64_t a, int64_t b);
 /* v clamped to [-PB_SX_BIG, PB_SX_BIG]. */
@@ -65,6 +70,15 @@ void pb_sx_same(pb_tensor *t, const pb_tensor *src);
  * attribute `attr`. Returns 1 when found (count in *n), 0 when neither is
  * given, -1 when the input is present but its value is unknown. */
 int pb_sx_ints(const pb_sx *c, int i, const char *attr, int64_t *out, int max, int *n);
+/* pb_sx_ints for numbers that become dims (Reshape's shape, Expand,
+ * ConstantOfShape, TopK's k): not clamped; one beyond +-2^40 is a conflict
+ * naming what[k] (and 0 is returned, nothing inferred). */
+int pb_sx_dims_arg(pb_sx *c, int i, const char *attr, const char *what, int64_t *out, int max,
+                   int *n);
+/* A conflict when tensor t has a dim beyond 2^40 or more than
+ * PB_SX_NUMEL_MAX elements (known dims only; an overflow of int64 too).
+ * Returns 1 when t is fine. */
+int pb_sx_check_numel(pb_sx *c, const pb_tensor *t);
 /* Numpy broadcast of two shapes; unknown dims stay unknown unless the other
  * side decides. Returns 0 on incompatible known dims. */
 int pb_sx_broadcast(int ra, const int64_t *a, int rb, const int64_t *b, int *r, int64_t *out);

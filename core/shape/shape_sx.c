@@ -9,11 +9,15 @@
  * helpers order has no way back. Invariants: the dim arithmetic (pb_sx_mul,
  * pb_sx_prod, pb_sx_dim) returns -1 or a value in [0, PB_SX_BIG]; numbers
  * read from attributes or values by pb_sx_ints are clamped to
- * [-PB_SX_BIG, PB_SX_BIG]; pb_sx_set stores negative dims as PB_DIM_UNKNOWN.
+ * [-PB_SX_BIG, PB_SX_BIG] (pb_sx_dims_arg refuses them instead: a shape
+ * entry beyond 2^40 must not silently become 2^40); pb_sx_set stores negative
+ * dims as PB_DIM_UNKNOWN; pb_sx_check_numel bounds every output's element
+ * count by PB_SX_NUMEL_MAX.
  */
 #include "shape/shape_rules.h"
 
 #include <math.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -88,7 +92,8 @@ void pb_sx_same(pb_tensor *t, const pb_tensor *src)
 	pb_sx_set(t, src->dtype, src->rank, src->dims);
 }
 
-int pb_sx_ints(const pb_sx *c, int i, const char *attr, int64_t *out, int max, int *n)
+static int ints_impl(const pb_sx *c, int i, const char *attr, int64_t *out, int max, int *n,
+                     int clamp)
 {
 	pb_tensor *t = pb_sx_in(c, i);
 	*n = 0;
@@ -99,14 +104,14 @@ int pb_sx_ints(const pb_sx *c, int i, const char *attr, int64_t *out, int max, i
 			return -1;
 		*n = (int)t->value->numel;
 		for (int k = 0; k < *n; k++)
-			out[k] = pb_sx_clamp(t->value->i[k]);
+			out[k] = clamp ? pb_sx_clamp(t->value->i[k]) : t->value->i[k];
 		return 1;
 	}
 	if (attr) {
 		const pb_attr *a = pb_node_attr(c->n, attr);
 		if (a) {
 			if (a->type == PB_ATTR_INT) {
-				out[0] = pb_sx_clamp(a->i);
+				out[0] = clamp ? pb_sx_clamp(a->i) : a->i;
 				*n = 1;
 				return 1;
 			}
@@ -114,7 +119,7 @@ int pb_sx_ints(const pb_sx *c, int i, const char *attr, int64_t *out, int max, i
 				return -1;
 			*n = a->n;
 			for (int k = 0; k < a->n; k++)
-				out[k] = a->ints ? pb_sx_clamp(a->ints[k])
+				out[k] = a->ints ? (clamp ? pb_sx_clamp(a->ints[k]) : a->ints[k])
 				                 : (isnan(a->floats[k])
 				                        ? 0
 				                        : (int64_t)fmax(
@@ -124,6 +129,49 @@ int pb_sx_ints(const pb_sx *c, int i, const char *attr, int64_t *out, int max, i
 		}
 	}
 	return 0;
+}
+
+int pb_sx_ints(const pb_sx *c, int i, const char *attr, int64_t *out, int max, int *n)
+{
+	return ints_impl(c, i, attr, out, max, n, 1);
+}
+
+int pb_sx_dims_arg(pb_sx *c, int i, const char *attr, const char *what, int64_t *out, int max,
+                   int *n)
+{
+	int rc = ints_impl(c, i, attr, out, max, n, 0);
+	for (int k = 0; rc == 1 && k < *n; k++)
+		if (out[k] > PB_SX_BIG || out[k] < -PB_SX_BIG)
+			return pb_sx_conflict(c, "%s[%d] = %lld is beyond 2^40, not a dimension",
+			                      what, k, (long long)out[k]);
+	return rc;
+}
+
+int pb_sx_check_numel(pb_sx *c, const pb_tensor *t)
+{
+	if (!t || t->rank < 0)
+		return 1;
+	int64_t n = 1;
+	for (int i = 0; i < t->rank; i++) {
+		if (t->dims[i] > PB_SX_BIG)
+			return pb_sx_conflict(c, "output '%s': dim %d = %lld is beyond 2^40",
+			                      t->name, i, (long long)t->dims[i]);
+		if (t->dims[i] >= 0 && __builtin_mul_overflow(n, t->dims[i], &n))
+			n = INT64_MAX;
+	}
+	if (n > PB_SX_NUMEL_MAX) {
+		char dims[160];
+		pb_tensor_shape_str(t, dims, sizeof dims);
+		if (n == INT64_MAX)
+			return pb_sx_conflict(
+			    c, "output '%s' of shape %s: its element count overflows int64",
+			    t->name, dims);
+		return pb_sx_conflict(c,
+		                      "output '%s' of shape %s would hold %lld elements (more than "
+		                      "2^48)",
+		                      t->name, dims, (long long)n);
+	}
+	return 1;
 }
 
 int pb_sx_broadcast(int ra, const int64_t *a, int rb, const int64_t *b, int *r, int64_t *out)
