@@ -140,6 +140,52 @@ grep -q "warning: --nonfusable Maxpool: no node of models/googlenet.onnx has op 
 	fail "no warning for an absent op: $(cat "$tmp/err")"
 grep -q "op 'MaxPool'" "$tmp/err" && fail "warned about an op the graph has"
 
+# ---- files written (issue 23.5): the open model is never overwritten, an
+# empty -o is named, a dangling link is refused, a link planted at the old
+# FILE.tmp name is not followed, a dead process's temporary is removed, and
+# shard --emit-lp / --emit-tasks go through the same writer
+cp models/resnet18.onnx "$tmp/m.onnx"
+expect 1 "convert onto its own model" -- "$bin" convert "$tmp/m.onnx" -o "$tmp/m.onnx"
+grep -q "is the open model .*refusing to overwrite it" "$tmp/err" || fail "no open-model refusal: $(cat "$tmp/err")"
+cmp -s models/resnet18.onnx "$tmp/m.onnx" || fail "convert -o MODEL changed the model"
+ln -s m.onnx "$tmp/m-link.json"
+expect 1 "convert onto a link to its model" -- "$bin" convert "$tmp/m.onnx" -o "$tmp/m-link.json"
+cmp -s models/resnet18.onnx "$tmp/m.onnx" || fail "convert -o LINK changed the model"
+expect 1 "export -o ''" -- "$bin" export models/resnet18.onnx -o ""
+grep -qx "partbench: the output path is empty" "$tmp/err" || fail "-o '': $(cat "$tmp/err")"
+expect 1 "unknown command" -- "$bin" nosuchcmd
+grep -qx "partbench: unknown command 'nosuchcmd' (see partbench --help)" "$tmp/err" ||
+	fail "unknown command: $(cat "$tmp/err")"
+ln -s nowhere.json "$tmp/dangling.json"
+expect 2 "convert onto a dangling link" -- "$bin" convert models/resnet18.onnx -o "$tmp/dangling.json"
+grep -q "dangling.json: is a symbolic link to a missing file" "$tmp/err" || fail "dangling: $(cat "$tmp/err")"
+[ -L "$tmp/dangling.json" ] && [ ! -e "$tmp/nowhere.json" ] || fail "a dangling link was followed or replaced"
+echo precious >"$tmp/victim"
+ln -s "$tmp/victim" "$tmp/out.json.tmp"
+ln -s "$tmp/victim" "$tmp/m.lp.tmp"
+sh -c 'exit 0' &
+dead=$!
+wait $dead
+echo half >"$tmp/.out.json.pb-$dead-0123456789abcdef.tmp"
+expect 0 "convert with a planted FILE.tmp link" -- "$bin" convert models/resnet18.onnx -o "$tmp/out.json"
+[ "$(cat "$tmp/victim")" = precious ] || fail "the planted out.json.tmp link was followed"
+[ -e "$tmp/.out.json.pb-$dead-0123456789abcdef.tmp" ] && fail "a dead process's temporary was left"
+ls -a "$tmp" | grep -q '\.pb-.*\.tmp$' && fail "temporaries left: $(ls -a "$tmp")"
+expect 0 "shard --emit-lp" -- "$bin" shard models/resnet18.onnx --layout layouts/cluster-1x8.lua --emit-lp "$tmp/m.lp"
+grep -q "^Minimize" "$tmp/m.lp" || fail "--emit-lp wrote no LP"
+[ "$(cat "$tmp/victim")" = precious ] || fail "--emit-lp followed a planted link"
+expect 2 "shard --emit-lp onto a dangling link" -- "$bin" shard models/resnet18.onnx --layout layouts/cluster-1x8.lua --emit-lp "$tmp/dangling.json"
+expect 2 "shard --emit-tasks onto a file" -- "$bin" shard models/resnet18.onnx --layout layouts/cluster-1x8.lua --emit-tasks "$tmp/victim"
+grep -q "exists and is not a directory" "$tmp/err" || fail "--emit-tasks FILE: $(cat "$tmp/err")"
+
+# ---- plan files name what is wrong (issue 23.7)
+printf '{"format": "partbench-plan"}\n' >"$tmp/noassign.json"
+expect 2 "plan without assignment" -- "$bin" export models/resnet18.onnx --plan "$tmp/noassign.json" -o "$tmp/p.svg"
+grep -q "field 'assignment' is missing" "$tmp/err" || fail "no assignment: $(cat "$tmp/err")"
+printf '{"assignment": []}\n' >"$tmp/noformat.json"
+expect 2 "plan without format" -- "$bin" export models/resnet18.onnx --plan "$tmp/noformat.json" -o "$tmp/p.svg"
+grep -q "field 'format' is missing" "$tmp/err" || fail "no format: $(cat "$tmp/err")"
+
 if [ $fails -gt 0 ]; then
 	echo "cli_basics: $fails failure(s)"
 	exit 1
