@@ -24,7 +24,7 @@
 #include <time.h>
 
 #include "shard/strategy_problem.h"
-#include "util/atomic_file.h"
+#include "util/lp_file.h"
 
 #define US 1e6
 /* Beyond this GLPK needs minutes (2x2x2x2 schemes at level 0). */
@@ -527,23 +527,6 @@ void pb_shard_milp_size(const pb_shard_problem *p, pb_milp_size *sz)
 		sz->nnz += p->groups[G].n_strat * (p->opts.train ? 1 : 2);
 }
 
-/* --emit-lp goes through util/atomic_file.h: glp_write_lp only takes a file
- * name, so it writes to the fresh temporary, which is then fsynced and
- * renamed (a kill mid-write leaves the previous LP file whole). */
-typedef struct {
-	glp_prob *P;
-	const char *path;
-} lp_out;
-
-static int write_lp(void *ctx, FILE *f, const char *tmp_path, pb_error *err)
-{
-	const lp_out *o = ctx;
-	(void)f;
-	if (glp_write_lp(o->P, NULL, tmp_path) != 0)
-		return pb_err(err, PB_EINPUT, "%s: cannot write the LP file", o->path);
-	return PB_OK;
-}
-
 int pb_shard_solve(pb_shard_problem *p, const char *lp_path, pb_shard_incumbent_fn cb, void *ud,
                    pb_shard_result *r, pb_error *err)
 {
@@ -563,10 +546,8 @@ int pb_shard_solve(pb_shard_problem *p, const char *lp_path, pb_shard_incumbent_
 		memset(st, ST_SET, (size_t)p->n_groups);
 		model md;
 		rc = build_model(p, st, r->choice, 1, &md, err);
-		if (rc == PB_OK && lp_path) {
-			lp_out o = {md.P, lp_path};
-			rc = pb_write_file_atomic_with(lp_path, write_lp, &o, err);
-		}
+		if (rc == PB_OK && lp_path) /* atomically, like every output */
+			rc = pb_lp_write_atomic(md.P, lp_path, err);
 		if (rc == PB_OK && !chunked) {
 			ok = run_model(p, st, &md, &ci, r->choice, &optimal);
 			if (!ok && !ci.stop) {

@@ -6,8 +6,8 @@
  * directory, an empty path and the protected (open model) file are refused;
  * a link planted at the old PATH.tmp name is not followed; temporaries of
  * dead processes are removed; streaming writers (by FILE* or by name, as
- * glp_write_lp) go through the same path and a failing one leaves PATH
- * whole. */
+ * glp_write_lp, pb_lp_write_atomic) go through the same path and a failing
+ * one leaves PATH whole. */
 #include "pb_test.h"
 
 #include <dirent.h>
@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "util/atomic_file.h"
+#include "util/lp_file.h"
 
 static char dir[256];
 
@@ -298,6 +299,38 @@ static void test_protected_model(void **state)
 	unlink(model);
 }
 
+/* --emit-lp: a GLPK problem through the temporary, the old LP replaced
+ * whole, a link at the old PATH.tmp name not followed. */
+static void test_lp_file(void **state)
+{
+	char path[512], planted[600], victim[512], buf[64];
+	snprintf(path, sizeof path, "%s", in_dir("m.lp"));
+	snprintf(planted, sizeof planted, "%s.tmp", path);
+	snprintf(victim, sizeof victim, "%s", in_dir("victim"));
+	pb_error err = {0};
+	assert_int_equal(pb_write_file_atomic(path, "old LP", 6, &err), PB_OK);
+	assert_int_equal(pb_write_file_atomic(victim, "precious", 8, &err), PB_OK);
+	assert_int_equal(symlink(victim, planted), 0);
+	glp_term_out(GLP_OFF);
+	glp_prob *P = glp_create_prob();
+	glp_set_prob_name(P, "tiny");
+	glp_add_cols(P, 1);
+	glp_set_col_name(P, 1, "x");
+	glp_set_col_bnds(P, 1, GLP_DB, 0, 1);
+	glp_set_obj_coef(P, 1, 1);
+	if (pb_lp_write_atomic(P, path, &err) != PB_OK)
+		fail_msg("%s", err.msg);
+	glp_delete_prob(P);
+	slurp(path, buf, sizeof buf);
+	assert_non_null(strstr(buf, "tiny"));
+	slurp(victim, buf, sizeof buf);
+	assert_string_equal(buf, "precious");
+	assert_int_equal(hidden_entries(), 0);
+	unlink(planted);
+	unlink(victim);
+	unlink(path);
+}
+
 int main(void)
 {
 	snprintf(dir, sizeof dir, "%s/pb_atomic_%d", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp",
@@ -315,6 +348,7 @@ int main(void)
 	    cmocka_unit_test(test_stale_temporaries),
 	    cmocka_unit_test(test_streaming_writers),
 	    cmocka_unit_test(test_protected_model),
+	    cmocka_unit_test(test_lp_file),
 	};
 	int rc = cmocka_run_group_tests(tests, NULL, NULL);
 	rmdir(dir);
