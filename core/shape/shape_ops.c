@@ -677,8 +677,12 @@ static int rule_range(pb_sx *c)
 		pb_sx_set(pb_sx_out(c, 0), dt, 1, NULL);
 		return 1;
 	}
+	if (d->f[0] == 0)
+		return pb_sx_conflict(c, "delta is 0 (the range never ends)");
 	double n = ceil((l->f[0] - s->f[0]) / d->f[0]);
-	int64_t len = n > 0 ? pb_sx_dim(n) : (n <= 0 ? 0 : -1); /* -1: NaN or huge */
+	if (n > (double)PB_SX_BIG)
+		return pb_sx_conflict(c, "a range of %.0f elements is beyond 2^40", n);
+	int64_t len = n > 0 ? pb_sx_dim(n) : (n <= 0 ? 0 : -1); /* -1: NaN */
 	pb_sx_set(pb_sx_out(c, 0), dt, 1, &len);
 	return 1;
 }
@@ -780,6 +784,8 @@ static int rule_onehot(pb_sx *c)
 	int a = pb_sx_axis(pb_node_attr_int(c->n, "axis", -1), r);
 	if (a < 0)
 		return 0;
+	if (depth && depth->numel >= 1 && !(depth->f[0] >= 1 && depth->f[0] <= (double)PB_SX_BIG))
+		return pb_sx_conflict(c, "depth = %g is not a dimension (1 to 2^40)", depth->f[0]);
 	int64_t d[PB_MAX_RANK];
 	for (int i = 0, j = 0; i < r; i++)
 		d[i] = i == a ? (depth && depth->numel >= 1 ? pb_sx_dim(depth->f[0]) : -1)
@@ -792,6 +798,8 @@ static int rule_depth_to_space(pb_sx *c)
 {
 	pb_tensor *x = pb_sx_in(c, 0);
 	int64_t b = pb_node_attr_int(c->n, "blocksize", 0), bb = pb_sx_mul(b, b);
+	if (b < 1 || bb < 0)
+		return pb_sx_conflict(c, "blocksize = %lld (must be 1 to 2^20)", (long long)b);
 	if (!has_shape(x) || x->rank != 4 || b <= 0 || bb <= 0)
 		return 0;
 	int64_t d[4] = {x->dims[0], x->dims[1] >= 0 ? x->dims[1] / bb : -1,
@@ -804,6 +812,8 @@ static int rule_space_to_depth(pb_sx *c)
 {
 	pb_tensor *x = pb_sx_in(c, 0);
 	int64_t b = pb_node_attr_int(c->n, "blocksize", 0), bb = pb_sx_mul(b, b);
+	if (b < 1 || bb < 0)
+		return pb_sx_conflict(c, "blocksize = %lld (must be 1 to 2^20)", (long long)b);
 	if (!has_shape(x) || x->rank != 4 || b <= 0 || bb <= 0)
 		return 0;
 	int64_t d[4] = {x->dims[0], pb_sx_mul(x->dims[1], bb),

@@ -4,7 +4,8 @@
  * ConstantOfShape), shape entries beyond 2^40 (once clamped: [2^62, 4]
  * became 1099511627776x4), TopK's k beyond its axis, zero strides, kernels,
  * dilations and groups, negative pads, windows that do not fit, and Tile or
- * Expand that cannot be done. Sound neighbours still load. */
+ * Expand that cannot be done, Range with delta 0 or 2^50 elements, OneHot
+ * depth 0, blocksize 0. Sound neighbours still load. */
 #include "pb_test.h"
 
 #include "pb_onnx_build.h"
@@ -195,6 +196,47 @@ static void test_windows(void **state)
 	expect_loads(&b, "y", "1x4x3x3");
 }
 
+static void range(mb *b, int64_t start, int64_t limit, int64_t delta)
+{
+	mb_init(b, 13);
+	mb_ints(b, "s", -1, &start);
+	mb_ints(b, "l", -1, &limit);
+	mb_ints(b, "d", -1, &delta);
+	mb_node(b, "Range", "s,l,d", "y");
+	mb_output(b, "y");
+}
+
+static void test_range_onehot_blocks(void **state)
+{
+	mb b;
+	range(&b, 0, 10, 0);
+	expect_refused(&b, "Range", "delta is 0");
+	range(&b, 0, (int64_t)1 << 50, 1);
+	expect_refused(&b, "Range", "a range of 1125899906842624 elements is beyond 2^40");
+	range(&b, 0, 10, 3);
+	expect_loads(&b, "y", "4");
+
+	int64_t id[1] = {5};
+	mb_init(&b, 13);
+	mb_input(&b, "i", PB_DT_INT64, 1, id, NULL);
+	mb_ints(&b, "depth", -1, (int64_t[]){0});
+	mb_ints(&b, "v", 2, (int64_t[]){0, 1});
+	mb_node(&b, "OneHot", "i,depth,v", "y");
+	mb_output(&b, "y");
+	expect_refused(&b, "OneHot", "depth = 0 is not a dimension");
+
+	int64_t xd[4] = {1, 8, 2, 2};
+	const char *ops[] = {"DepthToSpace", "SpaceToDepth"};
+	for (int k = 0; k < 2; k++) {
+		mb_init(&b, 13);
+		mb_input(&b, "x", PB_DT_FLOAT, 4, xd, NULL);
+		mb_node(&b, ops[k], "x", "y");
+		mb_attr_int(&b, "blocksize", 0);
+		mb_output(&b, "y");
+		expect_refused(&b, ops[k], "blocksize = 0");
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -202,6 +244,7 @@ int main(void)
 	    cmocka_unit_test(test_constant_of_shape_and_tile),
 	    cmocka_unit_test(test_topk),
 	    cmocka_unit_test(test_windows),
+	    cmocka_unit_test(test_range_onehot_blocks),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
