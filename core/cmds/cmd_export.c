@@ -10,6 +10,7 @@
 #include "commands.h"
 #include "render/plot.h"
 #include "render/svg_export.h"
+#include "util/atomic_file.h"
 #include "util/fmt.h"
 
 static const pb_opt export_opts[] = {
@@ -79,6 +80,10 @@ static int cmd_export(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, 
 	if (layout && (rc = pb_session_open_layout(s, layout, err)) != PB_OK)
 		return rc;
 	const char *plan_path = pb_args_str(a, "plan", NULL);
+	if (plan_path && pb_same_file(outp, plan_path))
+		return pb_err(err, PB_EUSAGE,
+		              "export: -o %s is the plan file being read (--plan); write elsewhere",
+		              outp);
 	pb_plan *loaded = NULL;
 	if (plan_path && (rc = pb_plan_load(plan_path, s->graph->n_nodes, &loaded, err)) != PB_OK)
 		return rc;
@@ -146,6 +151,9 @@ static int cmd_plot(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, pb
 	int k;
 	if ((rc = pb_plot_kind_parse(kind, &k, err)) != PB_OK)
 		return rc;
+	if (input && pb_same_file(outp, input))
+		return pb_err(err, PB_EUSAGE,
+		              "plot: -o %s is the input file being read; write elsewhere", outp);
 	const pb_plan *plan = NULL;
 	pb_plan *loaded = NULL;
 	const char *src = input;

@@ -235,7 +235,7 @@ static int write_replace(const char *target, const char *shown, pb_atomic_writer
 	return PB_OK;
 }
 
-static int same_file(const char *a, const char *b)
+int pb_same_file(const char *a, const char *b)
 {
 	struct stat sa, sb;
 	return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
@@ -247,7 +247,7 @@ int pb_write_file_atomic_with(const char *path, pb_atomic_writer write, void *ct
 	if (!path || !*path)
 		return pb_err(err, PB_EUSAGE, "the output path is empty");
 	const char *model = protect_fn ? protect_fn(protect_ctx) : NULL;
-	if (model && same_file(path, model))
+	if (model && pb_same_file(path, model))
 		return pb_err(
 		    err, PB_EUSAGE,
 		    "%s: is the open model %s; refusing to overwrite it (write elsewhere)", path,

@@ -49,4 +49,8 @@ int pb_write_file_atomic_with(const char *path, pb_atomic_writer write, void *ct
 typedef const char *(*pb_protected_path_fn)(void *ctx);
 void pb_atomic_file_protect(pb_protected_path_fn fn, void *ctx);
 
+/* 1 when a and b both exist and are the same file (device and inode, links
+ * followed): for commands that refuse to write over the file they read. */
+int pb_same_file(const char *a, const char *b);
+
 #endif

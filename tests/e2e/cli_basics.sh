@@ -185,6 +185,9 @@ grep -q "field 'assignment' is missing" "$tmp/err" || fail "no assignment: $(cat
 printf '{"assignment": []}\n' >"$tmp/noformat.json"
 expect 2 "plan without format" -- "$bin" export models/resnet18.onnx --plan "$tmp/noformat.json" -o "$tmp/p.svg"
 grep -q "field 'format' is missing" "$tmp/err" || fail "no format: $(cat "$tmp/err")"
+expect 1 "export -o the plan it reads" -- "$bin" export models/resnet18.onnx --plan "$tmp/noassign.json" -o "$tmp/noassign.json"
+grep -q "is the plan file being read" "$tmp/err" || fail "export -o PLAN: $(cat "$tmp/err")"
+grep -q '"partbench-plan"' "$tmp/noassign.json" || fail "export -o PLAN overwrote the plan"
 
 if [ $fails -gt 0 ]; then
 	echo "cli_basics: $fails failure(s)"
