@@ -237,6 +237,19 @@ static void test_range_onehot_blocks(void **state)
 	}
 }
 
+/* A dim stated by the file beyond 2^40 (an input of 2^50) is read as
+ * unknown by the loader, never as a number; what follows stays unknown. */
+static void test_stated_dims(void **state)
+{
+	mb b;
+	int64_t xd[2] = {(int64_t)1 << 50, 2};
+	mb_init(&b, 13);
+	mb_input(&b, "x", PB_DT_FLOAT, 2, xd, NULL);
+	mb_node(&b, "Relu", "x", "y");
+	mb_output(&b, "y");
+	expect_loads(&b, "y", "?x2");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -245,6 +258,7 @@ int main(void)
 	    cmocka_unit_test(test_topk),
 	    cmocka_unit_test(test_windows),
 	    cmocka_unit_test(test_range_onehot_blocks),
+	    cmocka_unit_test(test_stated_dims),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
