@@ -66,11 +66,22 @@ static const char *open_model_path(void *ud)
 	return s && s->model_path && s->model_path[0] ? s->model_path : NULL;
 }
 
-/* A first argument that is no command, no option and no file, and does not
- * look like a path (no '/' or '.') is a mistyped command, not a model. */
-static int unknown_command(const char *a)
+/* A first argument that is no command, no option and no file is refused
+ * before the workbench starts (which would only say that it needs a
+ * terminal): a word without '/' or '.' is a mistyped command, anything else
+ * a missing model. */
+static int bad_first_arg(const char *a)
 {
-	return a[0] != '-' && !strchr(a, '/') && !strchr(a, '.') && access(a, F_OK) != 0;
+	if (a[0] == '-' || pb_cmd_find(a) || access(a, F_OK) == 0)
+		return 0;
+	if (!strchr(a, '/') && !strchr(a, '.'))
+		fprintf(stderr, "partbench: unknown command '%s' (see partbench --help)\n", a);
+	else
+		fprintf(stderr,
+		        "partbench: %s: no such file (and no command of that name; see partbench "
+		        "--help)\n",
+		        a);
+	return 1;
 }
 
 int main(int argc, char **argv)
@@ -86,11 +97,8 @@ int main(int argc, char **argv)
 		printf("partbench %s\n", PB_VERSION);
 		return 0;
 	}
-	if (argc >= 2 && !pb_cmd_find(argv[1]) && unknown_command(argv[1])) {
-		fprintf(stderr, "partbench: unknown command '%s' (see partbench --help)\n",
-		        argv[1]);
+	if (argc >= 2 && bad_first_arg(argv[1]))
 		return pb_exit_code(PB_EUSAGE);
-	}
 	pb_session *s = pb_session_new();
 	pb_atomic_file_protect(open_model_path, s);
 	pb_cmd_ctx ctx = {.s = s, .out = stdout, .log = stderr, .progress = term_progress};

@@ -156,6 +156,9 @@ grep -qx "partbench: the output path is empty" "$tmp/err" || fail "-o '': $(cat 
 expect 1 "unknown command" -- "$bin" nosuchcmd
 grep -qx "partbench: unknown command 'nosuchcmd' (see partbench --help)" "$tmp/err" ||
 	fail "unknown command: $(cat "$tmp/err")"
+expect 1 "missing model" -- "$bin" "$tmp/nosuch.onnx"
+grep -q "nosuch.onnx: no such file (and no command of that name" "$tmp/err" ||
+	fail "missing model: $(cat "$tmp/err")"
 ln -s nowhere.json "$tmp/dangling.json"
 expect 2 "convert onto a dangling link" -- "$bin" convert models/resnet18.onnx -o "$tmp/dangling.json"
 grep -q "dangling.json: is a symbolic link to a missing file" "$tmp/err" || fail "dangling: $(cat "$tmp/err")"
