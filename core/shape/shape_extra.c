@@ -118,7 +118,8 @@ static int rule_max_unpool(pb_sx *c)
 	int64_t shp[PB_MAX_RANK];
 	int n = 0;
 	if (pb_sx_in(c, 2)) {
-		if (pb_sx_ints(c, 2, NULL, shp, PB_MAX_RANK, &n) != 1 || n != x->rank) {
+		if (pb_sx_dims_arg(c, 2, NULL, "output_shape", shp, PB_MAX_RANK, &n) != 1 ||
+		    n != x->rank) {
 			pb_sx_set(pb_sx_out(c, 0), x->dtype, x->rank, NULL);
 			return 1;
 		}
@@ -130,6 +131,10 @@ static int rule_max_unpool(pb_sx *c)
 	              *pd = pb_node_attr(c->n, "pads");
 	if (!ks || !ks->ints || ks->n != ns)
 		return 0;
+	for (int i = 0; i < ns; i++)
+		if (ks->ints[i] < 1 || (st && st->ints && i < st->n && st->ints[i] < 1))
+			return pb_sx_conflict(
+			    c, "kernel_shape and strides must be at least 1 (axis %d)", i);
 	int64_t d[PB_MAX_RANK] = {x->dims[0], x->dims[1]};
 	for (int i = 0; i < ns; i++) {
 		int64_t k = pb_sx_clamp(ks->ints[i]);
@@ -160,8 +165,12 @@ static int rule_random(pb_sx *c)
 {
 	int64_t shp[PB_MAX_RANK];
 	int n = 0;
-	if (pb_sx_ints(c, 99, "shape", shp, PB_MAX_RANK, &n) != 1)
+	if (pb_sx_dims_arg(c, 99, "shape", "shape", shp, PB_MAX_RANK, &n) != 1)
 		return 0;
+	for (int i = 0; i < n; i++)
+		if (shp[i] < 0)
+			return pb_sx_conflict(c, "shape[%d] = %lld is negative", i,
+			                      (long long)shp[i]);
 	pb_sx_set(pb_sx_out(c, 0), (int)pb_node_attr_int(c->n, "dtype", PB_DT_FLOAT), n, shp);
 	return 1;
 }

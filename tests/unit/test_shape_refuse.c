@@ -250,6 +250,39 @@ static void test_stated_dims(void **state)
 	expect_loads(&b, "y", "?x2");
 }
 
+static void test_random_and_unpool(void **state)
+{
+	mb b;
+	mb_init(&b, 13);
+	mb_node(&b, "RandomNormal", "", "y");
+	mb_attr_ints(&b, "shape", 2, (int64_t[]){P62, 2});
+	mb_output(&b, "y");
+	expect_refused(&b, "RandomNormal", "shape[0] = 4611686018427387904 is beyond 2^40");
+	mb_init(&b, 13);
+	mb_node(&b, "RandomUniform", "", "y");
+	mb_attr_ints(&b, "shape", 2, (int64_t[]){3, -2});
+	mb_output(&b, "y");
+	expect_refused(&b, "RandomUniform", "shape[1] = -2 is negative");
+
+	int64_t xd[4] = {1, 2, 3, 3};
+	mb_init(&b, 13);
+	mb_input(&b, "x", PB_DT_FLOAT, 4, xd, NULL);
+	mb_input(&b, "i", PB_DT_INT64, 4, xd, NULL);
+	mb_node(&b, "MaxUnpool", "x,i", "y");
+	mb_attr_ints(&b, "kernel_shape", 2, (int64_t[]){2, 2});
+	mb_attr_ints(&b, "strides", 2, (int64_t[]){0, 2});
+	mb_output(&b, "y");
+	expect_refused(&b, "MaxUnpool", "kernel_shape and strides must be at least 1 (axis 0)");
+	mb_init(&b, 13);
+	mb_input(&b, "x", PB_DT_FLOAT, 4, xd, NULL);
+	mb_input(&b, "i", PB_DT_INT64, 4, xd, NULL);
+	mb_ints(&b, "s", 4, (int64_t[]){1, 2, P62, 6});
+	mb_node(&b, "MaxUnpool", "x,i,s", "y");
+	mb_attr_ints(&b, "kernel_shape", 2, (int64_t[]){2, 2});
+	mb_output(&b, "y");
+	expect_refused(&b, "MaxUnpool", "output_shape[2] = 4611686018427387904 is beyond 2^40");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -259,6 +292,7 @@ int main(void)
 	    cmocka_unit_test(test_windows),
 	    cmocka_unit_test(test_range_onehot_blocks),
 	    cmocka_unit_test(test_stated_dims),
+	    cmocka_unit_test(test_random_and_unpool),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
