@@ -5,13 +5,21 @@
  * line and Lua: it parses the command's options (args.c), answers --help from
  * the table, and prepares the session (MODEL, --input, --layout) for commands
  * flagged PB_CMD_GRAPH / PB_CMD_LAYOUT before calling the handler.
+ *
+ * Commands run by scripts (ctx->from_script) and commands run while a script
+ * callback holds the session (s->locked) first pass check_script_cmd(): a
+ * table of what each command may do there (below). Paths are checked before
+ * anything is opened: reads by file kind (extension), writes by folder.
  */
 #include "commands.h"
 
+#include <jansson.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 
 const pb_command *pb_cmd_find(const char *name)
 {
@@ -77,6 +85,217 @@ static void svg_output_positional(const pb_command *c, pb_args *a)
 		}
 }
 
+/* ------------------------------------------------ what scripts may run */
+
+/* Commands a script may run through pb.cmd, and what each touches on disk.
+ * A command missing here fails inside scripts (new commands are refused
+ * until someone decides what they may do there). `calls` says whether a
+ * callback (the session is locked, see session.h) may run it: those only
+ * read the session. Path tokens, separated by spaces:
+ *   w:OPT     the value of option OPT is a file the command writes
+ *   w@N       positional N is a file the command writes
+ *   r:OPT:K   option OPT names a file of kind K that it reads
+ *   r@N:K     positional N names a file of kind K that it reads
+ *   s:OPT s@N the option / positional replaces session state (plan, layout)
+ * PB_CMD_GRAPH commands read a model in positional 0 and PB_CMD_LAYOUT ones
+ * a layout in --layout; both replace session state. */
+typedef struct cmd_cap {
+	const char *name;
+	int calls;
+	const char *paths;
+} cmd_cap;
+
+static const cmd_cap cmd_caps[] = {{"help", 1, ""},
+                                   {"info", 1, ""},
+                                   {"scripts", 1, ""},
+                                   {"find", 1, ""},
+                                   {"view", 1, ""},
+                                   {"repeat", 1, ""},
+                                   {"layout", 1, "r@0:lua s@0"},
+                                   {"plan", 1, "w:output r:load:json s:load"},
+                                   {"export", 1, "w:output r:plan:json r:layout:lua s:layout"},
+                                   {"plot", 1, "w:output r@1:data"},
+                                   {"evaluate", 0, ""},
+                                   {"action", 0, ""},
+                                   {"boundary", 0, ""},
+                                   {"merge", 0, ""},
+                                   {"split", 0, ""},
+                                   {"undo", 0, ""},
+                                   {"redo", 0, ""},
+                                   {"step", 0, ""},
+                                   {"partition", 0, "w:output w:emit-lp r:agent:data r:costs:data"},
+                                   {"shard", 0, "w:output w:emit-lp w:emit-tasks"},
+                                   {"pipeline", 0, "w:output"},
+                                   {"map", 0, "w:output"},
+                                   {"fuse", 0, "w:output w:plan r:layout:lua"},
+                                   {"train", 0, "w:output w:log r:agent:data r:costs:data"},
+                                   {"tune", 0, "w:log r:log:data r@0:model"},
+                                   {"convert", 0, "w:output"},
+                                   {"save", 0, "w@0"},
+                                   {"load", 0, "r@0:json"},
+                                   {"open", 0, "r@0:model"},
+                                   {"run", 0, "r@0:lua r@1:model"},
+                                   {"source", 0, "r@0:lua"},
+                                   {"lua", 0, ""},
+                                   {NULL, 0, NULL}};
+
+static const char *const kind_exts[][6] = {
+    /* model */ {"model", ".onnx", ".dot", ".gv", ".json", NULL},
+    /* lua */ {"lua", ".lua", NULL},
+    /* json */ {"json", ".json", NULL},
+    /* data */ {"data", ".json", ".jsonl", ".log", ".ckpt", NULL},
+};
+
+int pb_cmd_path_within(const char *dir, const char *path)
+{
+	if (!dir || !path || !path[0])
+		return 0;
+	char parent[PATH_MAX], real[PATH_MAX];
+	snprintf(parent, sizeof parent, "%s", path);
+	char *slash = strrchr(parent, '/');
+	if (!slash)
+		snprintf(parent, sizeof parent, ".");
+	else if (slash == parent)
+		parent[1] = '\0';
+	else
+		*slash = '\0';
+	if (!realpath(parent, real))
+		return 0;
+	size_t n = strlen(dir);
+	int inside = !strcmp(dir, "/") || (!strncmp(real, dir, n) && (!real[n] || real[n] == '/'));
+	struct stat st;
+	if (inside && lstat(path, &st) == 0) { /* an existing file or link: where it leads */
+		if (!realpath(path, real))
+			return 0;
+		inside =
+		    !strcmp(dir, "/") || (!strncmp(real, dir, n) && (!real[n] || real[n] == '/'));
+	}
+	return inside;
+}
+
+static int kind_ok(const char *kind, const char *path)
+{
+	size_t lp = strlen(path);
+	/* JSON inputs may have any name when they hold one JSON document: its
+	 * bytes are then data that partbench reads anyway, not a secret text
+	 * quoted back by a parse error */
+	if (strcmp(kind, "lua") != 0) {
+		json_error_t je;
+		json_t *j = json_load_file(path, 0, &je);
+		if (j) {
+			json_decref(j);
+			return 1;
+		}
+	}
+	for (size_t k = 0; k < sizeof kind_exts / sizeof *kind_exts; k++) {
+		if (strcmp(kind_exts[k][0], kind) != 0)
+			continue;
+		for (int e = 1; kind_exts[k][e]; e++) {
+			size_t le = strlen(kind_exts[k][e]);
+			if (lp > le && !strcasecmp(path + lp - le, kind_exts[k][e]))
+				return 1;
+		}
+	}
+	return 0;
+}
+
+static const char *kind_list(const char *kind)
+{
+	return !strcmp(kind, "model")  ? ".onnx, .dot, .gv or JSON"
+	       : !strcmp(kind, "lua")  ? ".lua"
+	       : !strcmp(kind, "json") ? "JSON"
+	                               : "JSON, .jsonl, .log or .ckpt";
+}
+
+static const char *opt_value(const pb_args *a, const char *opt)
+{
+	return pb_args_str(a, opt, NULL);
+}
+
+/* The value a path token names, or NULL when the command line lacks it. */
+static const char *token_value(const pb_args *a, const char *tok, char *kind, size_t klen)
+{
+	char name[64];
+	kind[0] = '\0';
+	const char *colon = strchr(tok, ':');
+	if (tok[0] == '@' || (colon && colon[1] == '@')) {
+		const char *num = tok[0] == '@' ? tok + 1 : colon + 2;
+		int i = atoi(num);
+		const char *k = strchr(num, ':');
+		if (k)
+			snprintf(kind, klen, "%s", k + 1);
+		return pb_args_pos(a, i);
+	}
+	snprintf(name, sizeof name, "%s", tok);
+	char *k = strchr(name, ':');
+	if (k) {
+		*k = '\0';
+		snprintf(kind, klen, "%s", k + 1);
+	}
+	return opt_value(a, name);
+}
+
+static int check_script_cmd(pb_cmd_ctx *ctx, const pb_command *c, const pb_args *a, pb_error *err)
+{
+	pb_session *s = ctx->s;
+	const cmd_cap *cap = NULL;
+	for (int i = 0; cmd_caps[i].name; i++)
+		if (!strcmp(cmd_caps[i].name, c->name))
+			cap = &cmd_caps[i];
+	if (!cap && (ctx->from_script || s->locked))
+		return pb_err(err, PB_EUSAGE, "%s: not available to scripts", c->name);
+	if (!cap)
+		return PB_OK;
+	int changes = (c->flags & PB_CMD_GRAPH && pb_args_pos(a, 0)) ||
+	              (c->flags & PB_CMD_LAYOUT && pb_args_str(a, "layout", NULL));
+	char buf[256], kind[16];
+	snprintf(buf, sizeof buf, "%s", cap->paths);
+	for (char *save = NULL, *tok = strtok_r(buf, " ", &save); tok;
+	     tok = strtok_r(NULL, " ", &save))
+		if (tok[0] == 's' && token_value(a, tok + 1 + (tok[1] == ':'), kind, sizeof kind))
+			changes = 1;
+	if (s->locked && (!cap->calls || changes))
+		return pb_err(err, PB_EUSAGE,
+		              "%s: not allowed inside %s: a callback runs inside a solver's loop "
+		              "and may only read the session (commands that open a model or "
+		              "layout, change the plan or run scripts fail there)",
+		              c->name, s->locked_by[0] ? s->locked_by : "a script callback");
+	if (!ctx->from_script)
+		return PB_OK;
+	snprintf(buf, sizeof buf, "%s", cap->paths);
+	for (char *save = NULL, *tok = strtok_r(buf, " ", &save); tok;
+	     tok = strtok_r(NULL, " ", &save)) {
+		const char *v = token_value(a, tok + 1 + (tok[1] == ':'), kind, sizeof kind);
+		if (!v || tok[0] == 's')
+			continue;
+		if (tok[0] == 'r' && kind[0] && !kind_ok(kind, v))
+			return pb_err(
+			    err, PB_EUSAGE,
+			    "%s: scripts read only %s files here, not '%s' (docs/lua-api.md, "
+			    "Sandbox)",
+			    c->name, kind_list(kind), v);
+		if (tok[0] == 'w' && !pb_cmd_path_within(ctx->allow_write, v))
+			return ctx->allow_write
+			           ? pb_err(err, PB_EUSAGE,
+			                    "%s: scripts may write only under %s, not to '%s' (run "
+			                    "--allow-write DIR)",
+			                    c->name, ctx->allow_write, v)
+			           : pb_err(
+			                 err, PB_EUSAGE,
+			                 "%s: this script may not write files ('%s'): run it with "
+			                 "--allow-write DIR",
+			                 c->name, v);
+	}
+	if (c->flags & PB_CMD_GRAPH && pb_args_pos(a, 0) && !kind_ok("model", pb_args_pos(a, 0)))
+		return pb_err(err, PB_EUSAGE, "%s: scripts read only %s files here, not '%s'",
+		              c->name, kind_list("model"), pb_args_pos(a, 0));
+	if (c->flags & PB_CMD_LAYOUT && pb_args_str(a, "layout", NULL) &&
+	    !kind_ok("lua", pb_args_str(a, "layout", NULL)))
+		return pb_err(err, PB_EUSAGE, "%s: scripts read only .lua layouts, not '%s'",
+		              c->name, pb_args_str(a, "layout", NULL));
+	return PB_OK;
+}
+
 static int prepare_session(pb_cmd_ctx *ctx, const pb_command *c, const pb_args *a, pb_error *err)
 {
 	pb_session *s = ctx->s;
@@ -139,6 +358,11 @@ int pb_cmd_run_argv(pb_cmd_ctx *ctx, int argc, char **argv, pb_error *err)
 		return PB_OK;
 	}
 	svg_output_positional(c, &a);
+	if (ctx->from_script || ctx->s->locked) {
+		rc = check_script_cmd(ctx, c, &a, err);
+		if (rc)
+			return rc;
+	}
 	rc = prepare_session(ctx, c, &a, err);
 	if (rc)
 		return rc;

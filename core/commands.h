@@ -42,6 +42,14 @@ typedef struct pb_cmd_ctx {
 	int redraw;      /* PB_REDRAW_* flags set by handlers */
 	pb_progress_fn progress;
 	void *progress_ud;
+	/* Set on the commands a Lua script runs (pb.cmd): they are checked
+	 * against the capability table of commands.c (a command it lacks is
+	 * refused), read only files of the kind they expect (.lua, model and JSON
+	 * files), and write files only under allow_write. */
+	int from_script;
+	/* The folder (a real path) under which a script's commands may write;
+	 * NULL: nowhere. `run --allow-write DIR` sets it for the script it runs. */
+	const char *allow_write;
 } pb_cmd_ctx;
 
 typedef struct pb_command pb_command;
@@ -77,6 +85,9 @@ void pb_cmd_foreach(void (*fn)(void *ud, const pb_command *c), void *ud);
 /* Runs argv (argv[0] = command name): parses options, handles --help, loads
  * MODEL / --layout / --input for PB_CMD_GRAPH / PB_CMD_LAYOUT commands. */
 int pb_cmd_run_argv(pb_cmd_ctx *ctx, int argc, char **argv, pb_error *err);
+/* 1 when path (a file to write, existing or not) lies under the folder dir
+ * (a real path), symbolic links resolved. */
+int pb_cmd_path_within(const char *dir, const char *path);
 /* Splits a line like a shell (quotes, backslashes) and runs it. */
 int pb_cmd_run_line(pb_cmd_ctx *ctx, const char *line, pb_error *err);
 /* Splits a line into argv; returns argc or -1 (unbalanced quotes).

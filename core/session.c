@@ -3,6 +3,10 @@
  *
  * Undo keeps whole plan copies: plans are small (one int per node plus a few
  * groups), so copying is simpler and safer than reversible edits.
+ *
+ * While a script callback runs inside a loop (s->locked), the functions that
+ * replace the graph or the layout refuse with an error, whatever command
+ * called them (commands.c refuses such commands earlier; this is the floor).
  */
 #include "session.h"
 #include "util/json_file.h"
@@ -70,9 +74,21 @@ void pb_session_set_graph(pb_session *s, pb_graph *g, const char *path)
 	pb_session_notify(s, PB_EVENT_GRAPH | PB_EVENT_PLAN);
 }
 
+static int refuse_locked(pb_session *s, const char *what, const char *path, pb_error *err)
+{
+	if (!s->locked)
+		return PB_OK;
+	return pb_err(err, PB_EUSAGE,
+	              "%s %s: not allowed inside %s: callbacks may only read the session", what,
+	              path ? path : "", s->locked_by[0] ? s->locked_by : "a script callback");
+}
+
 int pb_session_open_model(pb_session *s, const char *path, const pb_input_override *ov, int n_ov,
                           pb_error *err)
 {
+	int locked_rc = refuse_locked(s, "opening model", path, err);
+	if (locked_rc)
+		return locked_rc;
 	pb_graph *g = NULL;
 	pb_load_opts opts = {ov, n_ov, 0};
 	int rc = pb_graph_load(path, &opts, &g, err);
@@ -93,6 +109,9 @@ int pb_session_open_model(pb_session *s, const char *path, const pb_input_overri
 
 int pb_session_open_layout(pb_session *s, const char *path, pb_error *err)
 {
+	int locked_rc = refuse_locked(s, "loading layout", path, err);
+	if (locked_rc)
+		return locked_rc;
 	pb_hw *hw = NULL;
 	int rc = pb_hw_load(path, &hw, err);
 	if (rc != PB_OK)
@@ -105,6 +124,9 @@ int pb_session_open_layout(pb_session *s, const char *path, pb_error *err)
 
 int pb_session_set_batch(pb_session *s, long batch, pb_error *err)
 {
+	int locked_rc = refuse_locked(s, "changing the batch of", s->model_path, err);
+	if (locked_rc)
+		return locked_rc;
 	const pb_graph *g = s->graph;
 	if (!g || !s->model_path || !s->model_path[0])
 		return pb_err(err, PB_EUSAGE, "--batch needs a model loaded from a file");
@@ -255,6 +277,9 @@ int pb_session_save(pb_session *s, const char *path, pb_error *err)
 
 int pb_session_load(pb_session *s, const char *path, pb_error *err)
 {
+	int locked_rc = refuse_locked(s, "loading session", path, err);
+	if (locked_rc)
+		return locked_rc;
 	json_error_t je;
 	json_t *j = json_load_file(path, 0, &je);
 	if (!j)

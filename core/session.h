@@ -57,6 +57,12 @@ typedef struct pb_session {
 	char view[256];           /* view settings as "key=value;..." (TUI/SVG) */
 	const char **names_cache; /* node names for plan JSON */
 	unsigned graph_gen;       /* bumped whenever the graph changes (Lua handles) */
+	/* > 0 while a script callback (heuristic, rule, event) runs inside a C
+	 * loop that holds the graph, layout, plan, solver or script registries:
+	 * commands that would replace or free them fail (commands.c), so the
+	 * loop never sees freed memory. locked_by names the callback. */
+	int locked;
+	char locked_by[96];
 } pb_session;
 
 pb_session *pb_session_new(void);

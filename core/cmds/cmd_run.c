@@ -1,8 +1,19 @@
 /*
  * cmds/cmd_run.c — scripting commands: run, lua, source, scripts.
+ *
+ * Limits and capabilities (docs/lua-api.md, Sandbox): `run` sets the
+ * instruction budget, memory cap and time limit of the script, and the
+ * folder where the commands it runs may write (--allow-write; none by
+ * default, the current folder for `source` and `lua` in the workbench). A
+ * script that runs a script (pb.cmd("run ...")) can only lower its limits
+ * and narrow that folder: the sandbox ignores higher limits inside a call,
+ * and a wider --allow-write is refused here.
  */
+#include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "commands.h"
 #include "script/script.h"
@@ -13,19 +24,77 @@ static const pb_opt run_opts[] = {
     {"max-instructions", 0, PB_OPT_INT, "N",
      "instruction budget per top-level call (default 50000000)"},
     {"max-memory", 0, PB_OPT_INT, "MIB", "memory cap of the Lua state in MiB (default 256)"},
+    {"max-seconds", 0, PB_OPT_DOUBLE, "S",
+     "wall-clock limit per top-level call in seconds, commands run by pb.cmd not counted "
+     "(default 5)"},
+    {"allow-write", 0, PB_OPT_STR, "DIR",
+     "commands run by the script may write files under DIR (default: nowhere)"},
     PB_OPTS_END};
 
-static int apply_limits(pb_script *sc, const pb_args *a, pb_error *err)
+/* Outside scripts every limit is set (defaults for those not given); inside
+ * one only those given, and the sandbox lowers, never raises them. */
+static int apply_limits(pb_cmd_ctx *ctx, pb_script *sc, const pb_args *a, pb_error *err)
 {
 	long ins, mem;
+	double sec;
 	int rc = pb_args_int(a, "max-instructions", 50000000, 1000, 1L << 40, &ins, err);
 	if (!rc)
 		rc = pb_args_int(a, "max-memory", 256, 1, 1 << 20, &mem, err);
+	if (!rc)
+		rc = pb_args_double(a, "max-seconds", 5, 0.001, 1e6, &sec, err);
 	if (rc)
 		return rc;
-	pb_lua_limits lim = {ins, (size_t)mem << 20};
+	pb_lua_limits lim = {ins, (size_t)mem << 20, sec};
+	if (ctx->from_script) {
+		if (!pb_args_has(a, "max-instructions"))
+			lim.instructions = 0;
+		if (!pb_args_has(a, "max-memory"))
+			lim.memory = 0;
+		if (!pb_args_has(a, "max-seconds"))
+			lim.seconds = 0;
+	}
 	pb_script_set_limits(sc, &lim);
 	return PB_OK;
+}
+
+/* The folder the script's commands may write to, as a real path in out
+ * ("" for nowhere): --allow-write DIR, else the caller's (a script run by a
+ * script), else the current folder in the workbench for `source`. */
+static int write_folder(pb_cmd_ctx *ctx, const pb_args *a, int cwd_default, char out[PATH_MAX],
+                        pb_error *err)
+{
+	const char *d = pb_args_str(a, "allow-write", NULL);
+	out[0] = '\0';
+	if (!d) {
+		if (ctx->from_script)
+			snprintf(out, PATH_MAX, "%s", ctx->allow_write ? ctx->allow_write : "");
+		else if (cwd_default && ctx->interactive && !realpath(".", out))
+			out[0] = '\0';
+		return PB_OK;
+	}
+	struct stat st;
+	if (!realpath(d, out) || stat(out, &st) != 0 || !S_ISDIR(st.st_mode)) {
+		out[0] = '\0';
+		return pb_err(err, PB_EUSAGE, "--allow-write %s: not a folder", d);
+	}
+	if (ctx->from_script && !(ctx->allow_write && (!strcmp(ctx->allow_write, out) ||
+	                                               pb_cmd_path_within(ctx->allow_write, out))))
+		return pb_err(err, PB_EUSAGE,
+		              "--allow-write %s: a script cannot let the scripts it runs write "
+		              "where it may not",
+		              d);
+	return PB_OK;
+}
+
+/* Runs a file with the write folder of a (copied) context. */
+static int run_script_file(pb_cmd_ctx *ctx, pb_script *sc, const char *path, const char *dir,
+                           pb_error *err)
+{
+	pb_cmd_ctx sub = *ctx;
+	sub.allow_write = dir[0] ? dir : NULL;
+	int rc = pb_script_run_file(sc, &sub, path, err);
+	ctx->redraw |= sub.redraw;
+	return rc;
 }
 
 static int cmd_run(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, pb_error *err)
@@ -53,13 +122,16 @@ static int cmd_run(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, pb_
 	const char *layout = pb_args_str(a, "layout", NULL);
 	if (layout && (rc = pb_session_open_layout(ctx->s, layout, err)))
 		return rc;
+	char dir[PATH_MAX];
+	if ((rc = write_folder(ctx, a, 0, dir, err)))
+		return rc;
 	pb_script *sc = pb_script_get(ctx->s, err);
 	if (!sc)
 		return err->code ? err->code : PB_ENOMEM;
-	if ((rc = apply_limits(sc, a, err)))
+	if ((rc = apply_limits(ctx, sc, a, err)))
 		return rc;
 	ctx->redraw |= PB_REDRAW_ALL;
-	return pb_script_run_file(sc, ctx, script, err);
+	return run_script_file(ctx, sc, script, dir, err);
 }
 
 static const pb_opt lua_opts[] = {PB_OPTS_END};
@@ -80,7 +152,15 @@ static int cmd_lua(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, pb_
 		strcat(code, a->pos[i]);
 	}
 	pb_script *sc = pb_script_get(ctx->s, err);
-	int rc = sc ? pb_script_run_string(sc, ctx, code, "lua", err) : PB_ENOMEM;
+	char dir[PATH_MAX] = "";
+	if (ctx->from_script)
+		snprintf(dir, sizeof dir, "%s", ctx->allow_write ? ctx->allow_write : "");
+	else if (ctx->interactive && !realpath(".", dir))
+		dir[0] = '\0';
+	pb_cmd_ctx sub = *ctx;
+	sub.allow_write = dir[0] ? dir : NULL;
+	int rc = sc ? pb_script_run_string(sc, &sub, code, "lua", err) : PB_ENOMEM;
+	ctx->redraw |= sub.redraw;
 	free(code);
 	ctx->redraw |= PB_REDRAW_ALL;
 	return rc;
@@ -91,12 +171,22 @@ static int cmd_source(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, 
 	const char *path = pb_args_pos(a, 0);
 	if (!path)
 		return pb_err(err, PB_EUSAGE, "source: usage: %s", cmd->usage);
+	char dir[PATH_MAX];
+	int rc = write_folder(ctx, a, 1, dir, err);
+	if (rc)
+		return rc;
 	pb_script *sc = pb_script_get(ctx->s, err);
 	if (!sc)
 		return PB_ENOMEM;
 	ctx->redraw |= PB_REDRAW_ALL;
-	return pb_script_run_file(sc, ctx, path, err);
+	return run_script_file(ctx, sc, path, dir, err);
 }
+
+static const pb_opt source_opts[] = {
+    {"allow-write", 0, PB_OPT_STR, "DIR",
+     "commands run by the script may write files under DIR (default: the current folder in "
+     "the workbench, else nowhere)"},
+    PB_OPTS_END};
 
 static const pb_opt scripts_opts[] = {PB_OPTS_JSON, PB_OPTS_END};
 
@@ -123,17 +213,21 @@ static int cmd_scripts(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a,
 }
 
 const pb_command pb_cmds_run[] = {
-    {"run", "run SCRIPT.lua [MODEL] [--layout L] [--input NAME=DIMS]",
+    {"run",
+     "run SCRIPT.lua [MODEL] [--layout L] [--input NAME=DIMS] [--allow-write DIR] "
+     "[--max-seconds S]",
      "run a Lua script headless (sandboxed; see docs/lua-api.md)", run_opts, cmd_run, 0,
      "The script runs in its own environment with only base, string, table, math and\n"
      "utf8; io, os, require and bytecode are unavailable. It stops with an error when\n"
-     "it exceeds the instruction budget or the memory cap; a failing script leaves the\n"
-     "session's plan unchanged."},
+     "it exceeds the instruction budget, the memory cap or the time limit; a failing\n"
+     "script leaves the session's plan unchanged. Commands it runs (pb.cmd) write files\n"
+     "only under --allow-write DIR and read only .lua, model and JSON files."},
     {"lua", "lua CODE...", "run one line of Lua in the session (prints a returned value)", lua_opts,
      cmd_lua, PB_CMD_RAW,
      "On a command line (the workbench's ':' line, pb.cmd) the rest of the line is the\n"
      "code as typed: quotes and spaces are kept, e.g. :lua print(\"a  b\")."},
-    {"source", "source FILE.lua", "run a Lua file in the session", lua_opts, cmd_source, 0, NULL},
+    {"source", "source FILE.lua [--allow-write DIR]", "run a Lua file in the session", source_opts,
+     cmd_source, 0, NULL},
     {"scripts", "scripts [--json]", "list the registered Lua heuristics, rules and events",
      scripts_opts, cmd_scripts, 0, NULL},
     {0}};

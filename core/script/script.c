@@ -12,13 +12,28 @@
  * replaced, heuristics, rules and callbacks it registered dropped), so a
  * failing script leaves the session unchanged. Only a model the script opened
  * (or a graph transformation it ran) stays: the old plans no longer fit it.
+ *
+ * Callbacks (heuristics, rules, events) run inside C loops that hold the
+ * graph, the layout, the plan, the solver and the registries below: while
+ * one runs the session is locked (session.h: commands that would replace
+ * or free any of them fail, commands.c) and pb.heuristic / pb.rule / pb.on /
+ * pb.clear / pb.undo / pb.redo raise an error, so no loop sees freed memory
+ * and no plan of one model ends up attached to another. A callback's result
+ * is checked (numbers must be finite).
+ *
+ * Capabilities: commands run through pb.cmd are marked from_script (checked
+ * against commands.c's table: no writes outside the folder the user
+ * allowed, reads of expected file kinds only); the wall clock of the script
+ * stops while such a command works.
  */
 #include "script/script.h"
 
 #include "partition/env.h"
 
 #include <lauxlib.h>
+#include <limits.h>
 #include <lua.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,6 +72,8 @@ struct pb_script {
 	int matched;    /* rule index of the last match_rule hit, -1 */
 	char event_err[1024];
 	int has_event_err;
+	int in_callback;          /* callbacks running (the session is locked) */
+	char write_dir[PATH_MAX]; /* where the running script's commands may write */
 };
 
 typedef struct node_handle {
@@ -70,6 +87,34 @@ static pb_script *get_sc(lua_State *L)
 	pb_script *sc = lua_touserdata(L, -1);
 	lua_pop(L, 1);
 	return sc;
+}
+
+/* Raises an error when called inside a callback (see the top of the file). */
+static void not_in_callback(lua_State *L, pb_script *sc, const char *what)
+{
+	if (sc->in_callback > 0)
+		luaL_error(L,
+		           "%s: not allowed inside %s: callbacks run inside a solver's loop and "
+		           "may only read the session",
+		           what, sc->s->locked_by[0] ? sc->s->locked_by : "a callback");
+}
+
+/* Calls a callback (function and nargs arguments on the stack) with the
+ * session locked; `what` and `name` say which, for error messages. */
+static int callback_call(pb_script *sc, int nargs, int nres, const char *what, const char *name,
+                         pb_error *err)
+{
+	pb_session *s = sc->s;
+	char outer[sizeof s->locked_by];
+	memcpy(outer, s->locked_by, sizeof outer);
+	snprintf(s->locked_by, sizeof s->locked_by, "%s '%s'", what, name ? name : "?");
+	s->locked++;
+	sc->in_callback++;
+	int rc = pb_lua_call(sc->S, nargs, nres, err);
+	sc->in_callback--;
+	s->locked--;
+	memcpy(s->locked_by, outer, sizeof outer);
+	return rc;
 }
 
 static const pb_graph *need_graph(lua_State *L, pb_script *sc)
@@ -335,21 +380,10 @@ static int l_edges(lua_State *L)
 	return 1;
 }
 
-/* Lua pattern match through string.find (plain Lua patterns, no regex). */
+/* Lua pattern match with the sandbox's time limit (util/lua_sandbox.h). */
 static int lua_match(lua_State *L, const char *s, const char *pat)
 {
-	lua_getglobal(L, "string");
-	if (!lua_istable(L, -1)) {
-		lua_pop(L, 1);
-		return strstr(s, pat) != NULL;
-	}
-	lua_getfield(L, -1, "find");
-	lua_pushstring(L, s);
-	lua_pushstring(L, pat);
-	lua_call(L, 2, 1);
-	int hit = !lua_isnil(L, -1);
-	lua_pop(L, 2);
-	return hit;
+	return pb_lua_pattern_find(L, s, strlen(s), pat);
 }
 
 /* pb.find("pattern") matches name or op; pb.find{op="Conv", name="pattern"}. */
@@ -456,7 +490,11 @@ static int l_cmd(lua_State *L)
 	FILE *mem = open_memstream(&buf, &len);
 	if (!mem)
 		return luaL_error(L, "pb.cmd: out of memory");
-	pb_cmd_ctx sub = {.s = sc->s, .out = mem, .log = mem};
+	pb_cmd_ctx sub = {.s = sc->s,
+	                  .out = mem,
+	                  .log = mem,
+	                  .from_script = 1,
+	                  .allow_write = sc->write_dir[0] ? sc->write_dir : NULL};
 	if (sc->ctx) {
 		sub.interactive = sc->ctx->interactive;
 		sub.progress = sc->ctx->progress;
@@ -466,7 +504,9 @@ static int l_cmd(lua_State *L)
 	/* The command's own Lua pushes (callback arguments) must not hit the cap:
 	 * they are not inside a protected call. */
 	int cap = pb_lua_cap_suspend(sc->S, 1);
+	int clock = pb_lua_clock_pause(sc->S);
 	int rc = pb_cmd_run_line(&sub, line, &err);
+	pb_lua_clock_resume(sc->S, clock);
 	fclose(mem);
 	if (sc->ctx)
 		sc->ctx->redraw |= sub.redraw;
@@ -484,6 +524,7 @@ static int l_undo_redo(lua_State *L)
 {
 	pb_script *sc = get_sc(L);
 	int redo = lua_toboolean(L, lua_upvalueindex(1));
+	not_in_callback(L, sc, redo ? "pb.redo" : "pb.undo");
 	lua_pushboolean(L, redo ? pb_session_redo(sc->s) : pb_session_undo(sc->s));
 	if (sc->ctx)
 		sc->ctx->redraw |= PB_REDRAW_ALL;
@@ -569,6 +610,7 @@ static char *field_str(lua_State *L, int t, const char *k, int required, const c
 static int l_heuristic(lua_State *L)
 {
 	pb_script *sc = get_sc(L);
+	not_in_callback(L, sc, "pb.heuristic");
 	luaL_checktype(L, 1, LUA_TTABLE);
 	lua_getfield(L, 1, "name"); /* check before anything is strdup'ed */
 	if (!lua_isnil(L, -1) && lua_type(L, -1) != LUA_TSTRING)
@@ -611,6 +653,7 @@ static int l_heuristic(lua_State *L)
 static int l_rule(lua_State *L)
 {
 	pb_script *sc = get_sc(L);
+	not_in_callback(L, sc, "pb.rule");
 	luaL_checktype(L, 1, LUA_TTABLE);
 	lua_getfield(L, 1, "match");
 	if (!lua_isfunction(L, -1))
@@ -666,6 +709,7 @@ static int l_rule(lua_State *L)
 static int l_on(lua_State *L)
 {
 	pb_script *sc = get_sc(L);
+	not_in_callback(L, sc, "pb.on");
 	const char *ev = luaL_checkstring(L, 1);
 	if (strcmp(ev, "plan_change") != 0 && strcmp(ev, "solver_step") != 0)
 		return luaL_error(L, "pb.on: unknown event '%s' (plan_change, solver_step)", ev);
@@ -695,6 +739,7 @@ static void free_entry(lua_State *L, entry *e)
 static int l_clear(lua_State *L)
 {
 	pb_script *sc = get_sc(L);
+	not_in_callback(L, sc, "pb.clear");
 	for (int i = 0; i < sc->n_heur; i++)
 		free_entry(L, &sc->heur[i]);
 	for (int i = 0; i < sc->n_rules; i++)
@@ -756,7 +801,7 @@ static void on_session_event(void *ud, int what)
 		lua_rawgeti(L, LUA_REGISTRYINDEX, sc->ev[i].ref);
 		lua_pushstring(L, name);
 		pb_error err = {0};
-		if (pb_lua_call(sc->S, 1, 0, &err) != PB_OK) {
+		if (callback_call(sc, 1, 0, "a callback of", name, &err) != PB_OK) {
 			snprintf(sc->event_err, sizeof sc->event_err, "in a '%s' callback: %.900s",
 			         name, err.msg);
 			sc->has_event_err = 1;
@@ -796,6 +841,8 @@ pb_script *pb_script_get(pb_session *s, pb_error *err)
 	lua_setfield(L, -2, "__tostring");
 	lua_pushcfunction(L, node_eq);
 	lua_setfield(L, -2, "__eq");
+	lua_pushboolean(L, 0); /* getmetatable(node) is false: scripts cannot change it */
+	lua_setfield(L, -2, "__metatable");
 	lua_pop(L, 1);
 	luaL_newlib(L, pb_funcs);
 	for (int redo = 0; redo <= 1; redo++) {
@@ -930,11 +977,18 @@ static int run_guarded(pb_script *sc, pb_cmd_ctx *ctx, runner fn, const char *sr
 	sc->hw_changed = 0;
 	pb_cmd_ctx *outer = sc->ctx;
 	sc->ctx = ctx;
+	/* where this script's commands may write (ctx->allow_write may point
+	 * at write_dir itself: a script run by a script) */
+	char outer_dir[sizeof sc->write_dir], dir[sizeof sc->write_dir];
+	memcpy(outer_dir, sc->write_dir, sizeof dir);
+	snprintf(dir, sizeof dir, "%s", ctx && ctx->allow_write ? ctx->allow_write : "");
+	memcpy(sc->write_dir, dir, sizeof dir);
 	int had_event_err = sc->has_event_err;
 	sc->running++;
 	int rc = fn(sc, src, name, err);
 	sc->running--;
 	sc->ctx = outer;
+	memcpy(sc->write_dir, outer_dir, sizeof dir);
 	int changed_hw = sc->hw_changed;
 	sc->hw_changed = hw_changed || changed_hw;
 	lua_State *L = pb_lua_state(sc->S);
@@ -1041,7 +1095,7 @@ static void push_num_array(lua_State *L, const double *a, int n)
 
 static int call_entry(pb_script *sc, const entry *e, int nargs, int nres, pb_error *err)
 {
-	int rc = pb_lua_call(sc->S, nargs, nres, err);
+	int rc = callback_call(sc, nargs, nres, e->kind, e->name, err);
 	if (rc != PB_OK) {
 		pb_err_prefix(err, "heuristic '%s' (%s)", e->name, e->kind);
 		return -rc;
@@ -1201,10 +1255,10 @@ int pb_script_cost_terms(pb_script *sc, const pb_plan *plan, double *extra, pb_e
 		int rc = call_entry(sc, e, 1, 1, err);
 		if (rc)
 			return rc;
-		if (!lua_isnumber(L, -1)) {
+		if (!lua_isnumber(L, -1) || !isfinite(lua_tonumber(L, -1))) {
 			lua_pop(L, 1);
-			pb_err(err, PB_EINPUT, "heuristic '%s' (cost_term) must return a number",
-			       e->name);
+			pb_err(err, PB_EINPUT,
+			       "heuristic '%s' (cost_term) must return a finite number", e->name);
 			return -PB_EINPUT;
 		}
 		*extra += lua_tonumber(L, -1);
@@ -1230,7 +1284,7 @@ static int match_rule(pb_script *sc, const char *kind, int node, pb_error *err, 
 			continue;
 		lua_rawgeti(L, LUA_REGISTRYINDEX, e->fn_ref);
 		push_node(L, sc, node);
-		int rc = pb_lua_call(sc->S, 1, 1, err);
+		int rc = callback_call(sc, 1, 1, "rule", e->name, err);
 		if (rc != PB_OK) {
 			pb_err_prefix(err, "rule '%s'", e->name);
 			*status = -rc;

@@ -6,7 +6,11 @@
  * its own _ENV with its own copies of the library tables, whose other reads
  * fall back to the (unreachable) shared safe globals; an
  * instruction budget (count hook) stops runaway loops; a custom allocator caps
- * memory. Every call goes through pb_lua_call(), which adds a traceback.
+ * memory; a wall-clock limit stops long calls, including single library
+ * calls that run long in C (string.rep, table.concat/insert/remove/move are
+ * replaced by versions that look at the clock; pattern functions run
+ * where a timer can stop them). Every call goes through pb_lua_call(),
+ * which adds a traceback.
  */
 #ifndef PB_SANDBOX_H
 #define PB_SANDBOX_H
@@ -21,6 +25,7 @@
 typedef struct pb_lua_limits {
 	long instructions; /* per top-level call; 0 = default (50M) */
 	size_t memory;     /* bytes; 0 = default (256 MiB) */
+	double seconds;    /* wall-clock time per top-level call; 0 = default (5 s) */
 } pb_lua_limits;
 
 typedef struct pb_lua pb_lua;
@@ -28,7 +33,15 @@ typedef struct pb_lua pb_lua;
 pb_lua *pb_lua_new(const pb_lua_limits *limits);
 void pb_lua_free(pb_lua *S);
 lua_State *pb_lua_state(pb_lua *S);
+/* Outside a call: sets the limits of the following top-level calls. Inside
+ * one (a script running `run --max-memory ...` through pb.cmd): limits can
+ * only go down, for the rest of the current top-level call; a script never
+ * raises its own cap, budget or time limit. */
 void pb_lua_set_limits(pb_lua *S, const pb_lua_limits *limits);
+/* The limits in force (the current call's, inside one). */
+void pb_lua_get_limits(pb_lua *S, pb_lua_limits *out);
+/* 1 while a call runs (script code or C called by it). */
+int pb_lua_running(pb_lua *S);
 
 /* Loads text (never bytecode) and pushes a fresh environment table plus the
  * compiled function bound to it. Stack after success: ..., env, fn. */
@@ -62,6 +75,18 @@ size_t pb_lua_memory(pb_lua *S);
  * restore(S, was). */
 int pb_lua_cap_suspend(pb_lua *S, int suspend);
 void pb_lua_cap_restore(pb_lua *S, int was);
+/* The wall clock of the current top-level call stops while a command run by
+ * the script works (its own C work is bounded by the command), and runs
+ * again for the Lua callbacks that command calls: was = pause(S) ...
+ * resume(S, was). */
+int pb_lua_clock_pause(pb_lua *S);
+void pb_lua_clock_resume(pb_lua *S, int was);
+
+/* Lua pattern search that honours the call's time limit (the sandbox's
+ * string.find): 1 when pattern pat matches somewhere in s, 0 when not;
+ * raises a Lua error on a malformed pattern or when time runs out. For C
+ * functions called by scripts (pb.find). */
+int pb_lua_pattern_find(lua_State *L, const char *s, size_t len, const char *pat);
 
 /* Converts the Lua value at idx into JSON (tables with 1..n keys become
  * arrays; functions and userdata are an error naming the key path). Grows
