@@ -280,6 +280,19 @@ static int cmd_find(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, pb
 		snprintf(pat, sizeof pat, "%s", given);
 	else if (!pb_view_get(s->view, "find", NULL, pat, sizeof pat) || !pat[0])
 		return pb_err(err, PB_EUSAGE, "find: usage: %s", cmd->usage);
+	/* Back-references make matching exponential in the pattern (glibc
+	 * backtracks): a `find` typed or run by a script would hang. */
+	for (const char *p = pat; *p; p++) {
+		if (p[0] != '\\' || !p[1])
+			continue;
+		if (p[1] >= '1' && p[1] <= '9')
+			return pb_err(
+			    err, PB_EUSAGE,
+			    "find: back-references (\\%c) are not supported: they can take "
+			    "exponential time",
+			    p[1]);
+		p++; /* an escaped character */
+	}
 	regex_t re;
 	int rc = regcomp(&re, pat, REG_EXTENDED | REG_NOSUB);
 	if (rc) {

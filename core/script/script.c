@@ -953,6 +953,13 @@ static void rollback(pb_script *sc, snapshot *k, int hw_changed)
 	snapshot_free(k);
 }
 
+/* tostring(v) as a C function, to call through pb_lua_call. */
+static int to_string(lua_State *L)
+{
+	luaL_tolstring(L, 1, NULL);
+	return 1;
+}
+
 typedef int (*runner)(pb_script *sc, const char *src, const char *name, pb_error *err);
 
 static int run_file(pb_script *sc, const char *src, const char *name, pb_error *err)
@@ -1007,13 +1014,24 @@ static int run_guarded(pb_script *sc, pb_cmd_ctx *ctx, runner fn, const char *sr
 		return rc;
 	}
 	snapshot_free(snap);
-	/* A value returned by the chunk is printed (handy for `:lua 1+1`). */
+	/* A value returned by the chunk is printed (handy for `:lua 1+1`); its
+	 * __tostring is script code: it runs as a call of its own, with limits. */
 	if (!lua_isnil(L, -1) && ctx && ctx->out) {
-		size_t len;
-		const char *v = luaL_tolstring(L, -1, &len);
-		fwrite(v, 1, len, ctx->out);
-		fputc('\n', ctx->out);
-		lua_pop(L, 1);
+		lua_pushcfunction(L, to_string);
+		lua_insert(L, -2);
+		pb_error e = {0};
+		if (pb_lua_call(sc->S, 1, 1, &e) == PB_OK) {
+			size_t len;
+			const char *v = lua_tolstring(L, -1, &len);
+			fwrite(v, 1, len, ctx->out);
+			fputc('\n', ctx->out);
+		} else {
+			lua_pushnil(L);
+			if (ctx->log)
+				fprintf(ctx->log,
+				        "warning: the returned value cannot be printed: %s\n",
+				        e.msg);
+		}
 	}
 	lua_pop(L, 2); /* env, result */
 	const char *ev = pb_script_take_event_error(sc);

@@ -3,6 +3,8 @@
 # hostile or broken script exits non-zero with a message naming the problem,
 # a failing solver callback leaves the session unchanged, and the program
 # keeps working afterwards (a script that survives every failure via pcall).
+# Issue 23: time limits on single C calls, limits a nested run cannot raise,
+# pb.cmd's capabilities (writes, reads), callbacks that try to re-enter.
 # Usage: lua_safety.sh PATH/TO/partbench   (run from the repository root)
 set -u
 bin=${1:?usage: lua_safety.sh PARTBENCH}
@@ -60,6 +62,49 @@ pb.cmd("map --layout layouts/hetero.lua")'
 bad backend_unsupported "rule 'softmax_fpga'.*does not support op Softmax" 'pb.rule{ name = "softmax_fpga", backend = "fpga", match = function(op) return op.op == "Softmax" end }
 pb.cmd("map models/bert_base_like.onnx --layout layouts/hetero.lua")'
 [ -e /tmp/pb_hacked ] && fail "os.execute ran"
+
+# Issue 23. Time: single library calls that run long in C are stopped by the
+# time limit (their own message names the script and line); pcall cannot
+# outlast it.
+bad backtrack "backtrack.lua:1: time limit of 0.5 s exceeded in string.find" 'print(string.rep("a", 1e4):find(".-.-x"))' --max-seconds 0.5
+bad backtrack_pcall "time limit of 0.5 s exceeded" 'while true do pcall(string.find, string.rep("a", 1e4), ".-.-x") end' --max-seconds 0.5 --max-instructions 1000000000000
+bad table_move "table_move.lua:1: time limit of 0.5 s exceeded in table.move" 'table.move({}, 1, math.maxinteger - 1, 2)' --max-seconds 0.5
+bad pb_find "time limit of 0.5 s exceeded in pb.find" 'print(#pb.find(".-.-.-.-.-.-.-.-x"))' --max-seconds 0.5
+bad wall_loop "wall_loop.lua:1: time limit of 0.5 s exceeded" 'while true do end' --max-seconds 0.5 --max-instructions 1000000000000
+# Limits: a script cannot raise its own through a nested run.
+printf 'local a = string.rep("x", 1 << 27) return #(a .. "y")\n' >"$tmp/big.lua"
+bad nested_run_memory "memory cap of 16 MiB" "pb.cmd('run $tmp/big.lua --max-memory 8192')" --max-memory 16
+# Capabilities: no writes without --allow-write, none outside it; reads of
+# the expected kinds only, and no file's text in the message.
+bad write_denied "may not write files" "pb.cmd('partition --method greedy -o $tmp/p.json')"
+[ -e "$tmp/p.json" ] && fail "a script wrote without --allow-write"
+mkdir -p "$tmp/w"
+bad write_outside "may write only under" "pb.cmd('save $tmp/s.json')" --allow-write "$tmp/w"
+bad read_passwd "scripts read only .lua files" 'pb.cmd("source /etc/passwd")'
+grep -q "root:" "$tmp/err" && fail "source /etc/passwd quoted the file"
+bad open_passwd "scripts read only" 'pb.cmd("open /etc/passwd")'
+grep -q "root:" "$tmp/err" && fail "open /etc/passwd quoted the file"
+printf 'pb.cmd("partition --method greedy -o %s/w/p.json")\n' "$tmp" >"$tmp/writer.lua"
+"$bin" run "$tmp/writer.lua" $model --layout $layout --allow-write "$tmp/w" >"$tmp/out" 2>"$tmp/err" || fail "--allow-write: $(head -3 "$tmp/err")"
+[ -s "$tmp/w/p.json" ] || fail "--allow-write: the plan was not written"
+# Re-entry: a callback cannot replace what the loop around it holds.
+bad reenter_open "open: not allowed inside candidate_filter 'f'" 'pb.heuristic{ name = "f", kind = "candidate_filter", fn = function(n, c) pb.cmd("open models/squeezenet1_1.onnx") return true end }
+pb.cmd("shard --layout layouts/cluster-1x8.lua --scheme 8")'
+bad reenter_clear "pb.clear: not allowed inside" 'pb.on("plan_change", function() pb.clear() end)
+pb.cmd("partition --method greedy")'
+bad reenter_layout "layout: not allowed inside action_mask 'm'" 'pb.heuristic{ name = "m", kind = "action_mask", fn = function(s) pb.cmd("layout layouts/manycore-64.lua") return {} end }
+pb.cmd("partition --method rl --episodes 2")'
+bad cost_nan "must return a finite number" 'pb.heuristic{ name = "nan", kind = "cost_term", fn = function(p) return 0/0 end }
+pb.cmd("partition --method greedy")'
+# Metatables of handles are out of reach; an empty string repeated forever is ""
+cat >"$tmp/meta.lua" <<'LUA'
+assert(getmetatable(pb.node(0)) == false)
+assert(not pcall(setmetatable, pb.node(0), {}))
+assert(string.rep("", math.maxinteger) == "")
+print("metatables hidden")
+LUA
+"$bin" run "$tmp/meta.lua" $model --layout $layout >"$tmp/out" 2>"$tmp/err" || fail "meta.lua: $(head -3 "$tmp/err")"
+grep -q "^metatables hidden$" "$tmp/out" || fail "meta.lua output: $(cat "$tmp/out")"
 
 # Isolation: one script cannot change what another sees (globals set through
 # load(), _G, library tables, the string metatable, the shared globals).
