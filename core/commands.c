@@ -176,10 +176,14 @@ int pb_cmd_path_within(const char *dir, const char *path)
 static int kind_ok(const char *kind, const char *path)
 {
 	size_t lp = strlen(path);
+	/* devices, FIFOs and folders: a read could block or never end */
+	struct stat st;
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
+		return 0;
 	/* JSON inputs may have any name when they hold one JSON document: its
 	 * bytes are then data that partbench reads anyway, not a secret text
 	 * quoted back by a parse error */
-	if (strcmp(kind, "lua") != 0) {
+	if (strcmp(kind, "lua") != 0 && stat(path, &st) == 0 && st.st_size < (64 << 20)) {
 		json_error_t je;
 		json_t *j = json_load_file(path, 0, &je);
 		if (j) {

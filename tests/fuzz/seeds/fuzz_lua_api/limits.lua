@@ -1,0 +1,12 @@
+print(pcall(string.rep, "", math.maxinteger))
+print(pcall(string.rep, "ab", 1e10, ","))
+print(pcall(string.gsub, string.rep("ab", 2000), "(a)(b)", "%2%1"))
+print(pcall(string.gsub, string.rep("ab", 2000), "%a-b", function(x) return #x end))
+for k, v in string.rep("k=v;", 500):gmatch("(%w+)=(%w+)") do end
+print(pcall(table.concat, setmetatable({}, {__len = function() return 1e9 end})))
+print(getmetatable(pb.node(0)), getmetatable(""), pcall(setmetatable, {}, {__gc = 1}))
+print(pcall(pb.cmd, "run scripts/greedy_initial.lua --max-memory 8192"))
+print(pcall(pb.cmd, "plan -o /tmp/fuzz_plan.json"), pcall(pb.cmd, "source /etc/passwd"))
+print(pcall(load, "return 1"), pcall(load, string.dump and "" or "\27Lua"))
+local t = {} for i = 1, 100 do t[i] = i end table.insert(t, 1, 0) table.remove(t, 5)
+print(table.concat(t, ",", 1, 10), select("#", table.unpack(t)))

@@ -1,0 +1,1 @@
+print(pcall(string.find, string.rep("a", 3000), ".-.-x"))

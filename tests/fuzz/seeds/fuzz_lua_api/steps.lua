@@ -1,0 +1,5 @@
+pb.on("solver_step", function(e) assert(e == "solver_step") print(#pb.nodes(), pcall(pb.cmd, "step")) end)
+pb.cmd("partition --method local --start")
+pb.cmd("step -n 3")
+pb.cmd("repeat 2 'step'")
+print(pcall(pb.cmd, "partition --method exact"), pb.undo(), pb.redo())
