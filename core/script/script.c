@@ -1159,13 +1159,29 @@ int pb_script_action_mask(pb_script *sc, const int *arranged_core, const double 
 		lua_pop(L, 1);
 		if (list) {
 			unsigned char *allowed = calloc((size_t)n_actions + 1, 1);
+			if (!allowed) {
+				lua_pop(L, 1);
+				pb_err(err, PB_ENOMEM, "out of memory");
+				return -PB_ENOMEM;
+			}
 			lua_Integer len = (lua_Integer)lua_rawlen(L, -1);
 			for (lua_Integer k = 1; k <= len; k++) {
 				lua_rawgeti(L, -1, k);
-				lua_Integer a = lua_tointeger(L, -1);
+				int isint;
+				lua_Integer a = lua_tointegerx(L, -1, &isint);
+				lua_pop(L, 1);
+				if (!isint) { /* NaN, 1.5, "x": not an action number */
+					free(allowed);
+					lua_pop(L, 1);
+					pb_err(err, PB_EINPUT,
+					       "heuristic '%s' (action_mask): entry %lld of the "
+					       "list is not "
+					       "an action number (an integer)",
+					       e->name, (long long)k);
+					return -PB_EINPUT;
+				}
 				if (a >= 0 && a < n_actions)
 					allowed[a] = 1;
-				lua_pop(L, 1);
 			}
 			for (int a = 0; a < n_actions; a++)
 				mask[a] &= allowed[a];

@@ -189,6 +189,22 @@ static void test_callback_results(void **state)
 	}
 }
 
+static void test_mask_results(void **state)
+{
+	fixture *f = *state;
+	pb_error err = {0};
+	const char *bad[] = {"{0, 0/0}", "{1, 1.5}", "{2, 'x'}", "{3, {}}"};
+	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+		char code[256];
+		snprintf(code, sizeof code,
+		         "pb.heuristic{name='m', kind='action_mask', fn=function(s) return %s end}"
+		         "pb.cmd('partition --method rl --episodes 2')",
+		         bad[i]);
+		assert_int_not_equal(lua(f, code, &err), PB_OK);
+		assert_non_null(strstr(err.msg, "is not an action number"));
+	}
+}
+
 static void test_metatables(void **state)
 {
 	fixture *f = *state;
@@ -379,6 +395,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test_setup_teardown(test_reentry_is_refused, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_callback_results, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_mask_results, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_metatables, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_limits_not_raised, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_capabilities, setup, teardown),
