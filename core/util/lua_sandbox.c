@@ -813,6 +813,10 @@ static int safe_gsub(lua_State *L)
 		return gsub_call(L, S);
 	luaL_optinteger(L, 4, 0);
 	lua_settop(L, 4);
+	if (tr == LUA_TNUMBER) { /* 1.5 replaces as "1.5": the scratch call copies integers */
+		luaL_tolstring(L, 3, NULL);
+		lua_replace(L, 3);
+	}
 	int idx[4] = {1, 2, 3, 4};
 	return scratch_call(L, S, 1, idx, lua_isnil(L, 4) ? 3 : 4, "string.gsub");
 }

@@ -359,6 +359,7 @@ static void test_patterns_as_lua(void **state)
 	    "r[4] = (s:gsub('(%a+)', {ab = 'X'})) r[5] = (s:gsub('^%a-b', 'S')) "
 	    "r[6] = (s:gsub('', '.', 5)) r[7] = select(2, s:gsub('x*', '')) "
 	    "r[8] = (s:gsub('()b()', '%1:%2', 3)) r[9] = (s:gsub('%f[%a]%a+', '<%0>', 4)) "
+	    "r[10] = (s:gsub('%s*ab', 2.5, 3)) r[11] = (s:gsub('%s*cd', 7)) "
 	    "return table.concat(r, '|')",
 	    "local s = string.rep('a(b)c ', 300) .. 'zz' local r = {} "
 	    "r[1] = table.concat({s:find('(%b())(.-)(z+)$')}, ',') "
