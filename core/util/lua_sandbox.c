@@ -364,6 +364,24 @@ static void scratch_abandon(pb_lua *S)
 	S->subj = NULL;
 }
 
+/* After a top-level call: drops the cached subject (its copy counts
+ * against the cap) and lets the scratch state collect. Nothing here
+ * allocates or raises. */
+static void scratch_release(pb_lua *S)
+{
+	if (S->subj_ref != LUA_NOREF) {
+		luaL_unref(S->L, LUA_REGISTRYINDEX, S->subj_ref);
+		S->subj_ref = LUA_NOREF;
+	}
+	S->subj = NULL;
+	if (!S->SL)
+		return;
+	lua_settop(S->SL, 0);
+	lua_pushboolean(S->SL, 0);
+	lua_rawseti(S->SL, LUA_REGISTRYINDEX, S->ssubj_ref);
+	lua_gc(S->SL, LUA_GCCOLLECT);
+}
+
 static void scratch_close(pb_lua *S)
 {
 	if (S->SL)
@@ -1301,6 +1319,7 @@ int pb_lua_call(pb_lua *S, int nargs, int nresults, pb_error *err)
 	if (!outer) {
 		lua_sethook(L, NULL, 0, 0);
 		S->paused = 0;
+		scratch_release(S);
 	}
 	lua_remove(L, base);
 	if (rc != LUA_OK) {

@@ -1,0 +1,1 @@
+print(pcall(pb.cmd, "lua while true do end"))

@@ -1,0 +1,1 @@
+print(string.format("%5000s", "x"))

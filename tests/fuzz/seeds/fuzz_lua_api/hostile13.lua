@@ -1,0 +1,1 @@
+print(pcall(string.rep, "ab", 2^27))

@@ -1,0 +1,1 @@
+print(pcall(pb.cmd, string.rep("x ", 100000)))

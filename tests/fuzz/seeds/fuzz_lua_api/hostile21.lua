@@ -1,0 +1,1 @@
+print(pcall(pb.rule, {match = print, specs = setmetatable({}, {__index = function() error("x") end})}))

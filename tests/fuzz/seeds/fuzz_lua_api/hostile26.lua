@@ -1,0 +1,1 @@
+print(pcall(pb.cmd, "lua " .. string.rep("x", 5000)))

@@ -1,0 +1,1 @@
+print(pcall(pb.cmd, "quit")) print(pcall(pb.cmd, "help quit"))

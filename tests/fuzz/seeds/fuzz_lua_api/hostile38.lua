@@ -1,0 +1,1 @@
+print(pcall(string.rep, "x", math.maxinteger, "y"))

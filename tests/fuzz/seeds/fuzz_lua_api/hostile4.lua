@@ -1,0 +1,1 @@
+print(select('#', table.unpack({}, 1, 1e7)))
