@@ -2,6 +2,13 @@
  * exact.h — the exact optimum of the many-core partition: the minimum of
  * max(t) over all contiguous partitions and core allocations, subject to the
  * memory limit, and the perfect-balance lower bound.
+ *
+ * The search bisects on the bottleneck time T; each check asks for the
+ * fewest cores of a partition whose groups all take at most T (exact.c
+ * explains the near-linear check and why it is exact). The previous check,
+ * a DP over prefixes that is close to O(m^2) per T, stays available as
+ * pb_part_exact_min_cores_ref / pb_part_exact_solve_ref: the property test
+ * and the bench compare the two.
  */
 #ifndef PB_PARTITION_EXACT_H
 #define PB_PARTITION_EXACT_H
@@ -10,6 +17,8 @@
 
 /* Relative precision of the search: the optimum is exact to this factor. */
 #define PB_EXACT_RTOL 1e-9
+
+struct pb_exact_ctx; /* per-problem tables of the fast check (exact.c) */
 
 typedef struct pb_part_exact {
 	pb_part_problem *P;
@@ -20,6 +29,8 @@ typedef struct pb_part_exact {
 	int *dp, *from, *scratch;
 	long checks; /* feasibility checks done */
 	int done;
+	int reference;            /* 1: checks run the reference DP (pb_part_exact_solve_ref) */
+	struct pb_exact_ctx *ctx; /* NULL for the reference */
 } pb_part_exact;
 
 int pb_part_exact_init(pb_part_exact *E, pb_part_problem *P, pb_error *err);
@@ -32,11 +43,26 @@ void pb_part_exact_free(pb_part_exact *E);
 int pb_part_exact_solve(pb_part_problem *P, double *optimum, int *ac, int *memory_feasible,
                         pb_error *err);
 
-/* Feasibility DP: minimum total cores of a partition whose groups all have
- * t <= T (and fit memory when use_memory). Returns that number (> n or
- * INT_MAX when infeasible); fills ac with the partition, its spare cores
- * given to the slowest groups, when the result is <= n. */
+/* Feasibility check: minimum total cores of a partition whose groups all
+ * have t <= T (and fit memory when use_memory). Returns that number, or
+ * INT_MAX when no partition needs at most n cores; fills ac with the
+ * partition, its spare cores given to the slowest groups, when the result
+ * is <= n. dp and from (m+1 entries each) are no longer needed and may be
+ * NULL; T may be INFINITY (memory alone). O(m + E) plus O(n^2) constant-time
+ * tests and a few segment searches per core count (exact.c). */
 int pb_part_exact_min_cores(pb_part_problem *P, double T, int use_memory, int *dp, int *from,
                             int *ac);
+
+/* The previous check and search, kept as the reference of the property test
+ * (tests/unit/test_exact_fast.c) and bench/bench_partition_exact.c: the DP
+ * over prefixes with a backward scan per end (close to O(m^2) per check).
+ * Same contract as pb_part_exact_min_cores, except that an infeasible
+ * result may be any number > n; dp and from are required. */
+int pb_part_exact_min_cores_ref(pb_part_problem *P, double T, int use_memory, int *dp, int *from,
+                                int *ac);
+/* pb_part_exact_solve as it was: the reference check, started from the
+ * greedy split. */
+int pb_part_exact_solve_ref(pb_part_problem *P, double *optimum, int *ac, int *memory_feasible,
+                            pb_error *err);
 
 #endif
