@@ -37,6 +37,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define NODE_MT "pb.node"
 #define SCRIPT_KEY "pb.script"
@@ -479,6 +480,36 @@ static int l_layout(lua_State *L)
 	return 1;
 }
 
+/* A command run by a script does not count against the script's time
+ * limit, but it is cancelled (through the progress hook: partition, train,
+ * shard, repeat poll it) once it has run CMD_TIME_FACTOR times that limit of
+ * wall-clock time, so `repeat 1000000000 'help'` cannot hang the program. */
+enum { CMD_TIME_FACTOR = 60 };
+
+typedef struct cmd_watch {
+	pb_progress_fn outer;
+	void *outer_ud;
+	double deadline, limit;
+	int expired;
+} cmd_watch;
+
+static double wall_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static int watch_progress(void *ud, double fraction, const char *line)
+{
+	cmd_watch *w = ud;
+	if (w->outer && w->outer(w->outer_ud, fraction, line))
+		return 1;
+	if (!w->expired && wall_now() > w->deadline)
+		w->expired = 1;
+	return w->expired;
+}
+
 /* pb.cmd("partition --method exact") runs a command of the command table and
  * returns what it printed; a failing command raises a Lua error. */
 static int l_cmd(lua_State *L)
@@ -495,11 +526,17 @@ static int l_cmd(lua_State *L)
 	                  .log = mem,
 	                  .from_script = 1,
 	                  .allow_write = sc->write_dir[0] ? sc->write_dir : NULL};
+	pb_lua_limits lim;
+	pb_lua_get_limits(sc->S, &lim);
+	cmd_watch w = {NULL, NULL, 0, CMD_TIME_FACTOR * lim.seconds, 0};
+	w.deadline = wall_now() + w.limit;
 	if (sc->ctx) {
 		sub.interactive = sc->ctx->interactive;
-		sub.progress = sc->ctx->progress;
-		sub.progress_ud = sc->ctx->progress_ud;
+		w.outer = sc->ctx->progress;
+		w.outer_ud = sc->ctx->progress_ud;
 	}
+	sub.progress = watch_progress;
+	sub.progress_ud = &w;
 	pb_error err = {0};
 	/* The command's own Lua pushes (callback arguments) must not hit the cap:
 	 * they are not inside a protected call. */
@@ -514,6 +551,16 @@ static int l_cmd(lua_State *L)
 		lua_pushlstring(L, buf ? buf : "", len);
 	pb_lua_cap_restore(sc->S, cap);
 	free(buf);
+	if (w.expired) {
+		if (rc == PB_OK)
+			lua_pop(L, 1);
+		char msg[160];
+		snprintf(msg, sizeof msg,
+		         "cancelled after %g s: a command run by a script stops after %d times the "
+		         "script's time limit (run --max-seconds)",
+		         w.limit, CMD_TIME_FACTOR);
+		return luaL_error(L, "pb.cmd('%s'): %s", line, msg);
+	}
 	if (rc != PB_OK)
 		return luaL_error(L, "pb.cmd('%s'): %s", line, err.msg);
 	return 1;

@@ -1153,7 +1153,7 @@ void pb_lua_get_limits(pb_lua *S, pb_lua_limits *out)
 	if (S->depth > 0) {
 		out->memory = S->cap;
 		out->instructions = S->left > 0 ? S->left : 1;
-		out->seconds = time_left(S) > 0 ? time_left(S) : 1e-3;
+		out->seconds = S->seconds;
 	} else {
 		out->memory = S->base_cap;
 		out->instructions = S->base_budget;

@@ -38,7 +38,8 @@ lua_State *pb_lua_state(pb_lua *S);
  * only go down, for the rest of the current top-level call; a script never
  * raises its own cap, budget or time limit. */
 void pb_lua_set_limits(pb_lua *S, const pb_lua_limits *limits);
-/* The limits in force (the current call's, inside one). */
+/* The limits in force: inside a call its memory cap, the instructions left
+ * and its time limit; outside, those of the next top-level call. */
 void pb_lua_get_limits(pb_lua *S, pb_lua_limits *out);
 /* 1 while a call runs (script code or C called by it). */
 int pb_lua_running(pb_lua *S);

@@ -314,6 +314,11 @@ static void test_time_limits(void **state)
 			fail();
 		}
 	}
+	/* a command the script runs is cancelled at 60 times the limit */
+	lim.seconds = 0.02;
+	pb_script_set_limits(pb_script_get(f->s, &err), &lim);
+	assert_int_not_equal(lua(f, "pb.cmd('repeat 1000000000 help')", &err), PB_OK);
+	assert_non_null(strstr(err.msg, "cancelled after 1.2 s"));
 	lim.seconds = 5;
 	lim.instructions = 50000000;
 	pb_script_set_limits(pb_script_get(f->s, &err), &lim);
