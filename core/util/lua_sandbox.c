@@ -1161,11 +1161,6 @@ void pb_lua_get_limits(pb_lua *S, pb_lua_limits *out)
 	}
 }
 
-int pb_lua_running(pb_lua *S)
-{
-	return S && S->depth > 0;
-}
-
 void pb_lua_free(pb_lua *S)
 {
 	if (!S)

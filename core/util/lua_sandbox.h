@@ -41,8 +41,6 @@ void pb_lua_set_limits(pb_lua *S, const pb_lua_limits *limits);
 /* The limits in force: inside a call its memory cap, the instructions left
  * and its time limit; outside, those of the next top-level call. */
 void pb_lua_get_limits(pb_lua *S, pb_lua_limits *out);
-/* 1 while a call runs (script code or C called by it). */
-int pb_lua_running(pb_lua *S);
 
 /* Loads text (never bytecode) and pushes a fresh environment table plus the
  * compiled function bound to it. Stack after success: ..., env, fn. */
