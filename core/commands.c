@@ -178,19 +178,9 @@ static int kind_ok(const char *kind, const char *path)
 	size_t lp = strlen(path);
 	/* devices, FIFOs and folders: a read could block or never end */
 	struct stat st;
-	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
+	int exists = stat(path, &st) == 0;
+	if (exists && !S_ISREG(st.st_mode))
 		return 0;
-	/* JSON inputs may have any name when they hold one JSON document: its
-	 * bytes are then data that partbench reads anyway, not a secret text
-	 * quoted back by a parse error */
-	if (strcmp(kind, "lua") != 0 && stat(path, &st) == 0 && st.st_size < (64 << 20)) {
-		json_error_t je;
-		json_t *j = json_load_file(path, 0, &je);
-		if (j) {
-			json_decref(j);
-			return 1;
-		}
-	}
 	for (size_t k = 0; k < sizeof kind_exts / sizeof *kind_exts; k++) {
 		if (strcmp(kind_exts[k][0], kind) != 0)
 			continue;
@@ -198,6 +188,17 @@ static int kind_ok(const char *kind, const char *path)
 			size_t le = strlen(kind_exts[k][e]);
 			if (lp > le && !strcasecmp(path + lp - le, kind_exts[k][e]))
 				return 1;
+		}
+	}
+	/* JSON inputs may have any name when they hold one JSON document: its
+	 * bytes are then data that partbench reads anyway, not a secret text
+	 * quoted back by a parse error */
+	if (strcmp(kind, "lua") != 0 && exists && st.st_size < (64 << 20)) {
+		json_error_t je;
+		json_t *j = json_load_file(path, 0, &je);
+		if (j) {
+			json_decref(j);
+			return 1;
 		}
 	}
 	return 0;
