@@ -486,6 +486,17 @@ static int l_layout(lua_State *L)
  * wall-clock time, so `repeat 1000000000 'help'` cannot hang the program. */
 enum { CMD_TIME_FACTOR = 60 };
 
+/* A command line as quoted in an error: at most 200 bytes, "..." after a
+ * cut (a script's 50 MB line is not echoed whole). */
+static const char *cmd_echo(const char *line, char *buf, size_t len)
+{
+	size_t n = strlen(line);
+	if (n < len)
+		return line;
+	snprintf(buf, len, "%.*s...", (int)(len - 4), line);
+	return buf;
+}
+
 typedef struct cmd_watch {
 	pb_progress_fn outer;
 	void *outer_ud;
@@ -538,6 +549,7 @@ static int l_cmd(lua_State *L)
 	sub.progress = watch_progress;
 	sub.progress_ud = &w;
 	pb_error err = {0};
+	char echo[201];
 	/* The command's own Lua pushes (callback arguments) must not hit the cap:
 	 * they are not inside a protected call. */
 	int cap = pb_lua_cap_suspend(sc->S, 1);
@@ -559,10 +571,11 @@ static int l_cmd(lua_State *L)
 		         "cancelled after %g s: a command run by a script stops after %d times the "
 		         "script's time limit (run --max-seconds)",
 		         w.limit, CMD_TIME_FACTOR);
-		return luaL_error(L, "pb.cmd('%s'): %s", line, msg);
+		return luaL_error(L, "pb.cmd('%s'): %s", cmd_echo(line, echo, sizeof echo), msg);
 	}
 	if (rc != PB_OK)
-		return luaL_error(L, "pb.cmd('%s'): %s", line, err.msg);
+		return luaL_error(L, "pb.cmd('%s'): %s", cmd_echo(line, echo, sizeof echo),
+		                  err.msg);
 	return 1;
 }
 

@@ -196,5 +196,15 @@ if ! "$bin" run "$tmp/survive.lua" $model --layout $layout --max-instructions 50
 fi
 grep -q "^survived: exact$" "$tmp/out" || fail "survive.lua output: $(cat "$tmp/out")"
 
+# A 50 MB command line from a script is not echoed whole in its error.
+cat >"$tmp/bigline.lua" <<'LUA'
+local ok, e = pcall(pb.cmd, "info " .. string.rep("x", 50 * 1024 * 1024))
+assert(not ok)
+print("error bytes: " .. #e)
+LUA
+"$bin" run "$tmp/bigline.lua" $model >"$tmp/out" 2>"$tmp/err" || fail "bigline.lua failed: $(head -c 300 "$tmp/err")"
+n=$(sed -n 's/^error bytes: //p' "$tmp/out")
+[ -n "$n" ] && [ "$n" -lt 4096 ] || fail "a 50 MB pb.cmd line echoed in its error: $n bytes"
+
 echo "lua safety: $fails failure(s)"
 [ "$fails" -eq 0 ]
