@@ -5,9 +5,12 @@
  * --start attaches it to the session so that `step -n N` advances it; the
  * plan it sets is the generic "partition" plan the TUI and SVG read.
  * `train` trains the REINFORCE agent and writes a checkpoint.
+ * --time-limit S stops the run after S seconds with the best plan so far; the milp
+ * method then reports its incumbent, proven bound and gap (text and --json).
  */
 #include <errno.h>
 #include <math.h>
+#include <time.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -30,6 +33,9 @@ static const pb_opt partition_opts[] = {
      "rl: episode start: balanced|local|greedy|equal (default balanced)"},
     {"seed", 's', PB_OPT_INT, "S", "rl: random seed (default 1)"},
     {"emit-lp", 0, PB_OPT_STR, "FILE", "milp: write the model in CPLEX LP format"},
+    {"time-limit", 0, PB_OPT_DOUBLE, "S",
+     "stop after S seconds with the best plan so far (milp: with its bound and gap; also "
+     "for --start)"},
     {"start", 0, PB_OPT_FLAG, NULL, "attach the solver to the session; advance it with 'step'"},
     {"costs", 0, PB_OPT_STR, "LOG",
      "measured kernel times from a tuning log (partbench tune --log) replace MACs/rate"},
@@ -58,10 +64,60 @@ static int read_opts(const pb_args *a, pb_part_opts *o, pb_error *err)
 	o->seed = (unsigned long)v;
 	if ((rc = pb_args_double(a, "seconds", 0, 0, 1e7, &o->seconds, err)))
 		return rc;
+	if ((rc = pb_args_double(a, "time-limit", 0, 0, 1e7, &o->time_limit, err)))
+		return rc;
 	o->agent = pb_args_str(a, "agent", NULL);
 	o->emit_lp = pb_args_str(a, "emit-lp", NULL);
 	o->init = pb_args_str(a, "init", NULL);
 	return PB_OK;
+}
+
+static double wall_seconds(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static void json_num(json_t *j, const char *key, double v)
+{
+	json_object_set_new(j, key, isfinite(v) ? json_real(v) : json_null());
+}
+
+/* The milp method's outcome: proved or stopped, incumbent, bound, gap. */
+static json_t *milp_json(const pb_milp_stats *st)
+{
+	json_t *j = json_object();
+	json_object_set_new(j, "status",
+	                    json_string(st->state == PB_MILP_OPTIMAL      ? "optimal"
+	                                : st->state == PB_MILP_TIME_LIMIT ? "time_limit"
+	                                                                  : "stopped"));
+	json_num(j, "incumbent", st->incumbent);
+	json_num(j, "bound", st->bound);
+	json_num(j, "gap", st->gap);
+	json_object_set_new(j, "probes", json_integer(st->probes));
+	json_object_set_new(j, "nodes", json_integer(st->nodes));
+	json_object_set_new(j, "columns", json_integer(st->columns));
+	json_num(j, "seconds", st->seconds);
+	json_object_set_new(j, "lp", st->lp_written ? json_string(st->lp_written) : json_null());
+	return j;
+}
+
+static void milp_text(FILE *out, const pb_milp_stats *st, double limit)
+{
+	char bound[32] = "—", gap[32] = "—"; /* unknown */
+	if (isfinite(st->bound))
+		snprintf(bound, sizeof bound, "%.6f ms", st->bound * 1e3);
+	if (isfinite(st->gap))
+		snprintf(gap, sizeof gap, "%.3f%%", 100 * st->gap);
+	if (st->state == PB_MILP_OPTIMAL)
+		fprintf(out, "milp: proved optimal in %.3f s", st->seconds);
+	else if (st->state == PB_MILP_TIME_LIMIT)
+		fprintf(out, "milp: stopped at the time limit (%g s)", limit);
+	else
+		fprintf(out, "milp: stopped after %.3f s (not proved)", st->seconds);
+	fprintf(out, ": incumbent %.6f ms, bound %s, gap %s; %ld probes, %ld nodes, %d columns\n",
+	        st->incumbent * 1e3, bound, gap, st->probes, st->nodes, st->columns);
 }
 
 static int cmd_partition(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, pb_error *err)
@@ -113,7 +169,8 @@ static int cmd_partition(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *
 		return PB_OK;
 	}
 	pb_solver_progress p = {0};
-	int cancelled = 0;
+	int cancelled = 0, timed_out = 0;
+	double t0 = wall_seconds();
 	while (!p.done) {
 		if ((rc = pb_solver_step(sv, 1, &p, err)) || hk.failed) {
 			pb_solver_free(sv);
@@ -123,9 +180,18 @@ static int cmd_partition(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *
 			cancelled = 1;
 			break;
 		}
+		/* The milp method stops itself at the limit; the others stop here. */
+		if (!p.done && o.time_limit > 0 && wall_seconds() - t0 >= o.time_limit) {
+			timed_out = 1;
+			break;
+		}
 	}
 	pb_cmd_progress(ctx, 1.0, "%s: %s", name, p.message);
 	pb_plan *plan = pb_plan_copy(pb_solver_incumbent(sv));
+	pb_milp_stats ms;
+	int is_milp = pb_partition_solver_milp_stats(sv, &ms);
+	if (is_milp && ms.state == PB_MILP_TIME_LIMIT)
+		timed_out = 1;
 	pb_solver_free(sv);
 	if ((rc = pb_hooks_finish(&hk, PB_OK, err))) {
 		pb_plan_free(plan);
@@ -145,19 +211,29 @@ static int cmd_partition(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *
 			return rc;
 		fprintf(ctx->log, "wrote %s\n", outp);
 	}
+	if (is_milp && ms.note[0])
+		fprintf(ctx->log, "warning: %s\n", ms.note);
 	if (pb_args_has(a, "json")) {
 		json_t *j = pb_part_report_json(plan, o.method, s->hw->name);
 		json_object_set_new(j, "cancelled", json_boolean(cancelled));
+		json_object_set_new(j, "time_limit_reached", json_boolean(timed_out));
+		if (is_milp)
+			json_object_set_new(j, "milp", milp_json(&ms));
 		json_dumpf(j, ctx->out, JSON_INDENT(1) | JSON_REAL_PRECISION(12));
 		fputc('\n', ctx->out);
 		json_decref(j);
 	} else {
 		fprintf(ctx->out, "%s on %s (%s), method %s%s\n", s->graph->path, s->hw->name,
-		        s->hw->path, o.method, cancelled ? " (cancelled: best so far)" : "");
+		        s->hw->path, o.method,
+		        cancelled   ? " (cancelled: best so far)"
+		        : timed_out ? " (time limit: best so far)"
+		                    : "");
 		pb_part_report_table(ctx->out, plan);
+		if (is_milp)
+			milp_text(ctx->out, &ms, o.time_limit);
 	}
 	if (pb_part_report_fit(ctx->log, plan, s->graph->path, s->hw->path,
-	                       strcmp(o.method, "exact") == 0 && !cancelled) &&
+	                       strcmp(o.method, "exact") == 0 && !cancelled && !timed_out) &&
 	    pb_args_has(a, "require-fit"))
 		return pb_err(err, PB_EINPUT, "%s: the %s plan does not fit the core memory of %s",
 		              s->graph->path, o.method, s->hw->path);
@@ -303,14 +379,16 @@ static int cmd_train(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, p
 const pb_command pb_cmds_partition[] = {
     {"partition",
      "partition [MODEL] --layout L [--method exact|milp|rl|greedy|equal|local|pack] [--episodes N] "
-     "[--agent CKPT] [--seed S] [--json] [-o PLAN] [--emit-lp FILE] [--start]",
+     "[--agent CKPT] [--seed S] [--json] [-o PLAN] [--emit-lp FILE] [--time-limit S] [--start]",
      "split the model's layers into core groups of a many-core chip", partition_opts, cmd_partition,
      PB_CMD_GRAPH | PB_CMD_LAYOUT,
      "Layers are the model's nodes in topological order; each group of adjacent\n"
      "cores runs a contiguous range of them (docs/partition.md). The table shows\n"
      "per group the cores, layer range, MACs, time = compute + routing, and\n"
      "storage per core; then max(t), the reward, the exact optimum and the gap.\n"
-     "With --start the solver is attached to the session: 'step -n N' advances it."},
+     "With --start the solver is attached to the session: 'step -n N' advances it.\n"
+     "milp: probes on the bottleneck, then GLPK's branch and bound proves the optimum;\n"
+     "--time-limit S stops it with its incumbent, proven bound and gap."},
     {"train", "train [MODEL] --layout L --episodes N -o AGENT.ckpt [--seed S] [--seconds S]",
      "train the REINFORCE partition agent and save its checkpoint", train_opts, cmd_train,
      PB_CMD_GRAPH | PB_CMD_LAYOUT,

@@ -1,37 +1,70 @@
 /*
- * partition/chain_milp.c — GLPK model and coroutine-driven branch and bound (chain_milp.h).
+ * partition/chain_milp.c — probing and the optimisation MILP, stepped unit by unit
+ * (chain_milp.h documents the formulation).
+ *
+ * Stages: PROBE (one probe per unit: build its arcs, solve its LP in <= 50 ms slices,
+ * then glp_intopt, which stops at the integral root) -> COLUMNS (generate the MILP's
+ * columns for the bracket [L, U], in slices of end positions) -> ROOT (its LP relaxation
+ * in slices) -> BB (glp_intopt on a coroutine; one unit = one node) -> DONE.
+ * Invariants: L <= optimum <= U; U is the max(t) of inc_ac; every column and arc is
+ * evaluated with the same formulas as pb_part_eval_group (routing bytes accumulated
+ * while the segment start moves down, as in chain_problem.c).
  */
 #include "partition/chain_milp.h"
 
 #include <glpk.h>
+#include <limits.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-#include "partition/baselines.h"
 #include "util/coro.h"
-#include "partition/exact.h"
+#include "util/lp_file.h"
 
 #define MILP_STACK (4u << 20)
-#define MILP_MAX_COLUMNS 2000000
-#define MILP_MAX_NONZEROS 8000000L
+#define MILP_SLICE 0.05           /* seconds of work per unit, at most about */
+#define MILP_PROBE_GAP 0.002      /* default: probe until U <= L (1 + this) */
+#define MILP_MODEL_COLUMNS 250000 /* probe further while the MILP would be larger */
+#define MILP_MAX_COLUMNS 2000000  /* never build a larger MILP */
+#define MILP_CLOSED 1e-9          /* U <= L (1 + this): nothing left to bisect */
+
+enum { ST_PROBE, ST_COLUMNS, ST_ROOT, ST_BB, ST_DONE };
+static const char *const stage_names[] = {"probing", "columns", "root LP", "branch and bound",
+                                          "done"};
 
 struct pb_milp {
 	pb_part_problem *P;
-	glp_prob *lp;
-	int n_cols;        /* x columns; column n_cols + 1 is T */
-	int *ca, *cb, *cc; /* per x column (0-based): a, b, cores */
-	double unit;       /* seconds per objective unit (the lower bound) */
-	pb_coro *co;       /* runs glp_simplex + glp_intopt (co_main) */
-	int started, finished, aborting;
-	int budget;
-	double step_deadline;
-	long nodes;
-	double bound, incumbent;
+	pb_milp_opts o;
+	double probe_gap; /* current target; shrinks when the MILP would be too large */
+	char *emit_lp;
+	int emitted;
+	int use_mem;
+	double L, U, unit, bb_bound;
+	int *inc_ac, *g_cores, *g_layers; /* incumbent; a path's groups (n entries each) */
 	int improved;
-	int *inc_ac;
-	int glp_status;
+	int stage;
+	pb_milp_state state;
+	double elapsed, deadline_abs;
+	double stage_s[ST_DONE]; /* seconds spent in each stage */
+	long probes, nodes;
+	double *wm, *wr, *ws; /* walk(): MACs, routing time, storage of [b-1-k, b) */
+	/* the probe in progress */
+	glp_prob *plp;
+	double theta;
+	int n_arcs, arc_cap, last_arcs;
+	int *arc_a, *arc_b, *arc_c;
+	/* the optimisation MILP */
+	glp_prob *lp;
+	int n_cols, col_cap, gen_b;
+	int *ca, *cb, *cc;
+	double *ct;
+	double gen_L, gen_U;
+	int *first, *order; /* columns by start position: order[first[a] .. first[a+1]) */
+	pb_coro *co;
+	int aborting, budget, glp_status, heur_given;
+	char note[200];
 };
 
 static double now_seconds(void)
@@ -41,52 +74,572 @@ static double now_seconds(void)
 	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-static void solution_to_state(pb_milp *M, int from_mip)
+static double seg_time(const pb_milp *M, int k, int c)
+{
+	return M->wm[k] / ((double)c * M->P->hw.mac_rate) + M->wr[k];
+}
+
+/* [b-1-k, b) on c cores within T and (when it counts) the memory. */
+static int fits(const pb_milp *M, int k, int c, double T)
+{
+	return seg_time(M, k, c) <= T && (!M->use_mem || M->ws[k] / c <= M->P->hw.memory);
+}
+
+/* Segments ending at b, growing: fills wm/wr/ws for starts a = b-1, b-2, ... while
+ * [a, b) on all n cores takes at most tmax (and fits the memory); returns how many.
+ * All three only grow as a moves down, so the first failure ends the walk. */
+static int walk(pb_milp *M, int b, double tmax)
 {
 	pb_part_problem *P = M->P;
-	int *cores = malloc((size_t)P->n * 2 * sizeof *cores), *layers = cores + P->n;
-	/* Follow the path from position 0. */
-	int pos = 0, ng = 0, used = 0;
-	while (pos < P->m && ng < P->n) {
-		int found = -1;
-		for (int j = 0; j < M->n_cols; j++)
-			if (M->ca[j] == pos) {
-				double v = from_mip ? glp_mip_col_val(M->lp, j + 1)
-				                    : glp_get_col_prim(M->lp, j + 1);
-				if (v > 0.5) {
-					found = j;
-					break;
-				}
-			}
-		if (found < 0)
-			break;
-		cores[ng] = M->cc[found];
-		layers[ng] = M->cb[found] - M->ca[found];
-		used += cores[ng];
-		ng++;
-		pos = M->cb[found];
-	}
-	if (pos == P->m && used <= P->n) {
-		/* Spare cores go to the slowest groups (never slower). */
-		int spare = P->n - used;
-		while (spare-- > 0) {
-			int best = 0, a = 0;
-			double tb = -1;
-			for (int g = 0; g < ng; g++) {
-				pb_part_group gr;
-				pb_part_eval_group(P, a, a + layers[g], cores[g], &gr);
-				if (gr.time > tb) {
-					tb = gr.time;
-					best = g;
-				}
-				a += layers[g];
-			}
-			cores[best]++;
+	const double rate = P->hw.mac_rate, bw = P->hw.bandwidth, mem = P->hw.memory;
+	double in = 0, own = 0;
+	int k = 0;
+	for (int a = b - 1; a >= 0; a--) {
+		if (P->min_succ[a] < b) { /* a's output now stays inside */
+			in -= P->ob[a];
+			own += P->ob[a];
 		}
-		pb_part_state_from_groups(ng, cores, layers, M->inc_ac);
+		for (int e = P->pred_off[a]; e < P->pred_off[a + 1]; e++)
+			if (P->pred_next[e] >= b) /* a is the producer's last consumer here */
+				in += P->ob[P->pred[e]];
+		double inb = in > 0 ? in : 0;
+		double macs = P->pmacs[b] - P->pmacs[a];
+		double rt = (inb + own) / bw;
+		double st = P->pstore[b] - P->pstore[a] + inb;
+		if (macs / ((double)P->n * rate) + rt > tmax)
+			break;
+		if (M->use_mem && st / P->n > mem)
+			break;
+		M->wm[k] = macs;
+		M->wr[k] = rt;
+		M->ws[k] = st;
+		k++;
+	}
+	return k;
+}
+
+/* Fewest cores that run walk entry k within T (and the memory); n + 1 if none. */
+static int cores_needed(const pb_milp *M, int k, double T)
+{
+	const pb_part_problem *P = M->P;
+	const int n = P->n;
+	double need = 1;
+	if (M->wm[k] > 0 && isfinite(T)) {
+		if (!(T > M->wr[k]))
+			return n + 1;
+		double x = M->wm[k] / (P->hw.mac_rate * (T - M->wr[k]));
+		if (x > need)
+			need = x;
+	}
+	if (M->use_mem && M->ws[k] > 0) {
+		double y = M->ws[k] / P->hw.memory;
+		if (y > need)
+			need = y;
+	}
+	if (!(need <= n + 1))
+		return n + 1;
+	int c = (int)ceil(need);
+	if (c < 1)
+		c = 1;
+	while (c <= n && !fits(M, k, c, T)) /* the closed form may be off by rounding */
+		c++;
+	while (c > 1 && fits(M, k, c - 1, T))
+		c--;
+	return c;
+}
+
+/* The groups of a path (cores, layers) become a state: spare cores go one by one
+ * to the slowest group (never slower), then the state is evaluated; it becomes the
+ * incumbent when its max(t) beats U. */
+static void install(pb_milp *M, int ng)
+{
+	pb_part_problem *P = M->P;
+	int used = 0;
+	for (int g = 0; g < ng; g++)
+		used += M->g_cores[g];
+	if (ng < 1 || used > P->n)
+		return;
+	for (int spare = P->n - used; spare > 0; spare--) {
+		int best = 0, a = 0;
+		double tb = -1;
+		for (int g = 0; g < ng; g++) {
+			pb_part_group gr;
+			pb_part_eval_group(P, a, a + M->g_layers[g], M->g_cores[g], &gr);
+			if (gr.time > tb) {
+				tb = gr.time;
+				best = g;
+			}
+			a += M->g_layers[g];
+		}
+		M->g_cores[best]++;
+	}
+	int *ac = malloc((size_t)P->n * sizeof *ac);
+	if (!ac)
+		return;
+	pb_part_state_from_groups(ng, M->g_cores, M->g_layers, ac);
+	pb_part_eval ev;
+	pb_part_evaluate(P, ac, &ev, NULL);
+	if (ev.max_time < M->U) {
+		M->U = ev.max_time;
+		memcpy(M->inc_ac, ac, (size_t)P->n * sizeof *ac);
 		M->improved = 1;
 	}
-	free(cores);
+	free(ac);
+}
+
+static int grow(void **p, int cap, size_t size)
+{
+	void *q = realloc(*p, (size_t)cap * size);
+	if (!q)
+		return -1;
+	*p = q;
+	return 0;
+}
+
+/* ---- probing ---------------------------------------------------------------------- */
+
+static int add_arc(pb_milp *M, int a, int b, int c)
+{
+	if (M->n_arcs == M->arc_cap) {
+		int nc = M->arc_cap ? 2 * M->arc_cap : 1024;
+		if (grow((void **)&M->arc_a, nc, sizeof(int)) ||
+		    grow((void **)&M->arc_b, nc, sizeof(int)) ||
+		    grow((void **)&M->arc_c, nc, sizeof(int)))
+			return -1;
+		M->arc_cap = nc;
+	}
+	M->arc_a[M->n_arcs] = a;
+	M->arc_b[M->n_arcs] = b;
+	M->arc_c[M->n_arcs] = c;
+	M->n_arcs++;
+	return 0;
+}
+
+/* The feasibility MILP for θ: for each end b, the longest segment for each core
+ * count (the needed cores only grow as the start moves down, so one arc per step). */
+static int probe_build(pb_milp *M, double theta, pb_error *err)
+{
+	pb_part_problem *P = M->P;
+	const int m = P->m, n = P->n;
+	M->n_arcs = 0;
+	for (int b = 1; b <= m; b++) {
+		int len = walk(M, b, theta), prev_c = 0, prev_k = -1;
+		for (int k = 0; k < len; k++) {
+			int c = cores_needed(M, k, theta);
+			if (c < prev_c)
+				c = prev_c;
+			if (c > n)
+				break;
+			if (prev_k >= 0 && c > prev_c && add_arc(M, b - 1 - prev_k, b, prev_c))
+				return pb_err(err, PB_ENOMEM, "milp: out of memory");
+			prev_c = c;
+			prev_k = k;
+		}
+		if (prev_k >= 0 && add_arc(M, b - 1 - prev_k, b, prev_c))
+			return pb_err(err, PB_ENOMEM, "milp: out of memory");
+	}
+	M->last_arcs = M->n_arcs;
+	if (M->n_arcs == 0)
+		return PB_OK;
+	glp_prob *lp = glp_create_prob();
+	glp_set_obj_dir(lp, GLP_MIN);
+	glp_add_rows(lp, m + 1);
+	for (int p = 0; p <= m; p++) {
+		double rhs = p == 0 ? -1.0 : p == m ? 1.0 : 0.0;
+		glp_set_row_bnds(lp, p + 1, GLP_FX, rhs, rhs);
+	}
+	glp_add_cols(lp, M->n_arcs);
+	for (int j = 0; j < M->n_arcs; j++) {
+		int ind[3] = {0, M->arc_a[j] + 1, M->arc_b[j] + 1};
+		double val[3] = {0, -1.0, 1.0};
+		glp_set_col_kind(lp, j + 1, GLP_BV);
+		glp_set_obj_coef(lp, j + 1, M->arc_c[j]);
+		glp_set_mat_col(lp, j + 1, 2, ind, val);
+	}
+	M->plp = lp;
+	return PB_OK;
+}
+
+static double next_theta(const pb_milp *M)
+{
+	if (!isfinite(M->U))
+		return INFINITY;
+	return M->L > 0 ? sqrt(M->L * M->U) : 0.5 * M->U;
+}
+
+static int closed(const pb_milp *M)
+{
+	return M->U <= M->L * (1 + MILP_CLOSED);
+}
+
+/* One probe (or a slice of its LP). */
+static int probe_unit(pb_milp *M, double deadline, pb_error *err)
+{
+	pb_part_problem *P = M->P;
+	int rc;
+	if (!M->plp) {
+		M->theta = next_theta(M);
+		if ((rc = probe_build(M, M->theta, err)))
+			return rc;
+	}
+	int feasible = 0;
+	if (M->plp) {
+		glp_smcp sp;
+		glp_init_smcp(&sp);
+		sp.msg_lev = GLP_MSG_OFF;
+		/* All arcs at zero is dual feasible (costs >= 1): no phase 1. */
+		sp.meth = GLP_DUALP;
+		if (isfinite(deadline)) {
+			double ms = (deadline - now_seconds()) * 1e3;
+			sp.tm_lim = ms < 1 ? 1 : (int)ms;
+		}
+		rc = glp_simplex(M->plp, &sp);
+		if (rc == GLP_ETMLIM)
+			return PB_OK; /* the next unit resumes from this basis */
+		if (rc != 0) {
+			glp_delete_prob(M->plp);
+			M->plp = NULL;
+			return pb_err(err, PB_EINTERNAL, "milp: GLPK failed on a probe (code %d)",
+			              rc);
+		}
+		if (glp_get_status(M->plp) == GLP_OPT) {
+			glp_iocp ip;
+			glp_init_iocp(&ip);
+			ip.msg_lev = GLP_MSG_OFF;
+			if (glp_intopt(M->plp, &ip) == 0 && glp_mip_status(M->plp) == GLP_OPT &&
+			    glp_mip_obj_val(M->plp) <= P->n + 0.5) {
+				/* Follow the path from position 0. */
+				int pos = 0, ng = 0;
+				while (pos < P->m && ng < P->n) {
+					int j = 0;
+					while (j < M->n_arcs &&
+					       !(M->arc_a[j] == pos &&
+					         glp_mip_col_val(M->plp, j + 1) > 0.5))
+						j++;
+					if (j == M->n_arcs)
+						break;
+					M->g_cores[ng] = M->arc_c[j];
+					M->g_layers[ng++] = M->arc_b[j] - pos;
+					pos = M->arc_b[j];
+				}
+				if (pos == P->m) {
+					feasible = 1;
+					install(M, ng);
+				}
+			}
+		}
+		glp_delete_prob(M->plp);
+		M->plp = NULL;
+	}
+	M->probes++;
+	if (!isfinite(M->theta)) {
+		if (!feasible && !M->use_mem)
+			return pb_err(err, PB_EINTERNAL, "milp: no partition at all (internal)");
+		if (!feasible) /* nothing fits the memory: solve without it, as exact does */
+			M->use_mem = 0;
+	} else if (!feasible && M->theta > M->L) {
+		M->L = M->theta;
+	}
+	if (isfinite(M->U) && (M->U <= M->L * (1 + M->probe_gap) || closed(M))) {
+		M->stage = ST_COLUMNS;
+		M->gen_b = 0;
+	}
+	return PB_OK;
+}
+
+/* ---- the optimisation MILP ------------------------------------------------------- */
+
+static int add_column(pb_milp *M, int a, int b, int c, double t)
+{
+	if (M->n_cols == M->col_cap) {
+		int nc = M->col_cap ? 2 * M->col_cap : 4096;
+		if (grow((void **)&M->ca, nc, sizeof(int)) ||
+		    grow((void **)&M->cb, nc, sizeof(int)) ||
+		    grow((void **)&M->cc, nc, sizeof(int)) ||
+		    grow((void **)&M->ct, nc, sizeof(double)))
+			return -1;
+		M->col_cap = nc;
+	}
+	M->ca[M->n_cols] = a;
+	M->cb[M->n_cols] = b;
+	M->cc[M->n_cols] = c;
+	M->ct[M->n_cols] = t;
+	M->n_cols++;
+	return 0;
+}
+
+/* Columns for the ends b = gen_b.. until the deadline; returns 1 when all are done,
+ * 0 when it must continue, -1 when the MILP would exceed `limit` columns. */
+static int gen_columns(pb_milp *M, double deadline, int limit)
+{
+	pb_part_problem *P = M->P;
+	const int m = P->m, n = P->n;
+	const double Lg = M->gen_L, Ug = M->gen_U * (1 + 1e-12);
+	for (; M->gen_b <= m; M->gen_b++) {
+		int b = M->gen_b;
+		if ((b & 7) == 0 && now_seconds() > deadline)
+			return 0;
+		int len = walk(M, b, Ug);
+		for (int k = 0; k < len; k++) {
+			int c_lo = cores_needed(M, k, Ug);
+			for (int c = c_lo; c <= n; c++) {
+				double t = seg_time(M, k, c);
+				/* c-minimal: c - 1 cores would do within max(L, t) */
+				if (c > c_lo && seg_time(M, k, c - 1) <= fmax(Lg, t))
+					break;
+				/* left-maximal: [a-1, b) on c cores fits within L */
+				if (k + 1 < len && fits(M, k + 1, c, Lg))
+					continue;
+				if (add_column(M, b - 1 - k, b, c, t))
+					return -2;
+				if (M->n_cols > limit)
+					return -1;
+			}
+		}
+	}
+	return 1;
+}
+
+static int build_model(pb_milp *M, pb_error *err)
+{
+	pb_part_problem *P = M->P;
+	const int m = P->m, nx = M->n_cols;
+	free(M->first);
+	free(M->order);
+	if (M->lp)
+		glp_delete_prob(M->lp);
+	M->lp = NULL;
+	/* Columns by start position. */
+	M->first = calloc((size_t)m + 2, sizeof *M->first);
+	M->order = malloc(((size_t)nx + 1) * sizeof *M->order);
+	if (!M->first || !M->order)
+		return pb_err(err, PB_ENOMEM, "milp: out of memory");
+	for (int j = 0; j < nx; j++)
+		M->first[M->ca[j] + 1]++;
+	for (int a = 0; a <= m; a++)
+		M->first[a + 1] += M->first[a];
+	int *fill = calloc((size_t)m + 1, sizeof *fill);
+	if (!fill)
+		return pb_err(err, PB_ENOMEM, "milp: out of memory");
+	for (int j = 0; j < nx; j++)
+		M->order[M->first[M->ca[j]] + fill[M->ca[j]]++] = j;
+	free(fill);
+
+	glp_prob *lp = glp_create_prob();
+	M->lp = lp;
+	glp_set_prob_name(lp, "partbench_partition");
+	glp_set_obj_name(lp, "max_time_over_lower_bound");
+	glp_set_obj_dir(lp, GLP_MIN);
+	/* Rows: flow 0..m, cores, start 0..m-1, end 1..m. */
+	const int r_flow = 1, r_cores = m + 2, r_start = m + 3, r_end = 2 * m + 3;
+	glp_add_rows(lp, 3 * m + 2);
+	char name[64];
+	const double Lu = M->gen_L / M->unit;
+	for (int p = 0; p <= m; p++) {
+		snprintf(name, sizeof name, "flow_%d", p);
+		glp_set_row_name(lp, r_flow + p, name);
+		double rhs = p == 0 ? -1.0 : p == m ? 1.0 : 0.0;
+		glp_set_row_bnds(lp, r_flow + p, GLP_FX, rhs, rhs);
+	}
+	glp_set_row_name(lp, r_cores, "cores");
+	glp_set_row_bnds(lp, r_cores, GLP_UP, 0.0, (double)P->n);
+	for (int p = 0; p < m; p++) {
+		snprintf(name, sizeof name, "start_%d", p);
+		glp_set_row_name(lp, r_start + p, name);
+		glp_set_row_bnds(lp, r_start + p, GLP_LO, Lu, 0.0); /* T - sum >= L */
+		snprintf(name, sizeof name, "end_%d", p + 1);
+		glp_set_row_name(lp, r_end + p, name);
+		glp_set_row_bnds(lp, r_end + p, GLP_LO, Lu, 0.0);
+	}
+	glp_add_cols(lp, nx + 1);
+	size_t NZ = (size_t)nx * 5 + 2 * (size_t)m;
+	int *ia = malloc((NZ + 1) * sizeof *ia), *ja = malloc((NZ + 1) * sizeof *ja);
+	double *ar = malloc((NZ + 1) * sizeof *ar);
+	if (!ia || !ja || !ar) {
+		free(ia);
+		free(ja);
+		free(ar);
+		return pb_err(err, PB_ENOMEM, "milp: out of memory");
+	}
+	size_t z = 0;
+	for (int j = 0; j < nx; j++) {
+		int a = M->ca[j], b = M->cb[j], col = j + 1;
+		snprintf(name, sizeof name, "x_%d_%d_%d", a, b, M->cc[j]);
+		glp_set_col_name(lp, col, name);
+		glp_set_col_kind(lp, col, GLP_BV);
+		z++, ia[z] = r_flow + a, ja[z] = col, ar[z] = -1.0; /* leaves position a */
+		z++, ia[z] = r_flow + b, ja[z] = col, ar[z] = 1.0;  /* arrives at position b */
+		z++, ia[z] = r_cores, ja[z] = col, ar[z] = M->cc[j];
+		double over = (M->ct[j] - M->gen_L) / M->unit;
+		if (over > 0) {
+			z++, ia[z] = r_start + a, ja[z] = col, ar[z] = -over;
+			z++, ia[z] = r_end + b - 1, ja[z] = col, ar[z] = -over;
+		}
+	}
+	int tcol = nx + 1;
+	glp_set_col_name(lp, tcol, "T");
+	glp_set_col_bnds(lp, tcol, GLP_LO, Lu, 0.0);
+	glp_set_obj_coef(lp, tcol, 1.0);
+	for (int p = 0; p < m; p++) {
+		z++, ia[z] = r_start + p, ja[z] = tcol, ar[z] = 1.0;
+		z++, ia[z] = r_end + p, ja[z] = tcol, ar[z] = 1.0;
+	}
+	glp_load_matrix(lp, (int)z, ia, ja, ar);
+	free(ia);
+	free(ja);
+	free(ar);
+	return PB_OK;
+}
+
+static void write_lp(pb_milp *M)
+{
+	if (!M->emit_lp || M->emitted || !M->lp)
+		return;
+	pb_error e = {0};
+	if (pb_lp_write_atomic(M->lp, M->emit_lp, &e) != PB_OK)
+		snprintf(M->note, sizeof M->note, "%s", e.msg);
+	else
+		M->emitted = 1;
+}
+
+static void free_model(pb_milp *M)
+{
+	if (M->lp)
+		glp_delete_prob(M->lp);
+	M->lp = NULL;
+	free(M->first);
+	free(M->order);
+	M->first = M->order = NULL;
+	M->n_cols = 0;
+}
+
+/* One slice of column generation; builds the model (and writes the LP) at the end. */
+static int columns_unit(pb_milp *M, double deadline, pb_error *err)
+{
+	if (M->gen_b == 0) {
+		M->n_cols = 0;
+		M->gen_b = 1;
+		M->gen_L = M->L;
+		M->gen_U = M->U;
+	}
+	int cl = closed(M);
+	int r = gen_columns(M, deadline, cl ? MILP_MAX_COLUMNS : MILP_MODEL_COLUMNS);
+	if (r == -2)
+		return pb_err(err, PB_ENOMEM, "milp: out of memory");
+	if (r == -1) {
+		if (cl)
+			return pb_err(err, PB_EUSAGE,
+			              "milp: the model would have more than %d columns (%d layers, "
+			              "%d cores); use --method exact for a model this large",
+			              MILP_MAX_COLUMNS, M->P->m, M->P->n);
+		/* Too large for this bracket: narrow it by probing further. */
+		M->n_cols = 0;
+		M->probe_gap *= 0.25;
+		M->stage = ST_PROBE;
+		return PB_OK;
+	}
+	if (r == 0)
+		return PB_OK;
+	int rc = build_model(M, err);
+	if (rc)
+		return rc;
+	write_lp(M);
+	M->stage = ST_ROOT;
+	return PB_OK;
+}
+
+static int root_unit(pb_milp *M, double deadline, pb_error *err)
+{
+	glp_smcp sp;
+	glp_init_smcp(&sp);
+	sp.msg_lev = GLP_MSG_OFF;
+	/* The standard basis (x = 0, T at its lower bound) is dual feasible. */
+	sp.meth = GLP_DUALP;
+	if (isfinite(deadline)) {
+		double ms = (deadline - now_seconds()) * 1e3;
+		sp.tm_lim = ms < 1 ? 1 : (int)ms;
+	}
+	int rc = glp_simplex(M->lp, &sp);
+	if (rc == GLP_ETMLIM)
+		return PB_OK;
+	if (rc != 0 || glp_get_status(M->lp) != GLP_OPT)
+		return pb_err(err, PB_EINTERNAL,
+		              "milp: GLPK could not solve the LP relaxation (code %d, status %d)",
+		              rc, glp_get_status(M->lp));
+	double z = glp_get_obj_val(M->lp) * M->unit;
+	if (z > M->bb_bound)
+		M->bb_bound = z;
+	M->stage = ST_BB;
+	return PB_OK;
+}
+
+/* The path of a model solution (LP values at a node, or the MIP solution). */
+static void decode(pb_milp *M, int from_mip)
+{
+	pb_part_problem *P = M->P;
+	int pos = 0, ng = 0;
+	while (pos < P->m && ng < P->n) {
+		int found = -1;
+		for (int i = M->first[pos]; i < M->first[pos + 1]; i++) {
+			int j = M->order[i];
+			double v = from_mip ? glp_mip_col_val(M->lp, j + 1)
+			                    : glp_get_col_prim(M->lp, j + 1);
+			if (v > 0.5) {
+				found = j;
+				break;
+			}
+		}
+		if (found < 0)
+			return;
+		M->g_cores[ng] = M->cc[found];
+		M->g_layers[ng++] = M->cb[found] - pos;
+		pos = M->cb[found];
+	}
+	if (pos == P->m)
+		install(M, ng);
+}
+
+/* GLPK's first incumbent: the fewest-core path over the model's columns. The
+ * incumbent reduces to such a path (chain_milp.h), so it has at most n cores. */
+static void give_heuristic(pb_milp *M, glp_tree *tree)
+{
+	pb_part_problem *P = M->P;
+	const int m = P->m;
+	int *cost = malloc(((size_t)m + 1) * sizeof *cost),
+	    *via = malloc(((size_t)m + 1) * sizeof *via);
+	double *x = calloc((size_t)M->n_cols + 2, sizeof *x);
+	if (!cost || !via || !x)
+		goto out;
+	for (int p = 0; p <= m; p++) {
+		cost[p] = INT_MAX;
+		via[p] = -1;
+	}
+	cost[0] = 0;
+	for (int a = 0; a < m; a++) {
+		if (cost[a] == INT_MAX)
+			continue;
+		for (int i = M->first[a]; i < M->first[a + 1]; i++) {
+			int j = M->order[i], b = M->cb[j];
+			if (cost[a] + M->cc[j] < cost[b]) {
+				cost[b] = cost[a] + M->cc[j];
+				via[b] = j;
+			}
+		}
+	}
+	if (cost[m] > P->n)
+		goto out;
+	double tmax = M->gen_L;
+	for (int p = m; p > 0; p = M->ca[via[p]]) {
+		x[via[p] + 1] = 1.0;
+		if (M->ct[via[p]] > tmax)
+			tmax = M->ct[via[p]];
+	}
+	x[M->n_cols + 1] = tmax / M->unit * (1 + 1e-12); /* no row violated by rounding */
+	glp_ios_heur_sol(tree, x);
+out:
+	free(cost);
+	free(via);
+	free(x);
 }
 
 static void callback(glp_tree *tree, void *info)
@@ -97,16 +650,24 @@ static void callback(glp_tree *tree, void *info)
 		return;
 	}
 	switch (glp_ios_reason(tree)) {
+	case GLP_IHEUR:
+		if (!M->heur_given) {
+			M->heur_given = 1;
+			give_heuristic(M, tree);
+		}
+		break;
 	case GLP_IBINGO:
-		M->incumbent = glp_get_obj_val(M->lp) * M->unit;
-		solution_to_state(M, 0);
+		decode(M, 0);
 		break;
 	case GLP_ISELECT: {
 		M->nodes++;
 		int best = glp_ios_best_node(tree);
-		if (best)
-			M->bound = glp_ios_node_bound(tree, best) * M->unit;
-		if (--M->budget <= 0 || now_seconds() > M->step_deadline)
+		if (best) {
+			double b = glp_ios_node_bound(tree, best);
+			if (isfinite(b) && b > -1e300 && b * M->unit > M->bb_bound)
+				M->bb_bound = b * M->unit;
+		}
+		if (--M->budget <= 0 || now_seconds() >= M->deadline_abs)
 			pb_coro_yield(M->co);
 		if (M->aborting)
 			glp_ios_terminate(tree);
@@ -120,224 +681,178 @@ static void callback(glp_tree *tree, void *info)
 static void co_main(void *arg)
 {
 	pb_milp *M = arg;
-	glp_smcp sp;
-	glp_init_smcp(&sp);
-	sp.msg_lev = GLP_MSG_OFF;
-	int rc = glp_simplex(M->lp, &sp);
-	if (rc == 0 && glp_get_status(M->lp) == GLP_OPT) {
-		M->bound = glp_get_obj_val(M->lp) * M->unit;
-		glp_iocp ip;
-		glp_init_iocp(&ip);
-		ip.msg_lev = GLP_MSG_OFF;
-		ip.cb_func = callback;
-		ip.cb_info = M;
-		ip.mip_gap = 0.0;
-		rc = glp_intopt(M->lp, &ip);
-		M->glp_status = rc == 0 ? glp_mip_status(M->lp) : -rc;
-		if (M->glp_status == GLP_OPT) {
-			double z = glp_mip_obj_val(M->lp) * M->unit;
-			if (z < M->incumbent || !isfinite(M->incumbent)) {
-				M->incumbent = z;
-				solution_to_state(M, 1);
-			}
-			M->bound = M->incumbent;
-		}
-	} else {
-		M->glp_status = -1;
-	}
-	M->finished = 1;
+	glp_iocp ip;
+	glp_init_iocp(&ip);
+	ip.msg_lev = GLP_MSG_OFF;
+	ip.cb_func = callback;
+	ip.cb_info = M;
+	ip.mip_gap = 0.0;
+	int rc = glp_intopt(M->lp, &ip);
+	M->glp_status = rc == 0 ? glp_mip_status(M->lp) : -rc;
 }
 
-static int add_column(pb_milp *M, int *cap, int a, int b, int c)
+static int bb_unit(pb_milp *M, int units, int *used, pb_error *err)
 {
-	if (M->n_cols == *cap) {
-		int nc = *cap ? *cap * 2 : 1024;
-		int *na = realloc(M->ca, (size_t)nc * sizeof *na);
-		if (!na)
-			return -1;
-		M->ca = na;
-		int *nb = realloc(M->cb, (size_t)nc * sizeof *nb);
-		if (!nb)
-			return -1;
-		M->cb = nb;
-		int *ncc = realloc(M->cc, (size_t)nc * sizeof *ncc);
-		if (!ncc)
-			return -1;
-		M->cc = ncc;
-		*cap = nc;
+	if (!M->co && !(M->co = pb_coro_new(co_main, M, MILP_STACK)))
+		return pb_err(err, PB_ENOMEM, "milp: out of memory");
+	long before = M->nodes;
+	M->budget = units;
+	pb_coro_resume(M->co);
+	*used = M->nodes - before > 0 ? (int)(M->nodes - before) : 1;
+	if (!pb_coro_done(M->co))
+		return PB_OK;
+	if (M->glp_status == GLP_OPT) {
+		decode(M, 1);
+		M->state = PB_MILP_OPTIMAL;
+		M->stage = ST_DONE;
+		M->bb_bound = M->U;
+		return PB_OK;
 	}
-	M->ca[M->n_cols] = a;
-	M->cb[M->n_cols] = b;
-	M->cc[M->n_cols] = c;
-	M->n_cols++;
-	return 0;
+	M->stage = ST_DONE;
+	return pb_err(err, PB_EINTERNAL, "milp: GLPK ended without an optimum (status %d)",
+	              M->glp_status);
 }
+
+/* Stops at the time limit: unwinds GLPK normally, writes the LP if still due. */
+static void stop(pb_milp *M)
+{
+	if (M->co && pb_coro_started(M->co) && !pb_coro_done(M->co)) {
+		M->aborting = 1;
+		while (!pb_coro_done(M->co))
+			pb_coro_resume(M->co);
+	}
+	if (M->plp) {
+		glp_delete_prob(M->plp);
+		M->plp = NULL;
+	}
+	M->state = PB_MILP_TIME_LIMIT;
+	M->stage = ST_DONE;
+	if (M->emit_lp && !M->emitted && !M->lp && isfinite(M->U)) {
+		/* The model for the bracket reached so far. */
+		M->n_cols = 0;
+		M->gen_b = 1;
+		M->gen_L = M->L;
+		M->gen_U = M->U;
+		pb_error e = {0};
+		int r = gen_columns(M, INFINITY, MILP_MAX_COLUMNS);
+		if (r == 1 && build_model(M, &e) == PB_OK)
+			write_lp(M);
+		else
+			snprintf(M->note, sizeof M->note,
+			         "%s not written: the model for the bracket reached is too large",
+			         M->emit_lp);
+	}
+}
+
+/* ---- interface ------------------------------------------------------------------- */
 
 int pb_milp_new(pb_part_problem *P, double reference, const char *emit_lp, pb_milp **out,
                 pb_error *err)
 {
+	(void)reference; /* never an input of the solve */
+	return pb_milp_new_opts(P, NULL, emit_lp, out, err);
+}
+
+int pb_milp_new_opts(pb_part_problem *P, const pb_milp_opts *o, const char *emit_lp, pb_milp **out,
+                     pb_error *err)
+{
 	*out = NULL;
+	glp_term_out(GLP_OFF);
 	pb_milp *M = calloc(1, sizeof *M);
 	if (!M)
 		return pb_err(err, PB_ENOMEM, "milp: out of memory");
 	M->P = P;
-	M->bound = NAN;
-	M->incumbent = INFINITY;
+	if (o)
+		M->o = *o;
+	M->probe_gap = M->o.probe_gap > 0 ? M->o.probe_gap : MILP_PROBE_GAP;
 	M->unit = P->lower_bound > 0 ? P->lower_bound : 1.0;
-	M->inc_ac = malloc((size_t)P->n * sizeof *M->inc_ac);
-	/* Upper bound from local search; memory feasibility from the DP. */
-	int *dp = malloc(((size_t)P->m + 1) * 2 * sizeof *dp), *from = dp + P->m + 1;
-	int use_mem = pb_part_exact_min_cores(P, INFINITY, 1, dp, from, NULL) <= P->n;
-	int *ub_ac = malloc((size_t)P->n * sizeof *ub_ac);
-	pb_part_greedy(P, ub_ac);
-	pb_part_local_search(P, ub_ac, 1 << 20);
-	pb_part_eval ev;
-	pb_part_evaluate(P, ub_ac, &ev, NULL);
-	double UB = (!ev.over_memory || !use_mem) ? ev.max_time * (1 + 1e-9) : INFINITY;
-	free(ub_ac);
-	free(dp);
-	/* Generate columns. */
-	int cap = 0;
-	long nnz = 0;
-	const double rate = P->hw.mac_rate, bw = P->hw.bandwidth, LB = P->lower_bound;
-	for (int b = 1; b <= P->m; b++) {
-		double in = 0, own = 0;
-		for (int a = b - 1; a >= 0; a--) {
-			if (P->min_succ[a] < b) {
-				in -= P->ob[a];
-				own += P->ob[a];
-			}
-			for (int k = P->pred_off[a]; k < P->pred_off[a + 1]; k++)
-				if (P->pred_next[k] >= b)
-					in += P->ob[P->pred[k]];
-			double macs = P->pmacs[b] - P->pmacs[a];
-			double rt = ((in > 0 ? in : 0) + own) / bw;
-			double store = P->pstore[b] - P->pstore[a] + (in > 0 ? in : 0);
-			if (macs / (rate * P->n) + rt > UB)
-				continue;
-			double prev = INFINITY;
-			for (int c = 1; c <= P->n; c++) {
-				double t = macs / (c * rate) + rt;
-				if (use_mem && store / c > P->hw.memory)
-					continue;
-				if (t > UB || !(t < prev * (1 - 1e-12)))
-					continue;
-				prev = t;
-				if (add_column(M, &cap, a, b, c)) {
-					pb_milp_free(M);
-					return pb_err(err, PB_ENOMEM, "milp: out of memory");
-				}
-				nnz += 2 + 1 + (b - a);
-				if (M->n_cols > MILP_MAX_COLUMNS || nnz > MILP_MAX_NONZEROS) {
-					pb_milp_free(M);
-					return pb_err(
-					    err, PB_EUSAGE,
-					    "milp: the model would have more than %d columns "
-					    "or %ld nonzeros (%d layers, %d cores); use "
-					    "--method exact for a model this large",
-					    MILP_MAX_COLUMNS, MILP_MAX_NONZEROS, P->m, P->n);
-				}
-				if (t <= LB * (1 + 1e-12))
-					break;
-			}
-		}
-	}
-	(void)reference;
-	/* Rows: m+1 flow, 1 cores, m time. Columns: x..., T. */
-	glp_term_out(GLP_OFF);
-	glp_prob *lp = glp_create_prob();
-	M->lp = lp;
-	glp_set_prob_name(lp, "partbench_partition");
-	glp_set_obj_name(lp, "max_time_over_lower_bound");
-	glp_set_obj_dir(lp, GLP_MIN);
-	int m = P->m, nx = M->n_cols;
-	glp_add_rows(lp, (m + 1) + 1 + m);
-	char name[64];
-	for (int p = 0; p <= m; p++) {
-		snprintf(name, sizeof name, "flow_%d", p);
-		glp_set_row_name(lp, p + 1, name);
-		double rhs = p == 0 ? -1.0 : p == m ? 1.0 : 0.0;
-		glp_set_row_bnds(lp, p + 1, GLP_FX, rhs, rhs);
-	}
-	glp_set_row_name(lp, m + 2, "cores");
-	glp_set_row_bnds(lp, m + 2, GLP_UP, 0.0, (double)P->n);
-	for (int k = 0; k < m; k++) {
-		snprintf(name, sizeof name, "time_%d", k);
-		glp_set_row_name(lp, m + 3 + k, name);
-		glp_set_row_bnds(lp, m + 3 + k, GLP_UP, 0.0, 0.0); /* sum t x - T <= 0 */
-	}
-	glp_add_cols(lp, nx + 1);
-	size_t NZ = (size_t)nnz + (size_t)m + 1;
-	int *ia = malloc((NZ + 1) * sizeof *ia), *ja = malloc((NZ + 1) * sizeof *ja);
-	double *ar = malloc((NZ + 1) * sizeof *ar);
-	if (!ia || !ja || !ar) {
-		free(ia);
-		free(ja);
-		free(ar);
+	M->U = INFINITY;
+	M->deadline_abs = INFINITY;
+	M->use_mem = isfinite(P->hw.memory) && P->hw.memory > 0;
+	size_t m1 = (size_t)P->m + 1, n = (size_t)P->n;
+	M->inc_ac = malloc(n * sizeof *M->inc_ac);
+	M->g_cores = malloc(n * sizeof *M->g_cores);
+	M->g_layers = malloc(n * sizeof *M->g_layers);
+	M->wm = malloc(m1 * sizeof *M->wm);
+	M->wr = malloc(m1 * sizeof *M->wr);
+	M->ws = malloc(m1 * sizeof *M->ws);
+	M->emit_lp = emit_lp ? strdup(emit_lp) : NULL;
+	if (!M->inc_ac || !M->g_cores || !M->g_layers || !M->wm || !M->wr || !M->ws ||
+	    (emit_lp && !M->emit_lp)) {
 		pb_milp_free(M);
 		return pb_err(err, PB_ENOMEM, "milp: out of memory");
 	}
-	size_t z = 0;
-	for (int j = 0; j < nx; j++) {
-		int a = M->ca[j], b = M->cb[j], c = M->cc[j], col = j + 1;
-		snprintf(name, sizeof name, "x_%d_%d_%d", a, b, c);
-		glp_set_col_name(lp, col, name);
-		glp_set_col_kind(lp, col, GLP_BV);
-		pb_part_group gr;
-		pb_part_eval_group(P, a, b, c, &gr);
-		double t = gr.time / M->unit;
-		z++, ia[z] = a + 1, ja[z] = col, ar[z] = -1.0; /* leaves position a */
-		z++, ia[z] = b + 1, ja[z] = col, ar[z] = 1.0;  /* arrives at position b */
-		z++, ia[z] = m + 2, ja[z] = col, ar[z] = c;
-		for (int k = a; k < b; k++)
-			z++, ia[z] = m + 3 + k, ja[z] = col, ar[z] = t;
+	/* L0: perfect balance, and no group is faster than one of its layers alone
+	 * on all n cores (compute and incoming bytes only grow with the group). */
+	M->L = P->lower_bound;
+	for (int k = 0; k < P->m; k++) {
+		pb_part_group g;
+		pb_part_eval_group(P, k, k + 1, P->n, &g);
+		if (g.time > M->L)
+			M->L = g.time;
 	}
-	int tcol = nx + 1;
-	glp_set_col_name(lp, tcol, "T");
-	glp_set_col_bnds(lp, tcol, GLP_LO, 0.0, 0.0);
-	glp_set_obj_coef(lp, tcol, 1.0);
-	for (int k = 0; k < m; k++)
-		z++, ia[z] = m + 3 + k, ja[z] = tcol, ar[z] = -1.0;
-	glp_load_matrix(lp, (int)z, ia, ja, ar);
-	free(ia);
-	free(ja);
-	free(ar);
-	if (emit_lp && glp_write_lp(lp, NULL, emit_lp) != 0) {
+	/* The first probe (θ = inf) runs now: memory feasibility and an incumbent. */
+	int rc = PB_OK;
+	double t0 = now_seconds();
+	while (rc == PB_OK && !isfinite(M->U))
+		rc = probe_unit(M, INFINITY, err);
+	M->elapsed = M->stage_s[ST_PROBE] = now_seconds() - t0;
+	if (rc) {
 		pb_milp_free(M);
-		return pb_err(err, PB_EINPUT, "%s: cannot write the LP file", emit_lp);
+		return rc;
 	}
 	*out = M;
 	return PB_OK;
 }
 
-int pb_milp_step(pb_milp *M, int nodes, int *ac, int *improved, pb_error *err)
+int pb_milp_step(pb_milp *M, int units, int *ac, int *improved, pb_error *err)
 {
 	*improved = 0;
-	if (M->finished)
-		return PB_OK;
-	M->budget = nodes > 0 ? nodes : 1;
-	M->step_deadline = now_seconds() + 0.05;
-	M->improved = 0;
-	if (!M->started) {
-		M->co = pb_coro_new(co_main, M, MILP_STACK);
-		if (!M->co)
-			return pb_err(err, PB_ENOMEM, "milp: out of memory");
-		M->started = 1;
+	int rc = PB_OK;
+	if (units < 1)
+		units = 1;
+	double t0 = now_seconds();
+	M->deadline_abs =
+	    M->o.time_limit > 0 ? t0 + (M->o.time_limit - M->elapsed) : (double)INFINITY;
+	while (units > 0 && M->stage != ST_DONE && rc == PB_OK) {
+		double t = now_seconds();
+		if (t >= M->deadline_abs) {
+			stop(M);
+			break;
+		}
+		double slice = fmin(t + MILP_SLICE, M->deadline_abs);
+		int used = 1, stage = M->stage;
+		switch (M->stage) {
+		case ST_PROBE:
+			rc = probe_unit(M, slice, err);
+			break;
+		case ST_COLUMNS:
+			rc = columns_unit(M, slice, err);
+			break;
+		case ST_ROOT:
+			rc = root_unit(M, slice, err);
+			break;
+		default:
+			rc = bb_unit(M, units, &used, err);
+			break;
+		}
+		units -= used;
+		M->stage_s[stage] += now_seconds() - t;
 	}
-	pb_coro_resume(M->co);
+	if (rc == PB_OK && M->stage != ST_DONE && now_seconds() >= M->deadline_abs)
+		stop(M);
+	M->elapsed += now_seconds() - t0;
 	if (M->improved) {
 		memcpy(ac, M->inc_ac, (size_t)M->P->n * sizeof *ac);
 		*improved = 1;
+		M->improved = 0;
 	}
-	if (M->finished && M->glp_status != GLP_OPT && !isfinite(M->incumbent))
-		return pb_err(err, PB_EINTERNAL, "milp: GLPK found no integer solution (status %d)",
-		              M->glp_status);
-	return PB_OK;
+	return rc;
 }
 
 int pb_milp_done(const pb_milp *M)
 {
-	return M->finished;
+	return M->stage == ST_DONE;
 }
 
 long pb_milp_nodes(const pb_milp *M)
@@ -347,36 +862,77 @@ long pb_milp_nodes(const pb_milp *M)
 
 double pb_milp_bound(const pb_milp *M)
 {
-	return M->bound;
+	if (M->state == PB_MILP_OPTIMAL)
+		return M->U;
+	double b = M->bb_bound > M->L ? M->bb_bound : M->L;
+	return b < M->U ? b : M->U;
 }
 
 double pb_milp_incumbent(const pb_milp *M)
 {
-	return M->incumbent;
+	return M->U;
+}
+
+const int *pb_milp_incumbent_state(const pb_milp *M)
+{
+	return isfinite(M->U) ? M->inc_ac : NULL;
 }
 
 int pb_milp_columns(const pb_milp *M)
 {
-	return M->n_cols;
+	return M->lp ? M->n_cols : M->last_arcs;
+}
+
+void pb_milp_stats_get(const pb_milp *M, pb_milp_stats *st)
+{
+	memset(st, 0, sizeof *st);
+	st->state = M->state;
+	st->incumbent = M->U;
+	st->bound = pb_milp_bound(M);
+	st->gap = isfinite(M->U) && M->U > 0 ? (M->U - st->bound) / M->U : NAN;
+	if (st->gap < 0)
+		st->gap = 0;
+	st->seconds = M->elapsed;
+	st->probe_seconds = M->stage_s[ST_PROBE];
+	st->model_seconds = M->stage_s[ST_COLUMNS] + M->stage_s[ST_ROOT];
+	st->bb_seconds = M->stage_s[ST_BB];
+	st->probes = M->probes;
+	st->nodes = M->nodes;
+	st->columns = M->lp ? M->n_cols : 0;
+	st->memory_used = M->use_mem;
+	st->stage = stage_names[M->stage];
+	st->lp_written = M->emitted ? M->emit_lp : NULL;
+	snprintf(st->note, sizeof st->note, "%s", M->note);
 }
 
 void pb_milp_free(pb_milp *M)
 {
 	if (!M)
 		return;
-	if (M->started && !M->finished) {
+	if (M->co && pb_coro_started(M->co) && !pb_coro_done(M->co)) {
 		/* Let GLPK unwind normally: the callback terminates the search. */
 		M->aborting = 1;
-		while (!M->finished)
+		while (!pb_coro_done(M->co))
 			pb_coro_resume(M->co);
 	}
-	if (M->lp)
-		glp_delete_prob(M->lp);
 	pb_coro_free(M->co);
+	if (M->plp)
+		glp_delete_prob(M->plp);
+	free_model(M);
+	free(M->arc_a);
+	free(M->arc_b);
+	free(M->arc_c);
 	free(M->ca);
 	free(M->cb);
 	free(M->cc);
+	free(M->ct);
+	free(M->wm);
+	free(M->wr);
+	free(M->ws);
 	free(M->inc_ac);
+	free(M->g_cores);
+	free(M->g_layers);
+	free(M->emit_lp);
 	free(M);
 }
 
@@ -388,13 +944,15 @@ int pb_milp_solve(pb_part_problem *P, const char *emit_lp, double *optimum, int 
 		return rc;
 	int improved;
 	int *scratch = malloc((size_t)P->n * sizeof *scratch);
-	while (!M->finished && rc == PB_OK)
+	if (!scratch) {
+		pb_milp_free(M);
+		return pb_err(err, PB_ENOMEM, "milp: out of memory");
+	}
+	while (!pb_milp_done(M) && rc == PB_OK)
 		rc = pb_milp_step(M, 1000, scratch, &improved, err);
 	free(scratch);
 	if (rc == PB_OK) {
-		pb_part_eval ev;
-		pb_part_evaluate(P, M->inc_ac, &ev, NULL);
-		*optimum = ev.max_time;
+		*optimum = M->U;
 		if (ac)
 			memcpy(ac, M->inc_ac, (size_t)P->n * sizeof *ac);
 	}

@@ -4,7 +4,8 @@
  * pb_partition_solver_new() builds the problem from a graph and a manycore
  * layout and returns a pb_solver (solver.h) for one method:
  *   exact  — bisection + feasibility DP (exact.h); one unit = one check
- *   milp   — GLPK branch-and-bound (milp.h); one unit = one B&B node
+ *   milp   — probing + GLPK branch and bound (chain_milp.h); one unit = one probe,
+ *            one <= 50 ms slice of an LP or of column generation, or one B&B node
  *   rl     — REINFORCE agent (partition/rl_reinforce.h); one unit = one episode
  *   greedy, equal, pack — one unit finishes
  *   local  — local search from greedy; one unit = one move
@@ -17,6 +18,7 @@
 #include "model/graph.h"
 #include "hw.h"
 #include "solver.h"
+#include "partition/chain_milp.h"
 #include "partition/chain_problem.h"
 
 typedef struct pb_part_opts {
@@ -27,6 +29,7 @@ typedef struct pb_part_opts {
 	const char *emit_lp; /* milp: write the model to this file (CPLEX LP format) */
 	const char *init;    /* rl: "balanced" (default), "local", "greedy", "equal" */
 	double seconds;      /* rl: training time limit (0 = none) */
+	double time_limit;   /* milp: stop after this many seconds of solving (0 = none) */
 	/* Optional hooks (set by the Lua layer, core/script/hooks.h): an extra
 	 * action mask for rl, and an initial allocation (one entry per core,
 	 * checked with pb_part_state_valid) that replaces the starting state of
@@ -51,7 +54,11 @@ int pb_partition_solver_new(const pb_graph *g, const pb_hw *hw, const pb_part_op
                             pb_solver **out, pb_error *err);
 /* The problem a partition solver works on (owned by the solver). */
 pb_part_problem *pb_partition_solver_problem(pb_solver *s);
-/* Exact optimum computed at start (NAN for the exact method until done). */
+/* Exact optimum computed at start (NAN for the exact method until done); it labels
+ * the plans (optimum, gap); the milp method never sees it. */
 double pb_partition_solver_optimum(pb_solver *s);
+/* For the milp method: fills st (incumbent = the installed plan's max(t), proven
+ * bound, gap, probes, nodes ...) and returns 1; returns 0 for other methods. */
+int pb_partition_solver_milp_stats(pb_solver *s, pb_milp_stats *st);
 
 #endif

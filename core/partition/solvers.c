@@ -5,6 +5,9 @@
  *
  * Invariants: ps->ac is always a valid state and ps->plan its plan; the
  * incumbent only changes when the objective (baselines.h) strictly improves.
+ * The exact optimum computed at the start of the other methods labels their plans
+ * (optimum, gap); the milp method never sees it (nor any other method's plan): it
+ * starts from its own first probe and proves its own bounds (chain_milp.h).
  */
 #include "partition/partition.h"
 
@@ -73,6 +76,21 @@ static int offer(psolver *ps, const int *ac)
 	return 1;
 }
 
+/* The milp method's line: its incumbent, proven bound and the gap between them. */
+static void milp_message(psolver *ps, const pb_part_eval *ev, pb_solver_progress *p)
+{
+	pb_milp_stats st;
+	pb_milp_stats_get(ps->milp, &st);
+	double gap = ev->max_time > 0 ? (ev->max_time - st.bound) / ev->max_time : 0.0;
+	snprintf(p->message, sizeof p->message,
+	         "max(t) %.4f ms, bound %.4f ms, gap %.2f%%%s, %ld probes, %ld nodes%s",
+	         ev->max_time * 1e3, st.bound * 1e3, 100 * (gap > 0 ? gap : 0.0),
+	         ev->over_memory ? ", OVER MEMORY" : "", st.probes, st.nodes,
+	         st.state == PB_MILP_OPTIMAL      ? ", proved optimal"
+	         : st.state == PB_MILP_TIME_LIMIT ? ", time limit"
+	                                          : "");
+}
+
 static void fill_progress(psolver *ps, pb_solver_progress *p, double bound, double fraction)
 {
 	pb_part_eval ev;
@@ -82,6 +100,10 @@ static void fill_progress(psolver *ps, pb_solver_progress *p, double bound, doub
 	p->done = ps->done;
 	p->iterations = ps->iters;
 	p->fraction = ps->done ? 1.0 : fraction;
+	if (ps->method == M_MILP) {
+		milp_message(ps, &ev, p);
+		return;
+	}
 	char gap[48] = "";
 	if (isfinite(ps->optimum) && ps->optimum > 0)
 		snprintf(gap, sizeof gap, ", gap %.2f%%", 100 * (ev.max_time / ps->optimum - 1));
@@ -178,6 +200,18 @@ static void stats_fn(pb_solver *s, FILE *out)
 	fprintf(out, "\n%ld iterations%s\n", ps->iters, ps->done ? ", done" : "");
 	if (ps->method == M_RL)
 		pb_rl_trainer_stats(ps->rl, out);
+	if (ps->method == M_MILP) {
+		pb_milp_stats st;
+		pb_milp_stats_get(ps->milp, &st);
+		fprintf(out,
+		        "milp: %s; bound %.6f ms, gap %.3f%%; %ld probes, %ld nodes, %d columns, "
+		        "%.3f s\n",
+		        st.state == PB_MILP_OPTIMAL      ? "proved optimal"
+		        : st.state == PB_MILP_TIME_LIMIT ? "stopped at the time limit"
+		                                         : st.stage,
+		        st.bound * 1e3, 100 * (isfinite(st.gap) ? st.gap : 0.0), st.probes,
+		        st.nodes, st.columns, st.seconds);
+	}
 }
 
 static void free_fn(pb_solver *s)
@@ -205,6 +239,24 @@ pb_part_problem *pb_partition_solver_problem(pb_solver *s)
 double pb_partition_solver_optimum(pb_solver *s)
 {
 	return ((psolver *)s)->optimum;
+}
+
+int pb_partition_solver_milp_stats(pb_solver *s, pb_milp_stats *st)
+{
+	psolver *ps = (psolver *)s;
+	if (ps->method != M_MILP || !ps->milp)
+		return 0;
+	pb_milp_stats_get(ps->milp, st);
+	/* The installed plan may be a Lua initial partition better than the MILP's. */
+	pb_part_eval ev;
+	pb_part_evaluate(ps->P, ps->ac, &ev, NULL);
+	if (ev.max_time < st->incumbent || !isfinite(st->incumbent)) {
+		st->incumbent = ev.max_time;
+		st->gap = ev.max_time > 0 ? (ev.max_time - st->bound) / ev.max_time : 0.0;
+		if (st->gap < 0)
+			st->gap = 0;
+	}
+	return 1;
 }
 
 int pb_partition_solver_new(const pb_graph *g, const pb_hw *hw, const pb_part_opts *o,
@@ -277,13 +329,23 @@ int pb_partition_solver_new(const pb_graph *g, const pb_hw *hw, const pb_part_op
 	case M_PACK:
 		pb_part_pack(ps->P, ps->ac);
 		break;
-	case M_MILP:
-		rc = pb_milp_new(ps->P, ps->optimum, o->emit_lp, &ps->milp, err);
-		if (o->init_state)
-			memcpy(ps->ac, o->init_state, (size_t)n * sizeof *ps->ac);
-		else
-			pb_part_greedy(ps->P, ps->ac);
+	case M_MILP: {
+		/* The MILP gets no reference: it proves its own bounds. Its first plan is
+		 * its own first probe's (or a Lua initial partition, when better). */
+		pb_milp_opts mo = {o->time_limit, 0};
+		rc = pb_milp_new_opts(ps->P, &mo, o->emit_lp, &ps->milp, err);
+		if (rc)
+			break;
+		memcpy(ps->ac, pb_milp_incumbent_state(ps->milp), (size_t)n * sizeof *ps->ac);
+		if (o->init_state) {
+			pb_part_eval a, b;
+			pb_part_evaluate(ps->P, o->init_state, &a, NULL);
+			pb_part_evaluate(ps->P, ps->ac, &b, NULL);
+			if (pb_part_objective(&a) < pb_part_objective(&b))
+				memcpy(ps->ac, o->init_state, (size_t)n * sizeof *ps->ac);
+		}
 		break;
+	}
 	case M_RL: {
 		pb_rl_config cfg;
 		pb_rl_config_default(&cfg);
