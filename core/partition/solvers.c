@@ -161,9 +161,7 @@ static int step_fn(pb_solver *s, int budget, pb_solver_progress *p, pb_error *er
 	case M_LOCAL:
 		for (int k = 0; k < budget && !ps->done; k++) {
 			memcpy(ps->scratch, ps->ac, (size_t)ps->P->n * sizeof *ps->ac);
-			int *tmp = malloc((size_t)ps->P->n * sizeof *tmp);
-			int moved = pb_part_local_step(ps->P, ps->scratch, tmp);
-			free(tmp);
+			int moved = pb_part_ils_step(ps->P, ps->scratch, NULL);
 			if (!moved) {
 				ps->done = 1;
 				break;
