@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <jansson.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,6 +25,7 @@
 #include "commands.h"
 #include "load.h"
 #include "session.h"
+#include "script/script.h"
 #include "pb_test_graphs.h"
 
 /* Runs one command line in s; *rc gets its status. Returns what it printed
@@ -40,6 +42,20 @@ static inline char *pb_test_run_cmd(pb_session *s, const char *line, int *rc)
 		fprintf(out, "ERROR %s", err.msg);
 	fclose(out);
 	return buf;
+}
+
+/* Runs one command line that must succeed and print JSON; returns it parsed. */
+static inline json_t *pb_test_run_json(pb_session *s, const char *line)
+{
+	int rc;
+	char *buf = pb_test_run_cmd(s, line, &rc);
+	if (rc)
+		fprintf(stderr, "%s: %s\n", line, buf ? buf : "");
+	assert_int_equal(rc, PB_OK);
+	json_t *j = json_loads(buf, 0, NULL);
+	free(buf);
+	assert_non_null(j);
+	return j;
 }
 
 /* A fresh session whose command output and log go to buf (size bytes, kept
@@ -81,6 +97,20 @@ static inline int pb_test_session_cmd(pb_test_session *t, const char *line, pb_e
 {
 	pb_test_session_rewind(t);
 	int rc = pb_cmd_run_line(&t->ctx, line, err);
+	fflush(t->out);
+	return rc;
+}
+
+/* Runs Lua text as a script named `name` in the session's Lua state; the
+ * buffer then holds exactly what it printed. */
+static inline int pb_test_session_lua(pb_test_session *t, const char *code, const char *name,
+                                      pb_error *err)
+{
+	pb_test_session_rewind(t);
+	pb_script *sc = pb_script_get(t->s, err);
+	assert_non_null(sc);
+	memset(err, 0, sizeof *err);
+	int rc = pb_script_run_string(sc, &t->ctx, code, name, err);
 	fflush(t->out);
 	return rc;
 }

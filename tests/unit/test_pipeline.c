@@ -188,21 +188,7 @@ static pb_graph *mlp2(void)
 
 static json_t *run_json(pb_session *s, const char *line)
 {
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *out = open_memstream(&buf, &len);
-	pb_cmd_ctx ctx = {s, out, stderr, 0, 0, NULL, NULL};
-	pb_error err = {0};
-	int rc = pb_cmd_run_line(&ctx, line, &err);
-	fclose(out);
-	if (rc)
-		fprintf(stderr, "%s\n", err.msg);
-	assert_int_equal(rc, PB_OK);
-	json_error_t je;
-	json_t *j = json_loads(buf, 0, &je);
-	free(buf);
-	assert_non_null(j);
-	return j;
+	return pb_test_run_json(s, line);
 }
 
 static void test_pipeline_command(void **state)

@@ -159,20 +159,7 @@ static void test_two_stages(void **state)
 
 static json_t *run_json(pb_session *s, const char *line)
 {
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *out = open_memstream(&buf, &len);
-	pb_cmd_ctx ctx = {s, out, stderr, 0, 0, NULL, NULL};
-	pb_error err = {0};
-	int rc = pb_cmd_run_line(&ctx, line, &err);
-	fclose(out);
-	if (rc)
-		fprintf(stderr, "%s\n", err.msg);
-	assert_int_equal(rc, PB_OK);
-	json_t *j = json_loads(buf, 0, NULL);
-	free(buf);
-	assert_non_null(j);
-	return j;
+	return pb_test_run_json(s, line);
 }
 
 /* shard --pipeline auto lists one row per stage count, each the planner's

@@ -30,12 +30,7 @@ static int teardown(void **state)
 
 static int lua(fixture *f, const char *code, pb_error *err)
 {
-	pb_test_session_rewind(f);
-	pb_script *sc = pb_script_get(f->s, err);
-	assert_non_null(sc);
-	int rc = pb_script_run_string(sc, &f->ctx, code, "hooks.lua", err);
-	fflush(f->out);
-	return rc;
+	return pb_test_session_lua(f, code, "hooks.lua", err);
 }
 
 static void test_initial_and_frozen_mask(void **state)

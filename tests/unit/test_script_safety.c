@@ -50,13 +50,7 @@ static int teardown(void **state)
 
 static int lua(fixture *f, const char *code, pb_error *err)
 {
-	pb_test_session_rewind(f);
-	pb_script *sc = pb_script_get(f->s, err);
-	assert_non_null(sc);
-	memset(err, 0, sizeof *err);
-	int rc = pb_script_run_string(sc, &f->ctx, code, "safety.lua", err);
-	fflush(f->out);
-	return rc;
+	return pb_test_session_lua(f, code, "safety.lua", err);
 }
 
 /* A callback kind: how to register it (%s is the callback's body) and the
