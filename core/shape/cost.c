@@ -28,7 +28,10 @@
  *   - a node whose outputs were all evaluated at load time (shape arithmetic,
  *     constant folding) costs 0 FLOPs: any runtime folds it.
  *  params: elements of the node's weight inputs: initializers that are not
- *   model inputs, also when forwarded by an Identity node (torch's export of
+ *   model inputs, and floating Constant tensors of more than one element
+ *   (Paddle exports hold every weight so; scalars, integer shape tensors and
+ *   the roi/scales inputs of Resize/Upsample are not parameters), also when
+ *   forwarded by an Identity node (torch's export of
  *   shared or deduplicated weights). Identity nodes themselves own none; a
  *   weight read by several nodes counts at each reader, as in the framework's
  *   per-module parameter count. param_bytes = dtype size x elements.
@@ -228,8 +231,28 @@ static double node_flops(const pb_graph *g, const pb_node *n, double macs)
 	return out;
 }
 
-/* A weight: an initializer that is not a model input, or an Identity's
- * output forwarding one. */
+/* Floating-point element types: a weight is one of these, shape data never. */
+static int is_float_dtype(int dt)
+{
+	return dt == PB_DT_FLOAT || dt == PB_DT_FLOAT16 || dt == PB_DT_DOUBLE ||
+	       dt == PB_DT_BFLOAT16 || (dt >= 17 && dt <= 20); /* the float8 types */
+}
+
+/* A weight held in a Constant node of the default domain (PaddleOCR and
+ * other Paddle exports store every conv kernel so): a floating tensor of
+ * more than one element. Scalars (eps, scale factors) and integer shape
+ * tensors are not parameters. */
+static int is_constant_weight(const pb_graph *g, const pb_tensor *t)
+{
+	const pb_node *p = &g->nodes[t->producer];
+	if (strcmp(p->op, "Constant") != 0 || (p->domain && *p->domain &&
+	                                       strcmp(p->domain, "ai.onnx") != 0))
+		return 0;
+	return is_float_dtype(t->dtype) && pb_tensor_numel(t) > 1;
+}
+
+/* A weight: an initializer that is not a model input, a float Constant of
+ * more than one element, or an Identity's output forwarding one. */
 static int is_weight(const pb_graph *g, const pb_tensor *t, int depth)
 {
 	if (!t || depth > 8)
@@ -238,10 +261,19 @@ static int is_weight(const pb_graph *g, const pb_tensor *t, int depth)
 		return 1;
 	if (t->producer >= 0) {
 		const pb_node *p = &g->nodes[t->producer];
+		if (is_constant_weight(g, t))
+			return 1;
 		if (strcmp(p->op, "Identity") == 0 && p->n_inputs == 1 && p->inputs[0] >= 0)
 			return is_weight(g, &g->tensors[p->inputs[0]], depth + 1);
 	}
 	return 0;
+}
+
+/* Input slots that take shape data even when it is a float tensor: the roi
+ * and scales of Resize, the scales of Upsample. */
+static int is_shape_slot(const pb_node *n, int j)
+{
+	return j >= 1 && (strcmp(n->op, "Resize") == 0 || strcmp(n->op, "Upsample") == 0);
 }
 
 void pb_cost_compute(pb_graph *g)
@@ -257,6 +289,8 @@ void pb_cost_compute(pb_graph *g)
 			const pb_tensor *t = tin(g, n, j);
 			if (!t)
 				continue;
+			if (is_shape_slot(n, j) && t->producer >= 0 && is_weight(g, t, 0))
+				continue; /* float shape data from a Constant: neither */
 			if (is_weight(g, t, 0)) {
 				if (!identity) {
 					double e = numel(t);

@@ -7,7 +7,8 @@
  *    RNN/GRU/LSTM = steps * directions * batch * gates * hidden * (in + hidden).
  *  - FLOPs: 2 * MACs for MAC operators (+ bias adds); element-wise ops count one
  *    FLOP per output element (see cost.c for the per-op table).
- *  - params: elements of the node's initializer inputs.
+ *  - params: elements of the node's weight inputs (initializers, float
+ *    Constant tensors of more than one element).
  *  - out_bytes: dtype size x numel of all outputs.
  */
 #ifndef PB_COST_H
