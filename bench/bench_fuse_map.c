@@ -3,6 +3,10 @@
  * layout: launches before/after aggregation, buffers, serial vs pipelined
  * time of a stream of inputs for 1..4 buffer slots, and the run time of
  * pb_map_run (fastest of 5). Prints a Markdown table for bench/RESULTS.md.
+ * A second table sets the seed's priority rule beside the transfer-aware
+ * choice (issue 18.5): launches, buffers, serial and pipelined (k = 2) time,
+ * nodes moved and the mapping time of each (fastest of 5; the
+ * transfer-aware run includes its priority baseline).
  *
  * Usage: bench_fuse_map [LAYOUT.lua [STREAM]]  (default layouts/hetero.lua, 16)
  */
@@ -21,6 +25,67 @@ static double now(void)
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* pb_map_run fastest of 5; the last result in *out. */
+static double timed_run(const pb_graph *g, const pb_hetero *h, const pb_map_opts *o,
+                        pb_map_result **out, pb_error *err)
+{
+	double best = 1e30;
+	*out = NULL;
+	for (int rep = 0; rep < 5; rep++) {
+		pb_map_result_free(*out);
+		*out = NULL;
+		double t0 = now();
+		if (pb_map_run(g, h, o, out, err) != PB_OK)
+			return -1;
+		double t = now() - t0;
+		if (t < best)
+			best = t;
+	}
+	return best;
+}
+
+static void compare_table(const pb_hetero *h, const char *const *models, size_t nm, int stream)
+{
+	printf("\n| model | priority: launches / buffers | serial (ms) | pipelined k=2 (ms) | "
+	       "map (ms) | transfer-aware: launches / buffers | serial (ms) | pipelined k=2 "
+	       "(ms) | map (ms) | nodes moved | serial x | pipelined x |\n");
+	printf("|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+	pb_error err = {0};
+	for (size_t m = 0; m < nm; m++) {
+		char path[128];
+		snprintf(path, sizeof path, "models/%s.onnx", models[m]);
+		pb_graph *g = NULL;
+		if (pb_graph_load(path, NULL, &g, &err) != PB_OK) {
+			fprintf(stderr, "bench_fuse_map: %s\n", err.msg);
+			continue;
+		}
+		pb_map_opts po = {2, stream, 0, NULL, 0}, to = {2, stream, 0, NULL, 1};
+		pb_map_result *p = NULL, *t = NULL;
+		double tp = timed_run(g, h, &po, &p, &err);
+		double tt = tp >= 0 ? timed_run(g, h, &to, &t, &err) : -1;
+		if (tp < 0 || tt < 0) {
+			fprintf(stderr, "bench_fuse_map: %s\n", err.msg);
+		} else {
+			int bp = 0, bt = 0;
+			for (int e = 0; e < p->n_edges; e++)
+				bp += p->edges[e].buffer;
+			for (int e = 0; e < t->n_edges; e++)
+				bt += t->edges[e].buffer;
+			printf("| %s | %d / %d | %.3f | %.3f | %.2f | %d / %d | %.3f | %.3f | %.2f | %d "
+			       "| %.2f | %.2f |\n",
+			       models[m], p->launches_after, bp, p->serial_time * 1e3,
+			       p->pipelined_time * 1e3, tp * 1e3, t->launches_after, bt,
+			       t->serial_time * 1e3, t->pipelined_time * 1e3, tt * 1e3,
+			       t->kept_priority ? 0 : t->moved,
+			       t->serial_time > 0 ? p->serial_time / t->serial_time : 0,
+			       t->pipelined_time > 0 ? p->pipelined_time / t->pipelined_time : 0);
+		}
+		pb_map_result_free(p);
+		pb_map_result_free(t);
+		pb_graph_free(g);
+	}
 }
 
 int main(int argc, char **argv)
@@ -88,6 +153,7 @@ int main(int argc, char **argv)
 		pb_map_result_free(r);
 		pb_graph_free(g);
 	}
+	compare_table(h, models, sizeof models / sizeof *models, stream);
 	pb_hetero_free(h);
 	pb_hw_free(hw);
 	return 0;

@@ -213,6 +213,9 @@ static const pb_opt map_opts[] = {
     {"timeline", 0, PB_OPT_INT, "N", "print the pipelined timeline of the first N inputs (2)"},
     {"keep-constants", 0, PB_OPT_FLAG, NULL,
      "map load-time constants (weights behind Identity, Constant, shape math) too"},
+    {"priority", 0, PB_OPT_FLAG, NULL,
+     "the seed's rule only: best-priority backend per node, transfers ignored (default: "
+     "transfer-aware, with the priority rule shown beside it)"},
     PB_OPTS_END};
 
 static int cmd_map(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, pb_error *err)
@@ -228,7 +231,8 @@ static int cmd_map(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, pb_
 	rc = pb_hetero_parse(s->hw, &h, err);
 	if (rc)
 		return rc;
-	pb_map_opts mo = {(int)k, (int)n, pb_args_has(a, "keep-constants"), NULL};
+	pb_map_opts mo = {(int)k, (int)n, pb_args_has(a, "keep-constants"), NULL,
+	                  !pb_args_has(a, "priority")};
 	pb_hooks hk;
 	pb_hooks_init(&hk, s);
 	pb_map_result *r = NULL;
@@ -284,7 +288,10 @@ const pb_command pb_cmds_fuse_map[] = {
      "map nodes to heterogeneous backends, aggregate, and model pipelining", map_opts, cmd_map,
      PB_CMD_GRAPH | PB_CMD_LAYOUT,
      "Marks every node with the backends that support it, picks the highest-priority\n"
-     "one, merges connected same-backend nodes into aggregates without crossing\n"
+     "one, then (unless --priority) moves nodes and regions to other supporting\n"
+     "backends where the transfers and launches saved outweigh the priority gain\n"
+     "(the priority rule's figures are shown beside), merges connected same-backend\n"
+     "nodes into aggregates without crossing\n"
      "another backend or creating a cycle, adds buffers between backends and models\n"
      "pipelined execution over a stream of inputs. See docs/transform.md."},
     {0}};

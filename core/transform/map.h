@@ -63,7 +63,17 @@ typedef struct pb_map_opts {
 	int keep_constants; /* 1: map folded constants like any node */
 	const int *force;   /* per node: backend index it must run on, -1 = choose
 	                       (NULL = none; Lua backend rules, checked by the caller) */
+	int transfer_aware; /* 1: weigh transfers against priority (map_assign.c), and
+	                       keep the priority rule's plan as the baseline beside it */
 } pb_map_opts;
+
+/* The seed's priority rule, run as the baseline of a transfer-aware map. */
+typedef struct pb_map_baseline {
+	int valid;
+	double serial_input, serial_time, pipelined_time;
+	int launches_after, n_buffers;
+	double run_seconds; /* wall time of the baseline mapping */
+} pb_map_baseline;
 
 typedef struct pb_map_edge {
 	int from, to; /* aggregates */
@@ -105,10 +115,23 @@ typedef struct pb_map_result {
 	int bottleneck;                           /* most loaded backend (or link: -1) */
 	int n_events;
 	pb_map_event *events; /* the pipelined schedule, every task */
+	int transfer_aware;   /* the backends were chosen by map_assign.c */
+	int moved;            /* nodes whose backend differs from the priority rule's */
+	int kept_priority;    /* transfer-aware modelled no faster: priority plan kept */
+	pb_map_baseline base; /* the priority rule's figures (transfer_aware only) */
+	double run_seconds;   /* wall time of pb_map_run (with the baseline when transfer-aware) */
 } pb_map_result;
 
 int pb_map_run(const pb_graph *g, const pb_hetero *h, const pb_map_opts *o, pb_map_result **out,
                pb_error *err);
+/* Time of node v on backend b (its priority's speed factor applied). */
+double pb_map_node_time(const pb_graph *g, const pb_hetero *h, int b, int v);
+/* Transfer-aware choice (map_assign.c): rewrites r->backend and
+ * r->node_time from the priority choice by descending the modelled serial
+ * time (node and region moves), never leaving a supported or forced
+ * backend; counts the changed nodes in r->moved. */
+int pb_map_assign_transfer(const pb_graph *g, const pb_hetero *h, const int *force,
+                           pb_map_result *r, pb_error *err);
 void pb_map_result_free(pb_map_result *r);
 
 /* Pipelined list schedule of the aggregate graph (pipeline.c): fills

@@ -112,6 +112,25 @@ json_t *pb_map_report_json(const pb_graph *g, const pb_hetero *h, const pb_map_r
 	    j, "speedup",
 	    json_real(r->pipelined_time > 0 ? r->serial_time / r->pipelined_time : 1));
 	json_object_set_new(j, "bottleneck_backend", json_string(h->b[r->bottleneck].name));
+	json_object_set_new(j, "assignment",
+	                    json_string(!r->transfer_aware ? "priority"
+	                                : r->kept_priority ? "priority (transfer-aware no faster)"
+	                                                   : "transfer-aware"));
+	if (r->base.valid) {
+		/* The seed's priority rule beside the transfer-aware choice. */
+		json_t *b = json_object();
+		json_object_set_new(b, "serial_time_per_input", json_real(r->base.serial_input));
+		json_object_set_new(b, "serial_time", json_real(r->base.serial_time));
+		json_object_set_new(b, "pipelined_time", json_real(r->base.pipelined_time));
+		json_object_set_new(b, "launches_after", json_integer(r->base.launches_after));
+		json_object_set_new(b, "buffers", json_integer(r->base.n_buffers));
+		json_object_set_new(j, "priority_rule", b);
+		json_object_set_new(j, "moved_nodes", json_integer(r->kept_priority ? 0 : r->moved));
+		json_object_set_new(j, "serial_time_saved",
+		                    json_real(r->base.serial_time - r->serial_time));
+		json_object_set_new(j, "pipelined_time_saved",
+		                    json_real(r->base.pipelined_time - r->pipelined_time));
+	}
 	json_t *sw = json_array();
 	for (int k = 0; k < PB_MAP_SWEEP; k++) {
 		json_t *o = json_object();
@@ -149,7 +168,9 @@ json_t *pb_map_report_json(const pb_graph *g, const pb_hetero *h, const pb_map_r
 
 pb_plan *pb_map_plan(const pb_graph *g, const pb_hetero *h, const pb_map_result *r)
 {
-	pb_plan *p = pb_plan_new("map", "priority", g->n_nodes);
+	pb_plan *p = pb_plan_new("map", r->transfer_aware && !r->kept_priority ? "transfer-aware"
+	                                                                     : "priority",
+	                         g->n_nodes);
 	if (!p)
 		return NULL;
 	int na = r->n_agg;
@@ -226,6 +247,10 @@ pb_plan *pb_map_plan(const pb_graph *g, const pb_hetero *h, const pb_map_result 
 	pb_plan_set_metric(p, "buffers", r->buffers);
 	pb_plan_set_metric(p, "stream", r->stream);
 	pb_plan_set_metric(p, "max_time", r->pipelined_time);
+	if (r->base.valid) {
+		pb_plan_set_metric(p, "priority_serial_time", r->base.serial_time);
+		pb_plan_set_metric(p, "priority_pipelined_time", r->base.pipelined_time);
+	}
 	json_t *bn = json_array();
 	for (int b = 0; b < h->n; b++)
 		json_array_append_new(bn, json_string(h->b[b].name));
@@ -304,6 +329,24 @@ void pb_map_print(FILE *out, const pb_graph *g, const pb_hetero *h, const pb_map
 		fprintf(out, "  k=%d %s", k + 1, t1);
 	}
 	fputc('\n', out);
+	if (r->base.valid) {
+		char t3[32], t4[32];
+		pb_fmt_time_fixed(r->base.serial_time, t1, sizeof t1);
+		pb_fmt_time_fixed(r->base.pipelined_time, t2, sizeof t2);
+		fprintf(out,
+		        "priority rule (baseline): %d launches, %d buffers, serial %s, "
+		        "pipelined %s\n",
+		        r->base.launches_after, r->base.n_buffers, t1, t2);
+		pb_fmt_time_fixed(r->base.serial_time - r->serial_time, t3, sizeof t3);
+		pb_fmt_time_fixed(r->base.pipelined_time - r->pipelined_time, t4, sizeof t4);
+		if (r->kept_priority)
+			fprintf(out, "transfer-aware: no faster plan found; the priority plan is kept\n");
+		else
+			fprintf(out,
+			        "transfer-aware (%d nodes moved off their priority backend): "
+			        "saves %s serial, %s pipelined\n",
+			        r->moved, t3, t4);
+	}
 	if (timeline <= 0 || r->n_events == 0)
 		return;
 	/* Text Gantt: one row per resource, 72 columns over the first inputs. */
