@@ -73,7 +73,8 @@ static void compare_table(const pb_hetero *h, const char *const *models, size_t 
 				bp += p->edges[e].buffer;
 			for (int e = 0; e < t->n_edges; e++)
 				bt += t->edges[e].buffer;
-			printf("| %s | %d / %d | %.3f | %.3f | %.2f | %d / %d | %.3f | %.3f | %.2f | %d "
+			printf("| %s | %d / %d | %.3f | %.3f | %.2f | %d / %d | %.3f | %.3f | %.2f "
+			       "| %d "
 			       "| %.2f | %.2f |\n",
 			       models[m], p->launches_after, bp, p->serial_time * 1e3,
 			       p->pipelined_time * 1e3, tp * 1e3, t->launches_after, bt,

@@ -245,8 +245,8 @@ static int is_float_dtype(int dt)
 static int is_constant_weight(const pb_graph *g, const pb_tensor *t)
 {
 	const pb_node *p = &g->nodes[t->producer];
-	if (strcmp(p->op, "Constant") != 0 || (p->domain && *p->domain &&
-	                                       strcmp(p->domain, "ai.onnx") != 0))
+	if (strcmp(p->op, "Constant") != 0 ||
+	    (p->domain && *p->domain && strcmp(p->domain, "ai.onnx") != 0))
 		return 0;
 	return is_float_dtype(t->dtype) && pb_tensor_numel(t) > 1;
 }

@@ -315,8 +315,8 @@ static double now_seconds(void)
 	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-static int map_run(const pb_graph *g, const pb_hetero *h, const pb_map_opts *o,
-                   pb_map_result **out, pb_error *err);
+static int map_run(const pb_graph *g, const pb_hetero *h, const pb_map_opts *o, pb_map_result **out,
+                   pb_error *err);
 
 /* Transfer-aware: the priority rule's plan is computed as the baseline; the
  * transfer-aware plan replaces it only when it models a faster serial time
@@ -339,13 +339,9 @@ int pb_map_run(const pb_graph *g, const pb_hetero *h, const pb_map_opts *o, pb_m
 		pb_map_result_free(base);
 		return rc;
 	}
-	pb_map_baseline b = {1,
-	                     base->serial_input,
-	                     base->serial_time,
-	                     base->pipelined_time,
-	                     base->launches_after,
-	                     0,
-	                     base->run_seconds};
+	pb_map_baseline b = {
+	    1, base->serial_input, base->serial_time, base->pipelined_time, base->launches_after,
+	    0, base->run_seconds};
 	for (int e = 0; e < base->n_edges; e++)
 		b.n_buffers += base->edges[e].buffer;
 	if (r->serial_input > base->serial_input) {
@@ -362,8 +358,8 @@ int pb_map_run(const pb_graph *g, const pb_hetero *h, const pb_map_opts *o, pb_m
 	return PB_OK;
 }
 
-static int map_run(const pb_graph *g, const pb_hetero *h, const pb_map_opts *o,
-                   pb_map_result **out, pb_error *err)
+static int map_run(const pb_graph *g, const pb_hetero *h, const pb_map_opts *o, pb_map_result **out,
+                   pb_error *err)
 {
 	*out = NULL;
 	double t0 = now_seconds();

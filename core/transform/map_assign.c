@@ -37,9 +37,9 @@ typedef struct {
 	const pb_map_result *r;
 	const int *force;
 	int n, nb;
-	double *unary;    /* n x nb, INFINITY = not allowed */
-	int *adj_off;     /* CSR over both directions: n + 1 */
-	int *adj_node;    /* the other end */
+	double *unary; /* n x nb, INFINITY = not allowed */
+	int *adj_off;  /* CSR over both directions: n + 1 */
+	int *adj_node; /* the other end */
 	double *adj_bytes;
 	unsigned char *adj_out; /* 1 when v -> other, 0 when other -> v */
 	int *A;
@@ -235,7 +235,8 @@ int pb_map_assign_transfer(const pb_graph *g, const pb_hetero *h, const int *for
 	s.nb = h->n;
 	size_t sz = (size_t)s.n + 1;
 	int *comp = malloc(sz * sizeof *comp), *queue = malloc(sz * sizeof *queue);
-	int rc = comp && queue ? build(&s, err) : pb_err(err, PB_ENOMEM, "%s: out of memory", g->path);
+	int rc =
+	    comp && queue ? build(&s, err) : pb_err(err, PB_ENOMEM, "%s: out of memory", g->path);
 	/* The priority choice always satisfies the bounds (a forced backend
 	 * included); base the descent on it. */
 	for (int round = 0; rc == PB_OK && round < 64; round++) {

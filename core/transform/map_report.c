@@ -125,7 +125,8 @@ json_t *pb_map_report_json(const pb_graph *g, const pb_hetero *h, const pb_map_r
 		json_object_set_new(b, "launches_after", json_integer(r->base.launches_after));
 		json_object_set_new(b, "buffers", json_integer(r->base.n_buffers));
 		json_object_set_new(j, "priority_rule", b);
-		json_object_set_new(j, "moved_nodes", json_integer(r->kept_priority ? 0 : r->moved));
+		json_object_set_new(j, "moved_nodes",
+		                    json_integer(r->kept_priority ? 0 : r->moved));
 		json_object_set_new(j, "serial_time_saved",
 		                    json_real(r->base.serial_time - r->serial_time));
 		json_object_set_new(j, "pipelined_time_saved",
@@ -168,9 +169,9 @@ json_t *pb_map_report_json(const pb_graph *g, const pb_hetero *h, const pb_map_r
 
 pb_plan *pb_map_plan(const pb_graph *g, const pb_hetero *h, const pb_map_result *r)
 {
-	pb_plan *p = pb_plan_new("map", r->transfer_aware && !r->kept_priority ? "transfer-aware"
-	                                                                     : "priority",
-	                         g->n_nodes);
+	pb_plan *p = pb_plan_new(
+	    "map", r->transfer_aware && !r->kept_priority ? "transfer-aware" : "priority",
+	    g->n_nodes);
 	if (!p)
 		return NULL;
 	int na = r->n_agg;
@@ -340,7 +341,9 @@ void pb_map_print(FILE *out, const pb_graph *g, const pb_hetero *h, const pb_map
 		pb_fmt_time_fixed(r->base.serial_time - r->serial_time, t3, sizeof t3);
 		pb_fmt_time_fixed(r->base.pipelined_time - r->pipelined_time, t4, sizeof t4);
 		if (r->kept_priority)
-			fprintf(out, "transfer-aware: no faster plan found; the priority plan is kept\n");
+			fprintf(
+			    out,
+			    "transfer-aware: no faster plan found; the priority plan is kept\n");
 		else
 			fprintf(out,
 			        "transfer-aware (%d nodes moved off their priority backend): "

@@ -14,7 +14,8 @@
 /* A float tensor attribute `value` on the last node (inline float_data). */
 static void attr_floats(mb *b, int rank, const int64_t *dims)
 {
-	Onnx__AttributeProto *a = mb_attr(b, "value", ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__TENSOR);
+	Onnx__AttributeProto *a =
+	    mb_attr(b, "value", ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__TENSOR);
 	Onnx__TensorProto *t = mb_alloc(b, sizeof *t);
 	Onnx__TensorProto ti = ONNX__TENSOR_PROTO__INIT;
 	*t = ti;
@@ -36,7 +37,8 @@ static void attr_floats(mb *b, int rank, const int64_t *dims)
 
 static void attr_int64s(mb *b, int n, const int64_t *v)
 {
-	Onnx__AttributeProto *a = mb_attr(b, "value", ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__TENSOR);
+	Onnx__AttributeProto *a =
+	    mb_attr(b, "value", ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__TENSOR);
 	Onnx__TensorProto *t = mb_alloc(b, sizeof *t);
 	Onnx__TensorProto ti = ONNX__TENSOR_PROTO__INIT;
 	*t = ti;
