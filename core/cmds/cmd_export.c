@@ -8,6 +8,8 @@
 #include <string.h>
 
 #include "commands.h"
+#include "script/hooks.h"
+#include "transform/fuse.h"
 #include "render/plot.h"
 #include "render/svg_export.h"
 #include "util/atomic_file.h"
@@ -21,7 +23,9 @@ static const pb_opt export_opts[] = {
     {"plan", 'p', PB_OPT_STR, "FILE",
      "plan JSON to draw (default: the session's current plan, if any)"},
     {"color-by", 'c', PB_OPT_STR, "MODE",
-     "group|stage|backend|fusion|macs (default: from the plan's kind; macs without a plan)"},
+     "group|stage|backend|fusion|macs|branch (default: from the plan's kind; macs without a "
+     "plan); branch outlines every parallel branch group (kinds in the legend) and marks the "
+     "nodes `fuse` would fuse"},
     {"rankdir", 0, PB_OPT_STR, "DIR", "TB (top to bottom, default) or LR (left to right)"},
     {"collapse", 0, PB_OPT_STR, "WHEN",
      "auto (collapse above --max-boxes, default), never, always"},
@@ -65,6 +69,33 @@ static int parse_export_opts(const pb_args *a, pb_svg_opts *o, pb_error *err)
 	return PB_OK;
 }
 
+/* --color-by branch: the branch groups and what `fuse` (the session's
+ * rules, Lua `fusable` rules included, and the layout's fusion model) would
+ * fuse, as a "branch" plan. */
+static int branch_plan(pb_session *s, pb_plan **out, pb_error *err)
+{
+	*out = NULL;
+	pb_fuse_opts o;
+	pb_fuse_opts_default(&o);
+	const pb_fuse_rules *session_rules = pb_fuse_rules_of(s);
+	if (!session_rules)
+		return pb_err(err, PB_ENOMEM, "export: out of memory");
+	pb_fuse_rules rules = *session_rules;
+	o.rules = &rules;
+	int rc = pb_fuse_model_from_hw(s->hw, &o.model, err);
+	if (rc)
+		return rc;
+	pb_hooks hk;
+	pb_hooks_init(&hk, s);
+	pb_hooks_fuse(&hk, &rules);
+	pb_fuse_result *r = NULL;
+	rc = pb_hooks_finish(&hk, pb_fuse_run(s->graph, &o, &r, err), err);
+	if (rc == PB_OK && !(*out = pb_branch_plan(s->graph, r, &o)))
+		rc = pb_err(err, PB_ENOMEM, "export: out of memory");
+	pb_fuse_result_free(r);
+	return rc;
+}
+
 static int cmd_export(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, pb_error *err)
 {
 	pb_session *s = ctx->s;
@@ -88,20 +119,30 @@ static int cmd_export(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, 
 	if (plan_path && (rc = pb_plan_load(plan_path, s->graph->n_nodes, &loaded, err)) != PB_OK)
 		return rc;
 	const pb_plan *plan = loaded ? loaded : s->plan;
+	pb_plan *branches = NULL;
+	if (o.color_by == PB_COLOR_BRANCH && !(plan && strcmp(plan->kind, "branch") == 0)) {
+		if ((rc = branch_plan(s, &branches, err)) != PB_OK) {
+			pb_plan_free(loaded);
+			return rc;
+		}
+		plan = branches;
+	}
 	pb_cmd_progress(ctx, 0.0, "export: laying out %d nodes", s->graph->n_nodes);
 	pb_svg_stats st;
 	rc = pb_svg_export_file(s->graph, plan, s->hw, &o, outp, &st, err);
 	pb_cmd_progress(ctx, -1, "%s", "");
 	pb_plan_free(loaded);
+	pb_plan_free(branches);
 	if (rc)
 		return rc;
 	if (pb_args_has(a, "json")) {
-		json_t *j = json_pack(
-		    "{s:s,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:f,s:f}", "output", outp, "nodes",
-		    st.n_nodes, "boxes", st.n_boxes, "hidden_boxes", st.n_hidden_boxes,
-		    "collapse_depth", st.depth, "edges", st.n_edges, "cross_edges",
-		    st.n_cross_edges, "constant_edges", st.n_static_edges, "clusters",
-		    st.n_clusters, "layout_s", st.layout_s, "render_s", st.render_s);
+		json_t *j =
+		    json_pack("{s:s,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:f,s:f}", "output", outp,
+		              "nodes", st.n_nodes, "boxes", st.n_boxes, "hidden_boxes",
+		              st.n_hidden_boxes, "collapse_depth", st.depth, "edges", st.n_edges,
+		              "cross_edges", st.n_cross_edges, "constant_edges", st.n_static_edges,
+		              "clusters", st.n_clusters, "fused_boxes", st.n_fused_boxes,
+		              "layout_s", st.layout_s, "render_s", st.render_s);
 		json_dumpf(j, ctx->out, JSON_INDENT(1) | JSON_REAL_PRECISION(6));
 		fputc('\n', ctx->out);
 		json_decref(j);

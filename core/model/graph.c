@@ -1098,7 +1098,10 @@ unsigned char *pb_graph_constant_nodes(const pb_graph *g)
 	/* Node ids are topological: one pass decides all. */
 	for (int v = 0; v < g->n_nodes; v++) {
 		const pb_node *nd = &g->nodes[v];
-		int ok = 1;
+		/* A node without inputs is a constant only as a Constant: the
+		 * source nodes of a DOT graph (op Input) or a random generator
+		 * are not. */
+		int ok = nd->n_inputs > 0 || strcmp(nd->op, "Constant") == 0;
 		for (int k = 0; k < nd->n_inputs && ok; k++) {
 			int t = nd->inputs[k];
 			if (t < 0)

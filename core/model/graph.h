@@ -186,7 +186,8 @@ const char *pb_node_attr_str(const pb_node *n, const char *name, const char *dfl
  * that `from` produces and `to` consumes; 0 if not adjacent). */
 double pb_graph_edge_bytes(const pb_graph *g, int from, int to);
 /* Constant nodes compute only from constants: every input is an initializer
- * or the output of a constant node (Constant, the Identity copies of weights
+ * or the output of a constant node (Constant — the only node without inputs
+ * that counts —, the Identity copies of weights
  * that exporters add, shape math on constants). A malloc'ed array of
  * n_nodes flags (1 = constant), or NULL when out of memory. Drawings leave
  * their edges out: they feed blocks all over the graph and hide the flow. */

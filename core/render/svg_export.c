@@ -54,7 +54,52 @@ typedef struct {
 	char **group_tip;  /* details per group */
 	char *title_tip;
 	double macs_lo, macs_hi; /* log10 range for MACs colouring */
+	/* --color-by branch (a "branch" plan, branch_plan.c): colour per group
+	 * = its kind; fused nodes get a thick black border. */
+	int *group_color;          /* per group: palette index (NULL = the group's own) */
+	unsigned char *node_fused; /* per node, or NULL */
 } exporter;
+
+/* Palette index of group gi: its kind in branch mode, else the group. */
+static int gcol(const exporter *x, int gi)
+{
+	return x->group_color && gi >= 0 && gi < x->n_groups ? x->group_color[gi] : gi;
+}
+
+/* Branch mode: the plan's kinds (detail.group_kind, node_fused) or an
+ * error when the plan is not a branch plan. */
+static int branch_setup(exporter *x, pb_error *err)
+{
+	const json_t *gk = x->plan ? json_object_get(x->plan->detail, "group_kind") : NULL;
+	const json_t *nf = x->plan ? json_object_get(x->plan->detail, "node_fused") : NULL;
+	if (!json_is_array(gk) || !json_is_array(nf) ||
+	    json_array_size(nf) != (size_t)x->g->n_nodes)
+		return pb_err(err, PB_EUSAGE,
+		              "export: --color-by branch draws a branch plan (kind 'branch', made "
+		              "by export --color-by branch itself); this plan is %s",
+		              x->plan ? x->plan->kind : "absent");
+	x->group_color = calloc((size_t)x->n_groups + 1, sizeof *x->group_color);
+	x->node_fused = calloc((size_t)x->g->n_nodes + 1, 1);
+	if (!x->group_color || !x->node_fused)
+		return pb_err(err, PB_ENOMEM, "export: out of memory");
+	for (int gi = 0; gi < x->n_groups; gi++) {
+		const json_t *k = json_array_get(gk, (size_t)gi);
+		x->group_color[gi] = json_is_integer(k) ? (int)json_integer_value(k) : gi;
+	}
+	for (int v = 0; v < x->g->n_nodes; v++)
+		x->node_fused[v] = json_integer_value(json_array_get(nf, (size_t)v)) != 0;
+	return PB_OK;
+}
+
+static int box_fused(const exporter *x, int b)
+{
+	if (!x->node_fused)
+		return 0;
+	for (int i = x->col->start[b]; i < x->col->start[b + 1]; i++)
+		if (x->node_fused[i])
+			return 1;
+	return 0;
+}
 
 static double now_s(void)
 {
@@ -65,20 +110,23 @@ static double now_s(void)
 
 int pb_color_by_parse(const char *s, int *out, pb_error *err)
 {
-	static const char *names[] = {"auto", "group", "stage", "backend", "fusion", "macs"};
-	for (int i = 0; i < 6; i++)
+	static const char *names[] = {"auto",   "group", "stage", "backend",
+	                              "fusion", "macs",  "branch"};
+	for (int i = 0; i < 7; i++)
 		if (strcmp(s, names[i]) == 0) {
 			*out = i;
 			return PB_OK;
 		}
 	return pb_err(err, PB_EUSAGE,
-	              "--color-by: '%s' is not one of group, stage, backend, fusion, macs", s);
+	              "--color-by: '%s' is not one of group, stage, backend, fusion, macs, branch",
+	              s);
 }
 
 const char *pb_color_by_name(int c)
 {
-	static const char *names[] = {"auto", "group", "stage", "backend", "fusion", "macs"};
-	return c >= 0 && c < 6 ? names[c] : "?";
+	static const char *names[] = {"auto",   "group", "stage", "backend",
+	                              "fusion", "macs",  "branch"};
+	return c >= 0 && c < 7 ? names[c] : "?";
 }
 
 static const char *group_word(int c)
@@ -90,6 +138,8 @@ static const char *group_word(int c)
 		return "backend";
 	case PB_COLOR_FUSION:
 		return "fusion group";
+	case PB_COLOR_BRANCH:
+		return "branch group";
 	default:
 		return "group";
 	}
@@ -105,6 +155,8 @@ static int auto_color(const pb_plan *p)
 		return PB_COLOR_BACKEND;
 	if (strcmp(p->kind, "fuse") == 0)
 		return PB_COLOR_FUSION;
+	if (strcmp(p->kind, "branch") == 0)
+		return PB_COLOR_BRANCH;
 	return PB_COLOR_GROUP;
 }
 
@@ -658,6 +710,32 @@ static void title_block(exporter *x, Agraph_t *G)
 	free(s.buf);
 }
 
+/* Branch mode: one row per kind (colour, groups, nodes fused) and the
+ * meaning of the thick border. */
+static void branch_legend(const exporter *x, FILE *f)
+{
+	const json_t *d = x->plan->detail;
+	const json_t *kinds = json_object_get(d, "kinds"), *kg = json_object_get(d, "kind_groups");
+	const json_t *kf = json_object_get(d, "kind_fused");
+	char c[16];
+	fputs("<TR><TD COLSPAN=\"6\"><B>branch group kinds</B></TD></TR>", f);
+	for (size_t k = 0; k < json_array_size(kinds); k++) {
+		fprintf(f,
+		        "<TR><TD BGCOLOR=\"%s\" WIDTH=\"18\"> </TD><TD ALIGN=\"LEFT\" "
+		        "COLSPAN=\"5\">",
+		        pb_palette((int)k, c, sizeof c));
+		const char *kn = json_string_value(json_array_get(kinds, k));
+		html_text(f, kn ? kn : "?");
+		long long ng = json_integer_value(json_array_get(kg, k));
+		long long nf = json_integer_value(json_array_get(kf, k));
+		fprintf(f, ": %lld group%s, %lld node%s fused</TD></TR>", ng, ng == 1 ? "" : "s",
+		        nf, nf == 1 ? "" : "s");
+	}
+	fputs("<TR><TD BORDER=\"3\" WIDTH=\"18\"> </TD><TD ALIGN=\"LEFT\" COLSPAN=\"5\">"
+	      "thick black border: node fused into a kernel</TD></TR>",
+	      f);
+}
+
 static void legend(exporter *x, Agraph_t *G)
 {
 	Agraph_t *L = agsubg(G, "cluster_legend", 1);
@@ -691,6 +769,8 @@ static void legend(exporter *x, Agraph_t *G)
 		      "MACs</TD></TR>",
 		      f);
 	}
+	if (x->color_by == PB_COLOR_BRANCH)
+		branch_legend(x, f);
 	if (x->n_groups > 0) {
 		int cols = x->plan && x->plan->n_groups ? 6 : 2;
 		fprintf(f, "<TR><TD COLSPAN=\"%d\"><B>%s%s</B></TD></TR>", cols,
@@ -703,7 +783,7 @@ static void legend(exporter *x, Agraph_t *G)
 		for (int gi = 0; gi < x->n_groups; gi++) {
 			char gl[128];
 			fprintf(f, "<TR><TD BGCOLOR=\"%s\" WIDTH=\"18\"> </TD><TD ALIGN=\"LEFT\">",
-			        pb_palette(gi, c, sizeof c));
+			        pb_palette(gcol(x, gi), c, sizeof c));
 			html_text(f, group_label(x, gi, gl, sizeof gl));
 			if (cols == 6 && gi < x->plan->n_groups) {
 				const pb_plan_group *g = &x->plan->groups[gi];
@@ -866,7 +946,7 @@ static int build_graph(exporter *x, Agraph_t *G, pb_svg_stats *st, pb_error *err
 		free(s.buf);
 		int tint = x->color_by != PB_COLOR_MACS;
 		agset(cl[gi], "style", tint ? "rounded,filled" : "rounded");
-		pb_palette(gi, c, sizeof c);
+		pb_palette(gcol(x, gi), c, sizeof c);
 		if (tint) {
 			/* A light tint of the group colour as the cluster's background. */
 			unsigned v = (unsigned)strtoul(c + 1, NULL, 16);
@@ -881,7 +961,7 @@ static int build_graph(exporter *x, Agraph_t *G, pb_svg_stats *st, pb_error *err
 			agset(cl[gi], "penwidth", "3");
 			agset(cl[gi], "fontcolor", "#d00000");
 		} else {
-			agset(cl[gi], "color", pb_palette_dark(gi, c, sizeof c));
+			agset(cl[gi], "color", pb_palette_dark(gcol(x, gi), c, sizeof c));
 			agset(cl[gi], "penwidth", "1.5");
 		}
 		if (pg && pg->over_memory) {
@@ -918,8 +998,13 @@ static int build_graph(exporter *x, Agraph_t *G, pb_svg_stats *st, pb_error *err
 				agset(n, "fillcolor", "#ffffff");
 			}
 		} else if (gi >= 0) {
-			agset(n, "fillcolor", pb_palette(gi, c, sizeof c));
-			agset(n, "color", pb_palette_dark(gi, c, sizeof c));
+			agset(n, "fillcolor", pb_palette(gcol(x, gi), c, sizeof c));
+			agset(n, "color", pb_palette_dark(gcol(x, gi), c, sizeof c));
+		}
+		if (box_fused(x, b)) {
+			agset(n, "color", "#000000");
+			agset(n, "penwidth", "2.5");
+			st->n_fused_boxes++;
 		}
 		if (pb_collapse_size(x->col, b) > 1) {
 			agset(n, "peripheries", "2");
@@ -1062,6 +1147,8 @@ static void exporter_free(exporter *x)
 	free(x->title_tip);
 	free(x->edges);
 	free(x->box_hidden);
+	free(x->group_color);
+	free(x->node_fused);
 	pb_collapse_free(x->col);
 }
 
@@ -1119,6 +1206,10 @@ int pb_svg_export_data(const pb_graph *g, const pb_plan *plan, const pb_hw *hw,
 	                         err);
 	if (rc)
 		return rc;
+	if (x.color_by == PB_COLOR_BRANCH && (rc = branch_setup(&x, err)) != PB_OK) {
+		exporter_free(&x);
+		return rc;
+	}
 	if ((rc = build_edges(&x, err)) != PB_OK) {
 		exporter_free(&x);
 		return rc;

@@ -29,7 +29,8 @@ typedef enum {
 	PB_COLOR_STAGE,
 	PB_COLOR_BACKEND,
 	PB_COLOR_FUSION,
-	PB_COLOR_MACS
+	PB_COLOR_MACS,
+	PB_COLOR_BRANCH /* parallel branch groups (a "branch" plan), kinds in the legend */
 } pb_color_by;
 
 enum { PB_SVG_COLLAPSE_AUTO = 0, PB_SVG_COLLAPSE_NEVER, PB_SVG_COLLAPSE_ALWAYS };
@@ -54,10 +55,11 @@ typedef struct pb_svg_stats {
 	int n_cross_edges;  /* edges between different groups (labelled) */
 	int n_static_edges; /* edges carrying only constants (dashed, unlabelled) */
 	int n_clusters;
+	int n_fused_boxes;         /* --color-by branch: boxes holding a fused node */
 	double layout_s, render_s; /* Graphviz time */
 } pb_svg_stats;
 
-/* "group", "stage", "backend", "fusion", "macs", "auto". */
+/* "group", "stage", "backend", "fusion", "macs", "branch", "auto". */
 int pb_color_by_parse(const char *s, int *out, pb_error *err);
 const char *pb_color_by_name(int color_by);
 

@@ -121,6 +121,10 @@ void pb_fuse_result_free(pb_fuse_result *r);
 json_t *pb_fuse_report_json(const pb_graph *g, const pb_fuse_result *r, const pb_fuse_opts *o);
 /* A plan on the ORIGINAL graph: group per node = fusion (-1 unfused). */
 pb_plan *pb_fuse_plan(const pb_graph *g, const pb_fuse_result *r, const pb_fuse_opts *o);
+/* The branch groups as a plan (branch_plan.c): group per node = branch
+ * group (-1 outside), labelled by kind; detail holds the kinds, the kind of
+ * every group, counts per kind and which nodes were fused. */
+pb_plan *pb_branch_plan(const pb_graph *g, const pb_fuse_result *r, const pb_fuse_opts *o);
 
 /* ---- the conservative XLA-style baseline ----
  * Only producers whose single consumer is the same node are fused (the
