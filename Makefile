@@ -23,9 +23,9 @@ DEPS = build-essential cmake pkg-config \
        libcmocka-dev libprotobuf-c-dev protobuf-c-compiler libonnx-dev \
        libglpk-dev glpk-utils libjansson-dev libxgboost-dev libopenblas-serial-dev \
        libonnx-testdata python3-onnx coinor-cbc tmux libxml2-utils \
-       clang libclang-rt-14-dev clang-format cppcheck
+       clang libclang-rt-14-dev clang-format cppcheck nodejs
 
-.PHONY: all deps build run test asan fuzz lint bench clean
+.PHONY: all deps deps-ort build run test asan fuzz lint bench clean
 
 all: build
 
@@ -37,6 +37,16 @@ deps:
 	  echo "deps: run as root: apt-get update && apt-get install -y$$missing"; exit 1; fi; \
 	echo "deps: installing$$missing"; \
 	apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing
+	@$(MAKE) --no-print-directory deps-ort
+
+# ONNX Runtime (CPU) for the extract tests: npm package onnxruntime-node,
+# pinned by tests/ort/package-lock.json. --ignore-scripts: its install script
+# would download GPU binaries; the CPU library ships inside the package.
+deps-ort:
+	@if [ -f tests/ort/node_modules/.package-lock.json ] && \
+	  [ tests/ort/node_modules/.package-lock.json -nt tests/ort/package-lock.json ]; then \
+	  echo "deps: onnxruntime-node installed"; \
+	else cd tests/ort && npm ci --ignore-scripts --no-audit --no-fund; fi
 
 $(BUILD)/Makefile: CMakeLists.txt
 	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo $(CMAKE_FLAGS)

@@ -14,7 +14,7 @@ Usage: check_layers.py [ROOT]   (exit 1 and one line per problem)
 import os, re, sys
 
 LAYERS = {'util': 0, 'model': 1, 'shape': 2, '': 3, 'partition': 4, 'shard': 4,
-          'transform': 4, 'tune': 4, 'script': 4, 'render': 5, 'cmds': 6}
+          'transform': 4, 'tune': 4, 'script': 4, 'render': 5, 'export': 5, 'cmds': 6}
 NAMES = ['util', 'model', 'shape', 'workspace', 'solvers', 'render', 'cmds', 'tui']
 TUI = 7
 
