@@ -103,7 +103,7 @@ extract_check gmap "$tmp/w/gn.onnx" "$tmp/gm.json"
 
 # --- bert_base_like (Shape/Reshape math, int64 token input): map plan, many regions
 $py tests/ort/fill_weights.py models/bert_base_like.onnx "$tmp/w/bert.onnx" || fail "fill_weights bert"
-"$bin" map "$tmp/w/bert.onnx" --layout layouts/hetero.lua -o "$tmp/bm.json" >/dev/null ||
+"$bin" map "$tmp/w/bert.onnx" --layout layouts/hetero.lua --priority -o "$tmp/bm.json" >/dev/null ||
 	fail "map bert"
 extract_check bmap "$tmp/w/bert.onnx" "$tmp/bm.json"
 $py - "$tmp/bmap/manifest.json" <<'PY' || fail "bert map: backends"
