@@ -1,29 +1,30 @@
 /*
- * bench_partition_rl.c — quality of the REINFORCE agent and the baselines
- * against the exact optimum.
+ * bench_partition_rl.c — what the REINFORCE agent adds, blind to the optimum:
+ * the shipped agent vs a fresh agent vs pack vs the exact optimum, and a
+ * leave-one-out test of one policy on a model it was not trained on.
  *
- *   bench_partition_rl SECONDS SEED LAYOUT[,LAYOUT...] MODEL...
+ *   bench_partition_rl EPISODES SEEDS LOO_EPISODES LAYOUT[,LAYOUT...] MODEL...
  *
- * For every layout and model: the exact optimum; the ratio max(t)/optimum of
- * equal, greedy, local search and pack (with pack's CPU time); the ratio of
- * the agent's best state before any episode (the better of greedy and pack,
- * each polished by the local search: reinforce.h) and the CPU time of that
- * setup; then the agent trains on one core for at
- * most SECONDS (checked between episodes) and the bench prints the ratio of
- * its best partition, the episodes run, episodes per second, and the
- * training time at which the best came within 2% of the optimum. All times
- * are CPU seconds of the one thread (fair on a shared machine).
- * One markdown table row per (model, layout). PB_RL_STEPS, PB_RL_RESTART,
- * PB_RL_WINDOW (cfg.window), PB_RL_PWIN (cfg.restart_window), PB_RL_SPLIT
- * (cfg.split), PB_RL_RETIME (cfg.retime), PB_RL_INIT (greedy|equal|local: cfg.init; greedy
- * starts the best from greedy alone, without pack), PB_RL_HIDDEN and PB_RL_LR override the agent's
- * defaults (reinforce.h).
+ * For every layout and model: the exact optimum (for the report only; no
+ * agent sees it); pack's max(t) / optimum; then, from the equal split
+ * (--init equal) and for seeds 1..SEEDS, EPISODES episodes of
+ *   fresh    — a new network;
+ *   shipped  — the layout's shipped agent, agents/STEM.ckpt beside the
+ *              layout's folder (pb_partition_default_agent), when there is one;
+ *   loo      — a network trained for LOO_EPISODES episodes (interleaved, seed
+ *              1, from the equal split) on the other models of the list only
+ *              (0: skip);
+ * each with its best max(t) / optimum (mean over the seeds, and the worst),
+ * and the episode at which it first beat its start (mean; "never" when a
+ * seed never did). All times are CPU seconds of the one thread. One markdown
+ * table row per (model, layout).
  */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "model/graph.h"
 #include "load.h"
@@ -31,141 +32,183 @@
 #include "partition/baselines.h"
 #include "partition/exact.h"
 #include "partition/chain_problem.h"
+#include "partition/partition.h"
 #include "partition/rl_reinforce.h"
 
-/* CPU time of this (single) thread: the training budget is "on one core". */
-static double now(void)
+enum { MAX_MODELS = 32 };
+
+typedef struct result {
+	double mean, worst, beat; /* ratio to the optimum; mean first-beat episode */
+	int never;                /* seeds that never beat the start */
+	double seconds;           /* mean CPU seconds of the episodes */
+} result;
+
+static void die(const pb_error *err)
 {
-	struct timespec ts;
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+	fprintf(stderr, "%s\n", err->msg);
+	exit(2);
 }
 
-static double ratio(pb_part_problem *P, const int *ac, double opt)
+static void config(pb_rl_config *c, long episodes, unsigned long seed)
 {
-	pb_part_eval ev;
-	pb_part_evaluate(P, ac, &ev, NULL);
-	return ev.max_time / opt;
+	pb_rl_config_default(c);
+	c->episodes = episodes;
+	c->seed = seed;
+	c->init = PB_RL_INIT_EQUAL;
 }
 
-/* The environment's overrides of the agent's defaults (file comment). */
-static double env_num(const char *name, double dflt)
+/* EPISODES episodes from the equal split with the agent (NULL: fresh), per seed. */
+static result run(pb_part_problem *P, const char *agent, long episodes, int seeds, double opt)
 {
-	const char *v = getenv(name);
-	return v ? atof(v) : dflt;
+	result r = {0, 0, 0, 0, 0};
+	int beat_n = 0;
+	for (int s = 1; s <= seeds; s++) {
+		pb_rl_config c;
+		config(&c, episodes, (unsigned long)s);
+		pb_rl_trainer *T;
+		pb_error err = {0};
+		if (pb_rl_trainer_new(P, &c, agent, &T, &err) ||
+		    pb_rl_trainer_step(T, (int)episodes, &err))
+			die(&err);
+		pb_rl_report rep;
+		pb_rl_trainer_report(T, &rep);
+		double ratio = rep.best_time / opt;
+		r.mean += ratio / seeds;
+		r.worst = fmax(r.worst, ratio);
+		r.seconds += rep.seconds / seeds;
+		if (rep.beat_episode < 0)
+			r.never++;
+		else
+			r.beat += (double)rep.beat_episode, beat_n++;
+		pb_rl_trainer_free(T);
+	}
+	r.beat = beat_n ? r.beat / beat_n : NAN;
+	return r;
 }
 
-static void env_overrides(pb_rl_config *c)
+/* One network trained on every problem but `skip`, episodes interleaved. */
+static void train_loo(pb_part_problem **Ps, int n, int skip, long episodes, const char *path)
 {
-	c->step_limit = (int)env_num("PB_RL_STEPS", c->step_limit);
-	c->restart_best = env_num("PB_RL_RESTART", c->restart_best);
-	c->window = (int)env_num("PB_RL_WINDOW", c->window);
-	c->restart_window = env_num("PB_RL_PWIN", c->restart_window);
-	c->split = env_num("PB_RL_SPLIT", c->split);
-	c->retime = env_num("PB_RL_RETIME", c->retime);
-	c->hidden = (int)env_num("PB_RL_HIDDEN", c->hidden);
-	c->lr = env_num("PB_RL_LR", c->lr);
-	const char *in = getenv("PB_RL_INIT"); /* greedy | equal | local; else balanced */
-	if (in)
-		c->init = strcmp(in, "greedy") == 0  ? PB_RL_INIT_GREEDY
-		          : strcmp(in, "equal") == 0 ? PB_RL_INIT_EQUAL
-		          : strcmp(in, "local") == 0 ? PB_RL_INIT_LOCAL
-		                                     : PB_RL_INIT_BALANCED;
+	pb_rl_trainer *T[MAX_MODELS] = {0};
+	int k = 0, ids[MAX_MODELS];
+	pb_error err = {0};
+	for (int i = 0; i < n; i++) {
+		if (i == skip)
+			continue;
+		pb_rl_config c;
+		config(&c, 1L << 40, (unsigned long)(1 + k));
+		if (pb_rl_trainer_new(Ps[i], &c, NULL, &T[k], &err) ||
+		    (k > 0 && pb_rl_trainer_share(T[k], T[0], &err)))
+			die(&err);
+		ids[k++] = i;
+	}
+	(void)ids;
+	for (long e = 0; e < episodes; e++)
+		if (pb_rl_trainer_step(T[e % k], 1, &err))
+			die(&err);
+	if (pb_rl_trainer_save(T[0], path, &err))
+		die(&err);
+	for (int i = k - 1; i >= 0; i--)
+		pb_rl_trainer_free(T[i]);
+}
+
+static void cell(char *buf, size_t len, const result *r)
+{
+	snprintf(buf, len, "%.4f (%.4f)", r->mean, r->worst);
+}
+
+static void beat_cell(char *buf, size_t len, const result *r)
+{
+	if (r->never)
+		snprintf(buf, len, "%.1f, %d never", r->beat, r->never);
+	else
+		snprintf(buf, len, "%.1f", r->beat);
 }
 
 int main(int argc, char **argv)
 {
-	if (argc < 5) {
-		fprintf(stderr, "usage: %s SECONDS SEED LAYOUT[,LAYOUT...] MODEL...\n", argv[0]);
+	if (argc < 6 || argc - 5 > MAX_MODELS) {
+		fprintf(
+		    stderr,
+		    "usage: %s EPISODES SEEDS LOO_EPISODES LAYOUT[,LAYOUT...] MODEL... (at most "
+		    "%d models)\n",
+		    argv[0], MAX_MODELS);
 		return 1;
 	}
-	double seconds = atof(argv[1]);
-	unsigned long seed = strtoul(argv[2], NULL, 10);
-	char *layouts = strdup(argv[3]);
-	printf("| model | layout | layers | exact (ms) | exact time (s) | equal | greedy | local | "
-	       "pack | pack time (s) | rl start | rl setup (s) | rl | rl episodes | episodes/s | "
-	       "rl time to 2%% (s) |\n");
-	printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
-	fflush(stdout);
-	for (int i = 4; i < argc; i++) {
-		pb_error err = {0};
-		pb_graph *g;
-		if (pb_graph_load(argv[i], NULL, &g, &err)) {
-			fprintf(stderr, "%s\n", err.msg);
-			return 2;
-		}
-		char *save = NULL, *lay_list = strdup(layouts);
-		for (char *lay = strtok_r(lay_list, ",", &save); lay;
-		     lay = strtok_r(NULL, ",", &save)) {
-			pb_hw *hw;
-			pb_manycore mc;
-			pb_part_problem *P;
-			if (pb_hw_load(lay, &hw, &err) || pb_manycore_parse(hw, &mc, &err) ||
-			    pb_part_problem_new(g, &mc, &P, &err)) {
-				fprintf(stderr, "%s\n", err.msg);
-				return 2;
-			}
-			int n = P->n, *ac = malloc((size_t)n * sizeof *ac);
-			double opt, t0 = now();
-			pb_part_exact_solve(P, &opt, NULL, NULL, &err);
-			double t_exact = now() - t0;
-			pb_part_equal(P, ac);
-			double r_eq = ratio(P, ac, opt);
-			pb_part_greedy(P, ac);
-			double r_gr = ratio(P, ac, opt);
-			pb_part_local_search(P, ac, 1 << 30);
-			double r_lo = ratio(P, ac, opt);
-			double t_pack0 = now();
-			pb_part_pack(P, ac);
-			double t_pack = now() - t_pack0, r_pk = ratio(P, ac, opt);
-			pb_rl_config c;
-			pb_rl_config_default(&c);
-			c.episodes = 100000000;
-			c.seconds = seconds;
-			c.seed = seed;
-			c.optimum = opt;
-			env_overrides(&c);
-			pb_rl_trainer *T;
-			double t_new0 = now();
-			if (pb_rl_trainer_new(P, &c, NULL, &T, &err)) {
-				fprintf(stderr, "%s\n", err.msg);
-				return 2;
-			}
-			double t_start = now(), t_2pct = NAN, t_new = t_start - t_new0;
-			double r_start = pb_rl_trainer_best_time(T) / opt;
-			if (pb_rl_trainer_best_time(T) <= 1.02 * opt)
-				t_2pct = 0;
-			while (!pb_rl_trainer_done(T)) {
-				if (pb_rl_trainer_step(T, 1, &err)) {
-					fprintf(stderr, "%s\n", err.msg);
-					return 2;
-				}
-				if (isnan(t_2pct) && pb_rl_trainer_best_time(T) <= 1.02 * opt)
-					t_2pct = now() - t_start;
-			}
-			double el = now() - t_start;
-			long ep = pb_rl_trainer_episodes(T);
-			double r_rl = pb_rl_trainer_best_time(T) / opt;
-			char t2[32];
-			if (isnan(t_2pct))
-				snprintf(t2, sizeof t2, "not reached");
-			else
-				snprintf(t2, sizeof t2, "%.2f", t_2pct);
-			const char *base = strrchr(g->path, '/');
-			printf("| %s | %s | %d | %.5f | %.2f | %.4f | %.4f | %.4f | %.4f | %.2f | "
-			       "%.4f | "
-			       "%.2f | %.4f | %ld | %.0f | %s |\n",
-			       base ? base + 1 : g->path, mc.name, P->m, opt * 1e3, t_exact, r_eq,
-			       r_gr, r_lo, r_pk, t_pack, r_start, t_new, r_rl, ep, ep / el, t2);
-			fflush(stdout);
-			pb_rl_trainer_free(T);
-			free(ac);
-			pb_part_problem_free(P);
-			pb_hw_free(hw);
-		}
-		free(lay_list);
-		pb_graph_free(g);
+	long episodes = atol(argv[1]), loo_eps = atol(argv[3]);
+	int seeds = atoi(argv[2]), n = argc - 5;
+	if (episodes < 1 || seeds < 1 || loo_eps < 0) {
+		fprintf(stderr, "%s: EPISODES and SEEDS must be >= 1, LOO_EPISODES >= 0\n",
+		        argv[0]);
+		return 1;
 	}
-	free(layouts);
+	pb_graph *g[MAX_MODELS];
+	for (int i = 0; i < n; i++) {
+		pb_error err = {0};
+		if (pb_graph_load(argv[5 + i], NULL, &g[i], &err))
+			die(&err);
+	}
+	printf(
+	    "| model | layout | layers | exact (ms) | pack | fresh | fresh beat-start ep | shipped "
+	    "| shipped beat-start ep | loo | loo beat-start ep |\n");
+	printf("|---|---|---|---|---|---|---|---|---|---|---|\n");
+	fflush(stdout);
+	char *lay_list = strdup(argv[4]), *save = NULL;
+	for (char *lay = strtok_r(lay_list, ",", &save); lay; lay = strtok_r(NULL, ",", &save)) {
+		pb_error err = {0};
+		pb_hw *hw;
+		pb_manycore mc;
+		if (pb_hw_load(lay, &hw, &err) || pb_manycore_parse(hw, &mc, &err))
+			die(&err);
+		pb_part_problem *P[MAX_MODELS];
+		for (int i = 0; i < n; i++)
+			if (pb_part_problem_new(g[i], &mc, &P[i], &err))
+				die(&err);
+		char shipped[1024];
+		int has_shipped =
+		    pb_partition_default_agent(lay, mc.cores, shipped, sizeof shipped);
+		for (int i = 0; i < n; i++) {
+			int *ac = malloc((size_t)mc.cores * sizeof *ac);
+			double opt;
+			if (pb_part_exact_solve(P[i], &opt, NULL, NULL, &err))
+				die(&err);
+			pb_part_eval ev;
+			pb_part_pack(P[i], ac);
+			pb_part_evaluate(P[i], ac, &ev, NULL);
+			double r_pack = ev.max_time / opt;
+			result fresh = run(P[i], NULL, episodes, seeds, opt), ship = {0}, loo = {0};
+			char c_f[48], c_s[48] = "—", c_l[48] = "—", b_f[48], b_s[48] = "—",
+			              b_l[48] = "—";
+			cell(c_f, sizeof c_f, &fresh);
+			beat_cell(b_f, sizeof b_f, &fresh);
+			if (has_shipped) {
+				ship = run(P[i], shipped, episodes, seeds, opt);
+				cell(c_s, sizeof c_s, &ship);
+				beat_cell(b_s, sizeof b_s, &ship);
+			}
+			if (loo_eps > 0 && n > 1) {
+				char path[64];
+				snprintf(path, sizeof path, "/tmp/bench_rl_loo_%d.ckpt",
+				         (int)getpid());
+				train_loo(P, n, i, loo_eps, path);
+				loo = run(P[i], path, episodes, seeds, opt);
+				remove(path);
+				cell(c_l, sizeof c_l, &loo);
+				beat_cell(b_l, sizeof b_l, &loo);
+			}
+			const char *base = strrchr(g[i]->path, '/');
+			printf("| %s | %s | %d | %.5f | %.4f | %s | %s | %s | %s | %s | %s |\n",
+			       base ? base + 1 : g[i]->path, mc.name, P[i]->m, opt * 1e3, r_pack,
+			       c_f, b_f, c_s, b_s, c_l, b_l);
+			fflush(stdout);
+			free(ac);
+		}
+		for (int i = 0; i < n; i++)
+			pb_part_problem_free(P[i]);
+		pb_hw_free(hw);
+	}
+	free(lay_list);
+	for (int i = 0; i < n; i++)
+		pb_graph_free(g[i]);
 	return 0;
 }

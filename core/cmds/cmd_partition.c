@@ -20,17 +20,24 @@
 #include "partition/exact.h"
 #include "partition/report.h"
 #include "partition/rl_reinforce.h"
+#include "load.h"
 #include "script/hooks.h"
 
 static const pb_opt partition_opts[] = {
     PB_OPTS_GRAPH,
     PB_OPTS_LAYOUT,
     {"method", 'm', PB_OPT_STR, "M", "exact|milp|rl|greedy|equal|local|pack (default exact)"},
-    {"episodes", 'e', PB_OPT_INT, "N", "rl: training episodes (default 2000)"},
-    {"seconds", 0, PB_OPT_DOUBLE, "S", "rl: stop training after S seconds (default none)"},
-    {"agent", 0, PB_OPT_STR, "FILE", "rl: start from this checkpoint (see 'train')"},
+    {"episodes", 'e', PB_OPT_INT, "N",
+     "rl: most training episodes (default 2000; none with --seconds alone)"},
+    {"seconds", 0, PB_OPT_DOUBLE, "S",
+     "rl: CPU-time budget: train until S seconds (with --episodes: whichever comes first)"},
+    {"agent", 0, PB_OPT_STR, "FILE",
+     "rl: start from this checkpoint (default: agents/LAYOUT.ckpt when it exists; "
+     "'none': a fresh network)"},
     {"init", 0, PB_OPT_STR, "I",
-     "rl: episode start: balanced|local|greedy|equal (default balanced)"},
+     "rl: the start, and the agent's first best: " PB_RL_INIT_NAMES " (default balanced)"},
+    {"no-reference", 0, PB_OPT_FLAG, NULL,
+     "skip the exact solve that labels the plan (no optimum, no gap; the agent never reads it)"},
     {"seed", 's', PB_OPT_INT, "S", "rl: random seed (default 1)"},
     {"emit-lp", 0, PB_OPT_STR, "FILE", "milp: write the model in CPLEX LP format"},
     {"time-limit", 0, PB_OPT_DOUBLE, "S",
@@ -69,6 +76,15 @@ static int read_opts(const pb_args *a, pb_part_opts *o, pb_error *err)
 	o->agent = pb_args_str(a, "agent", NULL);
 	o->emit_lp = pb_args_str(a, "emit-lp", NULL);
 	o->init = pb_args_str(a, "init", NULL);
+	if (o->init && pb_rl_init_parse(o->init) < 0)
+		return pb_err(err, PB_EUSAGE,
+		              "partition: --init must be one of " PB_RL_INIT_NAMES ", got '%s'",
+		              o->init);
+	o->no_reference = pb_args_has(a, "no-reference");
+	if (o->no_reference && strcmp(o->method, "exact") == 0)
+		return pb_err(err, PB_EUSAGE,
+		              "partition: --no-reference is for the other methods (exact computes "
+		              "the optimum itself)");
 	return PB_OK;
 }
 
@@ -100,6 +116,34 @@ static json_t *milp_json(const pb_milp_stats *st)
 	json_object_set_new(j, "columns", json_integer(st->columns));
 	json_num(j, "seconds", st->seconds);
 	json_object_set_new(j, "lp", st->lp_written ? json_string(st->lp_written) : json_null());
+	return j;
+}
+
+/* The rl method's contribution: its start, its result, when it first beat
+ * the start, the gap to the optimum when known, the budgets. */
+static json_t *rl_json(const pb_rl_report *r, double optimum)
+{
+	json_t *j = json_object(), *st = json_object(), *bu = json_object();
+	json_object_set_new(st, "method", json_string(r->start_method));
+	json_num(st, "max_time", r->start_time);
+	json_object_set_new(j, "start", st);
+	json_num(j, "max_time", r->best_time);
+	json_num(j, "improvement", r->start_time > 0 ? 1 - r->best_time / r->start_time : NAN);
+	json_object_set_new(j, "episodes", json_integer(r->episodes));
+	json_num(j, "seconds", r->seconds);
+	json_object_set_new(j, "beat_start_episode",
+	                    r->beat_episode >= 0 ? json_integer(r->beat_episode) : json_null());
+	json_num(j, "beat_start_seconds", r->beat_seconds);
+	json_num(j, "gap", isfinite(optimum) && optimum > 0 ? r->best_time / optimum - 1 : NAN);
+	json_num(j, "start_gap",
+	         isfinite(optimum) && optimum > 0 ? r->start_time / optimum - 1 : NAN);
+	json_num(j, "lower_bound", r->lower_bound);
+	json_object_set_new(j, "agent", r->agent ? json_string(r->agent) : json_null());
+	json_object_set_new(bu, "episodes",
+	                    r->budget_episodes > 0 ? json_integer(r->budget_episodes)
+	                                           : json_null());
+	json_num(bu, "seconds", r->budget_seconds > 0 ? r->budget_seconds : NAN);
+	json_object_set_new(j, "budget", bu);
 	return j;
 }
 
@@ -190,6 +234,14 @@ static int cmd_partition(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *
 	pb_plan *plan = pb_plan_copy(pb_solver_incumbent(sv));
 	pb_milp_stats ms;
 	int is_milp = pb_partition_solver_milp_stats(sv, &ms);
+	pb_rl_report rr;
+	int is_rl = pb_partition_solver_rl_report(sv, &rr);
+	double optimum = pb_partition_solver_optimum(sv);
+	char agent_path[1024] = "";
+	if (is_rl && rr.agent) { /* the report outlives the solver */
+		snprintf(agent_path, sizeof agent_path, "%s", rr.agent);
+		rr.agent = agent_path;
+	}
 	if (is_milp && ms.state == PB_MILP_TIME_LIMIT)
 		timed_out = 1;
 	pb_solver_free(sv);
@@ -219,6 +271,11 @@ static int cmd_partition(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *
 		json_object_set_new(j, "time_limit_reached", json_boolean(timed_out));
 		if (is_milp)
 			json_object_set_new(j, "milp", milp_json(&ms));
+		if (is_rl) {
+			json_t *rj = rl_json(&rr, optimum);
+			json_object_set(j, "start", json_object_get(rj, "start"));
+			json_object_set_new(j, "rl", rj);
+		}
 		json_dumpf(j, ctx->out, JSON_INDENT(1) | JSON_REAL_PRECISION(12));
 		fputc('\n', ctx->out);
 		json_decref(j);
@@ -231,6 +288,11 @@ static int cmd_partition(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *
 		pb_part_report_table(ctx->out, plan);
 		if (is_milp)
 			milp_text(ctx->out, &ms, o.time_limit);
+		if (is_rl) {
+			pb_rl_report_text(&rr, ctx->out);
+			if (rr.agent)
+				fprintf(ctx->out, "rl: started from the agent %s\n", rr.agent);
+		}
 	}
 	if (pb_part_report_fit(ctx->log, plan, s->graph->path, s->hw->path,
 	                       strcmp(o.method, "exact") == 0 && !cancelled && !timed_out) &&
@@ -243,19 +305,120 @@ static int cmd_partition(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *
 static const pb_opt train_opts[] = {
     PB_OPTS_GRAPH,
     PB_OPTS_LAYOUT,
-    {"episodes", 'e', PB_OPT_INT, "N", "training episodes (default 2000)"},
-    {"seconds", 0, PB_OPT_DOUBLE, "S", "stop after S seconds of training (default none)"},
+    {"episodes", 'e', PB_OPT_INT, "N",
+     "most training episodes over all models (default 2000; none with --seconds alone)"},
+    {"seconds", 0, PB_OPT_DOUBLE, "S",
+     "CPU-time budget: train until S seconds (with --episodes: whichever comes first)"},
     {"output", 'o', PB_OPT_STR, "FILE", "where to write the agent checkpoint (required)"},
     {"agent", 0, PB_OPT_STR, "FILE", "continue training this checkpoint"},
     {"seed", 's', PB_OPT_INT, "S", "random seed (default 1)"},
-    {"init", 0, PB_OPT_STR, "I", "episode start: balanced|local|greedy|equal (default balanced)"},
+    {"init", 0, PB_OPT_STR, "I", "episode start: " PB_RL_INIT_NAMES " (default balanced)"},
     {"hidden", 0, PB_OPT_INT, "H", "hidden units of a new network (default 16)"},
     {"costs", 0, PB_OPT_STR, "LOG",
-     "measured kernel times from a tuning log (partbench tune --log) replace MACs/rate"},
+     "measured kernel times from a tuning log (partbench tune --log) replace MACs/rate "
+     "(one model only)"},
     {"log", 0, PB_OPT_STR, "FILE",
-     "write one JSON line per episode (reward, gap, best so far) for 'plot training'"},
+     "write one JSON line per episode of the first model (reward, max(t), best so far, "
+     "start) for 'plot training'"},
+    {"no-reference", 0, PB_OPT_FLAG, NULL,
+     "skip the exact solves that label the report (no optimum, no gap)"},
     PB_OPTS_JSON,
     PB_OPTS_END};
+
+enum { TRAIN_MAX_MODELS = PB_ARGS_MAX_POS };
+
+/* One model of a training run: its problem, its trainer (all share the first
+ * one's network), the optimum for the report (NAN: not computed). */
+typedef struct train_model {
+	const char *path;
+	pb_graph *g; /* loaded here (NULL: the session's model) */
+	pb_part_problem *P;
+	pb_rl_trainer *T;
+	double opt;
+} train_model;
+
+static int train_read_cfg(const pb_args *a, pb_rl_config *cfg, pb_error *err)
+{
+	pb_rl_config_default(cfg);
+	long v;
+	int rc = pb_args_int(a, "episodes", 0, 1, 100000000, &v, err);
+	if (rc)
+		return rc;
+	if ((rc = pb_args_double(a, "seconds", 0, 0, 1e7, &cfg->seconds, err)))
+		return rc;
+	/* --seconds alone is a time budget: no episode cap then. */
+	cfg->episodes = v > 0 ? v : cfg->seconds > 0 ? 0 : cfg->episodes;
+	if ((rc = pb_args_int(a, "seed", 1, 0, 0x7fffffffL, &v, err)))
+		return rc;
+	cfg->seed = (unsigned long)v;
+	if ((rc = pb_args_int(a, "hidden", 16, 1, 4096, &v, err)))
+		return rc;
+	cfg->hidden = (int)v;
+	const char *init = pb_args_str(a, "init", "balanced");
+	if ((cfg->init = pb_rl_init_parse(init)) < 0)
+		return pb_err(err, PB_EUSAGE,
+		              "train: --init must be one of " PB_RL_INIT_NAMES ", got '%s'", init);
+	return PB_OK;
+}
+
+/* The problem (and, unless no_ref, the exact optimum for the report) of model k. */
+static int train_model_open(pb_session *s, train_model *tm, int k, const char *costs, int no_ref,
+                            pb_error *err)
+{
+	pb_manycore mc;
+	int rc = pb_manycore_parse(s->hw, &mc, err);
+	if (rc)
+		return rc;
+	const pb_graph *g = s->graph;
+	if (k > 0) {
+		if ((rc = pb_graph_load(tm->path, NULL, &tm->g, err)))
+			return rc;
+		g = tm->g;
+	}
+	double *times = NULL;
+	int found;
+	if (costs && (rc = pb_part_load_costs(g, costs, &times, &found, err)))
+		return rc;
+	rc = pb_part_problem_new_timed(g, &mc, times, &tm->P, err);
+	free(times);
+	tm->opt = NAN;
+	if (!rc && !no_ref)
+		rc = pb_part_exact_solve(tm->P, &tm->opt, NULL, NULL, err);
+	return rc;
+}
+
+static void train_models_free(train_model *tm, int n)
+{
+	for (int k = n - 1; k >= 0; k--) { /* the first one owns the shared network */
+		pb_rl_trainer_free(tm[k].T);
+		pb_part_problem_free(tm[k].P);
+		pb_graph_free(tm[k].g);
+	}
+}
+
+static json_t *train_model_json(const train_model *tm)
+{
+	pb_rl_report r;
+	pb_rl_trainer_report(tm->T, &r);
+	json_t *j = rl_json(&r, tm->opt);
+	json_object_set_new(j, "model", json_string(tm->path));
+	json_num(j, "optimum", tm->opt);
+	return j;
+}
+
+static void train_model_text(FILE *out, const train_model *tm)
+{
+	pb_rl_report r;
+	pb_rl_trainer_report(tm->T, &r);
+	fprintf(out, "%s: start %s %.6f ms, agent %.6f ms", tm->path, r.start_method,
+	        r.start_time * 1e3, r.best_time * 1e3);
+	if (isfinite(tm->opt) && tm->opt > 0)
+		fprintf(out, ", gap %.3f%%", 100 * (r.best_time / tm->opt - 1));
+	if (r.beat_episode >= 0)
+		fprintf(out, ", first beat its start at its episode %ld\n", r.beat_episode);
+	else
+		fputs(", never beat its start\n", out);
+}
 
 static int cmd_train(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, pb_error *err)
 {
@@ -264,122 +427,147 @@ static int cmd_train(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, p
 	if (!outp)
 		return pb_err(err, PB_EUSAGE, "train: -o FILE (the agent checkpoint) is required");
 	pb_rl_config cfg;
-	pb_rl_config_default(&cfg);
-	long v;
-	int rc = pb_args_int(a, "episodes", cfg.episodes, 1, 100000000, &v, err);
+	int rc = train_read_cfg(a, &cfg, err);
 	if (rc)
 		return rc;
-	cfg.episodes = v;
-	if ((rc = pb_args_int(a, "seed", 1, 0, 0x7fffffffL, &v, err)))
-		return rc;
-	cfg.seed = (unsigned long)v;
-	if ((rc = pb_args_int(a, "hidden", 16, 1, 4096, &v, err)))
-		return rc;
-	cfg.hidden = (int)v;
-	if ((rc = pb_args_double(a, "seconds", 0, 0, 1e7, &cfg.seconds, err)))
-		return rc;
-	const char *init = pb_args_str(a, "init", "balanced");
-	if (strcmp(init, "equal") == 0)
-		cfg.init = PB_RL_INIT_EQUAL;
-	else if (strcmp(init, "greedy") == 0)
-		cfg.init = PB_RL_INIT_GREEDY;
-	else if (strcmp(init, "local") == 0)
-		cfg.init = PB_RL_INIT_LOCAL;
-	else if (strcmp(init, "balanced") != 0)
-		return pb_err(err, PB_EUSAGE,
-		              "train: --init must be balanced, local, greedy or equal, got '%s'",
-		              init);
-	pb_manycore mc;
-	if ((rc = pb_manycore_parse(s->hw, &mc, err)))
-		return rc;
-	pb_part_problem *P;
-	double *times = NULL;
+	int n_models = a->n_pos > 0 ? a->n_pos : 1, no_ref = pb_args_has(a, "no-reference");
 	const char *costs = pb_args_str(a, "costs", NULL);
-	int found;
-	if (costs && (rc = pb_part_load_costs(s->graph, costs, &times, &found, err)))
-		return rc;
-	rc = pb_part_problem_new_timed(s->graph, &mc, times, &P, err);
-	free(times);
-	if (rc)
-		return rc;
-	double opt;
-	if ((rc = pb_part_exact_solve(P, &opt, NULL, NULL, err))) {
-		pb_part_problem_free(P);
+	if (n_models > 1 && (ctx->from_script || s->locked))
+		return pb_err(
+		    err, PB_EUSAGE,
+		    "train: several models only from the command line, not from a script");
+	if (n_models > 1 && costs)
+		return pb_err(err, PB_EUSAGE, "train: --costs needs a single model");
+	train_model tm[TRAIN_MAX_MODELS] = {{0}};
+	for (int k = 0; k < n_models && !rc; k++) {
+		tm[k].path = k == 0 ? s->graph->path : pb_args_pos(a, k);
+		rc = train_model_open(s, &tm[k], k, costs, no_ref, err);
+	}
+	if (rc) {
+		train_models_free(tm, n_models);
 		return rc;
 	}
-	cfg.optimum = opt;
-	/* Lua action masks and initial partitions train the agent too. */
+	/* Lua action masks and initial partitions train the agent too (one model). */
 	pb_hooks hk;
 	pb_hooks_init(&hk, s);
 	pb_part_opts ho = {0};
 	if ((rc = pb_hooks_partition(&hk, s->hw, &ho, err)) ||
-	    (ho.init_state && !pb_part_state_valid(P, ho.init_state, err))) {
-		pb_part_problem_free(P);
+	    (ho.init_state && !pb_part_state_valid(tm[0].P, ho.init_state, err))) {
+		train_models_free(tm, n_models);
 		return pb_hooks_finish(&hk, rc ? rc : PB_EINPUT, err);
 	}
-	cfg.mask = ho.mask;
-	cfg.mask_ud = ho.mask_ud;
-	cfg.init_state = ho.init_state;
+	if (n_models > 1 && (ho.mask || ho.init_state)) {
+		train_models_free(tm, n_models);
+		rc = pb_err(err, PB_EUSAGE,
+		            "train: Lua action_mask or initial_partition needs a single model");
+		return pb_hooks_finish(&hk, rc, err);
+	}
 	const char *logp = pb_args_str(a, "log", NULL);
-	if (logp && !(cfg.log = fopen(logp, "w"))) {
-		pb_part_problem_free(P);
+	FILE *logf = NULL;
+	if (logp && !(logf = fopen(logp, "w"))) {
+		train_models_free(tm, n_models);
 		rc = pb_err(err, PB_EINPUT, "train: cannot write the training log %s: %s", logp,
 		            strerror(errno));
 		return pb_hooks_finish(&hk, rc, err);
 	}
-	pb_rl_trainer *T;
-	if ((rc = pb_rl_trainer_new(P, &cfg, pb_args_str(a, "agent", NULL), &T, err))) {
-		if (cfg.log)
-			fclose(cfg.log);
-		pb_part_problem_free(P);
-		return pb_hooks_finish(&hk, rc, err);
+	/* The budgets are counted over all models here; each trainer runs uncapped. */
+	long cap_episodes = cfg.episodes;
+	double cap_seconds = cfg.seconds;
+	for (int k = 0; k < n_models && !rc; k++) {
+		pb_rl_config c = cfg;
+		c.episodes = 1L << 40;
+		c.seconds = 0;
+		c.seed = cfg.seed + (unsigned long)k;
+		c.mask = ho.mask;
+		c.mask_ud = ho.mask_ud;
+		c.init_state = ho.init_state;
+		c.log = k == 0 ? logf : NULL;
+		c.log_optimum = tm[k].opt; /* for the plot only */
+		rc = pb_rl_trainer_new(tm[k].P, &c, k == 0 ? pb_args_str(a, "agent", NULL) : NULL,
+		                       &tm[k].T, err);
+		if (!rc && k > 0)
+			rc = pb_rl_trainer_share(tm[k].T, tm[0].T, err);
 	}
 	int cancelled = 0;
-	long every = cfg.episodes / 200 > 0 ? cfg.episodes / 200 : 1;
-	while (!pb_rl_trainer_done(T)) {
-		if ((rc = pb_rl_trainer_step(T, (int)every, err)) || hk.failed)
+	long total = 0;
+	double used = 0;
+	while (!rc) {
+		/* Episodes interleaved across the models, one at a time. */
+		int k = (int)(total % n_models);
+		pb_rl_report r0, r1;
+		pb_rl_trainer_report(tm[k].T, &r0);
+		if ((rc = pb_rl_trainer_step(tm[k].T, 1, err)) || hk.failed)
 			break;
-		if (pb_cmd_progress(ctx, pb_rl_trainer_fraction(T),
-		                    "train: episode %ld/%ld, best reward %.4f, gap %.2f%%",
-		                    pb_rl_trainer_episodes(T), cfg.episodes,
-		                    pb_rl_trainer_best_reward(T),
-		                    100 * (pb_rl_trainer_best_time(T) / opt - 1))) {
+		pb_rl_trainer_report(tm[k].T, &r1);
+		used += r1.seconds - r0.seconds;
+		total++;
+		double f = cap_episodes > 0 ? (double)total / (double)cap_episodes : 0;
+		if (cap_seconds > 0 && used / cap_seconds > f)
+			f = used / cap_seconds;
+		if ((total % 16 == 0 || f >= 1) &&
+		    pb_cmd_progress(ctx, f > 1 ? 1 : f, "train: episode %ld, %d model(s), %.1f s",
+		                    total, n_models, used)) {
 			cancelled = 1;
 			break;
 		}
+		if (f >= 1)
+			break;
 	}
 	rc = pb_hooks_finish(&hk, rc, err);
-	if (cfg.log && fclose(cfg.log) != 0 && rc == PB_OK)
+	if (logf && fclose(logf) != 0 && rc == PB_OK)
 		rc = pb_err(err, PB_EINPUT, "train: writing the training log %s failed", logp);
 	if (rc == PB_OK)
-		rc = pb_rl_trainer_save(T, outp, err);
+		rc = pb_rl_trainer_save(tm[0].T, outp, err);
 	if (rc == PB_OK) {
-		pb_plan *plan = pb_part_to_plan(P, pb_rl_trainer_best(T), "rl", opt);
+		pb_plan *plan =
+		    pb_part_to_plan(tm[0].P, pb_rl_trainer_best(tm[0].T), "rl", tm[0].opt);
 		pb_session_set_plan(s, plan);
 		ctx->redraw |= PB_REDRAW_ALL;
 		fprintf(ctx->log, "wrote %s\n", outp);
 		if (pb_args_has(a, "json")) {
 			json_t *j = pb_part_report_json(plan, "rl", s->hw->name);
-			json_object_set_new(j, "episodes", json_integer(pb_rl_trainer_episodes(T)));
+			json_object_set_new(j, "episodes", json_integer(total));
+			json_num(j, "seconds", used);
 			json_object_set_new(j, "checkpoint", json_string(outp));
 			json_object_set_new(j, "cancelled", json_boolean(cancelled));
+			json_t *bu = json_object(), *ms = json_array();
+			json_object_set_new(bu, "episodes",
+			                    cap_episodes > 0 ? json_integer(cap_episodes)
+			                                     : json_null());
+			json_num(bu, "seconds", cap_seconds > 0 ? cap_seconds : NAN);
+			json_object_set_new(j, "budget", bu);
+			for (int k = 0; k < n_models; k++)
+				json_array_append_new(ms, train_model_json(&tm[k]));
+			json_object_set(j, "start",
+			                json_object_get(json_array_get(ms, 0), "start"));
+			json_object_set_new(j, "models", ms);
 			json_dumpf(j, ctx->out, JSON_INDENT(1) | JSON_REAL_PRECISION(12));
 			fputc('\n', ctx->out);
 			json_decref(j);
 		} else {
-			pb_rl_trainer_stats(T, ctx->out);
+			char be[32] = "no cap", bs[32] = "no cap";
+			if (cap_episodes > 0)
+				snprintf(be, sizeof be, "%ld", cap_episodes);
+			if (cap_seconds > 0)
+				snprintf(bs, sizeof bs, "%g s", cap_seconds);
+			fprintf(ctx->out,
+			        "train: %ld episodes over %d model(s) in %.3f s (budget: episodes "
+			        "%s, CPU time %s)%s\n",
+			        total, n_models, used, be, bs, cancelled ? ", cancelled" : "");
+			for (int k = 0; k < n_models; k++)
+				train_model_text(ctx->out, &tm[k]);
 			pb_part_report_table(ctx->out, plan);
 		}
 	}
-	pb_rl_trainer_free(T);
-	pb_part_problem_free(P);
+	train_models_free(tm, n_models);
 	return rc;
 }
 
 const pb_command pb_cmds_partition[] = {
     {"partition",
      "partition [MODEL] --layout L [--method exact|milp|rl|greedy|equal|local|pack] [--episodes N] "
-     "[--agent CKPT] [--seed S] [--json] [-o PLAN] [--emit-lp FILE] [--time-limit S] [--start]",
+     "[--seconds S] [--agent CKPT|none] [--init I] [--no-reference] [--seed S] [--json] [-o PLAN] "
+     "[--emit-lp FILE] [--time-limit S] [--start]",
      "split the model's layers into core groups of a many-core chip", partition_opts, cmd_partition,
      PB_CMD_GRAPH | PB_CMD_LAYOUT,
      "Layers are the model's nodes in topological order; each group of adjacent\n"
@@ -388,11 +576,19 @@ const pb_command pb_cmds_partition[] = {
      "storage per core; then max(t), the reward, the exact optimum and the gap.\n"
      "With --start the solver is attached to the session: 'step -n N' advances it.\n"
      "milp: probes on the bottleneck, then GLPK's branch and bound proves the optimum;\n"
-     "--time-limit S stops it with its incumbent, proven bound and gap."},
-    {"train", "train [MODEL] --layout L --episodes N -o AGENT.ckpt [--seed S] [--seconds S]",
+     "--time-limit S stops it with its incumbent, proven bound and gap.\n"
+     "rl: the agent starts from --init (default balanced) and reports what it added:\n"
+     "the start's max(t), its own, the episode at which it first beat the start.\n"
+     "It uses agents/LAYOUT.ckpt when the layout has a shipped agent (--agent none: fresh)."},
+    {"train",
+     "train [MODEL [MODEL...]] --layout L [--episodes N] [--seconds S] -o AGENT.ckpt [--seed S] "
+     "[--init I] [--no-reference]",
      "train the REINFORCE partition agent and save its checkpoint", train_opts, cmd_train,
      PB_CMD_GRAPH | PB_CMD_LAYOUT,
-     "Shows a progress bar (episode, best reward, gap to the exact optimum).\n"
+     "With several models, episodes are interleaved across them (one each in turn)\n"
+     "and all train one network: its inputs do not depend on the model's size, so\n"
+     "the checkpoint also serves models it has not seen. The agent never reads the\n"
+     "exact optimum; it is computed only to report the gap (--no-reference skips it).\n"
      "The checkpoint only fits layouts with the same number of cores; use it with\n"
      "'partition --method rl --agent AGENT.ckpt'. Format: docs/partition.md."},
     {0}};

@@ -25,9 +25,12 @@ typedef struct pb_part_opts {
 	const char *method;  /* exact|milp|rl|greedy|equal|local|pack */
 	long episodes;       /* rl: training episodes (0 = default) */
 	unsigned long seed;  /* rl: random seed */
-	const char *agent;   /* rl: checkpoint to start from (NULL = fresh) */
+	const char *agent;   /* rl: checkpoint to start from; NULL = the shipped agent of
+	                        the layout when there is one (pb_partition_default_agent),
+	                        "none" = a fresh network */
 	const char *emit_lp; /* milp: write the model to this file (CPLEX LP format) */
-	const char *init;    /* rl: "balanced" (default), "local", "greedy", "equal" */
+	const char *init;    /* rl: "balanced" (default), "local", "greedy", "equal", "pack" */
+	int no_reference;    /* rl and the heuristics: skip the exact solve (no optimum, no gap) */
 	double seconds;      /* rl: training time limit (0 = none) */
 	double time_limit;   /* milp: stop after this many seconds of solving (0 = none) */
 	/* Optional hooks (set by the Lua layer, core/script/hooks.h): an extra
@@ -60,5 +63,13 @@ double pb_partition_solver_optimum(pb_solver *s);
 /* For the milp method: fills st (incumbent = the installed plan's max(t), proven
  * bound, gap, probes, nodes ...) and returns 1; returns 0 for other methods. */
 int pb_partition_solver_milp_stats(pb_solver *s, pb_milp_stats *st);
+/* For the rl method: what the agent added to its start (rl_reinforce.h), 1;
+ * 0 for other methods. */
+struct pb_rl_report;
+int pb_partition_solver_rl_report(pb_solver *s, struct pb_rl_report *r);
+/* The shipped agent of a layout: DIR/../agents/STEM.ckpt for the layout file
+ * DIR/STEM.lua, when it exists and was trained for the layout's core count.
+ * Writes its path to buf and returns 1, else 0. */
+int pb_partition_default_agent(const char *layout_path, int cores, char *buf, int len);
 
 #endif

@@ -3,7 +3,7 @@
  *
  * Format (all integers and doubles little-endian; docs/partition.md):
  *   8 bytes  magic "PBRLAGNT"
- *   u32      format version (2)
+ *   u32      format version (3)
  *   u32      cores the agent was trained for
  *   u32 x 3  inputs per core pair, hidden units, logits per pair (= 4)
  *   u64      episodes trained
@@ -11,9 +11,10 @@
  *   f64 x P  parameters (W1, b1, W2, b2; policy.h: the network is shared by
  *            the cores - 1 pairs)
  *   u32      CRC-32 (IEEE 802.3 polynomial) of every byte before it
- * Version 1 (a dense network over all cores, before the shared one) is
- * refused with a message saying so; so are parameters that are not finite
- * or beyond +-CKPT_MAX_WEIGHT.
+ * Version 1 (a dense network over all cores, before the shared one) and
+ * version 2 (whose network took the gap to the exact optimum as an input)
+ * are refused with a message saying so; so are parameters that are not
+ * finite or beyond +-CKPT_MAX_WEIGHT.
  * Written to FILE.tmp and renamed, so a crash never leaves half a file.
  */
 #include <errno.h>
@@ -28,7 +29,7 @@
 #include "partition/rl_reinforce.h"
 
 #define CKPT_MAGIC "PBRLAGNT"
-#define CKPT_VERSION 2u
+#define CKPT_VERSION 3u
 /* Trained weights stay far below this; a NaN, an infinity or a weight this
  * large (a corrupt file with a valid checksum, a diverged run) would make
  * the policy's probabilities NaN, so such a file is refused. */
@@ -143,6 +144,12 @@ int pb_rl_checkpoint_load(const char *path, int cores, pb_rl_policy **out, long 
 		            "%s: checkpoint format version 1 holds the dense network of earlier "
 		            "partbench versions; this build's agent shares one network across "
 		            "core pairs (version %u): train a new one with 'partbench train'",
+		            path, CKPT_VERSION);
+	} else if (get_u32(b + 8) == 2u) {
+		rc = pb_err(err, PB_EINPUT,
+		            "%s: checkpoint format version 2 holds an agent that read the exact "
+		            "optimum as an input; this build's agent is blind to it (version %u): "
+		            "train a new one with 'partbench train'",
 		            path, CKPT_VERSION);
 	} else if (get_u32(b + 8) != CKPT_VERSION) {
 		rc = pb_err(err, PB_EINPUT, "%s: checkpoint format version %u, this build reads %u",

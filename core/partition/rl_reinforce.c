@@ -12,8 +12,15 @@
  * storage / memory and routing / time of its group (8 each); for cores p-1
  * and p+2 whether they exist, their group time / max(t) and bottleneck flag
  * (3 each); the time / max(t) of the group before core p's group and of the
- * group after core p+1's group; the gap max(t)/reference - 1 (capped at 1)
- * and the fraction of the episode's steps used.
+ * group after core p+1's group; the problem's lower bound / max(t) (a cheap
+ * bound it computes itself: perfect balance), max(t) / the agent's own best
+ * so far - 1 (capped at 1) and the fraction of the episode's steps used.
+ * All are ratios or counts scaled by the chip's and the model's size, so one
+ * network serves models of any size and chips of any core count.
+ *
+ * The training loop's update is split so that a distributed run can combine
+ * gradients: episode_gradient() leaves the episode's complete gradient in
+ * T->grad, apply_gradient() steps Adam with it.
  */
 #include "partition/rl_reinforce.h"
 
@@ -26,7 +33,7 @@
 #include "partition/env.h"
 #include "partition/rl_policy.h"
 
-enum { RL_CORE_F = 8, RL_FEATURES = 2 * RL_CORE_F + 2 * 3 + 2 + 2 };
+enum { RL_CORE_F = 8, RL_FEATURES = 2 * RL_CORE_F + 2 * 3 + 2 + 3 };
 
 struct pb_rl_trainer {
 	pb_part_problem *P;
@@ -36,7 +43,12 @@ struct pb_rl_trainer {
 	uint64_t rng;
 	int n, na, n_in, L;
 	int *init_state, *state, *best, *gid, *part_cores;
-	double best_obj, best_sq, best_time, best_reward, ref;
+	double best_obj, best_sq, best_time, best_reward, lb;
+	double start_obj, start_time, beat_seconds;
+	long beat_episode;
+	pb_rl_trainer *owner; /* whose network this trainer trains (itself by default) */
+	char *agent;          /* checkpoint path it started from, or NULL */
+	long updates;         /* episodes this network has learnt from (its checkpoint's) */
 	double *xs, *hs, *probs, *rews, *ret, *adv, *base, *grad, *am, *cf, *dh;
 	unsigned char *masks, *base_set;
 	int *acts;
@@ -68,7 +80,23 @@ void pb_rl_config_default(pb_rl_config *c)
 	c->retime = 0.5;
 	c->shaped = 1;
 	c->step_limit = 0;
-	c->optimum = NAN;
+	c->log_optimum = NAN;
+}
+
+static const char *const init_names[] = {"balanced", "local", "greedy", "equal", "pack"};
+
+int pb_rl_init_parse(const char *name)
+{
+	for (int i = 0; i < (int)(sizeof init_names / sizeof *init_names); i++)
+		if (name && strcmp(name, init_names[i]) == 0)
+			return i;
+	return -1;
+}
+
+const char *pb_rl_init_name(int init)
+{
+	return init >= 0 && init < (int)(sizeof init_names / sizeof *init_names) ? init_names[init]
+	                                                                         : "balanced";
 }
 
 /* Training time is the thread's CPU time: "S seconds of training on one
@@ -112,7 +140,10 @@ static void features(pb_rl_trainer *T, const int *ac, const pb_part_eval *ev, in
 			f[7] = rs;
 		}
 	}
-	double gap = cap(ev->max_time / T->ref - 1, 1), frac = (double)t / T->L;
+	double lbr = T->lb > 0 ? cap(T->lb / tmax, 1) : 0, frac = (double)t / T->L;
+	double own = isfinite(T->best_time) && T->best_time > 0
+	                 ? fmax(-1, cap(ev->max_time / T->best_time - 1, 1))
+	                 : 0;
 	for (int p = T->lo; p <= T->hi; p++) { /* pairs outside the focus are masked */
 		double *xp = x + (size_t)p * RL_FEATURES;
 		memcpy(xp, T->cf + (size_t)p * RL_CORE_F, RL_CORE_F * sizeof *xp);
@@ -127,8 +158,9 @@ static void features(pb_rl_trainer *T, const int *ac, const pb_part_eval *ev, in
 		int gl = T->gid[p] - 1, gr = T->gid[p + 1] + 1;
 		q[6] = gl >= 0 ? T->groups[gl].time / tmax : 0;
 		q[7] = gr < ev->n_groups ? T->groups[gr].time / tmax : 0;
-		q[8] = gap;
-		q[9] = frac;
+		q[8] = lbr;
+		q[9] = own;
+		q[10] = frac;
 	}
 }
 
@@ -170,10 +202,16 @@ int pb_rl_trainer_new(pb_part_problem *P, const pb_rl_config *cfg, const char *a
 		T->cfg.hidden = 16;
 	T->L = cfg->step_limit > 0 ? cfg->step_limit : (P->n > 32 ? P->n : 32);
 	T->rng = (uint64_t)cfg->seed * 0x2545f4914f6cdd1dULL + 1;
-	T->ref = isfinite(cfg->optimum) && cfg->optimum > 0 ? cfg->optimum : P->lower_bound;
+	T->owner = T;
+	T->lb = P->lower_bound;
+	T->best_time = INFINITY;
+	if (T->cfg.episodes <= 0 && !(T->cfg.seconds > 0))
+		T->cfg.episodes = 2000; /* neither budget given: the default cap */
 	int rc = PB_OK;
 	if (!P->seg)
 		rc = pb_part_problem_cache(P, 16, err);
+	if (rc == PB_OK && agent && !(T->agent = strdup(agent)))
+		rc = pb_err(err, PB_ENOMEM, "rl: out of memory");
 	if (rc == PB_OK && agent) {
 		long ep;
 		rc = pb_rl_checkpoint_load(agent, P->n, &T->pol, &ep, err);
@@ -182,8 +220,10 @@ int pb_rl_trainer_new(pb_part_problem *P, const pb_rl_config *cfg, const char *a
 			            "%s: the network takes %d inputs per core pair, expected %d",
 			            agent, T->pol->n_in, T->n_in);
 		}
-		if (rc == PB_OK)
+		if (rc == PB_OK) {
 			T->cfg.hidden = T->pol->n_hidden;
+			T->updates = ep;
+		}
 	} else if (rc == PB_OK) {
 		T->pol = pb_rl_policy_new(T->n_in, T->cfg.hidden, 4, T->n - 1, T->rng);
 	}
@@ -227,34 +267,33 @@ int pb_rl_trainer_new(pb_part_problem *P, const pb_rl_config *cfg, const char *a
 	T->best_obj = INFINITY;
 	T->best_sq = INFINITY;
 	pb_part_eval ev;
-	if (!T->cfg.init_state &&
-	    (T->cfg.init == PB_RL_INIT_BALANCED || T->cfg.init == PB_RL_INIT_LOCAL)) {
-		/* The best starts as the better of the pack baseline and greedy,
-		 * each polished by the local search (greedy's stays in T->state
-		 * for PB_RL_INIT_LOCAL). */
-		pb_part_pack(P, T->state);
-		pb_part_local_search(P, T->state, 1 << 20);
-		pb_part_evaluate(P, T->state, &ev, NULL);
-		consider_best(T, T->state, &ev);
-		pb_part_greedy(P, T->state);
-		pb_part_local_search(P, T->state, 1 << 20);
-		pb_part_evaluate(P, T->state, &ev, NULL);
-		consider_best(T, T->state, &ev);
-	}
+	/* The start, and the agent's best so far: that start alone. */
 	if (T->cfg.init_state) /* given by the caller (a Lua initial_partition) */
 		memcpy(T->init_state, T->cfg.init_state, (size_t)T->n * sizeof *T->init_state);
 	else if (T->cfg.init == PB_RL_INIT_EQUAL)
 		pb_part_equal(P, T->init_state);
 	else if (T->cfg.init == PB_RL_INIT_GREEDY)
 		pb_part_greedy(P, T->init_state);
-	else if (T->cfg.init == PB_RL_INIT_LOCAL)
-		memcpy(T->init_state, T->state, (size_t)T->n * sizeof *T->init_state);
-	else
+	else if (T->cfg.init == PB_RL_INIT_PACK)
+		pb_part_pack(P, T->init_state);
+	else if (T->cfg.init == PB_RL_INIT_LOCAL) {
+		pb_part_greedy(P, T->init_state);
+		pb_part_local_search(P, T->init_state, 1 << 20);
+	} else
 		pb_part_balanced(P, T->init_state);
 	pb_part_evaluate(P, T->init_state, &ev, NULL);
 	consider_best(T, T->init_state, &ev);
-	if (agent) /* what the loaded agent finds on its own */
+	T->start_obj = T->best_obj;
+	T->start_time = T->best_time;
+	T->beat_episode = -1;
+	T->beat_seconds = NAN;
+	if (agent) { /* what the loaded agent finds on its own, before any episode */
 		pb_rl_trainer_rollout(T, T->state);
+		if (T->best_obj < T->start_obj * (1 - 1e-12)) {
+			T->beat_episode = 0;
+			T->beat_seconds = 0;
+		}
+	}
 	*out = T;
 	return PB_OK;
 }
@@ -481,6 +520,31 @@ static void start_state(pb_rl_trainer *T)
 	}
 }
 
+/* The episode's complete policy gradient (mean over its steps of the
+ * REINFORCE loss with advantages adv * scale) into T->grad; T->last_loss. */
+static void episode_gradient(pb_rl_trainer *T, int steps, double scale)
+{
+	const int n = T->n, na = T->na, ni = T->n_in * (n - 1), nh = T->cfg.hidden * (n - 1);
+	memset(T->grad, 0, (size_t)T->pol->n_params * sizeof *T->grad);
+	double loss = 0;
+	for (int t = 0; t < steps; t++)
+		loss += pb_rl_policy_backward(T->pol, T->xs + (size_t)t * ni,
+		                              T->masks + (size_t)t * na, T->hs + (size_t)t * nh,
+		                              T->probs + (size_t)t * na, T->acts[t],
+		                              T->adv[t] * scale, T->cfg.entropy, T->grad, T->dh);
+	for (int i = 0; i < T->pol->n_params; i++)
+		T->grad[i] /= steps;
+	T->last_loss = loss / steps;
+}
+
+/* One Adam step of the (shared) network with the complete gradient T->grad:
+ * the one place where a batch gradient is final (a distributed run would
+ * combine the workers' T->grad just before this). */
+static void apply_gradient(pb_rl_trainer *T)
+{
+	T->last_norm = pb_rl_adam_step(&T->owner->adam, T->pol->w, T->grad);
+}
+
 static int run_episode(pb_rl_trainer *T, pb_error *err)
 {
 	pb_part_problem *P = T->P;
@@ -488,7 +552,7 @@ static int run_episode(pb_rl_trainer *T, pb_error *err)
 	start_state(T);
 	pb_part_eval ev;
 	pb_part_evaluate(P, T->state, &ev, T->groups);
-	double goal = T->ref * (1 + T->cfg.target_gap);
+	double goal = T->lb * (1 + T->cfg.target_gap);
 	int steps = 0;
 	double ep_best = INFINITY, ep_reward = -INFINITY, prev_reward = ev.reward;
 	for (int t = 0; t < T->L; t++) {
@@ -554,36 +618,35 @@ static int run_episode(pb_rl_trainer *T, pb_error *err)
 	for (int t = 0; t < steps; t++)
 		var += (T->adv[t] - mean) * (T->adv[t] - mean);
 	double sd = sqrt(var / steps), scale_ref = mag / steps * 1e-3 + 1e-12;
-	double scale = 1.0 / (sd > scale_ref ? sd : scale_ref);
-	memset(T->grad, 0, (size_t)T->pol->n_params * sizeof *T->grad);
-	double loss = 0;
-	for (int t = 0; t < steps; t++)
-		loss += pb_rl_policy_backward(T->pol, T->xs + (size_t)t * ni,
-		                              T->masks + (size_t)t * na, T->hs + (size_t)t * nh,
-		                              T->probs + (size_t)t * na, T->acts[t],
-		                              T->adv[t] * scale, T->cfg.entropy, T->grad, T->dh);
-	for (int i = 0; i < T->pol->n_params; i++)
-		T->grad[i] /= steps;
-	T->last_loss = loss / steps;
-	T->last_norm = pb_rl_adam_step(&T->adam, T->pol->w, T->grad);
+	episode_gradient(T, steps, 1.0 / (sd > scale_ref ? sd : scale_ref));
+	apply_gradient(T);
 	return PB_OK;
 }
 
 /* One JSON line per episode: the best state of the episode (max(t), its
- * reward, gap to the reference), the best so far, steps, loss. An episode
- * with no step (every action masked) logs nulls for its own figures. */
+ * reward), the best so far, the start's max(t), the lower bound, steps,
+ * loss; and, when the caller gave one for the plot, the optimum and the gaps
+ * to it (the agent never reads those). An episode with no step (every
+ * action masked) logs nulls for its own figures. */
 static void log_episode(const pb_rl_trainer *T)
 {
 	FILE *f = T->cfg.log;
+	double opt = T->cfg.log_optimum;
+	int has_opt = isfinite(opt) && opt > 0,
+	    ran = T->last_steps > 0 && isfinite(T->last_episode_best);
 	fprintf(f, "{\"episode\":%ld,\"steps\":%d", T->episodes, T->last_steps);
-	if (T->last_steps > 0 && isfinite(T->last_episode_best))
-		fprintf(f, ",\"reward\":%.9g,\"max_time\":%.9g,\"gap\":%.9g",
-		        T->last_episode_reward, T->last_episode_best,
-		        T->last_episode_best / T->ref - 1);
+	if (ran)
+		fprintf(f, ",\"reward\":%.9g,\"max_time\":%.9g", T->last_episode_reward,
+		        T->last_episode_best);
 	else
-		fputs(",\"reward\":null,\"max_time\":null,\"gap\":null", f);
-	fprintf(f, ",\"best_time\":%.9g,\"best_gap\":%.9g,\"reference\":%.9g,\"loss\":%.9g}\n",
-	        T->best_time, T->best_time / T->ref - 1, T->ref, T->last_loss);
+		fputs(",\"reward\":null,\"max_time\":null", f);
+	fprintf(f, ",\"best_time\":%.9g,\"start_time\":%.9g,\"lower_bound\":%.9g", T->best_time,
+	        T->start_time, T->lb);
+	if (has_opt && ran)
+		fprintf(f, ",\"gap\":%.9g", T->last_episode_best / opt - 1);
+	if (has_opt)
+		fprintf(f, ",\"best_gap\":%.9g,\"optimum\":%.9g", T->best_time / opt - 1, opt);
+	fprintf(f, ",\"loss\":%.9g}\n", T->last_loss);
 }
 
 int pb_rl_trainer_step(pb_rl_trainer *T, int episodes, pb_error *err)
@@ -595,9 +658,14 @@ int pb_rl_trainer_step(pb_rl_trainer *T, int episodes, pb_error *err)
 		if (rc)
 			return rc;
 		T->episodes++;
+		T->owner->updates++;
+		if (T->beat_episode < 0 && T->best_obj < T->start_obj * (1 - 1e-12)) {
+			T->beat_episode = T->episodes;
+			T->beat_seconds = T->elapsed;
+		}
 		if (T->cfg.log)
 			log_episode(T);
-		if (T->episodes >= T->cfg.episodes ||
+		if ((T->cfg.episodes > 0 && T->episodes >= T->cfg.episodes) ||
 		    (T->cfg.seconds > 0 && T->elapsed >= T->cfg.seconds))
 			T->done = 1;
 	}
@@ -658,7 +726,7 @@ int pb_rl_trainer_done(const pb_rl_trainer *T)
 
 double pb_rl_trainer_fraction(const pb_rl_trainer *T)
 {
-	double f = (double)T->episodes / (double)T->cfg.episodes;
+	double f = T->cfg.episodes > 0 ? (double)T->episodes / (double)T->cfg.episodes : 0;
 	if (T->cfg.seconds > 0 && T->elapsed / T->cfg.seconds > f)
 		f = T->elapsed / T->cfg.seconds;
 	return f > 1 ? 1 : f;
@@ -669,21 +737,81 @@ void pb_rl_trainer_stats(const pb_rl_trainer *T, FILE *out)
 	fprintf(out, "rl: %ld episodes, %ld steps, %.1f episodes/s, best max(t) %.6f ms",
 	        T->episodes, T->steps, T->elapsed > 0 ? T->episodes / T->elapsed : 0.0,
 	        T->best_time * 1e3);
-	fprintf(out, " (%.3f%% above the reference), last loss %.4g, grad norm %.4g\n",
-	        100 * (T->best_time / T->ref - 1), T->last_loss, T->last_norm);
+	fprintf(out, ", last loss %.4g, grad norm %.4g\n", T->last_loss, T->last_norm);
+	pb_rl_report r;
+	pb_rl_trainer_report(T, &r);
+	pb_rl_report_text(&r, out);
+}
+
+void pb_rl_report_text(const pb_rl_report *r, FILE *out)
+{
+	fprintf(out, "rl: start %s %.6f ms -> agent %.6f ms (%+.3f%%)", r->start_method,
+	        r->start_time * 1e3, r->best_time * 1e3,
+	        r->start_time > 0 ? 100 * (r->best_time / r->start_time - 1) : 0.0);
+	if (r->beat_episode < 0)
+		fputs("; never beat its start", out);
+	else if (r->beat_episode == 0)
+		fputs("; beat its start before any episode (the loaded agent's rollout)", out);
+	else
+		fprintf(out, "; first beat its start at episode %ld (%.3f s)", r->beat_episode,
+		        r->beat_seconds);
+	char be[32] = "no cap", bs[32] = "no cap";
+	if (r->budget_episodes > 0)
+		snprintf(be, sizeof be, "%ld", r->budget_episodes);
+	if (r->budget_seconds > 0)
+		snprintf(bs, sizeof bs, "%g s", r->budget_seconds);
+	fprintf(out, "\nrl: budget: episodes %s, CPU time %s; used %ld episodes, %.3f s\n", be, bs,
+	        r->episodes, r->seconds);
+}
+
+void pb_rl_trainer_report(const pb_rl_trainer *T, pb_rl_report *r)
+{
+	r->start_method = T->cfg.init_state ? "script" : pb_rl_init_name(T->cfg.init);
+	r->start_time = T->start_time;
+	r->best_time = T->best_time;
+	r->episodes = T->episodes;
+	r->seconds = T->elapsed;
+	r->beat_episode = T->beat_episode;
+	r->beat_seconds = T->beat_seconds;
+	r->budget_episodes = T->cfg.episodes > 0 ? T->cfg.episodes : 0;
+	r->budget_seconds = T->cfg.seconds > 0 ? T->cfg.seconds : 0;
+	r->lower_bound = T->lb;
+	r->agent = T->agent;
+}
+
+int pb_rl_trainer_share(pb_rl_trainer *T, pb_rl_trainer *owner, pb_error *err)
+{
+	if (T == owner)
+		return PB_OK;
+	if (T->n != owner->n || T->pol->n_in != owner->pol->n_in ||
+	    T->pol->n_hidden != owner->pol->n_hidden)
+		return pb_err(err, PB_EUSAGE,
+		              "rl: cannot share one network between %d and %d cores (or other "
+		              "network sizes)",
+		              T->n, owner->n);
+	if (T->owner == T) {
+		pb_rl_policy_free(T->pol);
+		pb_rl_adam_free(&T->adam);
+	}
+	T->pol = owner->pol;
+	T->owner = owner;
+	return PB_OK;
 }
 
 int pb_rl_trainer_save(const pb_rl_trainer *T, const char *path, pb_error *err)
 {
-	return pb_rl_checkpoint_save(T->pol, T->n, T->episodes, path, err);
+	return pb_rl_checkpoint_save(T->pol, T->n, T->owner->updates, path, err);
 }
 
 void pb_rl_trainer_free(pb_rl_trainer *T)
 {
 	if (!T)
 		return;
-	pb_rl_policy_free(T->pol);
-	pb_rl_adam_free(&T->adam);
+	if (T->owner == T) {
+		pb_rl_policy_free(T->pol);
+		pb_rl_adam_free(&T->adam);
+	}
+	free(T->agent);
 	free(T->init_state);
 	free(T->state);
 	free(T->best);

@@ -22,18 +22,23 @@
  * can never give its last core to the next group: a broken-up window lets
  * the agent re-form those groups with other boundaries and core counts by
  * its own actions, and re-cut windows add the groups with uneven core
- * counts that the optima of 64-core chips have. With the balanced and local
- * initial allocations the best state starts as the better of two baselines
- * polished by the local search: greedy and pack (baselines.h).
+ * counts that the optima of 64-core chips have. The best state starts as the
+ * start (cfg.init) and nothing else, so pb_rl_trainer_report() can say what
+ * the agent added to it: the start's max(t), the agent's, and the episode
+ * and CPU seconds at which the agent first beat its start.
  *
  * At each step the policy (policy.h, one network shared by the n-1 core
  * pairs) picks one of the 4(n-1) actions from features of the cores around
  * each pair (their groups' time relative to max(t), bottleneck flag, cores,
  * group end, arranged_core, arranged_macs, storage, routing share, the
- * neighbouring groups' times, the gap of max(t) to the reference), the state
- * changes, and the reward -a*max(t)+b of the new state is recorded. The
- * episode ends when max(t) is within target_gap of the reference (the exact
- * optimum when known, else the lower bound) or after step_limit steps. Then
+ * neighbouring groups' times, the problem's lower bound / max(t), max(t)
+ * relative to the agent's own best so far), the state changes, and the
+ * reward -a*max(t)+b of the new state is recorded. The episode ends when
+ * max(t) is within target_gap of the problem's lower bound (perfect balance,
+ * chain_problem.h) or after step_limit steps. The agent is blind to the exact
+ * optimum and to every plan it did not produce: nothing of the kind enters
+ * its features, its stop rule or its best-so-far (the optimum is only ever
+ * computed by the caller, for the report). Then
  * the policy is updated from all (s, a, r) of the episode: by default the
  * per-step difference of the method's reward r(s_{t+1}) - r(s_t) (shaped; the
  * sum over an episode is the method's reward gained), discounted returns,
@@ -65,23 +70,28 @@ typedef int (*pb_action_mask_fn)(void *ud, const int *arranged_core, int n, unsi
 
 enum {
 	PB_RL_INIT_BALANCED = 0, /* single-core groups, MAC-balanced (default) */
-	PB_RL_INIT_LOCAL = 1,    /* the local-search partition */
+	PB_RL_INIT_LOCAL = 1,    /* greedy polished by the boundary-shift search */
 	PB_RL_INIT_GREEDY = 2,
-	PB_RL_INIT_EQUAL = 3
+	PB_RL_INIT_EQUAL = 3,
+	PB_RL_INIT_PACK = 4
 };
+/* "balanced", "local", "greedy", "equal", "pack" -> PB_RL_INIT_*, -1 if unknown. */
+int pb_rl_init_parse(const char *name);
+const char *pb_rl_init_name(int init);
+#define PB_RL_INIT_NAMES "balanced|local|greedy|equal|pack"
 
 typedef struct pb_rl_config {
-	long episodes;         /* training episodes (default 2000) */
-	unsigned long seed;    /* default 1 */
-	double seconds;        /* CPU-time limit of training, checked between episodes (0 = none) */
-	int hidden;            /* hidden units (default 16) */
-	double lr;             /* Adam learning rate (default 3e-3) */
-	double gamma;          /* discount (default 0.95) */
-	double entropy;        /* entropy bonus beta (default 0.01) */
-	double clip;           /* gradient norm clip (default 5) */
+	long episodes;      /* most training episodes (default 2000) */
+	unsigned long seed; /* default 1 */
+	double seconds;     /* CPU-time budget of training, checked between episodes (0 = none) */
+	int hidden;         /* hidden units (default 16) */
+	double lr;          /* Adam learning rate (default 3e-3) */
+	double gamma;       /* discount (default 0.95) */
+	double entropy;     /* entropy bonus beta (default 0.01) */
+	double clip;        /* gradient norm clip (default 5) */
 	double baseline_decay; /* moving-average baseline decay (default 0.9) */
 	int step_limit;        /* steps per episode (0 = default: n, at least 32) */
-	double target_gap;     /* stop an episode within this of the reference (0.005) */
+	double target_gap;     /* stop an episode within this of the lower bound (0.005) */
 	int init;              /* PB_RL_INIT_* */
 	double restart_best;   /* probability of starting from the best state (0.8) */
 	double restart_window; /* of those, the share that break a window of groups (0.8);
@@ -93,13 +103,30 @@ typedef struct pb_rl_config {
 	double retime;         /* share of broken windows whose cuts are then moved to
 	                          balance the group times (0.5; pb_rl_retime_window) */
 	int shaped;            /* 1: reward r(s') - r(s) per step (default); 0: r(s') */
-	double optimum;        /* reference max(t) (NAN: use the lower bound) */
 	pb_action_mask_fn mask;
 	void *mask_ud;
 	const int *init_state; /* n-core initial allocation (e.g. from a Lua script);
 	                          NULL: the one chosen by init. Must be valid. */
 	FILE *log;             /* one JSON line per episode (docs/partition.md), or NULL */
+	double log_optimum;    /* written to the log's lines for the plot (NAN: none);
+	                          the agent never reads it */
 } pb_rl_config;
+
+/* What the agent added to its start (pb_rl_trainer_report). */
+typedef struct pb_rl_report {
+	const char *start_method; /* pb_rl_init_name, or "script" (a Lua initial partition) */
+	double start_time;        /* max(t) of the start */
+	double best_time;         /* max(t) of the agent's best */
+	long episodes;            /* episodes run */
+	double seconds;           /* CPU seconds of those episodes */
+	long beat_episode;        /* first episode whose best beat the start (0: the
+	                             loaded agent's rollout before any episode; -1: never) */
+	double beat_seconds;      /* CPU seconds of training until then (NAN: never) */
+	long budget_episodes;     /* the caps: episodes (0 = none) and seconds (0 = none) */
+	double budget_seconds;
+	double lower_bound; /* the problem's own bound the agent may see */
+	const char *agent;  /* checkpoint it started from, or NULL (a fresh network) */
+} pb_rl_report;
 
 typedef struct pb_rl_trainer pb_rl_trainer;
 
@@ -116,6 +143,13 @@ long pb_rl_trainer_episodes(const pb_rl_trainer *T);
 int pb_rl_trainer_done(const pb_rl_trainer *T);
 double pb_rl_trainer_fraction(const pb_rl_trainer *T);
 void pb_rl_trainer_stats(const pb_rl_trainer *T, FILE *out);
+void pb_rl_trainer_report(const pb_rl_trainer *T, pb_rl_report *r);
+/* Two lines: start -> agent, first beat; budgets and what was used. */
+void pb_rl_report_text(const pb_rl_report *r, FILE *out);
+/* Makes T train the network (and Adam state) of owner instead of its own:
+ * episodes on several problems (models) then update one policy. Both must
+ * have the same core count and network size; owner must outlive T. */
+int pb_rl_trainer_share(pb_rl_trainer *T, pb_rl_trainer *owner, pb_error *err);
 /* Greedy rollout of the current policy from the initial allocation (no
  * learning); the best state seen goes to ac. Returns its max(t). */
 double pb_rl_trainer_rollout(pb_rl_trainer *T, int *ac);

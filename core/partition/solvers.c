@@ -7,15 +7,18 @@
  * incumbent only changes when the objective (baselines.h) strictly improves.
  * The exact optimum computed at the start of the other methods labels their plans
  * (optimum, gap); the milp method never sees it (nor any other method's plan): it
- * starts from its own first probe and proves its own bounds (chain_milp.h).
+ * starts from its own first probe and proves its own bounds (chain_milp.h). Nor
+ * does the rl agent (rl_reinforce.h); --no-reference skips the exact solve.
  */
 #include "partition/partition.h"
 
 #include <math.h>
 #include <stdio.h>
+#include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "partition/rl_policy.h"
 #include "partition/rl_reinforce.h"
 #include "partition/baselines.h"
 #include "partition/exact.h"
@@ -104,9 +107,21 @@ static void fill_progress(psolver *ps, pb_solver_progress *p, double bound, doub
 		milp_message(ps, &ev, p);
 		return;
 	}
-	char gap[48] = "";
+	char gap[112] = "";
 	if (isfinite(ps->optimum) && ps->optimum > 0)
 		snprintf(gap, sizeof gap, ", gap %.2f%%", 100 * (ev.max_time / ps->optimum - 1));
+	if (ps->method == M_RL) { /* what the agent added to its start */
+		pb_rl_report r;
+		pb_rl_trainer_report(ps->rl, &r);
+		int w = (int)strlen(gap);
+		if (r.beat_episode >= 0)
+			snprintf(gap + w, sizeof gap - (size_t)w, ", start %s %+.1f%% (ep %ld)",
+			         r.start_method, 100 * (r.best_time / r.start_time - 1),
+			         r.beat_episode);
+		else
+			snprintf(gap + w, sizeof gap - (size_t)w, ", start %s not beaten",
+			         r.start_method);
+	}
 	snprintf(p->message, sizeof p->message, "max(t) %.4f ms, reward %.4f%s%s, %ld %s",
 	         ev.max_time * 1e3, ev.reward, gap, ev.over_memory ? ", OVER MEMORY" : "",
 	         ps->iters,
@@ -257,6 +272,36 @@ int pb_partition_solver_milp_stats(pb_solver *s, pb_milp_stats *st)
 	return 1;
 }
 
+int pb_partition_solver_rl_report(pb_solver *s, struct pb_rl_report *r)
+{
+	psolver *ps = (psolver *)s;
+	if (ps->method != M_RL || !ps->rl)
+		return 0;
+	pb_rl_trainer_report(ps->rl, r);
+	return 1;
+}
+
+int pb_partition_default_agent(const char *layout_path, int cores, char *buf, int len)
+{
+	const char *slash = strrchr(layout_path, '/'), *base = slash ? slash + 1 : layout_path;
+	const char *dot = strrchr(base, '.');
+	int dir_len = (int)(base - layout_path),
+	    stem_len = dot ? (int)(dot - base) : (int)strlen(base);
+	int w = snprintf(buf, (size_t)len, "%.*s../agents/%.*s.ckpt", dir_len, layout_path,
+	                 stem_len, base);
+	struct stat st;
+	if (w <= 0 || w >= len || stat(buf, &st) != 0 || !S_ISREG(st.st_mode))
+		return 0;
+	/* A layout of the same name with another core count does not match. */
+	struct pb_rl_policy *pol = NULL;
+	long ep;
+	pb_error e = {0};
+	if (pb_rl_checkpoint_load(buf, cores, &pol, &ep, &e) != PB_OK)
+		return 0;
+	pb_rl_policy_free(pol);
+	return 1;
+}
+
 int pb_partition_solver_new(const pb_graph *g, const pb_hw *hw, const pb_part_opts *o,
                             pb_solver **out, pb_error *err)
 {
@@ -309,8 +354,11 @@ int pb_partition_solver_new(const pb_graph *g, const pb_hw *hw, const pb_part_op
 		*out = &ps->base;
 		return PB_OK;
 	}
-	/* Every other method is judged against the exact optimum. */
-	rc = pb_part_exact_solve(ps->P, &ps->optimum, ps->scratch, &ps->memory_feasible, err);
+	/* Every other method is judged against the exact optimum (for the report
+	 * only: none of them reads it), unless the caller asked for no reference. */
+	if (!o->no_reference)
+		rc = pb_part_exact_solve(ps->P, &ps->optimum, ps->scratch, &ps->memory_feasible,
+		                         err);
 	if (rc) {
 		free_fn(&ps->base);
 		return rc;
@@ -347,27 +395,28 @@ int pb_partition_solver_new(const pb_graph *g, const pb_hw *hw, const pb_part_op
 	case M_RL: {
 		pb_rl_config cfg;
 		pb_rl_config_default(&cfg);
-		if (o->episodes > 0)
-			cfg.episodes = o->episodes;
+		/* --seconds alone is a time budget: no episode cap then. */
+		cfg.episodes = o->episodes > 0 ? o->episodes : o->seconds > 0 ? 0 : cfg.episodes;
 		cfg.seed = o->seed;
 		cfg.seconds = o->seconds;
-		if (o->init && strcmp(o->init, "equal") == 0)
-			cfg.init = PB_RL_INIT_EQUAL;
-		else if (o->init && strcmp(o->init, "greedy") == 0)
-			cfg.init = PB_RL_INIT_GREEDY;
-		else if (o->init && strcmp(o->init, "local") == 0)
-			cfg.init = PB_RL_INIT_LOCAL;
-		else if (o->init && strcmp(o->init, "balanced") != 0)
+		cfg.init = o->init ? pb_rl_init_parse(o->init) : PB_RL_INIT_BALANCED;
+		if (cfg.init < 0)
 			rc = pb_err(err, PB_EUSAGE,
-			            "partition: --init must be balanced, local, greedy or equal, "
-			            "got '%s'",
+			            "partition: --init must be one of " PB_RL_INIT_NAMES
+			            ", got '%s'",
 			            o->init);
-		cfg.optimum = ps->optimum;
+		char dflt[1024];
+		const char *agent = o->agent;
+		if (agent && strcmp(agent, "none") == 0)
+			agent = NULL;
+		else if (!agent && hw->path &&
+		         pb_partition_default_agent(hw->path, n, dflt, (int)sizeof dflt))
+			agent = dflt;
 		cfg.mask = o->mask;
 		cfg.mask_ud = o->mask_ud;
 		cfg.init_state = o->init_state;
 		if (!rc)
-			rc = pb_rl_trainer_new(ps->P, &cfg, o->agent, &ps->rl, err);
+			rc = pb_rl_trainer_new(ps->P, &cfg, agent, &ps->rl, err);
 		if (!rc)
 			memcpy(ps->ac, pb_rl_trainer_best(ps->rl), (size_t)n * sizeof *ps->ac);
 		break;

@@ -1,11 +1,14 @@
 /*
  * plot_training.c — the RL training curve: reward per episode (raw and a
- * moving average) and, when the log has it, the gap to the optimum with its
- * best-so-far line.
+ * moving average); when the log has it, the gap to the optimum with its
+ * best-so-far line; and when the log has the agent's start (start_time and
+ * best_time), what the agent added: its best so far relative to its start,
+ * with the episode at which it first beat the start.
  *
  * Log fields per line (docs/export.md): episode (default: running count),
- * reward, gap (fraction: 0.05 = 5 %) or max_time + optimum (gap derived).
- * Lines with none of reward/gap/max_time are skipped (headers, notes).
+ * reward, gap (fraction: 0.05 = 5 %) or max_time + optimum (gap derived),
+ * best_time and start_time (seconds). Lines with none of reward/gap/max_time
+ * are skipped (headers, notes).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -32,12 +35,13 @@ int pb_plot_training(const json_t *records, const char *src, const pb_plot_opts 
 	size_t n = json_array_size(records);
 	double *ep = malloc((n + 1) * sizeof *ep), *rw = malloc((n + 1) * sizeof *rw);
 	double *gp = malloc((n + 1) * sizeof *gp), *avg = malloc((n + 1) * sizeof *avg);
-	double *best = malloc((n + 1) * sizeof *best);
-	if (!ep || !rw || !gp || !avg || !best) {
-		free(ep), free(rw), free(gp), free(avg), free(best);
+	double *best = malloc((n + 1) * sizeof *best), *vs = malloc((n + 1) * sizeof *vs);
+	if (!ep || !rw || !gp || !avg || !best || !vs) {
+		free(ep), free(rw), free(gp), free(avg), free(best), free(vs);
 		return pb_err(err, PB_ENOMEM, "%s: out of memory", src);
 	}
-	int m = 0, n_rw = 0, n_gap = 0;
+	int m = 0, n_rw = 0, n_gap = 0, n_vs = 0;
+	double beat = NAN; /* first episode whose best beat the start */
 	for (size_t i = 0; i < n; i++) {
 		const json_t *r = json_array_get(records, i);
 		double e = num(r, "episode"), re = num(r, "reward"), g = num(r, "gap");
@@ -49,12 +53,17 @@ int pb_plot_training(const json_t *records, const char *src, const pb_plot_opts 
 		ep[m] = isfinite(e) ? e : (m ? ep[m - 1] + 1 : 1);
 		rw[m] = re;
 		gp[m] = isfinite(g) ? g * 100 : NAN;
+		double bt = num(r, "best_time"), st = num(r, "start_time");
+		vs[m] = isfinite(bt) && isfinite(st) && st > 0 ? 100 * (bt / st - 1) : NAN;
+		n_vs += isfinite(vs[m]);
+		if (isnan(beat) && isfinite(vs[m]) && bt < st * (1 - 1e-12))
+			beat = ep[m];
 		n_rw += isfinite(re);
 		n_gap += isfinite(g);
 		m++;
 	}
 	if (m == 0) {
-		free(ep), free(rw), free(gp), free(avg), free(best);
+		free(ep), free(rw), free(gp), free(avg), free(best), free(vs);
 		return pb_err(
 		    err, PB_EINPUT,
 		    "%s: no training records (each line needs a numeric 'reward', 'gap' or "
@@ -79,15 +88,18 @@ int pb_plot_training(const json_t *records, const char *src, const pb_plot_opts 
 		best[i] = isfinite(bg) ? bg : NAN;
 	}
 	double x0 = ep[0], x1 = ep[0];
-	double r0 = INFINITY, r1 = -INFINITY, g0 = 0, g1 = -INFINITY;
+	double r0 = INFINITY, r1 = -INFINITY, g0 = 0, g1 = -INFINITY, v0 = 0, v1 = 0;
 	for (int i = 0; i < m; i++) {
 		x0 = fmin(x0, ep[i]), x1 = fmax(x1, ep[i]);
 		if (isfinite(rw[i]))
 			r0 = fmin(r0, rw[i]), r1 = fmax(r1, rw[i]);
 		if (isfinite(gp[i]))
 			g0 = fmin(g0, gp[i]), g1 = fmax(g1, gp[i]);
+		if (isfinite(vs[i]))
+			v0 = fmin(v0, vs[i]), v1 = fmax(v1, vs[i]);
 	}
-	int W = o->width, panel = 220, H = 70 + (n_rw ? panel + 50 : 0) + (n_gap ? panel + 50 : 0);
+	int W = o->width, panel = 220,
+	    H = 70 + (n_rw ? panel + 50 : 0) + (n_gap ? panel + 50 : 0) + (n_vs ? panel + 50 : 0);
 	char title[512], sub[512], a[32];
 	snprintf(title, sizeof title, "%s", o->title ? o->title : "RL training curve");
 	int len = snprintf(sub, sizeof sub, "%s: %d episodes", src, m);
@@ -95,8 +107,15 @@ int pb_plot_training(const json_t *records, const char *src, const pb_plot_opts 
 		len +=
 		    snprintf(sub + len, sizeof sub - (size_t)len, ", last reward %.4g", avg[m - 1]);
 	if (n_gap && len < (int)sizeof sub)
-		snprintf(sub + len, sizeof sub - (size_t)len, ", best gap %s",
-		         fmt_pct(round(best[m - 1] * 100) / 100, a, sizeof a));
+		len += snprintf(sub + len, sizeof sub - (size_t)len, ", best gap %s",
+		                fmt_pct(round(best[m - 1] * 100) / 100, a, sizeof a));
+	if (n_vs && len < (int)sizeof sub) {
+		if (isfinite(beat))
+			snprintf(sub + len, sizeof sub - (size_t)len,
+			         ", first beat its start at episode %g", beat);
+		else
+			snprintf(sub + len, sizeof sub - (size_t)len, ", never beat its start");
+	}
 	pb_svgdoc_open(f, W, H, title, sub);
 	double xs = pb_nice_range(&x0, &x1, 8);
 	double top = 60;
@@ -121,8 +140,20 @@ int pb_plot_training(const json_t *records, const char *src, const pb_plot_opts 
 		const char *lab[] = {"gap", "best so far"};
 		const char *col[] = {"#fdae6b", "#a63603"};
 		pb_svg_legend(f, W - 170, top + 8, lab, col, 2);
+		top += panel + 50;
+	}
+	if (n_vs) {
+		double ys = pb_nice_range(&v0, &v1, 5);
+		pb_chart_init(&c, f, 80, top, W - 110, panel, x0, x1, v0, v1);
+		pb_chart_axes(&c, xs, ys, "episode", "best vs start (%)", NULL, fmt_pct);
+		double zx[2] = {x0, x1}, zy[2] = {0, 0};
+		pb_chart_line(&c, "start", zx, zy, 2, "#969696", 1, NULL);
+		pb_chart_line(&c, "best_vs_start", ep, vs, m, "#31a354", 2, NULL);
+		const char *lab[] = {"start", "agent's best"};
+		const char *col[] = {"#969696", "#31a354"};
+		pb_svg_legend(f, W - 170, top + 8, lab, col, 2);
 	}
 	pb_svgdoc_close(f);
-	free(ep), free(rw), free(gp), free(avg), free(best);
+	free(ep), free(rw), free(gp), free(avg), free(best), free(vs);
 	return PB_OK;
 }

@@ -266,6 +266,14 @@ static void test_checkpoints_and_determinism(void **state)
 	fclose(f);
 	assert_int_equal(pb_rl_checkpoint_load(d, 4, &p, &ep, &err), PB_EINPUT);
 	assert_non_null(strstr(err.msg, "version 1"));
+	/* So is version 2 (an agent that read the exact optimum as an input). */
+	D[8] = 2;
+	f = fopen(d, "wb");
+	fwrite(D, 1, (size_t)lb, f);
+	fclose(f);
+	assert_int_equal(pb_rl_checkpoint_load(d, 4, &p, &ep, &err), PB_EINPUT);
+	assert_non_null(strstr(err.msg, "version 2"));
+	assert_non_null(strstr(err.msg, "optimum"));
 	/* Continue training from a checkpoint. */
 	assert_int_equal(pb_rl_trainer_new(P, &cfg, b, &T, &err), PB_OK);
 	assert_int_equal(pb_rl_trainer_step(T, 5, &err), PB_OK);
@@ -296,7 +304,6 @@ static void test_learns_small_instance(void **state)
 	c.episodes = 400;
 	c.hidden = 16;
 	c.init = PB_RL_INIT_EQUAL;
-	c.optimum = opt;
 	pb_rl_trainer *T;
 	assert_int_equal(pb_rl_trainer_new(P, &c, NULL, &T, &err), PB_OK);
 	assert_int_equal(pb_rl_trainer_step(T, 400, &err), PB_OK);
@@ -328,7 +335,6 @@ static void test_restarts_reform_groups(void **state)
 		c.episodes = 300;
 		c.hidden = 8;
 		c.step_limit = 16;
-		c.optimum = opt;
 		c.init_state = start;
 		c.restart_best = with ? 0.8 : 0.0;
 		pb_rl_trainer *T;
