@@ -1,6 +1,8 @@
 /*
- * cmds/cmd_edit.c — manual edits of the current partition plan: action, boundary,
- * merge, split, evaluate (used by the TUI's keys and by scripts).
+ * cmds/cmd_edit.c — manual edits of the current plan: action, boundary,
+ * merge, split, evaluate on partition plans; backend on map plans; fuse-in
+ * and fuse-out on fuse plans (used by the TUI's keys and by scripts; from
+ * the CLI on a saved plan with --plan FILE -o FILE).
  *
  * Each command rebuilds the problem from the session's model and layout,
  * reads the plan's detail.arranged_core, changes it, and installs a new plan
@@ -19,6 +21,9 @@
 #include "partition/chain_problem.h"
 #include "partition/report.h"
 #include "script/hooks.h"
+#include "transform/fuse.h"
+#include "transform/map.h"
+#include "util/fmt.h"
 
 static const pb_opt edit_opts[] = {PB_OPTS_JSON, PB_OPTS_END};
 
@@ -327,6 +332,201 @@ static int cmd_evaluate(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a
 	return PB_OK;
 }
 
+/* ---------------------------------------------- map and fuse plan edits */
+
+/* --plan FILE: the saved plan becomes the session's (undoable) first. */
+static int plan_option(pb_cmd_ctx *ctx, const pb_args *a, pb_error *err)
+{
+	const char *path = pb_args_str(a, "plan", NULL);
+	if (!path)
+		return PB_OK;
+	pb_plan *p = NULL;
+	int rc = pb_plan_load(path, ctx->s->graph->n_nodes, &p, err);
+	if (rc)
+		return rc;
+	pb_session_set_plan(ctx->s, p);
+	return PB_OK;
+}
+
+static int node_option(const pb_graph *g, const pb_args *a, const char *cmd, const char *opt,
+                       int *out, pb_error *err)
+{
+	const char *name = pb_args_str(a, opt, NULL);
+	if (!name)
+		return pb_err(err, PB_EUSAGE, "%s: --%s NAME is required", cmd, opt);
+	*out = pb_graph_find_node(g, name);
+	if (*out < 0)
+		return pb_err(err, PB_EUSAGE, "%s: no node named '%s' in %s", cmd, name, g->path);
+	return PB_OK;
+}
+
+/* Installs the edited plan, saves it with -o, prints before/after. */
+static int edit_finish(pb_cmd_ctx *ctx, const pb_args *a, pb_plan *p, const char *what,
+                       json_t *before, json_t *after)
+{
+	pb_session *s = ctx->s;
+	int rc = PB_OK;
+	pb_error err0 = {0};
+	const char *outp = pb_args_str(a, "output", NULL);
+	pb_session_set_plan(s, p);
+	ctx->redraw |= PB_REDRAW_ALL;
+	if (outp)
+		rc = pb_plan_save(p, pb_session_node_names(s), outp, &err0);
+	if (pb_args_has(a, "json")) {
+		json_t *j = json_object();
+		json_object_set_new(j, "edit", json_string(what));
+		json_object_set_new(j, "kind", json_string(p->kind));
+		json_object_set(j, "before", before);
+		json_object_set(j, "after", after);
+		json_dumpf(j, ctx->out, JSON_INDENT(1) | JSON_REAL_PRECISION(12));
+		fputc('\n', ctx->out);
+		json_decref(j);
+	} else {
+		fprintf(ctx->out, "%s\n", what);
+		const char *k;
+		json_t *v;
+		json_object_foreach(before, k, v)
+		{
+			char b1[32], b2[32];
+			double x = json_number_value(v),
+			       y = json_number_value(json_object_get(after, k));
+			int time = strstr(k, "time") != NULL;
+			if (time) {
+				pb_fmt_time_fixed(x, b1, sizeof b1);
+				pb_fmt_time_fixed(y, b2, sizeof b2);
+			} else {
+				snprintf(b1, sizeof b1, "%.0f", x);
+				snprintf(b2, sizeof b2, "%.0f", y);
+			}
+			fprintf(ctx->out, "  %-16s %s -> %s\n", k, b1, b2);
+		}
+		if (outp && !rc)
+			fprintf(ctx->out, "plan written to %s\n", outp);
+	}
+	if (rc)
+		fprintf(ctx->log, "warning: %s\n", err0.msg);
+	return PB_OK;
+}
+
+static const pb_opt backend_opts[] = {
+    PB_OPTS_GRAPH,
+    PB_OPTS_LAYOUT,
+    PB_OPTS_JSON,
+    {"node", 0, PB_OPT_STR, "NAME", "the node to move (required)"},
+    {"to", 0, PB_OPT_STR, "BACKEND", "the backend it moves to (required)"},
+    {"region", 0, PB_OPT_FLAG, NULL, "move the node's whole aggregate"},
+    {"plan", 'p', PB_OPT_STR, "FILE", "edit this saved map plan (default: the session's)"},
+    {"output", 'o', PB_OPT_STR, "FILE", "save the edited plan"},
+    PB_OPTS_END};
+
+static int cmd_backend(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, pb_error *err)
+{
+	pb_session *s = ctx->s;
+	int node, rc;
+	if ((rc = plan_option(ctx, a, err)) ||
+	    (rc = node_option(s->graph, a, "backend", "node", &node, err)))
+		return rc;
+	const char *to = pb_args_str(a, "to", NULL);
+	if (!to)
+		return pb_err(err, PB_EUSAGE, "backend: --to BACKEND is required");
+	pb_hetero *h = NULL;
+	if ((rc = pb_hetero_parse(s->hw, &h, err)))
+		return rc;
+	int b = -1;
+	for (int i = 0; i < h->n; i++)
+		if (strcmp(h->b[i].name, to) == 0)
+			b = i;
+	if (b < 0) {
+		rc = pb_err(err, PB_EUSAGE, "backend: %s has no backend named '%s'", h->path, to);
+		pb_hetero_free(h);
+		return rc;
+	}
+	pb_map_result *r = NULL;
+	char what[256];
+	rc = pb_map_edit(s->graph, h, s->plan, node, b, pb_args_has(a, "region"), &r, what,
+	                 sizeof what, err);
+	pb_plan *p = rc ? NULL : pb_map_plan(s->graph, h, r);
+	if (!rc && !p)
+		rc = pb_err(err, PB_ENOMEM, "backend: out of memory");
+	if (rc) {
+		pb_map_result_free(r);
+		pb_hetero_free(h);
+		return pb_err_prefix(err, "backend");
+	}
+	pb_plan_set_method(p, "manual");
+	json_t *before =
+	    json_pack("{s:f,s:f,s:f}", "serial_time", pb_plan_metric(s->plan, "serial_time", NAN),
+	              "pipelined_time", pb_plan_metric(s->plan, "pipelined_time", NAN),
+	              "aggregates", (double)s->plan->n_groups);
+	json_t *after = json_pack("{s:f,s:f,s:f}", "serial_time", r->serial_time, "pipelined_time",
+	                          r->pipelined_time, "aggregates", (double)r->n_agg);
+	rc = edit_finish(ctx, a, p, what, before, after);
+	json_decref(before);
+	json_decref(after);
+	pb_map_result_free(r);
+	pb_hetero_free(h);
+	return rc;
+}
+
+static const pb_opt fuse_edit_opts[] = {
+    PB_OPTS_GRAPH,
+    PB_OPTS_JSON,
+    {"node", 0, PB_OPT_STR, "NAME", "the node to move (required)"},
+    {"with", 0, PB_OPT_STR, "NAME", "fuse-in: the node whose fusion group it joins (required)"},
+    {"layout", 'l', PB_OPT_STR, "FILE", "read the cost model from the layout's `fusion` table"},
+    {"plan", 'p', PB_OPT_STR, "FILE", "edit this saved fuse plan (default: the session's)"},
+    {"output", 'o', PB_OPT_STR, "FILE", "save the edited plan"},
+    PB_OPTS_END};
+
+static int fuse_edit(pb_cmd_ctx *ctx, const pb_args *a, const char *name, int in, pb_error *err)
+{
+	pb_session *s = ctx->s;
+	int node, with = -1, rc;
+	if ((rc = plan_option(ctx, a, err)) ||
+	    (rc = node_option(s->graph, a, name, "node", &node, err)) ||
+	    (in && (rc = node_option(s->graph, a, name, "with", &with, err))))
+		return rc;
+	const char *layout = pb_args_str(a, "layout", NULL);
+	if (layout && (rc = pb_session_open_layout(s, layout, err)))
+		return rc;
+	pb_fuse_model m;
+	pb_fuse_model_default(&m);
+	if ((rc = pb_fuse_model_from_hw(s->hw, &m, err)))
+		return rc;
+	const pb_fuse_rules *session_rules = pb_fuse_rules_of(s);
+	if (!session_rules)
+		return pb_err(err, PB_ENOMEM, "%s: out of memory", name);
+	pb_fuse_rules rules = *session_rules;
+	pb_hooks hk;
+	pb_hooks_init(&hk, s);
+	pb_hooks_fuse(&hk, &rules);
+	pb_fuse_edit_result res;
+	rc = pb_hooks_finish(
+	    &hk, pb_fuse_edit(s->graph, s->plan, &rules, &m, node, with, &res, err), err);
+	if (rc) {
+		pb_plan_free(res.plan);
+		return pb_err_prefix(err, "%s", name);
+	}
+	json_t *before = json_pack("{s:f,s:f}", "time", res.time_before, "launches",
+	                           (double)res.launches_before);
+	json_t *after =
+	    json_pack("{s:f,s:f}", "time", res.time_after, "launches", (double)res.launches_after);
+	rc = edit_finish(ctx, a, res.plan, res.what, before, after);
+	json_decref(before);
+	json_decref(after);
+	return rc;
+}
+
+static int cmd_fuse_in(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, pb_error *err)
+{
+	return fuse_edit(ctx, a, "fuse-in", 1, err);
+}
+
+static int cmd_fuse_out(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, pb_error *err)
+{
+	return fuse_edit(ctx, a, "fuse-out", 0, err);
+}
+
 const pb_command pb_cmds_edit[] = {
     {"action", "action K [--json]",
      "apply action number K of the method to the current partition plan", edit_opts, cmd_action, 0,
@@ -342,6 +542,24 @@ const pb_command pb_cmds_edit[] = {
     {"split", "split G [--json]",
      "split group G's cores into two groups, layers cut to balance MACs per core", edit_opts,
      cmd_split, 0, NULL},
+    {"backend", "backend [MODEL] --node NAME --to BACKEND [--region] [--plan FILE] [-o FILE]",
+     "move a node (or its aggregate) of the map plan to another backend", backend_opts, cmd_backend,
+     PB_CMD_GRAPH | PB_CMD_LAYOUT,
+     "Every other node keeps its backend; aggregation, buffers and the pipelined model\n"
+     "are redone, so aggregates stay acyclic and never span another backend's node.\n"
+     "Prints the serial and pipelined time and the aggregate count before and after.\n"
+     "Refused with the reason: a load-time constant, an op the backend does not\n"
+     "support, no change. Undo restores the previous plan. See docs/transform.md."},
+    {"fuse-in", "fuse-in [MODEL] --node NAME --with NAME [--plan FILE] [-o FILE]",
+     "put a node into another node's fusion group (a new group if that one is unfused)",
+     fuse_edit_opts, cmd_fuse_in, PB_CMD_GRAPH,
+     "Only parallel nodes share a kernel: refused when a path joins the node to a member,\n"
+     "when the contracted graph would have a cycle, for a load-time constant, or for a\n"
+     "node the fusion rules (and Lua fusable rules) do not let fuse. Prints the modelled\n"
+     "kernel time and launches before and after. See docs/transform.md."},
+    {"fuse-out", "fuse-out [MODEL] --node NAME [--plan FILE] [-o FILE]",
+     "take a node out of its fusion group (a group left with one node dissolves)", fuse_edit_opts,
+     cmd_fuse_out, PB_CMD_GRAPH, NULL},
     {"evaluate", "evaluate [--json]",
      "recompute the metrics of the current partition plan (and the exact optimum)", edit_opts,
      cmd_evaluate, 0, NULL},

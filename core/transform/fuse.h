@@ -121,6 +121,21 @@ void pb_fuse_result_free(pb_fuse_result *r);
 json_t *pb_fuse_report_json(const pb_graph *g, const pb_fuse_result *r, const pb_fuse_opts *o);
 /* A plan on the ORIGINAL graph: group per node = fusion (-1 unfused). */
 pb_plan *pb_fuse_plan(const pb_graph *g, const pb_fuse_result *r, const pb_fuse_opts *o);
+/* Hand edits of a "fuse" plan (fuse_edit.c): with < 0 takes node out of its
+ * fusion group, else puts it into with's group (a new group when with is
+ * unfused). Refused (PB_EUSAGE, the reason in err) for a load-time
+ * constant, a node the rules do not let fuse, a path between the node and a
+ * member, or a cycle between the contracted groups. */
+typedef struct pb_fuse_edit_result {
+	pb_plan *plan;                  /* the edited plan (method "manual"); the caller owns it */
+	double time_before, time_after; /* modelled serial kernel time, whole plan */
+	int launches_before, launches_after;
+	char what[256];
+} pb_fuse_edit_result;
+int pb_fuse_edit(const pb_graph *g, const pb_plan *old, const pb_fuse_rules *rules,
+                 const pb_fuse_model *m, int node, int with, pb_fuse_edit_result *res,
+                 pb_error *err);
+
 /* The branch groups as a plan (branch_plan.c): group per node = branch
  * group (-1 outside), labelled by kind; detail holds the kinds, the kind of
  * every group, counts per kind and which nodes were fused. */

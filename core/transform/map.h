@@ -139,6 +139,14 @@ void pb_map_result_free(pb_map_result *r);
 int pb_map_simulate(const pb_map_result *r, const pb_hetero *h, int buffers, int stream,
                     double *makespan, pb_map_event **events, int *n_events, pb_error *err);
 
+/* Hand edit of a "map" plan (map_edit.c): node (with region, its whole
+ * aggregate) moves to backend b, every other node keeps the plan's backend,
+ * and the mapping is redone (aggregates, buffers, pipelined model). Refused
+ * (PB_EUSAGE with the reason) for another plan kind or layout, a load-time
+ * constant, an unsupported op, or no change. what: "moved 3 nodes ...". */
+int pb_map_edit(const pb_graph *g, const pb_hetero *h, const pb_plan *old, int node, int b,
+                int region, pb_map_result **out, char *what, size_t what_len, pb_error *err);
+
 json_t *pb_map_report_json(const pb_graph *g, const pb_hetero *h, const pb_map_result *r);
 /* kind "map": group per node = aggregate (-1 for folded constants); groups
  * labelled by backend name, the first aggregate of every used backend
