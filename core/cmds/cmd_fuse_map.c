@@ -143,7 +143,11 @@ static int cmd_fuse(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, pb
 	pb_cmd_progress(ctx, 0, "fuse: searching parallel branch groups");
 	pb_fuse_result *r = NULL;
 	rc = pb_fuse_run(s->graph, &o, &r, err);
+	/* The report runs the XLA-style baseline: with the Lua rules still
+	 * installed, so both fusions obey the same `fusable` rules. */
+	json_t *rep = rc ? NULL : pb_fuse_report_json(s->graph, r, &o);
 	if ((rc = pb_hooks_finish(&hk, rc, err))) {
+		json_decref(rep);
 		pb_fuse_result_free(r);
 		return rc;
 	}
@@ -152,11 +156,11 @@ static int cmd_fuse(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, pb
 	if (outp) {
 		rc = pb_json_graph_save(r->fused, outp, err);
 		if (rc) {
+			json_decref(rep);
 			pb_fuse_result_free(r);
 			return rc;
 		}
 	}
-	json_t *rep = pb_fuse_report_json(s->graph, r, &o);
 	if (outp)
 		json_object_set_new(rep, "output", json_string(outp));
 	if (pb_args_has(a, "json")) {

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "partition/chain_rules.h"
 #include "partition/env.h"
 
 void pb_part_equal(const pb_part_problem *P, int *ac)
@@ -111,6 +112,46 @@ int pb_part_rebalance_cores(pb_part_problem *P, int *ac)
 	return changed;
 }
 
+/* With cut rules: moves each of the k-1 ends of a split off a forbidden
+ * boundary (to the nearest allowed one) and adds every forced boundary.
+ * Returns the new number of segments, or 0 when they need more than n
+ * cores. layers has room for n entries. */
+static int obey_cuts(const pb_part_problem *P, int k, int *layers)
+{
+	int m = P->m, n = P->n;
+	unsigned char *at = calloc((size_t)m + 1, 1);
+	if (!at)
+		return 0;
+	int e = 0;
+	for (int g = 0; g + 1 < k; g++) {
+		e += layers[g];
+		int best = -1;
+		for (int d = 0; d < m && best < 0; d++) {
+			if (e - d > 0 && P->cut[e - d] != PB_CUT_FORBID)
+				best = e - d;
+			else if (e + d < m && P->cut[e + d] != PB_CUT_FORBID)
+				best = e + d;
+		}
+		if (best > 0)
+			at[best] = 1;
+	}
+	for (int p = 1; p < m; p++)
+		if (P->cut[p] == PB_CUT_FORCE)
+			at[p] = 1;
+	int k2 = 0, start = 0;
+	for (int p = 1; p <= m; p++)
+		if (p == m || at[p]) {
+			if (k2 == n) {
+				free(at);
+				return 0;
+			}
+			layers[k2++] = p - start;
+			start = p;
+		}
+	free(at);
+	return k2;
+}
+
 void pb_part_greedy(const pb_part_problem *P_const, int *ac)
 {
 	pb_part_problem *P = (pb_part_problem *)P_const; /* scratch stamps only */
@@ -119,19 +160,20 @@ void pb_part_greedy(const pb_part_problem *P_const, int *ac)
 	    *trial = layers + 2 * n;
 	double *rt = malloc((size_t)n * 2 * sizeof *rt), *mc = rt + n;
 	double best = INFINITY;
-	int best_over = 1;
 	pb_part_equal(P, ac);
-	for (int k = 1; k <= kmax; k++) {
-		balanced_split(P, k, layers);
-		if (!assign_cores(P, k, layers, cores, rt, mc))
+	for (int k0 = 1; k0 <= kmax; k0++) {
+		balanced_split(P, k0, layers);
+		int k = P->cut ? obey_cuts(P, k0, layers) : k0;
+		if (k < 1 || !assign_cores(P, k, layers, cores, rt, mc))
 			continue;
 		pb_part_state_from_groups(k, cores, layers, trial);
+		/* Pins: block moves of single layers until they hold (or stall). */
+		if (P->pin)
+			pb_part_local_search(P, trial, 4 * n);
 		pb_part_eval ev;
 		pb_part_evaluate(P, trial, &ev, NULL);
-		if ((ev.over_memory < best_over) ||
-		    (ev.over_memory == best_over && ev.max_time < best)) {
-			best = ev.max_time;
-			best_over = ev.over_memory;
+		if (pb_part_objective(&ev) < best) {
+			best = pb_part_objective(&ev);
 			memcpy(ac, trial, (size_t)n * sizeof *ac);
 		}
 	}
@@ -141,7 +183,9 @@ void pb_part_greedy(const pb_part_problem *P_const, int *ac)
 
 double pb_part_objective(const pb_part_eval *ev)
 {
-	return ev->max_time + (ev->over_memory ? 1e6 * (1.0 + ev->max_storage) : 0.0);
+	/* Broken rules first, then memory overflow, then the layout's objective. */
+	return 1e18 * ev->violations + (ev->over_memory ? 1e6 * (1.0 + ev->max_storage) : 0.0) +
+	       ev->objective;
 }
 
 int pb_part_local_step(pb_part_problem *P, int *ac, int *scratch)

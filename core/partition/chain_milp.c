@@ -65,6 +65,7 @@ struct pb_milp {
 	pb_coro *co;
 	int aborting, budget, glp_status, heur_given;
 	char note[200];
+	int rules_columns; /* the whole MILP of chain_milp_rules.c, 0 otherwise */
 };
 
 static double now_seconds(void)
@@ -791,9 +792,30 @@ int pb_milp_new_opts(pb_part_problem *P, const pb_milp_opts *o, const char *emit
 		if (g.time > M->L)
 			M->L = g.time;
 	}
-	/* The first probe (θ = inf) runs now: memory feasibility and an incumbent. */
 	int rc = PB_OK;
 	double t0 = now_seconds();
+	if (P->cut || P->pin || P->hw.reward_mode == PB_REWARD_WEIGHTED) {
+		/* Rules or the weighted objective: one whole MILP (chain_milp_rules.c). */
+		pb_milp_rules_result r;
+		rc = pb_milp_rules_solve(P, M->o.time_limit, emit_lp, M->inc_ac, &r, err);
+		if (rc) {
+			pb_milp_free(M);
+			return rc;
+		}
+		M->U = r.objective;
+		M->L = M->bb_bound = r.bound;
+		M->state = r.optimal ? PB_MILP_OPTIMAL : PB_MILP_TIME_LIMIT;
+		M->stage = ST_DONE;
+		M->use_mem = r.memory_used;
+		M->emitted = r.lp_written;
+		M->rules_columns = r.columns;
+		M->nodes = 1;
+		M->improved = 1;
+		M->elapsed = M->stage_s[ST_BB] = now_seconds() - t0;
+		*out = M;
+		return PB_OK;
+	}
+	/* The first probe (θ = inf) runs now: memory feasibility and an incumbent. */
 	while (rc == PB_OK && !isfinite(M->U))
 		rc = probe_unit(M, INFINITY, err);
 	M->elapsed = M->stage_s[ST_PROBE] = now_seconds() - t0;
@@ -898,7 +920,7 @@ void pb_milp_stats_get(const pb_milp *M, pb_milp_stats *st)
 	st->bb_seconds = M->stage_s[ST_BB];
 	st->probes = M->probes;
 	st->nodes = M->nodes;
-	st->columns = M->lp ? M->n_cols : 0;
+	st->columns = M->lp ? M->n_cols : M->rules_columns;
 	st->memory_used = M->use_mem;
 	st->stage = stage_names[M->stage];
 	st->lp_written = M->emitted ? M->emit_lp : NULL;

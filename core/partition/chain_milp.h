@@ -104,6 +104,18 @@ int pb_milp_columns(const pb_milp *M);
 void pb_milp_stats_get(const pb_milp *M, pb_milp_stats *st);
 void pb_milp_free(pb_milp *M);
 
+/* With rules (chain_rules.h) or the weighted objective the probing above does
+ * not apply: pb_milp_new_opts then builds one MILP over every column the
+ * rules allow and solves it at once (chain_milp_rules.c); incumbent and
+ * bound are then values of the layout's objective (max(t) in seconds, or the
+ * weighted sum). */
+typedef struct pb_milp_rules_result {
+	double objective, bound;
+	int optimal, columns, memory_used, lp_written;
+} pb_milp_rules_result;
+int pb_milp_rules_solve(pb_part_problem *P, double time_limit, const char *emit_lp, int *ac,
+                        pb_milp_rules_result *res, pb_error *err);
+
 /* Runs to the end; optimum in seconds and its state. */
 int pb_milp_solve(pb_part_problem *P, const char *emit_lp, double *optimum, int *ac, pb_error *err);
 

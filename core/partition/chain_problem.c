@@ -176,6 +176,9 @@ void pb_part_problem_free(pb_part_problem *P)
 	free(P->pred_next);
 	free(P->stamp);
 	free(P->seg);
+	free(P->cut);
+	free(P->pin);
+	json_decref(P->rules);
 	free(P);
 }
 
@@ -338,6 +341,16 @@ double pb_part_reward(const pb_part_problem *P, const pb_part_eval *ev)
 	return -h->reward_a * ev->max_time * 1e3 + b;
 }
 
+double pb_part_objective_value(const pb_part_problem *P, const pb_part_eval *ev)
+{
+	const pb_manycore *h = &P->hw;
+	if (h->reward_mode == PB_REWARD_WEIGHTED)
+		return h->w_compute * ev->max_compute * 1e3 +
+		       h->w_storage * ev->max_storage / (1024.0 * 1024.0) +
+		       h->w_routing * ev->max_routing * 1e3;
+	return ev->max_time;
+}
+
 void pb_part_evaluate(pb_part_problem *P, const int *ac, pb_part_eval *ev, pb_part_group *groups)
 {
 	pb_part_group local[64];
@@ -370,6 +383,12 @@ void pb_part_evaluate(pb_part_problem *P, const int *ac, pb_part_eval *ev, pb_pa
 	}
 	ev->over_memory = ev->max_storage > P->hw.memory;
 	ev->reward = pb_part_reward(P, ev);
+	ev->objective = pb_part_objective_value(P, ev);
+	if (P->cut || P->pin)
+		for (int k = 0; k < ev->n_groups; k++)
+			ev->violations += pb_part_group_violations(P, gs[k].first_layer,
+			                                           gs[k].first_layer + gs[k].layers,
+			                                           gs[k].first_core, gs[k].cores);
 	free(heap);
 }
 
@@ -431,9 +450,15 @@ pb_plan *pb_part_to_plan(pb_part_problem *P, const int *ac, const char *method, 
 	}
 	pb_plan_set_metric(p, "max_time", ev.max_time);
 	pb_plan_set_metric(p, "reward", ev.reward);
+	pb_plan_set_metric(p, "objective", ev.objective);
 	if (isfinite(optimum) && optimum > 0) {
+		/* optimum and gap are of the layout's objective */
 		pb_plan_set_metric(p, "optimum", optimum);
-		pb_plan_set_metric(p, "gap", ev.max_time / optimum - 1.0);
+		pb_plan_set_metric(p, "gap", ev.objective / optimum - 1.0);
+	}
+	if (P->rules) {
+		pb_plan_set_metric(p, "rule_violations", ev.violations);
+		json_object_set(p->detail, "rules", P->rules);
 	}
 	pb_plan_set_metric(p, "lower_bound", P->lower_bound);
 	pb_plan_set_metric(p, "max_storage", ev.max_storage);
@@ -486,4 +511,19 @@ int pb_part_from_plan(const pb_part_problem *P, const pb_plan *plan, int *ac, pb
 	if (!pb_part_state_valid(P, ac, err))
 		return pb_err_prefix(err, "plan");
 	return PB_OK;
+}
+
+int pb_part_group_violations(const pb_part_problem *P, int a, int b, int core, int cores)
+{
+	int v = 0;
+	if (P->cut) {
+		if (a > 0 && P->cut[a] == PB_CUT_FORBID)
+			v++;
+		for (int p = a + 1; p < b; p++)
+			v += P->cut[p] == PB_CUT_FORCE;
+	}
+	if (P->pin)
+		for (int l = a; l < b; l++)
+			v += P->pin[l] >= 0 && (P->pin[l] < core || P->pin[l] >= core + cores);
+	return v;
 }

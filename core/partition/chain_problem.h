@@ -27,6 +27,16 @@
  * Reward (layout): -a * max(t)[ms] + b, b = reward_b - penalty when the
  * largest storage exceeds the core memory; or, in "weighted" mode,
  * -(wc * max compute[ms] + ws * max storage[MiB] + wr * max routing[ms]) + b.
+ *
+ * Objective (what every method minimises, pb_part_eval.objective): max(t) in
+ * seconds in "max_time" mode; in "weighted" mode the weighted sum
+ * wc * max compute[ms] + ws * max storage[MiB] + wr * max routing[ms] (so
+ * reward = -objective + b there). Lower is better in both.
+ *
+ * Rules (optional, chain_rules.h): cut positions that are forbidden or
+ * forced, and layers pinned to a core (the layer's group must contain it).
+ * A state that breaks them counts violations (pb_part_eval.violations);
+ * pb_part_objective (baselines.h) puts violations before everything else.
  */
 #ifndef PB_PARTITION_PROBLEM_H
 #define PB_PARTITION_PROBLEM_H
@@ -34,6 +44,9 @@
 #include "model/graph.h"
 #include "plan.h"
 #include "partition/manycore.h"
+
+/* Cut rules per boundary position (chain_rules.h). */
+enum { PB_CUT_FREE = 0, PB_CUT_FORBID = 1, PB_CUT_FORCE = 2 };
 
 typedef struct pb_part_problem {
 	pb_manycore hw;
@@ -55,6 +68,10 @@ typedef struct pb_part_problem {
 	struct pb_part_seg *seg;
 	unsigned seg_mask;
 	long seg_hits, seg_misses;
+	/* Rules (chain_rules.h), all NULL when there are none. */
+	unsigned char *cut; /* m+1 entries: PB_CUT_* for the boundary before layer p */
+	int *pin;           /* m entries: core the layer's group must contain, -1 none */
+	json_t *rules;      /* [{name, effect, nodes, count}] for the report */
 } pb_part_problem;
 
 /* Per-group and whole-partition figures. */
@@ -69,6 +86,8 @@ typedef struct pb_part_eval {
 	int bottleneck;     /* group index with the largest time */
 	int over_memory;    /* max_storage > memory */
 	double reward;
+	double objective; /* the layout's objective (above); lower is better */
+	int violations;   /* broken rules (cuts, pins); 0 without rules */
 	int n_groups;
 } pb_part_eval;
 
@@ -116,6 +135,10 @@ int pb_part_state_valid(const pb_part_problem *P, const int *ac, pb_error *err);
 void pb_part_evaluate(pb_part_problem *P, const int *ac, pb_part_eval *ev, pb_part_group *groups);
 /* Reward of an evaluation under the layout's reward settings. */
 double pb_part_reward(const pb_part_problem *P, const pb_part_eval *ev);
+/* Rules broken by one group: layers [a, b) on cores [core, core + cores). */
+int pb_part_group_violations(const pb_part_problem *P, int a, int b, int core, int cores);
+/* The layout's objective of an evaluation (max(t), or the weighted sum). */
+double pb_part_objective_value(const pb_part_problem *P, const pb_part_eval *ev);
 /* arranged_macs of a state: MACs of the layers of each entry. */
 void pb_part_arranged_macs(const pb_part_problem *P, const int *ac, double *macs);
 /* State from a list of groups (cores and layers per group, in order). */

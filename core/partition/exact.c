@@ -898,8 +898,41 @@ static int exact_init(pb_part_exact *E, pb_part_problem *P, int reference, pb_er
 	return PB_OK;
 }
 
+int pb_part_exact_needs_labels(const pb_part_problem *P)
+{
+	return P->cut || P->pin || P->hw.reward_mode == PB_REWARD_WEIGHTED;
+}
+
+static int labels_init(pb_part_exact *E, pb_part_problem *P, pb_error *err)
+{
+	memset(E, 0, sizeof *E);
+	E->P = P;
+	E->labels = 1;
+	E->best = malloc((size_t)P->n * sizeof *E->best);
+	E->scratch = malloc((size_t)P->n * sizeof *E->scratch);
+	if (!E->best || !E->scratch) {
+		pb_part_exact_free(E);
+		return pb_err(err, PB_ENOMEM, "exact: out of memory");
+	}
+	double obj;
+	int exact = 1;
+	int rc = pb_part_exact_labels(P, E->best, &obj, &E->memory_feasible, &exact, err);
+	if (rc) {
+		pb_part_exact_free(E);
+		return rc;
+	}
+	E->use_memory = E->memory_feasible;
+	E->not_exact = !exact;
+	E->lo = E->hi = obj;
+	E->checks = 1;
+	E->done = 1;
+	return PB_OK;
+}
+
 int pb_part_exact_init(pb_part_exact *E, pb_part_problem *P, pb_error *err)
 {
+	if (pb_part_exact_needs_labels(P))
+		return labels_init(E, P, err);
 	return exact_init(E, P, 0, err);
 }
 
@@ -954,7 +987,8 @@ static int exact_solve(pb_part_problem *P, int reference, double *optimum, int *
                        int *memory_feasible, pb_error *err)
 {
 	pb_part_exact E;
-	int rc = exact_init(&E, P, reference, err);
+	int rc = reference || !pb_part_exact_needs_labels(P) ? exact_init(&E, P, reference, err)
+	                                                     : labels_init(&E, P, err);
 	if (rc)
 		return rc;
 	while (!pb_part_exact_step(&E, 64))

@@ -31,17 +31,32 @@ typedef struct pb_part_exact {
 	int done;
 	int reference;            /* 1: checks run the reference DP (pb_part_exact_solve_ref) */
 	struct pb_exact_ctx *ctx; /* NULL for the reference */
+	int labels;               /* 1: solved by the label DP (rules or weighted objective) */
+	int not_exact; /* 1: the label DP gave up (too many labels); best is a heuristic */
 } pb_part_exact;
 
+/* With rules (chain_rules.h) or the weighted objective, init runs the label
+ * DP (pb_part_exact_labels) to the end; lo and hi are then its objective. */
 int pb_part_exact_init(pb_part_exact *E, pb_part_problem *P, pb_error *err);
 /* Runs up to `checks` feasibility checks; returns 1 when the search is over. */
 int pb_part_exact_step(pb_part_exact *E, int checks);
 void pb_part_exact_free(pb_part_exact *E);
 
-/* Runs to the end: optimum (max(t)), its state (ac, n entries) and whether
- * the memory limit could be met (when not, the optimum ignores it). */
+/* Runs to the end: the optimal state (ac, n entries, may be NULL), its max(t)
+ * in *optimum (with the weighted objective: the max(t) of the plan optimal
+ * for it) and whether the memory limit could be met (when not, the optimum
+ * ignores it). With rules or the weighted objective this is the label DP. */
 int pb_part_exact_solve(pb_part_problem *P, double *optimum, int *ac, int *memory_feasible,
                         pb_error *err);
+
+/* The label DP (exact_labels.c): the exact optimum of the layout's objective
+ * under P's rules, for both reward modes. *exact = 0 when it gave up (more
+ * labels than it keeps; weighted mode only): ac is then a heuristic plan.
+ * An error when no partition obeys the rules. */
+int pb_part_exact_labels(pb_part_problem *P, int *ac, double *objective, int *memory_feasible,
+                         int *exact, pb_error *err);
+/* 1 when P needs the label DP (rules, or the weighted objective). */
+int pb_part_exact_needs_labels(const pb_part_problem *P);
 
 /* Feasibility check: minimum total cores of a partition whose groups all
  * have t <= T (and fit memory when use_memory). Returns that number, or

@@ -14,6 +14,7 @@
  * (exact.c solves the same question with a DP over prefixes and cores).
  */
 #include "partition/baselines.h"
+#include "partition/chain_rules.h"
 
 #include "util/error.h"
 
@@ -37,9 +38,19 @@ static int pack_at(pack_ctx *F, double T)
 	while (s < P->m) {
 		double best = -1;
 		int bc = -1, be = -1;
+		/* Cut rules: a group ends at the next forced boundary at the
+		 * latest, and never on a forbidden one. */
+		int emax = P->m;
+		for (int p = s + 1; P->cut && p < P->m; p++)
+			if (P->cut[p] == PB_CUT_FORCE) {
+				emax = p;
+				break;
+			}
 		for (int c = 1; c <= F->cap && used + c <= P->n; c++) {
-			int e = pb_part_furthest_end(P, s, P->m, c, T, P->hw.memory);
-			if (e < 0)
+			int e = pb_part_furthest_end(P, s, emax, c, T, P->hw.memory);
+			while (P->cut && e > s && e < P->m && P->cut[e] == PB_CUT_FORBID)
+				e--;
+			if (e <= s)
 				continue;
 			if (e == P->m) { /* the fewest cores that finish the model */
 				bc = c;

@@ -44,6 +44,9 @@ typedef struct pb_part_opts {
 	 * pb_part_load_costs(); NULL = MACs / rate everywhere. */
 	const double *node_time;
 	const char *costs_path; /* recorded in the plan's detail.costs */
+	/* Cut and pin rules (chain_rules.h, from Lua `cut=` / `core=` rules):
+	 * every method obeys them; NULL = none. */
+	const struct pb_part_rules *rules;
 } pb_part_opts;
 
 /* Loads measured kernel times for the graph's nodes from a tuning log

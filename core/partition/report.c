@@ -6,6 +6,31 @@
 #include "partition/report.h"
 
 #include <math.h>
+#include <string.h>
+
+/* The rules that constrained the plan (detail.rules, chain_rules.h). */
+static void rules_text(FILE *out, const pb_plan *p)
+{
+	const json_t *rules = json_object_get(p->detail, "rules");
+	if (!json_is_array(rules) || json_array_size(rules) == 0)
+		return;
+	fprintf(out, "rules:");
+	size_t i;
+	const json_t *r;
+	json_array_foreach(rules, i, r)
+	{
+		long long cnt = json_integer_value(json_object_get(r, "count"));
+		fprintf(out, "%s %s (%s, %lld node%s)", i ? "," : "",
+		        json_string_value(json_object_get(r, "name")),
+		        json_string_value(json_object_get(r, "effect")), cnt, cnt == 1 ? "" : "s");
+	}
+	double viol = pb_plan_metric(p, "rule_violations", 0);
+	if (viol > 0)
+		fprintf(out, "; BROKEN %d time%s by this plan", (int)viol, viol == 1 ? "" : "s");
+	else
+		fprintf(out, "; all obeyed");
+	fprintf(out, "\n");
+}
 
 void pb_part_report_table(FILE *out, const pb_plan *p)
 {
@@ -25,9 +50,23 @@ void pb_part_report_table(FILE *out, const pb_plan *p)
 	double mt = pb_plan_metric(p, "max_time", NAN), opt = pb_plan_metric(p, "optimum", NAN);
 	fprintf(out, "max(t) = %.6f ms   reward = %.6f\n", mt * 1e3,
 	        pb_plan_metric(p, "reward", NAN));
-	if (isfinite(opt))
+	const char *mode = json_string_value(json_object_get(p->detail, "reward_mode"));
+	int weighted = mode && !strcmp(mode, "weighted");
+	if (weighted) {
+		/* the objective is the weighted sum: optimum and gap are of it */
+		fprintf(out, "objective (weighted, lower is better) = %.6f\n",
+		        pb_plan_metric(p, "objective", NAN));
+		if (isfinite(opt))
+			fprintf(out, "exact optimum = %.6f   gap = %.3f%%\n", opt,
+			        100 * pb_plan_metric(p, "gap", NAN));
+	} else if (isfinite(opt)) {
 		fprintf(out, "exact optimum = %.6f ms   gap = %.3f%%\n", opt * 1e3,
 		        100 * pb_plan_metric(p, "gap", NAN));
+	}
+	const char *note = json_string_value(json_object_get(p->detail, "exact_note"));
+	if (note)
+		fprintf(out, "exact: %s\n", note);
+	rules_text(out, p);
 	fprintf(out,
 	        "lower bound (perfect balance) = %.6f ms   max storage = %.3f MiB of %.3f MiB\n",
 	        pb_plan_metric(p, "lower_bound", NAN) * 1e3,
@@ -43,8 +82,8 @@ json_t *pb_part_report_json(const pb_plan *p, const char *method, const char *la
 	json_t *j = json_object();
 	json_object_set_new(j, "method", json_string(method));
 	json_object_set_new(j, "layout", json_string(layout));
-	const char *names[] = {"max_time",    "reward",      "optimum", "gap",
-	                       "lower_bound", "max_storage", "memory"};
+	const char *names[] = {"max_time", "objective",   "reward",      "optimum",
+	                       "gap",      "lower_bound", "max_storage", "memory"};
 	for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
 		double v = pb_plan_metric(p, names[i], NAN);
 		json_object_set_new(j, names[i], isfinite(v) ? json_real(v) : json_null());
@@ -71,6 +110,23 @@ json_t *pb_part_report_json(const pb_plan *p, const char *method, const char *la
 	if (pb_plan_has_metric(p, "script_cost"))
 		json_object_set_new(j, "script_cost",
 		                    json_real(pb_plan_metric(p, "script_cost", 0)));
+	const json_t *mode = json_object_get(p->detail, "reward_mode");
+	json_object_set_new(
+	    j, "objective_mode",
+	    json_string(json_is_string(mode) ? json_string_value(mode) : "max_time"));
+	/* A plan saved before the objective existed: max(t) is its objective. */
+	if (json_is_null(json_object_get(j, "objective")) && !json_is_string(mode))
+		json_object_set(j, "objective", json_object_get(j, "max_time"));
+	json_t *rules = json_object_get(p->detail, "rules");
+	if (json_is_array(rules)) {
+		json_object_set(j, "rules", rules);
+		json_object_set_new(
+		    j, "rule_violations",
+		    json_integer((json_int_t)pb_plan_metric(p, "rule_violations", 0)));
+	}
+	const json_t *note = json_object_get(p->detail, "exact_note");
+	if (json_is_string(note))
+		json_object_set(j, "exact_note", (json_t *)note);
 	json_object_set(j, "arranged_core", json_object_get(p->detail, "arranged_core"));
 	json_object_set(j, "arranged_macs", json_object_get(p->detail, "arranged_macs"));
 	return j;

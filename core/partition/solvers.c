@@ -20,9 +20,11 @@
 
 #include "partition/rl_policy.h"
 #include "partition/rl_reinforce.h"
+#include "partition/env.h"
 #include "partition/baselines.h"
 #include "partition/exact.h"
 #include "partition/chain_milp.h"
+#include "partition/chain_rules.h"
 #include "tune/node_costs.h"
 
 enum { M_EXACT, M_MILP, M_RL, M_GREEDY, M_EQUAL, M_LOCAL, M_PACK };
@@ -45,6 +47,12 @@ typedef struct psolver {
 	pb_milp *milp;
 	pb_rl_trainer *rl;
 	char *costs_path; /* tuning log the costs came from, or NULL */
+	/* rules (chain_rules.h): the RL agent's mask composes the Lua mask with
+	 * one that forbids actions breaking more rules than the state does */
+	pb_action_mask_fn user_mask;
+	void *user_mask_ud;
+	int *mask_next;
+	int not_exact; /* exact: the label DP gave up (the plan is a heuristic's) */
 } psolver;
 
 int pb_partition_method_known(const char *name)
@@ -66,6 +74,33 @@ static void set_incumbent(psolver *ps, const int *ac)
 	/* Edits re-evaluate the plan later: they must use the same costs. */
 	if (ps->plan && ps->costs_path)
 		json_object_set_new(ps->plan->detail, "costs", json_string(ps->costs_path));
+	if (ps->plan && ps->not_exact)
+		json_object_set_new(ps->plan->detail, "exact_note",
+		                    json_string("the label DP gave up (too many labels): this plan "
+		                                "is not proven optimal; milp is the reference"));
+}
+
+/* The agent's mask under rules: an action may not break more rules than the
+ * state already does (so a state that obeys them stays obeying). */
+static int rules_mask(void *ud, const int *ac, int n, unsigned char *mask)
+{
+	psolver *ps = ud;
+	if (ps->user_mask && ps->user_mask(ps->user_mask_ud, ac, n, mask) != 0)
+		return 1;
+	pb_part_eval ev;
+	pb_part_evaluate(ps->P, ac, &ev, NULL);
+	for (int k = 0; k < pb_env_n_actions(n); k++) {
+		if (!mask[k])
+			continue;
+		memcpy(ps->mask_next, ac, (size_t)n * sizeof *ac);
+		if (!pb_env_apply(ps->mask_next, n, k, NULL))
+			continue;
+		pb_part_eval e2;
+		pb_part_evaluate(ps->P, ps->mask_next, &e2, NULL);
+		if (e2.violations > ev.violations)
+			mask[k] = 0;
+	}
+	return 0;
 }
 
 /* Installs ac when it beats the incumbent; returns 1 if it did. */
@@ -239,6 +274,7 @@ static void free_fn(pb_solver *s)
 	free(ps->scratch);
 	pb_part_problem_free(ps->P);
 	free(ps->costs_path);
+	free(ps->mask_next);
 	free(ps);
 }
 
@@ -263,9 +299,9 @@ int pb_partition_solver_milp_stats(pb_solver *s, pb_milp_stats *st)
 	/* The installed plan may be a Lua initial partition better than the MILP's. */
 	pb_part_eval ev;
 	pb_part_evaluate(ps->P, ps->ac, &ev, NULL);
-	if (ev.max_time < st->incumbent || !isfinite(st->incumbent)) {
-		st->incumbent = ev.max_time;
-		st->gap = ev.max_time > 0 ? (ev.max_time - st->bound) / ev.max_time : 0.0;
+	if (ev.objective < st->incumbent || !isfinite(st->incumbent)) {
+		st->incumbent = ev.objective;
+		st->gap = ev.objective > 0 ? (ev.objective - st->bound) / ev.objective : 0.0;
 		if (st->gap < 0)
 			st->gap = 0;
 	}
@@ -332,6 +368,11 @@ int pb_partition_solver_new(const pb_graph *g, const pb_hw *hw, const pb_part_op
 		free(ps);
 		return rc;
 	}
+	if ((rc = pb_part_problem_set_rules(ps->P, o->rules, err))) {
+		pb_part_problem_free(ps->P);
+		free(ps);
+		return rc;
+	}
 	ps->costs_path = (o->node_time && o->costs_path) ? strdup(o->costs_path) : NULL;
 	int n = ps->P->n;
 	ps->ac = malloc((size_t)n * sizeof *ps->ac);
@@ -347,6 +388,7 @@ int pb_partition_solver_new(const pb_graph *g, const pb_hw *hw, const pb_part_op
 			return rc;
 		}
 		ps->memory_feasible = ps->ex.memory_feasible;
+		ps->not_exact = ps->ex.not_exact;
 		ps->done = ps->ex.done;
 		if (ps->done)
 			ps->optimum = ps->ex.hi;
@@ -354,11 +396,20 @@ int pb_partition_solver_new(const pb_graph *g, const pb_hw *hw, const pb_part_op
 		*out = &ps->base;
 		return PB_OK;
 	}
-	/* Every other method is judged against the exact optimum (for the report
-	 * only: none of them reads it), unless the caller asked for no reference. */
-	if (!o->no_reference)
+	/* Every other method is judged against the exact optimum of the layout's
+	 * objective (for the report only: none of them reads it), unless the
+	 * caller asked for no reference. With rules or the weighted objective it
+	 * is the label DP's (NAN when the DP gave up). */
+	if (!o->no_reference && pb_part_exact_needs_labels(ps->P)) {
+		int exact = 1;
+		rc = pb_part_exact_labels(ps->P, ps->scratch, &ps->optimum, &ps->memory_feasible,
+		                          &exact, err);
+		if (!rc && !exact)
+			ps->optimum = NAN;
+	} else if (!o->no_reference) {
 		rc = pb_part_exact_solve(ps->P, &ps->optimum, ps->scratch, &ps->memory_feasible,
 		                         err);
+	}
 	if (rc) {
 		free_fn(&ps->base);
 		return rc;
@@ -415,6 +466,20 @@ int pb_partition_solver_new(const pb_graph *g, const pb_hw *hw, const pb_part_op
 		cfg.mask = o->mask;
 		cfg.mask_ud = o->mask_ud;
 		cfg.init_state = o->init_state;
+		if (pb_part_has_rules(ps->P)) {
+			ps->user_mask = o->mask;
+			ps->user_mask_ud = o->mask_ud;
+			ps->mask_next = malloc((size_t)n * sizeof *ps->mask_next);
+			if (!ps->mask_next)
+				rc = pb_err(err, PB_ENOMEM, "partition: out of memory");
+			cfg.mask = rules_mask;
+			cfg.mask_ud = ps;
+			/* start where the rules hold: greedy obeys the cut rules */
+			if (!o->init_state) {
+				pb_part_greedy(ps->P, ps->ac);
+				cfg.init_state = ps->ac;
+			}
+		}
 		if (!rc)
 			rc = pb_rl_trainer_new(ps->P, &cfg, agent, &ps->rl, err);
 		if (!rc)

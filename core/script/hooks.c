@@ -14,6 +14,8 @@
  */
 #include "script/hooks.h"
 
+#include "partition/chain_rules.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -59,10 +61,51 @@ static int mask_cb(void *ud, const int *ac, int n, unsigned char *mask)
 	return 0;
 }
 
+int pb_hooks_chain_rules(pb_hooks *h, const char *kind, pb_part_rules **out, pb_error *err)
+{
+	*out = NULL;
+	if (!h->sc || !h->g ||
+	    pb_script_rule_count(h->sc, "cut") + pb_script_rule_count(h->sc, kind) == 0)
+		return PB_OK;
+	int m = h->g->n_nodes;
+	pb_part_rules *r = pb_part_rules_new(m);
+	if (!r)
+		return pb_err(err, PB_ENOMEM, "out of memory");
+	int rc = PB_OK;
+	for (int v = 0; v < m && rc == PB_OK; v++) {
+		int how = 0, pin = -1;
+		int got = pb_script_rule_cut(h->sc, v, &how, err);
+		if (got < 0)
+			rc = -got;
+		else if (got)
+			rc = pb_part_rules_cut(r, pb_script_matched_rule(h->sc), v,
+			                       h->g->nodes[v].name,
+			                       how == 2 ? PB_CUT_FORCE : PB_CUT_FORBID, err);
+		if (rc)
+			break;
+		got = pb_script_rule_pin(h->sc, kind, v, &pin, err);
+		if (got < 0)
+			rc = -got;
+		else if (got)
+			rc = pb_part_rules_pin(r, pb_script_matched_rule(h->sc), v,
+			                       h->g->nodes[v].name, pin, err);
+	}
+	if (rc) {
+		pb_part_rules_free(r);
+		return rc;
+	}
+	*out = r;
+	return PB_OK;
+}
+
 int pb_hooks_partition(pb_hooks *h, const pb_hw *hw, pb_part_opts *o, pb_error *err)
 {
 	if (!h->sc || !h->g)
 		return PB_OK;
+	int rrc = pb_hooks_chain_rules(h, "core", &h->part_rules, err);
+	if (rrc)
+		return rrc;
+	o->rules = h->part_rules;
 	if (pb_script_count(h->sc, "action_mask") > 0) {
 		o->mask = mask_cb;
 		o->mask_ud = h;
@@ -388,6 +431,7 @@ int pb_hooks_finish(pb_hooks *h, int rc, pb_error *err)
 	}
 	free(h->init_state);
 	free(h->force);
+	pb_part_rules_free(h->part_rules);
 	pb_shard_rules_free(h->rules);
 	pb_shard_rules_free(h->filters);
 	json_decref(h->specs);

@@ -25,18 +25,20 @@ typedef struct pb_hooks {
 	const pb_graph *g;
 	int failed; /* a script callback failed: err holds its message */
 	pb_error err;
-	int *init_state;         /* partition: the script's initial allocation */
-	pb_shard_rules *rules;   /* shard: library with the Lua `specs` rules */
-	pb_shard_rules *filters; /* shard: the Lua candidate filters */
-	int *force;              /* map: forced backend per node */
-	json_t *specs;           /* shard: specs of the rule matching spec_node */
+	int *init_state;                  /* partition: the script's initial allocation */
+	pb_shard_rules *rules;            /* shard: library with the Lua `specs` rules */
+	pb_shard_rules *filters;          /* shard: the Lua candidate filters */
+	int *force;                       /* map: forced backend per node */
+	struct pb_part_rules *part_rules; /* partition: `cut` and `core` rules */
+	json_t *specs;                    /* shard: specs of the rule matching spec_node */
 	char spec_rule[64];
 	int spec_node;
 } pb_hooks;
 
 void pb_hooks_init(pb_hooks *h, pb_session *s);
-/* Sets o->mask (action_mask heuristics) and o->init_state (the latest
- * initial_partition heuristic, for the layout's core count). */
+/* Sets o->mask (action_mask heuristics), o->init_state (the latest
+ * initial_partition heuristic, for the layout's core count) and o->rules
+ * (the `cut` and `core` rules, resolved per node; chain_rules.h). */
 int pb_hooks_partition(pb_hooks *h, const pb_hw *hw, pb_part_opts *o, pb_error *err);
 /* Sets o->filters (candidate_filter heuristics) and, when there are `specs`
  * rules, o->rules: the built-in library with the Lua rules first. */
@@ -46,6 +48,10 @@ void pb_hooks_fuse(pb_hooks *h, pb_fuse_rules *rules);
 /* Resolves `backend` rules into o->force; a backend the layout lacks or one
  * that does not support a matched op is an error naming the rule. */
 int pb_hooks_map(pb_hooks *h, const pb_hetero *het, pb_map_opts *o, pb_error *err);
+/* The `cut` rules and the `core` pins (kind = "core") per node of the graph,
+ * as a chain rule set (NULL when there are none). The caller frees it with
+ * pb_part_rules_free. */
+int pb_hooks_chain_rules(pb_hooks *h, const char *kind, struct pb_part_rules **out, pb_error *err);
 /* After the solver: when a callback failed, copies its error into err and
  * returns its code; else returns rc. Frees what the hooks allocated. */
 int pb_hooks_finish(pb_hooks *h, int rc, pb_error *err);

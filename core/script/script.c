@@ -44,11 +44,13 @@
 
 typedef struct entry {
 	char *name;
-	char *kind;    /* heuristic kind, or "specs"/"fusable"/"backend" for rules */
+	char *kind;    /* heuristic kind, or the effect of a rule ("specs", "fusable", ...) */
 	int fn_ref;    /* heuristic fn or rule match fn */
 	int specs_ref; /* rule specs table, LUA_NOREF otherwise */
 	int fusable;
 	char *backend;
+	int cut; /* "cut" rules: 1 forbid, 2 force */
+	int pin; /* "core" rules: the core number */
 } entry;
 
 typedef struct event_cb {
@@ -723,38 +725,58 @@ static int l_rule(lua_State *L)
 	entry e = {0};
 	e.fn_ref = match;
 	e.specs_ref = LUA_NOREF;
-	lua_getfield(L, 1, "specs");
-	lua_getfield(L, 1, "fusable");
-	lua_getfield(L, 1, "backend");
-	int has_specs = !lua_isnil(L, -3), has_fus = !lua_isnil(L, -2), has_be = !lua_isnil(L, -1);
-	if (has_specs + has_fus + has_be != 1) {
+	/* One effect per rule (docs/lua-api.md). */
+	static const char *const effects[] = {"specs", "fusable", "backend", "cut", "core"};
+	enum { N_EFFECTS = 5 };
+	int which = -1, count = 0;
+	for (int k = 0; k < N_EFFECTS; k++) {
+		lua_getfield(L, 1, effects[k]);
+		if (!lua_isnil(L, -1)) {
+			which = k;
+			count++;
+		}
+		lua_pop(L, 1);
+	}
+	if (count != 1) {
 		luaL_unref(L, LUA_REGISTRYINDEX, match);
 		return luaL_error(L, "pb.rule: give exactly one of specs={...}, fusable=false, "
-		                     "backend=\"name\"");
+		                     "backend=\"name\", cut=\"forbid\"|\"force\", core=K");
 	}
-	if (has_be && lua_type(L, -1) != LUA_TSTRING) {
+	lua_getfield(L, 1, effects[which]);
+	const char *bad = NULL;
+	if (which == 2 && lua_type(L, -1) != LUA_TSTRING)
+		bad = "pb.rule: 'backend' must be a string";
+	else if (which == 0 && !lua_istable(L, -1))
+		bad = "pb.rule: 'specs' must be a table";
+	else if (which == 3 &&
+	         (lua_type(L, -1) != LUA_TSTRING ||
+	          (strcmp(lua_tostring(L, -1), "forbid") && strcmp(lua_tostring(L, -1), "force"))))
+		bad = "pb.rule: 'cut' must be \"forbid\" (never a boundary after a matching node) "
+		      "or \"force\" (always one)";
+	else if (which == 4 && (!lua_isinteger(L, -1) || lua_tointeger(L, -1) < 0 ||
+	                        lua_tointeger(L, -1) > 1000000))
+		bad = "pb.rule: 'core' must be a core number (an integer >= 0)";
+	if (bad) {
 		luaL_unref(L, LUA_REGISTRYINDEX, match);
-		return luaL_error(L, "pb.rule: 'backend' must be a string");
-	}
-	if (has_specs && !lua_istable(L, -3)) {
-		luaL_unref(L, LUA_REGISTRYINDEX, match);
-		return luaL_error(L, "pb.rule: 'specs' must be a table");
+		return luaL_error(L, "%s", bad);
 	}
 	/* Everything that can raise a Lua error (a longjmp) comes before the
 	 * strdup()s below, so nothing leaks. */
 	char *name = field_str(L, 1, "name", 0, "pb.rule");
-	if (has_specs) {
-		lua_pushvalue(L, -3);
+	if (which == 0) {
+		lua_pushvalue(L, -1);
 		e.specs_ref = luaL_ref(L, LUA_REGISTRYINDEX);
-		e.kind = strdup("specs");
-	} else if (has_fus) {
-		e.fusable = lua_toboolean(L, -2);
-		e.kind = strdup("fusable");
-	} else {
+	} else if (which == 1) {
+		e.fusable = lua_toboolean(L, -1);
+	} else if (which == 2) {
 		e.backend = strdup(lua_tostring(L, -1));
-		e.kind = strdup("backend");
+	} else if (which == 3) {
+		e.cut = strcmp(lua_tostring(L, -1), "force") == 0 ? 2 : 1;
+	} else {
+		e.pin = (int)lua_tointeger(L, -1);
 	}
-	lua_pop(L, 3);
+	e.kind = strdup(effects[which]);
+	lua_pop(L, 1);
 	e.name = name ? name : strdup(e.kind);
 	entry *ne = realloc(sc->rules, (size_t)(sc->n_rules + 1) * sizeof *ne);
 	if (!ne) {
@@ -1425,6 +1447,28 @@ int pb_script_rule_backend(pb_script *sc, int node, const char **backend, pb_err
 	if (i < 0)
 		return 0;
 	*backend = sc->rules[i].backend;
+	return 1;
+}
+
+int pb_script_rule_cut(pb_script *sc, int node, int *how, pb_error *err)
+{
+	int st, i = match_rule(sc, "cut", node, err, &st);
+	if (st)
+		return st;
+	if (i < 0)
+		return 0;
+	*how = sc->rules[i].cut;
+	return 1;
+}
+
+int pb_script_rule_pin(pb_script *sc, const char *kind, int node, int *pin, pb_error *err)
+{
+	int st, i = match_rule(sc, kind, node, err, &st);
+	if (st)
+		return st;
+	if (i < 0)
+		return 0;
+	*pin = sc->rules[i].pin;
 	return 1;
 }
 

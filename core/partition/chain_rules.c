@@ -1,0 +1,150 @@
+/*
+ * partition/chain_rules.c — cut and pin rules of the chain partition
+ * (chain_rules.h).
+ */
+#include "partition/chain_rules.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+pb_part_rules *pb_part_rules_new(int m)
+{
+	pb_part_rules *r = calloc(1, sizeof *r);
+	if (!r)
+		return NULL;
+	r->m = m;
+	r->cut = calloc((size_t)m + 1, 1);
+	r->pin = malloc(((size_t)m + 1) * sizeof *r->pin);
+	r->info = json_array();
+	if (!r->cut || !r->pin || !r->info) {
+		pb_part_rules_free(r);
+		return NULL;
+	}
+	for (int v = 0; v < m; v++)
+		r->pin[v] = -1;
+	return r;
+}
+
+void pb_part_rules_free(pb_part_rules *r)
+{
+	if (!r)
+		return;
+	free(r->cut);
+	free(r->pin);
+	json_decref(r->info);
+	free(r);
+}
+
+/* The info entry of (name, effect), created on first use. */
+static json_t *entry(pb_part_rules *r, const char *name, const char *effect)
+{
+	size_t i;
+	json_t *e;
+	json_array_foreach(r->info, i, e)
+	{
+		if (!strcmp(json_string_value(json_object_get(e, "name")), name) &&
+		    !strcmp(json_string_value(json_object_get(e, "effect")), effect))
+			return e;
+	}
+	e = json_pack("{s:s,s:s,s:[],s:i}", "name", name, "effect", effect, "nodes", "count", 0);
+	json_array_append_new(r->info, e);
+	return e;
+}
+
+static void note(pb_part_rules *r, const char *name, const char *effect, const char *node)
+{
+	json_t *e = entry(r, name, effect);
+	json_t *nodes = json_object_get(e, "nodes");
+	/* The report lists a few nodes; count says how many matched. */
+	if (json_array_size(nodes) < 8)
+		json_array_append_new(nodes, json_string(node));
+	json_object_set_new(e, "count",
+	                    json_integer(json_integer_value(json_object_get(e, "count")) + 1));
+}
+
+int pb_part_rules_cut(pb_part_rules *r, const char *name, int v, const char *node, int how,
+                      pb_error *err)
+{
+	if (v < 0 || v >= r->m - 1)
+		return PB_OK;
+	int p = v + 1;
+	if (r->cut[p] && r->cut[p] != how)
+		return pb_err(err, PB_EINPUT,
+		              "rule '%s': the boundary after node '%s' is both forbidden and "
+		              "forced by cut rules",
+		              name, node);
+	if (!r->cut[p])
+		r->n_cut++;
+	r->cut[p] = (unsigned char)how;
+	note(r, name, how == PB_CUT_FORCE ? "cut=force" : "cut=forbid", node);
+	return PB_OK;
+}
+
+int pb_part_rules_pin(pb_part_rules *r, const char *name, int v, const char *node, int core,
+                      pb_error *err)
+{
+	if (v < 0 || v >= r->m)
+		return PB_OK;
+	if (core < 0)
+		return pb_err(err, PB_EINPUT, "rule '%s': core %d for node '%s' is negative", name,
+		              core, node);
+	if (r->pin[v] < 0)
+		r->n_pin++;
+	r->pin[v] = core;
+	char effect[32];
+	snprintf(effect, sizeof effect, "core=%d", core);
+	note(r, name, effect, node);
+	return PB_OK;
+}
+
+int pb_part_rules_empty(const pb_part_rules *r)
+{
+	return !r || (r->n_cut == 0 && r->n_pin == 0);
+}
+
+int pb_part_has_rules(const pb_part_problem *P)
+{
+	return P->cut || P->pin;
+}
+
+int pb_part_problem_set_rules(pb_part_problem *P, const pb_part_rules *r, pb_error *err)
+{
+	if (pb_part_rules_empty(r))
+		return PB_OK;
+	if (r->m != P->m)
+		return pb_err(err, PB_EINPUT,
+		              "partition rules: made for %d layers, the model has %d", r->m, P->m);
+	for (int v = 0; v < P->m; v++)
+		if (r->pin[v] >= P->n) {
+			size_t i;
+			json_t *e;
+			const char *rule = "?";
+			char effect[32];
+			snprintf(effect, sizeof effect, "core=%d", r->pin[v]);
+			json_array_foreach(r->info, i, e)
+			{
+				if (!strcmp(json_string_value(json_object_get(e, "effect")),
+				            effect))
+					rule = json_string_value(json_object_get(e, "name"));
+			}
+			return pb_err(err, PB_EINPUT,
+			              "rule '%s': core %d does not exist in layout %s (%d cores, "
+			              "numbered from 0)",
+			              rule, r->pin[v], P->hw.path[0] ? P->hw.path : P->hw.name,
+			              P->n);
+		}
+	P->cut = malloc((size_t)P->m + 1);
+	P->pin = malloc(((size_t)P->m + 1) * sizeof *P->pin);
+	if (!P->cut || !P->pin) {
+		free(P->cut);
+		free(P->pin);
+		P->cut = NULL;
+		P->pin = NULL;
+		return pb_err(err, PB_ENOMEM, "partition: out of memory");
+	}
+	memcpy(P->cut, r->cut, (size_t)P->m + 1);
+	memcpy(P->pin, r->pin, (size_t)P->m * sizeof *P->pin);
+	json_decref(P->rules);
+	P->rules = json_deep_copy(r->info);
+	return PB_OK;
+}
