@@ -1,5 +1,5 @@
 -- backend_pins.lua — backend pins for the mapping: every convolution runs on
--- the GPU, whatever the layout's priorities say.
+-- the FPGA, whatever the mapper would choose (on hetero.lua the GPU).
 --
 -- `backend = "name"` places the matching operators on that backend
 -- (`partbench map`); a backend the layout lacks, or one that does not
@@ -14,7 +14,7 @@ local function on(out, backend, op)
   return n
 end
 local before = pb.cmd("map --json")
-pb.rule{ name = "conv_on_gpu", backend = "gpu", match = function(op) return op.op == "Conv" end }
+pb.rule{ name = "conv_on_fpga", backend = "fpga", match = function(op) return op.op == "Conv" end }
 local after = pb.cmd("map --json")
-print(string.format("backend_pins: Conv nodes on the GPU %d -> %d (of %d)",
-                    on(before, "gpu", "Conv"), on(after, "gpu", "Conv"), #pb.find{op = "Conv"}))
+print(string.format("backend_pins: Conv nodes on the FPGA %d -> %d (of %d)",
+                    on(before, "fpga", "Conv"), on(after, "fpga", "Conv"), #pb.find{op = "Conv"}))

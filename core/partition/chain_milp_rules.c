@@ -298,11 +298,12 @@ int pb_milp_rules_solve(pb_part_problem *P, double time_limit, const char *emit_
 		goto out;
 	}
 	res->optimal = st == GLP_OPT;
-	int ng = 0, *cores = malloc((size_t)n * 2 * sizeof *cores), *layers = cores + n;
+	int ng = 0, *cores = malloc((size_t)n * 2 * sizeof *cores), *layers;
 	if (!cores) {
 		rc = pb_err(err, PB_ENOMEM, "milp: out of memory");
 		goto out;
 	}
+	layers = cores + n;
 	for (int p = 0; p < m && ng < n;) {
 		int found = -1;
 		for (int i = 0; i < nc; i++)

@@ -186,9 +186,10 @@ static int run(ldp *D, int *ac, double *best_obj)
 	if (bi < 0)
 		return 0;
 	/* Walk back: groups from the last to the first. */
-	int ng = 0, *cores = malloc((size_t)n * 2 * sizeof *cores), *layers = cores + n;
+	int ng = 0, *cores = malloc((size_t)n * 2 * sizeof *cores), *layers;
 	if (!cores)
 		return -1;
+	layers = cores + n;
 	int b = m;
 	for (int li = bi; D->pool[li].prev >= 0; li = D->pool[li].prev) {
 		cores[ng] = D->pool[li].cores;

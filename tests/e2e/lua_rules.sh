@@ -48,9 +48,9 @@ read -r o0 o1 x0 x1 < <(sed -n 's/^no_fuse_relu: partbench fuses \([0-9]*\) -> \
 [ "${o0:-0}" -gt 0 ] && [ "${x0:-0}" -gt 0 ] || fail "nothing fused without the rule: $(cat "$tmp/fuse")"
 [ "${o1:-x}" = 0 ] && [ "${x1:-x}" = 0 ] || fail "a fusion ignores fusable=false: $(cat "$tmp/fuse")"
 
-# ---- backend pins: the mapping moves every Conv to the GPU.
+# ---- backend pins: the mapping moves every Conv to the FPGA.
 run "$tmp/be" run scripts/backend_pins.lua models/resnet18.onnx --layout layouts/hetero.lua
-read -r b0 b1 nconv < <(sed -n 's/^backend_pins: Conv nodes on the GPU \([0-9]*\) -> \([0-9]*\) (of \([0-9]*\))$/\1 \2 \3/p' "$tmp/be")
+read -r b0 b1 nconv < <(sed -n 's/^backend_pins: Conv nodes on the FPGA \([0-9]*\) -> \([0-9]*\) (of \([0-9]*\))$/\1 \2 \3/p' "$tmp/be")
 [ -n "${nconv:-}" ] && [ "$b1" = "$nconv" ] && [ "$b0" -lt "$b1" ] || fail "backend_pins: $(cat "$tmp/be")"
 
 # ---- --json: objective beside max_time; the weighted objective differs.
