@@ -144,7 +144,7 @@ static void fill_progress(psolver *ps, pb_solver_progress *p, double bound, doub
 	}
 	char gap[112] = "";
 	if (isfinite(ps->optimum) && ps->optimum > 0)
-		snprintf(gap, sizeof gap, ", gap %.2f%%", 100 * (ev.max_time / ps->optimum - 1));
+		snprintf(gap, sizeof gap, ", gap %.2f%%", 100 * (ev.objective / ps->optimum - 1));
 	if (ps->method == M_RL) { /* what the agent added to its start */
 		pb_rl_report r;
 		pb_rl_trainer_report(ps->rl, &r);
