@@ -12,6 +12,7 @@
 
 #include "util/strmap.h"
 #include "tune/log.h"
+#include "tune/ort_profile.h"
 #include "tune/space.h"
 
 typedef struct best_ctx {
@@ -50,6 +51,8 @@ static void take(void *ud, const char *key, double gflops, double seconds)
 int pb_tune_node_times(const pb_graph *g, const char *log_path, double *times, int *n_found,
                        pb_error *err)
 {
+	if (pb_ort_profile_sniff(log_path)) /* an ONNX Runtime profile: measured per node */
+		return pb_ort_profile_times(g, log_path, times, n_found, err);
 	FILE *f = fopen(log_path, "r");
 	if (!f)
 		return pb_err(err, PB_EINPUT, "%s: cannot read the tuning log: %s", log_path,

@@ -6,6 +6,10 @@
  * is batch x FLOPs / (best valid GFLOP/s measured in the log for the same
  * shape key), i.e. the best kernel the tuner found on this machine. Other
  * nodes get NAN: the caller keeps its own model (MACs / rate) for them.
+ *
+ * The file may also be an ONNX Runtime profile (tune/ort_profile.h, sniffed
+ * by its first byte): then every node the profile timed gets its measured
+ * mean time per run.
  */
 #ifndef PB_TUNE_NODE_COSTS_H
 #define PB_TUNE_NODE_COSTS_H

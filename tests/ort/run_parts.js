@@ -6,10 +6,12 @@
 //       random inputs and compares every model output: the relative difference
 //       max|whole - chain| / max|whole| must be <= T (default 1e-4). Prints one
 //       JSON object; exit 1 when an output differs or is missing.
-//   node run_parts.js profile MODEL OUT.json [--runs N] [--dim NAME=V]
+//   node run_parts.js profile MODEL OUT.json [--runs N] [--opt LEVEL] [--dim NAME=V]
 //       runs MODEL N times (default 5) with ORT profiling on (one thread) and
-//       moves the profile (Chrome trace JSON) to OUT.json.
-//   node run_parts.js time MODEL DIR [--runs N] [--dim NAME=V]
+//       moves the profile (Chrome trace JSON) to OUT.json. LEVEL: ORT's graph
+//       optimisation (default basic: nodes keep their names; extended/all fuse
+//       and rename them, so fewer nodes of the model get a measured time).
+//   node run_parts.js time MODEL DIR [--runs N] [--opt LEVEL] [--dim NAME=V]
 //       median time of the whole model and of every part (one thread, after a
 //       warm-up run), as JSON.
 // Symbolic input dims take --dim NAME=V (default 1). docs/extract.md explains
@@ -20,12 +22,13 @@ const path = require('path');
 const ort = require('onnxruntime-node');
 
 function parseArgs(argv) {
-  const a = {pos: [], seed: 1, tol: 1e-4, runs: 5, dims: {}};
+  const a = {pos: [], seed: 1, tol: 1e-4, runs: 5, dims: {}, opt: null};
   for (let i = 0; i < argv.length; i++) {
     const v = argv[i];
     if (v === '--seed') a.seed = Number(argv[++i]);
     else if (v === '--tol') a.tol = Number(argv[++i]);
     else if (v === '--runs') a.runs = Number(argv[++i]);
+    else if (v === '--opt') a.opt = argv[++i];
     else if (v === '--dim') {
       const [k, n] = argv[++i].split('=');
       a.dims[k] = Number(n);
@@ -65,7 +68,8 @@ function randomTensor(meta, dims, r) {
   return new ort.Tensor(meta.type, data, shape);
 }
 
-const opts = () => ({intraOpNumThreads: 1, interOpNumThreads: 1, graphOptimizationLevel: 'all'});
+const opts = (level) => ({intraOpNumThreads: 1, interOpNumThreads: 1,
+                         graphOptimizationLevel: level || 'all'});
 
 async function modelInputs(sess, dims, seed) {
   const r = rng(seed);
@@ -134,7 +138,7 @@ async function profile(a) {
   const [model, out] = a.pos;
   const tmp = fs.mkdtempSync(path.join(path.dirname(path.resolve(out)), '.ortprof-'));
   const prefix = path.join(tmp, 'ort');
-  const s = await ort.InferenceSession.create(model, {...opts(), enableProfiling: true,
+  const s = await ort.InferenceSession.create(model, {...opts(a.opt || 'basic'), enableProfiling: true,
                                                       profileFilePrefix: prefix});
   const feeds = await modelInputs(s, a.dims, a.seed);
   for (let i = 0; i < a.runs; i++) await s.run(feeds);
@@ -148,8 +152,8 @@ async function profile(a) {
   return 0;
 }
 
-async function timeOne(file, feeds, runs) {
-  const s = await ort.InferenceSession.create(file, opts());
+async function timeOne(file, feeds, runs, level) {
+  const s = await ort.InferenceSession.create(file, opts(level));
   const f = {};
   for (const n of s.inputNames) f[n] = feeds[n];
   const out = await s.run(f); // warm-up
@@ -170,11 +174,11 @@ async function time(a) {
   const whole = await ort.InferenceSession.create(model, opts());
   const feeds = await modelInputs(whole, a.dims, a.seed);
   await whole.release();
-  const w = await timeOne(model, feeds, a.runs);
+  const w = await timeOne(model, feeds, a.runs, a.opt);
   const env = {...feeds};
   const parts = [];
   for (const p of manifest.parts) {
-    const r = await timeOne(path.join(dir, p.file), env, a.runs);
+    const r = await timeOne(path.join(dir, p.file), env, a.runs, a.opt);
     for (const [n, t] of Object.entries(r.out)) env[n] = t;
     parts.push({file: p.file, label: p.place.label, predicted: p.predicted_time, measured: r.median});
   }
