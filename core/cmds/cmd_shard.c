@@ -33,6 +33,9 @@ static const pb_opt shard_opts[] = {
     {"emit-lp", 0, PB_OPT_STR, "FILE",
      "write the MILP (CPLEX LP format, glp_write_lp) of the scheme solved (or the best one)"},
     {"tie", 0, PB_OPT_FLAG, NULL, "tie identical repeated blocks to one set of variables"},
+    {"layers", 0, PB_OPT_STR, "auto|off",
+     "auto: solve repeated identical layers once (one representative block per class plus "
+     "the glue between blocks); off: every layer its own variables (default auto)"},
     {"start", 0, PB_OPT_FLAG, NULL,
      "attach the search as the session's solver instead of running it: 'step' (and the TUI's "
      "solver pane) advance it one incumbent or ~50 ms at a time"},
@@ -233,6 +236,9 @@ static int cmd_shard(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, p
 	if (!pipe_auto && strcmp(pipe, "off") != 0)
 		return pb_err(err, PB_EUSAGE, "shard: --pipeline must be auto or off, got '%s'",
 		              pipe);
+	const char *lay = pb_args_str(a, "layers", "auto");
+	if (strcmp(lay, "auto") != 0 && strcmp(lay, "off") != 0)
+		return pb_err(err, PB_EUSAGE, "shard: --layers must be auto or off, got '%s'", lay);
 	if (pb_args_has(a, "start") && pipe_auto)
 		return pb_err(err, PB_EUSAGE,
 		              "shard: --start cannot be combined with --pipeline auto");
@@ -258,6 +264,7 @@ static int cmd_shard(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, p
 	o.train = pb_args_has(a, "train");
 	o.opt_level = (int)level;
 	o.tie_blocks = pb_args_has(a, "tie");
+	o.layers = strcmp(lay, "auto") == 0;
 	o.pad = pb_args_has(a, "pad");
 	o.no_shrink = pb_args_has(a, "no-shrink");
 	o.time_limit = tl;
@@ -292,7 +299,7 @@ const pb_command pb_cmds_shard[] = {
     {"shard",
      "shard [MODEL] --layout L [--batch B] [--train] [--opt-level N] [--scheme AxB] [--json] "
      "[-o plan.json] [--emit-tasks DIR] [--emit-lp FILE] [--pipeline auto|off] [--jobs N] "
-     "[--pad] [--start]",
+     "[--pad] [--start] [--layers auto|off]",
      "choose per-operator sharding over device-grouping schemes of a cluster (GLPK MILP)",
      shard_opts, cmd_shard, PB_CMD_GRAPH | PB_CMD_LAYOUT,
      "The layout must be kind=\"cluster\" (layouts/cluster-*.lua). Every grouping scheme\n"

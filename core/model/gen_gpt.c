@@ -41,10 +41,10 @@ int pb_gpt_spec_check(const pb_gpt_spec *s, pb_error *err)
 	         {"vocab", s->vocab, 1L << 26}, {"batch", s->batch, 1L << 24}};
 	for (size_t i = 0; i < sizeof f / sizeof f[0]; i++)
 		if (f[i].v < 1 || f[i].v > f[i].max)
-			return pb_err(err, PB_EUSAGE, "gen gpt: %s must be in 1..%ld, got %ld",
+			return pb_err(err, PB_EINPUT, "gen gpt: %s must be in 1..%ld, got %ld",
 			              f[i].name, f[i].max, f[i].v);
 	if (s->hidden % s->heads)
-		return pb_err(err, PB_EUSAGE,
+		return pb_err(err, PB_EINPUT,
 		              "gen gpt: hidden (%ld) must be a multiple of heads (%ld)", s->hidden,
 		              s->heads);
 	return PB_OK;

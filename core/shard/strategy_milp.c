@@ -90,6 +90,22 @@ static int rep_of(const pb_shard_problem *p, const unsigned char *st, int G)
 	return (t >= 0 && st[t] == ST_SET) ? t : G;
 }
 
+/* The twin of edge e whose y columns carry e's cost under st, or -1: both
+ * edges inside the set and between the same representatives. */
+static int twin_of(const pb_shard_problem *p, const unsigned char *st, int e)
+{
+	const pb_shard_edge *ed = &p->edges[e];
+	int t = ed->twin;
+	if (t < 0)
+		return -1;
+	const pb_shard_edge *tw = &p->edges[t];
+	if (st[ed->from] != ST_SET || st[ed->to] != ST_SET || st[tw->from] != ST_SET ||
+	    st[tw->to] != ST_SET || rep_of(p, st, ed->from) != rep_of(p, st, tw->from) ||
+	    rep_of(p, st, ed->to) != rep_of(p, st, tw->to))
+		return -1;
+	return t;
+}
+
 /* Builds the MILP over the groups with state ST_SET. */
 static int build_model(const pb_shard_problem *p, const unsigned char *st, const int *fixed,
                        int with_mem, model *md, pb_error *err)
@@ -104,6 +120,7 @@ static int build_model(const pb_shard_problem *p, const unsigned char *st, const
 	md->xcol = calloc((size_t)(p->n_groups + 1), sizeof(int));
 	trip T = {0};
 	double *obj = NULL;
+	int *ey0 = NULL; /* first y column per edge */
 	int ncols = 0;
 	if (!md->xcol)
 		goto oom;
@@ -119,7 +136,7 @@ static int build_model(const pb_shard_problem *p, const unsigned char *st, const
 	long ycols = 0;
 	for (int e = 0; e < p->n_edges; e++) {
 		const pb_shard_edge *ed = &p->edges[e];
-		if (st[ed->from] == ST_SET && st[ed->to] == ST_SET)
+		if (st[ed->from] == ST_SET && st[ed->to] == ST_SET && twin_of(p, st, e) < 0)
 			ycols += (long)ed->na * ed->nb;
 	}
 	int inference = !p->opts.train;
@@ -136,7 +153,8 @@ static int build_model(const pb_shard_problem *p, const unsigned char *st, const
 		    total, (long)PB_SHARD_MAX_COLS);
 	}
 	obj = calloc((size_t)total + 1, sizeof *obj);
-	if (!obj)
+	ey0 = calloc((size_t)p->n_edges + 1, sizeof *ey0);
+	if (!obj || !ey0)
 		goto oom;
 	glp_add_cols(P, (int)total);
 	for (int G = 0; G < p->n_groups; G++) {
@@ -194,7 +212,14 @@ static int build_model(const pb_shard_problem *p, const unsigned char *st, const
 				    ed->cost[ed->a_of[s] * ed->nb + b] * US;
 			continue;
 		}
+		int tw = twin_of(p, st, e);
+		if (tw >= 0) { /* the twin's y's are this edge's: add the costs */
+			for (int k = 0; k < ed->na * ed->nb; k++)
+				obj[ey0[tw] + k] += ed->cost[k] * US;
+			continue;
+		}
 		int y0 = col + 1;
+		ey0[e] = y0;
 		for (int a = 0; a < ed->na; a++)
 			for (int b = 0; b < ed->nb; b++) {
 				int c = y0 + a * ed->nb + b;
@@ -361,10 +386,12 @@ static int build_model(const pb_shard_problem *p, const unsigned char *st, const
 	if (T.n > 0)
 		glp_load_matrix(P, (int)T.n, T.ia, T.ja, T.ar);
 	free(obj);
+	free(ey0);
 	trip_free(&T);
 	return PB_OK;
 oom:
 	free(obj);
+	free(ey0);
 	trip_free(&T);
 	glp_delete_prob(P);
 	free(md->xcol);
@@ -516,6 +543,8 @@ void pb_shard_milp_size(const pb_shard_problem *p, pb_milp_size *sz)
 	}
 	for (int e = 0; e < p->n_edges; e++) {
 		const pb_shard_edge *ed = &p->edges[e];
+		if (ed->twin >= 0)
+			continue; /* its costs ride on the twin's columns */
 		sz->cols += (long)ed->na * ed->nb;
 		sz->rows += ed->na + ed->nb - 1;
 		sz->nnz +=

@@ -10,7 +10,10 @@
  */
 #include "shard/strategy_problem.h"
 
+#include "shard/layer_classes.h"
+
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -101,7 +104,8 @@ static int add_edge(pb_shard_problem *p, const pb_shard_edge *e)
 		p->edges = ne;
 		p->cap_edges = nc;
 	}
-	p->edges[p->n_edges++] = *e;
+	p->edges[p->n_edges] = *e;
+	p->edges[p->n_edges++].twin = -1;
 	return 0;
 }
 
@@ -705,6 +709,99 @@ static void tie_groups(pb_shard_problem *p)
 	}
 }
 
+/* Same strategies, costs and memory (a tie must not change the problem). */
+static int groups_alike(const pb_shard_problem *p, const pb_shard_group *a, const pb_shard_group *b,
+                        const int *rep)
+{
+	if (a->n_strat != b->n_strat || a->n_members != b->n_members)
+		return 0;
+	for (int k = 0; k < a->n_members; k++)
+		if (rep[a->members[k]] != rep[b->members[k]])
+			return 0;
+	for (int s = 0; s < a->n_strat; s++) {
+		if (fabs(a->cost[s] - b->cost[s]) > 1e-9 * fabs(b->cost[s]) + 1e-15 ||
+		    fabs(a->mem_param[s] - b->mem_param[s]) > 0.5 ||
+		    fabs(a->mem_act[s] - b->mem_act[s]) > 0.5)
+			return 0;
+		for (int k = 0; k < a->n_members; k++)
+			if (p->nodes[a->members[k]].pick[s] != p->nodes[b->members[k]].pick[s])
+				return 0;
+	}
+	return 1;
+}
+
+static int tie_of(const pb_shard_problem *p, int G)
+{
+	return p->groups[G].tie >= 0 ? p->groups[G].tie : G;
+}
+
+/* Repeated layers (opts.layers): a group of block j >= 1 is tied to the group
+ * at the same offset of the first block when both are alike; then edges
+ * between the same tied groups with the same spec maps share their y
+ * columns (twin). Both are exact for the tied problem: y of such edges is
+ * the same product of the same x's in every integer solution. */
+static int tie_layers(pb_shard_problem *p, pb_error *err)
+{
+	pb_layer_classes lc;
+	int rc = pb_layer_classes_find(p->g, &lc, err);
+	if (rc)
+		return rc;
+	p->n_layer_runs = lc.n_runs;
+	for (int r = 0; r < lc.n_runs; r++)
+		p->layer_blocks += lc.runs[r].count;
+	for (int G = 0; G < p->n_groups; G++) {
+		pb_shard_group *a = &p->groups[G];
+		int v = lc.rep[a->leader];
+		if (v == a->leader || a->tie >= 0 || !p->nodes[v].active)
+			continue;
+		int H = p->nodes[v].group;
+		if (H < 0 || p->groups[H].leader != v || p->groups[H].tie >= 0 ||
+		    !groups_alike(p, a, &p->groups[H], lc.rep))
+			continue;
+		a->tie = H;
+		p->layer_tied++;
+	}
+	pb_layer_classes_free(&lc);
+	/* twins: hash on (tied from, tied to, na, nb, a_of, b_of) */
+	int cap = 1;
+	while (cap < 2 * p->n_edges + 2)
+		cap <<= 1;
+	int *tab = malloc((size_t)cap * sizeof *tab);
+	if (!tab)
+		return pb_err(err, PB_ENOMEM, "shard: out of memory");
+	for (int k = 0; k < cap; k++)
+		tab[k] = -1;
+	for (int e = 0; e < p->n_edges; e++) {
+		pb_shard_edge *ed = &p->edges[e];
+		int F = tie_of(p, ed->from), T = tie_of(p, ed->to);
+		int SF = p->groups[ed->from].n_strat, ST = p->groups[ed->to].n_strat;
+		uint64_t h = (uint64_t)F * 1000003u ^ (uint64_t)T * 7919u ^
+		             (uint64_t)ed->na * 131u ^ (uint64_t)ed->nb;
+		for (int s = 0; s < SF; s++)
+			h = h * 31 + (uint64_t)ed->a_of[s];
+		for (int t = 0; t < ST; t++)
+			h = h * 37 + (uint64_t)ed->b_of[t];
+		for (size_t k = (size_t)(h & (uint64_t)(cap - 1));;
+		     k = (k + 1) & (size_t)(cap - 1)) {
+			int o = tab[k];
+			if (o < 0) {
+				tab[k] = e;
+				break;
+			}
+			const pb_shard_edge *eo = &p->edges[o];
+			if (tie_of(p, eo->from) == F && tie_of(p, eo->to) == T &&
+			    eo->na == ed->na && eo->nb == ed->nb &&
+			    !memcmp(eo->a_of, ed->a_of, (size_t)SF * sizeof(int)) &&
+			    !memcmp(eo->b_of, ed->b_of, (size_t)ST * sizeof(int))) {
+				ed->twin = o;
+				break;
+			}
+		}
+	}
+	free(tab);
+	return PB_OK;
+}
+
 int pb_shard_problem_build(const pb_graph *g, const pb_cluster *c, const pb_mesh *m,
                            const pb_shard_opts *o, pb_shard_problem **out, pb_error *err)
 {
@@ -750,6 +847,8 @@ int pb_shard_problem_build(const pb_graph *g, const pb_cluster *c, const pb_mesh
 		rc = prune_dominated(p, err);
 	if (rc == PB_OK && o->tie_blocks)
 		tie_groups(p);
+	if (rc == PB_OK && o->layers)
+		rc = tie_layers(p, err);
 	if (rc) {
 		pb_shard_problem_free(p);
 		return rc;

@@ -39,6 +39,9 @@ typedef struct pb_shard_opts {
 	int opt_level;             /* 0..3 (docs/shard.md) */
 	int no_shrink;             /* keep every operator as its own group */
 	int tie_blocks;            /* tie groups with identical signatures */
+	int layers;                /* repeated layers solved once (layer_classes.h): groups at
+	                            * the same offset of identical blocks share their variables,
+	                            * edges between the same shared groups one set of y's */
 	int pad;                   /* split dims that do not divide (ceil(n/f), padded) */
 	double force_fraction;     /* forced parameter sharding above this share of memory (0.7) */
 	double time_limit;         /* seconds per MILP (0 = none) */
@@ -94,6 +97,8 @@ typedef struct pb_shard_edge {
 	int *b_of;    /* per strategy of `to` */
 	double *cost; /* na x nb, seconds */
 	double bytes;
+	int twin; /* an earlier edge between the same (tied) groups with the same spec maps:
+	           * its y columns carry this edge's cost too (-1: none) */
 } pb_shard_edge;
 
 typedef struct pb_shard_problem {
@@ -113,6 +118,9 @@ typedef struct pb_shard_problem {
 	double act_mult; /* training: copies of the activations in memory (opts.act_copies) */
 	int n_active;
 	long n_node_strats; /* sum of strategies over operators (before shrinking) */
+	int n_layer_runs;   /* opts.layers: runs of identical blocks found */
+	int layer_blocks;   /* their blocks (sum of counts) */
+	int layer_tied;     /* groups tied to a group of a first block */
 } pb_shard_problem;
 
 int pb_shard_problem_build(const pb_graph *g, const pb_cluster *c, const pb_mesh *m,

@@ -132,5 +132,26 @@ for f in sys.argv[2:]:
     assert abs(r["step_time"] - a["step_time"]) <= 1e-9 * a["step_time"], (r, a["step_time"])
 PY
 
+# Generated GPT (gen gpt): --layers auto (default) gives the table of --layers off
+# with a smaller MILP; bad sizes and a bad --layers value exit 2 and 1 (usage) with a message.
+"$bin" gen gpt --layers 6 --hidden 128 --heads 8 --seq 64 --vocab 1000 -o "$tmp/gpt.onnx" >/dev/null \
+	|| fail "gen gpt"
+for L in auto off; do
+	"$bin" shard "$tmp/gpt.onnx" --layout layouts/cluster-1x8.lua --train --batch 8 --layers $L \
+		--json >"$tmp/gpt_$L.json" 2>"$tmp/err" || fail "shard gpt --layers $L: $(cat "$tmp/err")"
+done
+$py - "$tmp/gpt_auto.json" "$tmp/gpt_off.json" <<'PY' || fail "shard gpt --layers auto vs off"
+import json, sys
+a = json.load(open(sys.argv[1])); o = json.load(open(sys.argv[2]))
+assert len(a["schemes"]) == len(o["schemes"])
+for x, y in zip(a["schemes"], o["schemes"]):
+    assert abs(x["step_time"] - y["step_time"]) <= 1e-9 * y["step_time"], (x, y)
+    assert x["milp"]["cols"] < y["milp"]["cols"], (x["milp"], y["milp"])
+PY
+"$bin" gen gpt --hidden 100 --heads 3 -o "$tmp/bad.onnx" >/dev/null 2>"$tmp/err"
+[ $? -eq 2 ] && grep -q "multiple of heads" "$tmp/err" || fail "gen gpt bad heads: $(cat "$tmp/err")"
+"$bin" shard "$tmp/gpt.onnx" --layout layouts/cluster-1x8.lua --layers sometimes >/dev/null 2>"$tmp/err"
+[ $? -eq 1 ] && grep -q "layers must be auto or off" "$tmp/err" || fail "shard --layers bad: $(cat "$tmp/err")"
+
 if [ $fails -eq 0 ]; then echo "shard --pipeline: 1 passed, 0 failed"; else echo "shard --pipeline: 0 passed, 1 failed"; fi
 exit $fails

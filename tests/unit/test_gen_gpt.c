@@ -120,11 +120,11 @@ static void test_bad_sizes(void **state)
 	pb_error err = {0};
 	unsigned char *buf = NULL;
 	size_t len = 0;
-	assert_int_equal(pb_gen_gpt_bytes(&s, &buf, &len, &err), PB_EUSAGE);
+	assert_int_equal(pb_gen_gpt_bytes(&s, &buf, &len, &err), PB_EINPUT);
 	assert_non_null(strstr(err.msg, "multiple of heads"));
 	pb_gpt_spec_default(&s);
 	s.layers = 0;
-	assert_int_equal(pb_gen_gpt_bytes(&s, &buf, &len, &err), PB_EUSAGE);
+	assert_int_equal(pb_gen_gpt_bytes(&s, &buf, &len, &err), PB_EINPUT);
 	assert_non_null(strstr(err.msg, "layers"));
 	assert_null(buf);
 }
@@ -150,7 +150,7 @@ static void test_command(void **state)
 	assert_non_null(strstr(out, "63 nodes"));
 	free(out);
 	out = pb_test_run_cmd(s, "gen gpt --hidden 100 --heads 3 -o /tmp/x.onnx", &rc);
-	assert_int_equal(rc, PB_EUSAGE);
+	assert_int_equal(rc, PB_EINPUT);
 	assert_non_null(strstr(out, "multiple of heads"));
 	free(out);
 	out = pb_test_run_cmd(s, "gen bert -o /tmp/x.onnx", &rc);
