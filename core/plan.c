@@ -378,3 +378,38 @@ int pb_plan_load(const char *path, int n_nodes, pb_plan **out, pb_error *err)
 	json_decref(j);
 	return rc;
 }
+
+int pb_plan_move_boundary(const pb_plan *p, int k, int delta, int *group_out, pb_error *err)
+{
+	int ng = p->n_groups;
+	if (k < 0 || k + 1 >= ng)
+		return pb_err(err, PB_EUSAGE,
+		              "group %d has no next group (valid: 0..%d of %d groups)", k, ng - 2,
+		              ng);
+	int na = 0, nb = 0;
+	for (int v = 0; v < p->n_nodes; v++) {
+		group_out[v] = p->group[v];
+		na += p->group[v] == k;
+		nb += p->group[v] == k + 1;
+	}
+	int take = delta > 0 ? delta : -delta;
+	if (delta == 0 || take >= (delta > 0 ? nb : na))
+		return pb_err(err, PB_EUSAGE,
+		              "cannot move %d nodes: group %d has %d and group %d has %d, and each "
+		              "must keep at least one",
+		              delta, k, na, k + 1, nb);
+	if (delta > 0) { /* the first nodes of k+1 */
+		for (int v = 0; v < p->n_nodes && take > 0; v++)
+			if (p->group[v] == k + 1) {
+				group_out[v] = k;
+				take--;
+			}
+	} else { /* the last nodes of k */
+		for (int v = p->n_nodes - 1; v >= 0 && take > 0; v--)
+			if (p->group[v] == k) {
+				group_out[v] = k + 1;
+				take--;
+			}
+	}
+	return PB_OK;
+}

@@ -58,6 +58,14 @@ void pb_plan_set_metric(pb_plan *p, const char *name, double v);
 double pb_plan_metric(const pb_plan *p, const char *name, double dflt);
 int pb_plan_has_metric(const pb_plan *p, const char *name);
 
+/* Moves the boundary between groups k and k+1 by delta nodes in node order
+ * (the topological order): delta > 0 moves the first delta nodes of group
+ * k+1 into k, delta < 0 the last -delta nodes of k into k+1. Every node
+ * between them in order moves too, so an edge that went forward still does
+ * (pipeline stages). group_out gets the new group per node; refused
+ * (PB_EUSAGE, the reason) when a group does not exist or would be empty. */
+int pb_plan_move_boundary(const pb_plan *p, int k, int delta, int *group_out, pb_error *err);
+
 /* JSON form (docs/formats.md). node_names may be NULL; when given, the
  * assignment is also written by node name, and loading checks the names. */
 json_t *pb_plan_to_json(const pb_plan *p, const char *const *node_names);

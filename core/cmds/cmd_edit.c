@@ -21,6 +21,7 @@
 #include "partition/chain_problem.h"
 #include "partition/report.h"
 #include "script/hooks.h"
+#include "shard/pipeline_plan.h"
 #include "transform/fuse.h"
 #include "transform/map.h"
 #include "util/fmt.h"
@@ -178,6 +179,8 @@ static void rebuild(edit *e, int ng, const int *cores, const int *layers)
 	pb_part_state_from_groups(ng, cores, layers, e->ac);
 }
 
+static int pipeline_boundary(pb_cmd_ctx *ctx, const pb_args *a, int k, int delta, pb_error *err);
+
 static int cmd_boundary(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, pb_error *err)
 {
 	long g, d;
@@ -186,6 +189,8 @@ static int cmd_boundary(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a
 		rc = parse_int("boundary", "DELTA (layers)", pb_args_pos(a, 1), &d, err);
 	if (rc)
 		return rc;
+	if (ctx->s->graph && ctx->s->plan && strcmp(ctx->s->plan->kind, "pipeline") == 0)
+		return pipeline_boundary(ctx, a, (int)g, (int)d, err);
 	edit e;
 	if ((rc = edit_begin(ctx, "boundary", &e, err)))
 		return rc;
@@ -398,7 +403,7 @@ static int edit_finish(pb_cmd_ctx *ctx, const pb_args *a, pb_plan *p, const char
 				snprintf(b1, sizeof b1, "%.0f", x);
 				snprintf(b2, sizeof b2, "%.0f", y);
 			}
-			fprintf(ctx->out, "  %-16s %s -> %s\n", k, b1, b2);
+			fprintf(ctx->out, "  %-20s %s -> %s\n", k, b1, b2);
 		}
 		if (outp && !rc)
 			fprintf(ctx->out, "plan written to %s\n", outp);
@@ -406,6 +411,97 @@ static int edit_finish(pb_cmd_ctx *ctx, const pb_args *a, pb_plan *p, const char
 	if (rc)
 		fprintf(ctx->log, "warning: %s\n", err0.msg);
 	return PB_OK;
+}
+
+/* The pipeline planner's reload: the session reopens the model at the
+ * batch (as the pipeline command does). */
+static int pipe_reload(void *ud, long batch, const pb_graph **g, pb_error *err)
+{
+	pb_session *s = ud;
+	int rc = pb_session_set_batch(s, batch, err);
+	*g = s->graph;
+	return rc;
+}
+
+/* boundary G DELTA on a pipeline plan: the stage split moves, every stage
+ * is sharded again and the step time recomputed, under the plan's batch,
+ * micro-batches and training flag. */
+static int pipeline_boundary(pb_cmd_ctx *ctx, const pb_args *a, int k, int delta, pb_error *err)
+{
+	pb_session *s = ctx->s;
+	const pb_plan *old = s->plan;
+	if (!s->hw)
+		return pb_err(err, PB_EUSAGE, "boundary: no layout loaded (use 'layout FILE')");
+	int *stage_of = malloc(((size_t)old->n_nodes + 1) * sizeof *stage_of);
+	if (!stage_of)
+		return pb_err(err, PB_ENOMEM, "boundary: out of memory");
+	int rc = pb_plan_move_boundary(old, k, delta, stage_of, err);
+	if (rc) {
+		free(stage_of);
+		return pb_err_prefix(err, "boundary: stages");
+	}
+	pb_cluster cl;
+	if ((rc = pb_cluster_from_hw(s->hw, &cl, err))) {
+		free(stage_of);
+		return rc;
+	}
+	pb_pipe_opts o;
+	pb_pipe_opts_default(&o);
+	const json_t *d = old->detail;
+	o.stages = old->n_groups;
+	o.batch = (long)json_number_value(json_object_get(d, "batch"));
+	o.microbatches = (int)pb_plan_metric(old, "microbatches", 0);
+	o.train = json_is_true(json_object_get(d, "train"));
+	o.stage_of = stage_of;
+	o.reload = pipe_reload;
+	o.reload_ud = s;
+	double before = pb_plan_metric(old, "step_time", NAN);
+	double slow_before = 0;
+	for (int i = 0; i < old->n_groups; i++)
+		slow_before = fmax(slow_before, old->groups[i].time);
+	/* The planner's reloads reopen the model, which clears the plan and its
+	 * history: keep them aside (the node list does not change with the
+	 * batch) so the edit stays undoable. */
+	pb_plan *hold = s->plan, **undo = malloc((size_t)PB_UNDO_MAX * sizeof *undo);
+	int n_undo = s->n_undo;
+	if (!undo) {
+		free(stage_of);
+		pb_cluster_free(&cl);
+		return pb_err(err, PB_ENOMEM, "boundary: out of memory");
+	}
+	memcpy(undo, s->undo, (size_t)n_undo * sizeof *undo);
+	s->plan = NULL;
+	s->n_undo = 0;
+	pb_pipe_result r = {0};
+	rc = pb_pipe_plan(s->graph, &cl, &o, &r, err);
+	free(stage_of);
+	pb_plan_free(s->plan); /* none expected */
+	for (int i = 0; i < s->n_undo; i++)
+		pb_plan_free(s->undo[i]);
+	memcpy(s->undo, undo, (size_t)n_undo * sizeof *undo);
+	s->n_undo = n_undo;
+	s->plan = hold;
+	free(undo);
+	if (rc) {
+		pb_pipe_result_free(&r);
+		pb_cluster_free(&cl);
+		return pb_err_prefix(err, "boundary");
+	}
+	pb_plan *p = r.plan;
+	r.plan = NULL;
+	pb_plan_set_method(p, "manual");
+	char what[160];
+	snprintf(what, sizeof what, "moved the boundary between stages %d and %d by %+d nodes", k,
+	         k + 1, delta);
+	json_t *jb = json_pack("{s:f,s:f}", "step_time", before, "slowest_stage_time", slow_before);
+	json_t *ja =
+	    json_pack("{s:f,s:f}", "step_time", r.step_time, "slowest_stage_time", r.slowest);
+	rc = edit_finish(ctx, a, p, what, jb, ja);
+	json_decref(jb);
+	json_decref(ja);
+	pb_pipe_result_free(&r);
+	pb_cluster_free(&cl);
+	return rc;
 }
 
 static const pb_opt backend_opts[] = {
@@ -535,8 +631,13 @@ const pb_command pb_cmds_edit[] = {
      "c=2 (give the last layer of core i to i+1), d=3 (give the first layer of i+1\n"
      "to i). An invalid action leaves the plan unchanged and says why."},
     {"boundary", "boundary G DELTA [--json]",
-     "move the boundary between groups G and G+1 by DELTA layers (DELTA>0 grows G)", edit_opts,
-     cmd_boundary, 0, NULL},
+     "move the boundary between groups (or pipeline stages) G and G+1 by DELTA layers "
+     "(DELTA>0 grows G)",
+     edit_opts, cmd_boundary, 0,
+     "On a partition plan: layers of the chain. On a pipeline plan: nodes in topological\n"
+     "order (DELTA>0: the first DELTA nodes of stage G+1 join G; DELTA<0: the last nodes\n"
+     "of G join G+1), then every stage is sharded again under the plan's batch,\n"
+     "micro-batches and training flag; the step time before and after is printed."},
     {"merge", "merge G [--json]", "merge groups G and G+1 (their cores and layers)", edit_opts,
      cmd_merge, 0, NULL},
     {"split", "split G [--json]",

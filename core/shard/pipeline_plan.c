@@ -175,8 +175,11 @@ static int plan_stages(pb_pipe_result *r, const pb_pipe_opts *o, pb_shard_opts *
 	for (int v = 0; v < n; v++)
 		cost[v] = r->active[v] ? pb_shard_node_flops(g, &g->nodes[v]) : -1;
 	r->chain = pb_pipe_is_chain(g, cost);
-	rc = r->chain ? pb_pipe_split_dp(g, cost, P, &r->split, err)
-	              : pb_pipe_split_milp(g, cost, P, o->slack, 0, &r->split, err);
+	if (o->stage_of)
+		rc = pb_pipe_split_given(g, cost, P, o->stage_of, &r->split, err);
+	else
+		rc = r->chain ? pb_pipe_split_dp(g, cost, P, &r->split, err)
+		              : pb_pipe_split_milp(g, cost, P, o->slack, 0, &r->split, err);
 	if (rc == PB_OK)
 		rc = solve_stages(r, so, mask, err);
 	if (rc == PB_OK)

@@ -127,6 +127,38 @@ static int split_init(const pb_graph *g, int p, pb_pipe_split *s, pb_error *err)
 	return PB_OK;
 }
 
+int pb_pipe_split_given(const pb_graph *g, const double *cost, int p, const int *stage_of,
+                        pb_pipe_split *out, pb_error *err)
+{
+	int rc = split_init(g, p, out, err);
+	if (rc)
+		return rc;
+	for (int v = 0; v < g->n_nodes; v++) {
+		out->stage[v] = cost[v] >= 0 ? stage_of[v] : -1;
+		if (cost[v] >= 0 && (stage_of[v] < 0 || stage_of[v] >= p))
+			rc = pb_err(err, PB_EUSAGE, "pipeline: node '%s' has no stage in 0..%d",
+			            g->nodes[v].name, p - 1);
+	}
+	pedge *e = NULL;
+	int ne = rc ? 0 : collect_edges(g, cost, &e);
+	if (ne < 0)
+		rc = pb_err(err, PB_ENOMEM, "pipeline: out of memory");
+	for (int k = 0; rc == PB_OK && k < ne; k++)
+		if (out->stage[e[k].u] > out->stage[e[k].v])
+			rc = pb_err(
+			    err, PB_EUSAGE,
+			    "pipeline: the activation edge %s -> %s would go back from stage %d "
+			    "to stage %d",
+			    g->nodes[e[k].u].name, g->nodes[e[k].v].name, out->stage[e[k].u],
+			    out->stage[e[k].v]);
+	if (rc == PB_OK)
+		finish_split(g, cost, e, ne, out);
+	free(e);
+	if (rc)
+		pb_pipe_split_free(out);
+	return rc;
+}
+
 int pb_pipe_split_dp(const pb_graph *g, const double *cost, int p, pb_pipe_split *out,
                      pb_error *err)
 {

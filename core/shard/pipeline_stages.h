@@ -42,6 +42,10 @@ int pb_pipe_split_milp(const pb_graph *g, const double *cost, int p, int slack, 
  * contiguous segments minimising the slowest stage, then the crossing bytes. */
 int pb_pipe_split_dp(const pb_graph *g, const double *cost, int p, pb_pipe_split *out,
                      pb_error *err);
+/* A given split (a hand edit): stage_of[v] for every node with cost >= 0;
+ * refused when a node has no stage or an activation edge goes backwards. */
+int pb_pipe_split_given(const pb_graph *g, const double *cost, int p, const int *stage_of,
+                        pb_pipe_split *out, pb_error *err);
 void pb_pipe_split_free(pb_pipe_split *s);
 /* 1 when every node with cost >= 0 has at most one such predecessor and one
  * such successor (a chain). */

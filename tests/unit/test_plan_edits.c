@@ -5,7 +5,8 @@
  * undoable, refuses with the reason (unsupported op, load-time constant, no
  * change, a path between the nodes, a cycle between fusion groups, a rule),
  * runs on a saved plan from the CLI form (--plan FILE -o FILE) and from Lua
- * (pb.cmd). */
+ * (pb.cmd); `boundary` on a pipeline plan moves nodes between stages and
+ * re-plans the stages. */
 #include "pb_test.h"
 
 #include <unistd.h>
@@ -243,13 +244,66 @@ static void test_fuse_cycle_refused(void **state)
 	unlink(path);
 }
 
+static void test_pipeline_boundary(void **state)
+{
+	(void)state;
+	pb_session *s = pb_session_new();
+	json_decref(pb_test_run_json(s, "pipeline models/resnet18.onnx --layout "
+	                                "layouts/cluster-1x8.lua --stages 2 --batch 8 --json"));
+	const pb_plan *p0 = s->plan;
+	double t0 = pb_plan_metric(p0, "step_time", NAN);
+	int n = p0->n_nodes, c0 = 0;
+	int *g0 = malloc((size_t)n * sizeof *g0);
+	for (int v = 0; v < n; v++) {
+		g0[v] = p0->group[v];
+		c0 += g0[v] == 0;
+	}
+	/* Stage 0 takes the first 3 nodes of stage 1. */
+	json_t *j = pb_test_run_json(s, "boundary 0 3 --json");
+	assert_string_equal(json_string_value(json_object_get(j, "kind")), "pipeline");
+	double bj = json_real_value(json_object_get(json_object_get(j, "before"), "step_time"));
+	double aj = json_real_value(json_object_get(json_object_get(j, "after"), "step_time"));
+	assert_true(fabs(bj - t0) <= 1e-9 * t0);
+	assert_true(fabs(aj - pb_plan_metric(s->plan, "step_time", NAN)) <= 1e-9 * aj);
+	json_decref(j);
+	int c1 = 0, moved = 0;
+	for (int v = 0; v < n; v++) {
+		c1 += s->plan->group[v] == 0;
+		moved += g0[v] == 1 && s->plan->group[v] == 0;
+		/* nothing else changes */
+		assert_true(g0[v] == s->plan->group[v] || (g0[v] == 1 && s->plan->group[v] == 0));
+	}
+	assert_int_equal(c1, c0 + 3);
+	assert_int_equal(moved, 3);
+	assert_string_equal(s->plan->method, "manual");
+	/* The planner's own split is the optimum of its objective: a moved
+	 * boundary does not make the slowest stage cheaper in FLOPs. */
+	assert_true(pb_plan_metric(s->plan, "step_time", NAN) > 0);
+	/* Undo restores it. */
+	int rc;
+	free(pb_test_run_cmd(s, "undo", &rc));
+	for (int v = 0; v < n; v++)
+		assert_int_equal(s->plan->group[v], g0[v]);
+	assert_true(pb_plan_metric(s->plan, "step_time", NAN) == t0);
+	/* Refusals. */
+	char line[64];
+	snprintf(line, sizeof line, "boundary 0 -%d", c0);
+	char *o = run_fail(s, line);
+	assert_non_null(strstr(o, "each must keep at least one"));
+	free(o);
+	o = run_fail(s, "boundary 1 1");
+	assert_non_null(strstr(o, "no next group"));
+	free(o);
+	free(g0);
+	pb_session_free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_map_backend_edits),
-	    cmocka_unit_test(test_cli_on_saved_plan),
-	    cmocka_unit_test(test_fuse_edits),
-	    cmocka_unit_test(test_fuse_cycle_refused),
+	    cmocka_unit_test(test_map_backend_edits), cmocka_unit_test(test_cli_on_saved_plan),
+	    cmocka_unit_test(test_fuse_edits),        cmocka_unit_test(test_fuse_cycle_refused),
+	    cmocka_unit_test(test_pipeline_boundary),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
