@@ -21,6 +21,8 @@
 #include <strings.h>
 #include <sys/stat.h>
 
+#include "util/job.h"
+
 const pb_command *pb_cmd_find(const char *name)
 {
 	for (int t = 0; pb_cmd_tables[t]; t++)
@@ -478,8 +480,9 @@ int pb_cmd_complete(const char *prefix, const char **out, int max)
 
 int pb_cmd_progress(pb_cmd_ctx *ctx, double fraction, const char *fmt, ...)
 {
+	pb_job_tick();
 	if (!ctx->progress)
-		return 0;
+		return pb_job_cancelled();
 	char line[256];
 	va_list ap;
 	va_start(ap, fmt);

@@ -54,6 +54,7 @@ void pb_session_free(pb_session *s)
 	pb_hw_free(s->hw);
 	free(s->model_path);
 	free(s->names_cache);
+	free(s->session_path);
 	clear_overrides(s);
 	free(s);
 }
@@ -71,6 +72,7 @@ void pb_session_set_graph(pb_session *s, pb_graph *g, const char *path)
 	s->names_cache = NULL;
 	free(s->model_path);
 	s->model_path = strdup(path ? path : (g && g->path ? g->path : ""));
+	s->dirty = 1;
 	pb_session_notify(s, PB_EVENT_GRAPH | PB_EVENT_PLAN);
 }
 
@@ -103,7 +105,9 @@ int pb_session_open_model(pb_session *s, const char *path, const pb_input_overri
 	clear_overrides(s);
 	s->overrides = copy;
 	s->n_overrides = n_ov;
+	int dirty = s->dirty; /* opening a model is not itself a change to save */
 	pb_session_set_graph(s, g, path);
+	s->dirty = dirty;
 	return PB_OK;
 }
 
@@ -118,6 +122,7 @@ int pb_session_open_layout(pb_session *s, const char *path, pb_error *err)
 		return rc;
 	pb_hw_free(s->hw);
 	s->hw = hw;
+	s->dirty = 1;
 	pb_session_notify(s, PB_EVENT_HW);
 	return PB_OK;
 }
@@ -164,6 +169,7 @@ void pb_session_replace_plan(pb_session *s, pb_plan *plan)
 		return;
 	pb_plan_free(s->plan);
 	s->plan = plan;
+	s->dirty = 1;
 	pb_session_notify(s, PB_EVENT_PLAN);
 }
 
@@ -181,6 +187,7 @@ void pb_session_set_plan(pb_session *s, pb_plan *plan)
 		pb_plan_free(s->redo[i]);
 	s->n_redo = 0;
 	s->plan = plan;
+	s->dirty = 1;
 	pb_session_notify(s, PB_EVENT_PLAN);
 }
 
@@ -190,6 +197,7 @@ int pb_session_undo(pb_session *s)
 		return 0;
 	s->redo[s->n_redo++] = s->plan;
 	s->plan = s->undo[--s->n_undo];
+	s->dirty = 1;
 	pb_session_notify(s, PB_EVENT_PLAN);
 	return 1;
 }
@@ -200,6 +208,7 @@ int pb_session_redo(pb_session *s)
 		return 0;
 	s->undo[s->n_undo++] = s->plan;
 	s->plan = s->redo[--s->n_redo];
+	s->dirty = 1;
 	pb_session_notify(s, PB_EVENT_PLAN);
 	return 1;
 }
@@ -250,6 +259,17 @@ const char *const *pb_session_node_names(pb_session *s)
 	return s->names_cache;
 }
 
+/* The session now matches the file at path. */
+static void mark_saved(pb_session *s, const char *path)
+{
+	char *p = strdup(path);
+	if (p) {
+		free(s->session_path);
+		s->session_path = p;
+	}
+	s->dirty = 0;
+}
+
 int pb_session_save(pb_session *s, const char *path, pb_error *err)
 {
 	json_t *j = json_object();
@@ -272,6 +292,8 @@ int pb_session_save(pb_session *s, const char *path, pb_error *err)
 	json_object_set_new(j, "view", json_string(s->view));
 	int rc = pb_json_save_atomic(j, path, err);
 	json_decref(j);
+	if (rc == PB_OK)
+		mark_saved(s, path);
 	return rc;
 }
 
@@ -356,6 +378,7 @@ int pb_session_load(pb_session *s, const char *path, pb_error *err)
 	const char *view = json_string_value(json_object_get(j, "view"));
 	snprintf(s->view, sizeof s->view, "%s", view ? view : "");
 	pb_session_free(tmp);
+	mark_saved(s, path);
 	pb_session_notify(s, PB_EVENT_HW | PB_EVENT_PLAN);
 done:
 	json_decref(j);

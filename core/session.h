@@ -63,6 +63,11 @@ typedef struct pb_session {
 	 * loop never sees freed memory. locked_by names the callback. */
 	int locked;
 	char locked_by[96];
+	/* 1 when the plan, graph or layout changed since the session was last
+	 * saved or loaded (front ends ask before quitting). */
+	int dirty;
+	/* The session file last saved or loaded, NULL if none. */
+	char *session_path;
 } pb_session;
 
 pb_session *pb_session_new(void);

@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/job.h"
+
 int pb_solver_step(pb_solver *s, int budget, pb_solver_progress *p, pb_error *err)
 {
 	memset(p, 0, sizeof *p);
@@ -24,6 +26,7 @@ int pb_solver_step(pb_solver *s, int budget, pb_solver_progress *p, pb_error *er
 		s->history[s->n_history++] = p->incumbent;
 		s->bound = p->bound;
 	}
+	pb_job_tick();
 	return rc;
 }
 

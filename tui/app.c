@@ -27,6 +27,7 @@
 
 #include "app.h"
 #include "tui.h"
+#include "util/job.h"
 #include "view.h"
 
 #define MIN_ROWS 24
@@ -185,9 +186,7 @@ void tui_vrule(const tui_app *a, WINDOW *w, int y, int x, int n)
 		mvwaddstr(w, y + i, x, a->utf8 ? "│" : "|");
 }
 
-static void timing_log(tui_app *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void timing_log(tui_app *a, const char *fmt, ...)
+void tui_timing_log(tui_app *a, const char *fmt, ...)
 {
 	if (!a->timing)
 		return;
@@ -235,19 +234,22 @@ void tui_draw(tui_app *a)
 	doupdate();
 	a->redraw = 0;
 	double now = tui_now();
+	if (a->job && a->last_frame > 0)
+		tui_timing_log(a, "job_frame_ms %.2f\n", (now - a->last_frame) * 1e3);
+	a->last_frame = now;
 	if (!a->logged_first && a->s->graph && a->vg.layout) {
 		a->logged_first = 1;
-		timing_log(a, "first_frame_ms %.1f layout %s\n", (now - a->t_start) * 1e3,
-		           a->vg.layout->from_dot ? "dot" : "simple");
+		tui_timing_log(a, "first_frame_ms %.1f layout %s\n", (now - a->t_start) * 1e3,
+		               a->vg.layout->from_dot ? "dot" : "simple");
 	}
 	if (!a->logged_dot && a->vg.layout && a->vg.layout->from_dot) {
 		a->logged_dot = 1;
-		timing_log(a, "dot_frame_ms %.1f boxes %d\n", (now - a->t_start) * 1e3,
-		           a->vg.n_items);
+		tui_timing_log(a, "dot_frame_ms %.1f boxes %d\n", (now - a->t_start) * 1e3,
+		               a->vg.n_items);
 	}
 	if (a->t_key > 0) {
-		timing_log(a, "key_frame_ms %.3f key %d\n", (now - a->t_key) * 1e3,
-		           a->key_for_timing);
+		tui_timing_log(a, "key_frame_ms %.3f key %d\n", (now - a->t_key) * 1e3,
+		               a->key_for_timing);
 		a->t_key = 0;
 	}
 }
@@ -267,66 +269,52 @@ static int on_progress(void *ud, double fraction, const char *text)
 {
 	tui_app *a = ud;
 	a->progress_calls++;
-	if (fraction < 0) {
-		a->progress[0] = 0;
-		return 0;
-	}
-	snprintf(a->progress, sizeof a->progress, "[%3.0f%%] %s", fraction * 100, text);
-	int cancel = 0;
-	wtimeout(a->wcmd, 0);
-	int ch = wgetch(a->wcmd);
-	if (ch != ERR && ch != KEY_RESIZE && ch != KEY_MOUSE)
-		cancel = 1;
-	else if (ch == KEY_RESIZE)
-		windows_make(a);
-	double now = tui_now();
-	if (now - a->last_progress_draw > 0.04 || cancel) {
-		a->last_progress_draw = now;
-		tui_vg_update(a);
-		tui_vg_poll(a);
-		a->redraw |= PB_REDRAW_ALL;
-		tui_draw(a);
-	}
-	return cancel;
+	if (fraction < 0)
+		snprintf(a->progress, sizeof a->progress, "%s", text);
+	else
+		snprintf(a->progress, sizeof a->progress, "[%3.0f%%] %s", fraction * 100, text);
+	/* the main loop draws and reads keys between the job's slices */
+	return pb_job_cancelled();
 }
 
-static int run_common(tui_app *a, int argc, char **argv, const char *line)
+void tui_capture_begin(tui_app *a, tui_capture *c)
 {
 	pb_cmd_ctx *ctx = a->ctx;
-	char *obuf = NULL, *lbuf = NULL;
-	size_t olen = 0, llen = 0;
-	FILE *out = open_memstream(&obuf, &olen), *log = open_memstream(&lbuf, &llen);
-	FILE *saved_out = ctx->out, *saved_log = ctx->log;
-	int saved_redraw = ctx->redraw;
-	if (out)
-		ctx->out = out;
-	if (log)
-		ctx->log = log;
+	memset(c, 0, sizeof *c);
+	c->out = open_memstream(&c->obuf, &c->olen);
+	c->log = open_memstream(&c->lbuf, &c->llen);
+	c->saved_out = ctx->out;
+	c->saved_log = ctx->log;
+	c->saved_redraw = ctx->redraw;
+	if (c->out)
+		ctx->out = c->out;
+	if (c->log)
+		ctx->log = c->log;
 	ctx->redraw = 0;
 	ctx->interactive = 1;
 	ctx->progress = on_progress;
 	ctx->progress_ud = a;
-	pb_error err = {0};
-	a->run_depth++;
-	int rc = line ? pb_cmd_run_line(ctx, line, &err) : pb_cmd_run_argv(ctx, argc, argv, &err);
-	a->run_depth--;
-	a->progress[0] = 0;
-	ctx->out = saved_out;
-	ctx->log = saved_log;
+}
+
+int tui_capture_end(tui_app *a, tui_capture *c, int rc, const pb_error *err)
+{
+	pb_cmd_ctx *ctx = a->ctx;
+	ctx->out = c->saved_out;
+	ctx->log = c->saved_log;
 	int flags = ctx->redraw;
-	ctx->redraw = saved_redraw;
-	if (out)
-		fclose(out);
-	if (log)
-		fclose(log);
-	if (lbuf && lbuf[0])
-		out_add(a, 0, lbuf);
-	if (obuf && obuf[0])
-		out_add(a, 0, obuf);
-	free(obuf);
-	free(lbuf);
+	ctx->redraw = c->saved_redraw;
+	if (c->out)
+		fclose(c->out);
+	if (c->log)
+		fclose(c->log);
+	if (c->lbuf && c->lbuf[0])
+		out_add(a, 0, c->lbuf);
+	if (c->obuf && c->obuf[0])
+		out_add(a, 0, c->obuf);
+	free(c->obuf);
+	free(c->lbuf);
 	if (rc)
-		tui_out(a, 1, "error: %s", err.msg[0] ? err.msg : "command failed");
+		tui_out(a, 1, "error: %s", err->msg[0] ? err->msg : "command failed");
 	if (flags & PB_QUIT)
 		a->quit = 1;
 	a->redraw |= (flags & PB_REDRAW_ALL) | PB_REDRAW_STATUS;
@@ -335,6 +323,30 @@ static int run_common(tui_app *a, int argc, char **argv, const char *line)
 		tui_canvas_fit(a);
 	}
 	return rc;
+}
+
+static int run_common(tui_app *a, int argc, char **argv, const char *line)
+{
+	const char *first = line ? line : argc > 0 ? argv[0] : "";
+	int nav = tui_cmd_is_navigation(first);
+	if (a->job && !nav) {
+		tui_out(a, 1,
+		        "busy: a job is running (Esc or Ctrl-C cancels it; navigation, "
+		        "?, / and o keep working)");
+		return PB_EUSAGE;
+	}
+	if (!nav && a->run_depth == 0)
+		return tui_job_start(a, argc, argv, line);
+	tui_capture c;
+	tui_capture_begin(a, &c);
+	pb_error err = {0};
+	a->run_depth++;
+	int rc =
+	    line ? pb_cmd_run_line(a->ctx, line, &err) : pb_cmd_run_argv(a->ctx, argc, argv, &err);
+	a->run_depth--;
+	if (!a->job)
+		a->progress[0] = 0;
+	return tui_capture_end(a, &c, rc, &err);
 }
 
 int tui_run(tui_app *a, const char *line)
@@ -383,15 +395,23 @@ void tui_pager(tui_app *a, const char *title, const char *text)
 		werase(w);
 		wattron(w, A_REVERSE);
 		mvwhline(w, 0, 0, ' ', W);
-		mvwprintw(w, 0, 1, "%s  lines %d-%d of %d  (j/k/Space/b scroll, q closes)", title,
-		          n ? top + 1 : 0, top + H - 1 < n ? top + H - 1 : n, n);
+		char busy[400] = "";
+		if (a->job) /* the job keeps running under the pager: say so */
+			tui_job_status(a, busy, sizeof busy);
+		mvwprintw(w, 0, 1, "%s  lines %d-%d of %d  (j/k/Space/b scroll, q closes)%s", title,
+		          n ? top + 1 : 0, top + H - 1 < n ? top + H - 1 : n, n, busy);
 		wattroff(w, A_REVERSE);
 		for (int r = 1; r < H && top + r - 1 < n; r++)
 			mvwaddnstr(w, r, 0, lines[top + r - 1],
 			           lens[top + r - 1] < W ? lens[top + r - 1] : W);
 		wnoutrefresh(w);
 		doupdate();
+		if (a->job) /* the job keeps running under the pager */
+			tui_job_pump(a);
+		wtimeout(w, a->job ? 10 : -1);
 		int ch = wgetch(w);
+		if (ch == ERR)
+			continue;
 		int page = H - 2 > 1 ? H - 2 : 1;
 		if (ch == 'j' || ch == KEY_DOWN || ch == '\n')
 			top++;
@@ -635,6 +655,7 @@ int pb_tui_main(pb_cmd_ctx *ctx, int argc, char **argv, pb_error *err)
 		app_free(a);
 		return rc;
 	}
+	a->s->dirty = 0; /* what the command line opened is not a change */
 	const char *tpath = getenv("PB_TUI_TIMING");
 	if (tpath && tpath[0])
 		a->timing = fopen(tpath, "a");
@@ -665,6 +686,10 @@ int pb_tui_main(pb_cmd_ctx *ctx, int argc, char **argv, pb_error *err)
 	tui_canvas_fit(a);
 	a->redraw |= PB_REDRAW_ALL;
 	while (!a->quit) {
+		if (a->job) {
+			tui_job_pump(a);
+			a->redraw |= PB_REDRAW_STATUS;
+		}
 		capture_poll(a);
 		if (tui_vg_poll(a)) {
 			tui_canvas_fit(a);
@@ -677,7 +702,7 @@ int pb_tui_main(pb_cmd_ctx *ctx, int argc, char **argv, pb_error *err)
 		tui_draw(a);
 		WINDOW *in = a->wcmd ? a->wcmd : stdscr;
 		keypad(in, TRUE);
-		wtimeout(in, a->vg.job ? 30 : 1000);
+		wtimeout(in, a->job ? 0 : a->vg.job ? 30 : 1000);
 		int ch = wgetch(in);
 		if (ch == ERR)
 			continue;
@@ -700,7 +725,7 @@ int pb_tui_main(pb_cmd_ctx *ctx, int argc, char **argv, pb_error *err)
 	}
 	pb_session_unlisten(a->s, on_session, a);
 	if (a->timing)
-		timing_log(a, "session_s %.3f\n", tui_now() - a->t_start);
+		tui_timing_log(a, "session_s %.3f\n", tui_now() - a->t_start);
 	endwin();
 	capture_stop(a);
 	app_free(a);

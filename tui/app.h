@@ -51,6 +51,18 @@ typedef struct tui_viewgraph {
 
 enum { TUI_OUT_LINES = 400 };
 
+/* Output capture of one command run (app.c): its streams replace ctx->out
+ * and ctx->log from begin to end; runs nest (a navigation command while a
+ * job is suspended) and end in the reverse order. */
+typedef struct tui_capture {
+	FILE *out, *log, *saved_out, *saved_log;
+	char *obuf, *lbuf;
+	size_t olen, llen;
+	int saved_redraw;
+} tui_capture;
+
+typedef struct tui_job tui_job;
+
 typedef struct tui_app {
 	pb_cmd_ctx *ctx;
 	pb_session *s;
@@ -86,6 +98,10 @@ typedef struct tui_app {
 	int logged_first, logged_dot;
 	/* last selection seen (to follow it) */
 	long last_sel;
+	/* the command running in slices (jobs.c), NULL when idle */
+	tui_job *job;
+	double last_frame; /* monotonic seconds of the last doupdate */
+	unsigned spin;     /* busy indicator phase */
 } tui_app;
 
 /* app.c */
@@ -95,6 +111,11 @@ double tui_now(void);
 int tui_run(tui_app *a, const char *line);
 int tui_run_argv(tui_app *a, int argc, char **argv);
 void tui_out(tui_app *a, int is_err, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+void tui_capture_begin(tui_app *a, tui_capture *c);
+/* Restores the streams, shows the output and the error (rc != 0), applies the
+ * redraw flags; returns rc. */
+int tui_capture_end(tui_app *a, tui_capture *c, int rc, const pb_error *err);
+void tui_timing_log(tui_app *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void tui_draw(tui_app *a);
 void tui_pager(tui_app *a, const char *title, const char *text);
 int tui_selected(const tui_app *a);
@@ -104,6 +125,21 @@ int tui_group_of(const tui_app *a, int node);
  * which terminals inside multiplexers may not translate). */
 void tui_hrule(const tui_app *a, WINDOW *w, int y, int x, int n);
 void tui_vrule(const tui_app *a, WINDOW *w, int y, int x, int n);
+
+/* jobs.c */
+/* 1 when the command line (its first word) may run while a job is running:
+ * navigation, selection, search, help. */
+int tui_cmd_is_navigation(const char *line);
+/* Starts a command as a job and runs its first slice; a command that ends
+ * within it is finished at once. Returns its status (PB_OK while it runs). */
+int tui_job_start(tui_app *a, int argc, char **argv, const char *line);
+/* Runs the running job for one slice; finishes it when it ends. */
+void tui_job_pump(tui_app *a);
+/* Asks the running job to stop (Esc, Ctrl-C). */
+void tui_job_cancel(tui_app *a);
+/* One line for the status bar while a job runs: spinner, command, elapsed
+ * time, progress. */
+void tui_job_status(tui_app *a, char *buf, size_t len);
 
 /* keymap.c */
 /* Handles a key in normal mode. */
@@ -134,7 +170,17 @@ void tui_status_draw(tui_app *a);
 /* Group whose table row is at side-pane row y, or -1. */
 int tui_side_hit(const tui_app *a, int y);
 
+/* quit.c */
+/* Quits, first asking save / discard / cancel when the session has unsaved
+ * changes; confirm: also ask "quit?" when it has none (Ctrl-C). */
+void tui_ask_quit(tui_app *a, int confirm);
+/* Ctrl-Z: leaves curses, stops the process, restores the screen on resume. */
+void tui_suspend(tui_app *a);
+
 /* cmdline.c */
+/* Shows question on the bottom row and waits for one of the keys in `keys`
+ * (Esc and Ctrl-C answer 0); a running job keeps running meanwhile. */
+int tui_ask(tui_app *a, const char *question, const char *keys);
 /* Reads a line at the bottom row with editing, history and (for ':')
  * completion from the command table. Returns 1 with the text in buf, 0 if
  * cancelled. */

@@ -74,6 +74,12 @@ int tui_prompt(tui_app *a, const char *prompt, int with_completion, char *buf, s
 	curs_set(1);
 	for (;;) {
 		WINDOW *w = a->wcmd;
+		if (a->job) { /* the job keeps running while the user types */
+			tui_job_pump(a);
+			a->redraw |= PB_REDRAW_STATUS;
+			tui_draw(a);
+		}
+		wtimeout(w, a->job ? 10 : -1);
 		werase(w);
 		int W = getmaxx(w), plen = (int)strlen(prompt);
 		/* scroll the text so that the cursor is visible */
@@ -126,7 +132,7 @@ int tui_prompt(tui_app *a, const char *prompt, int with_completion, char *buf, s
 			}
 			continue;
 		}
-		if (ch == 27) { /* Esc */
+		if (ch == 27 || ch == 3) { /* Esc, Ctrl-C */
 			curs_set(0);
 			buf[0] = 0;
 			a->redraw |= PB_REDRAW_STATUS;
@@ -171,4 +177,41 @@ int tui_prompt(tui_app *a, const char *prompt, int with_completion, char *buf, s
 	hist_add(buf);
 	a->redraw |= PB_REDRAW_STATUS;
 	return 1;
+}
+
+int tui_ask(tui_app *a, const char *question, const char *keys)
+{
+	int answer = 0;
+	for (;;) {
+		if (a->job) {
+			tui_job_pump(a);
+			a->redraw |= PB_REDRAW_STATUS;
+		}
+		tui_draw(a);
+		WINDOW *w = a->wcmd;
+		werase(w);
+		wattron(w, A_BOLD);
+		mvwaddnstr(w, 0, 0, question, getmaxx(w) - 1);
+		wattroff(w, A_BOLD);
+		wnoutrefresh(w);
+		doupdate();
+		wtimeout(w, a->job ? 10 : -1);
+		int ch = wgetch(w);
+		if (ch == ERR || ch == KEY_MOUSE)
+			continue;
+		if (ch == KEY_RESIZE) {
+			a->redraw |= PB_REDRAW_ALL;
+			continue;
+		}
+		if (ch == 27 || ch == 3)
+			break;
+		if (ch > 0 && ch < 256 && strchr(keys, ch)) {
+			answer = ch;
+			break;
+		}
+	}
+	werase(a->wcmd);
+	wnoutrefresh(a->wcmd);
+	a->redraw |= PB_REDRAW_STATUS;
+	return answer;
 }

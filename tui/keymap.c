@@ -28,7 +28,10 @@ static const tui_binding KEYS[] = {
     {'?', "@help"},
     {'o', "@output"},
     {CTRL('l'), "@refresh"},
-    {'q', "quit"},
+    {27, "@cancel"},
+    {CTRL('c'), "@interrupt"},
+    {CTRL('z'), "@suspend"},
+    {'q', "@quit"},
     {KEY_LEFT, "view pan -8 0"},
     {'h', "view pan -8 0"},
     {KEY_RIGHT, "view pan 8 0"},
@@ -85,6 +88,10 @@ static const struct {
     {"@help", "this help"},
     {"@output", "page through all command output"},
     {"@refresh", "repaint the screen"},
+    {"@cancel", "cancel the running job"},
+    {"@interrupt", "cancel the running job; with none, ask whether to quit"},
+    {"@suspend", "suspend to the shell (fg resumes)"},
+    {"@quit", "quit (asks to save unsaved changes)"},
 };
 
 static const char *key_label(int key, char *buf, size_t len)
@@ -104,6 +111,8 @@ static const char *key_label(int key, char *buf, size_t len)
 		return "Up";
 	case KEY_DOWN:
 		return "Down";
+	case 27:
+		return "Esc";
 	default:
 		break;
 	}
@@ -243,6 +252,21 @@ static void action(tui_app *a, const char *act)
 	} else if (strcmp(act, "@refresh") == 0) {
 		clearok(curscr, TRUE);
 		a->redraw |= PB_REDRAW_ALL;
+	} else if (strcmp(act, "@cancel") == 0) {
+		if (a->job)
+			tui_job_cancel(a);
+	} else if (strcmp(act, "@interrupt") == 0) {
+		if (a->job)
+			tui_job_cancel(a);
+		else
+			tui_ask_quit(a, 1);
+	} else if (strcmp(act, "@suspend") == 0) {
+		tui_suspend(a);
+	} else if (strcmp(act, "@quit") == 0) {
+		if (a->job)
+			tui_out(a, 1, "a job is running: Esc or Ctrl-C cancels it first");
+		else
+			tui_ask_quit(a, 0);
 	}
 }
 

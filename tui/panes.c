@@ -47,6 +47,8 @@ void tui_title_draw(tui_app *a)
 	int k = 0;
 	buf[0] = 0;
 	/* most useful first: the title is cut at the terminal's width */
+	if (s->dirty)
+		k += snprintf(buf + k, sizeof buf - k, " [+] unsaved |");
 	if (s->plan) {
 		k += snprintf(buf + k, sizeof buf - k, " plan %s/%s, %d groups", s->plan->kind,
 		              s->plan->method, s->plan->n_groups);
@@ -296,8 +298,10 @@ void tui_status_draw(tui_app *a)
 {
 	WINDOW *w = a->wstatus;
 	werase(w);
-	if (a->progress[0]) {
-		line(w, 0, A_REVERSE | A_BOLD, " %s  (any key cancels)", a->progress);
+	if (a->job) {
+		char buf[400];
+		tui_job_status(a, buf, sizeof buf);
+		line(w, 0, A_REVERSE | A_BOLD, "%s", buf);
 		return;
 	}
 	char colour[16], dir[8];

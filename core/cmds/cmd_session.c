@@ -177,10 +177,23 @@ static int cmd_step(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, pb
 	int rc = pb_args_int(a, "count", 1, 1, 100000000, &n, err);
 	if (rc)
 		return rc;
-	pb_solver_progress p;
-	rc = pb_solver_step(s->solver, (int)n, &p, err);
-	if (rc)
-		return rc;
+	/* One unit at a time, so that N units are N units for every solver and a
+	 * front end can show progress and cancel between them. */
+	pb_solver_progress p = {0};
+	int improved = 0;
+	long done = 0;
+	for (; done < n && !p.done; done++) {
+		if ((rc = pb_solver_step(s->solver, 1, &p, err)))
+			return rc;
+		improved |= p.improved;
+		if (n > 1 && pb_cmd_progress(ctx, (double)(done + 1) / (double)n,
+		                             "step %ld/%ld: %s", done + 1, n, p.message)) {
+			done++;
+			fprintf(ctx->out, "step: cancelled after %ld of %ld units\n", done, n);
+			break;
+		}
+	}
+	p.improved = improved;
 	const pb_plan *inc = pb_solver_incumbent(s->solver);
 	if (inc && p.improved)
 		pb_session_set_plan(s, pb_plan_copy(inc));

@@ -21,6 +21,7 @@
 #include <time.h>
 
 #include "util/coro.h"
+#include "util/job.h"
 #include "util/lp_file.h"
 
 #define MILP_STACK (4u << 20)
@@ -224,6 +225,7 @@ static int probe_build(pb_milp *M, double theta, pb_error *err)
 	const int m = P->m, n = P->n;
 	M->n_arcs = 0;
 	for (int b = 1; b <= m; b++) {
+		pb_job_tick();
 		int len = walk(M, b, theta), prev_c = 0, prev_k = -1;
 		for (int k = 0; k < len; k++) {
 			int c = cores_needed(M, k, theta);

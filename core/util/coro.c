@@ -29,12 +29,18 @@ struct pb_coro {
 	void *stack;
 	size_t stack_bytes;
 	void *fake_stack;
+	/* the stack of the code that resumed it (AddressSanitizer's fiber
+	 * bookkeeping), reported when the body is entered */
+	const void *caller_bottom;
+	size_t caller_size;
+	pb_coro *prev; /* the coroutine running when it was resumed (NULL: none) */
 	void (*fn)(void *);
 	void *arg;
 	int started, finished;
 };
 
 static pb_coro *starting;
+static pb_coro *current; /* the coroutine whose body runs now */
 
 pb_coro *pb_coro_new(void (*fn)(void *arg), void *arg, size_t stack_bytes)
 {
@@ -54,6 +60,8 @@ pb_coro *pb_coro_new(void (*fn)(void *arg), void *arg, size_t stack_bytes)
 
 static void switch_to_co(pb_coro *c)
 {
+	c->prev = current;
+	current = c;
 #ifdef PB_ASAN_FIBERS
 	__sanitizer_start_switch_fiber(&c->fake_stack, c->stack, c->stack_bytes);
 #endif
@@ -65,16 +73,12 @@ static void switch_to_co(pb_coro *c)
 
 static void switch_to_caller(pb_coro *c, int final)
 {
+	current = c->prev;
 #ifdef PB_ASAN_FIBERS
 	void *fs = NULL;
-	const void *bottom;
-	size_t size;
-	(void)bottom;
-	(void)size;
-	__sanitizer_start_switch_fiber(final ? NULL : &fs, c->caller.uc_stack.ss_sp,
-	                               c->caller.uc_stack.ss_size);
+	__sanitizer_start_switch_fiber(final ? NULL : &fs, c->caller_bottom, c->caller_size);
 	swapcontext(&c->co, &c->caller);
-	__sanitizer_finish_switch_fiber(fs, &bottom, &size);
+	__sanitizer_finish_switch_fiber(fs, &c->caller_bottom, &c->caller_size);
 #else
 	(void) final;
 	swapcontext(&c->co, &c->caller);
@@ -85,7 +89,7 @@ static void trampoline(void)
 {
 	pb_coro *c = starting;
 #ifdef PB_ASAN_FIBERS
-	__sanitizer_finish_switch_fiber(NULL, NULL, NULL);
+	__sanitizer_finish_switch_fiber(NULL, &c->caller_bottom, &c->caller_size);
 #endif
 	c->fn(c->arg);
 	c->finished = 1;
@@ -112,6 +116,11 @@ int pb_coro_resume(pb_coro *c)
 void pb_coro_yield(pb_coro *c)
 {
 	switch_to_caller(c, 0);
+}
+
+pb_coro *pb_coro_current(void)
+{
+	return current;
 }
 
 int pb_coro_started(const pb_coro *c)

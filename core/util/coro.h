@@ -21,6 +21,9 @@ pb_coro *pb_coro_new(void (*fn)(void *arg), void *arg, size_t stack_bytes);
 int pb_coro_resume(pb_coro *c);
 /* From inside the body: back to the resume that is running it. */
 void pb_coro_yield(pb_coro *c);
+/* The coroutine whose body is running now (the innermost one), NULL on the
+ * thread's own stack. */
+pb_coro *pb_coro_current(void);
 int pb_coro_started(const pb_coro *c);
 int pb_coro_done(const pb_coro *c);
 /* The body must have returned (or never started). */

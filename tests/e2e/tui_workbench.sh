@@ -210,7 +210,7 @@ wait_for "sel $sel "
 keys n
 wait_for "sel [0-9]+ "
 
-# ---- 7. step a solver and train live; any key cancels
+# ---- 7. step a solver and train live; Esc cancels (other keys navigate)
 if "$bin" partition "$model" --layout "$layout" --method rl --episodes 1 >/dev/null 2>&1; then
 	# enough episodes that the solver cannot finish (and end the repeat) before
 	# the cancelling key arrives, however fast or slow the machine is
@@ -219,8 +219,9 @@ if "$bin" partition "$model" --layout "$layout" --method rl --episodes 1 >/dev/n
 	keys s
 	wait_for 'objective \(partition/rl, [0-9]+ steps\)'
 	cmd 'repeat 100000 step'
-	wait_for 'any key cancels'
+	wait_for 'Esc/Ctrl-C cancel'
 	keys z
+	keys Escape
 	wait_for 'repeat: cancelled after [0-9]+ of 100000'
 	# the MILP steps show the incumbent and the proven bound
 	cmd 'partition --method milp --start'
@@ -254,6 +255,12 @@ xmllint --noout "$tmp/out.svg" || fail ":export out.svg did not write well-forme
 saved=$(row 0)
 cmd 'save s.json'
 wait_for 'session saved to s.json'
+wait_gone '\[\+\] unsaved'
+# nothing unsaved: Ctrl-C asks whether to quit; n stays
+keys C-c
+wait_for 'quit partbench\? \(y/n\)'
+keys n
+wait_gone 'quit partbench'
 cmd 'view select 0'
 keys '>'
 wait_for 'plan partition/manual'
@@ -294,8 +301,16 @@ opened=$(grep -oE '\| [0-9]+ boxes' "$tmp/screen" | grep -oE '[0-9]+')
 keys BSpace
 wait_for "\\| $boxes boxes"
 
-# ---- 12. quit
+# ---- 12. quit: the session has unsaved changes (a layout and a plan since
+# the load), so q asks; c stays, d discards and quits
+wait_for '\[\+\] unsaved'
 keys q
+wait_for 'unsaved changes: s save to s.json and quit, d discard and quit, c cancel'
+keys c
+wait_for 'quit cancelled'
+keys q
+wait_for 'unsaved changes'
+keys d
 wait_for 'PB_EXIT=0'
 
 # ---- 13. NO_COLOR and a non-UTF-8 locale: ASCII boxes, group numbers shown
@@ -307,6 +322,14 @@ wait_for 'mouse off'
 keys E
 wait_for 'plan partition/exact'
 wait_for '\+[0-9]+\*?-+\+'
+# Ctrl-C with nothing running asks before quitting (here: what to do with
+# the unsaved plan)
+keys C-c
+wait_for 'unsaved changes'
+keys c
+wait_for 'quit cancelled'
 keys q
+wait_for 'unsaved changes'
+keys d
 wait_for 'PB_EXIT=0'
 echo "tui_workbench: all checks passed"

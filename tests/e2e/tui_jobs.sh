@@ -1,0 +1,132 @@
+#!/usr/bin/env bash
+# tui_jobs.sh — the workbench stays live while a long job runs (docs/tui.md,
+# "Jobs"): the partition MILP on swin_t x manycore-64 (minutes to prove) runs
+# as a job; during it '?' opens the help, q closes it, navigation keys move
+# the view, the status line's elapsed time and progress advance, other
+# commands are refused with a message, and Ctrl-C (then, on a second run,
+# Esc) cancels it, keeping the incumbent found so far. Times from key to
+# screen are printed as notes (speed is measured in bench/bench_tui.sh; the
+# test only checks that each key acts while the job is still running).
+# Usage: tui_jobs.sh PATH/TO/partbench   (run from the repository root)
+set -u
+bin=$(realpath "${1:?usage: tui_jobs.sh PARTBENCH}")
+root=$(pwd)
+model=$root/models/swin_t.onnx
+layout=$root/layouts/manycore-64.lua
+sock=pbjobs-$$
+sess=pb
+tm() { tmux -L "$sock" "$@"; }
+tmp=$(mktemp -d /tmp/pb_tui_jobs.XXXXXX)
+trap 'tm kill-server 2>/dev/null; rm -rf "$tmp"' EXIT
+limit=30
+[ -n "${PB_SANITIZED:-}" ] && limit=120
+
+fail() {
+	echo "FAIL: $*"
+	echo "---- screen ----"
+	tm capture-pane -p -t "$sess" 2>/dev/null
+	exit 1
+}
+screen() { tm capture-pane -p -t "$sess" >"$tmp/screen" 2>/dev/null; }
+wait_for() {
+	local end=$((SECONDS + ${2:-$limit}))
+	while [ $SECONDS -lt $end ]; do
+		screen && grep -qE -- "$1" "$tmp/screen" && return 0
+		sleep 0.02
+	done
+	fail "timed out waiting for /$1/"
+}
+wait_gone() {
+	local end=$((SECONDS + limit))
+	while [ $SECONDS -lt $end ]; do
+		screen && ! grep -qE -- "$1" "$tmp/screen" && return 0
+		sleep 0.02
+	done
+	fail "timed out waiting for /$1/ to disappear"
+}
+keys() { tm send-keys -t "$sess" "$@"; }
+cmd() {
+	keys :
+	wait_for '^:'
+	keys -l "$1"
+	keys Enter
+}
+ms() { date +%s%3N; }
+running() { grep -qE 'partition --method milp +[0-9.]+ [mµ]?s' "$tmp/screen"; }
+# timed KEY REGEX WHAT: sends KEY, waits for REGEX, checks the job still runs
+timed() {
+	local t0
+	t0=$(ms)
+	keys "$1"
+	wait_for "$2"
+	echo "note: $3 on screen $(($(ms) - t0)) ms after the key (tmux polling included)"
+	running || fail "$3: the job is no longer running (the key was not handled during it)"
+}
+
+tm -f /dev/null new-session -d -s "$sess" -x 120 -y 40 -c "$tmp" \
+	"env LANG=C.UTF-8 '$bin' '$model' --layout '$layout'; echo PB_EXIT=\$?; sleep 600"
+wait_for 'swin_t.onnx: [0-9]+ nodes'
+wait_for 'boxes, dot [0-9.]+ s'
+
+# ---- 1. the MILP runs as a job: busy indicator, elapsed time, progress
+cmd 'partition --method milp'
+wait_for 'partition --method milp +[0-9.]+ [mµ]?s .*Esc/Ctrl-C cancel'
+wait_for 'milp: .*(probe|incumbent|bound)'
+first=$(grep -oE 'partition --method milp +[0-9.]+ [mµ]?s' "$tmp/screen")
+sleep 1
+wait_for 'partition --method milp'
+second=$(grep -oE 'partition --method milp +[0-9.]+ [mµ]?s' "$tmp/screen")
+[ "$first" != "$second" ] || fail "the elapsed time did not advance: '$first'"
+
+# ---- 2. help, pager and navigation keep working during the job
+timed '?' 'help \(q closes\)' "'?' help"
+keys q
+wait_gone 'help \(q closes\)'
+running || fail "the job stopped while the help was open"
+sel0=$(grep -oE 'Node [0-9]+/' "$tmp/screen" | head -1)
+timed . "Node [0-9]+/" "'.' select next"
+end=$((SECONDS + limit))
+while screen && grep -q "$sel0" "$tmp/screen" && [ $SECONDS -lt $end ]; do sleep 0.02; done
+grep -q "$sel0" "$tmp/screen" && fail "'.' did not move the selection during the job ($sel0)"
+# the canvas (rows 2-25) changes on pan
+canvas() { screen; sed -n 2,25p "$tmp/screen" | cut -c1-60; }
+for k in l j h; do
+	before=$(canvas)
+	t0=$(ms)
+	keys "$k"
+	end=$((SECONDS + limit))
+	while [ "$(canvas)" = "$before" ] && [ $SECONDS -lt $end ]; do sleep 0.02; done
+	[ "$(canvas)" != "$before" ] || fail "key '$k' did not change the canvas during the job"
+	echo "note: '$k' changed the canvas $(($(ms) - t0)) ms after the key"
+	running || fail "'$k': the job is no longer running"
+done
+# a command that would change the session is refused while the job runs
+keys E
+wait_for 'busy: a job is running'
+running || fail "E stopped the job"
+
+# ---- 3. Ctrl-C cancels; the incumbent found so far stays as the plan
+t0=$(ms)
+keys C-c
+wait_for "cancelled 'partition --method milp' after"
+echo "note: cancelled $(($(ms) - t0)) ms after Ctrl-C"
+wait_for 'milp: stopped after [0-9.]+ s \(not proved\): incumbent'
+wait_for 'plan partition/milp, [0-9]+ groups'
+grep -q 'Esc/Ctrl-C cancel' "$tmp/screen" && fail "the busy line stayed after the cancel"
+
+# ---- 4. the attached MILP: 'step -n N' as a job, Esc cancels it
+cmd 'partition --method milp --start'
+wait_for 'partition/milp attached'
+cmd 'step -n 1000000'
+wait_for 'step -n 1000000 +[0-9.]+ [mµ]?s'
+wait_for 'step [0-9]+/1000000'
+keys Escape
+wait_for 'step: cancelled after [0-9]+ of 1000000 units'
+wait_for 'objective \(partition/milp, [0-9]+ steps\)'
+
+# ---- 5. quit (the plan is unsaved: discard)
+keys q
+wait_for 'unsaved changes'
+keys d
+wait_for 'PB_EXIT=0'
+echo "tui_jobs: all checks passed"

@@ -1,0 +1,155 @@
+/*
+ * jobs.c — commands run in slices, so the workbench stays live.
+ *
+ * Every command that is not navigation starts as a job (util/job.h): its
+ * handler runs on the job's coroutine and yields at the ticks of the long
+ * loops it goes through (solver steps, progress reports, loaders) once a
+ * slice of JOB_SLICE seconds has passed. Between slices the main loop (and
+ * the pager and the ':' prompt) read keys and redraw: navigation commands run
+ * at once, Esc and Ctrl-C cancel the job, other commands are refused while
+ * it runs. A command that ends within its first slice is finished before
+ * tui_run returns, as if it had run directly.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "app.h"
+#include "util/fmt.h"
+#include "util/job.h"
+
+#define JOB_SLICE 0.025
+
+struct tui_job {
+	tui_app *a;
+	pb_job *job;
+	char *line; /* the command line, or NULL with argv */
+	int argc;
+	char **argv; /* copies */
+	char title[64];
+	tui_capture cap;
+	pb_error err;
+	int rc;
+	int cancelled;
+};
+
+int tui_cmd_is_navigation(const char *line)
+{
+	static const char *const nav[] = {"view", "find", "help"};
+	line += strspn(line, " \t");
+	size_t n = strcspn(line, " \t");
+	for (size_t i = 0; i < sizeof nav / sizeof nav[0]; i++)
+		if (strlen(nav[i]) == n && strncmp(line, nav[i], n) == 0)
+			return 1;
+	return 0;
+}
+
+static void body(void *arg)
+{
+	tui_job *j = arg;
+	pb_cmd_ctx *ctx = j->a->ctx;
+	j->rc = j->line ? pb_cmd_run_line(ctx, j->line, &j->err)
+	                : pb_cmd_run_argv(ctx, j->argc, j->argv, &j->err);
+}
+
+static void job_free(tui_job *j)
+{
+	pb_job_free(j->job);
+	free(j->line);
+	for (int i = 0; i < j->argc; i++)
+		free(j->argv[i]);
+	free(j->argv);
+	free(j);
+}
+
+static void finish(tui_app *a)
+{
+	tui_job *j = a->job;
+	double secs = pb_job_elapsed(j->job);
+	a->job = NULL;
+	a->progress[0] = 0;
+	tui_capture_end(a, &j->cap, j->rc, &j->err);
+	if (j->cancelled) {
+		char t[32];
+		tui_out(a, 1, "cancelled '%s' after %s", j->title, pb_fmt_time(secs, t, sizeof t));
+	}
+	a->redraw |= PB_REDRAW_ALL;
+	job_free(j);
+}
+
+void tui_job_pump(tui_app *a)
+{
+	if (!a->job || a->run_depth > 0)
+		return;
+	if (pb_job_resume(a->job->job, JOB_SLICE))
+		finish(a);
+}
+
+int tui_job_start(tui_app *a, int argc, char **argv, const char *line)
+{
+	tui_job *j = calloc(1, sizeof *j);
+	if (!j) {
+		tui_out(a, 1, "error: out of memory");
+		return PB_ENOMEM;
+	}
+	j->a = a;
+	if (line) {
+		j->line = strdup(line);
+		snprintf(j->title, sizeof j->title, "%s", line);
+	} else {
+		j->argv = calloc((size_t)argc + 1, sizeof *j->argv);
+		size_t k = 0;
+		for (int i = 0; j->argv && i < argc; i++) {
+			j->argv[i] = strdup(argv[i]);
+			j->argc++;
+			k += (size_t)snprintf(j->title + k,
+			                      k < sizeof j->title ? sizeof j->title - k : 0, "%s%s",
+			                      i ? " " : "", argv[i]);
+			if (k >= sizeof j->title)
+				k = sizeof j->title;
+		}
+	}
+	j->job = pb_job_new(body, j);
+	if (!j->job || (line && !j->line) || (!line && !j->argv)) {
+		job_free(j);
+		tui_out(a, 1, "error: out of memory");
+		return PB_ENOMEM;
+	}
+	tui_capture_begin(a, &j->cap);
+	a->job = j;
+	a->last_frame = tui_now();
+	if (pb_job_resume(j->job, JOB_SLICE)) {
+		int rc = j->rc;
+		finish(a);
+		return rc;
+	}
+	a->redraw |= PB_REDRAW_ALL;
+	return PB_OK;
+}
+
+void tui_job_cancel(tui_app *a)
+{
+	if (!a->job)
+		return;
+	if (!a->job->cancelled)
+		tui_out(a, 1, "cancelling '%s' ...", a->job->title);
+	a->job->cancelled = 1;
+	pb_job_cancel(a->job->job);
+}
+
+void tui_job_status(tui_app *a, char *buf, size_t len)
+{
+	static const char *const spin_u[] = {"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"};
+	static const char *const spin_a[] = {"|", "/", "-", "\\"};
+	tui_job *j = a->job;
+	if (!j) {
+		buf[0] = 0;
+		return;
+	}
+	char t[32];
+	a->spin++;
+	const char *sp = a->utf8 ? spin_u[a->spin / 3 % 10] : spin_a[a->spin / 3 % 4];
+	snprintf(buf, len, " %s %s  %s | %s | %s", sp, j->title,
+	         pb_fmt_time(pb_job_elapsed(j->job), t, sizeof t),
+	         j->cancelled ? "cancelling..." : "Esc/Ctrl-C cancel, hjkl pan, ? help",
+	         a->progress[0] ? a->progress : "");
+}
