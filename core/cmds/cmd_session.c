@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "cmds/cmd_calibrate.h"
 
 static const pb_opt no_opts[] = {PB_OPTS_END};
 
@@ -44,7 +45,7 @@ static int cmd_open(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, pb
 	return PB_OK;
 }
 
-static const pb_opt layout_opts[] = {PB_OPTS_JSON, PB_OPTS_END};
+static const pb_opt layout_opts[] = {PB_OPTS_JSON, PB_OPTS_CALIBRATE, PB_OPTS_END};
 
 static int cmd_layout(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, pb_error *err)
 {
@@ -57,6 +58,8 @@ static int cmd_layout(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, 
 	}
 	if (!ctx->s->hw)
 		return pb_err(err, PB_EUSAGE, "layout: no layout loaded (usage: %s)", cmd->usage);
+	if (pb_args_has(a, "calibrate"))
+		return pb_cmd_layout_calibrate(ctx, a, err);
 	if (pb_args_has(a, "json")) {
 		json_dumpf(ctx->s->hw->root, ctx->out, JSON_INDENT(1) | JSON_SORT_KEYS);
 		fputc('\n', ctx->out);
@@ -209,8 +212,8 @@ const pb_command pb_cmds_session[] = {
      NULL},
     {"open", "open MODEL [--input NAME=DIMS]", "open a model (ONNX, DOT or JSON graph)", open_opts,
      cmd_open, PB_CMD_GRAPH, NULL},
-    {"layout", "layout [FILE] [--json]", "load or show the hardware layout", layout_opts,
-     cmd_layout, 0, NULL},
+    {"layout", "layout [FILE] [--json] [--calibrate PROFILE [--model MODEL]]",
+     "load or show the hardware layout", layout_opts, cmd_layout, 0, NULL},
     {"plan", "plan [--json] [-o FILE] [--load FILE]", "show, save or load the current plan",
      plan_opts, cmd_plan, 0, NULL},
     {"undo", "undo", "undo the last change to the plan", no_opts, cmd_undo, 0, NULL},

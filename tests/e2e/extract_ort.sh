@@ -97,7 +97,7 @@ assert m["kind"] == "pipeline" and len(m["parts"]) == 4
 assert [p["place"]["stage"] for p in m["parts"]] == [0, 1, 2, 3]
 assert all(len(p["place"]["devices"]) >= 1 for p in m["parts"])
 PY
-"$bin" map "$tmp/w/gn.onnx" --layout layouts/hetero.lua -o "$tmp/gm.json" >/dev/null ||
+"$bin" map "$tmp/w/gn.onnx" --layout layouts/hetero.lua --priority -o "$tmp/gm.json" >/dev/null ||
 	fail "map googlenet"
 extract_check gmap "$tmp/w/gn.onnx" "$tmp/gm.json"
 

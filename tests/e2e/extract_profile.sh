@@ -4,6 +4,7 @@
 # from it equal those computed here from the trace; partition uses them (the
 # plan records the profile, its optimum changes); another model's profile, a
 # trace without node events and a broken file are clear errors (exit 2).
+# layout --calibrate fits mac_rate to the same profile.
 set -u
 bin=${1:?usage: extract_profile.sh PARTBENCH}
 root=$PWD
@@ -57,6 +58,33 @@ assert abs(plain["max_time"] - costs["max_time"]) > 1e-9 * plain["max_time"]
 assert plan["detail"]["costs"] == sys.argv[4]
 PY
 
+# layout --calibrate: the fitted mac_rate is least squares through the origin
+# of the measured times on the MACs (recomputed here from the trace and info)
+"$bin" info $model --json >"$tmp/info.json" || fail "info"
+"$bin" layout $layout --calibrate "$tmp/prof.json" --model $model --json >"$tmp/cal.json" \
+	2>"$tmp/err" || fail "layout --calibrate: $(cat "$tmp/err")"
+$py - "$tmp/prof.json" "$tmp/info.json" "$tmp/cal.json" <<'PY' || fail "calibration differs from the least-squares fit"
+import json, sys
+ev = json.load(open(sys.argv[1]))
+runs = sum(1 for e in ev if e.get("cat") == "Session" and e.get("name") == "model_run")
+tot = {}
+for e in ev:
+    n = e.get("name", "")
+    if e.get("cat") == "Node" and n.endswith("_kernel_time"):
+        tot[n[:-12]] = tot.get(n[:-12], 0) + e["dur"] * 1e-6 / runs
+macs = {n["name"]: n["macs"] for n in json.load(open(sys.argv[2]))["nodes"]}
+pairs = [(macs[k], t) for k, t in tot.items() if k in macs and macs[k] > 0]
+s = sum(m * t for m, t in pairs) / sum(m * m for m, t in pairs)
+cal = json.load(open(sys.argv[3]))
+assert abs(cal["mac_rate_fit"] - 1 / s) <= 1e-6 / s, (cal["mac_rate_fit"], 1 / s)
+assert cal["mac_rate"] == 1e11 and cal["mac_nodes"] == len(pairs)
+ops = {o["op"]: o for o in cal["ops"]}
+assert ops["Relu"]["predicted"] == 0 and ops["Relu"]["error"] == -1
+assert abs(sum(o["measured"] for o in cal["ops"]) - sum(tot[k] for k in tot if k in macs)) < 1e-9
+PY
+"$bin" layout $layout --calibrate "$tmp/prof.json" --model $model | grep -q "fitted" ||
+	fail "layout --calibrate: no text report"
+
 expect_bad() { # NAME PATTERN CMD...
 	local name=$1 pat=$2
 	shift 2
@@ -73,6 +101,11 @@ expect_bad "no node events" "no node events" \
 head -c 300 "$tmp/prof.json" >"$tmp/cut.json"
 expect_bad "cut profile" "not an ONNX Runtime profile" \
 	"$bin" partition $model --layout $layout --costs "$tmp/cut.json"
+
+# the wrong kind of layout is a usage error (exit 1), as for partition
+"$bin" layout layouts/cluster-1x8.lua --calibrate "$tmp/prof.json" --model $model 2>"$tmp/err"
+[ $? -eq 1 ] && grep -q "needs a 'manycore' layout" "$tmp/err" ||
+	fail "calibrate a cluster layout: $(cat "$tmp/err")"
 
 if [ $fails -ne 0 ]; then
 	echo "$fails failure(s)"
