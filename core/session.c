@@ -12,8 +12,10 @@
 #include "util/json_file.h"
 #include "load.h"
 
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 pb_session *pb_session_new(void)
 {
@@ -275,7 +277,13 @@ int pb_session_save(pb_session *s, const char *path, pb_error *err)
 	json_t *j = json_object();
 	json_object_set_new(j, "format", json_string("partbench-session"));
 	json_object_set_new(j, "version", json_integer(1));
-	json_object_set_new(j, "model", s->model_path ? json_string(s->model_path) : json_null());
+	/* absolute paths: the session loads from any directory */
+	char *model_abs = s->model_path ? realpath(s->model_path, NULL) : NULL;
+	char *layout_abs = s->hw && s->hw->path ? realpath(s->hw->path, NULL) : NULL;
+	json_object_set_new(j, "model",
+	                    s->model_path ? json_string(model_abs ? model_abs : s->model_path)
+	                                  : json_null());
+	free(model_abs);
 	json_t *ov = json_array();
 	for (int i = 0; i < s->n_overrides; i++) {
 		json_t *o = json_object(), *dims = json_array();
@@ -286,7 +294,9 @@ int pb_session_save(pb_session *s, const char *path, pb_error *err)
 		json_array_append_new(ov, o);
 	}
 	json_object_set_new(j, "inputs", ov);
-	json_object_set_new(j, "layout", s->hw ? json_string(s->hw->path) : json_null());
+	json_object_set_new(
+	    j, "layout", s->hw ? json_string(layout_abs ? layout_abs : s->hw->path) : json_null());
+	free(layout_abs);
 	json_object_set_new(
 	    j, "plan", s->plan ? pb_plan_to_json(s->plan, pb_session_node_names(s)) : json_null());
 	json_object_set_new(j, "view", json_string(s->view));
@@ -295,6 +305,25 @@ int pb_session_save(pb_session *s, const char *path, pb_error *err)
 	if (rc == PB_OK)
 		mark_saved(s, path);
 	return rc;
+}
+
+/* A path named in the session file at session_path: absolute as is;
+ * relative, from the session file's folder when the file is there, else
+ * from the working directory (sessions saved before paths were absolute). */
+static char *beside(const char *session_path, const char *p)
+{
+	const char *slash = strrchr(session_path, '/');
+	if (p[0] == '/' || !slash)
+		return strdup(p);
+	size_t n = (size_t)(slash - session_path) + 1 + strlen(p) + 1;
+	char *joined = malloc(n);
+	if (!joined)
+		return NULL;
+	snprintf(joined, n, "%.*s/%s", (int)(slash - session_path), session_path, p);
+	if (access(joined, F_OK) == 0 || access(p, F_OK) != 0)
+		return joined;
+	free(joined);
+	return strdup(p);
 }
 
 int pb_session_load(pb_session *s, const char *path, pb_error *err)
@@ -307,12 +336,14 @@ int pb_session_load(pb_session *s, const char *path, pb_error *err)
 	if (!j)
 		return pb_err(err, PB_EINPUT, "%s:%d:%d: %s", path, je.line, je.column, je.text);
 	int rc = PB_OK;
+	char *model = NULL;
 	const char *fmt = json_string_value(json_object_get(j, "format"));
 	if (!fmt || strcmp(fmt, "partbench-session") != 0) {
 		rc = pb_err(err, PB_EINPUT, "%s: not a partbench session file", path);
 		goto done;
 	}
-	const char *model = json_string_value(json_object_get(j, "model"));
+	const char *model_in = json_string_value(json_object_get(j, "model"));
+	model = model_in ? beside(path, model_in) : NULL;
 	if (!model) {
 		rc = pb_err(err, PB_EINPUT, "%s: the session names no model", path);
 		goto done;
@@ -351,9 +382,11 @@ int pb_session_load(pb_session *s, const char *path, pb_error *err)
 	pb_session *tmp = pb_session_new();
 	rc = pb_session_open_model(tmp, model, ovs, n_ov, err);
 	free(ovs);
-	const char *layout = json_string_value(json_object_get(j, "layout"));
+	const char *layout_in = json_string_value(json_object_get(j, "layout"));
+	char *layout = layout_in ? beside(path, layout_in) : NULL;
 	if (rc == PB_OK && layout)
 		rc = pb_session_open_layout(tmp, layout, err);
+	free(layout);
 	pb_plan *plan = NULL;
 	const json_t *pj = json_object_get(j, "plan");
 	if (rc == PB_OK && json_is_object(pj))
@@ -381,6 +414,7 @@ int pb_session_load(pb_session *s, const char *path, pb_error *err)
 	mark_saved(s, path);
 	pb_session_notify(s, PB_EVENT_HW | PB_EVENT_PLAN);
 done:
+	free(model);
 	json_decref(j);
 	return rc;
 }

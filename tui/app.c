@@ -17,6 +17,7 @@
 #include <errno.h>
 #include <glpk.h>
 #include <langinfo.h>
+#include <limits.h>
 #include <locale.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -53,6 +54,7 @@ static void out_add(tui_app *a, int is_err, const char *text)
 			if (*c == '\t' || *c == '\r')
 				*c = ' ';
 		a->out_err[idx] = is_err;
+		a->out_gen[idx] = a->plan_gen;
 		a->out_head = (a->out_head + 1) % TUI_OUT_LINES;
 		if (a->n_out < TUI_OUT_LINES)
 			a->n_out++;
@@ -259,6 +261,8 @@ void tui_draw(tui_app *a)
 static void on_session(void *ud, int what)
 {
 	tui_app *a = ud;
+	if (what & (PB_EVENT_PLAN | PB_EVENT_GRAPH))
+		a->plan_gen++;
 	if (what & (PB_EVENT_PLAN | PB_EVENT_GRAPH | PB_EVENT_SOLVER_STEP))
 		a->redraw |= PB_REDRAW_ALL;
 	if (what & PB_EVENT_GRAPH)
@@ -325,9 +329,26 @@ int tui_capture_end(tui_app *a, tui_capture *c, int rc, const pb_error *err)
 	return rc;
 }
 
+/* ':q' and ':quit' (no arguments) ask about unsaved changes first. */
+static int is_plain_quit(int argc, char **argv, const char *line)
+{
+	char word[16] = "", extra[8] = "";
+	if (line) {
+		if (sscanf(line, "%15s %7s", word, extra) != 1)
+			return 0;
+	} else if (argc == 1) {
+		snprintf(word, sizeof word, "%s", argv[0]);
+	}
+	return strcmp(word, "q") == 0 || strcmp(word, "quit") == 0;
+}
+
 static int run_common(tui_app *a, int argc, char **argv, const char *line)
 {
 	const char *first = line ? line : argc > 0 ? argv[0] : "";
+	if (a->run_depth == 0 && !a->job && is_plain_quit(argc, argv, line)) {
+		tui_ask_quit(a, 0);
+		return PB_OK;
+	}
 	int nav = tui_cmd_is_navigation(first);
 	if (a->job && !nav) {
 		tui_out(a, 1,
@@ -627,6 +648,8 @@ int pb_tui_main(pb_cmd_ctx *ctx, int argc, char **argv, pb_error *err)
 {
 	tui_app app, *a = &app;
 	memset(a, 0, sizeof app);
+	int killed = 0, saved = 0;
+	char rpath[PATH_MAX + 16] = "";
 	a->t_start = tui_now();
 	a->ctx = ctx;
 	a->s = ctx->s;
@@ -680,12 +703,19 @@ int pb_tui_main(pb_cmd_ctx *ctx, int argc, char **argv, pb_error *err)
 	windows_make(a);
 	mouse_apply(a);
 	tui_out(a, 0, "partbench workbench: ? help, : command, / search, q quit");
+	tui_signals_install();
+	tui_recover_offer(a, pb_args_str(&args, "session", NULL));
 	if (a->s->graph && !pb_view_get(a->s->view, "sel", NULL, (char[8]){0}, 8))
 		tui_run(a, "view select 0");
 	tui_vg_update(a);
 	tui_canvas_fit(a);
 	a->redraw |= PB_REDRAW_ALL;
 	while (!a->quit) {
+		if (tui_signal_pending()) {
+			killed = tui_signal_pending();
+			saved = tui_recover_write(a, rpath, sizeof rpath) == 0;
+			break;
+		}
 		if (a->job) {
 			tui_job_pump(a);
 			a->redraw |= PB_REDRAW_STATUS;
@@ -729,5 +759,10 @@ int pb_tui_main(pb_cmd_ctx *ctx, int argc, char **argv, pb_error *err)
 	endwin();
 	capture_stop(a);
 	app_free(a);
+	if (killed)
+		return pb_err(
+		    err, PB_EINTERNAL, "%s: %s%s", killed == SIGTERM ? "SIGTERM" : "SIGHUP",
+		    saved ? "the session was written to " : "no recovery session written to ",
+		    rpath);
 	return PB_OK;
 }

@@ -76,6 +76,8 @@ typedef struct tui_app {
 	/* output pane: ring of lines; err marks error lines */
 	char *out[TUI_OUT_LINES];
 	int out_err[TUI_OUT_LINES];
+	unsigned out_gen[TUI_OUT_LINES]; /* plan_gen when the line was added */
+	unsigned plan_gen;               /* bumped on every plan change */
 	int n_out, out_head;
 	long out_total;  /* lines ever added */
 	int table_first; /* first group row shown in the table */
@@ -176,6 +178,15 @@ int tui_side_hit(const tui_app *a, int y);
 void tui_ask_quit(tui_app *a, int confirm);
 /* Ctrl-Z: leaves curses, stops the process, restores the screen on resume. */
 void tui_suspend(tui_app *a);
+
+/* recover.c */
+/* SIGTERM and SIGHUP raise a flag that the main loop reads. */
+void tui_signals_install(void);
+int tui_signal_pending(void);
+/* Writes the recovery session (path gets its name); 0 on success. */
+int tui_recover_write(tui_app *a, char *path, size_t len);
+/* At start: offers to restore a recovery session of the open model. */
+void tui_recover_offer(tui_app *a, const char *session_arg);
 
 /* cmdline.c */
 /* Shows question on the bottom row and waits for one of the keys in `keys`

@@ -289,7 +289,11 @@ void tui_out_draw(tui_app *a)
 	int n = a->n_out < H - 1 ? a->n_out : H - 1;
 	for (int r = 0; r < n; r++) {
 		int idx = (a->out_head - n + r + TUI_OUT_LINES) % TUI_OUT_LINES;
-		attr_t at = a->out_err[idx] ? (A_BOLD | (a->color ? COLOR_PAIR(7) : 0)) : 0;
+		/* lines written before the last plan change are dimmed: their
+		 * figures are not of the current plan */
+		attr_t at = a->out_err[idx] ? (A_BOLD | (a->color ? COLOR_PAIR(7) : 0))
+		            : a->out_gen[idx] != a->plan_gen ? A_DIM
+		                                             : 0;
 		line(w, 1 + r, at, "%s", a->out[idx] ? a->out[idx] : "");
 	}
 }

@@ -70,11 +70,28 @@ static int cmd_layout(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, 
 	return PB_OK;
 }
 
+/* "partition/exact (6 groups)" or "no plan" */
+static void plan_name(const pb_plan *p, char *buf, size_t len)
+{
+	if (p)
+		snprintf(buf, len, "%s/%s (%d groups)", p->kind, p->method, p->n_groups);
+	else
+		snprintf(buf, len, "no plan");
+}
+
 static int cmd_undo(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, pb_error *err)
 {
 	int redo = strcmp(cmd->name, "redo") == 0;
-	if (!(redo ? pb_session_redo(ctx->s) : pb_session_undo(ctx->s)))
+	pb_session *s = ctx->s;
+	char was[128], now[128];
+	plan_name(s->plan, was, sizeof was);
+	if (!(redo ? pb_session_redo(s) : pb_session_undo(s)))
 		return pb_err(err, PB_EUSAGE, "%s: nothing to %s", cmd->name, cmd->name);
+	plan_name(s->plan, now, sizeof now);
+	/* name the change, and say so when it leaves no plan at all */
+	fprintf(ctx->out, "%s: %s -> %s%s (%d more to undo, %d to redo)\n", cmd->name, was, now,
+	        s->plan ? "" : ": the plan is removed ('redo' brings it back)", s->n_undo,
+	        s->n_redo);
 	ctx->redraw |= PB_REDRAW_ALL;
 	return PB_OK;
 }
@@ -147,14 +164,25 @@ static int cmd_plan(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, pb
 static int cmd_save(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, pb_error *err)
 {
 	const char *path = pb_args_pos(a, 0);
+	int vim = cmd->name[0] == 'w'; /* w, wq: FILE defaults to the session's file */
+	if (!path && vim)
+		path = ctx->s->session_path ? ctx->s->session_path : "partbench-session.json";
 	if (!path)
 		return pb_err(err, PB_EUSAGE, "%s: usage: %s", cmd->name, cmd->usage);
-	if (strcmp(cmd->name, "save") == 0) {
+	if (strcmp(cmd->name, "load") != 0) {
 		if (!ctx->s->graph)
-			return pb_err(err, PB_EUSAGE, "save: nothing to save (no model open)");
-		int rc = pb_session_save(ctx->s, path, err);
+			return pb_err(err, PB_EUSAGE, "%s: nothing to save (no model open)",
+			              cmd->name);
+		char *p = strdup(path); /* path may be the session's own, which save replaces */
+		if (!p)
+			return pb_err(err, PB_ENOMEM, "%s: out of memory", cmd->name);
+		int rc = pb_session_save(ctx->s, p, err);
 		if (rc == PB_OK)
-			fprintf(ctx->out, "session saved to %s\n", path);
+			fprintf(ctx->out, "session saved to %s\n", p);
+		free(p);
+		if (rc == PB_OK && strcmp(cmd->name, "wq") == 0)
+			ctx->redraw |= PB_QUIT;
+		ctx->redraw |= PB_REDRAW_STATUS;
 		return rc;
 	}
 	int rc = pb_session_load(ctx->s, path, err);
@@ -163,6 +191,18 @@ static int cmd_save(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, pb
 		ctx->redraw |= PB_REDRAW_ALL | PB_RELAYOUT;
 	}
 	return rc;
+}
+
+/* q refuses while there are unsaved changes (vim's habit; the workbench asks
+ * instead before running it); q! quits whatever the state. */
+static int cmd_q(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, pb_error *err)
+{
+	if (strcmp(cmd->name, "q") == 0 && ctx->s->dirty)
+		return pb_err(err, PB_EUSAGE,
+		              "q: the session has unsaved changes (:w [FILE] saves them, :q! "
+		              "discards them)");
+	ctx->redraw |= PB_QUIT;
+	return PB_OK;
 }
 
 static const pb_opt step_opts[] = {
@@ -221,6 +261,14 @@ const pb_command pb_cmds_session[] = {
     {"save", "save FILE", "save the session (model, layout, plan, view) atomically", no_opts,
      cmd_save, 0, NULL},
     {"load", "load FILE", "load a saved session", no_opts, cmd_save, 0, NULL},
+    {"w", "w [FILE]", "save the session to FILE, else to the file it was saved to or loaded from",
+     no_opts, cmd_save, PB_CMD_HIDDEN, NULL},
+    {"wq", "wq [FILE]", "save the session (as w) and leave the workbench", no_opts, cmd_save,
+     PB_CMD_HIDDEN, NULL},
+    {"q", "q", "leave the workbench (refused while there are unsaved changes)", no_opts, cmd_q,
+     PB_CMD_HIDDEN, NULL},
+    {"q!", "q!", "leave the workbench, discarding unsaved changes", no_opts, cmd_q, PB_CMD_HIDDEN,
+     NULL},
     {"step", "step [-n N]", "advance the running solver by N units of work", step_opts, cmd_step, 0,
      NULL},
     {0}};

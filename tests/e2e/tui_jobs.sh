@@ -4,7 +4,9 @@
 # as a job; during it '?' opens the help, q closes it, navigation keys move
 # the view, the status line's elapsed time and progress advance, other
 # commands are refused with a message, and Ctrl-C (then, on a second run,
-# Esc) cancels it, keeping the incumbent found so far. Times from key to
+# Esc) cancels it, keeping the incumbent found so far. Then no lost work:
+# :w, :q asking, :wq, undo/redo messages, and a recovery session written on
+# SIGTERM and offered by the next start. Times from key to
 # screen are printed as notes (speed is measured in bench/bench_tui.sh; the
 # test only checks that each key acts while the job is still running).
 # Usage: tui_jobs.sh PATH/TO/partbench   (run from the repository root)
@@ -129,4 +131,61 @@ keys q
 wait_for 'unsaved changes'
 keys d
 wait_for 'PB_EXIT=0'
+
+# ---- 6. vim habits: :w FILE, :q with unsaved changes asks, :wq
+sess=pb2
+tm new-session -d -s "$sess" -x 120 -y 40 -c "$tmp" \
+	"env LANG=C.UTF-8 '$bin' '$root/models/resnet18.onnx' --layout '$root/layouts/manycore-16.lua'; echo PB_EXIT=\$?; sleep 600"
+wait_for 'resnet18.onnx: [0-9]+ nodes'
+keys E
+wait_for 'plan partition/exact'
+wait_for '\[\+\] unsaved'
+cmd 'w v.json'
+wait_for 'session saved to v.json'
+[ -s "$tmp/v.json" ] || fail ":w v.json wrote nothing"
+keys P
+wait_for 'plan partition/pack'
+# undo and redo name the change
+keys u
+wait_for 'undo: partition/pack \([0-9]+ groups\) -> partition/exact'
+keys C-r
+wait_for 'redo: partition/exact \([0-9]+ groups\) -> partition/pack'
+cmd 'q'
+wait_for 'unsaved changes: s save to v.json and quit'
+keys Escape
+wait_for 'quit cancelled'
+cmd 'wq'
+wait_for 'PB_EXIT=0'
+grep -q '"method": "pack"' "$tmp/v.json" || fail ":wq did not save the pack plan to v.json"
+
+# ---- 7. SIGTERM writes a recovery session; the next start offers it
+sess=pb3
+tm new-session -d -s "$sess" -x 120 -y 40 -c "$tmp" \
+	"env LANG=C.UTF-8 '$bin' '$root/models/resnet18.onnx' --layout '$root/layouts/manycore-16.lua' --session v.json; echo PB_EXIT=\$?; sleep 600"
+wait_for 'resnet18.onnx: [0-9]+ nodes'
+keys G
+wait_for 'plan partition/greedy'
+pane=$(tm display -p -t "$sess" '#{pane_pid}')
+pid=$(pgrep -P "$pane" partbench)
+[ -n "$pid" ] || fail "no partbench process under the pane"
+kill -TERM "$pid"
+wait_for 'PB_EXIT=[1-9]'
+grep -q "SIGTERM: the session was written to v.json.recover" "$tmp/screen" ||
+	fail "no message naming the recovery file"
+grep -q '"method": "greedy"' "$tmp/v.json.recover" || fail "the recovery lacks the greedy plan"
+grep -q '"method": "pack"' "$tmp/v.json" || fail "the saved session was overwritten"
+sess=pb4
+tm new-session -d -s "$sess" -x 120 -y 40 -c "$tmp" \
+	"env LANG=C.UTF-8 '$bin' '$root/models/resnet18.onnx' --session v.json; echo PB_EXIT=\$?; sleep 600"
+wait_for 'recovery session v.json.recover \(written .*\): r restore, d delete it'
+keys r
+wait_for 'restored the recovery session'
+wait_for 'plan partition/greedy'
+wait_for '\[\+\] unsaved'
+[ -e "$tmp/v.json.recover" ] && fail "the restored recovery file was not removed"
+keys q
+wait_for 'unsaved changes: s save to v.json'
+keys s
+wait_for 'PB_EXIT=0'
+grep -q '"method": "greedy"' "$tmp/v.json" || fail "s did not save the restored plan"
 echo "tui_jobs: all checks passed"
