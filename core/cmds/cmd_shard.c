@@ -33,6 +33,15 @@ static const pb_opt shard_opts[] = {
     {"emit-lp", 0, PB_OPT_STR, "FILE",
      "write the MILP (CPLEX LP format, glp_write_lp) of the scheme solved (or the best one)"},
     {"tie", 0, PB_OPT_FLAG, NULL, "tie identical repeated blocks to one set of variables"},
+    {"optimizer", 0, PB_OPT_STR, "adam|none",
+     "training memory per parameter: adam = weights + gradients + two fp32 moments (+ an fp32 "
+     "master copy of fp16 weights); none = weights + gradients (default adam)"},
+    {"zero", 0, PB_OPT_INT, "0-3",
+     "ZeRO stage: shard the optimizer state (1), + gradients (2), + weights (3) over the "
+     "replicas of each parameter shard (default 0)"},
+    {"recompute", 0, PB_OPT_STR, "auto|none|selective|full",
+     "activation recomputation in training; auto: per scheme the cheapest of none, selective, "
+     "full whose plan fits (default auto)"},
     {"layers", 0, PB_OPT_STR, "auto|off",
      "auto: solve repeated identical layers once (one representative block per class plus "
      "the glue between blocks); off: every layer its own variables (default auto)"},
@@ -236,6 +245,24 @@ static int cmd_shard(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, p
 	if (!pipe_auto && strcmp(pipe, "off") != 0)
 		return pb_err(err, PB_EUSAGE, "shard: --pipeline must be auto or off, got '%s'",
 		              pipe);
+	long zero;
+	if ((rc = pb_args_int(a, "zero", 0, 0, 3, &zero, err)))
+		return rc;
+	const char *optim = pb_args_str(a, "optimizer", "adam");
+	if (strcmp(optim, "adam") != 0 && strcmp(optim, "none") != 0)
+		return pb_err(err, PB_EUSAGE, "shard: --optimizer must be adam or none, got '%s'",
+		              optim);
+	const char *rcs = pb_args_str(a, "recompute", "auto");
+	int recompute = -1;
+	for (int k = 0; k < 3; k++)
+		if (strcmp(rcs, pb_recompute_names[k]) == 0)
+			recompute = k;
+	if (strcmp(rcs, "auto") == 0)
+		recompute = PB_RECOMP_AUTO;
+	if (recompute < 0)
+		return pb_err(err, PB_EUSAGE,
+		              "shard: --recompute must be auto, none, selective or full, got '%s'",
+		              rcs);
 	const char *lay = pb_args_str(a, "layers", "auto");
 	if (strcmp(lay, "auto") != 0 && strcmp(lay, "off") != 0)
 		return pb_err(err, PB_EUSAGE, "shard: --layers must be auto or off, got '%s'", lay);
@@ -265,6 +292,9 @@ static int cmd_shard(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, p
 	o.opt_level = (int)level;
 	o.tie_blocks = pb_args_has(a, "tie");
 	o.layers = strcmp(lay, "auto") == 0;
+	o.optimizer = strcmp(optim, "adam") == 0 ? PB_OPTIM_ADAM : PB_OPTIM_NONE;
+	o.zero = (int)zero;
+	o.recompute = recompute;
 	o.pad = pb_args_has(a, "pad");
 	o.no_shrink = pb_args_has(a, "no-shrink");
 	o.time_limit = tl;
@@ -299,7 +329,8 @@ const pb_command pb_cmds_shard[] = {
     {"shard",
      "shard [MODEL] --layout L [--batch B] [--train] [--opt-level N] [--scheme AxB] [--json] "
      "[-o plan.json] [--emit-tasks DIR] [--emit-lp FILE] [--pipeline auto|off] [--jobs N] "
-     "[--pad] [--start] [--layers auto|off]",
+     "[--pad] [--start] [--layers auto|off] [--optimizer adam|none] [--zero 0-3] "
+     "[--recompute auto|none|selective|full]",
      "choose per-operator sharding over device-grouping schemes of a cluster (GLPK MILP)",
      shard_opts, cmd_shard, PB_CMD_GRAPH | PB_CMD_LAYOUT,
      "The layout must be kind=\"cluster\" (layouts/cluster-*.lua). Every grouping scheme\n"

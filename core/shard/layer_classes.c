@@ -163,6 +163,8 @@ int pb_layer_classes_find(const pb_graph *g, pb_layer_classes *lc, pb_error *err
 	int n = g->n_nodes, m = 0;
 	lc->n_nodes = n;
 	lc->rep = malloc((size_t)(n + 1) * sizeof *lc->rep);
+	lc->block = malloc((size_t)(n + 1) * sizeof *lc->block);
+	lc->block_end = calloc((size_t)n + 1, 1);
 	uint64_t *sig = malloc((size_t)(n + 1) * sizeof *sig);
 	unsigned char *taken = calloc((size_t)n + 1, 1);
 	int *seq = malloc((size_t)(n + 1) * sizeof *seq);
@@ -175,7 +177,8 @@ int pb_layer_classes_find(const pb_graph *g, pb_layer_classes *lc, pb_error *err
 			slots = g->nodes[i].n_inputs;
 	int *glue = NULL;
 	int rc = PB_OK;
-	if (!lc->rep || !sig || !taken || !seq || !pos || !cst || !lc->runs) {
+	if (!lc->rep || !lc->block || !lc->block_end || !sig || !taken || !seq || !pos || !cst ||
+	    !lc->runs) {
 		rc = pb_err(err, PB_ENOMEM, "shard: out of memory");
 		goto out;
 	}
@@ -183,6 +186,7 @@ int pb_layer_classes_find(const pb_graph *g, pb_layer_classes *lc, pb_error *err
 	 * shape arithmetic are constants, wherever the exporter put them) */
 	for (int i = 0; i < n; i++) {
 		lc->rep[i] = i;
+		lc->block[i] = -1;
 		pos[i] = -1;
 		if (!cst[i]) {
 			pos[i] = m;
@@ -220,6 +224,11 @@ int pb_layer_classes_find(const pb_graph *g, pb_layer_classes *lc, pb_error *err
 			for (int o = 0; o < r.period; o++)
 				lc->rep[seq[r.start + j * r.period + o]] =
 				    seq[r.start + r.period + o];
+		for (int j = 0; j < k; j++) {
+			for (int o = 0; o < r.period; o++)
+				lc->block[seq[r.start + j * r.period + o]] = j;
+			lc->block_end[seq[r.start + (j + 1) * r.period - 1]] = 1;
+		}
 		r.start = seq[r.start];
 		lc->runs[lc->n_runs++] = r;
 	}
@@ -246,5 +255,7 @@ void pb_layer_classes_free(pb_layer_classes *lc)
 {
 	free(lc->runs);
 	free(lc->rep);
+	free(lc->block);
+	free(lc->block_end);
 	memset(lc, 0, sizeof *lc);
 }

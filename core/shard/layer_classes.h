@@ -25,10 +25,12 @@ typedef struct pb_layer_run {
 typedef struct pb_layer_classes {
 	pb_layer_run *runs; /* disjoint, in node order */
 	int n_runs;
-	int *rep; /* per node of a middle block (neither the first nor the last of its
-	           * run): the node at the same offset of the run's second block; else
-	           * the node itself. The first and the last block meet the nodes
-	           * before and after the run and are classes of their own. */
+	int *rep;   /* per node of a middle block (neither the first nor the last of its
+	             * run): the node at the same offset of the run's second block; else
+	             * the node itself. The first and the last block meet the nodes
+	             * before and after the run and are classes of their own. */
+	int *block; /* per node: its block's index in its run, -1 outside runs */
+	unsigned char *block_end; /* per node: 1 for the last (non-constant) node of a block */
 	int n_nodes;
 } pb_layer_classes;
 

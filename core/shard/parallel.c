@@ -260,8 +260,9 @@ int pb_shard_parallel_solve(pb_shard_search *s, int jobs,
 		s->best = old;
 		if (best != old) {
 			pb_shard_problem *p = NULL;
-			rc = pb_shard_problem_build(s->g, &s->cl, &s->rows[best].mesh, &s->opts, &p,
-			                            err);
+			pb_shard_opts o;
+			pb_shard_row_opts(s, best, &o);
+			rc = pb_shard_problem_build(s->g, &s->cl, &s->rows[best].mesh, &o, &p, err);
 			if (rc == PB_OK) {
 				pb_shard_result r;
 				memset(&r, 0, sizeof r);

@@ -57,6 +57,9 @@ static json_t *scheme_json(const pb_shard_search *s, int i)
 		json_object_set_new(o, "feasible", json_boolean(r->feasible));
 		json_object_set_new(o, "optimal", json_boolean(r->optimal));
 		json_object_set_new(o, "solve_seconds", json_real(r->seconds));
+		if (s->opts.train)
+			json_object_set_new(o, "recompute",
+			                    json_string(pb_recompute_names[r->recompute % 3]));
 		json_object_set_new(o, "incumbents", json_integer(r->incumbents));
 		json_t *m = json_object();
 		json_object_set_new(m, "groups", json_integer(r->groups));
@@ -286,6 +289,17 @@ json_t *pb_shard_report(const pb_shard_search *s)
 	json_object_set_new(j, "optimal", json_boolean(b->optimal));
 	json_object_set_new(j, "param_bytes", json_real(p->param_bytes));
 	json_object_set_new(j, "forced_param_sharding", json_boolean(p->forced));
+	if (s->opts.train) {
+		json_object_set_new(
+		    j, "optimizer",
+		    json_string(s->opts.optimizer == PB_OPTIM_ADAM ? "adam" : "none"));
+		json_object_set_new(j, "zero", json_integer(s->opts.zero));
+		json_object_set_new(j, "recompute",
+		                    json_string(pb_recompute_names[b->recompute % 3]));
+	}
+	json_object_set_new(j, "layer_runs", json_integer(p->n_layer_runs));
+	json_object_set_new(j, "layer_blocks", json_integer(p->layer_blocks));
+	json_object_set_new(j, "layer_tied_groups", json_integer(p->layer_tied));
 	json_t *colls = json_array();
 	json_object_set_new(j, "ops", ops_json(p, s->best_result.choice, colls));
 	json_object_set_new(j, "collectives", colls);
@@ -583,6 +597,16 @@ void pb_shard_report_text(const pb_shard_search *s, const json_t *rep, FILE *o)
 	        "device%s%s\n",
 	        b->mesh.name, t1, t2, t3, m1, m2, b->feasible ? "" : " — DOES NOT FIT",
 	        b->optimal ? ", optimal" : "");
+	if (s->opts.train)
+		fprintf(o, "training memory: optimizer %s, ZeRO stage %d, recomputation %s\n",
+		        s->opts.optimizer == PB_OPTIM_ADAM ? "adam" : "none (weights + gradients)",
+		        s->opts.zero, pb_recompute_names[b->recompute % 3]);
+	if (s->best_problem && s->best_problem->n_layer_runs)
+		fprintf(
+		    o,
+		    "repeated layers: %d run(s), %d blocks, %d groups tied to a representative\n",
+		    s->best_problem->n_layer_runs, s->best_problem->layer_blocks,
+		    s->best_problem->layer_tied);
 	if (json_is_true(json_object_get(rep, "forced_param_sharding")))
 		fprintf(o,
 		        "parameters exceed %.0f%% of a device's memory: parameter tensors are "

@@ -147,10 +147,47 @@ int pb_shard_search_solve_row(pb_shard_search *s, int i, pb_shard_problem **pp, 
 	*pp = NULL;
 	memset(r, 0, sizeof *r);
 	s->running = i;
-	int rc = pb_shard_problem_build(s->g, &s->cl, &row->mesh, &s->opts, &p, &e2);
+	/* recomputation: the one asked for, or (auto, training) each of none,
+	 * selective and full, keeping the fastest plan that fits (less memory
+	 * can buy a faster sharding, so the first that fits is not always it) */
+	int autorc = s->opts.recompute == PB_RECOMP_AUTO;
+	int k0 = autorc ? PB_RECOMP_NONE : s->opts.recompute;
+	int k1 = autorc && s->opts.train ? PB_RECOMP_FULL : k0;
 	const char *lp = s->n_rows == 1 ? s->lp_path : NULL;
-	if (rc == PB_OK)
-		rc = pb_shard_solve(p, lp, on_incumbent, s, r, &e2);
+	int rc = PB_OK;
+	for (int k = k0; k <= k1 && rc == PB_OK; k++) {
+		pb_shard_opts o = s->opts;
+		o.recompute = k;
+		pb_shard_problem *q = NULL;
+		pb_shard_result rq;
+		memset(&rq, 0, sizeof rq);
+		rc = pb_shard_problem_build(s->g, &s->cl, &row->mesh, &o, &q, &e2);
+		if (rc == PB_OK)
+			rc = pb_shard_solve(q, k0 == k1 ? lp : NULL, on_incumbent, s, &rq, &e2);
+		if (rc) {
+			pb_shard_problem_free(q);
+			break;
+		}
+		int better = !p || (rq.feasible && !r->feasible) ||
+		             (rq.feasible == r->feasible && rq.objective < r->objective);
+		if (better) {
+			pb_shard_problem_free(p);
+			pb_shard_result_free(r);
+			p = q;
+			*r = rq;
+			row->recompute = k;
+		} else {
+			pb_shard_problem_free(q);
+			pb_shard_result_free(&rq);
+		}
+	}
+	if (rc == PB_OK && lp && k0 != k1) { /* the MILP of the plan kept */
+		pb_shard_result rl;
+		rc = pb_shard_solve(p, lp, NULL, NULL, &rl, &e2);
+		pb_shard_result_free(&rl);
+	}
+	if (rc)
+		pb_shard_result_free(r);
 	if (rc == PB_ENOMEM) {
 		pb_shard_problem_free(p);
 		*err = e2;
@@ -177,6 +214,12 @@ int pb_shard_search_solve_row(pb_shard_search *s, int i, pb_shard_problem **pp, 
 	pb_shard_milp_size(p, &row->size);
 	*pp = p;
 	return PB_OK;
+}
+
+void pb_shard_row_opts(const pb_shard_search *s, int i, pb_shard_opts *o)
+{
+	*o = s->opts;
+	o->recompute = s->rows[i].recompute;
 }
 
 int pb_shard_search_better(const pb_shard_search *s, int i)

@@ -22,6 +22,7 @@ typedef struct pb_shard_row {
 	int groups, edges, active;
 	double seconds;
 	long incumbents;
+	int recompute; /* PB_RECOMP_* the row was solved with */
 	char error[200];
 } pb_shard_row;
 
@@ -76,6 +77,8 @@ void pb_shard_search_free(pb_shard_search *s);
 int pb_shard_search_solve_row(pb_shard_search *s, int i, pb_shard_problem **pp, pb_shard_result *r,
                               pb_error *err);
 int pb_shard_search_better(const pb_shard_search *s, int i);
+/* The options row i was solved with (its recomputation choice). */
+void pb_shard_row_opts(const pb_shard_search *s, int i, pb_shard_opts *o);
 /* A slice of the coroutine's work starts now: no new incumbent yet, and the
  * yield_after clock restarts. */
 void pb_shard_search_slice_start(pb_shard_search *s);

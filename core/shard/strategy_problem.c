@@ -19,6 +19,24 @@
 
 #define MAX_NODE_STRATS 2048
 
+const char *const pb_recompute_names[3] = {"none", "selective", "full"};
+
+double pb_shard_train_param_factor(const pb_shard_opts *o, int elem, double r)
+{
+	if (r < 1)
+		r = 1;
+	double w = 1, gr = 1, st = 0;
+	if (o->optimizer == PB_OPTIM_ADAM)
+		st = (8.0 + (elem < 4 ? 4.0 : 0.0)) / (elem > 0 ? elem : 4);
+	if (o->zero >= 1)
+		st /= r;
+	if (o->zero >= 2)
+		gr /= r;
+	if (o->zero >= 3)
+		w /= r;
+	return w + gr + st;
+}
+
 void pb_shard_opts_default(pb_shard_opts *o)
 {
 	memset(o, 0, sizeof *o);
@@ -144,6 +162,68 @@ static void classify(pb_shard_problem *p)
 	for (int t = 0; t < g->n_tensors; t++)
 		if (p->tkind[t] == PB_TKIND_PARAM)
 			p->param_bytes += pb_tensor_bytes(&g->tensors[t]);
+	if (!p->param_owner)
+		return;
+	/* a parameter used by several operators (tied embedding and head) is held
+	 * once: by its first active consumer */
+	for (int t = 0; t < g->n_tensors; t++) {
+		p->param_owner[t] = -1;
+		const pb_tensor *tt = &g->tensors[t];
+		for (int c = 0; c < tt->n_consumers && p->tkind[t] == PB_TKIND_PARAM; c++) {
+			int v = tt->consumers[c];
+			if (p->nodes[v].active && (p->param_owner[t] < 0 || v < p->param_owner[t]))
+				p->param_owner[t] = v;
+		}
+	}
+}
+
+/* Activation recomputation (opts.recompute, training): selective marks the
+ * attention core (Korthikanti et al. 2022: QK^T, its scaling, softmax and
+ * the product with V: batched MatMuls of two activations, Softmax, and
+ * element-wise operators on their outputs); full marks every node of a
+ * repeated block (layer_classes.h) and keeps only the blocks' last outputs,
+ * plus the whole first block: one layer's activations live while a layer is
+ * recomputed. Recomputed nodes run their forward pass once more. */
+static int mark_recompute(pb_shard_problem *p, pb_error *err)
+{
+	const pb_graph *g = p->g;
+	if (!p->opts.train || p->opts.recompute == PB_RECOMP_NONE)
+		return PB_OK;
+	if (p->opts.recompute == PB_RECOMP_SELECTIVE) {
+		for (int i = 0; i < g->n_nodes; i++) {
+			const pb_node *n = &g->nodes[i];
+			pb_shard_node *sn = &p->nodes[i];
+			if (!sn->active)
+				continue;
+			int acts = 0, from_core = 1;
+			for (int k = 0; k < n->n_inputs; k++) {
+				int t = n->inputs[k];
+				if (t < 0 || p->tkind[t] != PB_TKIND_ACT)
+					continue;
+				acts++;
+				int pr = g->tensors[t].producer;
+				if (pr < 0 || !p->nodes[pr].recomputed)
+					from_core = 0;
+			}
+			if (!strcmp(n->op, "Softmax") || (!strcmp(n->op, "MatMul") && acts == 2))
+				sn->recomputed = 1;
+			else if (acts == 1 && from_core && pb_spec_is_elementwise(n->op))
+				sn->recomputed = 1;
+		}
+		return PB_OK;
+	}
+	pb_layer_classes lc;
+	int rc = pb_layer_classes_find(g, &lc, err);
+	if (rc)
+		return rc;
+	for (int i = 0; i < g->n_nodes; i++) {
+		if (!p->nodes[i].active || lc.block[i] < 0)
+			continue;
+		p->nodes[i].recomputed = 1;
+		p->nodes[i].kept_full = lc.block[i] == 0 || lc.block_end[i];
+	}
+	pb_layer_classes_free(&lc);
+	return PB_OK;
 }
 
 void pb_shard_dynamic_nodes(const pb_graph *g, unsigned char *active)
@@ -235,18 +315,33 @@ static int build_node(pb_shard_problem *p, int nid, pb_strat1 *menu_buf, pb_erro
 	if (!sn->cost || !sn->flops_part || !sn->mem_param || !sn->mem_act)
 		return pb_err(err, PB_ENOMEM, "shard: out of memory");
 	double fl = pb_shard_node_flops(g, n);
+	double cmult = p->compute_mult + (p->opts.train && sn->recomputed ? 1.0 : 0.0);
+	int keep_act = !sn->recomputed || (p->opts.recompute == PB_RECOMP_FULL && sn->kept_full);
 	for (int s = 0; s < ns; s++) {
 		const pb_strat *st = &sn->strat[s];
-		double comp = fl / st->share * st->pad / p->cl.flops * p->compute_mult;
+		double comp = fl / st->share * st->pad / p->cl.flops * cmult;
 		double c = comp;
 		double mp = 0, ma = 0;
 		for (int i = 0; i < n->n_inputs && i < PB_SHARD_MAX_IN; i++) {
 			int t = n->inputs[i];
-			if (t < 0 || p->tkind[t] != PB_TKIND_PARAM)
+			if (t < 0 || p->tkind[t] != PB_TKIND_PARAM ||
+			    (p->param_owner && p->param_owner[t] != nid))
 				continue;
 			double by = pb_tensor_bytes(&g->tensors[t]) *
 			            pb_spec_pad_factor(&g->tensors[t], st->in[i], m);
-			mp += by / pb_spec_shrink(st->in[i], m);
+			double local = by / pb_spec_shrink(st->in[i], m);
+			double reps = 1; /* replicas of this shard: the replicated axes */
+			for (int a = 0; a < m->n_axes; a++)
+				if (st->in[i][a] == PB_SPEC_R)
+					reps *= m->size[a];
+			if (!p->opts.train)
+				mp += local;
+			else if (p->opts.optimizer == PB_OPTIM_NONE && p->opts.zero == 0)
+				mp += 2 * local; /* weights and gradients */
+			else
+				mp +=
+				    local * pb_shard_train_param_factor(
+				                &p->opts, pb_dtype_size(g->tensors[t].dtype), reps);
 			if (p->opts.train && pb_tensor_numel(&g->tensors[t]) >= 2)
 				for (int a = 0; a < m->n_axes; a++) {
 					if (st->in[i][a] != PB_SPEC_R)
@@ -257,6 +352,11 @@ static int build_node(pb_shard_problem *p, int nid, pb_strat1 *menu_buf, pb_erro
 							b /= m->size[j];
 					c += pb_coll_time(PB_COLL_ALLREDUCE, b, m->size[a],
 					                  &m->link[a]);
+					/* ZeRO-3 gathers the weights before use: one more
+					 * all-gather (1.5x the all-reduce volume) */
+					if (p->opts.zero >= 3)
+						c += pb_coll_time(PB_COLL_ALLGATHER, b, m->size[a],
+						                  &m->link[a]);
 				}
 		}
 		for (int j = 0; j < n->n_outputs && j < PB_SHARD_MAX_OUT; j++) {
@@ -265,13 +365,14 @@ static int build_node(pb_shard_problem *p, int nid, pb_strat1 *menu_buf, pb_erro
 				continue;
 			double by = pb_tensor_bytes(&g->tensors[t]) *
 			            pb_spec_pad_factor(&g->tensors[t], st->out[j], m);
-			ma += by / pb_spec_shrink(st->out[j], m);
+			if (keep_act)
+				ma += by / pb_spec_shrink(st->out[j], m);
 			if (g->tensors[t].is_output)
 				c += output_reduce_cost(m, &g->tensors[t], st->out[j]);
 		}
 		sn->cost[s] = c;
 		sn->flops_part[s] = comp;
-		sn->mem_param[s] = mp * (p->opts.train ? 2 : 1);
+		sn->mem_param[s] = mp;
 		sn->mem_act[s] = ma;
 	}
 	return PB_OK;
@@ -820,16 +921,17 @@ int pb_shard_problem_build(const pb_graph *g, const pb_cluster *c, const pb_mesh
 	p->comm_mult = o->train ? 2.0 : 1.0;
 	p->act_mult = o->act_copies > 0 ? o->act_copies : 1.0;
 	p->tkind = calloc((size_t)(g->n_tensors + 1), 1);
+	p->param_owner = malloc((size_t)(g->n_tensors + 1) * sizeof *p->param_owner);
 	p->nodes = calloc((size_t)(g->n_nodes + 1), sizeof *p->nodes);
 	pb_strat1 *menu = malloc(64 * sizeof *menu);
-	if (!p->tkind || !p->nodes || !menu) {
+	if (!p->tkind || !p->param_owner || !p->nodes || !menu) {
 		free(menu);
 		pb_shard_problem_free(p);
 		return pb_err(err, PB_ENOMEM, "shard: out of memory");
 	}
 	classify(p);
 	p->forced = p->param_bytes > o->force_fraction * c->memory;
-	int rc = PB_OK;
+	int rc = mark_recompute(p, err);
 	for (int i = 0; i < g->n_nodes && rc == PB_OK; i++)
 		if (p->nodes[i].active) {
 			rc = build_node(p, i, menu, err);
@@ -885,6 +987,7 @@ void pb_shard_problem_free(pb_shard_problem *p)
 	free(p->groups);
 	free(p->nodes);
 	free(p->tkind);
+	free(p->param_owner);
 	free(p);
 }
 

@@ -51,12 +51,28 @@ typedef struct pb_shard_opts {
 	double act_copies;         /* training: activation bytes count this many times in the
 	                            * memory per device (a pipeline stage under 1F1B keeps that
 	                            * many micro-batches in flight); 0 = 1 */
+	int optimizer;             /* training: PB_OPTIM_NONE (weights + gradients) or
+	                            * PB_OPTIM_ADAM (+ two fp32 moments, + an fp32 master copy
+	                            * of weights narrower than 4 bytes) */
+	int zero;                  /* ZeRO stage 0..3: optimizer state (1), + gradients (2),
+	                            * + weights (3) divided over the replicas of their shard */
+	int recompute;             /* PB_RECOMP_NONE / SELECTIVE / FULL (docs/shard.md) */
 	const unsigned char *mask; /* only nodes with mask[i] != 0 (a pipeline stage); NULL = all.
 	                            * Activations from outside arrive in any layout (p2p is costed
 	                            * by the pipeline). */
 } pb_shard_opts;
 
+enum { PB_OPTIM_NONE = 0, PB_OPTIM_ADAM = 1 };
+/* AUTO (search_rows.c): per scheme none, then selective, then full, the
+ * first whose plan fits (cheapest compute first). */
+enum { PB_RECOMP_NONE = 0, PB_RECOMP_SELECTIVE = 1, PB_RECOMP_FULL = 2, PB_RECOMP_AUTO = 3 };
+extern const char *const pb_recompute_names[3]; /* "none", "selective", "full" */
+
 void pb_shard_opts_default(pb_shard_opts *o);
+/* Training bytes per parameter byte held by a device: weights, gradients and
+ * the optimizer state of a parameter of dtype size `elem` whose shard has r
+ * replicas (ZeRO divides by r from stage 1, 2, 3). */
+double pb_shard_train_param_factor(const pb_shard_opts *o, int elem, double r);
 /* FLOPs of one operator: its cost.flops, or an estimate from shapes. */
 double pb_shard_node_flops(const pb_graph *g, const pb_node *n);
 /* active[i] = 1 for operators that touch an activation (the problem's operators). */
@@ -73,7 +89,10 @@ typedef struct pb_shard_node {
 	double *flops_part; /* compute part of cost */
 	double *mem_param;  /* bytes per device */
 	double *mem_act;
-	int *pick; /* per group strategy: this node's strategy */
+	int *pick;                /* per group strategy: this node's strategy */
+	unsigned char recomputed; /* activations not kept: recomputed in the backward pass */
+	unsigned char kept_full;  /* full recomputation: output kept (a block's boundary, or
+	                           * the one block whose activations live during recompute) */
 	unsigned dyn_in;
 } pb_shard_node;
 
@@ -118,6 +137,8 @@ typedef struct pb_shard_problem {
 	double act_mult; /* training: copies of the activations in memory (opts.act_copies) */
 	int n_active;
 	long n_node_strats; /* sum of strategies over operators (before shrinking) */
+	int *param_owner;   /* per tensor: the active consumer that holds a parameter
+	                     * (its first one: shared parameters count once), or -1 */
 	int n_layer_runs;   /* opts.layers: runs of identical blocks found */
 	int layer_blocks;   /* their blocks (sum of counts) */
 	int layer_tied;     /* groups tied to a group of a first block */

@@ -1,0 +1,262 @@
+/*
+ * test_shard_memory.c — training memory as frameworks count it
+ * (strategy_problem.c): weights + gradients + Adam state (two fp32 moments,
+ * an fp32 master copy of fp16 weights), ZeRO 1-3 dividing them over the
+ * replicas of a shard, a shared parameter (the tied embedding) held once,
+ * activation recomputation (selective: the attention core; full: the
+ * blocks' boundaries and one block) with its extra forward pass, and the
+ * search's automatic choice of the recomputation (the fastest plan that
+ * fits, compared with each choice forced).
+ */
+#include <unistd.h>
+
+#include "pb_test.h"
+
+#include "hw.h"
+#include "model/gen_gpt.h"
+#include "shard/cluster.h"
+#include "shard/strategy_problem.h"
+
+static pb_graph *gpt(int fp16)
+{
+	pb_gpt_spec s;
+	pb_gpt_spec_default(&s);
+	s.layers = 4;
+	s.hidden = 128;
+	s.heads = 4;
+	s.seq = 64;
+	s.vocab = 1000;
+	s.batch = 8;
+	s.fp16 = fp16;
+	unsigned char *buf = NULL;
+	size_t len = 0;
+	pb_error err = {0};
+	assert_int_equal(pb_gen_gpt_bytes(&s, &buf, &len, &err), PB_OK);
+	pb_load_opts o;
+	memset(&o, 0, sizeof o);
+	pb_graph *g = NULL;
+	assert_int_equal(pb_onnx_load_buffer(buf, len, "gpt.onnx", &o, &g, &err), PB_OK);
+	free(buf);
+	return g;
+}
+
+static pb_shard_problem *build(const pb_graph *g, const pb_cluster *c, const char *scheme,
+                               int optimizer, int zero, int recompute)
+{
+	pb_mesh m;
+	pb_error err = {0};
+	assert_int_equal(pb_mesh_parse(&m, c, scheme, &err), PB_OK);
+	pb_shard_opts o;
+	pb_shard_opts_default(&o);
+	o.train = 1;
+	o.optimizer = optimizer;
+	o.zero = zero;
+	o.recompute = recompute;
+	pb_shard_problem *p = NULL;
+	assert_int_equal(pb_shard_problem_build(g, c, &m, &o, &p, &err), PB_OK);
+	return p;
+}
+
+static void load_cluster(pb_cluster *c)
+{
+	pb_hw *hw = NULL;
+	pb_error err = {0};
+	assert_int_equal(pb_hw_load("layouts/cluster-1x8.lua", &hw, &err), PB_OK);
+	assert_int_equal(pb_cluster_from_hw(hw, c, &err), PB_OK);
+	pb_hw_free(hw);
+}
+
+static void test_param_factor(void **state)
+{
+	(void)state;
+	pb_shard_opts o;
+	pb_shard_opts_default(&o);
+	o.optimizer = PB_OPTIM_ADAM;
+	/* fp16: 2 + 2 + 4 (master) + 4 + 4 = 16 bytes per 2-byte parameter */
+	assert_true(fabs(pb_shard_train_param_factor(&o, 2, 1) - 8) < 1e-12);
+	/* fp32: 4 + 4 + 4 + 4 = 16 bytes per 4-byte parameter */
+	assert_true(fabs(pb_shard_train_param_factor(&o, 4, 1) - 4) < 1e-12);
+	o.zero = 1; /* the 12 bytes of state over 8 replicas */
+	assert_true(fabs(pb_shard_train_param_factor(&o, 2, 8) - (2 + 6.0 / 8)) < 1e-12);
+	o.zero = 2;
+	assert_true(fabs(pb_shard_train_param_factor(&o, 2, 8) - (1 + 7.0 / 8)) < 1e-12);
+	o.zero = 3; /* everything over 8: 16 / 8 bytes per parameter */
+	assert_true(fabs(pb_shard_train_param_factor(&o, 2, 8) - 1) < 1e-12);
+	o.optimizer = PB_OPTIM_NONE;
+	o.zero = 0;
+	assert_true(fabs(pb_shard_train_param_factor(&o, 2, 8) - 2) < 1e-12);
+}
+
+/* Replicas of a node's input i under strategy s. */
+static double replicas(const pb_shard_problem *p, const pb_strat *st, int i)
+{
+	double r = 1;
+	for (int a = 0; a < p->mesh.n_axes; a++)
+		if (st->in[i][a] == PB_SPEC_R)
+			r *= p->mesh.size[a];
+	return r;
+}
+
+static void test_adam_zero_and_shared(void **state)
+{
+	(void)state;
+	pb_cluster c;
+	load_cluster(&c);
+	pb_graph *g = gpt(1);
+	pb_shard_problem *none = build(g, &c, "2x4", PB_OPTIM_NONE, 0, PB_RECOMP_NONE);
+	pb_shard_problem *adam = build(g, &c, "2x4", PB_OPTIM_ADAM, 0, PB_RECOMP_NONE);
+	pb_shard_problem *z1 = build(g, &c, "2x4", PB_OPTIM_ADAM, 1, PB_RECOMP_NONE);
+	pb_shard_problem *z3 = build(g, &c, "2x4", PB_OPTIM_ADAM, 3, PB_RECOMP_NONE);
+	int v = pb_graph_find_node(g, "h1.mlp.fc.matmul");
+	const pb_shard_node *a = &none->nodes[v], *b = &adam->nodes[v], *c1 = &z1->nodes[v],
+	                    *c3 = &z3->nodes[v];
+	assert_int_equal(a->n_strat, b->n_strat);
+	int seen_rep = 0, seen_split = 0;
+	for (int s = 0; s < a->n_strat; s++) {
+		double local = a->mem_param[s] / 2; /* weights + gradients */
+		assert_true(local > 0);
+		double r = replicas(none, &a->strat[s], 1);
+		seen_rep |= r == 8;
+		seen_split |= r == 1;
+		assert_true(fabs(b->mem_param[s] - 8 * local) <= 1e-9 * local);
+		assert_true(fabs(c1->mem_param[s] - (2 + 6 / r) * local) <= 1e-9 * local);
+		assert_true(fabs(c3->mem_param[s] - 8 / r * local) <= 1e-9 * local);
+		/* ZeRO-3 gathers the weights: never cheaper than ZeRO-1 */
+		assert_true(c3->cost[s] >= c1->cost[s] - 1e-15);
+		if (r > 1)
+			assert_true(c3->cost[s] > c1->cost[s]);
+	}
+	assert_true(seen_rep && seen_split);
+	/* the tied embedding: held by the Gather, not again by the head */
+	int wte = pb_graph_find_tensor(g, "wte");
+	int emb = pb_graph_find_node(g, "embed.tokens"), head = pb_graph_find_node(g, "lm_head");
+	assert_int_equal(adam->param_owner[wte], emb);
+	for (int s = 0; s < adam->nodes[head].n_strat; s++)
+		assert_true(adam->nodes[head].mem_param[s] == 0);
+	for (int s = 0; s < adam->nodes[emb].n_strat; s++)
+		assert_true(adam->nodes[emb].mem_param[s] > 0);
+	pb_shard_problem_free(none);
+	pb_shard_problem_free(adam);
+	pb_shard_problem_free(z1);
+	pb_shard_problem_free(z3);
+	pb_graph_free(g);
+	pb_cluster_free(&c);
+}
+
+static void test_recompute(void **state)
+{
+	(void)state;
+	pb_cluster c;
+	load_cluster(&c);
+	pb_graph *g = gpt(0);
+	pb_shard_problem *p0 = build(g, &c, "8", PB_OPTIM_ADAM, 0, PB_RECOMP_NONE);
+	pb_shard_problem *ps = build(g, &c, "8", PB_OPTIM_ADAM, 0, PB_RECOMP_SELECTIVE);
+	pb_shard_problem *pf = build(g, &c, "8", PB_OPTIM_ADAM, 0, PB_RECOMP_FULL);
+	const char *core[] = {"h1.attn.scores", "h1.attn.scale", "h1.attn.softmax",
+	                      "h1.attn.context"};
+	for (int i = 0; i < 4; i++) {
+		int v = pb_graph_find_node(g, core[i]);
+		assert_true(ps->nodes[v].recomputed);
+		for (int s = 0; s < ps->nodes[v].n_strat; s++) {
+			assert_true(ps->nodes[v].mem_act[s] == 0);
+			assert_true(p0->nodes[v].mem_act[s] > 0);
+			/* one more forward pass: 4/3 of forward + backward */
+			assert_true(
+			    fabs(ps->nodes[v].flops_part[s] - p0->nodes[v].flops_part[s] * 4 / 3) <=
+			    1e-9 * p0->nodes[v].flops_part[s]);
+		}
+	}
+	int q = pb_graph_find_node(g, "h1.attn.q.matmul");
+	assert_false(ps->nodes[q].recomputed);
+	assert_true(ps->nodes[q].mem_act[0] == p0->nodes[q].mem_act[0]);
+	/* full: block boundaries and the first block keep their outputs */
+	int gelu3 = pb_graph_find_node(g, "h2.mlp.gelu"),
+	    gelu0 = pb_graph_find_node(g, "h0.mlp.gelu");
+	int res3 = pb_graph_find_node(g, "h2.residual_2"), head = pb_graph_find_node(g, "lm_head");
+	assert_true(pf->nodes[gelu3].recomputed && pf->nodes[gelu3].mem_act[0] == 0);
+	assert_true(pf->nodes[gelu0].mem_act[0] > 0);
+	assert_true(pf->nodes[res3].mem_act[0] > 0);
+	assert_false(pf->nodes[head].recomputed);
+	assert_true(pf->nodes[q].flops_part[0] > p0->nodes[q].flops_part[0]);
+	double act[3] = {0, 0, 0};
+	pb_shard_problem *ps3[3] = {p0, ps, pf};
+	for (int k = 0; k < 3; k++)
+		for (int i = 0; i < g->n_nodes; i++)
+			if (ps3[k]->nodes[i].active)
+				act[k] += ps3[k]->nodes[i].mem_act[0];
+	assert_true(act[0] > act[1] && act[1] > act[2]);
+	pb_shard_problem_free(p0);
+	pb_shard_problem_free(ps);
+	pb_shard_problem_free(pf);
+	pb_graph_free(g);
+	pb_cluster_free(&c);
+}
+
+/* --recompute auto keeps the fastest plan that fits among the three. */
+static void test_recompute_auto(void **state)
+{
+	(void)state;
+	char model[] = "/tmp/pb_shmem_XXXXXX", lay[] = "/tmp/pb_shmem_lay_XXXXXX";
+	int fd = mkstemp(model);
+	close(fd);
+	fd = mkstemp(lay);
+	FILE *f = fdopen(fd, "w");
+	fputs("return { kind='cluster', name='tight', nodes=1, devices_per_node=8,\n"
+	      "device_memory_gb=0.5, device_tflops=100, intra_bw_gbs=150, intra_latency_us=5 }\n",
+	      f);
+	fclose(f);
+	char lua[64];
+	snprintf(lua, sizeof lua, "%s.lua", lay);
+	assert_int_equal(rename(lay, lua), 0);
+	pb_session *s = pb_session_new();
+	char line[512];
+	snprintf(line, sizeof line,
+	         "gen gpt --layers 6 --hidden 512 --heads 8 --seq 512 --vocab 8000 -o %s.onnx",
+	         model);
+	int rc;
+	free(pb_test_run_cmd(s, line, &rc));
+	assert_int_equal(rc, PB_OK);
+	double t[3];
+	int fit[3];
+	const char *names[3] = {"none", "selective", "full"};
+	for (int k = 0; k < 3; k++) {
+		snprintf(line, sizeof line,
+		         "shard %s.onnx --layout %s --train --batch 16 --scheme 2x4 --recompute %s "
+		         "--json",
+		         model, lua, names[k]);
+		json_t *j = pb_test_run_json(s, line);
+		t[k] = json_number_value(json_object_get(j, "step_time"));
+		fit[k] = json_is_true(json_object_get(j, "feasible"));
+		json_decref(j);
+	}
+	snprintf(line, sizeof line,
+	         "shard %s.onnx --layout %s --train --batch 16 --scheme 2x4 --json", model, lua);
+	json_t *j = pb_test_run_json(s, line);
+	int best = -1;
+	for (int k = 0; k < 3; k++)
+		if (fit[k] && (best < 0 || t[k] < t[best]))
+			best = k;
+	assert_true(best >= 0);
+	assert_false(fit[0]); /* the layout is tight: without recomputation it does not fit */
+	assert_string_equal(json_string_value(json_object_get(j, "recompute")), names[best]);
+	assert_true(fabs(json_number_value(json_object_get(j, "step_time")) - t[best]) <=
+	            1e-9 * t[best]);
+	assert_string_equal(json_string_value(json_object_get(j, "optimizer")), "adam");
+	json_decref(j);
+	pb_session_free(s);
+	snprintf(line, sizeof line, "%s.onnx", model);
+	unlink(line);
+	unlink(model);
+	unlink(lua);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_param_factor),
+	    cmocka_unit_test(test_adam_zero_and_shared),
+	    cmocka_unit_test(test_recompute),
+	    cmocka_unit_test(test_recompute_auto),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
