@@ -22,6 +22,7 @@
 #include "partition/report.h"
 #include "script/hooks.h"
 #include "shard/pipeline_plan.h"
+#include "shard/search.h"
 #include "transform/fuse.h"
 #include "transform/map.h"
 #include "util/fmt.h"
@@ -504,6 +505,203 @@ static int pipeline_boundary(pb_cmd_ctx *ctx, const pb_args *a, int k, int delta
 	return rc;
 }
 
+/* ------------------------------------------------ pin a sharding spec */
+
+#define PIN_MAX 64
+
+/* The pins of a shard plan: its detail.pinned list plus the new one. */
+typedef struct pin_rule {
+	int nid;
+	char label[40];
+	int seen; /* the search offered this label for the node */
+} pin_rule;
+
+static int pin_match(const pb_graph *g, int nid, void *ud)
+{
+	(void)g;
+	return nid == ((const pin_rule *)ud)->nid;
+}
+
+static int pin_keep(const pb_graph *g, int nid, const pb_strat *st, const pb_mesh *m, void *ud)
+{
+	(void)g;
+	(void)nid;
+	(void)m;
+	pin_rule *p = ud;
+	int k = strcmp(st->label, p->label) == 0;
+	p->seen |= k;
+	return k;
+}
+
+/* The strategy the shard plan gives node nid ("" when it has none). */
+static const char *plan_strategy(const pb_plan *p, int nid)
+{
+	const json_t *ops = json_object_get(p->detail, "ops");
+	for (size_t i = 0; i < json_array_size(ops); i++) {
+		const json_t *o = json_array_get(ops, i);
+		if (json_integer_value(json_object_get(o, "id")) == nid) {
+			const char *st = json_string_value(json_object_get(o, "strategy"));
+			return st ? st : "";
+		}
+	}
+	return "";
+}
+
+static const pb_opt pin_opts[] = {
+    PB_OPTS_GRAPH,
+    PB_OPTS_LAYOUT,
+    PB_OPTS_JSON,
+    {"node", 0, PB_OPT_STR, "NAME", "the operator to pin (required)"},
+    {"spec", 0, PB_OPT_STR, "LABEL",
+     "its sharding strategy, as in shard's table: rep, m, n, k, b0, ... (per mesh axis, "
+     "comma-separated; required)"},
+    {"plan", 'p', PB_OPT_STR, "FILE", "edit this saved shard plan (default: the session's)"},
+    {"output", 'o', PB_OPT_STR, "FILE", "save the edited plan"},
+    PB_OPTS_END};
+
+/* Collects the pins: the plan's earlier ones (by node name) and the new one. */
+static int collect_pins(const pb_graph *g, const pb_plan *old, int nid, const char *spec,
+                        pin_rule *pins, int *n, pb_error *err)
+{
+	*n = 0;
+	const json_t *pl = json_object_get(old->detail, "pinned");
+	for (size_t i = 0; i < json_array_size(pl) && *n < PIN_MAX - 1; i++) {
+		const json_t *e = json_array_get(pl, i);
+		int v = pb_graph_find_node(g, json_string_value(json_object_get(e, "node")));
+		const char *l = json_string_value(json_object_get(e, "spec"));
+		if (v < 0 || !l || v == nid)
+			continue;
+		pins[*n].nid = v;
+		snprintf(pins[*n].label, sizeof pins[*n].label, "%s", l);
+		pins[(*n)++].seen = 0;
+	}
+	if (strlen(spec) >= sizeof pins[0].label)
+		return pb_err(err, PB_EUSAGE, "pin: --spec '%s' is too long", spec);
+	pins[*n].nid = nid;
+	snprintf(pins[*n].label, sizeof pins[*n].label, "%s", spec);
+	pins[(*n)++].seen = 0;
+	return PB_OK;
+}
+
+/* Re-solves the plan's scheme with the pins as candidate filters (shrinking
+ * and layer sharing off, so each pinned operator keeps its own variables). */
+static int pin_solve(pb_cmd_ctx *ctx, const pb_plan *old, pin_rule *pins, int n_pins,
+                     pb_shard_search **out, pb_error *err)
+{
+	pb_session *s = ctx->s;
+	*out = NULL;
+	pb_cluster cl;
+	int rc = pb_cluster_from_hw(s->hw, &cl, err);
+	if (rc)
+		return rc;
+	pb_shard_opts o;
+	pb_shard_opts_default(&o);
+	const json_t *d = old->detail;
+	o.train = json_is_true(json_object_get(d, "train"));
+	o.opt_level = (int)json_integer_value(json_object_get(d, "opt_level"));
+	o.no_shrink = 1;
+	o.layers = 0;
+	pb_hooks hk;
+	pb_hooks_init(&hk, s);
+	rc = pb_hooks_shard(&hk, &o, err);
+	pb_shard_rules *own = NULL;
+	if (rc == PB_OK && !o.filters && !(o.filters = own = pb_shard_rules_new(0)))
+		rc = pb_err(err, PB_ENOMEM, "pin: out of memory");
+	for (int i = 0; rc == PB_OK && i < n_pins; i++) {
+		pb_shard_rule r = {"pin",     "an operator's spec pinned by hand",
+		                   pin_match, pin_keep,
+		                   &pins[i],  NULL};
+		rc = pb_shard_rules_add(o.filters, &r, err);
+	}
+	pb_shard_search *sr = NULL;
+	if (rc == PB_OK)
+		rc = pb_shard_search_new(s->graph, &cl, &o,
+		                         json_string_value(json_object_get(d, "scheme")), 2, NULL,
+		                         &sr, err);
+	for (int done = 0; rc == PB_OK && !done;)
+		rc = pb_shard_search_step(sr, &done, err);
+	if (rc == PB_OK)
+		rc = pb_shard_search_finish(sr, err);
+	rc = pb_hooks_finish(&hk, rc, err);
+	pb_shard_rules_free(own);
+	pb_cluster_free(&cl);
+	if (rc == PB_OK && !sr->plan)
+		rc = pb_err(err, PB_EINPUT, "pin: the scheme has no feasible plan with these pins");
+	if (rc) {
+		pb_shard_search_free(sr);
+		return rc;
+	}
+	*out = sr;
+	return PB_OK;
+}
+
+static int cmd_pin(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, pb_error *err)
+{
+	pb_session *s = ctx->s;
+	int nid, rc;
+	if (!s->graph)
+		return pb_err(err, PB_EUSAGE, "pin: no model is open");
+	if ((rc = plan_option(ctx, a, err)) ||
+	    (rc = node_option(s->graph, a, "pin", "node", &nid, err)))
+		return rc;
+	const pb_plan *old = s->plan;
+	if (!old || strcmp(old->kind, "shard") != 0)
+		return pb_err(err, PB_EUSAGE, "pin: the current plan is %s%s%s; run 'shard' first",
+		              old ? "a '" : "absent", old ? old->kind : "", old ? "' plan" : "");
+	const char *spec = pb_args_str(a, "spec", NULL);
+	if (!spec)
+		return pb_err(err, PB_EUSAGE, "pin: --spec LABEL is required");
+	const char *was = plan_strategy(old, nid);
+	const char *name = s->graph->nodes[nid].name;
+	if (!*was)
+		return pb_err(err, PB_EUSAGE,
+		              "pin: node '%s' (%s) is no operator of the shard plan (it touches no "
+		              "activation)",
+		              name, s->graph->nodes[nid].op);
+	pin_rule pins[PIN_MAX];
+	int n_pins;
+	if ((rc = collect_pins(s->graph, old, nid, spec, pins, &n_pins, err)))
+		return rc;
+	pb_shard_search *sr = NULL;
+	if ((rc = pin_solve(ctx, old, pins, n_pins, &sr, err)))
+		return pb_err_prefix(err, "pin");
+	const pin_rule *mine = &pins[n_pins - 1];
+	const char *now = plan_strategy(sr->plan, nid);
+	if (!mine->seen || strcmp(now, spec) != 0) {
+		rc = pb_err(err, PB_EUSAGE,
+		            "pin: '%s' is not a candidate spec of node '%s' (%s) on scheme %s (it "
+		            "has '%s'; see the strategy column of 'shard'); plan unchanged",
+		            spec, name, s->graph->nodes[nid].op,
+		            json_string_value(json_object_get(old->detail, "scheme")), was);
+		pb_shard_search_free(sr);
+		return rc;
+	}
+	pb_plan *p = pb_plan_copy(sr->plan);
+	pb_shard_search_free(sr);
+	if (!p)
+		return pb_err(err, PB_ENOMEM, "pin: out of memory");
+	pb_plan_set_method(p, "manual");
+	json_t *pl = json_array();
+	for (int i = 0; i < n_pins; i++)
+		json_array_append_new(pl, json_pack("{s:s,s:s}", "node",
+		                                    s->graph->nodes[pins[i].nid].name, "spec",
+		                                    pins[i].label));
+	json_object_set_new(p->detail, "pinned", pl);
+	char what[256];
+	snprintf(what, sizeof what, "pinned '%s' to %s (was %s); the rest re-solved", name, spec,
+	         was);
+	json_t *jb = json_pack("{s:f,s:f,s:f}", "step_time", pb_plan_metric(old, "step_time", NAN),
+	                       "comm_time", pb_plan_metric(old, "comm_time", NAN),
+	                       "memory_per_device", pb_plan_metric(old, "memory_per_device", NAN));
+	json_t *ja = json_pack("{s:f,s:f,s:f}", "step_time", pb_plan_metric(p, "step_time", NAN),
+	                       "comm_time", pb_plan_metric(p, "comm_time", NAN),
+	                       "memory_per_device", pb_plan_metric(p, "memory_per_device", NAN));
+	rc = edit_finish(ctx, a, p, what, jb, ja);
+	json_decref(jb);
+	json_decref(ja);
+	return rc;
+}
+
 static const pb_opt backend_opts[] = {
     PB_OPTS_GRAPH,
     PB_OPTS_LAYOUT,
@@ -658,6 +856,14 @@ const pb_command pb_cmds_edit[] = {
      "when the contracted graph would have a cycle, for a load-time constant, or for a\n"
      "node the fusion rules (and Lua fusable rules) do not let fuse. Prints the modelled\n"
      "kernel time and launches before and after. See docs/transform.md."},
+    {"pin", "pin [MODEL] --layout L --node NAME --spec LABEL [--plan FILE] [-o FILE] [--json]",
+     "pin an operator's sharding spec in the shard plan and re-solve the rest", pin_opts, cmd_pin,
+     PB_CMD_GRAPH | PB_CMD_LAYOUT,
+     "The plan's scheme is solved again (GLPK MILP) with the operator's candidates\n"
+     "reduced to LABEL (and the plan's earlier pins kept); shrinking and layer sharing are\n"
+     "off so every pinned operator keeps its own variables. Prints the step time, the\n"
+     "communication time and the memory per device before and after. Refused when LABEL\n"
+     "is not one of the operator's candidates on that scheme. See docs/shard.md."},
     {"fuse-out", "fuse-out [MODEL] --node NAME [--plan FILE] [-o FILE]",
      "take a node out of its fusion group (a group left with one node dissolves)", fuse_edit_opts,
      cmd_fuse_out, PB_CMD_GRAPH, NULL},
