@@ -10,7 +10,8 @@
  *   greedy, equal, pack — one unit finishes
  *   local  — local search from greedy; one unit = one move
  * Every incumbent is a full "partition" plan (problem.h: pb_part_to_plan)
- * whose metrics include the exact optimum and the gap to it.
+ * whose metrics include the exact optimum and the gap to it (not with
+ * no_reference, which skips the exact solve; no method but exact reads it).
  */
 #ifndef PB_PARTITION_H
 #define PB_PARTITION_H
