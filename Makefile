@@ -13,7 +13,8 @@ ifdef CI
 CMAKE_FLAGS += -DPB_WERROR=ON
 endif
 
-# Debian packages of DESIGN.md's dependency table, plus the tools the tests use.
+# Debian packages of DESIGN.md's dependency table, plus the tools the tests use
+# (Open MPI: tune/shard/train across ranks, optional at build time).
 # OpenBLAS is the *serial* build: igraph links libblas.so.3, and the pthread
 # build's thread pool (started by its constructor) spun in sched_yield in every
 # partbench process, e.g. half the CPU time of `partbench info`; the tuner's
@@ -23,7 +24,8 @@ DEPS = build-essential cmake pkg-config \
        libcmocka-dev libprotobuf-c-dev protobuf-c-compiler libonnx-dev \
        libglpk-dev glpk-utils libjansson-dev libxgboost-dev libopenblas-serial-dev \
        libonnx-testdata python3-onnx coinor-cbc tmux libxml2-utils \
-       clang libclang-rt-14-dev clang-format cppcheck nodejs
+       clang libclang-rt-14-dev clang-format cppcheck nodejs \
+       libopenmpi-dev openmpi-bin
 
 .PHONY: all deps deps-ort build run test asan fuzz lint bench clean
 

@@ -9,7 +9,9 @@
 
 #include "commands.h"
 #include "util/fmt.h"
+#include "util/ranks.h"
 #include "tune/node_costs.h"
+#include "tune/tune_all.h"
 #include "tune/tuner.h"
 
 static const pb_opt tune_opts[] = {
@@ -27,6 +29,13 @@ static const pb_opt tune_opts[] = {
      "run exhaustive only up to N legal configurations (default 5000)"},
     {"no-costmodel", 0, PB_OPT_FLAG, NULL, "RL with measured rewards only (ablation)"},
     {"reps", 0, PB_OPT_INT, "R", "timed runs per measurement, minimum taken (default 3)"},
+    {"all", 0, PB_OPT_FLAG, NULL,
+     "tune every distinct Conv/Gemm/MatMul shape of MODEL once into --log (across the "
+     "ranks under mpirun)"},
+    {"budget", 0, PB_OPT_STR, "SECONDS",
+     "--all: wall time to share across the shapes by their share of the model's FLOPs"},
+    {"rank-timeout", 0, PB_OPT_STR, "SECONDS",
+     "--all under mpirun: a rank silent this long is taken for dead (default 60)"},
     {"times", 0, PB_OPT_FLAG, NULL,
      "no tuning: print MODEL's per-node times measured in --log (what --costs uses)"},
     PB_OPTS_GRAPH,
@@ -165,15 +174,77 @@ static int cmd_times(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, p
 	return PB_OK;
 }
 
+static int parse_seconds(const pb_args *a, const char *name, double dflt, double *out,
+                         pb_error *err)
+{
+	const char *v = pb_args_str(a, name, NULL);
+	*out = dflt;
+	if (!v)
+		return PB_OK;
+	char *end;
+	double d = strtod(v, &end);
+	if (end == v || *end || !isfinite(d) || d <= 0 || d > 1e7)
+		return pb_err(err, PB_EUSAGE, "tune: --%s wants seconds > 0, not '%s'", name, v);
+	*out = d;
+	return PB_OK;
+}
+
+/* --all: every distinct kernel shape of MODEL (tune/tune_all.h), on this
+ * rank or across the ranks of an MPI job. */
+static int cmd_all(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a,
+                   const pb_tune_opts *base, pb_error *err)
+{
+	if (pb_args_has(a, "node") || pb_args_has(a, "op") || pb_args_has(a, "shape") ||
+	    pb_args_has(a, "baselines"))
+		return pb_err(err, PB_EUSAGE,
+		              "tune: --all tunes every shape of MODEL (no --node/--op/--shape/"
+		              "--baselines)");
+	if (!base->log_path)
+		return pb_err(err, PB_EUSAGE, "tune: --all needs --log FILE (the log it writes)");
+	pb_tune_all_opts o = {*base};
+	int rc;
+	if ((rc = parse_seconds(a, "budget", 0, &o.budget, err)) ||
+	    (rc = parse_seconds(a, "rank-timeout", 60, &o.rank_timeout, err)) ||
+	    (rc = pb_ranks_start("tune --all", err)) || (rc = load_model(ctx, a, err)))
+		return rc;
+	if (!ctx->s->graph)
+		return pb_err(err, PB_EUSAGE, "tune: --all needs MODEL (usage: %s)", cmd->usage);
+	int root = pb_ranks_rank() == 0;
+	if (root) {
+		o.progress = tune_progress;
+		o.progress_ud = ctx;
+	}
+	pb_tune_all all;
+	if ((rc = pb_tune_all_plan(ctx->s->graph, &all, err)))
+		return rc;
+	pb_tune_all_report r;
+	rc = pb_tune_all_run(&all, &o, &r, err);
+	if (!rc && root) {
+		if (pb_args_has(a, "json")) {
+			json_t *j = pb_tune_all_report_json(&all, &r, o.tune.log_path);
+			json_dumpf(j, ctx->out, JSON_INDENT(1) | JSON_REAL_PRECISION(10));
+			fputc('\n', ctx->out);
+			json_decref(j);
+		} else
+			pb_tune_all_report_text(ctx->out, &all, &r, o.tune.log_path);
+		if (r.missing)
+			rc =
+			    pb_err(err, PB_EINPUT,
+			           "tune: %d of %d kernel shapes of %s are missing from %s (listed "
+			           "above): run the same command with --resume to complete them",
+			           r.missing, all.n, ctx->s->graph->path, o.tune.log_path);
+	}
+	pb_tune_all_free(&all);
+	return rc;
+}
+
 static int cmd_tune(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, pb_error *err)
 {
 	if (pb_args_has(a, "times"))
 		return cmd_times(ctx, cmd, a, err);
-	pb_tune_shape shape;
-	char what[512];
-	int rc = find_shape(ctx, cmd, a, &shape, what, sizeof what, err);
-	if (rc)
-		return rc;
+	if (!pb_args_has(a, "all") && (pb_args_has(a, "budget") || pb_args_has(a, "rank-timeout")))
+		return pb_err(err, PB_EUSAGE, "tune: --budget and --rank-timeout go with --all");
+	int rc;
 	long trials, batch, seed, exh, reps;
 	if ((rc = pb_args_int(a, "trials", 64, 1, 1000000, &trials, err)) ||
 	    (rc = pb_args_int(a, "batch", 16, 2, 4096, &batch, err)) ||
@@ -183,8 +254,6 @@ static int cmd_tune(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, pb
 		return rc;
 	if (pb_args_has(a, "resume") && !pb_args_has(a, "log"))
 		return pb_err(err, PB_EUSAGE, "tune: --resume needs --log FILE");
-	pb_tune_space sp;
-	pb_tune_space_init(&sp, &shape);
 	pb_tune_opts o = {0};
 	o.trials = (int)trials;
 	o.batch = (int)batch;
@@ -197,6 +266,19 @@ static int cmd_tune(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, pb
 	o.measure.min_reps = (int)reps;
 	o.measure.max_reps = (int)(reps > 10 ? reps : 10);
 	o.measure.min_seconds = 0.02;
+	if (pb_args_has(a, "all"))
+		return cmd_all(ctx, cmd, a, &o, err);
+	if (pb_ranks_launched() > 1)
+		return pb_err(err, PB_EUSAGE,
+		              "tune: only --all works across MPI ranks (mpirun -np %d would tune "
+		              "the same shape %d times)",
+		              pb_ranks_launched(), pb_ranks_launched());
+	pb_tune_shape shape;
+	char what[512];
+	if ((rc = find_shape(ctx, cmd, a, &shape, what, sizeof what, err)))
+		return rc;
+	pb_tune_space sp;
+	pb_tune_space_init(&sp, &shape);
 	o.progress = tune_progress;
 	o.progress_ud = ctx;
 	pb_tune_report r;
@@ -221,10 +303,13 @@ const pb_command pb_cmds_tune[] = {
     {"tune",
      "tune (--op gemm --shape M,N,K | --op conv2d --shape N,C,H,W,K,R,S,stride,pad | "
      "MODEL --node NAME) [--trials T] [--log FILE] [--resume] [--baselines] [--json]; "
+     "tune MODEL --all --log FILE [--budget SECONDS] [--resume]; "
      "tune MODEL --times --log FILE",
      "auto-tune a GEMM / convolution kernel on this CPU (RL + cost model)", tune_opts, cmd_tune, 0,
      "Searches tile sizes, loop order, unroll, vector width and packing of a real\n"
      "kernel, measuring GFLOP/s on this machine (single thread, CPU time, min of\n"
      "--reps runs; every configuration is checked against a naive reference first).\n"
-     "See docs/tune.md."},
+     "--all tunes every distinct kernel shape of MODEL once into --log, which --costs\n"
+     "reads; under `mpirun -np N` the shapes are spread over the ranks and rank 0\n"
+     "writes the log. See docs/tune.md and docs/scale-out.md."},
     {0}};

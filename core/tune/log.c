@@ -103,8 +103,8 @@ int pb_tune_log_open(const char *path, FILE **out, pb_error *err)
 	return PB_OK;
 }
 
-int pb_tune_log_append(FILE *f, const char *path, const pb_tune_space *sp, const int *idx,
-                       const pb_tune_result *r, const char *method, pb_error *err)
+char *pb_tune_log_line(const pb_tune_space *sp, const int *idx, const pb_tune_result *r,
+                       const char *method)
 {
 	char key[128];
 	pb_tune_shape_key(&sp->shape, key, sizeof key);
@@ -121,13 +121,25 @@ int pb_tune_log_append(FILE *f, const char *path, const pb_tune_space *sp, const
 		json_object_set_new(o, "why", json_string(r->why));
 	char *s = json_dumps(o, JSON_COMPACT | JSON_REAL_PRECISION(17));
 	json_decref(o);
-	if (!s)
-		return pb_err(err, PB_ENOMEM, "%s: out of memory writing the log", path);
-	int bad = fprintf(f, "%s\n", s) < 0 || fflush(f) != 0;
-	free(s);
-	if (bad)
+	return s;
+}
+
+int pb_tune_log_append_line(FILE *f, const char *path, const char *line, pb_error *err)
+{
+	if (fprintf(f, "%s\n", line) < 0 || fflush(f) != 0)
 		return pb_err(err, PB_EINPUT, "%s: write failed: %s", path, strerror(errno));
 	return PB_OK;
+}
+
+int pb_tune_log_append(FILE *f, const char *path, const pb_tune_space *sp, const int *idx,
+                       const pb_tune_result *r, const char *method, pb_error *err)
+{
+	char *s = pb_tune_log_line(sp, idx, r, method);
+	if (!s)
+		return pb_err(err, PB_ENOMEM, "%s: out of memory writing the log", path);
+	int rc = pb_tune_log_append_line(f, path, s, err);
+	free(s);
+	return rc;
 }
 
 /* Checks the fields every line needs; fills why and returns -1 if wrong. */
@@ -216,6 +228,12 @@ static int each_line(const char *path, int (*fn)(void *ud, json_t *o, char *why,
 	return rc;
 }
 
+static int is_shape_line(const json_t *o)
+{
+	const char *m = json_string_value(json_object_get(o, "method"));
+	return m && !strcmp(m, PB_TUNE_LOG_SHAPE_METHOD);
+}
+
 typedef struct load_ctx {
 	const pb_tune_space *sp;
 	char key[128];
@@ -228,7 +246,7 @@ static int load_one(void *ud, json_t *o, char *why, size_t len)
 	load_ctx *c = ud;
 	const char *key = json_string_value(json_object_get(o, "key"));
 	json_t *valid = json_object_get(o, "valid"), *gf = json_object_get(o, "gflops");
-	if (strcmp(key, c->key))
+	if (strcmp(key, c->key) || is_shape_line(o))
 		return 0;
 	pb_tune_record rec;
 	memset(&rec, 0, sizeof rec);
@@ -301,4 +319,27 @@ int pb_tune_log_foreach(const char *path,
 {
 	each_ctx c = {fn, ud};
 	return each_line(path, each_one, &c, err);
+}
+
+typedef struct shape_ctx {
+	void (*fn)(void *ud, const char *key, const json_t *line);
+	void *ud;
+} shape_ctx;
+
+static int shape_one(void *ud, json_t *o, char *why, size_t len)
+{
+	(void)why;
+	(void)len;
+	shape_ctx *c = ud;
+	if (is_shape_line(o))
+		c->fn(c->ud, json_string_value(json_object_get(o, "key")), o);
+	return 0;
+}
+
+int pb_tune_log_foreach_shape(const char *path,
+                              void (*fn)(void *ud, const char *key, const json_t *line), void *ud,
+                              pb_error *err)
+{
+	shape_ctx c = {fn, ud};
+	return each_line(path, shape_one, &c, err);
 }

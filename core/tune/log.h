@@ -10,6 +10,7 @@
 #ifndef PB_TUNE_LOG_H
 #define PB_TUNE_LOG_H
 
+#include <jansson.h>
 #include <stdio.h>
 
 #include "util/error.h"
@@ -25,11 +26,23 @@ typedef struct pb_tune_record {
 /* No single CPU core comes near this; larger values in a log are corrupt. */
 #define PB_TUNE_LOG_MAX_GFLOPS 1e5
 
+/* A shape's summary line, written by whole-model tuning (tune_all.h) when the
+ * shape is finished: "method":"shape", "valid":false and "gflops":0 (so
+ * readers of measurements skip it), plus "nodes" (the graph nodes sharing the
+ * kernel), "measurements", "best_gflops", "best_config", "tune_seconds",
+ * "rank" and "host". pb_tune_log_load skips these lines. */
+#define PB_TUNE_LOG_SHAPE_METHOD "shape"
+
 /* Opens path for appending (created if missing). A last line without a
  * newline (interrupted write) is cut off first, so appends stay readable; a
  * file that is not a tuning log (first byte not '{', or a last line without
  * newline that is not a log line) is refused and left untouched. */
 int pb_tune_log_open(const char *path, FILE **out, pb_error *err);
+/* One log line (no newline; malloc'd, NULL when out of memory). */
+char *pb_tune_log_line(const pb_tune_space *sp, const int *idx, const pb_tune_result *r,
+                       const char *method);
+/* Appends a line (without its newline) and flushes. */
+int pb_tune_log_append_line(FILE *f, const char *path, const char *line, pb_error *err);
 /* Appends one line and flushes. */
 int pb_tune_log_append(FILE *f, const char *path, const pb_tune_space *sp, const int *idx,
                        const pb_tune_result *r, const char *method, pb_error *err);
@@ -45,5 +58,10 @@ int pb_tune_log_load(const char *path, const pb_tune_space *sp, pb_tune_record *
 int pb_tune_log_foreach(const char *path,
                         void (*fn)(void *ud, const char *key, double gflops, double seconds),
                         void *ud, pb_error *err);
+
+/* Calls fn for every shape summary line in the log (its parsed object). */
+int pb_tune_log_foreach_shape(const char *path,
+                              void (*fn)(void *ud, const char *key, const json_t *line), void *ud,
+                              pb_error *err);
 
 #endif

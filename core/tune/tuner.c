@@ -102,7 +102,15 @@ static int hw_result(tuner *t, const int *idx, const char *method_name, double *
 	if (r.gflops > t->best_any)
 		t->best_any = r.gflops;
 	t->valid[id] = (unsigned char)r.valid;
-	if (t->log) {
+	if (t->o->sink) {
+		char *line = pb_tune_log_line(t->sp, idx, &r, method_name);
+		if (!line)
+			return pb_err(err, PB_ENOMEM, "tune: out of memory");
+		rc = t->o->sink(t->o->sink_ud, line, err);
+		free(line);
+		if (rc)
+			return rc;
+	} else if (t->log) {
 		rc = pb_tune_log_append(t->log, t->o->log_path, t->sp, idx, &r, method_name, err);
 		if (rc)
 			return rc;
@@ -284,6 +292,9 @@ static int run_rl(tuner *t, pb_error *err)
 	double scale = 1;
 	long round = 0, max_rounds = 200L + 60L * T;
 	while (res->measurements < T && round++ < max_rounds) {
+		if (t->o->time_budget > 0 && res->best_gflops > 0 &&
+		    now_wall() - t0 >= t->o->time_budget)
+			break; /* --budget: this shape's share of the time is spent */
 		int use_model = !t->o->no_costmodel && d.n >= WARMUP;
 		if (use_model && (rc = refit(t, cm, &d, 0, err)))
 			goto out;
@@ -626,7 +637,23 @@ int pb_tune_run(const pb_tune_space *sp, const pb_tune_opts *o, pb_tune_report *
 		}
 		free(recs);
 	}
-	if (!rc && o->log_path)
+	for (int i = 0; i < o->n_prior && !rc; i++) {
+		const pb_tune_record *p = &o->prior[i];
+		int in_space = 1;
+		for (int k = 0; k < sp->n_params; k++)
+			in_space &= p->idx[k] >= 0 && p->idx[k] < sp->params[k].n_values;
+		if (!in_space || !isfinite(p->r.gflops) || p->r.gflops < 0 ||
+		    (p->r.valid && !pb_tune_space_legal(sp, p->idx, NULL, 0)))
+			continue;
+		int64_t id = pb_tune_space_encode(sp, p->idx);
+		if (isnan(t.gflops[id]))
+			r->resumed++;
+		t.gflops[id] = p->r.gflops;
+		if (p->r.gflops > t.best_any)
+			t.best_any = p->r.gflops;
+		t.valid[id] = (unsigned char)p->r.valid;
+	}
+	if (!rc && o->log_path && !o->sink)
 		rc = pb_tune_log_open(o->log_path, &t.log, err);
 	if (!rc)
 		rc = pb_tune_bench_new(&sp->shape, (unsigned)(o->seed + 1), &t.bench, err);

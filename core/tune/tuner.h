@@ -39,6 +39,14 @@ typedef struct pb_tune_opts {
 	pb_tune_measure_opts measure;
 	int (*progress)(void *ud, double fraction, const char *line); /* non-zero: cancel */
 	void *progress_ud;
+	/* Whole-model tuning (tune_all.h) and ranks: */
+	double time_budget; /* > 0: the RL tuner stops after this many seconds of wall
+	                       time, once it has one valid measurement */
+	const struct pb_tune_record *prior; /* measurements known before (like --resume) */
+	int n_prior;
+	/* non-NULL: each log line (no newline) goes here instead of log_path */
+	int (*sink)(void *ud, const char *line, pb_error *err);
+	void *sink_ud;
 } pb_tune_opts;
 
 typedef struct pb_tune_method {

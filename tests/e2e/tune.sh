@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # tune.sh — the `tune` command's CLI contract: exit codes and messages for bad
 # shapes / nodes / logs, --json fields (with and without --baselines), a model
-# node, and --resume continuing from a log. Small shapes and budgets only.
+# node, and --resume continuing from a log; --all (whole model, resumable,
+# --budget). Small shapes and budgets only.
 # Usage: tune.sh PATH/TO/partbench   (run from the repository root)
 set -u
 bin=${1:?usage: tune.sh PARTBENCH}
@@ -80,6 +81,68 @@ want = t["batch"] * t["flops"] / (t["best_gflops"] * 1e9)
 for n in d["nodes"]:
     assert n["key"] == "gemm:128,128,64" and n["name"].endswith("self_attn/MatMul_1"), n
     assert abs(n["seconds"] - want) <= 1e-5 * want, (n["seconds"], want)
+PY
+
+# --all: every distinct kernel shape of a model once, into one log that
+# --times (and so --costs) reads; resumable from the log; --budget.
+expect 1 "all without log" -- "$bin" tune models/resnet18.onnx --all
+grep -q "needs --log" "$tmp/err" || fail "all without log message"
+expect 1 "all with node" -- "$bin" tune models/resnet18.onnx --all --node /conv1/Conv --log "$tmp/a.jsonl"
+expect 1 "budget without all" -- "$bin" tune --op gemm --shape 4,4,4 --budget 3
+expect 1 "bad budget" -- "$bin" tune models/resnet18.onnx --all --log "$tmp/a.jsonl" --budget -1
+grep -q "budget" "$tmp/err" || fail "bad budget message"
+expect 2 "all onto a model file" -- "$bin" tune models/resnet18.onnx --all --trials 2 --reps 1 --log models/resnet18.onnx
+grep -q "not a tuning log" "$tmp/err" || fail "all refuses a --log that is not a log"
+expect 0 "all" -- "$bin" tune models/resnet18.onnx --all --trials 3 --reps 1 --log "$tmp/a.jsonl" --json
+cp "$tmp/out" "$tmp/all.json"
+check_log() { # LOG TRIALS: one summary line per shape, TRIALS measurements each
+	python3 - "$1" "$2" "$tmp/all.json" <<'PY'
+import json, sys, collections
+lines = [json.loads(l) for l in open(sys.argv[1])]
+trials = int(sys.argv[2]); rep = json.load(open(sys.argv[3]))
+keys = {s["key"] for s in rep["shapes"]}
+summ = collections.Counter(l["key"] for l in lines if l["method"] == "shape")
+meas = collections.Counter(l["key"] for l in lines if l["method"] != "shape")
+assert set(summ) == keys and all(v == 1 for v in summ.values()), summ
+assert set(meas) == keys and all(v == trials for v in meas.values()), meas
+nodes = [n for l in lines if l["method"] == "shape" for n in l["nodes"]]
+assert len(nodes) == len(set(nodes)) == 21, len(nodes)   # resnet18: 20 Conv + 1 Gemm
+for l in lines:
+    if l["method"] == "shape":
+        assert l["best_gflops"] > 0 and l["measurements"] == trials, l
+PY
+}
+python3 - "$tmp/all.json" <<'PY' || fail "--all report"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert len(d["shapes"]) == 12 and d["tuned"] == 12 and d["missing"] == [], d
+assert abs(sum(s["share"] for s in d["shapes"]) - 1) < 1e-9
+shared = [s for s in d["shapes"] if s["key"] == "conv2d:1,64,56,56,64,3,3,1,1"][0]
+assert len(shared["nodes"]) == 4, shared   # layer1's four 3x3 convolutions share one kernel
+PY
+check_log "$tmp/a.jsonl" 3 || fail "--all log: shapes and measurements"
+expect 0 "times after all" -- "$bin" tune models/resnet18.onnx --times --log "$tmp/a.jsonl" --json
+[ "$(field "['measured_nodes']")" = 21 ] || fail "--times does not find all 21 nodes in the --all log"
+n_before=$(wc -l <"$tmp/a.jsonl")
+expect 0 "resume all, nothing left" -- "$bin" tune models/resnet18.onnx --all --trials 3 --reps 1 --log "$tmp/a.jsonl" --resume --json
+[ "$(field "['logged']")" = 12 ] && [ "$(field "['tuned']")" = 0 ] || fail "resume of a finished log tuned again"
+[ "$(wc -l <"$tmp/a.jsonl")" = "$n_before" ] || fail "resume of a finished log appended lines"
+# an interrupted run: the first 20 lines, the last one cut in the middle
+head -20 "$tmp/a.jsonl" >"$tmp/cut.jsonl"
+head -c 40 <(sed -n 21p "$tmp/a.jsonl") >>"$tmp/cut.jsonl"
+expect 0 "resume an interrupted --all" -- "$bin" tune models/resnet18.onnx --all --trials 3 --reps 1 --log "$tmp/cut.jsonl" --resume --json
+check_log "$tmp/cut.jsonl" 3 || fail "resumed --all log: shapes and measurements"
+[ "$(field "['logged']")" -ge 1 ] || fail "resume did not keep the finished shapes"
+expect 0 "budget" -- "$bin" tune models/resnet18.onnx --all --budget 2 --trials 100000 --reps 1 --log "$tmp/b.jsonl" --json
+python3 - "$tmp/b.jsonl" <<'PY' || fail "--budget shares"
+import json, sys
+s = [json.loads(l) for l in open(sys.argv[1])]
+s = [l for l in s if l["method"] == "shape"]
+assert len(s) == 12
+assert sum(l["budget_seconds"] for l in s) <= 2 + 12e-3 + 1e-9
+big = max(s, key=lambda l: l["share"])
+assert big["budget_seconds"] == max(l["budget_seconds"] for l in s)
+assert all(l["best_gflops"] > 0 for l in s)   # every shape got a valid measurement
 PY
 
 if [ "$fails" != 0 ]; then

@@ -1,0 +1,280 @@
+/*
+ * util/ranks.c — the MPI job (ranks.h). Without PB_HAVE_MPI every function
+ * is the job of one rank, and asking for more ranks is an error saying so.
+ */
+#include "util/ranks.h"
+
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifdef PB_HAVE_MPI
+#include <mpi.h>
+#endif
+
+static int g_started, g_rank, g_size = 1;
+static char g_host[256];
+
+int pb_ranks_built_with_mpi(void)
+{
+#ifdef PB_HAVE_MPI
+	return 1;
+#else
+	return 0;
+#endif
+}
+
+int pb_ranks_launched(void)
+{
+	const char *v = getenv("OMPI_COMM_WORLD_SIZE");
+	if (!v)
+		v = getenv("PMI_SIZE");
+	long n = v ? strtol(v, NULL, 10) : 1;
+	return n > 1 && n < 1000000 ? (int)n : 1;
+}
+
+const char *pb_ranks_host(void)
+{
+	if (!g_host[0] && gethostname(g_host, sizeof g_host - 1))
+		snprintf(g_host, sizeof g_host, "?");
+	return g_host;
+}
+
+int pb_ranks_rank(void)
+{
+	return g_rank;
+}
+
+int pb_ranks_size(void)
+{
+	return g_size;
+}
+
+static double now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+#ifdef PB_HAVE_MPI
+static void finish(void)
+{
+	int fin = 0;
+	MPI_Finalized(&fin);
+	if (!fin)
+		MPI_Finalize();
+}
+
+static int mpi_fail(pb_error *err, int code, const char *what)
+{
+	char msg[MPI_MAX_ERROR_STRING];
+	int len = 0;
+	if (MPI_Error_string(code, msg, &len) != MPI_SUCCESS)
+		snprintf(msg, sizeof msg, "error %d", code);
+	return pb_err(err, PB_EINTERNAL, "MPI (rank %d of %d): %s: %s", g_rank, g_size, what, msg);
+}
+#endif
+
+int pb_ranks_start(const char *what, pb_error *err)
+{
+	if (g_started)
+		return PB_OK;
+	int n = pb_ranks_launched();
+#ifdef PB_HAVE_MPI
+	if (n <= 1) {
+		g_started = 1;
+		return PB_OK;
+	}
+	int provided = 0, rc = MPI_Init_thread(NULL, NULL, MPI_THREAD_FUNNELED, &provided);
+	if (rc != MPI_SUCCESS)
+		return pb_err(err, PB_EINTERNAL, "%s: MPI_Init failed (error %d)", what, rc);
+	atexit(finish);
+	MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+	MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
+	MPI_Comm_size(MPI_COMM_WORLD, &g_size);
+	g_started = 1;
+	if (g_rank != 0) {
+		/* rank 0 prints the report; the others would print copies */
+		fflush(stdout);
+		int fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
+		if (fd >= 0) {
+			dup2(fd, STDOUT_FILENO);
+			close(fd);
+		}
+	}
+	return PB_OK;
+#else
+	if (n > 1)
+		return pb_err(err, PB_EUSAGE,
+		              "%s: this partbench was built without Open MPI, so it cannot work "
+		              "across the %d ranks mpirun started (each would run the whole "
+		              "command); install libopenmpi-dev and rebuild (make build)",
+		              what, n);
+	g_started = 1;
+	return PB_OK;
+#endif
+}
+
+int pb_ranks_send(int to, int tag, const void *buf, size_t len, pb_error *err)
+{
+#ifdef PB_HAVE_MPI
+	if (len > INT32_MAX)
+		return pb_err(err, PB_EINTERNAL, "MPI: message of %zu bytes is too long", len);
+	int rc = MPI_Send(buf, (int)len, MPI_BYTE, to, tag, MPI_COMM_WORLD);
+	return rc == MPI_SUCCESS ? PB_OK : mpi_fail(err, rc, "send");
+#else
+	(void)to;
+	(void)tag;
+	(void)buf;
+	(void)len;
+	return pb_err(err, PB_EINTERNAL, "MPI: not built with Open MPI");
+#endif
+}
+
+int pb_ranks_poll(int from, int tag, double timeout, int *src, int *tag_out, char **buf,
+                  size_t *len, pb_error *err)
+{
+#ifdef PB_HAVE_MPI
+	double t0 = now();
+	unsigned nap = 50; /* microseconds, growing to 5 ms */
+	for (;;) {
+		int flag = 0;
+		MPI_Status st;
+		int rc = MPI_Iprobe(from < 0 ? MPI_ANY_SOURCE : from, tag < 0 ? MPI_ANY_TAG : tag,
+		                    MPI_COMM_WORLD, &flag, &st);
+		if (rc != MPI_SUCCESS)
+			return -mpi_fail(err, rc, "probe");
+		if (flag) {
+			int n = 0;
+			MPI_Get_count(&st, MPI_BYTE, &n);
+			char *b = malloc((size_t)n + 1);
+			if (!b)
+				return -pb_err(err, PB_ENOMEM, "MPI: out of memory");
+			rc = MPI_Recv(b, n, MPI_BYTE, st.MPI_SOURCE, st.MPI_TAG, MPI_COMM_WORLD,
+			              MPI_STATUS_IGNORE);
+			if (rc != MPI_SUCCESS) {
+				free(b);
+				return -mpi_fail(err, rc, "receive");
+			}
+			b[n] = 0;
+			*src = st.MPI_SOURCE;
+			*tag_out = st.MPI_TAG;
+			*buf = b;
+			*len = (size_t)n;
+			return 1;
+		}
+		if (timeout >= 0 && now() - t0 >= timeout)
+			return 0;
+		usleep(nap);
+		if (nap < 5000)
+			nap *= 2;
+	}
+#else
+	(void)from;
+	(void)tag;
+	(void)src;
+	(void)tag_out;
+	(void)buf;
+	(void)len;
+	(void)err;
+	if (timeout > 0)
+		usleep((useconds_t)(timeout * 1e6));
+	(void)now;
+	return 0;
+#endif
+}
+
+int pb_ranks_allgather(const void *mine, size_t len, char **all, size_t *lens, pb_error *err)
+{
+#ifdef PB_HAVE_MPI
+	if (g_size > 1) {
+		if (len > INT32_MAX)
+			return pb_err(err, PB_EINTERNAL, "MPI: message of %zu bytes is too long",
+			              len);
+		int n = (int)len, *cnt = calloc((size_t)g_size, sizeof *cnt),
+		    *off = calloc((size_t)g_size, sizeof *off);
+		if (!cnt || !off) {
+			free(cnt);
+			free(off);
+			return pb_err(err, PB_ENOMEM, "MPI: out of memory");
+		}
+		int rc = MPI_Allgather(&n, 1, MPI_INT, cnt, 1, MPI_INT, MPI_COMM_WORLD);
+		size_t total = 0;
+		for (int r = 0; r < g_size && rc == MPI_SUCCESS; r++) {
+			off[r] = (int)total;
+			lens[r] = (size_t)cnt[r];
+			total += (size_t)cnt[r];
+		}
+		char *b = NULL;
+		if (rc == MPI_SUCCESS && total > INT32_MAX) {
+			free(cnt);
+			free(off);
+			return pb_err(err, PB_EINTERNAL, "MPI: %zu bytes to gather is too much",
+			              total);
+		}
+		if (rc == MPI_SUCCESS && !(b = malloc(total + 1))) {
+			free(cnt);
+			free(off);
+			return pb_err(err, PB_ENOMEM, "MPI: out of memory");
+		}
+		if (rc == MPI_SUCCESS)
+			rc = MPI_Allgatherv(mine, n, MPI_BYTE, b, cnt, off, MPI_BYTE,
+			                    MPI_COMM_WORLD);
+		free(cnt);
+		free(off);
+		if (rc != MPI_SUCCESS) {
+			free(b);
+			return mpi_fail(err, rc, "allgather");
+		}
+		*all = b;
+		return PB_OK;
+	}
+#endif
+	char *b = malloc(len + 1);
+	if (!b)
+		return pb_err(err, PB_ENOMEM, "out of memory");
+	if (len)
+		memcpy(b, mine, len);
+	*all = b;
+	lens[0] = len;
+	return PB_OK;
+}
+
+int pb_ranks_sum(double *v, size_t n, pb_error *err)
+{
+#ifdef PB_HAVE_MPI
+	if (g_size > 1) {
+		if (n > INT32_MAX)
+			return pb_err(err, PB_EINTERNAL, "MPI: %zu values is too many", n);
+		int rc =
+		    MPI_Allreduce(MPI_IN_PLACE, v, (int)n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+		return rc == MPI_SUCCESS ? PB_OK : mpi_fail(err, rc, "allreduce");
+	}
+#endif
+	(void)v;
+	(void)n;
+	(void)err;
+	return PB_OK;
+}
+
+int pb_ranks_agree(unsigned long long value, int *all_same, pb_error *err)
+{
+	*all_same = 1;
+#ifdef PB_HAVE_MPI
+	if (g_size > 1) {
+		unsigned long long mm[2] = {value, ~value};
+		int rc = MPI_Allreduce(MPI_IN_PLACE, mm, 2, MPI_UNSIGNED_LONG_LONG, MPI_MAX,
+		                       MPI_COMM_WORLD);
+		if (rc != MPI_SUCCESS)
+			return mpi_fail(err, rc, "allreduce");
+		*all_same = mm[0] == value && ~mm[1] == value;
+	}
+#endif
+	(void)err;
+	return PB_OK;
+}
