@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "commands.h"
+#include "util/ranks.h"
 #include "script/hooks.h"
 #include "shard/pipeline_plan.h"
 #include "shard/search.h"
@@ -240,6 +241,11 @@ static int cmd_shard(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, p
 	    (rc = pb_args_int(a, "max-axes", 2, 1, PB_MESH_MAX_AXES, &max_axes, err)) ||
 	    (rc = pb_args_double(a, "time-limit", 0, 0, 1e6, &tl, err)))
 		return rc;
+	/* mpirun -np N: the schemes are solved across the ranks (docs/scale-out.md) */
+	if ((rc = pb_ranks_start("shard", err)))
+		return rc;
+	if (pb_ranks_size() > 1 && jobs < 2)
+		jobs = 2;
 	const char *pipe = pb_args_str(a, "pipeline", "off");
 	int pipe_auto = strcmp(pipe, "auto") == 0;
 	if (!pipe_auto && strcmp(pipe, "off") != 0)

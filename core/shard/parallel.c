@@ -28,8 +28,10 @@
 #include <unistd.h>
 
 #include "shard/parallel.h"
+#include "shard/parallel_ranks.h"
 #include "shard/search_report.h"
 #include "util/child_pipe.h"
+#include "util/ranks.h"
 
 typedef struct wire_head {
 	int rc; /* PB_OK, or PB_ENOMEM */
@@ -210,6 +212,10 @@ int pb_shard_parallel_solve(pb_shard_search *s, int jobs,
 	int first = s->next, finished = 0, rc = PB_OK;
 	int launch = first;
 	int ev0 = s->n_events;
+	if (pb_ranks_size() > 1) { /* mpirun -np N: the schemes across the ranks */
+		rc = pb_shard_ranks_solve(s, choices, progress, ud, err);
+		finished = todo;
+	}
 	while (rc == PB_OK && finished < todo) {
 		for (int k = 0; k < jobs && launch < s->n_rows && rc == PB_OK; k++)
 			if (ws[k].pid == 0)

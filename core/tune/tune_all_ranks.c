@@ -403,11 +403,11 @@ static int coordinate(pb_tune_all *a, const pb_tune_all_opts *o, pb_tune_all_rep
 		if (!rc && draw(&c, 0))
 			rc = pb_err(err, PB_ECANCEL, "tune: cancelled");
 	}
-	/* the others stop (a rank taken for dead too, should it still be there) */
+	/* the others stop, a rank taken for dead too: it may only have been slow,
+	 * and would wait for work for ever (a send to a dead rank returns) */
 	pb_error ignore = {0};
-	for (int k = 1; k < c.size; k++)
-		if (!c.dead[k] && c.busy)
-			pb_ranks_send(k, TAG_STOP, "", 0, &ignore);
+	for (int k = 1; k < c.size && c.busy; k++)
+		pb_ranks_send(k, TAG_STOP, "", 0, &ignore);
 	r->seconds = now_s() - t0;
 	if (c.log)
 		fclose(c.log);

@@ -52,15 +52,15 @@ python3 -c "import json,sys; d=json.load(open('$tmp/times')); assert d['measured
 
 # a rank dies mid-shape: it is listed missing, the others finish, --resume completes it
 log=$tmp/k.jsonl
-mpirun --oversubscribe --enable-recovery -np 3 "$bin" tune $model --all --trials 16 --reps 1 \
-	--rank-timeout 5 --log "$log" >"$tmp/kout" 2>"$tmp/kerr" &
+timeout 300 mpirun --oversubscribe --enable-recovery -np 3 "$bin" tune $model --all --trials 16 --reps 1 \
+	--rank-timeout 20 --log "$log" >"$tmp/kout" 2>"$tmp/kerr" &
 runner=$!
 for _ in $(seq 600); do
 	[ -s "$log" ] && [ "$(wc -l <"$log")" -ge 3 ] && break
 	sleep 0.05
 done
 victim=
-for p in $(pgrep -P "$runner"); do
+for p in $(pgrep -P "$(pgrep -P "$runner" -x mpirun)"); do
 	tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | grep -qx OMPI_COMM_WORLD_RANK=1 && victim=$p
 done
 [ -n "$victim" ] || fail "rank 1 not found"
