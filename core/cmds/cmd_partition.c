@@ -22,6 +22,7 @@
 #include "partition/rl_reinforce.h"
 #include "load.h"
 #include "script/hooks.h"
+#include "util/ranks.h"
 
 static const pb_opt partition_opts[] = {
     PB_OPTS_GRAPH,
@@ -428,8 +429,10 @@ static int cmd_train(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, p
 		return pb_err(err, PB_EUSAGE, "train: -o FILE (the agent checkpoint) is required");
 	pb_rl_config cfg;
 	int rc = train_read_cfg(a, &cfg, err);
-	if (rc)
+	/* mpirun -np N: episodes on every rank, gradients averaged (docs/scale-out.md) */
+	if (rc || (rc = pb_ranks_start("train", err)))
 		return rc;
+	int root = pb_ranks_rank() == 0;
 	int n_models = a->n_pos > 0 ? a->n_pos : 1, no_ref = pb_args_has(a, "no-reference");
 	const char *costs = pb_args_str(a, "costs", NULL);
 	if (n_models > 1 && (ctx->from_script || s->locked))
@@ -464,7 +467,7 @@ static int cmd_train(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, p
 	}
 	const char *logp = pb_args_str(a, "log", NULL);
 	FILE *logf = NULL;
-	if (logp && !(logf = fopen(logp, "w"))) {
+	if (logp && root && !(logf = fopen(logp, "w"))) {
 		train_models_free(tm, n_models);
 		rc = pb_err(err, PB_EINPUT, "train: cannot write the training log %s: %s", logp,
 		            strerror(errno));
@@ -504,9 +507,19 @@ static int cmd_train(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, p
 		double f = cap_episodes > 0 ? (double)total / (double)cap_episodes : 0;
 		if (cap_seconds > 0 && used / cap_seconds > f)
 			f = used / cap_seconds;
-		if ((total % 16 == 0 || f >= 1) &&
+		int cancel =
+		    (total % 16 == 0 || f >= 1) &&
 		    pb_cmd_progress(ctx, f > 1 ? 1 : f, "train: episode %ld, %d model(s), %.1f s",
-		                    total, n_models, used)) {
+		                    total, n_models, used);
+		if (pb_ranks_size() > 1) { /* the ranks stop together (rank 0's cancel too) */
+			double stop = f >= 1 || cancel;
+			if (pb_ranks_sum(&stop, 1, err)) {
+				rc = err->code;
+				break;
+			}
+			f = stop > 0 ? 1 : f;
+		}
+		if (cancel) {
 			cancelled = 1;
 			break;
 		}
@@ -516,14 +529,15 @@ static int cmd_train(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, p
 	rc = pb_hooks_finish(&hk, rc, err);
 	if (logf && fclose(logf) != 0 && rc == PB_OK)
 		rc = pb_err(err, PB_EINPUT, "train: writing the training log %s failed", logp);
-	if (rc == PB_OK)
+	if (rc == PB_OK && root) /* the network is the same on every rank */
 		rc = pb_rl_trainer_save(tm[0].T, outp, err);
 	if (rc == PB_OK) {
 		pb_plan *plan =
 		    pb_part_to_plan(tm[0].P, pb_rl_trainer_best(tm[0].T), "rl", tm[0].opt);
 		pb_session_set_plan(s, plan);
 		ctx->redraw |= PB_REDRAW_ALL;
-		fprintf(ctx->log, "wrote %s\n", outp);
+		if (root)
+			fprintf(ctx->log, "wrote %s\n", outp);
 		if (pb_args_has(a, "json")) {
 			json_t *j = pb_part_report_json(plan, "rl", s->hw->name);
 			json_object_set_new(j, "episodes", json_integer(total));

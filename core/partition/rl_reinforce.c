@@ -32,6 +32,7 @@
 #include "partition/baselines.h"
 #include "partition/env.h"
 #include "partition/rl_policy.h"
+#include "util/ranks.h"
 
 enum { RL_CORE_F = 8, RL_FEATURES = 2 * RL_CORE_F + 2 * 3 + 2 + 3 };
 
@@ -227,6 +228,8 @@ int pb_rl_trainer_new(pb_part_problem *P, const pb_rl_config *cfg, const char *a
 	} else if (rc == PB_OK) {
 		T->pol = pb_rl_policy_new(T->n_in, T->cfg.hidden, 4, T->n - 1, T->rng);
 	}
+	/* train under mpirun: one network everywhere, other episodes on each rank */
+	T->rng += (uint64_t)pb_ranks_rank() * 0x9E3779B97F4A7C15ULL;
 	size_t L = (size_t)T->L, n = (size_t)T->n, na = (size_t)T->na;
 	size_t nh = (size_t)T->cfg.hidden, np = n - 1;
 	if (rc == PB_OK) {
@@ -542,6 +545,13 @@ static void episode_gradient(pb_rl_trainer *T, int steps, double scale)
  * combine the workers' T->grad just before this). */
 static void apply_gradient(pb_rl_trainer *T)
 {
+	/* train under mpirun: synchronous data-parallel REINFORCE, every rank steps
+	 * Adam with the mean of the ranks' episode gradients (docs/scale-out.md) */
+	int ranks = pb_ranks_size();
+	pb_error e = {0};
+	if (ranks > 1 && pb_ranks_sum(T->grad, (size_t)T->pol->n_params, &e) == PB_OK)
+		for (int i = 0; i < T->pol->n_params; i++)
+			T->grad[i] /= ranks;
 	T->last_norm = pb_rl_adam_step(&T->owner->adam, T->pol->w, T->grad);
 }
 
@@ -594,8 +604,13 @@ static int run_episode(pb_rl_trainer *T, pb_error *err)
 	T->last_episode_reward = ep_reward;
 	T->last_steps = steps;
 	T->steps += steps;
-	if (steps == 0)
+	if (steps == 0) {
+		if (pb_ranks_size() > 1) { /* the other ranks' gradients still count */
+			memset(T->grad, 0, (size_t)T->pol->n_params * sizeof *T->grad);
+			apply_gradient(T);
+		}
 		return PB_OK;
+	}
 	/* Returns, baseline, advantages. */
 	double G = 0;
 	for (int t = steps - 1; t >= 0; t--) {
