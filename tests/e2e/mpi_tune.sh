@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # mpi_tune.sh — `tune MODEL --all` across Open MPI ranks (docs/scale-out.md):
-# mpirun --oversubscribe -np 3 spreads resnet18's 12 kernel shapes over the
-# ranks and rank 0 merges one log (every shape exactly once, --times reads
+# mpirun --oversubscribe -np 3 spreads the 5 kernel shapes of
+# tests/data/tiny_convs.onnx (they tune in milliseconds) over the ranks and rank 0 merges one log (every shape exactly once, --times reads
 # it); a rank killed with SIGKILL mid-shape loses only that shape, which
 # rank 0 lists as missing, and --resume completes it. Where partbench was
 # built without MPI: the clear refusal under a job of several ranks, then
@@ -12,7 +12,7 @@ tmp=$(mktemp -d /tmp/pb_mpi_tune.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 fails=0
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
-model=models/resnet18.onnx
+model=tests/data/tiny_convs.onnx
 
 if ! grep -q PB_HAVE_MPI "$(dirname "$bin")/compile_commands.json" 2>/dev/null; then
 	OMPI_COMM_WORLD_SIZE=3 "$bin" tune $model --all --log "$tmp/x.jsonl" >"$tmp/out" 2>"$tmp/err"
@@ -36,7 +36,7 @@ python3 - "$tmp/m.jsonl" "$tmp/out" <<'PY' || fail "merged log"
 import json, sys, collections
 lines = [json.loads(l) for l in open(sys.argv[1])]
 rep = json.load(open(sys.argv[2]))
-assert rep["ranks"] == 3 and rep["tuned"] == 12 and rep["missing"] == [], rep
+assert rep["ranks"] == 3 and rep["tuned"] == 5 and rep["missing"] == [], rep
 summ = [l for l in lines if l["method"] == "shape"]
 keys = {s["key"] for s in rep["shapes"]}
 c = collections.Counter(l["key"] for l in summ)
@@ -47,12 +47,12 @@ assert len({l["rank"] for l in summ}) >= 2, "the shapes were not spread over the
 assert sorted(n for l in summ for n in l["nodes"]) == sorted(set(n for l in summ for n in l["nodes"]))
 PY
 "$bin" tune $model --times --log "$tmp/m.jsonl" --json >"$tmp/times" 2>&1 || fail "--times on the merged log"
-python3 -c "import json,sys; d=json.load(open('$tmp/times')); assert d['measured_nodes']==d['tunable_nodes']==21, d" ||
+python3 -c "import json,sys; d=json.load(open('$tmp/times')); assert d['measured_nodes']==d['tunable_nodes']==8, d" ||
 	fail "--times does not find every node in the merged log"
 
 # a rank dies mid-shape: it is listed missing, the others finish, --resume completes it
 log=$tmp/k.jsonl
-timeout 300 mpirun --oversubscribe --enable-recovery -np 3 "$bin" tune $model --all --trials 16 --reps 1 \
+timeout 300 mpirun --oversubscribe --enable-recovery -np 3 "$bin" tune $model --all --trials 300 --reps 1 \
 	--rank-timeout 20 --log "$log" >"$tmp/kout" 2>"$tmp/kerr" &
 runner=$!
 for _ in $(seq 600); do
@@ -73,17 +73,22 @@ grep -q "ranks: 3 (1 died)" "$tmp/kout" || fail "dead rank not counted: $(grep r
 grep -q "with --resume" "$tmp/kerr" || fail "no --resume hint on stderr"
 n_missing=$(grep -c "^missing: " "$tmp/kout")
 [ "$n_missing" = 1 ] || fail "$n_missing shapes missing, expected only the one in flight"
-mpi -np 2 "$bin" tune $model --all --trials 16 --reps 1 --log "$log" --resume --json >"$tmp/out" 2>"$tmp/err" ||
+mpi -np 2 "$bin" tune $model --all --trials 300 --reps 1 --log "$log" --resume --json >"$tmp/out" 2>"$tmp/err" ||
 	fail "--resume after the dead rank: exit $?: $(tail -3 "$tmp/err")"
 python3 - "$log" "$tmp/out" <<'PY' || fail "resumed log"
 import json, sys, collections
 lines = [json.loads(l) for l in open(sys.argv[1])]
 rep = json.load(open(sys.argv[2]))
-assert rep["tuned"] == 1 and rep["logged"] == 11 and rep["missing"] == [], rep
+assert rep["tuned"] == 1 and rep["logged"] == 4 and rep["missing"] == [], rep
+summ = {l["key"]: l for l in lines if l["method"] == "shape"}
 c = collections.Counter(l["key"] for l in lines if l["method"] == "shape")
-assert len(c) == 12 and all(v == 1 for v in c.values()), c
+assert len(c) == 5 and all(v == 1 for v in c.values()), c
 m = collections.Counter(l["key"] for l in lines if l["method"] != "shape")
-assert all(v == 16 for v in m.values()), m   # the dead rank's measurements were kept
+# every shape has exactly its budget of measurements (600 or all its legal
+# configurations): the dead rank's were kept and counted by --resume
+assert all(m[k] == summ[k]["measurements"] > 16 for k in summ), (m, summ)
+resumed = [s for s in rep["shapes"] if s["state"] == "tuned"][0]
+assert resumed["rank"] in (0, 1), resumed
 PY
 
 if [ "$fails" != 0 ]; then

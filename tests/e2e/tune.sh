@@ -85,15 +85,17 @@ PY
 
 # --all: every distinct kernel shape of a model once, into one log that
 # --times (and so --costs) reads; resumable from the log; --budget.
-expect 1 "all without log" -- "$bin" tune models/resnet18.onnx --all
+# tests/data/tiny_convs.onnx: its kernels tune in milliseconds.
+tiny=tests/data/tiny_convs.onnx
+expect 1 "all without log" -- "$bin" tune $tiny --all
 grep -q "needs --log" "$tmp/err" || fail "all without log message"
-expect 1 "all with node" -- "$bin" tune models/resnet18.onnx --all --node /conv1/Conv --log "$tmp/a.jsonl"
+expect 1 "all with node" -- "$bin" tune $tiny --all --node stem --log "$tmp/a.jsonl"
 expect 1 "budget without all" -- "$bin" tune --op gemm --shape 4,4,4 --budget 3
-expect 1 "bad budget" -- "$bin" tune models/resnet18.onnx --all --log "$tmp/a.jsonl" --budget -1
+expect 1 "bad budget" -- "$bin" tune $tiny --all --log "$tmp/a.jsonl" --budget -1
 grep -q "budget" "$tmp/err" || fail "bad budget message"
-expect 2 "all onto a model file" -- "$bin" tune models/resnet18.onnx --all --trials 2 --reps 1 --log models/resnet18.onnx
+expect 2 "all onto a model file" -- "$bin" tune $tiny --all --trials 2 --reps 1 --log models/resnet18.onnx
 grep -q "not a tuning log" "$tmp/err" || fail "all refuses a --log that is not a log"
-expect 0 "all" -- "$bin" tune models/resnet18.onnx --all --trials 3 --reps 1 --log "$tmp/a.jsonl" --json
+expect 0 "all" -- "$bin" tune $tiny --all --trials 3 --reps 1 --log "$tmp/a.jsonl" --json
 cp "$tmp/out" "$tmp/all.json"
 check_log() { # LOG TRIALS: one summary line per shape, TRIALS measurements each
 	python3 - "$1" "$2" "$tmp/all.json" <<'PY'
@@ -106,7 +108,7 @@ meas = collections.Counter(l["key"] for l in lines if l["method"] != "shape")
 assert set(summ) == keys and all(v == 1 for v in summ.values()), summ
 assert set(meas) == keys and all(v == trials for v in meas.values()), meas
 nodes = [n for l in lines if l["method"] == "shape" for n in l["nodes"]]
-assert len(nodes) == len(set(nodes)) == 21, len(nodes)   # resnet18: 20 Conv + 1 Gemm
+assert len(nodes) == len(set(nodes)) == 8, len(nodes)   # tiny_convs: 6 Conv, a Gemm, a MatMul
 for l in lines:
     if l["method"] == "shape":
         assert l["best_gflops"] > 0 and l["measurements"] == trials, l
@@ -115,31 +117,33 @@ PY
 python3 - "$tmp/all.json" <<'PY' || fail "--all report"
 import json, sys
 d = json.load(open(sys.argv[1]))
-assert len(d["shapes"]) == 12 and d["tuned"] == 12 and d["missing"] == [], d
+assert len(d["shapes"]) == 5 and d["tuned"] == 5 and d["missing"] == [], d
 assert abs(sum(s["share"] for s in d["shapes"]) - 1) < 1e-9
-shared = [s for s in d["shapes"] if s["key"] == "conv2d:1,64,56,56,64,3,3,1,1"][0]
-assert len(shared["nodes"]) == 4, shared   # layer1's four 3x3 convolutions share one kernel
+shared = [s for s in d["shapes"] if s["key"] == "conv2d:1,8,8,8,8,3,3,1,1"][0]
+assert len(shared["nodes"]) == 3, shared   # the block's three 3x3 convolutions share one kernel
+gemm = [s for s in d["shapes"] if s["key"] == "gemm:1,10,256"][0]
+assert sorted(gemm["nodes"]) == ["fc", "head"], gemm   # Gemm and MatMul of one shape
 PY
 check_log "$tmp/a.jsonl" 3 || fail "--all log: shapes and measurements"
-expect 0 "times after all" -- "$bin" tune models/resnet18.onnx --times --log "$tmp/a.jsonl" --json
-[ "$(field "['measured_nodes']")" = 21 ] || fail "--times does not find all 21 nodes in the --all log"
+expect 0 "times after all" -- "$bin" tune $tiny --times --log "$tmp/a.jsonl" --json
+[ "$(field "['measured_nodes']")" = 8 ] || fail "--times does not find all 8 nodes in the --all log"
 n_before=$(wc -l <"$tmp/a.jsonl")
-expect 0 "resume all, nothing left" -- "$bin" tune models/resnet18.onnx --all --trials 3 --reps 1 --log "$tmp/a.jsonl" --resume --json
-[ "$(field "['logged']")" = 12 ] && [ "$(field "['tuned']")" = 0 ] || fail "resume of a finished log tuned again"
+expect 0 "resume all, nothing left" -- "$bin" tune $tiny --all --trials 3 --reps 1 --log "$tmp/a.jsonl" --resume --json
+[ "$(field "['logged']")" = 5 ] && [ "$(field "['tuned']")" = 0 ] || fail "resume of a finished log tuned again"
 [ "$(wc -l <"$tmp/a.jsonl")" = "$n_before" ] || fail "resume of a finished log appended lines"
-# an interrupted run: the first 20 lines, the last one cut in the middle
-head -20 "$tmp/a.jsonl" >"$tmp/cut.jsonl"
-head -c 40 <(sed -n 21p "$tmp/a.jsonl") >>"$tmp/cut.jsonl"
-expect 0 "resume an interrupted --all" -- "$bin" tune models/resnet18.onnx --all --trials 3 --reps 1 --log "$tmp/cut.jsonl" --resume --json
+# an interrupted run: the first 9 lines (two shapes done), the next one cut in the middle
+head -9 "$tmp/a.jsonl" >"$tmp/cut.jsonl"
+head -c 40 <(sed -n 10p "$tmp/a.jsonl") >>"$tmp/cut.jsonl"
+expect 0 "resume an interrupted --all" -- "$bin" tune $tiny --all --trials 3 --reps 1 --log "$tmp/cut.jsonl" --resume --json
 check_log "$tmp/cut.jsonl" 3 || fail "resumed --all log: shapes and measurements"
 [ "$(field "['logged']")" -ge 1 ] || fail "resume did not keep the finished shapes"
-expect 0 "budget" -- "$bin" tune models/resnet18.onnx --all --budget 2 --trials 100000 --reps 1 --log "$tmp/b.jsonl" --json
+expect 0 "budget" -- "$bin" tune $tiny --all --budget 1 --trials 100000 --reps 1 --log "$tmp/b.jsonl" --json
 python3 - "$tmp/b.jsonl" <<'PY' || fail "--budget shares"
 import json, sys
 s = [json.loads(l) for l in open(sys.argv[1])]
 s = [l for l in s if l["method"] == "shape"]
-assert len(s) == 12
-assert sum(l["budget_seconds"] for l in s) <= 2 + 12e-3 + 1e-9
+assert len(s) == 5
+assert sum(l["budget_seconds"] for l in s) <= 1 + 5e-3 + 1e-9
 big = max(s, key=lambda l: l["share"])
 assert big["budget_seconds"] == max(l["budget_seconds"] for l in s)
 assert all(l["best_gflops"] > 0 for l in s)   # every shape got a valid measurement

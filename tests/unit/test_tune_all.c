@@ -80,7 +80,7 @@ static int count_lines(const char *path, const char *needle)
 
 static void test_run_and_resume(void **state)
 {
-	pb_graph *g = load("models/squeezenet1_1.onnx");
+	pb_graph *g = load("tests/data/tiny_convs.onnx");
 	pb_tune_all a;
 	pb_error err = {0};
 	assert_int_equal(pb_tune_all_plan(g, &a, &err), PB_OK);
@@ -143,10 +143,10 @@ static void test_run_and_resume(void **state)
 	pb_tune_all_free(&b);
 	/* a model that is not a log is refused, the file untouched */
 	o.tune.resume = 0;
-	o.tune.log_path = "models/squeezenet1_1.onnx";
+	o.tune.log_path = "tests/data/tiny_convs.onnx";
 	assert_int_equal(pb_tune_all_plan(g, &b, &err), PB_OK);
 	assert_int_equal(pb_tune_all_run(&b, &o, &r, &err), PB_EINPUT);
-	pb_test_expect_msg(&err, "squeezenet1_1.onnx", "not a tuning log", NULL);
+	pb_test_expect_msg(&err, "tiny_convs.onnx", "not a tuning log", NULL);
 	pb_tune_all_free(&b);
 	remove(log);
 	pb_tune_all_free(&a);
