@@ -8,6 +8,8 @@
  */
 #include "commands.h"
 #include "shard/pipeline_plan.h"
+#include "partition/chain_rules.h"
+#include "script/hooks.h"
 
 static const pb_opt pipe_opts[] = {
     PB_OPTS_GRAPH,
@@ -67,6 +69,24 @@ static int pipe_options(const pb_args *a, const pb_cluster *cl, const pb_graph *
 	return PB_OK;
 }
 
+/* The Lua rules that constrained the stage split, by name. */
+static void pipe_rules_text(FILE *out, const json_t *rules)
+{
+	size_t i;
+	const json_t *r;
+	if (!json_is_array(rules) || json_array_size(rules) == 0)
+		return;
+	fprintf(out, "rules:");
+	json_array_foreach(rules, i, r)
+	{
+		long long c = json_integer_value(json_object_get(r, "count"));
+		fprintf(out, "%s %s (%s, %lld node%s)", i ? "," : "",
+		        json_string_value(json_object_get(r, "name")),
+		        json_string_value(json_object_get(r, "effect")), c, c == 1 ? "" : "s");
+	}
+	fprintf(out, "; all obeyed\n");
+}
+
 static int cmd_pipeline(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, pb_error *err)
 {
 	pb_cluster cl;
@@ -79,13 +99,26 @@ static int cmd_pipeline(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a
 		goto done;
 	o.reload = reload;
 	o.reload_ud = ctx->s;
-	if ((rc = pb_pipe_plan(ctx->s->graph, &cl, &o, &r, err)))
+	/* Lua `cut` and `stage` rules constrain the stage split. */
+	pb_hooks hk;
+	pb_hooks_init(&hk, ctx->s);
+	pb_part_rules *rules = NULL;
+	rc = pb_hooks_chain_rules(&hk, "stage", &rules, err);
+	rc = pb_hooks_finish(&hk, rc, err);
+	o.rules = rules;
+	if (!rc)
+		rc = pb_pipe_plan(ctx->s->graph, &cl, &o, &r, err);
+	if (!rc && rules)
+		json_object_set(r.plan->detail, "rules", rules->info);
+	pb_part_rules_free(rules);
+	if (rc)
 		goto done;
 	if (pb_args_has(a, "json")) {
 		json_dumpf(r.plan->detail, ctx->out, JSON_INDENT(1) | JSON_REAL_PRECISION(10));
 		fputc('\n', ctx->out);
 	} else {
 		pb_pipe_result_text(ctx->out, &r);
+		pipe_rules_text(ctx->out, json_object_get(r.plan->detail, "rules"));
 	}
 	const char *outp = pb_args_str(a, "output", NULL);
 	if (outp)

@@ -4,6 +4,7 @@
  */
 #include "partition/chain_rules.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,6 +14,7 @@ pb_part_rules *pb_part_rules_new(int m)
 	if (!r)
 		return NULL;
 	r->m = m;
+	snprintf(r->pin_kind, sizeof r->pin_kind, "core");
 	r->cut = calloc((size_t)m + 1, 1);
 	r->pin = malloc(((size_t)m + 1) * sizeof *r->pin);
 	r->info = json_array();
@@ -92,9 +94,22 @@ int pb_part_rules_pin(pb_part_rules *r, const char *name, int v, const char *nod
 		r->n_pin++;
 	r->pin[v] = core;
 	char effect[32];
-	snprintf(effect, sizeof effect, "core=%d", core);
+	snprintf(effect, sizeof effect, "%s=%d", r->pin_kind, core);
 	note(r, name, effect, node);
 	return PB_OK;
+}
+
+const char *pb_part_rules_name(const pb_part_rules *r, const char *effect)
+{
+	size_t i;
+	json_t *e;
+	const char *name = "?";
+	json_array_foreach(r->info, i, e)
+	{
+		if (!strcmp(json_string_value(json_object_get(e, "effect")), effect))
+			name = json_string_value(json_object_get(e, "name"));
+	}
+	return name;
 }
 
 int pb_part_rules_empty(const pb_part_rules *r)
@@ -116,22 +131,13 @@ int pb_part_problem_set_rules(pb_part_problem *P, const pb_part_rules *r, pb_err
 		              "partition rules: made for %d layers, the model has %d", r->m, P->m);
 	for (int v = 0; v < P->m; v++)
 		if (r->pin[v] >= P->n) {
-			size_t i;
-			json_t *e;
-			const char *rule = "?";
 			char effect[32];
 			snprintf(effect, sizeof effect, "core=%d", r->pin[v]);
-			json_array_foreach(r->info, i, e)
-			{
-				if (!strcmp(json_string_value(json_object_get(e, "effect")),
-				            effect))
-					rule = json_string_value(json_object_get(e, "name"));
-			}
 			return pb_err(err, PB_EINPUT,
 			              "rule '%s': core %d does not exist in layout %s (%d cores, "
 			              "numbered from 0)",
-			              rule, r->pin[v], P->hw.path[0] ? P->hw.path : P->hw.name,
-			              P->n);
+			              pb_part_rules_name(r, effect), r->pin[v],
+			              P->hw.path[0] ? P->hw.path : P->hw.name, P->n);
 		}
 	P->cut = malloc((size_t)P->m + 1);
 	P->pin = malloc(((size_t)P->m + 1) * sizeof *P->pin);

@@ -28,6 +28,7 @@ typedef struct pb_part_rules {
 	int *pin;           /* m entries, -1 = none */
 	json_t *info;       /* [{name, effect, nodes: [names], count}] */
 	int n_cut, n_pin;   /* constrained positions and pinned layers */
+	char pin_kind[8];   /* "core" (default) or "stage": the effect's name in info */
 } pb_part_rules;
 
 pb_part_rules *pb_part_rules_new(int m);
@@ -41,6 +42,9 @@ int pb_part_rules_cut(pb_part_rules *r, const char *name, int v, const char *nod
 /* Records that rule `name` pins layer v to core k (k >= 0). */
 int pb_part_rules_pin(pb_part_rules *r, const char *name, int v, const char *node, int core,
                       pb_error *err);
+/* Name of the (last) rule with that effect ("core=3", "stage=1", "cut=force"),
+ * "?" when none. */
+const char *pb_part_rules_name(const pb_part_rules *r, const char *effect);
 /* 1 when the set constrains nothing. */
 int pb_part_rules_empty(const pb_part_rules *r);
 

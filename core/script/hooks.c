@@ -71,6 +71,7 @@ int pb_hooks_chain_rules(pb_hooks *h, const char *kind, pb_part_rules **out, pb_
 	pb_part_rules *r = pb_part_rules_new(m);
 	if (!r)
 		return pb_err(err, PB_ENOMEM, "out of memory");
+	snprintf(r->pin_kind, sizeof r->pin_kind, "%s", kind);
 	int rc = PB_OK;
 	for (int v = 0; v < m && rc == PB_OK; v++) {
 		int how = 0, pin = -1;

@@ -48,9 +48,10 @@ void pb_hooks_fuse(pb_hooks *h, pb_fuse_rules *rules);
 /* Resolves `backend` rules into o->force; a backend the layout lacks or one
  * that does not support a matched op is an error naming the rule. */
 int pb_hooks_map(pb_hooks *h, const pb_hetero *het, pb_map_opts *o, pb_error *err);
-/* The `cut` rules and the `core` pins (kind = "core") per node of the graph,
- * as a chain rule set (NULL when there are none). The caller frees it with
- * pb_part_rules_free. */
+/* The `cut` rules and the `core` or `stage` pins (kind) per node of the
+ * graph, as one rule set (NULL when there are none): the partition solvers
+ * (kind "core") and the pipeline split (kind "stage") read the same. The
+ * caller frees it with pb_part_rules_free. */
 int pb_hooks_chain_rules(pb_hooks *h, const char *kind, struct pb_part_rules **out, pb_error *err);
 /* After the solver: when a callback failed, copies its error into err and
  * returns its code; else returns rc. Frees what the hooks allocated. */

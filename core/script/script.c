@@ -50,7 +50,7 @@ typedef struct entry {
 	int fusable;
 	char *backend;
 	int cut; /* "cut" rules: 1 forbid, 2 force */
-	int pin; /* "core" rules: the core number */
+	int pin; /* "core" / "stage" rules: the core or stage number */
 } entry;
 
 typedef struct event_cb {
@@ -726,8 +726,9 @@ static int l_rule(lua_State *L)
 	e.fn_ref = match;
 	e.specs_ref = LUA_NOREF;
 	/* One effect per rule (docs/lua-api.md). */
-	static const char *const effects[] = {"specs", "fusable", "backend", "cut", "core"};
-	enum { N_EFFECTS = 5 };
+	static const char *const effects[] = {"specs", "fusable", "backend",
+	                                      "cut",   "core",    "stage"};
+	enum { N_EFFECTS = 6 };
 	int which = -1, count = 0;
 	for (int k = 0; k < N_EFFECTS; k++) {
 		lua_getfield(L, 1, effects[k]);
@@ -740,7 +741,7 @@ static int l_rule(lua_State *L)
 	if (count != 1) {
 		luaL_unref(L, LUA_REGISTRYINDEX, match);
 		return luaL_error(L, "pb.rule: give exactly one of specs={...}, fusable=false, "
-		                     "backend=\"name\", cut=\"forbid\"|\"force\", core=K");
+		                     "backend=\"name\", cut=\"forbid\"|\"force\", core=K, stage=K");
 	}
 	lua_getfield(L, 1, effects[which]);
 	const char *bad = NULL;
@@ -753,9 +754,10 @@ static int l_rule(lua_State *L)
 	          (strcmp(lua_tostring(L, -1), "forbid") && strcmp(lua_tostring(L, -1), "force"))))
 		bad = "pb.rule: 'cut' must be \"forbid\" (never a boundary after a matching node) "
 		      "or \"force\" (always one)";
-	else if (which == 4 && (!lua_isinteger(L, -1) || lua_tointeger(L, -1) < 0 ||
+	else if (which >= 4 && (!lua_isinteger(L, -1) || lua_tointeger(L, -1) < 0 ||
 	                        lua_tointeger(L, -1) > 1000000))
-		bad = "pb.rule: 'core' must be a core number (an integer >= 0)";
+		bad = which == 4 ? "pb.rule: 'core' must be a core number (an integer >= 0)"
+		                 : "pb.rule: 'stage' must be a stage number (an integer >= 0)";
 	if (bad) {
 		luaL_unref(L, LUA_REGISTRYINDEX, match);
 		return luaL_error(L, "%s", bad);

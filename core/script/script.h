@@ -55,7 +55,7 @@ int pb_script_candidate_filter(pb_script *sc, int node, const json_t *candidate,
 /* cost_term: *extra = sum of the cost terms for the plan. */
 int pb_script_cost_terms(pb_script *sc, const pb_plan *plan, double *extra, pb_error *err);
 
-/* ---- rules (pb.rule{match=..., specs=|fusable=|backend=|cut=|core=}) ---- */
+/* ---- rules (pb.rule{match=..., specs=|fusable=|backend=|cut=|core=|stage=}) ---- */
 int pb_script_rule_fusable(pb_script *sc, int node, int *fusable, pb_error *err);
 /* *backend points into the script state; valid until the next script call. */
 int pb_script_rule_backend(pb_script *sc, int node, const char **backend, pb_error *err);
@@ -65,11 +65,12 @@ int pb_script_rule_specs(pb_script *sc, int node, json_t **specs, char *rule_nam
 
 /* `cut` rules: *how = 1 forbid, 2 force (the boundary after the node). */
 int pb_script_rule_cut(pb_script *sc, int node, int *how, pb_error *err);
-/* `core` rules (kind = "core"): *pin = the core the node is pinned to. */
+/* `core` or `stage` rules (kind): *pin = the core or stage the node is pinned to. */
 int pb_script_rule_pin(pb_script *sc, const char *kind, int node, int *pin, pb_error *err);
 /* Name of the rule the last pb_script_rule_* call matched ("" if none). */
 const char *pb_script_matched_rule(pb_script *sc);
-/* Number of rules with an effect: "specs", "fusable", "backend", "cut" or "core". */
+/* Number of rules with an effect: "specs", "fusable", "backend", "cut", "core"
+ * or "stage". */
 int pb_script_rule_count(pb_script *sc, const char *kind);
 
 /* Names and kinds of registered heuristics and rules, as JSON (for listing). */

@@ -56,6 +56,8 @@ typedef struct pb_pipe_opts {
 	const int *stage_of;      /* a given split, stage per node (hand edits); NULL = solve */
 	pb_pipe_reload_fn reload; /* NULL: the batch cannot change (error when it must) */
 	void *reload_ud;
+	/* Lua `cut` and `stage` rules (partition/chain_rules.h), NULL = none */
+	const struct pb_part_rules *rules;
 } pb_pipe_opts;
 
 void pb_pipe_opts_default(pb_pipe_opts *o);

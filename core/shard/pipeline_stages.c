@@ -7,9 +7,12 @@
  */
 #include "shard/pipeline_stages.h"
 
+#include "partition/chain_rules.h"
+
 #include <glpk.h>
 #include <math.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -159,9 +162,59 @@ int pb_pipe_split_given(const pb_graph *g, const double *cost, int p, const int 
 	return rc;
 }
 
+/* Rules in the DP: stage k (0-based) may hold the nodes ord[j..i) (file
+ * comment of pipeline_stages.h). */
+static int seg_ok(const struct pb_part_rules *R, const int *ord, int n, int j, int i, int k)
+{
+	if (!R)
+		return 1;
+	if (j > 0 && R->cut[ord[j - 1] + 1] == PB_CUT_FORBID)
+		return 0;
+	if (i < n && R->cut[ord[i - 1] + 1] == PB_CUT_FORBID)
+		return 0;
+	for (int q = j; q < i; q++) {
+		if (q + 1 < i && R->cut[ord[q] + 1] == PB_CUT_FORCE)
+			return 0;
+		if (R->pin[ord[q]] >= 0 && R->pin[ord[q]] != k)
+			return 0;
+	}
+	return 1;
+}
+
+static int rules_check(const pb_graph *g, int p, const struct pb_part_rules *R, pb_error *err)
+{
+	if (!R)
+		return PB_OK;
+	if (R->m != g->n_nodes)
+		return pb_err(err, PB_EINPUT,
+		              "pipeline: the rules were made for %d nodes, the graph has %d", R->m,
+		              g->n_nodes);
+	for (int v = 0; v < g->n_nodes; v++)
+		if (R->pin[v] >= p) {
+			char effect[32];
+			snprintf(effect, sizeof effect, "stage=%d", R->pin[v]);
+			return pb_err(err, PB_EINPUT,
+			              "rule '%s': pins node '%s' to stage %d, the pipeline has %d "
+			              "stages (numbered from 0)",
+			              pb_part_rules_name(R, effect), g->nodes[v].name, R->pin[v],
+			              p);
+		}
+	return PB_OK;
+}
+
 int pb_pipe_split_dp(const pb_graph *g, const double *cost, int p, pb_pipe_split *out,
                      pb_error *err)
 {
+	return pb_pipe_split_dp_rules(g, cost, p, NULL, out, err);
+}
+
+int pb_pipe_split_dp_rules(const pb_graph *g, const double *cost, int p,
+                           const struct pb_part_rules *R, pb_pipe_split *out, pb_error *err)
+{
+	if (pb_part_rules_empty(R))
+		R = NULL;
+	if (rules_check(g, p, R, err))
+		return err->code;
 	if (p < 1)
 		return pb_err(err, PB_EUSAGE, "pipeline: at least 1 stage");
 	int rc = split_init(g, p, out, err);
@@ -216,20 +269,29 @@ int pb_pipe_split_dp(const pb_graph *g, const double *cost, int p, pb_pipe_split
 	for (int k = 1; k <= p; k++)
 		for (int i = k; i <= n; i++)
 			for (int j = k - 1; j < i; j++)
-				if (isfinite(bm[IX(k - 1, j)])) {
+				if (isfinite(bm[IX(k - 1, j)]) && seg_ok(R, ord, n, j, i, k - 1)) {
 					double m = fmax(bm[IX(k - 1, j)], pre[i] - pre[j]);
 					if (m < bm[IX(k, i)])
 						bm[IX(k, i)] = m;
 				}
 	int kk = p < n ? p : n;
 	double T = bm[IX(kk, n)];
+	if (!isfinite(T)) {
+		free(pre), free(cut), free(bm), free(bb), free(arg), free(pos), free(ord), free(e);
+		pb_pipe_split_free(out);
+		return pb_err(err, PB_EINPUT,
+		              "pipeline: no split of %s into %d stages obeys the Lua cut and stage "
+		              "rules",
+		              g->path, p);
+	}
 	double tol = 1e-12 * fmax(1, fabs(T));
 	/* pass 2: least crossing bytes with every stage <= T* */
 	bb[IX(0, 0)] = 0;
 	for (int k = 1; k <= p; k++)
 		for (int i = k; i <= n; i++)
 			for (int j = k - 1; j < i; j++) {
-				if (!isfinite(bb[IX(k - 1, j)]) || pre[i] - pre[j] > T + tol)
+				if (!isfinite(bb[IX(k - 1, j)]) || pre[i] - pre[j] > T + tol ||
+				    !seg_ok(R, ord, n, j, i, k - 1))
 					continue;
 				double b = bb[IX(k - 1, j)] + (j > 0 ? cut[j] : 0);
 				if (b < bb[IX(k, i)]) {
@@ -416,6 +478,61 @@ static int stage_ranges(const pb_graph *g, const double *cost, int p, int slack,
 	return 0;
 }
 
+/* Widens the key-operator ranges so the rules fit: a pinned node gets its
+ * stage; a forbidden boundary u -> v the union of both ranges; then the
+ * ranges are made consistent with the edges (a producer no later than its
+ * consumers, one stage earlier across a forced boundary), widening a range
+ * rather than emptying it. Returns 1 when two pins contradict each other. */
+static int rules_ranges(const pb_graph *g, const double *cost, int p, const struct pb_part_rules *R,
+                        const pedge *e, int ne, int *lo, int *hi)
+{
+	int n = g->n_nodes;
+	for (int v = 0; v < n; v++)
+		if (cost[v] >= 0 && R->pin[v] >= 0)
+			lo[v] = hi[v] = R->pin[v];
+	for (int q = 0; q < ne; q++)
+		if (R->cut[e[q].u + 1] == PB_CUT_FORBID && R->pin[e[q].u] < 0 &&
+		    R->pin[e[q].v] < 0) {
+			int u = e[q].u, v = e[q].v;
+			lo[u] = lo[v] = lo[u] < lo[v] ? lo[u] : lo[v];
+			hi[u] = hi[v] = hi[u] > hi[v] ? hi[u] : hi[v];
+		}
+	/* edges are sorted by consumer: forward for lo, backward for hi, a few
+	 * rounds (each widening only moves ranges apart) */
+	for (int round = 0; round < 4; round++) {
+		for (int q = ne - 1; q >= 0; q--) {
+			int u = e[q].u, v = e[q].v, d = R->cut[u + 1] == PB_CUT_FORCE;
+			if (hi[u] <= hi[v] - d)
+				continue;
+			if (R->pin[u] >= 0) { /* a pin stays: its consumer's range grows */
+				hi[v] = hi[u] + d > p - 1 ? p - 1 : hi[u] + d;
+				continue;
+			}
+			hi[u] = hi[v] - d < 0 ? 0 : hi[v] - d;
+			if (lo[u] > hi[u])
+				lo[u] = hi[u];
+		}
+		for (int q = 0; q < ne; q++) {
+			int u = e[q].u, v = e[q].v, d = R->cut[u + 1] == PB_CUT_FORCE;
+			if (lo[v] >= lo[u] + d)
+				continue;
+			if (R->pin[v] >= 0) { /* its producer's range grows */
+				lo[u] = lo[v] - d < 0 ? 0 : lo[v] - d;
+				if (hi[u] < lo[u])
+					hi[u] = lo[u];
+				continue;
+			}
+			lo[v] = lo[u] + d > p - 1 ? p - 1 : lo[u] + d;
+			if (hi[v] < lo[v])
+				hi[v] = lo[v];
+		}
+	}
+	for (int v = 0; v < n; v++)
+		if (cost[v] >= 0 && R->pin[v] >= 0 && (lo[v] != R->pin[v] || hi[v] != R->pin[v]))
+			return 1;
+	return 0;
+}
+
 /* Doubles the capacity of the MILP's triplet arrays; on failure the old
  * arrays stay valid (and are freed by the caller). */
 static int grow_triplets(int **ia, int **ja, double **ar, long *cap)
@@ -440,8 +557,19 @@ static int grow_triplets(int **ia, int **ja, double **ar, long *cap)
 int pb_pipe_split_milp(const pb_graph *g, const double *cost, int p, int slack, double time_limit,
                        pb_pipe_split *out, pb_error *err)
 {
+	return pb_pipe_split_milp_rules(g, cost, p, slack, time_limit, NULL, out, err);
+}
+
+int pb_pipe_split_milp_rules(const pb_graph *g, const double *cost, int p, int slack,
+                             double time_limit, const struct pb_part_rules *R, pb_pipe_split *out,
+                             pb_error *err)
+{
 	if (p < 1)
 		return pb_err(err, PB_EUSAGE, "pipeline: at least 1 stage");
+	if (pb_part_rules_empty(R))
+		R = NULL;
+	if (rules_check(g, p, R, err))
+		return err->code;
 	int rc = split_init(g, p, out, err);
 	if (rc)
 		return rc;
@@ -456,6 +584,14 @@ int pb_pipe_split_milp(const pb_graph *g, const double *cost, int p, int slack, 
 		free(e), free(lo), free(hi), free(col0);
 		pb_pipe_split_free(out);
 		return pb_err(err, PB_ENOMEM, "pipeline: out of memory");
+	}
+	if (R && rules_ranges(g, cost, p, R, e, ne, lo, hi)) {
+		free(e), free(lo), free(hi), free(col0);
+		pb_pipe_split_free(out);
+		return pb_err(err, PB_EINPUT,
+		              "pipeline: no split of %s into %d stages obeys the Lua stage pins "
+		              "(a node pinned to an earlier stage than one it depends on?)",
+		              g->path, p);
 	}
 	double cmax = 0, bsum = 0;
 	for (int v = 0; v < n; v++)
@@ -523,6 +659,23 @@ int pb_pipe_split_milp(const pb_graph *g, const double *cost, int p, int slack, 
 			if (k)
 				NZ(r, col0[u] + k - lo[u], -k);
 	}
+	/* cut rules: stage(v) - stage(u) = 0 (forbid) or >= 1 (force) */
+	for (int q = 0; R && q < ne; q++) {
+		int u = e[q].u, v = e[q].v, how = R->cut[u + 1];
+		if (how == PB_CUT_FREE)
+			continue;
+		int r = glp_add_rows(P, 1);
+		if (how == PB_CUT_FORBID)
+			glp_set_row_bnds(P, r, GLP_FX, 0, 0);
+		else
+			glp_set_row_bnds(P, r, GLP_LO, 1, 0);
+		for (int k = lo[v]; k <= hi[v]; k++)
+			if (k)
+				NZ(r, col0[v] + k - lo[v], k);
+		for (int k = lo[u]; k <= hi[u]; k++)
+			if (k)
+				NZ(r, col0[u] + k - lo[u], -k);
+	}
 	int r0 = glp_add_rows(P, p);
 	for (int k = 0; k < p; k++) {
 		glp_set_row_bnds(P, r0 + k, GLP_UP, 0, 0);
@@ -560,6 +713,12 @@ int pb_pipe_split_milp(const pb_graph *g, const double *cost, int p, int slack, 
 		glp_delete_prob(P);
 		free(e), free(lo), free(hi), free(col0);
 		pb_pipe_split_free(out);
+		if (R)
+			return pb_err(
+			    err, PB_EINPUT,
+			    "pipeline: no split of %s into %d stages obeys the Lua cut and "
+			    "stage rules",
+			    g->path, p);
 		return pb_err(err, PB_EINTERNAL,
 		              "pipeline: the stage MILP has no solution (ranges too tight?)");
 	}

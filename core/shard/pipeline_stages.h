@@ -47,6 +47,18 @@ int pb_pipe_split_dp(const pb_graph *g, const double *cost, int p, pb_pipe_split
 int pb_pipe_split_given(const pb_graph *g, const double *cost, int p, const int *stage_of,
                         pb_pipe_split *out, pb_error *err);
 void pb_pipe_split_free(pb_pipe_split *s);
+/* Both with rules (partition/chain_rules.h, from Lua `cut` and `stage`
+ * rules; NULL = none; made for g's nodes): `cut = "forbid"` after node v keeps
+ * v's successors in its stage, `cut = "force"` puts them in later stages (in
+ * the DP: the next node of the chain), a pin puts the node in that stage. The
+ * MILP then lets every node take any stage (the key-operator ranges would
+ * make pins infeasible). Rules no split obeys: an error (PB_EINPUT). */
+struct pb_part_rules;
+int pb_pipe_split_dp_rules(const pb_graph *g, const double *cost, int p,
+                           const struct pb_part_rules *rules, pb_pipe_split *out, pb_error *err);
+int pb_pipe_split_milp_rules(const pb_graph *g, const double *cost, int p, int slack,
+                             double time_limit, const struct pb_part_rules *rules,
+                             pb_pipe_split *out, pb_error *err);
 /* 1 when every node with cost >= 0 has at most one such predecessor and one
  * such successor (a chain). */
 int pb_pipe_is_chain(const pb_graph *g, const double *cost);

@@ -53,6 +53,13 @@ run "$tmp/be" run scripts/backend_pins.lua models/resnet18.onnx --layout layouts
 read -r b0 b1 nconv < <(sed -n 's/^backend_pins: Conv nodes on the FPGA \([0-9]*\) -> \([0-9]*\) (of \([0-9]*\))$/\1 \2 \3/p' "$tmp/be")
 [ -n "${nconv:-}" ] && [ "$b1" = "$nconv" ] && [ "$b0" -lt "$b1" ] || fail "backend_pins: $(cat "$tmp/be")"
 
+# ---- pipeline split: a stage pin and a forbidden stage boundary.
+run "$tmp/st" run scripts/stage_rules.lua models/bert_base_like.onnx --layout layouts/cluster-1x8.lua
+grep -q "^stage_rules: /head/MatMul in stage 3 -> 0; 0 earlier nodes past stage 0$" "$tmp/st" ||
+	fail "stage pin: $(cat "$tmp/st")"
+read -r s1 s2 t1 t2 < <(sed -n 's/^stage_rules: boundary before node [0-9]* forbidden: stages of nodes [0-9]*, [0-9]*: \([0-9-]*\), \([0-9-]*\) -> \([0-9-]*\), \([0-9-]*\)$/\1 \2 \3 \4/p' "$tmp/st")
+[ -n "${t2:-}" ] && [ "$s1" != "$s2" ] && [ "$t1" = "$t2" ] || fail "forbidden stage boundary: $(cat "$tmp/st")"
+
 # ---- --json: objective beside max_time; the weighted objective differs.
 run "$tmp/j" partition models/resnet18.onnx --layout layouts/manycore-16.lua --json
 python3 - "$tmp/j" <<'PY' || fail "partition --json: objective missing or not max_time"
@@ -88,6 +95,8 @@ expect_error 'pb.rule{ name = "x", cut = "sometimes", match = function(op) retur
 expect_error 'pb.rule{ name = "x", core = -1, match = function(op) return true end }' "'core' must be a core number"
 expect_error 'pb.rule{ name = "far", core = 99, match = function(op) return op.id == 3 end }
 pb.cmd("partition --method greedy")' "rule 'far': core 99 does not exist in layout layouts/manycore-16.lua"
+expect_error 'pb.rule{ name = "late", stage = 9, match = function(op) return op.op == "Relu" end }
+pb.cmd("pipeline --layout layouts/cluster-1x8.lua --stages 4")' "rule 'late': pins node '/relu/Relu' to stage 9, the pipeline has 4 stages"
 expect_error 'pb.rule{ name = "a", cut = "force", match = function(op) return true end }
 pb.cmd("partition --method exact")' "no partition of the 65 layers"
 

@@ -11,6 +11,7 @@
 #include "partition/exact.h"
 #include "partition/partition.h"
 #include "pb_test_graphs.h"
+#include "shard/pipeline_stages.h"
 
 static const char *const methods[] = {"exact", "milp", "greedy", "pack", "local", "rl"};
 enum { N_METHODS = 6 };
@@ -325,6 +326,115 @@ static void test_weighted_objective(void **state)
 	pb_graph_free(g);
 }
 
+/* ---- the pipeline split ---- */
+
+/* Best slowest stage over every split of a chain of n costs into p
+ * contiguous non-empty stages obeying R (brute force over boundary sets). */
+static double pipe_brute(const double *cost, int n, int p, const pb_part_rules *R)
+{
+	double best = INFINITY;
+	for (unsigned mask = 0; mask < (1u << (n - 1)); mask++) {
+		if (__builtin_popcount(mask) != p - 1)
+			continue;
+		int stage = 0, ok = 1;
+		double cur = 0, worst = 0;
+		for (int v = 0; v < n && ok; v++) {
+			if (R->pin[v] >= 0 && R->pin[v] != stage)
+				ok = 0;
+			cur += cost[v];
+			if (v + 1 < n) {
+				int cut = (mask >> v) & 1;
+				if ((cut && R->cut[v + 1] == PB_CUT_FORBID) ||
+				    (!cut && R->cut[v + 1] == PB_CUT_FORCE))
+					ok = 0;
+				if (cut) {
+					worst = cur > worst ? cur : worst;
+					cur = 0;
+					stage++;
+				}
+			}
+		}
+		worst = cur > worst ? cur : worst;
+		if (ok && worst < best)
+			best = worst;
+	}
+	return best;
+}
+
+static void test_pipeline_rules(void **state)
+{
+	(void)state;
+	unsigned seed = 99;
+	int binding = 0, infeasible = 0;
+	for (int trial = 0; trial < 60; trial++) {
+		int n = 4 + (int)(pb_test_rnd(&seed) % 7), p = 2 + (int)(pb_test_rnd(&seed) % 3);
+		double macs[16], cost[16];
+		for (int v = 0; v < n; v++)
+			macs[v] = cost[v] = 1 + pb_test_rnd(&seed) % 100;
+		char edges[256] = "";
+		for (int v = 0; v + 1 < n; v++)
+			snprintf(edges + strlen(edges), sizeof edges - strlen(edges), "%d>%d ", v,
+			         v + 1);
+		pb_graph *g = pb_test_chain_graph(n, macs, edges);
+		assert_non_null(g);
+		pb_part_rules *r = pb_part_rules_new(n);
+		pb_error err = {0};
+		for (int v = 0; v + 1 < n; v++) {
+			unsigned d = pb_test_rnd(&seed) % 5;
+			if (d == 0)
+				pb_part_rules_cut(r, "f", v, g->nodes[v].name, PB_CUT_FORBID, &err);
+			else if (d == 1)
+				pb_part_rules_cut(r, "F", v, g->nodes[v].name, PB_CUT_FORCE, &err);
+		}
+		if (pb_test_rnd(&seed) % 2)
+			pb_part_rules_pin(r, "s", (int)(pb_test_rnd(&seed) % (unsigned)n), "x",
+			                  (int)(pb_test_rnd(&seed) % (unsigned)p), &err);
+		snprintf(r->pin_kind, sizeof r->pin_kind, "stage");
+		pb_part_rules *none = pb_part_rules_new(n);
+		double free_best = pipe_brute(cost, n, p, none);
+		double want = pipe_brute(cost, n, p, r);
+		pb_pipe_split sp;
+		int rc = pb_pipe_split_dp_rules(g, cost, p, r, &sp, &err);
+		if (!isfinite(want)) {
+			assert_int_equal(rc, PB_EINPUT);
+			assert_non_null(strstr(err.msg, "obeys the Lua cut and stage rules"));
+			infeasible++;
+		} else {
+			assert_int_equal(rc, PB_OK);
+			if (fabs(sp.max_cost - want) > 1e-9 * want)
+				fail_msg("trial %d: dp %g, brute force %g", trial, sp.max_cost,
+				         want);
+			for (int v = 0; v < n; v++) {
+				if (r->pin[v] >= 0)
+					assert_int_equal(sp.stage[v], r->pin[v]);
+				if (v + 1 < n && r->cut[v + 1] == PB_CUT_FORBID)
+					assert_int_equal(sp.stage[v + 1], sp.stage[v]);
+				if (v + 1 < n && r->cut[v + 1] == PB_CUT_FORCE)
+					assert_true(sp.stage[v + 1] > sp.stage[v]);
+			}
+			pb_pipe_split_free(&sp);
+			binding += want > free_best * (1 + 1e-9);
+			/* the MILP obeys the same rules (its stages may be empty) */
+			rc = pb_pipe_split_milp_rules(g, cost, p, 0, 0, r, &sp, &err);
+			assert_int_equal(rc, PB_OK);
+			for (int v = 0; v < n; v++) {
+				if (r->pin[v] >= 0)
+					assert_int_equal(sp.stage[v], r->pin[v]);
+				if (v + 1 < n && r->cut[v + 1] == PB_CUT_FORBID)
+					assert_int_equal(sp.stage[v + 1], sp.stage[v]);
+				if (v + 1 < n && r->cut[v + 1] == PB_CUT_FORCE)
+					assert_true(sp.stage[v + 1] > sp.stage[v]);
+			}
+			pb_pipe_split_free(&sp);
+		}
+		pb_part_rules_free(none);
+		pb_part_rules_free(r);
+		pb_graph_free(g);
+	}
+	if (binding < 10 || infeasible < 3)
+		fail_msg("rules binding in %d trials, infeasible in %d", binding, infeasible);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -332,6 +442,7 @@ int main(void)
 	    cmocka_unit_test(test_every_method_obeys_cuts),
 	    cmocka_unit_test(test_pins_and_optimum),
 	    cmocka_unit_test(test_weighted_objective),
+	    cmocka_unit_test(test_pipeline_rules),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
