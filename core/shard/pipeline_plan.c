@@ -178,9 +178,9 @@ static int plan_stages(pb_pipe_result *r, const pb_pipe_opts *o, pb_shard_opts *
 	if (o->stage_of)
 		rc = pb_pipe_split_given(g, cost, P, o->stage_of, &r->split, err);
 	else
-		rc = r->chain
-		         ? pb_pipe_split_dp_rules(g, cost, P, o->rules, &r->split, err)
-		         : pb_pipe_split_milp_rules(g, cost, P, o->slack, 0, o->rules, &r->split, err);
+		rc = r->chain ? pb_pipe_split_dp_rules(g, cost, P, o->rules, &r->split, err)
+		              : pb_pipe_split_milp_rules(g, cost, P, o->slack, 0, o->rules,
+		                                         &r->split, err);
 	if (rc == PB_OK)
 		rc = solve_stages(r, so, mask, err);
 	if (rc == PB_OK)
