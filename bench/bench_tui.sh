@@ -7,7 +7,14 @@
 #  - time from key to finished redraw while moving a layer back and forth
 #    between two groups with '>' / '<' on bert_base_like (each key runs
 #    'boundary G ±1', re-evaluates the plan and redraws), and for panning.
-# Usage: bench/bench_tui.sh [PARTBENCH] [RUNS]    (from the repository root)
+#  - the longest gaps between two frames while a job runs (every command
+#    that is not navigation runs in slices, docs/tui.md "Jobs"): p50/p99/max
+#    of PB_TUI_TIMING's job_frame_ms for each solver and long operation on
+#    swin_t x manycore-64 and an Inception-v3-sized model (313 nodes, made by
+#    bench/gen_inception_v3.py); a job still running after JOB_SECONDS is
+#    cancelled with Esc (the cancel's own frames included).
+# Usage: bench/bench_tui.sh [PARTBENCH] [RUNS] [all|jobs]   (from the repository root)
+#        JOB_SECONDS=8 by default.
 set -u
 bin=$(realpath "${1:-build/partbench}")
 runs=${2:-3}
@@ -42,11 +49,15 @@ n_sess=0
 start() { # start MODEL LAYOUT LOG: a new session (killing the last one could end the server)
 	n_sess=$((n_sess + 1))
 	sess=pb$n_sess
+	local m=$1
+	case $m in /*) ;; *) m=$root/$m ;; esac
 	tm -f /dev/null new-session -d -s "$sess" -x 120 -y 40 \
-		"env LANG=C.UTF-8 PB_TUI_TIMING='$3' '$bin' '$root/$1' --layout '$root/$2'; sleep 600"
+		"env LANG=C.UTF-8 PB_TUI_TIMING='$3' '$bin' '$m' --layout '$root/$2'; sleep 600"
 }
 
 echo "# bench_tui: $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, $(uname -m), runs=$runs"
+part=${3:-all}
+if [ "$part" = all ]; then
 printf "%-20s %8s %16s %14s %8s\n" model nodes first_frame_ms dot_frame_ms boxes
 for m in resnet18 bert_base_like swin_t; do
 	: >"$tmp/ff" && : >"$tmp/df"
@@ -86,7 +97,7 @@ for i in $(seq 20); do
 	sleep 0.1
 done
 sleep 0.5
-tm send-keys -t "$sess" q
+tm send-keys -t "$sess" q && sleep 0.2 && tm send-keys -t "$sess" d # unsaved: discard
 sleep 0.3
 echo
 echo "key to finished redraw on bert_base_like (ms): median p95 max"
@@ -94,3 +105,56 @@ printf "  move a layer (> <, boundary G ±1): %s\n" \
 	"$(awk '$1=="key_frame_ms" && ($4==62 || $4==60) {print $2}' "$log" | stats)"
 printf "  pan (l h, view pan):               %s\n" \
 	"$(awk '$1=="key_frame_ms" && ($4==108 || $4==104) {print $2}' "$log" | stats)"
+fi
+
+# ---- frame gaps while jobs run
+job_secs=${JOB_SECONDS:-8}
+pstats() { # p50 p99 max (n) of the numbers on stdin
+	sort -n | awk '{a[NR]=$1} END {if (!NR) {print "- - - (n=0)"; exit}
+		p=int(NR*0.99+0.5); if (p<1) p=1; printf "%8.1f %8.1f %8.1f  (n=%d)\n", a[int((NR+1)/2)], a[p], a[NR], NR}'
+}
+job() { # job MODEL LAYOUT COMMAND: runs COMMAND from the ':' line, prints the gaps
+	local log=$tmp/job.$n_sess.log t0
+	start "$1" "$2" "$log"
+	wait_log dot_frame_ms "$log" 120 || true
+	sleep 0.3
+	tm send-keys -t "$sess" :
+	sleep 0.2
+	tm send-keys -t "$sess" -l "$3"
+	sleep 0.2
+	tm send-keys -t "$sess" Enter
+	t0=$SECONDS
+	local state=done
+	# done: a frame was logged since the start and the busy line is gone
+	# (a job that holds the screen shows neither until its first slice ends)
+	while ! grep -q job_frame_ms "$log" || tm capture-pane -p -t "$sess" | grep -q 'Esc/Ctrl-C cancel'; do
+		if [ $((SECONDS - t0)) -ge "$job_secs" ] && [ $state = done ]; then
+			tm send-keys -t "$sess" Escape
+			state=cancelled
+		fi
+		[ $((SECONDS - t0)) -ge $((job_secs + 120)) ] && { state=stuck; break; }
+		sleep 0.1
+	done
+	printf "  %-16s %-44s %-9s %s\n" "$(basename "$1" .onnx)" "$3" "$state" \
+		"$(awk '$1=="job_frame_ms" {print $2}' "$log" | pstats)"
+	tm send-keys -t "$sess" ':'
+	sleep 0.2
+	tm send-keys -t "$sess" -l 'q!'
+	sleep 0.2
+	tm send-keys -t "$sess" Enter
+	sleep 0.3
+}
+inc=$tmp/inception_v3_like.onnx
+/usr/bin/python3 bench/gen_inception_v3.py "$inc" >/dev/null
+echo
+echo "frame gaps while a job runs (ms; jobs still running after ${job_secs} s are cancelled with Esc)"
+printf "  %-16s %-44s %-9s %8s %8s %8s\n" model command state p50 p99 max
+for m in models/swin_t.onnx "$inc"; do
+	for c in "partition --method exact" "partition --method greedy" "partition --method pack" \
+		"partition --method local" "partition --method milp" "partition --method rl --seconds 5" \
+		"fuse" "map --layout $root/layouts/hetero.lua" "export -o $tmp/x.svg" "open $(realpath "$m")"; do
+		job "$m" layouts/manycore-64.lua "$c"
+	done
+	job "$m" layouts/manycore-64.lua "shard --layout $root/layouts/cluster-2x8.lua -j 1"
+	job "$m" layouts/manycore-64.lua "pipeline --layout $root/layouts/cluster-2x8.lua"
+done

@@ -236,8 +236,11 @@ void tui_draw(tui_app *a)
 	doupdate();
 	a->redraw = 0;
 	double now = tui_now();
-	if (a->job && a->last_frame > 0)
+	/* every frame while a job runs, and the first after it (a job that ends
+	 * within its first slice logs the whole time the screen waited) */
+	if (a->job_frames && a->last_frame > 0)
 		tui_timing_log(a, "job_frame_ms %.2f\n", (now - a->last_frame) * 1e3);
+	a->job_frames = a->job != NULL;
 	a->last_frame = now;
 	if (!a->logged_first && a->s->graph && a->vg.layout) {
 		a->logged_first = 1;
@@ -431,6 +434,8 @@ void tui_pager(tui_app *a, const char *title, const char *text)
 			tui_job_pump(a);
 		wtimeout(w, a->job ? 10 : -1);
 		int ch = wgetch(w);
+		if (tui_signal_pending())
+			break;
 		if (ch == ERR)
 			continue;
 		int page = H - 2 > 1 ? H - 2 : 1;
@@ -713,7 +718,7 @@ int pb_tui_main(pb_cmd_ctx *ctx, int argc, char **argv, pb_error *err)
 	while (!a->quit) {
 		if (tui_signal_pending()) {
 			killed = tui_signal_pending();
-			saved = tui_recover_write(a, rpath, sizeof rpath) == 0;
+			saved = tui_recover_write(a, rpath, sizeof rpath);
 			break;
 		}
 		if (a->job) {
@@ -735,7 +740,7 @@ int pb_tui_main(pb_cmd_ctx *ctx, int argc, char **argv, pb_error *err)
 		wtimeout(in, a->job ? 0 : a->vg.job ? 30 : 1000);
 		int ch = wgetch(in);
 		if (ch == ERR)
-			continue;
+			continue; /* the loop's top reads signals and hang-ups */
 		a->t_key = tui_now();
 		a->key_for_timing = ch;
 		if (ch == KEY_RESIZE) {
@@ -753,6 +758,7 @@ int pb_tui_main(pb_cmd_ctx *ctx, int argc, char **argv, pb_error *err)
 			tui_key(a, ch);
 		mouse_apply(a);
 	}
+	tui_job_abandon(a);
 	pb_session_unlisten(a->s, on_session, a);
 	if (a->timing)
 		tui_timing_log(a, "session_s %.3f\n", tui_now() - a->t_start);
@@ -760,9 +766,11 @@ int pb_tui_main(pb_cmd_ctx *ctx, int argc, char **argv, pb_error *err)
 	capture_stop(a);
 	app_free(a);
 	if (killed)
-		return pb_err(
-		    err, PB_EINTERNAL, "%s: %s%s", killed == SIGTERM ? "SIGTERM" : "SIGHUP",
-		    saved ? "the session was written to " : "no recovery session written to ",
-		    rpath);
+		return pb_err(err, PB_EINTERNAL, "%s: %s%s",
+		              killed == SIGTERM ? "SIGTERM" : "SIGHUP",
+		              saved == 0   ? "the session was written to "
+		              : saved == 1 ? "nothing unsaved, no recovery session"
+		                           : "could not write the recovery session ",
+		              saved == 1 ? "" : rpath);
 	return PB_OK;
 }

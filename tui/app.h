@@ -103,6 +103,7 @@ typedef struct tui_app {
 	/* the command running in slices (jobs.c), NULL when idle */
 	tui_job *job;
 	double last_frame; /* monotonic seconds of the last doupdate */
+	int job_frames;    /* 1 from a job's start to the first frame after it */
 	unsigned spin;     /* busy indicator phase */
 } tui_app;
 
@@ -137,6 +138,8 @@ int tui_cmd_is_navigation(const char *line);
 int tui_job_start(tui_app *a, int argc, char **argv, const char *line);
 /* Runs the running job for one slice; finishes it when it ends. */
 void tui_job_pump(tui_app *a);
+/* At exit on a signal: leaves the running job suspended for good. */
+void tui_job_abandon(tui_app *a);
 /* Asks the running job to stop (Esc, Ctrl-C). */
 void tui_job_cancel(tui_app *a);
 /* One line for the status bar while a job runs: spinner, command, elapsed
@@ -182,8 +185,11 @@ void tui_suspend(tui_app *a);
 /* recover.c */
 /* SIGTERM and SIGHUP raise a flag that the main loop reads. */
 void tui_signals_install(void);
+/* Also reports SIGHUP when the terminal has hung up. Every input loop (main
+ * loop, pager, prompt, questions) leaves when it is non-zero. */
 int tui_signal_pending(void);
-/* Writes the recovery session (path gets its name); 0 on success. */
+/* Writes the recovery session (path gets its name) when there are unsaved
+ * changes: 0 written, 1 nothing to write, -1 failed. */
 int tui_recover_write(tui_app *a, char *path, size_t len);
 /* At start: offers to restore a recovery session of the open model. */
 void tui_recover_offer(tui_app *a, const char *session_arg);

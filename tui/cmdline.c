@@ -93,6 +93,11 @@ int tui_prompt(tui_app *a, const char *prompt, int with_completion, char *buf, s
 		doupdate();
 		wint_t ch;
 		int r = wget_wch(w, &ch);
+		if (tui_signal_pending()) {
+			curs_set(0);
+			buf[0] = 0;
+			return 0;
+		}
 		if (r == ERR)
 			continue;
 		if (r == KEY_CODE_YES) {
@@ -197,6 +202,8 @@ int tui_ask(tui_app *a, const char *question, const char *keys)
 		doupdate();
 		wtimeout(w, a->job ? 10 : -1);
 		int ch = wgetch(w);
+		if (tui_signal_pending())
+			break;
 		if (ch == ERR || ch == KEY_MOUSE)
 			continue;
 		if (ch == KEY_RESIZE) {

@@ -117,6 +117,7 @@ int tui_job_start(tui_app *a, int argc, char **argv, const char *line)
 	tui_capture_begin(a, &j->cap);
 	a->job = j;
 	a->last_frame = tui_now();
+	a->job_frames = 1;
 	if (pb_job_resume(j->job, JOB_SLICE)) {
 		int rc = j->rc;
 		finish(a);
@@ -152,4 +153,16 @@ void tui_job_status(tui_app *a, char *buf, size_t len)
 	         pb_fmt_time(pb_job_elapsed(j->job), t, sizeof t),
 	         j->cancelled ? "cancelling..." : "Esc/Ctrl-C cancel, hjkl pan, ? help",
 	         a->progress[0] ? a->progress : "");
+}
+
+void tui_job_abandon(tui_app *a)
+{
+	if (!a->job)
+		return;
+	/* its coroutine cannot be unwound: the process is leaving, so its
+	 * memory goes with it; the command context gets its streams back */
+	a->ctx->out = a->job->cap.saved_out;
+	a->ctx->log = a->job->cap.saved_log;
+	a->ctx->redraw = a->job->cap.saved_redraw;
+	a->job = NULL;
 }

@@ -251,10 +251,23 @@ static void draw_spark(tui_app *a, int y)
 	line(w, y, A_DIM, "objective (%s, %d steps)",
 	     a->s->solver_name ? a->s->solver_name : "solver", n);
 	/* the incumbent, the best so far and (MILP, exact) the proven bound */
-	char bound[32] = "";
-	if (isfinite(sv->bound))
-		snprintf(bound, sizeof bound, "  bound %.4g", sv->bound);
-	line(w, y + 1, 0, "last %.4g  best %.4g%s", sv->history[n - 1], best, bound);
+	/* one unit per kind: the objectives of partition and cluster solvers are
+	 * times, shown as the tables show them (ms, us); an unknown bound is "—" */
+	const char *sn = a->s->solver_name ? a->s->solver_name : "";
+	int is_time = strncmp(sn, "partition", 9) == 0 || strncmp(sn, "shard", 5) == 0 ||
+	              strncmp(sn, "pipeline", 8) == 0;
+	char last[32], bst[32], bnd[32];
+	double vals[3] = {sv->history[n - 1], best, sv->bound};
+	char *outs[3] = {last, bst, bnd};
+	for (int i = 0; i < 3; i++) {
+		if (!isfinite(vals[i]) || fabs(vals[i]) > 1e300)
+			snprintf(outs[i], 32, "%s", a->utf8 ? "—" : "-");
+		else if (is_time)
+			pb_fmt_time_fixed(vals[i], outs[i], 32);
+		else
+			snprintf(outs[i], 32, "%.4g", vals[i]);
+	}
+	line(w, y + 1, 0, "last %s  best %s  bound %s", last, bst, bnd);
 	wmove(w, y + 2, 0);
 	wclrtoeol(w);
 	for (int i = from; i < n; i++) {
@@ -315,8 +328,16 @@ void tui_status_draw(tui_app *a)
 	char selbuf[80] = "";
 	if (sel >= 0)
 		snprintf(selbuf, sizeof selbuf, "sel %d %.60s", sel, a->s->graph->nodes[sel].name);
-	line(w, 0, A_REVERSE,
-	     " ?:help ::cmd /:find q:quit | zoom %ld %s %s | mouse %s | %d boxes, %s | %s",
+	/* the keys that matter now: on a plan group, with a solver attached,
+	 * else the general ones */
+	const char *hints = " ?:help ::cmd /:find q:quit";
+	if (a->s->solver)
+		hints = " s/S:step T:train u:undo ?:help";
+	else if (sel >= 0 && tui_group_of(a, sel) >= 0)
+		hints = " </>:move m:merge v:split u:undo";
+	else if (!a->s->plan && a->s->graph && a->s->hw)
+		hints = " E:exact P:pack I:milp ?:help";
+	line(w, 0, A_REVERSE, "%s | zoom %ld %s %s | mouse %s | %d boxes, %s | %s", hints,
 	     pb_view_get_int(a->s->view, "zoom", 0), dir, colour, a->mouse_on ? "on" : "off",
 	     a->vg.n_items, a->vg.layout_note[0] ? a->vg.layout_note : "no layout", selbuf);
 }

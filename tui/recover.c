@@ -12,6 +12,7 @@
  */
 #include <jansson.h>
 #include <limits.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,6 +43,13 @@ void tui_signals_install(void)
 
 int tui_signal_pending(void)
 {
+	if (!pending) {
+		/* a terminal that went away without a SIGHUP reaching us (its
+		 * reads return EOF at once: every input loop would spin) */
+		struct pollfd p = {0, POLLIN, 0};
+		if (poll(&p, 1, 0) == 1 && (p.revents & (POLLHUP | POLLERR | POLLNVAL)))
+			pending = SIGHUP;
+	}
 	return pending;
 }
 
@@ -53,8 +61,8 @@ static void recovery_path(const char *session, char *buf, size_t len)
 int tui_recover_write(tui_app *a, char *path, size_t len)
 {
 	recovery_path(a->s->session_path, path, len);
-	if (!a->s->graph)
-		return -1;
+	if (!a->s->graph || !a->s->dirty)
+		return 1; /* nothing to recover */
 	char *session = a->s->session_path ? strdup(a->s->session_path) : NULL;
 	pb_error err = {0};
 	int rc = pb_session_save(a->s, path, &err);

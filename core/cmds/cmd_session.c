@@ -270,5 +270,9 @@ const pb_command pb_cmds_session[] = {
     {"q!", "q!", "leave the workbench, discarding unsaved changes", no_opts, cmd_q, PB_CMD_HIDDEN,
      NULL},
     {"step", "step [-n N]", "advance the running solver by N units of work", step_opts, cmd_step, 0,
-     NULL},
+     "Runs the attached solver's step() N times, one unit each, stopping early when it\n"
+     "is done or (in the workbench) when Esc / Ctrl-C cancels. Units: partition exact one\n"
+     "bisection check, milp one probe / one <= 50 ms LP or column slice / one B&B node,\n"
+     "rl one episode, local one move, greedy / equal / pack all at once; shard --start\n"
+     "one incumbent or about 50 ms of a scheme's MILP."},
     {0}};

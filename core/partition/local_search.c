@@ -59,6 +59,7 @@
 #include "partition/baselines.h"
 
 #include "util/error.h"
+#include "util/job.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -304,6 +305,7 @@ static void offer(ils *I, int g0, int g1, int w, int donor, double dval)
 /* Every move of the window g0..g1 (file comment). */
 static void window_moves(ils *I, int g0, int g1)
 {
+	pb_job_tick();
 	const ils_state *c = &I->cur;
 	int w = g1 - g0 + 1, cores = 0;
 	for (int g = g0; g <= g1; g++)
@@ -424,6 +426,7 @@ static int middle_fits(ils *I, int lo, int hi, int w, const int *cv, double T)
  * below tau. */
 static int global_try(ils *I, int lo, int hi, int w, const int *cv, double tau)
 {
+	pb_job_tick();
 	const ils_state *c = &I->cur;
 	if (!middle_fits(I, lo, hi, w, cv, tau))
 		return 0;

@@ -17,6 +17,7 @@
 #include "partition/chain_rules.h"
 
 #include "util/error.h"
+#include "util/job.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -112,6 +113,7 @@ static int bisect(pack_ctx *F, double lo, double hi, int *ac)
 	if (!ok)
 		return 0;
 	for (int it = 0; it < 60 && hi - lo > 1e-9 * hi; it++) {
+		pb_job_tick();
 		double mid = 0.5 * (lo + hi);
 		if (pack_at(F, mid))
 			hi = mid;

@@ -21,6 +21,7 @@
 #include <time.h>
 
 #include "util/coro.h"
+#include "util/job.h"
 
 void pb_shard_search_add_event(pb_shard_search *s, int row, double objective, double bound,
                                double at)
@@ -56,6 +57,7 @@ void pb_shard_search_slice_start(pb_shard_search *s)
 static int on_incumbent(void *ud, double obj_us, double bound_us, double at)
 {
 	pb_shard_search *s = ud;
+	pb_job_tick(); /* run as a workbench job: the screen stays live */
 	if (isfinite(obj_us)) {
 		pb_shard_search_add_event(s, s->running, obj_us * 1e-6, bound_us * 1e-6, at);
 		s->co_incumbent = obj_us * 1e-6;

@@ -30,6 +30,7 @@
 
 #include "transform/folded.h"
 #include "transform/quotient.h"
+#include "util/job.h"
 
 void pb_fuse_opts_default(pb_fuse_opts *o)
 {
@@ -497,6 +498,7 @@ int pb_fuse_run(const pb_graph *g, const pb_fuse_opts *o, pb_fuse_result **out, 
 		r->time_before += s.solo[v];
 	}
 	r->launches_before = n - r->n_folded;
+	pb_job_tick();
 	rc =
 	    pb_branch_extract(g, r->fusable, o->keep_constants ? NULL : r->folded, &r->groups, err);
 	if (rc)
@@ -506,7 +508,7 @@ int pb_fuse_run(const pb_graph *g, const pb_fuse_opts *o, pb_fuse_result **out, 
 		for (int i = 0; i < gr->start[gr->n_branches]; i++)
 			r->nonfusable_removed += !r->fusable[gr->nodes[i]];
 	}
-	for (int gi = 0; gi < r->groups->n && rc == PB_OK; gi++)
+	for (int gi = 0; gi < r->groups->n && rc == PB_OK; gi++, pb_job_tick())
 		rc = fuse_group(&s, r, gi, o, err);
 	if (rc)
 		goto done;

@@ -228,7 +228,7 @@ if "$bin" partition "$model" --layout "$layout" --method rl --episodes 1 >/dev/n
 	wait_for 'partition/milp attached'
 	keys S
 	wait_for 'objective \(partition/milp, [0-9]+ steps\)'
-	wait_for 'last [0-9.e-]+  best [0-9.e-]+  bound [0-9.e-]+'
+	wait_for 'last [0-9.]+ [mu]?s  best [0-9.]+ [mu]?s  bound ([0-9.]+ [mu]?s|—)'
 else
 	echo "note: 'partition --method rl' is not available; stepping local search instead"
 	cmd 'partition --method local --start'
