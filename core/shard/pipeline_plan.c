@@ -224,8 +224,12 @@ int pb_pipe_plan(const pb_graph *g, const pb_cluster *cl, const pb_pipe_opts *o,
 	if (o->skip_oplevel) {
 		r->oplevel.time = INFINITY;
 		snprintf(r->oplevel.scheme, sizeof r->oplevel.scheme, "(not solved)");
-	} else if ((rc = solve_on(r->g, cl, &so, &r->oplevel, err))) {
-		return rc;
+	} else {
+		pb_shard_opts cmp = so; /* what `shard` gives (its default -O 0) */
+		cmp.opt_level = o->compare_level;
+		cmp.layers = 1;
+		if ((rc = solve_on(r->g, cl, &cmp, &r->oplevel, err)))
+			return rc;
 	}
 	/* the per-micro-batch graph */
 	if (B / m != B && (rc = reload(o, B / m, r, err)))

@@ -53,6 +53,9 @@ typedef struct pb_pipe_opts {
 	int slack;                /* widen every key operator's stage range by this (0) */
 	int pad;                  /* the shard searches may split dimensions that do not divide */
 	int skip_oplevel;         /* do not solve the operator-level plan */
+	int compare_level;        /* -O of the operator-level plan compared with: 0, the level
+	                           * `shard` defaults to, so the comparison is the plan a user
+	                           * of `shard` gets (repeated layers solved once, as shard) */
 	const int *stage_of;      /* a given split, stage per node (hand edits); NULL = solve */
 	pb_pipe_reload_fn reload; /* NULL: the batch cannot change (error when it must) */
 	void *reload_ud;

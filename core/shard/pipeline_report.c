@@ -237,6 +237,19 @@ json_t *pb_pipe_compare_json(const pb_pipe_compare *c, const json_t *rep, int wi
 	json_t *j = json_object();
 	json_object_set_new(j, "pipelines", arr);
 	json_object_set_new(j, "best_overall", best);
+	if (winner >= 0) { /* `best` in the framework's terms: the pipeline's */
+		const pb_pipe_row *r = &c->rows[winner];
+		json_t *b = json_object();
+		json_object_set_new(b, "kind", json_string("pipeline"));
+		json_object_set_new(b, "dp", json_null()); /* per stage: not kept in the row */
+		json_object_set_new(b, "tp", json_null());
+		json_object_set_new(b, "pp", json_integer(r->stages));
+		json_object_set_new(b, "microbatches", json_integer(r->microbatches));
+		json_object_set_new(b, "step_time", json_real(r->step_time));
+		json_object_set_new(b, "memory", json_null());
+		json_object_set_new(b, "fits", json_boolean(r->feasible));
+		json_object_set_new(j, "best", b);
+	}
 	return j;
 }
 

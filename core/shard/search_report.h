@@ -17,6 +17,11 @@
 pb_plan *pb_shard_plan(const pb_shard_search *s);
 /* The report: step_time, scheme, schemes, ops, collectives, memory ... */
 json_t *pb_shard_report(const pb_shard_search *s);
+/* Data- and tensor-parallel degrees of a solved plan: a mesh axis is
+ * data-parallel when the operators splitting their output's dim 0 (the
+ * batch) along it carry at least half of the FLOPs; dp is the product of
+ * those axes, tp of the others. */
+void pb_shard_dp_tp(const pb_shard_problem *p, const int *choice, int *dp, int *tp);
 /* The report as text tables (what `shard` prints without --json). */
 void pb_shard_report_text(const pb_shard_search *s, const json_t *rep, FILE *out);
 /* One JSON file per device: its ordered operators with local shapes and the

@@ -147,6 +147,22 @@ assert len(a["schemes"]) == len(o["schemes"])
 for x, y in zip(a["schemes"], o["schemes"]):
     assert abs(x["step_time"] - y["step_time"]) <= 1e-9 * y["step_time"], (x, y)
     assert x["milp"]["cols"] < y["milp"]["cols"], (x["milp"], y["milp"])
+b = a["best"]  # the plan in dp x tp x pp terms
+assert b["dp"] * b["tp"] * b["pp"] == 8 and b["pp"] == 1 and b["microbatches"] == 1, b
+assert b["step_time"] == a["step_time"] and b["fits"] == a["feasible"], b
+assert b["memory"] == a["memory_per_device"], b
+PY
+# pipeline compares itself with the plan `shard` gives (its default -O 0), under the
+# pipeline's memory model (weights + gradients): the same step time.
+"$bin" pipeline "$tmp/gpt.onnx" --layout layouts/cluster-2x8.lua --train --batch 8 --json \
+	>"$tmp/pipe.json" 2>"$tmp/err" || fail "pipeline gpt: $(cat "$tmp/err")"
+"$bin" shard "$tmp/gpt.onnx" --layout layouts/cluster-2x8.lua --train --batch 8 --optimizer none \
+	--recompute none --json >"$tmp/sh.json" 2>"$tmp/err" || fail "shard gpt 2x8: $(cat "$tmp/err")"
+$py - "$tmp/pipe.json" "$tmp/sh.json" <<'PY' || fail "pipeline's operator-level row is not shard's plan"
+import json, sys
+p = json.load(open(sys.argv[1])); s = json.load(open(sys.argv[2]))
+op = [r for r in p["schemes"] if r["kind"] == "operator-level"][0]
+assert abs(op["step_time"] - s["step_time"]) <= 1e-9 * s["step_time"], (op, s["step_time"])
 PY
 "$bin" gen gpt --hidden 100 --heads 3 -o "$tmp/bad.onnx" >/dev/null 2>"$tmp/err"
 [ $? -eq 2 ] && grep -q "multiple of heads" "$tmp/err" || fail "gen gpt bad heads: $(cat "$tmp/err")"
