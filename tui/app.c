@@ -642,6 +642,7 @@ static int preload(tui_app *a, const pb_args *args, pb_error *err)
 static void app_free(tui_app *a)
 {
 	tui_vg_free(&a->vg);
+	tui_branch_free(a);
 	windows_free(a);
 	for (int i = 0; i < TUI_OUT_LINES; i++)
 		free(a->out[i]);

@@ -105,6 +105,9 @@ typedef struct tui_app {
 	double last_frame; /* monotonic seconds of the last doupdate */
 	int job_frames;    /* 1 from a job's start to the first frame after it */
 	unsigned spin;     /* busy indicator phase */
+	/* branch colour mode (branch_color.c): the graph's branch groups,
+	 * computed when the mode is first drawn for a graph and layout */
+	struct tui_branch *branch;
 } tui_app;
 
 /* app.c */
@@ -151,6 +154,18 @@ void tui_job_status(tui_app *a, char *buf, size_t len);
 void tui_key(tui_app *a, int key);
 /* Writes the key table and the command list (the '?' help). */
 void tui_keys_help(FILE *out);
+
+/* branch_color.c: colour by the kind of the parallel-branch group */
+/* 1 when the view colours by branch group. */
+int tui_branch_mode(const tui_app *a);
+/* Kind index of node's branch group (-1 outside every group, or when the
+ * groups could not be computed); *fused = 1 when fusion takes the node. */
+int tui_branch_kind(tui_app *a, int node, int *fused);
+/* Short name of a kind (for box borders). */
+const char *tui_branch_kind_name(tui_app *a, int kind);
+/* The legend: kinds with their group counts, or the reason there is none. */
+void tui_branch_legend(tui_app *a, char *buf, size_t n);
+void tui_branch_free(tui_app *a);
 
 /* viewgraph.c */
 /* Rebuilds items from the session and view; starts a relayout when the

@@ -6,9 +6,10 @@
  * (Bresenham between consecutive path points, with ─ │ ╱ ╲ by direction and
  * an arrow head at the end), boxes on top, so boxes stay readable. Only what
  * intersects the window is drawn, so a pan costs O(items + edge points).
- * Colour follows the plan group (or the op type); the bottleneck group is
- * bold, the selection reversed; without colour the group number is written
- * into each box's border, so monochrome terminals show the same information.
+ * Colour follows the plan group (or the op type, or the kind of the node's
+ * parallel-branch group: branch_color.c); the bottleneck group is bold, the selection reversed;
+ * without colour the group number is written into each box's border, so monochrome terminals show
+ * the same information.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -57,7 +58,22 @@ static unsigned hash_str(const char *s)
 	return h;
 }
 
-static attr_t item_attr(const tui_app *a, const tui_item *it, int *bottleneck)
+/* Branch mode: the kind of the item's first node in a branch group, and
+ * whether fusion takes any of its nodes. */
+static int branch_of_item(tui_app *a, const tui_item *it, int *fused)
+{
+	int kind = -1;
+	*fused = 0;
+	for (int v = it->first; v <= it->last; v++) {
+		int f, k = tui_branch_kind(a, v, &f);
+		*fused |= f;
+		if (kind < 0)
+			kind = k;
+	}
+	return kind;
+}
+
+static attr_t item_attr(tui_app *a, const tui_item *it, int *bottleneck)
 {
 	const pb_plan *p = a->s->plan;
 	char mode[16];
@@ -73,8 +89,15 @@ static attr_t item_attr(const tui_app *a, const tui_item *it, int *bottleneck)
 			at |= COLOR_PAIR(1 + it->group % 6);
 		else if (strcmp(mode, "op") == 0)
 			at |= COLOR_PAIR(1 + hash_str(a->s->graph->nodes[it->first].op) % 6);
-		if (*bottleneck && strcmp(mode, "none") != 0)
+		if (*bottleneck && strcmp(mode, "none") != 0 && strcmp(mode, "branch") != 0)
 			at = COLOR_PAIR(7);
+	}
+	if (strcmp(mode, "branch") == 0) { /* kind colour, fused bold */
+		int fused, kind = branch_of_item(a, it, &fused);
+		*bottleneck = 0;
+		if (a->color && kind >= 0)
+			at = COLOR_PAIR(1 + kind % 6);
+		return at | (fused ? A_BOLD : 0);
 	}
 	if (*bottleneck)
 		at |= A_BOLD;
@@ -193,7 +216,13 @@ static void draw_item(tui_app *a, const glyphs *gl, int i, int ox, int oy, int s
 	for (int k = 1; k < it->w - 1; k++)
 		put(w, y, x + k, h);
 	put(w, y, x + it->w - 1, it->block ? gl->dtr : gl->tr);
-	if (it->group >= 0) { /* group number in the top border (works without colour) */
+	int fused = 0, kind = tui_branch_mode(a) ? branch_of_item(a, it, &fused) : -2;
+	if (kind >= 0 || (kind == -1 && fused)) { /* branch mode: kind, + when fused */
+		char tag[40];
+		snprintf(tag, sizeof tag, "%s%s", kind >= 0 ? tui_branch_kind_name(a, kind) : "",
+		         fused ? "+" : "");
+		put_text(w, y, x + 1, tag, it->w - 2);
+	} else if (kind == -2 && it->group >= 0) { /* group number in the top border */
 		char num[16];
 		if (it->group_last != it->group && it->group_last >= 0)
 			snprintf(num, sizeof num, "%d-%d%s", it->group, it->group_last,

@@ -337,6 +337,13 @@ void tui_status_draw(tui_app *a)
 		hints = " </>:move m:merge v:split u:undo";
 	else if (!a->s->plan && a->s->graph && a->s->hw)
 		hints = " E:exact P:pack I:milp ?:help";
+	if (tui_branch_mode(a) && a->s->graph) { /* the legend replaces the hints */
+		char legend[200];
+		tui_branch_legend(a, legend, sizeof legend);
+		line(w, 0, A_REVERSE, " branch: %s | zoom %ld %s | %s", legend,
+		     pb_view_get_int(a->s->view, "zoom", 0), dir, selbuf);
+		return;
+	}
 	line(w, 0, A_REVERSE, "%s | zoom %ld %s %s | mouse %s | %d boxes, %s | %s", hints,
 	     pb_view_get_int(a->s->view, "zoom", 0), dir, colour, a->mouse_on ? "on" : "off",
 	     a->vg.n_items, a->vg.layout_note[0] ? a->vg.layout_note : "no layout", selbuf);

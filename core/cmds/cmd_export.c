@@ -8,8 +8,7 @@
 #include <string.h>
 
 #include "commands.h"
-#include "script/hooks.h"
-#include "transform/fuse.h"
+#include "cmds/branch_of.h"
 #include "render/plot.h"
 #include "render/svg_export.h"
 #include "util/atomic_file.h"
@@ -69,33 +68,6 @@ static int parse_export_opts(const pb_args *a, pb_svg_opts *o, pb_error *err)
 	return PB_OK;
 }
 
-/* --color-by branch: the branch groups and what `fuse` (the session's
- * rules, Lua `fusable` rules included, and the layout's fusion model) would
- * fuse, as a "branch" plan. */
-static int branch_plan(pb_session *s, pb_plan **out, pb_error *err)
-{
-	*out = NULL;
-	pb_fuse_opts o;
-	pb_fuse_opts_default(&o);
-	const pb_fuse_rules *session_rules = pb_fuse_rules_of(s);
-	if (!session_rules)
-		return pb_err(err, PB_ENOMEM, "export: out of memory");
-	pb_fuse_rules rules = *session_rules;
-	o.rules = &rules;
-	int rc = pb_fuse_model_from_hw(s->hw, &o.model, err);
-	if (rc)
-		return rc;
-	pb_hooks hk;
-	pb_hooks_init(&hk, s);
-	pb_hooks_fuse(&hk, &rules);
-	pb_fuse_result *r = NULL;
-	rc = pb_hooks_finish(&hk, pb_fuse_run(s->graph, &o, &r, err), err);
-	if (rc == PB_OK && !(*out = pb_branch_plan(s->graph, r, &o)))
-		rc = pb_err(err, PB_ENOMEM, "export: out of memory");
-	pb_fuse_result_free(r);
-	return rc;
-}
-
 static int cmd_export(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, pb_error *err)
 {
 	pb_session *s = ctx->s;
@@ -121,7 +93,7 @@ static int cmd_export(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, 
 	const pb_plan *plan = loaded ? loaded : s->plan;
 	pb_plan *branches = NULL;
 	if (o.color_by == PB_COLOR_BRANCH && !(plan && strcmp(plan->kind, "branch") == 0)) {
-		if ((rc = branch_plan(s, &branches, err)) != PB_OK) {
+		if ((rc = pb_branch_plan_of(s, &branches, err)) != PB_OK) {
 			pb_plan_free(loaded);
 			return rc;
 		}

@@ -9,7 +9,7 @@
  *
  * Keys of the view string: zoom (0 labels, 1 compact, 2 one cell per node),
  * x/y (top-left of the visible area, cells), sel (selected node id), color
- * (group|op|none), dir (TB|LR), depth (collapse depth, absent = automatic),
+ * (group|op|branch|none), dir (TB|LR), depth (collapse depth, absent = automatic),
  * open (expanded node ranges "a-b,c-d"), find (last search), follow (0/1),
  * mouse (0/1), fit (1 = front end should fit the drawing once).
  */
@@ -190,16 +190,24 @@ static int cmd_view(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, pb
 		rc = select_node(ctx, v1, err);
 		ctx->redraw |= PB_REDRAW_ALL;
 	} else if (strcmp(sub, "color") == 0) {
-		const char *modes[] = {"group", "op", "none"};
+		/* branch: by the kind of the node's parallel-branch group (the
+		 * TUI computes the groups, cmds/branch_of.h) */
+		const char *modes[] = {"group", "op", "branch", "none"};
+		const int n_modes = 4;
 		char cur[16];
 		pb_view_get(s->view, "color", "group", cur, sizeof cur);
 		if (!v1 || strcmp(v1, "cycle") == 0) {
 			int k = 0;
-			while (k < 3 && strcmp(cur, modes[k]) != 0)
+			while (k < n_modes && strcmp(cur, modes[k]) != 0)
 				k++;
-			v1 = modes[(k + 1) % 3];
-		} else if (strcmp(v1, "group") && strcmp(v1, "op") && strcmp(v1, "none")) {
-			return pb_err(err, PB_EUSAGE, "view color: give group, op, none or cycle");
+			v1 = modes[(k + 1) % n_modes];
+		} else {
+			int k = 0;
+			while (k < n_modes && strcmp(v1, modes[k]) != 0)
+				k++;
+			if (k == n_modes)
+				return pb_err(err, PB_EUSAGE,
+				              "view color: give group, op, branch, none or cycle");
 		}
 		rc = set_str(s, "color", v1, err);
 		fprintf(ctx->out, "colour by %s\n", v1);
@@ -372,7 +380,7 @@ static int cmd_quit(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, pb
 const pb_command pb_cmds_view[] = {
     {"view",
      "view [zoom N|+|-] [pan DX DY] [at X Y] [fit] [center] [select ID|NAME|next|prev|succ|pred] "
-     "[color group|op|none|cycle] [dir TB|LR|toggle] [expand FIRST LAST] [collapse NODE] "
+     "[color group|op|branch|none|cycle] [dir TB|LR|toggle] [expand FIRST LAST] [collapse NODE] "
      "[depth N|auto] [mouse|follow on|off|toggle] [set KEY=VALUE...]",
      "show or change the view (zoom, pan, selection, colouring, blocks)", no_opts, cmd_view, 0,
      "The view is saved with the session. Zoom 0 shows labelled boxes, 1 compact boxes,\n"

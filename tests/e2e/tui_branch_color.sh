@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# tui_branch_color.sh — the workbench's branch colour mode (issue 18.3),
+# driven through tmux: tests/data/branch_kinds.dot (a graph with every kind
+# of parallel-branch group), key c cycles group -> op -> branch; the status
+# line then names the kinds with their group counts, the boxes carry their
+# group's kind, and the next c leaves the mode (colour none). A clean exit.
+# Usage: tui_branch_color.sh PATH/TO/partbench   (run from the repository root)
+set -u
+bin=$(realpath "${1:?usage: tui_branch_color.sh PARTBENCH}")
+root=$(pwd)
+model=$root/tests/data/branch_kinds.dot
+sock=pbbranch-$$
+sess=pb
+tm() { tmux -L "$sock" "$@"; }
+tmp=$(mktemp -d /tmp/pb_branch.XXXXXX)
+cleanup() {
+	tm kill-server 2>/dev/null
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+limit=20
+[ -n "${PB_SANITIZED:-}" ] && limit=90
+
+fail() {
+	echo "FAIL: $*"
+	echo "---- screen ----"
+	tm capture-pane -p -t "$sess" 2>/dev/null
+	exit 1
+}
+screen() { tm capture-pane -p -t "$sess" >"$tmp/screen" 2>/dev/null; }
+# wait_for REGEX: polls the screen until REGEX matches (no fixed sleeps).
+wait_for() {
+	local end=$((SECONDS + ${2:-$limit}))
+	while [ $SECONDS -lt $end ]; do
+		screen && grep -qE -- "$1" "$tmp/screen" && return 0
+		sleep 0.1
+	done
+	fail "timed out waiting for /$1/"
+}
+keys() { tm send-keys -t "$sess" "$@"; }
+
+tm -f /dev/null new-session -d -s "$sess" -x 160 -y 40 -c "$tmp" \
+	"env LANG=C.UTF-8 '$bin' '$model'; echo PB_EXIT=\$?; sleep 600"
+wait_for 'branch_kinds.dot: [0-9]+ nodes'
+wait_for '[0-9]+ boxes'
+# the mode is absent before the key
+grep -q 'branch: parent_child' "$tmp/screen" && fail "branch legend shown before the mode"
+
+keys c
+wait_for 'colour by op'
+keys c
+wait_for 'colour by branch'
+# the legend names every kind with its group count; the graph has each kind
+wait_for 'branch: parent_child [1-9][0-9]* parent [1-9][0-9]* child [1-9][0-9]* source [1-9][0-9]* sink [1-9][0-9]* local [0-9]+, \+fused'
+# boxes carry their group's kind in the top border
+grep -qE '[┌+](parent_child|parent|child|source|sink|local)\+?' "$tmp/screen" ||
+	fail "no box labelled with a kind"
+
+keys c
+wait_for 'colour by none'
+screen
+grep -q 'branch: parent_child' "$tmp/screen" && fail "branch legend stayed after leaving the mode"
+
+keys q
+wait_for 'PB_EXIT=0'
+echo "ok: tui_branch_color"
