@@ -486,6 +486,60 @@ static void group_range(const tui_app *a, int g, int *first, int *last)
 		}
 }
 
+/* Writes node v's name as one double-quoted command argument. */
+static void quoted_name(const tui_app *a, int v, char *buf, size_t n)
+{
+	const char *s = a->s->graph->nodes[v].name;
+	size_t k = 0;
+	if (n < 3)
+		return;
+	buf[k++] = '"';
+	for (; *s && k + 3 < n; s++) {
+		if (*s == '"' || *s == '\\')
+			buf[k++] = '\\';
+		buf[k++] = *s;
+	}
+	buf[k++] = '"';
+	buf[k] = 0;
+}
+
+/* A drop of item `from` onto item `to` (-1: empty canvas) as the edit of
+ * the current plan's kind (issue 18.1): on a map plan the node moves to the
+ * backend of the target's group (`backend`); on a fuse plan it joins the
+ * target's fusion group (`fuse-in`) or, dropped on empty canvas, leaves its
+ * own (`fuse-out`). Returns 0 for the other kinds (partition and pipeline
+ * plans move a boundary, below); line = "" when there is nothing to do. The
+ * command refuses an invalid edit and says why in the output pane. */
+static int drop_edit(tui_app *a, int from, int to, char *line, size_t n)
+{
+	const pb_plan *p = a->s->plan;
+	const tui_item *src = &a->vg.items[from];
+	char name[300], with[300];
+	line[0] = 0;
+	quoted_name(a, src->first, name, sizeof name);
+	if (strcmp(p->kind, "map") == 0) {
+		int H = to >= 0 ? a->vg.items[to].group : -1;
+		if (H < 0 || H == src->group || H >= p->n_groups || !p->groups[H].label)
+			return 1;
+		snprintf(line, n, "backend --node %s --to \"%s\"", name, p->groups[H].label);
+		return 1;
+	}
+	if (strcmp(p->kind, "fuse") == 0) {
+		if (to < 0) {
+			if (src->group >= 0)
+				snprintf(line, n, "fuse-out --node %s", name);
+			return 1;
+		}
+		const tui_item *dst = &a->vg.items[to];
+		if (dst->group >= 0 && dst->group == src->group)
+			return 1;
+		quoted_name(a, dst->first, with, sizeof with);
+		snprintf(line, n, "fuse-in --node %s --with %s", name, with);
+		return 1;
+	}
+	return 0;
+}
+
 static void mouse_event(tui_app *a)
 {
 	MEVENT ev;
@@ -493,7 +547,7 @@ static void mouse_event(tui_app *a)
 		return;
 	int cy = ev.y - 1, cx = ev.x;
 	int in_canvas = cy >= 0 && cy < a->canvas_h && cx < a->canvas_w;
-	char line[128];
+	char line[768];
 	if (ev.bstate & BUTTON4_PRESSED) {
 		tui_run(a, "view pan 0 -3");
 		return;
@@ -533,7 +587,14 @@ static void mouse_event(tui_app *a)
 	if ((ev.bstate & BUTTON1_RELEASED) && a->drag_node >= 0) {
 		int from = a->drag_node;
 		a->drag_node = -1;
-		if (item < 0 || item == from || !a->s->plan)
+		if (item == from || !a->s->plan)
+			return;
+		if (drop_edit(a, from, item, line, sizeof line)) {
+			if (line[0])
+				tui_run(a, line);
+			return;
+		}
+		if (item < 0)
 			return;
 		const tui_item *src = &a->vg.items[from], *dst = &a->vg.items[item];
 		int G = src->group, H = dst->group, f, l;

@@ -145,7 +145,9 @@ void tui_keys_help(FILE *out)
 		        KEYS[i].cmd, what);
 	}
 	fprintf(out, "\nMouse: click selects a node or a table row; drag a node onto the next or\n"
-	             "previous group to move the layers in between ('boundary'); wheel pans.\n\n");
+	             "previous group to move the layers in between ('boundary'); on a map plan\n"
+	             "onto a box of another backend ('backend'); on a fuse plan onto a box\n"
+	             "('fuse-in') or empty canvas ('fuse-out'); wheel pans.\n\n");
 	fprintf(out, "Commands (:COMMAND --help for options):\n");
 }
 
