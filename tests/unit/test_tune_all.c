@@ -1,9 +1,9 @@
 /* test_tune_all.c — whole-model tuning (tune/tune_all.h): the distinct
- * kernel shapes of real models (deduplicated by key, shares), a short run
- * into a log (one summary line per shape, its measurements, read back by
- * --costs' reader and skipped by a single shape's resume), resuming a log
- * whose last shape has no summary line, prior measurements and the time
- * budget of the tuner. No timing assertions. */
+ * kernel shapes of real models (deduplicated by key, shares), a short run on
+ * tests/data/tiny_convs.onnx into a log (one summary line per shape, its
+ * measurements, read back by --costs' reader and skipped by a single shape's
+ * resume), resuming a log whose last shape has no summary line, prior
+ * measurements and the time budget of the tuner. No timing assertions. */
 #include "pb_test.h"
 #include "load.h"
 
