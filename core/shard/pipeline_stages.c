@@ -638,6 +638,16 @@ int pb_pipe_split_milp_rules(const pb_graph *g, const double *cost, int p, int s
 			ar[nz] = (v);                                                              \
 		}                                                                                  \
 	} while (0)
+/* row r += stage(v) - stage(u), with stage(x) = sum_k k * y[x][k] */
+#define STAGE_DIFF(r, u, v)                                                                        \
+	do {                                                                                       \
+		for (int k_ = lo[v]; k_ <= hi[v]; k_++)                                            \
+			if (k_)                                                                    \
+				NZ(r, col0[v] + k_ - lo[v], k_);                                   \
+		for (int k_ = lo[u]; k_ <= hi[u]; k_++)                                            \
+			if (k_)                                                                    \
+				NZ(r, col0[u] + k_ - lo[u], -k_);                                  \
+	} while (0)
 	for (int v = 0; v < n; v++) {
 		if (cost[v] < 0)
 			continue;
@@ -652,12 +662,7 @@ int pb_pipe_split_milp_rules(const pb_graph *g, const double *cost, int p, int s
 			continue; /* always in order */
 		int r = glp_add_rows(P, 1);
 		glp_set_row_bnds(P, r, GLP_LO, 0, 0);
-		for (int k = lo[v]; k <= hi[v]; k++)
-			if (k)
-				NZ(r, col0[v] + k - lo[v], k);
-		for (int k = lo[u]; k <= hi[u]; k++)
-			if (k)
-				NZ(r, col0[u] + k - lo[u], -k);
+		STAGE_DIFF(r, u, v);
 	}
 	/* cut rules: stage(v) - stage(u) = 0 (forbid) or >= 1 (force) */
 	for (int q = 0; R && q < ne; q++) {
@@ -669,12 +674,7 @@ int pb_pipe_split_milp_rules(const pb_graph *g, const double *cost, int p, int s
 			glp_set_row_bnds(P, r, GLP_FX, 0, 0);
 		else
 			glp_set_row_bnds(P, r, GLP_LO, 1, 0);
-		for (int k = lo[v]; k <= hi[v]; k++)
-			if (k)
-				NZ(r, col0[v] + k - lo[v], k);
-		for (int k = lo[u]; k <= hi[u]; k++)
-			if (k)
-				NZ(r, col0[u] + k - lo[u], -k);
+		STAGE_DIFF(r, u, v);
 	}
 	int r0 = glp_add_rows(P, p);
 	for (int k = 0; k < p; k++) {
@@ -685,6 +685,7 @@ int pb_pipe_split_milp_rules(const pb_graph *g, const double *cost, int p, int s
 		if (cost[v] > 0)
 			for (int k = lo[v]; k <= hi[v]; k++)
 				NZ(r0 + k, col0[v] + k - lo[v], cost[v] / cmax);
+#undef STAGE_DIFF
 #undef NZ
 	if (oom) {
 		free(ia), free(ja), free(ar), free(e), free(lo), free(hi), free(col0);
