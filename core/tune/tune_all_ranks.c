@@ -28,6 +28,8 @@
 #include "tune/tune_all.h"
 
 enum { TAG_WORK = 1, TAG_STOP, TAG_HELLO, TAG_LINE, TAG_BEAT, TAG_DONE, TAG_FAIL };
+/* TAG_STOP's text when a rank died: the survivors exit without MPI_Finalize */
+#define STOP_DEAD "dead"
 
 typedef struct work_head {
 	int shape;
@@ -406,8 +408,11 @@ static int coordinate(pb_tune_all *a, const pb_tune_all_opts *o, pb_tune_all_rep
 	/* the others stop, a rank taken for dead too: it may only have been slow,
 	 * and would wait for work for ever (a send to a dead rank returns) */
 	pb_error ignore = {0};
+	const char *why = r->dead_ranks ? STOP_DEAD : "";
 	for (int k = 1; k < c.size && c.busy; k++)
-		pb_ranks_send(k, TAG_STOP, "", 0, &ignore);
+		pb_ranks_send(k, TAG_STOP, why, strlen(why), &ignore);
+	if (r->dead_ranks)
+		pb_ranks_abandon();
 	r->seconds = now_s() - t0;
 	if (c.log)
 		fclose(c.log);
@@ -422,6 +427,14 @@ static int coordinate(pb_tune_all *a, const pb_tune_all_opts *o, pb_tune_all_rep
 }
 
 /* ---- the other ranks ---- */
+/* rank 0's stop message: a dead rank means no MPI_Finalize here either */
+static void stopped(char *buf)
+{
+	if (buf && !strcmp(buf, STOP_DEAD))
+		pb_ranks_abandon();
+	free(buf);
+}
+
 typedef struct worker {
 	double last_beat;
 	int stop;
@@ -450,7 +463,7 @@ static int worker_progress(void *ud, double fraction, const char *line)
 	size_t len;
 	/* rank 0 stopped the run (an error or a cancel there) */
 	if (pb_ranks_poll(0, TAG_STOP, 0, &src, &tag, &buf, &len, &e) == 1) {
-		free(buf);
+		stopped(buf);
 		w->stop = 1;
 		return 1;
 	}
@@ -472,7 +485,7 @@ int pb_tune_all_worker(pb_tune_all *a, const pb_tune_all_opts *o, pb_error *err)
 		if (!got)
 			continue;
 		if (tag == TAG_STOP) {
-			free(buf);
+			stopped(buf);
 			break;
 		}
 		work_head h;

@@ -61,9 +61,18 @@ static double now(void)
 	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+static int g_abandon;
+
+void pb_ranks_abandon(void)
+{
+	g_abandon = 1;
+}
+
 #ifdef PB_HAVE_MPI
 static void finish(void)
 {
+	if (g_abandon) /* a dead rank would keep MPI_Finalize waiting */
+		return;
 	int fin = 0;
 	MPI_Finalized(&fin);
 	if (!fin)

@@ -33,6 +33,9 @@ int pb_ranks_launched(void);
  * MPI_Finalize runs at exit). what names the feature for the error given
  * when partbench was built without MPI but runs under mpirun -np N > 1. */
 int pb_ranks_start(const char *what, pb_error *err);
+/* A rank of the job died: MPI_Finalize is not called at exit (it would
+ * wait for the dead rank for ever); the process exits without it. */
+void pb_ranks_abandon(void);
 /* After pb_ranks_start: this rank and the job's size (0 and 1 without MPI). */
 int pb_ranks_rank(void);
 int pb_ranks_size(void);
