@@ -6,6 +6,7 @@
  */
 #include "transform/map.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -203,4 +204,23 @@ int pb_hetero_support(const pb_hetero *h, int b, const char *op, double *speed)
 		return be->any.priority;
 	}
 	return 0;
+}
+
+/* A node's time on a backend: the slower of its FLOPs at the backend's rate
+ * (times its priority's speed factor) and its bytes at the backend's bandwidth. */
+static double node_time(const pb_graph *g, const pb_backend *b, double speed, int v)
+{
+	const pb_cost *c = &g->nodes[v].cost;
+	double fl = isfinite(c->flops) && c->flops > 0 ? c->flops : 0;
+	double by =
+	    (isfinite(c->in_bytes) ? c->in_bytes : 0) + (isfinite(c->out_bytes) ? c->out_bytes : 0);
+	double tc = fl / (b->flops * speed), tm = by / b->bandwidth;
+	return tc > tm ? tc : tm;
+}
+
+double pb_map_node_time(const pb_graph *g, const pb_hetero *h, int b, int v)
+{
+	double speed = 1;
+	pb_hetero_support(h, b, g->nodes[v].op, &speed);
+	return node_time(g, &h->b[b], speed, v);
 }

@@ -102,23 +102,6 @@ static int join(astate *s, int a, int b)
 	return a;
 }
 
-static double node_time(const pb_graph *g, const pb_backend *b, double speed, int v)
-{
-	const pb_cost *c = &g->nodes[v].cost;
-	double fl = isfinite(c->flops) && c->flops > 0 ? c->flops : 0;
-	double by =
-	    (isfinite(c->in_bytes) ? c->in_bytes : 0) + (isfinite(c->out_bytes) ? c->out_bytes : 0);
-	double tc = fl / (b->flops * speed), tm = by / b->bandwidth;
-	return tc > tm ? tc : tm;
-}
-
-double pb_map_node_time(const pb_graph *g, const pb_hetero *h, int b, int v)
-{
-	double speed = 1;
-	pb_hetero_support(h, b, g->nodes[v].op, &speed);
-	return node_time(g, &h->b[b], speed, v);
-}
-
 static int cmp_edge(const void *a, const void *b)
 {
 	const pb_map_edge *x = a, *y = b;
@@ -155,7 +138,6 @@ static int mark_backends(const pb_graph *g, const pb_hetero *h, const int *force
 	for (int v = 0; v < g->n_nodes; v++) {
 		const pb_node *nd = &g->nodes[v];
 		int best = -1, best_p = 0;
-		double best_speed = 1;
 		for (int b = 0; b < nb; b++) {
 			double speed = 1;
 			int p = pb_hetero_support(h, b, nd->op, &speed);
@@ -163,13 +145,10 @@ static int mark_backends(const pb_graph *g, const pb_hetero *h, const int *force
 			if (p > 0 && (best < 0 || p < best_p)) {
 				best = b;
 				best_p = p;
-				best_speed = speed;
 			}
 		}
-		if (force && force[v] >= 0 && force[v] < nb && r->prio[v * nb + force[v]] > 0) {
+		if (force && force[v] >= 0 && force[v] < nb && r->prio[v * nb + force[v]] > 0)
 			best = force[v];
-			pb_hetero_support(h, best, nd->op, &best_speed);
-		}
 		if (r->folded[v]) {
 			r->backend[v] = -1;
 			r->node_time[v] = 0;
@@ -182,7 +161,7 @@ static int mark_backends(const pb_graph *g, const pb_hetero *h, const int *force
 			    "a backend's ops, or add \"*\")",
 			    g->path, nd->name, nd->op, h->path);
 		r->backend[v] = best;
-		r->node_time[v] = node_time(g, &h->b[best], best_speed, v);
+		r->node_time[v] = pb_map_node_time(g, h, best, v);
 	}
 	return PB_OK;
 }

@@ -124,7 +124,7 @@ typedef struct pb_map_result {
 
 int pb_map_run(const pb_graph *g, const pb_hetero *h, const pb_map_opts *o, pb_map_result **out,
                pb_error *err);
-/* Time of node v on backend b (its priority's speed factor applied). */
+/* Time of node v on backend b (its priority's speed factor applied; hetero.c). */
 double pb_map_node_time(const pb_graph *g, const pb_hetero *h, int b, int v);
 /* Transfer-aware choice (map_assign.c): rewrites r->backend and
  * r->node_time from the priority choice by descending the modelled serial
