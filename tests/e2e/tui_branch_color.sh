@@ -9,35 +9,7 @@ set -u
 bin=$(realpath "${1:?usage: tui_branch_color.sh PARTBENCH}")
 root=$(pwd)
 model=$root/tests/data/branch_kinds.dot
-sock=pbbranch-$$
-sess=pb
-tm() { tmux -L "$sock" "$@"; }
-tmp=$(mktemp -d /tmp/pb_branch.XXXXXX)
-cleanup() {
-	tm kill-server 2>/dev/null
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-limit=20
-[ -n "${PB_SANITIZED:-}" ] && limit=90
-
-fail() {
-	echo "FAIL: $*"
-	echo "---- screen ----"
-	tm capture-pane -p -t "$sess" 2>/dev/null
-	exit 1
-}
-screen() { tm capture-pane -p -t "$sess" >"$tmp/screen" 2>/dev/null; }
-# wait_for REGEX: polls the screen until REGEX matches (no fixed sleeps).
-wait_for() {
-	local end=$((SECONDS + ${2:-$limit}))
-	while [ $SECONDS -lt $end ]; do
-		screen && grep -qE -- "$1" "$tmp/screen" && return 0
-		sleep 0.1
-	done
-	fail "timed out waiting for /$1/"
-}
-keys() { tm send-keys -t "$sess" "$@"; }
+. "$(dirname "$0")/lib/tui_tmux.sh" branch
 
 tm -f /dev/null new-session -d -s "$sess" -x 160 -y 40 -c "$tmp" \
 	"env LANG=C.UTF-8 '$bin' '$model'; echo PB_EXIT=\$?; sleep 600"

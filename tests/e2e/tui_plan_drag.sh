@@ -10,40 +10,7 @@ set -u
 bin=$(realpath "${1:?usage: tui_plan_drag.sh PARTBENCH}")
 root=$(pwd)
 model=$root/tests/data/branch_kinds.dot
-sock=pbdrag-$$
-sess=pb
-tm() { tmux -L "$sock" "$@"; }
-tmp=$(mktemp -d /tmp/pb_drag.XXXXXX)
-cleanup() {
-	tm kill-server 2>/dev/null
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-limit=20
-[ -n "${PB_SANITIZED:-}" ] && limit=90
-
-fail() {
-	echo "FAIL: $*"
-	echo "---- screen ----"
-	tm capture-pane -p -t "$sess" 2>/dev/null
-	exit 1
-}
-screen() { tm capture-pane -p -t "$sess" >"$tmp/screen" 2>/dev/null; }
-wait_for() {
-	local end=$((SECONDS + ${2:-$limit}))
-	while [ $SECONDS -lt $end ]; do
-		screen && grep -qE -- "$1" "$tmp/screen" && return 0
-		sleep 0.1
-	done
-	fail "timed out waiting for /$1/"
-}
-keys() { tm send-keys -t "$sess" "$@"; }
-cmd() {
-	keys :
-	wait_for '^:'
-	keys -l "$1"
-	keys Enter
-}
+. "$(dirname "$0")/lib/tui_tmux.sh" drag
 # at TEXT: "X Y" (0-based cell) of the first screen line containing TEXT
 at() {
 	screen
