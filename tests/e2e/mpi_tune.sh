@@ -51,15 +51,9 @@ python3 -c "import json,sys; d=json.load(open('$tmp/times')); assert d['measured
 	fail "--times does not find every node in the merged log"
 
 # a rank dies mid-shape: it is listed missing, the others finish, --resume completes it
-# (a shape lasts seconds: 300 measurements). Not under the sanitizers: there the
-# surviving ranks printed the report but never returned from MPI_Finalize
-# (observed 2026-11-25, ASan build, Open MPI 4.1.4; docs/scale-out.md).
-if [ -n "${PB_SANITIZED:-}" ]; then
-	echo "note: the killed-rank part is skipped under the sanitizers"
-	[ "$fails" = 0 ] || exit 1
-	echo "mpi tune e2e: ok"
-	exit 0
-fi
+# (a shape lasts seconds: 300 measurements). Also under the sanitizers: the
+# survivors skip MPI_Finalize after a dead rank (pb_ranks_abandon), where they
+# used to wait for it for ever (observed 2026-11-25, ASan build, Open MPI 4.1.4).
 log=$tmp/k.jsonl
 kt=300
 timeout 300 mpirun --oversubscribe --enable-recovery -np 3 "$bin" tune $model --all --trials $kt --reps 1 \
