@@ -773,7 +773,7 @@ int pb_tui_main(pb_cmd_ctx *ctx, int argc, char **argv, pb_error *err)
 	tui_signals_install();
 	tui_recover_offer(a, pb_args_str(&args, "session", NULL));
 	if (a->s->graph && !pb_view_get(a->s->view, "sel", NULL, (char[8]){0}, 8))
-		tui_run(a, "view select 0");
+		tui_view_start(a);
 	tui_vg_update(a);
 	tui_canvas_fit(a);
 	a->redraw |= PB_REDRAW_ALL;

@@ -15,6 +15,7 @@
 #include <stdio.h>
 
 #include "commands.h"
+#include "render/blocks.h"
 #include "render/layout.h"
 
 /* A box on the canvas: one node, or a contiguous range of nodes collapsed
@@ -28,6 +29,9 @@ typedef struct tui_item {
 	char label[40];
 } tui_item;
 
+/* Widest label of a box at zoom 0 (the box is two cells wider). */
+#define TUI_LABEL_MAX 26
+
 /* The graph as drawn: items, edges between items and their layout. */
 typedef struct tui_viewgraph {
 	const pb_graph *graph; /* the graph the items were built for */
@@ -37,16 +41,16 @@ typedef struct tui_viewgraph {
 	int n_edges;
 	int *src, *dst;
 	int zoom, lr;
-	int depth;            /* collapse depth in use (-1: nothing collapsed) */
-	pb_layout *layout;    /* current coordinates (simple or dot), may be NULL */
-	pb_layout_job *job;   /* dot running in a child process */
-	double job_start;     /* monotonic seconds */
-	double dot_seconds;   /* duration of the last finished dot layout */
-	char layout_note[96]; /* "dot 0.41 s", "simple (dot running)", ... */
-	/* name prefix structure: component end offsets per node */
-	int *ncomp;
+	int depth;               /* collapse depth in use (-1: nothing collapsed) */
+	pb_layout *layout;       /* current coordinates (simple or dot), may be NULL */
+	pb_layout_job *job;      /* dot running in a child process */
+	double job_start;        /* monotonic seconds */
+	double dot_seconds;      /* duration of the last finished dot layout */
+	char layout_note[96];    /* "dot 0.41 s", "simple (dot running)", ... */
+	pb_blocks *blocks;       /* module-path or structural block hierarchy */
 	unsigned char *is_const; /* per node: computes only from constants */
-	int (*cend)[12];
+	int show_consts;         /* 1: boxes of constants only are drawn too */
+	int n_hidden;            /* nodes in no drawn box (constants hidden) */
 } tui_viewgraph;
 
 enum { TUI_OUT_LINES = 400 };
@@ -179,8 +183,11 @@ void tui_vg_free(tui_viewgraph *vg);
 void tui_canvas_draw(tui_app *a);
 /* Item under a canvas cell (window coordinates), or -1. */
 int tui_canvas_hit(const tui_app *a, int y, int x);
-/* Applies pending fit/center/follow requests of the view. */
+/* Applies pending fit/center/follow/top requests of the view. */
 void tui_canvas_fit(tui_app *a);
+/* The first view of a model: selects its first computing node (the one
+ * that reads the inputs) and asks to show it at the top of the canvas. */
+void tui_view_start(tui_app *a);
 
 /* panes.c */
 void tui_title_draw(tui_app *a);

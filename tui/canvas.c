@@ -329,12 +329,26 @@ static void canvas_fit(tui_app *a)
 	int sel = tui_selected(a);
 	if (sel < 0)
 		return;
+	if (pb_view_get_int(a->s->view, "top", 0) && a->vg.item_of && a->vg.item_of[sel] >= 0) {
+		/* the model's inputs at the top: the selection's box in the first
+		 * rows, centred across; kept until dot's layout arrives */
+		int bx, by, i = a->vg.item_of[sel];
+		item_rect(a, i, &bx, &by);
+		int x = bx + a->vg.items[i].w / 2 - cw / 2;
+		if (l->width <= cw)
+			x = (int)lround((l->width - cw) / 2);
+		a->last_sel = sel;
+		view_at(a, x, by > 1 ? by - 1 : 0, a->vg.job ? "" : "top=");
+		return;
+	}
 	int center = (int)pb_view_get_int(a->s->view, "center", 0);
 	int follow = (int)pb_view_get_int(a->s->view, "follow", 1);
 	if (!center && !(follow && sel != a->last_sel))
 		return;
 	a->last_sel = sel;
 	int i = a->vg.item_of[sel], bx, by;
+	if (i < 0)
+		return; /* a hidden constant */
 	item_rect(a, i, &bx, &by);
 	const tui_item *it = &a->vg.items[i];
 	int ox = (int)pb_view_get_int(a->s->view, "x", 0);
@@ -342,4 +356,18 @@ static void canvas_fit(tui_app *a)
 	if (!center && bx >= ox && by >= oy && bx + it->w <= ox + cw && by + it->h <= oy + ch)
 		return;
 	view_at(a, bx + it->w / 2 - cw / 2, by + it->h / 2 - ch / 2, center ? "center=" : "");
+}
+
+void tui_view_start(tui_app *a)
+{
+	const pb_graph *g = a->s->graph;
+	int first = 0;
+	unsigned char *cst = g ? pb_graph_constant_nodes(g) : NULL;
+	while (cst && first < g->n_nodes - 1 && cst[first])
+		first++;
+	free(cst);
+	char line[64];
+	snprintf(line, sizeof line, "view select %d", first);
+	tui_run(a, line);
+	tui_run(a, "view set top=1");
 }

@@ -3,19 +3,25 @@
  *
  * A small line editor: insert/delete at the cursor, Left/Right/Home/End,
  * Ctrl-U clears, Up/Down walk the history, Esc cancels, Enter accepts. For
- * ':' Tab completes the command name from the command table
- * (pb_cmd_complete): a unique match is inserted, several are listed in the
- * output pane and their common prefix is inserted. The buffer holds UTF-8
+ * ':' Tab completes the word before the cursor: the command name (from the
+ * command table), an option name of the command typed (from its option
+ * table), or a file path (for an option whose value is a FILE or DIR, and
+ * for the positional arguments of commands taking files): a unique match is
+ * inserted, several are listed in the output pane and their common prefix
+ * is inserted. The buffer holds UTF-8
  * bytes; the cursor always sits on a character boundary.
  */
+#include <dirent.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <wchar.h>
 
 #include "app.h"
 
 #define HIST_MAX 64
+#define TUI_COMPLETE_MAX 128
 
 static char *history[HIST_MAX];
 static int n_history;
@@ -32,38 +38,204 @@ static void hist_add(const char *line)
 	history[n_history++] = strdup(line);
 }
 
+/* Candidates for completing one word, kept sorted and unique. */
+typedef struct cands {
+	int n;
+	char *v[TUI_COMPLETE_MAX];
+} cands;
+
+static void cands_add(cands *c, const char *s)
+{
+	for (int i = 0; i < c->n; i++)
+		if (strcmp(c->v[i], s) == 0)
+			return;
+	if (c->n < TUI_COMPLETE_MAX) {
+		char *d = strdup(s);
+		if (d)
+			c->v[c->n++] = d;
+	}
+}
+
+static void cands_free(cands *c)
+{
+	for (int i = 0; i < c->n; i++)
+		free(c->v[i]);
+	c->n = 0;
+}
+
+static int cmp_str(const void *x, const void *y)
+{
+	return strcmp(*(char *const *)x, *(char *const *)y);
+}
+
+/* Option names of the command ("--name"), from its own option table. */
+static void complete_options(const pb_command *c, const char *word, cands *out)
+{
+	size_t wl = strlen(word);
+	char opt[80];
+	for (const pb_opt *o = c->opts; o && o->name; o++) {
+		snprintf(opt, sizeof opt, "--%s", o->name);
+		if (strncmp(opt, word, wl) == 0)
+			cands_add(out, opt);
+	}
+	if (strncmp("--help", word, wl) == 0)
+		cands_add(out, "--help");
+}
+
+/* Files and folders whose path starts with word; folders end in '/'. */
+static void complete_paths(const char *word, cands *out)
+{
+	const char *slash = strrchr(word, '/');
+	char dir[PATH_MAX];
+	const char *base = slash ? slash + 1 : word;
+	if (slash)
+		snprintf(dir, sizeof dir, "%.*s", (int)(slash - word + 1), word);
+	else
+		dir[0] = '\0';
+	DIR *d = opendir(dir[0] ? dir : ".");
+	if (!d)
+		return;
+	size_t bl = strlen(base);
+	struct dirent *e;
+	while ((e = readdir(d)) != NULL) {
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+			continue;
+		if (e->d_name[0] == '.' && base[0] != '.')
+			continue; /* hidden files only when asked for */
+		if (strncmp(e->d_name, base, bl) != 0)
+			continue;
+		char path[PATH_MAX + 2];
+		struct stat st;
+		snprintf(path, sizeof path, "%s%s", dir, e->d_name);
+		int is_dir = stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+		if (is_dir)
+			snprintf(path, sizeof path, "%s%s/", dir, e->d_name);
+		cands_add(out, path);
+	}
+	closedir(d);
+}
+
+/* Does the option (as typed: --name, --name=, -x) take a file or folder? */
+static int option_takes_path(const pb_command *c, const char *w)
+{
+	for (const pb_opt *o = c->opts; o && o->name; o++) {
+		int hit = (w[0] == '-' && w[1] == '-' && strcmp(w + 2, o->name) == 0) ||
+		          (w[0] == '-' && w[1] && w[1] == o->short_name && !w[2]);
+		if (!hit)
+			continue;
+		const char *m = o->metavar ? o->metavar : "";
+		return o->type != PB_OPT_FLAG && (strstr(m, "FILE") || strstr(m, "DIR") ||
+		                                  strstr(m, "PATH") || strstr(m, "LOG"));
+	}
+	return 0;
+}
+
+/* Do the command's positional arguments name files (its usage says MODEL,
+ * FILE, SESSION, SCRIPT, DIR ...)? */
+static int positional_takes_path(const pb_command *c)
+{
+	static const char *words[] = {"MODEL", "FILE", "SESSION", "SCRIPT", "DIR", "PATH", ".lua"};
+	if (c->flags & PB_CMD_GRAPH)
+		return 1;
+	for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
+		if (c->usage && strstr(c->usage, words[i]))
+			return 1;
+	return 0;
+}
+
+/* Tab on the ':' line: the word before the cursor is completed as a command
+ * name (first word), an option of the command typed ("--" + Tab lists
+ * them, from the command's option table), or a path (after an option that
+ * takes a file, or as a positional argument of a command that takes files).
+ * One match is inserted (with a space after it unless it is a folder);
+ * several insert their common prefix and are listed in the output pane. */
 static void complete(tui_app *a, char *buf, size_t len, size_t *cur)
 {
-	size_t wl = strcspn(buf, " ");
-	if (*cur > wl)
-		return; /* only the command name is completed */
-	char prefix[64];
-	snprintf(prefix, sizeof prefix, "%.*s", (int)wl, buf);
-	const char *m[128];
-	int n = pb_cmd_complete(prefix, m, 128);
-	if (n == 0) {
-		tui_out(a, 1, "no command starts with '%s'", prefix);
+	size_t ws = *cur;
+	while (ws > 0 && buf[ws - 1] != ' ')
+		ws--;
+	char word[PATH_MAX];
+	snprintf(word, sizeof word, "%.*s", (int)(*cur - ws), buf + ws);
+	cands m = {0};
+	const char *what = "command";
+	if (strspn(buf, " ") >= ws) { /* the first word */
+		const char *names[TUI_COMPLETE_MAX];
+		int n = pb_cmd_complete(word, names, TUI_COMPLETE_MAX);
+		for (int i = 0; i < n; i++)
+			cands_add(&m, names[i]);
+	} else {
+		char name[64], prev[128] = "";
+		size_t s0 = strspn(buf, " ");
+		snprintf(name, sizeof name, "%.*s", (int)strcspn(buf + s0, " "), buf + s0);
+		const pb_command *c = pb_cmd_find(name);
+		if (!c) {
+			tui_out(a, 1, "no command '%s' (Tab on the first word lists them)", name);
+			return;
+		}
+		size_t pe = ws;
+		while (pe > 0 && buf[pe - 1] == ' ')
+			pe--;
+		size_t ps = pe;
+		while (ps > 0 && buf[ps - 1] != ' ')
+			ps--;
+		snprintf(prev, sizeof prev, "%.*s", (int)(pe - ps), buf + ps);
+		if (word[0] == '-') {
+			what = "option";
+			complete_options(c, word, &m);
+		} else if (prev[0] == '-' ? option_takes_path(c, prev) : positional_takes_path(c)) {
+			what = "file";
+			complete_paths(word, &m);
+		} else {
+			tui_out(a, 1, "%s: nothing to complete here (%s)", c->name, c->usage);
+			return;
+		}
+	}
+	if (m.n == 0) {
+		tui_out(a, 1, "no %s starts with '%s'", what, word);
 		return;
 	}
-	size_t common = strlen(m[0]);
-	for (int i = 1; i < n; i++) {
+	qsort(m.v, (size_t)m.n, sizeof m.v[0], cmp_str);
+	size_t common = strlen(m.v[0]);
+	for (int i = 1; i < m.n; i++) {
 		size_t k = 0;
-		while (k < common && m[i][k] == m[0][k])
+		while (k < common && m.v[i][k] == m.v[0][k])
 			k++;
 		common = k;
 	}
-	if (n > 1) {
+	if (m.n > 1) {
 		char list[1024];
 		size_t k = 0;
 		list[0] = 0;
-		for (int i = 0; i < n && k < sizeof list - 40; i++)
-			k += (size_t)snprintf(list + k, sizeof list - k, "%s ", m[i]);
+		for (int i = 0; i < m.n && k < sizeof list - 80; i++) {
+			const char *show = m.v[i];
+			const char *sl = strrchr(show, '/');
+			if (what[0] == 'f' && sl && sl[1]) /* files: the name only */
+				show = sl + 1;
+			else if (what[0] == 'f' && sl) { /* folder "a/b/": "b/" */
+				const char *p = sl;
+				while (p > show && p[-1] != '/')
+					p--;
+				show = p;
+			}
+			k += (size_t)snprintf(list + k, sizeof list - k, "%s ", show);
+		}
+		if (m.n == TUI_COMPLETE_MAX)
+			snprintf(list + k, sizeof list - k, "...");
 		tui_out(a, 0, "%s", list);
 	}
+	int unique = m.n == 1;
+	int space = unique && m.v[0][common - 1] != '/';
 	char rest[1024];
-	snprintf(rest, sizeof rest, "%s", buf + wl);
-	snprintf(buf, len, "%.*s%s%s", (int)common, m[0], n == 1 && !rest[0] ? " " : "", rest);
-	*cur = common + (n == 1 && !rest[0] ? 1 : 0);
+	snprintf(rest, sizeof rest, "%s", buf + *cur);
+	char head[1024];
+	snprintf(head, sizeof head, "%.*s", (int)ws, buf);
+	if (space && rest[0] == ' ')
+		space = 0;
+	snprintf(buf, len, "%s%.*s%s%s", head, (int)common, m.v[0], space ? " " : "", rest);
+	*cur = ws + common + (size_t)space;
+	if (*cur > strlen(buf))
+		*cur = strlen(buf);
+	cands_free(&m);
 }
 
 int tui_prompt(tui_app *a, const char *prompt, int with_completion, char *buf, size_t len)

@@ -5,7 +5,8 @@
  * Every key runs a command string from the command table (the same commands
  * as the CLI and the ':' line); placeholders are filled from the selection
  * before running: %s selected node id, %g its plan group, %p the group before
- * it, %r the node range "FIRST LAST" of the selected box. Entries starting
+ * it, %r the node range "FIRST LAST" of the selected box, %C 1 when boxes of
+ * constants only are hidden and 0 when shown (so that 'C' toggles them). Entries starting
  * with '@' are input modes of the terminal itself (the ':' prompt, search
  * prompt, help and output pagers, repaint), not features: each of them only
  * gathers input for commands or shows their output.
@@ -53,6 +54,7 @@ static const tui_binding KEYS[] = {
     {KEY_BACKSPACE, "view collapse %s"},
     {'c', "view color cycle"},
     {'L', "view dir toggle"},
+    {'C', "view set constants=%C"},
     {'M', "view mouse toggle"},
     {'n', "find"},
     {'N', "find --prev"},
@@ -163,6 +165,12 @@ static int expand(tui_app *a, const char *tmpl, char *buf, size_t len)
 		}
 		char c = *++p;
 		long v = -1, v2 = -1;
+		if (c == 'C') { /* the opposite of the current "constants" view key */
+			k += (size_t)snprintf(buf + k, len - k, "%d", !a->vg.show_consts);
+			if (k >= len)
+				k = len - 1;
+			continue;
+		}
 		if (sel < 0) {
 			tui_out(a, 1, "'%s': no node selected (open a model; '.' selects)", tmpl);
 			return 0;
@@ -178,6 +186,13 @@ static int expand(tui_app *a, const char *tmpl, char *buf, size_t len)
 				return 0;
 			}
 		} else if (c == 'r') {
+			if (!a->vg.item_of || a->vg.item_of[sel] < 0) {
+				tui_out(
+				    a, 1,
+				    "'%s': the selected node is a hidden constant (C shows them)",
+				    tmpl);
+				return 0;
+			}
 			const tui_item *it = &a->vg.items[a->vg.item_of[sel]];
 			if (!it->block) {
 				tui_out(a, 1, "'%s': the selected box is a single node", tmpl);

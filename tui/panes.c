@@ -184,7 +184,10 @@ static void draw_inspector(tui_app *a, int y0, int y1)
 	if (grp >= 0 && a->s->plan)
 		line(w, y++, 0, "group %d: %s", grp,
 		     a->s->plan->groups[grp].label ? a->s->plan->groups[grp].label : "");
-	const tui_item *it = a->vg.item_of ? &a->vg.items[a->vg.item_of[sel]] : NULL;
+	const tui_item *it =
+	    a->vg.item_of && a->vg.item_of[sel] >= 0 ? &a->vg.items[a->vg.item_of[sel]] : NULL;
+	if (a->vg.item_of && a->vg.item_of[sel] < 0)
+		line(w, y++, A_DIM, "a constant, not drawn (C shows constants)");
 	if (it && it->block)
 		line(w, y++, A_DIM, "in block %s (nodes %d-%d)", it->label, it->first, it->last);
 	line(w, y++, 0, "MACs %s  FLOPs %s", pb_fmt_si(n->cost.macs, b1, sizeof b1),

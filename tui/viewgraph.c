@@ -2,15 +2,18 @@
  * viewgraph.c — what the canvas shows: nodes or collapsed blocks, and their
  * layout.
  *
- * Collapsing: node names from exporters are paths ("/layer1/layer1.0/conv1/
- * Conv"); the directory components form a block hierarchy. At collapse depth
- * d, consecutive nodes (topological order) whose first d directory components
- * agree and that share a plan group form one item; a node with fewer than d
- * components is its own item. Ranges listed in the view's "open" key are one
+ * Collapsing: the block hierarchy comes from render/blocks.h (module paths
+ * of node names like "/layer1/layer1.0/conv1/Conv", or structural regions
+ * for graphs whose names carry none). At collapse depth d, consecutive nodes
+ * (topological order) in the same level-d block form one item; a node with
+ * fewer than d levels is its own item. Ranges listed in the view's "open" key are one
  * level deeper per enclosing range, and items never straddle their ends.
  * Depth "auto" is the deepest level that gives at most VG_MAX_ITEMS items, or
  * no collapsing at all for small graphs. Because items are contiguous ranges
- * of a topological order, the item graph is acyclic.
+ * of a topological order, the item graph is acyclic. Items of constant
+ * nodes only (weight copies, folded shape math) are hidden unless the view
+ * key "constants" is 1, as the SVG export hides them; their nodes map to no
+ * item (item_of -1).
  *
  * Layout: when the item set, zoom or direction changes, the instant
  * fallback layout is shown at once and Graphviz dot runs in a child process
@@ -22,12 +25,12 @@
 #include <string.h>
 
 #include "app.h"
+#include "shape/shape.h"
 #include "view.h"
 
 #define VG_MAX_ITEMS 160
 #define VG_SMALL_GRAPH 160
 #define VG_DOT_SECONDS 20.0
-#define VG_MAX_COMP 12
 
 void tui_vg_free(tui_viewgraph *vg)
 {
@@ -38,46 +41,31 @@ void tui_vg_free(tui_viewgraph *vg)
 	free(vg->item_of);
 	free(vg->src);
 	free(vg->dst);
-	free(vg->ncomp);
-	free(vg->cend);
+	pb_blocks_free(vg->blocks);
 	free(vg->is_const);
 	memset(vg, 0, sizeof *vg);
 }
 
-/* Directory components of each node name: cend[i][k] is the offset just past
- * component k (leading and doubled slashes are skipped). */
-static void vg_index_names(tui_viewgraph *vg, const pb_graph *g)
+/* On a new graph: a model with symbolic input dims says so, with the
+ * option that fixes them (as `info` does), since its costs are unknown. */
+static void model_notes(tui_app *a)
 {
-	vg->ncomp = calloc((size_t)g->n_nodes + 1, sizeof *vg->ncomp);
-	vg->cend = calloc((size_t)g->n_nodes + 1, sizeof *vg->cend);
-	if (!vg->ncomp || !vg->cend)
+	const pb_graph *g = a->s->graph;
+	char names[512];
+	if (!g->n_unknown_shapes || pb_shape_unresolved_inputs(g, names, sizeof names) == 0)
 		return;
-	for (int i = 0; i < g->n_nodes; i++) {
-		const char *name = g->nodes[i].name, *last = strrchr(name, '/');
-		int k = 0;
-		for (const char *p = name; last && p < last && k < VG_MAX_COMP;) {
-			while (p < last && *p == '/')
-				p++;
-			if (p >= last)
-				break;
-			const char *e = p;
-			while (e < last && *e != '/')
-				e++;
-			vg->cend[i][k++] = (int)(e - name);
-			p = e;
-		}
-		vg->ncomp[i] = k;
-	}
+	char first[256];
+	snprintf(first, sizeof first, "%s", names);
+	first[strcspn(first, " ")] = '\0';
+	tui_out(a, 1, "this model needs --input: input dims without a value: %s", names);
+	tui_out(a, 1, "  reopen with  :open %s --input %s  (names replaced by sizes%s)",
+	        g->path ? g->path : "MODEL", first,
+	        strchr(names, ' ') ? ", one --input per input" : "");
 }
 
-static int same_prefix(const tui_viewgraph *vg, const pb_graph *g, int i, int j, int d)
+static int depth_of(const tui_viewgraph *vg, int i)
 {
-	if (d == 0)
-		return 1;
-	if (vg->ncomp[i] < d || vg->ncomp[j] < d)
-		return 0;
-	int li = vg->cend[i][d - 1], lj = vg->cend[j][d - 1];
-	return li == lj && strncmp(g->nodes[i].name, g->nodes[j].name, (size_t)li) == 0;
+	return vg->blocks->depth[i];
 }
 
 typedef struct open_ranges {
@@ -122,29 +110,28 @@ static int range_edge_between(const open_ranges *o, int i)
 /* Does node i start a new item (i > 0) at base depth d? */
 static int starts_item(const tui_app *a, const open_ranges *o, int i, int d)
 {
-	const pb_graph *g = a->s->graph;
 	const tui_viewgraph *vg = &a->vg;
 	if (i == 0)
 		return 1;
 	if (range_edge_between(o, i))
 		return 1;
-	if (d > VG_MAX_COMP)
+	if (d > PB_BLOCKS_MAX_DEPTH)
 		return 1; /* nothing collapsed */
 	/* blocks are made by name, not by plan group, so editing the plan never
 	 * changes the boxes (no relayout while moving layers) */
 	/* nodes outside any module (exporters' weight copies Identity_N,
 	 * Constant_N) join the box they sit in, until their range is opened */
-	if (vg->ncomp[i] == 0 && !extra_depth(o, i))
+	if (depth_of(vg, i) == 0 && !extra_depth(o, i))
 		return 0;
 	int j = i - 1; /* the previous node that belongs to a module */
-	while (j >= 0 && vg->ncomp[j] == 0 && !extra_depth(o, j))
+	while (j >= 0 && depth_of(vg, j) == 0 && !extra_depth(o, j))
 		j--;
 	if (j < 0)
 		return 1;
 	int di = d + extra_depth(o, i);
-	if (extra_depth(o, j) != extra_depth(o, i) || vg->ncomp[i] < di || vg->ncomp[j] < di)
+	if (extra_depth(o, j) != extra_depth(o, i) || depth_of(vg, i) < di || depth_of(vg, j) < di)
 		return 1;
-	return !same_prefix(vg, g, j, i, di);
+	return di > 0 && !pb_blocks_same(vg->blocks, j, i, di);
 }
 
 static int count_items(const tui_app *a, const open_ranges *o, int d)
@@ -166,35 +153,32 @@ static void clean_label(char *dst, size_t len, const char *src)
 static void item_label(tui_app *a, tui_item *it, int d, const open_ranges *o)
 {
 	const pb_graph *g = a->s->graph;
+	const pb_blocks *bl = a->vg.blocks;
 	const pb_node *n = &g->nodes[it->first];
 	char tmp[80];
+	int i = it->first, k = bl->depth[i];
 	if (!it->block) {
 		/* exporters name nodes "/module/path/Op": show op + the module */
 		const char *sn = pb_node_short_name(n);
-		int i = it->first, k = a->vg.ncomp[i];
-		if (k > 0 && strncmp(sn, n->op, strlen(n->op)) == 0) {
-			int start = k >= 2 ? a->vg.cend[i][k - 2] : 0;
+		if (bl->cend && k > 0 && strncmp(sn, n->op, strlen(n->op)) == 0) {
+			const int *ce = &bl->cend[(size_t)i * PB_BLOCKS_MAX_DEPTH];
+			int start = k >= 2 ? ce[k - 2] : 0;
 			while (n->name[start] == '/')
 				start++;
-			snprintf(tmp, sizeof tmp, "%s %.*s", n->op, a->vg.cend[i][k - 1] - start,
+			snprintf(tmp, sizeof tmp, "%s %.*s", n->op, ce[k - 1] - start,
 			         n->name + start);
 		} else {
 			snprintf(tmp, sizeof tmp, "%s %s", n->op, sn);
 		}
 	} else {
-		int di = d + extra_depth(o, it->first), i = it->first;
-		if (a->vg.ncomp[i] == 0) {
+		int di = d + extra_depth(o, i);
+		if (k == 0)
 			snprintf(tmp, sizeof tmp, "%s x%d", n->op, it->last - it->first + 1);
-		} else if (di == 0 || a->vg.ncomp[i] < di) {
+		else if (di == 0)
 			snprintf(tmp, sizeof tmp, "nodes %d-%d", it->first, it->last);
-		} else {
-			int end = a->vg.cend[i][di - 1];
-			int start = di >= 2 ? a->vg.cend[i][di - 2] : 0;
-			while (start < end && n->name[start] == '/')
-				start++;
-			snprintf(tmp, sizeof tmp, "%.*s [%d]", end - start, n->name + start,
-			         it->last - it->first + 1);
-		}
+		else /* a node shallower than di heads a box of itself + constants */
+			pb_blocks_label(g, bl, a->vg.is_const, it->first, it->last, di < k ? di : k,
+			                TUI_LABEL_MAX, tmp, sizeof tmp);
 	}
 	clean_label(it->label, sizeof it->label, tmp);
 }
@@ -262,10 +246,13 @@ void tui_vg_update(tui_app *a)
 	if (vg->graph != g) {
 		tui_vg_free(vg);
 		vg->graph = g;
-		vg_index_names(vg, g);
 		vg->is_const = pb_graph_constant_nodes(g);
+		pb_error err = {0};
+		if (pb_blocks_compute(g, vg->is_const, &vg->blocks, &err) != PB_OK)
+			tui_out(a, 1, "%s", err.msg);
+		model_notes(a);
 	}
-	if (!vg->ncomp || !vg->cend)
+	if (!vg->blocks)
 		return;
 	open_ranges o;
 	parse_open(a->s->view, &o);
@@ -276,10 +263,10 @@ void tui_vg_update(tui_app *a)
 	int d = (int)pb_view_get_int(a->s->view, "depth", -1);
 	if (d < 0) {
 		if (g->n_nodes <= VG_SMALL_GRAPH) {
-			d = VG_MAX_COMP + 1;
+			d = PB_BLOCKS_MAX_DEPTH + 1;
 		} else {
 			d = 0;
-			for (int k = 1; k <= VG_MAX_COMP; k++) {
+			for (int k = 1; k <= PB_BLOCKS_MAX_DEPTH; k++) {
 				if (count_items(a, &o, k) > VG_MAX_ITEMS)
 					break;
 				d = k;
@@ -306,6 +293,33 @@ void tui_vg_update(tui_app *a)
 		items[n - 1].group_last = tui_group_of(a, i);
 		item_of[i] = n - 1;
 	}
+	/* boxes of constants only (weight copies, folded shape math) are not
+	 * computation: hidden as in the SVG export unless the view shows them */
+	int show = (int)pb_view_get_int(a->s->view, "constants", 0) != 0;
+	int kept = 0;
+	vg->n_hidden = 0;
+	for (int k = 0; k < n; k++) {
+		int all = !show && vg->is_const;
+		for (int v = items[k].first; all && v <= items[k].last; v++)
+			all = vg->is_const[v];
+		if (all) {
+			for (int v = items[k].first; v <= items[k].last; v++)
+				item_of[v] = -1;
+			vg->n_hidden += items[k].last - items[k].first + 1;
+			continue;
+		}
+		for (int v = items[k].first; v <= items[k].last; v++)
+			item_of[v] = kept;
+		items[kept++] = items[k];
+	}
+	n = kept;
+	if (vg->items && show != vg->show_consts)
+		tui_out(a, 0,
+		        show ? "constants shown (C hides them)"
+		             : "constants hidden: %d nodes in boxes of constants only (C "
+		               "shows them)",
+		        vg->n_hidden);
+	vg->show_consts = show;
 	for (int k = 0; k < n; k++) {
 		items[k].block = items[k].last > items[k].first;
 		item_label(a, &items[k], d, &o);
@@ -320,7 +334,7 @@ void tui_vg_update(tui_app *a)
 	vg->items = items;
 	vg->item_of = item_of;
 	vg->n_items = n;
-	vg->depth = d > VG_MAX_COMP ? -1 : d;
+	vg->depth = d > PB_BLOCKS_MAX_DEPTH ? -1 : d;
 	if (same)
 		return;
 	vg->zoom = zoom;
@@ -333,7 +347,7 @@ void tui_vg_update(tui_app *a)
 		for (int k = 0; k < g->nodes[u].n_succs && !(vg->is_const && vg->is_const[u]);
 		     k++) {
 			int iu = item_of[u], iv = item_of[g->nodes[u].succs[k]];
-			if (iu == iv)
+			if (iu == iv || iu < 0 || iv < 0)
 				continue;
 			if (np == capp) {
 				capp = capp ? capp * 2 : 256;
