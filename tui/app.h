@@ -177,6 +177,10 @@ void tui_branch_free(tui_app *a);
 void tui_vg_update(tui_app *a);
 /* Collects a finished dot layout; returns 1 when the layout changed. */
 int tui_vg_poll(tui_app *a);
+/* The item of node, or for a node in no drawn box (a hidden constant) the
+ * next drawn item after it (where the constants are used), else the last
+ * one before it; -1 when nothing is drawn. */
+int tui_vg_item_near(const tui_app *a, int node);
 void tui_vg_free(tui_viewgraph *vg);
 
 /* canvas.c */

@@ -265,7 +265,7 @@ void tui_canvas_draw(tui_app *a)
 	int oy = (int)pb_view_get_int(a->s->view, "y", 0);
 	draw_edges(a, gl, ox, oy);
 	int sel = tui_selected(a);
-	int sel_item = sel >= 0 && a->vg.item_of ? a->vg.item_of[sel] : -1;
+	int sel_item = tui_vg_item_near(a, sel);
 	for (int i = 0; i < a->vg.n_items; i++)
 		draw_item(a, gl, i, ox, oy, sel_item);
 }
@@ -329,10 +329,10 @@ static void canvas_fit(tui_app *a)
 	int sel = tui_selected(a);
 	if (sel < 0)
 		return;
-	if (pb_view_get_int(a->s->view, "top", 0) && a->vg.item_of && a->vg.item_of[sel] >= 0) {
+	if (pb_view_get_int(a->s->view, "top", 0) && tui_vg_item_near(a, sel) >= 0) {
 		/* the model's inputs at the top: the selection's box in the first
 		 * rows, centred across; kept until dot's layout arrives */
-		int bx, by, i = a->vg.item_of[sel];
+		int bx, by, i = tui_vg_item_near(a, sel);
 		item_rect(a, i, &bx, &by);
 		int x = bx + a->vg.items[i].w / 2 - cw / 2;
 		if (l->width <= cw)
@@ -346,9 +346,9 @@ static void canvas_fit(tui_app *a)
 	if (!center && !(follow && sel != a->last_sel))
 		return;
 	a->last_sel = sel;
-	int i = a->vg.item_of[sel], bx, by;
+	int i = tui_vg_item_near(a, sel), bx, by;
 	if (i < 0)
-		return; /* a hidden constant */
+		return;
 	item_rect(a, i, &bx, &by);
 	const tui_item *it = &a->vg.items[i];
 	int ox = (int)pb_view_get_int(a->s->view, "x", 0);

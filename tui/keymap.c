@@ -5,7 +5,8 @@
  * Every key runs a command string from the command table (the same commands
  * as the CLI and the ':' line); placeholders are filled from the selection
  * before running: %s selected node id, %g its plan group, %p the group before
- * it, %r the node range "FIRST LAST" of the selected box, %C 1 when boxes of
+ * it, %r the node range "FIRST LAST" of the selected box, %b its first node
+ * (a hidden constant's box is the one it feeds), %C 1 when boxes of
  * constants only are hidden and 0 when shown (so that 'C' toggles them). Entries starting
  * with '@' are input modes of the terminal itself (the ':' prompt, search
  * prompt, help and output pagers, repaint), not features: each of them only
@@ -51,7 +52,7 @@ static const tui_binding KEYS[] = {
     {'J', "view select succ"},
     {'K', "view select pred"},
     {'\n', "view expand %r"},
-    {KEY_BACKSPACE, "view collapse %s"},
+    {KEY_BACKSPACE, "view collapse %b"},
     {'c', "view color cycle"},
     {'L', "view dir toggle"},
     {'C', "view set constants=%C"},
@@ -185,15 +186,17 @@ static int expand(tui_app *a, const char *tmpl, char *buf, size_t len)
 				        tmpl, c == 'p' ? "previous " : "");
 				return 0;
 			}
+		} else if (c == 'b') { /* the selected box's first node */
+			int item = tui_vg_item_near(a, sel);
+			v = item >= 0 ? a->vg.items[item].first : sel;
 		} else if (c == 'r') {
-			if (!a->vg.item_of || a->vg.item_of[sel] < 0) {
-				tui_out(
-				    a, 1,
-				    "'%s': the selected node is a hidden constant (C shows them)",
-				    tmpl);
+			/* a hidden constant: the box it feeds */
+			int item = tui_vg_item_near(a, sel);
+			if (item < 0) {
+				tui_out(a, 1, "'%s': no box drawn", tmpl);
 				return 0;
 			}
-			const tui_item *it = &a->vg.items[a->vg.item_of[sel]];
+			const tui_item *it = &a->vg.items[item];
 			if (!it->block) {
 				tui_out(a, 1, "'%s': the selected box is a single node", tmpl);
 				return 0;

@@ -417,3 +417,17 @@ int tui_vg_poll(tui_app *a)
 	a->redraw |= PB_REDRAW_CANVAS;
 	return 1;
 }
+
+int tui_vg_item_near(const tui_app *a, int node)
+{
+	const tui_viewgraph *vg = &a->vg;
+	if (!vg->item_of || !vg->graph || node < 0 || node >= vg->graph->n_nodes)
+		return -1;
+	for (int v = node; v < vg->graph->n_nodes; v++)
+		if (vg->item_of[v] >= 0)
+			return vg->item_of[v];
+	for (int v = node - 1; v >= 0; v--)
+		if (vg->item_of[v] >= 0)
+			return vg->item_of[v];
+	return -1;
+}
