@@ -50,9 +50,10 @@ static int cmd_gen(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, pb_
 		fprintf(ctx->out,
 		        "{\"output\": \"%s\", \"layers\": %ld, \"hidden\": %ld, \"heads\": %ld, "
 		        "\"seq\": %ld, \"vocab\": %ld, \"batch\": %ld, \"dtype\": \"%s\", "
-		        "\"params\": %.0f, \"nodes\": %ld}\n",
+		        "\"params\": %.0f, \"nodes\": %ld, \"train_flops_per_sequence\": %.17g}\n",
 		        outp, s.layers, s.hidden, s.heads, s.seq, s.vocab, s.batch,
-		        s.fp16 ? "float16" : "float32", pb_gpt_params(&s), pb_gpt_node_count(&s));
+		        s.fp16 ? "float16" : "float32", pb_gpt_params(&s), pb_gpt_node_count(&s),
+		        pb_gpt_train_flops(&s, 1));
 	else
 		fprintf(ctx->out,
 		        "%s: GPT decoder, %ld layers, hidden %ld, %ld heads, seq %ld, "

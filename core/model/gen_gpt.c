@@ -57,6 +57,18 @@ double pb_gpt_params(const pb_gpt_spec *s)
 	       (double)s->seq * h + 2 * h + 1;
 }
 
+/* Narayanan et al. 2021, eq. 3: the GEMMs of a forward pass are per layer
+ * 24 B s h^2 (Q, K, V, output projection, MLP) + 4 B s^2 h (scores, context)
+ * and 2 B s h V for the logits; a training step with activation
+ * recomputation runs the layers' forward twice plus a backward of twice the
+ * forward (x4) and the logits x3: 96 B s l h^2 (1 + s/(6h) + V/(16 l h)). */
+double pb_gpt_train_flops(const pb_gpt_spec *s, double batch)
+{
+	double h = (double)s->hidden, l = (double)s->layers, sq = (double)s->seq;
+	double v = (double)s->vocab;
+	return 96 * batch * sq * l * h * h * (1 + sq / (6 * h) + v / (16 * l * h));
+}
+
 enum { BLOCK_OPS = 29, OUTER_OPS = 5 };
 
 long pb_gpt_node_count(const pb_gpt_spec *s)

@@ -39,6 +39,11 @@ void pb_gpt_spec_default(pb_gpt_spec *s);
 int pb_gpt_spec_check(const pb_gpt_spec *s, pb_error *err);
 /* Parameter count of the generated model (formula above). */
 double pb_gpt_params(const pb_gpt_spec *s);
+/* FLOPs of one training step on `batch` sequences as Narayanan et al. 2021
+ * count them (eq. 3, GEMMs only, with activation recomputation):
+ * 96 B s l h^2 (1 + s/(6h) + V/(16 l h)). The yardstick of
+ * bench/bench_megatron.sh: predicted TFLOP/s = this / step time / devices. */
+double pb_gpt_train_flops(const pb_gpt_spec *s, double batch);
 /* Number of operators of the generated model. */
 long pb_gpt_node_count(const pb_gpt_spec *s);
 

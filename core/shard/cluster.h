@@ -2,7 +2,8 @@
  * shard/cluster.h — a cluster of identical devices and its grouping schemes.
  *
  * A `cluster` layout (layouts/cluster-*.lua) gives nodes x devices per node,
- * the device memory and FLOP rate, and the bandwidth/latency of the links
+ * the device memory and FLOP rate (optionally scaled by device_efficiency,
+ * the achieved fraction of that rate), and the bandwidth/latency of the links
  * inside a node and between nodes. A grouping scheme factorises the device
  * count into ordered factors (16 = 2x8 = 4x4 = 8x2 = 2x4x2 ...); every factor
  * is one axis of a device mesh. Devices are numbered row-major over the axes,
@@ -29,8 +30,10 @@ typedef struct pb_cluster {
 	int nodes;
 	int devices_per_node;
 	int n_devices;
-	double memory; /* bytes per device */
-	double flops;  /* FLOP/s per device */
+	double memory;     /* bytes per device */
+	double flops;      /* FLOP/s per device the cost model uses: peak x efficiency */
+	double peak_flops; /* device_tflops of the layout, FLOP/s */
+	double efficiency; /* device_efficiency of the layout (default 1) */
 	pb_link intra, inter;
 } pb_cluster;
 

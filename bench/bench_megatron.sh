@@ -1,0 +1,192 @@
+#!/usr/bin/env bash
+# bench_megatron.sh — Table 1 of Narayanan et al. 2021 (Megatron-LM, SC21) as
+# the judge of the strategy search (docs/megatron.md). For every row of
+# bench/megatron_table1.tsv:
+#   (a) partbench's own plan: `shard --train --batch B --pipeline auto`
+#       (its dp, tp, pp, micro-batches, predicted step time) when the dp x tp x
+#       pp CLI exists or MEGA_PIPELINE_AUTO=1; otherwise the operator-level
+#       search `shard --train --batch B` (pp = 1): today's `--pipeline auto`
+#       plans every stage count and ran past 300 s on row 2 (64 GPUs);
+#   (b) partbench's prediction for the paper's configuration (dp, tp, pp):
+#       `shard --dp D --tp T --pp P` when the CLI has it, else with the
+#       options that exist today: pp = 1 -> `shard --scheme DxT --recompute
+#       full`, pp > 1 -> `pipeline --stages P` (partbench picks the
+#       micro-batch count and each stage's grouping);
+#   (c) the paper's measured TFLOP/s per GPU.
+# Predicted TFLOP/s per GPU = F / step_time / GPUs with the paper's FLOP count
+# F = 96 B s l h^2 (1 + s/(6h) + V/(16 l h)) (its eq. 3, with recomputation).
+# The cluster is layouts/cluster-a100.lua with its node count set to GPUs/8.
+#
+# usage: bench/bench_megatron.sh [BUILD_DIR] [ROWS]
+#   ROWS: "all" (default), "1-4", "1,5,10" (1-based rows of the table)
+# env:  MEGA_TIMEOUT  seconds per partbench run (default 300); a run stopped
+#                     by it is reported as "timeout", never filled in
+#       MEGA_PIPELINE_AUTO=1  (a) with --pipeline auto even without the dp x tp x pp CLI
+#       MEGA_TSV      also append the raw per-row results to this file
+#       MEGA_CALIBRATE=1  only calibrate: solve row 1's paper configuration
+#                     at efficiency 1 and print the device_efficiency that
+#                     makes it predict the measured 137 TFLOP/s
+set -euo pipefail
+B=${1:-build}
+ROWS=${2:-all}
+P="$B/partbench"
+TO=${MEGA_TIMEOUT:-300}
+HERE=$(cd "$(dirname "$0")" && pwd)
+ROOT=$(cd "$HERE/.." && pwd)
+TABLE="$HERE/megatron_table1.tsv"
+LAYOUT="$ROOT/layouts/cluster-a100.lua"
+T=$(mktemp -d /tmp/pb_megatron.XXXXXX)
+trap 'rm -rf "$T"' EXIT
+[ -x "$P" ] || { echo "bench_megatron: $P not found (build first)" >&2; exit 2; }
+
+# the layout of N nodes (and optionally another efficiency)
+layout() { # nodes [efficiency]
+  local f="$T/cluster-a100-$1${2:+-e$2}.lua"
+  sed -e "s/^local nodes = .*/local nodes = $1/" \
+      ${2:+-e "s/^  device_efficiency = .*/  device_efficiency = $2,/"} "$LAYOUT" >"$f"
+  echo "$f"
+}
+# the dtp CLI (shard --dp/--tp/--pp) when it exists
+HAS_DTP=0
+"$P" shard --help 2>&1 | grep -q -- '--pp' && HAS_DTP=1
+
+flops() { # B s l h V -> eq. 3
+  python3 -c "import sys; B,s,l,h,V=map(float,sys.argv[1:]); print('%.6e' % (96*B*s*l*h*h*(1+s/(6*h)+V/(16*l*h))))" "$@"
+}
+# summary of a shard/pipeline JSON: step_time fits dp tp pp m kind compute comm
+summ() {
+  python3 - "$1" <<'PY'
+import json, sys
+try:
+    d = json.load(open(sys.argv[1]))
+except Exception:
+    print("none"); sys.exit(0)
+b = d.get("best") if isinstance(d.get("best"), dict) else {}
+bo = d.get("best_overall") or {}
+st = b.get("step_time", d.get("step_time"))
+fits = b.get("fits", d.get("feasible"))
+def g(k):
+    v = b.get(k)
+    return "-" if v is None else str(v)
+print(st, "yes" if fits else "no", g("dp"), g("tp"), g("pp"), g("microbatches"),
+      bo.get("scheme", b.get("kind", d.get("scheme", "-"))).replace(" ", "_"),
+      d.get("compute_time", "-"), d.get("comm_time", "-"))
+PY
+}
+run() { # out.json, then the command arguments
+  local out=$1; shift
+  local t0; t0=$(date +%s.%N)
+  if timeout "$TO" nice -n 10 "$P" "$@" --json >"$out" 2>"$T/err"; then
+    :
+  else
+    local rc=$?
+    if [ $rc = 124 ]; then echo "timeout" >"$out.status"; else
+      echo "failed($rc): $(tail -1 "$T/err")" >"$out.status"; fi
+    rm -f "$out"
+  fi
+  python3 -c "import sys,time; print('%.1f' % (time.time()-float(sys.argv[1])))" "$t0" >"$out.sec"
+}
+paper_cfg() { # model layout B dp tp pp out
+  local m=$1 l=$2 b=$3 dp=$4 tp=$5 pp=$6 out=$7
+  if [ $HAS_DTP = 1 ]; then
+    run "$out" shard "$m" --layout "$l" --train --batch "$b" --dp "$dp" --tp "$tp" --pp "$pp" \
+      --recompute full --jobs 1
+  elif [ "$pp" = 1 ]; then
+    local sch="$dp"
+    [ "$tp" != 1 ] && sch="${dp}x${tp}"
+    [ "$dp" = 1 ] && sch="$tp"
+    run "$out" shard "$m" --layout "$l" --train --batch "$b" --scheme "$sch" --recompute full --jobs 1
+  else
+    run "$out" pipeline "$m" --layout "$l" --train --batch "$b" --stages "$pp"
+  fi
+}
+
+if [ "${MEGA_CALIBRATE:-}" = 1 ]; then
+  read -r _ heads hidden layers tp pp gpus batch tfl _ < <(grep -v '^#' "$TABLE" | head -1)
+  "$P" gen gpt --layers "$layers" --hidden "$hidden" --heads "$heads" --seq 2048 --vocab 51200 \
+    --fp16 -o "$T/m.onnx" >/dev/null
+  dp=$((gpus / (tp * pp)))
+  paper_cfg "$T/m.onnx" "$(layout $((gpus / 8)) 1)" "$batch" $dp "$tp" "$pp" "$T/c.json"
+  F=$(flops "$batch" 2048 "$layers" "$hidden" 51200)
+  python3 - "$T/c.json" "$F" "$tfl" "$gpus" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1])); F, X, n = float(sys.argv[2]), float(sys.argv[3]), int(sys.argv[4])
+c, m = d["compute_time"], d["comm_time"]
+target = F / (X * 1e12 * n)
+print("row 1 at efficiency 1: step %.4f s = compute %.4f + comm %.4f; measured %.0f TFLOP/s"
+      " -> step %.4f s" % (d["step_time"], c, m, X, target))
+print("device_efficiency = compute / (target - comm) = %.4f" % (c / (target - m)))
+PY
+  exit 0
+fi
+
+echo "== $(date -u '+%F %T UTC'), $(nproc) cores, $(uname -m), timeout ${TO} s per run," \
+  "dp x tp x pp CLI: $([ $HAS_DTP = 1 ] && echo yes || echo 'no (shard --scheme / pipeline --stages)')," \
+  "(a) $([ $HAS_DTP = 1 ] || [ "${MEGA_PIPELINE_AUTO:-}" = 1 ] && echo 'shard --pipeline auto' || echo 'shard, operator-level only')"
+echo "| row | params (B) | GPUs | B | paper (dp,tp,pp) | paper TFLOP/s | (b) paper config predicted | (b) err | (b) fits | (a) partbench plan | (a) predicted | (a) fits | (a) >= (b) | seconds (a)/(b) |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+i=0
+grep -v '^#' "$TABLE" | while read -r params heads hidden layers tp pp gpus batch tfl _ _; do
+  i=$((i + 1))
+  case "$ROWS" in
+  all) ;;
+  *-*) [ $i -ge "${ROWS%-*}" ] && [ $i -le "${ROWS#*-}" ] || continue ;;
+  *) echo ",$ROWS," | grep -q ",$i," || continue ;;
+  esac
+  dp=$((gpus / (tp * pp)))
+  m="$T/row$i.onnx"
+  "$P" gen gpt --layers "$layers" --hidden "$hidden" --heads "$heads" --seq 2048 --vocab 51200 \
+    --fp16 -o "$m" >/dev/null
+  l=$(layout $((gpus / 8)))
+  F=$(flops "$batch" 2048 "$layers" "$hidden" 51200)
+  paper_cfg "$m" "$l" "$batch" $dp "$tp" "$pp" "$T/b$i.json"
+  if [ $HAS_DTP = 1 ] || [ "${MEGA_PIPELINE_AUTO:-}" = 1 ]; then
+    run "$T/a$i.json" shard "$m" --layout "$l" --train --batch "$batch" --pipeline auto --jobs 1
+  else
+    run "$T/a$i.json" shard "$m" --layout "$l" --train --batch "$batch" --jobs 1
+  fi
+  python3 - "$i" "$params" "$gpus" "$batch" "$dp" "$tp" "$pp" "$tfl" "$F" "$T/a$i.json" "$T/b$i.json" \
+    "${MEGA_TSV:-}" <<'PY'
+import json, os, sys
+i, params, gpus, batch, dp, tp, pp, tfl, F, fa, fb, tsv = sys.argv[1:]
+gpus, tfl, F = int(gpus), float(tfl), float(F)
+def load(f):
+    if not os.path.exists(f):
+        st = open(f + ".status").read().strip() if os.path.exists(f + ".status") else "failed"
+        return None, st
+    return json.load(open(f)), ""
+def sec(f):
+    return open(f + ".sec").read().strip() if os.path.exists(f + ".sec") else "?"
+a, sa = load(fa)
+b, sb = load(fb)
+def best(d):
+    bb = d.get("best") if isinstance(d.get("best"), dict) else {}
+    st = bb.get("step_time", d.get("step_time"))
+    fits = bb.get("fits", d.get("feasible"))
+    return bb, st, fits
+cells = [i, params, str(gpus), batch, "(%s,%s,%s)" % (dp, tp, pp), "%.0f" % tfl]
+bst = ast = None
+if b:
+    _, bst, bfit = best(b)
+    x = F / bst / gpus / 1e12
+    sched = b.get("scheme") or "pipeline"
+    cells += ["%.1f (step %.3f s)" % (x, bst), "%+.1f%%" % (100 * (x - tfl) / tfl),
+              "yes" if bfit else "no"]
+else:
+    cells += [sb, "-", "-"]
+if a:
+    ab, ast, afit = best(a)
+    bo = a.get("best_overall") or {}
+    desc = "dp %s tp %s pp %s m %s (%s)" % (ab.get("dp", "-"), ab.get("tp", "-"), ab.get("pp", "-"),
+                                          ab.get("microbatches", "-"), bo.get("scheme", a.get("scheme")))
+    cells += [desc, "%.1f (step %.3f s)" % (F / ast / gpus / 1e12, ast), "yes" if afit else "no"]
+else:
+    cells += [sa, "-", "-"]
+cells.append("-" if ast is None or bst is None else ("yes" if ast <= bst * (1 + 1e-9) else "NO"))
+cells.append("%s/%s" % (sec(fa), sec(fb)))
+print("| " + " | ".join(cells) + " |", flush=True)
+if tsv:
+    with open(tsv, "a") as o:
+        o.write("\t".join(c.replace("|", "/") for c in cells) + "\n")
+PY
+done

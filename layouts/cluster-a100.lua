@@ -1,0 +1,29 @@
+-- cluster-a100.lua: DGX A100 nodes of 8 A100 80GB GPUs, the cluster of
+-- Narayanan et al. 2021 (SC21, "Efficient Large-Scale Language Model
+-- Training on GPU Clusters Using Megatron-LM", §5: Selene, 8 A100 80GB
+-- per node over NVLink/NVSwitch, eight 200 Gb/s HDR InfiniBand HCAs per
+-- node; 312 TFLOP/s fp16 peak per GPU). docs/megatron.md.
+--
+-- Layout generator: the node count is the one parameter. The line
+--   local nodes = 4
+-- below is what bench/bench_megatron.sh (and tests/e2e/megatron.sh)
+-- rewrite to produce cluster-a100-N.lua for each row of Table 1
+-- (4 nodes = 32 GPUs ... 384 nodes = 3072 GPUs).
+local nodes = 4
+
+return {
+  kind = "cluster",
+  name = "cluster-a100-" .. nodes,
+  nodes = nodes,
+  devices_per_node = 8,
+  device_memory_gb = 80,      -- A100 80GB
+  device_tflops = 312,        -- fp16 tensor-core peak, TFLOP/s
+  -- Achieved fraction of the peak, calibrated ONCE on the first row of
+  -- Table 1 (1.7 B parameters, 32 GPUs, dp 32: 137 TFLOP/s measured);
+  -- docs/megatron.md "Calibration" shows the arithmetic.
+  device_efficiency = 0.4749,
+  intra_bw_gbs = 300,         -- NVLink 3 / NVSwitch: 600 GB/s per GPU both ways = 300 each way
+  intra_latency_us = 5,       -- assumed start-up latency of an NVLink collective
+  inter_bw_gbs = 25,          -- one 200 Gb/s HDR HCA per GPU = 25 GB/s
+  inter_latency_us = 10,      -- assumed start-up latency of an InfiniBand collective
+}

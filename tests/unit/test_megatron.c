@@ -1,0 +1,184 @@
+/*
+ * test_megatron.c — the pieces of the Megatron-LM reproduction
+ * (docs/megatron.md): the paper's FLOP count (pb_gpt_train_flops, eq. 3 of
+ * Narayanan et al. 2021) against a count of the GEMMs of a generated GPT
+ * taken from its loaded shapes; layouts/cluster-a100.lua loaded with another
+ * node count (its one parameter); the device_efficiency field of cluster
+ * layouts (default 1, bounds, errors naming the field).
+ */
+#include "pb_test.h"
+
+#include "hw.h"
+#include "model/gen_gpt.h"
+#include "shard/cluster.h"
+#include "shard/strategy_problem.h"
+#include "util/read_file.h"
+
+static pb_graph *load_gpt(const pb_gpt_spec *s, long batch)
+{
+	unsigned char *buf = NULL;
+	size_t len = 0;
+	pb_error err = {0};
+	assert_int_equal(pb_gen_gpt_bytes(s, &buf, &len, &err), PB_OK);
+	pb_load_opts o;
+	memset(&o, 0, sizeof o);
+	pb_input_override ov = {0};
+	char dims[64];
+	snprintf(dims, sizeof dims, "input_ids=%ld,%ld", batch, s->seq);
+	assert_int_equal(pb_parse_input_override(dims, &ov, &err), PB_OK);
+	o.overrides = &ov;
+	o.n_overrides = 1;
+	pb_graph *g = NULL;
+	int rc = pb_onnx_load_buffer(buf, len, "gen.onnx", &o, &g, &err);
+	if (rc)
+		fprintf(stderr, "%s\n", err.msg);
+	assert_int_equal(rc, PB_OK);
+	pb_input_override_free(&ov);
+	free(buf);
+	return g;
+}
+
+/* eq. 3 = 4 x (forward GEMMs of the layers: forward, recomputed forward,
+ * backward = 2 x forward) + 3 x (the logits GEMM, not recomputed), the GEMM
+ * FLOPs read from the loaded graph (2 m n k from the inferred shapes). */
+static void check_flops(long layers, long hidden, long heads, long seq, long vocab, long batch)
+{
+	pb_gpt_spec s;
+	pb_gpt_spec_default(&s);
+	s.layers = layers;
+	s.hidden = hidden;
+	s.heads = heads;
+	s.seq = seq;
+	s.vocab = vocab;
+	s.fp16 = 1;
+	pb_graph *g = load_gpt(&s, batch);
+	double body = 0, head = 0;
+	int matmuls = 0, gemms = 0;
+	for (int v = 0; v < g->n_nodes; v++) {
+		const pb_node *n = &g->nodes[v];
+		if (!strcmp(n->op, "MatMul")) {
+			body += pb_shard_node_flops(g, n);
+			matmuls++;
+		} else if (!strcmp(n->op, "Gemm")) {
+			head += pb_shard_node_flops(g, n);
+			gemms++;
+		}
+	}
+	assert_int_equal(matmuls, 8 * layers); /* Q, K, V, scores, context, out, 2 MLP */
+	assert_int_equal(gemms, 1);            /* the tied language-model head */
+	double want = pb_gpt_train_flops(&s, (double)batch);
+	double got = 4 * body + 3 * head;
+	assert_true(fabs(got - want) <= 1e-9 * want);
+	pb_graph_free(g);
+}
+
+static void test_train_flops_hand_count(void **state)
+{
+	(void)state;
+	check_flops(2, 64, 4, 32, 160, 3);
+	check_flops(3, 96, 6, 48, 512, 1);
+	/* and the formula itself at the 1 T row of Table 1: 5.13e19 FLOPs per
+	 * step (at its aggregate 502.0 PFLOP/s, a step of about 102 s) */
+	pb_gpt_spec s;
+	pb_gpt_spec_default(&s);
+	s.layers = 128;
+	s.hidden = 25600;
+	s.heads = 160;
+	s.seq = 2048;
+	s.vocab = 51200;
+	double f = pb_gpt_train_flops(&s, 3072);
+	double h = 25600, l = 128;
+	assert_true(fabs(f - 96 * 3072 * 2048 * l * h * h *
+	                         (1 + 2048 / (6 * h) + 51200 / (16 * l * h))) <= 1e-12 * f);
+	assert_true(f > 5.12e19 && f < 5.15e19);
+}
+
+static char *a100_text(int nodes)
+{
+	char *text = NULL;
+	size_t len = 0;
+	pb_error err = {0};
+	assert_int_equal(
+	    pb_read_file("layouts/cluster-a100.lua", 1 << 20, "layout", &text, &len, &err), PB_OK);
+	const char *key = "\nlocal nodes = 4\n";
+	char *at = strstr(text, key);
+	assert_non_null(at);
+	char *out = malloc(len + 32);
+	int pre = (int)(at - text);
+	snprintf(out, len + 32, "%.*s\nlocal nodes = %d\n%s", pre, text, nodes, at + strlen(key));
+	free(text);
+	return out;
+}
+
+static int load_cluster(const char *text, pb_cluster *cl, pb_error *err)
+{
+	pb_hw *hw = NULL;
+	int rc = pb_hw_load_string(text, "a100.lua", &hw, err);
+	if (rc == PB_OK)
+		rc = pb_cluster_from_hw(hw, cl, err);
+	pb_hw_free(hw);
+	return rc;
+}
+
+static void test_a100_layout_nodes(void **state)
+{
+	(void)state;
+	int counts[] = {4, 48, 315, 384};
+	for (int i = 0; i < 4; i++) {
+		char *text = a100_text(counts[i]);
+		pb_cluster cl;
+		pb_error err = {0};
+		assert_int_equal(load_cluster(text, &cl, &err), PB_OK);
+		assert_int_equal(cl.nodes, counts[i]);
+		assert_int_equal(cl.devices_per_node, 8);
+		assert_int_equal(cl.n_devices, 8 * counts[i]);
+		assert_true(cl.memory == 80e9);
+		assert_true(cl.peak_flops == 312e12);
+		assert_true(cl.efficiency > 0.3 && cl.efficiency < 0.7);
+		assert_true(fabs(cl.flops - 312e12 * cl.efficiency) <= 1e-3);
+		assert_true(cl.intra.bw == 300e9 && cl.inter.bw == 25e9);
+		char name[32];
+		snprintf(name, sizeof name, "cluster-a100-%d", counts[i]);
+		assert_string_equal(cl.name, name);
+		pb_cluster_free(&cl);
+		free(text);
+	}
+}
+
+static void test_device_efficiency_field(void **state)
+{
+	(void)state;
+	const char *base = "return { kind = 'cluster', nodes = 1, devices_per_node = 8, "
+	                   "device_memory_gb = 40, device_tflops = 100, intra_bw_gbs = 150 %s }";
+	char text[512];
+	pb_cluster cl;
+	pb_error err = {0};
+	snprintf(text, sizeof text, base, "");
+	assert_int_equal(load_cluster(text, &cl, &err), PB_OK);
+	assert_true(cl.efficiency == 1 && cl.flops == 100e12 && cl.peak_flops == 100e12);
+	pb_cluster_free(&cl);
+	snprintf(text, sizeof text, base, ", device_efficiency = 0.25");
+	assert_int_equal(load_cluster(text, &cl, &err), PB_OK);
+	assert_true(cl.flops == 25e12 && cl.peak_flops == 100e12);
+	pb_cluster_free(&cl);
+	const char *bad[] = {", device_efficiency = 0", ", device_efficiency = 1.5",
+	                     ", device_efficiency = 'high'"};
+	for (int i = 0; i < 3; i++) {
+		memset(&err, 0, sizeof err);
+		snprintf(text, sizeof text, base, bad[i]);
+		assert_int_not_equal(load_cluster(text, &cl, &err), PB_OK);
+		assert_non_null(strstr(err.msg, "device_efficiency"));
+		assert_non_null(strstr(err.msg, "a100.lua"));
+		pb_cluster_free(&cl);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_train_flops_hand_count),
+	    cmocka_unit_test(test_a100_layout_nodes),
+	    cmocka_unit_test(test_device_efficiency_field),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
