@@ -14,7 +14,8 @@
 #    bench/gen_inception_v3.py); a job still running after JOB_SECONDS is
 #    cancelled with Esc (the cancel's own frames included).
 # Usage: bench/bench_tui.sh [PARTBENCH] [RUNS] [all|jobs]   (from the repository root)
-#        JOB_SECONDS=8 by default.
+#        JOB_SECONDS=8 by default; JOB_FILTER=TEXT runs only the job rows whose
+#        "model command" contains TEXT (e.g. JOB_FILTER='swin_t map').
 set -u
 bin=$(realpath "${1:-build/partbench}")
 runs=${2:-3}
@@ -115,6 +116,7 @@ pstats() { # p50 p99 max (n) of the numbers on stdin
 }
 job() { # job MODEL LAYOUT COMMAND: runs COMMAND from the ':' line, prints the gaps
 	local log=$tmp/job.$n_sess.log t0
+	case "$(basename "$1" .onnx) $3" in *${JOB_FILTER:-}*) ;; *) return 0 ;; esac
 	start "$1" "$2" "$log"
 	wait_log dot_frame_ms "$log" 120 || true
 	sleep 0.3
@@ -135,6 +137,7 @@ job() { # job MODEL LAYOUT COMMAND: runs COMMAND from the ':' line, prints the g
 		[ $((SECONDS - t0)) -ge $((job_secs + 120)) ] && { state=stuck; break; }
 		sleep 0.1
 	done
+	[ -n "${JOB_LOGS:-}" ] && cp "$log" "$JOB_LOGS/$(basename "$1" .onnx).$n_sess.log"
 	printf "  %-16s %-44s %-9s %s\n" "$(basename "$1" .onnx)" "$3" "$state" \
 		"$(awk '$1=="job_frame_ms" {print $2}' "$log" | pstats)"
 	tm send-keys -t "$sess" ':'

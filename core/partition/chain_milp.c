@@ -2,8 +2,8 @@
  * partition/chain_milp.c — probing and the optimisation MILP, stepped unit by unit
  * (chain_milp.h documents the formulation).
  *
- * Stages: PROBE (one probe per unit: build its arcs, solve its LP in <= 50 ms slices,
- * then glp_intopt, which stops at the integral root) -> COLUMNS (generate the MILP's
+ * Stages: PROBE (one probe per unit: build its arcs, then the fewest-core path over
+ * them, a shortest path in a DAG; both loops tick) -> COLUMNS (generate the MILP's
  * columns for the bracket [L, U], in slices of end positions) -> ROOT (its LP relaxation
  * in slices) -> BB (glp_intopt on a coroutine; one unit = one node) -> DONE.
  * Invariants: L <= optimum <= U; U is the max(t) of inc_ac; every column and arc is
@@ -30,6 +30,7 @@
 #define MILP_MODEL_COLUMNS 250000 /* probe further while the MILP would be larger */
 #define MILP_MAX_COLUMNS 2000000  /* never build a larger MILP */
 #define MILP_CLOSED 1e-9          /* U <= L (1 + this): nothing left to bisect */
+#define MILP_ROOT_CHUNK 1.0       /* seconds per glp_simplex call of the root LP */
 
 enum { ST_PROBE, ST_COLUMNS, ST_ROOT, ST_BB, ST_DONE };
 static const char *const stage_names[] = {"probing", "columns", "root LP", "branch and bound",
@@ -52,10 +53,10 @@ struct pb_milp {
 	long probes, nodes;
 	double *wm, *wr, *ws; /* walk(): MACs, routing time, storage of [b-1-k, b) */
 	/* the probe in progress */
-	glp_prob *plp;
 	double theta;
 	int n_arcs, arc_cap, last_arcs;
 	int *arc_a, *arc_b, *arc_c;
+	int *path_cost, *path_via; /* probe_path's labels (m + 1 entries each) */
 	/* the optimisation MILP */
 	glp_prob *lp;
 	int n_cols, col_cap, gen_b;
@@ -65,6 +66,9 @@ struct pb_milp {
 	int *first, *order; /* columns by start position: order[first[a] .. first[a+1]) */
 	pb_coro *co;
 	int aborting, budget, glp_status, heur_given;
+	int in_co, paused;        /* GLPK runs on co; it yielded for a job's slice */
+	int root_done, root_rc;   /* the root LP's glp_simplex has returned, its code */
+	double slice_end;         /* the root LP's current unit ends here */
 	char note[200];
 	int rules_columns; /* the whole MILP of chain_milp_rules.c, 0 otherwise */
 };
@@ -162,6 +166,7 @@ static void install(pb_milp *M, int ng)
 	if (ng < 1 || used > P->n)
 		return;
 	for (int spare = P->n - used; spare > 0; spare--) {
+		pb_job_tick();
 		int best = 0, a = 0;
 		double tb = -1;
 		for (int g = 0; g < ng; g++) {
@@ -217,8 +222,9 @@ static int add_arc(pb_milp *M, int a, int b, int c)
 	return 0;
 }
 
-/* The feasibility MILP for θ: for each end b, the longest segment for each core
- * count (the needed cores only grow as the start moves down, so one arc per step). */
+/* The arcs of the feasibility problem for θ: for each end b, the longest segment
+ * for each core count (the needed cores only grow as the start moves down, so one
+ * arc per step). Arcs come out by end b ascending, every start a < b. */
 static int probe_build(pb_milp *M, double theta, pb_error *err)
 {
 	pb_part_problem *P = M->P;
@@ -242,25 +248,45 @@ static int probe_build(pb_milp *M, double theta, pb_error *err)
 			return pb_err(err, PB_ENOMEM, "milp: out of memory");
 	}
 	M->last_arcs = M->n_arcs;
-	if (M->n_arcs == 0)
-		return PB_OK;
-	glp_prob *lp = glp_create_prob();
-	glp_set_obj_dir(lp, GLP_MIN);
-	glp_add_rows(lp, m + 1);
-	for (int p = 0; p <= m; p++) {
-		double rhs = p == 0 ? -1.0 : p == m ? 1.0 : 0.0;
-		glp_set_row_bnds(lp, p + 1, GLP_FX, rhs, rhs);
-	}
-	glp_add_cols(lp, M->n_arcs);
-	for (int j = 0; j < M->n_arcs; j++) {
-		int ind[3] = {0, M->arc_a[j] + 1, M->arc_b[j] + 1};
-		double val[3] = {0, -1.0, 1.0};
-		glp_set_col_kind(lp, j + 1, GLP_BV);
-		glp_set_obj_coef(lp, j + 1, M->arc_c[j]);
-		glp_set_mat_col(lp, j + 1, 2, ind, val);
-	}
-	M->plp = lp;
 	return PB_OK;
+}
+
+/* The fewest cores over paths 0 -> m of the arcs (a shortest path in a DAG whose
+ * arcs come by end ascending, so every arc into a is relaxed before arcs leave a);
+ * the path's groups go to g_cores/g_layers. Returns the cores (INT_MAX: no path)
+ * and the number of groups in *ng. Ties keep the first arc found. */
+static int probe_path(pb_milp *M, int *ng)
+{
+	const int m = M->P->m;
+	int *cost = M->path_cost, *via = M->path_via;
+	for (int p = 0; p <= m; p++) {
+		cost[p] = INT_MAX;
+		via[p] = -1;
+	}
+	cost[0] = 0;
+	for (int j = 0; j < M->n_arcs; j++) {
+		if ((j & 4095) == 0)
+			pb_job_tick();
+		int a = M->arc_a[j], b = M->arc_b[j];
+		if (cost[a] != INT_MAX && cost[a] + M->arc_c[j] < cost[b]) {
+			cost[b] = cost[a] + M->arc_c[j];
+			via[b] = j;
+		}
+	}
+	*ng = 0;
+	if (cost[m] == INT_MAX || cost[m] > M->P->n)
+		return cost[m];
+	int k = 0;
+	for (int p = m; p > 0; p = M->arc_a[via[p]])
+		k++;
+	*ng = k;
+	for (int p = m; p > 0; p = M->arc_a[via[p]]) {
+		int j = via[p];
+		k--;
+		M->g_cores[k] = M->arc_c[j];
+		M->g_layers[k] = M->arc_b[j] - M->arc_a[j];
+	}
+	return cost[m];
 }
 
 static double next_theta(const pb_milp *M)
@@ -275,64 +301,17 @@ static int closed(const pb_milp *M)
 	return M->U <= M->L * (1 + MILP_CLOSED);
 }
 
-/* One probe (or a slice of its LP). */
-static int probe_unit(pb_milp *M, double deadline, pb_error *err)
+/* One probe: build its arcs, find the fewest-core path. */
+static int probe_unit(pb_milp *M, pb_error *err)
 {
-	pb_part_problem *P = M->P;
 	int rc;
-	if (!M->plp) {
-		M->theta = next_theta(M);
-		if ((rc = probe_build(M, M->theta, err)))
-			return rc;
-	}
-	int feasible = 0;
-	if (M->plp) {
-		glp_smcp sp;
-		glp_init_smcp(&sp);
-		sp.msg_lev = GLP_MSG_OFF;
-		/* All arcs at zero is dual feasible (costs >= 1): no phase 1. */
-		sp.meth = GLP_DUALP;
-		if (isfinite(deadline)) {
-			double ms = (deadline - now_seconds()) * 1e3;
-			sp.tm_lim = ms < 1 ? 1 : (int)ms;
-		}
-		rc = glp_simplex(M->plp, &sp);
-		if (rc == GLP_ETMLIM)
-			return PB_OK; /* the next unit resumes from this basis */
-		if (rc != 0) {
-			glp_delete_prob(M->plp);
-			M->plp = NULL;
-			return pb_err(err, PB_EINTERNAL, "milp: GLPK failed on a probe (code %d)",
-			              rc);
-		}
-		if (glp_get_status(M->plp) == GLP_OPT) {
-			glp_iocp ip;
-			glp_init_iocp(&ip);
-			ip.msg_lev = GLP_MSG_OFF;
-			if (glp_intopt(M->plp, &ip) == 0 && glp_mip_status(M->plp) == GLP_OPT &&
-			    glp_mip_obj_val(M->plp) <= P->n + 0.5) {
-				/* Follow the path from position 0. */
-				int pos = 0, ng = 0;
-				while (pos < P->m && ng < P->n) {
-					int j = 0;
-					while (j < M->n_arcs &&
-					       !(M->arc_a[j] == pos &&
-					         glp_mip_col_val(M->plp, j + 1) > 0.5))
-						j++;
-					if (j == M->n_arcs)
-						break;
-					M->g_cores[ng] = M->arc_c[j];
-					M->g_layers[ng++] = M->arc_b[j] - pos;
-					pos = M->arc_b[j];
-				}
-				if (pos == P->m) {
-					feasible = 1;
-					install(M, ng);
-				}
-			}
-		}
-		glp_delete_prob(M->plp);
-		M->plp = NULL;
+	M->theta = next_theta(M);
+	if ((rc = probe_build(M, M->theta, err)))
+		return rc;
+	int feasible = 0, ng = 0;
+	if (M->n_arcs > 0 && probe_path(M, &ng) <= M->P->n && ng > 0) {
+		feasible = 1;
+		install(M, ng);
 	}
 	M->probes++;
 	if (!isfinite(M->theta)) {
@@ -380,8 +359,9 @@ static int gen_columns(pb_milp *M, double deadline, int limit)
 	const double Lg = M->gen_L, Ug = M->gen_U * (1 + 1e-12);
 	for (; M->gen_b <= m; M->gen_b++) {
 		int b = M->gen_b;
-		if ((b & 7) == 0 && now_seconds() > deadline)
+		if (now_seconds() > deadline)
 			return 0;
+		pb_job_tick();
 		int len = walk(M, b, Ug);
 		for (int k = 0; k < len; k++) {
 			int c_lo = cores_needed(M, k, Ug);
@@ -455,42 +435,44 @@ static int build_model(pb_milp *M, pb_error *err)
 		glp_set_row_bnds(lp, r_end + p, GLP_LO, Lu, 0.0);
 	}
 	glp_add_cols(lp, nx + 1);
-	size_t NZ = (size_t)nx * 5 + 2 * (size_t)m;
-	int *ia = malloc((NZ + 1) * sizeof *ia), *ja = malloc((NZ + 1) * sizeof *ja);
-	double *ar = malloc((NZ + 1) * sizeof *ar);
-	if (!ia || !ja || !ar) {
-		free(ia);
-		free(ja);
-		free(ar);
+	/* Column by column, ticking between (glp_load_matrix took ~330 ms at once on
+	 * swin_t x 64's 763k elements). Each column's rows ascend, so GLPK's row and
+	 * column lists come out as glp_load_matrix builds them from these triplets. */
+	int *ind = malloc(((size_t)2 * m + 6) * sizeof *ind);
+	double *val = malloc(((size_t)2 * m + 6) * sizeof *val);
+	if (!ind || !val) {
+		free(ind);
+		free(val);
 		return pb_err(err, PB_ENOMEM, "milp: out of memory");
 	}
-	size_t z = 0;
 	for (int j = 0; j < nx; j++) {
-		int a = M->ca[j], b = M->cb[j], col = j + 1;
+		if ((j & 1023) == 0)
+			pb_job_tick();
+		int a = M->ca[j], b = M->cb[j], col = j + 1, k = 0;
 		snprintf(name, sizeof name, "x_%d_%d_%d", a, b, M->cc[j]);
 		glp_set_col_name(lp, col, name);
 		glp_set_col_kind(lp, col, GLP_BV);
-		z++, ia[z] = r_flow + a, ja[z] = col, ar[z] = -1.0; /* leaves position a */
-		z++, ia[z] = r_flow + b, ja[z] = col, ar[z] = 1.0;  /* arrives at position b */
-		z++, ia[z] = r_cores, ja[z] = col, ar[z] = M->cc[j];
+		ind[++k] = r_flow + a, val[k] = -1.0; /* leaves position a */
+		ind[++k] = r_flow + b, val[k] = 1.0;  /* arrives at position b */
+		ind[++k] = r_cores, val[k] = M->cc[j];
 		double over = (M->ct[j] - M->gen_L) / M->unit;
 		if (over > 0) {
-			z++, ia[z] = r_start + a, ja[z] = col, ar[z] = -over;
-			z++, ia[z] = r_end + b - 1, ja[z] = col, ar[z] = -over;
+			ind[++k] = r_start + a, val[k] = -over;
+			ind[++k] = r_end + b - 1, val[k] = -over;
 		}
+		glp_set_mat_col(lp, col, k, ind, val);
 	}
-	int tcol = nx + 1;
+	int tcol = nx + 1, k = 0;
 	glp_set_col_name(lp, tcol, "T");
 	glp_set_col_bnds(lp, tcol, GLP_LO, Lu, 0.0);
 	glp_set_obj_coef(lp, tcol, 1.0);
-	for (int p = 0; p < m; p++) {
-		z++, ia[z] = r_start + p, ja[z] = tcol, ar[z] = 1.0;
-		z++, ia[z] = r_end + p, ja[z] = tcol, ar[z] = 1.0;
-	}
-	glp_load_matrix(lp, (int)z, ia, ja, ar);
-	free(ia);
-	free(ja);
-	free(ar);
+	for (int p = 0; p < m; p++)
+		ind[++k] = r_start + p, val[k] = 1.0;
+	for (int p = 0; p < m; p++)
+		ind[++k] = r_end + p, val[k] = 1.0;
+	glp_set_mat_col(lp, tcol, k, ind, val);
+	free(ind);
+	free(val);
 	return PB_OK;
 }
 
@@ -548,31 +530,6 @@ static int columns_unit(pb_milp *M, double deadline, pb_error *err)
 		return rc;
 	write_lp(M);
 	M->stage = ST_ROOT;
-	return PB_OK;
-}
-
-static int root_unit(pb_milp *M, double deadline, pb_error *err)
-{
-	glp_smcp sp;
-	glp_init_smcp(&sp);
-	sp.msg_lev = GLP_MSG_OFF;
-	/* The standard basis (x = 0, T at its lower bound) is dual feasible. */
-	sp.meth = GLP_DUALP;
-	if (isfinite(deadline)) {
-		double ms = (deadline - now_seconds()) * 1e3;
-		sp.tm_lim = ms < 1 ? 1 : (int)ms;
-	}
-	int rc = glp_simplex(M->lp, &sp);
-	if (rc == GLP_ETMLIM)
-		return PB_OK;
-	if (rc != 0 || glp_get_status(M->lp) != GLP_OPT)
-		return pb_err(err, PB_EINTERNAL,
-		              "milp: GLPK could not solve the LP relaxation (code %d, status %d)",
-		              rc, glp_get_status(M->lp));
-	double z = glp_get_obj_val(M->lp) * M->unit;
-	if (z > M->bb_bound)
-		M->bb_bound = z;
-	M->stage = ST_BB;
 	return PB_OK;
 }
 
@@ -645,6 +602,19 @@ out:
 	free(x);
 }
 
+/* ---- GLPK on a coroutine -----------------------------------------------------------
+ * The root LP and then glp_intopt run on M->co. The root LP is solved by glp_simplex
+ * calls of at most MILP_ROOT_CHUNK seconds (each resumes from the basis the last one
+ * left; a chunk bounds how long a cancel waits, as a running simplex cannot be
+ * stopped). Inside a call GLPK reports to a terminal hook: with messages on and an
+ * output period of 1 ms its simplex calls the hook about once per iteration; the hook
+ * swallows the text (core/ never prints) and yields the coroutine when the unit's
+ * slice is spent (root LP) or a workbench job's slice is (util/job.h). A yield for the
+ * job does not end the unit: the step lets the job tick and resumes. glp_intopt
+ * reports through its callback (one unit = one node), which yields the same way. */
+
+static void stop(pb_milp *M);
+
 static void callback(glp_tree *tree, void *info)
 {
 	pb_milp *M = info;
@@ -670,8 +640,12 @@ static void callback(glp_tree *tree, void *info)
 			if (isfinite(b) && b > -1e300 && b * M->unit > M->bb_bound)
 				M->bb_bound = b * M->unit;
 		}
-		if (--M->budget <= 0 || now_seconds() >= M->deadline_abs)
+		if (--M->budget <= 0 || now_seconds() >= M->deadline_abs) {
 			pb_coro_yield(M->co);
+		} else if (pb_job_due()) {
+			M->paused = 1;
+			pb_coro_yield(M->co);
+		}
 		if (M->aborting)
 			glp_ios_terminate(tree);
 		break;
@@ -681,12 +655,52 @@ static void callback(glp_tree *tree, void *info)
 	}
 }
 
+static int glpk_hook(void *info, const char *text)
+{
+	pb_milp *M = info;
+	(void)text;
+	if (!M->in_co || M->aborting)
+		return 1;
+	if (M->stage == ST_ROOT && now_seconds() >= M->slice_end) {
+		pb_coro_yield(M->co);
+	} else if (pb_job_due()) {
+		M->paused = 1;
+		pb_coro_yield(M->co);
+	}
+	return 1;
+}
+
 static void co_main(void *arg)
 {
 	pb_milp *M = arg;
+	glp_smcp sp;
+	glp_init_smcp(&sp);
+	sp.msg_lev = GLP_MSG_ON; /* to glpk_hook only */
+	sp.out_frq = 1;
+	sp.out_dly = 0;
+	/* The standard basis (x = 0, T at its lower bound) is dual feasible. */
+	sp.meth = GLP_DUALP;
+	do {
+		double chunk = MILP_ROOT_CHUNK;
+		if (isfinite(M->deadline_abs) && M->deadline_abs - now_seconds() < chunk)
+			chunk = M->deadline_abs - now_seconds();
+		sp.tm_lim = chunk * 1e3 < 1 ? 1 : (int)(chunk * 1e3);
+		M->root_rc = glp_simplex(M->lp, &sp);
+	} while (M->root_rc == GLP_ETMLIM && !M->aborting && now_seconds() < M->deadline_abs);
+	M->root_done = 1;
+	if (M->root_rc != 0 || glp_get_status(M->lp) != GLP_OPT)
+		return;
+	pb_coro_yield(M->co); /* the root LP's last unit ends here */
+	if (M->aborting)
+		return;
 	glp_iocp ip;
 	glp_init_iocp(&ip);
-	ip.msg_lev = GLP_MSG_OFF;
+	ip.msg_lev = GLP_MSG_ON; /* to glpk_hook only */
+	ip.out_frq = 1;
+	ip.out_dly = 0;
+	/* GLPK's bound tightening runs seconds on a 250k-column model between two of its
+	 * callbacks; the bracket's columns leave it little to find */
+	ip.pp_tech = GLP_PP_NONE;
 	ip.cb_func = callback;
 	ip.cb_info = M;
 	ip.mip_gap = 0.0;
@@ -694,13 +708,55 @@ static void co_main(void *arg)
 	M->glp_status = rc == 0 ? glp_mip_status(M->lp) : -rc;
 }
 
-static int bb_unit(pb_milp *M, int units, int *used, pb_error *err)
+/* Runs M->co until it yields for its unit or returns; yields for a job's slice tick
+ * the job in between (GLPK silent again meanwhile: no other GLPK user sees the hook). */
+static int co_run(pb_milp *M, pb_error *err)
 {
 	if (!M->co && !(M->co = pb_coro_new(co_main, M, MILP_STACK)))
 		return pb_err(err, PB_ENOMEM, "milp: out of memory");
+	for (;;) {
+		int out = glp_term_out(GLP_ON);
+		glp_term_hook(glpk_hook, M);
+		M->in_co = 1;
+		M->paused = 0;
+		pb_coro_resume(M->co);
+		M->in_co = 0;
+		glp_term_hook(NULL, NULL);
+		glp_term_out(out);
+		if (!M->paused)
+			return PB_OK;
+		pb_job_tick();
+	}
+}
+
+static int root_unit(pb_milp *M, double deadline, pb_error *err)
+{
+	M->slice_end = deadline;
+	int rc = co_run(M, err);
+	if (rc || !M->root_done)
+		return rc; /* the slice ended */
+	if (M->root_rc == GLP_ETMLIM) { /* the time limit */
+		stop(M);
+		return PB_OK;
+	}
+	if (M->root_rc != 0 || glp_get_status(M->lp) != GLP_OPT)
+		return pb_err(err, PB_EINTERNAL,
+		              "milp: GLPK could not solve the LP relaxation (code %d, status %d)",
+		              M->root_rc, glp_get_status(M->lp));
+	double z = glp_get_obj_val(M->lp) * M->unit;
+	if (z > M->bb_bound)
+		M->bb_bound = z;
+	M->stage = ST_BB;
+	return PB_OK;
+}
+
+static int bb_unit(pb_milp *M, int units, int *used, pb_error *err)
+{
 	long before = M->nodes;
 	M->budget = units;
-	pb_coro_resume(M->co);
+	int rc = co_run(M, err);
+	if (rc)
+		return rc;
 	*used = M->nodes - before > 0 ? (int)(M->nodes - before) : 1;
 	if (!pb_coro_done(M->co))
 		return PB_OK;
@@ -723,10 +779,6 @@ static void stop(pb_milp *M)
 		M->aborting = 1;
 		while (!pb_coro_done(M->co))
 			pb_coro_resume(M->co);
-	}
-	if (M->plp) {
-		glp_delete_prob(M->plp);
-		M->plp = NULL;
 	}
 	M->state = PB_MILP_TIME_LIMIT;
 	M->stage = ST_DONE;
@@ -779,9 +831,11 @@ int pb_milp_new_opts(pb_part_problem *P, const pb_milp_opts *o, const char *emit
 	M->wm = malloc(m1 * sizeof *M->wm);
 	M->wr = malloc(m1 * sizeof *M->wr);
 	M->ws = malloc(m1 * sizeof *M->ws);
+	M->path_cost = malloc(m1 * sizeof *M->path_cost);
+	M->path_via = malloc(m1 * sizeof *M->path_via);
 	M->emit_lp = emit_lp ? strdup(emit_lp) : NULL;
 	if (!M->inc_ac || !M->g_cores || !M->g_layers || !M->wm || !M->wr || !M->ws ||
-	    (emit_lp && !M->emit_lp)) {
+	    !M->path_cost || !M->path_via || (emit_lp && !M->emit_lp)) {
 		pb_milp_free(M);
 		return pb_err(err, PB_ENOMEM, "milp: out of memory");
 	}
@@ -819,7 +873,7 @@ int pb_milp_new_opts(pb_part_problem *P, const pb_milp_opts *o, const char *emit
 	}
 	/* The first probe (θ = inf) runs now: memory feasibility and an incumbent. */
 	while (rc == PB_OK && !isfinite(M->U))
-		rc = probe_unit(M, INFINITY, err);
+		rc = probe_unit(M, err);
 	M->elapsed = M->stage_s[ST_PROBE] = now_seconds() - t0;
 	if (rc) {
 		pb_milp_free(M);
@@ -848,7 +902,7 @@ int pb_milp_step(pb_milp *M, int units, int *ac, int *improved, pb_error *err)
 		int used = 1, stage = M->stage;
 		switch (M->stage) {
 		case ST_PROBE:
-			rc = probe_unit(M, slice, err);
+			rc = probe_unit(M, err);
 			break;
 		case ST_COLUMNS:
 			rc = columns_unit(M, slice, err);
@@ -940,12 +994,12 @@ void pb_milp_free(pb_milp *M)
 			pb_coro_resume(M->co);
 	}
 	pb_coro_free(M->co);
-	if (M->plp)
-		glp_delete_prob(M->plp);
 	free_model(M);
 	free(M->arc_a);
 	free(M->arc_b);
 	free(M->arc_c);
+	free(M->path_cost);
+	free(M->path_via);
 	free(M->ca);
 	free(M->cb);
 	free(M->cc);

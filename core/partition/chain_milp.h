@@ -3,22 +3,26 @@
  * optimal, steppable: each unit of work is one probe, one slice of an LP solve or column
  * generation (about 50 ms at most), or one branch-and-bound node.
  *
- * Two stages, both GLPK models, nothing read from another solver:
+ * Two stages, nothing read from another solver:
  *
- * 1. Probing (bisection on the bottleneck T with a feasibility MILP). For a threshold θ,
+ * 1. Probing (bisection on the bottleneck T with a feasibility problem). For a threshold θ,
  *    the fewest cores of a partition whose groups all take <= θ is a shortest path over
  *    layer positions 0..m: arc (a, b) costs the fewest cores that run layers [a, b) within
  *    θ and the memory. Monotonicity (a shorter segment never has more MACs, traffic or
  *    storage) leaves, for every end b and core count c, only the longest segment: at
- *    most n arcs per position. The constraint matrix is a network matrix, so the LP
- *    relaxation is integral and glp_intopt ends at the root. θ is feasible iff the
+ *    most n arcs per position. As a 0/1 program its matrix is a network matrix (the LP
+ *    relaxation is integral), and it is solved as what it is: a shortest path in a DAG,
+ *    one pass over the arcs by end position (GLPK's simplex needed ~170 ms just to set
+ *    up the 244k-column LP of swin_t x 64 before its time limit counted, and seconds per
+ *    probe; test_milp_probe checks the pass against GLPK's optimum of that 0/1 program
+ *    on random chains). Both passes tick (util/job.h). θ is feasible iff the
  *    optimum is <= n: the path (spare cores to the slowest groups) is an incumbent and
  *    U = its max(t); otherwise L = θ is a proven lower bound. The first probe (θ = inf)
  *    decides whether any partition fits the memory (if none does, memory is ignored,
  *    as in the exact method); the others bisect [L, U] geometrically, starting from
  *    L0 = max(perfect balance, slowest single layer on all n cores).
  *
- * 2. The optimisation MILP, once U <= L (1 + probe_gap) (default 0.2%; tighter while
+ * 2. The optimisation MILP (GLPK), once U <= L (1 + probe_gap) (default 0.2%; tighter while
  *    the model would have more than 250,000 columns):
  *      x[a,b,c] in {0,1}: layers [a, b) form one group of c cores, time t(a,b,c);
  *      flow:   a path over positions 0..m;

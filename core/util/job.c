@@ -85,6 +85,11 @@ void pb_job_tick(void)
 	pb_coro_yield(running->co);
 }
 
+int pb_job_due(void)
+{
+	return running && now_s() >= running->deadline;
+}
+
 int pb_job_cancelled(void)
 {
 	return running && running->cancelled;

@@ -29,6 +29,10 @@ void pb_job_free(pb_job *j);
 
 /* Inside a job: yields when its slice is used up. Elsewhere: nothing. */
 void pb_job_tick(void);
+/* 1 inside a job (also on a coroutine nested in it) whose slice is used up:
+ * code running on a nested coroutine (a library's callback) yields that
+ * coroutine, and its resumer, back on the job's stack, calls pb_job_tick. */
+int pb_job_due(void);
 /* 1 inside a job that was asked to stop. */
 int pb_job_cancelled(void);
 /* 1 while a job's body runs (on its own stack or a nested coroutine's). */
