@@ -1,12 +1,16 @@
 /*
  * report.c — the group table and the JSON result of a partition plan, shared
  * by the partition, train and edit commands (report.h). Reads only the
- * generic plan, so it shows plans loaded from files too.
+ * generic plan, so it shows plans loaded from files too. Units come from
+ * util/fmt.h as everywhere else: times with three decimals in the unit that
+ * keeps them >= 1 (pb_fmt_time_fixed), bytes and counts with SI prefixes.
  */
 #include "partition/report.h"
 
 #include <math.h>
 #include <string.h>
+
+#include "util/fmt.h"
 
 /* The rules that constrained the plan (detail.rules, chain_rules.h). */
 static void rules_text(FILE *out, const pb_plan *p)
@@ -34,21 +38,24 @@ static void rules_text(FILE *out, const pb_plan *p)
 
 void pb_part_report_table(FILE *out, const pb_plan *p)
 {
-	fprintf(out, "%-4s %-12s %-13s %12s %11s %11s %11s %11s\n", "#", "cores", "layers", "MACs",
-	        "time(ms)", "compute", "routing", "storage");
+	fprintf(out, "%-4s %-12s %-13s %9s %11s %11s %11s %10s\n", "#", "cores", "layers", "MACs",
+	        "time", "compute", "routing", "storage");
+	char f[4][32];
 	for (int i = 0; i < p->n_groups; i++) {
 		const pb_plan_group *g = &p->groups[i];
-		char cores[24], layers[24];
+		char cores[24], layers[24], macs[32], storage[32];
 		snprintf(cores, sizeof cores, "%d-%d (%d)", g->first_unit,
 		         g->first_unit + g->n_units - 1, g->n_units);
 		snprintf(layers, sizeof layers, "%d-%d", g->first_node, g->last_node);
-		fprintf(out, "%-4d %-12s %-13s %12.4g %11.5f %11.5f %11.5f %9.3fMiB%s%s\n", i,
-		        cores, layers, g->macs, g->time * 1e3, g->compute * 1e3, g->routing * 1e3,
-		        g->storage / (1024.0 * 1024.0), g->bottleneck ? "  <- max" : "",
-		        g->over_memory ? "  OVER MEMORY" : "");
+		fprintf(out, "%-4d %-12s %-13s %9s %11s %11s %11s %10s%s%s\n", i, cores, layers,
+		        pb_fmt_si(g->macs, macs, sizeof macs), pb_fmt_time_fixed(g->time, f[0], 32),
+		        pb_fmt_time_fixed(g->compute, f[1], 32),
+		        pb_fmt_time_fixed(g->routing, f[2], 32),
+		        pb_fmt_bytes(g->storage, storage, sizeof storage),
+		        g->bottleneck ? "  <- max" : "", g->over_memory ? "  OVER MEMORY" : "");
 	}
 	double mt = pb_plan_metric(p, "max_time", NAN), opt = pb_plan_metric(p, "optimum", NAN);
-	fprintf(out, "max(t) = %.6f ms   reward = %.6f\n", mt * 1e3,
+	fprintf(out, "max(t) = %s   reward = %.6f\n", pb_fmt_time_fixed(mt, f[0], 32),
 	        pb_plan_metric(p, "reward", NAN));
 	const char *mode = json_string_value(json_object_get(p->detail, "reward_mode"));
 	int weighted = mode && !strcmp(mode, "weighted");
@@ -60,18 +67,17 @@ void pb_part_report_table(FILE *out, const pb_plan *p)
 			fprintf(out, "exact optimum = %.6f   gap = %.3f%%\n", opt,
 			        100 * pb_plan_metric(p, "gap", NAN));
 	} else if (isfinite(opt)) {
-		fprintf(out, "exact optimum = %.6f ms   gap = %.3f%%\n", opt * 1e3,
-		        100 * pb_plan_metric(p, "gap", NAN));
+		fprintf(out, "exact optimum = %s   gap = %.3f%%\n",
+		        pb_fmt_time_fixed(opt, f[0], 32), 100 * pb_plan_metric(p, "gap", NAN));
 	}
 	const char *note = json_string_value(json_object_get(p->detail, "exact_note"));
 	if (note)
 		fprintf(out, "exact: %s\n", note);
 	rules_text(out, p);
-	fprintf(out,
-	        "lower bound (perfect balance) = %.6f ms   max storage = %.3f MiB of %.3f MiB\n",
-	        pb_plan_metric(p, "lower_bound", NAN) * 1e3,
-	        pb_plan_metric(p, "max_storage", NAN) / (1024.0 * 1024.0),
-	        pb_plan_metric(p, "memory", NAN) / (1024.0 * 1024.0));
+	fprintf(out, "lower bound (perfect balance) = %s   max storage = %s of %s\n",
+	        pb_fmt_time_fixed(pb_plan_metric(p, "lower_bound", NAN), f[0], 32),
+	        pb_fmt_bytes(pb_plan_metric(p, "max_storage", NAN), f[1], 32),
+	        pb_fmt_bytes(pb_plan_metric(p, "memory", NAN), f[2], 32));
 	if (pb_plan_has_metric(p, "script_cost"))
 		fprintf(out, "script cost terms = %.6g (Lua cost_term heuristics, not in max(t))\n",
 		        pb_plan_metric(p, "script_cost", 0));
@@ -148,15 +154,18 @@ int pb_part_report_fit(FILE *log, const pb_plan *p, const char *model, const cha
 	int over = 0;
 	for (int i = 0; i < p->n_groups; i++)
 		over += p->groups[i].over_memory;
-	fprintf(log,
-	        "warning: the plan of %s does not fit %s: largest storage per core %.3f MiB > core "
-	        "memory "
-	        "%.3f MiB (%d of %d groups over memory; the reward carries the memory "
-	        "penalty)%s\n",
-	        model, layout, pb_plan_metric(p, "max_storage", NAN) / (1024.0 * 1024.0),
-	        pb_plan_metric(p, "memory", NAN) / (1024.0 * 1024.0), over, p->n_groups,
-	        exact ? "; the exact solver found no partition that fits: more cores or "
-	                "memory per core are needed"
-	              : "");
+	char st[32], mem[32];
+	fprintf(
+	    log,
+	    "warning: the plan of %s does not fit %s: largest storage per core %s > core "
+	    "memory %s (%d of %d groups over memory; the reward carries the memory "
+	    "penalty)%s\n",
+	    model, layout,
+	    pb_fmt_num(pb_plan_metric(p, "max_storage", NAN), PB_FMT_BYTES, 3, 0, st, sizeof st),
+	    pb_fmt_num(pb_plan_metric(p, "memory", NAN), PB_FMT_BYTES, 3, 0, mem, sizeof mem), over,
+	    p->n_groups,
+	    exact ? "; the exact solver found no partition that fits: more cores or "
+	            "memory per core are needed"
+	          : "");
 	return 1;
 }
