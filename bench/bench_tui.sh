@@ -140,6 +140,8 @@ job() { # job MODEL LAYOUT COMMAND: runs COMMAND from the ':' line, prints the g
 	[ -n "${JOB_LOGS:-}" ] && cp "$log" "$JOB_LOGS/$(basename "$1" .onnx).$n_sess.log"
 	printf "  %-16s %-44s %-9s %s\n" "$(basename "$1" .onnx)" "$3" "$state" \
 		"$(awk '$1=="job_frame_ms" {print $2}' "$log" | pstats)"
+	# long output opens the pager after the job (its frames count, app.c tui_pager)
+	tm capture-pane -p -t "$sess" | grep -q '(q closes)' && tm send-keys -t "$sess" q && sleep 0.2
 	tm send-keys -t "$sess" ':'
 	sleep 0.2
 	tm send-keys -t "$sess" -l 'q!'

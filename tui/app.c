@@ -430,6 +430,7 @@ void tui_pager(tui_app *a, const char *title, const char *text)
 			           lens[top + r - 1] < W ? lens[top + r - 1] : W);
 		wnoutrefresh(w);
 		doupdate();
+		tui_job_frame(a);
 		if (a->job) /* the job keeps running under the pager */
 			tui_job_pump(a);
 		wtimeout(w, a->job ? 10 : -1);

@@ -152,6 +152,8 @@ void tui_job_cancel(tui_app *a);
 /* One line for the status bar while a job runs: spinner, command, elapsed
  * time, progress. */
 void tui_job_status(tui_app *a, char *buf, size_t len);
+/* A frame was flushed outside the main loop (the pager): PB_TUI_TIMING's job_frame_ms. */
+void tui_job_frame(tui_app *a);
 
 /* keymap.c */
 /* Handles a key in normal mode. */

@@ -155,6 +155,15 @@ void tui_job_status(tui_app *a, char *buf, size_t len)
 	         a->progress[0] ? a->progress : "");
 }
 
+void tui_job_frame(tui_app *a)
+{
+	double now = tui_now();
+	if (a->job_frames && a->last_frame > 0)
+		tui_timing_log(a, "job_frame_ms %.2f\n", (now - a->last_frame) * 1e3);
+	a->job_frames = a->job != NULL;
+	a->last_frame = now;
+}
+
 void tui_job_abandon(tui_app *a)
 {
 	if (!a->job)
