@@ -66,9 +66,9 @@ struct pb_milp {
 	int *first, *order; /* columns by start position: order[first[a] .. first[a+1]) */
 	pb_coro *co;
 	int aborting, budget, glp_status, heur_given;
-	int in_co, paused;        /* GLPK runs on co; it yielded for a job's slice */
-	int root_done, root_rc;   /* the root LP's glp_simplex has returned, its code */
-	double slice_end;         /* the root LP's current unit ends here */
+	int in_co, paused;      /* GLPK runs on co; it yielded for a job's slice */
+	int root_done, root_rc; /* the root LP's glp_simplex has returned, its code */
+	double slice_end;       /* the root LP's current unit ends here */
 	char note[200];
 	int rules_columns; /* the whole MILP of chain_milp_rules.c, 0 otherwise */
 };
@@ -734,7 +734,7 @@ static int root_unit(pb_milp *M, double deadline, pb_error *err)
 	M->slice_end = deadline;
 	int rc = co_run(M, err);
 	if (rc || !M->root_done)
-		return rc; /* the slice ended */
+		return rc;              /* the slice ended */
 	if (M->root_rc == GLP_ETMLIM) { /* the time limit */
 		stop(M);
 		return PB_OK;

@@ -54,8 +54,8 @@ static void check_theta(pb_milp *M, double theta, int trial)
 	assert_int_equal(probe_build(M, theta, &err), PB_OK);
 	int ng = 0, dp = M->n_arcs ? probe_path(M, &ng) : INT_MAX, lp = glpk_probe(M);
 	if (dp != lp)
-		fail_msg("trial %d theta %.9g (m=%d n=%d, %d arcs): shortest path %d, GLPK %d", trial,
-		         theta, P->m, P->n, M->n_arcs, dp, lp);
+		fail_msg("trial %d theta %.9g (m=%d n=%d, %d arcs): shortest path %d, GLPK %d",
+		         trial, theta, P->m, P->n, M->n_arcs, dp, lp);
 	if (dp > P->n)
 		return;
 	int cores = 0, layers = 0;
