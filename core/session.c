@@ -272,7 +272,7 @@ static void mark_saved(pb_session *s, const char *path)
 	s->dirty = 0;
 }
 
-int pb_session_save(pb_session *s, const char *path, pb_error *err)
+json_t *pb_session_to_json(pb_session *s)
 {
 	json_t *j = json_object();
 	json_object_set_new(j, "format", json_string("partbench-session"));
@@ -300,6 +300,12 @@ int pb_session_save(pb_session *s, const char *path, pb_error *err)
 	json_object_set_new(
 	    j, "plan", s->plan ? pb_plan_to_json(s->plan, pb_session_node_names(s)) : json_null());
 	json_object_set_new(j, "view", json_string(s->view));
+	return j;
+}
+
+int pb_session_save(pb_session *s, const char *path, pb_error *err)
+{
+	json_t *j = pb_session_to_json(s);
 	int rc = pb_json_save_atomic(j, path, err);
 	json_decref(j);
 	if (rc == PB_OK)

@@ -99,6 +99,8 @@ const char *const *pb_session_node_names(pb_session *s);
 /* Saves/loads a session file (JSON: model path, overrides, layout path, plan,
  * view), atomically. */
 int pb_session_save(pb_session *s, const char *path, pb_error *err);
+/* The JSON that pb_session_save writes (the caller owns it). */
+json_t *pb_session_to_json(pb_session *s);
 int pb_session_load(pb_session *s, const char *path, pb_error *err);
 
 #endif

@@ -211,7 +211,8 @@ void tui_ask_quit(tui_app *a, int confirm);
 void tui_suspend(tui_app *a);
 
 /* recover.c */
-/* SIGTERM and SIGHUP raise a flag that the main loop reads. */
+/* SIGTERM and SIGHUP raise a flag that the main loop reads; a crash signal
+ * writes the recovery bytes armed for the running job. */
 void tui_signals_install(void);
 /* Also reports SIGHUP when the terminal has hung up. Every input loop (main
  * loop, pager, prompt, questions) leaves when it is non-zero. */
@@ -219,6 +220,10 @@ int tui_signal_pending(void);
 /* Writes the recovery session (path gets its name) when there are unsaved
  * changes: 0 written, 1 nothing to write, -1 failed. */
 int tui_recover_write(tui_app *a, char *path, size_t len);
+/* Before a job starts: the recovery bytes that a crash inside it writes (the
+ * session now, when it has unsaved changes); after it ends: none. */
+void tui_recover_arm(tui_app *a);
+void tui_recover_disarm(void);
 /* At start: offers to restore a recovery session of the open model. */
 void tui_recover_offer(tui_app *a, const char *session_arg);
 

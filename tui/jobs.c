@@ -10,6 +10,8 @@
  * it runs. A command that ends within its first slice is finished before
  * tui_run returns, as if it had run directly.
  */
+#include <signal.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -43,10 +45,30 @@ int tui_cmd_is_navigation(const char *line)
 	return 0;
 }
 
+/* Tests only (tests/e2e/tui_crash.sh): PB_TEST_CRASH=SIG:WORD crashes the job
+ * of a command starting with WORD, on its coroutine, with SEGV (a write
+ * through a null pointer), BUS, FPE or ABRT, so that the crash path is run
+ * for real. */
+static void test_crash(const tui_job *j)
+{
+	const char *spec = getenv("PB_TEST_CRASH"), *colon = spec ? strchr(spec, ':') : NULL;
+	if (!colon || !colon[1] || strncmp(j->title, colon + 1, strlen(colon + 1)) != 0)
+		return;
+	if (strncmp(spec, "SEGV:", 5) == 0)
+		*(volatile int *)(uintptr_t)pb_job_running() = 0; /* address 1: not mapped */
+	else if (strncmp(spec, "BUS:", 4) == 0)
+		raise(SIGBUS);
+	else if (strncmp(spec, "FPE:", 4) == 0)
+		raise(SIGFPE);
+	else if (strncmp(spec, "ABRT:", 5) == 0)
+		abort();
+}
+
 static void body(void *arg)
 {
 	tui_job *j = arg;
 	pb_cmd_ctx *ctx = j->a->ctx;
+	test_crash(j);
 	j->rc = j->line ? pb_cmd_run_line(ctx, j->line, &j->err)
 	                : pb_cmd_run_argv(ctx, j->argc, j->argv, &j->err);
 }
@@ -66,6 +88,7 @@ static void finish(tui_app *a)
 	tui_job *j = a->job;
 	double secs = pb_job_elapsed(j->job);
 	a->job = NULL;
+	tui_recover_disarm();
 	a->progress[0] = 0;
 	tui_capture_end(a, &j->cap, j->rc, &j->err);
 	if (j->cancelled) {
@@ -118,6 +141,7 @@ int tui_job_start(tui_app *a, int argc, char **argv, const char *line)
 	a->job = j;
 	a->last_frame = tui_now();
 	a->job_frames = 1;
+	tui_recover_arm(a); /* its time counts in the first frame gap */
 	if (pb_job_resume(j->job, JOB_SLICE)) {
 		int rc = j->rc;
 		finish(a);
@@ -174,4 +198,5 @@ void tui_job_abandon(tui_app *a)
 	a->ctx->log = a->job->cap.saved_log;
 	a->ctx->redraw = a->job->cap.saved_redraw;
 	a->job = NULL;
+	tui_recover_disarm();
 }
