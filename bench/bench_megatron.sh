@@ -169,20 +169,32 @@ bst = ast = None
 if b:
     _, bst, bfit = best(b)
     x = F / bst / gpus / 1e12
-    sched = b.get("scheme") or "pipeline"
-    cells += ["%.1f (step %.3f s)" % (x, bst), "%+.1f%%" % (100 * (x - tfl) / tfl),
+    bb, _, _ = best(b)
+    how = "m %s %s" % (bb.get("microbatches"), bb.get("schedule")) if bb.get("pp", 1) != 1 else ""
+    if not bb and b.get("microbatches"):
+        how = "m %s 1f1b" % b["microbatches"]
+    cells += ["%.1f (step %.3f s%s)" % (x, bst, ", " + how if how else ""),
+              "%+.1f%%" % (100 * (x - tfl) / tfl),
               "yes" if bfit else "no"]
 else:
     cells += [sb, "-", "-"]
 if a:
     ab, ast, afit = best(a)
     bo = a.get("best_overall") or {}
-    desc = "dp %s tp %s pp %s m %s (%s)" % (ab.get("dp", "-"), ab.get("tp", "-"), ab.get("pp", "-"),
-                                          ab.get("microbatches", "-"), bo.get("scheme", a.get("scheme")))
+    desc = "dp %s tp %s pp %s m %s %s(%s)" % (
+        ab.get("dp", "-"), ab.get("tp", "-"), ab.get("pp", "-"), ab.get("microbatches", "-"),
+        ab["schedule"] + " " if ab.get("schedule") not in (None, "none") else "",
+        ab.get("scheme") or bo.get("scheme") or a.get("scheme"))
     cells += [desc, "%.1f (step %.3f s)" % (F / ast / gpus / 1e12, ast), "yes" if afit else "no"]
 else:
     cells += [sa, "-", "-"]
-cells.append("-" if ast is None or bst is None else ("yes" if ast <= bst * (1 + 1e-9) else "NO"))
+# (a) beats or ties (b) as the search ranks plans: a plan that fits first, then the step time
+if ast is None or bst is None:
+    cells.append("-")
+elif bool(afit) != bool(bfit):
+    cells.append("yes" if afit else "NO (a does not fit)")
+else:
+    cells.append("yes" if ast <= bst * (1 + 1e-9) else "NO")
 cells.append("%s/%s" % (sec(fa), sec(fb)))
 print("| " + " | ".join(cells) + " |", flush=True)
 if tsv:
