@@ -151,39 +151,96 @@ int pb_shard_search_solve_row(pb_shard_search *s, int i, pb_shard_problem **pp, 
 	s->running = i;
 	/* recomputation: the one asked for, or (auto, training) each of none,
 	 * selective and full, keeping the fastest plan that fits (less memory
-	 * can buy a faster sharding, so the first that fits is not always it) */
+	 * can buy a faster sharding, so the first that fits is not always it;
+	 * equal times: the least recomputation). Not solved, as they cannot win:
+	 * a choice whose least memory exceeds the device when another's fits;
+	 * a choice that only adds compute to the best so far when its memory
+	 * limit does not bind (pb_shard_problem_costlier); a choice whose bound
+	 * passes the best plan that fits (its cutoff). Order: the least
+	 * recomputation that can fit first, stopped at its root LP if memory
+	 * binds there (then its branch and bound is long, and a cutoff shortens
+	 * it); then the most that can fit; then the rest in order. */
 	int autorc = s->opts.recompute == PB_RECOMP_AUTO;
 	int k0 = autorc ? PB_RECOMP_NONE : s->opts.recompute;
 	int k1 = autorc && s->opts.train ? PB_RECOMP_FULL : k0;
+	int many = k0 != k1;
 	const char *lp = s->n_rows == 1 ? s->lp_path : NULL;
 	int rc = PB_OK;
+	pb_shard_problem *qs[PB_RECOMP_FULL + 1] = {NULL};
+	int can_fit[PB_RECOMP_FULL + 1] = {0}, any_fit = 0;
 	for (int k = k0; k <= k1 && rc == PB_OK; k++) {
 		pb_shard_opts o = s->opts;
 		o.recompute = k;
-		pb_shard_problem *q = NULL;
-		pb_shard_result rq;
-		memset(&rq, 0, sizeof rq);
-		rc = pb_shard_problem_build(s->g, &s->cl, &row->mesh, &o, &q, &e2);
-		if (rc == PB_OK)
-			rc = pb_shard_solve(q, k0 == k1 ? lp : NULL, on_incumbent, s, &rq, &e2);
-		if (rc) {
-			pb_shard_problem_free(q);
-			break;
-		}
-		int better = !p || (rq.feasible && !r->feasible) ||
-		             (rq.feasible == r->feasible && rq.objective < r->objective);
-		if (better) {
-			pb_shard_problem_free(p);
-			pb_shard_result_free(r);
-			p = q;
-			*r = rq;
-			row->recompute = k;
-		} else {
-			pb_shard_problem_free(q);
-			pb_shard_result_free(&rq);
+		rc = pb_shard_problem_build(s->g, &s->cl, &row->mesh, &o, &qs[k], &e2);
+		pb_job_tick();
+		if (rc == PB_OK && many && s->opts.time_limit <= 0) {
+			can_fit[k] = pb_shard_min_memory(qs[k]) <= s->cl.memory * (1 + 1e-9);
+			any_fit |= can_fit[k];
 		}
 	}
-	if (rc == PB_OK && lp && k0 != k1) { /* the MILP of the plan kept */
+	int first = -1, last = -1;
+	for (int k = k0; k <= k1 && rc == PB_OK; k++) {
+		if (many && any_fit && !can_fit[k]) {
+			pb_shard_problem_free(qs[k]);
+			qs[k] = NULL;
+		} else {
+			first = first < 0 ? k : first;
+			last = k;
+		}
+	}
+	int best_k = -1, best_free = 0, cutting = many && s->opts.opt_level < 3;
+	for (int pass = 0; pass < 3 && rc == PB_OK; pass++) {
+		for (int k = k0; k <= k1 && rc == PB_OK; k++) {
+			pb_shard_problem *q = qs[k];
+			if (!q || (pass == 0 && k != first) || (pass == 1 && k != last))
+				continue;
+			if (best_free && k > best_k && pb_shard_problem_costlier(p, q)) {
+				pb_shard_problem_free(q);
+				qs[k] = NULL;
+				continue;
+			}
+			q->probe_mem = cutting && pass == 0 && first != last;
+			q->cutoff = cutting && p && r->feasible ? r->objective : 0;
+			pb_shard_result rq;
+			memset(&rq, 0, sizeof rq);
+			rc = pb_shard_solve(q, many ? NULL : lp, on_incumbent, s, &rq, &e2);
+			if (rc)
+				break;
+			if (rq.cut) { /* probed: solved later; or it cannot win */
+				if (!q->probe_mem) {
+					pb_shard_problem_free(q);
+					qs[k] = NULL;
+				}
+				q->probe_mem = 0;
+				continue;
+			}
+			qs[k] = NULL;
+			int better = !p || (rq.feasible && !r->feasible) ||
+			             (rq.feasible == r->feasible &&
+			              (rq.objective < r->objective ||
+			               (rq.objective == r->objective && k < best_k)));
+			if (better) {
+				pb_shard_problem_free(p);
+				pb_shard_result_free(r);
+				p = q;
+				*r = rq;
+				row->recompute = best_k = k;
+				best_free = rq.mem_free;
+			} else {
+				pb_shard_problem_free(q);
+				pb_shard_result_free(&rq);
+			}
+		}
+	}
+	for (int k = k0; k <= k1; k++)
+		pb_shard_problem_free(qs[k]);
+	if (p) {
+		p->cutoff = 0;
+		p->probe_mem = 0;
+	} else if (rc == PB_OK) { /* cannot happen: the first solved has no cutoff */
+		rc = pb_err(&e2, PB_EINTERNAL, "shard: no recomputation choice solved");
+	}
+	if (rc == PB_OK && lp && many) { /* the MILP of the plan kept */
 		pb_shard_result rl;
 		rc = pb_shard_solve(p, lp, NULL, NULL, &rl, &e2);
 		pb_shard_result_free(&rl);

@@ -81,6 +81,7 @@ typedef struct model {
 	glp_prob *P;
 	int *xcol; /* per group: first x column (1-based) of its representative, 0 if none */
 	int zcol;
+	int memrow; /* 0: no memory row */
 	long bins;
 } model;
 
@@ -281,6 +282,7 @@ static int build_model(const pb_shard_problem *p, const unsigned char *st, const
 				zlb = ma * GB;
 		}
 		row = glp_add_rows(P, 1);
+		md->memrow = row;
 		glp_set_row_name(P, row, "memory_gb");
 		glp_set_row_bnds(P, row, GLP_UP, 0, rhs);
 		for (int G = 0; G < p->n_groups; G++) {
@@ -415,7 +417,16 @@ typedef struct cbinfo {
 	double t0;
 	long n;
 	int stop;
+	double cutoff_us; /* INFINITY: none */
+	int cut;          /* the bound passed the cutoff */
+	int probe;        /* p->probe_mem (whole model only) */
 } cbinfo;
+
+/* A bound above the cutoff (with a margin for rounding): no plan below it. */
+static int above_cutoff(const cbinfo *ci, double bound_us)
+{
+	return isfinite(ci->cutoff_us) && bound_us > ci->cutoff_us * (1 + 1e-9) + 1e-9;
+}
 
 static double best_bound(glp_tree *T)
 {
@@ -439,7 +450,13 @@ static void glpk_cb(glp_tree *T, void *info)
 	} else if (reason == GLP_ISELECT && ci->cb) {
 		ci->stop = ci->cb(ci->ud, NAN, best_bound(T), now() - ci->t0);
 	}
-	if (ci->stop)
+	if (reason == GLP_ISELECT && isfinite(ci->cutoff_us)) {
+		glp_prob *P = glp_ios_get_prob(T);
+		double inc = glp_mip_status(P) == GLP_FEAS ? glp_mip_obj_val(P) : INFINITY;
+		if (above_cutoff(ci, best_bound(T)) && above_cutoff(ci, inc))
+			ci->cut = 1;
+	}
+	if (ci->stop || ci->cut)
 		glp_ios_terminate(T);
 }
 
@@ -475,7 +492,7 @@ static int lp_chunks(glp_prob *P, glp_smcp *sm, cbinfo *ci)
 /* Solves the model; fills choice for groups in the set. Returns 1 when an
  * integer solution exists, 0 when infeasible. */
 static int run_model(const pb_shard_problem *p, const unsigned char *st, model *md, cbinfo *ci,
-                     int *choice, int *optimal)
+                     int *choice, int *optimal, int *mem_free)
 {
 	glp_term_out(GLP_OFF);
 	glp_smcp sm;
@@ -501,6 +518,15 @@ static int run_model(const pb_shard_problem *p, const unsigned char *st, model *
 		if (rc != 0 || glp_get_status(md->P) != GLP_OPT)
 			return 0;
 	}
+	/* a memory row left slack by the LP optimum (basic, or no dual value) is
+	 * also slack for the LP without it: same LP optimum */
+	double lp_obj = glp_get_obj_val(md->P);
+	int mem_slack = !md->memrow || glp_get_row_stat(md->P, md->memrow) == GLP_BS ||
+	                glp_get_row_dual(md->P, md->memrow) == 0;
+	if (above_cutoff(ci, lp_obj) || (ci->probe && !mem_slack)) {
+		ci->cut = 1;
+		return 0;
+	}
 	glp_iocp io;
 	glp_init_iocp(&io);
 	io.msg_lev = GLP_MSG_OFF;
@@ -513,6 +539,9 @@ static int run_model(const pb_shard_problem *p, const unsigned char *st, model *
 	if (ms != GLP_OPT && ms != GLP_FEAS)
 		return 0;
 	*optimal = ms == GLP_OPT && rc == 0;
+	double mip = glp_mip_obj_val(md->P);
+	if (mem_free)
+		*mem_free = *optimal && mem_slack && mip - lp_obj <= 1e-11 * fabs(mip) + 1e-12;
 	for (int G = 0; G < p->n_groups; G++) {
 		if (st[G] != ST_SET)
 			continue;
@@ -568,9 +597,12 @@ int pb_shard_solve(pb_shard_problem *p, const char *lp_path, pb_shard_incumbent_
 		pb_shard_result_free(r);
 		return pb_err(err, PB_ENOMEM, "shard: out of memory");
 	}
-	cbinfo ci = {cb, ud, t0, 0, 0};
 	int chunked = p->opts.opt_level >= 3 && p->n_groups > p->opts.chunk;
-	int rc = PB_OK, ok = 1, optimal = 1;
+	cbinfo ci = {cb, ud,
+	             t0, 0,
+	             0,  p->cutoff > 0 && !chunked ? p->cutoff * US : INFINITY,
+	             0,  p->probe_mem && !chunked};
+	int rc = PB_OK, ok = 1, optimal = 1, mem_free = 0;
 	if (!chunked || lp_path) {
 		memset(st, ST_SET, (size_t)p->n_groups);
 		model md;
@@ -578,14 +610,18 @@ int pb_shard_solve(pb_shard_problem *p, const char *lp_path, pb_shard_incumbent_
 		if (rc == PB_OK && lp_path) /* atomically, like every output */
 			rc = pb_lp_write_atomic(md.P, lp_path, err);
 		if (rc == PB_OK && !chunked) {
-			ok = run_model(p, st, &md, &ci, r->choice, &optimal);
-			if (!ok && !ci.stop) {
+			ok = run_model(p, st, &md, &ci, r->choice, &optimal, &mem_free);
+			if (!ok && !ci.stop && !ci.cut && isfinite(ci.cutoff_us)) {
+				/* no plan fits: it cannot beat the cutoff (a plan that fits) */
+				ci.cut = 1;
+			} else if (!ok && !ci.stop && !ci.cut) {
 				/* Memory does not fit: best plan ignoring memory, reported
 				 * infeasible. */
 				model m2;
 				rc = build_model(p, st, r->choice, 0, &m2, err);
 				if (rc == PB_OK)
-					ok = run_model(p, st, &m2, &ci, r->choice, &optimal);
+					ok = run_model(p, st, &m2, &ci, r->choice, &optimal, NULL);
+				mem_free = 0;
 				model_free(&m2);
 				optimal = 0;
 			}
@@ -603,12 +639,12 @@ int pb_shard_solve(pb_shard_problem *p, const char *lp_path, pb_shard_incumbent_
 			model md;
 			int opt_chunk = 0;
 			rc = build_model(p, st, r->choice, 1, &md, err);
-			if (rc == PB_OK && !run_model(p, st, &md, &ci, r->choice, &opt_chunk) &&
-			    !ci.stop) {
+			if (rc == PB_OK &&
+			    !run_model(p, st, &md, &ci, r->choice, &opt_chunk, NULL) && !ci.stop) {
 				model_free(&md);
 				rc = build_model(p, st, r->choice, 0, &md, err);
 				if (rc == PB_OK &&
-				    !run_model(p, st, &md, &ci, r->choice, &opt_chunk))
+				    !run_model(p, st, &md, &ci, r->choice, &opt_chunk, NULL))
 					rc = pb_err(err, PB_EINTERNAL,
 					            "shard: a level-3 sub-MILP has no solution");
 			}
@@ -618,6 +654,12 @@ int pb_shard_solve(pb_shard_problem *p, const char *lp_path, pb_shard_incumbent_
 		}
 	}
 	free(st);
+	if (rc == PB_OK && !ci.stop && ci.cut) {
+		pb_shard_result_free(r);
+		r->cut = 1;
+		r->solve_seconds = now() - t0;
+		return PB_OK;
+	}
 	if (rc == PB_OK && ci.stop)
 		rc = pb_err(err, PB_ECANCEL, "shard: solve stopped");
 	if (rc) {
@@ -630,6 +672,7 @@ int pb_shard_solve(pb_shard_problem *p, const char *lp_path, pb_shard_incumbent_
 	}
 	pb_shard_evaluate(p, r->choice, r);
 	r->optimal = optimal && r->feasible;
+	r->mem_free = mem_free && r->optimal;
 	r->solve_seconds = now() - t0;
 	r->n_incumbents = ci.n;
 	return PB_OK;

@@ -1026,6 +1026,89 @@ void pb_shard_evaluate(const pb_shard_problem *p, const int *choice, pb_shard_re
 	r->feasible = r->memory <= p->cl.memory * (1 + 1e-9);
 }
 
+double pb_shard_min_memory(const pb_shard_problem *p)
+{
+	double mp = 0, peak = 0;
+	if (p->opts.train) { /* per class of tied groups (one strategy), its least */
+		long *off = malloc(((size_t)p->n_groups + 1) * sizeof *off);
+		long n = 0;
+		for (int G = 0; off && G < p->n_groups; G++) {
+			off[G] = n;
+			n += p->groups[G].tie < 0 ? p->groups[G].n_strat : 0;
+		}
+		double *acc = off ? calloc((size_t)n + 1, sizeof *acc) : NULL;
+		if (!acc) {
+			free(off);
+			return 0; /* out of memory: the bound of no use */
+		}
+		for (int G = 0; G < p->n_groups; G++) {
+			const pb_shard_group *gr = &p->groups[G];
+			long o = off[gr->tie >= 0 ? gr->tie : G];
+			for (int s = 0; s < gr->n_strat; s++)
+				acc[o + s] += gr->mem_param[s] + p->act_mult * gr->mem_act[s];
+		}
+		for (int G = 0; G < p->n_groups; G++) {
+			const pb_shard_group *gr = &p->groups[G];
+			double b = INFINITY;
+			for (int s = 0; gr->tie < 0 && s < gr->n_strat; s++)
+				if (acc[off[G] + s] < b)
+					b = acc[off[G] + s];
+			if (gr->tie < 0 && gr->n_strat > 0)
+				mp += b;
+		}
+		free(acc);
+		free(off);
+		return mp;
+	}
+	for (int G = 0; G < p->n_groups; G++) {
+		const pb_shard_group *gr = &p->groups[G];
+		double bp = INFINITY, ba = INFINITY;
+		for (int s = 0; s < gr->n_strat; s++) {
+			if (gr->mem_param[s] < bp)
+				bp = gr->mem_param[s];
+			if (gr->mem_act[s] < ba)
+				ba = gr->mem_act[s];
+		}
+		if (gr->n_strat > 0) {
+			mp += bp;
+			if (ba > peak)
+				peak = ba;
+		}
+	}
+	return mp + 2 * peak;
+}
+
+int pb_shard_problem_costlier(const pb_shard_problem *a, const pb_shard_problem *b)
+{
+	if (a->n_groups != b->n_groups || a->n_edges != b->n_edges)
+		return 0;
+	for (int G = 0; G < a->n_groups; G++) {
+		const pb_shard_group *x = &a->groups[G], *y = &b->groups[G];
+		if (x->n_strat != y->n_strat || x->n_members != y->n_members || x->tie != y->tie ||
+		    x->fixed != y->fixed)
+			return 0;
+		for (int k = 0; k < x->n_members; k++) {
+			if (x->members[k] != y->members[k] ||
+			    memcmp(a->nodes[x->members[k]].pick, b->nodes[y->members[k]].pick,
+			           (size_t)x->n_strat * sizeof(int)))
+				return 0;
+		}
+		for (int s = 0; s < x->n_strat; s++)
+			if (!(y->cost[s] >= x->cost[s]))
+				return 0;
+	}
+	for (int e = 0; e < a->n_edges; e++) {
+		const pb_shard_edge *x = &a->edges[e], *y = &b->edges[e];
+		if (x->from != y->from || x->to != y->to || x->na != y->na || x->nb != y->nb ||
+		    x->twin != y->twin ||
+		    memcmp(x->a_of, y->a_of, (size_t)a->groups[x->from].n_strat * sizeof(int)) ||
+		    memcmp(x->b_of, y->b_of, (size_t)a->groups[x->to].n_strat * sizeof(int)) ||
+		    memcmp(x->cost, y->cost, (size_t)x->na * x->nb * sizeof(double)))
+			return 0;
+	}
+	return 1;
+}
+
 void pb_shard_result_free(pb_shard_result *r)
 {
 	if (r) {

@@ -139,9 +139,13 @@ typedef struct pb_shard_problem {
 	long n_node_strats; /* sum of strategies over operators (before shrinking) */
 	int *param_owner;   /* per tensor: the active consumer that holds a parameter
 	                     * (its first one: shared parameters count once), or -1 */
-	int n_layer_runs;   /* opts.layers: runs of identical blocks found */
-	int layer_blocks;   /* their blocks (sum of counts) */
-	int layer_tied;     /* groups tied to a group of a first block */
+	/* Early stops of pb_shard_solve (set by the caller; 0 = none); r->cut
+	 * tells that the solve stopped by one of them (no plan then). */
+	double cutoff;    /* seconds: stop once the bound shows no plan costs below it */
+	int probe_mem;    /* stop after the root LP when its memory row binds */
+	int n_layer_runs; /* opts.layers: runs of identical blocks found */
+	int layer_blocks; /* their blocks (sum of counts) */
+	int layer_tied;   /* groups tied to a group of a first block */
 } pb_shard_problem;
 
 int pb_shard_problem_build(const pb_graph *g, const pb_cluster *c, const pb_mesh *m,
@@ -172,6 +176,10 @@ typedef struct pb_shard_result {
 	int optimal;          /* proven optimal by the solver */
 	double solve_seconds;
 	long n_incumbents;
+	int cut;      /* stopped by p->cutoff or p->probe_mem: no plan (choice unset) */
+	int mem_free; /* the memory limit does not bind: the root LP relaxation leaves
+	               * the memory row slack and the plan attains that LP bound, so
+	               * it is also optimal without the limit (one full MILP only) */
 } pb_shard_result;
 
 /* Solves the problem (all groups, or level-3 chunks joined greedily).
@@ -182,6 +190,16 @@ int pb_shard_solve(pb_shard_problem *p, const char *lp_path, pb_shard_incumbent_
  * exceeds max_combos. */
 int pb_shard_brute_force(pb_shard_problem *p, long max_combos, pb_shard_result *r, pb_error *err);
 void pb_shard_result_free(pb_shard_result *r);
+
+/* Least memory per device of any plan, as pb_shard_evaluate counts it: exact
+ * in training (the memory is a sum over groups; tied groups take one
+ * strategy), a lower bound in inference. */
+double pb_shard_min_memory(const pb_shard_problem *p);
+/* 1 when b is a with costs no lower: the same groups, strategies, picks,
+ * ties and edges (spec maps and costs), and every group strategy costs at
+ * least as much in b as in a (a recomputation choice only adds compute).
+ * Then no plan of b is cheaper than a's optimum without the memory limit. */
+int pb_shard_problem_costlier(const pb_shard_problem *a, const pb_shard_problem *b);
 
 /* Cost, memory and feasibility of a choice per group (fills r except choice). */
 void pb_shard_evaluate(const pb_shard_problem *p, const int *choice, pb_shard_result *r);
