@@ -250,13 +250,90 @@ static void test_recompute_auto(void **state)
 	unlink(lua);
 }
 
+/* What lets --recompute auto skip MILPs (search_rows.c): the least memory
+ * of any plan is exact in training (attained by a plan, never undercut), a
+ * recomputation only adds cost to the same problem, a cutoff below the
+ * optimum stops the solve and one above it changes nothing, and a plan that
+ * fits with room to spare is marked free of the memory limit. */
+static void test_skip_bounds(void **state)
+{
+	(void)state;
+	pb_cluster c;
+	load_cluster(&c);
+	pb_graph *g = gpt(0);
+	pb_shard_problem *p0 = build(g, &c, "2x4", PB_OPTIM_ADAM, 0, PB_RECOMP_NONE);
+	pb_shard_problem *pf = build(g, &c, "2x4", PB_OPTIM_ADAM, 0, PB_RECOMP_FULL);
+	double mm = pb_shard_min_memory(p0);
+	int *ch = calloc((size_t)p0->n_groups + 1, sizeof *ch);
+	for (int G = 0; G < p0->n_groups; G++) { /* the least memory per class of tied groups */
+		if (p0->groups[G].tie >= 0)
+			continue;
+		double best = INFINITY;
+		for (int s = 0; s < p0->groups[G].n_strat; s++) {
+			double m = 0;
+			for (int H = 0; H < p0->n_groups; H++)
+				if (H == G || p0->groups[H].tie == G)
+					m += p0->groups[H].mem_param[s] +
+					     p0->act_mult * p0->groups[H].mem_act[s];
+			if (m < best) {
+				best = m;
+				ch[G] = s;
+			}
+		}
+	}
+	for (int G = 0; G < p0->n_groups; G++)
+		if (p0->groups[G].tie >= 0)
+			ch[G] = ch[p0->groups[G].tie];
+	pb_shard_result e;
+	pb_shard_evaluate(p0, ch, &e);
+	assert_true(fabs(e.memory - mm) <= 1e-9 * mm);
+	for (int trial = 0; trial < 50; trial++) { /* no plan below it */
+		for (int G = 0; G < p0->n_groups; G++)
+			ch[G] = p0->groups[G].tie >= 0
+			            ? ch[p0->groups[G].tie]
+			            : (G * 7 + trial * 13) % p0->groups[G].n_strat;
+		pb_shard_evaluate(p0, ch, &e);
+		assert_true(e.memory >= mm * (1 - 1e-12));
+	}
+	free(ch);
+	assert_true(pb_shard_problem_costlier(p0, p0));
+	assert_true(pb_shard_problem_costlier(p0, pf));
+	assert_false(pb_shard_problem_costlier(pf, p0));
+	pb_error err = {0};
+	pb_shard_result r, rc, rl;
+	assert_int_equal(pb_shard_solve(p0, NULL, NULL, NULL, &r, &err), PB_OK);
+	assert_true(r.feasible && r.optimal && !r.cut);
+	assert_true(r.mem_free); /* 40 GB per device: far from binding */
+	p0->cutoff = r.objective * 0.999;
+	assert_int_equal(pb_shard_solve(p0, NULL, NULL, NULL, &rc, &err), PB_OK);
+	assert_true(rc.cut && rc.choice == NULL);
+	p0->cutoff = r.objective * 1.001;
+	assert_int_equal(pb_shard_solve(p0, NULL, NULL, NULL, &rl, &err), PB_OK);
+	assert_false(rl.cut);
+	assert_true(rl.objective == r.objective);
+	assert_memory_equal(rl.choice, r.choice, (size_t)p0->n_groups * sizeof(int));
+	pb_shard_result_free(&r);
+	pb_shard_result_free(&rc);
+	pb_shard_result_free(&rl);
+	/* a limit just above the least memory binds: not free of it */
+	p0->cutoff = 0;
+	p0->cl.memory = mm * 1.0001;
+	assert_int_equal(pb_shard_solve(p0, NULL, NULL, NULL, &r, &err), PB_OK);
+	assert_true(r.feasible);
+	assert_false(r.mem_free);
+	pb_shard_result_free(&r);
+	pb_shard_problem_free(p0);
+	pb_shard_problem_free(pf);
+	pb_graph_free(g);
+	pb_cluster_free(&c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_param_factor),
-	    cmocka_unit_test(test_adam_zero_and_shared),
-	    cmocka_unit_test(test_recompute),
-	    cmocka_unit_test(test_recompute_auto),
+	    cmocka_unit_test(test_param_factor), cmocka_unit_test(test_adam_zero_and_shared),
+	    cmocka_unit_test(test_recompute),    cmocka_unit_test(test_recompute_auto),
+	    cmocka_unit_test(test_skip_bounds),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
