@@ -24,6 +24,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/job.h"
+
 static uint64_t mix(uint64_t h, uint64_t v)
 {
 	h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
@@ -128,6 +130,8 @@ static void best_run(const uint64_t *sig, const unsigned char *taken, int lo, in
 	long cover = 0;
 	int n = hi - lo;
 	for (int P = 1; P <= n / 2; P++) {
+		if (P % 64 == 0)
+			pb_job_tick(); /* run as a workbench job: the screen stays live */
 		int len = 0;
 		for (int i = lo; i + P < hi; i++) {
 			if (sig[i] == sig[i + P] && !taken[i] && !taken[i + P]) {

@@ -24,6 +24,7 @@
 #include <time.h>
 
 #include "shard/strategy_problem.h"
+#include "util/job.h"
 #include "util/lp_file.h"
 
 #define US 1e6
@@ -213,6 +214,7 @@ static int build_model(const pb_shard_problem *p, const unsigned char *st, const
 				    ed->cost[ed->a_of[s] * ed->nb + b] * US;
 			continue;
 		}
+		pb_job_tick(); /* run as a workbench job: the screen stays live */
 		int tw = twin_of(p, st, e);
 		if (tw >= 0) { /* the twin's y's are this edge's: add the costs */
 			for (int k = 0; k < ed->na * ed->nb; k++)

@@ -11,6 +11,7 @@
 #include "shard/strategy_problem.h"
 
 #include "shard/layer_classes.h"
+#include "util/job.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -464,6 +465,7 @@ static int build_groups(pb_shard_problem *p, pb_error *err)
 	}
 	free(gid);
 	for (int G = 0; G < ng; G++) {
+		pb_job_tick(); /* run as a workbench job: the screen stays live */
 		pb_shard_group *gr = &p->groups[G];
 		gr->tie = -1;
 		gr->fixed = -1;
@@ -559,6 +561,7 @@ static int build_edges(pb_shard_problem *p, pb_error *err)
 		const pb_shard_node *sc = &p->nodes[c];
 		if (!sc->active)
 			continue;
+		pb_job_tick();
 		const pb_node *nc = &g->nodes[c];
 		for (int i = 0; i < nc->n_inputs && i < PB_SHARD_MAX_IN; i++) {
 			int t = nc->inputs[i];
@@ -673,6 +676,7 @@ static int prune_dominated(pb_shard_problem *p, pb_error *err)
 	}
 	int rc = PB_OK;
 	for (int G = 0; G < p->n_groups && rc == PB_OK; G++) {
+		pb_job_tick();
 		pb_shard_group *gr = &p->groups[G];
 		int S = gr->n_strat;
 		int *newid = malloc((size_t)S * sizeof(int));
@@ -789,6 +793,7 @@ static void tie_groups(pb_shard_problem *p)
 {
 	const pb_graph *g = p->g;
 	for (int G = 0; G < p->n_groups; G++) {
+		pb_job_tick();
 		pb_shard_group *a = &p->groups[G];
 		for (int H = 0; H < G; H++) {
 			const pb_shard_group *b = &p->groups[H];
@@ -934,6 +939,7 @@ int pb_shard_problem_build(const pb_graph *g, const pb_cluster *c, const pb_mesh
 	int rc = mark_recompute(p, err);
 	for (int i = 0; i < g->n_nodes && rc == PB_OK; i++)
 		if (p->nodes[i].active) {
+			pb_job_tick();
 			rc = build_node(p, i, menu, err);
 			p->n_active++;
 			p->n_node_strats += p->nodes[i].n_strat;
