@@ -51,6 +51,8 @@ typedef struct tui_viewgraph {
 	unsigned char *is_const; /* per node: computes only from constants */
 	int show_consts;         /* 1: boxes of constants only are drawn too */
 	int n_hidden;            /* nodes in no drawn box (constants hidden) */
+	long sel_seen;           /* the view's selection at the last update */
+	int start_pending;       /* a model was opened in place of another */
 } tui_viewgraph;
 
 enum { TUI_OUT_LINES = 400 };

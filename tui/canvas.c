@@ -310,6 +310,10 @@ static void canvas_fit(tui_app *a)
 	if (!a->s->graph || !l)
 		return;
 	int cw = a->canvas_w, ch = a->canvas_h;
+	if (a->vg.start_pending) {
+		a->vg.start_pending = 0;
+		tui_view_start(a);
+	}
 	if (pb_view_get_int(a->s->view, "fit", 0)) {
 		if ((l->width > cw || l->height > ch) && a->vg.zoom < 2) {
 			char line[32];

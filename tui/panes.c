@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "app.h"
+#include "shape/shape.h"
 #include "util/fmt.h"
 #include "view.h"
 
@@ -61,8 +62,13 @@ void tui_title_draw(tui_app *a)
 	if (s->graph) {
 		const char *base = strrchr(s->graph->path, '/');
 		pb_fmt_si(s->graph->total.macs, macs, sizeof macs);
-		k += snprintf(buf + k, sizeof buf - k, " %s: %d nodes, %s MACs |",
-		              base ? base + 1 : s->graph->path, s->graph->n_nodes, macs);
+		/* symbolic input dims leave costs unknown: say so while they do */
+		char in[8];
+		int needs = s->graph->n_unknown_shapes &&
+		            pb_shape_unresolved_inputs(s->graph, in, sizeof in) > 0;
+		k += snprintf(buf + k, sizeof buf - k, " %s: %d nodes, %s MACs%s |",
+		              base ? base + 1 : s->graph->path, s->graph->n_nodes, macs,
+		              needs ? " (needs --input)" : "");
 	}
 	if (s->hw)
 		k += snprintf(buf + k, sizeof buf - k, " %s %s |", s->hw->kind, s->hw->name);

@@ -244,7 +244,13 @@ void tui_vg_update(tui_app *a)
 		return;
 	}
 	if (vg->graph != g) {
+		/* `open` keeps the view's selection, `load` brings its own: a
+		 * selection the change left alone means a new model, whose view
+		 * starts at its inputs (canvas.c) */
+		int reopened = vg->graph != NULL;
+		long seen = vg->sel_seen;
 		tui_vg_free(vg);
+		vg->start_pending = reopened && pb_view_get_int(a->s->view, "sel", -1) == seen;
 		vg->graph = g;
 		vg->is_const = pb_graph_constant_nodes(g);
 		pb_error err = {0};
@@ -252,6 +258,7 @@ void tui_vg_update(tui_app *a)
 			tui_out(a, 1, "%s", err.msg);
 		model_notes(a);
 	}
+	vg->sel_seen = pb_view_get_int(a->s->view, "sel", -1);
 	if (!vg->blocks)
 		return;
 	open_ranges o;

@@ -3,13 +3,13 @@
 # (issue 17, items 6 and 7), driven through tmux:
 # - resnet18: no boxes of constants (the Identity weight copies) until C
 #   shows them, C again hides them; the view starts at the first computing
-#   node (conv1) at the top of the canvas;
+#   node (conv1) at the top of the canvas, and at googlenet's after :open;
 # - bert_base_like: blocks named by their module's qualified name
 #   (blocks.layers.0.self_attn), not by a repeated last component;
 # - googlenet without module paths and with symbolic input dims
 #   (tests/data/gen_unnamed.py): structural blocks ("1 Conv..MaxPool"),
-#   Enter expands one; the output pane says the model needs --input and
-#   gives the option; with --input the notice is gone;
+#   Enter expands one; the title and the output pane say the model needs
+#   --input, the output pane gives the option; with --input that is gone;
 # - Tab on the ':' line completes a path (a positional FILE, a folder, the
 #   value of --layout) and option names from the command's option table.
 # Usage: tui_first_screen.sh PATH/TO/partbench   (run from the repository root)
@@ -45,6 +45,10 @@ wait_for '65 boxes'
 keys C
 wait_for 'constants hidden: [0-9]+ nodes in boxes of constants only'
 wait_for "$hidden boxes"
+# a model opened in its place starts at its own inputs too
+cmd "open $root/models/googlenet.onnx"
+wait_for 'googlenet.onnx: 179 nodes'
+wait_for 'sel 40 /conv1/conv/Conv'
 quit
 
 # --- bert_base_like: qualified module names as block labels
@@ -56,7 +60,7 @@ quit
 
 # --- googlenet without module paths, symbolic input dims
 start "$root/tests/data/googlenet_unnamed.onnx"
-wait_for 'googlenet_unnamed.onnx: 179 nodes'
+wait_for 'googlenet_unnamed.onnx: 179 nodes, [0-9.]+ M MACs \(needs --input\)'
 wait_for 'this model needs --input: input dims without a value: input.1=N,3,H,W'
 wait_for 'reopen with +:open .*googlenet_unnamed.onnx --input input.1=N,3,H,W'
 wait_for '1 Conv\.\.MaxPool'
