@@ -154,8 +154,9 @@ int pb_shard_search_solve_row(pb_shard_search *s, int i, pb_shard_problem **pp, 
 	 * can buy a faster sharding, so the first that fits is not always it;
 	 * equal times: the least recomputation). Not solved, as they cannot win:
 	 * a choice whose least memory exceeds the device when another's fits;
-	 * a choice that only adds compute to the best so far when its memory
-	 * limit does not bind (pb_shard_problem_costlier); a choice whose bound
+	 * a choice that only adds compute to the best so far when that is
+	 * optimal without the memory limit too (pb_shard_problem_costlier; when
+	 * it does not fit, only a choice that cannot fit either); a choice whose bound
 	 * passes the best plan that fits (its cutoff). Order: the least
 	 * recomputation that can fit first, stopped at its root LP if memory
 	 * binds there (then its branch and bound is long, and a cutoff shortens
@@ -167,20 +168,20 @@ int pb_shard_search_solve_row(pb_shard_search *s, int i, pb_shard_problem **pp, 
 	const char *lp = s->n_rows == 1 ? s->lp_path : NULL;
 	int rc = PB_OK;
 	pb_shard_problem *qs[PB_RECOMP_FULL + 1] = {NULL};
-	int can_fit[PB_RECOMP_FULL + 1] = {0}, any_fit = 0;
+	int over[PB_RECOMP_FULL + 1] = {0}, any_fit = 0; /* over: no plan fits for sure */
 	for (int k = k0; k <= k1 && rc == PB_OK; k++) {
 		pb_shard_opts o = s->opts;
 		o.recompute = k;
 		rc = pb_shard_problem_build(s->g, &s->cl, &row->mesh, &o, &qs[k], &e2);
 		pb_job_tick();
 		if (rc == PB_OK && many && s->opts.time_limit <= 0) {
-			can_fit[k] = pb_shard_min_memory(qs[k]) <= s->cl.memory * (1 + 1e-9);
-			any_fit |= can_fit[k];
+			over[k] = pb_shard_min_memory(qs[k]) > s->cl.memory * (1 + 1e-9);
+			any_fit |= !over[k];
 		}
 	}
 	int first = -1, last = -1;
 	for (int k = k0; k <= k1 && rc == PB_OK; k++) {
-		if (many && any_fit && !can_fit[k]) {
+		if (many && any_fit && over[k]) {
 			pb_shard_problem_free(qs[k]);
 			qs[k] = NULL;
 		} else {
@@ -188,13 +189,14 @@ int pb_shard_search_solve_row(pb_shard_search *s, int i, pb_shard_problem **pp, 
 			last = k;
 		}
 	}
-	int best_k = -1, best_free = 0, cutting = many && s->opts.opt_level < 3;
+	int best_k = -1, best_unc = 0, cutting = many && s->opts.opt_level < 3;
 	for (int pass = 0; pass < 3 && rc == PB_OK; pass++) {
 		for (int k = k0; k <= k1 && rc == PB_OK; k++) {
 			pb_shard_problem *q = qs[k];
 			if (!q || (pass == 0 && k != first) || (pass == 1 && k != last))
 				continue;
-			if (best_free && k > best_k && pb_shard_problem_costlier(p, q)) {
+			if (best_unc && k > best_k && (r->feasible || over[k]) &&
+			    pb_shard_problem_costlier(p, q)) {
 				pb_shard_problem_free(q);
 				qs[k] = NULL;
 				continue;
@@ -225,7 +227,7 @@ int pb_shard_search_solve_row(pb_shard_search *s, int i, pb_shard_problem **pp, 
 				p = q;
 				*r = rq;
 				row->recompute = best_k = k;
-				best_free = rq.mem_free;
+				best_unc = rq.unc_opt;
 			} else {
 				pb_shard_problem_free(q);
 				pb_shard_result_free(&rq);

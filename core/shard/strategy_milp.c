@@ -604,7 +604,11 @@ int pb_shard_solve(pb_shard_problem *p, const char *lp_path, pb_shard_incumbent_
 	             t0, 0,
 	             0,  p->cutoff > 0 && !chunked ? p->cutoff * US : INFINITY,
 	             0,  p->probe_mem && !chunked};
-	int rc = PB_OK, ok = 1, optimal = 1, mem_free = 0;
+	int rc = PB_OK, ok = 1, optimal = 1, mem_free = 0, unc_opt = 0;
+	/* no plan fits for sure (the least memory exceeds the device): straight
+	 * to the plan ignoring memory (GLPK would prove the MILP infeasible
+	 * first, slowly when its LP is large) */
+	int over = !chunked && pb_shard_min_memory(p) > p->cl.memory * (1 + 1e-9);
 	if (!chunked || lp_path) {
 		memset(st, ST_SET, (size_t)p->n_groups);
 		model md;
@@ -612,7 +616,7 @@ int pb_shard_solve(pb_shard_problem *p, const char *lp_path, pb_shard_incumbent_
 		if (rc == PB_OK && lp_path) /* atomically, like every output */
 			rc = pb_lp_write_atomic(md.P, lp_path, err);
 		if (rc == PB_OK && !chunked) {
-			ok = run_model(p, st, &md, &ci, r->choice, &optimal, &mem_free);
+			ok = !over && run_model(p, st, &md, &ci, r->choice, &optimal, &mem_free);
 			if (!ok && !ci.stop && !ci.cut && isfinite(ci.cutoff_us)) {
 				/* no plan fits: it cannot beat the cutoff (a plan that fits) */
 				ci.cut = 1;
@@ -623,6 +627,7 @@ int pb_shard_solve(pb_shard_problem *p, const char *lp_path, pb_shard_incumbent_
 				rc = build_model(p, st, r->choice, 0, &m2, err);
 				if (rc == PB_OK)
 					ok = run_model(p, st, &m2, &ci, r->choice, &optimal, NULL);
+				unc_opt = ok && optimal;
 				mem_free = 0;
 				model_free(&m2);
 				optimal = 0;
@@ -675,6 +680,7 @@ int pb_shard_solve(pb_shard_problem *p, const char *lp_path, pb_shard_incumbent_
 	pb_shard_evaluate(p, r->choice, r);
 	r->optimal = optimal && r->feasible;
 	r->mem_free = mem_free && r->optimal;
+	r->unc_opt = r->mem_free || (unc_opt && !r->feasible);
 	r->solve_seconds = now() - t0;
 	r->n_incumbents = ci.n;
 	return PB_OK;

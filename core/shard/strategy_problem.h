@@ -180,6 +180,8 @@ typedef struct pb_shard_result {
 	int mem_free; /* the memory limit does not bind: the root LP relaxation leaves
 	               * the memory row slack and the plan attains that LP bound, so
 	               * it is also optimal without the limit (one full MILP only) */
+	int unc_opt;  /* the plan is optimal without the memory limit: mem_free, or
+	               * no plan fits and the plan ignoring memory is proven optimal */
 } pb_shard_result;
 
 /* Solves the problem (all groups, or level-3 chunks joined greedily).

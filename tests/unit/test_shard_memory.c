@@ -312,6 +312,7 @@ static void test_skip_bounds(void **state)
 	assert_false(rl.cut);
 	assert_true(rl.objective == r.objective);
 	assert_memory_equal(rl.choice, r.choice, (size_t)p0->n_groups * sizeof(int));
+	double free_obj = r.objective;
 	pb_shard_result_free(&r);
 	pb_shard_result_free(&rc);
 	pb_shard_result_free(&rl);
@@ -320,7 +321,15 @@ static void test_skip_bounds(void **state)
 	p0->cl.memory = mm * 1.0001;
 	assert_int_equal(pb_shard_solve(p0, NULL, NULL, NULL, &r, &err), PB_OK);
 	assert_true(r.feasible);
-	assert_false(r.mem_free);
+	assert_false(r.mem_free || r.unc_opt);
+	assert_true(r.objective >= free_obj);
+	pb_shard_result_free(&r);
+	/* below it nothing fits: the plan ignoring memory, the free optimum */
+	p0->cl.memory = mm * 0.999;
+	assert_int_equal(pb_shard_solve(p0, NULL, NULL, NULL, &r, &err), PB_OK);
+	assert_false(r.feasible || r.mem_free);
+	assert_true(r.unc_opt);
+	assert_true(fabs(r.objective - free_obj) <= 1e-9 * free_obj);
 	pb_shard_result_free(&r);
 	pb_shard_problem_free(p0);
 	pb_shard_problem_free(pf);
