@@ -181,19 +181,22 @@ int pb_shard_search_solve_row(pb_shard_search *s, int i, pb_shard_problem **pp, 
 	}
 	int first = -1, last = -1;
 	for (int k = k0; k <= k1 && rc == PB_OK; k++) {
-		if (many && any_fit && over[k]) {
-			pb_shard_problem_free(qs[k]);
-			qs[k] = NULL;
-		} else {
+		if (!(many && any_fit && over[k])) {
 			first = first < 0 ? k : first;
 			last = k;
 		}
 	}
 	int best_k = -1, best_unc = 0, cutting = many && s->opts.opt_level < 3;
-	for (int pass = 0; pass < 3 && rc == PB_OK; pass++) {
+	/* pass 3: the choices that cannot fit, only if no plan that fits was
+	 * found after all (GLPK failing on a MILP that has one) */
+	for (int pass = 0; pass < 4 && rc == PB_OK; pass++) {
+		if (pass == 3 && (!p || r->feasible))
+			break;
 		for (int k = k0; k <= k1 && rc == PB_OK; k++) {
 			pb_shard_problem *q = qs[k];
-			if (!q || (pass == 0 && k != first) || (pass == 1 && k != last))
+			int skip_over = many && any_fit && over[k];
+			if (!q || (pass == 0 && k != first) || (pass == 1 && k != last) ||
+			    (pass < 3 && skip_over))
 				continue;
 			if (best_unc && k > best_k && (r->feasible || over[k]) &&
 			    pb_shard_problem_costlier(p, q)) {

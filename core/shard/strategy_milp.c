@@ -517,8 +517,16 @@ static int run_model(const pb_shard_problem *p, const unsigned char *st, model *
 		/* retry with the primal simplex before declaring it infeasible */
 		sm.meth = GLP_PRIMAL;
 		rc = glp_simplex(md->P, &sm);
-		if (rc != 0 || glp_get_status(md->P) != GLP_OPT)
-			return 0;
+		if (rc != 0 || glp_get_status(md->P) != GLP_OPT) {
+			/* and scaled, from GLPK's advanced basis (costs spanning many
+			 * orders of magnitude: the unscaled simplex can fail) */
+			glp_scale_prob(md->P, GLP_SF_AUTO);
+			glp_adv_basis(md->P, 0);
+			sm.meth = GLP_DUALP;
+			rc = glp_simplex(md->P, &sm);
+			if (rc != 0 || glp_get_status(md->P) != GLP_OPT)
+				return 0;
+		}
 	}
 	/* a memory row left slack by the LP optimum (basic, or no dual value) is
 	 * also slack for the LP without it: same LP optimum */
