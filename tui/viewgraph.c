@@ -158,15 +158,15 @@ static void item_label(tui_app *a, tui_item *it, int d, const open_ranges *o)
 	char tmp[80];
 	int i = it->first, k = bl->depth[i];
 	if (!it->block) {
-		/* exporters name nodes "/module/path/Op": show op + the module */
+		/* exporters name nodes "/module/path/Op": show op + the module's
+		 * qualified name (its tail when long: "Conv conv1.conv") */
 		const char *sn = pb_node_short_name(n);
-		if (bl->cend && k > 0 && strncmp(sn, n->op, strlen(n->op)) == 0) {
-			const int *ce = &bl->cend[(size_t)i * PB_BLOCKS_MAX_DEPTH];
-			int start = k >= 2 ? ce[k - 2] : 0;
-			while (n->name[start] == '/')
-				start++;
-			snprintf(tmp, sizeof tmp, "%s %.*s", n->op, ce[k - 1] - start,
-			         n->name + start);
+		int room = TUI_LABEL_MAX - (int)strlen(n->op) - 1;
+		if (!bl->structural && k > 0 && room >= 8 &&
+		    strncmp(sn, n->op, strlen(n->op)) == 0) {
+			char mod[64];
+			pb_blocks_label(g, bl, a->vg.is_const, i, i, k, room, mod, sizeof mod);
+			snprintf(tmp, sizeof tmp, "%s %s", n->op, mod);
 		} else {
 			snprintf(tmp, sizeof tmp, "%s %s", n->op, sn);
 		}
