@@ -190,14 +190,17 @@ static int structural_keys(const pb_graph *g, const unsigned char *is_const, pb_
 	split_range(&c, 0, m, 1);
 	b->n_ids = c.next_id;
 	/* constants take the blocks of the next computing node (the weights
-	 * sit just before their user), or of the last one at the end */
+	 * sit just before their user), or of the last one at the end; those
+	 * before the first computing node (exporters put the weight copies of
+	 * the whole model there) stay outside every block, so that they form a
+	 * box of constants only, which viewers hide */
 	for (int i = n - 1, nextc = -1; i >= 0; i--) {
 		if (!is_const || !is_const[i]) {
 			nextc = i;
 			continue;
 		}
 		int src = nextc >= 0 ? nextc : m > 0 ? pos[m - 1] : -1;
-		if (src < 0)
+		if (src < 0 || (m > 0 && i < pos[0]))
 			continue;
 		b->depth[i] = b->depth[src];
 		memcpy(&KEY(b, i, 0), &KEY(b, src, 0), sizeof(int) * PB_BLOCKS_MAX_DEPTH);
@@ -304,6 +307,8 @@ static void structural_label(const pb_graph *g, const pb_blocks *b, const unsign
 {
 	char path[64] = "";
 	size_t k = 0;
+	if (b->depth[first] == 0) /* constants before every block */
+		return;
 	for (int c = 0; c < d && c < b->depth[first]; c++) {
 		int w = snprintf(path + k, sizeof path - k, "%s%d", c ? "." : "",
 		                 b->ord[KEY(b, first, c)]);

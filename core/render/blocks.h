@@ -17,7 +17,8 @@
  * Paddle or hand-made graphs): the blocks are intervals of the topological
  * order cut where the fewest values are live. The live width of the cut
  * before position p is the number of computing nodes u < p with a consumer at
- * or after p (constant nodes are not counted). Where the width is 1 the
+ * or after p (constant nodes are not counted, and join the block of the next
+ * computing node; those before the first one are in none). Where the width is 1 the
  * interval between two cuts is a single-entry single-exit region of the DAG.
  * Level 1 cuts the graph into about PB_BLOCKS_FANOUT intervals, choosing in
  * each window of half to one and a half times the target length the cut of

@@ -6,11 +6,15 @@
  * of the component ends), then for depth = 0, 1, ..., max depth count the
  * runs in one pass over the topological order; the count grows with depth, so
  * the last depth within budget is the finest that fits. O(n * depth).
+ * Graphs without module paths use the structural levels of render/blocks.h
+ * the same way.
  */
 #include "render/collapse.h"
 
 #include <stdlib.h>
 #include <string.h>
+
+#include "render/blocks.h"
 
 #define MAX_DEPTH 16
 
@@ -75,6 +79,47 @@ static int count_runs(const split_name *s, const int *group, int n, int depth, i
 	return boxes;
 }
 
+/* Runs of consecutive nodes in one group and one structural block of level
+ * d (a node in a smaller leaf block compares at its own level). */
+static int count_block_runs(const pb_blocks *b, const int *group, int n, int d, int *box_of)
+{
+	int boxes = 0;
+	for (int i = 0; i < n; i++) {
+		int fresh = i == 0 || (group && group[i] != group[i - 1]);
+		if (!fresh) {
+			int di = b->depth[i] < d ? b->depth[i] : d;
+			int dj = b->depth[i - 1] < d ? b->depth[i - 1] : d;
+			fresh = di != dj || (di > 0 && !pb_blocks_same(b, i, i - 1, di));
+		}
+		boxes += fresh;
+		if (box_of)
+			box_of[i] = boxes - 1;
+	}
+	return boxes;
+}
+
+/* Structural collapse of a graph without module paths: the deepest block
+ * level within budget. Returns 1 when done, 0 when no level fits (or the
+ * graph has no blocks), -1 when out of memory. */
+static int collapse_structural(const pb_graph *g, const int *group, int max_boxes, pb_collapse *c)
+{
+	pb_error err = {0};
+	c->is_const = pb_graph_constant_nodes(g);
+	if (!c->is_const || pb_blocks_compute(g, c->is_const, &c->blocks, &err) != PB_OK)
+		return -1;
+	int depth = 0;
+	for (int d = 1; d <= c->blocks->max_depth; d++) {
+		if (count_block_runs(c->blocks, group, g->n_nodes, d, NULL) > max_boxes)
+			break;
+		depth = d;
+	}
+	if (depth == 0)
+		return 0;
+	c->depth = depth;
+	c->n_boxes = count_block_runs(c->blocks, group, g->n_nodes, depth, c->box_of);
+	return 1;
+}
+
 static int fill_starts(pb_collapse *c)
 {
 	c->start = malloc((size_t)(c->n_boxes + 1) * sizeof *c->start);
@@ -125,15 +170,25 @@ int pb_collapse_compute(const pb_graph *g, const int *group, int max_boxes, int 
 				break;
 			depth = d;
 		}
+		int done = 0;
 		if (max_depth == 0) {
-			/* No module paths at all: cut the group ranges into equal
-			 * pieces so that the total stays within budget. */
+			/* No module paths at all: structural blocks, or else the
+			 * group ranges cut into equal pieces within budget. */
+			done = collapse_structural(g, group, max_boxes, c);
+			if (done < 0) {
+				free(s);
+				pb_collapse_free(c);
+				return pb_err(err, PB_ENOMEM, "collapse: out of memory (%d nodes)",
+				              n);
+			}
 			int ranges = count_runs(s, group, n, 0, 0, NULL);
 			int room = max_boxes - ranges > 1 ? max_boxes - ranges : 1;
 			chunk = (n + room - 1) / room;
 		}
-		c->depth = depth;
-		c->n_boxes = count_runs(s, group, n, depth, chunk, c->box_of);
+		if (!done) {
+			c->depth = depth;
+			c->n_boxes = count_runs(s, group, n, depth, chunk, c->box_of);
+		}
 	}
 	free(s);
 	if (fill_starts(c) != 0) {
@@ -150,6 +205,8 @@ void pb_collapse_free(pb_collapse *c)
 		return;
 	free(c->box_of);
 	free(c->start);
+	pb_blocks_free(c->blocks);
+	free(c->is_const);
 	free(c);
 }
 
@@ -160,9 +217,14 @@ int pb_collapse_size(const pb_collapse *c, int b)
 
 char *pb_collapse_prefix(const pb_graph *g, const pb_collapse *c, int b, char *buf, size_t len)
 {
-	buf[0] = '\0';
-	if (len == 0 || c->depth == PB_COLLAPSE_NONE || c->depth == 0)
+	if (len == 0)
 		return buf;
+	buf[0] = '\0';
+	if (c->depth == PB_COLLAPSE_NONE || c->depth == 0)
+		return buf;
+	if (c->blocks && c->blocks->structural)
+		return pb_blocks_label(g, c->blocks, c->is_const, c->start[b], c->start[b + 1] - 1,
+		                       c->depth, (int)len - 1, buf, len);
 	split_name s = {"", 0, {0}};
 	for (int i = c->start[b]; i < c->start[b + 1] && s.n_comp == 0; i++)
 		split(g->nodes[i].name ? g->nodes[i].name : "", &s);

@@ -17,12 +17,16 @@ set -u
 bin=$(realpath "${1:?usage: tui_first_screen.sh PARTBENCH}")
 root=$(pwd)
 . "$(dirname "$0")/lib/tui_tmux.sh" first
-start() { # start MODEL [ARGS...]: a new workbench in the tmux session
-	tm kill-session -t "$sess" 2>/dev/null
-	local args=""
+n_sess=0
+start() { # start MODEL [ARGS...]: a new workbench in a new tmux session (the
+	# last one stays until then: killing it could end the server)
+	local old=$sess args=""
+	n_sess=$((n_sess + 1))
+	sess=pb$n_sess
 	for x in "$@"; do args="$args '$x'"; done
 	tm -f /dev/null new-session -d -s "$sess" -x 150 -y 45 -c "$tmp" \
 		"env LANG=C.UTF-8 '$bin' $args; echo PB_EXIT=\$?; sleep 600"
+	[ $n_sess -gt 1 ] && tm kill-session -t "$old" 2>/dev/null
 }
 quit() {
 	keys q
@@ -63,6 +67,11 @@ start "$root/tests/data/googlenet_unnamed.onnx"
 wait_for 'googlenet_unnamed.onnx: 179 nodes, [0-9.]+ M MACs \(needs --input\)'
 wait_for 'this model needs --input: input dims without a value: input.1=N,3,H,W'
 wait_for 'reopen with +:open .*googlenet_unnamed.onnx --input input.1=N,3,H,W'
+wait_for '[0-9]+ boxes, dot'
+n=$(boxes)
+[ "$n" -lt 179 ] || fail "nothing collapsed ($n boxes)"
+# level 1: about 12 blocks, one per inception module
+cmd 'view depth 1'
 wait_for '1 Conv\.\.MaxPool'
 n=$(boxes)
 [ "$n" -ge 6 ] && [ "$n" -le 24 ] || fail "structural collapse gave $n boxes (want 6..24)"

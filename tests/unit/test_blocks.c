@@ -5,11 +5,13 @@
  * layers of bert_base_like), and structural blocks of graphs without module
  * paths: nested intervals of the topological order, cut where one value is
  * live when the graph has such cuts (a chain of diamonds, the inception
- * modules of googlenet without names), and no blocks for small graphs.
+ * modules of googlenet without names), and no blocks for small graphs; the
+ * SVG export's collapse (render/collapse.h) uses the same structural blocks.
  */
 #include "pb_test.h"
 
 #include "render/blocks.h"
+#include "render/collapse.h"
 
 static pb_graph *named_graph(void)
 {
@@ -188,13 +190,14 @@ static int check_structure(const pb_graph *g, const unsigned char *cst, const pb
 		free(closed);
 	}
 	for (int i = 0; i < n; i++) {
-		if (i == 0 || pb_blocks_key(b, i, 1) != pb_blocks_key(b, i - 1, 1)) {
+		int k = pb_blocks_key(b, i, 1), prev = i > 0 ? pb_blocks_key(b, i - 1, 1) : -1;
+		if (k >= 0 && (i == 0 || k != prev)) {
 			n1++;
 			/* the cut lies before the first computing node of the block */
 			int p = i;
 			while (p < n && cst && cst[p])
 				p++;
-			if (i > 0 && want_width >= 0 && p < n)
+			if (prev >= 0 && want_width >= 0 && p < n)
 				assert_int_equal(width_before(g, cst, p), want_width);
 		}
 	}
@@ -262,8 +265,7 @@ static void test_structural_diamonds(void **state)
 }
 
 /* googlenet without module paths (tests/data/gen_unnamed.py): the level-1
- * cuts fall between the inception modules, where one value is live, and
- * the constants (weight copies) never open a block of their own. */
+ * cuts fall between the inception modules, where one value is live. */
 static void test_structural_googlenet(void **state)
 {
 	(void)state;
@@ -276,20 +278,78 @@ static void test_structural_googlenet(void **state)
 	assert_int_equal(b->structural, 1);
 	int n1 = check_structure(g, cst, b, 1);
 	assert_true(n1 >= 6 && n1 <= 2 * PB_BLOCKS_FANOUT);
+	/* the weight copies before the first computing node are in no block
+	 * (a box of constants only), every other node is */
+	int first = 0;
+	while (cst[first])
+		first++;
+	assert_true(first > 0);
 	for (int i = 0; i < g->n_nodes; i++)
-		assert_true(b->depth[i] >= 1);
+		assert_true(i < first ? b->depth[i] == 0 : b->depth[i] >= 1);
 	pb_blocks_free(b);
 	free(cst);
+	pb_graph_free(g);
+}
+
+/* The SVG export's collapse of a graph without module paths: boxes are the
+ * structural blocks of the deepest level within budget, split where the
+ * plan group changes, and carry the blocks' labels. */
+static void test_collapse_structural(void **state)
+{
+	(void)state;
+	pb_graph *g = NULL;
+	pb_error err = {0};
+	assert_int_equal(pb_graph_load("tests/data/googlenet_unnamed.onnx", NULL, &g, &err), PB_OK);
+	pb_collapse *c;
+	assert_int_equal(pb_collapse_compute(g, NULL, 30, 0, &c, &err), PB_OK);
+	assert_non_null(c->blocks);
+	assert_int_equal(c->depth, 1);
+	assert_true(c->n_boxes >= 6 && c->n_boxes <= 30);
+	char buf[64];
+	/* box 0: the weight copies before the first computing node (hidden by
+	 * the export as a box of constants only) */
+	unsigned char *cst = pb_graph_constant_nodes(g);
+	for (int i = c->start[0]; i < c->start[1]; i++)
+		assert_true(cst[i]);
+	assert_string_equal(pb_collapse_prefix(g, c, 0, buf, sizeof buf), "");
+	free(cst);
+	for (int b = 1; b < c->n_boxes; b++) {
+		int f = c->start[b];
+		if (b > 1) /* each further box is one level-1 block */
+			assert_false(pb_blocks_same(c->blocks, f, f - 1, 1));
+		assert_true(pb_blocks_same(c->blocks, f, c->start[b + 1] - 1, 1));
+		pb_collapse_prefix(g, c, b, buf, sizeof buf);
+		char want[8];
+		snprintf(want, sizeof want, "%d ", b);
+		assert_true(strncmp(buf, want, strlen(want)) == 0);
+	}
+	int n1 = c->n_boxes;
+	pb_collapse_free(c);
+	/* a plan boundary inside a block splits it */
+	int *group = calloc((size_t)g->n_nodes, sizeof *group);
+	int mid = g->n_nodes / 2;
+	for (int i = mid; i < g->n_nodes; i++)
+		group[i] = 1;
+	assert_int_equal(pb_collapse_compute(g, group, 30, 0, &c, &err), PB_OK);
+	assert_non_null(c->blocks);
+	assert_true(c->n_boxes == n1 || c->n_boxes == n1 + 1);
+	for (int b = 0; b < c->n_boxes; b++)
+		assert_int_equal(group[c->start[b]], group[c->start[b + 1] - 1]);
+	pb_collapse_free(c);
+	/* a budget below the first level: equal runs, as before */
+	assert_int_equal(pb_collapse_compute(g, NULL, 3, 0, &c, &err), PB_OK);
+	assert_true(c->n_boxes <= 3);
+	pb_collapse_free(c);
+	free(group);
 	pb_graph_free(g);
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_named_labels),
-	    cmocka_unit_test(test_bert_labels),
-	    cmocka_unit_test(test_structural_diamonds),
-	    cmocka_unit_test(test_structural_googlenet),
+	    cmocka_unit_test(test_named_labels),        cmocka_unit_test(test_bert_labels),
+	    cmocka_unit_test(test_structural_diamonds), cmocka_unit_test(test_structural_googlenet),
+	    cmocka_unit_test(test_collapse_structural),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
