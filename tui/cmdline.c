@@ -179,7 +179,27 @@ static void complete(tui_app *a, char *buf, size_t len, size_t *cur)
 		while (ps > 0 && buf[ps - 1] != ' ')
 			ps--;
 		snprintf(prev, sizeof prev, "%.*s", (int)(pe - ps), buf + ps);
-		if (word[0] == '-') {
+		char *eq = word[0] == '-' ? strchr(word, '=') : NULL;
+		if (eq) { /* --layout=PATH */
+			*eq = '\0';
+			int path = option_takes_path(c, word);
+			*eq = '=';
+			if (!path) {
+				tui_out(a, 1, "%s: %.*s takes no file", c->name, (int)(eq - word),
+				        word);
+				return;
+			}
+			what = "file";
+			cands files = {0};
+			complete_paths(eq + 1, &files);
+			for (int i = 0; i < files.n; i++) {
+				char full[PATH_MAX + 80];
+				snprintf(full, sizeof full, "%.*s%s", (int)(eq - word + 1), word,
+				         files.v[i]);
+				cands_add(&m, full);
+			}
+			cands_free(&files);
+		} else if (word[0] == '-') {
 			what = "option";
 			complete_options(c, word, &m);
 		} else if (prev[0] == '-' ? option_takes_path(c, prev) : positional_takes_path(c)) {

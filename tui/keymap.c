@@ -129,7 +129,8 @@ static const char *key_label(int key, char *buf, size_t len)
 void tui_keys_help(FILE *out)
 {
 	fprintf(out, "Keys (each runs the command shown; %%s node, %%g group, %%p group-1, %%r "
-	             "box range)\n\n");
+	             "box range,\n%%b box's first node, %%C 1 while constants are hidden, else "
+	             "0)\n\n");
 	for (size_t i = 0; i < sizeof KEYS / sizeof KEYS[0]; i++) {
 		char kb[16], word[32];
 		const char *what = NULL;
@@ -144,6 +145,8 @@ void tui_keys_help(FILE *out)
 		sscanf(KEYS[i].cmd, "%31s", word);
 		const pb_command *c = pb_cmd_find(word);
 		what = c ? c->summary : "(command not in this build)";
+		if (strstr(KEYS[i].cmd, "constants=%C"))
+			what = "show / hide boxes of constants only (weight copies)";
 		fprintf(out, "  %-10s %-30s %s\n", key_label(KEYS[i].key, kb, sizeof kb),
 		        KEYS[i].cmd, what);
 	}

@@ -11,7 +11,8 @@
 #   Enter expands one; the title and the output pane say the model needs
 #   --input, the output pane gives the option; with --input that is gone;
 # - Tab on the ':' line completes a path (a positional FILE, a folder, the
-#   value of --layout) and option names from the command's option table.
+#   value of --layout and of --layout=) and option names from the command's
+#   option table; '?' names the C key.
 # Usage: tui_first_screen.sh PATH/TO/partbench   (run from the repository root)
 set -u
 bin=$(realpath "${1:?usage: tui_first_screen.sh PARTBENCH}")
@@ -109,9 +110,18 @@ keys -l -- '-'
 keys Tab
 wait_for ' --layout --method .*--require-fit'
 keys C-u
+keys -l 'partition -'
+keys -l -- "-layout=$root/layouts/manycore-1"
+keys Tab
+wait_for "^:partition --layout=$root/layouts/manycore-16\.lua"
+keys C-u
 keys -l 'export --colo'
 keys Tab
 wait_for '^:export --color-by'
 keys Escape
+# the help names the key
+keys '?'
+wait_for 'C +view set constants=%C +show / hide boxes of constants only'
+keys q
 quit
 echo "ok: tui_first_screen"
