@@ -4,9 +4,9 @@
 # bench/megatron_table1.tsv:
 #   (a) partbench's own plan: `shard --train --batch B --pipeline auto`
 #       (its dp, tp, pp, micro-batches, predicted step time) when the dp x tp x
-#       pp CLI exists or MEGA_PIPELINE_AUTO=1; otherwise the operator-level
-#       search `shard --train --batch B` (pp = 1): today's `--pipeline auto`
-#       plans every stage count and ran past 300 s on row 2 (64 GPUs);
+#       pp CLI exists (MEGA_A=auto); otherwise the operator-level search
+#       `shard --train --batch B` (MEGA_A=op, pp = 1): the old `--pipeline
+#       auto` ran past 300 s on row 2 (64 GPUs); MEGA_A=skip leaves (a) out;
 #   (b) partbench's prediction for the paper's configuration (dp, tp, pp):
 #       `shard --dp D --tp T --pp P` when the CLI has it, else with the
 #       options that exist today: pp = 1 -> `shard --scheme DxT --recompute
@@ -21,7 +21,8 @@
 #   ROWS: "all" (default), "1-4", "1,5,10" (1-based rows of the table)
 # env:  MEGA_TIMEOUT  seconds per partbench run (default 300); a run stopped
 #                     by it is reported as "timeout", never filled in
-#       MEGA_PIPELINE_AUTO=1  (a) with --pipeline auto even without the dp x tp x pp CLI
+#       MEGA_A        auto | op | skip: how (a) is found (above)
+#       MEGA_LAYOUT   another layout template (default layouts/cluster-a100.lua)
 #       MEGA_TSV      also append the raw per-row results to this file
 #       MEGA_CALIBRATE=1  only calibrate: solve row 1's paper configuration
 #                     at efficiency 1 and print the device_efficiency that
@@ -34,7 +35,7 @@ TO=${MEGA_TIMEOUT:-300}
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/.." && pwd)
 TABLE="$HERE/megatron_table1.tsv"
-LAYOUT="$ROOT/layouts/cluster-a100.lua"
+LAYOUT=${MEGA_LAYOUT:-$ROOT/layouts/cluster-a100.lua}
 T=$(mktemp -d /tmp/pb_megatron.XXXXXX)
 trap 'rm -rf "$T"' EXIT
 [ -x "$P" ] || { echo "bench_megatron: $P not found (build first)" >&2; exit 2; }
@@ -49,6 +50,7 @@ layout() { # nodes [efficiency]
 # the dtp CLI (shard --dp/--tp/--pp) when it exists
 HAS_DTP=0
 "$P" shard --help 2>&1 | grep -q -- '--pp' && HAS_DTP=1
+A=${MEGA_A:-$([ $HAS_DTP = 1 ] && echo auto || echo op)}
 
 flops() { # B s l h V -> eq. 3
   python3 -c "import sys; B,s,l,h,V=map(float,sys.argv[1:]); print('%.6e' % (96*B*s*l*h*h*(1+s/(6*h)+V/(16*l*h))))" "$@"
@@ -122,7 +124,7 @@ fi
 
 echo "== $(date -u '+%F %T UTC'), $(nproc) cores, $(uname -m), timeout ${TO} s per run," \
   "dp x tp x pp CLI: $([ $HAS_DTP = 1 ] && echo yes || echo 'no (shard --scheme / pipeline --stages)')," \
-  "(a) $([ $HAS_DTP = 1 ] || [ "${MEGA_PIPELINE_AUTO:-}" = 1 ] && echo 'shard --pipeline auto' || echo 'shard, operator-level only')"
+  "(a) $(case $A in auto) echo 'shard --pipeline auto' ;; op) echo 'shard, operator-level only' ;; *) echo skipped ;; esac)"
 echo "| row | params (B) | GPUs | B | paper (dp,tp,pp) | paper TFLOP/s | (b) paper config predicted | (b) err | (b) fits | (a) partbench plan | (a) predicted | (a) fits | (a) >= (b) | seconds (a)/(b) |"
 echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 i=0
@@ -140,11 +142,11 @@ grep -v '^#' "$TABLE" | while read -r params heads hidden layers tp pp gpus batc
   l=$(layout $((gpus / 8)))
   F=$(flops "$batch" 2048 "$layers" "$hidden" 51200)
   paper_cfg "$m" "$l" "$batch" $dp "$tp" "$pp" "$T/b$i.json"
-  if [ $HAS_DTP = 1 ] || [ "${MEGA_PIPELINE_AUTO:-}" = 1 ]; then
-    run "$T/a$i.json" shard "$m" --layout "$l" --train --batch "$batch" --pipeline auto --jobs 1
-  else
-    run "$T/a$i.json" shard "$m" --layout "$l" --train --batch "$batch" --jobs 1
-  fi
+  case $A in
+  auto) run "$T/a$i.json" shard "$m" --layout "$l" --train --batch "$batch" --pipeline auto --jobs 1 ;;
+  op) run "$T/a$i.json" shard "$m" --layout "$l" --train --batch "$batch" --jobs 1 ;;
+  *) echo skipped >"$T/a$i.json.status" ;;
+  esac
   python3 - "$i" "$params" "$gpus" "$batch" "$dp" "$tp" "$pp" "$tfl" "$F" "$T/a$i.json" "$T/b$i.json" \
     "${MEGA_TSV:-}" <<'PY'
 import json, os, sys
