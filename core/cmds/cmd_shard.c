@@ -12,6 +12,7 @@
 #include "commands.h"
 #include "util/ranks.h"
 #include "script/hooks.h"
+#include "shard/dtp_search.h"
 #include "shard/pipeline_plan.h"
 #include "shard/search.h"
 
@@ -61,7 +62,18 @@ static const pb_opt shard_opts[] = {
      "exit 2 when the best plan does not fit the device memory (it is still shown and saved)"},
     {"pipeline", 0, PB_OPT_STR, "auto|off",
      "auto: also plan a pipeline for every stage count dividing the devices and keep the best "
-     "of both kinds (default off)"},
+     "of both kinds; with it the data x tensor x pipeline search (every dp x tp x pp = devices, "
+     "micro-batches, 1F1B and interleaved schedules) fills 'configurations' and 'best' "
+     "(default off)"},
+    {"dp", 0, PB_OPT_INT, "D",
+     "data-parallel degree: fixes it in the data x tensor x pipeline search (implies the search)"},
+    {"tp", 0, PB_OPT_INT, "T",
+     "tensor (operator) parallel degree inside a stage: fixes it (implies the search)"},
+    {"pp", 0, PB_OPT_INT, "P", "pipeline stages: fixes them (1 = no pipeline; implies the search)"},
+    {"microbatches", 0, PB_OPT_INT, "M", "micro-batches: fixes them (implies the search)"},
+    {"schedule", 0, PB_OPT_STR, "1f1b|interleaved[:V]",
+     "pipeline schedule: fixes it (interleaved: V model chunks per device, default 2; "
+     "implies the search)"},
     PB_OPTS_END};
 
 static int apply_batch(pb_cmd_ctx *ctx, long batch, pb_error *err)
@@ -86,12 +98,29 @@ static void pipe_progress(void *ud, int stages, int n_devices)
 	pb_cmd_progress(ud, (double)stages / n_devices, "shard: pipeline with %d stages", stages);
 }
 
-/* Plans the pipelines of every stage count (pb_pipe_compare_run), then
- * reopens the model as it was. */
-static int run_pipelines(pb_cmd_ctx *ctx, const pb_cluster *cl, const pb_pipe_opts *po,
-                         pb_pipe_compare *cmp, pb_error *err)
+typedef struct reload_job {
+	const pb_cluster *cl;
+	const pb_pipe_opts *po;
+	pb_pipe_compare *cmp; /* the pipelines of every stage count, or NULL */
+	pb_dtp_opts *dtp;     /* the data x tensor x pipeline search, or NULL */
+	pb_dtp_result *dres;
+	int rc;
+	pb_error *err;
+} reload_job;
+
+static void dtp_progress(void *ud, int done, int total, int pp, int m)
+{
+	pb_cmd_progress(ud, (double)done / (total ? total : 1),
+	                "shard: %d pipeline stages, %d micro-batches", pp, m);
+}
+
+/* Plans the pipelines of every stage count (pb_pipe_compare_run) and/or the
+ * data x tensor x pipeline search, then reopens the model as it was. */
+static int run_pipelines(pb_cmd_ctx *ctx, reload_job *j)
 {
 	pb_session *s = ctx->s;
+	const pb_cluster *cl = j->cl;
+	pb_error *err = j->err;
 	char *path = strdup(s->model_path ? s->model_path : "");
 	int n_ov = s->n_overrides;
 	pb_input_override *ov = calloc((size_t)n_ov + 1, sizeof *ov);
@@ -99,10 +128,22 @@ static int run_pipelines(pb_cmd_ctx *ctx, const pb_cluster *cl, const pb_pipe_op
 		ov[i] = s->overrides[i];
 		ov[i].name = strdup(s->overrides[i].name);
 	}
-	pb_pipe_compare_run(s->graph, cl, po, pipe_progress, ctx, cmp);
+	if (j->cmp)
+		pb_pipe_compare_run(s->graph, cl, j->po, pipe_progress, ctx, j->cmp);
 	int rc = PB_OK;
-	if (path[0])
-		rc = pb_session_open_model(s, path, ov, n_ov, err);
+	if (j->dtp) {
+		j->dtp->progress = dtp_progress;
+		j->dtp->ud = ctx;
+		rc = pb_dtp_search(s->graph, cl, j->dtp, j->dres, err);
+	}
+	if (path[0]) {
+		pb_error e2 = {0};
+		int rc2 = pb_session_open_model(s, path, ov, n_ov, &e2);
+		if (rc2 && rc == PB_OK) {
+			rc = rc2;
+			*err = e2;
+		}
+	}
 	for (int i = 0; ov && i < n_ov; i++)
 		pb_input_override_free(&ov[i]);
 	free(ov);
@@ -131,10 +172,25 @@ static int keep_pipeline(pb_cmd_ctx *ctx, const pb_cluster *cl, const pb_pipe_co
  * best plan. A winning pipeline reloads the model (micro-batch size), so the
  * search, which points into the current graph, is freed first (*sp = NULL). */
 static int report(pb_cmd_ctx *ctx, const pb_args *a, pb_shard_search **sp, const pb_cluster *cl,
-                  const pb_pipe_compare *cmp, const pb_pipe_opts *po, int *fits, pb_error *err)
+                  const pb_pipe_compare *cmp, const pb_pipe_opts *po, reload_job *dj, int *fits,
+                  pb_error *err)
 {
 	pb_shard_search *s = *sp;
 	json_t *rep = pb_shard_report(s);
+	if (dj->dtp) { /* the operator-level rows join the dp x tp x pp table */
+		pb_dtp_oprow *ops = NULL;
+		int n_op = pb_dtp_oprows(s, &ops), rc;
+		dj->dtp->op = ops;
+		dj->dtp->n_op = n_op;
+		rc = n_op < 0 ? pb_err(err, PB_ENOMEM, "shard: out of memory")
+		              : pb_dtp_add_operator(dj->dres, dj->dtp, cl, err);
+		free(ops);
+		dj->dtp->op = NULL;
+		if (rc) {
+			json_decref(rep);
+			return rc;
+		}
+	}
 	double op_time = json_number_value(json_object_get(rep, "step_time"));
 	int op_fits = json_is_true(json_object_get(rep, "feasible"));
 	int winner = cmp->n_rows ? pb_pipe_compare_best(cmp, op_time, op_fits) : -1;
@@ -144,6 +200,8 @@ static int report(pb_cmd_ctx *ctx, const pb_args *a, pb_shard_search **sp, const
 		json_object_update(rep, cj);
 		json_decref(cj);
 	}
+	if (dj->dtp) /* "best" in the framework's terms: the best configuration */
+		pb_dtp_report_json(rep, dj->dres);
 	if (pb_args_has(a, "json")) {
 		json_dumpf(rep, ctx->out, JSON_INDENT(1) | JSON_REAL_PRECISION(10));
 		fputc('\n', ctx->out);
@@ -151,6 +209,8 @@ static int report(pb_cmd_ctx *ctx, const pb_args *a, pb_shard_search **sp, const
 		pb_shard_report_text(s, rep, ctx->out);
 		if (cmp->n_rows)
 			pb_pipe_compare_text(ctx->out, cmp, rep, winner);
+		if (dj->dtp)
+			pb_dtp_report_text(ctx->out, dj->dres);
 	}
 	json_decref(rep);
 	const char *outp = pb_args_str(a, "output", NULL);
@@ -166,6 +226,32 @@ static int report(pb_cmd_ctx *ctx, const pb_args *a, pb_shard_search **sp, const
 	if (rc == PB_OK)
 		pb_session_set_plan(ctx->s, pb_plan_copy(s->plan));
 	return rc;
+}
+
+/* --pp P > 1 fixed: no operator-level search; the configurations only. */
+static int report_pipeline_only(pb_cmd_ctx *ctx, const pb_args *a, const pb_cluster *cl,
+                                reload_job *dj, int *fits, pb_error *err)
+{
+	int rc = pb_dtp_add_operator(dj->dres, dj->dtp, cl, err);
+	if (rc)
+		return rc;
+	const pb_dtp_result *r = dj->dres;
+	*fits = r->best >= 0 && r->cfg[r->best].fits;
+	if (pb_args_has(a, "json")) {
+		json_t *rep = json_object();
+		json_object_set_new(rep, "model",
+		                    json_string(ctx->s->model_path ? ctx->s->model_path : ""));
+		json_object_set_new(rep, "layout", json_string(cl->name ? cl->name : ""));
+		json_object_set_new(rep, "devices", json_integer(cl->n_devices));
+		json_object_set_new(rep, "train", json_boolean(dj->po->train));
+		pb_dtp_report_json(rep, r);
+		json_dumpf(rep, ctx->out, JSON_INDENT(1) | JSON_REAL_PRECISION(10));
+		fputc('\n', ctx->out);
+		json_decref(rep);
+	} else {
+		pb_dtp_report_text(ctx->out, r);
+	}
+	return PB_OK;
 }
 
 /* --start: the search becomes the session's steppable solver (owns s). */
@@ -272,9 +358,27 @@ static int cmd_shard(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, p
 	const char *lay = pb_args_str(a, "layers", "auto");
 	if (strcmp(lay, "auto") != 0 && strcmp(lay, "off") != 0)
 		return pb_err(err, PB_EUSAGE, "shard: --layers must be auto or off, got '%s'", lay);
-	if (pb_args_has(a, "start") && pipe_auto)
+	long fdp, ftp, fpp, fm;
+	if ((rc = pb_args_int(a, "dp", 0, 1, 1L << 20, &fdp, err)) ||
+	    (rc = pb_args_int(a, "tp", 0, 1, 1L << 20, &ftp, err)) ||
+	    (rc = pb_args_int(a, "pp", 0, 1, 1L << 20, &fpp, err)) ||
+	    (rc = pb_args_int(a, "microbatches", 0, 1, 1L << 30, &fm, err)))
+		return rc;
+	pb_dtp_opts dopt;
+	pb_dtp_opts_default(&dopt);
+	if (pb_args_str(a, "schedule", NULL) &&
+	    (rc = pb_dtp_parse_schedule(pb_args_str(a, "schedule", NULL), &dopt.sched, &dopt.v,
+	                                err)))
+		return rc;
+	int dtp = pipe_auto || fdp || ftp || fpp || fm || dopt.sched >= 0;
+	if (pb_args_has(a, "start") && dtp)
 		return pb_err(err, PB_EUSAGE,
-		              "shard: --start cannot be combined with --pipeline auto");
+		              "shard: --start cannot be combined with --pipeline auto or --dp/--tp/"
+		              "--pp/--microbatches/--schedule");
+	if (fpp > 1 && pb_args_str(a, "output", NULL))
+		return pb_err(err, PB_EUSAGE,
+		              "shard: -o with --pp > 1 is not supported (save a pipeline plan with "
+		              "`pipeline --stages P -o FILE`)");
 	pb_cluster cl;
 	if ((rc = pb_cluster_from_hw(ctx->s->hw, &cl, err)))
 		return rc;
@@ -287,11 +391,6 @@ static int cmd_shard(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, p
 	po.reload = reload;
 	po.reload_ud = ctx->s;
 	pb_pipe_compare cmp = {0};
-	if ((pipe_auto && (rc = run_pipelines(ctx, &cl, &po, &cmp, err))) ||
-	    (pb_args_has(a, "batch") && (rc = apply_batch(ctx, batch, err)))) {
-		pb_cluster_free(&cl);
-		return rc;
-	}
 	pb_shard_opts o;
 	pb_shard_opts_default(&o);
 	o.train = pb_args_has(a, "train");
@@ -304,18 +403,54 @@ static int cmd_shard(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, p
 	o.pad = pb_args_has(a, "pad");
 	o.no_shrink = pb_args_has(a, "no-shrink");
 	o.time_limit = tl;
+	/* the data x tensor x pipeline search: stage MILPs as the shard options */
+	pb_dtp_result dres = {0};
+	dres.best = -1;
+	dopt.pipe = po;
+	dopt.shard = o;
+	dopt.shard.opt_level = po.opt_level;
+	dopt.dp = (int)fdp;
+	dopt.tp = (int)ftp;
+	dopt.pp = (int)fpp;
+	dopt.m = (int)fm;
+	reload_job dj = {&cl, &po, pipe_auto ? &cmp : NULL, dtp ? &dopt : NULL, &dres, 0, err};
+	if (((pipe_auto || (dtp && fpp != 1)) && (rc = run_pipelines(ctx, &dj))) ||
+	    (pb_args_has(a, "batch") && (rc = apply_batch(ctx, batch, err)))) {
+		pb_dtp_result_free(&dres);
+		pb_cluster_free(&cl);
+		return rc;
+	}
+	if (fpp > 1) {
+		rc = report_pipeline_only(ctx, a, &cl, &dj, &fits, err);
+		if (rc == PB_OK && !fits)
+			rc = pb_cmd_report_fit(ctx, a, "shard", cl.memory, err);
+		pb_dtp_result_free(&dres);
+		pb_cluster_free(&cl);
+		return rc;
+	}
+	char fixed_scheme[48]; /* --pp 1 --dp D --tp T: only that scheme */
+	const char *scheme = pb_args_str(a, "scheme", NULL);
+	if (!scheme && fpp == 1 && fdp && ftp && fdp * ftp == cl.n_devices && fdp * ftp > 1) {
+		if (fdp > 1 && ftp > 1)
+			snprintf(fixed_scheme, sizeof fixed_scheme, "%ldx%ld", fdp, ftp);
+		else
+			snprintf(fixed_scheme, sizeof fixed_scheme, "%ld", fdp * ftp);
+		scheme = fixed_scheme;
+	}
 	pb_hooks hk;
 	pb_hooks_init(&hk, ctx->s);
 	pb_shard_search *s = NULL;
 	if ((rc = pb_hooks_shard(&hk, &o, err)) == PB_OK)
-		rc = pb_shard_search_new(ctx->s->graph, &cl, &o, pb_args_str(a, "scheme", NULL),
-		                         (int)max_axes, pb_args_str(a, "emit-lp", NULL), &s, err);
+		rc = pb_shard_search_new(ctx->s->graph, &cl, &o, scheme, (int)max_axes,
+		                         pb_args_str(a, "emit-lp", NULL), &s, err);
 	if (rc || hk.failed) {
 		pb_shard_search_free(s);
+		pb_dtp_result_free(&dres);
 		pb_cluster_free(&cl);
 		return pb_hooks_finish(&hk, rc, err);
 	}
 	if (pb_args_has(a, "start")) {
+		pb_dtp_result_free(&dres);
 		pb_cluster_free(&cl);
 		return attach_solver(ctx, s, &hk, err);
 	}
@@ -323,10 +458,11 @@ static int cmd_shard(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, p
 	if (rc == PB_OK && pb_args_str(a, "emit-tasks", NULL))
 		rc = pb_shard_emit_tasks(s, pb_args_str(a, "emit-tasks", NULL), err);
 	if (rc == PB_OK)
-		rc = report(ctx, a, &s, &cl, &cmp, &po, &fits, err);
+		rc = report(ctx, a, &s, &cl, &cmp, &po, &dj, &fits, err);
 	if (rc == PB_OK && !fits)
 		rc = pb_cmd_report_fit(ctx, a, "shard", cl.memory, err);
 	pb_shard_search_free(s);
+	pb_dtp_result_free(&dres);
 	pb_cluster_free(&cl);
 	return rc;
 }
@@ -336,7 +472,8 @@ const pb_command pb_cmds_shard[] = {
      "shard [MODEL] --layout L [--batch B] [--train] [--opt-level N] [--scheme AxB] [--json] "
      "[-o plan.json] [--emit-tasks DIR] [--emit-lp FILE] [--pipeline auto|off] [--jobs N] "
      "[--pad] [--start] [--layers auto|off] [--optimizer adam|none] [--zero 0-3] "
-     "[--recompute auto|none|selective|full]",
+     "[--recompute auto|none|selective|full] [--dp D] [--tp T] [--pp P] [--microbatches M] "
+     "[--schedule 1f1b|interleaved[:V]]",
      "choose per-operator sharding over device-grouping schemes of a cluster (GLPK MILP)",
      shard_opts, cmd_shard, PB_CMD_GRAPH | PB_CMD_LAYOUT,
      "The layout must be kind=\"cluster\" (layouts/cluster-*.lua). Every grouping scheme\n"

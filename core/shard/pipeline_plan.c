@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "shard/search.h"
+#include "util/job.h"
 
 void pb_pipe_opts_default(pb_pipe_opts *o)
 {
@@ -98,6 +99,7 @@ static int solve_stages(pb_pipe_result *r, pb_shard_opts *so, unsigned char *mas
 	r->fits = 1;
 	for (int s = 0; s < r->p && rc == PB_OK; s++) {
 		pb_pipe_stage *st = &r->stage[s];
+		pb_job_tick(); /* a workbench job: the screen stays live between stages */
 		for (int v = 0; v < g->n_nodes; v++) {
 			mask[v] = r->split.stage[v] == s;
 			st->ops += mask[v] && r->active[v];
@@ -280,6 +282,7 @@ void pb_pipe_compare_run(const pb_graph *g, const pb_cluster *cl, const pb_pipe_
 			continue;
 		pb_pipe_row *row = &out->rows[out->n_rows++];
 		memset(row, 0, sizeof *row);
+		pb_job_tick();
 		row->stages = P;
 		if (progress)
 			progress(ud, P, n);

@@ -8,6 +8,7 @@
 #include "shard/pipeline_stages.h"
 
 #include "partition/chain_rules.h"
+#include "util/job.h"
 
 #include <glpk.h>
 #include <math.h>
@@ -15,6 +16,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* GLPK's branch-and-bound callback: a workbench job yields here. */
+static void tick_cb(glp_tree *T, void *info)
+{
+	(void)T;
+	(void)info;
+	pb_job_tick();
+}
 
 static int is_key(const char *op)
 {
@@ -267,7 +276,7 @@ int pb_pipe_split_dp_rules(const pb_graph *g, const double *cost, int p,
 	/* pass 1: the smallest possible slowest stage T* (each stage non-empty) */
 	bm[IX(0, 0)] = 0;
 	for (int k = 1; k <= p; k++)
-		for (int i = k; i <= n; i++)
+		for (int i = k; i <= n; i++, pb_job_tick())
 			for (int j = k - 1; j < i; j++)
 				if (isfinite(bm[IX(k - 1, j)]) && seg_ok(R, ord, n, j, i, k - 1)) {
 					double m = fmax(bm[IX(k - 1, j)], pre[i] - pre[j]);
@@ -288,7 +297,7 @@ int pb_pipe_split_dp_rules(const pb_graph *g, const double *cost, int p,
 	/* pass 2: least crossing bytes with every stage <= T* */
 	bb[IX(0, 0)] = 0;
 	for (int k = 1; k <= p; k++)
-		for (int i = k; i <= n; i++)
+		for (int i = k; i <= n; i++, pb_job_tick())
 			for (int j = k - 1; j < i; j++) {
 				if (!isfinite(bb[IX(k - 1, j)]) || pre[i] - pre[j] > T + tol ||
 				    !seg_ok(R, ord, n, j, i, k - 1))
@@ -706,6 +715,7 @@ int pb_pipe_split_milp_rules(const pb_graph *g, const double *cost, int p, int s
 	glp_init_iocp(&io);
 	io.msg_lev = GLP_MSG_OFF;
 	io.presolve = GLP_ON;
+	io.cb_func = tick_cb;
 	if (time_limit > 0)
 		io.tm_lim = (int)(time_limit * 1000);
 	int ok = glp_intopt(P, &io);

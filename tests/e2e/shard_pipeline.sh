@@ -169,5 +169,49 @@ PY
 "$bin" shard "$tmp/gpt.onnx" --layout layouts/cluster-1x8.lua --layers sometimes >/dev/null 2>"$tmp/err"
 [ $? -eq 1 ] && grep -q "layers must be auto or off" "$tmp/err" || fail "shard --layers bad: $(cat "$tmp/err")"
 
+# data x tensor x pipeline (issue 21): --pipeline auto lists every dp x tp x pp = 16 with
+# micro-batches and schedules; `best` is the fastest that fits; fixing all five values
+# evaluates that configuration to the same numbers; the fixing options are checked.
+"$bin" gen gpt --layers 6 --hidden 256 --heads 4 --seq 64 --vocab 4000 -o "$tmp/g6.onnx" >/dev/null ||
+	fail "gen gpt 6 layers"
+"$bin" shard "$tmp/g6.onnx" --layout layouts/cluster-2x8.lua --train --batch 16 --pipeline auto \
+	--json >"$tmp/dtp.json" 2>"$tmp/err" || fail "dtp search: $(cat "$tmp/err")"
+$py - "$tmp/dtp.json" >"$tmp/fixed.args" <<'PY' || fail "dtp search: configurations / best"
+import json, sys
+d = json.load(open(sys.argv[1]))
+cf = d["configurations"]
+trip = {(c["dp"], c["tp"], c["pp"]) for c in cf}
+want = {(a, b, 16 // (a * b)) for a in (1, 2, 4, 8, 16) for b in (1, 2, 4, 8, 16) if 16 % (a * b) == 0}
+assert trip == want, sorted(want - trip)
+assert {c["schedule"] for c in cf if c["pp"] > 1} == {"1f1b", "interleaved:2"}
+b = d["best"]
+for k in ("dp", "tp", "pp", "microbatches", "schedule", "step_time", "memory", "fits", "kind"):
+    assert k in b, k
+ok = [c for c in cf if c["fits"]]
+assert b["step_time"] == min(c["step_time"] for c in ok), b
+pick = [c for c in cf if c["pp"] == 4 and c["schedule"] == "1f1b" and c["dp"] == 2][0]
+print(pick["dp"], pick["tp"], pick["pp"], pick["microbatches"], pick["schedule"], repr(pick["step_time"]), repr(pick["memory"]))
+PY
+read -r fdp ftp fpp fm fs ft fmem <"$tmp/fixed.args"
+"$bin" shard "$tmp/g6.onnx" --layout layouts/cluster-2x8.lua --train --batch 16 --dp "$fdp" --tp "$ftp" \
+	--pp "$fpp" --microbatches "$fm" --schedule "$fs" --json >"$tmp/fix.json" 2>"$tmp/err" ||
+	fail "dtp fixed: $(cat "$tmp/err")"
+$py - "$tmp/fix.json" "$ft" "$fmem" <<'PY' || fail "dtp fixed configuration differs from the free search"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert len(d["configurations"]) == 1, d["configurations"]
+b = d["best"]
+assert abs(b["step_time"] - float(sys.argv[2])) <= 1e-9 * b["step_time"], (b, sys.argv[2])
+assert abs(b["memory"] - float(sys.argv[3])) <= 1e-9 * b["memory"], (b, sys.argv[3])
+PY
+"$bin" shard "$tmp/g6.onnx" --layout layouts/cluster-2x8.lua --train --batch 16 --pp 2 --dp 4 \
+	>"$tmp/fix.txt" 2>"$tmp/err" || fail "dtp text: $(cat "$tmp/err")"
+grep -q "data x tensor x pipeline" "$tmp/fix.txt" && grep -qE "^\* +4 +2 +2 " "$tmp/fix.txt" ||
+	fail "dtp text table: $(cat "$tmp/fix.txt")"
+"$bin" shard "$tmp/g6.onnx" --layout layouts/cluster-2x8.lua --train --batch 16 --dp 3 >/dev/null 2>"$tmp/err"
+[ $? -eq 1 ] && grep -q "do not multiply to the 16 devices" "$tmp/err" || fail "--dp 3: $(cat "$tmp/err")"
+"$bin" shard "$tmp/g6.onnx" --layout layouts/cluster-2x8.lua --train --schedule gpipe >/dev/null 2>"$tmp/err"
+[ $? -eq 1 ] && grep -q "schedule must be 1f1b" "$tmp/err" || fail "--schedule gpipe: $(cat "$tmp/err")"
+
 if [ $fails -eq 0 ]; then echo "shard --pipeline: 1 passed, 0 failed"; else echo "shard --pipeline: 0 passed, 1 failed"; fi
 exit $fails

@@ -1,0 +1,95 @@
+/*
+ * shard/dtp_report.c — the data x tensor x pipeline configurations as JSON
+ * ("best", "configurations") and as a text table (dtp_search.h).
+ */
+#include <math.h>
+
+#include "shard/dtp_search.h"
+
+static const char *sched_name(const pb_dtp_config *c, char *buf, size_t n)
+{
+	if (c->pp == 1)
+		return "none";
+	if (c->sched == PB_SCHED_1F1B)
+		return "1f1b";
+	snprintf(buf, n, "interleaved:%d", c->v);
+	return buf;
+}
+
+json_t *pb_dtp_config_json(const pb_dtp_config *c)
+{
+	char buf[32];
+	json_t *o = json_object();
+	json_object_set_new(o, "dp", json_integer(c->dp));
+	json_object_set_new(o, "tp", json_integer(c->tp));
+	json_object_set_new(o, "pp", json_integer(c->pp));
+	json_object_set_new(o, "microbatches", json_integer(c->m));
+	json_object_set_new(o, "schedule", json_string(sched_name(c, buf, sizeof buf)));
+	json_object_set_new(o, "kind", json_string(c->pp > 1 ? "pipeline" : "operator"));
+	json_object_set_new(o, "scheme", json_string(c->scheme));
+	if (!c->ok) {
+		json_object_set_new(o, "step_time", json_null());
+		json_object_set_new(o, "memory", json_null());
+		json_object_set_new(o, "fits", json_false());
+		json_object_set_new(o, "error", json_string(c->error));
+		return o;
+	}
+	json_object_set_new(o, "step_time", json_real(c->step_time));
+	json_object_set_new(o, "memory", json_real(c->memory));
+	json_object_set_new(o, "fits", json_boolean(c->fits));
+	if (c->pp > 1) {
+		json_object_set_new(o, "bubble", json_real(c->bubble));
+		json_object_set_new(o, "slowest_group", json_real(c->slowest));
+		json_object_set_new(o, "p2p", json_real(c->p2p));
+		json_object_set_new(o, "layer_split", json_boolean(c->layers_split));
+		if (c->layers_split) {
+			json_object_set_new(o, "min_layers", json_integer(c->min_layers));
+			json_object_set_new(o, "max_layers", json_integer(c->max_layers));
+		}
+	}
+	return o;
+}
+
+void pb_dtp_report_json(json_t *rep, const pb_dtp_result *r)
+{
+	json_t *arr = json_array();
+	for (int i = 0; i < r->n; i++)
+		json_array_append_new(arr, pb_dtp_config_json(&r->cfg[i]));
+	json_object_set_new(rep, "configurations", arr);
+	json_object_set_new(rep, "best",
+	                    r->best >= 0 ? pb_dtp_config_json(&r->cfg[r->best]) : json_null());
+	json_t *st = json_object();
+	json_object_set_new(st, "batch", json_integer(r->batch));
+	json_object_set_new(st, "configurations", json_integer(r->n));
+	json_object_set_new(st, "stage_milps", json_integer(r->milps));
+	json_object_set_new(st, "stage_cache_hits", json_integer(r->cache_hits));
+	json_object_set_new(rep, "dtp_search", st);
+}
+
+static void fmt_bytes(char *buf, size_t n, double b)
+{
+	snprintf(buf, n, "%.2f GB", b / 1e9);
+}
+
+void pb_dtp_report_text(FILE *f, const pb_dtp_result *r)
+{
+	fprintf(f,
+	        "\ndata x tensor x pipeline (batch %ld; %d configurations, %ld stage MILPs, "
+	        "%ld answered by the cache)\n",
+	        r->batch, r->n, r->milps, r->cache_hits);
+	fprintf(
+	    f,
+	    "    dp   tp   pp     m  schedule        scheme       step time      memory  fits\n");
+	for (int i = 0; i < r->n; i++) {
+		const pb_dtp_config *c = &r->cfg[i];
+		char sb[32], mb[32];
+		fprintf(f, "%c %4d %4d %4d %5d  %-14s  %-8s", i == r->best ? '*' : ' ', c->dp,
+		        c->tp, c->pp, c->m, sched_name(c, sb, sizeof sb), c->scheme);
+		if (!c->ok) {
+			fprintf(f, "  error: %s\n", c->error);
+			continue;
+		}
+		fmt_bytes(mb, sizeof mb, c->memory);
+		fprintf(f, " %12.3f ms %11s  %s\n", c->step_time * 1e3, mb, c->fits ? "yes" : "no");
+	}
+}

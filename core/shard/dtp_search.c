@@ -1,0 +1,604 @@
+/*
+ * shard/dtp_search.c — the data x tensor x pipeline search (dtp_search.h).
+ *
+ * Units of work: (pp, m) pairs, pp > 1 dividing the device count, m from
+ * the micro-batch candidates. A unit reloads the model at the micro-batch
+ * B/m, then for every schedule splits it into pp x V chunks, and for every
+ * (dp, tp) with dp x tp = N/pp solves the chunks on the scheme "dp x tp"
+ * (dtp_stage.c, cached per content) and costs the configuration. Under
+ * mpirun the units go round-robin to the ranks and the rows are gathered in
+ * unit order, so every rank (and the report) sees the serial table.
+ */
+#include "shard/dtp_search.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "shard/search.h"
+#include "util/job.h"
+#include "util/ranks.h"
+
+void pb_dtp_opts_default(pb_dtp_opts *o)
+{
+	memset(o, 0, sizeof *o);
+	pb_pipe_opts_default(&o->pipe);
+	pb_shard_opts_default(&o->shard);
+	o->sched = -1;
+}
+
+int pb_dtp_parse_schedule(const char *s, int *sched, int *v, pb_error *err)
+{
+	if (!strcmp(s, "1f1b")) {
+		*sched = PB_SCHED_1F1B;
+		*v = 1;
+		return PB_OK;
+	}
+	if (!strncmp(s, "interleaved", 11) && (s[11] == 0 || s[11] == ':')) {
+		*sched = PB_SCHED_INTERLEAVED;
+		*v = 2;
+		if (s[11] == ':') {
+			char *end;
+			long x = strtol(s + 12, &end, 10);
+			if (*end || end == s + 12 || x < 2 || x > 64)
+				return pb_err(
+				    err, PB_EUSAGE,
+				    "shard: --schedule interleaved:V needs V in 2..64, got '%s'",
+				    s);
+			*v = (int)x;
+		}
+		return PB_OK;
+	}
+	return pb_err(err, PB_EUSAGE,
+	              "shard: --schedule must be 1f1b, interleaved or interleaved:V, got '%s'", s);
+}
+
+void pb_dtp_result_free(pb_dtp_result *r)
+{
+	free(r->cfg);
+	memset(r, 0, sizeof *r);
+	r->best = -1;
+}
+
+int pb_dtp_better(const pb_dtp_config *a, const pb_dtp_config *b)
+{
+	if (a->ok != b->ok)
+		return a->ok;
+	if (a->fits != b->fits)
+		return a->fits;
+	if (a->step_time != b->step_time)
+		return a->step_time < b->step_time;
+	if (a->pp != b->pp)
+		return a->pp < b->pp;
+	return a->m < b->m;
+}
+
+static pb_dtp_config *add(pb_dtp_result *r)
+{
+	if (r->n == r->cap) {
+		int cap = r->cap ? 2 * r->cap : 64;
+		pb_dtp_config *c = realloc(r->cfg, (size_t)cap * sizeof *c);
+		if (!c)
+			return NULL;
+		r->cfg = c;
+		r->cap = cap;
+	}
+	pb_dtp_config *c = &r->cfg[r->n++];
+	memset(c, 0, sizeof *c);
+	c->v = 1;
+	return c;
+}
+
+/* The stage grouping of (dp, tp): "DxT", or one axis "D" when dp or tp is
+ * 1; NULL for a single device. */
+static const char *scheme_of(int dp, int tp, char *buf, size_t n)
+{
+	if (dp * tp == 1)
+		return NULL;
+	if (dp > 1 && tp > 1)
+		snprintf(buf, n, "%dx%d", dp, tp);
+	else
+		snprintf(buf, n, "%d", dp * tp);
+	return buf;
+}
+
+/* ---- pp = 1: the operator-level rows the caller gave ---- */
+
+static int add_operator_level(const pb_dtp_opts *o, int n_dev, pb_dtp_result *r)
+{
+	for (int dp = 1; dp <= n_dev; dp++) {
+		if (n_dev % dp || (o->dp && o->dp != dp) || (o->tp && o->tp != n_dev / dp))
+			continue;
+		int tp = n_dev / dp;
+		char buf[48];
+		const char *name = scheme_of(dp, tp, buf, sizeof buf);
+		pb_dtp_config *c = add(r);
+		if (!c)
+			return -1;
+		c->dp = dp;
+		c->tp = tp;
+		c->pp = 1;
+		c->m = 1;
+		snprintf(c->scheme, sizeof c->scheme, "%s", name ? name : "1");
+		snprintf(c->error, sizeof c->error, "scheme %s not solved", c->scheme);
+		for (int i = 0; i < o->n_op; i++)
+			if (!strcmp(o->op[i].scheme, c->scheme) ||
+			    (!name && !strcmp(o->op[i].scheme, "1"))) {
+				c->ok = o->op[i].ok;
+				c->step_time = o->op[i].step_time;
+				c->memory = o->op[i].memory;
+				c->fits = o->op[i].fits;
+				c->slowest = c->step_time;
+				if (c->ok)
+					c->error[0] = 0;
+				break;
+			}
+	}
+	return 0;
+}
+
+/* ---- one unit (pp, m) ---- */
+
+typedef struct unit_ctx {
+	const pb_graph *g;
+	const pb_cluster *cl;
+	const pb_dtp_opts *o;
+	int pp, m, v, sched, n_chunks, d;
+	pb_pipe_split split;
+	int layers_split, min_layers, max_layers;
+	unsigned char *active, *mask;
+	double *p2p_bytes; /* n_chunks - 1 */
+	pb_dtp_cache *cache;
+} unit_ctx;
+
+/* Activation copies device group s holds (in units of its whole activation
+ * per micro-batch): 1F1B min(p - s, m); interleaved the Megatron-LM warm-up
+ * count + 1 in chunks, each 1/V of the group's. */
+static double inflight(const unit_ctx *u, int s)
+{
+	if (u->sched == PB_SCHED_1F1B)
+		return u->pp - s < u->m ? u->pp - s : u->m;
+	int chunks = (u->v - 1) * u->pp + 2 * (u->pp - s - 1) + 1;
+	if (chunks > u->v * u->m)
+		chunks = u->v * u->m;
+	return (double)chunks / u->v;
+}
+
+/* Solves the chunks of group s at act copies; sums time and memory parts. */
+static int solve_group(unit_ctx *u, const pb_cluster *sub, const char *scheme, int s, double act,
+                       double *time, double *mp, double *ma, int *ok, char *errbuf, pb_error *err)
+{
+	const pb_graph *g = u->g;
+	*time = *mp = *ma = 0;
+	*ok = 1;
+	for (int c = s; c < u->n_chunks; c += u->pp) {
+		int any = 0;
+		for (int v = 0; v < g->n_nodes; v++) {
+			u->mask[v] = u->split.stage[v] == c && u->active[v];
+			any |= u->mask[v];
+		}
+		if (!any)
+			continue;
+		pb_dtp_chunk ch;
+		int rc = pb_dtp_chunk_solve(u->cache, sub, scheme, &u->o->shard, u->mask,
+		                            u->o->pipe.train ? act : 1, &ch, err);
+		if (rc)
+			return rc;
+		if (!ch.ok) {
+			*ok = 0;
+			snprintf(errbuf, 160, "chunk %d: %.140s", c, ch.error);
+			return PB_OK;
+		}
+		*time += ch.time;
+		*mp += ch.mem_param;
+		*ma += ch.mem_act;
+	}
+	return PB_OK;
+}
+
+static int eval_config(unit_ctx *u, int dp, int tp, pb_dtp_config *c, pb_error *err)
+{
+	const pb_cluster *cl = u->cl;
+	int train = u->o->pipe.train, rc;
+	char buf[48];
+	const char *scheme = scheme_of(dp, tp, buf, sizeof buf);
+	pb_cluster sub = pb_dtp_sub_cluster(cl, u->d);
+	c->dp = dp;
+	c->tp = tp;
+	c->pp = u->pp;
+	c->m = u->m;
+	c->sched = u->sched;
+	c->v = u->v;
+	c->layers_split = u->layers_split;
+	c->min_layers = u->min_layers;
+	c->max_layers = u->max_layers;
+	snprintf(c->scheme, sizeof c->scheme, "%s", scheme ? scheme : "1");
+	c->ok = 1;
+	c->fits = 1;
+	for (int s = 0; s < u->pp; s++) {
+		if (pb_job_cancelled())
+			return pb_err(err, PB_ECANCEL, "shard: cancelled");
+		double t, mp, ma, a = inflight(u, s);
+		int ok;
+		/* solved with one activation copy (a relaxation of the memory row):
+		 * when the plan fits with a copies it is the plan for a copies too */
+		if ((rc = solve_group(u, &sub, scheme, s, 1, &t, &mp, &ma, &ok, c->error, err)))
+			return rc;
+		double mem = mp + (train ? a : 1) * ma;
+		if (ok && train && a > 1 && mem > cl->memory * (1 + 1e-9)) {
+			if ((rc = solve_group(u, &sub, scheme, s, a, &t, &mp, &ma, &ok, c->error,
+			                      err)))
+				return rc;
+			mem = mp + a * ma;
+		}
+		if (!ok) {
+			c->ok = 0;
+			return PB_OK;
+		}
+		if (t > c->slowest)
+			c->slowest = t;
+		if (mem > c->memory)
+			c->memory = mem;
+	}
+	c->fits = c->memory <= cl->memory * (1 + 1e-9);
+	/* point-to-point: chunk k -> k + 1, group k mod pp -> (k + 1) mod pp */
+	int dpn = cl->devices_per_node;
+	for (int k = 0; k + 1 < u->n_chunks; k++) {
+		int a = (k % u->pp) * u->d, b = ((k + 1) % u->pp) * u->d;
+		const pb_link *l = a / dpn != b / dpn || u->d > dpn ? &cl->inter : &cl->intra;
+		double xb = u->p2p_bytes[k];
+		double t = xb > 0 ? l->latency + xb / u->d / l->bw * (train ? 2 : 1) : 0;
+		if (t > c->p2p)
+			c->p2p = t;
+	}
+	int p = u->pp, m = u->m, V = u->v;
+	if (u->sched == PB_SCHED_1F1B) {
+		c->step_time = (c->slowest + c->p2p) * (m + p - 1);
+		c->bubble = (double)(p - 1) / (m + p - 1);
+	} else {
+		c->step_time = (c->slowest + V * c->p2p) * (m + (double)(p - 1) / V);
+		c->bubble = (double)(p - 1) / ((double)V * m + p - 1);
+	}
+	return PB_OK;
+}
+
+static void boundary_bytes(unit_ctx *u)
+{
+	const pb_graph *g = u->g;
+	for (int v = 0; v < g->n_nodes; v++) {
+		if (!u->active[v])
+			continue;
+		const pb_node *nd = &g->nodes[v];
+		for (int i = 0; i < nd->n_inputs; i++) {
+			int t = nd->inputs[i], w = t >= 0 ? g->tensors[t].producer : -1;
+			if (w < 0 || !u->active[w])
+				continue;
+			for (int k = u->split.stage[w]; k < u->split.stage[v]; k++)
+				u->p2p_bytes[k] += pb_tensor_bytes(&g->tensors[t]);
+		}
+	}
+}
+
+/* Splits the unit's graph into n_chunks; a failure is every row's error. */
+static int split(unit_ctx *u, const double *cost, char *errbuf)
+{
+	pb_error e = {0};
+	u->layers_split = 0;
+	u->min_layers = u->max_layers = 0;
+	int rc = pb_pipe_split_layers(u->g, cost, u->n_chunks, &u->split, &u->min_layers,
+	                              &u->max_layers, &e);
+	if (rc == PB_OK) {
+		u->layers_split = 1;
+		return PB_OK;
+	}
+	if (rc == PB_ENOMEM)
+		return rc;
+	e.msg[0] = 0;
+	rc = pb_pipe_is_chain(u->g, cost)
+	         ? pb_pipe_split_dp(u->g, cost, u->n_chunks, &u->split, &e)
+	         : pb_pipe_split_milp(u->g, cost, u->n_chunks, 0, 0, &u->split, &e);
+	if (rc)
+		snprintf(errbuf, 160, "%.150s", e.msg);
+	return rc == PB_ENOMEM ? rc : (rc ? 1 : PB_OK);
+}
+
+static int reload(const pb_dtp_opts *o, long batch, const pb_graph **g, pb_error *err)
+{
+	if (pb_pipe_model_batch(*g) == batch)
+		return PB_OK;
+	int rc = o->pipe.reload
+	             ? o->pipe.reload(o->pipe.reload_ud, batch, g, err)
+	             : pb_err(err, PB_EUSAGE, "shard: a pipeline needs a model loaded from a file");
+	return rc ? pb_err_prefix(err, "shard") : PB_OK;
+}
+
+/* Evaluates unit (pp, m) into r. */
+static int run_unit(const pb_graph **gp, const pb_cluster *cl, const pb_dtp_opts *o, long B, int pp,
+                    int m, pb_dtp_result *r, pb_error *err)
+{
+	int N = cl->n_devices, rc;
+	if ((rc = reload(o, B / m, gp, err)))
+		return rc;
+	const pb_graph *g = *gp;
+	unit_ctx u;
+	memset(&u, 0, sizeof u);
+	u.g = g;
+	u.cl = cl;
+	u.o = o;
+	u.pp = pp;
+	u.m = m;
+	u.d = N / pp;
+	int n = g->n_nodes;
+	double *cost = malloc(((size_t)n + 1) * sizeof(double));
+	u.active = malloc((size_t)n + 1);
+	u.mask = malloc((size_t)n + 1);
+	u.p2p_bytes = calloc((size_t)N * 64 + 1, sizeof(double));
+	u.cache = pb_dtp_cache_new(g);
+	if (!cost || !u.active || !u.mask || !u.p2p_bytes || !u.cache) {
+		rc = pb_err(err, PB_ENOMEM, "shard: out of memory");
+		goto done;
+	}
+	pb_shard_dynamic_nodes(g, u.active);
+	for (int v = 0; v < n; v++)
+		cost[v] = u.active[v] ? pb_shard_node_flops(g, &g->nodes[v]) : -1;
+	for (int sc = 0; sc < 2 && rc == PB_OK; sc++) {
+		int V = sc == PB_SCHED_1F1B ? 1 : (o->v ? o->v : 2);
+		if ((o->sched >= 0 && o->sched != sc) ||
+		    (sc == PB_SCHED_INTERLEAVED && (m % pp || V * pp > 64 * N)))
+			continue; /* interleaved needs m a multiple of p (Megatron-LM) */
+		u.sched = sc;
+		u.v = V;
+		u.n_chunks = pp * V;
+		memset(u.p2p_bytes, 0, ((size_t)N * 64 + 1) * sizeof(double));
+		char serr[160] = "";
+		int src = split(&u, cost, serr);
+		if (src == PB_ENOMEM) {
+			rc = pb_err(err, PB_ENOMEM, "shard: out of memory");
+			break;
+		}
+		if (src == PB_OK)
+			boundary_bytes(&u);
+		for (int dp = 1; dp <= u.d && rc == PB_OK; dp++) {
+			int tp = u.d / dp;
+			if (u.d % dp || (o->dp && o->dp != dp) || (o->tp && o->tp != tp))
+				continue;
+			pb_dtp_config *c = add(r);
+			if (!c) {
+				rc = pb_err(err, PB_ENOMEM, "shard: out of memory");
+				break;
+			}
+			if (src == PB_OK) {
+				rc = eval_config(&u, dp, tp, c, err);
+			} else {
+				c->dp = dp;
+				c->tp = tp;
+				c->pp = pp;
+				c->m = m;
+				c->sched = sc;
+				c->v = V;
+				snprintf(c->error, sizeof c->error, "split: %.150s", serr);
+			}
+		}
+		pb_pipe_split_free(&u.split);
+	}
+	long milps, hits;
+	pb_dtp_cache_stats(u.cache, &milps, &hits);
+	r->milps += milps;
+	r->cache_hits += hits;
+done:
+	pb_pipe_split_free(&u.split);
+	pb_dtp_cache_free(u.cache);
+	free(cost);
+	free(u.active);
+	free(u.mask);
+	free(u.p2p_bytes);
+	return rc;
+}
+
+/* Micro-batch candidates for pp: the given m, else the smallest m with the
+ * 1F1B bubble <= max_bubble and its doubles up to 4x that divide B. */
+static int m_candidates(const pb_dtp_opts *o, long B, int pp, int *out)
+{
+	if (o->m)
+		return B % o->m == 0 ? (out[0] = o->m, 1) : 0;
+	int m0 = pb_pipe_microbatches(B, pp, o->pipe.max_bubble), n = 0;
+	for (long m = m0; m <= 4L * m0 && m <= B; m *= 2)
+		if (B % m == 0)
+			out[n++] = (int)m;
+	return n;
+}
+
+typedef struct unit {
+	int pp, m;
+} unit;
+
+/* Evaluates the units of this rank; gathers all of them in unit order. */
+static int run_units(const pb_graph *g, const pb_cluster *cl, const pb_dtp_opts *o, long B,
+                     const unit *units, int n_units, pb_dtp_result *r, pb_error *err)
+{
+	int size = pb_ranks_size(), rank = pb_ranks_rank(), rc = PB_OK;
+	int *first = calloc((size_t)n_units + 1, sizeof(int));
+	int *count = calloc((size_t)n_units + 1, sizeof(int));
+	if (!first || !count) {
+		free(first);
+		free(count);
+		return pb_err(err, PB_ENOMEM, "shard: out of memory");
+	}
+	int base = r->n;
+	for (int i = 0; i < n_units && rc == PB_OK; i++) {
+		if (i % size != rank)
+			continue;
+		if (o->progress)
+			o->progress(o->ud, i, n_units, units[i].pp, units[i].m);
+		first[i] = r->n;
+		rc = run_unit(&g, cl, o, B, units[i].pp, units[i].m, r, err);
+		count[i] = r->n - first[i];
+	}
+	r->g = g;
+	if (size > 1 && rc == PB_OK) {
+		/* each rank sends (unit, count, rows...) for its units */
+		size_t len = 0;
+		for (int i = 0; i < n_units; i++)
+			if (i % size == rank)
+				len += 2 * sizeof(int) + (size_t)count[i] * sizeof(pb_dtp_config);
+		len += 2 * sizeof(long);
+		char *mine = malloc(len + 1), *p = mine, *all = NULL;
+		size_t *lens = calloc((size_t)size, sizeof *lens);
+		if (!mine || !lens) {
+			rc = pb_err(err, PB_ENOMEM, "shard: out of memory");
+		} else {
+			memcpy(p, &r->milps, sizeof(long));
+			memcpy(p + sizeof(long), &r->cache_hits, sizeof(long));
+			p += 2 * sizeof(long);
+			for (int i = 0; i < n_units; i++) {
+				if (i % size != rank)
+					continue;
+				memcpy(p, &i, sizeof(int));
+				memcpy(p + sizeof(int), &count[i], sizeof(int));
+				p += 2 * sizeof(int);
+				memcpy(p, r->cfg + first[i],
+				       (size_t)count[i] * sizeof(pb_dtp_config));
+				p += (size_t)count[i] * sizeof(pb_dtp_config);
+			}
+			rc = pb_ranks_allgather(mine, len, &all, lens, err);
+		}
+		const char **rows = calloc((size_t)n_units + 1, sizeof *rows);
+		if (rc == PB_OK && !rows)
+			rc = pb_err(err, PB_ENOMEM, "shard: out of memory");
+		long milps = 0, hits = 0;
+		for (int k = 0, off = 0; rc == PB_OK && k < size; off += (int)lens[k], k++) {
+			const char *q = all + off, *end = q + lens[k];
+			long a, b;
+			memcpy(&a, q, sizeof a);
+			memcpy(&b, q + sizeof a, sizeof b);
+			milps += a;
+			hits += b;
+			q += 2 * sizeof(long);
+			while (q < end) {
+				int i, c;
+				memcpy(&i, q, sizeof i);
+				memcpy(&c, q + sizeof i, sizeof c);
+				q += 2 * sizeof(int);
+				count[i] = c;
+				rows[i] = q; /* copied below (the buffer need not be aligned) */
+				q += (size_t)c * sizeof(pb_dtp_config);
+			}
+		}
+		if (rc == PB_OK) {
+			r->n = base; /* rebuild in unit order */
+			for (int i = 0; i < n_units && rc == PB_OK; i++)
+				for (int c = 0; c < count[i]; c++) {
+					pb_dtp_config *dst = add(r);
+					if (!dst) {
+						rc = pb_err(err, PB_ENOMEM, "shard: out of memory");
+						break;
+					}
+					memcpy(dst, rows[i] + (size_t)c * sizeof *dst, sizeof *dst);
+				}
+			r->milps = milps;
+			r->cache_hits = hits;
+		}
+		free(rows);
+		free(mine);
+		free(all);
+		free(lens);
+	}
+	free(first);
+	free(count);
+	return rc;
+}
+
+int pb_dtp_search(const pb_graph *g, const pb_cluster *cl, const pb_dtp_opts *o, pb_dtp_result *r,
+                  pb_error *err)
+{
+	memset(r, 0, sizeof *r);
+	r->best = -1;
+	r->g = g;
+	int N = cl->n_devices;
+	long B = o->pipe.batch > 0 ? o->pipe.batch : pb_pipe_model_batch(g);
+	r->batch = B;
+	if ((o->dp && N % o->dp) || (o->tp && N % o->tp) || (o->pp && N % o->pp) ||
+	    (o->dp && o->tp && o->pp && o->dp * o->tp * o->pp != N))
+		return pb_err(err, PB_EUSAGE,
+		              "shard: --dp %d --tp %d --pp %d do not multiply to the %d devices of "
+		              "%s (0 = free)",
+		              o->dp, o->tp, o->pp, N, cl->name);
+	if (o->m && B % o->m)
+		return pb_err(err, PB_EUSAGE, "shard: %d micro-batches do not divide the batch %ld",
+		              o->m, B);
+	unit units[256];
+	int n_units = 0;
+	for (int pp = 2; pp <= N && o->pp != 1; pp++) {
+		if (N % pp || (o->pp && o->pp != pp))
+			continue;
+		int d = N / pp;
+		if ((o->dp && d % o->dp) || (o->tp && d % o->tp) ||
+		    (o->dp && o->tp && o->dp * o->tp != d))
+			continue;
+		int ms[8], nm = m_candidates(o, B, pp, ms);
+		for (int k = 0; k < nm && n_units < 256; k++)
+			units[n_units++] = (unit){pp, ms[k]};
+	}
+	return run_units(g, cl, o, B, units, n_units, r, err);
+}
+
+int pb_dtp_add_operator(pb_dtp_result *r, const pb_dtp_opts *o, const pb_cluster *cl, pb_error *err)
+{
+	int N = cl->n_devices, n0 = r->n;
+	if ((!o->pp || o->pp == 1) && o->op && add_operator_level(o, N, r))
+		return pb_err(err, PB_ENOMEM, "shard: out of memory");
+	int k = r->n - n0; /* the operator-level rows go first */
+	if (k > 0) {
+		pb_dtp_config *tmp = malloc((size_t)k * sizeof *tmp);
+		if (!tmp)
+			return pb_err(err, PB_ENOMEM, "shard: out of memory");
+		memcpy(tmp, r->cfg + n0, (size_t)k * sizeof *tmp);
+		memmove(r->cfg + k, r->cfg, (size_t)n0 * sizeof *tmp);
+		memcpy(r->cfg, tmp, (size_t)k * sizeof *tmp);
+		free(tmp);
+	}
+	if (r->n == 0)
+		return pb_err(err, PB_EUSAGE,
+		              "shard: no data x tensor x pipeline configuration matches the fixed "
+		              "values on the %d devices of %s",
+		              N, cl->name);
+	r->best = -1;
+	for (int i = 0; i < r->n; i++)
+		if (r->cfg[i].ok && (r->best < 0 || pb_dtp_better(&r->cfg[i], &r->cfg[r->best])))
+			r->best = i;
+	return PB_OK;
+}
+
+int pb_dtp_oprows(const pb_shard_search *s, pb_dtp_oprow **out)
+{
+	int n = s->n_rows + s->n_dropped;
+	pb_dtp_oprow *r = calloc((size_t)n + 1, sizeof *r);
+	if (!r)
+		return -1;
+	for (int i = 0; i < s->n_rows; i++) {
+		const pb_shard_row *w = &s->rows[i];
+		snprintf(r[i].scheme, sizeof r[i].scheme, "%s", w->mesh.name);
+		r[i].ok = w->status == 1;
+		r[i].step_time = w->step_time;
+		r[i].memory = w->memory;
+		r[i].fits = w->feasible;
+	}
+	/* a dropped mirror "4x2=2x4" has the numbers of the scheme kept */
+	for (int k = 0; k < s->n_dropped; k++) {
+		pb_dtp_oprow *d = &r[s->n_rows + k];
+		const char *eq = strchr(s->dropped[k], '=');
+		if (!eq)
+			continue;
+		snprintf(d->scheme, sizeof d->scheme, "%.*s", (int)(eq - s->dropped[k]),
+		         s->dropped[k]);
+		for (int i = 0; i < s->n_rows; i++)
+			if (!strcmp(r[i].scheme, eq + 1)) {
+				pb_dtp_oprow keep = *d;
+				*d = r[i];
+				memcpy(d->scheme, keep.scheme, sizeof d->scheme);
+				break;
+			}
+	}
+	*out = r;
+	return n;
+}

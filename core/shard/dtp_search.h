@@ -1,0 +1,149 @@
+/*
+ * shard/dtp_search.h — the data x tensor x pipeline search of `shard
+ * --pipeline auto` and of the fixing options --dp --tp --pp --microbatches
+ * --schedule (dtp_search.c, dtp_stage.c, dtp_report.c; docs/shard.md).
+ *
+ * A configuration is (dp, tp, pp, m, schedule): dp x tp x pp = N devices;
+ * pp pipeline stages, each on a group of d = dp x tp consecutive devices
+ * sharded by the grouping-scheme MILP on the scheme "dp x tp" (one axis "d"
+ * when dp or tp is 1: the MILP then picks the specs on that axis, so dp = d,
+ * tp = 1 and dp = 1, tp = d evaluate the same plan); m micro-batches of B/m;
+ * schedule 1F1B or interleaved with V model chunks per device (Narayanan et
+ * al. 2021, "Efficient Large-Scale Language Model Training on GPU Clusters
+ * Using Megatron-LM", section 2.2):
+ *   1F1B:        step = (t + p2p) x (m + p - 1),    bubble (p-1)/(m+p-1);
+ *   interleaved: step = (t + V p2p) x (m + (p-1)/V), bubble (p-1)/(V m+p-1),
+ * t the slowest device group's time per micro-batch (forward + backward of
+ * all its chunks), p2p the slowest boundary transfer. Activation memory of
+ * device group s: 1F1B keeps min(p - s, m) micro-batches in flight;
+ * interleaved keeps min(V m, (V-1) p + 2 (p - s - 1) + 1) chunk activations
+ * (Megatron-LM's warm-up count + 1), each 1/V of the group's.
+ * pp = 1 is the operator-level plan: its rows come from the shard search
+ * the caller ran (pb_dtp_oprow).
+ *
+ * The model is split into pp x V chunks (chunk c on group c mod pp): at
+ * layer boundaries when the model has repeated layers and enough of them
+ * (pb_pipe_split_layers: first/last chunks holding the embedding and head
+ * get fewer layers), else by the key-operator MILP. Every chunk is solved
+ * once per distinct content (the layer classes' representative of each
+ * node), scheme and activation copies (dtp_stage.c's cache), so the middle
+ * chunks of a decoder share one MILP.
+ */
+#ifndef PB_SHARD_DTP_SEARCH_H
+#define PB_SHARD_DTP_SEARCH_H
+
+#include <jansson.h>
+#include <stdio.h>
+
+#include "shard/pipeline_plan.h"
+#include "shard/strategy_problem.h"
+
+enum { PB_SCHED_1F1B = 0, PB_SCHED_INTERLEAVED = 1 };
+
+typedef struct pb_dtp_config {
+	int dp, tp, pp, m;
+	int sched, v;     /* PB_SCHED_*, model chunks per device (1 for 1F1B) */
+	char scheme[48];  /* the stage grouping ("4x2", "8") or the operator-level scheme */
+	double step_time; /* seconds */
+	double memory;    /* bytes per device, the max over devices */
+	double bubble;
+	double slowest, p2p; /* slowest group per micro-batch, slowest transfer (s) */
+	int fits, ok;
+	int layers_split;           /* chunks cut at layer boundaries */
+	int min_layers, max_layers; /* blocks per chunk (layers_split) */
+	char error[160];
+} pb_dtp_config;
+
+/* A row of the operator-level search (pp = 1), given by the caller. */
+typedef struct pb_dtp_oprow {
+	char scheme[48];
+	double step_time, memory;
+	int fits, ok;
+} pb_dtp_oprow;
+
+typedef struct pb_dtp_opts {
+	pb_pipe_opts pipe;      /* batch, train, pad, opt_level, reload, max_bubble */
+	pb_shard_opts shard;    /* optimizer, zero, recompute, layers of the stage MILPs */
+	int dp, tp, pp, m;      /* fixed values, 0 = free */
+	int sched;              /* -1 free, else PB_SCHED_* */
+	int v;                  /* interleaved: chunks per device (0 = 2) */
+	const pb_dtp_oprow *op; /* operator-level rows (NULL: pp = 1 not evaluated) */
+	int n_op;
+	/* progress (may be NULL): the unit (pp, m) about to be evaluated */
+	void (*progress)(void *ud, int done, int total, int pp, int m);
+	void *ud;
+} pb_dtp_opts;
+
+void pb_dtp_opts_default(pb_dtp_opts *o);
+
+typedef struct pb_dtp_result {
+	pb_dtp_config *cfg;
+	int n, cap;
+	int best; /* index of the best configuration, -1 when none */
+	long batch;
+	long milps, cache_hits; /* stage MILPs solved, chunk solves answered by the cache */
+	const pb_graph *g;      /* the graph the reloads left (borrowed) */
+} pb_dtp_result;
+
+/* Parses "1f1b", "interleaved" or "interleaved:V" (V >= 2). */
+int pb_dtp_parse_schedule(const char *s, int *sched, int *v, pb_error *err);
+
+/* Evaluates every pipeline configuration (pp > 1) allowed by the fixed
+ * values (the operator-level ones: pb_dtp_add_operator); g is the model
+ * at its batch as loaded (o->pipe.batch 0: its batch). Under mpirun -np N
+ * the (pp, m) units are spread over the ranks and gathered on every rank
+ * (the same result as one rank). A configuration that fails is a row with
+ * ok = 0 and its error; the call fails when out of memory, cancelled, or
+ * the fixed values do not fit the device count or the batch. */
+int pb_dtp_search(const pb_graph *g, const pb_cluster *cl, const pb_dtp_opts *o, pb_dtp_result *out,
+                  pb_error *err);
+void pb_dtp_result_free(pb_dtp_result *r);
+/* Puts the operator-level rows (pp = 1, from o->op; every dp x tp = N
+ * allowed by the fixed values) first and picks the best configuration.
+ * PB_EUSAGE when no configuration is left. */
+int pb_dtp_add_operator(pb_dtp_result *r, const pb_dtp_opts *o, const pb_cluster *cl,
+                        pb_error *err);
+/* 1 when a beats b: fits first, then the shorter step, then fewer pipeline
+ * stages, then fewer micro-batches (deterministic). */
+int pb_dtp_better(const pb_dtp_config *a, const pb_dtp_config *b);
+
+/* The operator-level rows of a finished shard search (a dropped mirror
+ * scheme gets the numbers of the one kept); *out malloc'd, count returned,
+ * -1 when out of memory. */
+struct pb_shard_search;
+int pb_dtp_oprows(const struct pb_shard_search *s, pb_dtp_oprow **out);
+
+/* ---- the report (dtp_report.c) ---- */
+
+/* {"dp","tp","pp","microbatches","schedule","step_time","memory","fits","kind",...} */
+json_t *pb_dtp_config_json(const pb_dtp_config *c);
+/* Sets "best" and "configurations" (and "dtp_search" counters) in rep. */
+void pb_dtp_report_json(json_t *rep, const pb_dtp_result *r);
+/* The table of alternatives, the best marked '*'. */
+void pb_dtp_report_text(FILE *f, const pb_dtp_result *r);
+
+/* ---- one chunk's solve, cached (dtp_stage.c) ---- */
+
+typedef struct pb_dtp_cache pb_dtp_cache;
+
+typedef struct pb_dtp_chunk {
+	double time, mem_param, mem_act; /* per micro-batch s, bytes per device */
+	int feasible, ok;
+	char error[160];
+} pb_dtp_chunk;
+
+pb_dtp_cache *pb_dtp_cache_new(const pb_graph *g);
+void pb_dtp_cache_free(pb_dtp_cache *c);
+/* The best plan of the nodes with mask[v] on the d-device sub-cluster of cl
+ * on `scheme`, with act_copies; answered from the cache when a chunk of the
+ * same content (layer-class representatives), scheme, devices and copies was
+ * solved. Returns PB_OK (a failed solve is r->ok = 0) or PB_ENOMEM. */
+int pb_dtp_chunk_solve(pb_dtp_cache *c, const pb_cluster *sub, const char *scheme,
+                       const pb_shard_opts *so, const unsigned char *mask, double act_copies,
+                       pb_dtp_chunk *r, pb_error *err);
+void pb_dtp_cache_stats(const pb_dtp_cache *c, long *milps, long *hits);
+/* The d-device cluster of one stage group: whole nodes when d >= the node
+ * size, else d devices of one node. */
+pb_cluster pb_dtp_sub_cluster(const pb_cluster *cl, int d);
+
+#endif

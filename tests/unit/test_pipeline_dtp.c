@@ -1,0 +1,334 @@
+/* test_pipeline_dtp.c — the data x tensor x pipeline search
+ * (core/shard/dtp_search.c) on a small generated GPT over cluster-2x8: every
+ * factorisation dp x tp x pp = 16 is a configuration; a configuration fixed
+ * with the options evaluates to the numbers the free search gave it; the
+ * interleaved bubble is below 1F1B's; memory grows with the micro-batches
+ * in flight; the layer-aligned split gives the first/last stage fewer
+ * layers and identical middle stages (one MILP for them, the cache). */
+#include "pb_test.h"
+
+#include <unistd.h>
+
+#include "model/gen_gpt.h"
+#include "session.h"
+#include "shard/dtp_search.h"
+#include "shard/search.h"
+
+#define LAYOUT "layouts/cluster-2x8.lua"
+
+static char model_path[64];
+
+static int reload(void *ud, long batch, const pb_graph **g, pb_error *err)
+{
+	pb_session *s = ud;
+	int rc = pb_session_set_batch(s, batch, err);
+	*g = s->graph;
+	return rc;
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	pb_gpt_spec sp;
+	pb_gpt_spec_default(&sp);
+	sp.layers = 6;
+	sp.hidden = 256;
+	sp.heads = 4;
+	sp.seq = 64;
+	sp.vocab = 4000;
+	snprintf(model_path, sizeof model_path, "/tmp/pb_test_dtp_%d.onnx", (int)getpid());
+	pb_error err = {0};
+	return pb_gen_gpt_write(&sp, model_path, &err) == PB_OK ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	unlink(model_path);
+	return 0;
+}
+
+static pb_session *open_session(pb_cluster *cl)
+{
+	pb_session *s = pb_session_new();
+	pb_error err = {0};
+	assert_int_equal(pb_session_open_model(s, model_path, NULL, 0, &err), PB_OK);
+	assert_int_equal(pb_session_open_layout(s, LAYOUT, &err), PB_OK);
+	assert_int_equal(pb_cluster_from_hw(s->hw, cl, &err), PB_OK);
+	return s;
+}
+
+static void opts_for(pb_dtp_opts *o, pb_session *s, long batch)
+{
+	pb_dtp_opts_default(o);
+	o->pipe.batch = batch;
+	o->pipe.train = 1;
+	o->pipe.reload = reload;
+	o->pipe.reload_ud = s;
+	o->shard.train = 1;
+	o->shard.optimizer = PB_OPTIM_ADAM;
+	o->shard.layers = 1;
+}
+
+/* The operator-level rows of the whole model at batch B, then the pipeline
+ * configurations (the order cmd_shard.c uses). */
+static void search(pb_session *s, const pb_cluster *cl, pb_dtp_opts *o, pb_dtp_result *r)
+{
+	pb_error err = {0};
+	int rc = pb_dtp_search(s->graph, cl, o, r, &err);
+	if (rc)
+		fprintf(stderr, "%s\n", err.msg);
+	assert_int_equal(rc, PB_OK);
+	assert_int_equal(pb_session_set_batch(s, o->pipe.batch, &err), PB_OK);
+	pb_dtp_oprow *ops = NULL;
+	pb_shard_search *ss = NULL;
+	if (!o->pp || o->pp == 1) {
+		assert_int_equal(
+		    pb_shard_search_new(s->graph, cl, &o->shard, NULL, 2, NULL, &ss, &err), PB_OK);
+		assert_int_equal(pb_shard_search_finish(ss, &err), PB_OK);
+		o->n_op = pb_dtp_oprows(ss, &ops);
+		assert_true(o->n_op > 0);
+		o->op = ops;
+	}
+	rc = pb_dtp_add_operator(r, o, cl, &err);
+	if (rc)
+		fprintf(stderr, "%s\n", err.msg);
+	assert_int_equal(rc, PB_OK);
+	o->op = NULL;
+	free(ops);
+	pb_shard_search_free(ss);
+}
+
+static int close_to(double a, double b)
+{
+	return fabs(a - b) <= 1e-12 * fmax(fabs(a), fabs(b));
+}
+
+static void test_all_factorisations(void **state)
+{
+	(void)state;
+	pb_cluster cl;
+	pb_session *s = open_session(&cl);
+	pb_dtp_opts o;
+	opts_for(&o, s, 16);
+	pb_dtp_result r;
+	search(s, &cl, &o, &r);
+	/* every ordered (dp, tp, pp) with product 16 appears, nothing else */
+	int want = 0;
+	for (int dp = 1; dp <= 16; dp++)
+		for (int tp = 1; tp <= 16; tp++)
+			for (int pp = 1; pp <= 16; pp++) {
+				if (dp * tp * pp != 16)
+					continue;
+				want++;
+				int found = 0;
+				for (int i = 0; i < r.n; i++)
+					found |= r.cfg[i].dp == dp && r.cfg[i].tp == tp &&
+					         r.cfg[i].pp == pp;
+				if (!found)
+					fprintf(stderr, "missing dp %d tp %d pp %d\n", dp, tp, pp);
+				assert_true(found);
+			}
+	assert_int_equal(want, 15);
+	for (int i = 0; i < r.n; i++) {
+		const pb_dtp_config *c = &r.cfg[i];
+		assert_int_equal(c->dp * c->tp * c->pp, 16);
+		assert_int_equal(16 % c->m, 0);
+		if (c->pp > 1 && c->ok) {
+			/* the step time of the schedule's formula */
+			double want_t = c->sched == PB_SCHED_1F1B
+			                    ? (c->slowest + c->p2p) * (c->m + c->pp - 1)
+			                    : (c->slowest + c->v * c->p2p) *
+			                          (c->m + (double)(c->pp - 1) / c->v);
+			assert_true(close_to(c->step_time, want_t));
+		}
+	}
+	/* the best is the fastest that fits */
+	assert_true(r.best >= 0);
+	for (int i = 0; i < r.n; i++)
+		if (r.cfg[i].ok && r.cfg[i].fits)
+			assert_true(r.cfg[r.best].step_time <= r.cfg[i].step_time);
+	assert_true(r.cache_hits > 0); /* identical middle chunks share a MILP */
+	pb_dtp_result_free(&r);
+	pb_cluster_free(&cl);
+	pb_session_free(s);
+}
+
+/* A configuration fixed by all five values gives the free search's numbers. */
+static void test_fixed_equals_free(void **state)
+{
+	(void)state;
+	pb_cluster cl;
+	pb_session *s = open_session(&cl);
+	pb_dtp_opts o;
+	opts_for(&o, s, 16);
+	pb_dtp_result r;
+	search(s, &cl, &o, &r);
+	int picks[3] = {r.best, -1, -1}, n = 1;
+	for (int i = 0; i < r.n && n < 3; i++) /* and a pipeline of each schedule */
+		if (r.cfg[i].ok && r.cfg[i].pp == 4 && r.cfg[i].dp == 2 &&
+		    (n == 1 ? 1 : r.cfg[i].sched != r.cfg[picks[1]].sched))
+			picks[n++] = i;
+	assert_int_equal(n, 3);
+	for (int k = 0; k < n; k++) {
+		const pb_dtp_config *c = &r.cfg[picks[k]];
+		pb_dtp_opts f;
+		opts_for(&f, s, 16);
+		f.dp = c->dp;
+		f.tp = c->tp;
+		f.pp = c->pp;
+		f.m = c->m;
+		f.sched = c->pp > 1 ? c->sched : -1;
+		f.v = c->v;
+		pb_dtp_result one;
+		search(s, &cl, &f, &one);
+		assert_int_equal(one.n, 1);
+		assert_int_equal(one.best, 0);
+		assert_int_equal(one.cfg[0].ok, 1);
+		assert_true(close_to(one.cfg[0].step_time, c->step_time));
+		assert_true(close_to(one.cfg[0].memory, c->memory));
+		assert_int_equal(one.cfg[0].fits, c->fits);
+		pb_dtp_result_free(&one);
+	}
+	pb_dtp_result_free(&r);
+	pb_cluster_free(&cl);
+	pb_session_free(s);
+}
+
+static const pb_dtp_config *find(const pb_dtp_result *r, int dp, int tp, int pp, int m, int sched)
+{
+	for (int i = 0; i < r->n; i++) {
+		const pb_dtp_config *c = &r->cfg[i];
+		if (c->dp == dp && c->tp == tp && c->pp == pp && c->m == m && c->sched == sched &&
+		    c->ok)
+			return c;
+	}
+	return NULL;
+}
+
+static void test_interleaved_and_memory(void **state)
+{
+	(void)state;
+	pb_cluster cl;
+	pb_session *s = open_session(&cl);
+	pb_dtp_opts o;
+	opts_for(&o, s, 16);
+	o.pp = 4;
+	o.dp = 2;
+	o.m = 4;
+	pb_dtp_result r;
+	search(s, &cl, &o, &r);
+	const pb_dtp_config *a = find(&r, 2, 2, 4, 4, PB_SCHED_1F1B);
+	const pb_dtp_config *b = find(&r, 2, 2, 4, 4, PB_SCHED_INTERLEAVED);
+	assert_non_null(a);
+	assert_non_null(b);
+	assert_true(close_to(a->bubble, 3.0 / 7.0));       /* (p-1)/(m+p-1) */
+	assert_true(close_to(b->bubble, 3.0 / (8 + 3.0))); /* (p-1)/(V m+p-1), V = 2 */
+	assert_true(b->bubble < a->bubble);
+	/* interleaving keeps more micro-batch activations at the first group */
+	assert_true(b->memory > a->memory);
+	pb_dtp_result_free(&r);
+
+	/* the same micro-batch size (4), 2 against 4 micro-batches in flight at
+	 * the first of 4 stages: more memory */
+	pb_dtp_result r8, r16;
+	opts_for(&o, s, 8);
+	o.pp = 4;
+	o.dp = 2;
+	o.m = 2;
+	o.sched = PB_SCHED_1F1B;
+	search(s, &cl, &o, &r8);
+	opts_for(&o, s, 16);
+	o.pp = 4;
+	o.dp = 2;
+	o.m = 4;
+	o.sched = PB_SCHED_1F1B;
+	search(s, &cl, &o, &r16);
+	const pb_dtp_config *c8 = find(&r8, 2, 2, 4, 2, PB_SCHED_1F1B);
+	const pb_dtp_config *c16 = find(&r16, 2, 2, 4, 4, PB_SCHED_1F1B);
+	assert_non_null(c8);
+	assert_non_null(c16);
+	assert_true(c16->memory > c8->memory);
+	assert_true(close_to(c16->slowest, c8->slowest)); /* same stage work per micro-batch */
+	pb_dtp_result_free(&r8);
+	pb_dtp_result_free(&r16);
+	pb_cluster_free(&cl);
+	pb_session_free(s);
+}
+
+static void test_layer_split(void **state)
+{
+	(void)state;
+	pb_cluster cl;
+	pb_session *s = open_session(&cl);
+	const pb_graph *g = s->graph;
+	int n = g->n_nodes;
+	double *cost = malloc((size_t)n * sizeof *cost);
+	unsigned char *act = malloc((size_t)n);
+	pb_shard_dynamic_nodes(g, act);
+	for (int v = 0; v < n; v++)
+		cost[v] = act[v] ? pb_shard_node_flops(g, &g->nodes[v]) : -1;
+	pb_pipe_split sp;
+	pb_error err = {0};
+	int lo, hi;
+	/* 6 blocks + embedding + a 4000-word head on 4 stages: uneven counts */
+	assert_int_equal(pb_pipe_split_layers(g, cost, 4, &sp, &lo, &hi, &err), PB_OK);
+	assert_int_equal(sp.p, 4);
+	assert_true(lo < hi);
+	assert_true(hi >= 2); /* the head alone may be a stage (lo = 0) */
+	/* stages are node-order intervals: no edge goes back */
+	int last = 0;
+	for (int v = 0; v < n; v++)
+		if (cost[v] >= 0) {
+			assert_true(sp.stage[v] >= last);
+			last = sp.stage[v];
+		}
+	assert_int_equal(last, 3);
+	pb_pipe_split_free(&sp);
+	/* more stages than layer-aligned pieces: refused */
+	assert_int_equal(pb_pipe_split_layers(g, cost, 16, &sp, &lo, &hi, &err), PB_EINPUT);
+	free(cost);
+	free(act);
+	pb_cluster_free(&cl);
+	pb_session_free(s);
+}
+
+static void test_errors(void **state)
+{
+	(void)state;
+	pb_cluster cl;
+	pb_session *s = open_session(&cl);
+	pb_dtp_opts o;
+	opts_for(&o, s, 16);
+	o.dp = 3;
+	pb_dtp_result r;
+	pb_error err = {0};
+	assert_int_equal(pb_dtp_search(s->graph, &cl, &o, &r, &err), PB_EUSAGE);
+	assert_non_null(strstr(err.msg, "16 devices"));
+	pb_dtp_result_free(&r);
+	opts_for(&o, s, 16);
+	o.m = 5;
+	assert_int_equal(pb_dtp_search(s->graph, &cl, &o, &r, &err), PB_EUSAGE);
+	assert_non_null(strstr(err.msg, "micro-batches"));
+	pb_dtp_result_free(&r);
+	int sc, v;
+	assert_int_equal(pb_dtp_parse_schedule("interleaved:3", &sc, &v, &err), PB_OK);
+	assert_int_equal(sc, PB_SCHED_INTERLEAVED);
+	assert_int_equal(v, 3);
+	assert_int_equal(pb_dtp_parse_schedule("gpipe", &sc, &v, &err), PB_EUSAGE);
+	assert_int_equal(pb_dtp_parse_schedule("interleaved:1", &sc, &v, &err), PB_EUSAGE);
+	pb_cluster_free(&cl);
+	pb_session_free(s);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_all_factorisations),
+	    cmocka_unit_test(test_fixed_equals_free),
+	    cmocka_unit_test(test_interleaved_and_memory),
+	    cmocka_unit_test(test_layer_split),
+	    cmocka_unit_test(test_errors),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
