@@ -179,13 +179,17 @@ static void kill_workers(worker *ws, int n)
 }
 
 /* The rows' incumbents arrive in completion order; the serial run lists them
- * in scheme order (stable by row). */
-static int cmp_event(const void *a, const void *b)
+ * in scheme order, each row's in its solve order (stable: their "at"
+ * restarts with each recomputation choice's solve, so it cannot order them). */
+static void sort_events(pb_shard_event *e, int n)
 {
-	const pb_shard_event *x = a, *y = b;
-	if (x->scheme != y->scheme)
-		return x->scheme < y->scheme ? -1 : 1;
-	return x->at < y->at ? -1 : x->at > y->at;
+	for (int i = 1; i < n; i++) {
+		pb_shard_event x = e[i];
+		int j = i;
+		for (; j > 0 && e[j - 1].scheme > x.scheme; j--)
+			e[j] = e[j - 1];
+		e[j] = x;
+	}
 }
 
 int pb_shard_parallel_solve(pb_shard_search *s, int jobs,
@@ -255,7 +259,7 @@ int pb_shard_parallel_solve(pb_shard_search *s, int jobs,
 	}
 	kill_workers(ws, jobs);
 	if (rc == PB_OK) {
-		qsort(s->events + ev0, (size_t)(s->n_events - ev0), sizeof *s->events, cmp_event);
+		sort_events(s->events + ev0, s->n_events - ev0);
 		/* The best row by the serial comparison, in scheme order; rows solved
 		 * before keep their problem, a new best is rebuilt here. */
 		int old = s->best;

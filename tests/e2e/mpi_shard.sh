@@ -54,6 +54,26 @@ for args in "models/resnet18.onnx --layout layouts/cluster-2x8.lua --opt-level 2
 	[ "$(python3 -c "import json; print(len(json.load(open('$tmp/j3'))['schemes']))")" -ge 2 ] ||
 		fail "--json under mpirun lacks schemes"
 done
+# --pipeline auto: the data x tensor x pipeline configurations (units of (pp, m)) are
+# spread over the ranks too; the table and the JSON equal the serial ones.
+"$bin" gen gpt --layers 6 --hidden 256 --heads 4 --seq 64 --vocab 4000 -o "$tmp/g6.onnx" >/dev/null ||
+	fail "gen gpt"
+dargs="$tmp/g6.onnx --layout layouts/cluster-2x8.lua --train --batch 16 --pipeline auto"
+# shellcheck disable=SC2086
+"$bin" shard $dargs --jobs 1 >"$tmp/d1" 2>"$tmp/e1" || fail "serial dtp: $(tail -3 "$tmp/e1")"
+# shellcheck disable=SC2086
+timeout 600 mpirun --oversubscribe -np 3 "$bin" shard $dargs >"$tmp/d3" 2>"$tmp/e3" ||
+	fail "mpirun -np 3 dtp: $(tail -3 "$tmp/e3")"
+grep -q "data x tensor x pipeline" "$tmp/d1" || fail "serial dtp: no configuration table"
+cmp -s <(mask_text "$tmp/d1") <(mask_text "$tmp/d3") ||
+	fail "dtp text differs: $(diff <(mask_text "$tmp/d1") <(mask_text "$tmp/d3") | head -5)"
+# shellcheck disable=SC2086
+"$bin" shard $dargs --jobs 1 --json >"$tmp/dj1" 2>/dev/null
+# shellcheck disable=SC2086
+timeout 600 mpirun --oversubscribe -np 3 "$bin" shard $dargs --json >"$tmp/dj3" 2>/dev/null
+cmp -s <(mask_json "$tmp/dj1") <(mask_json "$tmp/dj3") || fail "dtp --json differs"
+[ "$(python3 -c "import json; print(len(json.load(open('$tmp/dj3'))['configurations']))")" -ge 15 ] ||
+	fail "dtp --json under mpirun lacks configurations"
 if [ "$fails" != 0 ]; then
 	echo "$fails failure(s)"
 	exit 1
