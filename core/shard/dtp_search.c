@@ -409,8 +409,41 @@ static int m_candidates(const pb_dtp_opts *o, long B, int pp, int *out)
 }
 
 typedef struct unit {
-	int pp, m;
+	int pp, n_m;
+	int m[8]; /* ascending */
 } unit;
+
+static double best_fitting(const pb_dtp_result *r, int from)
+{
+	double b = INFINITY;
+	for (int i = from; i < r->n; i++)
+		if (r->cfg[i].ok && r->cfg[i].fits && r->cfg[i].step_time < b)
+			b = r->cfg[i].step_time;
+	return b;
+}
+
+/* The micro-batch counts of a stage count, ascending, until one is slower
+ * than the one before: its best fitting configuration slower than the
+ * previous count's (more micro-batches shrink the bubble but also every
+ * micro-batch's efficiency; once that loses, more lose further). Counts are
+ * tried on while nothing fits (more micro-batches, less activation memory). */
+static int run_pp(const pb_graph **gp, const pb_cluster *cl, const pb_dtp_opts *o, long B,
+                  const unit *un, pb_dtp_result *r, pb_error *err)
+{
+	double prev = INFINITY;
+	for (int k = 0; k < un->n_m; k++) {
+		int from = r->n;
+		int rc = run_unit(gp, cl, o, B, un->pp, un->m[k], r, err);
+		if (rc)
+			return rc;
+		double b = best_fitting(r, from);
+		if (isfinite(prev) && !(b < prev))
+			break;
+		if (b < prev)
+			prev = b;
+	}
+	return PB_OK;
+}
 
 /* Evaluates the units of this rank; gathers all of them in unit order. */
 static int run_units(const pb_graph *g, const pb_cluster *cl, const pb_dtp_opts *o, long B,
@@ -429,9 +462,9 @@ static int run_units(const pb_graph *g, const pb_cluster *cl, const pb_dtp_opts 
 		if (i % size != rank)
 			continue;
 		if (o->progress)
-			o->progress(o->ud, i, n_units, units[i].pp, units[i].m);
+			o->progress(o->ud, i, n_units, units[i].pp, units[i].m[0]);
 		first[i] = r->n;
-		rc = run_unit(&g, cl, o, B, units[i].pp, units[i].m, r, err);
+		rc = run_pp(&g, cl, o, B, &units[i], r, err);
 		count[i] = r->n - first[i];
 	}
 	r->g = g;
@@ -535,9 +568,11 @@ int pb_dtp_search(const pb_graph *g, const pb_cluster *cl, const pb_dtp_opts *o,
 		if ((o->dp && d % o->dp) || (o->tp && d % o->tp) ||
 		    (o->dp && o->tp && o->dp * o->tp != d))
 			continue;
-		int ms[8], nm = m_candidates(o, B, pp, ms);
-		for (int k = 0; k < nm && n_units < 256; k++)
-			units[n_units++] = (unit){pp, ms[k]};
+		unit *un = &units[n_units];
+		un->pp = pp;
+		un->n_m = m_candidates(o, B, pp, un->m);
+		if (un->n_m > 0 && n_units < 256)
+			n_units++;
 	}
 	return run_units(g, cl, o, B, units, n_units, r, err);
 }
