@@ -12,6 +12,7 @@
 #include "model/gen_gpt.h"
 #include "session.h"
 #include "shard/dtp_search.h"
+#include "shard/layer_classes.h"
 #include "shard/search.h"
 
 #define LAYOUT "layouts/cluster-2x8.lua"
@@ -293,6 +294,76 @@ static void test_layer_split(void **state)
 	pb_session_free(s);
 }
 
+/* Chunks [embedding, block 0] [blocks 1-2] [blocks 3-4] [block 5, head]: the
+ * two middle chunks have the same content, the cache answers the second from
+ * the first's MILP, and solving it on its own gives the same numbers. */
+static void test_cache_same_content(void **state)
+{
+	(void)state;
+	pb_cluster cl;
+	pb_session *s = open_session(&cl);
+	pb_error err = {0};
+	assert_int_equal(pb_session_set_batch(s, 4, &err), PB_OK);
+	const pb_graph *g = s->graph;
+	int n = g->n_nodes;
+	double *cost = malloc((size_t)n * sizeof *cost);
+	unsigned char *act = malloc((size_t)n), *mask = malloc((size_t)n);
+	pb_shard_dynamic_nodes(g, act);
+	for (int v = 0; v < n; v++)
+		cost[v] = act[v] ? pb_shard_node_flops(g, &g->nodes[v]) : -1;
+	pb_layer_classes lc;
+	assert_int_equal(pb_layer_classes_find(g, &lc, &err), PB_OK);
+	assert_int_equal(lc.n_runs, 1);
+	assert_int_equal(lc.runs[0].count, 6);
+	int *stage_of = malloc((size_t)n * sizeof *stage_of);
+	static const int of_block[6] = {0, 1, 1, 2, 2, 3};
+	for (int v = 0; v < n; v++)
+		stage_of[v] = lc.block[v] >= 0       ? of_block[lc.block[v]]
+		              : v < lc.runs[0].start ? 0
+		                                     : 3;
+	pb_pipe_split sp;
+	assert_int_equal(pb_pipe_split_given(g, cost, 4, stage_of, &sp, &err), PB_OK);
+	pb_layer_classes_free(&lc);
+	free(stage_of);
+	pb_shard_opts so;
+	pb_shard_opts_default(&so);
+	so.train = 1;
+	so.layers = 1;
+	pb_cluster sub = pb_dtp_sub_cluster(&cl, 4);
+	pb_dtp_chunk r[4], alone;
+	pb_dtp_cache *c = pb_dtp_cache_new(g);
+	for (int k = 0; k < 4; k++) {
+		for (int v = 0; v < n; v++)
+			mask[v] = sp.stage[v] == k && act[v];
+		assert_int_equal(pb_dtp_chunk_solve(c, &sub, "2x2", &so, mask, 1, &r[k], &err),
+		                 PB_OK);
+		assert_true(r[k].ok);
+	}
+	long milps, hits;
+	pb_dtp_cache_stats(c, &milps, &hits);
+	assert_int_equal(milps, 3);
+	assert_int_equal(hits, 1);
+	pb_dtp_cache_free(c);
+	/* chunk 2, the one the cache answered, solved on its own */
+	for (int v = 0; v < n; v++)
+		mask[v] = sp.stage[v] == 2 && act[v];
+	pb_dtp_cache *c2 = pb_dtp_cache_new(g);
+	assert_int_equal(pb_dtp_chunk_solve(c2, &sub, "2x2", &so, mask, 1, &alone, &err), PB_OK);
+	pb_dtp_cache_stats(c2, &milps, &hits);
+	assert_int_equal(milps, 1);
+	assert_true(close_to(alone.time, r[2].time));
+	assert_true(close_to(alone.mem_param, r[2].mem_param));
+	assert_true(close_to(alone.mem_act, r[2].mem_act));
+	assert_true(close_to(r[1].time, r[2].time));
+	pb_dtp_cache_free(c2);
+	pb_pipe_split_free(&sp);
+	free(cost);
+	free(act);
+	free(mask);
+	pb_cluster_free(&cl);
+	pb_session_free(s);
+}
+
 static void test_errors(void **state)
 {
 	(void)state;
@@ -324,11 +395,9 @@ static void test_errors(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_all_factorisations),
-	    cmocka_unit_test(test_fixed_equals_free),
-	    cmocka_unit_test(test_interleaved_and_memory),
-	    cmocka_unit_test(test_layer_split),
-	    cmocka_unit_test(test_errors),
+	    cmocka_unit_test(test_all_factorisations),     cmocka_unit_test(test_fixed_equals_free),
+	    cmocka_unit_test(test_interleaved_and_memory), cmocka_unit_test(test_layer_split),
+	    cmocka_unit_test(test_cache_same_content),     cmocka_unit_test(test_errors),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
