@@ -41,6 +41,7 @@ json_t *pb_dtp_config_json(const pb_dtp_config *c)
 		json_object_set_new(o, "bubble", json_real(c->bubble));
 		json_object_set_new(o, "slowest_group", json_real(c->slowest));
 		json_object_set_new(o, "p2p", json_real(c->p2p));
+		json_object_set_new(o, "grad_sync", json_real(c->grad));
 		json_object_set_new(o, "layer_split", json_boolean(c->layers_split));
 		if (c->layers_split) {
 			json_object_set_new(o, "min_layers", json_integer(c->min_layers));

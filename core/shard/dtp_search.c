@@ -166,10 +166,11 @@ static double inflight(const unit_ctx *u, int s)
 
 /* Solves the chunks of group s at act copies; sums time and memory parts. */
 static int solve_group(unit_ctx *u, const pb_cluster *sub, const char *scheme, int s, double act,
-                       double *time, double *mp, double *ma, int *ok, char *errbuf, pb_error *err)
+                       double *time, double *grad, double *mp, double *ma, int *ok, char *errbuf,
+                       pb_error *err)
 {
 	const pb_graph *g = u->g;
-	*time = *mp = *ma = 0;
+	*time = *grad = *mp = *ma = 0;
 	*ok = 1;
 	for (int c = s; c < u->n_chunks; c += u->pp) {
 		int any = 0;
@@ -189,7 +190,8 @@ static int solve_group(unit_ctx *u, const pb_cluster *sub, const char *scheme, i
 			snprintf(errbuf, 160, "chunk %d: %.140s", c, ch.error);
 			return PB_OK;
 		}
-		*time += ch.time;
+		*time += ch.time - ch.grad;
+		*grad += ch.grad;
 		*mp += ch.mem_param;
 		*ma += ch.mem_act;
 	}
@@ -218,16 +220,17 @@ static int eval_config(unit_ctx *u, int dp, int tp, pb_dtp_config *c, pb_error *
 	for (int s = 0; s < u->pp; s++) {
 		if (pb_job_cancelled())
 			return pb_err(err, PB_ECANCEL, "shard: cancelled");
-		double t, mp, ma, a = inflight(u, s);
+		double t, gr, mp, ma, a = inflight(u, s);
 		int ok;
 		/* solved with one activation copy (a relaxation of the memory row):
 		 * when the plan fits with a copies it is the plan for a copies too */
-		if ((rc = solve_group(u, &sub, scheme, s, 1, &t, &mp, &ma, &ok, c->error, err)))
+		if ((rc =
+		         solve_group(u, &sub, scheme, s, 1, &t, &gr, &mp, &ma, &ok, c->error, err)))
 			return rc;
 		double mem = mp + (train ? a : 1) * ma;
 		if (ok && train && a > 1 && mem > cl->memory * (1 + 1e-9)) {
-			if ((rc = solve_group(u, &sub, scheme, s, a, &t, &mp, &ma, &ok, c->error,
-			                      err)))
+			if ((rc = solve_group(u, &sub, scheme, s, a, &t, &gr, &mp, &ma, &ok,
+			                      c->error, err)))
 				return rc;
 			mem = mp + a * ma;
 		}
@@ -237,6 +240,8 @@ static int eval_config(unit_ctx *u, int dp, int tp, pb_dtp_config *c, pb_error *
 		}
 		if (t > c->slowest)
 			c->slowest = t;
+		if (gr > c->grad)
+			c->grad = gr;
 		if (mem > c->memory)
 			c->memory = mem;
 	}
@@ -253,10 +258,10 @@ static int eval_config(unit_ctx *u, int dp, int tp, pb_dtp_config *c, pb_error *
 	}
 	int p = u->pp, m = u->m, V = u->v;
 	if (u->sched == PB_SCHED_1F1B) {
-		c->step_time = (c->slowest + c->p2p) * (m + p - 1);
+		c->step_time = (c->slowest + c->p2p) * (m + p - 1) + c->grad;
 		c->bubble = (double)(p - 1) / (m + p - 1);
 	} else {
-		c->step_time = (c->slowest + V * c->p2p) * (m + (double)(p - 1) / V);
+		c->step_time = (c->slowest + V * c->p2p) * (m + (double)(p - 1) / V) + c->grad;
 		c->bubble = (double)(p - 1) / ((double)V * m + p - 1);
 	}
 	return PB_OK;

@@ -11,10 +11,12 @@
  * schedule 1F1B or interleaved with V model chunks per device (Narayanan et
  * al. 2021, "Efficient Large-Scale Language Model Training on GPU Clusters
  * Using Megatron-LM", section 2.2):
- *   1F1B:        step = (t + p2p) x (m + p - 1),    bubble (p-1)/(m+p-1);
- *   interleaved: step = (t + V p2p) x (m + (p-1)/V), bubble (p-1)/(V m+p-1),
+ *   1F1B:        step = (t + p2p) x (m + p - 1) + G,    bubble (p-1)/(m+p-1);
+ *   interleaved: step = (t + V p2p) x (m + (p-1)/V) + G, bubble (p-1)/(V m+p-1),
  * t the slowest device group's time per micro-batch (forward + backward of
- * all its chunks), p2p the slowest boundary transfer. Activation memory of
+ * all its chunks, without the gradient all-reduces), p2p the slowest
+ * boundary transfer, G the largest group's gradient all-reduces (training:
+ * once per step, after the last micro-batch, as Megatron-LM does). Activation memory of
  * device group s: 1F1B keeps min(p - s, m) micro-batches in flight;
  * interleaved keeps min(V m, (V-1) p + 2 (p - s - 1) + 1) chunk activations
  * (Megatron-LM's warm-up count + 1), each 1/V of the group's.
@@ -48,6 +50,7 @@ typedef struct pb_dtp_config {
 	double memory;    /* bytes per device, the max over devices */
 	double bubble;
 	double slowest, p2p; /* slowest group per micro-batch, slowest transfer (s) */
+	double grad;         /* the slowest group's gradient all-reduces, once per step (s) */
 	int fits, ok;
 	int layers_split;           /* chunks cut at layer boundaries */
 	int min_layers, max_layers; /* blocks per chunk (layers_split) */
@@ -128,6 +131,7 @@ typedef struct pb_dtp_cache pb_dtp_cache;
 
 typedef struct pb_dtp_chunk {
 	double time, mem_param, mem_act; /* per micro-batch s, bytes per device */
+	double grad; /* s of time that are gradient all-reduces (once per step) */
 	int feasible, ok;
 	char error[160];
 } pb_dtp_chunk;

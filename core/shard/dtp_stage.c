@@ -109,6 +109,9 @@ static int solve(const pb_graph *g, const pb_cluster *sub, const char *scheme,
 			r->mem_act += p->groups[G].mem_act[ch];
 		}
 		r->feasible = b->feasible;
+		r->grad = pb_shard_grad_time(p, s->best_result.choice);
+		if (r->grad > r->time)
+			r->grad = r->time;
 	} else if (rc == PB_OK) {
 		snprintf(r->error, sizeof r->error, "%.150s",
 		         s && s->n_rows > 0 && s->rows[0].error[0] ? s->rows[0].error

@@ -22,6 +22,10 @@ json_t *pb_shard_report(const pb_shard_search *s);
  * batch) along it carry at least half of the FLOPs; dp is the product of
  * those axes, tp of the others. */
 void pb_shard_dp_tp(const pb_shard_problem *p, const int *choice, int *dp, int *tp);
+/* Seconds of a training plan's gradient all-reduces (parameters replicated
+ * along a mesh axis, as listed with "(gradient)" in the report), part of its
+ * step time: a pipeline pays them once per step, not per micro-batch. */
+double pb_shard_grad_time(const pb_shard_problem *p, const int *choice);
 /* The report as text tables (what `shard` prints without --json). */
 void pb_shard_report_text(const pb_shard_search *s, const json_t *rep, FILE *out);
 /* One JSON file per device: its ordered operators with local shapes and the

@@ -131,6 +131,7 @@ static void test_all_factorisations(void **state)
 				assert_true(found);
 			}
 	assert_int_equal(want, 15);
+	int n_grad = 0;
 	for (int i = 0; i < r.n; i++) {
 		const pb_dtp_config *c = &r.cfg[i];
 		assert_int_equal(c->dp * c->tp * c->pp, 16);
@@ -141,9 +142,14 @@ static void test_all_factorisations(void **state)
 			                    ? (c->slowest + c->p2p) * (c->m + c->pp - 1)
 			                    : (c->slowest + c->v * c->p2p) *
 			                          (c->m + (double)(c->pp - 1) / c->v);
-			assert_true(close_to(c->step_time, want_t));
+			assert_true(close_to(c->step_time, want_t + c->grad));
+			/* replicated parameters (dp > 1) are reduced, once per step */
+			if (c->dp > 1)
+				assert_true(c->grad > 0);
+			n_grad += c->dp > 1;
 		}
 	}
+	assert_true(n_grad > 0);
 	/* the best is the fastest that fits */
 	assert_true(r.best >= 0);
 	for (int i = 0; i < r.n; i++)
