@@ -17,6 +17,7 @@
 
 #include "commands.h"
 #include "partition/partition.h"
+#include "partition/chain_rules.h"
 #include "partition/exact.h"
 #include "partition/report.h"
 #include "partition/rl_reinforce.h"
@@ -459,10 +460,19 @@ static int cmd_train(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, p
 		train_models_free(tm, n_models);
 		return pb_hooks_finish(&hk, rc ? rc : PB_EINPUT, err);
 	}
-	if (n_models > 1 && (ho.mask || ho.init_state)) {
+	int has_rules = ho.rules && !pb_part_rules_empty(ho.rules);
+	if (n_models > 1 && (ho.mask || ho.init_state || has_rules)) {
 		train_models_free(tm, n_models);
 		rc = pb_err(err, PB_EUSAGE,
-		            "train: Lua action_mask or initial_partition needs a single model");
+		            "train: Lua action_mask, initial_partition or cut/core rules need a "
+		            "single model");
+		return pb_hooks_finish(&hk, rc, err);
+	}
+	/* cut/core rules: the agent masks actions that break them (as --method rl) */
+	if (has_rules &&
+	    ((rc = pb_part_problem_set_rules(tm[0].P, ho.rules, err)) ||
+	     (!no_ref && (rc = pb_part_exact_solve(tm[0].P, &tm[0].opt, NULL, NULL, err))))) {
+		train_models_free(tm, n_models);
 		return pb_hooks_finish(&hk, rc, err);
 	}
 	const char *logp = pb_args_str(a, "log", NULL);

@@ -30,6 +30,7 @@
 #include <time.h>
 
 #include "partition/baselines.h"
+#include "partition/chain_rules.h"
 #include "partition/env.h"
 #include "partition/rl_policy.h"
 #include "util/ranks.h"
@@ -43,7 +44,7 @@ struct pb_rl_trainer {
 	pb_rl_adam adam;
 	uint64_t rng;
 	int n, na, n_in, L;
-	int *init_state, *state, *best, *gid, *part_cores;
+	int *init_state, *state, *best, *gid, *part_cores, *next;
 	double best_obj, best_sq, best_time, best_reward, lb;
 	double start_obj, start_time, beat_seconds;
 	long beat_episode;
@@ -238,6 +239,7 @@ int pb_rl_trainer_new(pb_part_problem *P, const pb_rl_config *cfg, const char *a
 		T->best = malloc(n * sizeof(int));
 		T->gid = malloc(n * sizeof(int));
 		T->part_cores = malloc(n * sizeof(int));
+		T->next = malloc(n * sizeof(int));
 		T->acts = malloc(L * sizeof(int));
 		T->xs = calloc(L * np * (size_t)T->n_in, sizeof(double));
 		T->hs = malloc(L * np * nh * sizeof(double));
@@ -253,9 +255,9 @@ int pb_rl_trainer_new(pb_part_problem *P, const pb_rl_config *cfg, const char *a
 		T->dh = malloc(np * nh * sizeof(double));
 		T->groups = malloc(n * sizeof(pb_part_group));
 		if (!T->pol || !T->init_state || !T->state || !T->best || !T->gid ||
-		    !T->part_cores || !T->acts || !T->xs || !T->hs || !T->probs || !T->rews ||
-		    !T->ret || !T->adv || !T->base || !T->base_set || !T->masks || !T->am ||
-		    !T->cf || !T->dh || !T->groups)
+		    !T->part_cores || !T->next || !T->acts || !T->xs || !T->hs || !T->probs ||
+		    !T->rews || !T->ret || !T->adv || !T->base || !T->base_set || !T->masks ||
+		    !T->am || !T->cf || !T->dh || !T->groups)
 			rc = pb_err(err, PB_ENOMEM, "rl: out of memory");
 	}
 	if (rc == PB_OK) {
@@ -285,6 +287,13 @@ int pb_rl_trainer_new(pb_part_problem *P, const pb_rl_config *cfg, const char *a
 	} else
 		pb_part_balanced(P, T->init_state);
 	pb_part_evaluate(P, T->init_state, &ev, NULL);
+	if (ev.violations > 0 && !T->cfg.init_state && T->cfg.init != PB_RL_INIT_GREEDY) {
+		/* Under cut rules the agent starts where they hold: greedy cuts only
+		 * where they allow (the mask then keeps every state obeying them). */
+		T->cfg.init = PB_RL_INIT_GREEDY;
+		pb_part_greedy(P, T->init_state);
+		pb_part_evaluate(P, T->init_state, &ev, NULL);
+	}
 	consider_best(T, T->init_state, &ev);
 	T->start_obj = T->best_obj;
 	T->start_time = T->best_time;
@@ -309,10 +318,29 @@ static int make_mask(pb_rl_trainer *T, const int *ac, unsigned char *mask)
 	if (T->cfg.mask && T->cfg.mask(T->cfg.mask_ud, ac, T->n, mask) != 0)
 		return -1;
 	pb_rl_focus_mask(T->n, T->lo, T->hi, mask);
+	if (pb_part_has_rules(T->P))
+		pb_rl_rules_mask(T->P, ac, mask, T->next);
 	int cnt = 0;
 	for (int k = 0; k < T->na; k++)
 		cnt += mask[k] != 0;
 	return cnt;
+}
+
+void pb_rl_rules_mask(pb_part_problem *P, const int *ac, unsigned char *mask, int *scratch)
+{
+	const int n = P->n;
+	pb_part_eval ev, e2;
+	pb_part_evaluate(P, ac, &ev, NULL);
+	for (int k = 0; k < pb_env_n_actions(n); k++) {
+		if (!mask[k])
+			continue;
+		memcpy(scratch, ac, (size_t)n * sizeof *ac);
+		if (!pb_env_apply(scratch, n, k, NULL))
+			continue;
+		pb_part_evaluate(P, scratch, &e2, NULL);
+		if (e2.violations > ev.violations)
+			mask[k] = 0;
+	}
 }
 
 void pb_rl_focus_mask(int n, int lo, int hi, unsigned char *mask)
@@ -466,7 +494,7 @@ static void start_state(pb_rl_trainer *T)
 	/* Re-assigned cores and broken-up groups are not reached by actions, so
 	 * they could bypass an action mask: with a mask, restarts are plain. */
 	double plain = (1 - T->cfg.restart_window) / 2;
-	if (u < plain || T->cfg.mask)
+	if (u < plain || T->cfg.mask || pb_part_has_rules(T->P))
 		return;
 	if (u < 2 * plain) { /* the best groups' layers with a fresh core assignment */
 		pb_part_rebalance_cores(T->P, T->state);
@@ -832,6 +860,7 @@ void pb_rl_trainer_free(pb_rl_trainer *T)
 	free(T->best);
 	free(T->gid);
 	free(T->part_cores);
+	free(T->next);
 	free(T->cf);
 	free(T->dh);
 	free(T->acts);

@@ -51,9 +51,12 @@
  * segment cache (problem.h).
  *
  * Actions that are invalid in a state are masked out of the softmax (they
- * would leave the state unchanged); an optional callback can mask more (and
- * then restarts from the best state are plain, since re-assigned cores and
- * broken-up groups are not reached through actions).
+ * would leave the state unchanged); an optional callback can mask more, and
+ * when the problem has cut/core rules (chain_rules.h) the agent masks every
+ * action that would break more of them than its state does, and a start that
+ * breaks them becomes greedy's split (which obeys the cut rules). With a
+ * callback or rules, restarts from the best state are plain, since
+ * re-assigned cores and broken-up groups are not reached through actions.
  */
 #ifndef PB_RL_REINFORCE_H
 #define PB_RL_REINFORCE_H
@@ -174,6 +177,11 @@ int pb_rl_break_window(pb_part_problem *P, int *ac, const pb_part_group *gs, int
  * (a group's time only grows with its end). Core counts, the window's layers
  * and everything outside it stay. Returns 1 if ac changed. */
 int pb_rl_retime_window(pb_part_problem *P, int *ac, int c0, int c1);
+/* Under P's rules (chain_rules.h): masks every action that would break more
+ * rules than state ac does, so a state that obeys them keeps obeying them
+ * (scratch: n ints). The trainer applies it itself whenever P has rules —
+ * `partition --method rl` and `train` alike. */
+void pb_rl_rules_mask(pb_part_problem *P, const int *ac, unsigned char *mask, int *scratch);
 /* Masks every action of the pairs outside [lo, hi] (n cores). */
 void pb_rl_focus_mask(int n, int lo, int hi, unsigned char *mask);
 
