@@ -16,8 +16,10 @@
  *              (0: skip);
  * each with its best max(t) / optimum (mean over the seeds, and the worst),
  * and the episode at which it first beat its start (mean; "never" when a
- * seed never did). All times are CPU seconds of the one thread. One markdown
- * table row per (model, layout).
+ * seed never did). Episodes are the agent's default ones (cfg.rollouts
+ * rollouts, one update each); the first line says how many. All times are
+ * CPU seconds of the one thread. One markdown table row per (model, layout),
+ * with the mean CPU seconds of the shipped agent's EPISODES episodes.
  */
 #include <math.h>
 #include <stdio.h>
@@ -148,10 +150,13 @@ int main(int argc, char **argv)
 		if (pb_graph_load(argv[5 + i], NULL, &g[i], &err))
 			die(&err);
 	}
+	pb_rl_config dflt;
+	config(&dflt, episodes, 1);
+	printf("%d rollouts per episode, %d hidden units\n\n", dflt.rollouts, dflt.hidden);
 	printf(
 	    "| model | layout | layers | exact (ms) | pack | fresh | fresh beat-start ep | shipped "
-	    "| shipped beat-start ep | loo | loo beat-start ep |\n");
-	printf("|---|---|---|---|---|---|---|---|---|---|---|\n");
+	    "| shipped beat-start ep | shipped s | loo | loo beat-start ep |\n");
+	printf("|---|---|---|---|---|---|---|---|---|---|---|---|\n");
 	fflush(stdout);
 	char *lay_list = strdup(argv[4]), *save = NULL;
 	for (char *lay = strtok_r(lay_list, ",", &save); lay; lay = strtok_r(NULL, ",", &save)) {
@@ -197,9 +202,10 @@ int main(int argc, char **argv)
 				beat_cell(b_l, sizeof b_l, &loo);
 			}
 			const char *base = strrchr(g[i]->path, '/');
-			printf("| %s | %s | %d | %.5f | %.4f | %s | %s | %s | %s | %s | %s |\n",
-			       base ? base + 1 : g[i]->path, mc.name, P[i]->m, opt * 1e3, r_pack,
-			       c_f, b_f, c_s, b_s, c_l, b_l);
+			printf(
+			    "| %s | %s | %d | %.5f | %.4f | %s | %s | %s | %s | %.2f | %s | %s |\n",
+			    base ? base + 1 : g[i]->path, mc.name, P[i]->m, opt * 1e3, r_pack, c_f,
+			    b_f, c_s, b_s, ship.seconds, c_l, b_l);
 			fflush(stdout);
 			free(ac);
 		}

@@ -51,7 +51,7 @@ struct pb_rl_trainer {
 	pb_rl_trainer *owner; /* whose network this trainer trains (itself by default) */
 	char *agent;          /* checkpoint path it started from, or NULL */
 	long updates;         /* episodes this network has learnt from (its checkpoint's) */
-	double *xs, *hs, *probs, *rews, *ret, *adv, *base, *grad, *am, *cf, *dh;
+	double *xs, *hs, *probs, *rews, *ret, *adv, *base, *grad, *gacc, *am, *cf, *dh;
 	unsigned char *masks, *base_set;
 	int *acts;
 	int lo, hi; /* pairs this episode may act on (its focus, start_state) */
@@ -82,6 +82,7 @@ void pb_rl_config_default(pb_rl_config *c)
 	c->retime = 0.5;
 	c->shaped = 1;
 	c->step_limit = 0;
+	c->rollouts = 8;
 	c->log_optimum = NAN;
 }
 
@@ -200,6 +201,8 @@ int pb_rl_trainer_new(pb_part_problem *P, const pb_rl_config *cfg, const char *a
 	T->hi = P->n - 2;
 	if (T->cfg.window < 1)
 		T->cfg.window = 1;
+	if (T->cfg.rollouts < 1)
+		T->cfg.rollouts = 1;
 	if (T->cfg.hidden < 1)
 		T->cfg.hidden = 16;
 	T->L = cfg->step_limit > 0 ? cfg->step_limit : (P->n > 32 ? P->n : 32);
@@ -262,7 +265,9 @@ int pb_rl_trainer_new(pb_part_problem *P, const pb_rl_config *cfg, const char *a
 	}
 	if (rc == PB_OK) {
 		T->grad = calloc((size_t)T->pol->n_params, sizeof(double));
-		if (!T->grad || pb_rl_adam_init(&T->adam, T->pol->n_params, T->cfg.lr, T->cfg.clip))
+		T->gacc = calloc((size_t)T->pol->n_params, sizeof(double));
+		if (!T->grad || !T->gacc ||
+		    pb_rl_adam_init(&T->adam, T->pol->n_params, T->cfg.lr, T->cfg.clip))
 			rc = pb_err(err, PB_ENOMEM, "rl: out of memory");
 	}
 	if (rc) {
@@ -583,7 +588,10 @@ static void apply_gradient(pb_rl_trainer *T)
 	T->last_norm = pb_rl_adam_step(&T->owner->adam, T->pol->w, T->grad);
 }
 
-static int run_episode(pb_rl_trainer *T, pb_error *err)
+/* One rollout of an episode: from its own start state (start_state), up to
+ * L steps sampled from the policy; its gradient (the mean over its steps) is
+ * added to T->gacc and *count counts the rollouts that took a step. */
+static int rollout(pb_rl_trainer *T, int *count, pb_error *err)
 {
 	pb_part_problem *P = T->P;
 	const int n = T->n, na = T->na, ni = T->n_in * (n - 1), nh = T->cfg.hidden * (n - 1);
@@ -628,17 +636,14 @@ static int run_episode(pb_rl_trainer *T, pb_error *err)
 		if (!ev.over_memory && ev.max_time <= goal)
 			break;
 	}
-	T->last_episode_best = ep_best;
-	T->last_episode_reward = ep_reward;
-	T->last_steps = steps;
+	if (ep_best < T->last_episode_best)
+		T->last_episode_best = ep_best;
+	if (ep_reward > T->last_episode_reward)
+		T->last_episode_reward = ep_reward;
+	T->last_steps += steps;
 	T->steps += steps;
-	if (steps == 0) {
-		if (pb_ranks_size() > 1) { /* the other ranks' gradients still count */
-			memset(T->grad, 0, (size_t)T->pol->n_params * sizeof *T->grad);
-			apply_gradient(T);
-		}
+	if (steps == 0)
 		return PB_OK;
-	}
 	/* Returns, baseline, advantages. */
 	double G = 0;
 	for (int t = steps - 1; t >= 0; t--) {
@@ -662,6 +667,36 @@ static int run_episode(pb_rl_trainer *T, pb_error *err)
 		var += (T->adv[t] - mean) * (T->adv[t] - mean);
 	double sd = sqrt(var / steps), scale_ref = mag / steps * 1e-3 + 1e-12;
 	episode_gradient(T, steps, 1.0 / (sd > scale_ref ? sd : scale_ref));
+	for (int i = 0; i < T->pol->n_params; i++)
+		T->gacc[i] += T->grad[i];
+	++*count;
+	return PB_OK;
+}
+
+/* One episode: cfg.rollouts rollouts with the current policy, each from its
+ * own start state, then one Adam step with the mean of their gradients. */
+static int run_episode(pb_rl_trainer *T, pb_error *err)
+{
+	int count = 0, np = T->pol->n_params;
+	double loss = 0;
+	T->last_episode_best = INFINITY;
+	T->last_episode_reward = -INFINITY;
+	T->last_steps = 0;
+	memset(T->gacc, 0, (size_t)np * sizeof *T->gacc);
+	for (int r = 0; r < T->cfg.rollouts; r++) {
+		int before = count, rc = rollout(T, &count, err);
+		if (rc)
+			return rc;
+		if (count > before)
+			loss += T->last_loss;
+	}
+	/* No step at all: no update, except under mpirun, where the other
+	 * ranks' gradients still count (this rank adds zeros). */
+	if (count == 0 && pb_ranks_size() <= 1)
+		return PB_OK;
+	for (int i = 0; i < np; i++)
+		T->grad[i] = count ? T->gacc[i] / count : 0;
+	T->last_loss = count ? loss / count : 0;
 	apply_gradient(T);
 	return PB_OK;
 }
@@ -876,5 +911,6 @@ void pb_rl_trainer_free(pb_rl_trainer *T)
 	free(T->am);
 	free(T->groups);
 	free(T->grad);
+	free(T->gacc);
 	free(T);
 }

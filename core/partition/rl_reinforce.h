@@ -2,7 +2,9 @@
  * partition/rl_reinforce.h — the REINFORCE agent of the method (core/partition/env.h is
  * its environment).
  *
- * Episode: start from the initial allocation — by default n single-core
+ * Episode: cfg.rollouts rollouts (8 by default) with the current policy,
+ * then one update with the mean of their gradients. Rollout: start from the
+ * initial allocation — by default n single-core
  * groups with balanced MACs, since no action can split a group, so episodes
  * must start with many groups and merge — or, with probability restart_best,
  * from the best state seen so far: as it is or with its cores re-assigned
@@ -93,7 +95,8 @@ typedef struct pb_rl_config {
 	double entropy;     /* entropy bonus beta (default 0.01) */
 	double clip;        /* gradient norm clip (default 5) */
 	double baseline_decay; /* moving-average baseline decay (default 0.9) */
-	int step_limit;        /* steps per episode (0 = default: n, at least 32) */
+	int step_limit;        /* steps per rollout (0 = default: n, at least 32) */
+	int rollouts;          /* rollouts per episode: one update with their mean gradient (8) */
 	double target_gap;     /* stop an episode within this of the lower bound (0.005) */
 	int init;              /* PB_RL_INIT_* */
 	double restart_best;   /* probability of starting from the best state (0.8) */
