@@ -29,6 +29,7 @@
 
 #include "transform/folded.h"
 #include "transform/quotient.h"
+#include "util/job.h"
 
 typedef struct astate {
 	const pb_graph *g;
@@ -136,6 +137,8 @@ static int mark_backends(const pb_graph *g, const pb_hetero *h, const int *force
 {
 	int nb = h->n;
 	for (int v = 0; v < g->n_nodes; v++) {
+		if ((v & 255) == 0)
+			pb_job_tick(); /* a workbench job stays live (util/job.h) */
 		const pb_node *nd = &g->nodes[v];
 		int best = -1, best_p = 0;
 		for (int b = 0; b < nb; b++) {
@@ -190,6 +193,8 @@ static int aggregate(const pb_graph *g, pb_map_result *r, pb_error *err)
 		s.next[v] = -1;
 		s.tail[v] = v;
 		s.size[v] = 1;
+		if ((v & 255) == 0)
+			pb_job_tick();
 		const pb_node *nd = &g->nodes[v];
 		if (r->folded[v])
 			continue;
@@ -419,12 +424,14 @@ static int map_run(const pb_graph *g, const pb_hetero *h, const pb_map_opts *o, 
 		if (r->backend_busy[b] > r->backend_busy[bott])
 			bott = b;
 	r->bottleneck = bott;
-	for (int k = 1; k <= PB_MAP_SWEEP; k++)
+	pb_job_tick();
+	for (int k = 1; k <= PB_MAP_SWEEP; k++, pb_job_tick())
 		if ((rc = pb_map_simulate(r, h, k, o->stream, &r->sweep[k - 1], NULL, NULL, err)))
 			goto fail;
 	if ((rc = pb_map_simulate(r, h, o->buffers, o->stream, &r->pipelined_time, &r->events,
 	                          &r->n_events, err)))
 		goto fail;
+	pb_job_tick();
 	r->run_seconds = now_seconds() - t0;
 	*out = r;
 	return PB_OK;

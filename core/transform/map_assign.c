@@ -30,6 +30,7 @@
 #include <string.h>
 
 #include "transform/map.h"
+#include "util/job.h"
 
 typedef struct {
 	const pb_graph *g;
@@ -137,6 +138,8 @@ static int node_moves(assign *s)
 {
 	int moved = 0;
 	for (int v = 0; v < s->n; v++) {
+		if ((v & 255) == 0)
+			pb_job_tick();
 		if (s->r->folded[v])
 			continue;
 		int cur = s->A[v], best = cur;
@@ -186,6 +189,8 @@ static int region_moves(assign *s, int *comp, int *queue)
 	for (int v = 0; v < n; v++)
 		comp[v] = -1;
 	for (int root = 0; root < n; root++) {
+		if ((root & 255) == 0)
+			pb_job_tick();
 		if (s->r->folded[root] || comp[root] >= 0)
 			continue;
 		int b0 = s->A[root], qt = 0;
@@ -239,7 +244,7 @@ int pb_map_assign_transfer(const pb_graph *g, const pb_hetero *h, const int *for
 	    comp && queue ? build(&s, err) : pb_err(err, PB_ENOMEM, "%s: out of memory", g->path);
 	/* The priority choice always satisfies the bounds (a forced backend
 	 * included); base the descent on it. */
-	for (int round = 0; rc == PB_OK && round < 64; round++) {
+	for (int round = 0; rc == PB_OK && round < 64; round++, pb_job_tick()) {
 		int m = node_moves(&s);
 		m += region_moves(&s, comp, queue);
 		if (m == 0)

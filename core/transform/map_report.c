@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "util/fmt.h"
+#include "util/job.h"
 
 static const char *task_name(const pb_map_result *r, const pb_hetero *h, int task, char *buf,
                              size_t len)
@@ -169,6 +170,7 @@ json_t *pb_map_report_json(const pb_graph *g, const pb_hetero *h, const pb_map_r
 
 pb_plan *pb_map_plan(const pb_graph *g, const pb_hetero *h, const pb_map_result *r)
 {
+	pb_job_tick(); /* a workbench job stays live (util/job.h) */
 	pb_plan *p = pb_plan_new(
 	    "map", r->transfer_aware && !r->kept_priority ? "transfer-aware" : "priority",
 	    g->n_nodes);
@@ -297,6 +299,7 @@ pb_plan *pb_map_plan(const pb_graph *g, const pb_hetero *h, const pb_map_result 
 void pb_map_print(FILE *out, const pb_graph *g, const pb_hetero *h, const pb_map_result *r,
                   int timeline)
 {
+	pb_job_tick();
 	int count[PB_MAP_MAX_BACKENDS] = {0}, aggs[PB_MAP_MAX_BACKENDS] = {0};
 	for (int v = 0; v < g->n_nodes; v++)
 		if (r->backend[v] >= 0)
