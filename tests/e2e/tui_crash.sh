@@ -15,11 +15,11 @@ bin=$(realpath "${1:?usage: tui_crash.sh PARTBENCH}")
 root=$(pwd)
 model=$root/models/resnet18.onnx
 layout=$root/layouts/manycore-16.lua
-sess=pb
+# the tmux helpers (tm, fail, screen, wait_for, keys, cmd) of the other
+# workbench tests; this test starts a fresh tmux server per run
+. "$root/tests/e2e/lib/tui_tmux.sh" crash
 runs=0
 sock=pbcrash-$$-$runs
-tm() { tmux -L "$sock" "$@"; }
-tmp=$(mktemp -d /tmp/pb_tui_crash.XXXXXX)
 cleanup() {
 	for i in $(seq 0 "$runs"); do tmux -L "pbcrash-$$-$i" kill-server 2>/dev/null; done
 	rm -rf "$tmp"
@@ -28,28 +28,6 @@ trap cleanup EXIT
 limit=30
 [ -n "${PB_SANITIZED:-}" ] && limit=120
 
-fail() {
-	echo "FAIL: $*"
-	echo "---- screen ----"
-	tm capture-pane -p -t "$sess" 2>/dev/null
-	exit 1
-}
-screen() { tm capture-pane -p -t "$sess" >"$tmp/screen" 2>/dev/null; }
-wait_for() {
-	local end=$((SECONDS + ${2:-$limit}))
-	while [ $SECONDS -lt $end ]; do
-		screen && grep -qE -- "$1" "$tmp/screen" && return 0
-		sleep 0.05
-	done
-	fail "timed out waiting for /$1/"
-}
-keys() { tm send-keys -t "$sess" "$@"; }
-cmd() {
-	keys :
-	wait_for '^:'
-	keys -l "$1"
-	keys Enter
-}
 # start DIR ENV...: the workbench in DIR; its exit status and stderr land in DIR
 start() {
 	local dir=$1
