@@ -48,8 +48,11 @@ layout() { # nodes [efficiency]
   echo "$f"
 }
 # the dtp CLI (shard --dp/--tp/--pp) when it exists
+# (the help read whole first: grep -q on a pipe would stop partbench with
+# SIGPIPE, which pipefail turns into "no")
 HAS_DTP=0
-"$P" shard --help 2>&1 | grep -q -- '--pp' && HAS_DTP=1
+HELP=$("$P" shard --help 2>&1 || true)
+case "$HELP" in *--pp*) HAS_DTP=1 ;; esac
 A=${MEGA_A:-$([ $HAS_DTP = 1 ] && echo auto || echo op)}
 
 flops() { # B s l h V -> eq. 3
