@@ -27,10 +27,13 @@ typedef struct tui_item {
 	int block;       /* 1 when it stands for more than one node */
 	int w, h;        /* size in cells at the current zoom */
 	char label[40];
+	char slabel[16]; /* the label at zoom 1: at most TUI_SLABEL_MAX, index kept */
 } tui_item;
 
 /* Widest label of a box at zoom 0 (the box is two cells wider). */
 #define TUI_LABEL_MAX 26
+/* Widest label of a block at zoom 1 ("..denselayer11", "..5.1.attn"). */
+#define TUI_SLABEL_MAX 14
 
 /* The graph as drawn: items, edges between items and their layout. */
 typedef struct tui_viewgraph {

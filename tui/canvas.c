@@ -200,7 +200,7 @@ static void draw_item(tui_app *a, const glyphs *gl, int i, int ox, int oy, int s
 		return;
 	}
 	if (a->vg.zoom == 1) {
-		const char *txt = it->block ? it->label : a->s->graph->nodes[it->first].op;
+		const char *txt = it->slabel;
 		wattron(w, at | sel);
 		put(w, y, x, it->block ? "{" : "[");
 		put_text(w, y, x + 1, txt, it->w - 2);

@@ -8,9 +8,10 @@
  * (topological order) in the same level-d block form one item; a node with
  * fewer than d levels is its own item. Ranges listed in the view's "open" key are one
  * level deeper per enclosing range, and items never straddle their ends.
- * Depth "auto" is the deepest level that gives at most VG_MAX_ITEMS items, or
- * no collapsing at all for small graphs. Because items are contiguous ranges
- * of a topological order, the item graph is acyclic. Items of constant
+ * Depth "auto" is the deepest level that gives at most VG_MAX_ITEMS items
+ * (VG_MAX_STRUCT_ITEMS and at least level 1 for structural blocks, whose
+ * labels say less), or no collapsing at all for small graphs. Because items
+ * are contiguous ranges of a topological order, the item graph is acyclic. Items of constant
  * nodes only (weight copies, folded shape math) are hidden unless the view
  * key "constants" is 1, as the SVG export hides them; their nodes map to no
  * item (item_of -1).
@@ -29,6 +30,7 @@
 #include "view.h"
 
 #define VG_MAX_ITEMS 160
+#define VG_MAX_STRUCT_ITEMS 40
 #define VG_SMALL_GRAPH 160
 #define VG_DOT_SECONDS 20.0
 
@@ -150,6 +152,25 @@ static void clean_label(char *dst, size_t len, const char *src)
 	dst[k] = 0;
 }
 
+/* The label of a block at most max characters long. */
+static void block_label(tui_app *a, const tui_item *it, int d, const open_ranges *o, int max,
+                        char *tmp, size_t len)
+{
+	const pb_graph *g = a->s->graph;
+	const pb_blocks *bl = a->vg.blocks;
+	const pb_node *n = &g->nodes[it->first];
+	int k = bl->depth[it->first], di = d + extra_depth(o, it->first);
+	if (k == 0)
+		snprintf(tmp, len, "%s x%d", n->op, it->last - it->first + 1);
+	else if (di == 0)
+		snprintf(tmp, len, "nodes %d-%d", it->first, it->last);
+	else /* a node shallower than di heads a box of itself + constants */
+		pb_blocks_label(g, bl, a->vg.is_const, it->first, it->last, di < k ? di : k, max,
+		                tmp, len);
+	if (max < (int)len)
+		tmp[max] = '\0';
+}
+
 static void item_label(tui_app *a, tui_item *it, int d, const open_ranges *o)
 {
 	const pb_graph *g = a->s->graph;
@@ -170,28 +191,25 @@ static void item_label(tui_app *a, tui_item *it, int d, const open_ranges *o)
 		} else {
 			snprintf(tmp, sizeof tmp, "%s %s", n->op, sn);
 		}
+		clean_label(it->slabel, sizeof it->slabel, n->op);
+		it->slabel[TUI_SLABEL_MAX] = '\0';
 	} else {
-		int di = d + extra_depth(o, i);
-		if (k == 0)
-			snprintf(tmp, sizeof tmp, "%s x%d", n->op, it->last - it->first + 1);
-		else if (di == 0)
-			snprintf(tmp, sizeof tmp, "nodes %d-%d", it->first, it->last);
-		else /* a node shallower than di heads a box of itself + constants */
-			pb_blocks_label(g, bl, a->vg.is_const, it->first, it->last, di < k ? di : k,
-			                TUI_LABEL_MAX, tmp, sizeof tmp);
+		/* zoom 1 gets its own shortening, so that the index survives */
+		block_label(a, it, d, o, TUI_SLABEL_MAX, tmp, sizeof tmp);
+		clean_label(it->slabel, sizeof it->slabel, tmp);
+		block_label(a, it, d, o, TUI_LABEL_MAX, tmp, sizeof tmp);
 	}
 	clean_label(it->label, sizeof it->label, tmp);
 }
 
-static void item_size(tui_item *it, int zoom, const pb_graph *g)
+static void item_size(tui_item *it, int zoom)
 {
 	int len = (int)strlen(it->label);
 	if (zoom == 0) {
 		it->w = (len + 4 < 28 ? len + 4 : 28);
 		it->h = 3;
 	} else if (zoom == 1) {
-		int ol = it->block ? (len < 8 ? len : 8) : (int)strlen(g->nodes[it->first].op);
-		it->w = (ol + 2 < 10 ? ol + 2 : 10);
+		it->w = (int)strlen(it->slabel) + 2;
 		it->h = 1;
 	} else {
 		it->w = 1;
@@ -272,9 +290,13 @@ void tui_vg_update(tui_app *a)
 		if (g->n_nodes <= VG_SMALL_GRAPH) {
 			d = PB_BLOCKS_MAX_DEPTH + 1;
 		} else {
-			d = 0;
+			/* structural blocks have no names to read: open at a level
+			 * one can take in at a glance, Enter goes deeper */
+			int structural = vg->blocks->structural;
+			int budget = structural ? VG_MAX_STRUCT_ITEMS : VG_MAX_ITEMS;
+			d = structural ? 1 : 0;
 			for (int k = 1; k <= PB_BLOCKS_MAX_DEPTH; k++) {
-				if (count_items(a, &o, k) > VG_MAX_ITEMS)
+				if (count_items(a, &o, k) > budget)
 					break;
 				d = k;
 			}
@@ -330,7 +352,7 @@ void tui_vg_update(tui_app *a)
 	for (int k = 0; k < n; k++) {
 		items[k].block = items[k].last > items[k].first;
 		item_label(a, &items[k], d, &o);
-		item_size(&items[k], zoom, g);
+		item_size(&items[k], zoom);
 	}
 	int same = vg->items && vg->n_items == n && vg->zoom == zoom && vg->lr == lr;
 	for (int k = 0; same && k < n; k++)

@@ -251,19 +251,49 @@ int pb_blocks_compute(const pb_graph *g, const unsigned char *is_const, pb_block
 	return PB_OK;
 }
 
-/* Drops whole leading segments (seg[] holds their start offsets) until
- * ".." + the rest fits max; a last segment longer than max keeps its tail. */
-static void shorten(char *s, const int *seg, int n_seg, int max)
+/* 1 when s[a..b) holds a digit (a container index: "5", "layer_11"). */
+static int has_digit(const char *s, int a, int b)
+{
+	for (int i = a; i < b; i++)
+		if (s[i] >= '0' && s[i] <= '9')
+			return 1;
+	return 0;
+}
+
+/*
+ * Shortens s to at most max characters, keeping what tells sibling blocks
+ * apart: ".." + the tail ("..tures.5", "..layers.3.attn"; a cut token that
+ * would keep under 3 characters goes whole) as long as the tail holds the
+ * last token with a digit (the container index); otherwise the label starts
+ * at that token and is cut at the end ("..6.self_att"), and a token longer
+ * than the room keeps its tail ("..nselayer11").
+ */
+static void shorten(char *s, int max)
 {
 	int l = (int)strlen(s);
 	if (l <= max || max < 3)
 		return;
-	int k = 1;
-	while (k < n_seg && l - seg[k] + 2 > max)
-		k++;
-	int from = k < n_seg ? seg[k] : l - (max - 2);
-	memmove(s + 2, s + from, (size_t)(l - from) + 1);
+	int st[64], nt = 0, ti = -1;
+	st[nt++] = 0;
+	for (int i = 0; s[i] && nt < 64; i++)
+		if (s[i] == '.')
+			st[nt++] = i + 1;
+	for (int t = 0; t < nt; t++)
+		if (has_digit(s, st[t], t + 1 < nt ? st[t + 1] - 1 : l))
+			ti = t;
+	int n = max - 2, from = l - n;
+	const char *dot = strchr(s + from, '.');
+	if (dot && dot - (s + from) < 3)
+		from = (int)(dot - s) + 1;
+	if (ti >= 0 && from > st[ti]) {
+		int end = ti + 1 < nt ? st[ti + 1] - 1 : l;
+		from = end - st[ti] > n ? end - n : st[ti];
+	}
+	if (l - from < n)
+		n = l - from;
+	memmove(s + 2, s + from, (size_t)n);
 	s[0] = s[1] = '.';
+	s[n + 2] = '\0';
 }
 
 static void named_label(const pb_graph *g, const pb_blocks *b, int i, int d, int max, char *buf,
@@ -299,7 +329,7 @@ static void named_label(const pb_graph *g, const pb_blocks *b, int i, int d, int
 		k += (size_t)cl;
 		buf[k] = '\0';
 	}
-	shorten(buf, seg, n_seg, max);
+	shorten(buf, max);
 }
 
 static void structural_label(const pb_graph *g, const pb_blocks *b, const unsigned char *is_const,

@@ -65,8 +65,10 @@ int pb_blocks_same(const pb_blocks *b, int i, int j, int d);
  * - named: the module's qualified name, the path components joined by '.'
  *   with PyTorch's repeated prefixes merged ("/features/features.5" ->
  *   "features.5", "/encoder/layers/layers.3" -> "encoder.layers.3"); when
- *   longer than max, whole leading components are dropped ("..layers.3.attn")
- *   since the tail is what tells sibling blocks apart;
+ *   longer than max, whole leading '.'-separated tokens are dropped
+ *   ("..layers.3.attn") but never the last one holding a digit (the index
+ *   that tells sibling blocks apart: "..6.self_att" at max 12, not
+ *   "..self_attn");
  * - structural: the block's position in the hierarchy and its first and
  *   last computing ops ("3.2 Conv..Add").
  */

@@ -26,6 +26,8 @@ static pb_graph *named_graph(void)
 	    "/encoder/layers/layers.4/self_attention/MatMul",
 	    "/blocks/layers.6/self_attn/Add",
 	    "/features/features.1/features.1.0/attn/MatMul",
+	    "/features/denseblock3/denselayer11/relu2/Relu",
+	    "/encoder/layers/encoder_layer_11/self_attention/MatMul",
 	};
 	int n = (int)(sizeof names / sizeof names[0]);
 	pb_builder *b = pb_builder_new("named", "test");
@@ -98,7 +100,25 @@ static void test_named_labels(void **state)
 	assert_string_equal(label(g, b, "/encoder/layers/layers.3/self_attention/MatMul", 4, 26),
 	                    "..layers.3.self_attention");
 	assert_string_equal(label(g, b, "/encoder/layers/layers.4/self_attention/MatMul", 4, 20),
-	                    "..self_attention");
+	                    "..4.self_attention");
+	/* zoom 1's short labels keep the index (all "features" before) */
+	assert_string_equal(label(g, b, "/features/features.5/conv/Conv", 2, 8), "..ures.5");
+	assert_string_equal(label(g, b, "/features/features.5/conv/Conv", 2, 9), "..tures.5");
+	assert_string_equal(label(g, b, "/features/features.5/conv/Conv", 3, 12), "..res.5.conv");
+	assert_string_equal(label(g, b, "/features/features.1/features.1.0/attn/MatMul", 4, 14),
+	                    "..res.1.0.attn");
+	assert_string_equal(label(g, b, "/blocks/layers.6/self_attn/Add", 3, 14), "..6.self_attn");
+	assert_string_equal(label(g, b, "/blocks/layers.6/self_attn/Add", 3, 12), "..6.self_att");
+	assert_string_equal(label(g, b, "/features/denseblock3/denselayer11/relu2/Relu", 3, 14),
+	                    "..denselayer11");
+	assert_string_equal(label(g, b, "/features/denseblock3/denselayer11/relu2/Relu", 3, 12),
+	                    "..nselayer11");
+	assert_string_equal(
+	    label(g, b, "/encoder/layers/encoder_layer_11/self_attention/MatMul", 3, 14),
+	    "..der_layer_11");
+	/* no room: the index and what follows it */
+	assert_string_equal(label(g, b, "/encoder/layers/layers.3/self_attention/MatMul", 4, 6),
+	                    "..3.se");
 	/* a range labels by its first node that has the level */
 	char buf[64];
 	pb_blocks_label(g, b, NULL, node_id(g, "Constant_3"), c6, 2, 26, buf, sizeof buf);
@@ -108,7 +128,7 @@ static void test_named_labels(void **state)
 }
 
 /* The 12 encoder layers of bert_base_like get 12 distinct labels at every
- * level (not 12 x "self_attn"). */
+ * level and at the widths of zoom 0 and zoom 1 (not 12 x "self_attn"). */
 static void test_bert_labels(void **state)
 {
 	(void)state;
@@ -118,7 +138,8 @@ static void test_bert_labels(void **state)
 	unsigned char *cst = pb_graph_constant_nodes(g);
 	pb_blocks *b;
 	assert_int_equal(pb_blocks_compute(g, cst, &b, &err), PB_OK);
-	for (int d = 2; d <= 3; d++) {
+	for (int t = 0; t < 6; t++) {
+		int d = 2 + t % 2, max = t < 2 ? 26 : t < 4 ? 14 : 12; /* zoom 0, zoom 1 */
 		int n_blocks = 0, n_labels = 0;
 		char seen[64][40];
 		int seen_key[64];
@@ -132,7 +153,7 @@ static void test_bert_labels(void **state)
 			if (known || n_blocks == 64)
 				continue;
 			seen_key[n_blocks] = k;
-			pb_blocks_label(g, b, cst, i, i, d, 26, seen[n_blocks], sizeof seen[0]);
+			pb_blocks_label(g, b, cst, i, i, d, max, seen[n_blocks], sizeof seen[0]);
 			int dup = 0;
 			for (int j = 0; j < n_blocks; j++)
 				dup |= strcmp(seen[j], seen[n_blocks]) == 0;
@@ -141,8 +162,10 @@ static void test_bert_labels(void **state)
 		}
 		assert_int_equal(n_blocks, 12);
 		assert_int_equal(n_labels, 12);
-		if (d == 3)
+		if (d == 3 && max == 26)
 			assert_string_equal(seen[3], "blocks.layers.3.self_attn");
+		if (d == 3 && max == 14)
+			assert_string_equal(seen[3], "..3.self_attn");
 	}
 	pb_blocks_free(b);
 	free(cst);
@@ -265,30 +288,36 @@ static void test_structural_diamonds(void **state)
 }
 
 /* googlenet without module paths (tests/data/gen_unnamed.py): the level-1
- * cuts fall between the inception modules, where one value is live. */
+ * cuts fall between the inception modules, where one value is live; the
+ * same for densenet121 with no node names at all (tests/data/gen_noname.py). */
 static void test_structural_googlenet(void **state)
 {
 	(void)state;
-	pb_graph *g = NULL;
-	pb_error err = {0};
-	assert_int_equal(pb_graph_load("tests/data/googlenet_unnamed.onnx", NULL, &g, &err), PB_OK);
-	unsigned char *cst = pb_graph_constant_nodes(g);
-	pb_blocks *b;
-	assert_int_equal(pb_blocks_compute(g, cst, &b, &err), PB_OK);
-	assert_int_equal(b->structural, 1);
-	int n1 = check_structure(g, cst, b, 1);
-	assert_true(n1 >= 6 && n1 <= 2 * PB_BLOCKS_FANOUT);
-	/* the weight copies before the first computing node are in no block
-	 * (a box of constants only), every other node is */
-	int first = 0;
-	while (cst[first])
-		first++;
-	assert_true(first > 0);
-	for (int i = 0; i < g->n_nodes; i++)
-		assert_true(i < first ? b->depth[i] == 0 : b->depth[i] >= 1);
-	pb_blocks_free(b);
-	free(cst);
-	pb_graph_free(g);
+	const char *files[] = {"tests/data/googlenet_unnamed.onnx",
+	                       "tests/data/densenet121_noname.onnx"};
+	for (int f = 0; f < 2; f++) {
+		pb_graph *g = NULL;
+		pb_error err = {0};
+		assert_int_equal(pb_graph_load(files[f], NULL, &g, &err), PB_OK);
+		unsigned char *cst = pb_graph_constant_nodes(g);
+		pb_blocks *b;
+		assert_int_equal(pb_blocks_compute(g, cst, &b, &err), PB_OK);
+		assert_int_equal(b->structural, 1);
+		/* densenet's cuts inside a dense block have several live values */
+		int n1 = check_structure(g, cst, b, f == 0 ? 1 : -1);
+		assert_true(n1 >= 6 && n1 <= 2 * PB_BLOCKS_FANOUT);
+		/* the weight copies before the first computing node are in no
+		 * block (a box of constants only), every other node is */
+		int first = 0;
+		while (cst[first])
+			first++;
+		assert_true(first > 0);
+		for (int i = 0; i < g->n_nodes; i++)
+			assert_true(i < first ? b->depth[i] == 0 : b->depth[i] >= 1);
+		pb_blocks_free(b);
+		free(cst);
+		pb_graph_free(g);
+	}
 }
 
 /* The SVG export's collapse of a graph without module paths: boxes are the
