@@ -1,9 +1,9 @@
 /*
  * cmds/cmd_shard.c — `shard`: distributed strategy search on a cluster layout
  * (grouping schemes x per-operator sharding specs, GLPK MILP; docs/shard.md).
- * The search is core/shard/search.c; --pipeline auto runs the pipeline
- * planner (core/shard/pipeline_plan.c) for every stage count and keeps the
- * better kind of plan.
+ * The search is core/shard/search.c; --pipeline auto adds the data x tensor
+ * x pipeline search (core/shard/dtp_search.c) and keeps the best
+ * configuration's plan.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -61,10 +61,9 @@ static const pb_opt shard_opts[] = {
     {"require-fit", 0, PB_OPT_FLAG, NULL,
      "exit 2 when the best plan does not fit the device memory (it is still shown and saved)"},
     {"pipeline", 0, PB_OPT_STR, "auto|off",
-     "auto: also plan a pipeline for every stage count dividing the devices and keep the best "
-     "of both kinds; with it the data x tensor x pipeline search (every dp x tp x pp = devices, "
-     "micro-batches, 1F1B and interleaved schedules) fills 'configurations' and 'best' "
-     "(default off)"},
+     "auto: also run the data x tensor x pipeline search (every dp x tp x pp = devices, "
+     "micro-batches, 1F1B and interleaved schedules): 'configurations' and 'best'; the best "
+     "configuration's plan is kept and saved with -o (default off)"},
     {"dp", 0, PB_OPT_INT, "D",
      "data-parallel degree: fixes it in the data x tensor x pipeline search (implies the search)"},
     {"tp", 0, PB_OPT_INT, "T",
@@ -82,9 +81,9 @@ static int apply_batch(pb_cmd_ctx *ctx, long batch, pb_error *err)
 	return rc ? pb_err_prefix(err, "shard") : PB_OK;
 }
 
-/* ---- --pipeline auto: pipeline plans next to the operator-level ones ---- */
+/* ---- --pipeline auto: the data x tensor x pipeline search ---- */
 
-/* The planner's reload: the session reopens the model at the new batch. */
+/* The search's reload: the session reopens the model at the new batch. */
 static int reload(void *ud, long batch, const pb_graph **g, pb_error *err)
 {
 	pb_session *s = ud;
@@ -93,16 +92,10 @@ static int reload(void *ud, long batch, const pb_graph **g, pb_error *err)
 	return rc;
 }
 
-static void pipe_progress(void *ud, int stages, int n_devices)
-{
-	pb_cmd_progress(ud, (double)stages / n_devices, "shard: pipeline with %d stages", stages);
-}
-
 typedef struct reload_job {
 	const pb_cluster *cl;
 	const pb_pipe_opts *po;
-	pb_pipe_compare *cmp; /* the pipelines of every stage count, or NULL */
-	pb_dtp_opts *dtp;     /* the data x tensor x pipeline search, or NULL */
+	pb_dtp_opts *dtp; /* the data x tensor x pipeline search, or NULL */
 	pb_dtp_result *dres;
 	int rc;
 	pb_error *err;
@@ -114,69 +107,92 @@ static void dtp_progress(void *ud, int done, int total, int pp, int m)
 	                "shard: %d pipeline stages, %d micro-batches", pp, m);
 }
 
-/* Plans the pipelines of every stage count (pb_pipe_compare_run) and/or the
- * data x tensor x pipeline search, then reopens the model as it was. */
-static int run_pipelines(pb_cmd_ctx *ctx, reload_job *j)
+/* The model as opened (path and input overrides), to reopen it after the
+ * reloads at micro-batch sizes. */
+typedef struct model_ref {
+	char *path;
+	pb_input_override *ov;
+	int n_ov;
+} model_ref;
+
+static void model_keep(const pb_session *s, model_ref *m)
 {
-	pb_session *s = ctx->s;
-	const pb_cluster *cl = j->cl;
-	pb_error *err = j->err;
-	char *path = strdup(s->model_path ? s->model_path : "");
-	int n_ov = s->n_overrides;
-	pb_input_override *ov = calloc((size_t)n_ov + 1, sizeof *ov);
-	for (int i = 0; ov && i < n_ov; i++) {
-		ov[i] = s->overrides[i];
-		ov[i].name = strdup(s->overrides[i].name);
+	m->path = strdup(s->model_path ? s->model_path : "");
+	m->n_ov = s->n_overrides;
+	m->ov = calloc((size_t)m->n_ov + 1, sizeof *m->ov);
+	for (int i = 0; m->ov && i < m->n_ov; i++) {
+		m->ov[i] = s->overrides[i];
+		m->ov[i].name = strdup(s->overrides[i].name);
 	}
-	if (j->cmp)
-		pb_pipe_compare_run(s->graph, cl, j->po, pipe_progress, ctx, j->cmp);
-	int rc = PB_OK;
-	if (j->dtp) {
-		j->dtp->progress = dtp_progress;
-		j->dtp->ud = ctx;
-		rc = pb_dtp_search(s->graph, cl, j->dtp, j->dres, err);
-	}
-	if (path[0]) {
+}
+
+/* Reopens the model as kept (rc: the caller's result so far). */
+static int model_restore(pb_session *s, model_ref *m, int rc, pb_error *err)
+{
+	if (m->path && m->path[0]) {
 		pb_error e2 = {0};
-		int rc2 = pb_session_open_model(s, path, ov, n_ov, &e2);
+		int rc2 = pb_session_open_model(s, m->path, m->ov, m->n_ov, &e2);
 		if (rc2 && rc == PB_OK) {
 			rc = rc2;
 			*err = e2;
 		}
 	}
-	for (int i = 0; ov && i < n_ov; i++)
-		pb_input_override_free(&ov[i]);
-	free(ov);
-	free(path);
+	for (int i = 0; m->ov && i < m->n_ov; i++)
+		pb_input_override_free(&m->ov[i]);
+	free(m->ov);
+	free(m->path);
 	return rc;
 }
 
-/* The winning pipeline becomes the session's plan (planned again: the rows
- * keep numbers only); saved to outp when given. */
-static int keep_pipeline(pb_cmd_ctx *ctx, const pb_cluster *cl, const pb_pipe_compare *cmp,
-                         int winner, const pb_pipe_opts *po, const char *outp, pb_error *err)
+/* Runs the data x tensor x pipeline search, then reopens the model as it was. */
+static int run_pipelines(pb_cmd_ctx *ctx, reload_job *j)
 {
-	pb_pipe_result r;
-	int rc = pb_pipe_compare_plan(cmp, winner, ctx->s->graph, cl, po, &r, err);
+	model_ref m;
+	model_keep(ctx->s, &m);
+	j->dtp->progress = dtp_progress;
+	j->dtp->ud = ctx;
+	int rc = pb_dtp_search(ctx->s->graph, j->cl, j->dtp, j->dres, j->err);
+	return model_restore(ctx->s, &m, rc, j->err);
+}
+
+/* The best configuration, a pipeline, becomes the session's plan: solved
+ * again with its chunks' specs (pb_dtp_plan), saved to outp when given. */
+static int keep_pipeline(pb_cmd_ctx *ctx, reload_job *dj, const char *outp, pb_error *err)
+{
+	model_ref m;
+	model_keep(ctx->s, &m);
+	const pb_graph *g = ctx->s->graph;
+	pb_plan *plan = NULL;
+	pb_cmd_progress(ctx, 1.0, "shard: the best pipeline's plan");
+	int rc = pb_dtp_plan(&g, dj->cl, dj->dtp, &dj->dres->cfg[dj->dres->best], dj->dres->batch,
+	                     &plan, err);
+	rc = model_restore(ctx->s, &m, rc, err);
+	if (rc == PB_OK && outp)
+		rc = pb_plan_save(plan, pb_session_node_names(ctx->s), outp, err);
 	if (rc == PB_OK) {
-		if (outp)
-			rc = pb_plan_save(r.plan, pb_session_node_names(ctx->s), outp, err);
-		pb_session_set_plan(ctx->s, r.plan);
-		r.plan = NULL;
+		pb_session_set_plan(ctx->s, plan);
+		plan = NULL;
 	}
-	pb_pipe_result_free(&r);
+	pb_plan_free(plan);
+	ctx->redraw |= PB_REDRAW_ALL;
 	return rc;
 }
 
-/* Prints the report (with the pipelines of --pipeline auto) and keeps the
- * best plan. A winning pipeline reloads the model (micro-batch size), so the
- * search, which points into the current graph, is freed first (*sp = NULL). */
+static int pipeline_best(const reload_job *dj)
+{
+	return dj->dtp && dj->dres->best >= 0 && dj->dres->cfg[dj->dres->best].pp > 1;
+}
+
+/* Prints the report (with the configurations of the data x tensor x
+ * pipeline search) and keeps the best plan. A pipeline reloads the model
+ * (micro-batch size), so the search, which points into the current graph,
+ * is freed first (*sp = NULL). */
 static int report(pb_cmd_ctx *ctx, const pb_args *a, pb_shard_search **sp, const pb_cluster *cl,
-                  const pb_pipe_compare *cmp, const pb_pipe_opts *po, reload_job *dj, int *fits,
-                  pb_error *err)
+                  reload_job *dj, int *fits, pb_error *err)
 {
 	pb_shard_search *s = *sp;
 	json_t *rep = pb_shard_report(s);
+	*fits = json_is_true(json_object_get(rep, "feasible"));
 	if (dj->dtp) { /* the operator-level rows join the dp x tp x pp table */
 		pb_dtp_oprow *ops = NULL;
 		int n_op = pb_dtp_oprows(s, &ops), rc;
@@ -190,25 +206,16 @@ static int report(pb_cmd_ctx *ctx, const pb_args *a, pb_shard_search **sp, const
 			json_decref(rep);
 			return rc;
 		}
-	}
-	double op_time = json_number_value(json_object_get(rep, "step_time"));
-	int op_fits = json_is_true(json_object_get(rep, "feasible"));
-	int winner = cmp->n_rows ? pb_pipe_compare_best(cmp, op_time, op_fits) : -1;
-	*fits = winner >= 0 ? cmp->rows[winner].feasible : op_fits;
-	if (cmp->n_rows) {
-		json_t *cj = pb_pipe_compare_json(cmp, rep, winner);
-		json_object_update(rep, cj);
-		json_decref(cj);
-	}
-	if (dj->dtp) /* "best" in the framework's terms: the best configuration */
+		/* "best" in the framework's terms: the best configuration */
 		pb_dtp_report_json(rep, dj->dres);
+		json_object_set_new(rep, "best_overall", pb_dtp_best_overall_json(dj->dres));
+		*fits = dj->dres->cfg[dj->dres->best].fits;
+	}
 	if (pb_args_has(a, "json")) {
 		json_dumpf(rep, ctx->out, JSON_INDENT(1) | JSON_REAL_PRECISION(10));
 		fputc('\n', ctx->out);
 	} else {
 		pb_shard_report_text(s, rep, ctx->out);
-		if (cmp->n_rows)
-			pb_pipe_compare_text(ctx->out, cmp, rep, winner);
 		if (dj->dtp)
 			pb_dtp_report_text(ctx->out, dj->dres);
 	}
@@ -216,10 +223,10 @@ static int report(pb_cmd_ctx *ctx, const pb_args *a, pb_shard_search **sp, const
 	const char *outp = pb_args_str(a, "output", NULL);
 	int rc = PB_OK;
 	ctx->redraw |= PB_REDRAW_ALL;
-	if (winner >= 0) {
+	if (pipeline_best(dj)) {
 		pb_shard_search_free(s);
 		*sp = NULL;
-		return keep_pipeline(ctx, cl, cmp, winner, po, outp, err);
+		return keep_pipeline(ctx, dj, outp, err);
 	}
 	if (outp)
 		rc = pb_plan_save(s->plan, pb_session_node_names(ctx->s), outp, err);
@@ -228,7 +235,8 @@ static int report(pb_cmd_ctx *ctx, const pb_args *a, pb_shard_search **sp, const
 	return rc;
 }
 
-/* --pp P > 1 fixed: no operator-level search; the configurations only. */
+/* --pp P > 1 fixed: no operator-level search; the configurations only (the
+ * best one's plan kept and saved with -o). */
 static int report_pipeline_only(pb_cmd_ctx *ctx, const pb_args *a, const pb_cluster *cl,
                                 reload_job *dj, int *fits, pb_error *err)
 {
@@ -245,13 +253,15 @@ static int report_pipeline_only(pb_cmd_ctx *ctx, const pb_args *a, const pb_clus
 		json_object_set_new(rep, "devices", json_integer(cl->n_devices));
 		json_object_set_new(rep, "train", json_boolean(dj->po->train));
 		pb_dtp_report_json(rep, r);
+		json_object_set_new(rep, "best_overall", pb_dtp_best_overall_json(r));
 		json_dumpf(rep, ctx->out, JSON_INDENT(1) | JSON_REAL_PRECISION(10));
 		fputc('\n', ctx->out);
 		json_decref(rep);
 	} else {
 		pb_dtp_report_text(ctx->out, r);
 	}
-	return PB_OK;
+	return pipeline_best(dj) ? keep_pipeline(ctx, dj, pb_args_str(a, "output", NULL), err)
+	                         : PB_OK;
 }
 
 /* --start: the search becomes the session's steppable solver (owns s). */
@@ -375,10 +385,6 @@ static int cmd_shard(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, p
 		return pb_err(err, PB_EUSAGE,
 		              "shard: --start cannot be combined with --pipeline auto or --dp/--tp/"
 		              "--pp/--microbatches/--schedule");
-	if (fpp > 1 && pb_args_str(a, "output", NULL))
-		return pb_err(err, PB_EUSAGE,
-		              "shard: -o with --pp > 1 is not supported (save a pipeline plan with "
-		              "`pipeline --stages P -o FILE`)");
 	pb_cluster cl;
 	if ((rc = pb_cluster_from_hw(ctx->s->hw, &cl, err)))
 		return rc;
@@ -390,7 +396,6 @@ static int cmd_shard(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, p
 	po.pad = pb_args_has(a, "pad");
 	po.reload = reload;
 	po.reload_ud = ctx->s;
-	pb_pipe_compare cmp = {0};
 	pb_shard_opts o;
 	pb_shard_opts_default(&o);
 	o.train = pb_args_has(a, "train");
@@ -413,8 +418,8 @@ static int cmd_shard(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, p
 	dopt.tp = (int)ftp;
 	dopt.pp = (int)fpp;
 	dopt.m = (int)fm;
-	reload_job dj = {&cl, &po, pipe_auto ? &cmp : NULL, dtp ? &dopt : NULL, &dres, 0, err};
-	if (((pipe_auto || (dtp && fpp != 1)) && (rc = run_pipelines(ctx, &dj))) ||
+	reload_job dj = {&cl, &po, dtp ? &dopt : NULL, &dres, 0, err};
+	if ((dtp && fpp != 1 && (rc = run_pipelines(ctx, &dj))) ||
 	    (pb_args_has(a, "batch") && (rc = apply_batch(ctx, batch, err)))) {
 		pb_dtp_result_free(&dres);
 		pb_cluster_free(&cl);
@@ -458,7 +463,7 @@ static int cmd_shard(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, p
 	if (rc == PB_OK && pb_args_str(a, "emit-tasks", NULL))
 		rc = pb_shard_emit_tasks(s, pb_args_str(a, "emit-tasks", NULL), err);
 	if (rc == PB_OK)
-		rc = report(ctx, a, &s, &cl, &cmp, &po, &dj, &fits, err);
+		rc = report(ctx, a, &s, &cl, &dj, &fits, err);
 	if (rc == PB_OK && !fits)
 		rc = pb_cmd_report_fit(ctx, a, "shard", cl.memory, err);
 	pb_shard_search_free(s);

@@ -94,3 +94,24 @@ void pb_dtp_report_text(FILE *f, const pb_dtp_result *r)
 		fprintf(f, " %12.3f ms %11s  %s\n", c->step_time * 1e3, mb, c->fits ? "yes" : "no");
 	}
 }
+
+json_t *pb_dtp_best_overall_json(const pb_dtp_result *r)
+{
+	json_t *o = json_object();
+	if (r->best < 0) {
+		json_object_set_new(o, "kind", json_null());
+		return o;
+	}
+	const pb_dtp_config *c = &r->cfg[r->best];
+	char buf[96], sb[32];
+	if (c->pp > 1)
+		snprintf(buf, sizeof buf, "%d stages x %s, m %d, %s", c->pp, c->scheme, c->m,
+		         sched_name(c, sb, sizeof sb));
+	else
+		snprintf(buf, sizeof buf, "%s", c->scheme);
+	json_object_set_new(o, "kind", json_string(c->pp > 1 ? "pipeline" : "operator-level"));
+	json_object_set_new(o, "scheme", json_string(buf));
+	json_object_set_new(o, "step_time", json_real(c->step_time));
+	json_object_set_new(o, "fits", json_boolean(c->fits));
+	return o;
+}

@@ -149,6 +149,7 @@ typedef struct unit_ctx {
 	unsigned char *active, *mask;
 	double *p2p_bytes; /* n_chunks - 1 */
 	pb_dtp_cache *cache;
+	json_t *chunks; /* building a plan: per chunk its solve (dtp_plan.c), else NULL */
 } unit_ctx;
 
 /* Activation copies device group s holds (in units of its whole activation
@@ -187,9 +188,22 @@ static int solve_group(unit_ctx *u, const pb_cluster *sub, const char *scheme, i
 			return rc;
 		if (!ch.ok) {
 			*ok = 0;
+			json_decref(ch.ops);
 			snprintf(errbuf, 160, "chunk %d: %.140s", c, ch.error);
 			return PB_OK;
 		}
+		if (u->chunks)
+			json_array_set_new(
+			    u->chunks, (size_t)c,
+			    json_pack("{s:i,s:i,s:s,s:s,s:f,s:f,s:f,s:f,s:f,s:o}", "chunk", c,
+			              "group", s, "scheme", scheme ? scheme : "1", "recompute",
+			              pb_recompute_names[ch.recompute], "time", ch.time - ch.grad,
+			              "grad_sync", ch.grad, "param_bytes", ch.mem_param,
+			              "act_bytes", ch.mem_act, "act_copies",
+			              u->o->pipe.train ? inflight(u, s) : 1.0, "ops",
+			              ch.ops ? ch.ops : json_array()));
+		else
+			json_decref(ch.ops);
 		*time += ch.time - ch.grad;
 		*grad += ch.grad;
 		*mp += ch.mem_param;
@@ -317,6 +331,61 @@ static int reload(const pb_dtp_opts *o, long batch, const pb_graph **g, pb_error
 	return rc ? pb_err_prefix(err, "shard") : PB_OK;
 }
 
+/* The unit (pp, m) on graph g (at the micro-batch): buffers, costs, cache. */
+static int unit_open(unit_ctx *u, const pb_graph *g, const pb_cluster *cl, const pb_dtp_opts *o,
+                     int pp, int m, double **cost, pb_error *err)
+{
+	int N = cl->n_devices, n = g->n_nodes;
+	memset(u, 0, sizeof *u);
+	u->g = g;
+	u->cl = cl;
+	u->o = o;
+	u->pp = pp;
+	u->m = m;
+	u->d = N / pp;
+	*cost = malloc(((size_t)n + 1) * sizeof(double));
+	u->active = malloc((size_t)n + 1);
+	u->mask = malloc((size_t)n + 1);
+	u->p2p_bytes = calloc((size_t)N * 64 + 1, sizeof(double));
+	u->cache = pb_dtp_cache_new(g);
+	if (!*cost || !u->active || !u->mask || !u->p2p_bytes || !u->cache)
+		return pb_err(err, PB_ENOMEM, "shard: out of memory");
+	pb_shard_dynamic_nodes(g, u->active);
+	for (int v = 0; v < n; v++)
+		(*cost)[v] = u->active[v] ? pb_shard_node_flops(g, &g->nodes[v]) : -1;
+	return PB_OK;
+}
+
+static void unit_close(unit_ctx *u, double *cost)
+{
+	pb_pipe_split_free(&u->split);
+	pb_dtp_cache_free(u->cache);
+	free(cost);
+	free(u->active);
+	free(u->mask);
+	free(u->p2p_bytes);
+}
+
+/* Schedule sc with V chunks per device: split and boundary bytes. PB_OK,
+ * 1 (the split failed: serr) or PB_ENOMEM. */
+static int unit_schedule(unit_ctx *u, const double *cost, int sc, int V, char *serr)
+{
+	u->sched = sc;
+	u->v = V;
+	u->n_chunks = u->pp * V;
+	memset(u->p2p_bytes, 0, ((size_t)u->cl->n_devices * 64 + 1) * sizeof(double));
+	int src = split(u, cost, serr);
+	if (src == PB_OK)
+		boundary_bytes(u);
+	return src;
+}
+
+/* A micro-batch of B/m samples splits over dp replicas. */
+static int splits_over(long B, int m, int dp)
+{
+	return (B / m) % dp == 0;
+}
+
 /* Evaluates unit (pp, m) into r. */
 static int run_unit(const pb_graph **gp, const pb_cluster *cl, const pb_dtp_opts *o, long B, int pp,
                     int m, pb_dtp_result *r, pb_error *err)
@@ -326,54 +395,45 @@ static int run_unit(const pb_graph **gp, const pb_cluster *cl, const pb_dtp_opts
 		return rc;
 	const pb_graph *g = *gp;
 	unit_ctx u;
-	memset(&u, 0, sizeof u);
-	u.g = g;
-	u.cl = cl;
-	u.o = o;
-	u.pp = pp;
-	u.m = m;
-	u.d = N / pp;
-	int n = g->n_nodes;
-	double *cost = malloc(((size_t)n + 1) * sizeof(double));
-	u.active = malloc((size_t)n + 1);
-	u.mask = malloc((size_t)n + 1);
-	u.p2p_bytes = calloc((size_t)N * 64 + 1, sizeof(double));
-	u.cache = pb_dtp_cache_new(g);
-	if (!cost || !u.active || !u.mask || !u.p2p_bytes || !u.cache) {
-		rc = pb_err(err, PB_ENOMEM, "shard: out of memory");
+	double *cost = NULL;
+	if ((rc = unit_open(&u, g, cl, o, pp, m, &cost, err)))
 		goto done;
-	}
-	pb_shard_dynamic_nodes(g, u.active);
-	for (int v = 0; v < n; v++)
-		cost[v] = u.active[v] ? pb_shard_node_flops(g, &g->nodes[v]) : -1;
 	for (int sc = 0; sc < 2 && rc == PB_OK; sc++) {
 		int V = sc == PB_SCHED_1F1B ? 1 : (o->v ? o->v : 2);
 		if ((o->sched >= 0 && o->sched != sc) ||
 		    (sc == PB_SCHED_INTERLEAVED && (m % pp || V * pp > 64 * N)))
 			continue; /* interleaved needs m a multiple of p (Megatron-LM) */
-		u.sched = sc;
-		u.v = V;
-		u.n_chunks = pp * V;
-		memset(u.p2p_bytes, 0, ((size_t)N * 64 + 1) * sizeof(double));
 		char serr[160] = "";
-		int src = split(&u, cost, serr);
+		int src = unit_schedule(&u, cost, sc, V, serr);
 		if (src == PB_ENOMEM) {
 			rc = pb_err(err, PB_ENOMEM, "shard: out of memory");
 			break;
 		}
-		if (src == PB_OK)
-			boundary_bytes(&u);
 		for (int dp = 1; dp <= u.d && rc == PB_OK; dp++) {
 			int tp = u.d / dp;
 			if (u.d % dp || (o->dp && o->dp != dp) || (o->tp && o->tp != tp))
+				continue;
+			/* micro-batches that dp replicas cannot split: not a configuration
+			 * (an error row when dp and m are both fixed) */
+			if (!splits_over(B, m, dp) && !(o->dp && o->m))
 				continue;
 			pb_dtp_config *c = add(r);
 			if (!c) {
 				rc = pb_err(err, PB_ENOMEM, "shard: out of memory");
 				break;
 			}
-			if (src == PB_OK) {
+			if (src == PB_OK && splits_over(B, m, dp)) {
 				rc = eval_config(&u, dp, tp, c, err);
+			} else if (src == PB_OK) {
+				c->dp = dp;
+				c->tp = tp;
+				c->pp = pp;
+				c->m = m;
+				c->sched = sc;
+				c->v = V;
+				snprintf(c->error, sizeof c->error,
+				         "micro-batches of %ld samples do not split over dp %d",
+				         B / m, dp);
 			} else {
 				c->dp = dp;
 				c->tp = tp;
@@ -391,31 +451,101 @@ static int run_unit(const pb_graph **gp, const pb_cluster *cl, const pb_dtp_opts
 	r->milps += milps;
 	r->cache_hits += hits;
 done:
-	pb_pipe_split_free(&u.split);
-	pb_dtp_cache_free(u.cache);
-	free(cost);
-	free(u.active);
-	free(u.mask);
-	free(u.p2p_bytes);
+	unit_close(&u, cost);
 	return rc;
 }
 
-/* Micro-batch candidates for pp: the given m, else the smallest m with the
- * 1F1B bubble <= max_bubble and its doubles up to 4x that divide B. */
-static int m_candidates(const pb_dtp_opts *o, long B, int pp, int *out)
+int pb_dtp_plan(const pb_graph **gp, const pb_cluster *cl, const pb_dtp_opts *o,
+                const pb_dtp_config *want, long B, pb_plan **out, pb_error *err)
+{
+	*out = NULL;
+	if (want->pp < 2 || !want->ok)
+		return pb_err(err, PB_EUSAGE, "shard: no pipeline configuration to plan");
+	int rc;
+	if ((rc = reload(o, B / want->m, gp, err)))
+		return rc;
+	unit_ctx u;
+	double *cost = NULL;
+	pb_dtp_config c;
+	memset(&c, 0, sizeof c);
+	if ((rc = unit_open(&u, *gp, cl, o, want->pp, want->m, &cost, err)))
+		goto done;
+	pb_dtp_cache_keep_ops(u.cache);
+	char serr[160] = "";
+	int src = unit_schedule(&u, cost, want->sched, want->v, serr);
+	if (src) {
+		rc = src == PB_ENOMEM ? pb_err(err, PB_ENOMEM, "shard: out of memory")
+		                      : pb_err(err, PB_EINPUT, "shard: pipeline split: %s", serr);
+		goto done;
+	}
+	u.chunks = json_array();
+	for (int k = 0; u.chunks && k < u.n_chunks; k++)
+		json_array_append_new(u.chunks, json_null());
+	if (!u.chunks) {
+		rc = pb_err(err, PB_ENOMEM, "shard: out of memory");
+		goto done;
+	}
+	if ((rc = eval_config(&u, want->dp, want->tp, &c, err)))
+		goto done;
+	/* the plan is the configuration's own: the same numbers or an error */
+	if (!c.ok || fabs(c.step_time - want->step_time) > 1e-9 * want->step_time)
+		rc =
+		    pb_err(err, PB_EINPUT,
+		           "shard: the plan of dp %d tp %d pp %d m %d costs %.9g s, its row %.9g s "
+		           "(%s)",
+		           want->dp, want->tp, want->pp, want->m, c.step_time, want->step_time,
+		           c.ok ? "differs" : c.error);
+	else
+		rc = pb_dtp_plan_build(*gp, cl, &c, B, o->pipe.train, u.split.stage, u.chunks, out,
+		                       err);
+done:
+	json_decref(u.chunks);
+	unit_close(&u, cost);
+	return rc;
+}
+
+static int add_m(int *out, int n, int cap, int m)
+{
+	for (int i = 0; i < n; i++)
+		if (out[i] == m)
+			return n;
+	if (n == cap)
+		return n;
+	int i = n;
+	for (; i > 0 && out[i - 1] > m; i--)
+		out[i] = out[i - 1];
+	out[i] = m;
+	return n + 1;
+}
+
+/* Micro-batch candidates for pp (ascending): the given m, else, for every
+ * data-parallel degree dp of the stage groups (d devices), the smallest m
+ * >= m0 (the smallest with the 1F1B bubble <= max_bubble) whose micro-batch
+ * B/m dp replicas split (none: the largest, B/dp), and its doubles up to
+ * 4 m0 that still split. */
+static int m_candidates(const pb_dtp_opts *o, long B, int pp, int d, int *out, int cap)
 {
 	if (o->m)
 		return B % o->m == 0 ? (out[0] = o->m, 1) : 0;
 	int m0 = pb_pipe_microbatches(B, pp, o->pipe.max_bubble), n = 0;
-	for (long m = m0; m <= 4L * m0 && m <= B; m *= 2)
-		if (B % m == 0)
-			out[n++] = (int)m;
+	for (int dp = 1; dp <= d; dp++) {
+		if (d % dp || (o->dp && o->dp != dp) || (o->tp && o->tp != d / dp) || B % dp)
+			continue;
+		long m = m0;
+		while (m <= B && (B % m || (B / m) % dp))
+			m++;
+		if (m > B) /* none from m0 on: the most that split, B/dp (Megatron-LM) */
+			m = B / dp;
+		for (; m <= B && m <= 4L * m0; m *= 2)
+			if (B % m == 0 && (B / m) % dp == 0)
+				n = add_m(out, n, cap, (int)m);
+	}
 	return n;
 }
 
 typedef struct unit {
 	int pp, n_m;
-	int m[8]; /* ascending */
+	int m[16]; /* ascending */
 } unit;
 
 static double best_fitting(const pb_dtp_result *r, int from)
@@ -575,7 +705,7 @@ int pb_dtp_search(const pb_graph *g, const pb_cluster *cl, const pb_dtp_opts *o,
 			continue;
 		unit *un = &units[n_units];
 		un->pp = pp;
-		un->n_m = m_candidates(o, B, pp, un->m);
+		un->n_m = m_candidates(o, B, pp, d, un->m, 16);
 		if (un->n_m > 0 && n_units < 256)
 			n_units++;
 	}

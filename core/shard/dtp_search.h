@@ -101,6 +101,21 @@ int pb_dtp_parse_schedule(const char *s, int *sched, int *v, pb_error *err);
 int pb_dtp_search(const pb_graph *g, const pb_cluster *cl, const pb_dtp_opts *o, pb_dtp_result *out,
                   pb_error *err);
 void pb_dtp_result_free(pb_dtp_result *r);
+/* The plan of pipeline configuration `want` (a row of pb_dtp_search with the
+ * same options and batch B): the model reloaded at B/m (*gp: the graph left),
+ * split and solved again with every chunk's operator specs kept; an error
+ * when its step time is not the row's. */
+int pb_dtp_plan(const pb_graph **gp, const pb_cluster *cl, const pb_dtp_opts *o,
+                const pb_dtp_config *want, long B, pb_plan **out, pb_error *err);
+/* The plan of a configuration from its chunks' solves (dtp_plan.c): kind
+ * "pipeline", one group per chunk (chunk k on device group k mod pp), group
+ * per node = its chunk; detail: dp, tp, pp, micro-batches, schedule, batch,
+ * and per chunk its devices, scheme, recomputation and operator specs. */
+int pb_dtp_plan_build(const pb_graph *g, const pb_cluster *cl, const pb_dtp_config *c, long B,
+                      int train, const int *chunk_of, const json_t *chunks, pb_plan **out,
+                      pb_error *err);
+/* "best_overall" of the shard report: {kind, scheme, step_time} of r's best. */
+json_t *pb_dtp_best_overall_json(const pb_dtp_result *r);
 /* Puts the operator-level rows (pp = 1, from o->op; every dp x tp = N
  * allowed by the fixed values) first and picks the best configuration.
  * PB_EUSAGE when no configuration is left. */
@@ -133,6 +148,9 @@ typedef struct pb_dtp_chunk {
 	double time, mem_param, mem_act; /* per micro-batch s, bytes per device */
 	double grad; /* s of time that are gradient all-reduces (once per step) */
 	int feasible, ok;
+	int recompute; /* PB_RECOMP_NONE / SELECTIVE / FULL of the plan */
+	json_t *ops;   /* cache with keep_ops: the plan's operators (a new reference,
+	                * the caller's), else NULL */
 	char error[160];
 } pb_dtp_chunk;
 
@@ -146,6 +164,8 @@ int pb_dtp_chunk_solve(pb_dtp_cache *c, const pb_cluster *sub, const char *schem
                        const pb_shard_opts *so, const unsigned char *mask, double act_copies,
                        pb_dtp_chunk *r, pb_error *err);
 void pb_dtp_cache_stats(const pb_dtp_cache *c, long *milps, long *hits);
+/* From now on the solves also give each chunk's operators (r->ops). */
+void pb_dtp_cache_keep_ops(pb_dtp_cache *c);
 /* The d-device cluster of one stage group: whole nodes when d >= the node
  * size, else d devices of one node. */
 pb_cluster pb_dtp_sub_cluster(const pb_cluster *cl, int d);

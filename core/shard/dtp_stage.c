@@ -17,11 +17,14 @@
 #include "shard/dtp_search.h"
 #include "shard/layer_classes.h"
 #include "shard/search.h"
+#include "shard/search_report.h"
 #include "util/job.h"
 
 typedef struct centry {
 	uint64_t hash;
 	int *seq, n;
+	int *node;   /* keep_ops: the chunk's nodes in order (ops refer to them) */
+	json_t *ops; /* keep_ops: the plan's operators (search_report.c "ops") */
 	char scheme[48];
 	int n_dev, nodes;
 	double act;
@@ -35,7 +38,8 @@ struct pb_dtp_cache {
 	centry *e;
 	int n, cap;
 	long milps, hits;
-	int *seq; /* scratch: g->n_nodes */
+	int keep_ops;
+	int *seq, *node; /* scratch: g->n_nodes */
 };
 
 pb_dtp_cache *pb_dtp_cache_new(const pb_graph *g)
@@ -45,9 +49,10 @@ pb_dtp_cache *pb_dtp_cache_new(const pb_graph *g)
 		return NULL;
 	c->g = g;
 	c->seq = malloc(((size_t)g->n_nodes + 1) * sizeof(int));
+	c->node = malloc(((size_t)g->n_nodes + 1) * sizeof(int));
 	pb_error e = {0};
 	c->have_lc = pb_layer_classes_find(g, &c->lc, &e) == PB_OK;
-	if (!c->seq) {
+	if (!c->seq || !c->node) {
 		pb_dtp_cache_free(c);
 		return NULL;
 	}
@@ -58,13 +63,22 @@ void pb_dtp_cache_free(pb_dtp_cache *c)
 {
 	if (!c)
 		return;
-	for (int i = 0; i < c->n; i++)
+	for (int i = 0; i < c->n; i++) {
 		free(c->e[i].seq);
+		free(c->e[i].node);
+		json_decref(c->e[i].ops);
+	}
 	free(c->e);
 	free(c->seq);
+	free(c->node);
 	if (c->have_lc)
 		pb_layer_classes_free(&c->lc);
 	free(c);
+}
+
+void pb_dtp_cache_keep_ops(pb_dtp_cache *c)
+{
+	c->keep_ops = 1;
 }
 
 void pb_dtp_cache_stats(const pb_dtp_cache *c, long *milps, long *hits)
@@ -88,9 +102,10 @@ static uint64_t mix(uint64_t h, uint64_t v)
 	return h * 0xff51afd7ed558ccdULL;
 }
 
-/* The best scheme's plan of the masked nodes: time and memory parts. */
+/* The best scheme's plan of the masked nodes: time and memory parts (and
+ * with ops its operators' specs and the recomputation chosen). */
 static int solve(const pb_graph *g, const pb_cluster *sub, const char *scheme,
-                 const pb_shard_opts *so, pb_dtp_chunk *r, pb_error *err)
+                 const pb_shard_opts *so, pb_dtp_chunk *r, json_t **ops, pb_error *err)
 {
 	pb_shard_search *s = NULL;
 	pb_error e = {0};
@@ -112,6 +127,12 @@ static int solve(const pb_graph *g, const pb_cluster *sub, const char *scheme,
 		r->grad = pb_shard_grad_time(p, s->best_result.choice);
 		if (r->grad > r->time)
 			r->grad = r->time;
+		r->recompute = b->recompute % 3;
+		if (ops) {
+			json_t *rep = pb_shard_report(s);
+			*ops = json_incref(json_object_get(rep, "ops"));
+			json_decref(rep);
+		}
 	} else if (rc == PB_OK) {
 		snprintf(r->error, sizeof r->error, "%.150s",
 		         s && s->n_rows > 0 && s->rows[0].error[0] ? s->rows[0].error
@@ -127,6 +148,32 @@ static int solve(const pb_graph *g, const pb_cluster *sub, const char *scheme,
 	return PB_OK;
 }
 
+/* A cache answer's operators for this chunk: the entry's k-th node is the
+ * chunk's k-th (same content, node order), so ids and names are moved. */
+static int map_ops(const pb_dtp_cache *c, const centry *e, pb_dtp_chunk *r, pb_error *err)
+{
+	json_t *ops = json_deep_copy(e->ops);
+	if (!ops)
+		return pb_err(err, PB_ENOMEM, "shard: out of memory");
+	int k = 0;
+	size_t i;
+	json_t *op;
+	json_array_foreach(ops, i, op)
+	{
+		int id = (int)json_integer_value(json_object_get(op, "id"));
+		while (k < e->n && e->node[k] < id)
+			k++;
+		if (k >= e->n || e->node[k] != id)
+			continue;
+		int v = c->node[k];
+		json_object_set_new(op, "id", json_integer(v));
+		json_object_set_new(op, "name", json_string(c->g->nodes[v].name));
+		json_object_del(op, "group"); /* the other chunk's MILP group */
+	}
+	r->ops = ops;
+	return PB_OK;
+}
+
 int pb_dtp_chunk_solve(pb_dtp_cache *c, const pb_cluster *sub, const char *scheme,
                        const pb_shard_opts *so, const unsigned char *mask, double act_copies,
                        pb_dtp_chunk *r, pb_error *err)
@@ -135,10 +182,12 @@ int pb_dtp_chunk_solve(pb_dtp_cache *c, const pb_cluster *sub, const char *schem
 	const char *sch = scheme ? scheme : "-";
 	int n = 0;
 	uint64_t h = 0x51ed;
+	r->ops = NULL;
 	for (int v = 0; v < g->n_nodes; v++) {
 		if (!mask[v])
 			continue;
 		int k = c->have_lc ? c->lc.rep[v] : v;
+		c->node[n] = v;
 		c->seq[n++] = k;
 		h = mix(h, (uint64_t)k);
 	}
@@ -152,17 +201,19 @@ int pb_dtp_chunk_solve(pb_dtp_cache *c, const pb_cluster *sub, const char *schem
 		    !memcmp(e->seq, c->seq, (size_t)n * sizeof(int))) {
 			*r = e->r;
 			c->hits++;
-			return PB_OK;
+			return c->keep_ops && e->ops ? map_ops(c, e, r, err) : PB_OK;
 		}
 	}
 	pb_job_tick();
 	pb_shard_opts o = *so;
 	o.mask = mask;
 	o.act_copies = act_copies;
-	int rc = solve(g, sub, scheme, &o, r, err);
+	json_t *ops = NULL;
+	int rc = solve(g, sub, scheme, &o, r, c->keep_ops ? &ops : NULL, err);
 	c->milps++;
 	if (rc)
 		return rc;
+	r->ops = ops ? json_incref(ops) : NULL;
 	if (c->n == c->cap) {
 		int cap = c->cap ? 2 * c->cap : 32;
 		centry *ne = realloc(c->e, (size_t)cap * sizeof *ne);
@@ -173,9 +224,17 @@ int pb_dtp_chunk_solve(pb_dtp_cache *c, const pb_cluster *sub, const char *schem
 	}
 	centry *e = &c->e[c->n];
 	e->seq = malloc(((size_t)n + 1) * sizeof(int));
-	if (!e->seq)
+	e->node = ops ? malloc(((size_t)n + 1) * sizeof(int)) : NULL;
+	e->ops = ops;
+	if (!e->seq || (ops && !e->node)) {
+		free(e->seq);
+		free(e->node);
+		json_decref(ops);
 		return pb_err(err, PB_ENOMEM, "shard: out of memory");
+	}
 	memcpy(e->seq, c->seq, (size_t)n * sizeof(int));
+	if (ops)
+		memcpy(e->node, c->node, (size_t)n * sizeof(int));
 	e->hash = h;
 	e->n = n;
 	e->n_dev = sub->n_devices;

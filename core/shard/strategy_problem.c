@@ -846,10 +846,42 @@ static int tie_of(const pb_shard_problem *p, int G)
  * between the same tied groups with the same spec maps share their y
  * columns (twin). Both are exact for the tied problem: y of such edges is
  * the same product of the same x's in every integer solution. */
+/* A pipeline chunk (opts.mask) holds blocks jf..jl of a run: its first and
+ * last block meet the chunk's edges, so the middle class is jf+1..jl-1 with
+ * block jf+1 its representative (the whole graph: 0..count-1, block 1). */
+static int rep_in_mask(const pb_shard_problem *p, pb_layer_classes *lc, pb_error *err)
+{
+	int n = p->g->n_nodes;
+	int *map = p->opts.mask ? malloc(((size_t)n + 1) * sizeof(int)) : NULL;
+	if (!map)
+		return p->opts.mask ? pb_err(err, PB_ENOMEM, "shard: out of memory") : PB_OK;
+	for (int k = 0; k < lc->n_runs; k++) {
+		int a = lc->runs[k].start, b = k + 1 < lc->n_runs ? lc->runs[k + 1].start : n;
+		int jf = n, jl = -1;
+		for (int v = a; v < b; v++)
+			if (lc->block[v] >= 0 && p->nodes[v].active) {
+				jf = lc->block[v] < jf ? lc->block[v] : jf;
+				jl = lc->block[v] > jl ? lc->block[v] : jl;
+			}
+		for (int v = a; v < b; v++)
+			if (lc->block[v] == jf + 1)
+				map[lc->rep[v]] = v;
+		for (int v = a; v < b; v++) {
+			int j = lc->block[v];
+			if (j >= 0)
+				lc->rep[v] = j >= jf + 2 && j <= jl - 1 ? map[lc->rep[v]] : v;
+		}
+	}
+	free(map);
+	return PB_OK;
+}
+
 static int tie_layers(pb_shard_problem *p, pb_error *err)
 {
 	pb_layer_classes lc;
 	int rc = pb_layer_classes_find(p->g, &lc, err);
+	if (rc == PB_OK && (rc = rep_in_mask(p, &lc, err)))
+		pb_layer_classes_free(&lc);
 	if (rc)
 		return rc;
 	p->n_layer_runs = lc.n_runs;

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# shard --pipeline auto|off: pipeline plans for every stage count dividing the
-# devices are compared with the operator-level schemes under one cost model,
-# and the best of both kinds becomes the plan.
+# shard --pipeline auto|off: the data x tensor x pipeline configurations are
+# compared with the operator-level schemes under one cost model, and the best
+# configuration's plan becomes the plan (saved with -o, loaded back).
 set -u
 bin=${1:?usage: shard_pipeline.sh PARTBENCH}
 tmp=$(mktemp -d /tmp/pb_shpipe.XXXXXX)
@@ -10,18 +10,20 @@ fails=0
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 py=/usr/bin/python3
 
-# 1. resnet18 on one 8-device node: operator-level wins; pipelines 2, 4, 8 listed.
+# 1. resnet18 on one 8-device node: operator-level wins; pipelines of 2, 4, 8 stages listed.
 "$bin" shard models/resnet18.onnx --layout layouts/cluster-1x8.lua --batch 32 --opt-level 2 \
 	--pipeline auto --json -o "$tmp/r.plan.json" >"$tmp/r.json" 2>"$tmp/err" || fail "resnet18: $(cat "$tmp/err")"
 $py - "$tmp/r.json" "$tmp/r.plan.json" <<'PY' || fail "resnet18 --pipeline auto report"
 import json, sys
 d = json.load(open(sys.argv[1])); plan = json.load(open(sys.argv[2]))
-assert [p["stages"] for p in d["pipelines"]] == [2, 4, 8], d["pipelines"]
+assert sorted({c["pp"] for c in d["configurations"]}) == [1, 2, 4, 8], d["configurations"]
 best = d["best_overall"]
-times = [p["step_time"] for p in d["pipelines"] if p.get("feasible")] + [d["step_time"]]
+times = [c["step_time"] for c in d["configurations"] if c["fits"]]
 assert abs(best["step_time"] - min(times)) <= 1e-12 * min(times), (best, times)
-assert best["kind"] == ("operator-level" if d["step_time"] <= min(times) else "pipeline")
+assert best["step_time"] == d["best"]["step_time"], (best, d["best"])
+assert best["kind"] == ("operator-level" if d["best"]["pp"] == 1 else "pipeline")
 assert plan["kind"] == ("shard" if best["kind"] == "operator-level" else "pipeline"), plan["kind"]
+assert abs(plan["metrics"]["step_time"] - best["step_time"]) <= 1e-9 * best["step_time"]
 PY
 
 # 2. bert training on 4x8 with a batch of 32: a pipeline beats every
@@ -36,9 +38,22 @@ best = d["best_overall"]
 assert best["kind"] == "pipeline", best
 assert best["step_time"] < d["step_time"], (best, d["step_time"])
 assert plan["kind"] == "pipeline", plan["kind"]
+b = d["best"]
 stages = int(plan["metrics"]["stages"])
-assert best["scheme"].startswith("%d stages" % stages), (best["scheme"], stages)
+assert stages == b["pp"] and best["scheme"].startswith("%d stages" % stages), (best["scheme"], stages)
 assert abs(plan["metrics"]["step_time"] - best["step_time"]) <= 1e-9 * best["step_time"]
+# the plan is the configuration's: dp, tp, m, schedule, one part per chunk with its specs
+det = plan["detail"]
+assert (det["dp"], det["tp"], det["pp"], det["microbatches"], det["pipeline_schedule"]) == \
+    (b["dp"], b["tp"], b["pp"], b["microbatches"], b["schedule"]), (det, b)
+assert len(det["stages"]) == len(plan["groups"]) >= b["pp"]
+assert all(all("strategy" in o for o in st["ops"]) for st in det["stages"])
+assert sum(1 for st in det["stages"] if st["ops"]) >= 2
+ids = sorted(o["id"] for st in det["stages"] for o in st["ops"])
+assert len(ids) == len(set(ids)), "an operator in two chunks"
+for st in det["stages"]:
+    for o in st["ops"]:
+        assert plan["assignment"][o["id"]] == st["chunk"], (o, st["chunk"])
 PY
 
 # 3. off (the default) adds nothing; a bad value is a usage error.
@@ -97,39 +112,25 @@ assert seen
 PY
 
 # 6. pipeline --pad: the stages' sharding may pad too (same model and batch:
-#    faster than without), and shard --pipeline auto passes --pad on.
+#    faster than without).
 "$bin" pipeline models/resnet18.onnx --layout layouts/cluster-1x8.lua --batch 12 --stages 2 \
 	--pad --json >"$tmp/ppad.json" || fail "pipeline --pad"
 "$bin" pipeline models/resnet18.onnx --layout layouts/cluster-1x8.lua --batch 12 --stages 2 \
 	--json >"$tmp/pnopad.json" || fail "pipeline without --pad"
-"$bin" shard models/resnet18.onnx --layout layouts/cluster-1x8.lua --batch 12 --pad \
-	--pipeline auto --json >"$tmp/autopad.json" || fail "shard --pipeline auto --pad"
-$py - "$tmp/ppad.json" "$tmp/pnopad.json" "$tmp/autopad.json" <<'PY' || fail "pipeline --pad: not used"
+$py - "$tmp/ppad.json" "$tmp/pnopad.json" <<'PY' || fail "pipeline --pad: not used"
 import json, sys
-p, n, a = (json.load(open(f)) for f in sys.argv[1:4])
+p, n = (json.load(open(f)) for f in sys.argv[1:3])
 assert p["step_time"] < 0.95 * n["step_time"], (p["step_time"], n["step_time"])
-two = [r for r in a["pipelines"] if r.get("stages") == 2]
-assert two and abs(two[0]["step_time"] - p["step_time"]) <= 1e-9 * p["step_time"], (two, p["step_time"])
 PY
 
-# 6. Without --batch, every stage count plans the model's own batch (8 here):
-#    each row equals `pipeline --stages P` run on its own (each P used to start
-#    from the micro-batch graph the previous P left, e.g. batch 2 for P = 4).
-for P in 2 4 8; do
-	"$bin" pipeline models/resnet18.onnx --layout layouts/cluster-1x8.lua \
-		--input input.1=8,3,224,224 --stages $P --skip-oplevel --opt-level 2 --json \
-		>"$tmp/alone$P.json" || fail "pipeline --stages $P"
-done
+# 7. Without --batch, the search plans the model's own batch (8 here).
 "$bin" shard models/resnet18.onnx --layout layouts/cluster-1x8.lua --input input.1=8,3,224,224 \
 	--pipeline auto --json >"$tmp/nobatch.json" || fail "shard --pipeline auto without --batch"
-$py - "$tmp/nobatch.json" "$tmp"/alone2.json "$tmp"/alone4.json "$tmp"/alone8.json <<'PY' || fail "rows without --batch differ from pipeline alone"
+$py - "$tmp/nobatch.json" <<'PY' || fail "--pipeline auto without --batch: not the model's batch"
 import json, sys
-rows = {r["stages"]: r for r in json.load(open(sys.argv[1]))["pipelines"]}
-for f in sys.argv[2:]:
-    a = json.load(open(f))
-    r = rows[len(a["stages"])]
-    assert a["batch"] == 8 and r["microbatches"] == a["microbatches"], (r, a["microbatches"])
-    assert abs(r["step_time"] - a["step_time"]) <= 1e-9 * a["step_time"], (r, a["step_time"])
+d = json.load(open(sys.argv[1]))
+assert d["dtp_search"]["batch"] == 8, d["dtp_search"]
+assert all(8 % c["microbatches"] == 0 for c in d["configurations"])
 PY
 
 # Generated GPT (gen gpt): --layers auto (default) gives the table of --layers off
@@ -212,6 +213,37 @@ grep -q "data x tensor x pipeline" "$tmp/fix.txt" && grep -qE "^\* +4 +2 +2 " "$
 [ $? -eq 1 ] && grep -q "do not multiply to the 16 devices" "$tmp/err" || fail "--dp 3: $(cat "$tmp/err")"
 "$bin" shard "$tmp/g6.onnx" --layout layouts/cluster-2x8.lua --train --schedule gpipe >/dev/null 2>"$tmp/err"
 [ $? -eq 1 ] && grep -q "schedule must be 1f1b" "$tmp/err" || fail "--schedule gpipe: $(cat "$tmp/err")"
+
+# The best configuration's plan (-o): loads back with the same step time, in the
+# session too; --pp fixed saves its plan as well; extract cuts it into parts.
+"$bin" shard "$tmp/g6.onnx" --layout layouts/cluster-2x8.lua --train --batch 16 --pipeline auto \
+	-o "$tmp/g6.plan.json" --json >"$tmp/g6.json" 2>"$tmp/err" || fail "dtp -o: $(cat "$tmp/err")"
+"$bin" shard "$tmp/g6.onnx" --layout layouts/cluster-2x8.lua --train --batch 16 --pp 2 \
+	--schedule interleaved:2 -o "$tmp/g6pp.plan.json" --json >"$tmp/g6pp.json" 2>"$tmp/err" ||
+	fail "dtp --pp 2 -o: $(cat "$tmp/err")"
+for n in g6 g6pp; do
+	cat >"$tmp/load_$n.lua" <<LUA
+pb.cmd("plan --load $tmp/$n.plan.json")
+print(string.format("%.12g %s", pb.plan().metrics.step_time, pb.plan().kind))
+LUA
+	"$bin" run "$tmp/load_$n.lua" "$tmp/g6.onnx" --layout layouts/cluster-2x8.lua >"$tmp/load_$n.txt" 2>&1 ||
+		fail "plan --load $n: $(cat "$tmp/load_$n.txt")"
+	$py - "$tmp/$n.json" "$tmp/load_$n.txt" "$tmp/$n.plan.json" <<'PY' || fail "$n: loaded plan is not the best configuration's"
+import json, sys
+d = json.load(open(sys.argv[1])); t, kind = open(sys.argv[2]).read().split()
+plan = json.load(open(sys.argv[3]))
+b = d["best"]
+assert kind == ("pipeline" if b["pp"] > 1 else "shard"), (kind, b)
+assert abs(float(t) - b["step_time"]) <= 1e-9 * b["step_time"], (t, b["step_time"])
+if b["pp"] > 1:
+    assert plan["detail"]["pipeline_schedule"] == b["schedule"], plan["detail"]
+    assert len(plan["groups"]) == b["pp"] * (2 if b["schedule"] == "interleaved:2" else 1)
+PY
+done
+grep -q '"pipeline_schedule": "interleaved:2"' "$tmp/g6pp.plan.json" || fail "--pp 2 interleaved plan"
+"$bin" extract "$tmp/g6.onnx" --plan "$tmp/g6pp.plan.json" -o "$tmp/g6parts" --structure-only \
+	>/dev/null 2>"$tmp/err" || fail "extract of the dtp plan: $(cat "$tmp/err")"
+[ "$(ls "$tmp"/g6parts/part*.onnx | wc -l)" -eq 4 ] || fail "extract: $(ls "$tmp/g6parts")"
 
 if [ $fails -eq 0 ]; then echo "shard --pipeline: 1 passed, 0 failed"; else echo "shard --pipeline: 0 passed, 1 failed"; fi
 exit $fails

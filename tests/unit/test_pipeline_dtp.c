@@ -370,6 +370,55 @@ static void test_cache_same_content(void **state)
 	pb_session_free(s);
 }
 
+/* A chunk without the run's second block, [blocks 2-5, head]: its middle
+ * blocks are still solved once (block 4 tied to block 3, the chunk's second
+ * block), and the tied MILP gives the plan of the untied one. */
+static void test_chunk_layers_tied(void **state)
+{
+	(void)state;
+	pb_cluster cl;
+	pb_session *s = open_session(&cl);
+	pb_error err = {0};
+	assert_int_equal(pb_session_set_batch(s, 4, &err), PB_OK);
+	const pb_graph *g = s->graph;
+	int n = g->n_nodes;
+	unsigned char *act = malloc((size_t)n), *mask = malloc((size_t)n);
+	pb_shard_dynamic_nodes(g, act);
+	pb_layer_classes lc;
+	assert_int_equal(pb_layer_classes_find(g, &lc, &err), PB_OK);
+	assert_int_equal(lc.runs[0].count, 6);
+	for (int v = 0; v < n; v++)
+		mask[v] = act[v] && (lc.block[v] >= 2 || (lc.block[v] < 0 && v > lc.runs[0].start));
+	pb_layer_classes_free(&lc);
+	pb_cluster sub = pb_dtp_sub_cluster(&cl, 4);
+	double t[2], mem[2];
+	int tied[2];
+	for (int k = 0; k < 2; k++) {
+		pb_shard_opts so;
+		pb_shard_opts_default(&so);
+		so.train = 1;
+		so.layers = k == 0;
+		so.mask = mask;
+		pb_shard_search *sh = NULL;
+		assert_int_equal(pb_shard_search_new(g, &sub, &so, "2x2", 2, NULL, &sh, &err),
+		                 PB_OK);
+		assert_int_equal(pb_shard_search_finish(sh, &err), PB_OK);
+		assert_true(sh->best >= 0);
+		t[k] = sh->rows[sh->best].step_time;
+		mem[k] = sh->rows[sh->best].memory;
+		tied[k] = sh->best_problem->layer_tied;
+		pb_shard_search_free(sh);
+	}
+	assert_true(tied[0] > 0);
+	assert_int_equal(tied[1], 0);
+	assert_true(close_to(t[0], t[1]));
+	assert_true(close_to(mem[0], mem[1]));
+	free(act);
+	free(mask);
+	pb_cluster_free(&cl);
+	pb_session_free(s);
+}
+
 static void test_errors(void **state)
 {
 	(void)state;
@@ -401,9 +450,13 @@ static void test_errors(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_all_factorisations),     cmocka_unit_test(test_fixed_equals_free),
-	    cmocka_unit_test(test_interleaved_and_memory), cmocka_unit_test(test_layer_split),
-	    cmocka_unit_test(test_cache_same_content),     cmocka_unit_test(test_errors),
+	    cmocka_unit_test(test_all_factorisations),
+	    cmocka_unit_test(test_fixed_equals_free),
+	    cmocka_unit_test(test_interleaved_and_memory),
+	    cmocka_unit_test(test_layer_split),
+	    cmocka_unit_test(test_cache_same_content),
+	    cmocka_unit_test(test_chunk_layers_tied),
+	    cmocka_unit_test(test_errors),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
