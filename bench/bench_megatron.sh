@@ -24,9 +24,9 @@
 #       MEGA_A        auto | op | skip: how (a) is found (above)
 #       MEGA_LAYOUT   another layout template (default layouts/cluster-a100.lua)
 #       MEGA_TSV      also append the raw per-row results to this file
-#       MEGA_CALIBRATE=1  only calibrate: solve row 1's paper configuration
-#                     at efficiency 1 and print the device_efficiency that
-#                     makes it predict the measured 137 TFLOP/s
+#       MEGA_CALIBRATE=1  only calibrate: bisect the layout's device_efficiency
+#                     until row 1's paper configuration predicts the measured
+#                     137 TFLOP/s, and print it
 set -euo pipefail
 B=${1:-build}
 ROWS=${2:-all}
@@ -111,16 +111,41 @@ if [ "${MEGA_CALIBRATE:-}" = 1 ]; then
   "$P" gen gpt --layers "$layers" --hidden "$hidden" --heads "$heads" --seq 2048 --vocab 51200 \
     --fp16 -o "$T/m.onnx" >/dev/null
   dp=$((gpus / (tp * pp)))
-  paper_cfg "$T/m.onnx" "$(layout $((gpus / 8)) 1)" "$batch" $dp "$tp" "$pp" "$T/c.json"
   F=$(flops "$batch" 2048 "$layers" "$hidden" 51200)
-  python3 - "$T/c.json" "$F" "$tfl" "$gpus" <<'PY'
+  # the step time falls as the efficiency rises (only the FLOP-bound part
+  # of each operator scales with it, memory-bound operators and the
+  # communication do not): bisect the efficiency in (0.05, 1] until row 1's
+  # paper configuration predicts the measured figure
+  step_at() { # efficiency -> predicted step time (s)
+    paper_cfg "$T/m.onnx" "$(layout $((gpus / 8)) "$1")" "$batch" $dp "$tp" "$pp" "$T/c.json"
+    python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(d.get('best',{}).get('step_time', d.get('step_time')) if isinstance(d.get('best'),dict) else d['step_time'])" "$T/c.json"
+  }
+  target=$(python3 -c "import sys; print(float(sys.argv[1]) / (float(sys.argv[2]) * 1e12 * int(sys.argv[3])))" "$F" "$tfl" "$gpus")
+  s1=$(step_at 1)
+  python3 - "$T/c.json" "$tfl" "$target" <<'PY'
 import json, sys
-d = json.load(open(sys.argv[1])); F, X, n = float(sys.argv[2]), float(sys.argv[3]), int(sys.argv[4])
-c, m = d["compute_time"], d["comm_time"]
-target = F / (X * 1e12 * n)
+d = json.load(open(sys.argv[1]))
 print("row 1 at efficiency 1: step %.4f s = compute %.4f + comm %.4f; measured %.0f TFLOP/s"
-      " -> step %.4f s" % (d["step_time"], c, m, X, target))
-print("device_efficiency = compute / (target - comm) = %.4f" % (c / (target - m)))
+      " -> step %.4f s" % (d["step_time"], d["compute_time"], d["comm_time"], float(sys.argv[2]),
+                          float(sys.argv[3])))
+PY
+  lo=0.05 hi=1
+  for _ in $(seq 1 22); do
+    mid=$(python3 -c "import sys; print('%.6f' % ((float(sys.argv[1]) + float(sys.argv[2])) / 2))" "$lo" "$hi")
+    st=$(step_at "$mid")
+    if python3 -c "import sys; sys.exit(0 if float(sys.argv[1]) > float(sys.argv[2]) else 1)" "$st" "$target"; then
+      lo=$mid
+    else
+      hi=$mid
+    fi
+  done
+  python3 - "$T/c.json" "$hi" "$s1" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+print("at efficiency %.4f: step %.4f s = compute %.4f + comm %.4f (efficiency 1: %.4f s)"
+      % (float(sys.argv[2]), d["step_time"], d["compute_time"], d["comm_time"], float(sys.argv[3])))
+print("device_efficiency = %.4f (bisection: row 1's paper configuration predicts the measured step)"
+      % float(sys.argv[2]))
 PY
   exit 0
 fi

@@ -21,7 +21,11 @@ return {
   -- Achieved fraction of the peak, calibrated ONCE on the first row of
   -- Table 1 (1.7 B parameters, 32 GPUs, dp 32: 137 TFLOP/s measured);
   -- docs/megatron.md "Calibration" shows the arithmetic.
-  device_efficiency = 0.4749,
+  device_efficiency = 0.6742,
+  -- HBM2e bandwidth of the A100 80GB SXM (NVIDIA A100 datasheet: 2,039
+  -- GB/s): memory-bound operators (element-wise, softmax, layer norm) cost
+  -- their bytes at this rate (the roofline model; docs/megatron.md).
+  device_memory_bw_gbs = 2039,
   intra_bw_gbs = 300,         -- NVLink 3 / NVSwitch: 600 GB/s per GPU both ways = 300 each way
   intra_latency_us = 5,       -- assumed start-up latency of an NVLink collective
   inter_bw_gbs = 25,          -- one 200 Gb/s HDR HCA per GPU = 25 GB/s

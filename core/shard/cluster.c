@@ -24,12 +24,13 @@ int pb_cluster_from_hw(const pb_hw *hw, pb_cluster *out, pb_error *err)
 		return rc;
 	const json_t *r = hw->root;
 	long nodes, dpn;
-	double mem, tf, eff, ibw, ilat, xbw, xlat;
+	double mem, tf, eff, mbw, ibw, ilat, xbw, xlat;
 	if ((rc = pb_hw_int(hw, r, "", "nodes", 1, 1, 1, 4096, &nodes, err)) ||
 	    (rc = pb_hw_int(hw, r, "", "devices_per_node", 1, 1, 1, 1024, &dpn, err)) ||
 	    (rc = pb_hw_num(hw, r, "", "device_memory_gb", 1, 0, 1e-6, 1e6, &mem, err)) ||
 	    (rc = pb_hw_num(hw, r, "", "device_tflops", 1, 0, 1e-6, 1e6, &tf, err)) ||
 	    (rc = pb_hw_num(hw, r, "", "device_efficiency", 0, 1, 1e-6, 1, &eff, err)) ||
+	    (rc = pb_hw_num(hw, r, "", "device_memory_bw_gbs", 0, 0, 1e-3, 1e6, &mbw, err)) ||
 	    (rc = pb_hw_num(hw, r, "", "intra_bw_gbs", 1, 0, 1e-6, 1e6, &ibw, err)) ||
 	    (rc = pb_hw_num(hw, r, "", "intra_latency_us", 0, 0, 0, 1e6, &ilat, err)) ||
 	    (rc = pb_hw_num(hw, r, "", "inter_bw_gbs", nodes > 1, ibw, 1e-6, 1e6, &xbw, err)) ||
@@ -48,6 +49,7 @@ int pb_cluster_from_hw(const pb_hw *hw, pb_cluster *out, pb_error *err)
 	out->peak_flops = tf * 1e12;
 	out->efficiency = eff;
 	out->flops = tf * 1e12 * eff;
+	out->mem_bw = mbw * 1e9;
 	out->intra.bw = ibw * 1e9;
 	out->intra.latency = ilat * 1e-6;
 	out->inter.bw = xbw * 1e9;

@@ -3,7 +3,8 @@
  *
  * A `cluster` layout (layouts/cluster-*.lua) gives nodes x devices per node,
  * the device memory and FLOP rate (optionally scaled by device_efficiency,
- * the achieved fraction of that rate), and the bandwidth/latency of the links
+ * the achieved fraction of that rate), optionally the device memory's
+ * bandwidth (device_memory_bw_gbs: memory-bound operators), and the bandwidth/latency of the links
  * inside a node and between nodes. A grouping scheme factorises the device
  * count into ordered factors (16 = 2x8 = 4x4 = 8x2 = 2x4x2 ...); every factor
  * is one axis of a device mesh. Devices are numbered row-major over the axes,
@@ -34,6 +35,9 @@ typedef struct pb_cluster {
 	double flops;      /* FLOP/s per device the cost model uses: peak x efficiency */
 	double peak_flops; /* device_tflops of the layout, FLOP/s */
 	double efficiency; /* device_efficiency of the layout (default 1) */
+	double mem_bw;     /* device memory bytes/s (device_memory_bw_gbs; 0 = not modelled):
+	                    * an operator takes the longer of its FLOPs at `flops` and its
+	                    * bytes at mem_bw (the roofline model) */
 	pb_link intra, inter;
 } pb_cluster;
 

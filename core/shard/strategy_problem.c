@@ -263,6 +263,30 @@ static double output_reduce_cost(const pb_mesh *m, const pb_tensor *t, const sig
 	return any ? pb_reshard_cost_tensor(m, t, spec, to, NULL, NULL) : 0;
 }
 
+/* One device's time for the whole node: its FLOPs at the cluster's rate, or
+ * when the layout gives the device memory bandwidth the longer of that and
+ * its bytes (activations in and out, weights) at that bandwidth: the
+ * roofline model (Williams, Waterman, Patterson, CACM 52(4), 2009), so
+ * element-wise operators, softmax and normalisations cost their memory
+ * traffic. Operators that only relabel a tensor move no bytes. */
+static double node_time(const pb_shard_problem *p, const pb_node *n, double fl)
+{
+	double t = fl / p->cl.flops;
+	static const char *const view[] = {"Reshape", "Flatten", "Squeeze", "Unsqueeze",
+	                                   "Identity", "Shape"};
+	if (p->cl.mem_bw <= 0)
+		return t;
+	for (size_t i = 0; i < sizeof view / sizeof *view; i++)
+		if (!strcmp(n->op, view[i]))
+			return t;
+	const pb_cost *c = &n->cost;
+	double by = (isfinite(c->in_bytes) ? c->in_bytes : 0) +
+	            (isfinite(c->out_bytes) ? c->out_bytes : 0) +
+	            (isfinite(c->param_bytes) ? c->param_bytes : 0);
+	double tm = by / p->cl.mem_bw;
+	return tm > t ? tm : t;
+}
+
 static int build_node(pb_shard_problem *p, int nid, pb_strat1 *menu_buf, pb_error *err)
 {
 	const pb_graph *g = p->g;
@@ -316,11 +340,12 @@ static int build_node(pb_shard_problem *p, int nid, pb_strat1 *menu_buf, pb_erro
 	if (!sn->cost || !sn->flops_part || !sn->mem_param || !sn->mem_act)
 		return pb_err(err, PB_ENOMEM, "shard: out of memory");
 	double fl = pb_shard_node_flops(g, n);
+	double t1 = node_time(p, n, fl);
 	double cmult = p->compute_mult + (p->opts.train && sn->recomputed ? 1.0 : 0.0);
 	int keep_act = !sn->recomputed || (p->opts.recompute == PB_RECOMP_FULL && sn->kept_full);
 	for (int s = 0; s < ns; s++) {
 		const pb_strat *st = &sn->strat[s];
-		double comp = fl / st->share * st->pad / p->cl.flops * cmult;
+		double comp = t1 / st->share * st->pad * cmult;
 		double c = comp;
 		double mp = 0, ma = 0;
 		for (int i = 0; i < n->n_inputs && i < PB_SHARD_MAX_IN; i++) {

@@ -4,7 +4,9 @@
  * Narayanan et al. 2021) against a count of the GEMMs of a generated GPT
  * taken from its loaded shapes; layouts/cluster-a100.lua loaded with another
  * node count (its one parameter); the device_efficiency field of cluster
- * layouts (default 1, bounds, errors naming the field).
+ * layouts (default 1, bounds, errors naming the field); the
+ * device_memory_bw_gbs field and its roofline cost (a memory-bound operator
+ * costs its bytes at that bandwidth, a view costs none, a GEMM its FLOPs).
  */
 #include "pb_test.h"
 
@@ -134,9 +136,10 @@ static void test_a100_layout_nodes(void **state)
 		assert_int_equal(cl.n_devices, 8 * counts[i]);
 		assert_true(cl.memory == 80e9);
 		assert_true(cl.peak_flops == 312e12);
-		assert_true(cl.efficiency > 0.3 && cl.efficiency < 0.7);
+		assert_true(cl.efficiency > 0.3 && cl.efficiency < 0.9);
 		assert_true(fabs(cl.flops - 312e12 * cl.efficiency) <= 1e-3);
 		assert_true(cl.intra.bw == 300e9 && cl.inter.bw == 25e9);
+		assert_true(cl.mem_bw == 2039e9);
 		char name[32];
 		snprintf(name, sizeof name, "cluster-a100-%d", counts[i]);
 		assert_string_equal(cl.name, name);
@@ -173,12 +176,93 @@ static void test_device_efficiency_field(void **state)
 	}
 }
 
+/* The unsharded (share 1, no padding) strategy's compute time of the first
+ * node with op `op` in a problem on scheme "2". */
+static double unsharded_time(const pb_graph *g, const pb_cluster *cl, const char *op,
+                             const pb_node **nd)
+{
+	pb_mesh m;
+	pb_error err = {0};
+	assert_int_equal(pb_mesh_parse(&m, cl, "2", &err), PB_OK);
+	pb_shard_opts o;
+	pb_shard_opts_default(&o);
+	pb_shard_problem *p = NULL;
+	assert_int_equal(pb_shard_problem_build(g, cl, &m, &o, &p, &err), PB_OK);
+	double t = -1;
+	for (int v = 0; v < g->n_nodes && t < 0; v++) {
+		const pb_shard_node *sn = &p->nodes[v];
+		if (strcmp(g->nodes[v].op, op) || !sn->active)
+			continue;
+		for (int s = 0; s < sn->n_strat; s++)
+			if (sn->strat[s].share == 1 && sn->strat[s].pad == 1)
+				t = sn->flops_part[s];
+		*nd = &g->nodes[v];
+	}
+	pb_shard_problem_free(p);
+	assert_true(t >= 0);
+	return t;
+}
+
+static void test_memory_bandwidth_roofline(void **state)
+{
+	(void)state;
+	pb_gpt_spec s;
+	pb_gpt_spec_default(&s);
+	s.layers = 2;
+	s.hidden = 256;
+	s.heads = 4;
+	s.seq = 128;
+	s.vocab = 1000;
+	s.fp16 = 1;
+	pb_graph *g = load_gpt(&s, 2);
+	const char *base = "return { kind = 'cluster', nodes = 1, devices_per_node = 2, "
+	                   "device_memory_gb = 40, device_tflops = 100, intra_bw_gbs = 150 %s }";
+	char text[512];
+	pb_cluster flat, roof;
+	pb_error err = {0};
+	snprintf(text, sizeof text, base, "");
+	assert_int_equal(load_cluster(text, &flat, &err), PB_OK);
+	assert_true(flat.mem_bw == 0);
+	snprintf(text, sizeof text, base, ", device_memory_bw_gbs = 1000");
+	assert_int_equal(load_cluster(text, &roof, &err), PB_OK);
+	assert_true(roof.mem_bw == 1000e9);
+	const pb_node *n = NULL;
+	/* softmax: a few FLOPs per byte, memory-bound at 1000 GB/s */
+	double f0 = unsharded_time(g, &flat, "Softmax", &n);
+	double by = n->cost.in_bytes + n->cost.out_bytes + n->cost.param_bytes;
+	assert_true(by > 0);
+	assert_true(fabs(f0 - pb_shard_node_flops(g, n) / 100e12) <= 1e-12 * (f0 + 1e-30));
+	double f1 = unsharded_time(g, &roof, "Softmax", &n);
+	assert_true(fabs(f1 - by / 1000e9) <= 1e-9 * f1);
+	assert_true(f1 > 10 * f0);
+	/* a view moves no bytes: the same time with and without the field */
+	assert_true(unsharded_time(g, &flat, "Reshape", &n) == unsharded_time(g, &roof, "Reshape", &n));
+	/* the language-model head's GEMM (hidden 256 x vocab 1000 over 256
+	 * tokens) is FLOP-bound at 100 TFLOP/s and 1000 GB/s */
+	double h0 = unsharded_time(g, &flat, "Gemm", &n);
+	assert_true(unsharded_time(g, &roof, "Gemm", &n) == h0);
+	pb_cluster_free(&flat);
+	pb_cluster_free(&roof);
+	const char *bad[] = {", device_memory_bw_gbs = 0", ", device_memory_bw_gbs = -5",
+	                     ", device_memory_bw_gbs = 'fast'"};
+	for (int i = 0; i < 3; i++) {
+		memset(&err, 0, sizeof err);
+		snprintf(text, sizeof text, base, bad[i]);
+		assert_int_not_equal(load_cluster(text, &roof, &err), PB_OK);
+		assert_non_null(strstr(err.msg, "device_memory_bw_gbs"));
+		assert_non_null(strstr(err.msg, "a100.lua"));
+		pb_cluster_free(&roof);
+	}
+	pb_graph_free(g);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_train_flops_hand_count),
 	    cmocka_unit_test(test_a100_layout_nodes),
 	    cmocka_unit_test(test_device_efficiency_field),
+	    cmocka_unit_test(test_memory_bandwidth_roofline),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
