@@ -183,8 +183,10 @@ static void classify(pb_shard_problem *p)
  * the product with V: batched MatMuls of two activations, Softmax, and
  * element-wise operators on their outputs); full marks every node of a
  * repeated block (layer_classes.h) and keeps only the blocks' last outputs,
- * plus the whole first block: one layer's activations live while a layer is
- * recomputed. Recomputed nodes run their forward pass once more. */
+ * plus the whole first block with an active node: one layer's activations
+ * live while a layer is recomputed, once (not per micro-batch in flight:
+ * they count with the weights, mem_param). Recomputed nodes run their
+ * forward pass once more. */
 static int mark_recompute(pb_shard_problem *p, pb_error *err)
 {
 	const pb_graph *g = p->g;
@@ -217,11 +219,19 @@ static int mark_recompute(pb_shard_problem *p, pb_error *err)
 	int rc = pb_layer_classes_find(g, &lc, err);
 	if (rc)
 		return rc;
-	for (int i = 0; i < g->n_nodes; i++) {
+	/* the working block: the first block with an active node (a pipeline
+	 * stage's first layer, block 0 of the whole model) */
+	int w0 = -1;
+	for (int i = 0; i < g->n_nodes && w0 < 0; i++)
+		if (p->nodes[i].active && lc.block[i] >= 0)
+			w0 = i;
+	for (int i = 0, inw = w0 >= 0; i < g->n_nodes; i++) {
+		if (inw && i > w0 && lc.block[i] >= 0 && lc.block[i] != lc.block[w0])
+			inw = 0;
 		if (!p->nodes[i].active || lc.block[i] < 0)
 			continue;
 		p->nodes[i].recomputed = 1;
-		p->nodes[i].kept_full = lc.block[i] == 0 || lc.block_end[i];
+		p->nodes[i].kept_full = lc.block_end[i] ? 1 : (inw && i >= w0 ? 2 : 0);
 	}
 	pb_layer_classes_free(&lc);
 	return PB_OK;
@@ -343,6 +353,9 @@ static int build_node(pb_shard_problem *p, int nid, pb_strat1 *menu_buf, pb_erro
 	double t1 = node_time(p, n, fl);
 	double cmult = p->compute_mult + (p->opts.train && sn->recomputed ? 1.0 : 0.0);
 	int keep_act = !sn->recomputed || (p->opts.recompute == PB_RECOMP_FULL && sn->kept_full);
+	/* the working block's activations live once, while one layer is
+	 * recomputed, not once per micro-batch in flight: held like the weights */
+	int once = sn->recomputed && p->opts.recompute == PB_RECOMP_FULL && sn->kept_full == 2;
 	for (int s = 0; s < ns; s++) {
 		const pb_strat *st = &sn->strat[s];
 		double comp = t1 / st->share * st->pad * cmult;
@@ -391,7 +404,9 @@ static int build_node(pb_shard_problem *p, int nid, pb_strat1 *menu_buf, pb_erro
 				continue;
 			double by = pb_tensor_bytes(&g->tensors[t]) *
 			            pb_spec_pad_factor(&g->tensors[t], st->out[j], m);
-			if (keep_act)
+			if (keep_act && once)
+				mp += by / pb_spec_shrink(st->out[j], m);
+			else if (keep_act)
 				ma += by / pb_spec_shrink(st->out[j], m);
 			if (g->tensors[t].is_output)
 				c += output_reduce_cost(m, &g->tensors[t], st->out[j]);

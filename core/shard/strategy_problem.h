@@ -87,12 +87,14 @@ typedef struct pb_shard_node {
 	pb_strat *strat;
 	double *cost;       /* per strategy (s) */
 	double *flops_part; /* compute part of cost */
-	double *mem_param;  /* bytes per device */
+	double *mem_param;  /* bytes per device held once (weights, gradients, optimizer
+	                     * state; the working block of full recomputation) */
 	double *mem_act;
 	int *pick;                /* per group strategy: this node's strategy */
 	unsigned char recomputed; /* activations not kept: recomputed in the backward pass */
-	unsigned char kept_full;  /* full recomputation: output kept (a block's boundary, or
-	                           * the one block whose activations live during recompute) */
+	unsigned char kept_full;  /* full recomputation: output kept: 1 a block's boundary
+	                           * (per micro-batch), 2 the one block whose activations
+	                           * live during recompute (once: counted in mem_param) */
 	unsigned dyn_in;
 } pb_shard_node;
 
