@@ -282,8 +282,8 @@ static double output_reduce_cost(const pb_mesh *m, const pb_tensor *t, const sig
 static double node_time(const pb_shard_problem *p, const pb_node *n, double fl)
 {
 	double t = fl / p->cl.flops;
-	static const char *const view[] = {"Reshape", "Flatten", "Squeeze", "Unsqueeze",
-	                                   "Identity", "Shape"};
+	static const char *const view[] = {"Reshape",   "Flatten",  "Squeeze",
+	                                   "Unsqueeze", "Identity", "Shape"};
 	if (p->cl.mem_bw <= 0)
 		return t;
 	for (size_t i = 0; i < sizeof view / sizeof *view; i++)

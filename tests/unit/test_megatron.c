@@ -236,7 +236,8 @@ static void test_memory_bandwidth_roofline(void **state)
 	assert_true(fabs(f1 - by / 1000e9) <= 1e-9 * f1);
 	assert_true(f1 > 10 * f0);
 	/* a view moves no bytes: the same time with and without the field */
-	assert_true(unsharded_time(g, &flat, "Reshape", &n) == unsharded_time(g, &roof, "Reshape", &n));
+	assert_true(unsharded_time(g, &flat, "Reshape", &n) ==
+	            unsharded_time(g, &roof, "Reshape", &n));
 	/* the language-model head's GEMM (hidden 256 x vocab 1000 over 256
 	 * tokens) is FLOP-bound at 100 TFLOP/s and 1000 GB/s */
 	double h0 = unsharded_time(g, &flat, "Gemm", &n);
