@@ -46,18 +46,18 @@ int pb_blocks_same(const pb_blocks *b, int i, int j, int d)
 	return ki >= 0 && ki == pb_blocks_key(b, j, d);
 }
 
-/* Components of the name before its last '/': offsets just past each. */
-static int split_name(const char *name, int *cend)
+/* Components of the name before its last sep: offsets just past each. */
+static int split_name(const char *name, char sep, int *cend)
 {
-	const char *last = strrchr(name, '/');
+	const char *last = strrchr(name, sep);
 	int k = 0;
 	for (const char *p = name; last && p < last && k < PB_BLOCKS_MAX_DEPTH;) {
-		while (p < last && *p == '/')
+		while (p < last && *p == sep)
 			p++;
 		if (p >= last)
 			break;
 		const char *e = p;
-		while (e < last && *e != '/')
+		while (e < last && *e != sep)
 			e++;
 		cend[k++] = (int)(e - name);
 		p = e;
@@ -67,6 +67,7 @@ static int split_name(const char *name, int *cend)
 
 static int named_keys(const pb_graph *g, pb_blocks *b)
 {
+	b->max_depth = 0;
 	pb_strmap *ids = pb_strmap_new((size_t)g->n_nodes);
 	char *tmp = NULL;
 	size_t cap = 0;
@@ -75,7 +76,7 @@ static int named_keys(const pb_graph *g, pb_blocks *b)
 		return -1;
 	for (int i = 0; i < g->n_nodes && rc == 0; i++) {
 		const char *name = g->nodes[i].name ? g->nodes[i].name : "";
-		b->depth[i] = split_name(name, &CEND(b, i, 0));
+		b->depth[i] = split_name(name, b->sep, &CEND(b, i, 0));
 		for (int d = 0; d < b->depth[i]; d++) {
 			size_t l = (size_t)CEND(b, i, d);
 			if (l + 1 > cap) {
@@ -216,6 +217,42 @@ out:
 	return rc;
 }
 
+/* 1 when a computing node has a module path. */
+static int has_paths(const pb_blocks *b, const unsigned char *is_const)
+{
+	for (int i = 0; i < b->n_nodes; i++)
+		if (b->depth[i] > 0 && !(is_const && is_const[i]))
+			return 1;
+	return 0;
+}
+
+/*
+ * 1 when the blocks of every level are (nearly) intervals of the order: at
+ * most twice as many runs of computing nodes as blocks. Dotted names that
+ * are not module paths ("p2o.Conv.12": op type and counter) scatter each
+ * "block" over the whole graph and fail this.
+ */
+static int contiguous(const pb_blocks *b, const unsigned char *is_const)
+{
+	char *seen = calloc((size_t)b->n_ids + 1, 1);
+	int ok = seen != NULL;
+	for (int d = 1; ok && d <= b->max_depth; d++) {
+		int runs = 0, ids = 0, prev = -1;
+		for (int i = 0; i < b->n_nodes; i++) {
+			int k = pb_blocks_key(b, i, d);
+			if (k < 0 || (is_const && is_const[i]))
+				continue;
+			runs += k != prev;
+			ids += !seen[k];
+			seen[k] = 1;
+			prev = k;
+		}
+		ok = runs <= 2 * ids;
+	}
+	free(seen);
+	return ok;
+}
+
 int pb_blocks_compute(const pb_graph *g, const unsigned char *is_const, pb_blocks **out,
                       pb_error *err)
 {
@@ -225,6 +262,7 @@ int pb_blocks_compute(const pb_graph *g, const unsigned char *is_const, pb_block
 	pb_blocks *b = calloc(1, sizeof *b);
 	if (b) {
 		b->n_nodes = n;
+		b->sep = '/';
 		b->depth = calloc((size_t)(n > 0 ? n : 1), sizeof *b->depth);
 		b->key = malloc(cells * sizeof *b->key);
 		b->cend = malloc(cells * sizeof *b->cend);
@@ -233,9 +271,16 @@ int pb_blocks_compute(const pb_graph *g, const unsigned char *is_const, pb_block
 		pb_blocks_free(b);
 		return pb_err(err, PB_ENOMEM, "blocks: out of memory (%d nodes)", n);
 	}
-	int named = 0;
-	for (int i = 0; i < n && !named; i++)
-		named = b->depth[i] > 0 && !(is_const && is_const[i]);
+	int named = has_paths(b, is_const);
+	if (!named) {
+		/* "h0.attn.q.matmul": dotted module paths, if they are modules */
+		b->sep = '.';
+		if (named_keys(g, b) != 0) {
+			pb_blocks_free(b);
+			return pb_err(err, PB_ENOMEM, "blocks: out of memory (%d nodes)", n);
+		}
+		named = has_paths(b, is_const) && contiguous(b, is_const);
+	}
 	if (!named) {
 		free(b->cend);
 		b->cend = NULL;
@@ -305,7 +350,7 @@ static void named_label(const pb_graph *g, const pb_blocks *b, int i, int d, int
 	buf[0] = '\0';
 	for (int c = 0; c < d; c++) {
 		int end = CEND(b, i, c), start = c ? CEND(b, i, c - 1) : 0;
-		while (start < end && name[start] == '/')
+		while (start < end && name[start] == b->sep)
 			start++;
 		const char *comp = name + start;
 		int cl = end - start;

@@ -11,7 +11,11 @@
  * Named graphs: the blocks are the module path of the node name (the ONNX
  * name without its last part: "/features/features.5/conv/Conv" is in
  * "features", then "features/features.5", then ".../conv"). Nodes without a
- * module path (Identity_3, Constant_12) have depth 0.
+ * module path (Identity_3, Constant_12) have depth 0. When no computing node's
+ * name has a '/', dotted names are module paths too ("h5.attn.q.matmul" is in
+ * "h5", then "h5.attn", then "h5.attn.q", as `partbench gen gpt` and many
+ * hand-written graphs name them), provided each of their blocks is nearly an
+ * interval of the order (Paddle's "p2o.Conv.12", op type and counter, is not).
  *
  * Structural graphs (no computing node has a module path, e.g. exports of
  * Paddle or hand-made graphs): the blocks are intervals of the topological
@@ -42,6 +46,7 @@
 typedef struct pb_blocks {
 	int n_nodes;
 	int structural; /* 1: blocks from the structure (names carry no module path) */
+	char sep;       /* named graphs: '/' or, when no name has one, '.' */
 	int max_depth;  /* deepest level any node has */
 	int *depth;     /* per node: number of levels (0..PB_BLOCKS_MAX_DEPTH) */
 	int *key;       /* n_nodes * PB_BLOCKS_MAX_DEPTH block ids */

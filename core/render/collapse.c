@@ -222,7 +222,7 @@ char *pb_collapse_prefix(const pb_graph *g, const pb_collapse *c, int b, char *b
 	buf[0] = '\0';
 	if (c->depth == PB_COLLAPSE_NONE || c->depth == 0)
 		return buf;
-	if (c->blocks && c->blocks->structural)
+	if (c->blocks) /* structural or dotted-path blocks */
 		return pb_blocks_label(g, c->blocks, c->is_const, c->start[b], c->start[b + 1] - 1,
 		                       c->depth, (int)len - 1, buf, len);
 	split_name s = {"", 0, {0}};

@@ -7,7 +7,9 @@
 #   and Enter on a block shows its sub-blocks (more boxes);
 # - at zoom 1 block labels keep their index: swin_t's stages show as
 #   {features.1} .. {features.7}, not as eight {features} boxes, and at depth
-#   3 bert_base_like's layers as {..3.self_attn}.
+#   3 bert_base_like's layers as {..3.self_attn};
+# - names with dotted module paths and no '/' (a generated GPT) open at one
+#   box per decoder block, h0 .. h23.
 # Usage: tui_screen_blocks.sh PATH/TO/partbench   (run from the repository root)
 set -u
 bin=$(realpath "${1:?usage: tui_screen_blocks.sh PARTBENCH}")
@@ -47,6 +49,21 @@ for m in googlenet_unnamed densenet121_noname; do
 	[ "$(boxes)" -gt "$n" ] || fail "$m: Enter did not expand a block ($n boxes)"
 	quit
 done
+
+# --- dotted module paths (partbench gen gpt: h0.attn.q.matmul): a box per
+# decoder block at level 1, labelled h0 .. h23, h0.attn at level 2, not
+# structural cuts
+"$bin" gen gpt --layers 24 --seq 64 -o "$tmp/gpt24.onnx" >/dev/null || fail "gen gpt failed"
+start "$tmp/gpt24.onnx"
+wait_for 'gpt24.onnx: [0-9]+ nodes'
+wait_for '[0-9]+ boxes, dot'
+wait_for '║h0\.attn +║'
+grep -q 'LayerNormalization\.\.' "$tmp/screen" && fail "gpt24: structural labels, not h0 .. h23"
+cmd 'view depth 1'
+wait_for '║h0 +║'
+n=$(boxes)
+[ "$n" -ge 24 ] && [ "$n" -le 40 ] || fail "gpt24 opens at $n boxes (want 24..40)"
+quit
 
 # --- zoom 1: the index stays visible
 start "$root/models/swin_t.onnx"

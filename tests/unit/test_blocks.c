@@ -127,6 +127,70 @@ static void test_named_labels(void **state)
 	pb_graph_free(g);
 }
 
+/* A chain of Add nodes with the given names (no shapes). */
+static pb_graph *chain(const char *const *names, int n)
+{
+	pb_builder *b = pb_builder_new("chain", "test");
+	int x = pb_builder_tensor(b, "x");
+	pb_builder_input(b, x);
+	const char *prev = "x";
+	for (int i = 0; i < n; i++) {
+		const char *ins[1] = {prev};
+		const char *outs[1] = {names[i]};
+		pb_builder_node(b, names[i], "Add", "", ins, 1, outs, 1);
+		prev = names[i];
+	}
+	pb_graph *g = NULL;
+	pb_error err = {0};
+	pb_load_opts lo = {.skip_shapes = 1};
+	assert_int_equal(pb_graph_build(b, &lo, &g, &err), PB_OK);
+	return g;
+}
+
+/* Names without '/' but with dotted module paths (partbench gen gpt):
+ * named blocks "h0", "h0.attn", ...; dotted names that are op type and
+ * counter (Paddle's p2o.Add.3) are not modules: structural blocks. */
+static void test_dotted_paths(void **state)
+{
+	(void)state;
+	static const char *gpt[] = {
+	    "embed.tokens",  "embed.positions", "h0.ln_1",       "h0.attn.q.matmul",
+	    "h0.attn.q.add", "h0.attn.softmax", "h0.residual_1", "h0.mlp.fc.matmul",
+	    "h0.mlp.gelu",   "h0.residual_2",   "h1.ln_1",       "h1.attn.q.matmul",
+	    "h1.attn.q.add", "h1.attn.softmax", "h1.residual_1", "h1.mlp.fc.matmul",
+	    "h1.mlp.gelu",   "h1.residual_2",   "ln_f",          "lm_head.matmul",
+	};
+	int n = (int)(sizeof gpt / sizeof gpt[0]);
+	pb_graph *g = chain(gpt, n);
+	pb_blocks *b;
+	pb_error err = {0};
+	assert_int_equal(pb_blocks_compute(g, NULL, &b, &err), PB_OK);
+	assert_int_equal(b->structural, 0);
+	assert_int_equal(b->sep, '.');
+	assert_int_equal(b->max_depth, 3);
+	int q0 = node_id(g, "h0.attn.q.matmul"), q1 = node_id(g, "h1.attn.q.matmul");
+	assert_true(pb_blocks_same(b, node_id(g, "h0.ln_1"), q0, 1));
+	assert_false(pb_blocks_same(b, q0, q1, 1));
+	assert_int_equal(b->depth[node_id(g, "ln_f")], 0);
+	assert_string_equal(label(g, b, "h1.attn.q.matmul", 1, 26), "h1");
+	assert_string_equal(label(g, b, "h1.attn.q.matmul", 2, 26), "h1.attn");
+	assert_string_equal(label(g, b, "h1.attn.q.matmul", 3, 26), "h1.attn.q");
+	pb_blocks_free(b);
+	pb_graph_free(g);
+	char names[40][16];
+	const char *p2o[40];
+	static const char *ops[] = {"Conv", "Relu", "Add", "Concat"};
+	for (int i = 0; i < 40; i++) {
+		snprintf(names[i], sizeof names[i], "p2o.%s.%d", ops[i % 4], i / 4);
+		p2o[i] = names[i];
+	}
+	g = chain(p2o, 40);
+	assert_int_equal(pb_blocks_compute(g, NULL, &b, &err), PB_OK);
+	assert_int_equal(b->structural, 1);
+	pb_blocks_free(b);
+	pb_graph_free(g);
+}
+
 /* The 12 encoder layers of bert_base_like get 12 distinct labels at every
  * level and at the widths of zoom 0 and zoom 1 (not 12 x "self_attn"). */
 static void test_bert_labels(void **state)
@@ -378,7 +442,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_named_labels),        cmocka_unit_test(test_bert_labels),
 	    cmocka_unit_test(test_structural_diamonds), cmocka_unit_test(test_structural_googlenet),
-	    cmocka_unit_test(test_collapse_structural),
+	    cmocka_unit_test(test_collapse_structural), cmocka_unit_test(test_dotted_paths),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
