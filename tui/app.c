@@ -261,9 +261,32 @@ void tui_draw(tui_app *a)
 
 /* ---- running commands ---- */
 
+/* Remembers the current plan for on_session's message when a new model
+ * replaces it (the session has freed it by then). */
+static void note_plan(tui_app *a)
+{
+	const pb_session *s = a->s;
+	a->plan_note_dirty = s->dirty;
+	if (!s->plan || !s->graph) {
+		a->plan_note[0] = '\0';
+		return;
+	}
+	const char *m = s->graph->path ? s->graph->path : "";
+	const char *base = strrchr(m, '/');
+	snprintf(a->plan_note, sizeof a->plan_note, "%s/%s (%d groups) of %.80s", s->plan->kind,
+	         s->plan->method, s->plan->n_groups, base ? base + 1 : m);
+}
+
 static void on_session(void *ud, int what)
 {
 	tui_app *a = ud;
+	/* nothing removed without a message: the plan of the model an open or
+	 * load replaced */
+	if (what & PB_EVENT_GRAPH && a->plan_note[0] && !a->s->plan) {
+		tui_out(a, 0, "closed the plan %s with its model%s", a->plan_note,
+		        a->plan_note_dirty ? " (it was not saved)" : "");
+		a->plan_note[0] = '\0';
+	}
 	if (what & (PB_EVENT_PLAN | PB_EVENT_GRAPH))
 		a->plan_gen++;
 	if (what & (PB_EVENT_PLAN | PB_EVENT_GRAPH | PB_EVENT_SOLVER_STEP))
@@ -779,6 +802,7 @@ int pb_tui_main(pb_cmd_ctx *ctx, int argc, char **argv, pb_error *err)
 	tui_canvas_fit(a);
 	a->redraw |= PB_REDRAW_ALL;
 	while (!a->quit) {
+		note_plan(a);
 		if (tui_signal_pending()) {
 			killed = tui_signal_pending();
 			saved = tui_recover_write(a, rpath, sizeof rpath);

@@ -87,6 +87,11 @@ typedef struct tui_app {
 	int out_err[TUI_OUT_LINES];
 	unsigned out_gen[TUI_OUT_LINES]; /* plan_gen when the line was added */
 	unsigned plan_gen;               /* bumped on every plan change */
+	/* the plan as of the last main-loop turn ("partition/exact (6 groups) of
+	 * resnet18.onnx", "" for none) and whether it was unsaved: a model
+	 * replaced under it says what was closed with it */
+	char plan_note[160];
+	int plan_note_dirty;
 	int n_out, out_head;
 	long out_total;  /* lines ever added */
 	int table_first; /* first group row shown in the table */

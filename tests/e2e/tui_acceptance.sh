@@ -17,7 +17,9 @@
 # - SIGHUP (the terminal closing) writes a recovery session beside the
 #   session, and the next start offers it; r restores the plan;
 # - a session naming its model and layout relative to its own folder loads
-#   from another directory, by --session and by :load.
+#   from another directory, by --session and by :load;
+# - open or load replacing the model says which plan is closed with it, and
+#   whether it was unsaved.
 # Usage: tui_acceptance.sh PATH/TO/partbench   (run from the repository root)
 set -u
 bin=$(realpath "${1:?usage: tui_acceptance.sh PARTBENCH}")
@@ -57,6 +59,8 @@ wait_for 's/S:step T:train u:undo'
 cmd 'step -n 7'
 wait_for 'objective \(partition/rl, 7 steps\)'
 wait_for 'partition/rl: .*7 episodes'
+# one unit per kind: the objective pane's times are in ms / us as the tables
+wait_for 'last [0-9.]+ [mu]s +best [0-9.]+ [mu]s'
 cmd 'partition --method exact --start'
 wait_for 'partition/exact attached'
 cmd 'step -n 3'
@@ -140,8 +144,17 @@ wait_for 'manycore chip16'
 cmd 'open models/none.onnx'
 wait_for 'models/none.onnx'
 cmd "load $tmp/a/s.json"
+wait_for 'closed the plan partition/pack \([0-9]+ groups\) of resnet18.onnx with its model$'
 wait_for 'session loaded from'
 wait_for 'plan partition/pack'
-cmd 'q'
+# ---- nothing removed without a message: open drops the unsaved plan
+keys G
+wait_for 'plan partition/greedy'
+cmd "open $root/models/squeezenet1_1.onnx"
+wait_for 'closed the plan partition/greedy \([0-9]+ groups\) of resnet18.onnx with its model \(it was not saved\)'
+wait_for 'squeezenet1_1.onnx: [0-9]+ nodes'
+keys q
+wait_for 'unsaved changes'
+keys d
 exited 0
 echo "ok: tui_acceptance"
