@@ -15,6 +15,10 @@
  * their memory counts at its minimum).
  * GLPK runs silent (glp_term_out off); the incumbent callback reports every
  * better integer solution (GLP_IBINGO).
+ * Before GLPK, the dual bound of strategy_bound.c: past the cutoff it cuts
+ * the solve; on large MILPs (PB_BOUND_MIN_COLS, three-axis schemes) a plan
+ * decoded from it that attains it is optimal without the memory limit, so
+ * it is the answer when it fits (or when nothing fits) and GLPK is not run.
  */
 #include <glpk.h>
 #include <limits.h>
@@ -31,6 +35,14 @@
 /* Beyond this GLPK needs minutes (2x2x2x2 schemes at level 0). */
 #define PB_SHARD_MAX_COLS 1000000L
 #define GB 1e-9
+/* Longest dual ascent before the MILP (seconds): 3-axis bert_base_like
+ * needs ~0.1 s. */
+#define PB_BOUND_SECONDS 2.0
+/* MILPs from this many columns take the plan decoded from the dual bound
+ * when it attains the bound (GLPK needs seconds there: three-axis schemes);
+ * smaller ones keep GLPK's plan (among equal-cost plans GLPK's pick is
+ * kept), the bound only cutting them off. */
+#define PB_BOUND_MIN_COLS 50000
 
 typedef struct trip {
 	int *ia, *ja;
@@ -617,13 +629,44 @@ int pb_shard_solve(pb_shard_problem *p, const char *lp_path, pb_shard_incumbent_
 	 * to the plan ignoring memory (GLPK would prove the MILP infeasible
 	 * first, slowly when its LP is large) */
 	int over = !chunked && pb_shard_min_memory(p) > p->cl.memory * (1 + 1e-9);
-	if (!chunked || lp_path) {
+	/* The dual bound first (strategy_bound.c): a bound past the cutoff cuts;
+	 * a plan decoded from it that attains it is optimal without the memory
+	 * limit, so when it fits (or no plan fits) GLPK is not needed. */
+	int by_bound = 0;
+	pb_milp_size sz;
+	pb_shard_milp_size(p, &sz);
+	int big = p->opts.bound > 0 || sz.cols >= PB_BOUND_MIN_COLS;
+	if (!chunked && p->opts.bound >= 0 && !(over && isfinite(ci.cutoff_us)) &&
+	    (big || isfinite(ci.cutoff_us))) {
+		int stop = 0;
+		double lb =
+		    pb_shard_lower_bound(p, ci.cutoff_us / US * (1 + 1e-9) + 1e-15,
+		                         PB_BOUND_SECONDS, cb, ud, big ? r->choice : NULL, &stop);
+		if (stop) {
+			ci.stop = 1;
+		} else if (above_cutoff(&ci, lb * US)) {
+			ci.cut = 1;
+		} else if (isfinite(lb) && big) {
+			pb_shard_result t;
+			pb_shard_evaluate(p, r->choice, &t);
+			if ((t.feasible || over) && t.objective <= lb + 1e-9 * fabs(lb)) {
+				by_bound = 1;
+				optimal = !over;
+				mem_free = !over;
+				unc_opt = over;
+				ci.n = 1;
+				if (cb)
+					ci.stop = cb(ud, t.objective * US, lb * US, now() - t0);
+			}
+		}
+	}
+	if ((!chunked || lp_path) && !ci.stop && !ci.cut) {
 		memset(st, ST_SET, (size_t)p->n_groups);
 		model md;
 		rc = build_model(p, st, r->choice, 1, &md, err);
 		if (rc == PB_OK && lp_path) /* atomically, like every output */
 			rc = pb_lp_write_atomic(md.P, lp_path, err);
-		if (rc == PB_OK && !chunked) {
+		if (rc == PB_OK && !chunked && !by_bound) {
 			ok = !over && run_model(p, st, &md, &ci, r->choice, &optimal, &mem_free);
 			if (!ok && !ci.stop && !ci.cut && isfinite(ci.cutoff_us)) {
 				/* no plan fits: it cannot beat the cutoff (a plan that fits) */

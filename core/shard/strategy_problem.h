@@ -43,6 +43,10 @@ typedef struct pb_shard_opts {
 	                            * the same offset of identical blocks share their variables,
 	                            * edges between the same shared groups one set of y's */
 	int pad;                   /* split dims that do not divide (ceil(n/f), padded) */
+	int bound;                 /* the dual bound before the MILP (strategy_milp.c): 0 auto
+	                            * (its decoded plan used on MILPs of PB_BOUND_MIN_COLS
+	                            * columns and more, the bound for cutoffs on all),
+	                            * 1 its plan on every MILP, -1 never (GLPK only) */
 	double force_fraction;     /* forced parameter sharding above this share of memory (0.7) */
 	double time_limit;         /* seconds per MILP (0 = none) */
 	pb_shard_rules *rules;     /* rule library used from level 1 (NULL = none) */
@@ -186,7 +190,8 @@ typedef struct pb_shard_result {
 	               * no plan fits and the plan ignoring memory is proven optimal */
 } pb_shard_result;
 
-/* Solves the problem (all groups, or level-3 chunks joined greedily).
+/* Solves the problem (all groups, or level-3 chunks joined greedily); the
+ * dual bound first (opts.bound, pb_shard_lower_bound).
  * lp_path: when non-NULL, the full MILP is written there (glp_write_lp). */
 int pb_shard_solve(pb_shard_problem *p, const char *lp_path, pb_shard_incumbent_fn cb, void *ud,
                    pb_shard_result *r, pb_error *err);
@@ -204,6 +209,20 @@ double pb_shard_min_memory(const pb_shard_problem *p);
  * least as much in b as in a (a recomputation choice only adds compute).
  * Then no plan of b is cheaper than a's optimum without the memory limit. */
 int pb_shard_problem_costlier(const pb_shard_problem *a, const pb_shard_problem *b);
+
+/* A lower bound (seconds) on the step time of every plan of p, memory
+ * ignored (strategy_bound.c: dual block coordinate ascent on the LP
+ * relaxation of the problem without ties); it stops once the bound passes
+ * target, improves by less than a relative 1e-9 per sweep, after
+ * PB_BOUND_MAX_SWEEPS sweeps or after max_seconds. cb (may be NULL) gets the
+ * bound every 8 sweeps (objective NAN); a non-zero return stops (*stop set).
+ * choice (may be NULL; not filled when the bound passes target or on a stop):
+ * a plan decoded from the dual, one strategy per group, ties kept; when its
+ * cost attains the bound it is optimal without the memory limit.
+ * -INFINITY when out of memory. */
+#define PB_BOUND_MAX_SWEEPS 400
+double pb_shard_lower_bound(const pb_shard_problem *p, double target, double max_seconds,
+                            pb_shard_incumbent_fn cb, void *ud, int *choice, int *stop);
 
 /* Cost, memory and feasibility of a choice per group (fills r except choice). */
 void pb_shard_evaluate(const pb_shard_problem *p, const int *choice, pb_shard_result *r);
