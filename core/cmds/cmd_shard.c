@@ -97,7 +97,7 @@ typedef struct reload_job {
 	const pb_pipe_opts *po;
 	pb_dtp_opts *dtp; /* the data x tensor x pipeline search, or NULL */
 	pb_dtp_result *dres;
-	int rc;
+	pb_session *side; /* the model reloaded at micro-batch sizes (not the session's) */
 	pb_error *err;
 } reload_job;
 
@@ -107,66 +107,49 @@ static void dtp_progress(void *ud, int done, int total, int pp, int m)
 	                "shard: %d pipeline stages, %d micro-batches", pp, m);
 }
 
-/* The model as opened (path and input overrides), to reopen it after the
- * reloads at micro-batch sizes. */
-typedef struct model_ref {
-	char *path;
-	pb_input_override *ov;
-	int n_ov;
-} model_ref;
-
-static void model_keep(const pb_session *s, model_ref *m)
+/* The reloads at micro-batch sizes go to a side session holding the same
+ * model, so the session's graph (and the operator-level search pointing
+ * into it) stays as it is. */
+static int side_open(pb_cmd_ctx *ctx, reload_job *j)
 {
-	m->path = strdup(s->model_path ? s->model_path : "");
-	m->n_ov = s->n_overrides;
-	m->ov = calloc((size_t)m->n_ov + 1, sizeof *m->ov);
-	for (int i = 0; m->ov && i < m->n_ov; i++) {
-		m->ov[i] = s->overrides[i];
-		m->ov[i].name = strdup(s->overrides[i].name);
-	}
+	pb_session *s = ctx->s;
+	if (j->side)
+		return PB_OK;
+	if (!s->model_path || !s->model_path[0])
+		return pb_err(j->err, PB_EUSAGE,
+		              "shard: a pipeline needs a model loaded from a file");
+	j->side = pb_session_new();
+	if (!j->side)
+		return pb_err(j->err, PB_ENOMEM, "shard: out of memory");
+	int rc =
+	    pb_session_open_model(j->side, s->model_path, s->overrides, s->n_overrides, j->err);
+	j->dtp->pipe.reload_ud = j->side;
+	return rc ? pb_err_prefix(j->err, "shard") : PB_OK;
 }
 
-/* Reopens the model as kept (rc: the caller's result so far). */
-static int model_restore(pb_session *s, model_ref *m, int rc, pb_error *err)
-{
-	if (m->path && m->path[0]) {
-		pb_error e2 = {0};
-		int rc2 = pb_session_open_model(s, m->path, m->ov, m->n_ov, &e2);
-		if (rc2 && rc == PB_OK) {
-			rc = rc2;
-			*err = e2;
-		}
-	}
-	for (int i = 0; m->ov && i < m->n_ov; i++)
-		pb_input_override_free(&m->ov[i]);
-	free(m->ov);
-	free(m->path);
-	return rc;
-}
-
-/* Runs the data x tensor x pipeline search, then reopens the model as it was. */
+/* Runs the data x tensor x pipeline search on the session's model. */
 static int run_pipelines(pb_cmd_ctx *ctx, reload_job *j)
 {
-	model_ref m;
-	model_keep(ctx->s, &m);
+	int rc = side_open(ctx, j);
+	if (rc)
+		return rc;
 	j->dtp->progress = dtp_progress;
 	j->dtp->ud = ctx;
-	int rc = pb_dtp_search(ctx->s->graph, j->cl, j->dtp, j->dres, j->err);
-	return model_restore(ctx->s, &m, rc, j->err);
+	return pb_dtp_search(ctx->s->graph, j->cl, j->dtp, j->dres, j->err);
 }
 
 /* The best configuration, a pipeline, becomes the session's plan: solved
  * again with its chunks' specs (pb_dtp_plan), saved to outp when given. */
 static int keep_pipeline(pb_cmd_ctx *ctx, reload_job *dj, const char *outp, pb_error *err)
 {
-	model_ref m;
-	model_keep(ctx->s, &m);
+	int rc = side_open(ctx, dj);
+	if (rc)
+		return rc;
 	const pb_graph *g = ctx->s->graph;
 	pb_plan *plan = NULL;
 	pb_cmd_progress(ctx, 1.0, "shard: the best pipeline's plan");
-	int rc = pb_dtp_plan(&g, dj->cl, dj->dtp, &dj->dres->cfg[dj->dres->best], dj->dres->batch,
-	                     &plan, err);
-	rc = model_restore(ctx->s, &m, rc, err);
+	rc = pb_dtp_plan(&g, dj->cl, dj->dtp, &dj->dres->cfg[dj->dres->best], dj->dres->batch,
+	                 &plan, err);
 	if (rc == PB_OK && outp)
 		rc = pb_plan_save(plan, pb_session_node_names(ctx->s), outp, err);
 	if (rc == PB_OK) {
@@ -183,10 +166,9 @@ static int pipeline_best(const reload_job *dj)
 	return dj->dtp && dj->dres->best >= 0 && dj->dres->cfg[dj->dres->best].pp > 1;
 }
 
-/* Prints the report (with the configurations of the data x tensor x
- * pipeline search) and keeps the best plan. A pipeline reloads the model
- * (micro-batch size), so the search, which points into the current graph,
- * is freed first (*sp = NULL). */
+/* Runs the data x tensor x pipeline search (bounded by the operator-level
+ * plans), prints the report with its configurations and keeps the best
+ * plan. */
 static int report(pb_cmd_ctx *ctx, const pb_args *a, pb_shard_search **sp, const pb_cluster *cl,
                   reload_job *dj, int *fits, pb_error *err)
 {
@@ -195,11 +177,20 @@ static int report(pb_cmd_ctx *ctx, const pb_args *a, pb_shard_search **sp, const
 	*fits = json_is_true(json_object_get(rep, "feasible"));
 	if (dj->dtp) { /* the operator-level rows join the dp x tp x pp table */
 		pb_dtp_oprow *ops = NULL;
-		int n_op = pb_dtp_oprows(s, &ops), rc;
+		int n_op = pb_dtp_oprows(s, &ops), rc = PB_OK;
 		dj->dtp->op = ops;
 		dj->dtp->n_op = n_op;
-		rc = n_op < 0 ? pb_err(err, PB_ENOMEM, "shard: out of memory")
-		              : pb_dtp_add_operator(dj->dres, dj->dtp, cl, err);
+		/* the best operator-level plan that fits bounds the pipelines */
+		for (int i = 0; i < n_op; i++)
+			if (ops[i].ok && ops[i].fits &&
+			    (dj->dtp->incumbent <= 0 || ops[i].step_time < dj->dtp->incumbent))
+				dj->dtp->incumbent = ops[i].step_time;
+		if (n_op < 0)
+			rc = pb_err(err, PB_ENOMEM, "shard: out of memory");
+		else if (dj->dtp->pp != 1)
+			rc = run_pipelines(ctx, dj);
+		if (rc == PB_OK)
+			rc = pb_dtp_add_operator(dj->dres, dj->dtp, cl, err);
 		free(ops);
 		dj->dtp->op = NULL;
 		if (rc) {
@@ -223,11 +214,8 @@ static int report(pb_cmd_ctx *ctx, const pb_args *a, pb_shard_search **sp, const
 	const char *outp = pb_args_str(a, "output", NULL);
 	int rc = PB_OK;
 	ctx->redraw |= PB_REDRAW_ALL;
-	if (pipeline_best(dj)) {
-		pb_shard_search_free(s);
-		*sp = NULL;
+	if (pipeline_best(dj))
 		return keep_pipeline(ctx, dj, outp, err);
-	}
 	if (outp)
 		rc = pb_plan_save(s->plan, pb_session_node_names(ctx->s), outp, err);
 	if (rc == PB_OK)
@@ -418,17 +406,18 @@ static int cmd_shard(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, p
 	dopt.tp = (int)ftp;
 	dopt.pp = (int)fpp;
 	dopt.m = (int)fm;
-	reload_job dj = {&cl, &po, dtp ? &dopt : NULL, &dres, 0, err};
-	if ((dtp && fpp != 1 && (rc = run_pipelines(ctx, &dj))) ||
-	    (pb_args_has(a, "batch") && (rc = apply_batch(ctx, batch, err)))) {
-		pb_dtp_result_free(&dres);
+	reload_job dj = {&cl, &po, dtp ? &dopt : NULL, &dres, NULL, err};
+	if (pb_args_has(a, "batch") && (rc = apply_batch(ctx, batch, err))) {
 		pb_cluster_free(&cl);
 		return rc;
 	}
 	if (fpp > 1) {
-		rc = report_pipeline_only(ctx, a, &cl, &dj, &fits, err);
+		rc = run_pipelines(ctx, &dj);
+		if (rc == PB_OK)
+			rc = report_pipeline_only(ctx, a, &cl, &dj, &fits, err);
 		if (rc == PB_OK && !fits)
 			rc = pb_cmd_report_fit(ctx, a, "shard", cl.memory, err);
+		pb_session_free(dj.side);
 		pb_dtp_result_free(&dres);
 		pb_cluster_free(&cl);
 		return rc;
@@ -467,6 +456,7 @@ static int cmd_shard(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, p
 	if (rc == PB_OK && !fits)
 		rc = pb_cmd_report_fit(ctx, a, "shard", cl.memory, err);
 	pb_shard_search_free(s);
+	pb_session_free(dj.side);
 	pb_dtp_result_free(&dres);
 	pb_cluster_free(&cl);
 	return rc;

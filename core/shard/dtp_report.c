@@ -27,6 +27,10 @@ json_t *pb_dtp_config_json(const pb_dtp_config *c)
 	json_object_set_new(o, "schedule", json_string(sched_name(c, buf, sizeof buf)));
 	json_object_set_new(o, "kind", json_string(c->pp > 1 ? "pipeline" : "operator"));
 	json_object_set_new(o, "scheme", json_string(c->scheme));
+	if (c->pp > 1 && c->bound > 0)
+		json_object_set_new(o, "bound", json_real(c->bound));
+	if (c->pruned)
+		json_object_set_new(o, "pruned", json_true());
 	if (!c->ok) {
 		json_object_set_new(o, "step_time", json_null());
 		json_object_set_new(o, "memory", json_null());
@@ -64,6 +68,7 @@ void pb_dtp_report_json(json_t *rep, const pb_dtp_result *r)
 	json_object_set_new(st, "configurations", json_integer(r->n));
 	json_object_set_new(st, "stage_milps", json_integer(r->milps));
 	json_object_set_new(st, "stage_cache_hits", json_integer(r->cache_hits));
+	json_object_set_new(st, "pruned", json_integer(r->pruned));
 	json_object_set_new(rep, "dtp_search", st);
 }
 
@@ -76,8 +81,8 @@ void pb_dtp_report_text(FILE *f, const pb_dtp_result *r)
 {
 	fprintf(f,
 	        "\ndata x tensor x pipeline (batch %ld; %d configurations, %ld stage MILPs, "
-	        "%ld answered by the cache)\n",
-	        r->batch, r->n, r->milps, r->cache_hits);
+	        "%ld answered by the cache, %ld pruned by their bound)\n",
+	        r->batch, r->n, r->milps, r->cache_hits, r->pruned);
 	fprintf(
 	    f,
 	    "    dp   tp   pp     m  schedule        scheme       step time      memory  fits\n");
@@ -87,7 +92,7 @@ void pb_dtp_report_text(FILE *f, const pb_dtp_result *r)
 		fprintf(f, "%c %4d %4d %4d %5d  %-14s  %-8s", i == r->best ? '*' : ' ', c->dp,
 		        c->tp, c->pp, c->m, sched_name(c, sb, sizeof sb), c->scheme);
 		if (!c->ok) {
-			fprintf(f, "  error: %s\n", c->error);
+			fprintf(f, "  %s%s\n", c->pruned ? "" : "error: ", c->error);
 			continue;
 		}
 		fmt_bytes(mb, sizeof mb, c->memory);

@@ -149,7 +149,8 @@ typedef struct unit_ctx {
 	unsigned char *active, *mask;
 	double *p2p_bytes; /* n_chunks - 1 */
 	pb_dtp_cache *cache;
-	json_t *chunks; /* building a plan: per chunk its solve (dtp_plan.c), else NULL */
+	const double *cost; /* per node: FLOPs, -1 outside the problem */
+	json_t *chunks;     /* building a plan: per chunk its solve (dtp_plan.c), else NULL */
 } unit_ctx;
 
 /* Activation copies device group s holds (in units of its whole activation
@@ -212,6 +213,29 @@ static int solve_group(unit_ctx *u, const pb_cluster *sub, const char *scheme, i
 	return PB_OK;
 }
 
+/* A lower bound of the step time of every configuration of the unit's
+ * schedule: a device group computes at least its chunks' FLOPs (x3 training)
+ * spread over its d devices at the device rate, and the schedule runs the
+ * slowest group (m + p - 1) times (interleaved: m + (p - 1)/V); the
+ * transfers, collectives, recomputation and padding only add. */
+static double unit_bound(const unit_ctx *u, const double *cost)
+{
+	double worst = 0;
+	for (int s = 0; s < u->pp; s++) {
+		double f = 0;
+		for (int v = 0; v < u->g->n_nodes; v++)
+			if (u->active[v] && u->split.stage[v] >= 0 &&
+			    u->split.stage[v] % u->pp == s)
+				f += cost[v];
+		if (f > worst)
+			worst = f;
+	}
+	double t = worst * (u->o->pipe.train ? 3 : 1) / u->d / u->cl->flops;
+	if (u->sched == PB_SCHED_1F1B)
+		return t * (u->m + u->pp - 1);
+	return t * (u->m + (double)(u->pp - 1) / u->v);
+}
+
 static int eval_config(unit_ctx *u, int dp, int tp, pb_dtp_config *c, pb_error *err)
 {
 	const pb_cluster *cl = u->cl;
@@ -231,6 +255,7 @@ static int eval_config(unit_ctx *u, int dp, int tp, pb_dtp_config *c, pb_error *
 	snprintf(c->scheme, sizeof c->scheme, "%s", scheme ? scheme : "1");
 	c->ok = 1;
 	c->fits = 1;
+	c->bound = unit_bound(u, u->cost);
 	for (int s = 0; s < u->pp; s++) {
 		if (pb_job_cancelled())
 			return pb_err(err, PB_ECANCEL, "shard: cancelled");
@@ -353,6 +378,7 @@ static int unit_open(unit_ctx *u, const pb_graph *g, const pb_cluster *cl, const
 	pb_shard_dynamic_nodes(g, u->active);
 	for (int v = 0; v < n; v++)
 		(*cost)[v] = u->active[v] ? pb_shard_node_flops(g, &g->nodes[v]) : -1;
+	u->cost = *cost;
 	return PB_OK;
 }
 
@@ -386,9 +412,11 @@ static int splits_over(long B, int m, int dp)
 	return (B / m) % dp == 0;
 }
 
-/* Evaluates unit (pp, m) into r. */
+/* Evaluates unit (pp, m) into r for the data-parallel degrees with
+ * want[dp]; configurations whose bound is not below inc (> 0) are pruned
+ * rows. */
 static int run_unit(const pb_graph **gp, const pb_cluster *cl, const pb_dtp_opts *o, long B, int pp,
-                    int m, pb_dtp_result *r, pb_error *err)
+                    int m, double inc, const int *want, pb_dtp_result *r, pb_error *err)
 {
 	int N = cl->n_devices, rc;
 	if ((rc = reload(o, B / m, gp, err)))
@@ -409,9 +437,12 @@ static int run_unit(const pb_graph **gp, const pb_cluster *cl, const pb_dtp_opts
 			rc = pb_err(err, PB_ENOMEM, "shard: out of memory");
 			break;
 		}
+		double bound = src == PB_OK ? unit_bound(&u, cost) : 0;
+		int prune = inc > 0 && bound >= inc * (1 - 1e-12);
 		for (int dp = 1; dp <= u.d && rc == PB_OK; dp++) {
 			int tp = u.d / dp;
-			if (u.d % dp || (o->dp && o->dp != dp) || (o->tp && o->tp != tp))
+			if (u.d % dp || (o->dp && o->dp != dp) || (o->tp && o->tp != tp) ||
+			    !want[dp])
 				continue;
 			/* micro-batches that dp replicas cannot split: not a configuration
 			 * (an error row when dp and m are both fixed) */
@@ -422,7 +453,23 @@ static int run_unit(const pb_graph **gp, const pb_cluster *cl, const pb_dtp_opts
 				rc = pb_err(err, PB_ENOMEM, "shard: out of memory");
 				break;
 			}
-			if (src == PB_OK && splits_over(B, m, dp)) {
+			if (src == PB_OK && splits_over(B, m, dp) && prune) {
+				c->dp = dp;
+				c->tp = tp;
+				c->pp = pp;
+				c->m = m;
+				c->sched = sc;
+				c->v = V;
+				c->pruned = 1;
+				c->bound = bound;
+				c->layers_split = u.layers_split;
+				c->min_layers = u.min_layers;
+				c->max_layers = u.max_layers;
+				snprintf(c->error, sizeof c->error,
+				         "pruned: bound %.6g s >= %.6g s of a plan that fits",
+				         bound, inc);
+				r->pruned++;
+			} else if (src == PB_OK && splits_over(B, m, dp)) {
 				rc = eval_config(&u, dp, tp, c, err);
 			} else if (src == PB_OK) {
 				c->dp = dp;
@@ -518,66 +565,112 @@ static int add_m(int *out, int n, int cap, int m)
 	return n + 1;
 }
 
-/* Micro-batch candidates for pp (ascending): the given m, else, for every
- * data-parallel degree dp of the stage groups (d devices), the smallest m
- * >= m0 (the smallest with the 1F1B bubble <= max_bubble) whose micro-batch
- * B/m dp replicas split (none: the largest, B/dp), and its doubles up to
- * 4 m0 that still split. */
-static int m_candidates(const pb_dtp_opts *o, long B, int pp, int d, int *out, int cap)
+/* Micro-batch candidates of one data-parallel degree dp (ascending): the
+ * given m, else the smallest m >= m0 (the smallest with the 1F1B bubble <=
+ * max_bubble) whose micro-batch B/m dp replicas split (none: the largest,
+ * B/dp, as Megatron-LM does), and its doubles up to 4 m0 that still split. */
+static int m_candidates(const pb_dtp_opts *o, long B, int pp, int dp, int *out, int cap)
 {
 	if (o->m)
 		return B % o->m == 0 ? (out[0] = o->m, 1) : 0;
 	int m0 = pb_pipe_microbatches(B, pp, o->pipe.max_bubble), n = 0;
-	for (int dp = 1; dp <= d; dp++) {
-		if (d % dp || (o->dp && o->dp != dp) || (o->tp && o->tp != d / dp) || B % dp)
-			continue;
-		long m = m0;
-		while (m <= B && (B % m || (B / m) % dp))
-			m++;
-		if (m > B) /* none from m0 on: the most that split, B/dp (Megatron-LM) */
-			m = B / dp;
-		for (; m <= B && m <= 4L * m0; m *= 2)
-			if (B % m == 0 && (B / m) % dp == 0)
-				n = add_m(out, n, cap, (int)m);
-	}
+	if (B % dp)
+		return 0;
+	long m = m0;
+	while (m <= B && (B % m || (B / m) % dp))
+		m++;
+	if (m > B)
+		m = B / dp;
+	for (; m <= B && m <= 4L * m0; m *= 2)
+		if (B % m == 0 && (B / m) % dp == 0)
+			n = add_m(out, n, cap, (int)m);
 	return n;
 }
 
 typedef struct unit {
-	int pp, n_m;
-	int m[16]; /* ascending */
+	int pp, idx, total; /* stage count; index among the units, their count */
 } unit;
 
-static double best_fitting(const pb_dtp_result *r, int from)
+static double best_fitting(const pb_dtp_result *r, int from, int dp)
 {
 	double b = INFINITY;
 	for (int i = from; i < r->n; i++)
-		if (r->cfg[i].ok && r->cfg[i].fits && r->cfg[i].step_time < b)
+		if (r->cfg[i].ok && r->cfg[i].fits && r->cfg[i].dp == dp && r->cfg[i].step_time < b)
 			b = r->cfg[i].step_time;
 	return b;
 }
 
-/* The micro-batch counts of a stage count, ascending, until one is slower
- * than the one before: its best fitting configuration slower than the
- * previous count's (more micro-batches shrink the bubble but also every
- * micro-batch's efficiency; once that loses, more lose further). Counts are
- * tried on while nothing fits (more micro-batches, less activation memory). */
+/* A stage count: per data-parallel degree dp its micro-batch counts,
+ * ascending, until one is slower than the one before: its best fitting
+ * configuration slower than at the previous count (more micro-batches shrink
+ * the bubble but also every micro-batch's efficiency; once that loses, more
+ * lose further). Counts are tried on while nothing fits (more micro-batches,
+ * less activation memory) or while pruned (more micro-batches lower the
+ * bound). One unit (pp, m) evaluates the dp that want m. */
 static int run_pp(const pb_graph **gp, const pb_cluster *cl, const pb_dtp_opts *o, long B,
                   const unit *un, pb_dtp_result *r, pb_error *err)
 {
-	double prev = INFINITY;
-	for (int k = 0; k < un->n_m; k++) {
-		int from = r->n;
-		int rc = run_unit(gp, cl, o, B, un->pp, un->m[k], r, err);
-		if (rc)
-			return rc;
-		double b = best_fitting(r, from);
-		if (isfinite(prev) && !(b < prev))
-			break;
-		if (b < prev)
-			prev = b;
+	int d = cl->n_devices / un->pp, rc = PB_OK;
+	int *ms = malloc(16 * ((size_t)d + 1) * sizeof(int)),
+	    *nm = calloc((size_t)d + 1, sizeof(int));
+	int *want = calloc((size_t)d + 1, sizeof(int)),
+	    *stopped = calloc((size_t)d + 1, sizeof(int));
+	double *prev = malloc(((size_t)d + 1) * sizeof(double));
+	int all[64], n_all = 0;
+	if (!ms || !nm || !want || !stopped || !prev) {
+		rc = pb_err(err, PB_ENOMEM, "shard: out of memory");
+		goto done;
 	}
-	return PB_OK;
+	for (int dp = 1; dp <= d; dp++) {
+		prev[dp] = INFINITY;
+		if (d % dp || (o->dp && o->dp != dp) || (o->tp && o->tp != d / dp))
+			continue;
+		nm[dp] = m_candidates(o, B, un->pp, dp, ms + 16 * dp, 16);
+		for (int k = 0; k < nm[dp]; k++)
+			n_all = add_m(all, n_all, 64, ms[16 * dp + k]);
+	}
+	double inc = o->incumbent > 0 ? o->incumbent : INFINITY;
+	for (int k = 0; k < n_all && rc == PB_OK; k++) {
+		int m = all[k], any = 0;
+		for (int dp = 1; dp <= d; dp++) {
+			want[dp] = 0;
+			for (int i = 0; i < nm[dp] && !stopped[dp]; i++)
+				want[dp] |= ms[16 * dp + i] == m;
+			any |= want[dp];
+		}
+		if (!any)
+			continue;
+		if (o->progress)
+			o->progress(o->ud, un->idx, un->total, un->pp, m);
+		int from = r->n;
+		rc = run_unit(gp, cl, o, B, un->pp, m, isfinite(inc) ? inc : 0, want, r, err);
+		for (int dp = 1; rc == PB_OK && dp <= d; dp++) {
+			if (!want[dp])
+				continue;
+			int pruned = 1, seen = 0;
+			for (int i = from; i < r->n; i++)
+				if (r->cfg[i].dp == dp) {
+					seen = 1;
+					pruned &= r->cfg[i].pruned;
+				}
+			if (!seen || pruned)
+				continue;
+			double b = best_fitting(r, from, dp);
+			if (isfinite(prev[dp]) && !(b < prev[dp]))
+				stopped[dp] = 1;
+			if (b < prev[dp])
+				prev[dp] = b;
+			if (b < inc)
+				inc = b;
+		}
+	}
+done:
+	free(ms);
+	free(nm);
+	free(want);
+	free(stopped);
+	free(prev);
+	return rc;
 }
 
 /* Evaluates the units of this rank; gathers all of them in unit order. */
@@ -596,8 +689,6 @@ static int run_units(const pb_graph *g, const pb_cluster *cl, const pb_dtp_opts 
 	for (int i = 0; i < n_units && rc == PB_OK; i++) {
 		if (i % size != rank)
 			continue;
-		if (o->progress)
-			o->progress(o->ud, i, n_units, units[i].pp, units[i].m[0]);
 		first[i] = r->n;
 		rc = run_pp(&g, cl, o, B, &units[i], r, err);
 		count[i] = r->n - first[i];
@@ -609,7 +700,7 @@ static int run_units(const pb_graph *g, const pb_cluster *cl, const pb_dtp_opts 
 		for (int i = 0; i < n_units; i++)
 			if (i % size == rank)
 				len += 2 * sizeof(int) + (size_t)count[i] * sizeof(pb_dtp_config);
-		len += 2 * sizeof(long);
+		len += 3 * sizeof(long);
 		char *mine = malloc(len + 1), *p = mine, *all = NULL;
 		size_t *lens = calloc((size_t)size, sizeof *lens);
 		if (!mine || !lens) {
@@ -617,7 +708,8 @@ static int run_units(const pb_graph *g, const pb_cluster *cl, const pb_dtp_opts 
 		} else {
 			memcpy(p, &r->milps, sizeof(long));
 			memcpy(p + sizeof(long), &r->cache_hits, sizeof(long));
-			p += 2 * sizeof(long);
+			memcpy(p + 2 * sizeof(long), &r->pruned, sizeof(long));
+			p += 3 * sizeof(long);
 			for (int i = 0; i < n_units; i++) {
 				if (i % size != rank)
 					continue;
@@ -633,15 +725,17 @@ static int run_units(const pb_graph *g, const pb_cluster *cl, const pb_dtp_opts 
 		const char **rows = calloc((size_t)n_units + 1, sizeof *rows);
 		if (rc == PB_OK && !rows)
 			rc = pb_err(err, PB_ENOMEM, "shard: out of memory");
-		long milps = 0, hits = 0;
+		long milps = 0, hits = 0, pruned = 0;
 		for (int k = 0, off = 0; rc == PB_OK && k < size; off += (int)lens[k], k++) {
 			const char *q = all + off, *end = q + lens[k];
-			long a, b;
+			long a, b, c;
 			memcpy(&a, q, sizeof a);
 			memcpy(&b, q + sizeof a, sizeof b);
+			memcpy(&c, q + 2 * sizeof a, sizeof c);
 			milps += a;
 			hits += b;
-			q += 2 * sizeof(long);
+			pruned += c;
+			q += 3 * sizeof(long);
 			while (q < end) {
 				int i, c;
 				memcpy(&i, q, sizeof i);
@@ -665,6 +759,7 @@ static int run_units(const pb_graph *g, const pb_cluster *cl, const pb_dtp_opts 
 				}
 			r->milps = milps;
 			r->cache_hits = hits;
+			r->pruned = pruned;
 		}
 		free(rows);
 		free(mine);
@@ -703,11 +798,12 @@ int pb_dtp_search(const pb_graph *g, const pb_cluster *cl, const pb_dtp_opts *o,
 		if ((o->dp && d % o->dp) || (o->tp && d % o->tp) ||
 		    (o->dp && o->tp && o->dp * o->tp != d))
 			continue;
-		unit *un = &units[n_units];
-		un->pp = pp;
-		un->n_m = m_candidates(o, B, pp, d, un->m, 16);
-		if (un->n_m > 0 && n_units < 256)
-			n_units++;
+		if (n_units < 256)
+			units[n_units++].pp = pp;
+	}
+	for (int i = 0; i < n_units; i++) {
+		units[i].idx = i;
+		units[i].total = n_units;
 	}
 	return run_units(g, cl, o, B, units, n_units, r, err);
 }

@@ -52,7 +52,10 @@ typedef struct pb_dtp_config {
 	double slowest, p2p; /* slowest group per micro-batch, slowest transfer (s) */
 	double grad;         /* the slowest group's gradient all-reduces, once per step (s) */
 	int fits, ok;
-	int layers_split;           /* chunks cut at layer boundaries */
+	int pruned;       /* not solved: bound >= the incumbent (ok = 0) */
+	double bound;     /* lower bound of step_time: the slowest group's FLOPs on its devices
+	                   * at the device rate, times the schedule's slots (s) */
+	int layers_split; /* chunks cut at layer boundaries */
 	int min_layers, max_layers; /* blocks per chunk (layers_split) */
 	char error[160];
 } pb_dtp_config;
@@ -72,6 +75,11 @@ typedef struct pb_dtp_opts {
 	int v;                  /* interleaved: chunks per device (0 = 2) */
 	const pb_dtp_oprow *op; /* operator-level rows (NULL: pp = 1 not evaluated) */
 	int n_op;
+	/* step time (s) of a plan that fits, known before the search (the best
+	 * operator-level one; 0 = none): a configuration whose bound is not below
+	 * it, nor below the best fitting one of its stage count so far, is not
+	 * solved (a row with pruned = 1) */
+	double incumbent;
 	/* progress (may be NULL): the unit (pp, m) about to be evaluated */
 	void (*progress)(void *ud, int done, int total, int pp, int m);
 	void *ud;
@@ -85,6 +93,7 @@ typedef struct pb_dtp_result {
 	int best; /* index of the best configuration, -1 when none */
 	long batch;
 	long milps, cache_hits; /* stage MILPs solved, chunk solves answered by the cache */
+	long pruned;            /* configurations not solved (their bound) */
 	const pb_graph *g;      /* the graph the reloads left (borrowed) */
 } pb_dtp_result;
 

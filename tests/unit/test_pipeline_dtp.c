@@ -419,6 +419,72 @@ static void test_chunk_layers_tied(void **state)
 	pb_session_free(s);
 }
 
+/* The bound of every configuration is below its step time. With an
+ * incumbent the configurations whose bound is not below it are pruned
+ * without a solve; the others keep their numbers (this small model is
+ * communication-bound: the bounds are far below the step times, so the
+ * incumbent here is 0.9 x the largest bound to make the cut bite). Every
+ * micro-batch splits over its dp replicas. */
+static void test_bound_and_prune(void **state)
+{
+	(void)state;
+	pb_cluster cl;
+	pb_session *s = open_session(&cl);
+	pb_dtp_opts o;
+	opts_for(&o, s, 16);
+	pb_dtp_result r;
+	search(s, &cl, &o, &r);
+	double maxb = 0;
+	for (int i = 0; i < r.n; i++) {
+		const pb_dtp_config *c = &r.cfg[i];
+		if (c->pp > 1 && c->ok) {
+			assert_true(c->bound > 0);
+			assert_true(c->bound <= c->step_time * (1 + 1e-12));
+			maxb = fmax(maxb, c->bound);
+		}
+		if (c->pp > 1)
+			assert_int_equal((16 / c->m) % c->dp, 0);
+		assert_false(c->pruned);
+	}
+	assert_int_equal(r.pruned, 0);
+	opts_for(&o, s, 16);
+	o.incumbent = 0.9 * maxb;
+	pb_dtp_result r2;
+	search(s, &cl, &o, &r2);
+	int pruned = 0;
+	for (int i = 0; i < r2.n; i++) {
+		const pb_dtp_config *c = &r2.cfg[i];
+		if (c->pruned) {
+			pruned++;
+			assert_false(c->ok);
+			/* the incumbent, or a better plan of the same stage count found before */
+			double inc = o.incumbent;
+			for (int k = 0; k < r2.n; k++)
+				if (r2.cfg[k].ok && r2.cfg[k].fits && r2.cfg[k].pp == c->pp)
+					inc = fmin(inc, r2.cfg[k].step_time);
+			assert_true(c->bound >= inc * (1 - 1e-12));
+			assert_non_null(strstr(c->error, "pruned"));
+			continue;
+		}
+		if (!c->ok || c->pp == 1)
+			continue;
+		int same = 0;
+		for (int k = 0; k < r.n; k++)
+			same |= r.cfg[k].ok && r.cfg[k].dp == c->dp && r.cfg[k].tp == c->tp &&
+			        r.cfg[k].pp == c->pp && r.cfg[k].m == c->m &&
+			        r.cfg[k].sched == c->sched &&
+			        close_to(r.cfg[k].step_time, c->step_time);
+		assert_true(same);
+	}
+	assert_true(pruned > 0);
+	assert_int_equal(pruned, r2.pruned);
+	assert_true(r2.milps < r.milps);
+	pb_dtp_result_free(&r);
+	pb_dtp_result_free(&r2);
+	pb_cluster_free(&cl);
+	pb_session_free(s);
+}
+
 static void test_errors(void **state)
 {
 	(void)state;
@@ -450,13 +516,10 @@ static void test_errors(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_all_factorisations),
-	    cmocka_unit_test(test_fixed_equals_free),
-	    cmocka_unit_test(test_interleaved_and_memory),
-	    cmocka_unit_test(test_layer_split),
-	    cmocka_unit_test(test_cache_same_content),
-	    cmocka_unit_test(test_chunk_layers_tied),
-	    cmocka_unit_test(test_errors),
+	    cmocka_unit_test(test_all_factorisations),     cmocka_unit_test(test_fixed_equals_free),
+	    cmocka_unit_test(test_interleaved_and_memory), cmocka_unit_test(test_layer_split),
+	    cmocka_unit_test(test_cache_same_content),     cmocka_unit_test(test_chunk_layers_tied),
+	    cmocka_unit_test(test_bound_and_prune),        cmocka_unit_test(test_errors),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
