@@ -18,7 +18,10 @@
  * lowers the bound. The minimum over t runs over the consumer's specs b
  * (na x nb per edge, not strategies x strategies).
  * The bound returned is rigorous in floating point: each edge's largest
- * violation of its rows (rounding) is subtracted. Without the memory limit
+ * violation of its rows (rounding) is subtracted. Every plan costs at least
+ * the bound plus, over the groups, its strategy's slack (belief above the
+ * group's least): a strategy whose slack exceeds the gap between a known
+ * plan and the bound is in no better plan (reduced-cost fixing). Without the memory limit
  * and without ties the problem is a relaxation of the one the MILP solves,
  * so the bound holds for it too.
  */
@@ -262,7 +265,8 @@ static int decode(bctx *c, int *choice)
 }
 
 double pb_shard_lower_bound(const pb_shard_problem *p, double target, double max_seconds,
-                            pb_shard_incumbent_fn cb, void *ud, int *choice, int *stop)
+                            pb_shard_incumbent_fn cb, void *ud, int *choice, double *const *slack,
+                            int *stop)
 {
 	bctx c;
 	*stop = 0;
@@ -296,6 +300,13 @@ double pb_shard_lower_bound(const pb_shard_problem *p, double target, double max
 	}
 	if (choice && !*stop && !(best > target) && decode(&c, choice))
 		best = -INFINITY;
+	for (int G = 0; slack && G < p->n_groups; G++) {
+		double m = INFINITY;
+		for (int s = 0; s < p->groups[G].n_strat; s++)
+			m = c.bel[G][s] < m ? c.bel[G][s] : m;
+		for (int s = 0; s < p->groups[G].n_strat; s++)
+			slack[G][s] = c.bel[G][s] - m;
+	}
 	bctx_free(&c);
 	return best;
 }

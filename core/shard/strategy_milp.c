@@ -607,6 +607,59 @@ void pb_shard_milp_size(const pb_shard_problem *p, pb_milp_size *sz)
 		sz->nnz += p->groups[G].n_strat * (p->opts.train ? 1 : 2);
 }
 
+static double **free_slack(double **slack, int n)
+{
+	for (int G = 0; slack && G < n; G++)
+		free(slack[G]);
+	free(slack);
+	return NULL;
+}
+
+/* Reduced-cost fixing: every plan costs at least the bound plus its
+ * strategies' slacks, so a strategy whose slack (summed over a class of tied
+ * groups, which take it together) exceeds gap = (a plan that fits) - bound
+ * is in no optimal plan; q keeps the rest. */
+static int restrict_by_slack(const pb_shard_problem *p, double *const *slack, double gap,
+                             pb_shard_problem **q, int ***qmap, pb_error *err)
+{
+	gap += 1e-9 * fabs(gap) + 1e-15;
+	unsigned char **keep = calloc((size_t)p->n_groups + 1, sizeof *keep);
+	double **cls = calloc((size_t)p->n_groups + 1, sizeof *cls);
+	int ok = keep && cls;
+	for (int G = 0; ok && G < p->n_groups; G++) {
+		int n = p->groups[G].n_strat;
+		keep[G] = malloc((size_t)n + 1);
+		cls[G] = calloc((size_t)n + 1, sizeof(double));
+		ok = keep[G] && cls[G];
+	}
+	long kept = 0, all = 0;
+	for (int G = 0; ok && G < p->n_groups; G++) {
+		int R = p->groups[G].tie >= 0 ? p->groups[G].tie : G;
+		for (int s = 0; s < p->groups[G].n_strat; s++)
+			cls[R][s] += slack[G][s];
+	}
+	for (int G = 0; ok && G < p->n_groups; G++) {
+		int R = p->groups[G].tie >= 0 ? p->groups[G].tie : G;
+		for (int s = 0; s < p->groups[G].n_strat; s++) {
+			keep[G][s] = cls[R][s] <= gap;
+			kept += keep[G][s];
+		}
+		all += p->groups[G].n_strat;
+	}
+	int rc = ok ? PB_OK : pb_err(err, PB_ENOMEM, "shard: out of memory");
+	if (rc == PB_OK && kept < all)
+		rc = pb_shard_problem_restrict(p, (const unsigned char *const *)keep, q, qmap, err);
+	for (int G = 0; G < p->n_groups; G++) {
+		if (keep)
+			free(keep[G]);
+		if (cls)
+			free(cls[G]);
+	}
+	free(keep);
+	free(cls);
+	return rc;
+}
+
 int pb_shard_solve(pb_shard_problem *p, const char *lp_path, pb_shard_incumbent_fn cb, void *ud,
                    pb_shard_result *r, pb_error *err)
 {
@@ -636,12 +689,22 @@ int pb_shard_solve(pb_shard_problem *p, const char *lp_path, pb_shard_incumbent_
 	pb_milp_size sz;
 	pb_shard_milp_size(p, &sz);
 	int big = p->opts.bound > 0 || sz.cols >= PB_BOUND_MIN_COLS;
+	double **slack = NULL;      /* big: per group, per strategy */
+	pb_shard_problem *q = NULL; /* p without strategies the bound excludes */
+	int **qmap = NULL;
+	if (big && !chunked) {
+		slack = calloc((size_t)p->n_groups + 1, sizeof *slack);
+		for (int G = 0; slack && G < p->n_groups; G++)
+			if (!(slack[G] =
+			          malloc(((size_t)p->groups[G].n_strat + 1) * sizeof(double))))
+				slack = free_slack(slack, G);
+	}
 	if (!chunked && p->opts.bound >= 0 && !(over && isfinite(ci.cutoff_us)) &&
 	    (big || isfinite(ci.cutoff_us))) {
 		int stop = 0;
-		double lb =
-		    pb_shard_lower_bound(p, ci.cutoff_us / US * (1 + 1e-9) + 1e-15,
-		                         PB_BOUND_SECONDS, cb, ud, big ? r->choice : NULL, &stop);
+		double lb = pb_shard_lower_bound(p, ci.cutoff_us / US * (1 + 1e-9) + 1e-15,
+		                                 PB_BOUND_SECONDS, cb, ud, big ? r->choice : NULL,
+		                                 slack, &stop);
 		if (stop) {
 			ci.stop = 1;
 		} else if (above_cutoff(&ci, lb * US)) {
@@ -657,17 +720,30 @@ int pb_shard_solve(pb_shard_problem *p, const char *lp_path, pb_shard_incumbent_
 				ci.n = 1;
 				if (cb)
 					ci.stop = cb(ud, t.objective * US, lb * US, now() - t0);
+			} else if (t.feasible && !over && slack) {
+				rc = restrict_by_slack(p, slack, t.objective - lb, &q, &qmap, err);
 			}
 		}
 	}
-	if ((!chunked || lp_path) && !ci.stop && !ci.cut) {
+	slack = free_slack(slack, p->n_groups);
+	if (rc == PB_OK && lp_path && q) { /* the whole MILP is written */
+		memset(st, ST_SET, (size_t)p->n_groups);
+		model mw;
+		rc = build_model(p, st, r->choice, 1, &mw, err);
+		if (rc == PB_OK)
+			rc = pb_lp_write_atomic(mw.P, lp_path, err);
+		model_free(&mw);
+	}
+	/* the MILP solved: p's, or q's (its choices mapped back below) */
+	const pb_shard_problem *sp = q ? q : p;
+	if (rc == PB_OK && (!chunked || lp_path) && !ci.stop && !ci.cut) {
 		memset(st, ST_SET, (size_t)p->n_groups);
 		model md;
-		rc = build_model(p, st, r->choice, 1, &md, err);
-		if (rc == PB_OK && lp_path) /* atomically, like every output */
+		rc = build_model(sp, st, r->choice, 1, &md, err);
+		if (rc == PB_OK && lp_path && !q) /* atomically, like every output */
 			rc = pb_lp_write_atomic(md.P, lp_path, err);
 		if (rc == PB_OK && !chunked && !by_bound) {
-			ok = !over && run_model(p, st, &md, &ci, r->choice, &optimal, &mem_free);
+			ok = !over && run_model(sp, st, &md, &ci, r->choice, &optimal, &mem_free);
 			if (!ok && !ci.stop && !ci.cut && isfinite(ci.cutoff_us)) {
 				/* no plan fits: it cannot beat the cutoff (a plan that fits) */
 				ci.cut = 1;
@@ -675,9 +751,9 @@ int pb_shard_solve(pb_shard_problem *p, const char *lp_path, pb_shard_incumbent_
 				/* Memory does not fit: best plan ignoring memory, reported
 				 * infeasible. */
 				model m2;
-				rc = build_model(p, st, r->choice, 0, &m2, err);
+				rc = build_model(sp, st, r->choice, 0, &m2, err);
 				if (rc == PB_OK)
-					ok = run_model(p, st, &m2, &ci, r->choice, &optimal, NULL);
+					ok = run_model(sp, st, &m2, &ci, r->choice, &optimal, NULL);
 				unc_opt = ok && optimal;
 				mem_free = 0;
 				model_free(&m2);
@@ -685,7 +761,10 @@ int pb_shard_solve(pb_shard_problem *p, const char *lp_path, pb_shard_incumbent_
 			}
 		}
 		model_free(&md);
+		for (int G = 0; q && ok && G < p->n_groups; G++)
+			r->choice[G] = qmap[G][r->choice[G]];
 	}
+	pb_shard_restricted_free(q, qmap);
 	if (rc == PB_OK && chunked) {
 		optimal = 0;
 		memset(st, ST_FUTURE, (size_t)p->n_groups);

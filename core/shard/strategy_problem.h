@@ -219,10 +219,21 @@ int pb_shard_problem_costlier(const pb_shard_problem *a, const pb_shard_problem 
  * choice (may be NULL; not filled when the bound passes target or on a stop):
  * a plan decoded from the dual, one strategy per group, ties kept; when its
  * cost attains the bound it is optimal without the memory limit.
+ * slack (may be NULL; per group an array of its n_strat): every plan costs
+ * at least the bound plus the sum of its strategies' slacks.
  * -INFINITY when out of memory. */
 #define PB_BOUND_MAX_SWEEPS 400
 double pb_shard_lower_bound(const pb_shard_problem *p, double target, double max_seconds,
-                            pb_shard_incumbent_fn cb, void *ud, int *choice, int *stop);
+                            pb_shard_incumbent_fn cb, void *ud, int *choice, double *const *slack,
+                            int *stop);
+/* The problem restricted to the strategies with keep[G][s] (at least one
+ * per group; a tied group keeps its representative's): own groups and
+ * edges, the rest shared with p (strategy_restrict.c). (*map)[G][k] is the
+ * original index of strategy k of group G. Free with
+ * pb_shard_restricted_free. */
+int pb_shard_problem_restrict(const pb_shard_problem *p, const unsigned char *const *keep,
+                              pb_shard_problem **out, int ***map, pb_error *err);
+void pb_shard_restricted_free(pb_shard_problem *q, int **map);
 
 /* Cost, memory and feasibility of a choice per group (fills r except choice). */
 void pb_shard_evaluate(const pb_shard_problem *p, const int *choice, pb_shard_result *r);
