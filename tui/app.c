@@ -19,6 +19,7 @@
 #include <langinfo.h>
 #include <limits.h>
 #include <locale.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -852,12 +853,19 @@ int pb_tui_main(pb_cmd_ctx *ctx, int argc, char **argv, pb_error *err)
 	endwin();
 	capture_stop(a);
 	app_free(a);
-	if (killed)
-		return pb_err(err, PB_EINTERNAL, "%s: %s%s",
-		              killed == SIGTERM ? "SIGTERM" : "SIGHUP",
-		              saved == 0   ? "the session was written to "
-		              : saved == 1 ? "nothing unsaved, no recovery session"
-		                           : "could not write the recovery session ",
-		              saved == 1 ? "" : rpath);
+	if (killed) {
+		/* say what was kept, then die of the signal as a process killed
+		 * by it does (exit status 128 + signal: shells and supervisors
+		 * tell a kill from a failure) */
+		fprintf(stderr, "partbench: %s: %s%s\n", killed == SIGTERM ? "SIGTERM" : "SIGHUP",
+		        saved == 0   ? "the session was written to "
+		        : saved == 1 ? "nothing unsaved, no recovery session"
+		                     : "could not write the recovery session ",
+		        saved == 1 ? "" : rpath);
+		fflush(NULL);
+		signal(killed, SIG_DFL);
+		raise(killed);
+		return pb_err(err, PB_EINTERNAL, "killed by signal %d", killed);
+	}
 	return PB_OK;
 }

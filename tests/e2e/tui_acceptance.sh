@@ -15,7 +15,8 @@
 # - Ctrl-Z suspends to the shell ("Stopped"), fg restores the screen;
 # - :q! quits without asking despite unsaved changes;
 # - SIGHUP (the terminal closing) writes a recovery session beside the
-#   session, and the next start offers it; r restores the plan;
+#   session and ends with status 129, and the next start offers it; r
+#   restores the plan;
 # - a session naming its model and layout relative to its own folder loads
 #   from another directory, by --session and by :load;
 # - open or load replacing the model says which plan is closed with it, and
@@ -30,7 +31,7 @@ cp "$root/models/resnet18.onnx" "$tmp/a/models/"
 cp "$root/layouts/manycore-16.lua" "$tmp/a/"
 # an interactive shell, so that job control (Ctrl-Z, fg) works
 tm -f /dev/null new-session -d -s "$sess" -x 150 -y 45 -c "$tmp/a" \
-	"env -i HOME='$tmp' TERM=screen PATH=/usr/bin:/bin LANG=C.UTF-8 PS1='SH[\$?]\$ ' bash --norc -i"
+	"env -i HOME='$tmp' HISTFILE=/dev/null TERM=screen PATH=/usr/bin:/bin LANG=C.UTF-8 PS1='SH[\$?]\$ ' bash --norc -i"
 wait_for '^SH\[0\]\$'
 run() { # run ARGS...: starts the workbench from the shell (on a clear screen,
 	# so that the prompt after it is the only empty one; nothing after it on the
@@ -121,7 +122,7 @@ wait_for '^ \[\+\] unsaved'
 pid=$(pgrep -f "^$bin --session s.json" | head -1)
 [ -n "$pid" ] || fail "no workbench process"
 kill -HUP "$pid"
-exited '[1-9][0-9]*'
+exited 129 # died of the signal (128 + 1), after writing the recovery
 [ -s "$tmp/a/s.json.recover" ] || fail "SIGHUP wrote no s.json.recover"
 grep -q '"method": "pack"' "$tmp/a/s.json.recover" || fail "the recovery lacks the pack plan"
 run --session s.json
