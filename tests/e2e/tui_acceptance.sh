@@ -12,7 +12,8 @@
 #   output written before the undo is dimmed (ESC[2m), the groups pane
 #   follows the plan;
 # - Ctrl-C with nothing running asks whether to quit, c cancels;
-# - Ctrl-Z suspends to the shell ("Stopped"), fg restores the screen;
+# - Ctrl-Z suspends to the shell ("Stopped"), fg restores the screen; the
+#   same during a job, which goes on after fg and is still cancelled by Ctrl-C;
 # - :q! quits without asking despite unsaved changes;
 # - SIGHUP (the terminal closing) writes a recovery session beside the
 #   session and ends with status 129, and the next start offers it; r
@@ -105,6 +106,19 @@ keys -l fg
 keys Enter
 wait_for '^ \[\+\] unsaved \| plan partition/'
 wait_for '[0-9]+ boxes, dot'
+# Ctrl-Z during a job: the job goes on after fg, Ctrl-C still cancels it
+keys R
+wait_for 'partition/rl attached'
+cmd 'repeat 100000 step'
+wait_for "repeat 100000 step +[0-9.]+ [mµ]?s .*Esc/Ctrl-C cancel"
+keys C-z
+wait_for 'Stopped +.*partbench'
+exited '[1-9][0-9]*'
+keys -l fg
+keys Enter
+wait_for "repeat 100000 step +[0-9.]+ [mµ]?s .*Esc/Ctrl-C cancel"
+keys C-c
+wait_for "cancelled 'repeat 100000 step' after"
 # ---- :w and the title; :q! quits without asking
 cmd 'w s.json'
 wait_for 'session saved to s.json'
