@@ -14,6 +14,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "app.h"
 #include "util/fmt.h"
@@ -32,7 +33,15 @@ struct tui_job {
 	pb_error err;
 	int rc;
 	int cancelled;
+	double cancel_wall, cancel_cpu; /* when the first Esc / Ctrl-C was read */
 };
+
+static double cpu_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
 
 int tui_cmd_is_navigation(const char *line)
 {
@@ -94,8 +103,14 @@ static void finish(tui_app *a)
 	a->progress[0] = 0;
 	tui_capture_end(a, &j->cap, j->rc, &j->err);
 	if (j->cancelled) {
+		/* how long the job took to stop once the key was read (wall and this
+		 * process's CPU: tests/e2e/tui_jobs.sh checks the CPU, which load
+		 * does not stretch) */
 		char t[32];
-		tui_out(a, 1, "cancelled '%s' after %s", j->title, pb_fmt_time(secs, t, sizeof t));
+		tui_out(a, 1,
+		        "cancelled '%s' after %s (stopped %.0f ms after the key, %.0f ms CPU)",
+		        j->title, pb_fmt_time(secs, t, sizeof t),
+		        (tui_now() - j->cancel_wall) * 1e3, (cpu_now() - j->cancel_cpu) * 1e3);
 	}
 	a->redraw |= PB_REDRAW_ALL;
 	job_free(j);
@@ -157,8 +172,11 @@ void tui_job_cancel(tui_app *a)
 {
 	if (!a->job)
 		return;
-	if (!a->job->cancelled)
+	if (!a->job->cancelled) {
 		tui_out(a, 1, "cancelling '%s' ...", a->job->title);
+		a->job->cancel_wall = tui_now();
+		a->job->cancel_cpu = cpu_now();
+	}
 	a->job->cancelled = 1;
 	pb_job_cancel(a->job->job);
 }

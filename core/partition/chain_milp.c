@@ -30,7 +30,12 @@
 #define MILP_MODEL_COLUMNS 250000 /* probe further while the MILP would be larger */
 #define MILP_MAX_COLUMNS 2000000  /* never build a larger MILP */
 #define MILP_CLOSED 1e-9          /* U <= L (1 + this): nothing left to bisect */
-#define MILP_ROOT_CHUNK 1.0       /* seconds per glp_simplex call of the root LP */
+/* Seconds per glp_simplex call of the root LP. Not shorter: each call starts with
+ * GLPK's dual simplex unperturbed, and swin_t x 64's root LP is so dual degenerate
+ * that calls of 0.1 s (about 10 iterations each under load) stalled at one objective
+ * value: no optimum after 1400 calls (5 min) where 1 s calls need 7 (2026-11-26). */
+#define MILP_ROOT_CHUNK 1.0
+#define MILP_CANCELLED (-1000) /* a unit stopped for a cancelled job (not an error) */
 
 enum { ST_PROBE, ST_COLUMNS, ST_ROOT, ST_BB, ST_DONE };
 static const char *const stage_names[] = {"probing", "columns", "root LP", "branch and bound",
@@ -66,7 +71,8 @@ struct pb_milp {
 	int *first, *order; /* columns by start position: order[first[a] .. first[a+1]) */
 	pb_coro *co;
 	int aborting, budget, glp_status, heur_given;
-	int in_co, paused;      /* GLPK runs on co; it yielded for a job's slice */
+	int in_co, paused;      /* GLPK runs on co; it yielded for a job's slice (1), or for a
+	                         * frame now (2) */
 	int root_done, root_rc; /* the root LP's glp_simplex has returned, its code */
 	double slice_end;       /* the root LP's current unit ends here */
 	char note[200];
@@ -224,7 +230,8 @@ static int add_arc(pb_milp *M, int a, int b, int c)
 
 /* The arcs of the feasibility problem for θ: for each end b, the longest segment
  * for each core count (the needed cores only grow as the start moves down, so one
- * arc per step). Arcs come out by end b ascending, every start a < b. */
+ * arc per step). Arcs come out by end b ascending, every start a < b. Returns
+ * MILP_CANCELLED when the workbench job was cancelled meanwhile (the probe is lost). */
 static int probe_build(pb_milp *M, double theta, pb_error *err)
 {
 	pb_part_problem *P = M->P;
@@ -232,6 +239,8 @@ static int probe_build(pb_milp *M, double theta, pb_error *err)
 	M->n_arcs = 0;
 	for (int b = 1; b <= m; b++) {
 		pb_job_tick();
+		if (pb_job_cancelled())
+			return MILP_CANCELLED;
 		int len = walk(M, b, theta), prev_c = 0, prev_k = -1;
 		for (int k = 0; k < len; k++) {
 			int c = cores_needed(M, k, theta);
@@ -265,8 +274,11 @@ static int probe_path(pb_milp *M, int *ng)
 	}
 	cost[0] = 0;
 	for (int j = 0; j < M->n_arcs; j++) {
-		if ((j & 4095) == 0)
+		if ((j & 4095) == 0) {
 			pb_job_tick();
+			if (pb_job_cancelled())
+				return INT_MAX; /* probe_unit drops the probe */
+		}
 		int a = M->arc_a[j], b = M->arc_b[j];
 		if (cost[a] != INT_MAX && cost[a] + M->arc_c[j] < cost[b]) {
 			cost[b] = cost[a] + M->arc_c[j];
@@ -301,15 +313,18 @@ static int closed(const pb_milp *M)
 	return M->U <= M->L * (1 + MILP_CLOSED);
 }
 
-/* One probe: build its arcs, find the fewest-core path. */
+/* One probe: build its arcs, find the fewest-core path. A cancelled job drops the
+ * probe (L and U stay; the next unit probes the same θ again). */
 static int probe_unit(pb_milp *M, pb_error *err)
 {
 	int rc;
 	M->theta = next_theta(M);
 	if ((rc = probe_build(M, M->theta, err)))
-		return rc;
-	int feasible = 0, ng = 0;
-	if (M->n_arcs > 0 && probe_path(M, &ng) <= M->P->n && ng > 0) {
+		return rc == MILP_CANCELLED ? PB_OK : rc;
+	int feasible = 0, ng = 0, cores = M->n_arcs > 0 ? probe_path(M, &ng) : INT_MAX;
+	if (pb_job_cancelled())
+		return PB_OK;
+	if (cores <= M->P->n && ng > 0) {
 		feasible = 1;
 		install(M, ng);
 	}
@@ -362,6 +377,8 @@ static int gen_columns(pb_milp *M, double deadline, int limit)
 		if (now_seconds() > deadline)
 			return 0;
 		pb_job_tick();
+		if (pb_job_cancelled())
+			return 0;
 		int len = walk(M, b, Ug);
 		for (int k = 0; k < len; k++) {
 			int c_lo = cores_needed(M, k, Ug);
@@ -446,8 +463,16 @@ static int build_model(pb_milp *M, pb_error *err)
 		return pb_err(err, PB_ENOMEM, "milp: out of memory");
 	}
 	for (int j = 0; j < nx; j++) {
-		if ((j & 1023) == 0)
+		if ((j & 1023) == 0) {
 			pb_job_tick();
+			if (pb_job_cancelled()) { /* the next unit builds it again */
+				free(ind);
+				free(val);
+				glp_delete_prob(lp);
+				M->lp = NULL;
+				return MILP_CANCELLED;
+			}
+		}
 		int a = M->ca[j], b = M->cb[j], col = j + 1, k = 0;
 		snprintf(name, sizeof name, "x_%d_%d_%d", a, b, M->cc[j]);
 		glp_set_col_name(lp, col, name);
@@ -527,7 +552,7 @@ static int columns_unit(pb_milp *M, double deadline, pb_error *err)
 		return PB_OK;
 	int rc = build_model(M, err);
 	if (rc)
-		return rc;
+		return rc == MILP_CANCELLED ? PB_OK : rc;
 	write_lp(M);
 	M->stage = ST_ROOT;
 	return PB_OK;
@@ -605,13 +630,15 @@ out:
 /* ---- GLPK on a coroutine -----------------------------------------------------------
  * The root LP and then glp_intopt run on M->co. The root LP is solved by glp_simplex
  * calls of at most MILP_ROOT_CHUNK seconds (each resumes from the basis the last one
- * left; a chunk bounds how long a cancel waits, as a running simplex cannot be
- * stopped). Inside a call GLPK reports to a terminal hook: with messages on and an
- * output period of 1 ms its simplex calls the hook about once per iteration; the hook
- * swallows the text (core/ never prints) and yields the coroutine when the unit's
- * slice is spent (root LP) or a workbench job's slice is (util/job.h). A yield for the
- * job does not end the unit: the step lets the job tick and resumes. glp_intopt
- * reports through its callback (one unit = one node), which yields the same way. */
+ * left; a call bounds how long a cancel waits, as a running simplex cannot be
+ * stopped: its time limit is read once, at its start). Between two calls in a job the coroutine
+ * yields for a frame: the ends and starts of the calls (GLPK copies the model in and out) never
+ * reach the hook. Inside a call GLPK reports to a terminal hook: with messages on and an output
+ * period of 1 ms its simplex calls the hook about once per iteration; the hook swallows the text
+ * (core/ never prints) and yields the coroutine when the unit's slice is spent (root LP) or a
+ * workbench job's slice is (util/job.h). A yield for the job does not end the unit: the step lets
+ * the job tick and resumes. glp_intopt reports through its callback (one unit = one node), which
+ * yields the same way. */
 
 static void stop(pb_milp *M);
 
@@ -680,13 +707,23 @@ static void co_main(void *arg)
 	sp.out_dly = 0;
 	/* The standard basis (x = 0, T at its lower bound) is dual feasible. */
 	sp.meth = GLP_DUALP;
-	do {
+	for (;;) {
 		double chunk = MILP_ROOT_CHUNK;
 		if (isfinite(M->deadline_abs) && M->deadline_abs - now_seconds() < chunk)
 			chunk = M->deadline_abs - now_seconds();
 		sp.tm_lim = chunk * 1e3 < 1 ? 1 : (int)(chunk * 1e3);
 		M->root_rc = glp_simplex(M->lp, &sp);
-	} while (M->root_rc == GLP_ETMLIM && !M->aborting && now_seconds() < M->deadline_abs);
+		if (M->root_rc != GLP_ETMLIM || M->aborting || now_seconds() >= M->deadline_abs)
+			break;
+		if (pb_job_running()) {
+			/* a frame between this call's wind-down and the next one's set-up:
+			 * neither reaches the hook */
+			M->paused = 2;
+			pb_coro_yield(M->co);
+			if (M->aborting)
+				break;
+		}
+	}
 	M->root_done = 1;
 	if (M->root_rc != 0 || glp_get_status(M->lp) != GLP_OPT)
 		return;
@@ -725,7 +762,10 @@ static int co_run(pb_milp *M, pb_error *err)
 		glp_term_out(out);
 		if (!M->paused)
 			return PB_OK;
-		pb_job_tick();
+		if (M->paused == 2)
+			pb_job_yield();
+		else
+			pb_job_tick();
 	}
 }
 
@@ -793,9 +833,10 @@ static void stop(pb_milp *M)
 		if (r == 1 && build_model(M, &e) == PB_OK)
 			write_lp(M);
 		else
-			snprintf(M->note, sizeof M->note,
-			         "%s not written: the model for the bracket reached is too large",
-			         M->emit_lp);
+			snprintf(M->note, sizeof M->note, "%s not written: %s", M->emit_lp,
+			         pb_job_cancelled()
+			             ? "cancelled"
+			             : "the model for the bracket reached is too large");
 	}
 }
 
@@ -872,8 +913,11 @@ int pb_milp_new_opts(pb_part_problem *P, const pb_milp_opts *o, const char *emit
 		return PB_OK;
 	}
 	/* The first probe (θ = inf) runs now: memory feasibility and an incumbent. */
-	while (rc == PB_OK && !isfinite(M->U))
+	while (rc == PB_OK && !isfinite(M->U) && !pb_job_cancelled())
 		rc = probe_unit(M, err);
+	if (rc == PB_OK && !isfinite(M->U))
+		rc = pb_err(err, PB_ECANCEL,
+		            "milp: cancelled during the first probe (no partition yet)");
 	M->elapsed = M->stage_s[ST_PROBE] = now_seconds() - t0;
 	if (rc) {
 		pb_milp_free(M);
@@ -892,7 +936,7 @@ int pb_milp_step(pb_milp *M, int units, int *ac, int *improved, pb_error *err)
 	double t0 = now_seconds();
 	M->deadline_abs =
 	    M->o.time_limit > 0 ? t0 + (M->o.time_limit - M->elapsed) : (double)INFINITY;
-	while (units > 0 && M->stage != ST_DONE && rc == PB_OK) {
+	while (units > 0 && M->stage != ST_DONE && rc == PB_OK && !pb_job_cancelled()) {
 		double t = now_seconds();
 		if (t >= M->deadline_abs) {
 			stop(M);

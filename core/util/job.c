@@ -85,6 +85,12 @@ void pb_job_tick(void)
 	pb_coro_yield(running->co);
 }
 
+void pb_job_yield(void)
+{
+	if (running && pb_coro_current() == running->co)
+		pb_coro_yield(running->co);
+}
+
 int pb_job_due(void)
 {
 	return running && now_s() >= running->deadline;

@@ -29,6 +29,10 @@ void pb_job_free(pb_job *j);
 
 /* Inside a job: yields when its slice is used up. Elsewhere: nothing. */
 void pb_job_tick(void);
+/* Inside a job, on its own stack: yields now, whatever is left of the slice (a
+ * frame between two steps that each hold the thread long, e.g. two library calls
+ * that cannot yield inside). Elsewhere: nothing. */
+void pb_job_yield(void);
 /* 1 inside a job (also on a coroutine nested in it) whose slice is used up:
  * code running on a nested coroutine (a library's callback) yields that
  * coroutine, and its resumer, back on the job's stack, calls pb_job_tick. */
