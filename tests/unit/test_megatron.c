@@ -6,7 +6,8 @@
  * node count (its one parameter); the device_efficiency field of cluster
  * layouts (default 1, bounds, errors naming the field); the
  * device_memory_bw_gbs field and its roofline cost (a memory-bound operator
- * costs its bytes at that bandwidth, a view costs none, a GEMM its FLOPs).
+ * costs its bytes at that bandwidth, a view costs none, a GEMM its FLOPs);
+ * full recomputation's working block in a pipeline stage (held once).
  */
 #include "pb_test.h"
 
@@ -257,6 +258,59 @@ static void test_memory_bandwidth_roofline(void **state)
 	pb_graph_free(g);
 }
 
+/* Full recomputation in a pipeline stage (a mask of layers 2-3 of 4): the
+ * stage's first layer is its working block, held once (mem_param), its other
+ * layers keep only their outputs; as in Megatron-LM, where one layer's
+ * activations live while it is recomputed, whatever the micro-batches in
+ * flight. */
+static void test_stage_working_block(void **state)
+{
+	(void)state;
+	pb_gpt_spec s;
+	pb_gpt_spec_default(&s);
+	s.layers = 4;
+	s.hidden = 256;
+	s.heads = 4;
+	s.seq = 128;
+	s.vocab = 1000;
+	s.fp16 = 1;
+	pb_graph *g = load_gpt(&s, 2);
+	pb_cluster cl;
+	pb_error err = {0};
+	assert_int_equal(load_cluster("return { kind = 'cluster', nodes = 1, devices_per_node = 2, "
+	                              "device_memory_gb = 40, device_tflops = 100, "
+	                              "intra_bw_gbs = 150 }",
+	                              &cl, &err),
+	                 PB_OK);
+	unsigned char *mask = calloc((size_t)g->n_nodes, 1);
+	for (int v = 0; v < g->n_nodes; v++)
+		mask[v] =
+		    !strncmp(g->nodes[v].name, "h2.", 3) || !strncmp(g->nodes[v].name, "h3.", 3);
+	pb_mesh m;
+	assert_int_equal(pb_mesh_parse(&m, &cl, "2", &err), PB_OK);
+	pb_shard_opts o;
+	pb_shard_opts_default(&o);
+	o.train = 1;
+	o.optimizer = PB_OPTIM_ADAM;
+	o.recompute = PB_RECOMP_FULL;
+	o.mask = mask;
+	pb_shard_problem *p = NULL;
+	assert_int_equal(pb_shard_problem_build(g, &cl, &m, &o, &p, &err), PB_OK);
+	int gelu2 = pb_graph_find_node(g, "h2.mlp.gelu"),
+	    gelu3 = pb_graph_find_node(g, "h3.mlp.gelu");
+	int end3 = pb_graph_find_node(g, "h3.residual_2");
+	assert_true(gelu2 >= 0 && gelu3 >= 0 && end3 >= 0);
+	assert_int_equal(p->nodes[gelu2].kept_full, 2);
+	assert_true(p->nodes[gelu2].mem_act[0] == 0 && p->nodes[gelu2].mem_param[0] > 0);
+	assert_int_equal(p->nodes[gelu3].kept_full, 0);
+	assert_true(p->nodes[gelu3].mem_act[0] == 0 && p->nodes[gelu3].mem_param[0] == 0);
+	assert_true(p->nodes[end3].kept_full == 1 && p->nodes[end3].mem_act[0] > 0);
+	pb_shard_problem_free(p);
+	free(mask);
+	pb_cluster_free(&cl);
+	pb_graph_free(g);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -264,6 +318,7 @@ int main(void)
 	    cmocka_unit_test(test_a100_layout_nodes),
 	    cmocka_unit_test(test_device_efficiency_field),
 	    cmocka_unit_test(test_memory_bandwidth_roofline),
+	    cmocka_unit_test(test_stage_working_block),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
