@@ -306,20 +306,25 @@ static int eval_config(unit_ctx *u, int dp, int tp, pb_dtp_config *c, pb_error *
 	return PB_OK;
 }
 
+/* Bytes crossing each chunk boundary: a tensor once from its producer's
+ * chunk to its last consumer's (a block output read by the next layer norm
+ * and by the residual add is sent once). */
 static void boundary_bytes(unit_ctx *u)
 {
 	const pb_graph *g = u->g;
-	for (int v = 0; v < g->n_nodes; v++) {
-		if (!u->active[v])
+	for (int t = 0; t < g->n_tensors; t++) {
+		const pb_tensor *tt = &g->tensors[t];
+		int w = tt->producer;
+		if (w < 0 || !u->active[w])
 			continue;
-		const pb_node *nd = &g->nodes[v];
-		for (int i = 0; i < nd->n_inputs; i++) {
-			int t = nd->inputs[i], w = t >= 0 ? g->tensors[t].producer : -1;
-			if (w < 0 || !u->active[w])
-				continue;
-			for (int k = u->split.stage[w]; k < u->split.stage[v]; k++)
-				u->p2p_bytes[k] += pb_tensor_bytes(&g->tensors[t]);
+		int last = u->split.stage[w];
+		for (int c = 0; c < tt->n_consumers; c++) {
+			int v = tt->consumers[c];
+			if (u->active[v] && u->split.stage[v] > last)
+				last = u->split.stage[v];
 		}
+		for (int k = u->split.stage[w]; k < last; k++)
+			u->p2p_bytes[k] += pb_tensor_bytes(tt);
 	}
 }
 

@@ -7,12 +7,17 @@
  * layouts (default 1, bounds, errors naming the field); the
  * device_memory_bw_gbs field and its roofline cost (a memory-bound operator
  * costs its bytes at that bandwidth, a view costs none, a GEMM its FLOPs);
- * full recomputation's working block in a pipeline stage (held once).
+ * full recomputation's working block in a pipeline stage (held once); a
+ * pipeline's point-to-point bytes (a tensor once per boundary).
  */
 #include "pb_test.h"
 
+#include <unistd.h>
+
 #include "hw.h"
 #include "model/gen_gpt.h"
+#include "session.h"
+#include "shard/dtp_search.h"
 #include "shard/cluster.h"
 #include "shard/strategy_problem.h"
 #include "util/read_file.h"
@@ -311,6 +316,57 @@ static void test_stage_working_block(void **state)
 	pb_graph_free(g);
 }
 
+/* A pipeline's point-to-point transfer: the block output crossing a stage
+ * boundary is sent once, though two operators of the next stage read it
+ * (its layer norm and its residual add), split over the stage's d devices
+ * (Megatron-LM's scatter/gather, §4.1), forward and backward. */
+static void test_p2p_once_per_tensor(void **state)
+{
+	(void)state;
+	pb_gpt_spec sp;
+	pb_gpt_spec_default(&sp);
+	sp.layers = 4;
+	sp.hidden = 256;
+	sp.heads = 4;
+	sp.seq = 64;
+	sp.vocab = 1000;
+	sp.fp16 = 1;
+	char path[64];
+	snprintf(path, sizeof path, "/tmp/pb_test_mega_p2p_%d.onnx", (int)getpid());
+	pb_error err = {0};
+	assert_int_equal(pb_gen_gpt_write(&sp, path, &err), PB_OK);
+	pb_session *s = pb_session_new();
+	assert_int_equal(pb_session_open_model(s, path, NULL, 0, &err), PB_OK);
+	assert_int_equal(pb_session_open_layout(s, "layouts/cluster-1x8.lua", &err), PB_OK);
+	pb_cluster cl;
+	assert_int_equal(pb_cluster_from_hw(s->hw, &cl, &err), PB_OK);
+	long B = pb_pipe_model_batch(s->graph);
+	pb_dtp_opts o;
+	pb_dtp_opts_default(&o);
+	o.pipe.batch = B;
+	o.pipe.train = 1;
+	o.shard.train = 1;
+	o.dp = 1;
+	o.tp = 4;
+	o.pp = 2;
+	o.m = 1;
+	o.sched = PB_SCHED_1F1B;
+	pb_dtp_result r;
+	int rc = pb_dtp_search(s->graph, &cl, &o, &r, &err);
+	if (rc)
+		fprintf(stderr, "%s\n", err.msg);
+	assert_int_equal(rc, PB_OK);
+	assert_int_equal(r.n, 1);
+	assert_true(r.cfg[0].ok && r.cfg[0].layers_split);
+	double bytes = (double)B * 64 * 256 * 2; /* [B, seq, hidden] fp16 */
+	double want = cl.intra.latency + bytes / 4 / cl.intra.bw * 2;
+	assert_true(fabs(r.cfg[0].p2p - want) <= 1e-9 * want);
+	pb_dtp_result_free(&r);
+	pb_cluster_free(&cl);
+	pb_session_free(s);
+	unlink(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -319,6 +375,7 @@ int main(void)
 	    cmocka_unit_test(test_device_efficiency_field),
 	    cmocka_unit_test(test_memory_bandwidth_roofline),
 	    cmocka_unit_test(test_stage_working_block),
+	    cmocka_unit_test(test_p2p_once_per_tensor),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
