@@ -5,49 +5,15 @@
  * not grow with the layer count, and the same optimum as the uncompressed
  * MILP (every scheme, training and inference) where both run.
  */
-#include "pb_test.h"
+#include "gpt_fixture.h"
 
-#include "hw.h"
-#include "model/gen_gpt.h"
-#include "shard/cluster.h"
 #include "shard/layer_classes.h"
 #include "shard/strategy_problem.h"
-
-static pb_graph *gpt(long layers, long hidden, long heads, long seq, long vocab, long batch)
-{
-	pb_gpt_spec s;
-	pb_gpt_spec_default(&s);
-	s.layers = layers;
-	s.hidden = hidden;
-	s.heads = heads;
-	s.seq = seq;
-	s.vocab = vocab;
-	s.batch = batch;
-	unsigned char *buf = NULL;
-	size_t len = 0;
-	pb_error err = {0};
-	assert_int_equal(pb_gen_gpt_bytes(&s, &buf, &len, &err), PB_OK);
-	pb_load_opts o;
-	memset(&o, 0, sizeof o);
-	pb_graph *g = NULL;
-	assert_int_equal(pb_onnx_load_buffer(buf, len, "gpt.onnx", &o, &g, &err), PB_OK);
-	free(buf);
-	return g;
-}
-
-static void cluster(const char *path, pb_cluster *c)
-{
-	pb_hw *hw = NULL;
-	pb_error err = {0};
-	assert_int_equal(pb_hw_load(path, &hw, &err), PB_OK);
-	assert_int_equal(pb_cluster_from_hw(hw, c, &err), PB_OK);
-	pb_hw_free(hw);
-}
 
 static void test_runs_in_gpt(void **state)
 {
 	(void)state;
-	pb_graph *g = gpt(6, 64, 4, 16, 100, 2);
+	pb_graph *g = pb_test_gpt(6, 64, 4, 16, 100, 2);
 	pb_layer_classes lc;
 	pb_error err = {0};
 	assert_int_equal(pb_layer_classes_find(g, &lc, &err), PB_OK);
@@ -69,7 +35,7 @@ static void test_runs_in_gpt(void **state)
 	pb_layer_classes_free(&lc);
 	pb_graph_free(g);
 	/* two layers: no middle block, nothing tied, still a run */
-	g = gpt(2, 64, 4, 16, 100, 2);
+	g = pb_test_gpt(2, 64, 4, 16, 100, 2);
 	assert_int_equal(pb_layer_classes_find(g, &lc, &err), PB_OK);
 	assert_int_equal(lc.n_runs, 1);
 	for (int i = 0; i < g->n_nodes; i++)
@@ -156,9 +122,9 @@ static void test_same_optimum_gpt(void **state)
 {
 	(void)state;
 	pb_cluster c1, c2;
-	cluster("layouts/cluster-1x8.lua", &c1);
-	cluster("layouts/cluster-2x8.lua", &c2);
-	pb_graph *g = gpt(6, 128, 8, 64, 1000, 8);
+	pb_test_cluster_file("layouts/cluster-1x8.lua", &c1);
+	pb_test_cluster_file("layouts/cluster-2x8.lua", &c2);
+	pb_graph *g = pb_test_gpt(6, 128, 8, 64, 1000, 8);
 	const char *s1[] = {"8", "2x4"}, *s2[] = {"16", "2x8", "4x4", "8x2"};
 	for (int train = 0; train < 2; train++) {
 		for (int i = 0; i < 2; i++)
@@ -175,7 +141,7 @@ static void test_same_optimum_bert(void **state)
 {
 	(void)state;
 	pb_cluster c;
-	cluster("layouts/cluster-2x8.lua", &c);
+	pb_test_cluster_file("layouts/cluster-2x8.lua", &c);
 	pb_graph *g = NULL;
 	pb_error err = {0};
 	assert_int_equal(pb_graph_load("models/bert_base_like.onnx", NULL, &g, &err), PB_OK);
@@ -191,11 +157,11 @@ static void test_size_independent_of_layers(void **state)
 {
 	(void)state;
 	pb_cluster c;
-	cluster("layouts/cluster-1x8.lua", &c);
+	pb_test_cluster_file("layouts/cluster-1x8.lua", &c);
 	long cols[3];
 	long n_layers[3] = {4, 8, 16};
 	for (int i = 0; i < 3; i++) {
-		pb_graph *g = gpt(n_layers[i], 64, 4, 32, 200, 4);
+		pb_graph *g = pb_test_gpt(n_layers[i], 64, 4, 32, 200, 4);
 		solved s = solve(g, &c, "2x4", 1, 1);
 		cols[i] = s.cols;
 		solved u = solve(g, &c, "2x4", 1, 0);

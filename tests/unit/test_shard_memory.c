@@ -10,11 +10,8 @@
  */
 #include <unistd.h>
 
-#include "pb_test.h"
+#include "gpt_fixture.h"
 
-#include "hw.h"
-#include "model/gen_gpt.h"
-#include "shard/cluster.h"
 #include "shard/strategy_problem.h"
 
 static pb_graph *gpt(int fp16)
@@ -28,16 +25,7 @@ static pb_graph *gpt(int fp16)
 	s.vocab = 1000;
 	s.batch = 8;
 	s.fp16 = fp16;
-	unsigned char *buf = NULL;
-	size_t len = 0;
-	pb_error err = {0};
-	assert_int_equal(pb_gen_gpt_bytes(&s, &buf, &len, &err), PB_OK);
-	pb_load_opts o;
-	memset(&o, 0, sizeof o);
-	pb_graph *g = NULL;
-	assert_int_equal(pb_onnx_load_buffer(buf, len, "gpt.onnx", &o, &g, &err), PB_OK);
-	free(buf);
-	return g;
+	return pb_test_gpt_load(&s, 0);
 }
 
 static pb_shard_problem *build(const pb_graph *g, const pb_cluster *c, const char *scheme,
@@ -59,11 +47,7 @@ static pb_shard_problem *build(const pb_graph *g, const pb_cluster *c, const cha
 
 static void load_cluster(pb_cluster *c)
 {
-	pb_hw *hw = NULL;
-	pb_error err = {0};
-	assert_int_equal(pb_hw_load("layouts/cluster-1x8.lua", &hw, &err), PB_OK);
-	assert_int_equal(pb_cluster_from_hw(hw, c, &err), PB_OK);
-	pb_hw_free(hw);
+	pb_test_cluster_file("layouts/cluster-1x8.lua", c);
 }
 
 static void test_param_factor(void **state)
