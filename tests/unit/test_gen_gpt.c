@@ -7,36 +7,7 @@
  */
 #include <unistd.h>
 
-#include "pb_test.h"
-
-#include "model/gen_gpt.h"
-
-static pb_graph *load_spec(const pb_gpt_spec *s, long batch)
-{
-	unsigned char *buf = NULL;
-	size_t len = 0;
-	pb_error err = {0};
-	assert_int_equal(pb_gen_gpt_bytes(s, &buf, &len, &err), PB_OK);
-	pb_load_opts o;
-	memset(&o, 0, sizeof o);
-	pb_input_override ov = {0};
-	char dims[64];
-	if (batch > 0) {
-		snprintf(dims, sizeof dims, "input_ids=%ld,%ld", batch, s->seq);
-		assert_int_equal(pb_parse_input_override(dims, &ov, &err), PB_OK);
-		o.overrides = &ov;
-		o.n_overrides = 1;
-	}
-	pb_graph *g = NULL;
-	int rc = pb_onnx_load_buffer(buf, len, "gen.onnx", &o, &g, &err);
-	if (rc)
-		fprintf(stderr, "%s\n", err.msg);
-	assert_int_equal(rc, PB_OK);
-	if (batch > 0)
-		pb_input_override_free(&ov);
-	free(buf);
-	return g;
-}
+#include "gpt_fixture.h"
 
 /* Float initializers counted once each (the embedding table is shared). */
 static double float_params(const pb_graph *g)
@@ -59,7 +30,7 @@ static void test_loads_with_shapes(void **state)
 	s.seq = 32;
 	s.vocab = 500;
 	s.batch = 2;
-	pb_graph *g = load_spec(&s, 0);
+	pb_graph *g = pb_test_gpt_load(&s, 0);
 	assert_int_equal(g->n_unknown_shapes, 0);
 	assert_int_equal(g->n_nodes, pb_gpt_node_count(&s));
 	assert_int_equal(g->n_nodes, 3 * 29 + 5);
@@ -101,7 +72,7 @@ static void test_batch_override_and_fp16(void **state)
 	s.seq = 16;
 	s.vocab = 100;
 	s.fp16 = 1;
-	pb_graph *g = load_spec(&s, 5);
+	pb_graph *g = pb_test_gpt_load(&s, 5);
 	assert_int_equal(g->n_unknown_shapes, 0);
 	int lg = pb_graph_find_tensor(g, "logits");
 	assert_int_equal(g->tensors[lg].dims[0], 5 * 16);
