@@ -23,7 +23,10 @@
  * group's least): a strategy whose slack exceeds the gap between a known
  * plan and the bound is in no better plan (reduced-cost fixing). Without the memory limit
  * and without ties the problem is a relaxation of the one the MILP solves,
- * so the bound holds for it too.
+ * so the bound holds for it too. In training the memory limit can be priced
+ * in (Lagrangian relaxation): with lambda >= 0 s/byte on each strategy's
+ * memory, the bound minus lambda x the device memory holds for every plan
+ * that fits.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -69,7 +72,7 @@ static void bctx_free(bctx *c)
 	free(c->mb);
 }
 
-static int bctx_init(bctx *c, const pb_shard_problem *p)
+static int bctx_init(bctx *c, const pb_shard_problem *p, double lambda)
 {
 	memset(c, 0, sizeof *c);
 	c->p = p;
@@ -84,7 +87,11 @@ static int bctx_init(bctx *c, const pb_shard_problem *p)
 		c->bel[G] = malloc(((size_t)gr->n_strat + 1) * sizeof(double));
 		if (!c->bel[G])
 			return -1;
-		memcpy(c->bel[G], gr->cost, (size_t)gr->n_strat * sizeof(double));
+		for (int s = 0; s < gr->n_strat; s++)
+			c->bel[G][s] =
+			    gr->cost[s] +
+			    (lambda > 0 ? lambda * (gr->mem_param[s] + p->act_mult * gr->mem_act[s])
+			                : 0);
 		smax = gr->n_strat > smax ? gr->n_strat : smax;
 	}
 	for (int e = 0; e < p->n_edges; e++) {
@@ -264,13 +271,13 @@ static int decode(bctx *c, int *choice)
 	return ok ? 0 : -1;
 }
 
-double pb_shard_lower_bound(const pb_shard_problem *p, double target, double max_seconds,
-                            pb_shard_incumbent_fn cb, void *ud, int *choice, double *const *slack,
-                            int *stop)
+double pb_shard_lower_bound(const pb_shard_problem *p, double lambda, double target,
+                            double max_seconds, pb_shard_incumbent_fn cb, void *ud, int *choice,
+                            double *const *slack, int *stop)
 {
 	bctx c;
 	*stop = 0;
-	if (bctx_init(&c, p)) {
+	if (bctx_init(&c, p, lambda)) {
 		bctx_free(&c);
 		return -INFINITY;
 	}
@@ -284,8 +291,9 @@ double pb_shard_lower_bound(const pb_shard_problem *p, double target, double max
 		double v = dual_value(&c);
 		int end = v - last <= 1e-9 * fabs(v) || clock_s() - t0 > max_seconds ||
 		          sweep == PB_BOUND_MAX_SWEEPS - 1;
-		if (v > target || sweep % 8 == 7 || end) {
-			double safe = v - violation(&c);
+		double off = lambda > 0 ? lambda * p->cl.memory : 0;
+		if (v - off > target || sweep % 8 == 7 || end) {
+			double safe = v - violation(&c) - off;
 			best = safe > best ? safe : best;
 			if (best > target)
 				break;

@@ -660,6 +660,74 @@ static int restrict_by_slack(const pb_shard_problem *p, double *const *slack, do
 	return rc;
 }
 
+/* One Lagrangian bound at lambda: updates the best bound (and its lambda)
+ * and the best plan that fits; returns whether the decoded plan fits. */
+static int lagrange_at(const pb_shard_problem *p, cbinfo *ci, double lambda, int *cur, int *best,
+                       double *lb, double *lam, double *ub)
+{
+	int stop = 0;
+	double target =
+	    isfinite(ci->cutoff_us) ? ci->cutoff_us / US * (1 + 1e-9) + 1e-15 : INFINITY;
+	double v = pb_shard_lower_bound(p, lambda, target, PB_BOUND_SECONDS, ci->cb, ci->ud, cur,
+	                                NULL, &stop);
+	if (stop) {
+		ci->stop = 1;
+		return 0;
+	}
+	if (v > *lb) {
+		*lb = v;
+		*lam = lambda;
+	}
+	if (above_cutoff(ci, v * US)) {
+		ci->cut = 1;
+		return 0;
+	}
+	pb_shard_result t;
+	pb_shard_evaluate(p, cur, &t);
+	if (t.feasible && t.objective < *ub) {
+		*ub = t.objective;
+		memcpy(best, cur, (size_t)p->n_groups * sizeof(int));
+	}
+	return t.feasible;
+}
+
+/* Training, memory binding (the plan decoded without it does not fit):
+ * bounds with memory priced at lambda, lambda grown from cost/memory until
+ * the decoded plan fits, then bisected. *lb: the best bound (in: lambda 0's),
+ * slack: at its lambda; *ub and choice: the cheapest plan found that fits
+ * (INFINITY when none). Stops on ci->stop or ci->cut. */
+static int lagrange(const pb_shard_problem *p, cbinfo *ci, double *const *slack, int *choice,
+                    double *lb, double *ub, pb_error *err)
+{
+	int *cur = malloc(((size_t)p->n_groups + 1) * sizeof *cur);
+	if (!cur)
+		return pb_err(err, PB_ENOMEM, "shard: out of memory");
+	double M = p->cl.memory, lam = 0, lo = 0;
+	double hi = (*lb > 0 ? *lb : 1e-6) / (M > 0 ? M : 1);
+	int fits = 0;
+	for (int k = 0; k < 10 && !fits && !ci->stop && !ci->cut; k++) {
+		fits = lagrange_at(p, ci, hi, cur, choice, lb, &lam, ub);
+		if (!fits) {
+			lo = hi;
+			hi *= 4;
+		}
+	}
+	for (int k = 0; k < 6 && fits && !ci->stop && !ci->cut; k++) {
+		double mid = 0.5 * (lo + hi);
+		if (lagrange_at(p, ci, mid, cur, choice, lb, &lam, ub))
+			hi = mid;
+		else
+			lo = mid;
+	}
+	if (!ci->stop && !ci->cut && lam > 0) { /* the slacks of the best bound */
+		int stop = 0;
+		pb_shard_lower_bound(p, lam, INFINITY, PB_BOUND_SECONDS, NULL, NULL, NULL, slack,
+		                     &stop);
+	}
+	free(cur);
+	return PB_OK;
+}
+
 int pb_shard_solve(pb_shard_problem *p, const char *lp_path, pb_shard_incumbent_fn cb, void *ud,
                    pb_shard_result *r, pb_error *err)
 {
@@ -702,7 +770,7 @@ int pb_shard_solve(pb_shard_problem *p, const char *lp_path, pb_shard_incumbent_
 	if (!chunked && p->opts.bound >= 0 && !(over && isfinite(ci.cutoff_us)) &&
 	    (big || isfinite(ci.cutoff_us))) {
 		int stop = 0;
-		double lb = pb_shard_lower_bound(p, ci.cutoff_us / US * (1 + 1e-9) + 1e-15,
+		double lb = pb_shard_lower_bound(p, 0, ci.cutoff_us / US * (1 + 1e-9) + 1e-15,
 		                                 PB_BOUND_SECONDS, cb, ud, big ? r->choice : NULL,
 		                                 slack, &stop);
 		if (stop) {
@@ -722,6 +790,26 @@ int pb_shard_solve(pb_shard_problem *p, const char *lp_path, pb_shard_incumbent_
 					ci.stop = cb(ud, t.objective * US, lb * US, now() - t0);
 			} else if (t.feasible && !over && slack) {
 				rc = restrict_by_slack(p, slack, t.objective - lb, &q, &qmap, err);
+			} else if (!over && slack && p->opts.train) {
+				/* memory binds: price it (Lagrangian) */
+				double lbm = lb, ub = INFINITY;
+				rc = lagrange(p, &ci, slack, r->choice, &lbm, &ub, err);
+				if (rc == PB_OK && !ci.stop && !ci.cut) {
+					if (ub <= lbm + 1e-9 * fabs(lbm)) {
+						by_bound =
+						    1; /* the fitting plan attains the bound */
+						ci.n = 1;
+						if (cb)
+							ci.stop =
+							    cb(ud, ub * US, lbm * US, now() - t0);
+					} else if (ci.probe) {
+						ci.cut = 1; /* memory binds: solved later, with a
+						               cutoff */
+					} else if (isfinite(ub)) {
+						rc = restrict_by_slack(p, slack, ub - lbm, &q,
+						                       &qmap, err);
+					}
+				}
 			}
 		}
 	}

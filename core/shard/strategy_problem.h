@@ -221,11 +221,13 @@ int pb_shard_problem_costlier(const pb_shard_problem *a, const pb_shard_problem 
  * cost attains the bound it is optimal without the memory limit.
  * slack (may be NULL; per group an array of its n_strat): every plan costs
  * at least the bound plus the sum of its strategies' slacks.
- * -INFINITY when out of memory. */
+ * lambda > 0 (training): memory priced at lambda s/byte (Lagrangian); the
+ * bound (minus lambda x the device memory) then holds for the plans that
+ * fit, and so do the slacks. -INFINITY when out of memory. */
 #define PB_BOUND_MAX_SWEEPS 400
-double pb_shard_lower_bound(const pb_shard_problem *p, double target, double max_seconds,
-                            pb_shard_incumbent_fn cb, void *ud, int *choice, double *const *slack,
-                            int *stop);
+double pb_shard_lower_bound(const pb_shard_problem *p, double lambda, double target,
+                            double max_seconds, pb_shard_incumbent_fn cb, void *ud, int *choice,
+                            double *const *slack, int *stop);
 /* The problem restricted to the strategies with keep[G][s] (at least one
  * per group; a tied group keeps its representative's): own groups and
  * edges, the rest shared with p (strategy_restrict.c). (*map)[G][k] is the

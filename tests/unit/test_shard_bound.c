@@ -62,7 +62,8 @@ static void test_bound_tight_on_bert(void **state)
 		assert_true(ref.optimal);
 		int *choice = calloc((size_t)p->n_groups + 1, sizeof *choice);
 		int stop = 0;
-		double lb = pb_shard_lower_bound(p, INFINITY, 10, NULL, NULL, choice, NULL, &stop);
+		double lb =
+		    pb_shard_lower_bound(p, 0, INFINITY, 10, NULL, NULL, choice, NULL, &stop);
 		assert_false(stop);
 		assert_true(lb <= ref.objective * (1 + 1e-12));
 		assert_true(lb >= ref.objective * (1 - 1e-9));
@@ -129,7 +130,7 @@ static void test_bound_restricts_when_not_tight(void **state)
 	pb_shard_problem *p = build(g, &c, "2x4x8", &o);
 	int *choice = calloc((size_t)p->n_groups + 1, sizeof *choice);
 	int stop = 0;
-	double lb = pb_shard_lower_bound(p, INFINITY, 10, NULL, NULL, choice, NULL, &stop);
+	double lb = pb_shard_lower_bound(p, 0, INFINITY, 10, NULL, NULL, choice, NULL, &stop);
 	pb_shard_result d, ref, r;
 	pb_shard_evaluate(p, choice, &d);
 	assert_true(d.feasible);
@@ -198,7 +199,7 @@ static void test_bound_same_optimum_as_glpk(void **state)
 				tight += mi == 1 && !r.mem_free;
 				if (ref.optimal) {
 					int stop = 0;
-					double lb = pb_shard_lower_bound(p, INFINITY, 10, NULL,
+					double lb = pb_shard_lower_bound(p, 0, INFINITY, 10, NULL,
 					                                 NULL, NULL, NULL, &stop);
 					assert_true(lb <= ref.objective * (1 + 1e-12));
 				}
