@@ -20,6 +20,9 @@
 #include <string.h>
 #include <time.h>
 
+#include <poll.h>
+
+#include "partition/chain_milp_root.h"
 #include "util/coro.h"
 #include "util/job.h"
 #include "util/lp_file.h"
@@ -30,11 +33,11 @@
 #define MILP_MODEL_COLUMNS 250000 /* probe further while the MILP would be larger */
 #define MILP_MAX_COLUMNS 2000000  /* never build a larger MILP */
 #define MILP_CLOSED 1e-9          /* U <= L (1 + this): nothing left to bisect */
-/* Seconds per glp_simplex call of the root LP. Not shorter: each call starts with
- * GLPK's dual simplex unperturbed, and swin_t x 64's root LP is so dual degenerate
- * that calls of 0.1 s (about 10 iterations each under load) stalled at one objective
- * value: no optimum after 1400 calls (5 min) where 1 s calls need 7 (2026-11-26). */
-#define MILP_ROOT_CHUNK 1.0
+/* Seconds per glp_simplex call of the root LP (PB_MILP_ROOT_CHUNK). Not shorter: each
+ * call starts GLPK's dual simplex unperturbed, and swin_t x 64's root LP is so dual
+ * degenerate that calls of 0.1 s (about 10 iterations each under load) stalled at one
+ * objective value: no optimum after 1400 calls (5 min) where 1 s calls need 7
+ * (2026-11-26). In a workbench job the root LP runs in a child (chain_milp_root.h). */
 #define MILP_CANCELLED (-1000) /* a unit stopped for a cancelled job (not an error) */
 
 enum { ST_PROBE, ST_COLUMNS, ST_ROOT, ST_BB, ST_DONE };
@@ -74,7 +77,9 @@ struct pb_milp {
 	int in_co, paused;      /* GLPK runs on co; it yielded for a job's slice (1), or for a
 	                         * frame now (2) */
 	int root_done, root_rc; /* the root LP's glp_simplex has returned, its code */
-	double slice_end;       /* the root LP's current unit ends here */
+	pb_milp_root root;      /* the root LP's child in a job */
+	int child; /* 0: none yet; 1: running; 2: its basis is loaded; -1: solve in process */
+	double slice_end; /* the root LP's current unit ends here */
 	char note[200];
 	int rules_columns; /* the whole MILP of chain_milp_rules.c, 0 otherwise */
 };
@@ -629,7 +634,7 @@ out:
 
 /* ---- GLPK on a coroutine -----------------------------------------------------------
  * The root LP and then glp_intopt run on M->co. The root LP is solved by glp_simplex
- * calls of at most MILP_ROOT_CHUNK seconds (each resumes from the basis the last one
+ * calls of at most PB_MILP_ROOT_CHUNK seconds (each resumes from the basis the last one
  * left; a call bounds how long a cancel waits, as a running simplex cannot be
  * stopped: its time limit is read once, at its start). Between two calls in a job the coroutine
  * yields for a frame: the ends and starts of the calls (GLPK copies the model in and out) never
@@ -701,14 +706,12 @@ static void co_main(void *arg)
 {
 	pb_milp *M = arg;
 	glp_smcp sp;
-	glp_init_smcp(&sp);
+	pb_milp_root_params(&sp);
 	sp.msg_lev = GLP_MSG_ON; /* to glpk_hook only */
 	sp.out_frq = 1;
 	sp.out_dly = 0;
-	/* The standard basis (x = 0, T at its lower bound) is dual feasible. */
-	sp.meth = GLP_DUALP;
 	for (;;) {
-		double chunk = MILP_ROOT_CHUNK;
+		double chunk = PB_MILP_ROOT_CHUNK;
 		if (isfinite(M->deadline_abs) && M->deadline_abs - now_seconds() < chunk)
 			chunk = M->deadline_abs - now_seconds();
 		sp.tm_lim = chunk * 1e3 < 1 ? 1 : (int)(chunk * 1e3);
@@ -769,9 +772,39 @@ static int co_run(pb_milp *M, pb_error *err)
 	}
 }
 
+/* In a job: starts the root LP's child or waits for it until the unit's deadline,
+ * ticking. Returns 1 when the in-process solve runs next (the child's basis is
+ * loaded and factorized, or the child failed), 0 when the unit ends first. */
+static int root_child_unit(pb_milp *M, double deadline)
+{
+	if (M->child == 0) {
+		pb_error e = {0};
+		M->child = pb_milp_root_start(&M->root, M->lp, M->deadline_abs, &e) ? -1 : 1;
+	}
+	while (M->child == 1) {
+		int rc = 0, r = pb_milp_root_poll(&M->root, M->lp, &rc);
+		if (r != 0) {
+			M->child = r > 0 && rc == 0 ? 2 : -1;
+			if (M->child == 2) {
+				glp_factorize(M->lp); /* its own frame; glp_simplex would do it */
+				return 0;
+			}
+			return 1;
+		}
+		if (now_seconds() >= deadline || pb_job_cancelled())
+			return 0;
+		struct pollfd p = {M->root.fd, POLLIN, 0};
+		poll(&p, 1, 5);
+		pb_job_tick();
+	}
+	return 1;
+}
+
 static int root_unit(pb_milp *M, double deadline, pb_error *err)
 {
 	M->slice_end = deadline;
+	if ((M->child == 1 || (M->child == 0 && pb_job_running())) && !root_child_unit(M, deadline))
+		return PB_OK;
 	int rc = co_run(M, err);
 	if (rc || !M->root_done)
 		return rc;              /* the slice ended */
@@ -815,6 +848,7 @@ static int bb_unit(pb_milp *M, int units, int *used, pb_error *err)
 /* Stops at the time limit: unwinds GLPK normally, writes the LP if still due. */
 static void stop(pb_milp *M)
 {
+	pb_milp_root_stop(&M->root);
 	if (M->co && pb_coro_started(M->co) && !pb_coro_done(M->co)) {
 		M->aborting = 1;
 		while (!pb_coro_done(M->co))
@@ -1031,6 +1065,7 @@ void pb_milp_free(pb_milp *M)
 {
 	if (!M)
 		return;
+	pb_milp_root_stop(&M->root); /* a cancel waits for nothing in the root LP */
 	if (M->co && pb_coro_started(M->co) && !pb_coro_done(M->co)) {
 		/* Let GLPK unwind normally: the callback terminates the search. */
 		M->aborting = 1;

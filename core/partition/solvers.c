@@ -121,13 +121,14 @@ static void milp_message(psolver *ps, const pb_part_eval *ev, pb_solver_progress
 	pb_milp_stats_get(ps->milp, &st);
 	double gap = ev->max_time > 0 ? (ev->max_time - st.bound) / ev->max_time : 0.0;
 	snprintf(p->message, sizeof p->message,
-	         "max(t) %.4f ms, bound %.4f ms, gap %.2f%%%s, %ld probes, %ld nodes%s%s",
-	         ev->max_time * 1e3, st.bound * 1e3, 100 * (gap > 0 ? gap : 0.0),
-	         ev->over_memory ? ", OVER MEMORY" : "", st.probes, st.nodes,
-	         st.state == PB_MILP_RUNNING ? ", " : "", /* the stage while it runs */
+	         "%s%smax(t) %.4f ms, bound %.4f ms, gap %.2f%%%s, %ld probes, %ld nodes%s",
+	         st.state == PB_MILP_RUNNING ? st.stage : "", /* the stage while it runs */
+	         st.state == PB_MILP_RUNNING ? ": " : "", ev->max_time * 1e3, st.bound * 1e3,
+	         100 * (gap > 0 ? gap : 0.0), ev->over_memory ? ", OVER MEMORY" : "", st.probes,
+	         st.nodes,
 	         st.state == PB_MILP_OPTIMAL      ? ", proved optimal"
 	         : st.state == PB_MILP_TIME_LIMIT ? ", time limit"
-	                                          : st.stage);
+	                                          : "");
 }
 
 static void fill_progress(psolver *ps, pb_solver_progress *p, double bound, double fraction)

@@ -74,7 +74,7 @@ wait_for 'boxes, dot [0-9.]+ s'
 # ---- 1. the MILP runs as a job: busy indicator, elapsed time, progress
 cmd 'partition --method milp'
 wait_for 'partition --method milp +[0-9.]+ [mµ]?s .*Esc/Ctrl-C cancel'
-wait_for 'milp: .*(probe|incumbent|bound)'
+wait_for 'milp: .*(probing|incumbent|bound)'
 first=$(grep -oE 'partition --method milp +[0-9.]+ [mµ]?s' "$tmp/screen")
 sleep 1
 wait_for 'partition --method milp'
@@ -112,7 +112,8 @@ running || fail "E stopped the job"
 # reports how long the job took to stop once it read the key, in wall and CPU
 # time; the CPU time must be within 200 ms (load stretches the wall time, not the
 # work left: a probe or a 1 s glp_simplex call running to its end took 250-380 ms
-# CPU before the MILP checked for the cancel inside them).
+# CPU at a load of 12 before the MILP checked for the cancel inside probes and ran
+# the root LP in a child that a cancel kills).
 # check_cancel WHAT: the cancel message is on screen; checks its CPU time
 check_cancel() {
 	local line cpu wall
@@ -129,6 +130,25 @@ check_cancel "Ctrl-C while probing"
 wait_for 'milp: stopped after [0-9.]+ s \(not proved\): incumbent'
 wait_for 'plan partition/milp, [0-9]+ groups'
 grep -q 'Esc/Ctrl-C cancel' "$tmp/screen" && fail "the busy line stayed after the cancel"
+
+# ---- 3b. the same inside GLPK's root LP (the progress line names the stage)
+cmd 'partition --method milp'
+wait_for 'partition --method milp +[0-9.]+ [mµ]?s .*Esc/Ctrl-C cancel'
+wait_for 'milp: root LP: ' $((limit * 4))
+timed '?' 'help \(q closes\)' "'?' help in the root LP"
+keys q
+wait_gone 'help \(q closes\)'
+before=$(canvas)
+keys l
+end=$((SECONDS + limit))
+while [ "$(canvas)" = "$before" ] && [ $SECONDS -lt $end ]; do sleep 0.02; done
+[ "$(canvas)" != "$before" ] || fail "key 'l' did not change the canvas in the root LP"
+screen
+grep -qE 'milp: root LP: ' "$tmp/screen" || echo "note: the root LP ended before Ctrl-C"
+keys C-c
+wait_for "cancelled 'partition --method milp' after"
+check_cancel "Ctrl-C in the root LP"
+wait_for 'plan partition/milp, [0-9]+ groups'
 
 # ---- 4. the attached MILP: 'step -n N' as a job, Esc cancels it
 cmd 'partition --method milp --start'
