@@ -16,7 +16,11 @@
  *              (0: skip);
  * each with its best max(t) / optimum (mean over the seeds, and the worst),
  * and the episode at which it first beat its start (mean; "never" when a
- * seed never did). Episodes are the agent's default ones (cfg.rollouts
+ * seed never did); the anytime curve (mean best ratio after 10 and 100
+ * episodes and at the end) with the mean episode at which the final best was
+ * first reached (0: before any episode); and shipped (loo) vs fresh:
+ * "better" when its mean final ratio is lower to 4 digits, or, equal to 4
+ * digits, reached in fewer episodes on average ("sooner"). Episodes are the agent's default ones (cfg.rollouts
  * rollouts, one update each); the first line says how many. All times are
  * CPU seconds of the one thread. One markdown table row per (model, layout),
  * with the mean CPU seconds of the shipped agent's EPISODES episodes.
@@ -39,10 +43,16 @@
 
 enum { MAX_MODELS = 32 };
 
+/* Checkpoints of the anytime curve: the best ratio after this many episodes. */
+static const long anytime_at[] = {10, 100};
+enum { N_ANY = (int)(sizeof anytime_at / sizeof *anytime_at) };
+
 typedef struct result {
 	double mean, worst, beat; /* ratio to the optimum; mean first-beat episode */
 	int never;                /* seeds that never beat the start */
 	double seconds;           /* mean CPU seconds of the episodes */
+	double any[N_ANY];        /* mean best ratio after anytime_at[k] episodes */
+	double to_best;           /* mean episode at which the final best was first reached */
 } result;
 
 static void die(const pb_error *err)
@@ -62,16 +72,31 @@ static void config(pb_rl_config *c, long episodes, unsigned long seed)
 /* EPISODES episodes from the equal split with the agent (NULL: fresh), per seed. */
 static result run(pb_part_problem *P, const char *agent, long episodes, int seeds, double opt)
 {
-	result r = {0, 0, 0, 0, 0};
+	result r;
+	memset(&r, 0, sizeof r);
 	int beat_n = 0;
 	for (int s = 1; s <= seeds; s++) {
 		pb_rl_config c;
 		config(&c, episodes, (unsigned long)s);
 		pb_rl_trainer *T;
 		pb_error err = {0};
-		if (pb_rl_trainer_new(P, &c, agent, &T, &err) ||
-		    pb_rl_trainer_step(T, (int)episodes, &err))
+		if (pb_rl_trainer_new(P, &c, agent, &T, &err))
 			die(&err);
+		/* One episode at a time: the anytime curve and the episode at which
+		 * the best reached its final value (0: before any episode). */
+		double best = pb_rl_trainer_best_time(T);
+		long last_gain = 0;
+		for (long e = 1; e <= episodes; e++) {
+			if (pb_rl_trainer_step(T, 1, &err))
+				die(&err);
+			double b = pb_rl_trainer_best_time(T);
+			if (b < best * (1 - 1e-12))
+				best = b, last_gain = e;
+			for (int k = 0; k < N_ANY; k++)
+				if (e == anytime_at[k] || (e == episodes && episodes < anytime_at[k]))
+					r.any[k] += b / opt / seeds;
+		}
+		r.to_best += (double)last_gain / seeds;
 		pb_rl_report rep;
 		pb_rl_trainer_report(T, &rep);
 		double ratio = rep.best_time / opt;
@@ -86,6 +111,18 @@ static result run(pb_part_problem *P, const char *agent, long episodes, int seed
 	}
 	r.beat = beat_n ? r.beat / beat_n : NAN;
 	return r;
+}
+
+/* "Better" (RESULTS.md): a lower mean final ratio (to 4 digits, as printed),
+ * or at an equal one, its final best reached in fewer episodes (mean). */
+static const char *verdict(const result *a, const result *b)
+{
+	long ra = lround(a->mean * 1e4), rb = lround(b->mean * 1e4);
+	if (ra != rb)
+		return ra < rb ? "better" : "worse";
+	if (a->to_best != b->to_best)
+		return a->to_best < b->to_best ? "better (sooner)" : "worse (later)";
+	return "tie";
 }
 
 /* One network trained on every problem but `skip`, episodes interleaved. */
@@ -117,6 +154,14 @@ static void train_loo(pb_part_problem **Ps, int n, int skip, long episodes, cons
 static void cell(char *buf, size_t len, const result *r)
 {
 	snprintf(buf, len, "%.4f (%.4f)", r->mean, r->worst);
+}
+
+/* The anytime curve: best after 10 / 100 episodes, final, and the mean
+ * episode at which the final best was reached. */
+static void curve_cell(char *buf, size_t len, const result *r)
+{
+	snprintf(buf, len, "%.4f / %.4f / %.4f @ %.0f", r->any[0], r->any[1], r->mean,
+	         r->to_best);
 }
 
 static void beat_cell(char *buf, size_t len, const result *r)
@@ -155,8 +200,11 @@ int main(int argc, char **argv)
 	printf("%d rollouts per episode, %d hidden units\n\n", dflt.rollouts, dflt.hidden);
 	printf(
 	    "| model | layout | layers | exact (ms) | pack | fresh | fresh beat-start ep | shipped "
-	    "| shipped beat-start ep | shipped s | loo | loo beat-start ep |\n");
-	printf("|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+	    "| shipped beat-start ep | shipped s | loo | loo beat-start ep | fresh 10/100/%ld @ "
+	    "final-best ep | shipped 10/100/%ld @ ep | loo 10/100/%ld @ ep | shipped vs fresh "
+	    "| loo vs fresh |\n",
+	    episodes, episodes, episodes);
+	printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
 	fflush(stdout);
 	char *lay_list = strdup(argv[4]), *save = NULL;
 	for (char *lay = strtok_r(lay_list, ",", &save); lay; lay = strtok_r(NULL, ",", &save)) {
@@ -183,13 +231,17 @@ int main(int argc, char **argv)
 			double r_pack = ev.max_time / opt;
 			result fresh = run(P[i], NULL, episodes, seeds, opt), ship = {0}, loo = {0};
 			char c_f[48], c_s[48] = "—", c_l[48] = "—", b_f[48], b_s[48] = "—",
-			              b_l[48] = "—";
+			              b_l[48] = "—", a_f[64], a_s[64] = "—", a_l[64] = "—";
+			const char *v_s = "—", *v_l = "—";
 			cell(c_f, sizeof c_f, &fresh);
 			beat_cell(b_f, sizeof b_f, &fresh);
+			curve_cell(a_f, sizeof a_f, &fresh);
 			if (has_shipped) {
 				ship = run(P[i], shipped, episodes, seeds, opt);
 				cell(c_s, sizeof c_s, &ship);
 				beat_cell(b_s, sizeof b_s, &ship);
+				curve_cell(a_s, sizeof a_s, &ship);
+				v_s = verdict(&ship, &fresh);
 			}
 			if (loo_eps > 0 && n > 1) {
 				char path[64];
@@ -200,12 +252,15 @@ int main(int argc, char **argv)
 				remove(path);
 				cell(c_l, sizeof c_l, &loo);
 				beat_cell(b_l, sizeof b_l, &loo);
+				curve_cell(a_l, sizeof a_l, &loo);
+				v_l = verdict(&loo, &fresh);
 			}
 			const char *base = strrchr(g[i]->path, '/');
 			printf(
-			    "| %s | %s | %d | %.5f | %.4f | %s | %s | %s | %s | %.2f | %s | %s |\n",
+			    "| %s | %s | %d | %.5f | %.4f | %s | %s | %s | %s | %.2f | %s | %s | %s | "
+			    "%s | %s | %s | %s |\n",
 			    base ? base + 1 : g[i]->path, mc.name, P[i]->m, opt * 1e3, r_pack, c_f,
-			    b_f, c_s, b_s, ship.seconds, c_l, b_l);
+			    b_f, c_s, b_s, ship.seconds, c_l, b_l, a_f, a_s, a_l, v_s, v_l);
 			fflush(stdout);
 			free(ac);
 		}

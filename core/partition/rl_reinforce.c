@@ -78,8 +78,9 @@ void pb_rl_config_default(pb_rl_config *c)
 	c->restart_best = 0.8;
 	c->restart_window = 0.8;
 	c->window = 8;
-	c->split = 0.5;
-	c->retime = 0.5;
+	c->split = 0.8;
+	c->retime = 1.0;
+	c->tune = 1.0;
 	c->shaped = 1;
 	c->step_limit = 0;
 	c->rollouts = 8;
@@ -550,9 +551,10 @@ static void start_state(pb_rl_trainer *T)
 	if (pb_rl_break_window(T->P, T->state, T->groups, ev.n_groups, g, g1, parts,
 	                       parts ? pc : NULL, &T->lo, &T->hi) &&
 	    pb_rl_uniform(&T->rng) < T->cfg.retime) {
-		int c0 = T->groups[g].first_core;
-		pb_rl_retime_window(T->P, T->state, c0,
-		                    T->groups[g1].first_core + T->groups[g1].cores);
+		int c0 = T->groups[g].first_core, c1 = T->groups[g1].first_core + T->groups[g1].cores;
+		pb_rl_retime_window(T->P, T->state, c0, c1);
+		if (T->cfg.tune > 0 && pb_rl_uniform(&T->rng) < T->cfg.tune)
+			pb_rl_tune_window(T->P, T->state, c0, c1, 4);
 	}
 }
 

@@ -16,7 +16,8 @@
  * cross each part's share of cores, and then (`retime` of the windows) moved
  * so that the window's largest group time is smallest for those core counts
  * (pb_rl_retime_window: group times include routing, so MAC-balanced cuts
- * can sit where much data crosses). Such an episode acts only on the core
+ * can sit where much data crosses), and their core counts hill-climbed one
+ * core at a time (`tune` of those; pb_rl_tune_window). Such an episode acts only on the core
  * pairs from the group before the window to the group after it (its focus;
  * the other pairs' actions are masked). The actions move a boundary between
  * two multi-core groups only through detours and never split a group
@@ -104,10 +105,12 @@ typedef struct pb_rl_config {
 	                          the rest start from the best as it is or re-assigned */
 	int window;            /* most groups one restart breaks up (default 8) */
 	double split;          /* share of broken windows re-cut into fewer groups than
-	                          cores, with random core counts (0.5); the others
+	                          cores, with random core counts (0.8); the others
 	                          become single-core groups */
 	double retime;         /* share of broken windows whose cuts are then moved to
-	                          balance the group times (0.5; pb_rl_retime_window) */
+	                          balance the group times (1; pb_rl_retime_window) */
+	double tune;           /* share of retimed windows whose core counts are then
+	                          hill-climbed (1; pb_rl_tune_window) */
 	int shaped;            /* 1: reward r(s') - r(s) per step (default); 0: r(s') */
 	pb_action_mask_fn mask;
 	void *mask_ud;
@@ -180,6 +183,11 @@ int pb_rl_break_window(pb_part_problem *P, int *ac, const pb_part_group *gs, int
  * (a group's time only grows with its end). Core counts, the window's layers
  * and everything outside it stay. Returns 1 if ac changed. */
 int pb_rl_retime_window(pb_part_problem *P, int *ac, int c0, int c1);
+/* Moves one core at a time between neighbouring groups on cores [c0, c1)
+ * of ac (whole groups), each try re-cut by pb_rl_retime_window, keeping a
+ * move while the window's largest group time drops (at most `passes` sweeps
+ * over the groups; rl_tune_window.c). Returns 1 if ac changed. */
+int pb_rl_tune_window(pb_part_problem *P, int *ac, int c0, int c1, int passes);
 /* Under P's rules (chain_rules.h): masks every action that would break more
  * rules than state ac does, so a state that obeys them keeps obeying them
  * (scratch: n ints). The trainer applies it itself whenever P has rules —

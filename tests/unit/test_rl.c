@@ -413,6 +413,47 @@ static void test_retime_window(void **state)
 	pb_part_problem_free(P);
 }
 
+/* Tuning a window's core counts: the groups, the window's layers and the
+ * rest stay; the window's largest time reaches the best over every core
+ * split and cut of a two-group window (brute force), and drops below what
+ * the retime alone gives for the starting core counts. */
+static void test_tune_window(void **state)
+{
+	pb_part_problem *P = problem(40, 8);
+	/* Groups: 1 core / 4 layers, 1 core / 30 layers, 5 cores / 2 layers,
+	 * 1 core / 4 layers. Window = groups 1 and 2 (cores 1..6). */
+	int gc[4] = {1, 1, 5, 1}, gl[4] = {4, 30, 2, 4}, ac[8], before[8], ret[8];
+	pb_part_state_from_groups(4, gc, gl, ac);
+	memcpy(before, ac, sizeof ac);
+	memcpy(ret, ac, sizeof ac);
+	pb_rl_retime_window(P, ret, 1, 7);
+	assert_int_equal(pb_rl_tune_window(P, ac, 1, 7, 8), 1);
+	assert_int_equal(ac[0], 4);
+	assert_int_equal(ac[7], 4);
+	int groups = 0, layers = 0;
+	for (int c = 1; c < 7; c++)
+		groups += ac[c] > 0, layers += ac[c];
+	assert_int_equal(groups, 2);
+	assert_int_equal(layers, 32);
+	double t = window_max(P, ac, 1, 2), best = INFINITY;
+	assert_true(t < window_max(P, ret, 1, 2) * (1 - 1e-6));
+	for (int c = 1; c < 6; c++) /* brute force: c cores for the first group */
+		for (int cut = 1; cut < 32; cut++) {
+			int g2[4] = {1, c, 6 - c, 1}, l2[4] = {4, cut, 32 - cut, 4}, try[8];
+			pb_part_state_from_groups(4, g2, l2, try);
+			double w = window_max(P, try, 1, 2);
+			best = w < best ? w : best;
+		}
+	assert_true(t <= best * (1 + 1e-3));
+	/* Not whole groups, or one group: nothing changes. */
+	memcpy(ac, before, sizeof ac);
+	assert_int_equal(pb_rl_tune_window(P, ac, 1, 6, 8), 0);
+	assert_int_equal(pb_rl_tune_window(P, ac, 2, 7, 8), 0);
+	assert_int_equal(pb_rl_tune_window(P, ac, 2, 2, 8), 0);
+	assert_memory_equal(ac, before, sizeof ac);
+	pb_part_problem_free(P);
+}
+
 static void test_break_window_and_focus(void **state)
 {
 	pb_part_problem *P = problem(32, 8);
@@ -579,6 +620,7 @@ int main(void)
 	    cmocka_unit_test(test_action_mask),
 	    cmocka_unit_test(test_break_window_and_focus),
 	    cmocka_unit_test(test_retime_window),
+	    cmocka_unit_test(test_tune_window),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
