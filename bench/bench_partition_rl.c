@@ -174,10 +174,16 @@ static void beat_cell(char *buf, size_t len, const result *r)
 
 int main(int argc, char **argv)
 {
+	/* --no-fresh: skip the fresh agent (its column then reads "—"; its runs do
+	 * not depend on the loaded agents' settings, so an earlier run's column
+	 * can stand beside it). */
+	int no_fresh = argc > 1 && strcmp(argv[1], "--no-fresh") == 0;
+	if (no_fresh)
+		argv++, argc--;
 	if (argc < 6 || argc - 5 > MAX_MODELS) {
 		fprintf(
 		    stderr,
-		    "usage: %s EPISODES SEEDS LOO_EPISODES LAYOUT[,LAYOUT...] MODEL... (at most "
+		    "usage: %s [--no-fresh] EPISODES SEEDS LOO_EPISODES LAYOUT[,LAYOUT...] MODEL... (at most "
 		    "%d models)\n",
 		    argv[0], MAX_MODELS);
 		return 1;
@@ -229,19 +235,23 @@ int main(int argc, char **argv)
 			pb_part_pack(P[i], ac);
 			pb_part_evaluate(P[i], ac, &ev, NULL);
 			double r_pack = ev.max_time / opt;
-			result fresh = run(P[i], NULL, episodes, seeds, opt), ship = {0}, loo = {0};
+			result fresh = {0}, ship = {0}, loo = {0};
+			if (!no_fresh)
+				fresh = run(P[i], NULL, episodes, seeds, opt);
 			char c_f[48], c_s[48] = "—", c_l[48] = "—", b_f[48], b_s[48] = "—",
 			              b_l[48] = "—", a_f[64], a_s[64] = "—", a_l[64] = "—";
 			const char *v_s = "—", *v_l = "—";
 			cell(c_f, sizeof c_f, &fresh);
 			beat_cell(b_f, sizeof b_f, &fresh);
 			curve_cell(a_f, sizeof a_f, &fresh);
+			if (no_fresh)
+				strcpy(c_f, "—"), strcpy(b_f, "—"), strcpy(a_f, "—");
 			if (has_shipped) {
 				ship = run(P[i], shipped, episodes, seeds, opt);
 				cell(c_s, sizeof c_s, &ship);
 				beat_cell(b_s, sizeof b_s, &ship);
 				curve_cell(a_s, sizeof a_s, &ship);
-				v_s = verdict(&ship, &fresh);
+				v_s = no_fresh ? "—" : verdict(&ship, &fresh);
 			}
 			if (loo_eps > 0 && n > 1) {
 				char path[64];
@@ -253,7 +263,7 @@ int main(int argc, char **argv)
 				cell(c_l, sizeof c_l, &loo);
 				beat_cell(b_l, sizeof b_l, &loo);
 				curve_cell(a_l, sizeof a_l, &loo);
-				v_l = verdict(&loo, &fresh);
+				v_l = no_fresh ? "—" : verdict(&loo, &fresh);
 			}
 			const char *base = strrchr(g[i]->path, '/');
 			printf(

@@ -48,6 +48,7 @@ struct pb_rl_trainer {
 	double best_obj, best_sq, best_time, best_reward, lb;
 	double start_obj, start_time, beat_seconds;
 	long beat_episode;
+	long gain_episode; /* the episode whose best last improved (own history) */
 	pb_rl_trainer *owner; /* whose network this trainer trains (itself by default) */
 	char *agent;          /* checkpoint path it started from, or NULL */
 	long updates;         /* episodes this network has learnt from (its checkpoint's) */
@@ -55,6 +56,7 @@ struct pb_rl_trainer {
 	unsigned char *masks, *base_set;
 	int *acts;
 	int lo, hi; /* pairs this episode may act on (its focus, start_state) */
+	double temp; /* a loaded agent's temperature once its best stalls (cfg.loaded_temp) */
 	pb_part_group *groups;
 	long episodes, steps;
 	int done;
@@ -81,6 +83,8 @@ void pb_rl_config_default(pb_rl_config *c)
 	c->split = 0.8;
 	c->retime = 1.0;
 	c->tune = 1.0;
+	c->loaded_temp = 4;
+	c->stall = 20;
 	c->shaped = 1;
 	c->step_limit = 0;
 	c->rollouts = 8;
@@ -175,6 +179,8 @@ static void consider_best(pb_rl_trainer *T, const int *ac, const pb_part_eval *e
 	double obj = pb_part_objective(ev);
 	if (obj < T->best_obj * (1 - 1e-12) ||
 	    (obj <= T->best_obj * (1 + 1e-12) && ev->sum_sq_time < T->best_sq * (1 - 1e-12))) {
+		if (obj < T->best_obj * (1 - 1e-12))
+			T->gain_episode = T->episodes;
 		T->best_obj = obj;
 		T->best_sq = ev->sum_sq_time;
 		T->best_time = ev->max_time;
@@ -211,6 +217,7 @@ int pb_rl_trainer_new(pb_part_problem *P, const pb_rl_config *cfg, const char *a
 	T->owner = T;
 	T->lb = P->lower_bound;
 	T->best_time = INFINITY;
+	T->temp = 1;
 	if (T->cfg.episodes <= 0 && !(T->cfg.seconds > 0))
 		T->cfg.episodes = 2000; /* neither budget given: the default cap */
 	int rc = PB_OK;
@@ -229,6 +236,8 @@ int pb_rl_trainer_new(pb_part_problem *P, const pb_rl_config *cfg, const char *a
 		if (rc == PB_OK) {
 			T->cfg.hidden = T->pol->n_hidden;
 			T->updates = ep;
+			if (T->cfg.loaded_temp > 0)
+				T->temp = T->cfg.loaded_temp;
 		}
 	} else if (rc == PB_OK) {
 		T->pol = pb_rl_policy_new(T->n_in, T->cfg.hidden, 4, T->n - 1, T->rng);
@@ -590,6 +599,19 @@ static void apply_gradient(pb_rl_trainer *T)
 	T->last_norm = pb_rl_adam_step(&T->owner->adam, T->pol->w, T->grad);
 }
 
+/* prob <- prob^(1/tau), renormalised over the valid actions: the softmax of
+ * logits / tau. The backward pass with these probabilities is then the
+ * gradient of the tempered policy (up to the factor 1/tau). */
+static void temper(double *prob, const unsigned char *mask, int na, double tau)
+{
+	double sum = 0;
+	for (int k = 0; k < na; k++)
+		if (mask[k] && prob[k] > 0)
+			sum += prob[k] = pow(prob[k], 1 / tau);
+	for (int k = 0; k < na; k++)
+		prob[k] = mask[k] && sum > 0 ? prob[k] / sum : 0;
+}
+
 /* One rollout of an episode: from its own start state (start_state), up to
  * L steps sampled from the policy; its gradient (the mean over its steps) is
  * added to T->gacc and *count counts the rollouts that took a step. */
@@ -614,6 +636,8 @@ static int rollout(pb_rl_trainer *T, int *count, pb_error *err)
 			break;
 		features(T, T->state, &ev, t, x);
 		pb_rl_policy_forward(T->pol, x, mask, h, prob);
+		if (T->temp != 1 && T->episodes - T->gain_episode >= T->cfg.stall)
+			temper(prob, mask, na, T->temp);
 		double u = pb_rl_uniform(&T->rng), acc = 0;
 		int a = -1;
 		for (int k = 0; k < na; k++) {

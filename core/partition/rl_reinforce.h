@@ -111,6 +111,12 @@ typedef struct pb_rl_config {
 	                          balance the group times (1; pb_rl_retime_window) */
 	double tune;           /* share of retimed windows whose core counts are then
 	                          hill-climbed (1; pb_rl_tune_window) */
+	double loaded_temp;    /* a loaded agent (a checkpoint) whose best has not
+	                          improved for `stall` episodes samples at this
+	                          temperature, softmax(logits / T), and learns as
+	                          that policy, until its best improves again (4; a
+	                          fresh agent always samples at 1) */
+	long stall;            /* episodes without a better best (20) */
 	int shaped;            /* 1: reward r(s') - r(s) per step (default); 0: r(s') */
 	pb_action_mask_fn mask;
 	void *mask_ud;
