@@ -3,7 +3,7 @@
  * the shipped agent vs a fresh agent vs pack vs the exact optimum, and a
  * leave-one-out test of one policy on a model it was not trained on.
  *
- *   bench_partition_rl EPISODES SEEDS LOO_EPISODES LAYOUT[,LAYOUT...] MODEL...
+ *   bench_partition_rl [--no-fresh] EPISODES SEEDS LOO_EPISODES LAYOUT[,LAYOUT...] MODEL...
  *
  * For every layout and model: the exact optimum (for the report only; no
  * agent sees it); pack's max(t) / optimum; then, from the equal split
@@ -20,10 +20,11 @@
  * episodes and at the end) with the mean episode at which the final best was
  * first reached (0: before any episode); and shipped (loo) vs fresh:
  * "better" when its mean final ratio is lower to 4 digits, or, equal to 4
- * digits, reached in fewer episodes on average ("sooner"). Episodes are the agent's default ones (cfg.rollouts
- * rollouts, one update each); the first line says how many. All times are
- * CPU seconds of the one thread. One markdown table row per (model, layout),
- * with the mean CPU seconds of the shipped agent's EPISODES episodes.
+ * digits, reached in fewer episodes on average ("sooner"). Episodes are
+ * the agent's default ones (cfg.rollouts rollouts, one update each); the
+ * first line says how many. All times are CPU seconds of the one thread.
+ * One markdown table row per (model, layout), with the mean CPU seconds of
+ * the shipped agent's EPISODES episodes. --no-fresh skips the fresh agent.
  */
 #include <math.h>
 #include <stdio.h>
@@ -93,7 +94,8 @@ static result run(pb_part_problem *P, const char *agent, long episodes, int seed
 			if (b < best * (1 - 1e-12))
 				best = b, last_gain = e;
 			for (int k = 0; k < N_ANY; k++)
-				if (e == anytime_at[k] || (e == episodes && episodes < anytime_at[k]))
+				if (e == anytime_at[k] ||
+				    (e == episodes && episodes < anytime_at[k]))
 					r.any[k] += b / opt / seeds;
 		}
 		r.to_best += (double)last_gain / seeds;
@@ -160,8 +162,7 @@ static void cell(char *buf, size_t len, const result *r)
  * episode at which the final best was reached. */
 static void curve_cell(char *buf, size_t len, const result *r)
 {
-	snprintf(buf, len, "%.4f / %.4f / %.4f @ %.0f", r->any[0], r->any[1], r->mean,
-	         r->to_best);
+	snprintf(buf, len, "%.4f / %.4f / %.4f @ %.0f", r->any[0], r->any[1], r->mean, r->to_best);
 }
 
 static void beat_cell(char *buf, size_t len, const result *r)
@@ -181,11 +182,11 @@ int main(int argc, char **argv)
 	if (no_fresh)
 		argv++, argc--;
 	if (argc < 6 || argc - 5 > MAX_MODELS) {
-		fprintf(
-		    stderr,
-		    "usage: %s [--no-fresh] EPISODES SEEDS LOO_EPISODES LAYOUT[,LAYOUT...] MODEL... (at most "
-		    "%d models)\n",
-		    argv[0], MAX_MODELS);
+		fprintf(stderr,
+		        "usage: %s [--no-fresh] EPISODES SEEDS LOO_EPISODES LAYOUT[,LAYOUT...] "
+		        "MODEL... (at most "
+		        "%d models)\n",
+		        argv[0], MAX_MODELS);
 		return 1;
 	}
 	long episodes = atol(argv[1]), loo_eps = atol(argv[3]);
@@ -266,11 +267,11 @@ int main(int argc, char **argv)
 				v_l = no_fresh ? "—" : verdict(&loo, &fresh);
 			}
 			const char *base = strrchr(g[i]->path, '/');
-			printf(
-			    "| %s | %s | %d | %.5f | %.4f | %s | %s | %s | %s | %.2f | %s | %s | %s | "
-			    "%s | %s | %s | %s |\n",
-			    base ? base + 1 : g[i]->path, mc.name, P[i]->m, opt * 1e3, r_pack, c_f,
-			    b_f, c_s, b_s, ship.seconds, c_l, b_l, a_f, a_s, a_l, v_s, v_l);
+			printf("| %s | %s | %d | %.5f | %.4f | %s | %s | %s | %s | %.2f | %s | %s "
+			       "| %s | "
+			       "%s | %s | %s | %s |\n",
+			       base ? base + 1 : g[i]->path, mc.name, P[i]->m, opt * 1e3, r_pack,
+			       c_f, b_f, c_s, b_s, ship.seconds, c_l, b_l, a_f, a_s, a_l, v_s, v_l);
 			fflush(stdout);
 			free(ac);
 		}

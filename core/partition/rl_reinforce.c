@@ -48,14 +48,14 @@ struct pb_rl_trainer {
 	double best_obj, best_sq, best_time, best_reward, lb;
 	double start_obj, start_time, beat_seconds;
 	long beat_episode;
-	long gain_episode; /* the episode whose best last improved (own history) */
+	long gain_episode;    /* the episode whose best last improved (own history) */
 	pb_rl_trainer *owner; /* whose network this trainer trains (itself by default) */
 	char *agent;          /* checkpoint path it started from, or NULL */
 	long updates;         /* episodes this network has learnt from (its checkpoint's) */
 	double *xs, *hs, *probs, *rews, *ret, *adv, *base, *grad, *gacc, *am, *cf, *dh;
 	unsigned char *masks, *base_set;
 	int *acts;
-	int lo, hi; /* pairs this episode may act on (its focus, start_state) */
+	int lo, hi;  /* pairs this episode may act on (its focus, start_state) */
 	double temp; /* a loaded agent's temperature once its best stalls (cfg.loaded_temp) */
 	pb_part_group *groups;
 	long episodes, steps;
@@ -560,7 +560,8 @@ static void start_state(pb_rl_trainer *T)
 	if (pb_rl_break_window(T->P, T->state, T->groups, ev.n_groups, g, g1, parts,
 	                       parts ? pc : NULL, &T->lo, &T->hi) &&
 	    pb_rl_uniform(&T->rng) < T->cfg.retime) {
-		int c0 = T->groups[g].first_core, c1 = T->groups[g1].first_core + T->groups[g1].cores;
+		int c0 = T->groups[g].first_core,
+		    c1 = T->groups[g1].first_core + T->groups[g1].cores;
 		pb_rl_retime_window(T->P, T->state, c0, c1);
 		if (T->cfg.tune > 0 && pb_rl_uniform(&T->rng) < T->cfg.tune)
 			pb_rl_tune_window(T->P, T->state, c0, c1, 4);
