@@ -3,7 +3,8 @@
  * the shipped agent vs a fresh agent vs pack vs the exact optimum, and a
  * leave-one-out test of one policy on a model it was not trained on.
  *
- *   bench_partition_rl [--no-fresh] EPISODES SEEDS LOO_EPISODES LAYOUT[,LAYOUT...] MODEL...
+ *   bench_partition_rl [--no-fresh|--fresh-only] EPISODES SEEDS LOO_EPISODES LAYOUT[,LAYOUT...]
+ * MODEL...
  *
  * For every layout and model: the exact optimum (for the report only; no
  * agent sees it); pack's max(t) / optimum; then, from the equal split
@@ -24,7 +25,8 @@
  * the agent's default ones (cfg.rollouts rollouts, one update each); the
  * first line says how many. All times are CPU seconds of the one thread.
  * One markdown table row per (model, layout), with the mean CPU seconds of
- * the shipped agent's EPISODES episodes. --no-fresh skips the fresh agent.
+ * the shipped agent's EPISODES episodes. --no-fresh skips the fresh agent,
+ * --fresh-only the shipped and loo ones.
  */
 #include <math.h>
 #include <stdio.h>
@@ -175,15 +177,17 @@ static void beat_cell(char *buf, size_t len, const result *r)
 
 int main(int argc, char **argv)
 {
-	/* --no-fresh: skip the fresh agent (its column then reads "—"; its runs do
-	 * not depend on the loaded agents' settings, so an earlier run's column
-	 * can stand beside it). */
+	/* --fresh-only: only the fresh agent. --no-fresh: skip the fresh agent (its column then
+	 * reads "—"; its runs do not depend on the loaded agents' settings, so an earlier run's
+	 * column can stand beside it). */
 	int no_fresh = argc > 1 && strcmp(argv[1], "--no-fresh") == 0;
-	if (no_fresh)
+	int fresh_only = argc > 1 && strcmp(argv[1], "--fresh-only") == 0;
+	if (no_fresh || fresh_only)
 		argv++, argc--;
 	if (argc < 6 || argc - 5 > MAX_MODELS) {
 		fprintf(stderr,
-		        "usage: %s [--no-fresh] EPISODES SEEDS LOO_EPISODES LAYOUT[,LAYOUT...] "
+		        "usage: %s [--no-fresh|--fresh-only] EPISODES SEEDS LOO_EPISODES "
+		        "LAYOUT[,LAYOUT...] "
 		        "MODEL... (at most "
 		        "%d models)\n",
 		        argv[0], MAX_MODELS);
@@ -225,8 +229,8 @@ int main(int argc, char **argv)
 			if (pb_part_problem_new(g[i], &mc, &P[i], &err))
 				die(&err);
 		char shipped[1024];
-		int has_shipped =
-		    pb_partition_default_agent(lay, mc.cores, shipped, sizeof shipped);
+		int has_shipped = !fresh_only && pb_partition_default_agent(lay, mc.cores, shipped,
+		                                                            sizeof shipped);
 		for (int i = 0; i < n; i++) {
 			int *ac = malloc((size_t)mc.cores * sizeof *ac);
 			double opt;
@@ -254,7 +258,7 @@ int main(int argc, char **argv)
 				curve_cell(a_s, sizeof a_s, &ship);
 				v_s = no_fresh ? "—" : verdict(&ship, &fresh);
 			}
-			if (loo_eps > 0 && n > 1) {
+			if (loo_eps > 0 && n > 1 && !fresh_only) {
 				char path[64];
 				snprintf(path, sizeof path, "/tmp/bench_rl_loo_%d.ckpt",
 				         (int)getpid());
