@@ -10,7 +10,7 @@
  * full recomputation's working block in a pipeline stage (held once); a
  * pipeline's point-to-point bytes (a tensor once per boundary).
  */
-#include "pb_test.h"
+#include "gpt_fixture.h"
 
 #include <unistd.h>
 
@@ -24,26 +24,7 @@
 
 static pb_graph *load_gpt(const pb_gpt_spec *s, long batch)
 {
-	unsigned char *buf = NULL;
-	size_t len = 0;
-	pb_error err = {0};
-	assert_int_equal(pb_gen_gpt_bytes(s, &buf, &len, &err), PB_OK);
-	pb_load_opts o;
-	memset(&o, 0, sizeof o);
-	pb_input_override ov = {0};
-	char dims[64];
-	snprintf(dims, sizeof dims, "input_ids=%ld,%ld", batch, s->seq);
-	assert_int_equal(pb_parse_input_override(dims, &ov, &err), PB_OK);
-	o.overrides = &ov;
-	o.n_overrides = 1;
-	pb_graph *g = NULL;
-	int rc = pb_onnx_load_buffer(buf, len, "gen.onnx", &o, &g, &err);
-	if (rc)
-		fprintf(stderr, "%s\n", err.msg);
-	assert_int_equal(rc, PB_OK);
-	pb_input_override_free(&ov);
-	free(buf);
-	return g;
+	return pb_test_gpt_load(s, batch);
 }
 
 /* eq. 3 = 4 x (forward GEMMs of the layers: forward, recomputed forward,
