@@ -40,20 +40,28 @@ static int close_to(double a, double b)
 	return fabs(a - b) <= 1e-9 * fabs(b) + 1e-15;
 }
 
+/* bert_base_like, the cluster of a layout file, default options with the
+ * repeated layers tied. */
+static pb_graph *bert_on(const char *layout, pb_cluster *c, pb_shard_opts *o)
+{
+	pb_graph *g = NULL;
+	pb_error err = {0};
+	assert_int_equal(pb_graph_load("models/bert_base_like.onnx", NULL, &g, &err), PB_OK);
+	pb_test_cluster_file(layout, c);
+	pb_shard_opts_default(o);
+	o->layers = 1;
+	return g;
+}
+
 /* bert_base_like over 2 x 8: on every two-axis scheme the bound holds, it
  * reaches GLPK's optimum, and the decoded plan costs exactly that; a cutoff
  * below it cuts; three axes are solved by it. */
 static void test_bound_tight_on_bert(void **state)
 {
 	(void)state;
-	pb_graph *g = NULL;
-	pb_error err = {0};
-	assert_int_equal(pb_graph_load("models/bert_base_like.onnx", NULL, &g, &err), PB_OK);
 	pb_cluster c;
-	pb_test_cluster_file("layouts/cluster-2x8.lua", &c);
 	pb_shard_opts o;
-	pb_shard_opts_default(&o);
-	o.layers = 1;
+	pb_graph *g = bert_on("layouts/cluster-2x8.lua", &c, &o);
 	const char *schemes[] = {"16", "2x8", "4x4", "8x2"};
 	for (int i = 0; i < 4; i++) {
 		pb_shard_problem *p = build(g, &c, schemes[i], &o);
@@ -119,14 +127,9 @@ static void test_bound_tight_on_bert(void **state)
 static void test_bound_restricts_when_not_tight(void **state)
 {
 	(void)state;
-	pb_graph *g = NULL;
-	pb_error err = {0};
-	assert_int_equal(pb_graph_load("models/bert_base_like.onnx", NULL, &g, &err), PB_OK);
 	pb_cluster c;
-	pb_test_cluster_file("layouts/cluster-8x8.lua", &c);
 	pb_shard_opts o;
-	pb_shard_opts_default(&o);
-	o.layers = 1;
+	pb_graph *g = bert_on("layouts/cluster-8x8.lua", &c, &o);
 	pb_shard_problem *p = build(g, &c, "2x4x8", &o);
 	int *choice = calloc((size_t)p->n_groups + 1, sizeof *choice);
 	int stop = 0;
