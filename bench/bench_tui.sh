@@ -12,7 +12,9 @@
 #    of PB_TUI_TIMING's job_frame_ms for each solver and long operation on
 #    swin_t x manycore-64 and an Inception-v3-sized model (313 nodes, made by
 #    bench/gen_inception_v3.py); a job still running after JOB_SECONDS is
-#    cancelled with Esc (the cancel's own frames included).
+#    cancelled with Esc (the cancel's own frames included), and the time the
+#    workbench took from reading Esc to the job's end (wall / CPU, its own
+#    message); one more MILP row is cancelled as soon as its root LP shows.
 # Usage: bench/bench_tui.sh [PARTBENCH] [RUNS] [all|jobs]   (from the repository root)
 #        JOB_SECONDS=8 by default; JOB_FILTER=TEXT runs only the job rows whose
 #        "model command" contains TEXT (e.g. JOB_FILTER='swin_t map').
@@ -114,9 +116,11 @@ pstats() { # p50 p99 max (n) of the numbers on stdin
 	sort -n | awk '{a[NR]=$1} END {if (!NR) {print "- - - (n=0)"; exit}
 		p=int(NR*0.99+0.5); if (p<1) p=1; printf "%8.1f %8.1f %8.1f  (n=%d)\n", a[int((NR+1)/2)], a[p], a[NR], NR}'
 }
-job() { # job MODEL LAYOUT COMMAND: runs COMMAND from the ':' line, prints the gaps
-	local log=$tmp/job.$n_sess.log t0
-	case "$(basename "$1" .onnx) $3" in *${JOB_FILTER:-}*) ;; *) return 0 ;; esac
+job() { # job MODEL LAYOUT COMMAND [REGEX]: runs COMMAND from the ':' line, prints the
+	# gaps; with REGEX it is cancelled once REGEX is on screen (e.g. the MILP's stage)
+	local log=$tmp/job.$n_sess.log t0 label="$3"
+	[ -n "${4:-}" ] && label="$3 (Esc at /$4/)"
+	case "$(basename "$1" .onnx) $label" in *${JOB_FILTER:-}*) ;; *) return 0 ;; esac
 	start "$1" "$2" "$log"
 	wait_log dot_frame_ms "$log" 120 || true
 	sleep 0.3
@@ -130,7 +134,8 @@ job() { # job MODEL LAYOUT COMMAND: runs COMMAND from the ':' line, prints the g
 	# done: a frame was logged since the start and the busy line is gone
 	# (a job that holds the screen shows neither until its first slice ends)
 	while ! grep -q job_frame_ms "$log" || tm capture-pane -p -t "$sess" | grep -q 'Esc/Ctrl-C cancel'; do
-		if [ $((SECONDS - t0)) -ge "$job_secs" ] && [ $state = done ]; then
+		if [ $state = done ] && { { [ -z "${4:-}" ] && [ $((SECONDS - t0)) -ge "$job_secs" ]; } ||
+			{ [ -n "${4:-}" ] && tm capture-pane -p -t "$sess" | grep -qE "$4"; }; }; then
 			tm send-keys -t "$sess" Escape
 			state=cancelled
 		fi
@@ -138,8 +143,20 @@ job() { # job MODEL LAYOUT COMMAND: runs COMMAND from the ':' line, prints the g
 		sleep 0.1
 	done
 	[ -n "${JOB_LOGS:-}" ] && cp "$log" "$JOB_LOGS/$(basename "$1" .onnx).$n_sess.log"
-	printf "  %-16s %-44s %-9s %s\n" "$(basename "$1" .onnx)" "$3" "$state" \
-		"$(awk '$1=="job_frame_ms" {print $2}' "$log" | pstats)"
+	# a cancel's latency as the workbench measured it (tui/jobs.c): from reading
+	# Esc to the job's end, wall / this process's CPU
+	local lat=-
+	if [ $state = cancelled ]; then
+		sleep 0.3
+		tm capture-pane -p -t "$sess" >"$tmp/screen"
+		lat=$(grep -oE 'stopped [0-9]+ ms after the key, [0-9]+ ms CPU' "$tmp/screen" |
+			tail -1 | awk '{print $2 "/" $7}')
+		# no message at all: the job ended before it read Esc
+		grep -q "^cancelled '" "$tmp/screen" || state=done
+		[ -n "$lat" ] || lat=-
+	fi
+	printf "  %-16s %-52s %-9s %s  %s\n" "$(basename "$1" .onnx)" "$label" "$state" \
+		"$(awk '$1=="job_frame_ms" {print $2}' "$log" | pstats)" "$lat"
 	# long output opens the pager after the job (its frames count, app.c tui_pager)
 	tm capture-pane -p -t "$sess" | grep -q '(q closes)' && tm send-keys -t "$sess" q && sleep 0.2
 	tm send-keys -t "$sess" ':'
@@ -153,13 +170,16 @@ inc=$tmp/inception_v3_like.onnx
 /usr/bin/python3 bench/gen_inception_v3.py "$inc" >/dev/null
 echo
 echo "frame gaps while a job runs (ms; jobs still running after ${job_secs} s are cancelled with Esc)"
-printf "  %-16s %-44s %-9s %8s %8s %8s\n" model command state p50 p99 max
+printf "  %-16s %-52s %-9s %8s %8s %8s  %-7s %s\n" model command state p50 p99 max n \
+	"cancel ms (wall/CPU)"
 for m in models/swin_t.onnx "$inc"; do
 	for c in "partition --method exact" "partition --method greedy" "partition --method pack" \
 		"partition --method local" "partition --method milp" "partition --method rl --seconds 5" \
 		"fuse" "map --layout $root/layouts/hetero.lua" "export -o $tmp/x.svg" "open $(realpath "$m")"; do
 		job "$m" layouts/manycore-64.lua "$c"
 	done
+	# the MILP cancelled inside GLPK's root LP (its progress names the stage)
+	job "$m" layouts/manycore-64.lua "partition --method milp" 'milp: root LP: '
 	job "$m" layouts/manycore-64.lua "shard --layout $root/layouts/cluster-2x8.lua -j 1"
 	job "$m" layouts/manycore-64.lua "pipeline --layout $root/layouts/cluster-2x8.lua"
 done

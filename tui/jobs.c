@@ -107,9 +107,10 @@ static void finish(tui_app *a)
 		 * process's CPU: tests/e2e/tui_jobs.sh checks the CPU, which load
 		 * does not stretch) */
 		char t[32];
+		int w = strlen(j->title) > 40 ? 37 : 40; /* the line fits the output pane */
 		tui_out(a, 1,
-		        "cancelled '%s' after %s (stopped %.0f ms after the key, %.0f ms CPU)",
-		        j->title, pb_fmt_time(secs, t, sizeof t),
+		        "cancelled '%.*s%s' after %s (stopped %.0f ms after the key, %.0f ms CPU)",
+		        w, j->title, w < 40 ? "..." : "", pb_fmt_time(secs, t, sizeof t),
 		        (tui_now() - j->cancel_wall) * 1e3, (cpu_now() - j->cancel_cpu) * 1e3);
 	}
 	a->redraw |= PB_REDRAW_ALL;
