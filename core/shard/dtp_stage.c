@@ -194,15 +194,30 @@ int pb_dtp_chunk_solve(pb_dtp_cache *c, const pb_cluster *sub, const char *schem
 	for (const char *p = sch; *p; p++)
 		h = mix(h, (unsigned char)*p);
 	h = mix(h, (uint64_t)sub->n_devices);
+	/* the same chunk solved for these copies; else the fitting plan solved
+	 * for the fewest more copies: it fits these too, and the optimum here is
+	 * no slower, so a stage holding fewer micro-batches than another of the
+	 * same content never sets the slowest group (the step time stays) */
+	int more = -1;
 	for (int i = 0; i < c->n; i++) {
 		centry *e = &c->e[i];
-		if (e->hash == h && e->n == n && e->n_dev == sub->n_devices &&
-		    e->nodes == sub->nodes && e->act == act_copies && !strcmp(e->scheme, sch) &&
-		    !memcmp(e->seq, c->seq, (size_t)n * sizeof(int))) {
-			*r = e->r;
-			c->hits++;
-			return c->keep_ops && e->ops ? map_ops(c, e, r, err) : PB_OK;
+		if (e->hash != h || e->n != n || e->n_dev != sub->n_devices ||
+		    e->nodes != sub->nodes || strcmp(e->scheme, sch) ||
+		    memcmp(e->seq, c->seq, (size_t)n * sizeof(int)))
+			continue;
+		if (e->act == act_copies) {
+			more = i;
+			break;
 		}
+		if (e->act > act_copies && e->r.ok && e->r.feasible &&
+		    (more < 0 || e->act < c->e[more].act))
+			more = i;
+	}
+	if (more >= 0) {
+		centry *e = &c->e[more];
+		*r = e->r;
+		c->hits++;
+		return c->keep_ops && e->ops ? map_ops(c, e, r, err) : PB_OK;
 	}
 	pb_job_tick();
 	pb_shard_opts o = *so;
