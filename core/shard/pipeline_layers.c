@@ -10,7 +10,10 @@
  * that slowest stage, the sum of squared stage costs, so the middle stages
  * get equal layer counts (and identical content, one MILP for all of them)
  * while the stages with the embedding or the head get fewer layers. The
- * node order is topological, so no activation edge goes backwards.
+ * node order is topological, so no activation edge goes backwards. More
+ * stages than layer-aligned pieces: every operator is a unit and the split
+ * is the bisection + greedy packing of the node order (the slowest stage
+ * least; min/max layers 0).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -20,6 +23,51 @@
 #include "shard/pipeline_stages.h"
 #include "util/job.h"
 
+/* Units in order into exactly p non-empty stages, the slowest least:
+ * bisection on the cap T with a greedy packing (O(U) per step; the DP below
+ * is O(p U^2), too slow when every operator is a unit). */
+static int packs(const double *c, int U, double T)
+{
+	int k = 1;
+	double s = 0;
+	for (int i = 0; i < U; i++) {
+		if (s + c[i] > T && s > 0) {
+			k++;
+			s = 0;
+		}
+		s += c[i];
+	}
+	return k;
+}
+
+static void greedy_split(const double *c, int U, int p, int *ustage)
+{
+	double lo = 0, hi = 0;
+	for (int i = 0; i < U; i++) {
+		hi += c[i];
+		lo = c[i] > lo ? c[i] : lo;
+	}
+	for (int it = 0; it < 100 && hi > lo * (1 + 1e-12); it++) {
+		double mid = 0.5 * (lo + hi);
+		if (packs(c, U, mid) <= p)
+			hi = mid;
+		else
+			lo = mid;
+	}
+	int k = 0;
+	double s = 0;
+	for (int i = 0; i < U; i++) {
+		/* a new stage when the cap is passed, or when the units left are
+		 * just enough for the stages left */
+		if (i > 0 && k < p - 1 && ((s + c[i] > hi && s > 0) || U - i <= p - 1 - k)) {
+			k++;
+			s = 0;
+		}
+		ustage[i] = k;
+		s += c[i];
+	}
+}
+
 int pb_pipe_split_layers(const pb_graph *g, const double *cost, int p, pb_pipe_split *out,
                          int *min_layers, int *max_layers, pb_error *err)
 {
@@ -27,7 +75,7 @@ int pb_pipe_split_layers(const pb_graph *g, const double *cost, int p, pb_pipe_s
 	int rc = pb_layer_classes_find(g, &lc, err);
 	if (rc)
 		return rc;
-	int n = g->n_nodes, U = 0;
+	int n = g->n_nodes, U = 0, fine = 0;
 	int *unit_of = malloc(((size_t)n + 1) * sizeof(int));
 	double *ucost = calloc((size_t)n + 2, sizeof(double));
 	int *ublocks = calloc((size_t)n + 2, sizeof(int));
@@ -38,31 +86,49 @@ int pb_pipe_split_layers(const pb_graph *g, const double *cost, int p, pb_pipe_s
 		rc = pb_err(err, PB_ENOMEM, "pipeline: out of memory");
 		goto done;
 	}
-	int last = -1;
+	int last = -1, ops = 0;
 	for (int v = 0; v < n; v++)
-		if (cost[v] >= 0)
+		if (cost[v] >= 0) {
 			last = v;
+			ops++;
+		}
+	if (lc.n_runs == 0 || ops < p) {
+		rc = pb_err(err, PB_EINPUT,
+		            "pipeline: %d operators%s cannot make %d stages", ops,
+		            lc.n_runs ? "" : " without repeated layers", p);
+		goto done;
+	}
+again:
+	U = 0;
 	for (int v = 0; v < n; v++) {
 		unit_of[v] = -1;
 		if (cost[v] < 0)
 			continue;
 		unit_of[v] = U;
 		ucost[U] += cost[v];
-		if (lc.block_end[v]) {
-			ublocks[U]++;
-			if (v != last)
-				U++;
-		}
+		ublocks[U] += lc.block_end[v];
+		if ((lc.block_end[v] || fine) && v != last)
+			U++;
 	}
 	U++;
-	if (lc.n_runs == 0 || U < p) {
-		rc = pb_err(err, PB_EINPUT,
-		            "pipeline: %d layer-aligned pieces cannot make %d stages", U, p);
-		goto done;
+	if (U < p) { /* more stages than layers: cut between any operators (node order) */
+		memset(ucost, 0, ((size_t)n + 2) * sizeof(double));
+		memset(ublocks, 0, ((size_t)n + 2) * sizeof(int));
+		fine = 1;
+		goto again;
+	}
+	ustage = malloc(((size_t)U + 1) * sizeof(int));
+	if (fine) {
+		if (!ustage) {
+			rc = pb_err(err, PB_ENOMEM, "pipeline: out of memory");
+			goto done;
+		}
+		greedy_split(ucost, U, p, ustage);
+		*min_layers = *max_layers = 0;
+		goto assign;
 	}
 	/* pre[i] = cost of units [0, i) */
 	pre = calloc((size_t)U + 1, sizeof(double));
-	ustage = malloc(((size_t)U + 1) * sizeof(int));
 	best = malloc((size_t)(p + 1) * (U + 1) * sizeof(double));
 	sq = malloc((size_t)(p + 1) * (U + 1) * sizeof(double));
 	from = malloc((size_t)(p + 1) * (U + 1) * sizeof(int));
@@ -124,6 +190,7 @@ int pb_pipe_split_layers(const pb_graph *g, const double *cost, int p, pb_pipe_s
 		i = k;
 	}
 #undef AT
+assign:
 	for (int v = 0; v < n; v++)
 		stage_of[v] = unit_of[v] >= 0 ? ustage[unit_of[v]] : -1;
 	rc = pb_pipe_split_given(g, cost, p, stage_of, out, err);

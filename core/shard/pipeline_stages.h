@@ -62,9 +62,10 @@ int pb_pipe_split_milp_rules(const pb_graph *g, const double *cost, int p, int s
 /* The split at layer boundaries (pipeline_layers.c): cuts only after the
  * last operator of a repeated block (layer_classes.h), the slowest stage
  * least, then the sum of squared stage costs (equal middle stages, fewer
- * layers where the embedding or the head is). *min_layers / *max_layers:
- * the fewest / most blocks a stage got. PB_EINPUT when the model has no
- * repeated layers or fewer layer-aligned pieces than p. */
+ * layers where the embedding or the head is); more stages than pieces: cut
+ * between any operators (node order). *min_layers / *max_layers:
+ * the fewest / most blocks a stage got (0 when cut between operators).
+ * PB_EINPUT when the model has no repeated layers or fewer operators than p. */
 int pb_pipe_split_layers(const pb_graph *g, const double *cost, int p, pb_pipe_split *out,
                          int *min_layers, int *max_layers, pb_error *err);
 /* 1 when every node with cost >= 0 has at most one such predecessor and one

@@ -292,8 +292,30 @@ static void test_layer_split(void **state)
 		}
 	assert_int_equal(last, 3);
 	pb_pipe_split_free(&sp);
-	/* more stages than layer-aligned pieces: refused */
-	assert_int_equal(pb_pipe_split_layers(g, cost, 16, &sp, &lo, &hi, &err), PB_EINPUT);
+	/* more stages than layer-aligned pieces: cut between operators, still
+	 * node-order intervals, every stage non-empty, none above the slowest
+	 * whole operator plus the even share */
+	assert_int_equal(pb_pipe_split_layers(g, cost, 16, &sp, &lo, &hi, &err), PB_OK);
+	assert_int_equal(sp.p, 16);
+	int cnt[16] = {0};
+	double sum[16] = {0}, total = 0, big = 0;
+	last = 0;
+	for (int v = 0; v < n; v++)
+		if (cost[v] >= 0) {
+			assert_true(sp.stage[v] >= last && sp.stage[v] < 16);
+			last = sp.stage[v];
+			cnt[last]++;
+			sum[last] += cost[v];
+			total += cost[v];
+			big = fmax(big, cost[v]);
+		}
+	for (int k = 0; k < 16; k++) {
+		assert_true(cnt[k] > 0);
+		assert_true(sum[k] <= total / 16 + big + 1e-9 * total);
+	}
+	pb_pipe_split_free(&sp);
+	/* more stages than operators: refused */
+	assert_int_equal(pb_pipe_split_layers(g, cost, n + 1, &sp, &lo, &hi, &err), PB_EINPUT);
 	free(cost);
 	free(act);
 	pb_cluster_free(&cl);
