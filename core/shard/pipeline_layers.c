@@ -93,8 +93,7 @@ int pb_pipe_split_layers(const pb_graph *g, const double *cost, int p, pb_pipe_s
 			ops++;
 		}
 	if (lc.n_runs == 0 || ops < p) {
-		rc = pb_err(err, PB_EINPUT,
-		            "pipeline: %d operators%s cannot make %d stages", ops,
+		rc = pb_err(err, PB_EINPUT, "pipeline: %d operators%s cannot make %d stages", ops,
 		            lc.n_runs ? "" : " without repeated layers", p);
 		goto done;
 	}
