@@ -200,7 +200,7 @@ static int report(pb_cmd_ctx *ctx, const pb_args *a, pb_shard_search **sp, const
 		/* "best" in the framework's terms: the best configuration */
 		pb_dtp_report_json(rep, dj->dres);
 		json_object_set_new(rep, "best_overall", pb_dtp_best_overall_json(dj->dres));
-		*fits = dj->dres->cfg[dj->dres->best].fits;
+		*fits = dj->dres->best >= 0 && dj->dres->cfg[dj->dres->best].fits;
 	}
 	if (pb_args_has(a, "json")) {
 		json_dumpf(rep, ctx->out, JSON_INDENT(1) | JSON_REAL_PRECISION(10));
