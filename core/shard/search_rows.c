@@ -215,6 +215,7 @@ int pb_shard_search_solve_row(pb_shard_search *s, int i, pb_shard_problem **pp, 
 				if (!q->probe_mem) {
 					pb_shard_problem_free(q);
 					qs[k] = NULL;
+					continue;
 				}
 				q->probe_mem = 0;
 				continue;
