@@ -458,13 +458,13 @@ static int run_unit(const pb_graph **gp, const pb_cluster *cl, const pb_dtp_opts
 				rc = pb_err(err, PB_ENOMEM, "shard: out of memory");
 				break;
 			}
+			c->dp = dp; /* eval_config fills the rest */
+			c->tp = tp;
+			c->pp = pp;
+			c->m = m;
+			c->sched = sc;
+			c->v = V;
 			if (src == PB_OK && splits_over(B, m, dp) && prune) {
-				c->dp = dp;
-				c->tp = tp;
-				c->pp = pp;
-				c->m = m;
-				c->sched = sc;
-				c->v = V;
 				c->pruned = 1;
 				c->bound = bound;
 				c->layers_split = u.layers_split;
@@ -477,22 +477,10 @@ static int run_unit(const pb_graph **gp, const pb_cluster *cl, const pb_dtp_opts
 			} else if (src == PB_OK && splits_over(B, m, dp)) {
 				rc = eval_config(&u, dp, tp, c, err);
 			} else if (src == PB_OK) {
-				c->dp = dp;
-				c->tp = tp;
-				c->pp = pp;
-				c->m = m;
-				c->sched = sc;
-				c->v = V;
 				snprintf(c->error, sizeof c->error,
 				         "micro-batches of %ld samples do not split over dp %d",
 				         B / m, dp);
 			} else {
-				c->dp = dp;
-				c->tp = tp;
-				c->pp = pp;
-				c->m = m;
-				c->sched = sc;
-				c->v = V;
 				snprintf(c->error, sizeof c->error, "split: %.150s", serr);
 			}
 		}
