@@ -3,6 +3,10 @@
  * tensor classes, per-operator candidates and costs, shrinking into groups,
  * edges with resharding cost matrices; evaluation of a choice (problem.h).
  *
+ * With repeated layers (opts.layers) a middle block's nodes, groups and edges
+ * share their representative's tables (strategy_share.c) and the dominance
+ * pruning is strategy_prune.c; edge cost matrices are filled after it.
+ *
  * Invariants: groups are numbered by their leader's node id order; members of
  * a group are in topological order and every member's activation inputs come
  * from earlier members of the same group or from other groups; pick[s] of a
@@ -187,11 +191,17 @@ static void classify(pb_shard_problem *p)
  * live while a layer is recomputed, once (not per micro-batch in flight:
  * they count with the weights, mem_param). Recomputed nodes run their
  * forward pass once more. */
-static int mark_recompute(pb_shard_problem *p, pb_error *err)
+static int need_full(const pb_shard_opts *o)
+{
+	return o->train && o->recompute != PB_RECOMP_NONE && o->recompute != PB_RECOMP_SELECTIVE;
+}
+
+/* lc: the repeated layers (needed for full recomputation) */
+static void mark_recompute(pb_shard_problem *p, const pb_layer_classes *lc)
 {
 	const pb_graph *g = p->g;
 	if (!p->opts.train || p->opts.recompute == PB_RECOMP_NONE)
-		return PB_OK;
+		return;
 	if (p->opts.recompute == PB_RECOMP_SELECTIVE) {
 		for (int i = 0; i < g->n_nodes; i++) {
 			const pb_node *n = &g->nodes[i];
@@ -213,28 +223,22 @@ static int mark_recompute(pb_shard_problem *p, pb_error *err)
 			else if (acts == 1 && from_core && pb_spec_is_elementwise(n->op))
 				sn->recomputed = 1;
 		}
-		return PB_OK;
+		return;
 	}
-	pb_layer_classes lc;
-	int rc = pb_layer_classes_find(g, &lc, err);
-	if (rc)
-		return rc;
 	/* the working block: the first block with an active node (a pipeline
 	 * stage's first layer, block 0 of the whole model) */
 	int w0 = -1;
 	for (int i = 0; i < g->n_nodes && w0 < 0; i++)
-		if (p->nodes[i].active && lc.block[i] >= 0)
+		if (p->nodes[i].active && lc->block[i] >= 0)
 			w0 = i;
 	for (int i = 0, inw = w0 >= 0; i < g->n_nodes; i++) {
-		if (inw && i > w0 && lc.block[i] >= 0 && lc.block[i] != lc.block[w0])
+		if (inw && i > w0 && lc->block[i] >= 0 && lc->block[i] != lc->block[w0])
 			inw = 0;
-		if (!p->nodes[i].active || lc.block[i] < 0)
+		if (!p->nodes[i].active || lc->block[i] < 0)
 			continue;
 		p->nodes[i].recomputed = 1;
-		p->nodes[i].kept_full = lc.block_end[i] ? 1 : (inw && i >= w0 ? 2 : 0);
+		p->nodes[i].kept_full = lc->block_end[i] ? 1 : (inw && i >= w0 ? 2 : 0);
 	}
-	pb_layer_classes_free(&lc);
-	return PB_OK;
 }
 
 void pb_shard_dynamic_nodes(const pb_graph *g, unsigned char *active)
@@ -295,6 +299,21 @@ static double node_time(const pb_shard_problem *p, const pb_node *n, double fl)
 	            (isfinite(c->param_bytes) ? c->param_bytes : 0);
 	double tm = by / p->cl.mem_bw;
 	return tm > t ? tm : t;
+}
+
+/* Node v takes node r's tables (pb_share_node_alike holds). */
+static void share_node(pb_shard_problem *p, int v, int r)
+{
+	pb_shard_node *a = &p->nodes[v];
+	const pb_shard_node *b = &p->nodes[r];
+	a->same_as = r;
+	a->dyn_in = b->dyn_in;
+	a->n_strat = b->n_strat;
+	a->strat = b->strat;
+	a->cost = b->cost;
+	a->flops_part = b->flops_part;
+	a->mem_param = b->mem_param;
+	a->mem_act = b->mem_act;
 }
 
 static int build_node(pb_shard_problem *p, int nid, pb_strat1 *menu_buf, pb_error *err)
@@ -472,7 +491,9 @@ static void form_groups(pb_shard_problem *p)
 	}
 }
 
-static int build_groups(pb_shard_problem *p, pb_error *err)
+/* rep: per node its representative (layer_classes.h) when a middle block's
+ * groups may share their representative's tables, else NULL */
+static int build_groups(pb_shard_problem *p, const int *rep, pb_error *err)
 {
 	const pb_graph *g = p->g;
 	const pb_mesh *m = &p->mesh;
@@ -509,8 +530,24 @@ static int build_groups(pb_shard_problem *p, pb_error *err)
 		pb_shard_group *gr = &p->groups[G];
 		gr->tie = -1;
 		gr->fixed = -1;
+		gr->same_as = -1;
 		int S = p->nodes[gr->leader].n_strat;
 		gr->n_strat = S;
+		int H = rep ? pb_share_group_twin(p, G, rep) : -1;
+		if (H >= 0) {
+			const pb_shard_group *hr = &p->groups[H];
+			gr->same_as = H;
+			gr->cost = hr->cost;
+			gr->mem_param = hr->mem_param;
+			gr->mem_act = hr->mem_act;
+			for (int k = 0; k < gr->n_members; k++) {
+				pb_shard_node *sn = &p->nodes[gr->members[k]];
+				sn->pick = p->nodes[hr->members[k]].pick;
+				sn->pick_shared = 1;
+			}
+			p->n_shared_groups++;
+			continue;
+		}
 		gr->cost = calloc((size_t)S, sizeof(double));
 		gr->mem_param = calloc((size_t)S, sizeof(double));
 		gr->mem_act = calloc((size_t)S, sizeof(double));
@@ -594,6 +631,35 @@ static int spec_index(signed char (*specs)[PB_MESH_MAX_AXES], int *n, const sign
 	return (*n)++;
 }
 
+/* Frees a candidate edge's arrays; PB_ENOMEM when err is given. */
+static int edge_fail(pb_shard_edge *e, pb_error *err)
+{
+	free(e->a_of);
+	free(e->b_of);
+	free(e->as);
+	free(e->bs);
+	return err ? pb_err(err, PB_ENOMEM, "shard: out of memory") : PB_OK;
+}
+
+/* 1 when two edges of one tensor (same specs a) have equal cost matrices,
+ * -1 out of memory. */
+static int same_costs(const pb_shard_problem *p, const pb_shard_edge *f, const pb_shard_edge *e)
+{
+	if (!memcmp(f->bs, e->bs, (size_t)e->nb * PB_MESH_MAX_AXES))
+		return 1;
+	size_t n = (size_t)e->na * e->nb + 1;
+	double *cf = malloc(n * sizeof *cf), *ce = malloc(n * sizeof *ce);
+	int same = -1;
+	if (cf && ce) {
+		pb_share_edge_matrix(p, f->tensor, f->as, f->na, f->bs, f->nb, cf);
+		pb_share_edge_matrix(p, e->tensor, e->as, e->na, e->bs, e->nb, ce);
+		same = !memcmp(cf, ce, (n - 1) * sizeof *cf);
+	}
+	free(cf);
+	free(ce);
+	return same;
+}
+
 static int build_edges(pb_shard_problem *p, pb_error *err)
 {
 	const pb_graph *g = p->g;
@@ -651,182 +717,30 @@ static int build_edges(pb_shard_problem *p, pb_error *err)
 				memcpy(sp_, sc->strat[sc->pick[s]].in[i], (size_t)p->mesh.n_axes);
 				e.b_of[s] = spec_index(bs, &e.nb, sp_);
 			}
-			e.cost = malloc((size_t)e.na * e.nb * sizeof(double));
-			for (int a = 0; a < e.na; a++)
-				for (int b = 0; b < e.nb; b++)
-					e.cost[a * e.nb + b] =
-					    pb_reshard_cost_tensor(&p->mesh, &g->tensors[t], as[a],
-					                           bs[b], NULL, NULL) *
-					    p->comm_mult;
-			free(as);
-			free(bs);
+			/* the cost matrix comes after the pruning (pb_share_edge_costs) */
+			e.as = as;
+			e.bs = bs;
 			/* Two consumers in one group needing the same layout of one tensor
 			 * share one conversion. */
 			int dup = 0;
-			for (int k = p->n_edges - 1; k >= 0 && k >= p->n_edges - 8; k--) {
+			for (int k = p->n_edges - 1; k >= 0 && k >= p->n_edges - 8 && !dup; k--) {
 				const pb_shard_edge *f = &p->edges[k];
 				if (f->from == e.from && f->to == e.to && f->tensor == e.tensor &&
 				    f->nb == e.nb && f->na == e.na &&
-				    memcmp(f->b_of, e.b_of, (size_t)GT->n_strat * sizeof(int)) ==
-				        0 &&
-				    memcmp(f->cost, e.cost, (size_t)e.na * e.nb * sizeof(double)) ==
-				        0)
-					dup = 1;
+				    memcmp(f->b_of, e.b_of, (size_t)GT->n_strat * sizeof(int)) == 0)
+					dup = same_costs(p, f, &e);
 			}
+			if (dup < 0)
+				return edge_fail(&e, err);
 			if (dup) {
-				free(e.a_of);
-				free(e.b_of);
-				free(e.cost);
+				edge_fail(&e, NULL);
 				continue;
 			}
-			if (add_edge(p, &e)) {
-				free(e.a_of);
-				free(e.b_of);
-				free(e.cost);
-				return pb_err(err, PB_ENOMEM, "shard: out of memory");
-			}
+			if (add_edge(p, &e))
+				return edge_fail(&e, err);
 		}
 	}
 	return PB_OK;
-}
-
-/* Exact dominance: two strategies of a group that show the same specs on every
- * edge of the group are interchangeable for the rest of the problem, so only
- * those not beaten on cost and memory at once are kept. Unused specs are then
- * dropped from the edges' matrices. */
-static int prune_dominated(pb_shard_problem *p, pb_error *err)
-{
-	int *deg = calloc((size_t)(p->n_groups + 1), sizeof(int));
-	int **inc = calloc((size_t)(p->n_groups + 1), sizeof(int *));
-	if (!deg || !inc) {
-		free(deg);
-		free(inc);
-		return pb_err(err, PB_ENOMEM, "shard: out of memory");
-	}
-	for (int e = 0; e < p->n_edges; e++) {
-		deg[p->edges[e].from]++;
-		deg[p->edges[e].to]++;
-	}
-	for (int G = 0; G < p->n_groups; G++)
-		inc[G] = malloc((size_t)(deg[G] + 1) * sizeof(int)), deg[G] = 0;
-	for (int e = 0; e < p->n_edges; e++) {
-		/* encode the side: +e+1 when the group is the producer, -(e+1) consumer */
-		inc[p->edges[e].from][deg[p->edges[e].from]++] = e + 1;
-		inc[p->edges[e].to][deg[p->edges[e].to]++] = -(e + 1);
-	}
-	int rc = PB_OK;
-	for (int G = 0; G < p->n_groups && rc == PB_OK; G++) {
-		pb_job_tick();
-		pb_shard_group *gr = &p->groups[G];
-		int S = gr->n_strat;
-		int *newid = malloc((size_t)S * sizeof(int));
-		if (!newid) {
-			rc = pb_err(err, PB_ENOMEM, "shard: out of memory");
-			break;
-		}
-		int kept = 0;
-		for (int s = 0; s < S; s++) {
-			int dom = 0;
-			for (int t = 0; t < S && !dom; t++) {
-				if (t == s)
-					continue;
-				int same = 1;
-				for (int k = 0; k < deg[G] && same; k++) {
-					int code = inc[G][k];
-					const pb_shard_edge *ed =
-					    &p->edges[(code > 0 ? code : -code) - 1];
-					same = code > 0 ? ed->a_of[s] == ed->a_of[t]
-					                : ed->b_of[s] == ed->b_of[t];
-				}
-				if (!same)
-					continue;
-				int le = gr->cost[t] <= gr->cost[s] &&
-				         gr->mem_param[t] <= gr->mem_param[s] &&
-				         gr->mem_act[t] <= gr->mem_act[s];
-				int eq = gr->cost[t] == gr->cost[s] &&
-				         gr->mem_param[t] == gr->mem_param[s] &&
-				         gr->mem_act[t] == gr->mem_act[s];
-				if (le && (!eq || t < s))
-					dom = 1;
-			}
-			newid[s] = dom ? -1 : kept++;
-		}
-		if (kept < S) {
-			for (int s = 0; s < S; s++)
-				if (newid[s] >= 0) {
-					gr->cost[newid[s]] = gr->cost[s];
-					gr->mem_param[newid[s]] = gr->mem_param[s];
-					gr->mem_act[newid[s]] = gr->mem_act[s];
-					for (int k = 0; k < gr->n_members; k++) {
-						pb_shard_node *sn = &p->nodes[gr->members[k]];
-						sn->pick[newid[s]] = sn->pick[s];
-					}
-				}
-			for (int k = 0; k < deg[G]; k++) {
-				int code = inc[G][k];
-				pb_shard_edge *ed = &p->edges[(code > 0 ? code : -code) - 1];
-				int *arr = code > 0 ? ed->a_of : ed->b_of;
-				for (int s = 0; s < S; s++)
-					if (newid[s] >= 0)
-						arr[newid[s]] = arr[s];
-			}
-			gr->n_strat = kept;
-		}
-		free(newid);
-	}
-	/* compact spec indices of every edge */
-	for (int e = 0; e < p->n_edges && rc == PB_OK; e++) {
-		pb_shard_edge *ed = &p->edges[e];
-		int *ma = malloc((size_t)ed->na * sizeof(int)),
-		    *mb = malloc((size_t)ed->nb * sizeof(int));
-		if (!ma || !mb) {
-			free(ma);
-			free(mb);
-			rc = pb_err(err, PB_ENOMEM, "shard: out of memory");
-			break;
-		}
-		for (int a = 0; a < ed->na; a++)
-			ma[a] = -1;
-		for (int b = 0; b < ed->nb; b++)
-			mb[b] = -1;
-		int na = 0, nb = 0;
-		for (int s = 0; s < p->groups[ed->from].n_strat; s++) {
-			if (ma[ed->a_of[s]] < 0)
-				ma[ed->a_of[s]] = na++;
-		}
-		for (int s = 0; s < p->groups[ed->to].n_strat; s++) {
-			if (mb[ed->b_of[s]] < 0)
-				mb[ed->b_of[s]] = nb++;
-		}
-		if (na < ed->na || nb < ed->nb) {
-			double *c = malloc((size_t)na * nb * sizeof(double));
-			if (!c) {
-				free(ma);
-				free(mb);
-				rc = pb_err(err, PB_ENOMEM, "shard: out of memory");
-				break;
-			}
-			for (int a = 0; a < ed->na; a++)
-				for (int b = 0; b < ed->nb; b++)
-					if (ma[a] >= 0 && mb[b] >= 0)
-						c[ma[a] * nb + mb[b]] = ed->cost[a * ed->nb + b];
-			free(ed->cost);
-			ed->cost = c;
-			for (int s = 0; s < p->groups[ed->from].n_strat; s++)
-				ed->a_of[s] = ma[ed->a_of[s]];
-			for (int s = 0; s < p->groups[ed->to].n_strat; s++)
-				ed->b_of[s] = mb[ed->b_of[s]];
-			ed->na = na;
-			ed->nb = nb;
-		}
-		free(ma);
-		free(mb);
-	}
-	for (int G = 0; G < p->n_groups; G++)
-		free(inc[G]);
-	free(inc);
-	free(deg);
-	return rc;
 }
 
 static void tie_groups(pb_shard_problem *p)
@@ -916,30 +830,24 @@ static int rep_in_mask(const pb_shard_problem *p, pb_layer_classes *lc, pb_error
 	return PB_OK;
 }
 
-static int tie_layers(pb_shard_problem *p, pb_error *err)
+/* lc: after rep_in_mask */
+static int tie_layers(pb_shard_problem *p, const pb_layer_classes *lc, pb_error *err)
 {
-	pb_layer_classes lc;
-	int rc = pb_layer_classes_find(p->g, &lc, err);
-	if (rc == PB_OK && (rc = rep_in_mask(p, &lc, err)))
-		pb_layer_classes_free(&lc);
-	if (rc)
-		return rc;
-	p->n_layer_runs = lc.n_runs;
-	for (int r = 0; r < lc.n_runs; r++)
-		p->layer_blocks += lc.runs[r].count;
+	p->n_layer_runs = lc->n_runs;
+	for (int r = 0; r < lc->n_runs; r++)
+		p->layer_blocks += lc->runs[r].count;
 	for (int G = 0; G < p->n_groups; G++) {
 		pb_shard_group *a = &p->groups[G];
-		int v = lc.rep[a->leader];
+		int v = lc->rep[a->leader];
 		if (v == a->leader || a->tie >= 0 || !p->nodes[v].active)
 			continue;
 		int H = p->nodes[v].group;
 		if (H < 0 || p->groups[H].leader != v || p->groups[H].tie >= 0 ||
-		    !groups_alike(p, a, &p->groups[H], lc.rep))
+		    !groups_alike(p, a, &p->groups[H], lc->rep))
 			continue;
 		a->tie = H;
 		p->layer_tied++;
 	}
-	pb_layer_classes_free(&lc);
 	/* twins: hash on (tied from, tied to, na, nb, a_of, b_of) */
 	int cap = 1;
 	while (cap < 2 * p->n_edges + 2)
@@ -1008,27 +916,53 @@ int pb_shard_problem_build(const pb_graph *g, const pb_cluster *c, const pb_mesh
 	}
 	classify(p);
 	p->forced = p->param_bytes > o->force_fraction * c->memory;
-	int rc = mark_recompute(p, err);
+	for (int i = 0; i < g->n_nodes; i++)
+		p->nodes[i].same_as = -1;
+	/* the repeated layers: full recomputation's blocks, the ties, and the
+	 * tables a middle block shares with its representative */
+	pb_layer_classes lc;
+	int have_lc = 0, rc = PB_OK;
+	if (o->layers || need_full(o)) {
+		rc = pb_layer_classes_find(g, &lc, err);
+		have_lc = rc == PB_OK;
+	}
+	if (rc == PB_OK)
+		mark_recompute(p, have_lc ? &lc : NULL);
+	if (rc == PB_OK && o->layers)
+		rc = rep_in_mask(p, &lc, err);
+	const int *rep = rc == PB_OK && o->layers && !o->no_share && !o->filters &&
+	                         !(o->opt_level >= 1 && o->rules)
+	                     ? lc.rep
+	                     : NULL;
 	for (int i = 0; i < g->n_nodes && rc == PB_OK; i++)
 		if (p->nodes[i].active) {
 			pb_job_tick();
-			rc = build_node(p, i, menu, err);
+			if (rep && rep[i] != i && pb_share_node_alike(p, i, rep[i])) {
+				share_node(p, i, rep[i]);
+				p->n_shared_nodes++;
+			} else {
+				rc = build_node(p, i, menu, err);
+			}
 			p->n_active++;
 			p->n_node_strats += p->nodes[i].n_strat;
 		}
 	free(menu);
 	if (rc == PB_OK) {
 		form_groups(p);
-		rc = build_groups(p, err);
+		rc = build_groups(p, rep, err);
 	}
 	if (rc == PB_OK)
 		rc = build_edges(p, err);
 	if (rc == PB_OK)
-		rc = prune_dominated(p, err);
+		rc = pb_shard_prune_dominated(p, err);
+	if (rc == PB_OK)
+		rc = pb_share_edge_costs(p, rep != NULL, err);
 	if (rc == PB_OK && o->tie_blocks)
 		tie_groups(p);
 	if (rc == PB_OK && o->layers)
-		rc = tie_layers(p, err);
+		rc = tie_layers(p, &lc, err);
+	if (have_lc)
+		pb_layer_classes_free(&lc);
 	if (rc) {
 		pb_shard_problem_free(p);
 		return rc;
@@ -1043,23 +977,31 @@ void pb_shard_problem_free(pb_shard_problem *p)
 		return;
 	for (int i = 0; p->nodes && i < p->g->n_nodes; i++) {
 		pb_shard_node *n = &p->nodes[i];
-		free(n->strat);
-		free(n->cost);
-		free(n->flops_part);
-		free(n->mem_param);
-		free(n->mem_act);
-		free(n->pick);
+		if (n->same_as < 0) {
+			free(n->strat);
+			free(n->cost);
+			free(n->flops_part);
+			free(n->mem_param);
+			free(n->mem_act);
+		}
+		if (!n->pick_shared)
+			free(n->pick);
 	}
 	for (int G = 0; G < p->n_groups; G++) {
 		free(p->groups[G].members);
-		free(p->groups[G].cost);
-		free(p->groups[G].mem_param);
-		free(p->groups[G].mem_act);
+		if (p->groups[G].same_as < 0) {
+			free(p->groups[G].cost);
+			free(p->groups[G].mem_param);
+			free(p->groups[G].mem_act);
+		}
 	}
 	for (int e = 0; e < p->n_edges; e++) {
 		free(p->edges[e].a_of);
 		free(p->edges[e].b_of);
-		free(p->edges[e].cost);
+		free(p->edges[e].as);
+		free(p->edges[e].bs);
+		if (!p->edges[e].cost_shared)
+			free(p->edges[e].cost);
 	}
 	free(p->edges);
 	free(p->groups);

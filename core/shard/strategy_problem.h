@@ -64,6 +64,9 @@ typedef struct pb_shard_opts {
 	const unsigned char *mask; /* only nodes with mask[i] != 0 (a pipeline stage); NULL = all.
 	                            * Activations from outside arrive in any layout (p2p is costed
 	                            * by the pipeline). */
+	int no_share;              /* opts.layers: build every block's own tables (the full build,
+	                            * for tests) instead of sharing the representative's
+	                            * (strategy_share.c) */
 } pb_shard_opts;
 
 enum { PB_OPTIM_NONE = 0, PB_OPTIM_ADAM = 1 };
@@ -100,6 +103,9 @@ typedef struct pb_shard_node {
 	                           * (per micro-batch), 2 the one block whose activations
 	                           * live during recompute (once: counted in mem_param) */
 	unsigned dyn_in;
+	int same_as; /* node whose tables these are (strat, cost, flops_part, mem_param,
+	              * mem_act: a middle block's node shares its representative's), -1 own */
+	unsigned char pick_shared; /* pick is the array of its group's same_as member */
 } pb_shard_node;
 
 typedef struct pb_shard_group {
@@ -109,8 +115,10 @@ typedef struct pb_shard_group {
 	int n_strat;
 	double *cost;
 	double *mem_param, *mem_act;
-	int tie;   /* group whose variables this one repeats, -1 */
-	int fixed; /* chosen strategy when already decided (level 3), -1 */
+	int tie;     /* group whose variables this one repeats, -1 */
+	int fixed;   /* chosen strategy when already decided (level 3), -1 */
+	int same_as; /* group whose cost and memory arrays and member picks these are
+	              * (a middle block's group shares its representative's), -1 own */
 } pb_shard_group;
 
 typedef struct pb_shard_edge {
@@ -124,6 +132,10 @@ typedef struct pb_shard_edge {
 	double bytes;
 	int twin; /* an earlier edge between the same (tied) groups with the same spec maps:
 	           * its y columns carry this edge's cost too (-1: none) */
+	unsigned char cost_shared; /* cost is an earlier edge's matrix (same tensor shape and
+	                            * specs: strategy_share.c) */
+	signed char (*as)[PB_MESH_MAX_AXES]; /* while building: the specs a (na of them) */
+	signed char (*bs)[PB_MESH_MAX_AXES]; /* while building: the specs b (nb) */
 } pb_shard_edge;
 
 typedef struct pb_shard_problem {
@@ -152,6 +164,8 @@ typedef struct pb_shard_problem {
 	int n_layer_runs; /* opts.layers: runs of identical blocks found */
 	int layer_blocks; /* their blocks (sum of counts) */
 	int layer_tied;   /* groups tied to a group of a first block */
+	int n_shared_nodes, n_shared_groups, n_shared_edges; /* tables built once and shared
+	                                                      * (strategy_share.c) */
 } pb_shard_problem;
 
 int pb_shard_problem_build(const pb_graph *g, const pb_cluster *c, const pb_mesh *m,
@@ -241,5 +255,38 @@ void pb_shard_restricted_free(pb_shard_problem *q, int **map);
 void pb_shard_evaluate(const pb_shard_problem *p, const int *choice, pb_shard_result *r);
 /* Strategy of node nid under a group choice, or -1 for inactive nodes. */
 int pb_shard_node_strategy(const pb_shard_problem *p, const int *choice, int nid);
+
+/*
+ * Building steps in files of their own (used by pb_shard_problem_build).
+ * Sharing (opts.layers, repeated layers; strategy_share.c): a node of a
+ * middle block whose representative (layer_classes.h) is built the same way
+ * (operator, shapes, tensor kinds, parameter ownership, recomputation,
+ * output flags) takes its representative's strategy and cost tables instead
+ * of computing them; a group all of whose members do so, in the same order
+ * and wiring, takes its representative group's costs and picks; an edge
+ * whose tensor shape and spec lists equal an earlier edge's takes its cost
+ * matrix. Every shared table is the one the full build would compute (the
+ * tables are pure functions of what is compared), so the problem is
+ * identical; only its memory and build time shrink.
+ */
+/* 1 when node v would get exactly the tables of node r (built, not shared). */
+int pb_share_node_alike(const pb_shard_problem *p, int v, int r);
+/* Group H whose costs and picks group G would repeat exactly (its leader's
+ * representative's group, itself own), or -1. rep: per node (layer_classes.h). */
+int pb_share_group_twin(const pb_shard_problem *p, int G, const int *rep);
+/* Fills every edge's cost matrix from its specs (as, bs), then frees the
+ * spec lists; share: edges of equal tensor shape and specs share one matrix. */
+int pb_share_edge_costs(pb_shard_problem *p, int share, pb_error *err);
+/* The cost matrix of tensor t between the specs as (na) and bs (nb), in c. */
+void pb_share_edge_matrix(const pb_shard_problem *p, int t, signed char (*as)[PB_MESH_MAX_AXES],
+                          int na, signed char (*bs)[PB_MESH_MAX_AXES], int nb, double *c);
+
+/* Exact dominance (strategy_prune.c): two strategies of a group that show
+ * the same specs on every edge of the group are interchangeable for the rest
+ * of the problem, so only those not beaten on cost and memory at once are
+ * kept; specs no strategy uses are dropped from the edges' spec lists.
+ * A group that shares its representative's tables keeps sharing them when
+ * its pruning is the same, else it gets its own copies first. */
+int pb_shard_prune_dominated(pb_shard_problem *p, pb_error *err);
 
 #endif
