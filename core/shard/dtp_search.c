@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "shard/dtp_interleave.h"
 #include "shard/search.h"
 #include "util/job.h"
 #include "util/ranks.h"
@@ -423,7 +424,7 @@ static int splits_over(long B, int m, int dp)
 static int run_unit(const pb_graph **gp, const pb_cluster *cl, const pb_dtp_opts *o, long B, int pp,
                     int m, double inc, const int *want, pb_dtp_result *r, pb_error *err)
 {
-	int N = cl->n_devices, rc;
+	int rc;
 	if ((rc = reload(o, B / m, gp, err)))
 		return rc;
 	const pb_graph *g = *gp;
@@ -431,11 +432,12 @@ static int run_unit(const pb_graph **gp, const pb_cluster *cl, const pb_dtp_opts
 	double *cost = NULL;
 	if ((rc = unit_open(&u, g, cl, o, pp, m, &cost, err)))
 		goto done;
-	for (int sc = 0; sc < 2 && rc == PB_OK; sc++) {
-		int V = sc == PB_SCHED_1F1B ? 1 : (o->v ? o->v : 2);
-		if ((o->sched >= 0 && o->sched != sc) ||
-		    (sc == PB_SCHED_INTERLEAVED && (m % pp || V * pp > 64 * N)))
-			continue; /* interleaved needs m a multiple of p (Megatron-LM) */
+	pb_dtp_vloop vl; /* 1F1B, interleaved V = 2, 3, ... (dtp_interleave.h) */
+	rc = pb_dtp_vloop_init(&vl, o, g, pp, m, cl, inc, err);
+	for (int sc, V, from = 0; rc == PB_OK && pb_dtp_vloop_next(&vl, &sc, &V);
+	     pb_dtp_vloop_note(&vl, r, from)) {
+		from = r->n;
+		inc = pb_dtp_vloop_inc(&vl);
 		char serr[160] = "";
 		int src = unit_schedule(&u, cost, sc, V, serr);
 		if (src == PB_ENOMEM) {
@@ -447,7 +449,7 @@ static int run_unit(const pb_graph **gp, const pb_cluster *cl, const pb_dtp_opts
 		for (int dp = 1; dp <= u.d && rc == PB_OK; dp++) {
 			int tp = u.d / dp;
 			if (u.d % dp || (o->dp && o->dp != dp) || (o->tp && o->tp != tp) ||
-			    !want[dp])
+			    !want[dp] || !pb_dtp_vloop_want(&vl, dp, bound))
 				continue;
 			/* micro-batches that dp replicas cannot split: not a configuration
 			 * (an error row when dp and m are both fixed) */
@@ -486,6 +488,7 @@ static int run_unit(const pb_graph **gp, const pb_cluster *cl, const pb_dtp_opts
 		}
 		pb_pipe_split_free(&u.split);
 	}
+	pb_dtp_vloop_free(&vl);
 	long milps, hits;
 	pb_dtp_cache_stats(u.cache, &milps, &hits);
 	r->milps += milps;
