@@ -15,7 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "shard/dtp_interleave.h"
 #include "shard/search.h"
 #include "util/job.h"
 #include "util/ranks.h"
@@ -432,12 +431,13 @@ static int run_unit(const pb_graph **gp, const pb_cluster *cl, const pb_dtp_opts
 	double *cost = NULL;
 	if ((rc = unit_open(&u, g, cl, o, pp, m, &cost, err)))
 		goto done;
-	pb_dtp_vloop vl; /* 1F1B, interleaved V = 2, 3, ... (dtp_interleave.h) */
-	rc = pb_dtp_vloop_init(&vl, o, g, pp, m, cl, inc, err);
-	for (int sc, V, from = 0; rc == PB_OK && pb_dtp_vloop_next(&vl, &sc, &V);
-	     pb_dtp_vloop_note(&vl, r, from)) {
+	pb_dtp_vloop *vl = pb_dtp_vloop_new(o, g, pp, m, cl, inc); /* dtp_interleave.c */
+	if (!vl)
+		rc = pb_err(err, PB_ENOMEM, "shard: out of memory");
+	for (int sc, V, from = 0; rc == PB_OK && pb_dtp_vloop_next(vl, &sc, &V);
+	     pb_dtp_vloop_note(vl, r, from)) {
 		from = r->n;
-		inc = pb_dtp_vloop_inc(&vl);
+		inc = pb_dtp_vloop_inc(vl);
 		char serr[160] = "";
 		int src = unit_schedule(&u, cost, sc, V, serr);
 		if (src == PB_ENOMEM) {
@@ -449,7 +449,7 @@ static int run_unit(const pb_graph **gp, const pb_cluster *cl, const pb_dtp_opts
 		for (int dp = 1; dp <= u.d && rc == PB_OK; dp++) {
 			int tp = u.d / dp;
 			if (u.d % dp || (o->dp && o->dp != dp) || (o->tp && o->tp != tp) ||
-			    !want[dp] || !pb_dtp_vloop_want(&vl, dp, bound))
+			    !want[dp] || !pb_dtp_vloop_want(vl, dp, bound))
 				continue;
 			/* micro-batches that dp replicas cannot split: not a configuration
 			 * (an error row when dp and m are both fixed) */
@@ -488,7 +488,7 @@ static int run_unit(const pb_graph **gp, const pb_cluster *cl, const pb_dtp_opts
 		}
 		pb_pipe_split_free(&u.split);
 	}
-	pb_dtp_vloop_free(&vl);
+	pb_dtp_vloop_free(vl);
 	long milps, hits;
 	pb_dtp_cache_stats(u.cache, &milps, &hits);
 	r->milps += milps;

@@ -9,7 +9,6 @@
 
 #include "model/gen_gpt.h"
 #include "session.h"
-#include "shard/dtp_interleave.h"
 #include "shard/dtp_search.h"
 
 #define LAYOUT "layouts/cluster-2x8.lua"
@@ -100,7 +99,8 @@ static double best_fitting(const pb_dtp_result *r, int dp, int v)
 	double b = INFINITY;
 	for (int i = 0; i < r->n; i++) {
 		const pb_dtp_config *c = &r->cfg[i];
-		if (c->ok && c->fits && c->dp == dp && c->sched == PB_SCHED_INTERLEAVED && c->v == v)
+		if (c->ok && c->fits && c->dp == dp && c->sched == PB_SCHED_INTERLEAVED &&
+		    c->v == v)
 			b = fmin(b, c->step_time);
 	}
 	return b;
@@ -135,7 +135,8 @@ static void test_interleave_v3(void **state)
 		v3 += V == 3;
 		vmax = V > vmax ? V : vmax;
 		if (V >= 4)
-			assert_true(best_fitting(&r, c->dp, V - 1) < best_fitting(&r, c->dp, V - 2));
+			assert_true(best_fitting(&r, c->dp, V - 1) <
+			            best_fitting(&r, c->dp, V - 2));
 	}
 	assert_true(v3 > 0);
 	assert_true(vmax >= 3);
