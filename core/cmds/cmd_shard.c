@@ -73,6 +73,9 @@ static const pb_opt shard_opts[] = {
     {"schedule", 0, PB_OPT_STR, "1f1b|interleaved[:V]",
      "pipeline schedule: fixes it (interleaved: V model chunks per device, default 2; "
      "implies the search)"},
+    {"stage-gap", 0, PB_OPT_DOUBLE, "G",
+     "relative MIP gap of the pipeline search's stage MILPs: each stage's plan is within G "
+     "of its optimum (default 0: proven optimal)"},
     PB_OPTS_END};
 
 static int apply_batch(pb_cmd_ctx *ctx, long batch, pb_error *err)
@@ -149,7 +152,7 @@ static int keep_pipeline(pb_cmd_ctx *ctx, reload_job *dj, const char *outp, pb_e
 	pb_plan *plan = NULL;
 	pb_cmd_progress(ctx, 1.0, "shard: the best pipeline's plan");
 	rc = pb_dtp_plan(&g, dj->cl, dj->dtp, &dj->dres->cfg[dj->dres->best], dj->dres->batch,
-	                 &plan, err);
+	                 dj->dres, &plan, err);
 	if (rc == PB_OK && outp)
 		rc = pb_plan_save(plan, pb_session_node_names(ctx->s), outp, err);
 	if (rc == PB_OK) {
@@ -364,6 +367,8 @@ static int cmd_shard(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, p
 		return rc;
 	pb_dtp_opts dopt;
 	pb_dtp_opts_default(&dopt);
+	if ((rc = pb_args_double(a, "stage-gap", dopt.gap, 0, 0.5, &dopt.gap, err)))
+		return rc;
 	if (pb_args_str(a, "schedule", NULL) &&
 	    (rc = pb_dtp_parse_schedule(pb_args_str(a, "schedule", NULL), &dopt.sched, &dopt.v,
 	                                err)))
@@ -468,7 +473,7 @@ const pb_command pb_cmds_shard[] = {
      "[-o plan.json] [--emit-tasks DIR] [--emit-lp FILE] [--pipeline auto|off] [--jobs N] "
      "[--pad] [--start] [--layers auto|off] [--optimizer adam|none] [--zero 0-3] "
      "[--recompute auto|none|selective|full] [--dp D] [--tp T] [--pp P] [--microbatches M] "
-     "[--schedule 1f1b|interleaved[:V]]",
+     "[--schedule 1f1b|interleaved[:V]] [--stage-gap G]",
      "choose per-operator sharding over device-grouping schemes of a cluster (GLPK MILP)",
      shard_opts, cmd_shard, PB_CMD_GRAPH | PB_CMD_LAYOUT,
      "The layout must be kind=\"cluster\" (layouts/cluster-*.lua). Every grouping scheme\n"

@@ -69,6 +69,8 @@ void pb_dtp_report_json(json_t *rep, const pb_dtp_result *r)
 	json_object_set_new(st, "stage_milps", json_integer(r->milps));
 	json_object_set_new(st, "stage_cache_hits", json_integer(r->cache_hits));
 	json_object_set_new(st, "pruned", json_integer(r->pruned));
+	/* 0: every stage plan proven optimal; else each within this relative gap */
+	json_object_set_new(st, "stage_gap", json_real(r->gap));
 	json_object_set_new(rep, "dtp_search", st);
 }
 
@@ -83,6 +85,11 @@ void pb_dtp_report_text(FILE *f, const pb_dtp_result *r)
 	        "\ndata x tensor x pipeline (batch %ld; %d configurations, %ld stage MILPs, "
 	        "%ld answered by the cache, %ld pruned by their bound)\n",
 	        r->batch, r->n, r->milps, r->cache_hits, r->pruned);
+	if (r->gap > 0)
+		fprintf(f,
+		        "stage MILPs solved to a relative gap of %g: a stage's plan is within it "
+		        "of its optimum\n",
+		        r->gap);
 	fprintf(
 	    f,
 	    "    dp   tp   pp     m  schedule        scheme       step time      memory  fits\n");

@@ -55,6 +55,7 @@ int pb_dtp_parse_schedule(const char *s, int *sched, int *v, pb_error *err)
 
 void pb_dtp_result_free(pb_dtp_result *r)
 {
+	pb_plan_free(r->kept);
 	free(r->cfg);
 	memset(r, 0, sizeof *r);
 	r->best = -1;
@@ -151,6 +152,7 @@ typedef struct unit_ctx {
 	pb_dtp_cache *cache;
 	const double *cost; /* per node: FLOPs, -1 outside the problem */
 	json_t *chunks;     /* building a plan: per chunk its solve (dtp_plan.c), else NULL */
+	long replayed;      /* cache answers of keep_plan (not counted) */
 } unit_ctx;
 
 /* Activation copies device group s holds (in units of its whole activation
@@ -166,14 +168,23 @@ static double inflight(const unit_ctx *u, int s)
 	return (double)chunks / u->v;
 }
 
-/* Solves the chunks of group s at act copies; sums time and memory parts. */
+/* A device group's chunks summed: time without and with the gradient
+ * all-reduces, memory parts; ok = 0 when a chunk failed or was cut. */
+typedef struct group_sum {
+	double time, grad, mp, ma;
+	int ok, cut;
+} group_sum;
+
+/* Solves the chunks of group s at act copies into gs. cut (finite): only
+ * plans whose time without gradient all-reduces (the chunks solved so far
+ * included) is below it, up to cut_grad x a chunk's largest gradient
+ * all-reduce time, can win: a chunk proven slower is gs->cut. */
 static int solve_group(unit_ctx *u, const pb_cluster *sub, const char *scheme, int s, double act,
-                       double *time, double *grad, double *mp, double *ma, int *ok, char *errbuf,
-                       pb_error *err)
+                       double cut, double cut_grad, group_sum *gs, char *errbuf, pb_error *err)
 {
 	const pb_graph *g = u->g;
-	*time = *grad = *mp = *ma = 0;
-	*ok = 1;
+	memset(gs, 0, sizeof *gs);
+	gs->ok = 1;
 	for (int c = s; c < u->n_chunks; c += u->pp) {
 		int any = 0;
 		for (int v = 0; v < g->n_nodes; v++) {
@@ -183,12 +194,19 @@ static int solve_group(unit_ctx *u, const pb_cluster *sub, const char *scheme, i
 		if (!any)
 			continue;
 		pb_dtp_chunk ch;
-		int rc = pb_dtp_chunk_solve(u->cache, sub, scheme, &u->o->shard, u->mask,
+		pb_shard_opts so = u->o->shard;
+		so.mip_gap = u->o->gap;
+		if (isfinite(cut)) {
+			so.cutoff = fmax(cut - gs->time, 1e-15);
+			so.cutoff_grad = cut_grad;
+		}
+		int rc = pb_dtp_chunk_solve(u->cache, sub, scheme, &so, u->mask,
 		                            u->o->pipe.train ? act : 1, &ch, err);
 		if (rc)
 			return rc;
 		if (!ch.ok) {
-			*ok = 0;
+			gs->ok = 0;
+			gs->cut = ch.cut;
 			json_decref(ch.ops);
 			snprintf(errbuf, 160, "chunk %d: %.140s", c, ch.error);
 			return PB_OK;
@@ -205,10 +223,10 @@ static int solve_group(unit_ctx *u, const pb_cluster *sub, const char *scheme, i
 			              ch.ops ? ch.ops : json_array()));
 		else
 			json_decref(ch.ops);
-		*time += ch.time - ch.grad;
-		*grad += ch.grad;
-		*mp += ch.mem_param;
-		*ma += ch.mem_act;
+		gs->time += ch.time - ch.grad;
+		gs->grad += ch.grad;
+		gs->mp += ch.mem_param;
+		gs->ma += ch.mem_act;
 	}
 	return PB_OK;
 }
@@ -236,7 +254,9 @@ static double unit_bound(const unit_ctx *u, const double *cost)
 	return t * (u->m + (double)(u->pp - 1) / u->v);
 }
 
-static int eval_config(unit_ctx *u, int dp, int tp, pb_dtp_config *c, pb_error *err)
+/* Costs configuration (dp, tp) of the unit. inc > 0: the step time of a
+ * plan that fits; a stage proven unable to beat it makes the row pruned. */
+static int eval_config(unit_ctx *u, int dp, int tp, double inc, pb_dtp_config *c, pb_error *err)
 {
 	const pb_cluster *cl = u->cl;
 	int train = u->o->pipe.train, rc;
@@ -256,35 +276,6 @@ static int eval_config(unit_ctx *u, int dp, int tp, pb_dtp_config *c, pb_error *
 	c->ok = 1;
 	c->fits = 1;
 	c->bound = unit_bound(u, u->cost);
-	for (int s = 0; s < u->pp; s++) {
-		if (pb_job_cancelled())
-			return pb_err(err, PB_ECANCEL, "shard: cancelled");
-		double t, gr, mp, ma, a = inflight(u, s);
-		int ok;
-		/* solved with one activation copy (a relaxation of the memory row):
-		 * when the plan fits with a copies it is the plan for a copies too */
-		if ((rc =
-		         solve_group(u, &sub, scheme, s, 1, &t, &gr, &mp, &ma, &ok, c->error, err)))
-			return rc;
-		double mem = mp + (train ? a : 1) * ma;
-		if (ok && train && a > 1 && mem > cl->memory * (1 + 1e-9)) {
-			if ((rc = solve_group(u, &sub, scheme, s, a, &t, &gr, &mp, &ma, &ok,
-			                      c->error, err)))
-				return rc;
-			mem = mp + a * ma;
-		}
-		if (!ok) {
-			c->ok = 0;
-			return PB_OK;
-		}
-		if (t > c->slowest)
-			c->slowest = t;
-		if (gr > c->grad)
-			c->grad = gr;
-		if (mem > c->memory)
-			c->memory = mem;
-	}
-	c->fits = c->memory <= cl->memory * (1 + 1e-9);
 	/* point-to-point: chunk k -> k + 1, group k mod pp -> (k + 1) mod pp */
 	int dpn = cl->devices_per_node;
 	for (int k = 0; k + 1 < u->n_chunks; k++) {
@@ -296,6 +287,48 @@ static int eval_config(unit_ctx *u, int dp, int tp, pb_dtp_config *c, pb_error *
 			c->p2p = t;
 	}
 	int p = u->pp, m = u->m, V = u->v;
+	/* step = K (slowest + P2P) + grad >= K (a group's time + P2P) + one of
+	 * its chunks' gradient all-reduces g, so a chunk whose time t (g
+	 * included) has K t - (K - 1) g >= inc - K (P2P + the group's other
+	 * chunks) cannot win: the stage MILPs' cutoff */
+	double K = u->sched == PB_SCHED_1F1B ? m + p - 1 : m + (double)(p - 1) / V;
+	double P2P = u->sched == PB_SCHED_1F1B ? c->p2p : V * c->p2p;
+	double cut = inc > 0 ? inc / K - P2P : INFINITY, cut_grad = train ? (K - 1) / K : 0;
+	for (int s = 0; s < u->pp; s++) {
+		if (pb_job_cancelled())
+			return pb_err(err, PB_ECANCEL, "shard: cancelled");
+		double a = inflight(u, s);
+		group_sum gs;
+		/* solved with one activation copy (a relaxation of the memory row):
+		 * when the plan fits with a copies it is the plan for a copies too */
+		if ((rc = solve_group(u, &sub, scheme, s, 1, cut, cut_grad, &gs, c->error, err)))
+			return rc;
+		double mem = gs.mp + (train ? a : 1) * gs.ma;
+		if (gs.ok && train && a > 1 && mem > cl->memory * (1 + 1e-9)) {
+			if ((rc = solve_group(u, &sub, scheme, s, a, cut, cut_grad, &gs, c->error,
+			                      err)))
+				return rc;
+			mem = gs.mp + a * gs.ma;
+		}
+		if (!gs.ok && gs.cut) {
+			c->ok = 0;
+			c->pruned = 1;
+			snprintf(c->error, sizeof c->error,
+			         "pruned: stage %d cannot beat %.6g s of a plan that fits", s, inc);
+			return PB_OK;
+		}
+		if (!gs.ok) {
+			c->ok = 0;
+			return PB_OK;
+		}
+		if (gs.time > c->slowest)
+			c->slowest = gs.time;
+		if (gs.grad > c->grad)
+			c->grad = gs.grad;
+		if (mem > c->memory)
+			c->memory = mem;
+	}
+	c->fits = c->memory <= cl->memory * (1 + 1e-9);
 	if (u->sched == PB_SCHED_1F1B) {
 		c->step_time = (c->slowest + c->p2p) * (m + p - 1) + c->grad;
 		c->bubble = (double)(p - 1) / (m + p - 1);
@@ -380,6 +413,7 @@ static int unit_open(unit_ctx *u, const pb_graph *g, const pb_cluster *cl, const
 	u->cache = pb_dtp_cache_new(g);
 	if (!*cost || !u->active || !u->mask || !u->p2p_bytes || !u->cache)
 		return pb_err(err, PB_ENOMEM, "shard: out of memory");
+	pb_dtp_cache_keep_ops(u->cache); /* the plan of a configuration (keep_plan) */
 	pb_shard_dynamic_nodes(g, u->active);
 	for (int v = 0; v < n; v++)
 		(*cost)[v] = u->active[v] ? pb_shard_node_flops(g, &g->nodes[v]) : -1;
@@ -415,6 +449,36 @@ static int unit_schedule(unit_ctx *u, const double *cost, int sc, int V, char *s
 static int splits_over(long B, int m, int dp)
 {
 	return (B / m) % dp == 0;
+}
+
+/* The plan of configuration c, just evaluated on unit u, replaces r->kept:
+ * evaluated again with every chunk's solve recorded (the cache answers). */
+static int keep_plan(unit_ctx *u, const pb_dtp_config *c, long B, pb_dtp_result *r, pb_error *err)
+{
+	pb_dtp_config k;
+	memset(&k, 0, sizeof k);
+	u->chunks = json_array();
+	for (int i = 0; u->chunks && i < u->n_chunks; i++)
+		json_array_append_new(u->chunks, json_null());
+	if (!u->chunks)
+		return pb_err(err, PB_ENOMEM, "shard: out of memory");
+	long m0, h0, m1, h1;
+	pb_dtp_cache_stats(u->cache, &m0, &h0);
+	int rc = eval_config(u, c->dp, c->tp, 0, &k, err);
+	pb_dtp_cache_stats(u->cache, &m1, &h1);
+	u->replayed += h1 - h0;
+	pb_plan *plan = NULL;
+	if (rc == PB_OK && k.ok && k.step_time == c->step_time)
+		rc = pb_dtp_plan_build(u->g, u->cl, &k, B, u->o->pipe.train, u->split.stage,
+		                       u->chunks, &plan, err);
+	json_decref(u->chunks);
+	u->chunks = NULL;
+	if (plan) {
+		pb_plan_free(r->kept);
+		r->kept = plan;
+		r->kept_cfg = *c;
+	}
+	return rc;
 }
 
 /* Evaluates unit (pp, m) into r for the data-parallel degrees with
@@ -477,7 +541,11 @@ static int run_unit(const pb_graph **gp, const pb_cluster *cl, const pb_dtp_opts
 				         bound, inc);
 				r->pruned++;
 			} else if (src == PB_OK && splits_over(B, m, dp)) {
-				rc = eval_config(&u, dp, tp, c, err);
+				rc = eval_config(&u, dp, tp, inc, c, err);
+				r->pruned += c->pruned;
+				if (rc == PB_OK && c->ok &&
+				    (!r->kept || pb_dtp_better(c, &r->kept_cfg)))
+					rc = keep_plan(&u, c, B, r, err);
 			} else if (src == PB_OK) {
 				snprintf(c->error, sizeof c->error,
 				         "micro-batches of %ld samples do not split over dp %d",
@@ -492,18 +560,29 @@ static int run_unit(const pb_graph **gp, const pb_cluster *cl, const pb_dtp_opts
 	long milps, hits;
 	pb_dtp_cache_stats(u.cache, &milps, &hits);
 	r->milps += milps;
-	r->cache_hits += hits;
+	r->cache_hits += hits - u.replayed;
 done:
 	unit_close(&u, cost);
 	return rc;
 }
 
+static int same_config(const pb_dtp_config *a, const pb_dtp_config *b)
+{
+	return a->dp == b->dp && a->tp == b->tp && a->pp == b->pp && a->m == b->m &&
+	       a->sched == b->sched && a->v == b->v && a->step_time == b->step_time;
+}
+
 int pb_dtp_plan(const pb_graph **gp, const pb_cluster *cl, const pb_dtp_opts *o,
-                const pb_dtp_config *want, long B, pb_plan **out, pb_error *err)
+                const pb_dtp_config *want, long B, pb_dtp_result *r, pb_plan **out, pb_error *err)
 {
 	*out = NULL;
 	if (want->pp < 2 || !want->ok)
 		return pb_err(err, PB_EUSAGE, "shard: no pipeline configuration to plan");
+	if (r && r->kept && same_config(&r->kept_cfg, want)) {
+		*out = r->kept;
+		r->kept = NULL;
+		return PB_OK;
+	}
 	int rc;
 	if ((rc = reload(o, B / want->m, gp, err)))
 		return rc;
@@ -513,7 +592,6 @@ int pb_dtp_plan(const pb_graph **gp, const pb_cluster *cl, const pb_dtp_opts *o,
 	memset(&c, 0, sizeof c);
 	if ((rc = unit_open(&u, *gp, cl, o, want->pp, want->m, &cost, err)))
 		goto done;
-	pb_dtp_cache_keep_ops(u.cache);
 	char serr[160] = "";
 	int src = unit_schedule(&u, cost, want->sched, want->v, serr);
 	if (src) {
@@ -528,7 +606,7 @@ int pb_dtp_plan(const pb_graph **gp, const pb_cluster *cl, const pb_dtp_opts *o,
 		rc = pb_err(err, PB_ENOMEM, "shard: out of memory");
 		goto done;
 	}
-	if ((rc = eval_config(&u, want->dp, want->tp, &c, err)))
+	if ((rc = eval_config(&u, want->dp, want->tp, 0, &c, err)))
 		goto done;
 	/* the plan is the configuration's own: the same numbers or an error */
 	if (!c.ok || fabs(c.step_time - want->step_time) > 1e-9 * want->step_time)
@@ -625,7 +703,7 @@ static int run_pp(const pb_graph **gp, const pb_cluster *cl, const pb_dtp_opts *
 		for (int k = 0; k < nm[dp]; k++)
 			n_all = add_m(all, n_all, 64, ms[16 * dp + k]);
 	}
-	double inc = o->incumbent > 0 ? o->incumbent : INFINITY;
+	double inc = o->incumbent > 0 && !o->exhaustive ? o->incumbent : INFINITY;
 	for (int k = 0; k < n_all && rc == PB_OK; k++) {
 		int m = all[k], any = 0;
 		for (int dp = 1; dp <= d; dp++) {
@@ -656,7 +734,7 @@ static int run_pp(const pb_graph **gp, const pb_cluster *cl, const pb_dtp_opts *
 				stopped[dp] = 1;
 			if (b < prev[dp])
 				prev[dp] = b;
-			if (b < inc)
+			if (b < inc && !o->exhaustive)
 				inc = b;
 		}
 	}
@@ -776,6 +854,7 @@ int pb_dtp_search(const pb_graph *g, const pb_cluster *cl, const pb_dtp_opts *o,
 	int N = cl->n_devices;
 	long B = o->pipe.batch > 0 ? o->pipe.batch : pb_pipe_model_batch(g);
 	r->batch = B;
+	r->gap = o->gap;
 	if ((o->dp && N % o->dp) || (o->tp && N % o->tp) || (o->pp && N % o->pp) ||
 	    (o->dp && o->tp && o->pp && o->dp * o->tp * o->pp != N))
 		return pb_err(err, PB_EUSAGE,

@@ -80,6 +80,12 @@ typedef struct pb_dtp_opts {
 	 * it, nor below the best fitting one of its stage count so far, is not
 	 * solved (a row with pruned = 1) */
 	double incumbent;
+	/* 1: no configuration is pruned (no incumbent, not even the best of a stage
+	 * count so far): every row solved, the reference the tests compare with */
+	int exhaustive;
+	/* relative MIP gap of the stage MILPs (0 = proven optimal): a plan of a
+	 * chunk within it of the chunk's optimum */
+	double gap;
 	/* progress (may be NULL): the unit (pp, m) about to be evaluated */
 	void (*progress)(void *ud, int done, int total, int pp, int m);
 	void *ud;
@@ -93,8 +99,13 @@ typedef struct pb_dtp_result {
 	int best; /* index of the best configuration, -1 when none */
 	long batch;
 	long milps, cache_hits; /* stage MILPs solved, chunk solves answered by the cache */
-	long pruned;            /* configurations not solved (their bound) */
+	long pruned;            /* configurations not solved (their bound, or a stage's) */
+	double gap;             /* the stage MILPs' relative gap (pb_dtp_opts) */
 	const pb_graph *g;      /* the graph the reloads left (borrowed) */
+	/* the plan of the best pipeline configuration this process evaluated
+	 * (pb_dtp_plan takes it instead of solving its chunks again), its row */
+	pb_plan *kept;
+	pb_dtp_config kept_cfg;
 } pb_dtp_result;
 
 /* Parses "1f1b", "interleaved" or "interleaved:V" (V >= 2). */
@@ -111,11 +122,12 @@ int pb_dtp_search(const pb_graph *g, const pb_cluster *cl, const pb_dtp_opts *o,
                   pb_error *err);
 void pb_dtp_result_free(pb_dtp_result *r);
 /* The plan of pipeline configuration `want` (a row of pb_dtp_search with the
- * same options and batch B): the model reloaded at B/m (*gp: the graph left),
- * split and solved again with every chunk's operator specs kept; an error
- * when its step time is not the row's. */
+ * same options and batch B): the one r kept when it is want's (r may be
+ * NULL; r->kept is then taken), else the model reloaded at B/m (*gp: the
+ * graph left), split and solved again with every chunk's operator specs
+ * kept; an error when its step time is not the row's. */
 int pb_dtp_plan(const pb_graph **gp, const pb_cluster *cl, const pb_dtp_opts *o,
-                const pb_dtp_config *want, long B, pb_plan **out, pb_error *err);
+                const pb_dtp_config *want, long B, pb_dtp_result *r, pb_plan **out, pb_error *err);
 /* The plan of a configuration from its chunks' solves (dtp_plan.c): kind
  * "pipeline", one group per chunk (chunk k on device group k mod pp), group
  * per node = its chunk; detail: dp, tp, pp, micro-batches, schedule, batch,
@@ -157,6 +169,7 @@ typedef struct pb_dtp_chunk {
 	double time, mem_param, mem_act; /* per micro-batch s, bytes per device */
 	double grad; /* s of time that are gradient all-reduces (once per step) */
 	int feasible, ok;
+	int cut;       /* ok = 0: no plan beats so->cutoff (pb_shard_opts) */
 	int recompute; /* PB_RECOMP_NONE / SELECTIVE / FULL of the plan */
 	json_t *ops;   /* cache with keep_ops: the plan's operators (a new reference,
 	                * the caller's), else NULL */
@@ -168,7 +181,9 @@ void pb_dtp_cache_free(pb_dtp_cache *c);
 /* The best plan of the nodes with mask[v] on the d-device sub-cluster of cl
  * on `scheme`, with act_copies; answered from the cache when a chunk of the
  * same content (layer-class representatives), scheme, devices and copies was
- * solved. Returns PB_OK (a failed solve is r->ok = 0) or PB_ENOMEM. */
+ * solved. so->cutoff > 0: a chunk proven not to beat it is r->cut (reused for
+ * no larger cutoffs and no fewer copies). Returns PB_OK (a failed solve is
+ * r->ok = 0) or PB_ENOMEM. */
 int pb_dtp_chunk_solve(pb_dtp_cache *c, const pb_cluster *sub, const char *scheme,
                        const pb_shard_opts *so, const unsigned char *mask, double act_copies,
                        pb_dtp_chunk *r, pb_error *err);

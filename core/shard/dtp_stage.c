@@ -8,7 +8,9 @@
  * the same number of middle decoder blocks have the same content and the
  * same MILP. The key adds the scheme, the device group's shape and the
  * activation copies (they enter the memory row). The cache belongs to one
- * graph: a reload (another micro-batch size) starts a new one.
+ * graph: a reload (another micro-batch size) starts a new one. A solve cut
+ * by the caller's cutoff is kept with it: no plan with as many copies or more
+ * beats a cutoff as low or lower.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -28,6 +30,7 @@ typedef struct centry {
 	char scheme[48];
 	int n_dev, nodes;
 	double act;
+	double cutoff, cutoff_grad; /* r.cut: the cutoff it was cut by */
 	pb_dtp_chunk r;
 } centry;
 
@@ -140,6 +143,8 @@ static int solve(const pb_graph *g, const pb_cluster *sub, const char *scheme,
 	} else {
 		snprintf(r->error, sizeof r->error, "%.150s", e.msg);
 	}
+	if (!r->ok) /* the one scheme's row: cut by so->cutoff */
+		r->cut = s && s->n_rows == 1 && s->rows[0].cut;
 	pb_shard_search_free(s);
 	if (rc == PB_ENOMEM || rc == PB_ECANCEL) {
 		*err = e;
@@ -205,6 +210,14 @@ int pb_dtp_chunk_solve(pb_dtp_cache *c, const pb_cluster *sub, const char *schem
 		    e->nodes != sub->nodes || strcmp(e->scheme, sch) ||
 		    memcmp(e->seq, c->seq, (size_t)n * sizeof(int)))
 			continue;
+		if (e->r.cut) { /* as many copies or fewer, a cutoff as high or higher */
+			if (e->act <= act_copies && so->cutoff > 0 && so->cutoff <= e->cutoff &&
+			    so->cutoff_grad <= e->cutoff_grad) {
+				more = i;
+				break;
+			}
+			continue;
+		}
 		if (e->act == act_copies) {
 			more = i;
 			break;
@@ -255,6 +268,8 @@ int pb_dtp_chunk_solve(pb_dtp_cache *c, const pb_cluster *sub, const char *schem
 	e->n_dev = sub->n_devices;
 	e->nodes = sub->nodes;
 	e->act = act_copies;
+	e->cutoff = so->cutoff;
+	e->cutoff_grad = so->cutoff_grad;
 	snprintf(e->scheme, sizeof e->scheme, "%s", sch);
 	e->r = *r;
 	c->n++;

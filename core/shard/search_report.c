@@ -145,6 +145,21 @@ double pb_shard_grad_time(const pb_shard_problem *p, const int *choice)
 	return total;
 }
 
+double pb_shard_grad_max(const pb_shard_problem *p)
+{
+	double total = 0;
+	for (int v = 0; p->opts.train && v < p->g->n_nodes; v++) {
+		double worst = 0;
+		for (int k = 0;
+		     p->nodes[v].active && p->nodes[v].group >= 0 && k < p->nodes[v].n_strat; k++) {
+			double t = grad_collectives(p, &p->nodes[v].strat[k], v, NULL, 1);
+			worst = t > worst ? t : worst;
+		}
+		total += worst;
+	}
+	return total;
+}
+
 /* Collectives on the input edges of node c (and the output/gradient ones). */
 static double node_collectives(const pb_shard_problem *p, const int *choice, int c, json_t *arr)
 {

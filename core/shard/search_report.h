@@ -26,6 +26,9 @@ void pb_shard_dp_tp(const pb_shard_problem *p, const int *choice, int *dp, int *
  * along a mesh axis, as listed with "(gradient)" in the report), part of its
  * step time: a pipeline pays them once per step, not per micro-batch. */
 double pb_shard_grad_time(const pb_shard_problem *p, const int *choice);
+/* The largest pb_shard_grad_time any plan of p could have: per operator its
+ * costliest strategy. */
+double pb_shard_grad_max(const pb_shard_problem *p);
 /* The report as text tables (what `shard` prints without --json). */
 void pb_shard_report_text(const pb_shard_search *s, const json_t *rep, FILE *out);
 /* One JSON file per device: its ordered operators with local shapes and the

@@ -243,6 +243,9 @@ int pb_shard_search_solve_row(pb_shard_search *s, int i, pb_shard_problem **pp, 
 	if (p) {
 		p->cutoff = 0;
 		p->probe_mem = 0;
+	} else if (rc == PB_OK && s->opts.cutoff > 0) { /* the caller's cutoff */
+		row->cut = 1;
+		rc = pb_err(&e2, PB_EINPUT, "shard: no plan below the cutoff");
 	} else if (rc == PB_OK) { /* cannot happen: the first solved has no cutoff */
 		rc = pb_err(&e2, PB_EINTERNAL, "shard: no recomputation choice solved");
 	}

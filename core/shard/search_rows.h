@@ -23,6 +23,7 @@ typedef struct pb_shard_row {
 	double seconds;
 	long incumbents;
 	int recompute; /* PB_RECOMP_* the row was solved with */
+	int cut;       /* opts.cutoff proved every plan at or above it (status -1) */
 	char error[200];
 } pb_shard_row;
 

@@ -67,6 +67,11 @@ typedef struct pb_shard_opts {
 	int no_share;              /* opts.layers: build every block's own tables (the full build,
 	                            * for tests) instead of sharing the representative's
 	                            * (strategy_share.c) */
+	/* The pipeline search's stage MILPs (strategy_milp.c): cutoff > 0 wants only
+	 * plans below cutoff + cutoff_grad x the largest gradient all-reduce time any
+	 * plan could have (a solve that proves none is cut); mip_gap > 0 stops GLPK at
+	 * that relative gap, branching by pseudocosts. 0 = off. */
+	double cutoff, cutoff_grad, mip_gap;
 } pb_shard_opts;
 
 enum { PB_OPTIM_NONE = 0, PB_OPTIM_ADAM = 1 };

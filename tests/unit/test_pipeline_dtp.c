@@ -169,6 +169,7 @@ static void test_fixed_equals_free(void **state)
 	pb_session *s = open_session(&cl);
 	pb_dtp_opts o;
 	opts_for(&o, s, 16);
+	o.exhaustive = 1;
 	pb_dtp_result r;
 	search(s, &cl, &o, &r);
 	int picks[3] = {r.best, -1, -1}, n = 1;
@@ -445,8 +446,10 @@ static void test_chunk_layers_tied(void **state)
  * incumbent the configurations whose bound is not below it are pruned
  * without a solve; the others keep their numbers (this small model is
  * communication-bound: the bounds are far below the step times, so the
- * incumbent here is 0.9 x the largest bound to make the cut bite). Every
- * micro-batch splits over its dp replicas. */
+ * incumbent here is 0.9 x the largest bound to make the cut bite). A
+ * configuration whose stage MILP the incumbent cuts is pruned too: its step
+ * time with every row solved (o.exhaustive) does not beat the incumbent.
+ * Every micro-batch splits over its dp replicas. */
 static void test_bound_and_prune(void **state)
 {
 	(void)state;
@@ -454,6 +457,7 @@ static void test_bound_and_prune(void **state)
 	pb_session *s = open_session(&cl);
 	pb_dtp_opts o;
 	opts_for(&o, s, 16);
+	o.exhaustive = 1;
 	pb_dtp_result r;
 	search(s, &cl, &o, &r);
 	double maxb = 0;
@@ -473,7 +477,7 @@ static void test_bound_and_prune(void **state)
 	o.incumbent = 0.9 * maxb;
 	pb_dtp_result r2;
 	search(s, &cl, &o, &r2);
-	int pruned = 0;
+	int pruned = 0, stage_pruned = 0;
 	for (int i = 0; i < r2.n; i++) {
 		const pb_dtp_config *c = &r2.cfg[i];
 		if (c->pruned) {
@@ -484,25 +488,83 @@ static void test_bound_and_prune(void **state)
 			for (int k = 0; k < r2.n; k++)
 				if (r2.cfg[k].ok && r2.cfg[k].fits && r2.cfg[k].pp == c->pp)
 					inc = fmin(inc, r2.cfg[k].step_time);
-			assert_true(c->bound >= inc * (1 - 1e-12));
 			assert_non_null(strstr(c->error, "pruned"));
+			if (strstr(c->error, "pruned: stage")) {
+				/* a stage MILP cut by the incumbent: the configuration's
+				 * step time (every row solved) does not beat it */
+				stage_pruned++;
+				const pb_dtp_config *all =
+				    find(&r, c->dp, c->tp, c->pp, c->m, c->sched);
+				assert_non_null(all);
+				assert_true(all->step_time >= inc * (1 - 1e-12));
+			} else {
+				assert_true(c->bound >= inc * (1 - 1e-12));
+			}
 			continue;
 		}
 		if (!c->ok || c->pp == 1)
 			continue;
-		int same = 0;
+		/* the same numbers as with every row solved; a micro-batch count
+		 * the reference did not reach (tried on past pruned rows) aside */
+		const pb_dtp_config *all = find(&r, c->dp, c->tp, c->pp, c->m, c->sched);
+		int reached = 0;
 		for (int k = 0; k < r.n; k++)
-			same |= r.cfg[k].ok && r.cfg[k].dp == c->dp && r.cfg[k].tp == c->tp &&
-			        r.cfg[k].pp == c->pp && r.cfg[k].m == c->m &&
-			        r.cfg[k].sched == c->sched &&
-			        close_to(r.cfg[k].step_time, c->step_time);
-		assert_true(same);
+			reached |= r.cfg[k].dp == c->dp && r.cfg[k].tp == c->tp &&
+			           r.cfg[k].pp == c->pp && r.cfg[k].m == c->m &&
+			           r.cfg[k].sched == c->sched;
+		if (reached) {
+			assert_non_null(all);
+			assert_true(close_to(all->step_time, c->step_time));
+		}
 	}
 	assert_true(pruned > 0);
+	assert_true(stage_pruned > 0);
 	assert_int_equal(pruned, r2.pruned);
 	assert_true(r2.milps < r.milps);
 	pb_dtp_result_free(&r);
 	pb_dtp_result_free(&r2);
+	pb_cluster_free(&cl);
+	pb_session_free(s);
+}
+
+/* The plan the search kept for its best pipeline is the plan solved again
+ * from scratch (the chunks' specs, the stages, the step time). */
+static void test_kept_plan(void **state)
+{
+	(void)state;
+	pb_cluster cl;
+	pb_session *s = open_session(&cl);
+	pb_dtp_opts o;
+	opts_for(&o, s, 16);
+	pb_dtp_result r;
+	search(s, &cl, &o, &r);
+	int best = -1;
+	for (int i = 0; i < r.n; i++)
+		if (r.cfg[i].pp > 1 && r.cfg[i].ok &&
+		    (best < 0 || pb_dtp_better(&r.cfg[i], &r.cfg[best])))
+			best = i;
+	assert_true(best >= 0);
+	assert_non_null(r.kept);
+	pb_error err = {0};
+	const pb_graph *g = s->graph;
+	pb_plan *again = NULL, *kept = NULL;
+	assert_int_equal(pb_dtp_plan(&g, &cl, &o, &r.cfg[best], 16, NULL, &again, &err), PB_OK);
+	g = s->graph;
+	assert_int_equal(pb_dtp_plan(&g, &cl, &o, &r.cfg[best], 16, &r, &kept, &err), PB_OK);
+	assert_null(r.kept); /* taken */
+	/* an operator's "group" (its MILP group) is left out of a chunk the
+	 * cache answered: every chunk of the kept plan */
+	size_t i, k;
+	json_t *st, *op;
+	json_array_foreach(json_object_get(again->detail, "stages"), i, st)
+	    json_array_foreach(json_object_get(st, "ops"), k, op) json_object_del(op, "group");
+	assert_true(json_equal(kept->detail, again->detail));
+	assert_int_equal(kept->n_nodes, again->n_nodes);
+	for (int v = 0; v < kept->n_nodes; v++)
+		assert_int_equal(kept->group[v], again->group[v]);
+	pb_plan_free(kept);
+	pb_plan_free(again);
+	pb_dtp_result_free(&r);
 	pb_cluster_free(&cl);
 	pb_session_free(s);
 }
@@ -538,10 +600,15 @@ static void test_errors(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_all_factorisations),     cmocka_unit_test(test_fixed_equals_free),
-	    cmocka_unit_test(test_interleaved_and_memory), cmocka_unit_test(test_layer_split),
-	    cmocka_unit_test(test_cache_same_content),     cmocka_unit_test(test_chunk_layers_tied),
-	    cmocka_unit_test(test_bound_and_prune),        cmocka_unit_test(test_errors),
+	    cmocka_unit_test(test_all_factorisations),
+	    cmocka_unit_test(test_fixed_equals_free),
+	    cmocka_unit_test(test_interleaved_and_memory),
+	    cmocka_unit_test(test_layer_split),
+	    cmocka_unit_test(test_cache_same_content),
+	    cmocka_unit_test(test_chunk_layers_tied),
+	    cmocka_unit_test(test_bound_and_prune),
+	    cmocka_unit_test(test_errors),
+	    cmocka_unit_test(test_kept_plan),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
