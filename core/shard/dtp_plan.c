@@ -36,7 +36,7 @@ int pb_dtp_plan_build(const pb_graph *g, const pb_cluster *cl, const pb_dtp_conf
                       int train, const int *chunk_of, const json_t *chunks, pb_plan **out,
                       pb_error *err)
 {
-	int n_chunks = (int)json_array_size(chunks), d = cl->n_devices / c->pp;
+	int n_chunks = (int)json_array_size(chunks);
 	pb_plan *plan = pb_plan_new("pipeline", "dtp", g->n_nodes);
 	json_t *stages = json_array(), *det = json_object();
 	double *gmem = calloc((size_t)c->pp + 1, sizeof(double));
@@ -66,9 +66,11 @@ int pb_dtp_plan_build(const pb_graph *g, const pb_cluster *cl, const pb_dtp_conf
 			snprintf(lab, sizeof lab, "stage %d chunk %d", s, k / c->pp);
 		else
 			snprintf(lab, sizeof lab, "stage %d", s);
+		int first, d; /* uneven groups: each its own (dtp_uneven.c) */
+		pb_dtp_group_devices(c, s, &first, &d);
 		pb_plan_group pg = {0};
 		pg.label = lab;
-		pg.first_unit = s * d;
+		pg.first_unit = first;
 		pg.n_units = d;
 		pg.time = json_is_object(ch) ? num(ch, "time") : 0;
 		pg.compute = pg.time;
@@ -81,7 +83,7 @@ int pb_dtp_plan_build(const pb_graph *g, const pb_cluster *cl, const pb_dtp_conf
 		                                : json_pack("{s:i,s:i,s:[]}", "chunk", k, "group",
 		                                            s, "ops"); /* an empty chunk */
 		json_object_set_new(st, "stage", json_integer(s));
-		json_object_set_new(st, "devices", json_pack("[i,i]", s * d, s * d + d - 1));
+		json_object_set_new(st, "devices", json_pack("[i,i]", first, first + d - 1));
 		json_object_set_new(st, "memory", json_real(gmem[s]));
 		json_array_append_new(stages, st);
 	}
@@ -119,6 +121,7 @@ int pb_dtp_plan_build(const pb_graph *g, const pb_cluster *cl, const pb_dtp_conf
 	json_object_set_new(det, "memory", json_real(c->memory));
 	json_object_set_new(det, "fits", json_boolean(c->fits));
 	json_object_set_new(det, "stages", stages);
+	pb_dtp_uneven_json(det, c);
 	json_decref(plan->detail);
 	plan->detail = det;
 	free(gmem);

@@ -27,6 +27,7 @@ json_t *pb_dtp_config_json(const pb_dtp_config *c)
 	json_object_set_new(o, "schedule", json_string(sched_name(c, buf, sizeof buf)));
 	json_object_set_new(o, "kind", json_string(c->pp > 1 ? "pipeline" : "operator"));
 	json_object_set_new(o, "scheme", json_string(c->scheme));
+	pb_dtp_uneven_json(o, c); /* uneven groups: stage_tp, stage_devices */
 	if (c->pp > 1 && c->bound > 0)
 		json_object_set_new(o, "bound", json_real(c->bound));
 	if (c->pruned)
@@ -105,6 +106,12 @@ void pb_dtp_report_text(FILE *f, const pb_dtp_result *r)
 		fmt_bytes(mb, sizeof mb, c->memory);
 		fprintf(f, " %12.3f ms %11s  %s\n", c->step_time * 1e3, mb, c->fits ? "yes" : "no");
 	}
+	for (int i = 0; i < r->n; i++)
+		if (r->cfg[i].uneven) { /* dtp_uneven.c */
+			fprintf(f, "  scheme \"tp a+b+...\": uneven device groups, stage s on dp x tp_s "
+			           "devices (tp: the largest)\n");
+			break;
+		}
 }
 
 json_t *pb_dtp_best_overall_json(const pb_dtp_result *r)

@@ -578,6 +578,8 @@ int pb_dtp_plan(const pb_graph **gp, const pb_cluster *cl, const pb_dtp_opts *o,
 	*out = NULL;
 	if (want->pp < 2 || !want->ok)
 		return pb_err(err, PB_EUSAGE, "shard: no pipeline configuration to plan");
+	if (want->uneven)
+		return pb_dtp_uneven_plan(gp, cl, o, want, B, out, err);
 	if (r && r->kept && same_config(&r->kept_cfg, want)) {
 		*out = r->kept;
 		r->kept = NULL;
@@ -880,7 +882,9 @@ int pb_dtp_search(const pb_graph *g, const pb_cluster *cl, const pb_dtp_opts *o,
 		units[i].idx = i;
 		units[i].total = n_units;
 	}
-	return run_units(g, cl, o, B, units, n_units, r, err);
+	int rc = run_units(g, cl, o, B, units, n_units, r, err);
+	const pb_graph *gl = r->g;
+	return rc ? rc : pb_dtp_uneven_search(&gl, cl, o, B, r, err); /* dtp_uneven.c */
 }
 
 int pb_dtp_add_operator(pb_dtp_result *r, const pb_dtp_opts *o, const pb_cluster *cl, pb_error *err)

@@ -41,6 +41,7 @@
 #include "shard/strategy_problem.h"
 
 enum { PB_SCHED_1F1B = 0, PB_SCHED_INTERLEAVED = 1 };
+enum { PB_DTP_UNEVEN_MAX = 16 }; /* stages of a configuration with uneven groups */
 
 typedef struct pb_dtp_config {
 	int dp, tp, pp, m;
@@ -57,6 +58,11 @@ typedef struct pb_dtp_config {
 	                   * at the device rate, times the schedule's slots (s) */
 	int layers_split; /* chunks cut at layer boundaries */
 	int min_layers, max_layers; /* blocks per chunk (layers_split) */
+	/* uneven device groups (dtp_uneven.c; 1F1B): stage s on dp x stage_tp[s]
+	 * consecutive devices, holding the layer units [stage_end[s-1],
+	 * stage_end[s]); tp is the largest stage_tp. 0: every stage on dp x tp. */
+	int uneven;
+	short stage_tp[PB_DTP_UNEVEN_MAX], stage_end[PB_DTP_UNEVEN_MAX];
 	char error[160];
 } pb_dtp_config;
 
@@ -214,5 +220,21 @@ double pb_dtp_vloop_inc(const pb_dtp_vloop *l);
 void pb_dtp_vloop_note(pb_dtp_vloop *l, const pb_dtp_result *r, int from);
 /* The repeated layers (blocks of all runs) of g; 0 without, -1 out of memory. */
 int pb_dtp_count_blocks(const pb_graph *g);
+
+/* ---- uneven device groups (dtp_uneven.c) ---- */
+
+/* After the even search (r): configurations whose stages have different
+ * tensor degrees, grown from r's best fitting pipelines and tried only
+ * where their bound beats the best fitting step; added to r as rows with
+ * uneven = 1 (or pruned rows). g: the graph the reloads left. */
+int pb_dtp_uneven_search(const pb_graph **gp, const pb_cluster *cl, const pb_dtp_opts *o, long B,
+                         pb_dtp_result *r, pb_error *err);
+/* pb_dtp_plan of an uneven row. */
+int pb_dtp_uneven_plan(const pb_graph **gp, const pb_cluster *cl, const pb_dtp_opts *o,
+                       const pb_dtp_config *want, long B, pb_plan **out, pb_error *err);
+/* Device group s of c (even or uneven): its first device and device count. */
+void pb_dtp_group_devices(const pb_dtp_config *c, int s, int *first, int *n);
+/* Adds "uneven", "stage_tp" and "stage_devices" to o when c is uneven. */
+void pb_dtp_uneven_json(json_t *o, const pb_dtp_config *c);
 
 #endif

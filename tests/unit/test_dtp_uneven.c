@@ -1,19 +1,26 @@
 /* test_dtp_uneven.c — the data x tensor x pipeline search beyond equal
- * stages: interleaving with V >= 3 chunks per device (dtp_interleave.c) on
- * generated GPTs over cluster-2x8. V = 3 is tried where pp x 3 chunks fit
- * the layers and is costed by the interleaved formula; V >= 4 only after V
- * beat V - 1; a fixed interleaved:3 gives the free search's numbers. */
+ * stages, on generated GPTs.
+ * Interleaving with V >= 3 chunks per device (dtp_interleave.c, over
+ * cluster-2x8): V = 3 is tried where pp x 3 chunks fit the layers and is
+ * costed by the interleaved formula; V >= 4 only after V beat V - 1; a fixed
+ * interleaved:3 gives the free search's numbers.
+ * Uneven device groups (dtp_uneven.c): with a 196,608-word vocabulary and a
+ * small hidden size the head outweighs the blocks, and on cluster-4x8 an
+ * uneven configuration beats every even one; its plan has the row's step
+ * time and each stage on its own device range. On a 12-layer model with a
+ * small vocabulary the even configuration stays the best. */
 #include "pb_test.h"
 
 #include <unistd.h>
 
 #include "model/gen_gpt.h"
+#include "plan.h"
 #include "session.h"
 #include "shard/dtp_search.h"
 
 #define LAYOUT "layouts/cluster-2x8.lua"
 
-static char path12[64], path6[64];
+static char path12[64], path6[64], pathv[64];
 
 static int reload(void *ud, long batch, const pb_graph **g, pb_error *err)
 {
@@ -41,7 +48,8 @@ static int setup(void **state)
 {
 	(void)state;
 	if (gen(path12, sizeof path12, "g12", 12, 256, 4000) ||
-	    gen(path6, sizeof path6, "g6", 6, 256, 4000))
+	    gen(path6, sizeof path6, "g6", 6, 256, 4000) ||
+	    gen(pathv, sizeof pathv, "gv", 4, 256, 196608))
 		return -1;
 	return 0;
 }
@@ -51,17 +59,23 @@ static int teardown(void **state)
 	(void)state;
 	unlink(path12);
 	unlink(path6);
+	unlink(pathv);
 	return 0;
 }
 
-static pb_session *open_session(const char *path, pb_cluster *cl)
+static pb_session *open_on(const char *path, const char *layout, pb_cluster *cl)
 {
 	pb_session *s = pb_session_new();
 	pb_error err = {0};
 	assert_int_equal(pb_session_open_model(s, path, NULL, 0, &err), PB_OK);
-	assert_int_equal(pb_session_open_layout(s, LAYOUT, &err), PB_OK);
+	assert_int_equal(pb_session_open_layout(s, layout, &err), PB_OK);
 	assert_int_equal(pb_cluster_from_hw(s->hw, cl, &err), PB_OK);
 	return s;
+}
+
+static pb_session *open_session(const char *path, pb_cluster *cl)
+{
+	return open_on(path, LAYOUT, cl);
 }
 
 static void opts_for(pb_dtp_opts *o, pb_session *s, long batch)
@@ -198,11 +212,104 @@ static void test_interleave_layers_cap(void **state)
 	pb_session_free(s);
 }
 
+/* The head of a 196,608-word vocabulary (hidden 256) is ~30x a block's
+ * FLOPs: an uneven configuration beats every even row; its groups are
+ * consecutive, dp x tp_s devices each, N in all, not all equal; its step is
+ * the 1F1B formula; its plan (pb_dtp_plan) has the row's step time and each
+ * stage's device range. */
+static void test_uneven_pays(void **state)
+{
+	(void)state;
+	pb_cluster cl;
+	pb_session *s = open_on(pathv, "layouts/cluster-4x8.lua", &cl);
+	pb_dtp_opts o;
+	opts_for(&o, s, 16);
+	pb_dtp_result r;
+	search(s, &cl, &o, &r);
+	assert_true(r.best >= 0);
+	const pb_dtp_config *b = &r.cfg[r.best];
+	assert_int_equal(b->uneven, 1);
+	assert_true(b->ok && b->fits);
+	int n_even = 0;
+	for (int i = 0; i < r.n; i++) {
+		const pb_dtp_config *c = &r.cfg[i];
+		if (c->uneven || !c->ok)
+			continue;
+		n_even++;
+		assert_true(b->step_time < c->step_time);
+	}
+	assert_true(n_even > 10);
+	int sum = 0, same = 1, prev_end = 0;
+	for (int k = 0; k < b->pp; k++) {
+		int first, n;
+		pb_dtp_group_devices(b, k, &first, &n);
+		assert_int_equal(first, sum);
+		assert_int_equal(n, b->dp * b->stage_tp[k]);
+		sum += n;
+		same &= b->stage_tp[k] == b->stage_tp[0];
+		assert_true(b->stage_end[k] > prev_end);
+		prev_end = b->stage_end[k];
+	}
+	assert_int_equal(sum, 32);
+	assert_false(same);
+	assert_int_equal(b->sched, PB_SCHED_1F1B);
+	assert_true(close_to(b->step_time, (b->slowest + b->p2p) * (b->m + b->pp - 1) + b->grad));
+	assert_true(b->bound > 0 && b->bound <= b->step_time);
+	json_t *js = pb_dtp_config_json(b);
+	assert_int_equal(json_array_size(json_object_get(js, "stage_tp")), (size_t)b->pp);
+	assert_int_equal(json_array_size(json_object_get(js, "stage_devices")), (size_t)b->pp);
+	json_decref(js);
+
+	pb_plan *plan = NULL;
+	pb_error err = {0};
+	const pb_graph *g = r.g;
+	int rc = pb_dtp_plan(&g, &cl, &o, b, r.batch, &r, &plan, &err);
+	if (rc)
+		fprintf(stderr, "%s\n", err.msg);
+	assert_int_equal(rc, PB_OK);
+	assert_true(close_to(pb_plan_metric(plan, "step_time", 0), b->step_time));
+	assert_int_equal(plan->n_groups, b->pp);
+	for (int k = 0; k < b->pp; k++) {
+		int first, n;
+		pb_dtp_group_devices(b, k, &first, &n);
+		assert_int_equal(plan->groups[k].first_unit, first);
+		assert_int_equal(plan->groups[k].n_units, n);
+	}
+	pb_plan_free(plan);
+	pb_dtp_result_free(&r);
+	pb_cluster_free(&cl);
+	pb_session_free(s);
+}
+
+/* 12 equal blocks and a small head: no uneven configuration is the best
+ * (none is tried where the DP's answer has equal degrees; any tried is not
+ * faster than the best even row). */
+static void test_uneven_not_paying(void **state)
+{
+	(void)state;
+	pb_cluster cl;
+	pb_session *s = open_session(path12, &cl);
+	pb_dtp_opts o;
+	opts_for(&o, s, 16);
+	pb_dtp_result r;
+	search(s, &cl, &o, &r);
+	assert_true(r.best >= 0);
+	assert_int_equal(r.cfg[r.best].uneven, 0);
+	for (int i = 0; i < r.n; i++)
+		if (r.cfg[i].uneven && r.cfg[i].ok && r.cfg[i].fits)
+			assert_true(r.cfg[i].step_time >= r.cfg[r.best].step_time);
+	pb_dtp_result_free(&r);
+	pb_cluster_free(&cl);
+	pb_session_free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_interleave_v3),
 	    cmocka_unit_test(test_interleave_layers_cap),
+	    cmocka_unit_test(test_uneven_pays),
+	    cmocka_unit_test(test_uneven_not_paying),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
