@@ -108,8 +108,10 @@ void pb_dtp_report_text(FILE *f, const pb_dtp_result *r)
 	}
 	for (int i = 0; i < r->n; i++)
 		if (r->cfg[i].uneven) { /* dtp_uneven.c */
-			fprintf(f, "  scheme \"tp a+b+...\": uneven device groups, stage s on dp x tp_s "
-			           "devices (tp: the largest)\n");
+			fprintf(
+			    f,
+			    "  scheme \"tp a+b+...\": uneven device groups, stage s on dp x tp_s "
+			    "devices (tp: the largest)\n");
 			break;
 		}
 }
