@@ -807,6 +807,11 @@ int pb_shard_solve(pb_shard_problem *p, const char *lp_path, pb_shard_incumbent_
 				/* memory binds: price it (Lagrangian) */
 				double lbm = lb, ub = INFINITY;
 				rc = lagrange(p, &ci, slack, r->choice, &lbm, &ub, err);
+				if (rc == PB_OK && isfinite(ub) && pb_shard_polish(p, r->choice)) {
+					pb_shard_result t; /* cheaper by local moves, still fits */
+					pb_shard_evaluate(p, r->choice, &t);
+					ub = t.objective;
+				}
 				if (rc == PB_OK && !ci.stop && !ci.cut) {
 					if (ub <= lbm + 1e-9 * fabs(lbm)) {
 						by_bound =

@@ -286,6 +286,14 @@ int pb_share_edge_costs(pb_shard_problem *p, int share, pb_error *err);
 void pb_share_edge_matrix(const pb_shard_problem *p, int t, signed char (*as)[PB_MESH_MAX_AXES],
                           int na, signed char (*bs)[PB_MESH_MAX_AXES], int nb, double *c);
 
+/* Training: makes a plan (choice per group, ties kept) fit the device if it
+ * does not, then lowers its step time by moving one class of tied groups at
+ * a time while it fits (strategy_polish.c). Returns the moves made, 0 when
+ * the plan is left as it was (inference; no move; or the result would not
+ * fit, or not cost less, by pb_shard_evaluate): a plan returned changed
+ * fits and costs less. */
+int pb_shard_polish(const pb_shard_problem *p, int *choice);
+
 /* Exact dominance (strategy_prune.c): two strategies of a group that show
  * the same specs on every edge of the group are interchangeable for the rest
  * of the problem, so only those not beaten on cost and memory at once are

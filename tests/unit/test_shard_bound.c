@@ -4,7 +4,8 @@
  * pb_shard_solve): the bound never exceeds GLPK's proven optimum, a plan
  * decoded from it is returned only when it attains it, and the optimum is
  * GLPK's in every case (inference and training, memory loose and tight,
- * recomputation choices, cutoffs).
+ * recomputation choices, cutoffs); the local moves that make a training plan
+ * fit and cheaper (strategy_polish.c).
  */
 #include "gpt_fixture.h"
 
@@ -218,6 +219,94 @@ static void test_bound_same_optimum_as_glpk(void **state)
 	pb_graph_free(g);
 }
 
+static void ties_kept(const pb_shard_problem *p, const int *choice)
+{
+	for (int G = 0; G < p->n_groups; G++)
+		if (p->groups[G].tie >= 0)
+			assert_int_equal(choice[G], choice[p->groups[G].tie]);
+}
+
+/* pb_shard_polish (strategy_polish.c) on a 6-layer decoder in training with
+ * memory between the least and the loose optimum's: from the loose optimum
+ * (does not fit) it repairs to a plan that fits; from the plan of least
+ * memory per class it descends; both fit, keep the ties, cost no less than
+ * GLPK's optimum under the limit, and the descent lowers the time; in
+ * inference it does nothing. */
+static void test_polish(void **state)
+{
+	(void)state;
+	pb_graph *g = pb_test_gpt(6, 64, 4, 32, 200, 4);
+	pb_cluster c;
+	pb_test_cluster_file("layouts/cluster-2x8.lua", &c);
+	pb_shard_opts o;
+	pb_shard_opts_default(&o);
+	o.layers = 1;
+	o.train = 1;
+	o.optimizer = PB_OPTIM_ADAM;
+	const char *schemes[] = {"16", "2x8", "4x4"};
+	int repaired = 0, descended = 0;
+	for (int si = 0; si < 3; si++) {
+		c.memory = 40e9;
+		pb_shard_problem *p = build(g, &c, schemes[si], &o);
+		pb_shard_result loose, ref;
+		solve(p, -1, &loose);
+		double lo = pb_shard_min_memory(p);
+		p->cl.memory = lo + 0.5 * (loose.memory - lo);
+		solve(p, -1, &ref);
+		assert_true(ref.feasible && ref.optimal);
+		int *x = calloc((size_t)p->n_groups + 1, sizeof *x);
+		memcpy(x, loose.choice, (size_t)p->n_groups * sizeof *x);
+		pb_shard_result e;
+		pb_shard_evaluate(p, x, &e);
+		assert_false(e.feasible);
+		if (pb_shard_polish(p, x) > 0) {
+			pb_shard_evaluate(p, x, &e);
+			assert_true(e.feasible);
+			assert_true(e.objective >= ref.objective * (1 - 1e-12));
+			ties_kept(p, x);
+			repaired++;
+		}
+		/* per group its least memory, ties: the representative's */
+		for (int G = 0; G < p->n_groups; G++) {
+			const pb_shard_group *gr = &p->groups[G];
+			if (gr->tie >= 0) {
+				x[G] = x[gr->tie];
+				continue;
+			}
+			x[G] = 0;
+			for (int s = 1; s < gr->n_strat; s++)
+				if (gr->mem_param[s] + gr->mem_act[s] * p->act_mult <
+				    gr->mem_param[x[G]] + gr->mem_act[x[G]] * p->act_mult)
+					x[G] = s;
+		}
+		pb_shard_result start;
+		pb_shard_evaluate(p, x, &start);
+		if (start.feasible && pb_shard_polish(p, x) > 0) {
+			pb_shard_evaluate(p, x, &e);
+			assert_true(e.feasible);
+			assert_true(e.objective < start.objective);
+			assert_true(e.objective >= ref.objective * (1 - 1e-12));
+			ties_kept(p, x);
+			descended++;
+		}
+		free(x);
+		pb_shard_result_free(&loose);
+		pb_shard_result_free(&ref);
+		pb_shard_problem_free(p);
+	}
+	assert_true(repaired >= 2);
+	assert_true(descended >= 2);
+	o.train = 0;
+	c.memory = 40e9;
+	pb_shard_problem *p = build(g, &c, "4x4", &o);
+	int *x = calloc((size_t)p->n_groups + 1, sizeof *x);
+	assert_int_equal(pb_shard_polish(p, x), 0);
+	free(x);
+	pb_shard_problem_free(p);
+	pb_cluster_free(&c);
+	pb_graph_free(g);
+}
+
 /* A stop asked by the progress callback is a cancel. */
 static int stop_now(void *ud, double obj, double bound, double at)
 {
@@ -254,6 +343,7 @@ int main(void)
 	    cmocka_unit_test(test_bound_tight_on_bert),
 	    cmocka_unit_test(test_bound_restricts_when_not_tight),
 	    cmocka_unit_test(test_bound_same_optimum_as_glpk),
+	    cmocka_unit_test(test_polish),
 	    cmocka_unit_test(test_bound_cancel),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
