@@ -22,7 +22,8 @@
  * rate). A second pass keeps that slowest stage and minimises the sum of
  * squared per-device stage FLOPs (the other stages balanced too). The DP is
  * a proxy (FLOPs, not the stage MILP's time); its one answer per seed is
- * then costed exactly as the even rows are: every stage's MILP on its own
+ * then costed exactly as the even rows are, and its boundaries moved one
+ * layer unit at a time while that exact step improves: every stage's MILP on its own
  * sub-cluster and scheme "dp x tp_s" (dtp_stage.c's cache, so identical
  * (content, degree) chunks solve once), the activation copies of 1F1B,
  * step = (t + p2p) x (m + p - 1) + G.
@@ -338,7 +339,10 @@ static int eval(uctx *x, pb_dtp_config *c, pb_error *err)
 	int train = x->o->pipe.train, p = c->pp, m = c->m, dpn = cl->devices_per_node, rc;
 	double f = (train ? 3.0 : 1.0) / cl->flops, worst = 0;
 	c->ok = 1;
+	c->fits = 0;
 	c->tp = 0;
+	c->slowest = c->p2p = c->grad = c->memory = c->step_time = 0;
+	c->error[0] = 0;
 	c->layers_split = 1;
 	c->min_layers = x->n;
 	c->max_layers = 0;
@@ -447,6 +451,36 @@ static int eval(uctx *x, pb_dtp_config *c, pb_error *err)
 	c->step_time = (c->slowest + c->p2p) * (m + p - 1) + c->grad;
 	c->bubble = (double)(p - 1) / (m + p - 1);
 	c->bound = worst * (m + p - 1);
+	return PB_OK;
+}
+
+/* The DP's split costed by FLOPs; the stage MILPs may disagree (a stage's
+ * communication, a degree that shards one operator badly). Moves each
+ * boundary one layer unit either way while the exact step improves (the
+ * cache answers the stages whose content was solved before), at most 4
+ * passes. */
+static int refine(uctx *x, pb_dtp_config *c, pb_error *err)
+{
+	for (int pass = 0; pass < 4; pass++) {
+		int moved = 0;
+		for (int k = 0; k + 1 < c->pp; k++)
+			for (int dir = -1; dir <= 1; dir += 2) {
+				int lo = k ? c->stage_end[k - 1] : 0, e = c->stage_end[k] + dir;
+				if (e <= lo || e >= c->stage_end[k + 1])
+					continue;
+				pb_dtp_config t = *c;
+				t.stage_end[k] = (short)e;
+				int rc = eval(x, &t, err);
+				if (rc)
+					return rc;
+				if (t.ok && pb_dtp_better(&t, c)) {
+					*c = t;
+					moved = 1;
+				}
+			}
+		if (!moved)
+			break;
+	}
 	return PB_OK;
 }
 
@@ -559,6 +593,8 @@ int pb_dtp_uneven_search(const pb_graph **gp, const pb_cluster *cl, const pb_dtp
 				r->pruned++;
 			} else if (row) {
 				rc = eval(&x, &c, err);
+				if (rc == PB_OK && c.ok)
+					rc = refine(&x, &c, err);
 				scheme_text(&c);
 				*row = c;
 				if (rc == PB_OK && c.ok && c.fits && c.step_time < inc)
