@@ -48,7 +48,6 @@ struct pb_rl_trainer {
 	double best_obj, best_sq, best_time, best_reward, lb;
 	double start_obj, start_time, beat_seconds;
 	long beat_episode;
-	long gain_episode;    /* the episode whose best last improved (own history) */
 	pb_rl_trainer *owner; /* whose network this trainer trains (itself by default) */
 	char *agent;          /* checkpoint path it started from, or NULL */
 	long updates;         /* episodes this network has learnt from (its checkpoint's) */
@@ -58,6 +57,9 @@ struct pb_rl_trainer {
 	int lo, hi;  /* pairs this episode may act on (its focus, start_state) */
 	double temp; /* a loaded agent's temperature once its best stalls (cfg.loaded_temp) */
 	pb_part_group *groups;
+	int *ctr; /* the restart centre: the best since its last reset (cfg.reset) */
+	double ctr_obj, ctr_sq;
+	long ctr_gain; /* episode whose centre last improved */
 	long episodes, steps;
 	int done;
 	double elapsed, last_loss, last_norm, last_episode_best, last_episode_reward;
@@ -85,6 +87,7 @@ void pb_rl_config_default(pb_rl_config *c)
 	c->tune = 1.0;
 	c->loaded_temp = 4;
 	c->stall = 20;
+	c->reset = 300;
 	c->shaped = 1;
 	c->step_limit = 0;
 	c->rollouts = 8;
@@ -172,20 +175,32 @@ static void features(pb_rl_trainer *T, const int *ac, const pb_part_eval *ev, in
 	}
 }
 
+/* Is a state of objective obj (sum of squared group times sq) better than a
+ * held one (ho, hsq)? Lower objective wins; on a tie (a plateau of max(t))
+ * the better balanced state wins, so restarts from it keep moving. */
+static int is_better(double obj, double sq, double ho, double hsq)
+{
+	return obj < ho * (1 - 1e-12) || (obj <= ho * (1 + 1e-12) && sq < hsq * (1 - 1e-12));
+}
+
+/* The best (reported) and the restart centre (the best since the centre was
+ * last reset, cfg.reset). */
 static void consider_best(pb_rl_trainer *T, const int *ac, const pb_part_eval *ev)
 {
-	/* Lower objective wins; on a tie (a plateau of max(t)) the better
-	 * balanced state wins, so restarts from the best keep moving. */
-	double obj = pb_part_objective(ev);
-	if (obj < T->best_obj * (1 - 1e-12) ||
-	    (obj <= T->best_obj * (1 + 1e-12) && ev->sum_sq_time < T->best_sq * (1 - 1e-12))) {
-		if (obj < T->best_obj * (1 - 1e-12))
-			T->gain_episode = T->episodes;
+	double obj = pb_part_objective(ev), sq = ev->sum_sq_time;
+	if (is_better(obj, sq, T->best_obj, T->best_sq)) {
 		T->best_obj = obj;
-		T->best_sq = ev->sum_sq_time;
+		T->best_sq = sq;
 		T->best_time = ev->max_time;
 		T->best_reward = ev->reward;
 		memcpy(T->best, ac, (size_t)T->n * sizeof *ac);
+	}
+	if (is_better(obj, sq, T->ctr_obj, T->ctr_sq)) {
+		if (obj < T->ctr_obj * (1 - 1e-12))
+			T->ctr_gain = T->episodes;
+		T->ctr_obj = obj;
+		T->ctr_sq = sq;
+		memcpy(T->ctr, ac, (size_t)T->n * sizeof *ac);
 	}
 }
 
@@ -267,10 +282,11 @@ int pb_rl_trainer_new(pb_part_problem *P, const pb_rl_config *cfg, const char *a
 		T->cf = malloc(n * RL_CORE_F * sizeof(double));
 		T->dh = malloc(np * nh * sizeof(double));
 		T->groups = malloc(n * sizeof(pb_part_group));
+		T->ctr = malloc(n * sizeof(int));
 		if (!T->pol || !T->init_state || !T->state || !T->best || !T->gid ||
 		    !T->part_cores || !T->next || !T->acts || !T->xs || !T->hs || !T->probs ||
 		    !T->rews || !T->ret || !T->adv || !T->base || !T->base_set || !T->masks ||
-		    !T->am || !T->cf || !T->dh || !T->groups)
+		    !T->am || !T->cf || !T->dh || !T->groups || !T->ctr)
 			rc = pb_err(err, PB_ENOMEM, "rl: out of memory");
 	}
 	if (rc == PB_OK) {
@@ -286,6 +302,8 @@ int pb_rl_trainer_new(pb_part_problem *P, const pb_rl_config *cfg, const char *a
 	}
 	T->best_obj = INFINITY;
 	T->best_sq = INFINITY;
+	T->ctr_obj = INFINITY;
+	T->ctr_sq = INFINITY;
 	pb_part_eval ev;
 	/* The start, and the agent's best so far: that start alone. */
 	if (T->cfg.init_state) /* given by the caller (a Lua initial_partition) */
@@ -301,13 +319,13 @@ int pb_rl_trainer_new(pb_part_problem *P, const pb_rl_config *cfg, const char *a
 		pb_part_local_search(P, T->init_state, 1 << 20);
 	} else
 		pb_part_balanced(P, T->init_state);
-	pb_part_evaluate(P, T->init_state, &ev, NULL);
+	pb_part_evaluate(P, T->init_state, &ev, T->groups);
 	if (ev.violations > 0 && !T->cfg.init_state && T->cfg.init != PB_RL_INIT_GREEDY) {
 		/* Under cut rules the agent starts where they hold: greedy cuts only
 		 * where they allow (the mask then keeps every state obeying them). */
 		T->cfg.init = PB_RL_INIT_GREEDY;
 		pb_part_greedy(P, T->init_state);
-		pb_part_evaluate(P, T->init_state, &ev, NULL);
+		pb_part_evaluate(P, T->init_state, &ev, T->groups);
 	}
 	consider_best(T, T->init_state, &ev);
 	T->start_obj = T->best_obj;
@@ -382,7 +400,7 @@ static void start_state(pb_rl_trainer *T)
 		memcpy(T->state, T->init_state, (size_t)n * sizeof *T->state);
 		return;
 	}
-	memcpy(T->state, T->best, (size_t)n * sizeof *T->state);
+	memcpy(T->state, T->ctr, (size_t)n * sizeof *T->state);
 	double u = pb_rl_uniform(&T->rng);
 	/* Re-assigned cores and broken-up groups are not reached by actions, so
 	 * they could bypass an action mask: with a mask, restarts are plain. */
@@ -515,7 +533,7 @@ static int rollout(pb_rl_trainer *T, int *count, pb_error *err)
 			break;
 		features(T, T->state, &ev, t, x);
 		pb_rl_policy_forward(T->pol, x, mask, h, prob);
-		if (T->temp != 1 && T->episodes - T->gain_episode >= T->cfg.stall)
+		if (T->temp != 1 && T->episodes - T->ctr_gain >= T->cfg.stall)
 			temper(prob, mask, na, T->temp);
 		double u = pb_rl_uniform(&T->rng), acc = 0;
 		int a = -1;
@@ -588,6 +606,14 @@ static int run_episode(pb_rl_trainer *T, pb_error *err)
 	T->last_episode_reward = -INFINITY;
 	T->last_steps = 0;
 	memset(T->gacc, 0, (size_t)np * sizeof *T->gacc);
+	if (T->cfg.reset > 0 && T->episodes - T->ctr_gain >= T->cfg.reset) {
+		/* the centre has stalled: the search starts over from the start */
+		pb_part_eval ev;
+		T->ctr_obj = INFINITY;
+		T->ctr_gain = T->episodes;
+		pb_part_evaluate(T->P, T->init_state, &ev, T->groups);
+		consider_best(T, T->init_state, &ev);
+	}
 	for (int r = 0; r < T->cfg.rollouts; r++) {
 		int before = count, rc = rollout(T, &count, err);
 		if (rc)
@@ -685,6 +711,11 @@ double pb_rl_trainer_rollout(pb_rl_trainer *T, int *ac)
 const int *pb_rl_trainer_best(const pb_rl_trainer *T)
 {
 	return T->best;
+}
+
+const int *pb_rl_trainer_centre(const pb_rl_trainer *T)
+{
+	return T->ctr;
 }
 
 double pb_rl_trainer_best_reward(const pb_rl_trainer *T)
@@ -815,6 +846,7 @@ void pb_rl_trainer_free(pb_rl_trainer *T)
 	free(T->masks);
 	free(T->am);
 	free(T->groups);
+	free(T->ctr);
 	free(T->grad);
 	free(T->gacc);
 	free(T);

@@ -118,6 +118,9 @@ typedef struct pb_rl_config {
 	                          that policy, until its best improves again (4; a
 	                          fresh agent always samples at 1) */
 	long stall;            /* episodes without a better best (20) */
+	long reset;            /* restarts from a centre that has not improved for this
+	                          many episodes start over: the centre becomes the
+	                          start again (0: never; the best is kept) */
 	int shaped;            /* 1: reward r(s') - r(s) per step (default); 0: r(s') */
 	pb_action_mask_fn mask;
 	void *mask_ud;
@@ -153,6 +156,8 @@ int pb_rl_trainer_new(pb_part_problem *P, const pb_rl_config *cfg, const char *a
 /* Runs up to `episodes` episodes (stops at the configured total/time). */
 int pb_rl_trainer_step(pb_rl_trainer *T, int episodes, pb_error *err);
 const int *pb_rl_trainer_best(const pb_rl_trainer *T);
+/* The restart centre: the best state since its last reset (cfg.reset). */
+const int *pb_rl_trainer_centre(const pb_rl_trainer *T);
 double pb_rl_trainer_best_reward(const pb_rl_trainer *T);
 double pb_rl_trainer_best_time(const pb_rl_trainer *T);
 long pb_rl_trainer_episodes(const pb_rl_trainer *T);

@@ -317,6 +317,46 @@ static void test_learns_small_instance(void **state)
 	pb_part_problem_free(P);
 }
 
+/* Restarts start from a centre, the best since its last reset. Without
+ * resets it is the best; with them, a centre that has not improved for
+ * `reset` episodes starts over from the start (there, worse than the best),
+ * while the best is kept and never worsens. */
+static void test_reset_centre(void **state)
+{
+	pb_part_problem *P = problem(24, 4);
+	pb_error err = {0};
+	for (int reset = 0; reset <= 5; reset += 5) {
+		pb_rl_config c;
+		pb_rl_config_default(&c);
+		c.episodes = 200;
+		c.hidden = 8;
+		c.init = PB_RL_INIT_EQUAL;
+		c.reset = reset;
+		pb_rl_trainer *T;
+		assert_int_equal(pb_rl_trainer_new(P, &c, NULL, &T, &err), PB_OK);
+		double prev = pb_rl_trainer_best_time(T);
+		int apart = 0;
+		for (int e = 0; e < 200; e++) {
+			assert_int_equal(pb_rl_trainer_step(T, 1, &err), PB_OK);
+			double best = pb_rl_trainer_best_time(T);
+			assert_true(best <= prev);
+			prev = best;
+			const int *ctr = pb_rl_trainer_centre(T);
+			assert_true(pb_part_state_valid(P, ctr, &err));
+			pb_part_eval ev;
+			pb_part_evaluate(P, ctr, &ev, NULL);
+			assert_true(ev.max_time >= best * (1 - 1e-12));
+			apart += ev.max_time > best * (1 + 1e-9);
+			if (!reset)
+				assert_memory_equal(ctr, pb_rl_trainer_best(T), 4 * sizeof *ctr);
+		}
+		if (reset && apart == 0)
+			fail_msg("reset %d: the centre never started over", reset);
+		pb_rl_trainer_free(T);
+	}
+	pb_part_problem_free(P);
+}
+
 /* The method's actions never take a core away from the first group. From a
  * start whose first group holds 7 of 8 cores, an agent without restarts from
  * the best keeps that group; the default restarts (groups broken into single
@@ -617,6 +657,7 @@ int main(void)
 	    cmocka_unit_test(test_checkpoints_and_determinism),
 	    cmocka_unit_test(test_learns_small_instance),
 	    cmocka_unit_test(test_restarts_reform_groups),
+	    cmocka_unit_test(test_reset_centre),
 	    cmocka_unit_test(test_action_mask),
 	    cmocka_unit_test(test_break_window_and_focus),
 	    cmocka_unit_test(test_retime_window),
