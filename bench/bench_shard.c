@@ -5,8 +5,15 @@
  * MILP of one scheme is written for external solvers (bench/bench_shard.sh
  * times glpsol and cbc on it).
  *
+ * --layers: repeated layers solved once (shard's default); --full-build: and
+ * every block's tables built (no sharing: the build time before
+ * strategy_share.c); --recompute none|selective|full (training);
+ * --input NAME=D1,D2 sets an input's shape (the batch); --no-size0 skips the
+ * build without shrinking (its size columns are then 0).
+ *
  * usage: bench_shard MODEL LAYOUT [--level N] [--scheme S] [--max-axes N]
- *                    [--train] [--lp FILE]
+ *                    [--train] [--lp FILE] [--layers] [--full-build]
+ *                    [--recompute K] [--input NAME=DIMS] [--no-size0]
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,14 +37,19 @@ int main(int argc, char **argv)
 	if (argc < 3) {
 		fprintf(stderr,
 		        "usage: %s MODEL LAYOUT [--level N] [--scheme S] [--max-axes N] "
-		        "[--train] [--lp FILE]\n",
+		        "[--train] [--lp FILE] [--layers] [--full-build] [--recompute K] "
+		        "[--input NAME=DIMS] [--no-size0]\n",
 		        argv[0]);
 		return 1;
 	}
 	pb_shard_opts o;
 	pb_shard_opts_default(&o);
 	const char *scheme = NULL, *lp = NULL;
-	int max_axes = 2;
+	int max_axes = 2, size0 = 1;
+	pb_input_override ov = {0};
+	pb_load_opts lo;
+	memset(&lo, 0, sizeof lo);
+	pb_error err = {0};
 	for (int i = 3; i < argc; i++) {
 		if (!strcmp(argv[i], "--level") && i + 1 < argc)
 			o.opt_level = atoi(argv[++i]);
@@ -49,12 +61,32 @@ int main(int argc, char **argv)
 			o.train = 1;
 		else if (!strcmp(argv[i], "--lp") && i + 1 < argc)
 			lp = argv[++i];
+		else if (!strcmp(argv[i], "--layers"))
+			o.layers = 1;
+		else if (!strcmp(argv[i], "--full-build"))
+			o.layers = o.no_share = 1;
+		else if (!strcmp(argv[i], "--no-size0"))
+			size0 = 0;
+		else if (!strcmp(argv[i], "--recompute") && i + 1 < argc) {
+			const char *k = argv[++i];
+			o.recompute = !strcmp(k, "full")        ? PB_RECOMP_FULL
+			              : !strcmp(k, "selective") ? PB_RECOMP_SELECTIVE
+			                                        : PB_RECOMP_NONE;
+		} else if (!strcmp(argv[i], "--input") && i + 1 < argc) {
+			if (pb_parse_input_override(argv[++i], &ov, &err)) {
+				fprintf(stderr, "%s\n", err.msg);
+				return 1;
+			}
+			lo.overrides = &ov;
+			lo.n_overrides = 1;
+		}
 	}
-	pb_error err = {0};
+	if (o.train)
+		o.optimizer = PB_OPTIM_ADAM; /* shard's default */
 	pb_graph *g = NULL;
 	pb_hw *hw = NULL;
 	double t0 = now();
-	if (pb_graph_load(argv[1], NULL, &g, &err) || pb_hw_load(argv[2], &hw, &err)) {
+	if (pb_graph_load(argv[1], &lo, &g, &err) || pb_hw_load(argv[2], &hw, &err)) {
 		fprintf(stderr, "%s\n", err.msg);
 		return 2;
 	}
@@ -87,14 +119,17 @@ int main(int argc, char **argv)
 		pb_shard_opts o0 = o;
 		o0.no_shrink = 1;
 		pb_shard_problem *p0 = NULL, *p = NULL;
-		pb_milp_size s0, s1;
-		if (pb_shard_problem_build(g, &c, &meshes[i], &o0, &p0, &err)) {
+		pb_milp_size s0 = {0}, s1;
+		int g0 = 0;
+		if (size0 && pb_shard_problem_build(g, &c, &meshes[i], &o0, &p0, &err)) {
 			fprintf(stderr, "%s\n", err.msg);
 			return 2;
 		}
-		pb_shard_milp_size(p0, &s0);
-		int g0 = p0->n_groups;
-		pb_shard_problem_free(p0);
+		if (p0) {
+			pb_shard_milp_size(p0, &s0);
+			g0 = p0->n_groups;
+			pb_shard_problem_free(p0);
+		}
 		double tb = now();
 		if (pb_shard_problem_build(g, &c, &meshes[i], &o, &p, &err)) {
 			fprintf(stderr, "%s\n", err.msg);
@@ -127,5 +162,7 @@ int main(int argc, char **argv)
 	pb_cluster_free(&c);
 	pb_hw_free(hw);
 	pb_graph_free(g);
+	if (lo.n_overrides)
+		pb_input_override_free(&ov);
 	return 0;
 }
