@@ -663,6 +663,10 @@ static int m_candidates(const pb_dtp_opts *o, long B, int pp, int dp, int *out, 
 	return n;
 }
 
+/* stage counts evaluated at once (by the ranks under mpirun) before the
+ * incumbent is updated (pb_dtp_search) */
+#define DTP_WAVE 2
+
 typedef struct unit {
 	int pp, idx, total; /* stage count; index among the units, their count */
 } unit;
@@ -762,6 +766,7 @@ static int run_units(const pb_graph *g, const pb_cluster *cl, const pb_dtp_opts 
 		return pb_err(err, PB_ENOMEM, "shard: out of memory");
 	}
 	int base = r->n;
+	long m0 = r->milps, h0 = r->cache_hits, p0 = r->pruned; /* ranks send their deltas */
 	for (int i = 0; i < n_units && rc == PB_OK; i++) {
 		if (i % size != rank)
 			continue;
@@ -782,9 +787,8 @@ static int run_units(const pb_graph *g, const pb_cluster *cl, const pb_dtp_opts 
 		if (!mine || !lens) {
 			rc = pb_err(err, PB_ENOMEM, "shard: out of memory");
 		} else {
-			memcpy(p, &r->milps, sizeof(long));
-			memcpy(p + sizeof(long), &r->cache_hits, sizeof(long));
-			memcpy(p + 2 * sizeof(long), &r->pruned, sizeof(long));
+			long d[3] = {r->milps - m0, r->cache_hits - h0, r->pruned - p0};
+			memcpy(p, d, sizeof d);
 			p += 3 * sizeof(long);
 			for (int i = 0; i < n_units; i++) {
 				if (i % size != rank)
@@ -833,9 +837,9 @@ static int run_units(const pb_graph *g, const pb_cluster *cl, const pb_dtp_opts 
 					}
 					memcpy(dst, rows[i] + (size_t)c * sizeof *dst, sizeof *dst);
 				}
-			r->milps = milps;
-			r->cache_hits = hits;
-			r->pruned = pruned;
+			r->milps = m0 + milps;
+			r->cache_hits = h0 + hits;
+			r->pruned = p0 + pruned;
 		}
 		free(rows);
 		free(mine);
@@ -878,11 +882,45 @@ int pb_dtp_search(const pb_graph *g, const pb_cluster *cl, const pb_dtp_opts *o,
 		if (n_units < 256)
 			units[n_units++].pp = pp;
 	}
+	/* The stage counts in waves of DTP_WAVE, the counts nearest sqrt(N)
+	 * first (the middle is where pipelines usually win: fewer stages hold
+	 * too much per device, more have long bubbles); each wave starts from
+	 * the best fitting row of the waves before as its incumbent, known on
+	 * every rank after the gather, so the table under mpirun is the serial
+	 * one. The rows are listed by stage count. */
+	double mid = log((double)N) / 2;
+	for (int i = 1; i < n_units; i++)
+		for (int k = i; k > 0; k--) {
+			double a = fabs(log((double)units[k].pp) - mid),
+			       b = fabs(log((double)units[k - 1].pp) - mid);
+			if (!(a < b - 1e-12))
+				break;
+			unit t = units[k];
+			units[k] = units[k - 1];
+			units[k - 1] = t;
+		}
 	for (int i = 0; i < n_units; i++) {
 		units[i].idx = i;
 		units[i].total = n_units;
 	}
-	int rc = run_units(g, cl, o, B, units, n_units, r, err);
+	pb_dtp_opts ow = *o;
+	int rc = PB_OK;
+	for (int w = 0; w < n_units && rc == PB_OK; w += DTP_WAVE) {
+		double inc = o->incumbent > 0 ? o->incumbent : INFINITY;
+		for (int i = 0; i < r->n && !o->exhaustive; i++)
+			if (r->cfg[i].ok && r->cfg[i].fits && r->cfg[i].step_time < inc)
+				inc = r->cfg[i].step_time;
+		ow.incumbent = isfinite(inc) ? inc : 0;
+		int nw = n_units - w < DTP_WAVE ? n_units - w : DTP_WAVE;
+		rc = run_units(w ? r->g : g, cl, &ow, B, units + w, nw, r, err);
+	}
+	/* by stage count (stable: a unit's rows keep their order) */
+	for (int i = 1; rc == PB_OK && i < r->n; i++)
+		for (int k = i; k > 0 && r->cfg[k].pp < r->cfg[k - 1].pp; k--) {
+			pb_dtp_config t = r->cfg[k];
+			r->cfg[k] = r->cfg[k - 1];
+			r->cfg[k - 1] = t;
+		}
 	const pb_graph *gl = r->g;
 	return rc ? rc : pb_dtp_uneven_search(&gl, cl, o, B, r, err); /* dtp_uneven.c */
 }
