@@ -76,6 +76,9 @@ static const pb_opt shard_opts[] = {
     {"stage-gap", 0, PB_OPT_DOUBLE, "G",
      "relative MIP gap of the pipeline search's stage MILPs: each stage's plan is within G "
      "of its optimum (default 0: proven optimal)"},
+    {"stage-nodes", 0, PB_OPT_INT, "N",
+     "stop a stage MILP holding a plan after N branch-and-bound nodes (default 0: no limit; "
+     "such rows are marked not proven)"},
     PB_OPTS_END};
 
 static int apply_batch(pb_cmd_ctx *ctx, long batch, pb_error *err)
@@ -367,7 +370,8 @@ static int cmd_shard(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, p
 		return rc;
 	pb_dtp_opts dopt;
 	pb_dtp_opts_default(&dopt);
-	if ((rc = pb_args_double(a, "stage-gap", dopt.gap, 0, 0.5, &dopt.gap, err)))
+	if ((rc = pb_args_double(a, "stage-gap", dopt.gap, 0, 0.5, &dopt.gap, err)) ||
+	    (rc = pb_args_int(a, "stage-nodes", 0, 0, 1L << 40, &dopt.node_limit, err)))
 		return rc;
 	if (pb_args_str(a, "schedule", NULL) &&
 	    (rc = pb_dtp_parse_schedule(pb_args_str(a, "schedule", NULL), &dopt.sched, &dopt.v,
@@ -473,7 +477,7 @@ const pb_command pb_cmds_shard[] = {
      "[-o plan.json] [--emit-tasks DIR] [--emit-lp FILE] [--pipeline auto|off] [--jobs N] "
      "[--pad] [--start] [--layers auto|off] [--optimizer adam|none] [--zero 0-3] "
      "[--recompute auto|none|selective|full] [--dp D] [--tp T] [--pp P] [--microbatches M] "
-     "[--schedule 1f1b|interleaved[:V]] [--stage-gap G]",
+     "[--schedule 1f1b|interleaved[:V]] [--stage-gap G] [--stage-nodes N]",
      "choose per-operator sharding over device-grouping schemes of a cluster (GLPK MILP)",
      shard_opts, cmd_shard, PB_CMD_GRAPH | PB_CMD_LAYOUT,
      "The layout must be kind=\"cluster\" (layouts/cluster-*.lua). Every grouping scheme\n"

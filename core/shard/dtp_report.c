@@ -48,6 +48,8 @@ json_t *pb_dtp_config_json(const pb_dtp_config *c)
 		json_object_set_new(o, "p2p", json_real(c->p2p));
 		json_object_set_new(o, "grad_sync", json_real(c->grad));
 		json_object_set_new(o, "layer_split", json_boolean(c->layers_split));
+		/* false: a stage MILP stopped at the node limit (not proven) */
+		json_object_set_new(o, "stages_proven", json_boolean(c->proven));
 		if (c->layers_split) {
 			json_object_set_new(o, "min_layers", json_integer(c->min_layers));
 			json_object_set_new(o, "max_layers", json_integer(c->max_layers));
@@ -70,8 +72,14 @@ void pb_dtp_report_json(json_t *rep, const pb_dtp_result *r)
 	json_object_set_new(st, "stage_milps", json_integer(r->milps));
 	json_object_set_new(st, "stage_cache_hits", json_integer(r->cache_hits));
 	json_object_set_new(st, "pruned", json_integer(r->pruned));
-	/* 0: every stage plan proven optimal; else each within this relative gap */
+	/* 0: every stage plan proven optimal; else each within this relative gap,
+	 * unless stopped at the node limit (its row's stages_proven false) */
 	json_object_set_new(st, "stage_gap", json_real(r->gap));
+	json_object_set_new(st, "stage_node_limit", json_integer(r->node_limit));
+	long unproven = 0;
+	for (int i = 0; i < r->n; i++)
+		unproven += r->cfg[i].ok && r->cfg[i].pp > 1 && !r->cfg[i].proven;
+	json_object_set_new(st, "unproven", json_integer(unproven));
 	json_object_set_new(rep, "dtp_search", st);
 }
 
@@ -91,6 +99,11 @@ void pb_dtp_report_text(FILE *f, const pb_dtp_result *r)
 		        "stage MILPs solved to a relative gap of %g: a stage's plan is within it "
 		        "of its optimum\n",
 		        r->gap);
+	if (r->node_limit > 0)
+		fprintf(f,
+		        "stage MILPs stopped after %ld branch-and-bound nodes: rows marked '~' "
+		        "are not proven\n",
+		        r->node_limit);
 	fprintf(
 	    f,
 	    "    dp   tp   pp     m  schedule        scheme       step time      memory  fits\n");
@@ -104,7 +117,8 @@ void pb_dtp_report_text(FILE *f, const pb_dtp_result *r)
 			continue;
 		}
 		fmt_bytes(mb, sizeof mb, c->memory);
-		fprintf(f, " %12.3f ms %11s  %s\n", c->step_time * 1e3, mb, c->fits ? "yes" : "no");
+		fprintf(f, " %12.3f ms %11s  %s%s\n", c->step_time * 1e3, mb,
+		        c->fits ? "yes" : "no", c->pp > 1 && !c->proven ? " ~" : "");
 	}
 	for (int i = 0; i < r->n; i++)
 		if (r->cfg[i].uneven) { /* dtp_uneven.c */

@@ -172,7 +172,7 @@ static double inflight(const unit_ctx *u, int s)
  * all-reduces, memory parts; ok = 0 when a chunk failed or was cut. */
 typedef struct group_sum {
 	double time, grad, mp, ma;
-	int ok, cut;
+	int ok, cut, proven;
 } group_sum;
 
 /* Solves the chunks of group s at act copies into gs. cut (finite): only
@@ -184,7 +184,7 @@ static int solve_group(unit_ctx *u, const pb_cluster *sub, const char *scheme, i
 {
 	const pb_graph *g = u->g;
 	memset(gs, 0, sizeof *gs);
-	gs->ok = 1;
+	gs->ok = gs->proven = 1;
 	for (int c = s; c < u->n_chunks; c += u->pp) {
 		int any = 0;
 		for (int v = 0; v < g->n_nodes; v++) {
@@ -196,6 +196,7 @@ static int solve_group(unit_ctx *u, const pb_cluster *sub, const char *scheme, i
 		pb_dtp_chunk ch;
 		pb_shard_opts so = u->o->shard;
 		so.mip_gap = u->o->gap;
+		so.node_limit = u->o->node_limit;
 		if (isfinite(cut)) {
 			so.cutoff = fmax(cut - gs->time, 1e-15);
 			so.cutoff_grad = cut_grad;
@@ -223,6 +224,7 @@ static int solve_group(unit_ctx *u, const pb_cluster *sub, const char *scheme, i
 			              ch.ops ? ch.ops : json_array()));
 		else
 			json_decref(ch.ops);
+		gs->proven &= ch.proven;
 		gs->time += ch.time - ch.grad;
 		gs->grad += ch.grad;
 		gs->mp += ch.mem_param;
@@ -275,6 +277,7 @@ static int eval_config(unit_ctx *u, int dp, int tp, double inc, pb_dtp_config *c
 	snprintf(c->scheme, sizeof c->scheme, "%s", scheme ? scheme : "1");
 	c->ok = 1;
 	c->fits = 1;
+	c->proven = 1;
 	c->bound = unit_bound(u, u->cost);
 	/* point-to-point: chunk k -> k + 1, group k mod pp -> (k + 1) mod pp */
 	int dpn = cl->devices_per_node;
@@ -321,6 +324,7 @@ static int eval_config(unit_ctx *u, int dp, int tp, double inc, pb_dtp_config *c
 			c->ok = 0;
 			return PB_OK;
 		}
+		c->proven &= gs.proven;
 		if (gs.time > c->slowest)
 			c->slowest = gs.time;
 		if (gs.grad > c->grad)
@@ -861,6 +865,7 @@ int pb_dtp_search(const pb_graph *g, const pb_cluster *cl, const pb_dtp_opts *o,
 	long B = o->pipe.batch > 0 ? o->pipe.batch : pb_pipe_model_batch(g);
 	r->batch = B;
 	r->gap = o->gap;
+	r->node_limit = o->node_limit;
 	if ((o->dp && N % o->dp) || (o->tp && N % o->tp) || (o->pp && N % o->pp) ||
 	    (o->dp && o->tp && o->pp && o->dp * o->tp * o->pp != N))
 		return pb_err(err, PB_EUSAGE,

@@ -54,6 +54,7 @@ typedef struct pb_dtp_config {
 	double grad;         /* the slowest group's gradient all-reduces, once per step (s) */
 	int fits, ok;
 	int pruned;       /* not solved: bound >= the incumbent (ok = 0) */
+	int proven;       /* every stage MILP proven optimal (within pb_dtp_opts.gap) */
 	double bound;     /* lower bound of step_time: the slowest group's FLOPs on its devices
 	                   * at the device rate, times the schedule's slots (s) */
 	int layers_split; /* chunks cut at layer boundaries */
@@ -90,8 +91,11 @@ typedef struct pb_dtp_opts {
 	 * count so far): every row solved, the reference the tests compare with */
 	int exhaustive;
 	/* relative MIP gap of the stage MILPs (0 = proven optimal): a plan of a
-	 * chunk within it of the chunk's optimum */
+	 * chunk within it of the chunk's optimum; node_limit > 0: GLPK stops a
+	 * stage MILP holding a plan after that many branch-and-bound nodes (the
+	 * plan is then not proven within the gap) */
 	double gap;
+	long node_limit;
 	/* progress (may be NULL): the unit (pp, m) about to be evaluated */
 	void (*progress)(void *ud, int done, int total, int pp, int m);
 	void *ud;
@@ -107,6 +111,7 @@ typedef struct pb_dtp_result {
 	long milps, cache_hits; /* stage MILPs solved, chunk solves answered by the cache */
 	long pruned;            /* configurations not solved (their bound, or a stage's) */
 	double gap;             /* the stage MILPs' relative gap (pb_dtp_opts) */
+	long node_limit;        /* and node limit */
 	const pb_graph *g;      /* the graph the reloads left (borrowed) */
 	/* the plan of the best pipeline configuration this process evaluated
 	 * (pb_dtp_plan takes it instead of solving its chunks again), its row */
@@ -176,6 +181,7 @@ typedef struct pb_dtp_chunk {
 	double grad; /* s of time that are gradient all-reduces (once per step) */
 	int feasible, ok;
 	int cut;       /* ok = 0: no plan beats so->cutoff (pb_shard_opts) */
+	int proven;    /* optimal, or within so->mip_gap (not stopped by so->node_limit) */
 	int recompute; /* PB_RECOMP_NONE / SELECTIVE / FULL of the plan */
 	json_t *ops;   /* cache with keep_ops: the plan's operators (a new reference,
 	                * the caller's), else NULL */

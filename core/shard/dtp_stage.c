@@ -112,6 +112,7 @@ static int solve(const pb_graph *g, const pb_cluster *sub, const char *scheme,
 {
 	pb_shard_search *s = NULL;
 	pb_error e = {0};
+	long limited0 = pb_shard_node_limited();
 	int rc = pb_shard_search_new(g, sub, so, scheme, 2, NULL, &s, &e);
 	if (rc == PB_OK)
 		rc = pb_shard_search_finish(s, &e);
@@ -131,6 +132,9 @@ static int solve(const pb_graph *g, const pb_cluster *sub, const char *scheme,
 		if (r->grad > r->time)
 			r->grad = r->time;
 		r->recompute = b->recompute % 3;
+		/* no solve stopped at the node limit: every recomputation choice
+		 * optimal or within the gap, so the plan is */
+		r->proven = pb_shard_node_limited() == limited0;
 		if (ops) {
 			json_t *rep = pb_shard_report(s);
 			*ops = json_incref(json_object_get(rep, "ops"));

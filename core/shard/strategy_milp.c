@@ -435,6 +435,8 @@ typedef struct cbinfo {
 	double cutoff_us; /* INFINITY: none */
 	int cut;          /* the bound passed the cutoff */
 	int probe;        /* p->probe_mem (whole model only) */
+	long node_limit;  /* p->opts.node_limit */
+	int limited;      /* stopped by node_limit */
 } cbinfo;
 
 /* A bound above the cutoff (with a margin for rounding): no plan below it. */
@@ -464,6 +466,16 @@ static void glpk_cb(glp_tree *T, void *info)
 			                  best_bound(T), now() - ci->t0);
 	} else if (reason == GLP_ISELECT && ci->cb) {
 		ci->stop = ci->cb(ci->ud, NAN, best_bound(T), now() - ci->t0);
+	}
+	if (reason == GLP_ISELECT && ci->node_limit > 0 &&
+	    glp_mip_status(glp_ios_get_prob(T)) == GLP_FEAS) {
+		int total = 0;
+		glp_ios_tree_size(T, NULL, NULL, &total);
+		if (total > ci->node_limit) { /* the plan so far, not proven */
+			ci->limited = 1;
+			glp_ios_terminate(T);
+			return;
+		}
 	}
 	if (reason == GLP_ISELECT && isfinite(ci->cutoff_us)) {
 		glp_prob *P = glp_ios_get_prob(T);
@@ -737,6 +749,13 @@ static int lagrange(const pb_shard_problem *p, cbinfo *ci, double *const *slack,
 	return PB_OK;
 }
 
+static long n_limited; /* solves stopped by a node limit (main thread only) */
+
+long pb_shard_node_limited(void)
+{
+	return n_limited;
+}
+
 int pb_shard_solve(pb_shard_problem *p, const char *lp_path, pb_shard_incumbent_fn cb, void *ud,
                    pb_shard_result *r, pb_error *err)
 {
@@ -756,8 +775,16 @@ int pb_shard_solve(pb_shard_problem *p, const char *lp_path, pb_shard_incumbent_
 		double ext = p->opts.cutoff + p->opts.cutoff_grad * pb_shard_grad_max(p);
 		cutoff = ext < cutoff ? ext : cutoff;
 	}
-	cbinfo ci = {
-	    cb, ud, t0, 0, 0, !chunked ? cutoff * US : INFINITY, 0, p->probe_mem && !chunked};
+	cbinfo ci = {cb,
+	             ud,
+	             t0,
+	             0,
+	             0,
+	             !chunked ? cutoff * US : INFINITY,
+	             0,
+	             p->probe_mem && !chunked,
+	             chunked ? 0 : p->opts.node_limit,
+	             0};
 	int rc = PB_OK, ok = 1, optimal = 1, mem_free = 0, unc_opt = 0;
 	/* no plan fits for sure (the least memory exceeds the device): straight
 	 * to the plan ignoring memory (GLPK would prove the MILP infeasible
@@ -914,6 +941,7 @@ int pb_shard_solve(pb_shard_problem *p, const char *lp_path, pb_shard_incumbent_
 		return pb_err(err, PB_EINTERNAL, "shard: GLPK found no solution");
 	}
 	pb_shard_evaluate(p, r->choice, r);
+	n_limited += ci.limited;
 	r->optimal = optimal && r->feasible;
 	r->mem_free = mem_free && r->optimal;
 	r->unc_opt = r->mem_free || (unc_opt && !r->feasible);

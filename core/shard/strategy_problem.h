@@ -70,8 +70,10 @@ typedef struct pb_shard_opts {
 	/* The pipeline search's stage MILPs (strategy_milp.c): cutoff > 0 wants only
 	 * plans below cutoff + cutoff_grad x the largest gradient all-reduce time any
 	 * plan could have (a solve that proves none is cut); mip_gap > 0 stops GLPK at
-	 * that relative gap, branching by pseudocosts. 0 = off. */
+	 * that relative gap, branching by pseudocosts; node_limit > 0 stops it once
+	 * it has created that many nodes and holds a plan. 0 = off. */
 	double cutoff, cutoff_grad, mip_gap;
+	long node_limit;
 } pb_shard_opts;
 
 enum { PB_OPTIM_NONE = 0, PB_OPTIM_ADAM = 1 };
@@ -214,6 +216,8 @@ typedef struct pb_shard_result {
  * lp_path: when non-NULL, the full MILP is written there (glp_write_lp). */
 int pb_shard_solve(pb_shard_problem *p, const char *lp_path, pb_shard_incumbent_fn cb, void *ud,
                    pb_shard_result *r, pb_error *err);
+/* Solves this process stopped at opts.node_limit so far (a count to compare). */
+long pb_shard_node_limited(void);
 /* Exhaustive search over the groups' strategies (tests); fails if the space
  * exceeds max_combos. */
 int pb_shard_brute_force(pb_shard_problem *p, long max_combos, pb_shard_result *r, pb_error *err);
