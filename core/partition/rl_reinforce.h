@@ -7,7 +7,9 @@
  * initial allocation — by default n single-core
  * groups with balanced MACs, since no action can split a group, so episodes
  * must start with many groups and merge — or, with probability restart_best,
- * from the best state seen so far: as it is or with its cores re-assigned
+ * from the restart centre (the best state seen so far; when it has not
+ * improved for `reset` episodes it becomes the start again, the best kept):
+ * as it is or with its cores re-assigned
  * greedily (baselines.h), or (restart_window of these restarts) with a
  * window of 1 to `window` adjacent groups (around the bottleneck group half
  * of the time) broken up: into single-core groups, or (`split` of the
@@ -112,15 +114,15 @@ typedef struct pb_rl_config {
 	                          balance the group times (1; pb_rl_retime_window) */
 	double tune;           /* share of retimed windows whose core counts are then
 	                          hill-climbed (1; pb_rl_tune_window) */
-	double loaded_temp;    /* a loaded agent (a checkpoint) whose best has not
-	                          improved for `stall` episodes samples at this
-	                          temperature, softmax(logits / T), and learns as
-	                          that policy, until its best improves again (4; a
-	                          fresh agent always samples at 1) */
-	long stall;            /* episodes without a better best (20) */
-	long reset;            /* restarts from a centre that has not improved for this
-	                          many episodes start over: the centre becomes the
-	                          start again (0: never; the best is kept) */
+	double loaded_temp;    /* a loaded agent (a checkpoint) whose restart centre
+	                          has not improved for `stall` episodes samples at
+	                          this temperature, softmax(logits / T), and learns
+	                          as that policy, until the centre improves again
+	                          (4; a fresh agent always samples at 1) */
+	long stall;            /* episodes without a better centre (20) */
+	long reset;            /* a restart centre that has not improved for this
+	                          many episodes becomes the start again (300; 0:
+	                          never); the best is kept */
 	int shaped;            /* 1: reward r(s') - r(s) per step (default); 0: r(s') */
 	pb_action_mask_fn mask;
 	void *mask_ud;
