@@ -64,9 +64,9 @@ fi
 if want d || want f; then
   "$P" gen gpt --layers 96 --hidden 12288 --heads 96 --seq 2048 --vocab 51200 --fp16 -o "$T/gpt3.onnx" >/dev/null
   want d && run "d. gpt3 128x8 --train --batch 1536" "$T/gpt3.onnx" --layout layouts/cluster-128x8.lua --train --batch 1536
+  FS=${F_STAGE-"--stage-gap 0.001 --stage-nodes 200"}
   # shellcheck disable=SC2086
-  want f && run "f. gpt3 128x8 --train --batch 1536 --pipeline auto ${F_STAGE-"--stage-gap 0.001 --stage-nodes 200"}" \
-    "$T/gpt3.onnx" --layout layouts/cluster-128x8.lua --train --batch 1536 --pipeline auto \
-    ${F_STAGE-"--stage-gap 0.001 --stage-nodes 200"}
+  want f && run "f. gpt3 128x8 --train --batch 1536 --pipeline auto $FS" \
+    "$T/gpt3.onnx" --layout layouts/cluster-128x8.lua --train --batch 1536 --pipeline auto $FS
 fi
 true
