@@ -22,6 +22,7 @@
 # env:  MEGA_TIMEOUT  seconds per partbench run (default 300); a run stopped
 #                     by it is reported as "timeout", never filled in
 #       MEGA_A        auto | op | skip: how (a) is found (above)
+#       MEGA_A_OPTS   more options of (a), e.g. "--stage-gap 0.001 --stage-nodes 200"
 #       MEGA_LAYOUT   another layout template (default layouts/cluster-a100.lua)
 #       MEGA_TSV      also append the raw per-row results to this file
 #       MEGA_CALIBRATE=1  only calibrate: bisect the layout's device_efficiency
@@ -170,8 +171,9 @@ grep -v '^#' "$TABLE" | while read -r params heads hidden layers tp pp gpus batc
   l=$(layout $((gpus / 8)))
   F=$(flops "$batch" 2048 "$layers" "$hidden" 51200)
   paper_cfg "$m" "$l" "$batch" $dp "$tp" "$pp" "$T/b$i.json"
+  # shellcheck disable=SC2086
   case $A in
-  auto) run "$T/a$i.json" shard "$m" --layout "$l" --train --batch "$batch" --pipeline auto --jobs 1 ;;
+  auto) run "$T/a$i.json" shard "$m" --layout "$l" --train --batch "$batch" --pipeline auto --jobs 1 ${MEGA_A_OPTS:-} ;;
   op) run "$T/a$i.json" shard "$m" --layout "$l" --train --batch "$batch" --jobs 1 ;;
   *) echo skipped >"$T/a$i.json.status" ;;
   esac
