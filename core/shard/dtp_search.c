@@ -74,7 +74,7 @@ int pb_dtp_better(const pb_dtp_config *a, const pb_dtp_config *b)
 	return a->m < b->m;
 }
 
-static pb_dtp_config *add(pb_dtp_result *r)
+pb_dtp_config *pb_dtp_result_add(pb_dtp_result *r)
 {
 	if (r->n == r->cap) {
 		int cap = r->cap ? 2 * r->cap : 64;
@@ -113,7 +113,7 @@ static int add_operator_level(const pb_dtp_opts *o, int n_dev, pb_dtp_result *r)
 		int tp = n_dev / dp;
 		char buf[48];
 		const char *name = scheme_of(dp, tp, buf, sizeof buf);
-		pb_dtp_config *c = add(r);
+		pb_dtp_config *c = pb_dtp_result_add(r);
 		if (!c)
 			return -1;
 		c->dp = dp;
@@ -523,7 +523,7 @@ static int run_unit(const pb_graph **gp, const pb_cluster *cl, const pb_dtp_opts
 			 * (an error row when dp and m are both fixed) */
 			if (!splits_over(B, m, dp) && !(o->dp && o->m))
 				continue;
-			pb_dtp_config *c = add(r);
+			pb_dtp_config *c = pb_dtp_result_add(r);
 			if (!c) {
 				rc = pb_err(err, PB_ENOMEM, "shard: out of memory");
 				break;
@@ -834,7 +834,7 @@ static int run_units(const pb_graph *g, const pb_cluster *cl, const pb_dtp_opts 
 			r->n = base; /* rebuild in unit order */
 			for (int i = 0; i < n_units && rc == PB_OK; i++)
 				for (int c = 0; c < count[i]; c++) {
-					pb_dtp_config *dst = add(r);
+					pb_dtp_config *dst = pb_dtp_result_add(r);
 					if (!dst) {
 						rc = pb_err(err, PB_ENOMEM, "shard: out of memory");
 						break;

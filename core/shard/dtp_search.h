@@ -132,6 +132,9 @@ int pb_dtp_parse_schedule(const char *s, int *sched, int *v, pb_error *err);
 int pb_dtp_search(const pb_graph *g, const pb_cluster *cl, const pb_dtp_opts *o, pb_dtp_result *out,
                   pb_error *err);
 void pb_dtp_result_free(pb_dtp_result *r);
+/* A new row at the end of r (zeroed, one chunk per device); NULL when out
+ * of memory. */
+pb_dtp_config *pb_dtp_result_add(pb_dtp_result *r);
 /* The plan of pipeline configuration `want` (a row of pb_dtp_search with the
  * same options and batch B): the one r kept when it is want's (r may be
  * NULL; r->kept is then taken), else the model reloaded at B/m (*gp: the

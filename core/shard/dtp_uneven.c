@@ -527,21 +527,6 @@ static int seeds(const pb_dtp_result *r, int *sdp, int *sm)
 	return n;
 }
 
-static pb_dtp_config *add_row(pb_dtp_result *r)
-{
-	if (r->n == r->cap) {
-		int cap = r->cap ? 2 * r->cap : 64;
-		pb_dtp_config *c = realloc(r->cfg, (size_t)cap * sizeof *c);
-		if (!c)
-			return NULL;
-		r->cfg = c;
-		r->cap = cap;
-	}
-	pb_dtp_config *c = &r->cfg[r->n++];
-	memset(c, 0, sizeof *c);
-	return c;
-}
-
 int pb_dtp_uneven_search(const pb_graph **gp, const pb_cluster *cl, const pb_dtp_opts *o, long B,
                          pb_dtp_result *r, pb_error *err)
 {
@@ -577,7 +562,7 @@ int pb_dtp_uneven_search(const pb_graph **gp, const pb_cluster *cl, const pb_dtp
 				same &= c.stage_tp[s] == c.stage_tp[0];
 			double f = (o->pipe.train ? 3.0 : 1.0) / cl->flops;
 			c.bound = w * f * (c.m + c.pp - 1);
-			pb_dtp_config *row = same ? NULL : add_row(r);
+			pb_dtp_config *row = same ? NULL : pb_dtp_result_add(r);
 			if (!same && !row) {
 				rc = pb_err(err, PB_ENOMEM, "shard: out of memory");
 			} else if (row && isfinite(inc) && c.bound >= inc * (1 - 1e-12)) {
