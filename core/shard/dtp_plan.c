@@ -19,6 +19,36 @@
 
 #include "shard/dtp_search.h"
 
+void pb_dtp_group_devices(const pb_dtp_config *c, int s, int *first, int *n)
+{
+	if (!c->uneven) {
+		*first = s * c->dp * c->tp;
+		*n = c->dp * c->tp;
+		return;
+	}
+	int f = 0;
+	for (int k = 0; k < s && k < PB_DTP_UNEVEN_MAX; k++)
+		f += c->dp * c->stage_tp[k];
+	*first = f;
+	*n = s < PB_DTP_UNEVEN_MAX ? c->dp * c->stage_tp[s] : 0;
+}
+
+void pb_dtp_uneven_json(json_t *o, const pb_dtp_config *c)
+{
+	if (!c->uneven)
+		return;
+	json_t *tp = json_array(), *dev = json_array();
+	for (int s = 0; s < c->pp && s < PB_DTP_UNEVEN_MAX; s++) {
+		int f, n;
+		pb_dtp_group_devices(c, s, &f, &n);
+		json_array_append_new(tp, json_integer(c->stage_tp[s]));
+		json_array_append_new(dev, json_pack("[i,i]", f, f + n - 1));
+	}
+	json_object_set_new(o, "uneven", json_true());
+	json_object_set_new(o, "stage_tp", tp);
+	json_object_set_new(o, "stage_devices", dev);
+}
+
 static const char *sched_text(const pb_dtp_config *c, char *buf, size_t n)
 {
 	if (c->sched == PB_SCHED_1F1B)

@@ -388,7 +388,7 @@ static int split(unit_ctx *u, const double *cost, char *errbuf)
 	return rc == PB_ENOMEM ? rc : (rc ? 1 : PB_OK);
 }
 
-static int reload(const pb_dtp_opts *o, long batch, const pb_graph **g, pb_error *err)
+int pb_dtp_reload(const pb_dtp_opts *o, long batch, const pb_graph **g, pb_error *err)
 {
 	if (pb_pipe_model_batch(*g) == batch)
 		return PB_OK;
@@ -492,7 +492,7 @@ static int run_unit(const pb_graph **gp, const pb_cluster *cl, const pb_dtp_opts
                     int m, double inc, const int *want, pb_dtp_result *r, pb_error *err)
 {
 	int rc;
-	if ((rc = reload(o, B / m, gp, err)))
+	if ((rc = pb_dtp_reload(o, B / m, gp, err)))
 		return rc;
 	const pb_graph *g = *gp;
 	unit_ctx u;
@@ -576,21 +576,18 @@ static int same_config(const pb_dtp_config *a, const pb_dtp_config *b)
 	       a->sched == b->sched && a->v == b->v && a->step_time == b->step_time;
 }
 
-int pb_dtp_plan(const pb_graph **gp, const pb_cluster *cl, const pb_dtp_opts *o,
-                const pb_dtp_config *want, long B, pb_dtp_result *r, pb_plan **out, pb_error *err)
+int pb_dtp_plan_even(const pb_graph **gp, const pb_cluster *cl, const pb_dtp_opts *o,
+                     const pb_dtp_config *want, long B, pb_dtp_result *r, pb_plan **out,
+                     pb_error *err)
 {
 	*out = NULL;
-	if (want->pp < 2 || !want->ok)
-		return pb_err(err, PB_EUSAGE, "shard: no pipeline configuration to plan");
-	if (want->uneven)
-		return pb_dtp_uneven_plan(gp, cl, o, want, B, out, err);
 	if (r && r->kept && same_config(&r->kept_cfg, want)) {
 		*out = r->kept;
 		r->kept = NULL;
 		return PB_OK;
 	}
 	int rc;
-	if ((rc = reload(o, B / want->m, gp, err)))
+	if ((rc = pb_dtp_reload(o, B / want->m, gp, err)))
 		return rc;
 	unit_ctx u;
 	double *cost = NULL;
@@ -855,8 +852,8 @@ static int run_units(const pb_graph *g, const pb_cluster *cl, const pb_dtp_opts 
 	return rc;
 }
 
-int pb_dtp_search(const pb_graph *g, const pb_cluster *cl, const pb_dtp_opts *o, pb_dtp_result *r,
-                  pb_error *err)
+int pb_dtp_search_even(const pb_graph *g, const pb_cluster *cl, const pb_dtp_opts *o,
+                       pb_dtp_result *r, pb_error *err)
 {
 	memset(r, 0, sizeof *r);
 	r->best = -1;
@@ -926,8 +923,7 @@ int pb_dtp_search(const pb_graph *g, const pb_cluster *cl, const pb_dtp_opts *o,
 			r->cfg[k] = r->cfg[k - 1];
 			r->cfg[k - 1] = t;
 		}
-	const pb_graph *gl = r->g;
-	return rc ? rc : pb_dtp_uneven_search(&gl, cl, o, B, r, err); /* dtp_uneven.c */
+	return rc;
 }
 
 int pb_dtp_add_operator(pb_dtp_result *r, const pb_dtp_opts *o, const pb_cluster *cl, pb_error *err)

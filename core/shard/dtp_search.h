@@ -230,6 +230,26 @@ void pb_dtp_vloop_note(pb_dtp_vloop *l, const pb_dtp_result *r, int from);
 /* The repeated layers (blocks of all runs) of g; 0 without, -1 out of memory. */
 int pb_dtp_count_blocks(const pb_graph *g);
 
+/* ---- the even search's parts (dtp_search.c), which pb_dtp_search (dtp.c)
+ * follows with the uneven groups ---- */
+
+/* pb_dtp_search without the uneven device groups. */
+int pb_dtp_search_even(const pb_graph *g, const pb_cluster *cl, const pb_dtp_opts *o,
+                       pb_dtp_result *r, pb_error *err);
+/* pb_dtp_plan of an even row (want->pp >= 2, want->ok). */
+int pb_dtp_plan_even(const pb_graph **gp, const pb_cluster *cl, const pb_dtp_opts *o,
+                     const pb_dtp_config *want, long B, pb_dtp_result *r, pb_plan **out,
+                     pb_error *err);
+/* *g at `batch` samples: unchanged when it is, else reloaded through
+ * o->pipe.reload (an error without one). */
+int pb_dtp_reload(const pb_dtp_opts *o, long batch, const pb_graph **g, pb_error *err);
+/* Device group s of c (even or uneven): its first device and device count
+ * (dtp_plan.c). */
+void pb_dtp_group_devices(const pb_dtp_config *c, int s, int *first, int *n);
+/* Adds "uneven", "stage_tp" and "stage_devices" to o when c is uneven
+ * (dtp_plan.c). */
+void pb_dtp_uneven_json(json_t *o, const pb_dtp_config *c);
+
 /* ---- uneven device groups (dtp_uneven.c) ---- */
 
 /* After the even search (r): configurations whose stages have different
@@ -241,9 +261,5 @@ int pb_dtp_uneven_search(const pb_graph **gp, const pb_cluster *cl, const pb_dtp
 /* pb_dtp_plan of an uneven row. */
 int pb_dtp_uneven_plan(const pb_graph **gp, const pb_cluster *cl, const pb_dtp_opts *o,
                        const pb_dtp_config *want, long B, pb_plan **out, pb_error *err);
-/* Device group s of c (even or uneven): its first device and device count. */
-void pb_dtp_group_devices(const pb_dtp_config *c, int s, int *first, int *n);
-/* Adds "uneven", "stage_tp" and "stage_devices" to o when c is uneven. */
-void pb_dtp_uneven_json(json_t *o, const pb_dtp_config *c);
 
 #endif

@@ -68,36 +68,6 @@ typedef struct uctx {
 	json_t *chunks; /* building a plan: per stage its solve */
 } uctx;
 
-void pb_dtp_group_devices(const pb_dtp_config *c, int s, int *first, int *n)
-{
-	if (!c->uneven) {
-		*first = s * c->dp * c->tp;
-		*n = c->dp * c->tp;
-		return;
-	}
-	int f = 0;
-	for (int k = 0; k < s && k < PB_DTP_UNEVEN_MAX; k++)
-		f += c->dp * c->stage_tp[k];
-	*first = f;
-	*n = s < PB_DTP_UNEVEN_MAX ? c->dp * c->stage_tp[s] : 0;
-}
-
-void pb_dtp_uneven_json(json_t *o, const pb_dtp_config *c)
-{
-	if (!c->uneven)
-		return;
-	json_t *tp = json_array(), *dev = json_array();
-	for (int s = 0; s < c->pp && s < PB_DTP_UNEVEN_MAX; s++) {
-		int f, n;
-		pb_dtp_group_devices(c, s, &f, &n);
-		json_array_append_new(tp, json_integer(c->stage_tp[s]));
-		json_array_append_new(dev, json_pack("[i,i]", f, f + n - 1));
-	}
-	json_object_set_new(o, "uneven", json_true());
-	json_object_set_new(o, "stage_tp", tp);
-	json_object_set_new(o, "stage_devices", dev);
-}
-
 static void ctx_close(uctx *x)
 {
 	free(x->cost);
@@ -484,16 +454,6 @@ static int refine(uctx *x, pb_dtp_config *c, pb_error *err)
 	return PB_OK;
 }
 
-static int reload(const pb_dtp_opts *o, long batch, const pb_graph **g, pb_error *err)
-{
-	if (pb_pipe_model_batch(*g) == batch)
-		return PB_OK;
-	int rc = o->pipe.reload
-	             ? o->pipe.reload(o->pipe.reload_ud, batch, g, err)
-	             : pb_err(err, PB_EUSAGE, "shard: a pipeline needs a model loaded from a file");
-	return rc ? pb_err_prefix(err, "shard") : PB_OK;
-}
-
 static void scheme_text(pb_dtp_config *c)
 {
 	size_t n = sizeof c->scheme, k = (size_t)snprintf(c->scheme, n, "tp ");
@@ -539,7 +499,7 @@ int pb_dtp_uneven_search(const pb_graph **gp, const pb_cluster *cl, const pb_dtp
 		if (r->cfg[i].ok && r->cfg[i].fits && r->cfg[i].step_time < inc)
 			inc = r->cfg[i].step_time;
 	for (int q = 0; q < ns && rc == PB_OK; q++) {
-		if ((rc = reload(o, B / sm[q], gp, err)))
+		if ((rc = pb_dtp_reload(o, B / sm[q], gp, err)))
 			break;
 		uctx x;
 		if ((rc = ctx_open(&x, *gp, cl, o, err)) || x.U < 2) {
@@ -601,7 +561,7 @@ int pb_dtp_uneven_plan(const pb_graph **gp, const pb_cluster *cl, const pb_dtp_o
 {
 	*out = NULL;
 	int rc;
-	if ((rc = reload(o, B / want->m, gp, err)))
+	if ((rc = pb_dtp_reload(o, B / want->m, gp, err)))
 		return rc;
 	uctx x;
 	if ((rc = ctx_open(&x, *gp, cl, o, err)))
