@@ -128,6 +128,19 @@ void pb_dtp_report_text(FILE *f, const pb_dtp_result *r)
 			    "devices (tp: the largest)\n");
 			break;
 		}
+	if (r->best >= 0) {
+		/* the row the session keeps and -o writes, said in words: the
+		 * operator-level report above shows only its own best */
+		const pb_dtp_config *c = &r->cfg[r->best];
+		char sb[32];
+		if (c->pp > 1)
+			fprintf(f, "best overall: pipeline dp %d tp %d pp %d, %d micro-batches, %s",
+			        c->dp, c->tp, c->pp, c->m, sched_name(c, sb, sizeof sb));
+		else
+			fprintf(f, "best overall: operator-level %s", c->scheme);
+		fprintf(f, ", %.3f ms per step%s: the plan kept (and written by -o)\n",
+		        c->step_time * 1e3, c->fits ? "" : ", does not fit");
+	}
 }
 
 json_t *pb_dtp_best_overall_json(const pb_dtp_result *r)
