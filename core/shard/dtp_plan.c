@@ -49,14 +49,6 @@ void pb_dtp_uneven_json(json_t *o, const pb_dtp_config *c)
 	json_object_set_new(o, "stage_devices", dev);
 }
 
-static const char *sched_text(const pb_dtp_config *c, char *buf, size_t n)
-{
-	if (c->sched == PB_SCHED_1F1B)
-		return "1f1b";
-	snprintf(buf, n, "interleaved:%d", c->v);
-	return buf;
-}
-
 static double num(const json_t *o, const char *k)
 {
 	return json_number_value(json_object_get(o, k));
@@ -141,7 +133,8 @@ int pb_dtp_plan_build(const pb_graph *g, const pb_cluster *cl, const pb_dtp_conf
 	json_object_set_new(det, "pp", json_integer(c->pp));
 	json_object_set_new(det, "microbatches", json_integer(c->m));
 	json_object_set_new(det, "micro_batches", json_integer(c->m));
-	json_object_set_new(det, "pipeline_schedule", json_string(sched_text(c, sb, sizeof sb)));
+	json_object_set_new(det, "pipeline_schedule",
+	                    json_string(pb_dtp_sched_name(c, sb, sizeof sb)));
 	json_object_set_new(det, "chunks_per_device", json_integer(c->v));
 	json_object_set_new(det, "step_time", json_real(c->step_time));
 	json_object_set_new(det, "bubble", json_real(c->bubble));

@@ -6,16 +6,6 @@
 
 #include "shard/dtp_search.h"
 
-static const char *sched_name(const pb_dtp_config *c, char *buf, size_t n)
-{
-	if (c->pp == 1)
-		return "none";
-	if (c->sched == PB_SCHED_1F1B)
-		return "1f1b";
-	snprintf(buf, n, "interleaved:%d", c->v);
-	return buf;
-}
-
 json_t *pb_dtp_config_json(const pb_dtp_config *c)
 {
 	char buf[32];
@@ -24,7 +14,7 @@ json_t *pb_dtp_config_json(const pb_dtp_config *c)
 	json_object_set_new(o, "tp", json_integer(c->tp));
 	json_object_set_new(o, "pp", json_integer(c->pp));
 	json_object_set_new(o, "microbatches", json_integer(c->m));
-	json_object_set_new(o, "schedule", json_string(sched_name(c, buf, sizeof buf)));
+	json_object_set_new(o, "schedule", json_string(pb_dtp_sched_name(c, buf, sizeof buf)));
 	json_object_set_new(o, "kind", json_string(c->pp > 1 ? "pipeline" : "operator"));
 	json_object_set_new(o, "scheme", json_string(c->scheme));
 	pb_dtp_uneven_json(o, c); /* uneven groups: stage_tp, stage_devices */
@@ -111,7 +101,7 @@ void pb_dtp_report_text(FILE *f, const pb_dtp_result *r)
 		const pb_dtp_config *c = &r->cfg[i];
 		char sb[32], mb[32];
 		fprintf(f, "%c %4d %4d %4d %5d  %-14s  %-8s", i == r->best ? '*' : ' ', c->dp,
-		        c->tp, c->pp, c->m, sched_name(c, sb, sizeof sb), c->scheme);
+		        c->tp, c->pp, c->m, pb_dtp_sched_name(c, sb, sizeof sb), c->scheme);
 		if (!c->ok) {
 			fprintf(f, "  %s%s\n", c->pruned ? "" : "error: ", c->error);
 			continue;
@@ -135,7 +125,7 @@ void pb_dtp_report_text(FILE *f, const pb_dtp_result *r)
 		char sb[32];
 		if (c->pp > 1)
 			fprintf(f, "best overall: pipeline dp %d tp %d pp %d, %d micro-batches, %s",
-			        c->dp, c->tp, c->pp, c->m, sched_name(c, sb, sizeof sb));
+			        c->dp, c->tp, c->pp, c->m, pb_dtp_sched_name(c, sb, sizeof sb));
 		else
 			fprintf(f, "best overall: operator-level %s", c->scheme);
 		fprintf(f, ", %.3f ms per step%s: the plan kept (and written by -o)\n",
@@ -154,7 +144,7 @@ json_t *pb_dtp_best_overall_json(const pb_dtp_result *r)
 	char buf[96], sb[32];
 	if (c->pp > 1)
 		snprintf(buf, sizeof buf, "%d stages x %s, m %d, %s", c->pp, c->scheme, c->m,
-		         sched_name(c, sb, sizeof sb));
+		         pb_dtp_sched_name(c, sb, sizeof sb));
 	else
 		snprintf(buf, sizeof buf, "%s", c->scheme);
 	json_object_set_new(o, "kind", json_string(c->pp > 1 ? "pipeline" : "operator-level"));

@@ -90,9 +90,7 @@ pb_dtp_config *pb_dtp_result_add(pb_dtp_result *r)
 	return c;
 }
 
-/* The stage grouping of (dp, tp): "DxT", or one axis "D" when dp or tp is
- * 1; NULL for a single device. */
-static const char *scheme_of(int dp, int tp, char *buf, size_t n)
+const char *pb_dtp_scheme_of(int dp, int tp, char *buf, size_t n)
 {
 	if (dp * tp == 1)
 		return NULL;
@@ -100,6 +98,16 @@ static const char *scheme_of(int dp, int tp, char *buf, size_t n)
 		snprintf(buf, n, "%dx%d", dp, tp);
 	else
 		snprintf(buf, n, "%d", dp * tp);
+	return buf;
+}
+
+const char *pb_dtp_sched_name(const pb_dtp_config *c, char *buf, size_t n)
+{
+	if (c->pp == 1)
+		return "none";
+	if (c->sched == PB_SCHED_1F1B)
+		return "1f1b";
+	snprintf(buf, n, "interleaved:%d", c->v);
 	return buf;
 }
 
@@ -112,7 +120,7 @@ static int add_operator_level(const pb_dtp_opts *o, int n_dev, pb_dtp_result *r)
 			continue;
 		int tp = n_dev / dp;
 		char buf[48];
-		const char *name = scheme_of(dp, tp, buf, sizeof buf);
+		const char *name = pb_dtp_scheme_of(dp, tp, buf, sizeof buf);
 		pb_dtp_config *c = pb_dtp_result_add(r);
 		if (!c)
 			return -1;
@@ -263,7 +271,7 @@ static int eval_config(unit_ctx *u, int dp, int tp, double inc, pb_dtp_config *c
 	const pb_cluster *cl = u->cl;
 	int train = u->o->pipe.train, rc;
 	char buf[48];
-	const char *scheme = scheme_of(dp, tp, buf, sizeof buf);
+	const char *scheme = pb_dtp_scheme_of(dp, tp, buf, sizeof buf);
 	pb_cluster sub = pb_dtp_sub_cluster(cl, u->d);
 	c->dp = dp;
 	c->tp = tp;

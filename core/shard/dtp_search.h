@@ -233,6 +233,11 @@ int pb_dtp_count_blocks(const pb_graph *g);
 /* ---- the even search's parts (dtp_search.c), which pb_dtp_search (dtp.c)
  * follows with the uneven groups ---- */
 
+/* The stage grouping of (dp, tp): "DxT", or one axis "D" when dp or tp is
+ * 1; NULL for a single device. */
+const char *pb_dtp_scheme_of(int dp, int tp, char *buf, size_t n);
+/* c's schedule: "none" (pp 1), "1f1b" or "interleaved:V" (in buf). */
+const char *pb_dtp_sched_name(const pb_dtp_config *c, char *buf, size_t n);
 /* pb_dtp_search without the uneven device groups. */
 int pb_dtp_search_even(const pb_graph *g, const pb_cluster *cl, const pb_dtp_opts *o,
                        pb_dtp_result *r, pb_error *err);

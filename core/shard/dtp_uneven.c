@@ -288,17 +288,6 @@ done:
 }
 #undef AT
 
-static const char *scheme_of(int dp, int tp, char *buf, size_t n)
-{
-	if (dp * tp == 1)
-		return NULL;
-	if (dp > 1 && tp > 1)
-		snprintf(buf, n, "%dx%d", dp, tp);
-	else
-		snprintf(buf, n, "%d", dp * tp);
-	return buf;
-}
-
 /* Costs c (dp, m, pp, stage_tp, stage_end set) exactly: stage MILPs, the
  * 1F1B step, memory; x->chunks gets each stage's solve when building a
  * plan. */
@@ -337,7 +326,7 @@ static int eval(uctx *x, pb_dtp_config *c, pb_error *err)
 		if (tp > c->tp)
 			c->tp = tp;
 		char buf[48];
-		const char *scheme = scheme_of(c->dp, tp, buf, sizeof buf);
+		const char *scheme = pb_dtp_scheme_of(c->dp, tp, buf, sizeof buf);
 		pb_cluster sub = pb_dtp_sub_cluster(cl, d);
 		double fl = 0;
 		for (int v = 0; v < g->n_nodes; v++) {
