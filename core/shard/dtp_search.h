@@ -59,9 +59,10 @@ typedef struct pb_dtp_config {
 	                   * at the device rate, times the schedule's slots (s) */
 	int layers_split; /* chunks cut at layer boundaries */
 	int min_layers, max_layers; /* blocks per chunk (layers_split) */
-	/* uneven device groups (dtp_uneven.c; 1F1B): stage s on dp x stage_tp[s]
-	 * consecutive devices, holding the layer units [stage_end[s-1],
-	 * stage_end[s]); tp is the largest stage_tp. 0: every stage on dp x tp. */
+	/* uneven device groups (dtp_uneven.h): stage s on dp x stage_tp[s]
+	 * consecutive devices; chunk k (pp x v of them, k on group k mod pp)
+	 * holds the layer units [stage_end[k-1], stage_end[k]); tp is the
+	 * largest stage_tp. 0: every stage on dp x tp. */
 	int uneven;
 	short stage_tp[PB_DTP_UNEVEN_MAX], stage_end[PB_DTP_UNEVEN_MAX];
 	char error[160];

@@ -17,23 +17,38 @@
  *                   FLOPs(units a..i-1) / (dp t)),
  * the slowest stage's FLOPs per device least; a degree t is allowed when it
  * divides N/dp or its group is whole nodes, and a group sits inside one node
- * or on whole nodes. The stage count j minimises that x the 1F1B slots (m +
- * j - 1): the configuration's bound (FLOPs x3 when training at the device
- * rate). A second pass keeps that slowest stage and minimises the sum of
- * squared per-device stage FLOPs (the other stages balanced too). The DP is
- * a proxy (FLOPs, not the stage MILP's time); its one answer per seed is
- * then costed exactly as the even rows are, and its boundaries moved one
- * layer unit at a time while that exact step improves: every stage's MILP on its own
- * sub-cluster and scheme "dp x tp_s" (dtp_stage.c's cache, so identical
- * (content, degree) chunks solve once), the activation copies of 1F1B,
- * step = (t + p2p) x (m + p - 1) + G.
+ * or on whole nodes. Each stage count j has the bound that x the 1F1B slots
+ * (m + j - 1) (FLOPs x3 when training, at the device rate); a second pass of
+ * the same shape (gdp_pass) keeps j's slowest stage and minimises the sum of
+ * squared per-device stage FLOPs (the other stages balanced too).
+ *
+ * The DP is a proxy (FLOPs, not the stage MILP's time: a stage's
+ * collectives and badly sharded operators are not in it), so the degrees
+ * are chosen by the stage MILPs among its answers: the stage count of the
+ * least bound (the FLOPs choice) and up to two more whose bound is within
+ * 1.5x of it, each with its own degrees, are costed exactly
+ * (dtp_uneven_eval.c: every stage's MILP on its own sub-cluster and scheme
+ * "dp x tp_s", the chunk cache answering identical (content, degree)
+ * chunks) and improved by local moves — boundaries one unit, two groups
+ * trading devices — kept only while the exact step improves; the best is
+ * the seed's 1F1B row. A later answer is costed only when its degrees are
+ * unequal and its bound is below the best step so far.
+ *
+ * Interleaving (Narayanan et al. 2021, section 2.2) on those groups: when m
+ * is a multiple of the stage count p, V = 2, 3, ... (while p x V chunks fit
+ * the units and PB_DTP_UNEVEN_MAX, and while V beats the row before; V
+ * fixed by --schedule interleaved:V): chunk k on group k mod p, the chunks
+ * cut by a DP of the same two-pass shape (the largest chunk FLOPs per device
+ * of its group least, then the least sum of squares), then costed and moved
+ * as above; the group's time is the sum of its chunks', so the slowest
+ * device group drives the interleaved bubble.
  *
  * Where it is tried (it can pay): seeds are the two best fitting pipeline
- * rows' (dp, m) of the even search (1F1B or not); a seed whose DP answer has
- * equal degrees is the even search's own ground and is skipped; one whose
- * bound is not below the best fitting step known is a pruned row; the DP is
- * skipped when its table would be too large (more than 4e7 steps: e.g.
- * N/dp = 1024 with a 96-layer model).
+ * rows' (dp, m) of the even search (1F1B or not); a seed whose FLOPs choice
+ * has equal degrees is the even search's own ground and is skipped; one
+ * whose bound is not below the best fitting step known is a pruned row; the
+ * DP is skipped when its table would be too large (more than 4e7 steps:
+ * e.g. N/dp = 1024 with a 96-layer model).
  *
  * Boundary transfers between groups of different sizes: the tensor is
  * resharded from d_a to d_b devices; each device of the smaller group sends
@@ -46,35 +61,22 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "shard/dtp_search.h"
+#include "shard/dtp_uneven.h"
 #include "shard/layer_classes.h"
 #include "util/job.h"
 
 enum { SEEDS = 2 };
 #define DP_WORK_MAX 4e7
+#define ALT_RATIO 1.5
+enum { ALTS = 3 };
 
-typedef struct uctx {
-	const pb_graph *g;
-	const pb_cluster *cl;
-	const pb_dtp_opts *o;
-	int n, U;
-	double *cost;  /* per node FLOPs, -1 outside the problem */
-	double *ucost; /* per layer unit */
-	int *ublocks;  /* per layer unit: the blocks ending in it */
-	int *unit_of;  /* per node, -1 outside */
-	int *stage_of; /* per node for the configuration evaluated, -1 outside */
-	unsigned char *active, *mask;
-	pb_dtp_cache *cache;
-	json_t *chunks; /* building a plan: per stage its solve */
-} uctx;
-
-static void ctx_close(uctx *x)
+void pb_uneven_close(pb_uneven_ctx *x)
 {
 	free(x->cost);
 	free(x->ucost);
 	free(x->ublocks);
 	free(x->unit_of);
-	free(x->stage_of);
+	free(x->chunk_of);
 	free(x->active);
 	free(x->mask);
 	pb_dtp_cache_free(x->cache);
@@ -82,9 +84,8 @@ static void ctx_close(uctx *x)
 	memset(x, 0, sizeof *x);
 }
 
-/* Costs and layer units of g (U = 0: no repeated layers). */
-static int ctx_open(uctx *x, const pb_graph *g, const pb_cluster *cl, const pb_dtp_opts *o,
-                    pb_error *err)
+int pb_uneven_open(pb_uneven_ctx *x, const pb_graph *g, const pb_cluster *cl, const pb_dtp_opts *o,
+                   pb_error *err)
 {
 	int n = g->n_nodes;
 	memset(x, 0, sizeof *x);
@@ -96,11 +97,11 @@ static int ctx_open(uctx *x, const pb_graph *g, const pb_cluster *cl, const pb_d
 	x->ucost = calloc((size_t)n + 2, sizeof(double));
 	x->ublocks = calloc((size_t)n + 2, sizeof(int));
 	x->unit_of = malloc(((size_t)n + 1) * sizeof(int));
-	x->stage_of = malloc(((size_t)n + 1) * sizeof(int));
+	x->chunk_of = malloc(((size_t)n + 1) * sizeof(int));
 	x->active = malloc((size_t)n + 1);
 	x->mask = malloc((size_t)n + 1);
 	x->cache = pb_dtp_cache_new(g);
-	if (!x->cost || !x->ucost || !x->ublocks || !x->unit_of || !x->stage_of || !x->active ||
+	if (!x->cost || !x->ucost || !x->ublocks || !x->unit_of || !x->chunk_of || !x->active ||
 	    !x->mask || !x->cache)
 		return pb_err(err, PB_ENOMEM, "shard: out of memory");
 	pb_shard_dynamic_nodes(g, x->active);
@@ -142,7 +143,7 @@ static int placeable(const pb_cluster *cl, int a, int d)
 /* ok[u][q] = 1 when every weight of rank >= 2 of unit u has a dimension
  * that degree ts[q] divides: the stage MILP can split all its matrices t
  * ways (else the FLOPs per device of the DP would be far from its time). */
-static void shardable(const uctx *x, const int *ts, int nt, unsigned char *ok)
+static void shardable(const pb_uneven_ctx *x, const int *ts, int nt, unsigned char *ok)
 {
 	const pb_graph *g = x->g;
 	memset(ok, 1, (size_t)x->U * nt);
@@ -168,286 +169,185 @@ static void shardable(const uctx *x, const int *ts, int nt, unsigned char *ok)
 	}
 }
 
-#define AT(arr, j, i, k) arr[((size_t)(j) * (U + 1) + (size_t)(i)) * (K + 1) + (size_t)(k)]
+/* The tables of the groups DP: [stage j][units i][degree units k]. */
+typedef struct gdp {
+	const pb_uneven_ctx *x;
+	int dp, U, K, J, nt;
+	int *ts;           /* the allowed degrees */
+	unsigned char *ok; /* [unit][degree index]: shardable */
+	double *pre;       /* prefix FLOPs of the units */
+	double *val;       /* the pass's value */
+	int *from, *fromt; /* its argmin: previous unit end, degree */
+} gdp;
 
-/* The DP of the header for data-parallel degree dp: fills c's pp,
- * stage_tp, stage_end and returns the slowest stage's FLOPs per device
- * (INFINITY: no split; -1: out of memory). jmax: the most stages. */
-static double split_groups(const uctx *x, int dp, int m, int jmax, int fixed_pp, pb_dtp_config *c)
+#define AT(d, arr, j, i, k)                                                                        \
+	(d)->arr[((size_t)(j) * ((d)->U + 1) + (size_t)(i)) * ((d)->K + 1) + (size_t)(k)]
+
+/* One pass over stages 1..J. T infinite: val = the least slowest stage's
+ * FLOPs per device (max); else val = the least sum of squared per-device
+ * stage FLOPs over splits whose every stage is within T. */
+static void gdp_pass(gdp *d, int J, double T)
 {
-	const pb_cluster *cl = x->cl;
-	int U = x->U, K = cl->n_devices / dp;
-	int J = jmax < U ? jmax : U;
-	if (J > K)
-		J = K;
-	if (J > PB_DTP_UNEVEN_MAX)
-		J = PB_DTP_UNEVEN_MAX;
-	if (J < 2)
-		return INFINITY;
-	int *ts = malloc(((size_t)K + 1) * sizeof(int)), nt = 0;
-	double *pre = calloc((size_t)U + 1, sizeof(double));
-	size_t cells = (size_t)(J + 1) * (U + 1) * (K + 1);
-	double *best = malloc(cells * sizeof(double)), *sq = malloc(cells * sizeof(double));
-	int *from = malloc(cells * sizeof(int)), *fromt = malloc(cells * sizeof(int));
-	unsigned char *ok = NULL; /* [unit][degree index] */
-	double res = -1;
-	if (!ts || !pre || !best || !sq || !from || !fromt)
-		goto done;
-	for (int t = 1; t <= K; t++)
-		if (K % t == 0 || (dp * t) % cl->devices_per_node == 0)
-			ts[nt++] = t;
-	res = INFINITY;
-	if ((double)J * U * U * K * nt / 2 > DP_WORK_MAX)
-		goto done;
-	if (!(ok = malloc((size_t)U * nt + 1))) {
-		res = -1;
-		goto done;
-	}
-	shardable(x, ts, nt, ok);
-	for (int i = 0; i < U; i++)
-		pre[i + 1] = pre[i] + x->ucost[i];
+	const pb_cluster *cl = d->x->cl;
+	size_t cells = (size_t)(d->J + 1) * (d->U + 1) * (d->K + 1);
 	for (size_t q = 0; q < cells; q++)
-		best[q] = sq[q] = INFINITY;
-	AT(best, 0, 0, 0) = 0;
+		d->val[q] = INFINITY;
+	AT(d, val, 0, 0, 0) = 0;
 	for (int j = 1; j <= J; j++) {
 		pb_job_tick();
-		for (int i = j; i <= U; i++)
-			for (int k = j; k <= K; k++)
-				for (int q = 0; q < nt && ts[q] <= k; q++) {
-					int t = ts[q];
-					if (!placeable(cl, dp * (k - t), dp * t))
+		for (int i = j; i <= d->U; i++)
+			for (int k = j; k <= d->K; k++)
+				for (int q = 0; q < d->nt && d->ts[q] <= k; q++) {
+					int t = d->ts[q];
+					if (!placeable(cl, d->dp * (k - t), d->dp * t))
 						continue;
-					for (int a = i - 1; a >= j - 1 && ok[(size_t)a * nt + q];
-					     a--) {
-						double p = AT(best, j - 1, a, k - t);
-						if (!isfinite(p))
+					for (int a = i - 1;
+					     a >= j - 1 && d->ok[(size_t)a * d->nt + q]; a--) {
+						double p = AT(d, val, j - 1, a, k - t);
+						double w = (d->pre[i] - d->pre[a]) / (d->dp * t);
+						if (!isfinite(p) || (isfinite(T) && w > T))
 							continue;
-						double w = (pre[i] - pre[a]) / (dp * t);
-						double v = p > w ? p : w;
-						if (v < AT(best, j, i, k))
-							AT(best, j, i, k) = v;
-					}
-				}
-	}
-	/* the stage count: the least bound FLOPs x slots */
-	int pp = 0;
-	for (int j = 2; j <= J; j++) {
-		double b = AT(best, j, U, K);
-		if (!isfinite(b) || (fixed_pp && j != fixed_pp))
-			continue;
-		if (!pp || b * (m + j - 1) < AT(best, pp, U, K) * (m + pp - 1) * (1 - 1e-12))
-			pp = j;
-	}
-	if (!pp)
-		goto done;
-	double T = AT(best, pp, U, K) * (1 + 1e-9);
-	/* pass 2: stages within T, the least sum of squares */
-	AT(sq, 0, 0, 0) = 0;
-	for (int j = 1; j <= pp; j++) {
-		pb_job_tick();
-		for (int i = j; i <= U; i++)
-			for (int k = j; k <= K; k++)
-				for (int q = 0; q < nt && ts[q] <= k; q++) {
-					int t = ts[q];
-					if (!placeable(cl, dp * (k - t), dp * t))
-						continue;
-					for (int a = i - 1; a >= j - 1 && ok[(size_t)a * nt + q];
-					     a--) {
-						double p = AT(sq, j - 1, a, k - t);
-						double w = (pre[i] - pre[a]) / (dp * t);
-						if (!isfinite(p) || w > T)
-							continue;
-						if (p + w * w < AT(sq, j, i, k)) {
-							AT(sq, j, i, k) = p + w * w;
-							AT(from, j, i, k) = a;
-							AT(fromt, j, i, k) = t;
+						double v =
+						    isfinite(T) ? p + w * w : (p > w ? p : w);
+						if (v < AT(d, val, j, i, k)) {
+							AT(d, val, j, i, k) = v;
+							AT(d, from, j, i, k) = a;
+							AT(d, fromt, j, i, k) = t;
 						}
 					}
 				}
 	}
-	if (!isfinite(AT(sq, pp, U, K)))
+}
+
+int pb_uneven_split(const pb_uneven_ctx *x, int m, int fixed_pp, pb_dtp_config *c, int na)
+{
+	const pb_cluster *cl = x->cl;
+	int dp = c[0].dp;
+	gdp d = {.x = x, .dp = dp, .U = x->U, .K = cl->n_devices / dp};
+	d.J = d.U < d.K ? d.U : d.K;
+	if (d.J > PB_DTP_UNEVEN_MAX)
+		d.J = PB_DTP_UNEVEN_MAX;
+	if (d.J < 2)
+		return 0;
+	size_t cells = (size_t)(d.J + 1) * (d.U + 1) * (d.K + 1);
+	d.ts = malloc(((size_t)d.K + 1) * sizeof(int));
+	d.pre = calloc((size_t)d.U + 1, sizeof(double));
+	d.val = malloc(cells * sizeof(double));
+	d.from = malloc(cells * sizeof(int));
+	d.fromt = malloc(cells * sizeof(int));
+	int n = -1, js[PB_DTP_UNEVEN_MAX + 1];
+	double key[PB_DTP_UNEVEN_MAX + 1], tj[PB_DTP_UNEVEN_MAX + 1];
+	if (!d.ts || !d.pre || !d.val || !d.from || !d.fromt)
 		goto done;
-	c->pp = pp;
-	for (int j = pp, i = U, k = K; j > 0; j--) {
-		int a = AT(from, j, i, k), t = AT(fromt, j, i, k);
-		c->stage_tp[j - 1] = (short)t;
-		c->stage_end[j - 1] = (short)i;
-		i = a;
-		k -= t;
+	for (int t = 1; t <= d.K; t++)
+		if (pb_uneven_degree_ok(cl, dp, t))
+			d.ts[d.nt++] = t;
+	n = 0;
+	if ((double)d.J * d.U * d.U * d.K * d.nt / 2 > DP_WORK_MAX)
+		goto done;
+	if (!(d.ok = malloc((size_t)d.U * d.nt + 1))) {
+		n = -1;
+		goto done;
 	}
-	res = AT(best, pp, U, K);
+	shardable(x, d.ts, d.nt, d.ok);
+	for (int i = 0; i < d.U; i++)
+		d.pre[i + 1] = d.pre[i] + x->ucost[i];
+	gdp_pass(&d, d.J, INFINITY);
+	/* the stage counts by their bound, FLOPs x slots (ties: fewer stages) */
+	int nj = 0;
+	for (int j = 2; j <= d.J; j++) {
+		double b = AT(&d, val, j, d.U, d.K);
+		if (!isfinite(b) || (fixed_pp && j != fixed_pp))
+			continue;
+		int i = nj++;
+		for (; i > 0 && b * (m + j - 1) < key[i - 1] * (1 - 1e-12); i--) {
+			key[i] = key[i - 1];
+			js[i] = js[i - 1];
+			tj[i] = tj[i - 1];
+		}
+		key[i] = b * (m + j - 1);
+		js[i] = j;
+		tj[i] = b;
+	}
+	/* per stage count, within that slowest stage the least sum of squares */
+	pb_dtp_config tmpl = c[0];
+	for (int q = 0; q < nj && n < na && key[q] <= key[0] * ALT_RATIO; q++) {
+		gdp_pass(&d, js[q], tj[q] * (1 + 1e-9));
+		if (!isfinite(AT(&d, val, js[q], d.U, d.K)))
+			continue;
+		pb_dtp_config *o = &c[n++];
+		*o = tmpl;
+		o->pp = js[q];
+		for (int j = js[q], i = d.U, k = d.K; j > 0; j--) {
+			int a = AT(&d, from, j, i, k), t = AT(&d, fromt, j, i, k);
+			o->stage_tp[j - 1] = (short)t;
+			o->stage_end[j - 1] = (short)i;
+			i = a;
+			k -= t;
+		}
+	}
 done:
-	free(ok);
-	free(ts);
-	free(pre);
-	free(best);
-	free(sq);
-	free(from);
-	free(fromt);
-	return res;
+	free(d.ok);
+	free(d.ts);
+	free(d.pre);
+	free(d.val);
+	free(d.from);
+	free(d.fromt);
+	return n;
 }
 #undef AT
 
-/* Costs c (dp, m, pp, stage_tp, stage_end set) exactly: stage MILPs, the
- * 1F1B step, memory; x->chunks gets each stage's solve when building a
- * plan. */
-static int eval(uctx *x, pb_dtp_config *c, pb_error *err)
+/* One pass of the chunk split: val[k][i] over chunks 0..k-1 on units
+ * 0..i-1, chunk k's weight its FLOPs over its group's devices; T as in
+ * gdp_pass. */
+static void chunk_pass(const pb_uneven_ctx *x, const pb_dtp_config *c, int nc, const double *pre,
+                       double T, double *val, int *from)
 {
-	const pb_cluster *cl = x->cl;
-	const pb_graph *g = x->g;
-	int train = x->o->pipe.train, p = c->pp, m = c->m, dpn = cl->devices_per_node, rc;
-	double f = (train ? 3.0 : 1.0) / cl->flops, worst = 0;
-	c->ok = 1;
-	c->fits = 0;
-	c->tp = 0;
-	c->slowest = c->p2p = c->grad = c->memory = c->step_time = 0;
-	c->error[0] = 0;
-	c->layers_split = 1;
-	c->min_layers = x->n;
-	c->max_layers = 0;
-	for (int s = 0, u = 0; s < p; s++) {
-		int b = 0;
-		for (; u < c->stage_end[s]; u++)
-			b += x->ublocks[u];
-		c->min_layers = b < c->min_layers ? b : c->min_layers;
-		c->max_layers = b > c->max_layers ? b : c->max_layers;
-	}
-	for (int v = 0; v < g->n_nodes; v++) {
-		int u = x->unit_of[v], s = 0;
-		while (u >= 0 && s < p - 1 && u >= c->stage_end[s])
-			s++;
-		x->stage_of[v] = u >= 0 ? s : -1;
-	}
-	for (int s = 0; s < p; s++) {
-		if (pb_job_cancelled())
-			return pb_err(err, PB_ECANCEL, "shard: cancelled");
-		int first, d, tp = c->stage_tp[s];
-		pb_dtp_group_devices(c, s, &first, &d);
-		if (tp > c->tp)
-			c->tp = tp;
-		char buf[48];
-		const char *scheme = pb_dtp_scheme_of(c->dp, tp, buf, sizeof buf);
-		pb_cluster sub = pb_dtp_sub_cluster(cl, d);
-		double fl = 0;
-		for (int v = 0; v < g->n_nodes; v++) {
-			x->mask[v] = x->stage_of[v] == s && x->active[v];
-			if (x->mask[v])
-				fl += x->cost[v];
-		}
-		if (fl * f / d > worst)
-			worst = fl * f / d;
-		double a = p - s < m ? p - s : m;
-		pb_dtp_chunk ch;
-		/* one activation copy first (a relaxation of the memory row), as
-		 * the even rows are solved */
-		if ((rc = pb_dtp_chunk_solve(x->cache, &sub, scheme, &x->o->shard, x->mask, 1, &ch,
-		                             err)))
-			return rc;
-		if (ch.ok && train && a > 1 &&
-		    ch.mem_param + a * ch.mem_act > cl->memory * (1 + 1e-9)) {
-			json_decref(ch.ops);
-			if ((rc = pb_dtp_chunk_solve(x->cache, &sub, scheme, &x->o->shard, x->mask,
-			                             a, &ch, err)))
-				return rc;
-		}
-		if (!ch.ok) {
-			json_decref(ch.ops);
-			c->ok = 0;
-			snprintf(c->error, sizeof c->error, "stage %d: %.140s", s, ch.error);
-			return PB_OK;
-		}
-		double mem = ch.mem_param + (train ? a : 1) * ch.mem_act;
-		if (x->chunks)
-			json_array_set_new(
-			    x->chunks, (size_t)s,
-			    json_pack("{s:i,s:i,s:s,s:s,s:f,s:f,s:f,s:f,s:f,s:o}", "chunk", s,
-			              "group", s, "scheme", scheme ? scheme : "1", "recompute",
-			              pb_recompute_names[ch.recompute], "time", ch.time - ch.grad,
-			              "grad_sync", ch.grad, "param_bytes", ch.mem_param,
-			              "act_bytes", ch.mem_act, "act_copies", train ? a : 1.0, "ops",
-			              ch.ops ? ch.ops : json_array()));
-		else
-			json_decref(ch.ops);
-		if (ch.time - ch.grad > c->slowest)
-			c->slowest = ch.time - ch.grad;
-		if (ch.grad > c->grad)
-			c->grad = ch.grad;
-		if (mem > c->memory)
-			c->memory = mem;
-	}
-	c->fits = c->memory <= cl->memory * (1 + 1e-9);
-	/* boundary transfers: a tensor once from its producer's stage to its
-	 * last consumer's, resharded between the two groups */
-	double *bytes = calloc((size_t)p + 1, sizeof(double));
-	if (!bytes)
-		return pb_err(err, PB_ENOMEM, "shard: out of memory");
-	for (int t = 0; t < g->n_tensors; t++) {
-		const pb_tensor *tt = &g->tensors[t];
-		int w = tt->producer;
-		if (w < 0 || x->stage_of[w] < 0)
-			continue;
-		int last = x->stage_of[w];
-		for (int k = 0; k < tt->n_consumers; k++) {
-			int v = tt->consumers[k];
-			if (x->stage_of[v] > last)
-				last = x->stage_of[v];
-		}
-		for (int k = x->stage_of[w]; k < last; k++)
-			bytes[k] += pb_tensor_bytes(tt);
-	}
-	for (int k = 0; k + 1 < p; k++) {
-		int fa, na, fb, nb;
-		pb_dtp_group_devices(c, k, &fa, &na);
-		pb_dtp_group_devices(c, k + 1, &fb, &nb);
-		const pb_link *l =
-		    fa / dpn != fb / dpn || na > dpn || nb > dpn ? &cl->inter : &cl->intra;
-		int dm = na < nb ? na : nb;
-		double t = bytes[k] > 0 ? l->latency + bytes[k] / dm / l->bw * (train ? 2 : 1) : 0;
-		if (t > c->p2p)
-			c->p2p = t;
-	}
-	free(bytes);
-	c->step_time = (c->slowest + c->p2p) * (m + p - 1) + c->grad;
-	c->bubble = (double)(p - 1) / (m + p - 1);
-	c->bound = worst * (m + p - 1);
-	return PB_OK;
-}
-
-/* The DP's split costed by FLOPs; the stage MILPs may disagree (a stage's
- * communication, a degree that shards one operator badly). Moves each
- * boundary one layer unit either way while the exact step improves (the
- * cache answers the stages whose content was solved before), at most 4
- * passes. */
-static int refine(uctx *x, pb_dtp_config *c, pb_error *err)
-{
-	for (int pass = 0; pass < 4; pass++) {
-		int moved = 0;
-		for (int k = 0; k + 1 < c->pp; k++)
-			for (int dir = -1; dir <= 1; dir += 2) {
-				int lo = k ? c->stage_end[k - 1] : 0, e = c->stage_end[k] + dir;
-				if (e <= lo || e >= c->stage_end[k + 1])
+	int U = x->U;
+	for (size_t q = 0; q < (size_t)(nc + 1) * (U + 1); q++)
+		val[q] = INFINITY;
+	val[0] = 0;
+	for (int k = 1; k <= nc; k++) {
+		double dev = (double)c->dp * c->stage_tp[(k - 1) % c->pp];
+		for (int i = k; i <= U - (nc - k); i++)
+			for (int a = k - 1; a < i; a++) {
+				double p = val[(size_t)(k - 1) * (U + 1) + a];
+				double w = (pre[i] - pre[a]) / dev;
+				if (!isfinite(p) || (isfinite(T) && w > T))
 					continue;
-				pb_dtp_config t = *c;
-				t.stage_end[k] = (short)e;
-				int rc = eval(x, &t, err);
-				if (rc)
-					return rc;
-				if (t.ok && pb_dtp_better(&t, c)) {
-					*c = t;
-					moved = 1;
+				double v = isfinite(T) ? p + w * w : (p > w ? p : w);
+				if (v < val[(size_t)k * (U + 1) + i]) {
+					val[(size_t)k * (U + 1) + i] = v;
+					from[(size_t)k * (U + 1) + i] = a;
 				}
 			}
-		if (!moved)
-			break;
 	}
-	return PB_OK;
 }
 
-static void scheme_text(pb_dtp_config *c)
+int pb_uneven_split_chunks(const pb_uneven_ctx *x, pb_dtp_config *c)
 {
-	size_t n = sizeof c->scheme, k = (size_t)snprintf(c->scheme, n, "tp ");
-	for (int s = 0; s < c->pp && k < n; s++)
-		k += (size_t)snprintf(c->scheme + k, n - k, "%s%d", s ? "+" : "", c->stage_tp[s]);
+	int U = x->U, nc = c->pp * c->v;
+	if (nc > U || nc > PB_DTP_UNEVEN_MAX)
+		return 1;
+	size_t cells = (size_t)(nc + 1) * (U + 1);
+	double *pre = calloc((size_t)U + 1, sizeof(double)), *val = malloc(cells * sizeof(double));
+	int *from = malloc(cells * sizeof(int)), rc = -1;
+	if (pre && val && from) {
+		for (int i = 0; i < U; i++)
+			pre[i + 1] = pre[i] + x->ucost[i];
+		chunk_pass(x, c, nc, pre, INFINITY, val, from);
+		double T = val[(size_t)nc * (U + 1) + U] * (1 + 1e-9);
+		chunk_pass(x, c, nc, pre, T, val, from);
+		rc = isfinite(val[(size_t)nc * (U + 1) + U]) ? 0 : 1;
+		for (int k = nc, i = U; rc == 0 && k > 0; k--) {
+			c->stage_end[k - 1] = (short)i;
+			i = from[(size_t)k * (U + 1) + i];
+		}
+	}
+	free(pre);
+	free(val);
+	free(from);
+	return rc;
 }
 
 /* Seeds: the (dp, m) of the best fitting pipeline rows (else the best
@@ -476,70 +376,177 @@ static int seeds(const pb_dtp_result *r, int *sdp, int *sm)
 	return n;
 }
 
+/* The search of one seed's state: the incumbent and the rows' counters. */
+typedef struct seed_run {
+	pb_uneven_ctx x;
+	pb_dtp_result *r;
+	double inc;  /* best fitting step known (INFINITY: none) */
+	int degrees; /* choose degrees by stage MILP times too (0: the FLOPs DP's) */
+} seed_run;
+
+static int all_equal(const pb_dtp_config *c)
+{
+	int same = 1;
+	for (int s = 1; s < c->pp; s++)
+		same &= c->stage_tp[s] == c->stage_tp[0];
+	return same;
+}
+
+/* The FLOPs bound of c's split: its slowest group's FLOPs per device at the
+ * device rate (x3 training) times the schedule's slots. */
+static double split_bound(const pb_uneven_ctx *x, const pb_dtp_config *c)
+{
+	double worst = 0;
+	int nc = c->pp * c->v;
+	for (int s = 0; s < c->pp; s++) {
+		double f = 0;
+		for (int k = s; k < nc; k += c->pp)
+			for (int u = k ? c->stage_end[k - 1] : 0; u < c->stage_end[k]; u++)
+				f += x->ucost[u];
+		f /= (double)c->dp * c->stage_tp[s];
+		worst = f > worst ? f : worst;
+	}
+	double slots = c->v > 1 ? c->m + (double)(c->pp - 1) / c->v : c->m + c->pp - 1;
+	return worst * (x->o->pipe.train ? 3.0 : 1.0) / x->cl->flops * slots;
+}
+
+/* Makes c a pruned row: its bound is not below the incumbent. */
+static void prune(seed_run *sr, pb_dtp_config *c)
+{
+	c->pruned = 1;
+	c->ok = 0;
+	c->tp = 0;
+	for (int s = 0; s < c->pp; s++)
+		c->tp = c->stage_tp[s] > c->tp ? c->stage_tp[s] : c->tp;
+	pb_uneven_scheme_text(c);
+	snprintf(c->error, sizeof c->error, "pruned: bound %.6g s >= %.6g s of a plan that fits",
+	         c->bound, sr->inc);
+	sr->r->pruned++;
+}
+
+/* The best of the candidate splits c[0..n-1] (c[0] first, bounds set),
+ * each costed exactly and moved (pb_uneven_improve), into *out: pruned when
+ * c[0]'s bound is not below the incumbent; a later candidate is tried only
+ * when it has unequal degrees and its bound is below the best step so far. */
+static int best_of(seed_run *sr, pb_dtp_config *c, int n, pb_dtp_config *out, pb_error *err)
+{
+	*out = c[0];
+	if (isfinite(sr->inc) && c[0].bound >= sr->inc * (1 - 1e-12)) {
+		prune(sr, out);
+		return PB_OK;
+	}
+	int rc = PB_OK;
+	for (int q = 0; q < n && rc == PB_OK; q++) {
+		pb_dtp_config t = c[q];
+		if (q && (all_equal(&t) || (out->ok && t.bound >= out->step_time * (1 - 1e-12)) ||
+		          (isfinite(sr->inc) && t.bound >= sr->inc * (1 - 1e-12))))
+			continue;
+		rc = pb_uneven_eval(&sr->x, &t, err);
+		if (rc == PB_OK && t.ok)
+			rc = pb_uneven_improve(&sr->x, &t, sr->degrees, err);
+		pb_uneven_scheme_text(&t);
+		if (q == 0 || (t.ok && pb_dtp_better(&t, out)))
+			*out = t;
+	}
+	return rc;
+}
+
+/* Appends c as a row (the incumbent follows it). */
+static int add_row(seed_run *sr, const pb_dtp_config *c, pb_error *err)
+{
+	pb_dtp_config *row = pb_dtp_result_add(sr->r);
+	if (!row)
+		return pb_err(err, PB_ENOMEM, "shard: out of memory");
+	*row = *c;
+	if (c->ok && c->fits && c->step_time < sr->inc)
+		sr->inc = c->step_time;
+	return PB_OK;
+}
+
+/* Interleaved rows on base's groups: V = 2, 3, ... while pp x V chunks fit
+ * the units and PB_DTP_UNEVEN_MAX, and while V beats the row before (V = 2:
+ * base, the groups' 1F1B row); V fixed by --schedule interleaved:V. */
+static int interleave(seed_run *sr, const pb_dtp_config *base, pb_error *err)
+{
+	const pb_dtp_opts *o = sr->x.o;
+	int p = base->pp, rc = PB_OK;
+	if (base->m % p || (o->sched >= 0 && o->sched != PB_SCHED_INTERLEAVED))
+		return PB_OK;
+	pb_dtp_config last = *base;
+	for (int V = o->v ? o->v : 2; rc == PB_OK; V++) {
+		pb_dtp_config c = *base, row;
+		c.sched = PB_SCHED_INTERLEAVED;
+		c.v = V;
+		c.pruned = 0;
+		int s = pb_uneven_split_chunks(&sr->x, &c);
+		if (s < 0)
+			return pb_err(err, PB_ENOMEM, "shard: out of memory");
+		if (s)
+			break;
+		c.bound = split_bound(&sr->x, &c);
+		if ((rc = best_of(sr, &c, 1, &row, err)) || (rc = add_row(sr, &row, err)))
+			break;
+		if (o->v || row.pruned || !row.ok || !pb_dtp_better(&row, &last))
+			break;
+		last = row;
+	}
+	return rc;
+}
+
+/* One seed (dp, m) on the graph at the micro-batch (sr->x open): the
+ * groups' 1F1B row (not listed when interleaving is fixed), then
+ * interleaved rows on its groups. */
+static int run_seed(seed_run *sr, int dp, int m, pb_error *err)
+{
+	const pb_dtp_opts *o = sr->x.o;
+	pb_dtp_config alt[ALTS], c;
+	memset(alt, 0, sizeof alt);
+	alt[0].dp = dp;
+	alt[0].m = m;
+	alt[0].sched = PB_SCHED_1F1B;
+	alt[0].v = 1;
+	alt[0].uneven = 1;
+	int n = pb_uneven_split(&sr->x, m, o->pp, alt, sr->degrees ? ALTS : 1), rc;
+	if (n < 0)
+		return pb_err(err, PB_ENOMEM, "shard: out of memory");
+	/* equal degrees from the FLOPs DP: the even search's ground */
+	if (n == 0 || all_equal(&alt[0]))
+		return PB_OK;
+	for (int q = 0; q < n; q++)
+		alt[q].bound = split_bound(&sr->x, &alt[q]);
+	if ((rc = best_of(sr, alt, n, &c, err)))
+		return rc;
+	if (o->sched != PB_SCHED_INTERLEAVED && (rc = add_row(sr, &c, err)))
+		return rc;
+	if (!c.ok) { /* pruned or failed: interleave the FLOPs DP's groups */
+		c = alt[0];
+		c.step_time = INFINITY;
+	}
+	return interleave(sr, &c, err);
+}
+
 int pb_dtp_uneven_search(const pb_graph **gp, const pb_cluster *cl, const pb_dtp_opts *o, long B,
                          pb_dtp_result *r, pb_error *err)
 {
-	if (o->tp || o->v || o->sched == PB_SCHED_INTERLEAVED || o->pp == 1 ||
-	    (o->dp && o->pp && o->m && o->sched >= 0))
+	if (o->tp || o->pp == 1 || (o->dp && o->pp && o->m && o->sched >= 0))
 		return PB_OK;
 	int sdp[SEEDS], sm[SEEDS], ns = seeds(r, sdp, sm), rc = PB_OK;
-	double inc = o->incumbent > 0 ? o->incumbent : INFINITY;
+	seed_run sr = {.r = r, .inc = o->incumbent > 0 ? o->incumbent : INFINITY, .degrees = 1};
 	for (int i = 0; i < r->n; i++)
-		if (r->cfg[i].ok && r->cfg[i].fits && r->cfg[i].step_time < inc)
-			inc = r->cfg[i].step_time;
+		if (r->cfg[i].ok && r->cfg[i].fits && r->cfg[i].step_time < sr.inc)
+			sr.inc = r->cfg[i].step_time;
 	for (int q = 0; q < ns && rc == PB_OK; q++) {
 		if ((rc = pb_dtp_reload(o, B / sm[q], gp, err)))
 			break;
-		uctx x;
-		if ((rc = ctx_open(&x, *gp, cl, o, err)) || x.U < 2) {
-			ctx_close(&x);
-			continue;
+		if ((rc = pb_uneven_open(&sr.x, *gp, cl, o, err)) == PB_OK && sr.x.U >= 2)
+			rc = run_seed(&sr, sdp[q], sm[q], err);
+		if (sr.x.cache) {
+			long milps, hits;
+			pb_dtp_cache_stats(sr.x.cache, &milps, &hits);
+			r->milps += milps;
+			r->cache_hits += hits;
 		}
-		pb_dtp_config c;
-		memset(&c, 0, sizeof c);
-		c.dp = sdp[q];
-		c.m = sm[q];
-		c.sched = PB_SCHED_1F1B;
-		c.v = 1;
-		c.uneven = 1;
-		double w = split_groups(&x, c.dp, c.m, cl->n_devices / c.dp, o->pp, &c);
-		if (w < 0) {
-			rc = pb_err(err, PB_ENOMEM, "shard: out of memory");
-		} else if (isfinite(w)) {
-			int same = 1;
-			for (int s = 1; s < c.pp; s++)
-				same &= c.stage_tp[s] == c.stage_tp[0];
-			double f = (o->pipe.train ? 3.0 : 1.0) / cl->flops;
-			c.bound = w * f * (c.m + c.pp - 1);
-			pb_dtp_config *row = same ? NULL : pb_dtp_result_add(r);
-			if (!same && !row) {
-				rc = pb_err(err, PB_ENOMEM, "shard: out of memory");
-			} else if (row && isfinite(inc) && c.bound >= inc * (1 - 1e-12)) {
-				*row = c;
-				row->pruned = 1;
-				row->tp = 0;
-				for (int s = 0; s < c.pp; s++)
-					row->tp = c.stage_tp[s] > row->tp ? c.stage_tp[s] : row->tp;
-				scheme_text(row);
-				snprintf(row->error, sizeof row->error,
-				         "pruned: bound %.6g s >= %.6g s of a plan that fits",
-				         c.bound, inc);
-				r->pruned++;
-			} else if (row) {
-				rc = eval(&x, &c, err);
-				if (rc == PB_OK && c.ok)
-					rc = refine(&x, &c, err);
-				scheme_text(&c);
-				*row = c;
-				if (rc == PB_OK && c.ok && c.fits && c.step_time < inc)
-					inc = c.step_time;
-			}
-		}
-		long milps, hits;
-		pb_dtp_cache_stats(x.cache, &milps, &hits);
-		r->milps += milps;
-		r->cache_hits += hits;
-		ctx_close(&x);
+		pb_uneven_close(&sr.x);
 	}
 	r->g = *gp;
 	return rc;
@@ -552,12 +559,13 @@ int pb_dtp_uneven_plan(const pb_graph **gp, const pb_cluster *cl, const pb_dtp_o
 	int rc;
 	if ((rc = pb_dtp_reload(o, B / want->m, gp, err)))
 		return rc;
-	uctx x;
-	if ((rc = ctx_open(&x, *gp, cl, o, err)))
+	pb_uneven_ctx x;
+	if ((rc = pb_uneven_open(&x, *gp, cl, o, err)))
 		goto done;
 	pb_dtp_cache_keep_ops(x.cache);
+	int nc = want->pp * (want->sched == PB_SCHED_1F1B ? 1 : want->v);
 	x.chunks = json_array();
-	for (int k = 0; x.chunks && k < want->pp; k++)
+	for (int k = 0; x.chunks && k < nc; k++)
 		json_array_append_new(x.chunks, json_null());
 	if (!x.chunks) {
 		rc = pb_err(err, PB_ENOMEM, "shard: out of memory");
@@ -568,14 +576,14 @@ int pb_dtp_uneven_plan(const pb_graph **gp, const pb_cluster *cl, const pb_dtp_o
 	c.dp = want->dp;
 	c.m = want->m;
 	c.pp = want->pp;
-	c.sched = PB_SCHED_1F1B;
-	c.v = 1;
+	c.sched = want->sched;
+	c.v = want->v;
 	c.uneven = 1;
 	memcpy(c.stage_tp, want->stage_tp, sizeof c.stage_tp);
 	memcpy(c.stage_end, want->stage_end, sizeof c.stage_end);
-	if ((rc = eval(&x, &c, err)))
+	if ((rc = pb_uneven_eval(&x, &c, err)))
 		goto done;
-	scheme_text(&c);
+	pb_uneven_scheme_text(&c);
 	if (!c.ok || fabs(c.step_time - want->step_time) > 1e-9 * want->step_time)
 		rc = pb_err(
 		    err, PB_EINPUT,
@@ -583,9 +591,9 @@ int pb_dtp_uneven_plan(const pb_graph **gp, const pb_cluster *cl, const pb_dtp_o
 		    want->dp, want->pp, want->m, want->scheme, c.step_time, want->step_time,
 		    c.ok ? "differs" : c.error);
 	else
-		rc = pb_dtp_plan_build(*gp, cl, &c, B, o->pipe.train, x.stage_of, x.chunks, out,
+		rc = pb_dtp_plan_build(*gp, cl, &c, B, o->pipe.train, x.chunk_of, x.chunks, out,
 		                       err);
 done:
-	ctx_close(&x);
+	pb_uneven_close(&x);
 	return rc;
 }

@@ -8,7 +8,11 @@
  * small hidden size the head outweighs the blocks, and on cluster-4x8 an
  * uneven configuration beats every even one; its plan has the row's step
  * time and each stage on its own device range. On a 12-layer model with a
- * small vocabulary the even configuration stays the best. */
+ * small vocabulary the even configuration stays the best.
+ * Degrees by stage MILP times: on cluster-8x8 the search's uneven row beats
+ * the FLOPs DP's choice for the same (dp, m) costed exactly with only its
+ * boundaries moved. Interleaved on uneven groups: chunk k on group k mod p,
+ * the step from the slowest group's summed chunks, the plan the row's. */
 #include "pb_test.h"
 
 #include <unistd.h>
@@ -17,10 +21,11 @@
 #include "plan.h"
 #include "session.h"
 #include "shard/dtp_search.h"
+#include "shard/dtp_uneven.h"
 
 #define LAYOUT "layouts/cluster-2x8.lua"
 
-static char path12[64], path6[64], pathv[64];
+static char path12[64], path6[64], pathv[64], path8v[64];
 
 static int reload(void *ud, long batch, const pb_graph **g, pb_error *err)
 {
@@ -49,7 +54,8 @@ static int setup(void **state)
 	(void)state;
 	if (gen(path12, sizeof path12, "g12", 12, 256, 4000) ||
 	    gen(path6, sizeof path6, "g6", 6, 256, 4000) ||
-	    gen(pathv, sizeof pathv, "gv", 4, 256, 196608))
+	    gen(pathv, sizeof pathv, "gv", 4, 256, 196608) ||
+	    gen(path8v, sizeof path8v, "g8v", 8, 256, 196608))
 		return -1;
 	return 0;
 }
@@ -60,6 +66,7 @@ static int teardown(void **state)
 	unlink(path12);
 	unlink(path6);
 	unlink(pathv);
+	unlink(path8v);
 	return 0;
 }
 
@@ -303,6 +310,125 @@ static void test_uneven_not_paying(void **state)
 	pb_session_free(s);
 }
 
+/* 8 layers, vocabulary 196,608, cluster-8x8, batch 64: the FLOPs DP of the
+ * seed (dp 8, m 8) picks 2 stages (tp 2+6); the stage MILPs pick 3 (tp
+ * 1+1+6), which the search keeps: its row is faster than the FLOPs choice
+ * costed exactly, boundaries moved, degrees kept (pb_uneven_improve without
+ * degree trades), and its degrees differ. */
+static void test_uneven_milp_degrees(void **state)
+{
+	(void)state;
+	pb_cluster cl;
+	pb_session *s = open_on(path8v, "layouts/cluster-8x8.lua", &cl);
+	pb_dtp_opts o;
+	opts_for(&o, s, 64);
+	pb_dtp_result r;
+	search(s, &cl, &o, &r);
+	assert_true(r.best >= 0);
+	const pb_dtp_config *b = &r.cfg[r.best];
+	assert_int_equal(b->uneven, 1);
+	assert_true(b->ok && b->fits);
+
+	/* the FLOPs choice of the same seed, costed with the same cache rules */
+	pb_error err = {0};
+	const pb_graph *g = r.g;
+	assert_int_equal(pb_dtp_reload(&o, r.batch / b->m, &g, &err), PB_OK);
+	pb_uneven_ctx x;
+	assert_int_equal(pb_uneven_open(&x, g, &cl, &o, &err), PB_OK);
+	pb_dtp_config f;
+	memset(&f, 0, sizeof f);
+	f.dp = b->dp;
+	f.m = b->m;
+	f.sched = PB_SCHED_1F1B;
+	f.v = 1;
+	f.uneven = 1;
+	assert_int_equal(pb_uneven_split(&x, f.m, 0, &f, 1), 1);
+	assert_int_equal(pb_uneven_eval(&x, &f, &err), PB_OK);
+	assert_true(f.ok);
+	assert_int_equal(pb_uneven_improve(&x, &f, 0, &err), PB_OK);
+	pb_uneven_close(&x);
+	int differ = f.pp != b->pp;
+	for (int k = 0; k < b->pp && !differ; k++)
+		differ = f.stage_tp[k] != b->stage_tp[k];
+	assert_true(differ);
+	assert_true(b->step_time < f.step_time * (1 - 1e-9));
+	/* and every even row */
+	for (int i = 0; i < r.n; i++)
+		if (!r.cfg[i].uneven && r.cfg[i].ok)
+			assert_true(b->step_time < r.cfg[i].step_time);
+	pb_dtp_result_free(&r);
+	pb_cluster_free(&cl);
+	pb_session_free(s);
+}
+
+/* --schedule interleaved on the 4-layer 196,608-word GPT, cluster-4x8: an
+ * uneven interleaved row is the best; p x V chunks, chunk k on group k mod
+ * p; its step is the interleaved formula with the slowest group's summed
+ * chunk times; its plan has the row's step time, one group per chunk on its
+ * device group's range, and the per-group sums of its chunks' times give the
+ * row's slowest group. */
+static void test_uneven_interleaved(void **state)
+{
+	(void)state;
+	pb_cluster cl;
+	pb_session *s = open_on(pathv, "layouts/cluster-4x8.lua", &cl);
+	pb_error err = {0};
+	pb_dtp_opts o;
+	opts_for(&o, s, 16);
+	assert_int_equal(pb_dtp_parse_schedule("interleaved", &o.sched, &o.v, &err), PB_OK);
+	o.v = 0; /* V free */
+	pb_dtp_result r;
+	search(s, &cl, &o, &r);
+	assert_true(r.best >= 0);
+	const pb_dtp_config *b = &r.cfg[r.best];
+	assert_int_equal(b->uneven, 1);
+	assert_int_equal(b->sched, PB_SCHED_INTERLEAVED);
+	assert_true(b->v >= 2 && b->ok && b->fits);
+	for (int i = 0; i < r.n; i++) {
+		const pb_dtp_config *c = &r.cfg[i];
+		assert_int_equal(c->sched, PB_SCHED_INTERLEAVED);
+		if (!c->uneven && c->ok)
+			assert_true(b->step_time < c->step_time);
+	}
+	int p = b->pp, V = b->v, m = b->m, nc = p * V;
+	assert_int_equal(m % p, 0);
+	for (int k = 1; k < nc; k++)
+		assert_true(b->stage_end[k] > b->stage_end[k - 1]);
+	assert_true(b->stage_end[0] > 0);
+	assert_true(close_to(b->step_time,
+	                     (b->slowest + V * b->p2p) * (m + (double)(p - 1) / V) + b->grad));
+	assert_true(close_to(b->bubble, (double)(p - 1) / ((double)V * m + p - 1)));
+	assert_true(b->bound > 0 && b->bound <= b->step_time);
+
+	pb_plan *plan = NULL;
+	const pb_graph *g = r.g;
+	int rc = pb_dtp_plan(&g, &cl, &o, b, r.batch, &r, &plan, &err);
+	if (rc)
+		fprintf(stderr, "%s\n", err.msg);
+	assert_int_equal(rc, PB_OK);
+	assert_true(close_to(pb_plan_metric(plan, "step_time", 0), b->step_time));
+	assert_int_equal(plan->n_groups, nc);
+	double gt[PB_DTP_UNEVEN_MAX] = {0}, slowest = 0;
+	const json_t *st = json_object_get(plan->detail, "stages");
+	assert_int_equal(json_array_size(st), (size_t)nc);
+	for (int k = 0; k < nc; k++) {
+		int first, n;
+		pb_dtp_group_devices(b, k % p, &first, &n);
+		assert_int_equal(plan->groups[k].first_unit, first);
+		assert_int_equal(plan->groups[k].n_units, n);
+		const json_t *ch = json_array_get(st, (size_t)k);
+		assert_int_equal(json_integer_value(json_object_get(ch, "stage")), k % p);
+		gt[k % p] += json_number_value(json_object_get(ch, "time"));
+	}
+	for (int k = 0; k < p; k++)
+		slowest = fmax(slowest, gt[k]);
+	assert_true(fabs(slowest - b->slowest) <= 1e-9 * b->slowest);
+	pb_plan_free(plan);
+	pb_dtp_result_free(&r);
+	pb_cluster_free(&cl);
+	pb_session_free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -310,6 +436,8 @@ int main(void)
 	    cmocka_unit_test(test_interleave_layers_cap),
 	    cmocka_unit_test(test_uneven_pays),
 	    cmocka_unit_test(test_uneven_not_paying),
+	    cmocka_unit_test(test_uneven_milp_degrees),
+	    cmocka_unit_test(test_uneven_interleaved),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
