@@ -3,8 +3,10 @@
 # a GPT whose head (196,608-word vocabulary, hidden 256) outweighs its blocks
 # gets stages on different tensor degrees on cluster-4x8; the best row and
 # the -o plan carry stage_tp / stage_devices, the text table marks the
-# scheme, and the plan loads back with the row's step time. A GPT with a
-# small vocabulary keeps an even best configuration.
+# scheme, and the plan loads back with the row's step time. With
+# --schedule interleaved the best is interleaved on uneven groups: chunk k
+# of the plan on group k mod pp's devices, loading back with its step time.
+# A GPT with a small vocabulary keeps an even best configuration.
 set -u
 bin=${1:?usage: shard_uneven.sh PARTBENCH}
 tmp=$(mktemp -d /tmp/pb_shuneven.XXXXXX)
@@ -53,6 +55,38 @@ PY
 	>"$tmp/gv.txt" 2>"$tmp/err" || fail "shard uneven text: $(cat "$tmp/err")"
 grep -qE '^\* .* tp [0-9]+(\+[0-9]+)+ ' "$tmp/gv.txt" && grep -q "uneven device groups" "$tmp/gv.txt" ||
 	fail "uneven text table: $(cat "$tmp/gv.txt")"
+
+# interleaved on uneven groups
+"$bin" shard "$tmp/gv.onnx" --layout layouts/cluster-4x8.lua --train --batch 16 --pipeline auto \
+	--schedule interleaved --json -o "$tmp/gi.plan.json" >"$tmp/gi.json" 2>"$tmp/err" ||
+	fail "shard uneven interleaved: $(cat "$tmp/err")"
+$py - "$tmp/gi.json" "$tmp/gi.plan.json" <<'PY' || fail "uneven interleaved best / plan"
+import json, sys
+d = json.load(open(sys.argv[1])); plan = json.load(open(sys.argv[2]))
+b = d["best"]
+assert b.get("uneven") is True and b["schedule"].startswith("interleaved:"), b
+p, V = b["pp"], int(b["schedule"].split(":")[1])
+dev = b["stage_devices"]
+assert len(dev) == p and len(set(b["stage_tp"])) > 1, b
+even = [c for c in d["configurations"] if c["fits"] and not c.get("uneven")]
+assert even and all(b["step_time"] < c["step_time"] for c in even), b
+assert abs(plan["metrics"]["step_time"] - b["step_time"]) <= 1e-9 * b["step_time"]
+st = plan["detail"]["stages"]
+assert len(st) == p * V and len(plan["groups"]) == p * V, (len(st), p, V)
+for k, s in enumerate(st):
+    assert s["stage"] == k % p and s["devices"] == dev[k % p], (k, s["stage"], s["devices"])
+slowest = max(sum(s["time"] for s in st if s["stage"] == g) for g in range(p))
+assert abs(slowest - plan["detail"]["slowest_group"]) <= 1e-9 * slowest, slowest
+PY
+sed "s#gv.plan.json#gi.plan.json#" "$tmp/load.lua" >"$tmp/loadi.lua"
+"$bin" run "$tmp/loadi.lua" "$tmp/gv.onnx" --layout layouts/cluster-4x8.lua >"$tmp/loadi.txt" 2>&1 ||
+	fail "plan --load interleaved: $(cat "$tmp/loadi.txt")"
+$py - "$tmp/gi.json" "$tmp/loadi.txt" <<'PY' || fail "loaded interleaved plan: $(cat "$tmp/loadi.txt")"
+import json, sys
+b = json.load(open(sys.argv[1]))["best"]
+t, kind = open(sys.argv[2]).read().split()
+assert kind == "pipeline" and abs(float(t) - b["step_time"]) <= 1e-9 * b["step_time"], (t, kind, b)
+PY
 
 # a small vocabulary: the best stays even
 "$bin" gen gpt --layers 12 --hidden 256 --heads 4 --seq 64 --vocab 4000 -o "$tmp/g12.onnx" >/dev/null ||
