@@ -49,6 +49,16 @@ void pb_dtp_uneven_json(json_t *o, const pb_dtp_config *c)
 	json_object_set_new(o, "stage_devices", dev);
 }
 
+json_t *pb_dtp_chunk_json(int chunk, int group, const char *scheme, const pb_dtp_chunk *ch,
+                          double act_copies)
+{
+	return json_pack(
+	    "{s:i,s:i,s:s,s:s,s:f,s:f,s:f,s:f,s:f,s:o}", "chunk", chunk, "group", group, "scheme",
+	    scheme ? scheme : "1", "recompute", pb_recompute_names[ch->recompute], "time",
+	    ch->time - ch->grad, "grad_sync", ch->grad, "param_bytes", ch->mem_param, "act_bytes",
+	    ch->mem_act, "act_copies", act_copies, "ops", ch->ops ? ch->ops : json_array());
+}
+
 static double num(const json_t *o, const char *k)
 {
 	return json_number_value(json_object_get(o, k));

@@ -204,6 +204,12 @@ int pb_dtp_chunk_solve(pb_dtp_cache *c, const pb_cluster *sub, const char *schem
                        const pb_shard_opts *so, const unsigned char *mask, double act_copies,
                        pb_dtp_chunk *r, pb_error *err);
 void pb_dtp_cache_stats(const pb_dtp_cache *c, long *milps, long *hits);
+/* A chunk's solve as the plan's chunks list holds it (dtp_plan.c): chunk,
+ * group, scheme (NULL: "1"), recompute, time (without the gradient
+ * all-reduces), grad_sync, param_bytes, act_bytes, act_copies, ops (it takes
+ * ch->ops, or []). */
+json_t *pb_dtp_chunk_json(int chunk, int group, const char *scheme, const pb_dtp_chunk *ch,
+                          double act_copies);
 /* From now on the solves also give each chunk's operators (r->ops). */
 void pb_dtp_cache_keep_ops(pb_dtp_cache *c);
 /* The d-device cluster of one stage group: whole nodes when d >= the node

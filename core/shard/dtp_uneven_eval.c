@@ -125,13 +125,7 @@ static int solve_group(pb_uneven_ctx *x, pb_dtp_config *c, int s, double act, gr
 		if (x->chunks)
 			json_array_set_new(
 			    x->chunks, (size_t)k,
-			    json_pack("{s:i,s:i,s:s,s:s,s:f,s:f,s:f,s:f,s:f,s:o}", "chunk", k,
-			              "group", s, "scheme", scheme ? scheme : "1", "recompute",
-			              pb_recompute_names[ch.recompute], "time", ch.time - ch.grad,
-			              "grad_sync", ch.grad, "param_bytes", ch.mem_param,
-			              "act_bytes", ch.mem_act, "act_copies",
-			              train ? inflight(c, s) : 1.0, "ops",
-			              ch.ops ? ch.ops : json_array()));
+			    pb_dtp_chunk_json(k, s, scheme, &ch, train ? inflight(c, s) : 1.0));
 		else
 			json_decref(ch.ops);
 		gs->proven &= ch.proven;
