@@ -223,13 +223,8 @@ static int solve_group(unit_ctx *u, const pb_cluster *sub, const char *scheme, i
 		if (u->chunks)
 			json_array_set_new(
 			    u->chunks, (size_t)c,
-			    json_pack("{s:i,s:i,s:s,s:s,s:f,s:f,s:f,s:f,s:f,s:o}", "chunk", c,
-			              "group", s, "scheme", scheme ? scheme : "1", "recompute",
-			              pb_recompute_names[ch.recompute], "time", ch.time - ch.grad,
-			              "grad_sync", ch.grad, "param_bytes", ch.mem_param,
-			              "act_bytes", ch.mem_act, "act_copies",
-			              u->o->pipe.train ? inflight(u, s) : 1.0, "ops",
-			              ch.ops ? ch.ops : json_array()));
+			    pb_dtp_chunk_json(c, s, scheme, &ch,
+			                      u->o->pipe.train ? inflight(u, s) : 1.0));
 		else
 			json_decref(ch.ops);
 		gs->proven &= ch.proven;
