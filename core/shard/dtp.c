@@ -24,6 +24,7 @@ int pb_dtp_plan(const pb_graph **gp, const pb_cluster *cl, const pb_dtp_opts *o,
 	if (want->pp < 2 || !want->ok)
 		return pb_err(err, PB_EUSAGE, "shard: no pipeline configuration to plan");
 	if (want->uneven)
-		return pb_dtp_uneven_plan(gp, cl, o, want, B, out, err);
-	return pb_dtp_plan_even(gp, cl, o, want, B, r, out, err);
+		return pb_dtp_uneven_plan(gp, cl, o, want, B, r, out, err);
+	/* r->kept may be an uneven row's plan (dtp_uneven.c) */
+	return pb_dtp_plan_even(gp, cl, o, want, B, r && r->kept_cfg.uneven ? NULL : r, out, err);
 }

@@ -270,8 +270,10 @@ void pb_dtp_uneven_json(json_t *o, const pb_dtp_config *c);
  * uneven = 1 (or pruned rows). g: the graph the reloads left. */
 int pb_dtp_uneven_search(const pb_graph **gp, const pb_cluster *cl, const pb_dtp_opts *o, long B,
                          pb_dtp_result *r, pb_error *err);
-/* pb_dtp_plan of an uneven row. */
+/* pb_dtp_plan of an uneven row: r->kept when it is want's (the search
+ * keeps the best uneven row's plan when it beats the kept one). */
 int pb_dtp_uneven_plan(const pb_graph **gp, const pb_cluster *cl, const pb_dtp_opts *o,
-                       const pb_dtp_config *want, long B, pb_plan **out, pb_error *err);
+                       const pb_dtp_config *want, long B, pb_dtp_result *r, pb_plan **out,
+                       pb_error *err);
 
 #endif

@@ -101,6 +101,8 @@ int pb_uneven_open(pb_uneven_ctx *x, const pb_graph *g, const pb_cluster *cl, co
 	x->active = malloc((size_t)n + 1);
 	x->mask = malloc((size_t)n + 1);
 	x->cache = pb_dtp_cache_new(g);
+	if (x->cache)
+		pb_dtp_cache_keep_ops(x->cache); /* the plan of the best row (keep_plan) */
 	if (!x->cost || !x->ucost || !x->ublocks || !x->unit_of || !x->chunk_of || !x->active ||
 	    !x->mask || !x->cache)
 		return pb_err(err, PB_ENOMEM, "shard: out of memory");
@@ -451,7 +453,41 @@ static int best_of(seed_run *sr, pb_dtp_config *c, int n, pb_dtp_config *out, pb
 	return rc;
 }
 
-/* Appends c as a row (the incumbent follows it). */
+/* The plan of c, just costed, replaces r->kept: c costed again with every
+ * chunk's solve recorded, from the same cache, so the plan has the row's
+ * numbers (solving again later, the cache would have another history: a
+ * chunk answered by a plan for more activation copies may differ). */
+static int keep_plan(seed_run *sr, const pb_dtp_config *c, pb_error *err)
+{
+	pb_uneven_ctx *x = &sr->x;
+	int nc = c->pp * (c->sched == PB_SCHED_1F1B ? 1 : c->v);
+	x->chunks = json_array();
+	for (int k = 0; x->chunks && k < nc; k++)
+		json_array_append_new(x->chunks, json_null());
+	if (!x->chunks)
+		return pb_err(err, PB_ENOMEM, "shard: out of memory");
+	long m0, h0, m1, h1;
+	pb_dtp_cache_stats(x->cache, &m0, &h0);
+	pb_dtp_config t = *c;
+	int rc = pb_uneven_eval(x, &t, err);
+	pb_dtp_cache_stats(x->cache, &m1, &h1);
+	x->replayed += h1 - h0;
+	pb_plan *plan = NULL;
+	if (rc == PB_OK && t.ok && t.step_time == c->step_time)
+		rc = pb_dtp_plan_build(x->g, x->cl, c, sr->r->batch, x->o->pipe.train, x->chunk_of,
+		                       x->chunks, &plan, err);
+	json_decref(x->chunks);
+	x->chunks = NULL;
+	if (plan) {
+		pb_plan_free(sr->r->kept);
+		sr->r->kept = plan;
+		sr->r->kept_cfg = *c;
+	}
+	return rc;
+}
+
+/* Appends c as a row (the incumbent follows it; the best row's plan is
+ * kept). */
 static int add_row(seed_run *sr, const pb_dtp_config *c, pb_error *err)
 {
 	pb_dtp_config *row = pb_dtp_result_add(sr->r);
@@ -460,6 +496,8 @@ static int add_row(seed_run *sr, const pb_dtp_config *c, pb_error *err)
 	*row = *c;
 	if (c->ok && c->fits && c->step_time < sr->inc)
 		sr->inc = c->step_time;
+	if (c->ok && (!sr->r->kept || pb_dtp_better(c, &sr->r->kept_cfg)))
+		return keep_plan(sr, c, err);
 	return PB_OK;
 }
 
@@ -544,7 +582,7 @@ int pb_dtp_uneven_search(const pb_graph **gp, const pb_cluster *cl, const pb_dtp
 			long milps, hits;
 			pb_dtp_cache_stats(sr.x.cache, &milps, &hits);
 			r->milps += milps;
-			r->cache_hits += hits;
+			r->cache_hits += hits - sr.x.replayed;
 		}
 		pb_uneven_close(&sr.x);
 	}
@@ -553,16 +591,26 @@ int pb_dtp_uneven_search(const pb_graph **gp, const pb_cluster *cl, const pb_dtp
 }
 
 int pb_dtp_uneven_plan(const pb_graph **gp, const pb_cluster *cl, const pb_dtp_opts *o,
-                       const pb_dtp_config *want, long B, pb_plan **out, pb_error *err)
+                       const pb_dtp_config *want, long B, pb_dtp_result *r, pb_plan **out,
+                       pb_error *err)
 {
 	*out = NULL;
 	int rc;
+	if (r && r->kept && r->kept_cfg.uneven && r->kept_cfg.dp == want->dp &&
+	    r->kept_cfg.pp == want->pp && r->kept_cfg.m == want->m &&
+	    r->kept_cfg.sched == want->sched && r->kept_cfg.v == want->v &&
+	    r->kept_cfg.step_time == want->step_time &&
+	    !memcmp(r->kept_cfg.stage_tp, want->stage_tp, sizeof want->stage_tp) &&
+	    !memcmp(r->kept_cfg.stage_end, want->stage_end, sizeof want->stage_end)) {
+		*out = r->kept;
+		r->kept = NULL;
+		return PB_OK;
+	}
 	if ((rc = pb_dtp_reload(o, B / want->m, gp, err)))
 		return rc;
 	pb_uneven_ctx x;
 	if ((rc = pb_uneven_open(&x, *gp, cl, o, err)))
 		goto done;
-	pb_dtp_cache_keep_ops(x.cache);
 	int nc = want->pp * (want->sched == PB_SCHED_1F1B ? 1 : want->v);
 	x.chunks = json_array();
 	for (int k = 0; x.chunks && k < nc; k++)

@@ -29,6 +29,7 @@ typedef struct pb_uneven_ctx {
 	pb_dtp_cache *cache;
 	json_t *chunks; /* building a plan: per chunk its solve */
 	long evals;     /* configurations costed exactly */
+	long replayed;  /* cache answers of keep_plan (not counted) */
 } pb_uneven_ctx;
 
 /* The context of g (at one micro-batch): FLOPs and layer units (U = 0: no

@@ -222,8 +222,8 @@ static void test_interleave_layers_cap(void **state)
 /* The head of a 196,608-word vocabulary (hidden 256) is ~30x a block's
  * FLOPs: an uneven configuration beats every even row; its groups are
  * consecutive, dp x tp_s devices each, N in all, not all equal; its step is
- * the 1F1B formula; its plan (pb_dtp_plan) has the row's step time and each
- * stage's device range. */
+ * the 1F1B formula; its plan (pb_dtp_plan), solved again or the one the
+ * search kept, has the row's step time and each stage's device range. */
 static void test_uneven_pays(void **state)
 {
 	(void)state;
@@ -267,13 +267,23 @@ static void test_uneven_pays(void **state)
 	assert_int_equal(json_array_size(json_object_get(js, "stage_devices")), (size_t)b->pp);
 	json_decref(js);
 
+	/* solved again (no result given), then the plan the search kept */
 	pb_plan *plan = NULL;
 	pb_error err = {0};
 	const pb_graph *g = r.g;
-	int rc = pb_dtp_plan(&g, &cl, &o, b, r.batch, &r, &plan, &err);
+	int rc = pb_dtp_plan(&g, &cl, &o, b, r.batch, NULL, &plan, &err);
 	if (rc)
 		fprintf(stderr, "%s\n", err.msg);
 	assert_int_equal(rc, PB_OK);
+	assert_true(close_to(pb_plan_metric(plan, "step_time", 0), b->step_time));
+	pb_plan_free(plan);
+	assert_non_null(r.kept);
+	assert_int_equal(r.kept_cfg.uneven, 1);
+	pb_plan *kept = r.kept;
+	rc = pb_dtp_plan(&g, &cl, &o, b, r.batch, &r, &plan, &err);
+	assert_int_equal(rc, PB_OK);
+	assert_ptr_equal(plan, kept);
+	assert_null(r.kept);
 	assert_true(close_to(pb_plan_metric(plan, "step_time", 0), b->step_time));
 	assert_int_equal(plan->n_groups, b->pp);
 	for (int k = 0; k < b->pp; k++) {
