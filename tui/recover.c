@@ -28,6 +28,7 @@
 #include <jansson.h>
 #include <limits.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -154,8 +155,22 @@ static void crash_install(void)
 		sigaction(sigs[i], &sa, NULL);
 }
 
+/* A process the workbench forks (a shard worker, the layout process) is not
+ * the workbench: a crash there must not write the recovery session or the
+ * crash message over the screen, and SIGTERM / SIGHUP must end it. Its parent
+ * reports how it ended. */
+static void signals_default_in_child(void)
+{
+	static const int sigs[] = {SIGSEGV, SIGBUS, SIGFPE, SIGABRT, SIGTERM, SIGHUP};
+	for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
+		signal(sigs[i], SIG_DFL);
+}
+
 void tui_signals_install(void)
 {
+	static int watching;
+	if (!watching)
+		watching = pthread_atfork(NULL, NULL, signals_default_in_child) == 0;
 	struct sigaction sa;
 	memset(&sa, 0, sizeof sa);
 	sa.sa_handler = on_signal;

@@ -425,8 +425,20 @@ static int job_parse(pb_layout_job *job, pb_layout **out, pb_error *err)
 {
 	const char *p = job->in.buf, *end = job->in.buf + job->in.len;
 	int32_t hdr[5];
-	if (take(&p, end, hdr, sizeof hdr))
+	if (take(&p, end, hdr, sizeof hdr)) {
+		int status = 0;
+		pid_t w = job->pid > 0 ? waitpid(job->pid, &status, 0) : -1;
+		job->pid = 0;
+		if (w > 0 && WIFSIGNALED(status))
+			return pb_err(err, PB_EINTERNAL,
+			              "layout: the layout process ended early (signal %d: %s)",
+			              WTERMSIG(status), strsignal(WTERMSIG(status)));
+		if (w > 0 && WIFEXITED(status))
+			return pb_err(err, PB_EINTERNAL,
+			              "layout: the layout process ended early (exit status %d)",
+			              WEXITSTATUS(status));
 		return pb_err(err, PB_EINTERNAL, "layout: the layout process ended early");
+	}
 	if (hdr[0] != 0) {
 		int n = hdr[1];
 		if (n < 0 || n > end - p)

@@ -9,6 +9,7 @@
  */
 #include "util/job.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <time.h>
 
@@ -25,6 +26,20 @@ struct pb_job {
 
 static pb_job *running;
 
+/* A process forked while a job runs (the shard's workers, the layout
+ * process, the chain MILP's root) is not that job: were a tick there to
+ * yield, the child would carry on as a copy of the front end, reading the
+ * terminal and the parent's pipes. */
+static void forget_in_child(void)
+{
+	running = NULL;
+}
+
+static void watch_forks(void)
+{
+	pthread_atfork(NULL, NULL, forget_in_child);
+}
+
 static double now_s(void)
 {
 	struct timespec ts;
@@ -34,6 +49,8 @@ static double now_s(void)
 
 pb_job *pb_job_new(void (*fn)(void *arg), void *arg)
 {
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+	pthread_once(&once, watch_forks);
 	pb_job *j = calloc(1, sizeof *j);
 	if (!j)
 		return NULL;

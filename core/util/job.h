@@ -8,6 +8,8 @@
  * on another coroutine's stack (GLPK's, nested in the job), it does nothing.
  * A tick costs one clock read. Cancelling only raises a flag: the job's loops
  * read it (pb_job_cancelled) and finish early; a job is never unwound.
+ * A process forked while a job runs is outside every job: its ticks do
+ * nothing.
  */
 #ifndef PB_JOB_H
 #define PB_JOB_H

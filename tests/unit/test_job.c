@@ -10,6 +10,9 @@
 #include "util/coro.h"
 #include "util/job.h"
 
+#include <sys/wait.h>
+#include <unistd.h>
+
 typedef struct counter {
 	int ticks, done, saw_cancel, running_inside;
 	int limit;
@@ -175,11 +178,59 @@ static void step_command_as_job(void **state)
 	pb_session_free(s);
 }
 
+/* A child forked inside a job (the shard's workers, the layout process, the
+ * chain MILP's root) is not a job: a tick there must never yield, or the
+ * child would go on as a copy of the front end (reading the terminal and the
+ * parent's pipes). */
+typedef struct forker {
+	int fd; /* the pipe's write end */
+} forker;
+
+static void fork_body(void *arg)
+{
+	forker *f = arg;
+	pid_t pid = fork();
+	if (pid == 0) {
+		pb_job_tick(); /* the slice is used up: a job would yield here */
+		(void)!write(f->fd, pb_job_running() ? "r" : "c", 1);
+		_exit(0);
+	}
+	int status = 0;
+	waitpid(pid, &status, 0);
+}
+
+static void tick_in_forked_child_is_a_no_op(void **state)
+{
+	(void)state;
+	int p[2];
+	assert_int_equal(pipe(p), 0);
+	pid_t parent = getpid();
+	forker f = {p[1]};
+	pb_job *j = pb_job_new(fork_body, &f);
+	assert_non_null(j);
+	int done = pb_job_resume(j, 0.0);
+	if (getpid() != parent) { /* the child's tick yielded into this copy */
+		(void)!write(p[1], "y", 1);
+		_exit(0);
+	}
+	assert_int_equal(done, 1);
+	close(p[1]);
+	char buf[8] = {0};
+	ssize_t n = read(p[0], buf, sizeof buf - 1);
+	close(p[0]);
+	assert_int_equal(n, 1);
+	assert_string_equal(buf, "c");
+	pb_job_free(j);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(tick_yields_per_slice), cmocka_unit_test(tick_outside_is_a_no_op),
-	    cmocka_unit_test(cancel_is_seen_inside), cmocka_unit_test(nested_coroutine),
+	    cmocka_unit_test(tick_yields_per_slice),
+	    cmocka_unit_test(tick_outside_is_a_no_op),
+	    cmocka_unit_test(cancel_is_seen_inside),
+	    cmocka_unit_test(nested_coroutine),
+	    cmocka_unit_test(tick_in_forked_child_is_a_no_op),
 	    cmocka_unit_test(step_command_as_job),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
