@@ -212,7 +212,7 @@ static int report(pb_cmd_ctx *ctx, const pb_args *a, pb_shard_search **sp, const
 		json_dumpf(rep, ctx->out, JSON_INDENT(1) | JSON_REAL_PRECISION(10));
 		fputc('\n', ctx->out);
 	} else {
-		pb_shard_report_text(s, rep, ctx->out);
+		pb_shard_report_text(s, rep, !pipeline_best(dj), ctx->out);
 		if (dj->dtp)
 			pb_dtp_report_text(ctx->out, dj->dres);
 	}

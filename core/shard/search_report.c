@@ -623,8 +623,8 @@ int pb_shard_emit_tasks(const pb_shard_search *s, const char *dir, pb_error *err
 }
 
 /* The text form of pb_shard_report()'s JSON: the scheme table, the best
- * scheme, per-operator strategies and the collectives. */
-void pb_shard_report_text(const pb_shard_search *s, const json_t *rep, FILE *o)
+ * scheme and, with details, its per-operator strategies and collectives. */
+void pb_shard_report_text(const pb_shard_search *s, const json_t *rep, int details, FILE *o)
 {
 	char t1[32], t2[32], t3[32], m1[32], m2[32];
 	fprintf(o, "shard: %s on %s (%d devices = %d nodes x %d), %s, opt-level %d\n", s->g->path,
@@ -688,6 +688,11 @@ void pb_shard_report_text(const pb_shard_search *s, const json_t *rep, FILE *o)
 		        "parameters exceed %.0f%% of a device's memory: parameter tensors are "
 		        "forced to be sharded\n",
 		        s->opts.force_fraction * 100);
+	if (!details) {
+		fprintf(o, "(its operators and collectives are not listed: a pipeline below is the "
+		           "plan kept)\n");
+		return;
+	}
 	fprintf(o, "\noperators (specs per mesh axis: Sk split dim k, R replicated, P partial):\n");
 	fprintf(o, "  %5s %-36s %-14s %-10s %-14s %-30s %10s %10s\n", "id", "name", "op",
 	        "strategy", "out", "in", "compute", "comm");

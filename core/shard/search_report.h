@@ -29,8 +29,10 @@ double pb_shard_grad_time(const pb_shard_problem *p, const int *choice);
 /* The largest pb_shard_grad_time any plan of p could have: per operator its
  * costliest strategy. */
 double pb_shard_grad_max(const pb_shard_problem *p);
-/* The report as text tables (what `shard` prints without --json). */
-void pb_shard_report_text(const pb_shard_search *s, const json_t *rep, FILE *out);
+/* The report as text tables (what `shard` prints without --json); details:
+ * the best scheme's operators and collectives too (0 when a pipeline
+ * configuration is the plan kept, so the operator-level plan is not). */
+void pb_shard_report_text(const pb_shard_search *s, const json_t *rep, int details, FILE *out);
 /* One JSON file per device: its ordered operators with local shapes and the
  * collectives it joins. */
 int pb_shard_emit_tasks(const pb_shard_search *s, const char *dir, pb_error *err);

@@ -210,6 +210,21 @@ PY
 	>"$tmp/fix.txt" 2>"$tmp/err" || fail "dtp text: $(cat "$tmp/err")"
 grep -q "data x tensor x pipeline" "$tmp/fix.txt" && grep -qE "^\* +4 +2 +2 " "$tmp/fix.txt" ||
 	fail "dtp text table: $(cat "$tmp/fix.txt")"
+# The text report lists operators and collectives only for the plan kept: when a
+# pipeline wins, the operator-level best is summarised, not listed.
+"$bin" shard "$tmp/g6.onnx" --layout layouts/cluster-2x8.lua --train --batch 16 --pipeline auto \
+	>"$tmp/auto.txt" 2>"$tmp/err" || fail "dtp text auto: $(cat "$tmp/err")"
+"$bin" shard "$tmp/g6.onnx" --layout layouts/cluster-2x8.lua --train --batch 16 \
+	>"$tmp/off.txt" 2>"$tmp/err" || fail "dtp text off: $(cat "$tmp/err")"
+$py - "$tmp/dtp.json" "$tmp/auto.txt" "$tmp/off.txt" <<'PY' || fail "text report lists the plan kept"
+import json, sys
+pp = json.load(open(sys.argv[1]))["best"]["pp"]
+auto, off = open(sys.argv[2]).read(), open(sys.argv[3]).read()
+assert pp > 1, "this model's best is expected to be a pipeline"
+assert "collectives (" not in auto and "operators (specs" not in auto, "auto lists the operator-level plan"
+assert "a pipeline below is the plan kept" in auto and "best overall: pipeline" in auto
+assert "collectives (" in off and "operators (specs" in off and "plan kept" not in off
+PY
 "$bin" shard "$tmp/g6.onnx" --layout layouts/cluster-2x8.lua --train --batch 16 --dp 3 >/dev/null 2>"$tmp/err"
 [ $? -eq 1 ] && grep -q "do not multiply to the 16 devices" "$tmp/err" || fail "--dp 3: $(cat "$tmp/err")"
 "$bin" shard "$tmp/g6.onnx" --layout layouts/cluster-2x8.lua --train --schedule gpipe >/dev/null 2>"$tmp/err"
