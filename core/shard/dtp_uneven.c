@@ -300,21 +300,19 @@ done:
 #undef AT
 
 /* One pass of the chunk split: val[k][i] over chunks 0..k-1 on units
- * 0..i-1, chunk k's weight its FLOPs over its group's devices; T as in
+ * 0..i-1, chunk k's weight its FLOPs over its target tgt[k]; T as in
  * gdp_pass. */
-static void chunk_pass(const pb_uneven_ctx *x, const pb_dtp_config *c, int nc, const double *pre,
-                       double T, double *val, int *from)
+static void chunk_pass(int U, int nc, const double *pre, const double *tgt, double T, double *val,
+                       int *from)
 {
-	int U = x->U;
 	for (size_t q = 0; q < (size_t)(nc + 1) * (U + 1); q++)
 		val[q] = INFINITY;
 	val[0] = 0;
-	for (int k = 1; k <= nc; k++) {
-		double dev = (double)c->dp * c->stage_tp[(k - 1) % c->pp];
+	for (int k = 1; k <= nc; k++)
 		for (int i = k; i <= U - (nc - k); i++)
 			for (int a = k - 1; a < i; a++) {
 				double p = val[(size_t)(k - 1) * (U + 1) + a];
-				double w = (pre[i] - pre[a]) / dev;
+				double w = (pre[i] - pre[a]) / tgt[k - 1];
 				if (!isfinite(p) || (isfinite(T) && w > T))
 					continue;
 				double v = isfinite(T) ? p + w * w : (p > w ? p : w);
@@ -323,23 +321,52 @@ static void chunk_pass(const pb_uneven_ctx *x, const pb_dtp_config *c, int nc, c
 					from[(size_t)k * (U + 1) + i] = a;
 				}
 			}
+}
+
+/* Chunk targets: group s keeps the FLOPs F_s of its 1F1B stage (c's
+ * stage_end), F_s / V per chunk; the first chunk holds at least the first
+ * unit (the embedding) and the last at least the last (the head), and the
+ * other chunks of their groups share what is left (at least the lightest
+ * unit each: a chunk holds one unit or more). */
+static void chunk_targets(const pb_uneven_ctx *x, const pb_dtp_config *c, const double *pre,
+                          double *tgt)
+{
+	int p = c->pp, V = c->v, nc = p * V, U = x->U;
+	double unit = INFINITY; /* a chunk's least share: the lightest unit */
+	for (int u = 0; u < U; u++)
+		unit = x->ucost[u] > 0 && x->ucost[u] < unit ? x->ucost[u] : unit;
+	if (!isfinite(unit))
+		unit = 1;
+	for (int k = 0; k < nc; k++) {
+		int s = k % p;
+		double F = pre[c->stage_end[s]] - pre[s ? c->stage_end[s - 1] : 0];
+		tgt[k] = F / V;
+		int edge = s == 0       ? 0
+		           : s == p - 1 ? nc - 1
+		                        : -1; /* the chunk holding an end unit */
+		if (edge < 0)
+			continue;
+		double e = fmax(F / V, edge ? x->ucost[U - 1] : x->ucost[0]);
+		tgt[k] = k == edge ? e : fmax((F - e) / (V - 1), unit);
 	}
 }
 
 int pb_uneven_split_chunks(const pb_uneven_ctx *x, pb_dtp_config *c)
 {
 	int U = x->U, nc = c->pp * c->v;
-	if (nc > U || nc > PB_DTP_UNEVEN_MAX)
+	if (nc > U || nc > PB_DTP_UNEVEN_MAX || c->v < 2)
 		return 1;
 	size_t cells = (size_t)(nc + 1) * (U + 1);
 	double *pre = calloc((size_t)U + 1, sizeof(double)), *val = malloc(cells * sizeof(double));
+	double tgt[PB_DTP_UNEVEN_MAX] = {0};
 	int *from = malloc(cells * sizeof(int)), rc = -1;
 	if (pre && val && from) {
 		for (int i = 0; i < U; i++)
 			pre[i + 1] = pre[i] + x->ucost[i];
-		chunk_pass(x, c, nc, pre, INFINITY, val, from);
+		chunk_targets(x, c, pre, tgt);
+		chunk_pass(U, nc, pre, tgt, INFINITY, val, from);
 		double T = val[(size_t)nc * (U + 1) + U] * (1 + 1e-9);
-		chunk_pass(x, c, nc, pre, T, val, from);
+		chunk_pass(U, nc, pre, tgt, T, val, from);
 		rc = isfinite(val[(size_t)nc * (U + 1) + U]) ? 0 : 1;
 		for (int k = nc, i = U; rc == 0 && k > 0; k--) {
 			c->stage_end[k - 1] = (short)i;

@@ -45,10 +45,13 @@ void pb_uneven_close(pb_uneven_ctx *x);
  * within 1.5x its bound. Returns their count (0: no split), -1 when out of
  * memory. */
 int pb_uneven_split(const pb_uneven_ctx *x, int m, int fixed_pp, pb_dtp_config *c, int na);
-/* The chunk split of interleaved c (pp, v, stage_tp set): pp x v chunks of
- * layer units, chunk k on group k mod pp, the largest chunk FLOPs per
- * device of its group least, then the least sum of their squares. Fills
- * stage_end; 0, or 1 when the units are too few, -1 out of memory. */
+/* The chunk split of interleaved c (pp, v >= 2, stage_tp set; stage_end
+ * the 1F1B split of its groups): pp x v chunks of layer units, chunk k on
+ * group k mod pp, each group keeping its 1F1B stage's FLOPs (v chunks of
+ * them, the first chunk holding at least the embedding's unit, the last the
+ * head's): the largest chunk FLOPs over its target least, then the least
+ * sum of their squares. Fills stage_end; 0, or 1 when the units are too
+ * few, -1 out of memory. */
 int pb_uneven_split_chunks(const pb_uneven_ctx *x, pb_dtp_config *c);
 
 /* Degree t allowed for a group of dp x t devices out of N = dp x K: t
