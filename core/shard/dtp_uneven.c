@@ -38,10 +38,12 @@
  * is a multiple of the stage count p, V = 2, 3, ... (while p x V chunks fit
  * the units and PB_DTP_UNEVEN_MAX, and while V beats the row before; V
  * fixed by --schedule interleaved:V): chunk k on group k mod p, the chunks
- * cut by a DP of the same two-pass shape (the largest chunk FLOPs per device
- * of its group least, then the least sum of squares), then costed and moved
- * as above; the group's time is the sum of its chunks', so the slowest
- * device group drives the interleaved bubble.
+ * cut by a DP of the same two-pass shape: each group keeps its 1F1B
+ * stage's FLOPs, V targets of them (the end chunks at least the embedding's
+ * and the head's unit), the largest chunk FLOPs over its target least, then
+ * the least sum of squares; then costed and moved as above. The group's
+ * time is the sum of its chunks', so the slowest device group drives the
+ * interleaved bubble.
  *
  * Where it is tried (it can pay): seeds are the two best fitting pipeline
  * rows' (dp, m) of the even search (1F1B or not); a seed whose FLOPs choice
