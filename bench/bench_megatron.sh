@@ -12,6 +12,12 @@
 #       options that exist today: pp = 1 -> `shard --scheme DxT --recompute
 #       full`, pp > 1 -> `pipeline --stages P` (partbench picks the
 #       micro-batch count and each stage's grouping);
+#   (b*) the same with the paper's micro-batch count and schedule pinned too
+#       (pp > 1 rows, dp x tp x pp CLI): `--microbatches B/(dp x mbs)
+#       --schedule interleaved:V | 1f1b` with mbs and V = layers / pp /
+#       layers_per_vstage from the authors' script for the table
+#       (NVIDIA/Megatron-LM examples/sc21/run_table_1.sh; the tsv's last two
+#       columns); MEGA_BSTAR=0 leaves it out;
 #   (c) the paper's measured TFLOP/s per GPU.
 # Predicted TFLOP/s per GPU = F / step_time / GPUs with the paper's FLOP count
 # F = 96 B s l h^2 (1 + s/(6h) + V/(16 l h)) (its eq. 3, with recomputation).
@@ -25,6 +31,7 @@
 #       MEGA_A_OPTS   more options of (a), e.g. "--stage-gap 0.001 --stage-nodes 200"
 #       MEGA_LAYOUT   another layout template (default layouts/cluster-a100.lua)
 #       MEGA_TSV      also append the raw per-row results to this file
+#       MEGA_BSTAR    1 (default) | 0: run (b*) (above)
 #       MEGA_CALIBRATE=1  only calibrate: bisect the layout's device_efficiency
 #                     until row 1's paper configuration predicts the measured
 #                     137 TFLOP/s, and print it
@@ -154,10 +161,10 @@ fi
 echo "== $(date -u '+%F %T UTC'), $(nproc) cores, $(uname -m), timeout ${TO} s per run," \
   "dp x tp x pp CLI: $([ $HAS_DTP = 1 ] && echo yes || echo 'no (shard --scheme / pipeline --stages)')," \
   "(a) $(case $A in auto) echo 'shard --pipeline auto' ;; op) echo 'shard, operator-level only' ;; *) echo skipped ;; esac)"
-echo "| row | params (B) | GPUs | B | paper (dp,tp,pp) | paper TFLOP/s | (b) paper config predicted | (b) err | (b) fits | (a) partbench plan | (a) predicted | (a) fits | (a) >= (b) | seconds (a)/(b) |"
-echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+echo "| row | params (B) | GPUs | B | paper (dp,tp,pp) | paper TFLOP/s | (b) paper config predicted | (b) err | (b) fits | (b*) with the paper's m and schedule | (b*) err | (a) partbench plan | (a) predicted | (a) fits | (a) >= (b) | seconds (a)/(b)/(b*) |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 i=0
-grep -v '^#' "$TABLE" | while read -r params heads hidden layers tp pp gpus batch tfl _ _; do
+grep -v '^#' "$TABLE" | while read -r params heads hidden layers tp pp gpus batch tfl _ _ mbs lvs _; do
   i=$((i + 1))
   case "$ROWS" in
   all) ;;
@@ -171,6 +178,15 @@ grep -v '^#' "$TABLE" | while read -r params heads hidden layers tp pp gpus batc
   l=$(layout $((gpus / 8)))
   F=$(flops "$batch" 2048 "$layers" "$hidden" 51200)
   paper_cfg "$m" "$l" "$batch" $dp "$tp" "$pp" "$T/b$i.json"
+  # (b*): the micro-batch count and schedule of the authors' script too
+  if [ "${MEGA_BSTAR:-1}" = 1 ] && [ $HAS_DTP = 1 ] && [ "$pp" != 1 ] && [ -n "${mbs:-}" ]; then
+    sched=1f1b
+    [ "${lvs:--}" != - ] && sched="interleaved:$((layers / pp / lvs))"
+    run "$T/s$i.json" shard "$m" --layout "$l" --train --batch "$batch" --dp "$dp" --tp "$tp" \
+      --pp "$pp" --microbatches $((batch / (dp * mbs))) --schedule "$sched" --recompute full --jobs 1
+  else
+    echo "-" >"$T/s$i.json.status"
+  fi
   # shellcheck disable=SC2086
   case $A in
   auto) run "$T/a$i.json" shard "$m" --layout "$l" --train --batch "$batch" --pipeline auto --jobs 1 ${MEGA_A_OPTS:-} ;;
@@ -178,9 +194,9 @@ grep -v '^#' "$TABLE" | while read -r params heads hidden layers tp pp gpus batc
   *) echo skipped >"$T/a$i.json.status" ;;
   esac
   python3 - "$i" "$params" "$gpus" "$batch" "$dp" "$tp" "$pp" "$tfl" "$F" "$T/a$i.json" "$T/b$i.json" \
-    "${MEGA_TSV:-}" <<'PY'
+    "${MEGA_TSV:-}" "$T/s$i.json" <<'PY'
 import json, os, sys
-i, params, gpus, batch, dp, tp, pp, tfl, F, fa, fb, tsv = sys.argv[1:]
+i, params, gpus, batch, dp, tp, pp, tfl, F, fa, fb, tsv, fs = sys.argv[1:]
 gpus, tfl, F = int(gpus), float(tfl), float(F)
 def load(f):
     if not os.path.exists(f):
@@ -210,6 +226,15 @@ if b:
               "yes" if bfit else "no"]
 else:
     cells += [sb, "-", "-"]
+s, ss = load(fs)
+if s:
+    sbb, sst, sfit = best(s)
+    x = F / sst / gpus / 1e12
+    cells += ["%.1f (step %.3f s, m %s %s%s)" % (x, sst, sbb.get("microbatches"), sbb.get("schedule"),
+                                                "" if sfit else ", does not fit"),
+              "%+.1f%%" % (100 * (x - tfl) / tfl)]
+else:
+    cells += [ss, "-"]
 if a:
     ab, ast, afit = best(a)
     bo = a.get("best_overall") or {}
@@ -227,7 +252,7 @@ elif bool(afit) != bool(bfit):
     cells.append("yes" if afit else "NO (a does not fit)")
 else:
     cells.append("yes" if ast <= bst * (1 + 1e-9) else "NO")
-cells.append("%s/%s" % (sec(fa), sec(fb)))
+cells.append("%s/%s/%s" % (sec(fa), sec(fb), sec(fs) if s else "-"))
 print("| " + " | ".join(cells) + " |", flush=True)
 if tsv:
     with open(tsv, "a") as o:

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "shard/pipeline_p2p.h"
 #include "shard/search.h"
 #include "util/job.h"
 #include "util/ranks.h"
@@ -282,13 +283,11 @@ static int eval_config(unit_ctx *u, int dp, int tp, double inc, pb_dtp_config *c
 	c->fits = 1;
 	c->proven = 1;
 	c->bound = unit_bound(u, u->cost);
-	/* point-to-point: chunk k -> k + 1, group k mod pp -> (k + 1) mod pp */
-	int dpn = cl->devices_per_node;
+	/* point-to-point: chunk k -> k + 1, group k mod pp -> (k + 1) mod pp,
+	 * scattered over the group and all-gathered over tp (pipeline_p2p.h) */
 	for (int k = 0; k + 1 < u->n_chunks; k++) {
-		int a = (k % u->pp) * u->d, b = ((k + 1) % u->pp) * u->d;
-		const pb_link *l = a / dpn != b / dpn || u->d > dpn ? &cl->inter : &cl->intra;
-		double xb = u->p2p_bytes[k];
-		double t = xb > 0 ? l->latency + xb / u->d / l->bw * (train ? 2 : 1) : 0;
+		double t = pb_pipe_p2p_time(cl, (k % u->pp) * u->d, ((k + 1) % u->pp) * u->d, dp,
+		                            tp, u->p2p_bytes[k], train);
 		if (t > c->p2p)
 			c->p2p = t;
 	}

@@ -36,6 +36,7 @@
 #include <string.h>
 
 #include "shard/dtp_uneven.h"
+#include "shard/pipeline_p2p.h"
 #include "util/job.h"
 
 enum { DEG_TRIES = 64, PASSES = 4, ROUNDS = 3 };
@@ -171,6 +172,8 @@ static int transfers(pb_uneven_ctx *x, pb_dtp_config *c, pb_error *err)
 		double t = bytes[k] > 0
 		               ? l->latency + bytes[k] / dm / l->bw * (x->o->pipe.train ? 2 : 1)
 		               : 0;
+		/* the receivers' all-gather over tp (pipeline_p2p.h) */
+		t += pb_pipe_p2p_gather(cl, c->dp, nb / c->dp, bytes[k], x->o->pipe.train);
 		if (t > c->p2p)
 			c->p2p = t;
 	}

@@ -8,7 +8,8 @@
  * device_memory_bw_gbs field and its roofline cost (a memory-bound operator
  * costs its bytes at that bandwidth, a view costs none, a GEMM its FLOPs);
  * full recomputation's working block in a pipeline stage (held once); a
- * pipeline's point-to-point bytes (a tensor once per boundary).
+ * pipeline's point-to-point transfer (a tensor once per boundary, scattered
+ * over the group and all-gathered over tp: pipeline_p2p.h).
  */
 #include "gpt_fixture.h"
 
@@ -19,6 +20,7 @@
 #include "session.h"
 #include "shard/dtp_search.h"
 #include "shard/cluster.h"
+#include "shard/pipeline_p2p.h"
 #include "shard/strategy_problem.h"
 #include "util/read_file.h"
 
@@ -297,11 +299,53 @@ static void test_stage_working_block(void **state)
 	pb_graph_free(g);
 }
 
-/* A pipeline's point-to-point transfer: the block output crossing a stage
- * boundary is sent once, though two operators of the next stage read it
- * (its layer norm and its residual add), split over the stage's d devices
- * (Megatron-LM's scatter/gather, §4.1), forward and backward. */
-static void test_p2p_once_per_tensor(void **state)
+/* A pipeline's point-to-point transfer (pipeline_p2p.h): the block output
+ * crossing a stage boundary is sent once, though two operators of the next
+ * stage read it (its layer norm and its residual add), split over the
+ * stage's dp x tp devices, and the tp devices of each replica then
+ * all-gather the replica's part over NVLink (Megatron-LM's scatter/gather,
+ * Narayanan et al. 2021, section 4.1), forward and backward. With tp = 1
+ * there is nothing to gather. */
+static int reload(void *ud, long batch, const pb_graph **g, pb_error *err)
+{
+	pb_session *s = ud;
+	int rc = pb_session_set_batch(s, batch, err);
+	*g = s->graph;
+	return rc;
+}
+
+static double p2p_of(pb_session *s, const pb_cluster *cl, long B, int dp, int tp, int sched)
+{
+	pb_dtp_opts o;
+	pb_dtp_opts_default(&o);
+	o.pipe.batch = B;
+	o.pipe.train = 1;
+	o.shard.train = 1;
+	o.dp = dp;
+	o.tp = tp;
+	o.pp = 2;
+	o.m = sched == PB_SCHED_1F1B ? 1 : 2;
+	o.sched = sched;
+	o.v = sched == PB_SCHED_1F1B ? 0 : 2;
+	o.pipe.reload = reload;
+	o.pipe.reload_ud = s;
+	pb_dtp_result r;
+	pb_error err = {0};
+	int rc = pb_dtp_search(s->graph, cl, &o, &r, &err);
+	if (rc)
+		fprintf(stderr, "%s\n", err.msg);
+	assert_int_equal(rc, PB_OK);
+	assert_int_equal(r.n, 1);
+	assert_true(r.cfg[0].ok && r.cfg[0].layers_split);
+	double p2p = r.cfg[0].p2p, step = r.cfg[0].step_time, t = r.cfg[0].slowest;
+	double V = sched == PB_SCHED_1F1B ? 1 : 2, K = sched == PB_SCHED_1F1B ? o.m + 1 : o.m + 0.5;
+	/* the schedule pays V transfers per micro-batch slot */
+	assert_true(fabs(step - ((t + V * p2p) * K + r.cfg[0].grad)) <= 1e-9 * step);
+	pb_dtp_result_free(&r);
+	return p2p;
+}
+
+static void test_p2p_scatter_gather(void **state)
 {
 	(void)state;
 	pb_gpt_spec sp;
@@ -312,6 +356,7 @@ static void test_p2p_once_per_tensor(void **state)
 	sp.seq = 64;
 	sp.vocab = 1000;
 	sp.fp16 = 1;
+	sp.batch = 8;
 	char path[64];
 	snprintf(path, sizeof path, "/tmp/pb_test_mega_p2p_%d.onnx", (int)getpid());
 	pb_error err = {0};
@@ -322,27 +367,32 @@ static void test_p2p_once_per_tensor(void **state)
 	pb_cluster cl;
 	assert_int_equal(pb_cluster_from_hw(s->hw, &cl, &err), PB_OK);
 	long B = pb_pipe_model_batch(s->graph);
-	pb_dtp_opts o;
-	pb_dtp_opts_default(&o);
-	o.pipe.batch = B;
-	o.pipe.train = 1;
-	o.shard.train = 1;
-	o.dp = 1;
-	o.tp = 4;
-	o.pp = 2;
-	o.m = 1;
-	o.sched = PB_SCHED_1F1B;
-	pb_dtp_result r;
-	int rc = pb_dtp_search(s->graph, &cl, &o, &r, &err);
-	if (rc)
-		fprintf(stderr, "%s\n", err.msg);
-	assert_int_equal(rc, PB_OK);
-	assert_int_equal(r.n, 1);
-	assert_true(r.cfg[0].ok && r.cfg[0].layers_split);
-	double bytes = (double)B * 64 * 256 * 2; /* [B, seq, hidden] fp16 */
-	double want = cl.intra.latency + bytes / 4 / cl.intra.bw * 2;
-	assert_true(fabs(r.cfg[0].p2p - want) <= 1e-9 * want);
-	pb_dtp_result_free(&r);
+	assert_int_equal(B, 8);
+	double bytes = (double)B * 64 * 256 * 2; /* [B, seq, hidden] fp16, once */
+	const pb_link *l = &cl.intra;            /* one node */
+	double scatter = l->latency + bytes / 4 / l->bw * 2;
+	/* dp 1 x tp 4: 1/4 each, then an all-gather of the 3 other quarters */
+	double gather = 2 * (l->latency + 0.75 * bytes / l->bw);
+	double want = scatter + gather;
+	double got = p2p_of(s, &cl, B, 1, 4, PB_SCHED_1F1B);
+	assert_true(fabs(got - want) <= 1e-9 * want);
+	assert_true(fabs(pb_pipe_p2p_gather(&cl, 1, 4, bytes, 1) - gather) <= 1e-9 * gather);
+	assert_true(fabs(pb_pipe_p2p_time(&cl, 0, 4, 1, 4, bytes, 1) - want) <= 1e-9 * want);
+	/* interleaved: the same transfer, paid V times per slot (checked inside) */
+	/* interleaved, m 2: micro-batches of B / 2, half the bytes per transfer,
+	 * V = 2 transfers per slot (checked in p2p_of) */
+	got = p2p_of(s, &cl, B, 1, 4, PB_SCHED_INTERLEAVED);
+	double half = l->latency + bytes / 2 / 4 / l->bw * 2 + 2 * (l->latency + 0.75 * bytes / 2 / l->bw);
+	assert_true(fabs(got - half) <= 1e-9 * half);
+	/* dp 4 x tp 1: every replica's device holds its whole part, no gather */
+	got = p2p_of(s, &cl, B, 4, 1, PB_SCHED_1F1B);
+	assert_true(fabs(got - scatter) <= 1e-9 * scatter);
+	assert_true(pb_pipe_p2p_gather(&cl, 4, 1, bytes, 1) == 0);
+	/* a tp group larger than a node gathers over the inter-node link */
+	pb_cluster big = cl;
+	big.devices_per_node = 2;
+	double gi = pb_pipe_p2p_gather(&big, 1, 4, bytes, 0);
+	assert_true(fabs(gi - (cl.inter.latency + 0.75 * bytes / cl.inter.bw)) <= 1e-9 * gi);
 	pb_cluster_free(&cl);
 	pb_session_free(s);
 	unlink(path);
@@ -356,7 +406,7 @@ int main(void)
 	    cmocka_unit_test(test_device_efficiency_field),
 	    cmocka_unit_test(test_memory_bandwidth_roofline),
 	    cmocka_unit_test(test_stage_working_block),
-	    cmocka_unit_test(test_p2p_once_per_tensor),
+	    cmocka_unit_test(test_p2p_scatter_gather),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
