@@ -382,7 +382,8 @@ static void test_p2p_scatter_gather(void **state)
 	/* interleaved, m 2: micro-batches of B / 2, half the bytes per transfer,
 	 * V = 2 transfers per slot (checked in p2p_of) */
 	got = p2p_of(s, &cl, B, 1, 4, PB_SCHED_INTERLEAVED);
-	double half = l->latency + bytes / 2 / 4 / l->bw * 2 + 2 * (l->latency + 0.75 * bytes / 2 / l->bw);
+	double half =
+	    l->latency + bytes / 2 / 4 / l->bw * 2 + 2 * (l->latency + 0.75 * bytes / 2 / l->bw);
 	assert_true(fabs(got - half) <= 1e-9 * half);
 	/* dp 4 x tp 1: every replica's device holds its whole part, no gather */
 	got = p2p_of(s, &cl, B, 4, 1, PB_SCHED_1F1B);
