@@ -204,7 +204,7 @@ def load(f):
         return None, st
     return json.load(open(f)), ""
 def sec(f):
-    return open(f + ".sec").read().strip() if os.path.exists(f + ".sec") else "?"
+    return open(f + ".sec").read().strip() if os.path.exists(f + ".sec") else "-"
 a, sa = load(fa)
 b, sb = load(fb)
 def best(d):
