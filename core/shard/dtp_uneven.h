@@ -27,9 +27,10 @@ typedef struct pb_uneven_ctx {
 	int *chunk_of; /* per node for the configuration evaluated, -1 outside */
 	unsigned char *active, *mask;
 	pb_dtp_cache *cache;
-	json_t *chunks; /* building a plan: per chunk its solve */
-	long evals;     /* configurations costed exactly */
-	long replayed;  /* cache answers of keep_plan (not counted) */
+	json_t *chunks;  /* building a plan: per chunk its solve */
+	long evals;      /* configurations costed exactly */
+	long replayed;   /* cache answers of keep_plan (not counted) */
+	long moves_from; /* stage MILPs solved before pb_uneven_improve's moves */
 } pb_uneven_ctx;
 
 /* The context of g (at one micro-batch): FLOPs and layer units (U = 0: no

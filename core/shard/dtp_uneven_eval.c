@@ -29,7 +29,10 @@
  * all equal (that is an even row); the best of at most 64 such trades per
  * pass is kept when it beats c (at most 4 passes). The two alternate (at
  * most 3 rounds) until a round changes nothing. Only the two changed groups
- * solve new MILPs; the rest are cache answers.
+ * solve new MILPs; the rest are cache answers. The moves of one call stop
+ * once they have solved 16 stage MILPs (on large models each is costly; on
+ * the cases of bench/RESULTS.md a budget of 8 already found the same best
+ * rows).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -39,7 +42,7 @@
 #include "shard/pipeline_p2p.h"
 #include "util/job.h"
 
-enum { DEG_TRIES = 64, PASSES = 4, ROUNDS = 3 };
+enum { DEG_TRIES = 64, PASSES = 4, ROUNDS = 3, MOVE_MILPS = 16 };
 
 int pb_uneven_degree_ok(const pb_cluster *cl, int dp, int t)
 {
@@ -257,6 +260,15 @@ int pb_uneven_eval(pb_uneven_ctx *x, pb_dtp_config *c, pb_error *err)
 	return PB_OK;
 }
 
+/* 1 when the moves of this pb_uneven_improve call solved MOVE_MILPS stage
+ * MILPs: no further move is tried. */
+static int spent(const pb_uneven_ctx *x)
+{
+	long milps, hits;
+	pb_dtp_cache_stats(x->cache, &milps, &hits);
+	return milps - x->moves_from >= MOVE_MILPS;
+}
+
 /* Chunk boundaries one unit either way while the exact step improves;
  * *moved set when c changed. */
 static int move_bounds(pb_uneven_ctx *x, pb_dtp_config *c, int *moved, pb_error *err)
@@ -267,7 +279,7 @@ static int move_bounds(pb_uneven_ctx *x, pb_dtp_config *c, int *moved, pb_error 
 		for (int k = 0; k + 1 < nc; k++)
 			for (int dir = -1; dir <= 1; dir += 2) {
 				int lo = k ? c->stage_end[k - 1] : 0, e = c->stage_end[k] + dir;
-				if (e <= lo || e >= c->stage_end[k + 1])
+				if (e <= lo || e >= c->stage_end[k + 1] || spent(x))
 					continue;
 				pb_dtp_config t = *c;
 				t.stage_end[k] = (short)e;
@@ -327,7 +339,7 @@ static int move_degrees(pb_uneven_ctx *x, pb_dtp_config *c, int *moved, pb_error
 					int same = 1;
 					for (int k = 1; k < p; k++)
 						same &= t.stage_tp[k] == t.stage_tp[0];
-					if (same || !pb_uneven_placeable(x->cl, &t))
+					if (same || !pb_uneven_placeable(x->cl, &t) || spent(x))
 						continue;
 					tries++;
 					int rc = pb_uneven_eval(x, &t, err);
@@ -349,6 +361,8 @@ static int move_degrees(pb_uneven_ctx *x, pb_dtp_config *c, int *moved, pb_error
 
 int pb_uneven_improve(pb_uneven_ctx *x, pb_dtp_config *c, int degrees, pb_error *err)
 {
+	long hits;
+	pb_dtp_cache_stats(x->cache, &x->moves_from, &hits);
 	for (int round = 0; round < ROUNDS; round++) {
 		int mb = 0, md = 0, rc;
 		if ((rc = move_bounds(x, c, &mb, err)) ||
