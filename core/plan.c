@@ -2,6 +2,8 @@
  * plan.c — generic plans and their JSON form (see plan.h, docs/formats.md).
  */
 #include "plan.h"
+
+#include "model/graph.h"
 #include "util/json_file.h"
 
 #include "util/atomic_file.h"
@@ -60,6 +62,35 @@ void pb_plan_clear_groups(pb_plan *p)
 	free(p->groups);
 	p->groups = NULL;
 	p->n_groups = 0;
+}
+
+void pb_plan_fill_node_ranges(pb_plan *p, const struct pb_graph *g)
+{
+	int n = p->n_nodes < g->n_nodes ? p->n_nodes : g->n_nodes;
+	for (int k = 0; k < p->n_groups; k++) {
+		p->groups[k].macs = 0;
+		p->groups[k].first_node = p->groups[k].last_node = -1;
+	}
+	for (int v = 0; v < n; v++) {
+		int k = p->group[v];
+		if (k < 0 || k >= p->n_groups)
+			continue;
+		pb_plan_group *pg = &p->groups[k];
+		pg->macs += g->nodes[v].cost.macs;
+		if (pg->first_node < 0)
+			pg->first_node = v;
+		pg->last_node = v;
+	}
+	/* a range holding another group's node is no range (unassigned nodes,
+	 * such as constants, may sit inside one) */
+	for (int k = 0; k < p->n_groups; k++) {
+		pb_plan_group *pg = &p->groups[k];
+		for (int v = pg->first_node; v >= 0 && v <= pg->last_node; v++)
+			if (p->group[v] >= 0 && p->group[v] < p->n_groups && p->group[v] != k) {
+				pg->first_node = pg->last_node = -1;
+				break;
+			}
+	}
 }
 
 void pb_plan_free(pb_plan *p)

@@ -19,6 +19,8 @@
 
 #include "util/error.h"
 
+struct pb_graph;
+
 typedef struct pb_plan_group {
 	char *label;    /* "cores 0-3", "stage 1", "gpu#2" */
 	int first_unit; /* first core/device/backend index, -1 if n/a */
@@ -53,6 +55,12 @@ void pb_plan_set_method(pb_plan *p, const char *method);
 /* Appends a group (label copied); returns its index. */
 int pb_plan_add_group(pb_plan *p, const pb_plan_group *g);
 void pb_plan_clear_groups(pb_plan *p);
+/* From the node assignment (p->group): each group's MACs, and its node range
+ * where no other group's node lies between its first and last (nodes of no
+ * group may); first_node = last_node = -1 otherwise and for an empty group.
+ * For plans whose builders know only the groups' times (pipeline stages and
+ * chunks). */
+void pb_plan_fill_node_ranges(pb_plan *p, const struct pb_graph *g);
 void pb_plan_set_metric(pb_plan *p, const char *name, double v);
 /* Returns dflt when absent. */
 double pb_plan_metric(const pb_plan *p, const char *name, double dflt);

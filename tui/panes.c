@@ -96,7 +96,8 @@ static int table_rows(const tui_app *a, int H)
 
 /* The table's 9-character label column: when a label such as
  * "cores 48-63" would be cut, every "cores " label of the plan reads "c "
- * ("c 48-63"), so the column stays uniform and nothing is cut. */
+ * ("c 48-63") and every "stage S chunk K" (interleaved pipelines) "sS chK",
+ * so the column stays uniform and nothing is cut. */
 static int table_abbrev(const pb_plan *p)
 {
 	for (int i = 0; i < p->n_groups; i++)
@@ -111,6 +112,11 @@ static const char *table_label(const char *label, int abbrev, char *buf, size_t 
 		return "";
 	if (abbrev && strncmp(label, "cores ", 6) == 0) {
 		snprintf(buf, len, "c %s", label + 6);
+		return buf;
+	}
+	int st, ch;
+	if (abbrev && sscanf(label, "stage %d chunk %d", &st, &ch) == 2) {
+		snprintf(buf, len, "s%d ch%d", st, ch);
 		return buf;
 	}
 	return label;

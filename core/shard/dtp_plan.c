@@ -121,6 +121,7 @@ int pb_dtp_plan_build(const pb_graph *g, const pb_cluster *cl, const pb_dtp_conf
 	}
 	for (int v = 0; v < g->n_nodes; v++)
 		plan->group[v] = chunk_of[v] >= 0 && chunk_of[v] < n_chunks ? chunk_of[v] : -1;
+	pb_plan_fill_node_ranges(plan, g);
 	char sb[32];
 	pb_plan_set_metric(plan, "step_time", c->step_time);
 	pb_plan_set_metric(plan, "microbatches", c->m);

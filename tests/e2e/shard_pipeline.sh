@@ -253,6 +253,8 @@ assert kind == ("pipeline" if b["pp"] > 1 else "shard"), (kind, b)
 assert abs(float(t) - b["step_time"]) <= 1e-9 * b["step_time"], (t, b["step_time"])
 if b["pp"] > 1:
     assert plan["detail"]["pipeline_schedule"] == b["schedule"], plan["detail"]
+    # every stage (chunk) carries its MACs and node range (the table and SVG legend)
+    assert all(gr["macs"] > 0 and 0 <= gr["first_node"] <= gr["last_node"] for gr in plan["groups"]), plan["groups"]
     V = int(b["schedule"].split(":")[1]) if ":" in b["schedule"] else 1
     assert len(plan["groups"]) == b["pp"] * V, (len(plan["groups"]), b)
 PY

@@ -130,6 +130,29 @@ static void test_two_stages(void **state)
 	assert_int_equal(r.plan->n_groups, 2);
 	for (int v = 0; v < g->n_nodes; v++)
 		assert_int_equal(r.plan->group[v], r.split.stage[v]);
+	/* each stage's MACs and node range, as the workbench's table and the
+	 * SVG legend show them (they read 0 and "-" before) */
+	double macs[2] = {0, 0};
+	int lo[2] = {-1, -1}, hi[2] = {-1, -1};
+	for (int v = 0; v < g->n_nodes; v++) {
+		int k = r.split.stage[v];
+		if (k < 0 || k > 1)
+			continue;
+		macs[k] += g->nodes[v].cost.macs;
+		lo[k] = lo[k] < 0 ? v : lo[k];
+		hi[k] = v;
+	}
+	for (int k = 0; k < 2; k++) {
+		int range = 1; /* no node of the other stage inside */
+		for (int v = lo[k]; v <= hi[k]; v++)
+			range &= r.split.stage[v] < 0 || r.split.stage[v] == k;
+		assert_true(macs[k] > 0);
+		assert_true(close_to(r.plan->groups[k].macs, macs[k]));
+		assert_int_equal(r.plan->groups[k].first_node, range ? lo[k] : -1);
+		assert_int_equal(r.plan->groups[k].last_node, range ? hi[k] : -1);
+	}
+	/* bert's stages are node ranges */
+	assert_true(r.plan->groups[0].first_node >= 0 && r.plan->groups[1].first_node >= 0);
 	assert_true(close_to(pb_plan_metric(r.plan, "step_time", 0), r.step_time));
 	assert_int_equal((int)pb_plan_metric(r.plan, "microbatches", 0), 4);
 	json_t *j = r.plan->detail;
