@@ -3,6 +3,7 @@
  * ("best", "configurations") and as a text table (dtp_search.h).
  */
 #include <math.h>
+#include <string.h>
 
 #include "shard/dtp_search.h"
 
@@ -94,14 +95,17 @@ void pb_dtp_report_text(FILE *f, const pb_dtp_result *r)
 		        "stage MILPs stopped after %ld branch-and-bound nodes: rows marked '~' "
 		        "are not proven\n",
 		        r->node_limit);
-	fprintf(
-	    f,
-	    "    dp   tp   pp     m  schedule        scheme       step time      memory  fits\n");
+	int sw = 8; /* the scheme column: as wide as its longest name ("tp 2+2+4+24") */
+	for (int i = 0; i < r->n; i++)
+		if ((int)strlen(r->cfg[i].scheme) > sw)
+			sw = (int)strlen(r->cfg[i].scheme);
+	fprintf(f, "    dp   tp   pp     m  schedule        %-*s%14s%12s  fits\n", sw, "scheme",
+	        "step time", "memory");
 	for (int i = 0; i < r->n; i++) {
 		const pb_dtp_config *c = &r->cfg[i];
 		char sb[32], mb[32];
-		fprintf(f, "%c %4d %4d %4d %5d  %-14s  %-8s", i == r->best ? '*' : ' ', c->dp,
-		        c->tp, c->pp, c->m, pb_dtp_sched_name(c, sb, sizeof sb), c->scheme);
+		fprintf(f, "%c %4d %4d %4d %5d  %-14s  %-*s", i == r->best ? '*' : ' ', c->dp,
+		        c->tp, c->pp, c->m, pb_dtp_sched_name(c, sb, sizeof sb), sw, c->scheme);
 		if (!c->ok) {
 			fprintf(f, "  %s%s\n", c->pruned ? "" : "error: ", c->error);
 			continue;
