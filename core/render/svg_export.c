@@ -468,7 +468,14 @@ static char *group_details(const exporter *x, int gi)
 	if (!f)
 		return NULL;
 	char gl[128], a[32], b[32], c[32], d[32], e[32];
-	fprintf(f, "%s %d: %s", group_word(x->color_by), gi, group_label(x, gi, gl, sizeof gl));
+	/* a label that already says what it is ("stage 0 chunk 1" of the
+	 * 3rd group) is not prefixed with the group's index ("stage 2: ...") */
+	group_label(x, gi, gl, sizeof gl);
+	size_t wl = strlen(group_word(x->color_by));
+	if (strncmp(gl, group_word(x->color_by), wl) == 0 && gl[wl] == ' ')
+		fprintf(f, "%s", gl);
+	else
+		fprintf(f, "%s %d: %s", group_word(x->color_by), gi, gl);
 	if (x->plan && gi < x->plan->n_groups) {
 		const pb_plan_group *g = &x->plan->groups[gi];
 		if (g->first_unit >= 0)
@@ -624,8 +631,13 @@ static void title_block(exporter *x, Agraph_t *G)
 		html_text(f, x->plan->kind);
 		fputs(" by ", f);
 		html_text(f, x->plan->method[0] ? x->plan->method : "?");
-		fprintf(f, ", %d %s%s", x->n_groups, group_word(x->color_by),
-		        x->n_groups == 1 ? "" : "s");
+		/* an interleaved pipeline's groups are its stages' chunks */
+		int stages = (int)pb_plan_metric(x->plan, "stages", 0);
+		if (x->color_by == PB_COLOR_STAGE && stages > 0 && stages < x->n_groups)
+			fprintf(f, ", %d stages in %d chunks", stages, x->n_groups);
+		else
+			fprintf(f, ", %d %s%s", x->n_groups, group_word(x->color_by),
+			        x->n_groups == 1 ? "" : "s");
 		if (tf)
 			fprintf(tf, "plan: %s by %s\n", x->plan->kind, x->plan->method);
 	} else {
@@ -664,20 +676,24 @@ static void title_block(exporter *x, Agraph_t *G)
 			if (tf)
 				fprintf(tf, "gap = %.2f%%\n", gap * 100);
 		}
-		int extra = 0;
-		for (int i = 0; i < p->n_metrics && extra < 6; i++) {
+		/* every metric (a pipeline's pp, chunks and memory came after the
+		 * 6th and were left out), seven to a row */
+		for (int i = 0; i < p->n_metrics; i++) {
 			const char *n = p->metric_names[i];
 			if (!strcmp(n, "max_time") || !strcmp(n, "optimum") ||
 			    !strcmp(n, "step_time") || !strcmp(n, "reward") || !strcmp(n, "gap"))
 				continue;
 			metric_text(n, p->metric_values[i], a, sizeof a);
+			if (shown && shown % 7 == 0) {
+				fputs("</TD></TR><TR><TD ALIGN=\"LEFT\">", f);
+				shown = 0;
+			}
 			fprintf(f, "%s", shown++ ? " &#183; " : "");
 			html_text(f, n);
 			fputs(" = ", f);
 			html_text(f, a);
 			if (tf)
 				fprintf(tf, "%s = %s\n", n, a);
-			extra++;
 		}
 		if (!shown)
 			fputs("(no metrics)", f);

@@ -196,6 +196,51 @@ static void test_title_units(void **state)
 	pb_graph_free(g);
 }
 
+/* An interleaved pipeline (2 stages, 2 chunks each: 4 groups labelled
+ * "stage S chunk K"): the title block says 2 stages in 4 chunks, not "4
+ * stages"; every metric is written (those after the 6th were dropped: pp,
+ * memory_per_device of a dtp plan); a cluster's tooltip starts with its label,
+ * not "stage 2: stage 0 chunk 1". */
+static void test_title_interleaved(void **state)
+{
+	pb_graph *g = build(tiny, N_TINY);
+	pb_plan *p = pb_plan_new("pipeline", "dtp", g->n_nodes);
+	static const char *labels[4] = {"stage 0 chunk 0", "stage 1 chunk 0", "stage 0 chunk 1",
+	                                "stage 1 chunk 1"};
+	for (int k = 0; k < 4; k++) {
+		pb_plan_group gr = {.label = (char *)labels[k],
+		                    .first_unit = (k % 2) * 8,
+		                    .n_units = 8,
+		                    .time = 1e-3,
+		                    .first_node = 2 * k,
+		                    .last_node = 2 * k + 1};
+		pb_plan_add_group(p, &gr);
+		p->group[2 * k] = p->group[2 * k + 1] = k;
+	}
+	static const char *names[] = {
+	    "step_time", "microbatches",      "bubble",           "stages", "feasible", "dp", "tp",
+	    "pp",        "chunks_per_device", "memory_per_device"};
+	static const double vals[] = {4.1e-2, 2, 0.11, 2, 1, 8, 1, 2, 2, 1.27e10};
+	for (int i = 0; i < 10; i++)
+		pb_plan_set_metric(p, names[i], vals[i]);
+	pb_svg_opts o = {.title = "pipe"};
+	const char *path = "build-test-svg-interleaved.svg";
+	char *svg = export_tmp(g, p, &o, path, NULL);
+	assert_int_equal(xml_wellformed(path), 0);
+	assert_non_null(strstr(svg, "2 stages in 4 chunks"));
+	assert_null(strstr(svg, "4 stages"));
+	assert_non_null(strstr(svg, "pp = 2"));
+	assert_non_null(strstr(svg, "chunks_per_device = 2"));
+	assert_non_null(strstr(svg, "memory_per_device = 12.7 GB"));
+	assert_non_null(strstr(svg, "\nmemory_per_device = 12.7 GB")); /* the tooltip too */
+	assert_non_null(strstr(svg, "<title>stage 0 chunk 1\n"));
+	assert_null(strstr(svg, "stage 2: stage 0 chunk 1"));
+	free(svg);
+	unlink(path);
+	pb_plan_free(p);
+	pb_graph_free(g);
+}
+
 static void test_export_no_plan_macs(void **state)
 {
 	pb_graph *g = build(tiny, N_TINY);
@@ -603,6 +648,7 @@ int main(void)
 	    cmocka_unit_test(test_graphviz_messages), cmocka_unit_test(test_export_command),
 	    cmocka_unit_test(test_title_units),       cmocka_unit_test(test_golden),
 	    cmocka_unit_test(test_hostile_names),     cmocka_unit_test(test_export_real_models),
+	    cmocka_unit_test(test_title_interleaved),
 	};
 	return cmocka_run_group_tests(tests, NULL, teardown);
 }
