@@ -51,12 +51,20 @@ void tui_title_draw(tui_app *a)
 	if (s->dirty)
 		k += snprintf(buf + k, sizeof buf - k, " [+] unsaved |");
 	if (s->plan) {
-		k += snprintf(buf + k, sizeof buf - k, " plan %s/%s, %d groups", s->plan->kind,
-		              s->plan->method, s->plan->n_groups);
-		if (pb_plan_has_metric(s->plan, "max_time"))
-			k += snprintf(buf + k, sizeof buf - k, ", max_time %s",
-			              pb_fmt_time_fixed(pb_plan_metric(s->plan, "max_time", 0), mt,
-			                                sizeof mt));
+		k +=
+		    snprintf(buf + k, sizeof buf - k, " plan %s/%s, %d group%s", s->plan->kind,
+		             s->plan->method, s->plan->n_groups, s->plan->n_groups == 1 ? "" : "s");
+		/* the plan's headline figure: max(t) of partition and map plans,
+		 * the step time of shard and pipeline plans, the modelled time
+		 * after fusion */
+		static const char *head[] = {"max_time", "step_time", "time_after"};
+		for (int i = 0; i < 3; i++)
+			if (pb_plan_has_metric(s->plan, head[i])) {
+				k += snprintf(buf + k, sizeof buf - k, ", %s %s", head[i],
+				              pb_fmt_time_fixed(pb_plan_metric(s->plan, head[i], 0),
+				                                mt, sizeof mt));
+				break;
+			}
 		k += snprintf(buf + k, sizeof buf - k, " |");
 	}
 	if (s->graph) {
@@ -97,7 +105,8 @@ static int table_rows(const tui_app *a, int H)
 /* The table's 9-character label column: when a label such as
  * "cores 48-63" would be cut, every "cores " label of the plan reads "c "
  * ("c 48-63") and every "stage S chunk K" (interleaved pipelines) "sS chK",
- * so the column stays uniform and nothing is cut. */
+ * so the column stays uniform and nothing is cut; a shard plan's
+ * "tensor-parallel" reads "tensor" (was cut to "tensor-pa"). */
 static int table_abbrev(const pb_plan *p)
 {
 	for (int i = 0; i < p->n_groups; i++)
@@ -112,6 +121,12 @@ static const char *table_label(const char *label, int abbrev, char *buf, size_t 
 		return "";
 	if (abbrev && strncmp(label, "cores ", 6) == 0) {
 		snprintf(buf, len, "c %s", label + 6);
+		return buf;
+	}
+	/* a shard plan's classes: "tensor-parallel" reads "tensor" */
+	const char *par = strstr(label, "-parallel");
+	if (par && !par[9] && strlen(label) > 9) {
+		snprintf(buf, len, "%.*s", (int)(par - label), label);
 		return buf;
 	}
 	int st, ch;
@@ -326,6 +341,26 @@ void tui_out_draw(tui_app *a)
 	}
 }
 
+/* The edit keys of the current plan's kind: merge and split change
+ * partition plans only, boundary partition and plain pipeline plans (not
+ * the dp x tp x pp ones of shard --pipeline); map and
+ * fuse plans are edited by dragging a box (or 'backend', 'fuse-in/out'),
+ * shard plans by 'pin'. */
+static const char *plan_hints(const pb_plan *p)
+{
+	if (!strcmp(p->kind, "partition"))
+		return " </>:move m:merge v:split u:undo";
+	if (!strcmp(p->kind, "pipeline") && !pb_plan_has_metric(p, "dp"))
+		return " </>:move u:undo ?:help";
+	if (!strcmp(p->kind, "map"))
+		return " drag:backend u:undo ?:help";
+	if (!strcmp(p->kind, "fuse"))
+		return " drag:fuse-in/out u:undo ?:help";
+	if (!strcmp(p->kind, "shard"))
+		return " :pin u:undo ?:help";
+	return " u:undo ?:help";
+}
+
 void tui_status_draw(tui_app *a)
 {
 	WINDOW *w = a->wstatus;
@@ -349,7 +384,7 @@ void tui_status_draw(tui_app *a)
 	if (a->s->solver)
 		hints = " s/S:step T:train u:undo ?:help";
 	else if (sel >= 0 && tui_group_of(a, sel) >= 0)
-		hints = " </>:move m:merge v:split u:undo";
+		hints = plan_hints(a->s->plan);
 	else if (!a->s->plan && a->s->graph && a->s->hw)
 		hints = " E:exact P:pack I:milp ?:help";
 	if (tui_branch_mode(a) && a->s->graph) { /* the legend replaces the hints */

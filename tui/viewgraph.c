@@ -188,6 +188,15 @@ static void item_label(tui_app *a, tui_item *it, int d, const open_ranges *o)
 			char mod[64];
 			pb_blocks_label(g, bl, a->vg.is_const, i, i, k, room, mod, sizeof mod);
 			snprintf(tmp, sizeof tmp, "%s %s", n->op, mod);
+		} else if (sn != n->name && room >= 8) {
+			/* "blk0/mm": the leaf alone ("MatMul mm") gave every block's
+			 * node the same label; keep the path's tail, as the SVG does */
+			const char *path = n->name[0] == '/' ? n->name + 1 : n->name;
+			int l = (int)strlen(path);
+			if (l > room)
+				snprintf(tmp, sizeof tmp, "%s ..%s", n->op, path + l - (room - 2));
+			else
+				snprintf(tmp, sizeof tmp, "%s %s", n->op, path);
 		} else {
 			snprintf(tmp, sizeof tmp, "%s %s", n->op, sn);
 		}

@@ -433,6 +433,11 @@ static int pipeline_boundary(pb_cmd_ctx *ctx, const pb_args *a, int k, int delta
 	const pb_plan *old = s->plan;
 	if (!s->hw)
 		return pb_err(err, PB_EUSAGE, "boundary: no layout loaded (use 'layout FILE')");
+	/* the re-split below is the plain pipeline's: it would drop dp, tp and chunks */
+	if (pb_plan_has_metric(old, "dp"))
+		return pb_err(err, PB_EUSAGE,
+		              "boundary: a dp x tp x pp pipeline plan (shard --pipeline) cannot be "
+		              "re-split by hand; a 'pipeline' plan can");
 	int *stage_of = malloc(((size_t)old->n_nodes + 1) * sizeof *stage_of);
 	if (!stage_of)
 		return pb_err(err, PB_ENOMEM, "boundary: out of memory");
