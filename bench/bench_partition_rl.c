@@ -3,12 +3,13 @@
  * the shipped agent vs a fresh agent vs pack vs the exact optimum, and a
  * leave-one-out test of one policy on a model it was not trained on.
  *
- *   bench_partition_rl [--no-fresh|--fresh-only] EPISODES SEEDS LOO_EPISODES LAYOUT[,LAYOUT...]
- * MODEL...
+ *   bench_partition_rl [--no-fresh|--fresh-only] [--first-seed S] EPISODES SEEDS LOO_EPISODES
+ *                      LAYOUT[,LAYOUT...] MODEL...
  *
  * For every layout and model: the exact optimum (for the report only; no
  * agent sees it); pack's max(t) / optimum; then, from the equal split
- * (--init equal) and for seeds 1..SEEDS, EPISODES episodes of
+ * (--init equal) and for seeds S..S+SEEDS-1 (S = --first-seed, default 1; more
+ * seeds on a row whose verdict is within the seed-to-seed spread), EPISODES episodes of
  *   fresh    — a new network;
  *   shipped  — the layout's shipped agent, agents/STEM.ckpt beside the
  *              layout's folder (pb_partition_default_agent), when there is one;
@@ -72,13 +73,16 @@ static void config(pb_rl_config *c, long episodes, unsigned long seed)
 	c->init = PB_RL_INIT_EQUAL;
 }
 
+/* The first seed of every agent's runs (--first-seed). */
+static int first_seed = 1;
+
 /* EPISODES episodes from the equal split with the agent (NULL: fresh), per seed. */
 static result run(pb_part_problem *P, const char *agent, long episodes, int seeds, double opt)
 {
 	result r;
 	memset(&r, 0, sizeof r);
 	int beat_n = 0;
-	for (int s = 1; s <= seeds; s++) {
+	for (int s = first_seed; s < first_seed + seeds; s++) {
 		pb_rl_config c;
 		config(&c, episodes, (unsigned long)s);
 		pb_rl_trainer *T;
@@ -184,10 +188,19 @@ int main(int argc, char **argv)
 	int fresh_only = argc > 1 && strcmp(argv[1], "--fresh-only") == 0;
 	if (no_fresh || fresh_only)
 		argv++, argc--;
+	if (argc > 2 && strcmp(argv[1], "--first-seed") == 0) {
+		first_seed = atoi(argv[2]);
+		if (first_seed < 1) {
+			fprintf(stderr, "%s: --first-seed must be >= 1\n", argv[0]);
+			return 1;
+		}
+		argv[2] = argv[0];
+		argv += 2, argc -= 2;
+	}
 	if (argc < 6 || argc - 5 > MAX_MODELS) {
 		fprintf(stderr,
-		        "usage: %s [--no-fresh|--fresh-only] EPISODES SEEDS LOO_EPISODES "
-		        "LAYOUT[,LAYOUT...] "
+		        "usage: %s [--no-fresh|--fresh-only] [--first-seed S] EPISODES SEEDS "
+		        "LOO_EPISODES LAYOUT[,LAYOUT...] "
 		        "MODEL... (at most "
 		        "%d models)\n",
 		        argv[0], MAX_MODELS);
@@ -208,7 +221,8 @@ int main(int argc, char **argv)
 	}
 	pb_rl_config dflt;
 	config(&dflt, episodes, 1);
-	printf("%d rollouts per episode, %d hidden units\n\n", dflt.rollouts, dflt.hidden);
+	printf("%d rollouts per episode, %d hidden units, seeds %d-%d\n\n", dflt.rollouts,
+	       dflt.hidden, first_seed, first_seed + seeds - 1);
 	printf(
 	    "| model | layout | layers | exact (ms) | pack | fresh | fresh beat-start ep | shipped "
 	    "| shipped beat-start ep | shipped s | loo | loo beat-start ep | fresh 10/100/%ld @ "
