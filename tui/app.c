@@ -274,8 +274,9 @@ static void note_plan(tui_app *a)
 	}
 	const char *m = s->graph->path ? s->graph->path : "";
 	const char *base = strrchr(m, '/');
-	snprintf(a->plan_note, sizeof a->plan_note, "%s/%s (%d groups) of %.80s", s->plan->kind,
-	         s->plan->method, s->plan->n_groups, base ? base + 1 : m);
+	snprintf(a->plan_note, sizeof a->plan_note, "%s/%s (%d group%s) of %.80s", s->plan->kind,
+	         s->plan->method, s->plan->n_groups, s->plan->n_groups == 1 ? "" : "s",
+	         base ? base + 1 : m);
 }
 
 static void on_session(void *ud, int what)

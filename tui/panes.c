@@ -386,7 +386,10 @@ void tui_status_draw(tui_app *a)
 	else if (sel >= 0 && tui_group_of(a, sel) >= 0)
 		hints = plan_hints(a->s->plan);
 	else if (!a->s->plan && a->s->graph && a->s->hw)
-		hints = " E:exact P:pack I:milp ?:help";
+		/* E/P/I partition, which needs a many-core chip */
+		hints = !strcmp(a->s->hw->kind, "cluster")  ? " ::shard ::pipeline ?:help"
+		        : !strcmp(a->s->hw->kind, "hetero") ? " ::map ::fuse ?:help"
+		                                            : " E:exact P:pack I:milp ?:help";
 	if (tui_branch_mode(a) && a->s->graph) { /* the legend replaces the hints */
 		char legend[200];
 		tui_branch_legend(a, legend, sizeof legend);

@@ -74,7 +74,8 @@ static int cmd_layout(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, 
 static void plan_name(const pb_plan *p, char *buf, size_t len)
 {
 	if (p)
-		snprintf(buf, len, "%s/%s (%d groups)", p->kind, p->method, p->n_groups);
+		snprintf(buf, len, "%s/%s (%d group%s)", p->kind, p->method, p->n_groups,
+		         p->n_groups == 1 ? "" : "s");
 	else
 		snprintf(buf, len, "no plan");
 }

@@ -623,6 +623,14 @@ static void title_block(exporter *x, Agraph_t *G)
 		fputs(")", f);
 		if (tf)
 			fprintf(tf, "hardware: %s (%s)\n", x->hw->name, x->hw->kind);
+	} else if (x->plan && json_is_string(json_object_get(x->plan->detail, "layout"))) {
+		/* export --plan without --layout: the layout the plan was made for */
+		const char *ln = json_string_value(json_object_get(x->plan->detail, "layout"));
+		const char *base = strrchr(ln, '/');
+		html_text(f, base ? base + 1 : ln);
+		fputs(" (named by the plan)", f);
+		if (tf)
+			fprintf(tf, "hardware: %s (named by the plan)\n", base ? base + 1 : ln);
 	} else {
 		fputs("none", f);
 	}

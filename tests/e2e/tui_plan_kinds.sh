@@ -4,7 +4,8 @@
 #  - the title carries the plan's headline figure: the step time of shard and
 #    pipeline plans (it showed only "8 groups"), "1 group" in the singular;
 #  - the status line offers the edit keys of the plan's kind (merge/split only
-#    on partition plans, ':pin' on shard plans, dragging on map plans);
+#    on partition plans, ':pin' on shard plans, dragging on map plans), and
+#    with no plan the commands of the layout's kind (not E/P/I on a cluster);
 #  - a shard plan's classes read "data"/"tensor" in the group table (cut to
 #    "data-para" / "tensor-pa" before);
 #  - '>' on a dp x tp x pp plan of `shard --pipeline auto` is refused, saying
@@ -90,6 +91,11 @@ sed -e 's/cores = 16/cores = 1/' -e 's/rows = 4, cols = 4/rows = 1, cols = 1/' \
 	"$root/layouts/manycore-16.lua" >"$tmp/one.lua"
 cmd "partition --layout $tmp/one.lua --method exact"
 wait_for 'plan partition/exact, 1 group, max_time'
+# no plan on a cluster: E/P/I (partition) would be refused; shard is offered
+keys u
+wait_for 'undo: partition/exact \(1 group\) -> no plan'
+cmd "layout $root/layouts/cluster-2x8.lua"
+wait_for ' ::shard ::pipeline \?:help \|'
 cmd 'q!'
 wait_for 'PB_EXIT=0'
 echo "ok: tui_plan_kinds"

@@ -200,7 +200,8 @@ static void test_title_units(void **state)
  * "stage S chunk K"): the title block says 2 stages in 4 chunks, not "4
  * stages"; every metric is written (those after the 6th were dropped: pp,
  * memory_per_device of a dtp plan); a cluster's tooltip starts with its label,
- * not "stage 2: stage 0 chunk 1". */
+ * not "stage 2: stage 0 chunk 1"; without a layout, the hardware line names
+ * the plan's. */
 static void test_title_interleaved(void **state)
 {
 	pb_graph *g = build(tiny, N_TINY);
@@ -223,10 +224,14 @@ static void test_title_interleaved(void **state)
 	static const double vals[] = {4.1e-2, 2, 0.11, 2, 1, 8, 1, 2, 2, 1.27e10};
 	for (int i = 0; i < 10; i++)
 		pb_plan_set_metric(p, names[i], vals[i]);
+	json_object_set_new(p->detail, "layout", json_string("cluster-2x8"));
 	pb_svg_opts o = {.title = "pipe"};
 	const char *path = "build-test-svg-interleaved.svg";
 	char *svg = export_tmp(g, p, &o, path, NULL);
 	assert_int_equal(xml_wellformed(path), 0);
+	/* no layout given (export --plan alone): the one the plan names, not "none" */
+	assert_non_null(strstr(svg, "2x8 (named by the plan)"));
+	assert_null(strstr(svg, "hardware: none"));
 	assert_non_null(strstr(svg, "2 stages in 4 chunks"));
 	assert_null(strstr(svg, "4 stages"));
 	assert_non_null(strstr(svg, "pp = 2"));
