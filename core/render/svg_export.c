@@ -664,11 +664,19 @@ static void title_block(exporter *x, Agraph_t *G)
 		         pb_plan_metric(p, "optimum", 0) > 0)
 			gap =
 			    pb_plan_metric(p, "max_time", 0) / pb_plan_metric(p, "optimum", 1) - 1;
+		/* a partition's objective (and its optimum) is max(t) in seconds,
+		 * unless the layout's reward is the weighted sum (no unit) */
+		const char *mode = json_string_value(json_object_get(p->detail, "reward_mode"));
+		int weighted = mode && !strcmp(mode, "weighted");
 		for (int i = 0; i < 3; i++)
 			if (pb_plan_has_metric(p, times[i])) {
+				double v = pb_plan_metric(p, times[i], NAN);
+				if (weighted && i == 1)
+					snprintf(a, sizeof a, "%.4g", v);
+				else
+					pb_fmt_time(v, a, sizeof a);
 				fprintf(f, "%s%s = %s", shown++ ? " &#183; " : "",
-				        i == 0 ? "max(t)" : times[i],
-				        pb_fmt_time(pb_plan_metric(p, times[i], NAN), a, sizeof a));
+				        i == 0 ? "max(t)" : times[i], a);
 				if (tf)
 					fprintf(tf, "%s = %s\n", times[i], a);
 			}
@@ -691,7 +699,10 @@ static void title_block(exporter *x, Agraph_t *G)
 			if (!strcmp(n, "max_time") || !strcmp(n, "optimum") ||
 			    !strcmp(n, "step_time") || !strcmp(n, "reward") || !strcmp(n, "gap"))
 				continue;
-			metric_text(n, p->metric_values[i], a, sizeof a);
+			if (!strcmp(n, "objective") && !weighted)
+				pb_fmt_time(p->metric_values[i], a, sizeof a);
+			else
+				metric_text(n, p->metric_values[i], a, sizeof a);
 			if (shown && shown % 7 == 0) {
 				fputs("</TD></TR><TR><TD ALIGN=\"LEFT\">", f);
 				shown = 0;

@@ -176,20 +176,31 @@ static void test_title_units(void **state)
 	pb_plan_set_metric(p, "throughput_serial", 904.2);
 	pb_plan_set_metric(p, "bubble", 0.25);
 	pb_plan_set_metric(p, "cores", 16);
+	pb_plan_set_metric(p, "objective", 3e-4); /* max(t), a time (was "0.0003") */
 	pb_svg_opts o = {.title = "tiny-net"};
 	const char *path = "build-test-svg-units.svg";
 	char *svg = export_tmp(g, p, &o, path, NULL);
 	assert_int_equal(xml_wellformed(path), 0);
 	static const char *want[] = {"lower_bound = 240 us", "max_storage = 31.2 MB",
 	                             "memory = 134 MB",      "throughput_serial = 904/s",
-	                             "bubble = 25.0%",       "cores = 16"};
-	for (int i = 0; i < 6; i++) {
+	                             "bubble = 25.0%",       "cores = 16",
+	                             "objective = 300 us"};
+	for (int i = 0; i < 7; i++) {
 		char line[64]; /* in the block and in its tooltip */
 		assert_non_null(strstr(svg, want[i]));
 		snprintf(line, sizeof line, "\n%s", want[i]);
 		assert_non_null(strstr(svg, line));
 	}
 	assert_null(strstr(svg, "e+0"));
+	free(svg);
+	/* the weighted reward: objective and optimum are scores, not times */
+	json_object_set_new(p->detail, "reward_mode", json_string("weighted"));
+	pb_plan_set_metric(p, "objective", 0.75);
+	pb_plan_set_metric(p, "optimum", 0.5);
+	svg = export_tmp(g, p, &o, path, NULL);
+	assert_non_null(strstr(svg, "objective = 0.75"));
+	assert_non_null(strstr(svg, "optimum = 0.5"));
+	assert_null(strstr(svg, "optimum = 500"));
 	free(svg);
 	unlink(path);
 	pb_plan_free(p);
