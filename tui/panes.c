@@ -106,7 +106,8 @@ static int table_rows(const tui_app *a, int H)
  * "cores 48-63" would be cut, every "cores " label of the plan reads "c "
  * ("c 48-63") and every "stage S chunk K" (interleaved pipelines) "sS chK",
  * so the column stays uniform and nothing is cut; a shard plan's
- * "tensor-parallel" reads "tensor" (was cut to "tensor-pa"). */
+ * "tensor-parallel" reads "tensor" (was cut to "tensor-pa"), a fusion group
+ * "fused_0 (parent_child)" its name "fused_0" (was "fused_0 ("). */
 static int table_abbrev(const pb_plan *p)
 {
 	for (int i = 0; i < p->n_groups; i++)
@@ -132,6 +133,12 @@ static const char *table_label(const char *label, int abbrev, char *buf, size_t 
 	int st, ch;
 	if (abbrev && sscanf(label, "stage %d chunk %d", &st, &ch) == 2) {
 		snprintf(buf, len, "s%d ch%d", st, ch);
+		return buf;
+	}
+	/* a fusion group "fused_0 (parent_child)": the name, not "fused_0 (" */
+	const char *paren = strstr(label, " (");
+	if (paren && strlen(label) > 9) {
+		snprintf(buf, len, "%.*s", (int)(paren - label), label);
 		return buf;
 	}
 	return label;

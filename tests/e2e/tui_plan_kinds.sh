@@ -7,7 +7,8 @@
 #    on partition plans, ':pin' on shard plans, dragging on map plans), and
 #    with no plan the commands of the layout's kind (not E/P/I on a cluster);
 #  - a shard plan's classes read "data"/"tensor" in the group table (cut to
-#    "data-para" / "tensor-pa" before);
+#    "data-para" / "tensor-pa" before), fusion groups their names ("fused_0",
+#    was "fused_0 (");
 #  - '>' on a dp x tp x pp plan of `shard --pipeline auto` is refused, saying
 #    why, and leaves the plan (it re-split it as a plain 8-stage pipeline,
 #    41 ms -> 170 ms per step on a 24-layer GPT);
@@ -61,6 +62,12 @@ screen
 after=$(title | grep -oE 'step_time [0-9.]+ (ms|us|s)')
 [ "$before" = "$after" ] || fail "a refused boundary changed the plan: $before -> $after"
 title | grep -q 'plan pipeline/dtp' || fail "a refused boundary changed the plan: $(title)"
+
+cmd 'fuse'
+wait_for 'plan fuse/branch-groups, [0-9]+ groups, time_after'
+close_pager
+grep -q 'fused_0 (' "$tmp/screen" && fail "fusion group labels cut in the group table"
+grep -qE '│0 +fused_0 ' "$tmp/screen" || fail "fusion group names not in the group table"
 
 cmd 'q!'
 wait_for 'PB_EXIT=0'
