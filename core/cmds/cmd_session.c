@@ -8,6 +8,8 @@
 
 #include "commands.h"
 #include "cmds/cmd_calibrate.h"
+#include "render/svg_export.h"
+#include "util/fmt.h"
 
 static const pb_opt no_opts[] = {PB_OPTS_END};
 
@@ -105,9 +107,11 @@ static const pb_opt plan_opts[] = {
 
 static void print_plan(FILE *out, const pb_plan *p)
 {
-	fprintf(out, "plan: %s (method %s), %d groups\n", p->kind, p->method, p->n_groups);
-	fprintf(out, "%-4s %-18s %6s %12s %12s %12s %12s %12s\n", "#", "group", "units", "nodes",
+	fprintf(out, "plan: %s (method %s), %d group%s\n", p->kind, p->method, p->n_groups,
+	        p->n_groups == 1 ? "" : "s");
+	fprintf(out, "%-4s %-24s %6s %12s %12s %12s %12s %12s\n", "#", "group", "units", "nodes",
 	        "MACs", "time (ms)", "storage", "routing(ms)");
+	char m[32], b[32];
 	for (int i = 0; i < p->n_groups; i++) {
 		const pb_plan_group *g = &p->groups[i];
 		char nodes[32];
@@ -115,13 +119,16 @@ static void print_plan(FILE *out, const pb_plan *p)
 			snprintf(nodes, sizeof nodes, "%d-%d", g->first_node, g->last_node);
 		else
 			snprintf(nodes, sizeof nodes, "-");
-		fprintf(out, "%-4d %-18.18s %6d %12s %12.4g %12.4f %12.4g %12.4f%s%s\n", i,
-		        g->label, g->n_units, nodes, g->macs, g->time * 1e3, g->storage,
-		        g->routing * 1e3, g->bottleneck ? "  <- bottleneck" : "",
+		fprintf(out, "%-4d %-24.24s %6d %12s %12s %12.4f %12s %12.4f%s%s\n", i, g->label,
+		        g->n_units, nodes, pb_fmt_si(g->macs, m, sizeof m), g->time * 1e3,
+		        pb_fmt_bytes(g->storage, b, sizeof b), g->routing * 1e3,
+		        g->bottleneck ? "  <- bottleneck" : "",
 		        g->over_memory ? "  OVER MEMORY" : "");
 	}
-	for (int i = 0; i < p->n_metrics; i++)
-		fprintf(out, "%s = %.6g\n", p->metric_names[i], p->metric_values[i]);
+	for (int i = 0; i < p->n_metrics; i++) /* with units, as the SVG title block */
+		fprintf(
+		    out, "%s = %s\n", p->metric_names[i],
+		    pb_plan_metric_text(p, p->metric_names[i], p->metric_values[i], m, sizeof m));
 }
 
 static int cmd_plan(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, pb_error *err)

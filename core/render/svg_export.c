@@ -592,6 +592,24 @@ static char *metric_text(const char *name, double v, char *buf, size_t len)
 	return buf;
 }
 
+static int weighted_reward(const pb_plan *p)
+{
+	const char *mode = json_string_value(json_object_get(p->detail, "reward_mode"));
+	return mode && !strcmp(mode, "weighted");
+}
+
+char *pb_plan_metric_text(const pb_plan *p, const char *name, double v, char *buf, size_t len)
+{
+	if (!strcmp(name, "objective") || !strcmp(name, "optimum")) {
+		if (p && weighted_reward(p))
+			snprintf(buf, len, "%.4g", v);
+		else
+			pb_fmt_time(v, buf, len);
+		return buf;
+	}
+	return metric_text(name, v, buf, len);
+}
+
 static void title_block(exporter *x, Agraph_t *G)
 {
 	sbuf s;
@@ -666,15 +684,10 @@ static void title_block(exporter *x, Agraph_t *G)
 			    pb_plan_metric(p, "max_time", 0) / pb_plan_metric(p, "optimum", 1) - 1;
 		/* a partition's objective (and its optimum) is max(t) in seconds,
 		 * unless the layout's reward is the weighted sum (no unit) */
-		const char *mode = json_string_value(json_object_get(p->detail, "reward_mode"));
-		int weighted = mode && !strcmp(mode, "weighted");
 		for (int i = 0; i < 3; i++)
 			if (pb_plan_has_metric(p, times[i])) {
-				double v = pb_plan_metric(p, times[i], NAN);
-				if (weighted && i == 1)
-					snprintf(a, sizeof a, "%.4g", v);
-				else
-					pb_fmt_time(v, a, sizeof a);
+				pb_plan_metric_text(p, times[i], pb_plan_metric(p, times[i], NAN),
+				                    a, sizeof a);
 				fprintf(f, "%s%s = %s", shown++ ? " &#183; " : "",
 				        i == 0 ? "max(t)" : times[i], a);
 				if (tf)
@@ -699,10 +712,7 @@ static void title_block(exporter *x, Agraph_t *G)
 			if (!strcmp(n, "max_time") || !strcmp(n, "optimum") ||
 			    !strcmp(n, "step_time") || !strcmp(n, "reward") || !strcmp(n, "gap"))
 				continue;
-			if (!strcmp(n, "objective") && !weighted)
-				pb_fmt_time(p->metric_values[i], a, sizeof a);
-			else
-				metric_text(n, p->metric_values[i], a, sizeof a);
+			pb_plan_metric_text(p, n, p->metric_values[i], a, sizeof a);
 			if (shown && shown % 7 == 0) {
 				fputs("</TD></TR><TR><TD ALIGN=\"LEFT\">", f);
 				shown = 0;

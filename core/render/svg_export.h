@@ -63,6 +63,12 @@ typedef struct pb_svg_stats {
 int pb_color_by_parse(const char *s, int *out, pb_error *err);
 const char *pb_color_by_name(int color_by);
 
+/* Plan metric `name` = v of plan p with its unit, as the title block writes
+ * it ("max_storage = 31.2 MB": buf gets "31.2 MB"); the `plan` command's
+ * listing uses it too. A partition's objective and optimum are seconds,
+ * unless its reward mode is weighted (a score). */
+char *pb_plan_metric_text(const pb_plan *p, const char *name, double v, char *buf, size_t len);
+
 /* Renders to a malloc'ed NUL-terminated string (*svg, *len). plan and hw
  * may be NULL; opts may be NULL (defaults); stats may be NULL. */
 int pb_svg_export_data(const pb_graph *g, const pb_plan *plan, const pb_hw *hw,

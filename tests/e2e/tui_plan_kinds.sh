@@ -12,6 +12,7 @@
 #  - '>' on a dp x tp x pp plan of `shard --pipeline auto` is refused, saying
 #    why, and leaves the plan (it re-split it as a plain 8-stage pipeline,
 #    41 ms -> 170 ms per step on a 24-layer GPT);
+#  - `plan` (key p) lists every metric with its unit;
 #  - a node named "blk0/mm" is drawn "MatMul blk0/mm", not "MatMul mm" as its
 #    five namesakes in the other blocks.
 # Usage: tui_plan_kinds.sh PATH/TO/partbench   (run from the repository root)
@@ -68,6 +69,10 @@ wait_for 'plan fuse/branch-groups, [0-9]+ groups, time_after'
 close_pager
 grep -q 'fused_0 (' "$tmp/screen" && fail "fusion group labels cut in the group table"
 grep -qE '│0 +fused_0 ' "$tmp/screen" || fail "fusion group names not in the group table"
+# 'p' lists the plan: metrics with units (was "time_after = 0.00536193")
+keys p
+wait_for 'time_after = [0-9.]+ (ms|us)'
+close_pager
 
 cmd 'q!'
 wait_for 'PB_EXIT=0'
