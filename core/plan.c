@@ -403,8 +403,10 @@ int pb_plan_load(const char *path, int n_nodes, pb_plan **out, pb_error *err)
 {
 	json_error_t je;
 	json_t *j = json_load_file(path, 0, &je);
-	if (!j)
-		return pb_err(err, PB_EINPUT, "%s:%d:%d: %s", path, je.line, je.column, je.text);
+	if (!j) /* line -1: the file did not open ("x.json:-1:-1: unable to open") */
+		return je.line < 0 ? pb_err(err, PB_EINPUT, "%s: %s", path, je.text)
+		                   : pb_err(err, PB_EINPUT, "%s:%d:%d: %s", path, je.line,
+		                            je.column, je.text);
 	int rc = pb_plan_from_json(j, path, n_nodes, out, err);
 	json_decref(j);
 	return rc;

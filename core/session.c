@@ -339,8 +339,10 @@ int pb_session_load(pb_session *s, const char *path, pb_error *err)
 		return locked_rc;
 	json_error_t je;
 	json_t *j = json_load_file(path, 0, &je);
-	if (!j)
-		return pb_err(err, PB_EINPUT, "%s:%d:%d: %s", path, je.line, je.column, je.text);
+	if (!j) /* line -1: the file did not open ("x.json:-1:-1: unable to open") */
+		return je.line < 0 ? pb_err(err, PB_EINPUT, "%s: %s", path, je.text)
+		                   : pb_err(err, PB_EINPUT, "%s:%d:%d: %s", path, je.line,
+		                            je.column, je.text);
 	int rc = PB_OK;
 	char *model = NULL;
 	const char *fmt = json_string_value(json_object_get(j, "format"));
