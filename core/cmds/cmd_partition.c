@@ -23,6 +23,7 @@
 #include "partition/rl_reinforce.h"
 #include "load.h"
 #include "script/hooks.h"
+#include "shape/shape.h"
 #include "util/ranks.h"
 
 static const pb_opt partition_opts[] = {
@@ -296,6 +297,12 @@ static int cmd_partition(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *
 				fprintf(ctx->out, "rl: started from the agent %s\n", rr.agent);
 		}
 	}
+	char unres[256]; /* symbolic input dims: the costs, and max(t), are 0 */
+	if (s->graph->n_unknown_shapes && pb_shape_unresolved_inputs(s->graph, unres, sizeof unres))
+		fprintf(ctx->log,
+		        "warning: %s: costs unknown (input dims without a value: %s); rerun "
+		        "with --input NAME=DIMS\n",
+		        s->graph->path, unres);
 	if (pb_part_report_fit(ctx->log, plan, s->graph->path, s->hw->path,
 	                       strcmp(o.method, "exact") == 0 && !cancelled && !timed_out) &&
 	    pb_args_has(a, "require-fit"))
