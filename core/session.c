@@ -165,6 +165,31 @@ int pb_session_set_batch(pb_session *s, long batch, pb_error *err)
 	return rc;
 }
 
+void pb_batch_guard_begin(pb_session *s, pb_batch_guard *bg)
+{
+	const pb_graph *g = s->graph;
+	bg->gen = s->graph_gen;
+	bg->batch = 0;
+	if (g && g->n_inputs > 0 && g->tensors[g->inputs[0]].rank > 0)
+		bg->batch = g->tensors[g->inputs[0]].dims[0];
+	bg->plan = s->plan ? pb_plan_copy(s->plan) : NULL;
+	bg->dirty = s->dirty;
+}
+
+void pb_batch_guard_end(pb_session *s, pb_batch_guard *bg, int rc)
+{
+	if (rc != PB_OK && s->graph_gen != bg->gen && bg->batch > 0) {
+		pb_error e = {0};
+		if (pb_session_set_batch(s, bg->batch, &e) == PB_OK) {
+			pb_session_replace_plan(s, bg->plan);
+			bg->plan = NULL;
+			s->dirty = bg->dirty;
+		}
+	}
+	pb_plan_free(bg->plan);
+	bg->plan = NULL;
+}
+
 void pb_session_replace_plan(pb_session *s, pb_plan *plan)
 {
 	if (plan == s->plan)

@@ -82,6 +82,18 @@ int pb_session_open_layout(pb_session *s, const char *path, pb_error *err);
 /* Reloads the model with dim 0 of every input set to batch, keeping the other
  * dims (and any --input overrides). Plan and undo are cleared, as on open. */
 int pb_session_set_batch(pb_session *s, long batch, pb_error *err);
+/* A command that may change the batch (shard/pipeline --batch) brackets its
+ * run with these: when it fails or is cancelled after the reload, the model
+ * goes back to its batch and the plan it had (the undo history, cleared by
+ * the reload, is not restored). */
+typedef struct pb_batch_guard {
+	unsigned gen;
+	long batch;
+	pb_plan *plan;
+	int dirty;
+} pb_batch_guard;
+void pb_batch_guard_begin(pb_session *s, pb_batch_guard *bg);
+void pb_batch_guard_end(pb_session *s, pb_batch_guard *bg, int rc);
 /* Takes ownership of plan (may be NULL); the old plan goes to the undo stack. */
 void pb_session_set_plan(pb_session *s, pb_plan *plan);
 /* Replaces the plan without recording undo (solver incumbents while stepping). */

@@ -92,7 +92,7 @@ static void pipe_rules_text(FILE *out, const json_t *rules)
 	fprintf(out, "; all obeyed\n");
 }
 
-static int cmd_pipeline(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, pb_error *err)
+static int cmd_pipeline_run(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, pb_error *err)
 {
 	pb_cluster cl;
 	pb_pipe_opts o;
@@ -136,6 +136,16 @@ static int cmd_pipeline(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a
 done:
 	pb_pipe_result_free(&r);
 	pb_cluster_free(&cl);
+	return rc;
+}
+
+/* A failed or cancelled run leaves the model at its batch (pb_batch_guard). */
+static int cmd_pipeline(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, pb_error *err)
+{
+	pb_batch_guard bg;
+	pb_batch_guard_begin(ctx->s, &bg);
+	int rc = cmd_pipeline_run(ctx, cmd, a, err);
+	pb_batch_guard_end(ctx->s, &bg, rc);
 	return rc;
 }
 

@@ -319,7 +319,7 @@ static int run_search(pb_cmd_ctx *ctx, pb_shard_search *s, const pb_shard_opts *
 	return rc;
 }
 
-static int cmd_shard(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, pb_error *err)
+static int cmd_shard_run(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, pb_error *err)
 {
 	long batch, level, max_axes, jobs;
 	double tl;
@@ -468,6 +468,16 @@ static int cmd_shard(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, p
 	pb_session_free(dj.side);
 	pb_dtp_result_free(&dres);
 	pb_cluster_free(&cl);
+	return rc;
+}
+
+/* A failed or cancelled run leaves the model at its batch (pb_batch_guard). */
+static int cmd_shard(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, pb_error *err)
+{
+	pb_batch_guard bg;
+	pb_batch_guard_begin(ctx->s, &bg);
+	int rc = cmd_shard_run(ctx, cmd, a, err);
+	pb_batch_guard_end(ctx->s, &bg, rc);
 	return rc;
 }
 
