@@ -171,23 +171,27 @@ static double node_collectives(const pb_shard_problem *p, const int *choice, int
 	char buf[64];
 	for (int i = 0; i < n->n_inputs && i < PB_SHARD_MAX_IN; i++) {
 		int t = n->inputs[i];
-		if (t < 0 || p->tkind[t] != PB_TKIND_ACT)
+		/* a shared parameter comes from its owner's layout (strategy_problem.c) */
+		int tied = t >= 0 && p->tkind[t] == PB_TKIND_PARAM && p->param_owner &&
+		           p->param_owner[t] >= 0 && p->param_owner[t] != c;
+		if (t < 0 || (p->tkind[t] != PB_TKIND_ACT && !tied))
 			continue;
-		int pr = g->tensors[t].producer;
+		int pr = tied ? p->param_owner[t] : g->tensors[t].producer;
 		if (pr < 0 || !p->nodes[pr].active)
 			continue;
 		const pb_node *np = &g->nodes[pr];
-		int j = 0;
-		while (j < np->n_outputs && np->outputs[j] != t)
+		int j = 0, nj = tied ? np->n_inputs : np->n_outputs;
+		while (j < nj && (tied ? np->inputs[j] : np->outputs[j]) != t)
 			j++;
-		if (j >= PB_SHARD_MAX_OUT)
+		if (j >= (tied ? PB_SHARD_MAX_IN : PB_SHARD_MAX_OUT) || j >= nj)
 			continue;
 		const pb_strat *sp = &p->nodes[pr].strat[pb_shard_node_strategy(p, choice, pr)];
+		const signed char *from = tied ? sp->in[j] : sp->out[j];
 		pb_coll cl[PB_MESH_MAX_AXES];
 		int nc = 0;
-		total += pb_reshard_cost_tensor(&p->mesh, &g->tensors[t], sp->out[j], st->in[i], cl,
-		                                &nc) *
-		         p->comm_mult;
+		total +=
+		    pb_reshard_cost_tensor(&p->mesh, &g->tensors[t], from, st->in[i], cl, &nc) *
+		    p->comm_mult;
 		for (int k = 0; k < nc && arr; k++) {
 			json_t *o = json_object();
 			json_object_set_new(o, "tensor", json_string(g->tensors[t].name));
@@ -199,7 +203,7 @@ static double node_collectives(const pb_shard_problem *p, const int *choice, int
 			json_object_set_new(o, "time", json_real(cl[k].time * p->comm_mult));
 			json_object_set_new(
 			    o, "from_spec",
-			    json_string(pb_spec_str(sp->out[j], p->mesh.n_axes, buf, sizeof buf)));
+			    json_string(pb_spec_str(from, p->mesh.n_axes, buf, sizeof buf)));
 			json_object_set_new(
 			    o, "to_spec",
 			    json_string(pb_spec_str(st->in[i], p->mesh.n_axes, buf, sizeof buf)));
@@ -229,9 +233,10 @@ static double node_collectives(const pb_shard_problem *p, const int *choice, int
 			json_array_append_new(arr, o);
 		}
 	}
-	/* gradient all-reduces of parameters replicated along an axis */
+	/* gradient all-reduces of parameters replicated along an axis (a shared
+	 * parameter's at its owner, in the layout it is stored in) */
 	if (p->opts.train)
-		total += grad_collectives(p, st, c, arr, 0);
+		total += grad_collectives(p, st, c, arr, 1);
 	return total;
 }
 

@@ -447,6 +447,14 @@ static int out_slot(const pb_node *n, int t)
 	return -1;
 }
 
+static int in_slot(const pb_node *n, int t)
+{
+	for (int i = 0; i < n->n_inputs && i < PB_SHARD_MAX_IN; i++)
+		if (n->inputs[i] == t)
+			return i;
+	return -1;
+}
+
 static void form_groups(pb_shard_problem *p)
 {
 	const pb_graph *g = p->g;
@@ -671,15 +679,21 @@ static int build_edges(pb_shard_problem *p, pb_error *err)
 		const pb_node *nc = &g->nodes[c];
 		for (int i = 0; i < nc->n_inputs && i < PB_SHARD_MAX_IN; i++) {
 			int t = nc->inputs[i];
-			if (t < 0 || p->tkind[t] != PB_TKIND_ACT)
+			/* a parameter used by several operators (a tied embedding) is
+			 * stored in its owner's layout: another user whose layout
+			 * differs pays the resharding (and, training, its gradient's
+			 * way back), as an edge from the owner */
+			int tied = t >= 0 && p->tkind[t] == PB_TKIND_PARAM && p->param_owner &&
+			           p->param_owner[t] >= 0 && p->param_owner[t] != c;
+			if (t < 0 || (p->tkind[t] != PB_TKIND_ACT && !tied))
 				continue;
-			int pr = g->tensors[t].producer;
+			int pr = tied ? p->param_owner[t] : g->tensors[t].producer;
 			if (pr < 0 || !p->nodes[pr].active)
 				continue;
 			const pb_shard_node *sp = &p->nodes[pr];
 			if (sp->group == sc->group)
 				continue;
-			int j = out_slot(&g->nodes[pr], t);
+			int j = tied ? in_slot(&g->nodes[pr], t) : out_slot(&g->nodes[pr], t);
 			if (j < 0)
 				continue;
 			const pb_shard_group *GF = &p->groups[sp->group],
@@ -708,7 +722,8 @@ static int build_edges(pb_shard_problem *p, pb_error *err)
 			for (int s = 0; s < GF->n_strat; s++) {
 				signed char sp_[PB_MESH_MAX_AXES];
 				memset(sp_, PB_SPEC_R, sizeof sp_);
-				memcpy(sp_, sp->strat[sp->pick[s]].out[j], (size_t)p->mesh.n_axes);
+				const pb_strat *sa = &sp->strat[sp->pick[s]];
+				memcpy(sp_, tied ? sa->in[j] : sa->out[j], (size_t)p->mesh.n_axes);
 				e.a_of[s] = spec_index(as, &e.na, sp_);
 			}
 			for (int s = 0; s < GT->n_strat; s++) {

@@ -119,6 +119,26 @@ static void test_adam_zero_and_shared(void **state)
 		assert_true(adam->nodes[head].mem_param[s] == 0);
 	for (int s = 0; s < adam->nodes[emb].n_strat; s++)
 		assert_true(adam->nodes[emb].mem_param[s] > 0);
+	/* ... and the head, whose layout of it may differ from the Gather's,
+	 * pays the resharding from it: an edge from the owner, free where the
+	 * layouts agree (before, a head replicating a split embedding paid
+	 * nothing, while the report charged its gradient all-reduce) */
+	int found = 0;
+	for (int e = 0; e < adam->n_edges; e++) {
+		const pb_shard_edge *ed = &adam->edges[e];
+		if (ed->tensor != wte)
+			continue;
+		found++;
+		assert_int_equal(ed->prod, emb);
+		assert_int_equal(ed->cons, head);
+		double lo = INFINITY, hi = 0;
+		for (int k = 0; k < ed->na * ed->nb; k++) {
+			lo = fmin(lo, ed->cost[k]);
+			hi = fmax(hi, ed->cost[k]);
+		}
+		assert_true(lo == 0 && hi > 0);
+	}
+	assert_int_equal(found, 1);
 	pb_shard_problem_free(none);
 	pb_shard_problem_free(adam);
 	pb_shard_problem_free(z1);
