@@ -240,6 +240,7 @@ int pb_dtp_chunk_solve(pb_dtp_cache *c, const pb_cluster *sub, const char *schem
 	pb_shard_opts o = *so;
 	o.mask = mask;
 	o.act_copies = act_copies;
+	o.classes = c->have_lc ? &c->lc : NULL; /* found once per graph */
 	json_t *ops = NULL;
 	int rc = solve(g, sub, scheme, &o, r, c->keep_ops ? &ops : NULL, err);
 	c->milps++;

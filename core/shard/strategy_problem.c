@@ -938,7 +938,8 @@ int pb_shard_problem_build(const pb_graph *g, const pb_cluster *c, const pb_mesh
 	pb_layer_classes lc;
 	int have_lc = 0, rc = PB_OK;
 	if (o->layers || need_full(o)) {
-		rc = pb_layer_classes_find(g, &lc, err);
+		rc = o->classes ? pb_layer_classes_copy(o->classes, &lc, err)
+		                : pb_layer_classes_find(g, &lc, err);
 		have_lc = rc == PB_OK;
 	}
 	if (rc == PB_OK)

@@ -74,6 +74,8 @@ typedef struct pb_shard_opts {
 	 * it has created that many nodes and holds a plan. 0 = off. */
 	double cutoff, cutoff_grad, mip_gap;
 	long node_limit;
+	/* the graph's repeated layers found once by the caller (copied), NULL = found per build */
+	const struct pb_layer_classes *classes;
 } pb_shard_opts;
 
 enum { PB_OPTIM_NONE = 0, PB_OPTIM_ADAM = 1 };
