@@ -145,6 +145,11 @@ double pb_shard_grad_time(const pb_shard_problem *p, const int *choice)
 	return total;
 }
 
+double pb_shard_node_grad(const pb_shard_problem *p, int v, int k)
+{
+	return p->opts.train ? grad_collectives(p, &p->nodes[v].strat[k], v, NULL, 1) : 0;
+}
+
 double pb_shard_grad_max(const pb_shard_problem *p)
 {
 	double total = 0;

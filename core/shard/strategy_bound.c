@@ -366,7 +366,7 @@ static int decode(bctx *c, int *choice)
 }
 
 double pb_shard_lower_bound(const pb_shard_problem *p, double lambda, double target,
-                            double max_seconds, pb_shard_incumbent_fn cb, void *ud, int *choice,
+                            double max_work, pb_shard_incumbent_fn cb, void *ud, int *choice,
                             double *const *slack, int *stop)
 {
 	bctx c;
@@ -376,6 +376,14 @@ double pb_shard_lower_bound(const pb_shard_problem *p, double lambda, double tar
 		return -INFINITY;
 	}
 	double t0 = clock_s(), best = -INFINITY, last = -INFINITY;
+	/* the work of one sweep (both passes over the edges): the cost matrix
+	 * cells and strategies each update visits; the limit counts it, not
+	 * time, so the bound (and the plan decoded from it) is the same on a
+	 * loaded machine */
+	double work = 0;
+	for (int e = 0; e < c.n_qe; e++)
+		work += 2.0 * ((double)c.qe[e].na * c.qe[e].nb + p->groups[c.qe[e].from].n_strat +
+		               p->groups[c.qe[e].to].n_strat);
 	for (int sweep = 0; sweep < PB_BOUND_MAX_SWEEPS; sweep++) {
 		for (int e = 0; e < c.n_qe; e++)
 			update_edge(&c, e);
@@ -383,7 +391,8 @@ double pb_shard_lower_bound(const pb_shard_problem *p, double lambda, double tar
 			update_edge(&c, e);
 		pb_job_tick();
 		double v = dual_value(&c);
-		int end = v - last <= 1e-9 * fabs(v) || clock_s() - t0 > max_seconds ||
+		/* the next sweep would pass max_work */
+		int end = v - last <= 1e-9 * fabs(v) || work * (sweep + 2) > max_work ||
 		          sweep == PB_BOUND_MAX_SWEEPS - 1;
 		double off = lambda > 0 ? lambda * p->cl.memory : 0;
 		if (v - off > target || sweep % 8 == 7 || end) {

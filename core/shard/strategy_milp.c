@@ -36,9 +36,12 @@
 /* Beyond this GLPK needs minutes (2x2x2x2 schemes at level 0). */
 #define PB_SHARD_MAX_COLS 1000000L
 #define GB 1e-9
-/* Longest dual ascent before the MILP (seconds): 3-axis bert_base_like
- * needs ~0.1 s. */
-#define PB_BOUND_SECONDS 2.0
+/* Most work of one dual ascent before the MILP (pb_shard_lower_bound: cost
+ * cells and strategies its edge updates visit; ~3e8 per second here):
+ * 3-axis bert_base_like needs 3e7, the largest seen (gpt48 8x8 --train
+ * --max-axes 3) 5.3e8. A work count, not seconds, so that results and
+ * timings do not depend on the machine's load (2 s of wall time before). */
+#define PB_BOUND_WORK 1e9
 /* MILPs from this many columns take the plan decoded from the dual bound
  * when it attains the bound (GLPK needs seconds there: three-axis schemes);
  * smaller ones keep GLPK's plan (among equal-cost plans GLPK's pick is
@@ -97,6 +100,7 @@ typedef struct model {
 	int zcol;
 	int memrow; /* 0: no memory row */
 	long bins;
+	double *xgrad; /* per column: its gradient all-reduces (us), or NULL (grad_columns) */
 } model;
 
 static int rep_of(const pb_shard_problem *p, const unsigned char *st, int G)
@@ -421,9 +425,37 @@ static void model_free(model *md)
 {
 	if (md->P)
 		glp_delete_prob(md->P);
+	free(md->xgrad);
+	md->xgrad = NULL;
 	free(md->xcol);
 	md->P = NULL;
 	md->xcol = NULL;
+}
+
+/* The pipeline's cutoff (opts.cutoff, cutoff_grad = w): a chunk plan of
+ * time t with gradient all-reduces g helps only when t - w g < cutoff
+ * (dtp_search.c), which is linear in the plan, while GLPK cuts on
+ * t < cutoff + w x the largest g any plan could have. Per column its g
+ * (the groups it stands for, their members' strategies), so the root LP can
+ * also be solved for t - w g (run_model). */
+static int grad_columns(const pb_shard_problem *p, const unsigned char *st, model *md)
+{
+	int n = glp_get_num_cols(md->P);
+	md->xgrad = calloc((size_t)n + 1, sizeof(double));
+	if (!md->xgrad)
+		return -1;
+	for (int G = 0; G < p->n_groups; G++) {
+		const pb_shard_group *gr = &p->groups[G];
+		if (st[G] != ST_SET || !md->xcol[G])
+			continue;
+		for (int s = 0; s < gr->n_strat; s++)
+			for (int k = 0; k < gr->n_members; k++) {
+				int v = gr->members[k];
+				md->xgrad[md->xcol[G] + s] +=
+				    pb_shard_node_grad(p, v, p->nodes[v].pick[s]) * US;
+			}
+	}
+	return 0;
 }
 
 typedef struct cbinfo {
@@ -437,6 +469,7 @@ typedef struct cbinfo {
 	int probe;        /* p->probe_mem (whole model only) */
 	long node_limit;  /* p->opts.node_limit */
 	int limited;      /* stopped by node_limit */
+	double base_us;   /* p->opts.cutoff without its gradient allowance (us; 0: none) */
 } cbinfo;
 
 /* A bound above the cutoff (with a margin for rounding): no plan below it. */
@@ -516,6 +549,54 @@ static int lp_chunks(glp_prob *P, glp_smcp *sm, cbinfo *ci)
 	return rc;
 }
 
+/* The root LP for t - w g (grad_columns), by the primal simplex from the
+ * basis at hand (the rows are unchanged): above the cutoff, no plan of the
+ * chunk helps; else the objective and the basis are put back. */
+static int discounted_cut(const pb_shard_problem *p, model *md, cbinfo *ci, glp_smcp *sm0)
+{
+	glp_smcp sm = *sm0;
+	sm.meth = GLP_PRIMAL;
+	double w = p->opts.cutoff_grad;
+	int n = glp_get_num_cols(md->P), m = glp_get_num_rows(md->P), cut = 0;
+	/* the LP optimum of t is a point of the LP of t - w g: when its t - w g
+	 * is not above the cutoff, neither is that LP's optimum (no cut) */
+	double at = glp_get_obj_val(md->P);
+	for (int j = 1; j <= n; j++)
+		at -= w * md->xgrad[j] * glp_get_col_prim(md->P, j);
+	if (!(at > ci->base_us * (1 + 1e-9) + 1e-9))
+		return 0;
+	/* the basis, put back after: GLPK's branch and bound then starts where
+	 * it would have (the same plan among plans of equal cost) */
+	int *stat = malloc(((size_t)n + m + 1) * sizeof(int));
+	if (!stat)
+		return 0;
+	for (int i = 1; i <= m; i++)
+		stat[i] = glp_get_row_stat(md->P, i);
+	for (int j = 1; j <= n; j++)
+		stat[m + j] = glp_get_col_stat(md->P, j);
+	for (int j = 1; j <= n; j++)
+		if (md->xgrad[j] != 0)
+			glp_set_obj_coef(md->P, j, glp_get_obj_coef(md->P, j) - w * md->xgrad[j]);
+	if (glp_simplex(md->P, &sm) == 0 && glp_get_status(md->P) == GLP_OPT) {
+		double v = glp_get_obj_val(md->P);
+		cut = isfinite(ci->base_us) && v > ci->base_us * (1 + 1e-9) + 1e-9;
+	}
+	for (int j = 1; j <= n; j++)
+		if (md->xgrad[j] != 0)
+			glp_set_obj_coef(md->P, j, glp_get_obj_coef(md->P, j) + w * md->xgrad[j]);
+	if (!cut) {
+		for (int i = 1; i <= m; i++)
+			glp_set_row_stat(md->P, i, stat[i]);
+		for (int j = 1; j <= n; j++)
+			glp_set_col_stat(md->P, j, stat[m + j]);
+		/* the same basis: optimal again without an iteration (else solved on) */
+		if (glp_warm_up(md->P) != 0 || glp_get_status(md->P) != GLP_OPT)
+			glp_simplex(md->P, &sm);
+	}
+	free(stat);
+	return cut;
+}
+
 /* Solves the model; fills choice for groups in the set. Returns 1 when an
  * integer solution exists, 0 when infeasible. */
 static int run_model(const pb_shard_problem *p, const unsigned char *st, model *md, cbinfo *ci,
@@ -559,6 +640,10 @@ static int run_model(const pb_shard_problem *p, const unsigned char *st, model *
 	int mem_slack = !md->memrow || glp_get_row_stat(md->P, md->memrow) == GLP_BS ||
 	                glp_get_row_dual(md->P, md->memrow) == 0;
 	if (above_cutoff(ci, lp_obj) || (ci->probe && !mem_slack)) {
+		ci->cut = 1;
+		return 0;
+	}
+	if (md->xgrad && ci->base_us > 0 && discounted_cut(p, md, ci, &sm)) {
 		ci->cut = 1;
 		return 0;
 	}
@@ -689,8 +774,8 @@ static int lagrange_at(const pb_shard_problem *p, cbinfo *ci, double lambda, int
 	int stop = 0;
 	double target =
 	    isfinite(ci->cutoff_us) ? ci->cutoff_us / US * (1 + 1e-9) + 1e-15 : INFINITY;
-	double v = pb_shard_lower_bound(p, lambda, target, PB_BOUND_SECONDS, ci->cb, ci->ud, cur,
-	                                NULL, &stop);
+	double v = pb_shard_lower_bound(p, lambda, target, PB_BOUND_WORK, ci->cb, ci->ud, cur, NULL,
+	                                &stop);
 	if (stop) {
 		ci->stop = 1;
 		return 0;
@@ -742,7 +827,7 @@ static int lagrange(const pb_shard_problem *p, cbinfo *ci, double *const *slack,
 	}
 	if (!ci->stop && !ci->cut && lam > 0) { /* the slacks of the best bound */
 		int stop = 0;
-		pb_shard_lower_bound(p, lam, INFINITY, PB_BOUND_SECONDS, NULL, NULL, NULL, slack,
+		pb_shard_lower_bound(p, lam, INFINITY, PB_BOUND_WORK, NULL, NULL, NULL, slack,
 		                     &stop);
 	}
 	free(cur);
@@ -784,7 +869,8 @@ int pb_shard_solve(pb_shard_problem *p, const char *lp_path, pb_shard_incumbent_
 	             0,
 	             p->probe_mem && !chunked,
 	             chunked ? 0 : p->opts.node_limit,
-	             0};
+	             0,
+	             !chunked && p->opts.cutoff > 0 ? p->opts.cutoff * US : 0};
 	int rc = PB_OK, ok = 1, optimal = 1, mem_free = 0, unc_opt = 0;
 	/* no plan fits for sure (the least memory exceeds the device): straight
 	 * to the plan ignoring memory (GLPK would prove the MILP infeasible
@@ -811,7 +897,7 @@ int pb_shard_solve(pb_shard_problem *p, const char *lp_path, pb_shard_incumbent_
 	    (big || isfinite(ci.cutoff_us))) {
 		int stop = 0;
 		double lb = pb_shard_lower_bound(p, 0, ci.cutoff_us / US * (1 + 1e-9) + 1e-15,
-		                                 PB_BOUND_SECONDS, cb, ud, big ? r->choice : NULL,
+		                                 PB_BOUND_WORK, cb, ud, big ? r->choice : NULL,
 		                                 slack, &stop);
 		if (stop) {
 			ci.stop = 1;
@@ -875,6 +961,9 @@ int pb_shard_solve(pb_shard_problem *p, const char *lp_path, pb_shard_incumbent_
 		rc = build_model(sp, st, r->choice, 1, &md, err);
 		if (rc == PB_OK && lp_path && !q) /* atomically, like every output */
 			rc = pb_lp_write_atomic(md.P, lp_path, err);
+		if (rc == PB_OK && !q && ci.base_us > 0 && p->opts.cutoff_grad > 0 &&
+		    p->opts.train && grad_columns(sp, st, &md))
+			rc = pb_err(err, PB_ENOMEM, "shard: out of memory");
 		if (rc == PB_OK && !chunked && !by_bound) {
 			ok = !over && run_model(sp, st, &md, &ci, r->choice, &optimal, &mem_free);
 			if (!ok && !ci.stop && !ci.cut && isfinite(ci.cutoff_us)) {

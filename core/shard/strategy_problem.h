@@ -239,7 +239,8 @@ int pb_shard_problem_costlier(const pb_shard_problem *a, const pb_shard_problem 
  * ignored (strategy_bound.c: dual block coordinate ascent on the LP
  * relaxation of the problem without ties); it stops once the bound passes
  * target, improves by less than a relative 1e-9 per sweep, after
- * PB_BOUND_MAX_SWEEPS sweeps or after max_seconds. cb (may be NULL) gets the
+ * PB_BOUND_MAX_SWEEPS sweeps or before a sweep would take its work (cost
+ * cells and strategies visited) past max_work. cb (may be NULL) gets the
  * bound every 8 sweeps (objective NAN); a non-zero return stops (*stop set).
  * choice (may be NULL; not filled when the bound passes target or on a stop):
  * a plan decoded from the dual, one strategy per group, ties kept; when its
@@ -251,7 +252,7 @@ int pb_shard_problem_costlier(const pb_shard_problem *a, const pb_shard_problem 
  * fit, and so do the slacks. -INFINITY when out of memory. */
 #define PB_BOUND_MAX_SWEEPS 400
 double pb_shard_lower_bound(const pb_shard_problem *p, double lambda, double target,
-                            double max_seconds, pb_shard_incumbent_fn cb, void *ud, int *choice,
+                            double max_work, pb_shard_incumbent_fn cb, void *ud, int *choice,
                             double *const *slack, int *stop);
 /* The problem restricted to the strategies with keep[G][s] (at least one
  * per group; a tied group keeps its representative's): own groups and

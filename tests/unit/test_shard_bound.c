@@ -72,7 +72,7 @@ static void test_bound_tight_on_bert(void **state)
 		int *choice = calloc((size_t)p->n_groups + 1, sizeof *choice);
 		int stop = 0;
 		double lb =
-		    pb_shard_lower_bound(p, 0, INFINITY, 10, NULL, NULL, choice, NULL, &stop);
+		    pb_shard_lower_bound(p, 0, INFINITY, INFINITY, NULL, NULL, choice, NULL, &stop);
 		assert_false(stop);
 		assert_true(lb <= ref.objective * (1 + 1e-12));
 		assert_true(lb >= ref.objective * (1 - 1e-9));
@@ -134,7 +134,7 @@ static void test_bound_restricts_when_not_tight(void **state)
 	pb_shard_problem *p = build(g, &c, "2x4x8", &o);
 	int *choice = calloc((size_t)p->n_groups + 1, sizeof *choice);
 	int stop = 0;
-	double lb = pb_shard_lower_bound(p, 0, INFINITY, 10, NULL, NULL, choice, NULL, &stop);
+	double lb = pb_shard_lower_bound(p, 0, INFINITY, INFINITY, NULL, NULL, choice, NULL, &stop);
 	pb_shard_result d, ref, r;
 	pb_shard_evaluate(p, choice, &d);
 	assert_true(d.feasible);
@@ -203,8 +203,9 @@ static void test_bound_same_optimum_as_glpk(void **state)
 				tight += mi == 1 && !r.mem_free;
 				if (ref.optimal) {
 					int stop = 0;
-					double lb = pb_shard_lower_bound(p, 0, INFINITY, 10, NULL,
-					                                 NULL, NULL, NULL, &stop);
+					double lb =
+					    pb_shard_lower_bound(p, 0, INFINITY, INFINITY, NULL,
+					                         NULL, NULL, NULL, &stop);
 					assert_true(lb <= ref.objective * (1 + 1e-12));
 				}
 				checked++;
@@ -337,6 +338,33 @@ static void test_bound_cancel(void **state)
 	pb_graph_free(g);
 }
 
+/* The ascent stops on a work count, not on time: one sweep's worth gives a
+ * weaker bound than the converged one, and the same bound and decoded plan
+ * on every call (bert_base_like 8 x 8, 2x4x8, needs many sweeps). */
+static void test_bound_work_limit(void **state)
+{
+	(void)state;
+	pb_cluster c;
+	pb_shard_opts o;
+	pb_graph *g = bert_on("layouts/cluster-8x8.lua", &c, &o);
+	pb_shard_problem *p = build(g, &c, "2x4x8", &o);
+	int n = p->n_groups;
+	int *c1 = calloc((size_t)n + 1, sizeof(int)), *c2 = calloc((size_t)n + 1, sizeof(int));
+	int stop = 0;
+	double full = pb_shard_lower_bound(p, 0, INFINITY, INFINITY, NULL, NULL, NULL, NULL, &stop);
+	double a = pb_shard_lower_bound(p, 0, INFINITY, 1, NULL, NULL, c1, NULL, &stop);
+	double b = pb_shard_lower_bound(p, 0, INFINITY, 1, NULL, NULL, c2, NULL, &stop);
+	assert_true(isfinite(a));
+	assert_true(a < full * (1 - 1e-6));
+	assert_true(a == b);
+	assert_memory_equal(c1, c2, (size_t)n * sizeof(int));
+	free(c1);
+	free(c2);
+	pb_shard_problem_free(p);
+	pb_cluster_free(&c);
+	pb_graph_free(g);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -345,6 +373,7 @@ int main(void)
 	    cmocka_unit_test(test_bound_same_optimum_as_glpk),
 	    cmocka_unit_test(test_polish),
 	    cmocka_unit_test(test_bound_cancel),
+	    cmocka_unit_test(test_bound_work_limit),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
