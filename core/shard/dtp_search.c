@@ -184,17 +184,37 @@ typedef struct group_sum {
 	int ok, cut, proven;
 } group_sum;
 
+/* A lower bound of chunk c's time without its gradient all-reduces: its
+ * FLOPs (x3 training) over the group's d devices at the device rate (as
+ * unit_bound). */
+static double chunk_flop_time(const unit_ctx *u, int c)
+{
+	double f = 0;
+	for (int v = 0; v < u->g->n_nodes; v++)
+		if (u->active[v] && u->split.stage[v] == c && u->cost[v] > 0)
+			f += u->cost[v];
+	return f * (u->o->pipe.train ? 3 : 1) / u->d / u->cl->flops * (1 - 1e-9);
+}
+
 /* Solves the chunks of group s at act copies into gs. cut (finite): only
  * plans whose time without gradient all-reduces (the chunks solved so far
  * included) is below it, up to cut_grad x a chunk's largest gradient
- * all-reduce time, can win: a chunk proven slower is gs->cut. */
+ * all-reduce time, can win: a chunk proven slower is gs->cut. A chunk's
+ * cutoff also leaves out the FLOP time of the group's chunks after it (they
+ * add at least that), so that an interleaved group whose chunks together
+ * cannot beat it is cut at its first chunk. */
 static int solve_group(unit_ctx *u, const pb_cluster *sub, const char *scheme, int s, double act,
                        double cut, double cut_grad, group_sum *gs, char *errbuf, pb_error *err)
 {
 	const pb_graph *g = u->g;
 	memset(gs, 0, sizeof *gs);
 	gs->ok = gs->proven = 1;
+	double rest = 0; /* FLOP time of the chunks not solved yet */
+	for (int c = s; isfinite(cut) && c < u->n_chunks; c += u->pp)
+		rest += chunk_flop_time(u, c);
 	for (int c = s; c < u->n_chunks; c += u->pp) {
+		if (isfinite(cut))
+			rest = fmax(rest - chunk_flop_time(u, c), 0);
 		int any = 0;
 		for (int v = 0; v < g->n_nodes; v++) {
 			u->mask[v] = u->split.stage[v] == c && u->active[v];
@@ -207,7 +227,7 @@ static int solve_group(unit_ctx *u, const pb_cluster *sub, const char *scheme, i
 		so.mip_gap = u->o->gap;
 		so.node_limit = u->o->node_limit;
 		if (isfinite(cut)) {
-			so.cutoff = fmax(cut - gs->time, 1e-15);
+			so.cutoff = fmax(cut - gs->time - rest, 1e-15);
 			so.cutoff_grad = cut_grad;
 		}
 		int rc = pb_dtp_chunk_solve(u->cache, sub, scheme, &so, u->mask,

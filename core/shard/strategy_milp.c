@@ -549,10 +549,38 @@ static int lp_chunks(glp_prob *P, glp_smcp *sm, cbinfo *ci)
 	return rc;
 }
 
-/* The root LP for t - w g (grad_columns), by the primal simplex from the
- * basis at hand (the rows are unchanged): above the cutoff, no plan of the
- * chunk helps; else the objective and the basis are put back. */
-static int discounted_cut(const pb_shard_problem *p, model *md, cbinfo *ci, glp_smcp *sm0)
+/* A lower bound of the LP of t - w g from the duals of the LP of t just
+ * solved (weak duality, no simplex): for row duals pi and reduced costs
+ * d - w g, the objective is c0 + sum_i pi_i r_i + sum_j (d_j - w g_j) x_j,
+ * each term at least its value at the better of its bounds. */
+static double weak_dual(const model *md, double w)
+{
+	glp_prob *P = md->P;
+	double lb = glp_get_obj_coef(P, 0);
+	int m = glp_get_num_rows(P), n = glp_get_num_cols(P);
+	for (int k = 1; k <= m + n && isfinite(lb); k++) {
+		int row = k <= m, j = row ? k : k - m;
+		double d = row ? glp_get_row_dual(P, j) : glp_get_col_dual(P, j) - w * md->xgrad[j];
+		int type = row ? glp_get_row_type(P, j) : glp_get_col_type(P, j);
+		double lo = row ? glp_get_row_lb(P, j) : glp_get_col_lb(P, j);
+		double up = row ? glp_get_row_ub(P, j) : glp_get_col_ub(P, j);
+		int has_lo = type == GLP_LO || type == GLP_DB || type == GLP_FX;
+		int has_up = type == GLP_UP || type == GLP_DB || type == GLP_FX;
+		if (d > 0)
+			lb += has_lo ? d * lo : -INFINITY;
+		else if (d < 0)
+			lb += has_up ? d * up : -INFINITY;
+	}
+	return lb;
+}
+
+/* The root LP for t - w g (grad_columns) above the cutoff: no plan of the
+ * chunk helps. First the bound from the duals at hand; then, with resolve
+ * (the memory row binds: GLPK's branch and bound is long there, the LP
+ * worth solving), that LP by the primal simplex from the basis at hand (the
+ * rows are unchanged), the objective and the basis put back after. */
+static int discounted_cut(const pb_shard_problem *p, model *md, cbinfo *ci, glp_smcp *sm0,
+                          int resolve)
 {
 	glp_smcp sm = *sm0;
 	sm.meth = GLP_PRIMAL;
@@ -564,6 +592,10 @@ static int discounted_cut(const pb_shard_problem *p, model *md, cbinfo *ci, glp_
 	for (int j = 1; j <= n; j++)
 		at -= w * md->xgrad[j] * glp_get_col_prim(md->P, j);
 	if (!(at > ci->base_us * (1 + 1e-9) + 1e-9))
+		return 0;
+	if (weak_dual(md, w) > ci->base_us * (1 + 1e-9) + 1e-9)
+		return 1;
+	if (!resolve)
 		return 0;
 	/* the basis, put back after: GLPK's branch and bound then starts where
 	 * it would have (the same plan among plans of equal cost) */
@@ -643,7 +675,7 @@ static int run_model(const pb_shard_problem *p, const unsigned char *st, model *
 		ci->cut = 1;
 		return 0;
 	}
-	if (md->xgrad && ci->base_us > 0 && discounted_cut(p, md, ci, &sm)) {
+	if (md->xgrad && ci->base_us > 0 && discounted_cut(p, md, ci, &sm, !mem_slack)) {
 		ci->cut = 1;
 		return 0;
 	}
