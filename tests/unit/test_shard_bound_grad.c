@@ -70,8 +70,9 @@ static int cut_at(pb_shard_problem *p, double cutoff, double w, pb_shard_result 
 }
 
 /* A 2-layer decoder in training, data x tensor on 8 devices, each
- * recomputation choice, the device memory that of the plan solved without a
- * cutoff (time t*; plans replicating more do not fit), w = 0.9, D* the
+ * recomputation choice, the device memory halfway from the least to that of
+ * the plan without a limit (it binds: plans replicating more do not fit),
+ * t* the optimum there, w = 0.9, D* the
  * least t - w g of a plan that fits. A cutoff at 3/4 of D* cuts the chunk
  * (the root LP is within 20% of D* here), although t* is below the cutoff
  * plus w x the largest gradient time (the test on t alone lets it through);
@@ -99,7 +100,12 @@ static void test_discounted_cut(void **state)
 			pb_shard_problem *p = build(g, &c, schemes[si], &o);
 			pb_shard_result ref, r;
 			assert_false(cut_at(p, 0, 0, &ref));
-			p->cl.memory = ref.memory;
+			/* memory binding: halfway from the least to the loose plan's */
+			double lo = pb_shard_min_memory(p);
+			p->cl.memory = lo + 0.5 * (ref.memory - lo);
+			pb_shard_result_free(&ref);
+			assert_false(cut_at(p, 0, 0, &ref));
+			assert_true(ref.feasible);
 			double d = least_discounted(p, w), gmax = pb_shard_grad_max(p);
 			assert_true(d < ref.objective);
 			/* t alone cannot cut: t* is below cutoff + w gmax */
