@@ -153,6 +153,14 @@ int pb_dtp_vloop_next(pb_dtp_vloop *l, int *sc, int *v)
 		l->v = o->v ? o->v : 2;
 		if (l->v * l->pp > 64 * l->n_dev)
 			return 0;
+		/* a model of repeated layers: at least half a layer per chunk (its
+		 * attention or its MLP); more chunks are cut out of the layers by
+		 * the split MILP, which grows with them (Megatron-LM Table 1 row 9,
+		 * pp 2520 x 2 = 5040 chunks of 105 layers: not done in 40 min) */
+		if (l->blocks < 0)
+			l->blocks = pb_dtp_count_blocks(l->g);
+		if (!o->v && l->blocks > 0 && l->v * l->pp > 2 * l->blocks)
+			return 0;
 	} else {
 		if (!more_chunks(l))
 			return 0;

@@ -188,7 +188,8 @@ static void test_interleave_v3(void **state)
 }
 
 /* 6 layers on 4 stages: 3 chunks per device would be 12 > 6 layers, so
- * interleaving stays at V = 2; --schedule 1f1b tries no interleaving. */
+ * interleaving stays at V = 2; --schedule 1f1b tries no interleaving; on 8
+ * stages even V = 2 would cut the layers into chunks under half a layer. */
 static void test_interleave_layers_cap(void **state)
 {
 	(void)state;
@@ -212,6 +213,15 @@ static void test_interleave_layers_cap(void **state)
 	o.m = 8;
 	o.sched = PB_SCHED_1F1B;
 	search(s, &cl, &o, &r);
+	for (int i = 0; i < r.n; i++)
+		assert_int_equal(r.cfg[i].v, 1);
+	pb_dtp_result_free(&r);
+	/* 8 stages x 2 chunks = 16 > 2 x 6 layers: no interleaving at all */
+	opts_for(&o, s, 16);
+	o.pp = 8;
+	o.m = 8;
+	search(s, &cl, &o, &r);
+	assert_true(r.n > 0);
 	for (int i = 0; i < r.n; i++)
 		assert_int_equal(r.cfg[i].v, 1);
 	pb_dtp_result_free(&r);
