@@ -49,6 +49,16 @@ void pb_dtp_uneven_json(json_t *o, const pb_dtp_config *c)
 	json_object_set_new(o, "stage_devices", dev);
 }
 
+const char *pb_dtp_sched_name(const pb_dtp_config *c, char *buf, size_t n)
+{
+	if (c->pp == 1)
+		return "none";
+	if (c->sched == PB_SCHED_1F1B)
+		return "1f1b";
+	snprintf(buf, n, "interleaved:%d", c->v);
+	return buf;
+}
+
 json_t *pb_dtp_chunk_json(int chunk, int group, const char *scheme, const pb_dtp_chunk *ch,
                           double act_copies)
 {

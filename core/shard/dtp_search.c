@@ -102,16 +102,6 @@ const char *pb_dtp_scheme_of(int dp, int tp, char *buf, size_t n)
 	return buf;
 }
 
-const char *pb_dtp_sched_name(const pb_dtp_config *c, char *buf, size_t n)
-{
-	if (c->pp == 1)
-		return "none";
-	if (c->sched == PB_SCHED_1F1B)
-		return "1f1b";
-	snprintf(buf, n, "interleaved:%d", c->v);
-	return buf;
-}
-
 /* ---- pp = 1: the operator-level rows the caller gave ---- */
 
 static int add_operator_level(const pb_dtp_opts *o, int n_dev, pb_dtp_result *r)
