@@ -3,8 +3,8 @@
  * the shipped agent vs a fresh agent vs pack vs the exact optimum, and a
  * leave-one-out test of one policy on a model it was not trained on.
  *
- *   bench_partition_rl [--no-fresh|--fresh-only] [--first-seed S] EPISODES SEEDS LOO_EPISODES
- *                      LAYOUT[,LAYOUT...] MODEL...
+ *   bench_partition_rl [--no-fresh|--fresh-only] [--first-seed S] [--agent CKPT]
+ *                      [--seed-log FILE] EPISODES SEEDS LOO_EPISODES LAYOUT[,LAYOUT...] MODEL...
  *
  * For every layout and model: the exact optimum (for the report only; no
  * agent sees it); pack's max(t) / optimum; then, from the equal split
@@ -27,7 +27,11 @@
  * first line says how many. All times are CPU seconds of the one thread.
  * One markdown table row per (model, layout), with the mean CPU seconds of
  * the shipped agent's EPISODES episodes. --no-fresh skips the fresh agent,
- * --fresh-only the shipped and loo ones.
+ * --fresh-only the shipped and loo ones. --agent CKPT runs CKPT in the shipped
+ * column instead of the layout's shipped agent (a candidate checkpoint);
+ * --seed-log FILE appends one line per run and seed, "layout model agent seed
+ * ratio final-best-episode" (agent: fresh, shipped or loo), so that runs with
+ * other seeds can be pooled.
  */
 #include <math.h>
 #include <stdio.h>
@@ -75,9 +79,13 @@ static void config(pb_rl_config *c, long episodes, unsigned long seed)
 
 /* The first seed of every agent's runs (--first-seed). */
 static int first_seed = 1;
+/* --seed-log: one line per run and seed; the row's labels for it. */
+static FILE *seed_log;
+static const char *log_layout = "", *log_model = "";
 
 /* EPISODES episodes from the equal split with the agent (NULL: fresh), per seed. */
-static result run(pb_part_problem *P, const char *agent, long episodes, int seeds, double opt)
+static result run(pb_part_problem *P, const char *agent, const char *label, long episodes,
+                  int seeds, double opt)
 {
 	result r;
 	memset(&r, 0, sizeof r);
@@ -108,6 +116,11 @@ static result run(pb_part_problem *P, const char *agent, long episodes, int seed
 		pb_rl_report rep;
 		pb_rl_trainer_report(T, &rep);
 		double ratio = rep.best_time / opt;
+		if (seed_log) {
+			fprintf(seed_log, "%s %s %s %d %.6f %ld\n", log_layout, log_model, label, s,
+			        ratio, last_gain);
+			fflush(seed_log);
+		}
 		r.mean += ratio / seeds;
 		r.worst = fmax(r.worst, ratio);
 		r.seconds += rep.seconds / seeds;
@@ -184,18 +197,36 @@ int main(int argc, char **argv)
 	/* --fresh-only: only the fresh agent. --no-fresh: skip the fresh agent (its column then
 	 * reads "—"; its runs do not depend on the loaded agents' settings, so an earlier run's
 	 * column can stand beside it). */
-	int no_fresh = argc > 1 && strcmp(argv[1], "--no-fresh") == 0;
-	int fresh_only = argc > 1 && strcmp(argv[1], "--fresh-only") == 0;
-	if (no_fresh || fresh_only)
-		argv++, argc--;
-	if (argc > 2 && strcmp(argv[1], "--first-seed") == 0) {
-		first_seed = atoi(argv[2]);
-		if (first_seed < 1) {
-			fprintf(stderr, "%s: --first-seed must be >= 1\n", argv[0]);
+	int no_fresh = 0, fresh_only = 0;
+	const char *agent_opt = NULL;
+	while (argc > 1 && strncmp(argv[1], "--", 2) == 0) {
+		int two = argc > 2; /* the option has its value */
+		if (strcmp(argv[1], "--no-fresh") == 0) {
+			no_fresh = 1;
+		} else if (strcmp(argv[1], "--fresh-only") == 0) {
+			fresh_only = 1;
+		} else if (strcmp(argv[1], "--first-seed") == 0 && two) {
+			first_seed = atoi(argv[2]);
+			if (first_seed < 1) {
+				fprintf(stderr, "%s: --first-seed must be >= 1\n", argv[0]);
+				return 1;
+			}
+		} else if (strcmp(argv[1], "--agent") == 0 && two) {
+			agent_opt = argv[2];
+		} else if (strcmp(argv[1], "--seed-log") == 0 && two) {
+			if (!(seed_log = fopen(argv[2], "a"))) {
+				perror(argv[2]);
+				return 1;
+			}
+		} else {
+			fprintf(stderr, "%s: unknown option %s\n", argv[0], argv[1]);
 			return 1;
 		}
-		argv[2] = argv[0];
-		argv += 2, argc -= 2;
+		int used = strcmp(argv[1], "--no-fresh") == 0 || strcmp(argv[1], "--fresh-only") == 0
+		               ? 1
+		               : 2;
+		argv[used] = argv[0];
+		argv += used, argc -= used;
 	}
 	if (argc < 6 || argc - 5 > MAX_MODELS) {
 		fprintf(stderr,
@@ -245,6 +276,11 @@ int main(int argc, char **argv)
 		char shipped[1024];
 		int has_shipped = !fresh_only && pb_partition_default_agent(lay, mc.cores, shipped,
 		                                                            sizeof shipped);
+		if (agent_opt && !fresh_only) {
+			snprintf(shipped, sizeof shipped, "%s", agent_opt);
+			has_shipped = 1;
+		}
+		log_layout = mc.name;
 		for (int i = 0; i < n; i++) {
 			int *ac = malloc((size_t)mc.cores * sizeof *ac);
 			double opt;
@@ -254,9 +290,11 @@ int main(int argc, char **argv)
 			pb_part_pack(P[i], ac);
 			pb_part_evaluate(P[i], ac, &ev, NULL);
 			double r_pack = ev.max_time / opt;
+			const char *base = strrchr(g[i]->path, '/');
+			log_model = base ? base + 1 : g[i]->path;
 			result fresh = {0}, ship = {0}, loo = {0};
 			if (!no_fresh)
-				fresh = run(P[i], NULL, episodes, seeds, opt);
+				fresh = run(P[i], NULL, "fresh", episodes, seeds, opt);
 			char c_f[48], c_s[48] = "—", c_l[48] = "—", b_f[48], b_s[48] = "—",
 			              b_l[48] = "—", a_f[64], a_s[64] = "—", a_l[64] = "—";
 			const char *v_s = "—", *v_l = "—";
@@ -266,7 +304,7 @@ int main(int argc, char **argv)
 			if (no_fresh)
 				strcpy(c_f, "—"), strcpy(b_f, "—"), strcpy(a_f, "—");
 			if (has_shipped) {
-				ship = run(P[i], shipped, episodes, seeds, opt);
+				ship = run(P[i], shipped, "shipped", episodes, seeds, opt);
 				cell(c_s, sizeof c_s, &ship);
 				beat_cell(b_s, sizeof b_s, &ship);
 				curve_cell(a_s, sizeof a_s, &ship);
@@ -277,14 +315,13 @@ int main(int argc, char **argv)
 				snprintf(path, sizeof path, "/tmp/bench_rl_loo_%d.ckpt",
 				         (int)getpid());
 				train_loo(P, n, i, loo_eps, path);
-				loo = run(P[i], path, episodes, seeds, opt);
+				loo = run(P[i], path, "loo", episodes, seeds, opt);
 				remove(path);
 				cell(c_l, sizeof c_l, &loo);
 				beat_cell(b_l, sizeof b_l, &loo);
 				curve_cell(a_l, sizeof a_l, &loo);
 				v_l = no_fresh ? "—" : verdict(&loo, &fresh);
 			}
-			const char *base = strrchr(g[i]->path, '/');
 			printf("| %s | %s | %d | %.5f | %.4f | %s | %s | %s | %s | %.2f | %s | %s "
 			       "| %s | "
 			       "%s | %s | %s | %s |\n",
