@@ -34,6 +34,8 @@ static const pb_opt pipe_opts[] = {
     {"compare-level", 0, PB_OPT_INT, "N",
      "optimisation level of the operator-level plan compared with (default 0: the plan "
      "`shard` gives by default)"},
+    {"polish", 0, PB_OPT_INT, "N",
+     "boundary polish: cost at most N single-node boundary moves (default 8P+8; 0 = off)"},
     {"skip-oplevel", 0, PB_OPT_FLAG, NULL,
      "do not solve the operator-level plan for comparison (used by shard --pipeline auto)"},
     PB_OPTS_END};
@@ -50,7 +52,7 @@ static int reload(void *ud, long batch, const pb_graph **g, pb_error *err)
 static int pipe_options(const pb_args *a, const pb_cluster *cl, const pb_graph *g, pb_pipe_opts *o,
                         pb_error *err)
 {
-	long P, B, M, lvl, slack, cmpl;
+	long P, B, M, lvl, slack, cmpl, polish;
 	int rc;
 	pb_pipe_opts_default(o);
 	if ((rc = pb_args_int(a, "stages", cl->nodes > 1 ? cl->nodes : 2, 1, cl->n_devices, &P,
@@ -60,6 +62,7 @@ static int pipe_options(const pb_args *a, const pb_cluster *cl, const pb_graph *
 	    (rc = pb_args_int(a, "opt-level", 2, 0, 3, &lvl, err)) ||
 	    (rc = pb_args_int(a, "slack", 0, 0, 64, &slack, err)) ||
 	    (rc = pb_args_int(a, "compare-level", 0, 0, 3, &cmpl, err)) ||
+	    (rc = pb_args_int(a, "polish", -1, 0, 1L << 20, &polish, err)) ||
 	    (rc = pb_args_double(a, "max-bubble", 0.2, 0, 1, &o->max_bubble, err)))
 		return rc;
 	o->stages = (int)P;
@@ -68,6 +71,7 @@ static int pipe_options(const pb_args *a, const pb_cluster *cl, const pb_graph *
 	o->opt_level = (int)lvl;
 	o->slack = (int)slack;
 	o->compare_level = (int)cmpl;
+	o->polish_tries = polish < 0 ? 0 : polish == 0 ? -1 : (int)polish;
 	o->train = pb_args_has(a, "train");
 	o->pad = pb_args_has(a, "pad");
 	o->skip_oplevel = pb_args_has(a, "skip-oplevel");

@@ -85,50 +85,70 @@ static int reload(const pb_pipe_opts *o, long batch, pb_pipe_result *r, pb_error
 	return rc ? pb_err_prefix(err, "pipeline") : PB_OK;
 }
 
-/* Shards every non-empty stage on its device group; memory per 1F1B. */
-static int solve_stages(pb_pipe_result *r, pb_shard_opts *so, unsigned char *mask, pb_error *err)
+int pb_pipe_cost_stage(pb_pipe_result *r, pb_shard_opts *so, unsigned char *mask, int s,
+                       pb_error *err)
 {
 	const pb_graph *g = r->g;
 	const pb_cluster *cl = r->cl;
-	int d = r->d, rc = PB_OK;
+	int d = r->d;
 	pb_cluster sub = *cl;
 	sub.nodes = d >= cl->devices_per_node ? d / cl->devices_per_node : 1;
 	sub.devices_per_node = d >= cl->devices_per_node ? cl->devices_per_node : d;
 	sub.n_devices = d;
 	so->mask = mask;
-	r->fits = 1;
-	for (int s = 0; s < r->p && rc == PB_OK; s++) {
-		pb_pipe_stage *st = &r->stage[s];
-		pb_job_tick(); /* a workbench job: the screen stays live between stages */
-		for (int v = 0; v < g->n_nodes; v++) {
-			mask[v] = r->split.stage[v] == s;
-			st->ops += mask[v] && r->active[v];
-		}
-		st->first_dev = s * d;
-		st->n_dev = d;
-		if (st->ops == 0) { /* an empty stage holds nothing: it fits */
-			snprintf(st->scheme, sizeof st->scheme, "-");
-			st->feasible = 1;
-			continue;
-		}
-		int inflight = r->p - s < r->m ? r->p - s : r->m; /* 1F1B */
-		/* the stage's sharding sees the memory it will really hold */
-		so->act_copies = r->train ? inflight : 1;
-		rc = solve_on(g, &sub, so, st, err);
-		st->memory = st->mem_param + (r->train ? inflight * st->mem_act : 2 * st->peak);
-		st->feasible = st->memory <= cl->memory;
-		r->fits &= st->feasible;
-		if (st->time > r->slowest)
-			r->slowest = st->time;
+	pb_pipe_stage *st = &r->stage[s];
+	memset(st, 0, sizeof *st);
+	pb_job_tick(); /* a workbench job: the screen stays live between stages */
+	for (int v = 0; v < g->n_nodes; v++) {
+		mask[v] = r->split.stage[v] == s;
+		st->ops += mask[v] && r->active[v];
 	}
+	st->first_dev = s * d;
+	st->n_dev = d;
+	if (st->ops == 0) { /* an empty stage holds nothing: it fits */
+		snprintf(st->scheme, sizeof st->scheme, "-");
+		st->feasible = 1;
+		return PB_OK;
+	}
+	int inflight = r->p - s < r->m ? r->p - s : r->m; /* 1F1B */
+	/* the stage's sharding sees the memory it will really hold */
+	so->act_copies = r->train ? inflight : 1;
+	int rc = solve_on(g, &sub, so, st, err);
+	st->memory = st->mem_param + (r->train ? inflight * st->mem_act : 2 * st->peak);
+	st->feasible = st->memory <= cl->memory;
+	return rc;
+}
+
+void pb_pipe_totals(pb_pipe_result *r)
+{
+	r->fits = 1;
+	r->slowest = 0;
+	for (int s = 0; s < r->p; s++) {
+		r->fits &= r->stage[s].feasible;
+		if (r->stage[s].time > r->slowest)
+			r->slowest = r->stage[s].time;
+	}
+	r->slot = r->slowest + r->p2p_max;
+	r->step_time = r->slot * (r->m + r->p - 1);
+}
+
+/* Shards every non-empty stage on its device group; memory per 1F1B. */
+static int solve_stages(pb_pipe_result *r, pb_shard_opts *so, unsigned char *mask, pb_error *err)
+{
+	int rc = PB_OK;
+	for (int s = 0; s < r->p && rc == PB_OK; s++)
+		rc = pb_pipe_cost_stage(r, so, mask, s, err);
 	return rc;
 }
 
 /* Point-to-point transfers between consecutive stages (per micro-batch). */
-static void transfers(pb_pipe_result *r)
+void pb_pipe_transfers(pb_pipe_result *r)
 {
 	const pb_graph *g = r->g;
 	const pb_cluster *cl = r->cl;
+	r->p2p_max = 0;
+	for (int k = 0; k + 1 < r->p; k++)
+		r->p2p_bytes[k] = 0;
 	for (int v = 0; v < g->n_nodes; v++) {
 		if (!r->active[v])
 			continue;
@@ -186,7 +206,12 @@ static int plan_stages(pb_pipe_result *r, const pb_pipe_opts *o, pb_shard_opts *
 	if (rc == PB_OK)
 		rc = solve_stages(r, so, mask, err);
 	if (rc == PB_OK)
-		transfers(r);
+		pb_pipe_transfers(r);
+	pb_pipe_totals(r);
+	/* the FLOP split misses what only the stage costing sees (sharding
+	 * collectives, p2p bytes): a split of its own is polished with it */
+	if (rc == PB_OK && !o->stage_of)
+		rc = pb_pipe_polish(r, cost, o->rules, o->polish_tries, so, mask, err);
 done:
 	free(mask);
 	free(cost);
@@ -238,8 +263,6 @@ int pb_pipe_plan(const pb_graph *g, const pb_cluster *cl, const pb_pipe_opts *o,
 		return rc;
 	if ((rc = plan_stages(r, o, &so, err)))
 		return rc;
-	r->slot = r->slowest + r->p2p_max;
-	r->step_time = r->slot * (m + P - 1);
 	r->bubble = (double)(P - 1) / (m + P - 1);
 	r->bubble_over_m = (double)(P - 1) / m;
 	/* A plan over memory never beats one that fits; among equals the faster wins. */

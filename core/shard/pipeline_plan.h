@@ -18,7 +18,9 @@
  *      the intra- or inter-node link: alpha + bytes / (N/P) / beta, twice as
  *      much when training (forward and backward);
  *   6. step time = (slowest stage + slowest transfer) x (m + P - 1); the
- *      pipeline wins against the operator-level plan by pb_pipe_prefer.
+ *      pipeline wins against the operator-level plan by pb_pipe_prefer;
+ *   7. a split of its own (not given) is polished by single-node boundary
+ *      moves costed as 4-6 (pipeline_polish.c, pb_pipe_polish below).
  * The batch changes go through a reload callback (the caller owns the
  * graphs: the session reloads the model), so the planner never holds a graph
  * across a reload. The result keeps the last graph, which the stages and the
@@ -61,6 +63,9 @@ typedef struct pb_pipe_opts {
 	void *reload_ud;
 	/* Lua `cut` and `stage` rules (partition/chain_rules.h), NULL = none */
 	const struct pb_part_rules *rules;
+	/* boundary polish of a split the planner made (pipeline_polish.c): at
+	 * most this many moves costed; 0 = the default budget, < 0 = off */
+	int polish_tries;
 } pb_pipe_opts;
 
 void pb_pipe_opts_default(pb_pipe_opts *o);
@@ -98,7 +103,11 @@ typedef struct pb_pipe_result {
 	int pipeline_wins; /* pb_pipe_prefer(pipeline, operator-level) */
 	int best_fits;     /* the winner of the two fits the device memory */
 	char name[64];     /* "P stages x S", S the scheme of the first non-empty stage */
-	pb_plan *plan;     /* kind "pipeline", group = stage, detail = the JSON report */
+	/* the boundary polish: moves kept, moves costed, step time before it,
+	 * converged = no single-node move of any boundary lowers the step time */
+	int polish_moves, polish_tries, polish_converged, polished;
+	double polish_before;
+	pb_plan *plan; /* kind "pipeline", group = stage, detail = the JSON report */
 } pb_pipe_result;
 
 /* g: the model as loaded now (its batch is the default B). Free the result
@@ -108,6 +117,30 @@ typedef struct pb_pipe_result {
 int pb_pipe_plan(const pb_graph *g, const pb_cluster *cl, const pb_pipe_opts *o,
                  pb_pipe_result *out, pb_error *err);
 void pb_pipe_result_free(pb_pipe_result *r);
+
+/* ---- planner pieces shared with the boundary polish ---- */
+
+struct pb_shard_opts;
+/* Costs stage s of r->split on its device group (shard search; memory of
+ * the micro-batches in flight under 1F1B) into r->stage[s]. */
+int pb_pipe_cost_stage(pb_pipe_result *r, struct pb_shard_opts *so, unsigned char *mask, int s,
+                       pb_error *err);
+/* The p2p bytes and times of every boundary of r->split. */
+void pb_pipe_transfers(pb_pipe_result *r);
+/* fits, slowest, slot and step time from the stages and transfers. */
+void pb_pipe_totals(pb_pipe_result *r);
+/* The boundary polish (pipeline_polish.c): the stage split minimises the
+ * slowest stage in FLOPs, but a stage's time also has the collectives of its
+ * sharding and the slot has the p2p transfer, which only the costing sees.
+ * Hill climbing over the hand edit `boundary K +-1` (pb_plan_move_boundary:
+ * the first node of stage K+1 joins K, or the last node of K joins K+1),
+ * each move costed as that edit costs it (the two stages again, all
+ * transfers): a move is kept when the plan fits no worse and its step time
+ * drops; a boundary keeps moving the way it improved; rounds over all
+ * boundaries until none improves (converged) or o->polish_tries moves were
+ * costed. Moves that break a Lua rule are not tried. */
+int pb_pipe_polish(pb_pipe_result *r, const double *cost, const struct pb_part_rules *rules,
+                   int max_tries, struct pb_shard_opts *so, unsigned char *mask, pb_error *err);
 
 /* ---- shard --pipeline auto ---- */
 

@@ -90,6 +90,12 @@ json_t *pb_pipe_result_json(const pb_pipe_result *r)
 	json_object_set_new(j, "split_optimal", json_boolean(r->split.optimal));
 	json_object_set_new(j, "key_operators", json_integer(r->split.n_key));
 	json_object_set_new(j, "cross_stage_bytes", json_real(r->split.cross_bytes));
+	if (r->polished)
+		json_object_set_new(j, "polish",
+		                    json_pack("{s:i,s:i,s:b,s:f}", "moves", r->polish_moves,
+		                              "tries", r->polish_tries, "converged",
+		                              r->polish_converged, "step_time_before",
+		                              r->polish_before));
 	json_t *stages = json_array();
 	for (int s = 0; s < r->p; s++)
 		json_array_append_new(stages, stage_json(r, s));
@@ -132,6 +138,15 @@ void pb_pipe_result_text(FILE *f, const pb_pipe_result *r)
 	fprintf(f, "split: %s, %d key operators, %s cross-stage per micro-batch\n",
 	        r->chain ? "exact DP (chain)" : "key-operator intervals + MILP", r->split.n_key,
 	        pb_fmt_bytes(r->split.cross_bytes, b1, sizeof b1));
+	if (r->polished && r->p > 1) {
+		char t0[32];
+		fprintf(f, "polish: %d boundary move%s kept of %d costed, %s -> %s (%s)\n",
+		        r->polish_moves, r->polish_moves == 1 ? "" : "s", r->polish_tries,
+		        pb_fmt_time_fixed(r->polish_before, t0, sizeof t0),
+		        pb_fmt_time_fixed(r->step_time, t1, sizeof t1),
+		        r->polish_converged ? "no single-node boundary move lowers the step time"
+		                            : "budget spent, not converged");
+	}
 	fprintf(f, "\n  %5s %6s %9s %10s %12s %12s %12s %s\n", "stage", "ops", "devices", "scheme",
 	        "GFLOP/mb", "time/mb", "memory", "");
 	for (int s = 0; s < r->p; s++) {
