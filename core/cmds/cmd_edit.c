@@ -9,7 +9,10 @@
  * (method "manual") with pb_session_set_plan, so every edit can be undone.
  * The exact optimum of the old plan is carried over when it was computed for
  * the same layout; `evaluate` recomputes it. Plans of another kind give a
- * clear error.
+ * clear error. The session's Lua `cut` rules and pins (`core` on partition
+ * plans, `stage` on pipeline plans) are in force: an edit that would break
+ * one the plan obeys is refused naming the rule (`evaluate` solves the
+ * optimum under them, as `partition` does).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -19,6 +22,7 @@
 #include "partition/env.h"
 #include "partition/exact.h"
 #include "partition/chain_problem.h"
+#include "partition/chain_rules.h"
 #include "partition/report.h"
 #include "script/hooks.h"
 #include "shard/pipeline_plan.h"
@@ -32,6 +36,7 @@ static const pb_opt edit_opts[] = {PB_OPTS_JSON, PB_OPTS_END};
 typedef struct edit {
 	pb_part_problem *P;
 	int *ac;
+	int *ac0; /* the plan's state before the edit */
 	int n_groups;
 	pb_part_group *groups;
 } edit;
@@ -40,7 +45,23 @@ static void edit_free(edit *e)
 {
 	pb_part_problem_free(e->P);
 	free(e->ac);
+	free(e->ac0);
 	free(e->groups);
+}
+
+/* The session's Lua `cut` rules and `core` / `stage` pins (NULL: none). */
+static int session_rules(pb_session *s, const char *kind, pb_part_rules **out, pb_error *err)
+{
+	pb_hooks hk;
+	*out = NULL;
+	pb_hooks_init(&hk, s);
+	int rc = pb_hooks_chain_rules(&hk, kind, out, err);
+	rc = pb_hooks_finish(&hk, rc, err);
+	if (rc) {
+		pb_part_rules_free(*out);
+		*out = NULL;
+	}
+	return rc;
 }
 
 static int edit_begin(pb_cmd_ctx *ctx, const char *name, edit *e, pb_error *err)
@@ -70,11 +91,19 @@ static int edit_begin(pb_cmd_ctx *ctx, const char *name, edit *e, pb_error *err)
 	if (!rc)
 		rc = pb_part_problem_new_timed(s->graph, &mc, times, &e->P, err);
 	free(times);
-	if (rc)
+	/* the Lua rules: an edit may not break one the plan obeys */
+	pb_part_rules *rules = NULL;
+	if (!rc && !(rc = session_rules(s, "core", &rules, err)))
+		rc = pb_part_problem_set_rules(e->P, rules, err);
+	pb_part_rules_free(rules);
+	if (rc) {
+		edit_free(e);
 		return pb_err_prefix(err, "%s", name);
+	}
 	e->ac = malloc((size_t)e->P->n * sizeof *e->ac);
+	e->ac0 = malloc((size_t)e->P->n * sizeof *e->ac0);
 	e->groups = malloc((size_t)e->P->n * sizeof *e->groups);
-	if (!e->ac || !e->groups) {
+	if (!e->ac || !e->ac0 || !e->groups) {
 		edit_free(e);
 		return pb_err(err, PB_ENOMEM, "%s: out of memory", name);
 	}
@@ -82,6 +111,7 @@ static int edit_begin(pb_cmd_ctx *ctx, const char *name, edit *e, pb_error *err)
 		edit_free(e);
 		return pb_err_prefix(err, "%s", name);
 	}
+	memcpy(e->ac0, e->ac, (size_t)e->P->n * sizeof *e->ac);
 	e->n_groups = pb_part_groups(e->P, e->ac, e->groups);
 	return PB_OK;
 }
@@ -95,9 +125,76 @@ static double carried_optimum(const pb_session *s, const pb_part_problem *P)
 	return pb_plan_metric(s->plan, "optimum", NAN);
 }
 
-static int edit_commit(pb_cmd_ctx *ctx, edit *e, const pb_args *a, double optimum, const char *what)
+/* Group index per layer of state ac (groups: capacity P->n). */
+static void layer_groups(pb_part_problem *P, const int *ac, pb_part_group *groups, int *of)
+{
+	int ng = pb_part_groups(P, ac, groups);
+	for (int G = 0; G < ng; G++)
+		for (int l = groups[G].first_layer; l < groups[G].first_layer + groups[G].layers;
+		     l++)
+			of[l] = G;
+}
+
+/* The first Lua rule the edited state breaks that the plan before it obeyed
+ * (as pb_part_group_violations counts them): 1 and msg naming the rule and
+ * the node, else 0. */
+static int edit_breaks_rule(edit *e, const pb_graph *g, char *msg, size_t len)
+{
+	pb_part_problem *P = e->P;
+	if (!P->cut && !P->pin)
+		return 0;
+	int m = P->m, n = P->n, found = 0;
+	int *gn = calloc((size_t)(2 * m + 1), sizeof *gn), *go = gn ? gn + m : NULL;
+	pb_part_group *grn = calloc((size_t)(2 * n), sizeof *grn), *gro = grn ? grn + n : NULL;
+	if (!gn || !grn) {
+		free(gn);
+		free(grn);
+		return 0;
+	}
+	layer_groups(P, e->ac, grn, gn);
+	layer_groups(P, e->ac0, gro, go);
+#define NAME(v) ((v) < g->n_nodes && g->nodes[v].name ? g->nodes[v].name : "?")
+	for (int q = 1; q < m && P->cut && !found; q++) {
+		int bn = gn[q - 1] != gn[q], bo = go[q - 1] != go[q];
+		const char *effect = NULL;
+		if (P->cut[q] == PB_CUT_FORBID && bn && !bo)
+			effect = "cut=forbid";
+		else if (P->cut[q] == PB_CUT_FORCE && !bn && bo)
+			effect = "cut=force";
+		if (effect) {
+			snprintf(msg, len, "rule '%s' (%s): %s group boundary after node '%s'",
+			         pb_part_rules_info_name(P->rules, effect, NAME(q - 1)), effect,
+			         bn ? "a" : "no", NAME(q - 1));
+			found = 1;
+		}
+	}
+	for (int v = 0; v < m && P->pin && !found; v++) {
+		int k = P->pin[v];
+		const pb_part_group *a = &grn[gn[v]], *b = &gro[go[v]];
+		if (k < 0 || (k >= a->first_core && k < a->first_core + a->cores) ||
+		    !(k >= b->first_core && k < b->first_core + b->cores))
+			continue;
+		char effect[32];
+		snprintf(effect, sizeof effect, "core=%d", k);
+		snprintf(msg, len, "rule '%s' (%s): node '%s' would be on cores %d-%d",
+		         pb_part_rules_info_name(P->rules, effect, NAME(v)), effect, NAME(v),
+		         a->first_core, a->first_core + a->cores - 1);
+		found = 1;
+	}
+#undef NAME
+	free(gn);
+	free(grn);
+	return found;
+}
+
+static int edit_commit(pb_cmd_ctx *ctx, edit *e, const pb_args *a, double optimum, const char *what,
+                       const char *name, pb_error *err)
 {
 	pb_session *s = ctx->s;
+	char why[400];
+	if (edit_breaks_rule(e, s->graph, why, sizeof why))
+		return pb_err(err, PB_EUSAGE, "%s: the edit (%s) breaks Lua %s; plan unchanged",
+		              name, what, why);
 	double before = pb_plan_metric(s->plan, "max_time", NAN);
 	pb_plan *p = pb_part_to_plan(e->P, e->ac, "manual", optimum);
 	if (!p)
@@ -169,7 +266,7 @@ static int cmd_action(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, 
 		return pb_err(err, PB_EUSAGE, "action %ld is invalid here: %s (%s); plan unchanged",
 		              k, desc, why);
 	}
-	rc = edit_commit(ctx, &e, a, carried_optimum(ctx->s, e.P), desc);
+	rc = edit_commit(ctx, &e, a, carried_optimum(ctx->s, e.P), desc, "action", err);
 	edit_free(&e);
 	return rc;
 }
@@ -220,7 +317,7 @@ static int cmd_boundary(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a
 	char what[128];
 	snprintf(what, sizeof what, "moved the boundary between groups %ld and %ld by %+ld layers",
 	         g, g + 1, d);
-	rc = edit_commit(ctx, &e, a, carried_optimum(ctx->s, e.P), what);
+	rc = edit_commit(ctx, &e, a, carried_optimum(ctx->s, e.P), what, "boundary", err);
 	edit_free(&e);
 	return rc;
 }
@@ -243,7 +340,7 @@ static int cmd_merge(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, p
 	pb_env_apply(e.ac, e.P->n, pb_env_encode(e.P->n, PB_ACT_A, core), NULL);
 	char what[96];
 	snprintf(what, sizeof what, "merged groups %ld and %ld", g, g + 1);
-	rc = edit_commit(ctx, &e, a, carried_optimum(ctx->s, e.P), what);
+	rc = edit_commit(ctx, &e, a, carried_optimum(ctx->s, e.P), what, "merge", err);
 	edit_free(&e);
 	return rc;
 }
@@ -301,7 +398,7 @@ static int cmd_split(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, p
 	snprintf(what, sizeof what,
 	         "split group %ld into %d cores (layers %d-%d) and %d cores (layers %d-%d)", g, c1,
 	         a0, best - 1, c2, best, b0 - 1);
-	rc = edit_commit(ctx, &e, a, carried_optimum(ctx->s, e.P), what);
+	rc = edit_commit(ctx, &e, a, carried_optimum(ctx->s, e.P), what, "split", err);
 	edit_free(&e);
 	return rc;
 }
@@ -445,6 +542,28 @@ static int pipeline_boundary(pb_cmd_ctx *ctx, const pb_args *a, int k, int delta
 	if (rc) {
 		free(stage_of);
 		return pb_err_prefix(err, "boundary: stages");
+	}
+	/* the Lua `cut` rules and `stage` pins the split obeyed still hold */
+	pb_part_rules *rules = NULL;
+	double *part = malloc(((size_t)old->n_nodes + 1) * sizeof *part);
+	if (!part)
+		rc = pb_err(err, PB_ENOMEM, "boundary: out of memory");
+	if (!rc && !(rc = session_rules(s, "stage", &rules, err)) && rules) {
+		char why[400];
+		for (int v = 0; v < old->n_nodes; v++)
+			part[v] = old->group[v] >= 0 ? 0 : -1; /* the nodes of the split */
+		if (pb_pipe_split_rule_broken(s->graph, part, stage_of, old->group, rules, why,
+		                              sizeof why))
+			rc = pb_err(err, PB_EUSAGE,
+			            "boundary: moving the boundary between stages %d and %d by %+d "
+			            "nodes breaks Lua %s; plan unchanged",
+			            k, k + 1, delta, why);
+	}
+	pb_part_rules_free(rules);
+	free(part);
+	if (rc) {
+		free(stage_of);
+		return rc;
 	}
 	pb_cluster cl;
 	if ((rc = pb_cluster_from_hw(s->hw, &cl, err))) {
@@ -840,7 +959,9 @@ const pb_command pb_cmds_edit[] = {
      "On a partition plan: layers of the chain. On a pipeline plan: nodes in topological\n"
      "order (DELTA>0: the first DELTA nodes of stage G+1 join G; DELTA<0: the last nodes\n"
      "of G join G+1), then every stage is sharded again under the plan's batch,\n"
-     "micro-batches and training flag; the step time before and after is printed."},
+     "micro-batches and training flag; the step time before and after is printed.\n"
+     "A move that would break a Lua cut rule or a core/stage pin the plan obeys is\n"
+     "refused, naming the rule and the node."},
     {"merge", "merge G [--json]", "merge groups G and G+1 (their cores and layers)", edit_opts,
      cmd_merge, 0, NULL},
     {"split", "split G [--json]",

@@ -99,6 +99,27 @@ int pb_part_rules_pin(pb_part_rules *r, const char *name, int v, const char *nod
 	return PB_OK;
 }
 
+const char *pb_part_rules_info_name(const json_t *info, const char *effect, const char *node)
+{
+	size_t i, k;
+	const json_t *r, *x;
+	const char *last = "?";
+	json_array_foreach(info, i, r)
+	{
+		const char *ef = json_string_value(json_object_get(r, "effect"));
+		if (!ef || strcmp(ef, effect))
+			continue;
+		last = json_string_value(json_object_get(r, "name"));
+		json_array_foreach(json_object_get(r, "nodes"), k, x)
+		{
+			const char *nm = json_string_value(x);
+			if (nm && node && !strcmp(nm, node))
+				return last;
+		}
+	}
+	return last ? last : "?";
+}
+
 const char *pb_part_rules_name(const pb_part_rules *r, const char *effect)
 {
 	size_t i;

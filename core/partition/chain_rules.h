@@ -45,6 +45,10 @@ int pb_part_rules_pin(pb_part_rules *r, const char *name, int v, const char *nod
 /* Name of the (last) rule with that effect ("core=3", "stage=1", "cut=force"),
  * "?" when none. */
 const char *pb_part_rules_name(const pb_part_rules *r, const char *effect);
+/* Name of the rule with that effect whose info lists node (info: the
+ * rules' info array, pb_part_rules.info or a problem's copy), else of the
+ * last rule with that effect, "?" when none. */
+const char *pb_part_rules_info_name(const json_t *info, const char *effect, const char *node);
 /* 1 when the set constrains nothing. */
 int pb_part_rules_empty(const pb_part_rules *r);
 

@@ -101,7 +101,7 @@ static int try_move(polish *ps, int k, int dir, int *kept, int *tried, pb_error 
 	if (!move(r, k, dir, ps->cand) || !first_time(ps, ps->cand, g->n_nodes))
 		return PB_OK;
 	char why[256];
-	if (pb_pipe_split_rule_broken(g, ps->cost, ps->cand, ps->rules, why, sizeof why))
+	if (pb_pipe_split_rule_broken(g, ps->cost, ps->cand, NULL, ps->rules, why, sizeof why))
 		return PB_OK;
 	pb_pipe_split next;
 	pb_error e2 = {0};

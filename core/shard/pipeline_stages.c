@@ -322,39 +322,20 @@ int pb_pipe_split_dp_rules(const pb_graph *g, const double *cost, int p,
 	return PB_OK;
 }
 
-/* The rule of R with that effect that matched node (its info lists the
- * first nodes of each rule), else the last rule with that effect. */
-static const char *rule_of(const struct pb_part_rules *R, const char *effect, const char *node)
-{
-	size_t i, k;
-	const json_t *r, *x;
-	json_array_foreach(R->info, i, r)
-	{
-		const char *ef = json_string_value(json_object_get(r, "effect"));
-		if (!ef || strcmp(ef, effect))
-			continue;
-		json_array_foreach(json_object_get(r, "nodes"), k, x)
-		{
-			const char *nm = json_string_value(x);
-			if (nm && node && !strcmp(nm, node))
-				return json_string_value(json_object_get(r, "name"));
-		}
-	}
-	return pb_part_rules_name(R, effect);
-}
-
 int pb_pipe_split_rule_broken(const pb_graph *g, const double *cost, const int *stage,
-                              const struct pb_part_rules *R, char *msg, size_t len)
+                              const int *before, const struct pb_part_rules *R, char *msg,
+                              size_t len)
 {
 	if (pb_part_rules_empty(R) || R->m != g->n_nodes)
 		return 0;
 	for (int v = 0; v < g->n_nodes; v++)
-		if (cost[v] >= 0 && R->pin[v] >= 0 && stage[v] != R->pin[v]) {
+		if (cost[v] >= 0 && R->pin[v] >= 0 && stage[v] != R->pin[v] &&
+		    (!before || before[v] == R->pin[v])) {
 			char effect[32];
 			snprintf(effect, sizeof effect, "stage=%d", R->pin[v]);
 			snprintf(msg, len, "rule '%s' (%s): node '%s' would be in stage %d",
-			         rule_of(R, effect, g->nodes[v].name), effect, g->nodes[v].name,
-			         stage[v]);
+			         pb_part_rules_info_name(R->info, effect, g->nodes[v].name), effect,
+			         g->nodes[v].name, stage[v]);
 			return 1;
 		}
 	pedge *e = NULL;
@@ -366,12 +347,14 @@ int pb_pipe_split_rule_broken(const pb_graph *g, const double *cost, const int *
 		int forbid = how == PB_CUT_FORBID;
 		if (forbid ? stage[v] == stage[u] : stage[v] > stage[u])
 			continue;
+		if (before && !(forbid ? before[v] == before[u] : before[v] > before[u]))
+			continue; /* broken before too */
 		const char *effect = forbid ? "cut=forbid" : "cut=force";
 		snprintf(msg, len,
 		         "rule '%s' (%s): node '%s' (stage %d) and its consumer '%s' (stage %d) "
 		         "%s",
-		         rule_of(R, effect, g->nodes[u].name), effect, g->nodes[u].name, stage[u],
-		         g->nodes[v].name, stage[v],
+		         pb_part_rules_info_name(R->info, effect, g->nodes[u].name), effect,
+		         g->nodes[u].name, stage[u], g->nodes[v].name, stage[v],
 		         forbid ? "would be in different stages" : "would share a stage");
 		broken = 1;
 	}

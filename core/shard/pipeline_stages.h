@@ -60,12 +60,14 @@ int pb_pipe_split_milp_rules(const pb_graph *g, const double *cost, int p, int s
                              double time_limit, const struct pb_part_rules *rules,
                              pb_pipe_split *out, pb_error *err);
 /* The first Lua rule a split breaks (stage per node, cost >= 0 = part of
- * the problem), as the MILP reads them: `cut = "forbid"` after u with a
- * consumer v in another stage, `cut = "force"` after u with a consumer in
- * the same stage, a pin to another stage. Returns 0 when none (or R is NULL),
- * else 1 with msg = "rule 'NAME' (cut=forbid): ...", naming the nodes. */
+ * the problem) that the split `before` obeys (NULL: any broken rule), as the
+ * MILP reads them: `cut = "forbid"` after u with a consumer v in another
+ * stage, `cut = "force"` after u with a consumer in the same stage, a pin to
+ * another stage. Returns 0 when none (or no rules), else 1 with msg =
+ * "rule 'NAME' (cut=forbid): ...", naming the nodes and their stages. */
 int pb_pipe_split_rule_broken(const pb_graph *g, const double *cost, const int *stage,
-                              const struct pb_part_rules *rules, char *msg, size_t len);
+                              const int *before, const struct pb_part_rules *rules, char *msg,
+                              size_t len);
 /* The split at layer boundaries (pipeline_layers.c): cuts only after the
  * last operator of a repeated block (layer_classes.h), the slowest stage
  * least, then the sum of squared stage costs (equal middle stages, fewer
