@@ -52,7 +52,16 @@ pb_plan *pb_plan_copy(const pb_plan *p)
 		pb_plan_set_metric(c, p->metric_names[i], p->metric_values[i]);
 	json_decref(c->detail);
 	c->detail = json_deep_copy(p->detail);
+	c->model_batch = p->model_batch;
 	return c;
+}
+
+long pb_plan_graph_batch(const struct pb_graph *g)
+{
+	if (!g || g->n_inputs < 1)
+		return 0;
+	const pb_tensor *t = &g->tensors[g->inputs[0]];
+	return t->rank >= 1 && t->dims[0] > 0 ? (long)t->dims[0] : 0;
 }
 
 void pb_plan_clear_groups(pb_plan *p)
@@ -170,6 +179,8 @@ json_t *pb_plan_to_json(const pb_plan *p, const char *const *node_names)
 	json_object_set_new(j, "kind", json_string(p->kind));
 	json_object_set_new(j, "method", json_string(p->method));
 	json_object_set_new(j, "n_nodes", json_integer(p->n_nodes));
+	if (p->model_batch > 0)
+		json_object_set_new(j, "model_batch", json_integer(p->model_batch));
 	json_t *assign = json_array();
 	for (int i = 0; i < p->n_nodes; i++)
 		json_array_append_new(assign, json_integer(p->group[i]));
@@ -386,6 +397,22 @@ int pb_plan_from_json(const json_t *j, const char *src, int n_nodes, pb_plan **o
 	if (json_is_object(d)) {
 		json_decref(p->detail);
 		p->detail = json_deep_copy(d);
+	}
+	const json_t *mb = json_object_get(j, "model_batch");
+	if (mb && (!json_is_integer(mb) || json_integer_value(mb) < 1 ||
+	           json_integer_value(mb) > INT32_MAX)) {
+		pb_plan_free(p);
+		return pb_err(err, PB_EINPUT, "%s: model_batch must be a whole number >= 1", src);
+	}
+	if (mb) {
+		p->model_batch = (long)json_integer_value(mb);
+	} else if (!strcmp(p->kind, "pipeline")) {
+		/* a plan saved before model_batch: a pipeline's detail has its batch
+		 * and the micro-batches, its stages were costed at batch / m */
+		long B = (long)json_number_value(json_object_get(p->detail, "batch"));
+		long m = (long)pb_plan_metric(p, "microbatches", 0);
+		if (B > 0 && m > 0 && B % m == 0 && !pb_plan_has_metric(p, "dp"))
+			p->model_batch = B / m;
 	}
 	*out = p;
 	return PB_OK;

@@ -46,6 +46,9 @@ typedef struct pb_plan {
 	char **metric_names;
 	double *metric_values;
 	json_t *detail; /* JSON object, never NULL */
+	/* dim 0 of the model inputs the plan was made at (its shapes and costs:
+	 * `--batch B`, a pipeline's micro-batch B/m); 0 = not recorded */
+	long model_batch;
 } pb_plan;
 
 pb_plan *pb_plan_new(const char *kind, const char *method, int n_nodes);
@@ -73,6 +76,10 @@ int pb_plan_has_metric(const pb_plan *p, const char *name);
  * (pipeline stages). group_out gets the new group per node; refused
  * (PB_EUSAGE, the reason) when a group does not exist or would be empty. */
 int pb_plan_move_boundary(const pb_plan *p, int k, int delta, int *group_out, pb_error *err);
+
+/* Dim 0 of the graph's first input, 0 when it has none (or it is not a
+ * positive number): what a plan's model_batch is compared with. */
+long pb_plan_graph_batch(const struct pb_graph *g);
 
 /* JSON form (docs/formats.md). node_names may be NULL; when given, the
  * assignment is also written by node name, and loading checks the names. */

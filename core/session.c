@@ -210,6 +210,8 @@ void pb_session_set_plan(pb_session *s, pb_plan *plan)
 		s->n_undo--;
 	}
 	s->undo[s->n_undo++] = s->plan;
+	if (plan && !plan->model_batch) /* the batch its shapes are at (plan.h) */
+		plan->model_batch = pb_plan_graph_batch(s->graph);
 	for (int i = 0; i < s->n_redo; i++)
 		pb_plan_free(s->redo[i]);
 	s->n_redo = 0;

@@ -99,10 +99,33 @@ static int cmd_export(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, 
 		}
 		plan = branches;
 	}
-	pb_cmd_progress(ctx, 0.0, "export: laying out %d nodes", s->graph->n_nodes);
+	/* a plan made at another batch (shard/pipeline --batch) is drawn on the
+	 * model reopened at it, so shapes and bytes are the plan's */
+	pb_session *at = NULL;
+	const pb_graph *g = s->graph;
+	long gb = pb_plan_graph_batch(g), pbat = plan ? plan->model_batch : 0;
+	if (pbat > 0 && gb > 0 && pbat != gb) {
+		pb_error e2 = {0};
+		at = pb_session_new();
+		int r2 =
+		    at ? pb_session_open_model(at, s->model_path, s->overrides, s->n_overrides, &e2)
+		       : pb_err(&e2, PB_ENOMEM, "out of memory");
+		if (r2 == PB_OK)
+			r2 = pb_session_set_batch(at, pbat, &e2);
+		if (r2 == PB_OK && at->graph->n_nodes == plan->n_nodes) {
+			g = at->graph;
+		} else {
+			fprintf(ctx->log,
+			        "export: warning: the plan was made at batch %ld; shapes drawn at "
+			        "batch %ld (%s)\n",
+			        pbat, gb, r2 ? e2.msg : "the model at that batch has other nodes");
+		}
+	}
+	pb_cmd_progress(ctx, 0.0, "export: laying out %d nodes", g->n_nodes);
 	pb_svg_stats st;
-	rc = pb_svg_export_file(s->graph, plan, s->hw, &o, outp, &st, err);
+	rc = pb_svg_export_file(g, plan, s->hw, &o, outp, &st, err);
 	pb_cmd_progress(ctx, -1, "%s", "");
+	pb_session_free(at);
 	pb_plan_free(loaded);
 	pb_plan_free(branches);
 	if (rc)

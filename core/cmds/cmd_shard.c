@@ -156,6 +156,8 @@ static int keep_pipeline(pb_cmd_ctx *ctx, reload_job *dj, const char *outp, pb_e
 	pb_cmd_progress(ctx, 1.0, "shard: the best pipeline's plan");
 	rc = pb_dtp_plan(&g, dj->cl, dj->dtp, &dj->dres->cfg[dj->dres->best], dj->dres->batch,
 	                 dj->dres, &plan, err);
+	if (rc == PB_OK) /* the batch its shapes are at, saved with it (plan.h) */
+		plan->model_batch = pb_plan_graph_batch(ctx->s->graph);
 	if (rc == PB_OK && outp)
 		rc = pb_plan_save(plan, pb_session_node_names(ctx->s), outp, err);
 	if (rc == PB_OK) {
@@ -222,6 +224,8 @@ static int report(pb_cmd_ctx *ctx, const pb_args *a, pb_shard_search **sp, const
 	ctx->redraw |= PB_REDRAW_ALL;
 	if (pipeline_best(dj))
 		return keep_pipeline(ctx, dj, outp, err);
+	if (s->plan) /* the batch its shapes are at, saved with it (plan.h) */
+		s->plan->model_batch = pb_plan_graph_batch(ctx->s->graph);
 	if (outp)
 		rc = pb_plan_save(s->plan, pb_session_node_names(ctx->s), outp, err);
 	if (rc == PB_OK)

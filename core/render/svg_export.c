@@ -633,6 +633,20 @@ static void title_block(exporter *x, Agraph_t *G)
 	        pb_fmt_si(g->total.params, b, sizeof b));
 	if (tf)
 		fprintf(tf, "%s\n%d nodes, %s MACs\n", model, g->n_nodes, a);
+	/* a plan that records its batch: the batch the shapes are at, and the
+	 * plan's when it differs (plan.h) */
+	long gb = pb_plan_graph_batch(g), pb = x->plan ? x->plan->model_batch : 0;
+	long global =
+	    x->plan ? (long)json_number_value(json_object_get(x->plan->detail, "batch")) : 0;
+	if (gb > 0 && pb > 0) {
+		fprintf(f, ", shapes at batch %ld", gb);
+		if (global > gb && pb == gb)
+			fprintf(f, " (a micro-batch of the plan's batch %ld)", global);
+		if (pb > 0 && pb != gb)
+			fprintf(f, " (<B>the plan was made at batch %ld</B>)", pb);
+		if (tf)
+			fprintf(tf, "shapes at batch %ld\n", gb);
+	}
 	fputs("</TD></TR><TR><TD ALIGN=\"LEFT\">hardware: ", f);
 	if (x->hw) {
 		html_text(f, x->hw->name);

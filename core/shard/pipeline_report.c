@@ -210,6 +210,7 @@ pb_plan *pb_pipe_result_plan(const pb_pipe_result *r)
 	for (int v = 0; v < g->n_nodes; v++)
 		plan->group[v] = r->split.stage[v];
 	pb_plan_fill_node_ranges(plan, g);
+	plan->model_batch = pb_plan_graph_batch(g); /* the micro-batch B/m */
 	pb_plan_set_metric(plan, "step_time", r->step_time);
 	pb_plan_set_metric(plan, "microbatches", r->m);
 	pb_plan_set_metric(plan, "bubble", r->bubble);

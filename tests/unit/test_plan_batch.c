@@ -1,0 +1,150 @@
+/* test_plan_batch.c — a plan records the batch its shapes are at
+ * (pb_plan.model_batch, "model_batch" in the plan JSON): it round-trips;
+ * older plan JSON without it still loads (a pipeline plan's from its
+ * detail.batch / micro-batches); a bad value is an error naming the file.
+ * `pipeline --batch 16 -o` and `shard --batch 8 -o` record it, and
+ * `export --plan` in a session at the model file's batch 1 draws the plan at
+ * its batch (bert_base_like: 4x128x768 / 8x128x768, not 1x128x768) and says
+ * so in the title block. */
+#include "pb_test.h"
+
+#define MODEL "models/bert_base_like.onnx"
+#define PLAN "build-test-plan-batch.json"
+#define SVG "build-test-plan-batch.svg"
+
+static char buf[1 << 16];
+
+static void ok(pb_test_session *t, const char *line)
+{
+	pb_error err = {0};
+	if (pb_test_session_cmd(t, line, &err) != PB_OK)
+		fail_msg("'%s': %s", line, err.msg);
+}
+
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	assert_non_null(f);
+	fseek(f, 0, SEEK_END);
+	long n = ftell(f);
+	rewind(f);
+	char *s = malloc((size_t)n + 1);
+	assert_int_equal(fread(s, 1, (size_t)n, f), (size_t)n);
+	s[n] = '\0';
+	fclose(f);
+	return s;
+}
+
+static long saved_batch(const char *path)
+{
+	json_t *j = json_load_file(path, 0, NULL);
+	assert_non_null(j);
+	long b = (long)json_integer_value(json_object_get(j, "model_batch"));
+	json_decref(j);
+	return b;
+}
+
+static void test_json(void **state)
+{
+	(void)state;
+	pb_error err = {0};
+	pb_plan *p = pb_plan_new("pipeline", "milp", 3), *q = NULL;
+	p->group[0] = p->group[1] = 0;
+	p->group[2] = 1;
+	p->model_batch = 4;
+	json_t *j = pb_plan_to_json(p, NULL);
+	assert_int_equal(json_integer_value(json_object_get(j, "model_batch")), 4);
+	assert_int_equal(pb_plan_from_json(j, "p.json", 3, &q, &err), PB_OK);
+	assert_int_equal(q->model_batch, 4);
+	pb_plan_free(q);
+	pb_plan *c = pb_plan_copy(p);
+	assert_int_equal(c->model_batch, 4);
+	pb_plan_free(c);
+
+	/* older JSON: no field; a pipeline plan's batch / micro-batches */
+	json_object_del(j, "model_batch");
+	json_object_set_new(json_object_get(j, "detail"), "batch", json_integer(16));
+	json_object_set_new(json_object_get(j, "metrics"), "microbatches", json_real(4));
+	assert_int_equal(pb_plan_from_json(j, "p.json", 3, &q, &err), PB_OK);
+	assert_int_equal(q->model_batch, 4);
+	pb_plan_free(q);
+	json_object_set_new(j, "kind", json_string("partition"));
+	assert_int_equal(pb_plan_from_json(j, "p.json", 3, &q, &err), PB_OK);
+	assert_int_equal(q->model_batch, 0);
+	pb_plan_free(q);
+
+	/* a bad value */
+	json_object_set_new(j, "model_batch", json_integer(0));
+	assert_int_equal(pb_plan_from_json(j, "old.json", 3, &q, &err), PB_EINPUT);
+	assert_non_null(strstr(err.msg, "old.json"));
+	assert_non_null(strstr(err.msg, "model_batch"));
+	assert_null(q);
+	json_object_set_new(j, "model_batch", json_string("4"));
+	assert_int_equal(pb_plan_from_json(j, "old.json", 3, &q, &err), PB_EINPUT);
+	json_decref(j);
+	pb_plan_free(p);
+}
+
+/* `export --plan` in a fresh session at the file's batch */
+static char *export_fresh(const char *title)
+{
+	pb_test_session t;
+	pb_test_session_open(&t, buf, sizeof buf);
+	ok(&t, "open " MODEL);
+	assert_int_equal(pb_plan_graph_batch(t.s->graph), 1);
+	char line[256];
+	snprintf(line, sizeof line, "export --plan " PLAN " -o " SVG " --title %s", title);
+	ok(&t, line);
+	/* the session's model is still at its batch */
+	assert_int_equal(pb_plan_graph_batch(t.s->graph), 1);
+	pb_test_session_close(&t);
+	return slurp(SVG);
+}
+
+static void test_export_pipeline(void **state)
+{
+	(void)state;
+	pb_test_session t;
+	pb_test_session_open(&t, buf, sizeof buf);
+	ok(&t, "open " MODEL);
+	ok(&t, "pipeline --layout layouts/cluster-2x8.lua --stages 2 --batch 16 --skip-oplevel "
+	       "--polish 0 -o " PLAN);
+	assert_int_equal(t.s->plan->model_batch, 4); /* 16 = 4 micro-batches of 4 */
+	pb_test_session_close(&t);
+	assert_int_equal(saved_batch(PLAN), 4);
+	char *svg = export_fresh("pipe");
+	assert_non_null(strstr(svg, "4x128x768"));
+	assert_null(strstr(svg, "1x128x768"));
+	assert_non_null(strstr(svg, "shapes at batch 4 (a micro&#45;batch of the plan"));
+	assert_non_null(strstr(svg, "batch 16"));
+	free(svg);
+}
+
+static void test_export_shard(void **state)
+{
+	(void)state;
+	pb_test_session t;
+	pb_test_session_open(&t, buf, sizeof buf);
+	ok(&t, "open " MODEL);
+	ok(&t, "shard --layout layouts/cluster-1x8.lua --batch 8 -o " PLAN);
+	assert_int_equal(t.s->plan->model_batch, 8);
+	pb_test_session_close(&t);
+	assert_int_equal(saved_batch(PLAN), 8);
+	char *svg = export_fresh("shard");
+	assert_non_null(strstr(svg, "8x128x768"));
+	assert_null(strstr(svg, "1x128x768"));
+	assert_non_null(strstr(svg, "shapes at batch 8"));
+	free(svg);
+	remove(PLAN);
+	remove(SVG);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_json),
+	    cmocka_unit_test(test_export_pipeline),
+	    cmocka_unit_test(test_export_shard),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
