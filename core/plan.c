@@ -434,7 +434,20 @@ int pb_plan_load(const char *path, int n_nodes, pb_plan **out, pb_error *err)
 		return je.line < 0 ? pb_err(err, PB_EINPUT, "%s: %s", path, je.text)
 		                   : pb_err(err, PB_EINPUT, "%s:%d:%d: %s", path, je.line,
 		                            je.column, je.text);
-	int rc = pb_plan_from_json(j, path, n_nodes, out, err);
+	/* a saved session stands for its plan (`export --plan session.json`) */
+	const json_t *src = j;
+	const char *fmt = json_string_value(json_object_get(j, "format"));
+	if (fmt && !strcmp(fmt, "partbench-session")) {
+		src = json_object_get(j, "plan");
+		if (!json_is_object(src)) {
+			json_decref(j);
+			return pb_err(err, PB_EINPUT,
+			              "%s: a partbench session without a plan (its \"plan\" is "
+			              "null); open it with 'load %s' and make one",
+			              path, path);
+		}
+	}
+	int rc = pb_plan_from_json(src, path, n_nodes, out, err);
 	json_decref(j);
 	return rc;
 }

@@ -72,11 +72,20 @@ static int edit_begin(pb_cmd_ctx *ctx, const char *name, edit *e, pb_error *err)
 		return pb_err(err, PB_EUSAGE, "%s: no model is open", name);
 	if (!s->plan)
 		return pb_err(err, PB_EUSAGE, "%s: no plan yet (run 'partition' first)", name);
-	if (strcmp(s->plan->kind, "partition") != 0)
+	if (strcmp(s->plan->kind, "partition") != 0) {
+		/* the edit that kind of plan has */
+		const char *k = s->plan->kind,
+		           *hint = !strcmp(k, "map") ? "; a map plan's is 'backend'"
+		                   : !strcmp(k, "fuse")
+		                       ? "; a fuse plan's are 'fuse-in' and 'fuse-out'"
+		                   : !strcmp(k, "shard") ? "; a shard plan's is 'pin'"
+		                                         : "";
 		return pb_err(err, PB_EUSAGE,
-		              "%s: the current plan is a '%s' plan; %s edits 'partition' plans "
-		              "(run 'partition' first)",
-		              name, s->plan->kind, name);
+		              "%s: the current plan is a '%s' plan; %s edits 'partition'%s plans "
+		              "(run 'partition'%s first)%s",
+		              name, k, name, strcmp(name, "boundary") ? "" : " and 'pipeline'",
+		              strcmp(name, "boundary") ? "" : " or 'pipeline'", hint);
+	}
 	if (!s->hw)
 		return pb_err(err, PB_EUSAGE, "%s: no layout loaded (use 'layout FILE')", name);
 	pb_manycore mc;

@@ -3,7 +3,8 @@
  * rule or a `core` / `stage` pin the plan obeys is refused with the rule's
  * name and the node, and the plan stays; a move that breaks nothing still
  * works. On a partition plan (resnet18, manycore-16) and a pipeline plan
- * (bert_base_like, cluster-2x8, 2 stages). */
+ * (bert_base_like, cluster-2x8, 2 stages). On a plan of another kind the
+ * refusal names the kinds `boundary` edits and the edit that kind has. */
 #include "pb_test.h"
 
 static char buf[1 << 16];
@@ -113,9 +114,27 @@ static void test_pipeline_boundary(void **state)
 	pb_test_session_close(&t);
 }
 
+static void test_other_kinds(void **state)
+{
+	(void)state;
+	pb_test_session t;
+	pb_test_session_open(&t, buf, sizeof buf);
+	ok(&t, "open models/resnet18.onnx");
+	ok(&t, "map --layout layouts/hetero.lua");
+	pb_error err = {0};
+	assert_int_equal(pb_test_session_cmd(&t, "boundary 0 1", &err), PB_EUSAGE);
+	if (!strstr(err.msg, "'partition' and 'pipeline' plans") ||
+	    !strstr(err.msg, "a map plan's is 'backend'"))
+		fail_msg("boundary on a map plan: %s", err.msg);
+	assert_int_equal(pb_test_session_cmd(&t, "merge 0", &err), PB_EUSAGE);
+	assert_non_null(strstr(err.msg, "merge edits 'partition' plans"));
+	pb_test_session_close(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_other_kinds),
 	    cmocka_unit_test(test_partition_edits),
 	    cmocka_unit_test(test_pipeline_boundary),
 	};

@@ -5,7 +5,8 @@
  * `pipeline --batch 16 -o` and `shard --batch 8 -o` record it, and
  * `export --plan` in a session at the model file's batch 1 draws the plan at
  * its batch (bert_base_like: 4x128x768 / 8x128x768, not 1x128x768) and says
- * so in the title block. */
+ * so in the title block. A saved session given as the plan stands for its
+ * plan; one without a plan is a clear error. */
 #include "pb_test.h"
 
 #define MODEL "models/bert_base_like.onnx"
@@ -139,9 +140,47 @@ static void test_export_shard(void **state)
 	remove(SVG);
 }
 
+static void test_session_as_plan(void **state)
+{
+	(void)state;
+	const char *sess = "build-test-plan-batch-session.json";
+	pb_test_session t;
+	pb_test_session_open(&t, buf, sizeof buf);
+	ok(&t, "open models/resnet18.onnx");
+	char line[256];
+	snprintf(line, sizeof line, "save %s", sess);
+	ok(&t, line); /* no plan yet */
+	pb_error err = {0};
+	assert_int_equal(pb_test_session_cmd(&t,
+	                                     "export --plan build-test-plan-batch-session.json "
+	                                     "-o " SVG,
+	                                     &err),
+	                 PB_EINPUT);
+	assert_non_null(strstr(err.msg, sess));
+	assert_non_null(strstr(err.msg, "session without a plan"));
+	ok(&t, "partition --layout layouts/manycore-16.lua --method equal");
+	int groups = t.s->plan->n_groups;
+	ok(&t, line);
+	pb_test_session_close(&t);
+
+	pb_test_session_open(&t, buf, sizeof buf);
+	ok(&t, "open models/resnet18.onnx");
+	ok(&t, "export --plan build-test-plan-batch-session.json -o " SVG);
+	assert_non_null(strstr(buf, "wrote " SVG));
+	pb_plan *p = NULL;
+	assert_int_equal(pb_plan_load(sess, t.s->graph->n_nodes, &p, &err), PB_OK);
+	assert_int_equal(p->n_groups, groups);
+	assert_int_equal(p->model_batch, 1);
+	pb_plan_free(p);
+	pb_test_session_close(&t);
+	remove(sess);
+	remove(SVG);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_session_as_plan),
 	    cmocka_unit_test(test_json),
 	    cmocka_unit_test(test_export_pipeline),
 	    cmocka_unit_test(test_export_shard),
