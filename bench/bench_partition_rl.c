@@ -222,9 +222,9 @@ int main(int argc, char **argv)
 			fprintf(stderr, "%s: unknown option %s\n", argv[0], argv[1]);
 			return 1;
 		}
-		int used = strcmp(argv[1], "--no-fresh") == 0 || strcmp(argv[1], "--fresh-only") == 0
-		               ? 1
-		               : 2;
+		int used =
+		    strcmp(argv[1], "--no-fresh") == 0 || strcmp(argv[1], "--fresh-only") == 0 ? 1
+		                                                                               : 2;
 		argv[used] = argv[0];
 		argv += used, argc -= used;
 	}
