@@ -85,6 +85,7 @@ void pb_rl_config_default(pb_rl_config *c)
 	c->split = 0.8;
 	c->retime = 1.0;
 	c->tune = 1.0;
+	c->regroup = 1;
 	c->loaded_temp = 4;
 	c->stall = 20;
 	c->reset = 300;
@@ -460,7 +461,7 @@ static void start_state(pb_rl_trainer *T)
 		    c1 = T->groups[g1].first_core + T->groups[g1].cores;
 		pb_rl_retime_window(T->P, T->state, c0, c1);
 		if (T->cfg.tune > 0 && pb_rl_uniform(&T->rng) < T->cfg.tune)
-			pb_rl_tune_window(T->P, T->state, c0, c1, 4);
+			pb_rl_tune_window(T->P, T->state, c0, c1, 4, T->cfg.regroup);
 	}
 }
 

@@ -19,7 +19,8 @@
  * so that the window's largest group time is smallest for those core counts
  * (pb_rl_retime_window: group times include routing, so MAC-balanced cuts
  * can sit where much data crosses), and their core counts hill-climbed one
- * core at a time (`tune` of those; pb_rl_tune_window). Such an episode acts only on the core
+ * core at a time, and their group count by splitting a group in two or
+ * merging two (`tune` of those, `regroup`; pb_rl_tune_window). Such an episode acts only on the core
  * pairs from the group before the window to the group after it (its focus;
  * the other pairs' actions are masked). The actions move a boundary between
  * two multi-core groups only through detours and never split a group
@@ -114,6 +115,8 @@ typedef struct pb_rl_config {
 	                          balance the group times (1; pb_rl_retime_window) */
 	double tune;           /* share of retimed windows whose core counts are then
 	                          hill-climbed (1; pb_rl_tune_window) */
+	int regroup;           /* 1: that hill-climb also splits and merges the
+	                          window's groups (default); 0: core counts only */
 	double loaded_temp;    /* a loaded agent (a checkpoint) whose restart centre
 	                          has not improved for `stall` episodes samples at
 	                          this temperature, softmax(logits / T), and learns

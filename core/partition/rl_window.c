@@ -2,13 +2,18 @@
  * partition/rl_window.c — the agent's restart windows (rl_window.h):
  * broken into parts at MAC shares, their cuts retimed, and tuned: core
  * counts of a window's groups moved one core at a time between neighbours,
- * each try re-cut by pb_rl_retime_window.
+ * and (regroup) a group split in two or two neighbours merged, each try
+ * re-cut by pb_rl_retime_window.
  *
  * A re-cut window gets random core counts; the retime then places its cuts
  * for those counts. On 64 cores the optima have many groups of uneven core
  * counts (swin_t: 22 groups of 2 to 8 cores) and random counts rarely come
  * close, so this hill-climb moves a core from one group of the window to
- * its neighbour while that lowers the window's largest group time. It uses
+ * its neighbour while that lowers the window's largest group time. Their
+ * group counts matter as much: mobilenet_v2's 64-core optimum has 20
+ * groups, 7 of them single-core, and a loaded agent's merges left
+ * windows with too few groups that core moves alone never split, so the
+ * regroup moves also split and merge groups. It uses
  * only the state and the costs (blind: no optimum, no other solver's plan).
  */
 #include "partition/rl_window.h"
@@ -166,13 +171,37 @@ static void lay_out(int *ac, int c0, int k, const int *pc, const int *lay)
 	}
 }
 
-int pb_rl_tune_window(pb_part_problem *P, int *ac, int c0, int c1, int passes)
+/* Group counts of groups pc[0..k) with lay[0..k) layers after one
+ * regroup move: op 0 splits group i in two (halves of its cores and
+ * layers), op 1 merges groups i and i+1. Returns the new count, 0 when the
+ * move does not apply. */
+static int regroup_move(const int *pc, const int *lay, int k, int i, int op, int *npc, int *nlay)
+{
+	int nk = 0;
+	if (op == 0 ? pc[i] < 2 || lay[i] < 2 : i + 1 >= k || k <= 2)
+		return 0;
+	for (int j = 0; j < k; j++) {
+		if (op == 0 && j == i) {
+			npc[nk] = pc[j] / 2, nlay[nk++] = lay[j] / 2;
+			npc[nk] = pc[j] - pc[j] / 2, nlay[nk++] = lay[j] - lay[j] / 2;
+		} else if (op == 1 && j == i + 1) {
+			continue;
+		} else {
+			npc[nk] = pc[j] + (op == 1 && j == i ? pc[i + 1] : 0);
+			nlay[nk++] = lay[j] + (op == 1 && j == i ? lay[i + 1] : 0);
+		}
+	}
+	return nk;
+}
+
+int pb_rl_tune_window(pb_part_problem *P, int *ac, int c0, int c1, int passes, int regroup)
 {
 	const int n = P->n;
 	if (c0 < 0 || c1 > n || c1 - c0 < 2 || ac[c1 - 1] == 0 || (c0 > 0 && ac[c0 - 1] == 0))
 		return 0;
-	int *pc = malloc((size_t)n * 3 * sizeof *pc), *lay = pc ? pc + n : NULL,
-	    *try = pc ? pc + 2 * n : NULL;
+	int *pc = malloc((size_t)n * 5 * sizeof *pc), *lay = pc ? pc + n : NULL,
+	    *try = pc ? pc + 2 * n : NULL, *npc = pc ? pc + 3 * n : NULL,
+	    *nlay = pc ? pc + 4 * n : NULL;
 	if (!pc)
 		return 0;
 	int a = 0, k = 0, prev = c0 - 1, changed = 0;
@@ -217,6 +246,32 @@ int pb_rl_tune_window(pb_part_problem *P, int *ac, int c0, int c1, int passes)
 					pc[from]++, pc[to]--;
 				}
 			}
+		/* The window's group count: a group split in two or two
+		 * neighbours merged, retimed; the first that lowers the window's
+		 * largest time is kept, then the next group is tried. */
+		for (int i = 0; regroup && i < k; i++) {
+			for (int j = 0, c = c0; j < k; j++) {
+				c += pc[j];
+				lay[j] = ac[c - 1];
+			}
+			for (int op = 0; op < 2; op++) {
+				int nk = regroup_move(pc, lay, k, i, op, npc, nlay);
+				if (nk == 0)
+					continue;
+				memcpy(try, ac, (size_t)n * sizeof *try);
+				lay_out(try, c0, nk, npc, nlay);
+				pb_rl_retime_window(P, try, c0, c1);
+				double t = window_time(P, try, a, c0, c1);
+				if (t < best * (1 - 1e-9)) {
+					best = t;
+					memcpy(ac, try, (size_t)n * sizeof *ac);
+					memcpy(pc, npc, (size_t)nk * sizeof *pc);
+					k = nk;
+					improved = changed = 1;
+					break;
+				}
+			}
+		}
 		if (!improved)
 			break;
 	}

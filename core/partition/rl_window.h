@@ -31,7 +31,10 @@ int pb_rl_retime_window(pb_part_problem *P, int *ac, int c0, int c1);
 /* Moves one core at a time between neighbouring groups on cores [c0, c1)
  * of ac (whole groups), each try re-cut by pb_rl_retime_window, keeping a
  * move while the window's largest group time drops (at most `passes` sweeps
- * over the groups). Returns 1 if ac changed. */
-int pb_rl_tune_window(pb_part_problem *P, int *ac, int c0, int c1, int passes);
+ * over the groups). With regroup, each sweep then also tries to split a
+ * group in two (halves of its cores and layers) or merge two neighbours,
+ * retimed, kept on the same rule: the window's group count changes too.
+ * Returns 1 if ac changed. */
+int pb_rl_tune_window(pb_part_problem *P, int *ac, int c0, int c1, int passes, int regroup);
 
 #endif

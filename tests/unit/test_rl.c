@@ -467,7 +467,7 @@ static void test_tune_window(void **state)
 	memcpy(before, ac, sizeof ac);
 	memcpy(ret, ac, sizeof ac);
 	pb_rl_retime_window(P, ret, 1, 7);
-	assert_int_equal(pb_rl_tune_window(P, ac, 1, 7, 8), 1);
+	assert_int_equal(pb_rl_tune_window(P, ac, 1, 7, 8, 0), 1);
 	assert_int_equal(ac[0], 4);
 	assert_int_equal(ac[7], 4);
 	int groups = 0, layers = 0;
@@ -487,10 +487,80 @@ static void test_tune_window(void **state)
 	assert_true(t <= best * (1 + 1e-3));
 	/* Not whole groups, or one group: nothing changes. */
 	memcpy(ac, before, sizeof ac);
-	assert_int_equal(pb_rl_tune_window(P, ac, 1, 6, 8), 0);
-	assert_int_equal(pb_rl_tune_window(P, ac, 2, 7, 8), 0);
-	assert_int_equal(pb_rl_tune_window(P, ac, 2, 2, 8), 0);
+	assert_int_equal(pb_rl_tune_window(P, ac, 1, 6, 8, 0), 0);
+	assert_int_equal(pb_rl_tune_window(P, ac, 2, 7, 8, 0), 0);
+	assert_int_equal(pb_rl_tune_window(P, ac, 2, 2, 8, 0), 0);
 	assert_memory_equal(ac, before, sizeof ac);
+	pb_part_problem_free(P);
+}
+
+/* Best largest time of a window on cores [c0, c0 + cores) holding `layers`
+ * layers from layer a, over every split into groups (core counts and cuts),
+ * by brute force; *groups gets the best's group count. */
+static double window_brute(pb_part_problem *P, int a, int layers, int cores, int *groups)
+{
+	double best = INFINITY;
+	for (unsigned comp = 0; comp < 1u << (cores - 1); comp++) { /* core cuts */
+		int pc[16], k = 0, prev = 0;
+		for (int c = 1; c <= cores; c++)
+			if (c == cores || comp >> (c - 1) & 1)
+				pc[k++] = c - prev, prev = c;
+		if (k > layers)
+			continue;
+		int cut[16]; /* layer cuts: cut[0] < ... < cut[k-2], odometer */
+		for (int i = 0; i < k - 1; i++)
+			cut[i] = i + 1;
+		for (;;) {
+			double t = 0;
+			for (int i = 0, s = 0; i < k; i++) {
+				int e = i < k - 1 ? cut[i] : layers;
+				pb_part_group g;
+				pb_part_eval_group(P, a + s, a + e, pc[i], &g);
+				t = g.time > t ? g.time : t;
+				s = e;
+			}
+			if (t < best)
+				best = t, *groups = k;
+			int i = k - 2;
+			while (i >= 0 && cut[i] == layers - (k - 1 - i))
+				i--;
+			if (i < 0)
+				break;
+			cut[i]++;
+			for (int j = i + 1; j < k - 1; j++)
+				cut[j] = cut[j - 1] + 1;
+		}
+	}
+	return best;
+}
+
+/* Regrouping a window: with the split and merge moves the hill-climb also
+ * changes the window's group count, never ends above the core moves alone,
+ * and here (much data between layers, so routing favours small groups)
+ * reaches the best split of the window over every group count, core count
+ * and cut (brute force), which has more groups than the start's two, where
+ * the core moves alone stay above it. */
+static void test_regroup_window(void **state)
+{
+	pb_part_problem *P = problem_ob(24, 8, 100);
+	int gc[4] = {1, 4, 2, 1}, gl[4] = {4, 3, 13, 4}, ac[8], only[8];
+	pb_part_state_from_groups(4, gc, gl, ac);
+	memcpy(only, ac, sizeof ac);
+	pb_rl_tune_window(P, only, 1, 7, 8, 0);
+	assert_int_equal(pb_rl_tune_window(P, ac, 1, 7, 8, 1), 1);
+	assert_int_equal(ac[0], 4);
+	assert_int_equal(ac[7], 4);
+	int groups = 0, layers = 0, best_groups = 0;
+	for (int c = 1; c < 7; c++)
+		groups += ac[c] > 0, layers += ac[c];
+	assert_int_equal(layers, 16);
+	double t = window_max(P, ac, 1, groups), t_only = window_max(P, only, 1, 2);
+	double best = window_brute(P, 4, 16, 6, &best_groups);
+	assert_true(t <= t_only * (1 + 1e-12));
+	assert_true(t <= best * (1 + 1e-3));
+	assert_int_not_equal(groups, 2);
+	assert_int_not_equal(best_groups, 2);
+	assert_true(t_only > best * (1 + 1e-3));
 	pb_part_problem_free(P);
 }
 
@@ -662,6 +732,7 @@ int main(void)
 	    cmocka_unit_test(test_break_window_and_focus),
 	    cmocka_unit_test(test_retime_window),
 	    cmocka_unit_test(test_tune_window),
+	    cmocka_unit_test(test_regroup_window),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
