@@ -12,7 +12,7 @@ tmp=$(mktemp -d /tmp/pb_mpi_train.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 fails=0
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
-m="models/resnet18.onnx --layout layouts/manycore-16.lua"
+m="models/googlenet.onnx --layout layouts/manycore-16.lua"
 if ! grep -q PB_HAVE_MPI "$(dirname "$bin")/compile_commands.json" 2>/dev/null; then
 	# shellcheck disable=SC2086
 	OMPI_COMM_WORLD_SIZE=2 "$bin" train $m --episodes 5 -o "$tmp/x.ckpt" >"$tmp/out" 2>"$tmp/err"
@@ -44,7 +44,9 @@ rollout() { # AGENT SEED: max(t) after one episode, and the episode that beat th
 		python3 -c "import json,sys; r=json.load(sys.stdin)['rl']; print(r['max_time'], r['beat_start_episode'], r['start']['max_time'])"
 }
 # Trained vs fresh on the mean of seeds 1-3 (one episode's window restarts
-# can carry a fresh agent past the trained one on a single seed).
+# can carry a fresh agent past the trained one on a single seed; on
+# resnet18, 65 layers, the regrouping restarts took a fresh agent to the
+# optimum in one episode, so the test runs on googlenet, 179 layers).
 trs=0 frs=0
 for seed in 1 2 3; do
 	read -r tr beat start <<<"$(rollout "$tmp/a.ckpt" $seed)"
@@ -54,6 +56,7 @@ for seed in 1 2 3; do
 		fail "seed $seed: trained agent $tr is not 20% below its start $start"
 	trs="$trs + $tr" frs="$frs + $fr"
 done
+echo "after one episode, sum of seeds 1-3: trained $(python3 -c "print($trs)"), fresh $(python3 -c "print($frs)")"
 python3 -c "import sys; sys.exit(0 if $trs < $frs else 1)" ||
 	fail "trained agent (sum of seeds 1-3: $trs) does not beat a fresh one ($frs)"
 if [ "$fails" != 0 ]; then
