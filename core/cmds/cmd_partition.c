@@ -322,7 +322,7 @@ static const pb_opt train_opts[] = {
     {"agent", 0, PB_OPT_STR, "FILE", "continue training this checkpoint"},
     {"seed", 's', PB_OPT_INT, "S", "random seed (default 1)"},
     {"init", 0, PB_OPT_STR, "I", "episode start: " PB_RL_INIT_NAMES " (default balanced)"},
-    {"hidden", 0, PB_OPT_INT, "H", "hidden units of a new network (default 16)"},
+    {"hidden", 0, PB_OPT_INT, "H", "hidden units of a new network (default 32)"},
     {"costs", 0, PB_OPT_STR, "LOG",
      "measured kernel times from a tuning log (partbench tune --log) replace MACs/rate "
      "(one model only)"},
@@ -360,7 +360,7 @@ static int train_read_cfg(const pb_args *a, pb_rl_config *cfg, pb_error *err)
 	if ((rc = pb_args_int(a, "seed", 1, 0, 0x7fffffffL, &v, err)))
 		return rc;
 	cfg->seed = (unsigned long)v;
-	if ((rc = pb_args_int(a, "hidden", 16, 1, 4096, &v, err)))
+	if ((rc = pb_args_int(a, "hidden", 32, 1, 4096, &v, err)))
 		return rc;
 	cfg->hidden = (int)v;
 	const char *init = pb_args_str(a, "init", "balanced");

@@ -71,7 +71,7 @@ void pb_rl_config_default(pb_rl_config *c)
 	memset(c, 0, sizeof *c);
 	c->episodes = 2000;
 	c->seed = 1;
-	c->hidden = 16;
+	c->hidden = 32;
 	c->lr = 3e-3;
 	c->gamma = 0.95;
 	c->entropy = 0.01;
@@ -227,7 +227,7 @@ int pb_rl_trainer_new(pb_part_problem *P, const pb_rl_config *cfg, const char *a
 	if (T->cfg.rollouts < 1)
 		T->cfg.rollouts = 1;
 	if (T->cfg.hidden < 1)
-		T->cfg.hidden = 16;
+		T->cfg.hidden = 32;
 	T->L = cfg->step_limit > 0 ? cfg->step_limit : (P->n > 32 ? P->n : 32);
 	T->rng = (uint64_t)cfg->seed * 0x2545f4914f6cdd1dULL + 1;
 	T->owner = T;
@@ -520,6 +520,9 @@ static int rollout(pb_rl_trainer *T, int *count, pb_error *err)
 	start_state(T);
 	pb_part_eval ev;
 	pb_part_evaluate(P, T->state, &ev, T->groups);
+	/* A restart's state is one the agent has seen too: a window re-cut,
+	 * retimed and tuned may be its best before any action. */
+	consider_best(T, T->state, &ev);
 	double goal = T->lb * (1 + T->cfg.target_gap);
 	int steps = 0;
 	double ep_best = INFINITY, ep_reward = -INFINITY, prev_reward = ev.reward;

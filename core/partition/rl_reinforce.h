@@ -50,7 +50,9 @@
  * sum over an episode is the method's reward gained), discounted returns,
  * minus a moving-average baseline per step index, normalised; loss
  * -A log pi(a|s) - beta H(pi(.|s)); global-norm gradient clipping; Adam.
- * The best partition ever seen is kept (ties in max(t) go to the state with
+ * The best partition ever seen — a rollout's start state included, so a
+ * restart window that the retime and tune left better than the best is
+ * kept even when the actions then leave it — is kept (ties in max(t) go to the state with
  * the smaller sum of squared group times, so restarts move along plateaus).
  * Everything is deterministic for a given seed (own splitmix64 generator; no
  * clock inside an episode). Group evaluations go through the problem's
@@ -94,7 +96,7 @@ typedef struct pb_rl_config {
 	long episodes;      /* most training episodes (default 2000) */
 	unsigned long seed; /* default 1 */
 	double seconds;     /* CPU-time budget of training, checked between episodes (0 = none) */
-	int hidden;         /* hidden units (default 16) */
+	int hidden;         /* hidden units (default 32) */
 	double lr;          /* Adam learning rate (default 3e-3) */
 	double gamma;       /* discount (default 0.95) */
 	double entropy;     /* entropy bonus beta (default 0.01) */

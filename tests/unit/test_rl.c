@@ -320,10 +320,12 @@ static void test_learns_small_instance(void **state)
 /* Restarts start from a centre, the best since its last reset. Without
  * resets it is the best; with them, a centre that has not improved for
  * `reset` episodes starts over from the start (there, worse than the best),
- * while the best is kept and never worsens. */
+ * while the best is kept and never worsens. (8 cores: on 4 the restarts'
+ * retime, tune and regroup find the best again within the episode of the
+ * reset, so the centre is never seen apart from it between episodes.) */
 static void test_reset_centre(void **state)
 {
-	pb_part_problem *P = problem(24, 4);
+	pb_part_problem *P = problem(48, 8);
 	pb_error err = {0};
 	for (int reset = 0; reset <= 5; reset += 5) {
 		pb_rl_config c;
@@ -348,7 +350,7 @@ static void test_reset_centre(void **state)
 			assert_true(ev.max_time >= best * (1 - 1e-12));
 			apart += ev.max_time > best * (1 + 1e-9);
 			if (!reset)
-				assert_memory_equal(ctr, pb_rl_trainer_best(T), 4 * sizeof *ctr);
+				assert_memory_equal(ctr, pb_rl_trainer_best(T), (size_t)P->n * sizeof *ctr);
 		}
 		if (reset && apart == 0)
 			fail_msg("reset %d: the centre never started over", reset);
