@@ -4,7 +4,8 @@
  * leave-one-out test of one policy on a model it was not trained on.
  *
  *   bench_partition_rl [--no-fresh|--fresh-only] [--first-seed S] [--agent CKPT]
- *                      [--seed-log FILE] EPISODES SEEDS LOO_EPISODES LAYOUT[,LAYOUT...] MODEL...
+ *                      [--seed-log FILE] [--only M1,M2,...] EPISODES SEEDS LOO_EPISODES
+ *                      LAYOUT[,LAYOUT...] MODEL...
  *
  * For every layout and model: the exact optimum (for the report only; no
  * agent sees it); pack's max(t) / optimum; then, from the equal split
@@ -31,7 +32,9 @@
  * column instead of the layout's shipped agent (a candidate checkpoint);
  * --seed-log FILE appends one line per run and seed, "layout model agent seed
  * ratio final-best-episode" (agent: fresh, shipped or loo), so that runs with
- * other seeds can be pooled.
+ * other seeds can be pooled. --only runs the rows of the models whose file
+ * names (e.g. swin_t.onnx) are listed; the loo agents still train on every
+ * other model given, so one table can be run as several processes.
  */
 #include <math.h>
 #include <stdio.h>
@@ -134,6 +137,20 @@ static result run(pb_part_problem *P, const char *agent, const char *label, long
 	return r;
 }
 
+/* Is name one of the comma-separated names of list? */
+static int listed(const char *list, const char *name)
+{
+	size_t n = strlen(name);
+	for (const char *p = list; *p;) {
+		const char *e = strchr(p, ',');
+		size_t len = e ? (size_t)(e - p) : strlen(p);
+		if (len == n && strncmp(p, name, n) == 0)
+			return 1;
+		p += len + (e != NULL);
+	}
+	return 0;
+}
+
 /* "Better" (RESULTS.md): a lower mean final ratio (to 4 digits, as printed),
  * or at an equal one, its final best reached in fewer episodes (mean). */
 static const char *verdict(const result *a, const result *b)
@@ -198,7 +215,7 @@ int main(int argc, char **argv)
 	 * reads "—"; its runs do not depend on the loaded agents' settings, so an earlier run's
 	 * column can stand beside it). */
 	int no_fresh = 0, fresh_only = 0;
-	const char *agent_opt = NULL;
+	const char *agent_opt = NULL, *only = NULL;
 	while (argc > 1 && strncmp(argv[1], "--", 2) == 0) {
 		int two = argc > 2; /* the option has its value */
 		if (strcmp(argv[1], "--no-fresh") == 0) {
@@ -211,6 +228,8 @@ int main(int argc, char **argv)
 				fprintf(stderr, "%s: --first-seed must be >= 1\n", argv[0]);
 				return 1;
 			}
+		} else if (strcmp(argv[1], "--only") == 0 && two) {
+			only = argv[2];
 		} else if (strcmp(argv[1], "--agent") == 0 && two) {
 			agent_opt = argv[2];
 		} else if (strcmp(argv[1], "--seed-log") == 0 && two) {
@@ -292,6 +311,10 @@ int main(int argc, char **argv)
 			double r_pack = ev.max_time / opt;
 			const char *base = strrchr(g[i]->path, '/');
 			log_model = base ? base + 1 : g[i]->path;
+			if (only && !listed(only, log_model)) {
+				free(ac);
+				continue;
+			}
 			result fresh = {0}, ship = {0}, loo = {0};
 			if (!no_fresh)
 				fresh = run(P[i], NULL, "fresh", episodes, seeds, opt);
