@@ -171,6 +171,33 @@ static void lay_out(int *ac, int c0, int k, const int *pc, const int *lay)
 	}
 }
 
+/* lay[0..k) <- the layers of the k groups of pc[0..k) cores from core c0. */
+static void group_layers(const int *ac, int c0, int k, const int *pc, int *lay)
+{
+	for (int j = 0, c = c0; j < k; j++) {
+		c += pc[j];
+		lay[j] = ac[c - 1];
+	}
+}
+
+/* Lays the window [c0, c1) of ac out as k groups of pc cores and lay layers
+ * in try, retimes it, and keeps it in ac when the window's largest time
+ * drops below *best (then updated). Returns 1 if kept. */
+static int try_layout(pb_part_problem *P, int *ac, int *try, int c0, int c1, int a, int k,
+                      const int *pc, const int *lay, double *best)
+{
+	size_t bytes = (size_t)P->n * sizeof *ac;
+	memcpy(try, ac, bytes);
+	lay_out(try, c0, k, pc, lay);
+	pb_rl_retime_window(P, try, c0, c1);
+	double t = window_time(P, try, a, c0, c1);
+	if (!(t < *best * (1 - 1e-9)))
+		return 0;
+	*best = t;
+	memcpy(ac, try, bytes);
+	return 1;
+}
+
 /* Group counts of groups pc[0..k) with lay[0..k) layers after one
  * regroup move: op 0 splits group i in two (halves of its cores and
  * layers), op 1 merges groups i and i+1. Returns the new count, 0 when the
@@ -229,42 +256,22 @@ int pb_rl_tune_window(pb_part_problem *P, int *ac, int c0, int c1, int passes, i
 				int from = dir < 0 ? i + 1 : i, to = dir < 0 ? i : i + 1;
 				if (pc[from] < 2)
 					continue;
-				for (int j = 0, c = c0; j < k; j++) { /* current layers per group */
-					c += pc[j];
-					lay[j] = ac[c - 1];
-				}
+				group_layers(ac, c0, k, pc, lay);
 				pc[from]--, pc[to]++;
-				memcpy(try, ac, (size_t)n * sizeof *try);
-				lay_out(try, c0, k, pc, lay);
-				pb_rl_retime_window(P, try, c0, c1);
-				double t = window_time(P, try, a, c0, c1);
-				if (t < best * (1 - 1e-9)) {
-					best = t;
-					memcpy(ac, try, (size_t)n * sizeof *ac);
+				if (try_layout(P, ac, try, c0, c1, a, k, pc, lay, &best))
 					improved = changed = 1;
-				} else {
+				else
 					pc[from]++, pc[to]--;
-				}
 			}
 		/* The window's group count: a group split in two or two
 		 * neighbours merged, retimed; the first that lowers the window's
 		 * largest time is kept, then the next group is tried. */
 		for (int i = 0; regroup && i < k; i++) {
-			for (int j = 0, c = c0; j < k; j++) {
-				c += pc[j];
-				lay[j] = ac[c - 1];
-			}
+			group_layers(ac, c0, k, pc, lay);
 			for (int op = 0; op < 2; op++) {
 				int nk = regroup_move(pc, lay, k, i, op, npc, nlay);
-				if (nk == 0)
-					continue;
-				memcpy(try, ac, (size_t)n * sizeof *try);
-				lay_out(try, c0, nk, npc, nlay);
-				pb_rl_retime_window(P, try, c0, c1);
-				double t = window_time(P, try, a, c0, c1);
-				if (t < best * (1 - 1e-9)) {
-					best = t;
-					memcpy(ac, try, (size_t)n * sizeof *ac);
+				if (nk > 0 &&
+				    try_layout(P, ac, try, c0, c1, a, nk, npc, nlay, &best)) {
 					memcpy(pc, npc, (size_t)nk * sizeof *pc);
 					k = nk;
 					improved = changed = 1;
