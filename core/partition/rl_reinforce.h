@@ -20,7 +20,8 @@
  * (pb_rl_retime_window: group times include routing, so MAC-balanced cuts
  * can sit where much data crosses), and their core counts hill-climbed one
  * core at a time, and their group count by splitting a group in two or
- * merging two (`tune` of those, `regroup`; pb_rl_tune_window). Such an episode acts only on the core
+ * merging two (`tune` of those, `regroup`; pb_rl_tune_window). Such an
+ * episode acts only on the core
  * pairs from the group before the window to the group after it (its focus;
  * the other pairs' actions are masked). The actions move a boundary between
  * two multi-core groups only through detours and never split a group
@@ -52,8 +53,9 @@
  * -A log pi(a|s) - beta H(pi(.|s)); global-norm gradient clipping; Adam.
  * The best partition ever seen — a rollout's start state included, so a
  * restart window that the retime and tune left better than the best is
- * kept even when the actions then leave it — is kept (ties in max(t) go to the state with
- * the smaller sum of squared group times, so restarts move along plateaus).
+ * kept even when the actions then leave it — is kept (ties in max(t) go to
+ * the state with the smaller sum of squared group times, so restarts move
+ * along plateaus).
  * Everything is deterministic for a given seed (own splitmix64 generator; no
  * clock inside an episode). Group evaluations go through the problem's
  * segment cache (problem.h).

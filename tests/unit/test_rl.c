@@ -350,7 +350,8 @@ static void test_reset_centre(void **state)
 			assert_true(ev.max_time >= best * (1 - 1e-12));
 			apart += ev.max_time > best * (1 + 1e-9);
 			if (!reset)
-				assert_memory_equal(ctr, pb_rl_trainer_best(T), (size_t)P->n * sizeof *ctr);
+				assert_memory_equal(ctr, pb_rl_trainer_best(T),
+				                    (size_t)P->n * sizeof *ctr);
 		}
 		if (reset && apart == 0)
 			fail_msg("reset %d: the centre never started over", reset);
