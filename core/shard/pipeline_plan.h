@@ -118,9 +118,14 @@ int pb_pipe_plan(const pb_graph *g, const pb_cluster *cl, const pb_pipe_opts *o,
                  pb_pipe_result *out, pb_error *err);
 void pb_pipe_result_free(pb_pipe_result *r);
 
-/* ---- planner pieces shared with the boundary polish ---- */
+/* ---- planner pieces shared with the boundary polish (pipeline_cost.c) ---- */
 
 struct pb_shard_opts;
+/* The best scheme of the shard search on the nodes of o->mask (all when
+ * NULL) of g on cl: its time, compute, comm, scheme name, and memory per
+ * device, into r. */
+int pb_pipe_solve_on(const pb_graph *g, const pb_cluster *cl, const struct pb_shard_opts *o,
+                     pb_pipe_stage *r, pb_error *err);
 /* Costs stage s of r->split on its device group (shard search; memory of
  * the micro-batches in flight under 1F1B) into r->stage[s]. */
 int pb_pipe_cost_stage(pb_pipe_result *r, struct pb_shard_opts *so, unsigned char *mask, int s,
