@@ -198,10 +198,10 @@ static int try_layout(pb_part_problem *P, int *ac, int *try, int c0, int c1, int
 	return 1;
 }
 
-/* Group counts of groups pc[0..k) with lay[0..k) layers after one
- * regroup move: op 0 splits group i in two (halves of its cores and
- * layers), op 1 merges groups i and i+1. Returns the new count, 0 when the
- * move does not apply. */
+/* The core and layer counts (npc, nlay) of the groups pc[0..k) with
+ * lay[0..k) layers after one regroup move: op 0 splits group i in two
+ * (halves of its cores and layers), op 1 merges groups i and i+1. Returns
+ * the new group count, 0 when the move does not apply. */
 static int regroup_move(const int *pc, const int *lay, int k, int i, int op, int *npc, int *nlay)
 {
 	int nk = 0;
