@@ -7,6 +7,7 @@
  * options, reloads the batch through the session, prints and keeps the plan.
  */
 #include "commands.h"
+#include "cmds/batch_guarded.h"
 #include "shard/pipeline_plan.h"
 #include "partition/chain_rules.h"
 #include "script/hooks.h"
@@ -146,11 +147,7 @@ done:
 /* A failed or cancelled run leaves the model at its batch (pb_batch_guard). */
 static int cmd_pipeline(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, pb_error *err)
 {
-	pb_batch_guard bg;
-	pb_batch_guard_begin(ctx->s, &bg);
-	int rc = cmd_pipeline_run(ctx, cmd, a, err);
-	pb_batch_guard_end(ctx->s, &bg, rc);
-	return rc;
+	return pb_cmd_batch_guarded(cmd_pipeline_run, ctx, cmd, a, err);
 }
 
 const pb_command pb_cmds_pipeline[] = {

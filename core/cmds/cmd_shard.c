@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "commands.h"
+#include "cmds/batch_guarded.h"
 #include "util/ranks.h"
 #include "script/hooks.h"
 #include "shard/dtp_search.h"
@@ -478,11 +479,7 @@ static int cmd_shard_run(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *
 /* A failed or cancelled run leaves the model at its batch (pb_batch_guard). */
 static int cmd_shard(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, pb_error *err)
 {
-	pb_batch_guard bg;
-	pb_batch_guard_begin(ctx->s, &bg);
-	int rc = cmd_shard_run(ctx, cmd, a, err);
-	pb_batch_guard_end(ctx->s, &bg, rc);
-	return rc;
+	return pb_cmd_batch_guarded(cmd_shard_run, ctx, cmd, a, err);
 }
 
 const pb_command pb_cmds_shard[] = {

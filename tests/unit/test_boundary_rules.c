@@ -5,7 +5,7 @@
  * works. On a partition plan (resnet18, manycore-16) and a pipeline plan
  * (bert_base_like, cluster-2x8, 2 stages). On a plan of another kind the
  * refusal names the kinds `boundary` edits and the edit that kind has. */
-#include "pb_test.h"
+#include "pb_test_ok.h"
 
 static char buf[1 << 16];
 
@@ -37,20 +37,12 @@ static void refused(pb_test_session *t, const char *line, const char *effect, co
 	assert_ptr_equal(t->s->plan, before);
 }
 
-static void ok(pb_test_session *t, const char *line)
-{
-	pb_error err = {0};
-	if (pb_test_session_cmd(t, line, &err) != PB_OK)
-		fail_msg("'%s': %s", line, err.msg);
-}
-
 static void test_partition_edits(void **state)
 {
 	(void)state;
 	pb_test_session t;
-	pb_test_session_open(&t, buf, sizeof buf);
-	ok(&t, "open models/resnet18.onnx");
-	ok(&t, "partition --layout layouts/manycore-16.lua --method equal");
+	pb_test_session_with(&t, buf, sizeof buf, "models/resnet18.onnx",
+	                     "partition --layout layouts/manycore-16.lua --method equal");
 	const pb_plan *p = t.s->plan;
 	int last0 = p->groups[0].last_node, first1 = p->groups[1].first_node;
 	assert_int_equal(first1, last0 + 1);
@@ -62,9 +54,9 @@ static void test_partition_edits(void **state)
 	rule(&t, "cut = 'forbid'", first1);
 	refused(&t, "boundary 0 1", "cut=forbid", name1);
 	/* the rule does not stop a move elsewhere */
-	ok(&t, "boundary 0 -1");
+	pb_test_ok(&t, "boundary 0 -1");
 	assert_int_equal(t.s->plan->groups[0].last_node, last0 - 1);
-	ok(&t, "undo");
+	pb_test_ok(&t, "undo");
 	assert_int_equal(t.s->plan->groups[0].last_node, last0);
 
 	/* a boundary after group 0's last layer: `boundary 0 1` and `merge 0` remove it */
@@ -82,7 +74,7 @@ static void test_partition_edits(void **state)
 	/* without rules the same edit goes through */
 	pb_error err = {0};
 	assert_int_equal(pb_test_session_lua(&t, "pb.clear()", "clear.lua", &err), PB_OK);
-	ok(&t, "boundary 0 1");
+	pb_test_ok(&t, "boundary 0 1");
 	assert_int_equal(t.s->plan->groups[0].last_node, first1);
 	pb_test_session_close(&t);
 }
@@ -91,9 +83,8 @@ static void test_pipeline_boundary(void **state)
 {
 	(void)state;
 	pb_test_session t;
-	pb_test_session_open(&t, buf, sizeof buf);
-	ok(&t, "open models/bert_base_like.onnx");
-	ok(&t, "pipeline --layout layouts/cluster-2x8.lua --stages 2 --skip-oplevel");
+	pb_test_session_with(&t, buf, sizeof buf, "models/bert_base_like.onnx",
+	                     "pipeline --layout layouts/cluster-2x8.lua --stages 2 --skip-oplevel");
 	const pb_plan *p = t.s->plan;
 	int x = -1;
 	for (int v = 0; v < p->n_nodes && x < 0; v++)
@@ -109,7 +100,7 @@ static void test_pipeline_boundary(void **state)
 	rule(&t, "cut = 'forbid'", x);
 	refused(&t, "boundary 0 1", "cut=forbid", name);
 	/* moving the last node of stage 0 breaks nothing */
-	ok(&t, "boundary 0 -1");
+	pb_test_ok(&t, "boundary 0 -1");
 	assert_int_equal(t.s->plan->group[x], 1);
 	pb_test_session_close(&t);
 }
@@ -118,9 +109,8 @@ static void test_other_kinds(void **state)
 {
 	(void)state;
 	pb_test_session t;
-	pb_test_session_open(&t, buf, sizeof buf);
-	ok(&t, "open models/resnet18.onnx");
-	ok(&t, "map --layout layouts/hetero.lua");
+	pb_test_session_with(&t, buf, sizeof buf, "models/resnet18.onnx",
+	                     "map --layout layouts/hetero.lua");
 	pb_error err = {0};
 	assert_int_equal(pb_test_session_cmd(&t, "boundary 0 1", &err), PB_EUSAGE);
 	if (!strstr(err.msg, "'partition' and 'pipeline' plans") ||

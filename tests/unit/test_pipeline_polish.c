@@ -88,15 +88,22 @@ static double best_move(pb_session *s, const pb_cluster *cl, const pb_plan *p)
 	return best;
 }
 
+/* A session with MODEL and LAYOUT open; *cl its cluster. */
+static pb_session *open_bert(pb_cluster *cl)
+{
+	pb_session *s = pb_session_new();
+	pb_error err = {0};
+	assert_int_equal(pb_session_open_model(s, MODEL, NULL, 0, &err), PB_OK);
+	assert_int_equal(pb_session_open_layout(s, LAYOUT, &err), PB_OK);
+	assert_int_equal(pb_cluster_from_hw(s->hw, cl, &err), PB_OK);
+	return s;
+}
+
 static void test_polish_two_stages(void **state)
 {
 	(void)state;
-	pb_session *s = pb_session_new();
-	pb_error err = {0};
 	pb_cluster cl;
-	assert_int_equal(pb_session_open_model(s, MODEL, NULL, 0, &err), PB_OK);
-	assert_int_equal(pb_session_open_layout(s, LAYOUT, &err), PB_OK);
-	assert_int_equal(pb_cluster_from_hw(s->hw, &cl, &err), PB_OK);
+	pb_session *s = open_bert(&cl);
 
 	/* without the polish: one move beats the FLOP split (the defect) */
 	pb_plan *raw = plan_of(s, &cl, 2, -1, NULL, NULL);
@@ -135,12 +142,8 @@ static void test_polish_two_stages(void **state)
 static void test_polish_budget(void **state)
 {
 	(void)state;
-	pb_session *s = pb_session_new();
-	pb_error err = {0};
 	pb_cluster cl;
-	assert_int_equal(pb_session_open_model(s, MODEL, NULL, 0, &err), PB_OK);
-	assert_int_equal(pb_session_open_layout(s, LAYOUT, &err), PB_OK);
-	assert_int_equal(pb_cluster_from_hw(s->hw, &cl, &err), PB_OK);
+	pb_session *s = open_bert(&cl);
 	pb_pipe_result info;
 	pb_plan *p = plan_of(s, &cl, 2, 1, NULL, &info);
 	assert_int_equal(info.polish_tries, 1);

@@ -7,20 +7,13 @@
  * its batch (bert_base_like: 4x128x768 / 8x128x768, not 1x128x768) and says
  * so in the title block. A saved session given as the plan stands for its
  * plan; one without a plan is a clear error. */
-#include "pb_test.h"
+#include "pb_test_ok.h"
 
 #define MODEL "models/bert_base_like.onnx"
 #define PLAN "build-test-plan-batch.json"
 #define SVG "build-test-plan-batch.svg"
 
 static char buf[1 << 16];
-
-static void ok(pb_test_session *t, const char *line)
-{
-	pb_error err = {0};
-	if (pb_test_session_cmd(t, line, &err) != PB_OK)
-		fail_msg("'%s': %s", line, err.msg);
-}
 
 static char *slurp(const char *path)
 {
@@ -90,52 +83,55 @@ static void test_json(void **state)
 static char *export_fresh(const char *title)
 {
 	pb_test_session t;
-	pb_test_session_open(&t, buf, sizeof buf);
-	ok(&t, "open " MODEL);
+	pb_test_session_with(&t, buf, sizeof buf, MODEL, NULL);
 	assert_int_equal(pb_plan_graph_batch(t.s->graph), 1);
 	char line[256];
 	snprintf(line, sizeof line, "export --plan " PLAN " -o " SVG " --title %s", title);
-	ok(&t, line);
+	pb_test_ok(&t, line);
 	/* the session's model is still at its batch */
 	assert_int_equal(pb_plan_graph_batch(t.s->graph), 1);
 	pb_test_session_close(&t);
 	return slurp(SVG);
 }
 
+/* The plan saved at PLAN records batch b; `export --plan` in a fresh session
+ * draws it at that batch (shape dims, not batch 1's) and says `note` (and
+ * `also`, unless NULL) in its title block. */
+static void check_export(const char *title, long b, const char *dims, const char *note,
+                         const char *also)
+{
+	assert_int_equal(saved_batch(PLAN), b);
+	char *svg = export_fresh(title);
+	assert_non_null(strstr(svg, dims));
+	assert_null(strstr(svg, "1x128x768"));
+	assert_non_null(strstr(svg, note));
+	if (also)
+		assert_non_null(strstr(svg, also));
+	free(svg);
+}
+
 static void test_export_pipeline(void **state)
 {
 	(void)state;
 	pb_test_session t;
-	pb_test_session_open(&t, buf, sizeof buf);
-	ok(&t, "open " MODEL);
-	ok(&t, "pipeline --layout layouts/cluster-2x8.lua --stages 2 --batch 16 --skip-oplevel "
-	       "--polish 0 -o " PLAN);
+	pb_test_session_with(&t, buf, sizeof buf, MODEL,
+	                     "pipeline --layout layouts/cluster-2x8.lua --stages 2 --batch 16 "
+	                     "--skip-oplevel --polish 0 -o " PLAN);
 	assert_int_equal(t.s->plan->model_batch, 4); /* 16 = 4 micro-batches of 4 */
 	pb_test_session_close(&t);
-	assert_int_equal(saved_batch(PLAN), 4);
-	char *svg = export_fresh("pipe");
-	assert_non_null(strstr(svg, "4x128x768"));
-	assert_null(strstr(svg, "1x128x768"));
-	assert_non_null(strstr(svg, "shapes at batch 4 (a micro&#45;batch of the plan"));
-	assert_non_null(strstr(svg, "batch 16"));
-	free(svg);
+	check_export("pipe", 4, "4x128x768", "shapes at batch 4 (a micro&#45;batch of the plan",
+	             "batch 16");
 }
 
 static void test_export_shard(void **state)
 {
 	(void)state;
 	pb_test_session t;
-	pb_test_session_open(&t, buf, sizeof buf);
-	ok(&t, "open " MODEL);
-	ok(&t, "shard --layout layouts/cluster-1x8.lua --batch 8 -o " PLAN);
+	pb_test_session_with(&t, buf, sizeof buf, MODEL,
+	                     "shard --layout layouts/cluster-1x8.lua --batch 8 -o " PLAN);
 	assert_int_equal(t.s->plan->model_batch, 8);
 	pb_test_session_close(&t);
-	assert_int_equal(saved_batch(PLAN), 8);
-	char *svg = export_fresh("shard");
-	assert_non_null(strstr(svg, "8x128x768"));
-	assert_null(strstr(svg, "1x128x768"));
-	assert_non_null(strstr(svg, "shapes at batch 8"));
-	free(svg);
+	check_export("shard", 8, "8x128x768", "shapes at batch 8", NULL);
 	remove(PLAN);
 	remove(SVG);
 }
@@ -145,11 +141,10 @@ static void test_session_as_plan(void **state)
 	(void)state;
 	const char *sess = "build-test-plan-batch-session.json";
 	pb_test_session t;
-	pb_test_session_open(&t, buf, sizeof buf);
-	ok(&t, "open models/resnet18.onnx");
+	pb_test_session_with(&t, buf, sizeof buf, "models/resnet18.onnx", NULL);
 	char line[256];
 	snprintf(line, sizeof line, "save %s", sess);
-	ok(&t, line); /* no plan yet */
+	pb_test_ok(&t, line); /* no plan yet */
 	pb_error err = {0};
 	assert_int_equal(pb_test_session_cmd(&t,
 	                                     "export --plan build-test-plan-batch-session.json "
@@ -158,14 +153,13 @@ static void test_session_as_plan(void **state)
 	                 PB_EINPUT);
 	assert_non_null(strstr(err.msg, sess));
 	assert_non_null(strstr(err.msg, "session without a plan"));
-	ok(&t, "partition --layout layouts/manycore-16.lua --method equal");
+	pb_test_ok(&t, "partition --layout layouts/manycore-16.lua --method equal");
 	int groups = t.s->plan->n_groups;
-	ok(&t, line);
+	pb_test_ok(&t, line);
 	pb_test_session_close(&t);
 
-	pb_test_session_open(&t, buf, sizeof buf);
-	ok(&t, "open models/resnet18.onnx");
-	ok(&t, "export --plan build-test-plan-batch-session.json -o " SVG);
+	pb_test_session_with(&t, buf, sizeof buf, "models/resnet18.onnx",
+	                     "export --plan build-test-plan-batch-session.json -o " SVG);
 	assert_non_null(strstr(buf, "wrote " SVG));
 	pb_plan *p = NULL;
 	assert_int_equal(pb_plan_load(sess, t.s->graph->n_nodes, &p, &err), PB_OK);
