@@ -16,20 +16,18 @@
  * drops by more than a relative 1e-9; a boundary keeps moving in the
  * direction that improved; rounds over all boundaries end when a whole round
  * keeps nothing (converged: no single-node move lowers the step time) or the
- * budget of costed moves is spent. Splits already costed are remembered (a
- * hash of the stage array), so a move back is never costed twice. Moves that
- * would empty a stage or break a Lua rule are not tried.
+ * budget of costed moves is spent. The moves are picked by
+ * boundary_climb.c (shared with dtp_polish.c); moves that would empty a
+ * stage or break a Lua rule are not tried.
  */
 #include <math.h>
-#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "partition/chain_rules.h"
+#include "shard/boundary_climb.h"
 #include "shard/pipeline_plan.h"
 #include "shard/search.h"
-
-#define SEEN_MAX 4096
 
 typedef struct polish {
 	pb_pipe_result *r;
@@ -37,53 +35,7 @@ typedef struct polish {
 	const struct pb_part_rules *rules;
 	struct pb_shard_opts *so;
 	unsigned char *mask;
-	int *cand;
-	uint64_t seen[SEEN_MAX];
-	int n_seen;
 } polish;
-
-static uint64_t split_hash(const int *stage, int n)
-{
-	uint64_t h = 1469598103934665603ull;
-	for (int v = 0; v < n; v++) {
-		h ^= (uint64_t)(uint32_t)(stage[v] + 1);
-		h *= 1099511628211ull;
-	}
-	return h;
-}
-
-/* 1 the first time a split is met. */
-static int first_time(polish *ps, const int *stage, int n)
-{
-	uint64_t h = split_hash(stage, n);
-	for (int i = 0; i < ps->n_seen; i++)
-		if (ps->seen[i] == h)
-			return 0;
-	if (ps->n_seen < SEEN_MAX)
-		ps->seen[ps->n_seen++] = h;
-	return 1;
-}
-
-/* cand = the split with boundary k moved by dir (+1: the first node of k+1
- * joins k; -1: the last node of k joins k+1); 0 when that would empty a
- * stage. As pb_plan_move_boundary on the plan's groups. */
-static int move(const pb_pipe_result *r, int k, int dir, int *cand)
-{
-	int n = r->g->n_nodes, from = dir > 0 ? k + 1 : k, left = 0, pick = -1;
-	for (int v = 0; v < n; v++) {
-		cand[v] = r->split.stage[v];
-		left += cand[v] == from;
-	}
-	if (left < 2)
-		return 0;
-	for (int i = 0; i < n && pick < 0; i++) {
-		int v = dir > 0 ? i : n - 1 - i;
-		if (cand[v] == from)
-			pick = v;
-	}
-	cand[pick] = dir > 0 ? k : k + 1;
-	return 1;
-}
 
 static int better(int fits, double t, int fits0, double t0)
 {
@@ -92,22 +44,22 @@ static int better(int fits, double t, int fits0, double t0)
 	return t < t0 * (1 - 1e-9);
 }
 
-/* Tries the move; keeps it when better. *kept = 1 then. */
-static int try_move(polish *ps, int k, int dir, int *kept, int *tried, pb_error *err)
+/* Costs split cand (boundary k moved); keeps it when better (pb_climb_try_fn). */
+static int try_move(void *ud, const int *cand, int k, int dir, int *costed, int *kept,
+                    pb_error *err)
 {
+	polish *ps = ud;
 	pb_pipe_result *r = ps->r;
 	const pb_graph *g = r->g;
-	*kept = 0;
-	if (!move(r, k, dir, ps->cand) || !first_time(ps, ps->cand, g->n_nodes))
-		return PB_OK;
+	(void)dir;
 	char why[256];
-	if (pb_pipe_split_rule_broken(g, ps->cost, ps->cand, NULL, ps->rules, why, sizeof why))
+	if (pb_pipe_split_rule_broken(g, ps->cost, cand, NULL, ps->rules, why, sizeof why))
 		return PB_OK;
 	pb_pipe_split next;
 	pb_error e2 = {0};
-	if (pb_pipe_split_given(g, ps->cost, r->p, ps->cand, &next, &e2) != PB_OK)
+	if (pb_pipe_split_given(g, ps->cost, r->p, cand, &next, &e2) != PB_OK)
 		return PB_OK; /* not a valid split (an edge backwards): not a move */
-	(*tried)++;
+	*costed = 1;
 	pb_pipe_split old = r->split;
 	next.n_key = old.n_key; /* the split's provenance stays */
 	next.cols = old.cols;
@@ -149,30 +101,11 @@ int pb_pipe_polish(pb_pipe_result *r, const double *cost, const struct pb_part_r
 	if (max_tries == 0)
 		max_tries = 8 * r->p + 8;
 	polish ps = {.r = r, .cost = cost, .rules = rules, .so = so, .mask = mask};
-	if (!(ps.cand = malloc(((size_t)r->g->n_nodes + 1) * sizeof(int))))
-		return pb_err(err, PB_ENOMEM, "pipeline: out of memory");
-	first_time(&ps, r->split.stage, r->g->n_nodes);
-	int rc = PB_OK, improved = 1, cut = 0;
-	while (improved && !cut && rc == PB_OK) {
-		improved = 0;
-		for (int k = 0; k + 1 < r->p && rc == PB_OK && !cut; k++)
-			for (int dir = 1; dir >= -1 && rc == PB_OK && !cut; dir -= 2) {
-				int kept = 1, moved = 0;
-				while (kept && rc == PB_OK) {
-					if (r->polish_tries >= max_tries) {
-						cut = 1; /* the budget is spent */
-						break;
-					}
-					rc = try_move(&ps, k, dir, &kept, &r->polish_tries, err);
-					moved += kept;
-				}
-				r->polish_moves += moved;
-				improved |= moved > 0;
-				if (moved)
-					break; /* the way back is worse */
-			}
-	}
-	r->polish_converged = rc == PB_OK && !improved && !cut;
-	free(ps.cand);
+	pb_climb_stats st;
+	int rc = pb_boundary_climb(&r->split.stage, r->g->n_nodes, r->p, max_tries, try_move, &ps,
+	                           &st, err);
+	r->polish_moves = st.moves;
+	r->polish_tries = st.tries;
+	r->polish_converged = st.converged;
 	return rc;
 }

@@ -5,7 +5,7 @@
  * interleaved bubble is below 1F1B's; memory grows with the micro-batches
  * in flight; the layer-aligned split gives the first/last stage fewer
  * layers and identical middle stages (one MILP for them, the cache). */
-#include "pb_test.h"
+#include "pb_test_pipe.h"
 
 #include <unistd.h>
 
@@ -18,14 +18,6 @@
 #define LAYOUT "layouts/cluster-2x8.lua"
 
 static char model_path[64];
-
-static int reload(void *ud, long batch, const pb_graph **g, pb_error *err)
-{
-	pb_session *s = ud;
-	int rc = pb_session_set_batch(s, batch, err);
-	*g = s->graph;
-	return rc;
-}
 
 static int setup(void **state)
 {
@@ -49,22 +41,12 @@ static int teardown(void **state)
 	return 0;
 }
 
-static pb_session *open_session(pb_cluster *cl)
-{
-	pb_session *s = pb_session_new();
-	pb_error err = {0};
-	assert_int_equal(pb_session_open_model(s, model_path, NULL, 0, &err), PB_OK);
-	assert_int_equal(pb_session_open_layout(s, LAYOUT, &err), PB_OK);
-	assert_int_equal(pb_cluster_from_hw(s->hw, cl, &err), PB_OK);
-	return s;
-}
-
 static void opts_for(pb_dtp_opts *o, pb_session *s, long batch)
 {
 	pb_dtp_opts_default(o);
 	o->pipe.batch = batch;
 	o->pipe.train = 1;
-	o->pipe.reload = reload;
+	o->pipe.reload = pb_test_pipe_reload;
 	o->pipe.reload_ud = s;
 	o->shard.train = 1;
 	o->shard.optimizer = PB_OPTIM_ADAM;
@@ -109,7 +91,7 @@ static void test_all_factorisations(void **state)
 {
 	(void)state;
 	pb_cluster cl;
-	pb_session *s = open_session(&cl);
+	pb_session *s = pb_test_pipe_session(model_path, LAYOUT, &cl);
 	pb_dtp_opts o;
 	opts_for(&o, s, 16);
 	pb_dtp_result r;
@@ -166,7 +148,7 @@ static void test_fixed_equals_free(void **state)
 {
 	(void)state;
 	pb_cluster cl;
-	pb_session *s = open_session(&cl);
+	pb_session *s = pb_test_pipe_session(model_path, LAYOUT, &cl);
 	pb_dtp_opts o;
 	opts_for(&o, s, 16);
 	o.exhaustive = 1;
@@ -218,7 +200,7 @@ static void test_interleaved_and_memory(void **state)
 {
 	(void)state;
 	pb_cluster cl;
-	pb_session *s = open_session(&cl);
+	pb_session *s = pb_test_pipe_session(model_path, LAYOUT, &cl);
 	pb_dtp_opts o;
 	opts_for(&o, s, 16);
 	o.pp = 4;
@@ -268,7 +250,7 @@ static void test_layer_split(void **state)
 {
 	(void)state;
 	pb_cluster cl;
-	pb_session *s = open_session(&cl);
+	pb_session *s = pb_test_pipe_session(model_path, LAYOUT, &cl);
 	const pb_graph *g = s->graph;
 	int n = g->n_nodes;
 	double *cost = malloc((size_t)n * sizeof *cost);
@@ -330,7 +312,7 @@ static void test_cache_same_content(void **state)
 {
 	(void)state;
 	pb_cluster cl;
-	pb_session *s = open_session(&cl);
+	pb_session *s = pb_test_pipe_session(model_path, LAYOUT, &cl);
 	pb_error err = {0};
 	assert_int_equal(pb_session_set_batch(s, 4, &err), PB_OK);
 	const pb_graph *g = s->graph;
@@ -400,7 +382,7 @@ static void test_chunk_layers_tied(void **state)
 {
 	(void)state;
 	pb_cluster cl;
-	pb_session *s = open_session(&cl);
+	pb_session *s = pb_test_pipe_session(model_path, LAYOUT, &cl);
 	pb_error err = {0};
 	assert_int_equal(pb_session_set_batch(s, 4, &err), PB_OK);
 	const pb_graph *g = s->graph;
@@ -454,7 +436,7 @@ static void test_bound_and_prune(void **state)
 {
 	(void)state;
 	pb_cluster cl;
-	pb_session *s = open_session(&cl);
+	pb_session *s = pb_test_pipe_session(model_path, LAYOUT, &cl);
 	pb_dtp_opts o;
 	opts_for(&o, s, 16);
 	o.exhaustive = 1;
@@ -535,7 +517,7 @@ static void test_kept_plan(void **state)
 {
 	(void)state;
 	pb_cluster cl;
-	pb_session *s = open_session(&cl);
+	pb_session *s = pb_test_pipe_session(model_path, LAYOUT, &cl);
 	pb_dtp_opts o;
 	opts_for(&o, s, 16);
 	pb_dtp_result r;
@@ -579,7 +561,7 @@ static void test_node_limit(void **state)
 {
 	(void)state;
 	pb_cluster cl;
-	pb_session *s = open_session(&cl);
+	pb_session *s = pb_test_pipe_session(model_path, LAYOUT, &cl);
 	pb_dtp_opts o;
 	opts_for(&o, s, 16);
 	o.exhaustive = 1;
@@ -621,7 +603,7 @@ static void test_errors(void **state)
 {
 	(void)state;
 	pb_cluster cl;
-	pb_session *s = open_session(&cl);
+	pb_session *s = pb_test_pipe_session(model_path, LAYOUT, &cl);
 	pb_dtp_opts o;
 	opts_for(&o, s, 16);
 	o.dp = 3;

@@ -3,7 +3,7 @@
  * transfers and step time against the formula of pipeline_plan.h, its plan
  * and report; the comparison of `shard --pipeline auto` against planner runs
  * of every stage count; rows over memory; the errors. */
-#include "pb_test.h"
+#include "pb_test_pipe.h"
 
 #include "commands.h"
 #include "session.h"
@@ -12,31 +12,13 @@
 #define MODEL "models/bert_base_like.onnx"
 #define LAYOUT "layouts/cluster-2x8.lua"
 
-static int reload(void *ud, long batch, const pb_graph **g, pb_error *err)
-{
-	pb_session *s = ud;
-	int rc = pb_session_set_batch(s, batch, err);
-	*g = s->graph;
-	return rc;
-}
-
-static pb_session *open_session(pb_cluster *cl)
-{
-	pb_session *s = pb_session_new();
-	pb_error err = {0};
-	assert_int_equal(pb_session_open_model(s, MODEL, NULL, 0, &err), PB_OK);
-	assert_int_equal(pb_session_open_layout(s, LAYOUT, &err), PB_OK);
-	assert_int_equal(pb_cluster_from_hw(s->hw, cl, &err), PB_OK);
-	return s;
-}
-
 static void opts_for(pb_pipe_opts *o, pb_session *s, int stages, long batch)
 {
 	pb_pipe_opts_default(o);
 	o->stages = stages;
 	o->batch = batch;
 	o->train = 1;
-	o->reload = reload;
+	o->reload = pb_test_pipe_reload;
 	o->reload_ud = s;
 }
 
@@ -48,7 +30,7 @@ static int close_to(double a, double b)
 static void test_two_stages(void **state)
 {
 	pb_cluster cl;
-	pb_session *s = open_session(&cl);
+	pb_session *s = pb_test_pipe_session(MODEL, LAYOUT, &cl);
 	pb_pipe_opts o;
 	opts_for(&o, s, 2, 8);
 	pb_pipe_result r;
@@ -191,7 +173,7 @@ static json_t *run_json(pb_session *s, const char *line)
 static void test_shard_choice_is_best_row(void **state)
 {
 	pb_cluster cl;
-	pb_session *s = open_session(&cl);
+	pb_session *s = pb_test_pipe_session(MODEL, LAYOUT, &cl);
 	const int counts[4] = {2, 4, 8, 16};
 	double step[4];
 	int fits[4];
@@ -265,7 +247,7 @@ static void test_shard_choice_is_best_row(void **state)
 static void test_rows_over_memory(void **state)
 {
 	pb_cluster cl;
-	pb_session *s = open_session(&cl);
+	pb_session *s = pb_test_pipe_session(MODEL, LAYOUT, &cl);
 	cl.memory = 1e6; /* 1 MB per device: no stage fits */
 	pb_pipe_opts base;
 	opts_for(&base, s, 0, 8);
@@ -296,7 +278,7 @@ static void test_rows_over_memory(void **state)
 static void test_errors(void **state)
 {
 	pb_cluster cl;
-	pb_session *s = open_session(&cl);
+	pb_session *s = pb_test_pipe_session(MODEL, LAYOUT, &cl);
 	pb_pipe_opts o;
 	pb_pipe_result r;
 	pb_error err = {0};

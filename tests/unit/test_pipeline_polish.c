@@ -5,7 +5,7 @@
  * single-node move of every boundary, costed as the edit costs it (the
  * planner with the moved split given), is no faster. The polished split
  * costed as an edit gives the same step time (one cost model). */
-#include "pb_test.h"
+#include "pb_test_pipe.h"
 
 #include "commands.h"
 #include "session.h"
@@ -15,14 +15,6 @@
 #define LAYOUT "layouts/cluster-2x8.lua"
 #define BATCH 8
 
-static int reload(void *ud, long batch, const pb_graph **g, pb_error *err)
-{
-	pb_session *s = ud;
-	int rc = pb_session_set_batch(s, batch, err);
-	*g = s->graph;
-	return rc;
-}
-
 static void opts_for(pb_pipe_opts *o, pb_session *s, int stages)
 {
 	pb_pipe_opts_default(o);
@@ -30,7 +22,7 @@ static void opts_for(pb_pipe_opts *o, pb_session *s, int stages)
 	o->batch = BATCH;
 	o->train = 1;
 	o->skip_oplevel = 1;
-	o->reload = reload;
+	o->reload = pb_test_pipe_reload;
 	o->reload_ud = s;
 }
 
@@ -89,21 +81,11 @@ static double best_move(pb_session *s, const pb_cluster *cl, const pb_plan *p)
 }
 
 /* A session with MODEL and LAYOUT open; *cl its cluster. */
-static pb_session *open_bert(pb_cluster *cl)
-{
-	pb_session *s = pb_session_new();
-	pb_error err = {0};
-	assert_int_equal(pb_session_open_model(s, MODEL, NULL, 0, &err), PB_OK);
-	assert_int_equal(pb_session_open_layout(s, LAYOUT, &err), PB_OK);
-	assert_int_equal(pb_cluster_from_hw(s->hw, cl, &err), PB_OK);
-	return s;
-}
-
 static void test_polish_two_stages(void **state)
 {
 	(void)state;
 	pb_cluster cl;
-	pb_session *s = open_bert(&cl);
+	pb_session *s = pb_test_pipe_session(MODEL, LAYOUT, &cl);
 
 	/* without the polish: one move beats the FLOP split (the defect) */
 	pb_plan *raw = plan_of(s, &cl, 2, -1, NULL, NULL);
@@ -143,7 +125,7 @@ static void test_polish_budget(void **state)
 {
 	(void)state;
 	pb_cluster cl;
-	pb_session *s = open_bert(&cl);
+	pb_session *s = pb_test_pipe_session(MODEL, LAYOUT, &cl);
 	pb_pipe_result info;
 	pb_plan *p = plan_of(s, &cl, 2, 1, NULL, &info);
 	assert_int_equal(info.polish_tries, 1);
