@@ -77,6 +77,9 @@ static const pb_opt shard_opts[] = {
     {"stage-gap", 0, PB_OPT_DOUBLE, "G",
      "relative MIP gap of the pipeline search's stage MILPs: each stage's plan is within G "
      "of its optimum (default 0: proven optimal)"},
+    {"polish", 0, PB_OPT_INT, "N",
+     "boundary polish of the kept pipeline: cost at most N single-node chunk-boundary moves "
+     "(default 8 x chunks + 8; 0 = off), as `pipeline --polish`"},
     {"stage-nodes", 0, PB_OPT_INT, "N",
      "stop a stage MILP holding a plan after N branch-and-bound nodes (default 0: no limit; "
      "such rows are marked not proven)"},
@@ -146,17 +149,23 @@ static int run_pipelines(pb_cmd_ctx *ctx, reload_job *j)
 }
 
 /* The best configuration, a pipeline, becomes the session's plan: solved
- * again with its chunks' specs (pb_dtp_plan), saved to outp when given. */
-static int keep_pipeline(pb_cmd_ctx *ctx, reload_job *dj, const char *outp, pb_error *err)
+ * again with its chunks' specs (pb_dtp_plan), its chunk boundaries polished
+ * (pb_dtp_polish: *pi), saved to outp when given. */
+static int keep_pipeline(pb_cmd_ctx *ctx, reload_job *dj, const char *outp, pb_dtp_polish_info *pi,
+                         pb_error *err)
 {
 	int rc = side_open(ctx, dj);
 	if (rc)
 		return rc;
 	const pb_graph *g = ctx->s->graph;
 	pb_plan *plan = NULL;
+	const pb_dtp_config *best = &dj->dres->cfg[dj->dres->best];
 	pb_cmd_progress(ctx, 1.0, "shard: the best pipeline's plan");
-	rc = pb_dtp_plan(&g, dj->cl, dj->dtp, &dj->dres->cfg[dj->dres->best], dj->dres->batch,
-	                 dj->dres, &plan, err);
+	rc = pb_dtp_plan(&g, dj->cl, dj->dtp, best, dj->dres->batch, dj->dres, &plan, err);
+	if (rc == PB_OK) {
+		pb_cmd_progress(ctx, 1.0, "shard: polishing the pipeline's chunk boundaries");
+		rc = pb_dtp_polish(&g, dj->cl, dj->dtp, best, dj->dres->batch, &plan, pi, err);
+	}
 	if (rc == PB_OK) /* the batch its shapes are at, saved with it (plan.h) */
 		plan->model_batch = pb_plan_graph_batch(ctx->s->graph);
 	if (rc == PB_OK && outp)
@@ -211,6 +220,15 @@ static int report(pb_cmd_ctx *ctx, const pb_args *a, pb_shard_search **sp, const
 		json_object_set_new(rep, "best_overall", pb_dtp_best_overall_json(dj->dres));
 		*fits = dj->dres->best >= 0 && dj->dres->cfg[dj->dres->best].fits;
 	}
+	const char *outp = pb_args_str(a, "output", NULL);
+	pb_dtp_polish_info pi = {0};
+	int rc = pipeline_best(dj) ? keep_pipeline(ctx, dj, outp, &pi, err) : PB_OK;
+	if (rc) {
+		json_decref(rep);
+		return rc;
+	}
+	if (pi.polished)
+		json_object_set_new(rep, "polish", pb_dtp_polish_json(&pi));
 	if (pb_args_has(a, "json")) {
 		json_dumpf(rep, ctx->out, JSON_INDENT(1) | JSON_REAL_PRECISION(10));
 		fputc('\n', ctx->out);
@@ -218,13 +236,12 @@ static int report(pb_cmd_ctx *ctx, const pb_args *a, pb_shard_search **sp, const
 		pb_shard_report_text(s, rep, !pipeline_best(dj), ctx->out);
 		if (dj->dtp)
 			pb_dtp_report_text(ctx->out, dj->dres);
+		pb_dtp_polish_text(ctx->out, &pi);
 	}
 	json_decref(rep);
-	const char *outp = pb_args_str(a, "output", NULL);
-	int rc = PB_OK;
 	ctx->redraw |= PB_REDRAW_ALL;
 	if (pipeline_best(dj))
-		return keep_pipeline(ctx, dj, outp, err);
+		return PB_OK;
 	if (s->plan) /* the batch its shapes are at, saved with it (plan.h) */
 		s->plan->model_batch = pb_plan_graph_batch(ctx->s->graph);
 	if (outp)
@@ -244,6 +261,10 @@ static int report_pipeline_only(pb_cmd_ctx *ctx, const pb_args *a, const pb_clus
 		return rc;
 	const pb_dtp_result *r = dj->dres;
 	*fits = r->best >= 0 && r->cfg[r->best].fits;
+	pb_dtp_polish_info pi = {0};
+	if (pipeline_best(dj) &&
+	    (rc = keep_pipeline(ctx, dj, pb_args_str(a, "output", NULL), &pi, err)))
+		return rc;
 	if (pb_args_has(a, "json")) {
 		json_t *rep = json_object();
 		json_object_set_new(rep, "model",
@@ -253,14 +274,16 @@ static int report_pipeline_only(pb_cmd_ctx *ctx, const pb_args *a, const pb_clus
 		json_object_set_new(rep, "train", json_boolean(dj->po->train));
 		pb_dtp_report_json(rep, r);
 		json_object_set_new(rep, "best_overall", pb_dtp_best_overall_json(r));
+		if (pi.polished)
+			json_object_set_new(rep, "polish", pb_dtp_polish_json(&pi));
 		json_dumpf(rep, ctx->out, JSON_INDENT(1) | JSON_REAL_PRECISION(10));
 		fputc('\n', ctx->out);
 		json_decref(rep);
 	} else {
 		pb_dtp_report_text(ctx->out, r);
+		pb_dtp_polish_text(ctx->out, &pi);
 	}
-	return pipeline_best(dj) ? keep_pipeline(ctx, dj, pb_args_str(a, "output", NULL), err)
-	                         : PB_OK;
+	return PB_OK;
 }
 
 /* --start: the search becomes the session's steppable solver (owns s). */
@@ -375,7 +398,9 @@ static int cmd_shard_run(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *
 		return rc;
 	pb_dtp_opts dopt;
 	pb_dtp_opts_default(&dopt);
-	if ((rc = pb_args_double(a, "stage-gap", dopt.gap, 0, 0.5, &dopt.gap, err)) ||
+	long polish;
+	if ((rc = pb_args_int(a, "polish", -1, 0, 1L << 20, &polish, err)) ||
+	    (rc = pb_args_double(a, "stage-gap", dopt.gap, 0, 0.5, &dopt.gap, err)) ||
 	    (rc = pb_args_int(a, "stage-nodes", 0, 0, 1L << 40, &dopt.node_limit, err)))
 		return rc;
 	if (pb_args_str(a, "schedule", NULL) &&
@@ -396,6 +421,7 @@ static int cmd_shard_run(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *
 	po.opt_level = (int)level;
 	po.train = pb_args_has(a, "train");
 	po.pad = pb_args_has(a, "pad");
+	po.polish_tries = polish < 0 ? 0 : polish == 0 ? -1 : (int)polish;
 	po.reload = reload;
 	po.reload_ud = ctx->s;
 	pb_shard_opts o;
@@ -488,7 +514,7 @@ const pb_command pb_cmds_shard[] = {
      "[-o plan.json] [--emit-tasks DIR] [--emit-lp FILE] [--pipeline auto|off] [--jobs N] "
      "[--pad] [--start] [--layers auto|off] [--optimizer adam|none] [--zero 0-3] "
      "[--recompute auto|none|selective|full] [--dp D] [--tp T] [--pp P] [--microbatches M] "
-     "[--schedule 1f1b|interleaved[:V]] [--stage-gap G] [--stage-nodes N]",
+     "[--schedule 1f1b|interleaved[:V]] [--stage-gap G] [--stage-nodes N] [--polish N]",
      "choose per-operator sharding over device-grouping schemes of a cluster (GLPK MILP)",
      shard_opts, cmd_shard, PB_CMD_GRAPH | PB_CMD_LAYOUT,
      "The layout must be kind=\"cluster\" (layouts/cluster-*.lua). Every grouping scheme\n"

@@ -139,25 +139,10 @@ static int add_operator_level(const pb_dtp_opts *o, int n_dev, pb_dtp_result *r)
 
 /* ---- one unit (pp, m) ---- */
 
-typedef struct unit_ctx {
-	const pb_graph *g;
-	const pb_cluster *cl;
-	const pb_dtp_opts *o;
-	int pp, m, v, sched, n_chunks, d;
-	pb_pipe_split split;
-	int layers_split, min_layers, max_layers;
-	unsigned char *active, *mask;
-	double *p2p_bytes; /* n_chunks - 1 */
-	pb_dtp_cache *cache;
-	const double *cost; /* per node: FLOPs, -1 outside the problem */
-	json_t *chunks;     /* building a plan: per chunk its solve (dtp_plan.c), else NULL */
-	long replayed;      /* cache answers of keep_plan (not counted) */
-} unit_ctx;
-
 /* Activation copies device group s holds (in units of its whole activation
  * per micro-batch): 1F1B min(p - s, m); interleaved the Megatron-LM warm-up
  * count + 1 in chunks, each 1/V of the group's. */
-static double inflight(const unit_ctx *u, int s)
+static double inflight(const pb_dtp_unit *u, int s)
 {
 	if (u->sched == PB_SCHED_1F1B)
 		return u->pp - s < u->m ? u->pp - s : u->m;
@@ -177,7 +162,7 @@ typedef struct group_sum {
 /* A lower bound of chunk c's time without its gradient all-reduces: its
  * FLOPs (x3 training) over the group's d devices at the device rate (as
  * unit_bound). */
-static double chunk_flop_time(const unit_ctx *u, int c)
+static double chunk_flop_time(const pb_dtp_unit *u, int c)
 {
 	double f = 0;
 	for (int v = 0; v < u->g->n_nodes; v++)
@@ -193,7 +178,7 @@ static double chunk_flop_time(const unit_ctx *u, int c)
  * cutoff also leaves out the FLOP time of the group's chunks after it (they
  * add at least that), so that an interleaved group whose chunks together
  * cannot beat it is cut at its first chunk. */
-static int solve_group(unit_ctx *u, const pb_cluster *sub, const char *scheme, int s, double act,
+static int solve_group(pb_dtp_unit *u, const pb_cluster *sub, const char *scheme, int s, double act,
                        double cut, double cut_grad, group_sum *gs, char *errbuf, pb_error *err)
 {
 	const pb_graph *g = u->g;
@@ -252,7 +237,7 @@ static int solve_group(unit_ctx *u, const pb_cluster *sub, const char *scheme, i
  * spread over its d devices at the device rate, and the schedule runs the
  * slowest group (m + p - 1) times (interleaved: m + (p - 1)/V); the
  * transfers, collectives, recomputation and padding only add. */
-static double unit_bound(const unit_ctx *u, const double *cost)
+static double unit_bound(const pb_dtp_unit *u, const double *cost)
 {
 	double worst = 0;
 	for (int s = 0; s < u->pp; s++) {
@@ -272,7 +257,7 @@ static double unit_bound(const unit_ctx *u, const double *cost)
 
 /* Costs configuration (dp, tp) of the unit. inc > 0: the step time of a
  * plan that fits; a stage proven unable to beat it makes the row pruned. */
-static int eval_config(unit_ctx *u, int dp, int tp, double inc, pb_dtp_config *c, pb_error *err)
+int pb_dtp_unit_eval(pb_dtp_unit *u, int dp, int tp, double inc, pb_dtp_config *c, pb_error *err)
 {
 	const pb_cluster *cl = u->cl;
 	int train = u->o->pipe.train, rc;
@@ -358,9 +343,10 @@ static int eval_config(unit_ctx *u, int dp, int tp, double inc, pb_dtp_config *c
 /* Bytes crossing each chunk boundary: a tensor once from its producer's
  * chunk to its last consumer's (a block output read by the next layer norm
  * and by the residual add is sent once). */
-static void boundary_bytes(unit_ctx *u)
+void pb_dtp_unit_bytes(pb_dtp_unit *u)
 {
 	const pb_graph *g = u->g;
+	memset(u->p2p_bytes, 0, ((size_t)u->cl->n_devices * 64 + 1) * sizeof(double));
 	for (int t = 0; t < g->n_tensors; t++) {
 		const pb_tensor *tt = &g->tensors[t];
 		int w = tt->producer;
@@ -378,7 +364,7 @@ static void boundary_bytes(unit_ctx *u)
 }
 
 /* Splits the unit's graph into n_chunks; a failure is every row's error. */
-static int split(unit_ctx *u, const double *cost, char *errbuf)
+static int split(pb_dtp_unit *u, const double *cost, char *errbuf)
 {
 	pb_error e = {0};
 	u->layers_split = 0;
@@ -411,7 +397,7 @@ int pb_dtp_reload(const pb_dtp_opts *o, long batch, const pb_graph **g, pb_error
 }
 
 /* The unit (pp, m) on graph g (at the micro-batch): buffers, costs, cache. */
-static int unit_open(unit_ctx *u, const pb_graph *g, const pb_cluster *cl, const pb_dtp_opts *o,
+int pb_dtp_unit_open(pb_dtp_unit *u, const pb_graph *g, const pb_cluster *cl, const pb_dtp_opts *o,
                      int pp, int m, double **cost, pb_error *err)
 {
 	int N = cl->n_devices, n = g->n_nodes;
@@ -437,7 +423,7 @@ static int unit_open(unit_ctx *u, const pb_graph *g, const pb_cluster *cl, const
 	return PB_OK;
 }
 
-static void unit_close(unit_ctx *u, double *cost)
+void pb_dtp_unit_close(pb_dtp_unit *u, double *cost)
 {
 	pb_pipe_split_free(&u->split);
 	pb_dtp_cache_free(u->cache);
@@ -449,15 +435,14 @@ static void unit_close(unit_ctx *u, double *cost)
 
 /* Schedule sc with V chunks per device: split and boundary bytes. PB_OK,
  * 1 (the split failed: serr) or PB_ENOMEM. */
-static int unit_schedule(unit_ctx *u, const double *cost, int sc, int V, char *serr)
+static int unit_schedule(pb_dtp_unit *u, const double *cost, int sc, int V, char *serr)
 {
 	u->sched = sc;
 	u->v = V;
 	u->n_chunks = u->pp * V;
-	memset(u->p2p_bytes, 0, ((size_t)u->cl->n_devices * 64 + 1) * sizeof(double));
 	int src = split(u, cost, serr);
 	if (src == PB_OK)
-		boundary_bytes(u);
+		pb_dtp_unit_bytes(u);
 	return src;
 }
 
@@ -469,7 +454,8 @@ static int splits_over(long B, int m, int dp)
 
 /* The plan of configuration c, just evaluated on unit u, replaces r->kept:
  * evaluated again with every chunk's solve recorded (the cache answers). */
-static int keep_plan(unit_ctx *u, const pb_dtp_config *c, long B, pb_dtp_result *r, pb_error *err)
+static int keep_plan(pb_dtp_unit *u, const pb_dtp_config *c, long B, pb_dtp_result *r,
+                     pb_error *err)
 {
 	pb_dtp_config k;
 	memset(&k, 0, sizeof k);
@@ -480,7 +466,7 @@ static int keep_plan(unit_ctx *u, const pb_dtp_config *c, long B, pb_dtp_result 
 		return pb_err(err, PB_ENOMEM, "shard: out of memory");
 	long m0, h0, m1, h1;
 	pb_dtp_cache_stats(u->cache, &m0, &h0);
-	int rc = eval_config(u, c->dp, c->tp, 0, &k, err);
+	int rc = pb_dtp_unit_eval(u, c->dp, c->tp, 0, &k, err);
 	pb_dtp_cache_stats(u->cache, &m1, &h1);
 	u->replayed += h1 - h0;
 	pb_plan *plan = NULL;
@@ -507,9 +493,9 @@ static int run_unit(const pb_graph **gp, const pb_cluster *cl, const pb_dtp_opts
 	if ((rc = pb_dtp_reload(o, B / m, gp, err)))
 		return rc;
 	const pb_graph *g = *gp;
-	unit_ctx u;
+	pb_dtp_unit u;
 	double *cost = NULL;
-	if ((rc = unit_open(&u, g, cl, o, pp, m, &cost, err)))
+	if ((rc = pb_dtp_unit_open(&u, g, cl, o, pp, m, &cost, err)))
 		goto done;
 	pb_dtp_vloop *vl = pb_dtp_vloop_new(o, g, pp, m, cl, inc); /* dtp_interleave.c */
 	if (!vl)
@@ -557,7 +543,7 @@ static int run_unit(const pb_graph **gp, const pb_cluster *cl, const pb_dtp_opts
 				         bound, inc);
 				r->pruned++;
 			} else if (src == PB_OK && splits_over(B, m, dp)) {
-				rc = eval_config(&u, dp, tp, inc, c, err);
+				rc = pb_dtp_unit_eval(&u, dp, tp, inc, c, err);
 				r->pruned += c->pruned;
 				if (rc == PB_OK && c->ok &&
 				    (!r->kept || pb_dtp_better(c, &r->kept_cfg)))
@@ -578,7 +564,7 @@ static int run_unit(const pb_graph **gp, const pb_cluster *cl, const pb_dtp_opts
 	r->milps += milps;
 	r->cache_hits += hits - u.replayed;
 done:
-	unit_close(&u, cost);
+	pb_dtp_unit_close(&u, cost);
 	return rc;
 }
 
@@ -601,11 +587,11 @@ int pb_dtp_plan_even(const pb_graph **gp, const pb_cluster *cl, const pb_dtp_opt
 	int rc;
 	if ((rc = pb_dtp_reload(o, B / want->m, gp, err)))
 		return rc;
-	unit_ctx u;
+	pb_dtp_unit u;
 	double *cost = NULL;
 	pb_dtp_config c;
 	memset(&c, 0, sizeof c);
-	if ((rc = unit_open(&u, *gp, cl, o, want->pp, want->m, &cost, err)))
+	if ((rc = pb_dtp_unit_open(&u, *gp, cl, o, want->pp, want->m, &cost, err)))
 		goto done;
 	char serr[160] = "";
 	int src = unit_schedule(&u, cost, want->sched, want->v, serr);
@@ -621,7 +607,7 @@ int pb_dtp_plan_even(const pb_graph **gp, const pb_cluster *cl, const pb_dtp_opt
 		rc = pb_err(err, PB_ENOMEM, "shard: out of memory");
 		goto done;
 	}
-	if ((rc = eval_config(&u, want->dp, want->tp, 0, &c, err)))
+	if ((rc = pb_dtp_unit_eval(&u, want->dp, want->tp, 0, &c, err)))
 		goto done;
 	/* the plan is the configuration's own: the same numbers or an error */
 	if (!c.ok || fabs(c.step_time - want->step_time) > 1e-9 * want->step_time)
@@ -636,7 +622,7 @@ int pb_dtp_plan_even(const pb_graph **gp, const pb_cluster *cl, const pb_dtp_opt
 		                       err);
 done:
 	json_decref(u.chunks);
-	unit_close(&u, cost);
+	pb_dtp_unit_close(&u, cost);
 	return rc;
 }
 

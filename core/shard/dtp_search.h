@@ -276,4 +276,61 @@ int pb_dtp_uneven_plan(const pb_graph **gp, const pb_cluster *cl, const pb_dtp_o
                        const pb_dtp_config *want, long B, pb_dtp_result *r, pb_plan **out,
                        pb_error *err);
 
+/* ---- one unit (pp, m) of the search (dtp_search.c), shared with the
+ * boundary polish: the model at the micro-batch B/m split into pp x V
+ * chunks, its chunk solves cached ---- */
+
+typedef struct pb_dtp_unit {
+	const pb_graph *g;
+	const pb_cluster *cl;
+	const pb_dtp_opts *o;
+	int pp, m, v, sched, n_chunks, d;
+	pb_pipe_split split;
+	int layers_split, min_layers, max_layers;
+	unsigned char *active, *mask;
+	double *p2p_bytes; /* n_chunks - 1 */
+	pb_dtp_cache *cache;
+	const double *cost; /* per node: FLOPs, -1 outside the problem */
+	json_t *chunks;     /* building a plan: per chunk its solve (dtp_plan.c), else NULL */
+	long replayed;      /* cache answers of keep_plan (not counted) */
+} pb_dtp_unit;
+
+/* The unit (pp, m) on graph g (at the micro-batch): buffers, *cost (FLOPs
+ * per node, -1 outside the problem; the caller frees it with
+ * pb_dtp_unit_close), the chunk cache. */
+int pb_dtp_unit_open(pb_dtp_unit *u, const pb_graph *g, const pb_cluster *cl, const pb_dtp_opts *o,
+                     int pp, int m, double **cost, pb_error *err);
+void pb_dtp_unit_close(pb_dtp_unit *u, double *cost);
+/* u->p2p_bytes of u->split: bytes crossing each chunk boundary. */
+void pb_dtp_unit_bytes(pb_dtp_unit *u);
+/* Costs configuration (dp, tp) of the unit's split and schedule into c.
+ * inc > 0: the step time of a plan that fits; a stage proven unable to beat
+ * it makes c pruned (c->ok = 0). With u->chunks an array, every chunk's
+ * solve is recorded there (the plan's chunks, dtp_plan.c). */
+int pb_dtp_unit_eval(pb_dtp_unit *u, int dp, int tp, double inc, pb_dtp_config *c, pb_error *err);
+
+/* ---- the boundary polish of the kept pipeline (dtp_polish.c) ---- */
+
+typedef struct pb_dtp_polish_info {
+	int polished;                /* the polish ran (even rows with pp > 1, budget >= 0) */
+	int moves, tries, converged; /* as pb_pipe_result's polish_* */
+	double before, after;        /* step time (s) */
+	int dp, tp;
+} pb_dtp_polish_info;
+
+/* Polishes *plan, the plan of even pipeline row want (pb_dtp_plan, same
+ * options and batch B), by single-node chunk-boundary moves costed as the
+ * search costs a configuration (dp, tp, pp, m and the schedule kept), at
+ * most o->pipe.polish_tries costed (0: 8 x chunks + 8; < 0: off). *plan is
+ * replaced when a move is kept and gets "polish" in its detail; *gp is the
+ * graph left (at B/m). Uneven rows are not polished (info->polished = 0). */
+int pb_dtp_polish(const pb_graph **gp, const pb_cluster *cl, const pb_dtp_opts *o,
+                  const pb_dtp_config *want, long B, pb_plan **plan, pb_dtp_polish_info *info,
+                  pb_error *err);
+/* {moves, tries, converged, step_time_before, step_time} */
+json_t *pb_dtp_polish_json(const pb_dtp_polish_info *info);
+/* "polish: M chunk-boundary moves kept of T costed, BEFORE -> AFTER (...)"
+ * when it ran. */
+void pb_dtp_polish_text(FILE *f, const pb_dtp_polish_info *info);
+
 #endif
