@@ -21,7 +21,6 @@
 
 #include "shard/boundary_climb.h"
 #include "shard/dtp_search.h"
-#include "util/fmt.h"
 
 typedef struct dpolish {
 	pb_dtp_unit *u;
@@ -75,11 +74,8 @@ static int rebuild(pb_dtp_unit *u, long B, const pb_dtp_polish_info *info, pb_pl
 {
 	pb_dtp_config c;
 	memset(&c, 0, sizeof c);
-	u->chunks = json_array();
-	for (int k = 0; u->chunks && k < u->n_chunks; k++)
-		json_array_append_new(u->chunks, json_null());
-	if (!u->chunks)
-		return pb_err(err, PB_ENOMEM, "shard: out of memory");
+	if (pb_dtp_unit_record(u, err))
+		return PB_ENOMEM;
 	int rc = pb_dtp_unit_eval(u, info->dp, info->tp, 0, &c, err);
 	if (rc == PB_OK && (!c.ok || fabs(c.step_time - info->after) > 1e-9 * info->after))
 		rc = pb_err(err, PB_EINPUT, "shard: the polished pipeline costs %.9g s, not %.9g s",
@@ -161,13 +157,7 @@ json_t *pb_dtp_polish_json(const pb_dtp_polish_info *info)
 
 void pb_dtp_polish_text(FILE *f, const pb_dtp_polish_info *info)
 {
-	char t0[32], t1[32];
-	if (!info->polished)
-		return;
-	fprintf(f, "polish: %d chunk-boundary move%s kept of %d costed, %s -> %s (%s)\n",
-	        info->moves, info->moves == 1 ? "" : "s", info->tries,
-	        pb_fmt_time_fixed(info->before, t0, sizeof t0),
-	        pb_fmt_time_fixed(info->after, t1, sizeof t1),
-	        info->converged ? "no single-node boundary move lowers the step time"
-	                        : "budget spent, not converged");
+	if (info->polished)
+		pb_pipe_polish_line(f, "chunk-boundary", info->moves, info->tries, info->before,
+		                    info->after, info->converged);
 }

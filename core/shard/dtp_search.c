@@ -452,6 +452,17 @@ static int splits_over(long B, int m, int dp)
 	return (B / m) % dp == 0;
 }
 
+int pb_dtp_unit_record(pb_dtp_unit *u, pb_error *err)
+{
+	u->chunks = json_array();
+	for (int k = 0; u->chunks && k < u->n_chunks; k++)
+		if (json_array_append_new(u->chunks, json_null())) {
+			json_decref(u->chunks);
+			u->chunks = NULL;
+		}
+	return u->chunks ? PB_OK : pb_err(err, PB_ENOMEM, "shard: out of memory");
+}
+
 /* The plan of configuration c, just evaluated on unit u, replaces r->kept:
  * evaluated again with every chunk's solve recorded (the cache answers). */
 static int keep_plan(pb_dtp_unit *u, const pb_dtp_config *c, long B, pb_dtp_result *r,
@@ -459,11 +470,8 @@ static int keep_plan(pb_dtp_unit *u, const pb_dtp_config *c, long B, pb_dtp_resu
 {
 	pb_dtp_config k;
 	memset(&k, 0, sizeof k);
-	u->chunks = json_array();
-	for (int i = 0; u->chunks && i < u->n_chunks; i++)
-		json_array_append_new(u->chunks, json_null());
-	if (!u->chunks)
-		return pb_err(err, PB_ENOMEM, "shard: out of memory");
+	if (pb_dtp_unit_record(u, err))
+		return PB_ENOMEM;
 	long m0, h0, m1, h1;
 	pb_dtp_cache_stats(u->cache, &m0, &h0);
 	int rc = pb_dtp_unit_eval(u, c->dp, c->tp, 0, &k, err);
@@ -600,13 +608,8 @@ int pb_dtp_plan_even(const pb_graph **gp, const pb_cluster *cl, const pb_dtp_opt
 		                      : pb_err(err, PB_EINPUT, "shard: pipeline split: %s", serr);
 		goto done;
 	}
-	u.chunks = json_array();
-	for (int k = 0; u.chunks && k < u.n_chunks; k++)
-		json_array_append_new(u.chunks, json_null());
-	if (!u.chunks) {
-		rc = pb_err(err, PB_ENOMEM, "shard: out of memory");
+	if ((rc = pb_dtp_unit_record(&u, err)))
 		goto done;
-	}
 	if ((rc = pb_dtp_unit_eval(&u, want->dp, want->tp, 0, &c, err)))
 		goto done;
 	/* the plan is the configuration's own: the same numbers or an error */

@@ -301,6 +301,9 @@ typedef struct pb_dtp_unit {
 int pb_dtp_unit_open(pb_dtp_unit *u, const pb_graph *g, const pb_cluster *cl, const pb_dtp_opts *o,
                      int pp, int m, double **cost, pb_error *err);
 void pb_dtp_unit_close(pb_dtp_unit *u, double *cost);
+/* u->chunks = an array of n_chunks nulls: the next pb_dtp_unit_eval records
+ * every chunk's solve there (the caller decrefs it and sets it NULL). */
+int pb_dtp_unit_record(pb_dtp_unit *u, pb_error *err);
 /* u->p2p_bytes of u->split: bytes crossing each chunk boundary. */
 void pb_dtp_unit_bytes(pb_dtp_unit *u);
 /* Costs configuration (dp, tp) of the unit's split and schedule into c.

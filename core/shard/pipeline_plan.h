@@ -192,6 +192,10 @@ int pb_pipe_compare_plan(const pb_pipe_compare *c, int winner, const pb_graph *g
 json_t *pb_pipe_result_json(const pb_pipe_result *r);
 /* The text report: stages, bubble, the scheme table, the schedules. */
 void pb_pipe_result_text(FILE *f, const pb_pipe_result *r);
+/* "polish: M <what> moves kept of T costed, BEFORE -> AFTER (...)", the
+ * boundary polish's line (of `pipeline` and `shard --pipeline auto`). */
+void pb_pipe_polish_line(FILE *f, const char *what, int moves, int tries, double before,
+                         double after, int converged);
 /* The plan of a result (kind "pipeline", group per node = stage). */
 pb_plan *pb_pipe_result_plan(const pb_pipe_result *r);
 /* `shard --pipeline auto` additions to the shard report rep (its

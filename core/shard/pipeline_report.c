@@ -138,15 +138,9 @@ void pb_pipe_result_text(FILE *f, const pb_pipe_result *r)
 	fprintf(f, "split: %s, %d key operators, %s cross-stage per micro-batch\n",
 	        r->chain ? "exact DP (chain)" : "key-operator intervals + MILP", r->split.n_key,
 	        pb_fmt_bytes(r->split.cross_bytes, b1, sizeof b1));
-	if (r->polished && r->p > 1) {
-		char t0[32];
-		fprintf(f, "polish: %d boundary move%s kept of %d costed, %s -> %s (%s)\n",
-		        r->polish_moves, r->polish_moves == 1 ? "" : "s", r->polish_tries,
-		        pb_fmt_time_fixed(r->polish_before, t0, sizeof t0),
-		        pb_fmt_time_fixed(r->step_time, t1, sizeof t1),
-		        r->polish_converged ? "no single-node boundary move lowers the step time"
-		                            : "budget spent, not converged");
-	}
+	if (r->polished && r->p > 1)
+		pb_pipe_polish_line(f, "boundary", r->polish_moves, r->polish_tries,
+		                    r->polish_before, r->step_time, r->polish_converged);
 	fprintf(f, "\n  %5s %6s %9s %10s %12s %12s %12s %s\n", "stage", "ops", "devices", "scheme",
 	        "GFLOP/mb", "time/mb", "memory", "");
 	for (int s = 0; s < r->p; s++) {
@@ -300,4 +294,15 @@ void pb_pipe_compare_text(FILE *f, const pb_pipe_compare *c, const json_t *rep, 
 		        row->scheme, "pipeline", t1, row->microbatches,
 		        row->feasible ? "" : "  OVER MEMORY");
 	}
+}
+
+void pb_pipe_polish_line(FILE *f, const char *what, int moves, int tries, double before,
+                         double after, int converged)
+{
+	char t0[32], t1[32];
+	fprintf(f, "polish: %d %s move%s kept of %d costed, %s -> %s (%s)\n", moves, what,
+	        moves == 1 ? "" : "s", tries, pb_fmt_time_fixed(before, t0, sizeof t0),
+	        pb_fmt_time_fixed(after, t1, sizeof t1),
+	        converged ? "no single-node boundary move lowers the step time"
+	                  : "budget spent, not converged");
 }

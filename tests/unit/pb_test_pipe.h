@@ -6,6 +6,7 @@
 #define PB_TEST_PIPE_H
 
 #include "pb_test.h"
+#include "model/gen_gpt.h"
 #include "shard/cluster.h"
 
 /* pb_pipe_reload_fn: the session (ud) reopens its model at the batch. */
@@ -28,6 +29,21 @@ static inline pb_session *pb_test_pipe_session(const char *model, const char *la
 	assert_int_equal(pb_session_open_layout(s, layout, &err), PB_OK);
 	assert_int_equal(pb_cluster_from_hw(s->hw, cl, &err), PB_OK);
 	return s;
+}
+
+/* Writes a small generated GPT (6 layers, hidden 256, 4 heads, seq 64,
+ * vocab 4000) to path. */
+static inline int pb_test_small_gpt(const char *path)
+{
+	pb_gpt_spec sp;
+	pb_gpt_spec_default(&sp);
+	sp.layers = 6;
+	sp.hidden = 256;
+	sp.heads = 4;
+	sp.seq = 64;
+	sp.vocab = 4000;
+	pb_error err = {0};
+	return pb_gen_gpt_write(&sp, path, &err);
 }
 
 #endif

@@ -22,16 +22,8 @@ static char model_path[64];
 static int setup(void **state)
 {
 	(void)state;
-	pb_gpt_spec sp;
-	pb_gpt_spec_default(&sp);
-	sp.layers = 6;
-	sp.hidden = 256;
-	sp.heads = 4;
-	sp.seq = 64;
-	sp.vocab = 4000;
 	snprintf(model_path, sizeof model_path, "/tmp/pb_test_dtp_%d.onnx", (int)getpid());
-	pb_error err = {0};
-	return pb_gen_gpt_write(&sp, model_path, &err) == PB_OK ? 0 : -1;
+	return pb_test_small_gpt(model_path) == PB_OK ? 0 : -1;
 }
 
 static int teardown(void **state)

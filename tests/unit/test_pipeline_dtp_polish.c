@@ -7,11 +7,9 @@
  * JSON and the text say so; `--polish 1` costs one move and says it did not
  * converge; a bad --polish is refused. A generated GPT on the same cluster
  * is a case where no move helps: the same step time. */
-#include "pb_test.h"
+#include "pb_test_pipe.h"
 
 #include <unistd.h>
-
-#include "model/gen_gpt.h"
 
 #define BERT "models/bert_base_like.onnx"
 #define LAYOUT "layouts/cluster-2x8.lua"
@@ -96,15 +94,7 @@ static void test_gpt_never_worse(void **state)
 	(void)state;
 	char path[64];
 	snprintf(path, sizeof path, "/tmp/pb_test_dtp_polish_%d.onnx", (int)getpid());
-	pb_gpt_spec sp;
-	pb_gpt_spec_default(&sp);
-	sp.layers = 6;
-	sp.hidden = 256;
-	sp.heads = 4;
-	sp.seq = 64;
-	sp.vocab = 4000;
-	pb_error err = {0};
-	assert_int_equal(pb_gen_gpt_write(&sp, path, &err), PB_OK);
+	assert_int_equal(pb_test_small_gpt(path), PB_OK);
 	pb_plan *raw, *pol;
 	json_t *jr = shard_auto(path, "--batch 16 --train --polish 0", &raw);
 	json_t *jp = shard_auto(path, "--batch 16 --train", &pol);
