@@ -36,6 +36,8 @@ static void line(WINDOW *w, int y, attr_t at, const char *fmt, ...)
 	wattron(w, at);
 	mvwaddnstr(w, y, 0, buf, W);
 	wattroff(w, at);
+	if (getcury(w) == y) /* nothing of an earlier, longer line stays after it */
+		wclrtoeol(w);
 }
 
 void tui_title_draw(tui_app *a)
@@ -211,24 +213,29 @@ static void draw_inspector(tui_app *a, int y0, int y1)
 	const pb_node *n = &g->nodes[sel];
 	int y = y0;
 	char b1[16], b2[16], b3[16], shape[96];
+	/* the header lines stop at y1 too (the objective's rows are below it) */
 	tui_hrule(a, w, y++, 0, a->side_w);
-	line(w, y++, A_BOLD, "Node %d/%d: %s", sel, g->n_nodes, n->op);
-	line(w, y++, 0, "%s", n->name);
+	if (y < y1)
+		line(w, y++, A_BOLD, "Node %d/%d: %s", sel, g->n_nodes, n->op);
+	if (y < y1)
+		line(w, y++, 0, "%s", n->name);
 	int grp = tui_group_of(a, sel);
-	if (grp >= 0 && a->s->plan)
+	if (grp >= 0 && a->s->plan && y < y1)
 		line(w, y++, 0, "group %d: %s", grp,
 		     a->s->plan->groups[grp].label ? a->s->plan->groups[grp].label : "");
 	const tui_item *it =
 	    a->vg.item_of && a->vg.item_of[sel] >= 0 ? &a->vg.items[a->vg.item_of[sel]] : NULL;
-	if (a->vg.item_of && a->vg.item_of[sel] < 0)
+	if (a->vg.item_of && a->vg.item_of[sel] < 0 && y < y1)
 		line(w, y++, A_DIM, "a constant, not drawn (C shows constants)");
-	if (it && it->block)
+	if (it && it->block && y < y1)
 		line(w, y++, A_DIM, "in block %s (nodes %d-%d)", it->label, it->first, it->last);
-	line(w, y++, 0, "MACs %s  FLOPs %s", pb_fmt_si(n->cost.macs, b1, sizeof b1),
-	     pb_fmt_si(n->cost.flops, b2, sizeof b2));
-	line(w, y++, 0, "params %s (%s)  out %s", pb_fmt_si(n->cost.params, b3, sizeof b3),
-	     pb_fmt_bytes(n->cost.param_bytes, b1, sizeof b1),
-	     pb_fmt_bytes(n->cost.out_bytes, b2, sizeof b2));
+	if (y < y1)
+		line(w, y++, 0, "MACs %s  FLOPs %s", pb_fmt_si(n->cost.macs, b1, sizeof b1),
+		     pb_fmt_si(n->cost.flops, b2, sizeof b2));
+	if (y < y1)
+		line(w, y++, 0, "params %s (%s)  out %s", pb_fmt_si(n->cost.params, b3, sizeof b3),
+		     pb_fmt_bytes(n->cost.param_bytes, b1, sizeof b1),
+		     pb_fmt_bytes(n->cost.out_bytes, b2, sizeof b2));
 	for (int k = 0; k < n->n_inputs && y < y1 - 3; k++) {
 		if (n->inputs[k] < 0)
 			continue;
