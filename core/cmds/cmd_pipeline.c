@@ -79,24 +79,6 @@ static int pipe_options(const pb_args *a, const pb_cluster *cl, const pb_graph *
 	return PB_OK;
 }
 
-/* The Lua rules that constrained the stage split, by name. */
-static void pipe_rules_text(FILE *out, const json_t *rules)
-{
-	size_t i;
-	const json_t *r;
-	if (!json_is_array(rules) || json_array_size(rules) == 0)
-		return;
-	fprintf(out, "rules:");
-	json_array_foreach(rules, i, r)
-	{
-		long long c = json_integer_value(json_object_get(r, "count"));
-		fprintf(out, "%s %s (%s, %lld node%s)", i ? "," : "",
-		        json_string_value(json_object_get(r, "name")),
-		        json_string_value(json_object_get(r, "effect")), c, c == 1 ? "" : "s");
-	}
-	fprintf(out, "; all obeyed\n");
-}
-
 static int cmd_pipeline_run(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, pb_error *err)
 {
 	pb_cluster cl;
@@ -128,7 +110,7 @@ static int cmd_pipeline_run(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_arg
 		fputc('\n', ctx->out);
 	} else {
 		pb_pipe_result_text(ctx->out, &r);
-		pipe_rules_text(ctx->out, json_object_get(r.plan->detail, "rules"));
+		pb_pipe_rules_text(ctx->out, json_object_get(r.plan->detail, "rules"));
 	}
 	const char *outp = pb_args_str(a, "output", NULL);
 	if (outp)

@@ -13,6 +13,7 @@
 #include "cmds/batch_guarded.h"
 #include "util/ranks.h"
 #include "script/hooks.h"
+#include "partition/chain_rules.h"
 #include "shard/dtp_search.h"
 #include "shard/pipeline_plan.h"
 #include "shard/search.h"
@@ -184,6 +185,13 @@ static int pipeline_best(const reload_job *dj)
 	return dj->dtp && dj->dres->best >= 0 && dj->dres->cfg[dj->dres->best].pp > 1;
 }
 
+/* The Lua rules the kept pipeline's split obeys (their info), or NULL. */
+static const json_t *kept_rules(const reload_job *dj)
+{
+	const struct pb_part_rules *R = dj->dtp ? dj->dtp->pipe.rules : NULL;
+	return R && pipeline_best(dj) ? R->info : NULL;
+}
+
 /* Runs the data x tensor x pipeline search (bounded by the operator-level
  * plans), prints the report with its configurations and keeps the best
  * plan. */
@@ -229,6 +237,9 @@ static int report(pb_cmd_ctx *ctx, const pb_args *a, pb_shard_search **sp, const
 	}
 	if (pi.polished)
 		json_object_set_new(rep, "polish", pb_dtp_polish_json(&pi));
+	const json_t *rules = kept_rules(dj);
+	if (rules)
+		json_object_set(rep, "rules", (json_t *)rules);
 	if (pb_args_has(a, "json")) {
 		json_dumpf(rep, ctx->out, JSON_INDENT(1) | JSON_REAL_PRECISION(10));
 		fputc('\n', ctx->out);
@@ -237,6 +248,7 @@ static int report(pb_cmd_ctx *ctx, const pb_args *a, pb_shard_search **sp, const
 		if (dj->dtp)
 			pb_dtp_report_text(ctx->out, dj->dres);
 		pb_dtp_polish_text(ctx->out, &pi);
+		pb_pipe_rules_text(ctx->out, rules);
 	}
 	json_decref(rep);
 	ctx->redraw |= PB_REDRAW_ALL;
@@ -276,12 +288,15 @@ static int report_pipeline_only(pb_cmd_ctx *ctx, const pb_args *a, const pb_clus
 		json_object_set_new(rep, "best_overall", pb_dtp_best_overall_json(r));
 		if (pi.polished)
 			json_object_set_new(rep, "polish", pb_dtp_polish_json(&pi));
+		if (kept_rules(dj))
+			json_object_set(rep, "rules", (json_t *)kept_rules(dj));
 		json_dumpf(rep, ctx->out, JSON_INDENT(1) | JSON_REAL_PRECISION(10));
 		fputc('\n', ctx->out);
 		json_decref(rep);
 	} else {
 		pb_dtp_report_text(ctx->out, r);
 		pb_dtp_polish_text(ctx->out, &pi);
+		pb_pipe_rules_text(ctx->out, kept_rules(dj));
 	}
 	return PB_OK;
 }
@@ -412,9 +427,19 @@ static int cmd_shard_run(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *
 		return pb_err(err, PB_EUSAGE,
 		              "shard: --start cannot be combined with --pipeline auto or --dp/--tp/"
 		              "--pp/--microbatches/--schedule");
+	/* Lua cut and stage rules constrain the pipelines' chunk split (as
+	 * `pipeline`'s stage split) */
+	struct pb_part_rules *rules = NULL;
+	if (dtp) {
+		pb_hooks hr;
+		pb_hooks_init(&hr, ctx->s);
+		rc = pb_hooks_chain_rules(&hr, "stage", &rules, err);
+		if ((rc = pb_hooks_finish(&hr, rc, err)))
+			return rc;
+	}
 	pb_cluster cl;
 	if ((rc = pb_cluster_from_hw(ctx->s->hw, &cl, err)))
-		return rc;
+		goto out;
 	pb_pipe_opts po; /* the pipelines: as `pipeline` with this batch, --train, --pad */
 	pb_pipe_opts_default(&po);
 	po.batch = pb_args_has(a, "batch") ? batch : 0;
@@ -422,6 +447,7 @@ static int cmd_shard_run(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *
 	po.train = pb_args_has(a, "train");
 	po.pad = pb_args_has(a, "pad");
 	po.polish_tries = polish < 0 ? 0 : polish == 0 ? -1 : (int)polish;
+	po.rules = rules;
 	po.reload = reload;
 	po.reload_ud = ctx->s;
 	pb_shard_opts o;
@@ -449,7 +475,7 @@ static int cmd_shard_run(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *
 	reload_job dj = {&cl, &po, dtp ? &dopt : NULL, &dres, NULL, err};
 	if (pb_args_has(a, "batch") && (rc = apply_batch(ctx, batch, err))) {
 		pb_cluster_free(&cl);
-		return rc;
+		goto out;
 	}
 	if (fpp > 1) {
 		rc = run_pipelines(ctx, &dj);
@@ -460,7 +486,7 @@ static int cmd_shard_run(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *
 		pb_session_free(dj.side);
 		pb_dtp_result_free(&dres);
 		pb_cluster_free(&cl);
-		return rc;
+		goto out;
 	}
 	char fixed_scheme[48]; /* --pp 1 --dp D --tp T: only that scheme */
 	const char *scheme = pb_args_str(a, "scheme", NULL);
@@ -481,12 +507,14 @@ static int cmd_shard_run(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *
 		pb_shard_search_free(s);
 		pb_dtp_result_free(&dres);
 		pb_cluster_free(&cl);
-		return pb_hooks_finish(&hk, rc, err);
+		rc = pb_hooks_finish(&hk, rc, err);
+		goto out;
 	}
 	if (pb_args_has(a, "start")) {
 		pb_dtp_result_free(&dres);
 		pb_cluster_free(&cl);
-		return attach_solver(ctx, s, &hk, err);
+		rc = attach_solver(ctx, s, &hk, err);
+		goto out;
 	}
 	rc = run_search(ctx, s, &o, jobs, &hk, err);
 	if (rc == PB_OK && pb_args_str(a, "emit-tasks", NULL))
@@ -499,6 +527,8 @@ static int cmd_shard_run(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *
 	pb_session_free(dj.side);
 	pb_dtp_result_free(&dres);
 	pb_cluster_free(&cl);
+out:
+	pb_part_rules_free(rules);
 	return rc;
 }
 

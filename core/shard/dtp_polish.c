@@ -14,6 +14,7 @@
  * drops by more than a relative 1e-9. A move whose chunk cannot beat the
  * current step time is cut by the stage MILPs' cutoff (as the search prunes).
  * dp, tp, pp, m and the schedule stay the row's; only the split changes.
+ * Moves that break a Lua cut or stage rule are not tried.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -46,6 +47,10 @@ static int try_move(void *ud, const int *cand, int k, int dir, int *costed, int 
 	(void)dir;
 	pb_pipe_split next, old = u->split;
 	pb_error e2 = {0};
+	char why[256];
+	if (u->o->pipe.rules &&
+	    pb_pipe_split_rule_broken(u->g, u->cost, cand, NULL, u->o->pipe.rules, why, sizeof why))
+		return PB_OK; /* breaks a Lua rule: not a move */
 	if (pb_pipe_split_given(u->g, u->cost, u->n_chunks, cand, &next, &e2) != PB_OK)
 		return PB_OK; /* an edge would go backwards: not a move */
 	*costed = 1;

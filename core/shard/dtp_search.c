@@ -363,14 +363,25 @@ void pb_dtp_unit_bytes(pb_dtp_unit *u)
 	}
 }
 
-/* Splits the unit's graph into n_chunks; a failure is every row's error. */
+/* Splits the unit's graph into n_chunks; a failure is every row's error.
+ * Lua cut and stage rules (o->pipe.rules; `stage = K` pins to chunk K): a
+ * layer split that breaks one gives way to the DP or MILP split with the
+ * rules. */
 static int split(pb_dtp_unit *u, const double *cost, char *errbuf)
 {
 	pb_error e = {0};
+	const struct pb_part_rules *R = u->o->pipe.rules;
 	u->layers_split = 0;
 	u->min_layers = u->max_layers = 0;
 	int rc = pb_pipe_split_layers(u->g, cost, u->n_chunks, &u->split, &u->min_layers,
 	                              &u->max_layers, &e);
+	char why[256];
+	if (rc == PB_OK && R &&
+	    pb_pipe_split_rule_broken(u->g, cost, u->split.stage, NULL, R, why, sizeof why)) {
+		pb_pipe_split_free(&u->split);
+		u->min_layers = u->max_layers = 0;
+		rc = PB_EINPUT;
+	}
 	if (rc == PB_OK) {
 		u->layers_split = 1;
 		return PB_OK;
@@ -379,8 +390,8 @@ static int split(pb_dtp_unit *u, const double *cost, char *errbuf)
 		return rc;
 	e.msg[0] = 0;
 	rc = pb_pipe_is_chain(u->g, cost)
-	         ? pb_pipe_split_dp(u->g, cost, u->n_chunks, &u->split, &e)
-	         : pb_pipe_split_milp(u->g, cost, u->n_chunks, 0, 0, &u->split, &e);
+	         ? pb_pipe_split_dp_rules(u->g, cost, u->n_chunks, R, &u->split, &e)
+	         : pb_pipe_split_milp_rules(u->g, cost, u->n_chunks, 0, 0, R, &u->split, &e);
 	if (rc)
 		snprintf(errbuf, 160, "%.150s", e.msg);
 	return rc == PB_ENOMEM ? rc : (rc ? 1 : PB_OK);

@@ -595,7 +595,8 @@ static int run_seed(seed_run *sr, int dp, int m, pb_error *err)
 int pb_dtp_uneven_search(const pb_graph **gp, const pb_cluster *cl, const pb_dtp_opts *o, long B,
                          pb_dtp_result *r, pb_error *err)
 {
-	if (o->tp || o->pp == 1 || (o->dp && o->pp && o->m && o->sched >= 0))
+	/* Lua cut and stage rules: only the even search obeys them */
+	if (o->tp || o->pp == 1 || (o->dp && o->pp && o->m && o->sched >= 0) || o->pipe.rules)
 		return PB_OK;
 	int sdp[SEEDS], sm[SEEDS], ns = seeds(r, sdp, sm), rc = PB_OK;
 	seed_run sr = {.r = r, .inc = o->incumbent > 0 ? o->incumbent : INFINITY, .degrees = 1};

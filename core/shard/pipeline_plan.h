@@ -192,6 +192,10 @@ int pb_pipe_compare_plan(const pb_pipe_compare *c, int winner, const pb_graph *g
 json_t *pb_pipe_result_json(const pb_pipe_result *r);
 /* The text report: stages, bubble, the scheme table, the schedules. */
 void pb_pipe_result_text(FILE *f, const pb_pipe_result *r);
+/* "rules: NAME (EFFECT, N nodes), ...; all obeyed": the Lua rules (their
+ * info, partition/chain_rules.h) that constrained a pipeline split; nothing
+ * when there are none. */
+void pb_pipe_rules_text(FILE *out, const json_t *rules);
 /* "polish: M <what> moves kept of T costed, BEFORE -> AFTER (...)", the
  * boundary polish's line (of `pipeline` and `shard --pipeline auto`). */
 void pb_pipe_polish_line(FILE *f, const char *what, int moves, int tries, double before,

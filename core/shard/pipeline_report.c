@@ -306,3 +306,20 @@ void pb_pipe_polish_line(FILE *f, const char *what, int moves, int tries, double
 	        converged ? "no single-node boundary move lowers the step time"
 	                  : "budget spent, not converged");
 }
+
+void pb_pipe_rules_text(FILE *out, const json_t *rules)
+{
+	size_t i;
+	const json_t *r;
+	if (!json_is_array(rules) || json_array_size(rules) == 0)
+		return;
+	fprintf(out, "rules:");
+	json_array_foreach(rules, i, r)
+	{
+		long long c = json_integer_value(json_object_get(r, "count"));
+		fprintf(out, "%s %s (%s, %lld node%s)", i ? "," : "",
+		        json_string_value(json_object_get(r, "name")),
+		        json_string_value(json_object_get(r, "effect")), c, c == 1 ? "" : "s");
+	}
+	fprintf(out, "; all obeyed\n");
+}

@@ -26,4 +26,18 @@ static inline void pb_test_session_with(pb_test_session *t, char *buf, size_t si
 		pb_test_ok(t, line);
 }
 
+/* The session's only Lua rule: `name`, with effect (e.g. "cut = 'forbid'",
+ * "stage = 0"), matching node id. */
+static inline void pb_test_rule(pb_test_session *t, const char *name, const char *effect, int id)
+{
+	char code[320];
+	pb_error err = {0};
+	snprintf(code, sizeof code,
+	         "pb.clear() pb.rule{ name = '%s', %s, match = function(op) return op.id == %d "
+	         "end }",
+	         name, effect, id);
+	if (pb_test_session_lua(t, code, "rule.lua", &err) != PB_OK)
+		fail_msg("%s: %s", code, err.msg);
+}
+
 #endif

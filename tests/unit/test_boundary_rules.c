@@ -9,18 +9,6 @@
 
 static char buf[1 << 16];
 
-static void rule(pb_test_session *t, const char *effect, int id)
-{
-	char code[256];
-	pb_error err = {0};
-	snprintf(code, sizeof code,
-	         "pb.clear() pb.rule{ name = 'hand_rule', %s, match = function(op) return op.id == "
-	         "%d end }",
-	         effect, id);
-	if (pb_test_session_lua(t, code, "rule.lua", &err) != PB_OK)
-		fail_msg("%s: %s", code, err.msg);
-}
-
 /* The command is refused naming the rule and its effect; the plan stays. */
 static void refused(pb_test_session *t, const char *line, const char *effect, const char *node)
 {
@@ -51,7 +39,7 @@ static void test_partition_edits(void **state)
 	const char *name0 = t.s->graph->nodes[last0].name;
 
 	/* no boundary after the first layer of group 1: `boundary 0 1` would make one */
-	rule(&t, "cut = 'forbid'", first1);
+	pb_test_rule(&t, "hand_rule", "cut = 'forbid'", first1);
 	refused(&t, "boundary 0 1", "cut=forbid", name1);
 	/* the rule does not stop a move elsewhere */
 	pb_test_ok(&t, "boundary 0 -1");
@@ -60,14 +48,14 @@ static void test_partition_edits(void **state)
 	assert_int_equal(t.s->plan->groups[0].last_node, last0);
 
 	/* a boundary after group 0's last layer: `boundary 0 1` and `merge 0` remove it */
-	rule(&t, "cut = 'force'", last0);
+	pb_test_rule(&t, "hand_rule", "cut = 'force'", last0);
 	refused(&t, "boundary 0 1", "cut=force", name0);
 	refused(&t, "merge 0", "cut=force", name0);
 
 	/* the first layer of group 1 on its first core */
 	char effect[32];
 	snprintf(effect, sizeof effect, "core = %d", core);
-	rule(&t, effect, first1);
+	pb_test_rule(&t, "hand_rule", effect, first1);
 	snprintf(effect, sizeof effect, "core=%d", core);
 	refused(&t, "boundary 0 1", effect, name1);
 
@@ -93,11 +81,11 @@ static void test_pipeline_boundary(void **state)
 	assert_true(x >= 0);
 	const char *name = t.s->graph->nodes[x].name;
 
-	rule(&t, "stage = 1", x);
+	pb_test_rule(&t, "hand_rule", "stage = 1", x);
 	refused(&t, "boundary 0 1", "stage=1", name);
 
 	/* x's consumers stay in its stage: moving x alone breaks it */
-	rule(&t, "cut = 'forbid'", x);
+	pb_test_rule(&t, "hand_rule", "cut = 'forbid'", x);
 	refused(&t, "boundary 0 1", "cut=forbid", name);
 	/* moving the last node of stage 0 breaks nothing */
 	pb_test_ok(&t, "boundary 0 -1");
