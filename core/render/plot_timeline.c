@@ -196,6 +196,14 @@ int pb_plot_timeline(const pb_plan *p, const char *src, const pb_plot_opts *o, F
 			    "%s: no detail.schedule to draw (and not a pipeline plan with stage "
 			    "groups to synthesize one from)",
 			    src);
+		/* an interleaved plan's groups are model chunks, V per device group */
+		const char *ps = json_string_value(json_object_get(p->detail, "pipeline_schedule"));
+		if (ps && strncmp(ps, "interleaved", 11) == 0)
+			return pb_err(
+			    err, PB_EINPUT,
+			    "%s: the plan's schedule is %s: timeline draws 1F1B and GPipe "
+			    "schedules only (its %d model chunks are not pipeline stages)",
+			    src, ps, p->n_groups);
 		int S = p->n_groups;
 		const json_t *jm = json_object_get(p->detail, "micro_batches");
 		if (!jm)

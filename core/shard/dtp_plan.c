@@ -69,6 +69,21 @@ json_t *pb_dtp_chunk_json(int chunk, int group, const char *scheme, const pb_dtp
 	    ch->mem_act, "act_copies", act_copies, "ops", ch->ops ? ch->ops : json_array());
 }
 
+/* {"1f1b": ...} (pipeline_stages.h, pb_pipe_schedule): m micro-batches
+ * through pp groups in slots of the slowest group + the slowest transfer,
+ * backward 2 x forward when training (the group times are forward +
+ * backward), as `pipeline` writes its schedules; its makespan is the step
+ * time without the gradient all-reduces. */
+static json_t *schedule_1f1b(const pb_dtp_config *c, int train)
+{
+	double slot = c->slowest + c->p2p;
+	json_t *sch = json_object();
+	json_object_set_new(sch, "1f1b",
+	                    pb_pipe_schedule("1f1b", c->pp, c->m, train ? slot / 3 : slot,
+	                                     train ? 2 * slot / 3 : 0));
+	return sch;
+}
+
 static double num(const json_t *o, const char *k)
 {
 	return json_number_value(json_object_get(o, k));
@@ -165,6 +180,8 @@ int pb_dtp_plan_build(const pb_graph *g, const pb_cluster *cl, const pb_dtp_conf
 	json_object_set_new(det, "memory", json_real(c->memory));
 	json_object_set_new(det, "fits", json_boolean(c->fits));
 	json_object_set_new(det, "stages", stages);
+	if (c->sched == PB_SCHED_1F1B) /* the timeline the step time counts */
+		json_object_set_new(det, "schedule", schedule_1f1b(c, train));
 	pb_dtp_uneven_json(det, c);
 	json_decref(plan->detail);
 	plan->detail = det;
