@@ -123,16 +123,23 @@ static char *str(arena *a, const char *fmt, ...)
 	return s;
 }
 
-/* Appends item to a protobuf-c repeated field (pointer array + count). */
+/* Appends item to a protobuf-c repeated field (pointer array + count). The
+ * array doubles when the count reaches a power of two (the arena keeps the
+ * old ones), so n pushes hold O(n) memory: a new array per push held
+ * O(n^2), 17 GB for a 2000-layer model's node list. */
 static int push(arena *a, void ***arr, size_t *n, void *item)
 {
-	void **np = al(a, (*n + 1) * sizeof *np);
-	if (!np || !item)
+	if (!item)
 		return -1;
-	if (*n)
-		memcpy(np, *arr, *n * sizeof *np);
-	np[(*n)++] = item;
-	*arr = np;
+	if ((*n & (*n - 1)) == 0) { /* 0, 1, 2, 4, ...: full */
+		void **np = al(a, (*n ? 2 * *n : 1) * sizeof *np);
+		if (!np)
+			return -1;
+		if (*n)
+			memcpy(np, *arr, *n * sizeof *np);
+		*arr = np;
+	}
+	(*arr)[(*n)++] = item;
 	return 0;
 }
 #define PUSH(a, arr, n, item) push((a), (void ***)&(arr), &(n), (item))
