@@ -146,6 +146,22 @@ static const char *table_label(const char *label, int abbrev, char *buf, size_t 
 	return label;
 }
 
+/* Width of the nodes column: its widest "first-last", at least 9. */
+static int table_nodes_width(const pb_plan *p)
+{
+	int nw = 9;
+	for (int i = 0; i < p->n_groups; i++) {
+		char b[24];
+		int k = p->groups[i].first_node >= 0
+		            ? snprintf(b, sizeof b, "%d-%d", p->groups[i].first_node,
+		                       p->groups[i].last_node)
+		            : 1;
+		if (k > nw)
+			nw = k;
+	}
+	return nw;
+}
+
 static void draw_table(tui_app *a, int H)
 {
 	WINDOW *w = a->wside;
@@ -159,12 +175,20 @@ static void draw_table(tui_app *a, int H)
 		return;
 	}
 	line(w, 0, A_BOLD, "Groups (%s, %s)", p->kind, p->method);
+	/* the nodes column takes the widest range ("10175-10899" on a model of
+	 * more than 10,000 nodes), so the marks at the end of a row stay on the
+	 * pane: the label column gives way (down to 4), a narrow pane drops MACs */
+	int nw = table_nodes_width(p), lw = 9 - (nw - 9) < 4 ? 4 : 9 - (nw - 9);
+	int macs_col = wide || nw == 9;
 	if (wide)
-		line(w, 1, A_UNDERLINE, "%-2s %-9s %9s %6s %7s %5s %5s", "#", "label", "nodes",
-		     "MACs", "time ms", "stor", "route");
-	else
+		line(w, 1, A_UNDERLINE, "%-2s %-*s %*s %6s %7s %5s %5s", "#", lw, "label", nw,
+		     "nodes", "MACs", "time ms", "stor", "route");
+	else if (macs_col)
 		line(w, 1, A_UNDERLINE, "%-2s %9s %6s %7s %5s %2s", "#", "nodes", "MACs", "time ms",
 		     "stor", "");
+	else
+		line(w, 1, A_UNDERLINE, "%-2s %*s %7s %5s %2s", "#", nw, "nodes", "time ms", "stor",
+		     "");
 	int sel = tui_selected(a), sg = sel >= 0 ? tui_group_of(a, sel) : -1;
 	int nvis = rows - 3, abbrev = table_abbrev(p);
 	int first = 0;
@@ -189,12 +213,15 @@ static void draw_table(tui_app *a, int H)
 			at |= COLOR_PAIR(1 + gi % 6);
 		char mark[4] = {g->bottleneck ? '*' : ' ', g->over_memory ? '!' : ' ', 0};
 		if (wide)
-			line(w, 2 + r, at, "%-2d %-9.9s %9s %6s %7.3f %5s %5.3f%s", gi,
-			     table_label(g->label, abbrev, lab, sizeof lab), nodes, macs,
+			line(w, 2 + r, at, "%-2d %-*.*s %*s %6s %7.3f %5s %5.3f%s", gi, lw, lw,
+			     table_label(g->label, abbrev, lab, sizeof lab), nw, nodes, macs,
 			     g->time * 1e3, stor, g->routing * 1e3, mark);
-		else
+		else if (macs_col)
 			line(w, 2 + r, at, "%-2d %9s %6s %7.3f %5s %s", gi, nodes, macs,
 			     g->time * 1e3, stor, mark);
+		else
+			line(w, 2 + r, at, "%-2d %*s %7.3f %5s %s", gi, nw, nodes, g->time * 1e3,
+			     stor, mark);
 	}
 	if (p->n_groups > nvis)
 		line(w, rows - 1, A_DIM, "(%d-%d of %d; * bottleneck, ! over memory)", first,
