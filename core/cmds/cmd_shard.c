@@ -167,8 +167,10 @@ static int keep_pipeline(pb_cmd_ctx *ctx, reload_job *dj, const char *outp, pb_d
 		pb_cmd_progress(ctx, 1.0, "shard: polishing the pipeline's chunk boundaries");
 		rc = pb_dtp_polish(&g, dj->cl, dj->dtp, best, dj->dres->batch, &plan, pi, err);
 	}
-	if (rc == PB_OK) /* the batch its shapes are at, saved with it (plan.h) */
-		plan->model_batch = pb_plan_graph_batch(ctx->s->graph);
+	/* the batch its shapes are at, saved with it (plan.h): its chunks were
+	 * solved on the side session's model at the micro-batch, g */
+	if (rc == PB_OK)
+		plan->model_batch = pb_plan_graph_batch(g);
 	if (rc == PB_OK && outp)
 		rc = pb_plan_save(plan, pb_session_node_names(ctx->s), outp, err);
 	if (rc == PB_OK) {

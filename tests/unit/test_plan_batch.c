@@ -2,7 +2,8 @@
  * (pb_plan.model_batch, "model_batch" in the plan JSON): it round-trips;
  * older plan JSON without it still loads (a pipeline plan's from its
  * detail.batch / micro-batches); a bad value is an error naming the file.
- * `pipeline --batch 16 -o` and `shard --batch 8 -o` record it, and
+ * `pipeline --batch 16 -o`, `shard --batch 8 -o` and the pipeline `shard
+ * --pp 2` keeps (its micro-batch) record it, and
  * `export --plan` in a session at the model file's batch 1 draws the plan at
  * its batch (bert_base_like: 4x128x768 / 8x128x768, not 1x128x768) and says
  * so in the title block. A saved session given as the plan stands for its
@@ -136,6 +137,24 @@ static void test_export_shard(void **state)
 	remove(SVG);
 }
 
+/* The pipeline `shard` keeps (data x tensor x pipeline): its chunks were
+ * solved at the micro-batch, so it records that batch, as `pipeline` does
+ * (it recorded the session's batch 8: "shapes at batch 8" under a plan of
+ * micro-batches of 4). */
+static void test_export_dtp(void **state)
+{
+	(void)state;
+	pb_test_session t;
+	pb_test_session_with(&t, buf, sizeof buf, MODEL,
+	                     "shard --layout layouts/cluster-2x8.lua --batch 8 --pp 2 "
+	                     "--microbatches 2 --dp 4 --tp 2 --schedule 1f1b -j 1 -o " PLAN);
+	assert_string_equal(t.s->plan->kind, "pipeline");
+	assert_int_equal(t.s->plan->model_batch, 4); /* 8 = 2 micro-batches of 4 */
+	pb_test_session_close(&t);
+	check_export("dtp", 4, "4x128x768", "shapes at batch 4 (a micro&#45;batch of the plan",
+	             "batch 8");
+}
+
 static void test_session_as_plan(void **state)
 {
 	(void)state;
@@ -174,10 +193,9 @@ static void test_session_as_plan(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_session_as_plan),
-	    cmocka_unit_test(test_json),
-	    cmocka_unit_test(test_export_pipeline),
-	    cmocka_unit_test(test_export_shard),
+	    cmocka_unit_test(test_session_as_plan), cmocka_unit_test(test_json),
+	    cmocka_unit_test(test_export_pipeline), cmocka_unit_test(test_export_shard),
+	    cmocka_unit_test(test_export_dtp),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
