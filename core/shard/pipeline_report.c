@@ -299,10 +299,14 @@ void pb_pipe_compare_text(FILE *f, const pb_pipe_compare *c, const json_t *rep, 
 void pb_pipe_polish_line(FILE *f, const char *what, int moves, int tries, double before,
                          double after, int converged)
 {
-	char t0[32], t1[32];
-	fprintf(f, "polish: %d %s move%s kept of %d costed, %s -> %s (%s)\n", moves, what,
+	char t0[32], t1[32], pct[32] = "";
+	/* the change in per cent: moves of cheap nodes can keep both times
+	 * equal in four digits */
+	if (before > 0)
+		snprintf(pct, sizeof pct, "%+.3g%%, ", (after - before) / before * 100);
+	fprintf(f, "polish: %d %s move%s kept of %d costed, %s -> %s (%s%s)\n", moves, what,
 	        moves == 1 ? "" : "s", tries, pb_fmt_time_fixed(before, t0, sizeof t0),
-	        pb_fmt_time_fixed(after, t1, sizeof t1),
+	        pb_fmt_time_fixed(after, t1, sizeof t1), pct,
 	        converged ? "no single-node boundary move lowers the step time"
 	                  : "budget spent, not converged");
 }

@@ -9,6 +9,8 @@
  * is a case where no move helps: the same step time. */
 #include "pb_test_pipe.h"
 
+#include "shard/dtp_search.h"
+
 #include <unistd.h>
 
 #define BERT "models/bert_base_like.onnx"
@@ -123,9 +125,30 @@ static void test_bad_polish(void **state)
 	pb_session_free(s);
 }
 
+/* The report line says the change in per cent: five moves that keep the
+ * step time equal in four digits read "1.003 ms -> 1.003 ms (-0.00287%, ...". */
+static void test_polish_line(void **state)
+{
+	(void)state;
+	char out[512] = "";
+	FILE *f = fmemopen(out, sizeof out - 1, "w");
+	pb_dtp_polish_info pi = {.polished = 1,
+	                         .moves = 5,
+	                         .tries = 14,
+	                         .converged = 1,
+	                         .before = 0.00100276519104,
+	                         .after = 0.00100273643712};
+	pb_dtp_polish_text(f, &pi);
+	fclose(f);
+	if (!strstr(out, "polish: 5 chunk-boundary moves kept of 14 costed, 1.003 ms -> 1.003 ms "
+	                 "(-0.00287%, no single-node boundary move lowers the step time)"))
+		fail_msg("%s", out);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_polish_line),
 	    cmocka_unit_test(test_bad_polish),
 	    cmocka_unit_test(test_bert_better),
 	    cmocka_unit_test(test_gpt_never_worse),
