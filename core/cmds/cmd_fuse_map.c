@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "cmds/unknown_costs.h"
 #include "model/json_graph.h"
 #include "script/hooks.h"
 #include "transform/fuse.h"
@@ -274,6 +275,7 @@ static int cmd_map(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, pb_
 		if (outp)
 			fprintf(ctx->out, "plan written to %s\n", outp);
 	}
+	pb_cmd_warn_unknown_costs(ctx, s->graph);
 	pb_session_set_plan(s, p);
 	ctx->redraw |= PB_REDRAW_ALL;
 	pb_map_result_free(r);

@@ -8,6 +8,7 @@
  */
 #include "commands.h"
 #include "cmds/batch_guarded.h"
+#include "cmds/unknown_costs.h"
 #include "shard/pipeline_plan.h"
 #include "partition/chain_rules.h"
 #include "script/hooks.h"
@@ -112,6 +113,7 @@ static int cmd_pipeline_run(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_arg
 		pb_pipe_result_text(ctx->out, &r);
 		pb_pipe_rules_text(ctx->out, json_object_get(r.plan->detail, "rules"));
 	}
+	pb_cmd_warn_unknown_costs(ctx, ctx->s->graph);
 	const char *outp = pb_args_str(a, "output", NULL);
 	if (outp)
 		rc = pb_plan_save(r.plan, pb_session_node_names(ctx->s), outp, err);

@@ -11,6 +11,7 @@
 
 #include "commands.h"
 #include "cmds/batch_guarded.h"
+#include "cmds/unknown_costs.h"
 #include "util/ranks.h"
 #include "script/hooks.h"
 #include "partition/chain_rules.h"
@@ -530,6 +531,8 @@ static int cmd_shard_run(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *
 	pb_dtp_result_free(&dres);
 	pb_cluster_free(&cl);
 out:
+	if (rc == PB_OK) /* symbolic input dims: every cost 0 */
+		pb_cmd_warn_unknown_costs(ctx, ctx->s->graph);
 	pb_part_rules_free(rules);
 	return rc;
 }

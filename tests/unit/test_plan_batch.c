@@ -153,6 +153,8 @@ static void test_export_dtp(void **state)
 	pb_test_session_close(&t);
 	check_export("dtp", 4, "4x128x768", "shapes at batch 4 (a micro&#45;batch of the plan",
 	             "batch 8");
+	remove(PLAN);
+	remove(SVG);
 }
 
 static void test_session_as_plan(void **state)
