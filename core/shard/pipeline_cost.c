@@ -15,11 +15,22 @@
 #include "shard/search.h"
 #include "util/job.h"
 
+/* A workbench job's Esc: between the schemes of a stage's search. */
+static int cancelled(void *ud, int done, int total)
+{
+	(void)ud, (void)done, (void)total;
+	return pb_job_cancelled();
+}
+
 int pb_pipe_solve_on(const pb_graph *g, const pb_cluster *cl, const pb_shard_opts *o,
                      pb_pipe_stage *r, pb_error *err)
 {
 	pb_shard_search *s = NULL;
+	if (pb_job_cancelled())
+		return pb_err(err, PB_ECANCEL, "pipeline: cancelled");
 	int rc = pb_shard_search_new(g, cl, o, NULL, 2, NULL, &s, err);
+	if (rc == PB_OK)
+		rc = pb_shard_search_run_parallel(s, s->jobs, cancelled, NULL, err);
 	if (rc == PB_OK)
 		rc = pb_shard_search_finish(s, err);
 	if (rc == PB_OK) {
