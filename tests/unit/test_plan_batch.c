@@ -111,30 +111,34 @@ static void check_export(const char *title, long b, const char *dims, const char
 	free(svg);
 }
 
+/* `line` in a session at the model file's batch saves PLAN at batch b;
+ * exported in a fresh session it is drawn at b (check_export). */
+static void plan_and_export(const char *line, long b, const char *title, const char *dims,
+                            const char *note, const char *also)
+{
+	pb_test_session t;
+	pb_test_session_with(&t, buf, sizeof buf, MODEL, line);
+	assert_int_equal(t.s->plan->model_batch, b);
+	pb_test_session_close(&t);
+	check_export(title, b, dims, note, also);
+	remove(PLAN);
+	remove(SVG);
+}
+
 static void test_export_pipeline(void **state)
 {
-	(void)state;
-	pb_test_session t;
-	pb_test_session_with(&t, buf, sizeof buf, MODEL,
-	                     "pipeline --layout layouts/cluster-2x8.lua --stages 2 --batch 16 "
-	                     "--skip-oplevel --polish 0 -o " PLAN);
-	assert_int_equal(t.s->plan->model_batch, 4); /* 16 = 4 micro-batches of 4 */
-	pb_test_session_close(&t);
-	check_export("pipe", 4, "4x128x768", "shapes at batch 4 (a micro&#45;batch of the plan",
-	             "batch 16");
+	(void)state; /* 16 = 4 micro-batches of 4 */
+	plan_and_export("pipeline --layout layouts/cluster-2x8.lua --stages 2 --batch 16 "
+	                "--skip-oplevel --polish 0 -o " PLAN,
+	                4, "pipe", "4x128x768", "shapes at batch 4 (a micro&#45;batch of the plan",
+	                "batch 16");
 }
 
 static void test_export_shard(void **state)
 {
 	(void)state;
-	pb_test_session t;
-	pb_test_session_with(&t, buf, sizeof buf, MODEL,
-	                     "shard --layout layouts/cluster-1x8.lua --batch 8 -o " PLAN);
-	assert_int_equal(t.s->plan->model_batch, 8);
-	pb_test_session_close(&t);
-	check_export("shard", 8, "8x128x768", "shapes at batch 8", NULL);
-	remove(PLAN);
-	remove(SVG);
+	plan_and_export("shard --layout layouts/cluster-1x8.lua --batch 8 -o " PLAN, 8, "shard",
+	                "8x128x768", "shapes at batch 8", NULL);
 }
 
 /* The pipeline `shard` keeps (data x tensor x pipeline): its chunks were
@@ -143,18 +147,11 @@ static void test_export_shard(void **state)
  * micro-batches of 4). */
 static void test_export_dtp(void **state)
 {
-	(void)state;
-	pb_test_session t;
-	pb_test_session_with(&t, buf, sizeof buf, MODEL,
-	                     "shard --layout layouts/cluster-2x8.lua --batch 8 --pp 2 "
-	                     "--microbatches 2 --dp 4 --tp 2 --schedule 1f1b -j 1 -o " PLAN);
-	assert_string_equal(t.s->plan->kind, "pipeline");
-	assert_int_equal(t.s->plan->model_batch, 4); /* 8 = 2 micro-batches of 4 */
-	pb_test_session_close(&t);
-	check_export("dtp", 4, "4x128x768", "shapes at batch 4 (a micro&#45;batch of the plan",
-	             "batch 8");
-	remove(PLAN);
-	remove(SVG);
+	(void)state; /* 8 = 2 micro-batches of 4 */
+	plan_and_export("shard --layout layouts/cluster-2x8.lua --batch 8 --pp 2 --microbatches 2 "
+	                "--dp 4 --tp 2 --schedule 1f1b -j 1 -o " PLAN,
+	                4, "dtp", "4x128x768", "shapes at batch 4 (a micro&#45;batch of the plan",
+	                "batch 8");
 }
 
 static void test_session_as_plan(void **state)
