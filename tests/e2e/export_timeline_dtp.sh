@@ -7,6 +7,8 @@
 # if they were forward times (backward 2x on top): bert_base_like, 2x8,
 # --batch 8 --train drew a 5.44 ms makespan for a 2.895 ms step. An
 # interleaved plan is refused, saying why (its chunks were drawn as stages).
+# `plot load` of an interleaved plan gives the slowest device group's time,
+# not the tallest chunk's.
 set -u
 bin=${1:?usage: export_timeline_dtp.sh PARTBENCH}
 tmp=$(mktemp -d /tmp/pb_tl_dtp.XXXXXX)
@@ -42,6 +44,20 @@ rc=$?
 grep -q "interleaved:2" "$tmp/out" && grep -q "i.json" "$tmp/out" ||
 	fail "interleaved timeline: the message does not name the file and the schedule: $(cat "$tmp/out")"
 [ ! -e "$tmp/i.svg" ] || fail "interleaved timeline: an SVG was written"
+
+# plot load of the interleaved plan: its bars are model chunks, V on each
+# device group; the subtitle's max(t) is the slowest device group's (the
+# plan's slowest_group, what the step time counts), not the tallest chunk's
+"$bin" plot load "$tmp/i.json" -o "$tmp/l.svg" >/dev/null 2>"$tmp/err" || fail "plot load: $(cat "$tmp/err")"
+$py - "$tmp/i.json" "$tmp/l.svg" <<'PY' || fail "plot load of an interleaved plan: max(t) is not the slowest group's"
+import json, re, sys
+p = json.load(open(sys.argv[1])); svg = open(sys.argv[2]).read()
+want = p["detail"]["slowest_group"]
+m = re.search(r"max\(t\) ([0-9.]+) (ms|us|s) per device group \(2 chunks each\)", svg)
+assert m, re.findall(r"max\(t\)[^<]*", svg)
+got = float(m.group(1)) * {"ms": 1e-3, "us": 1e-6, "s": 1}[m.group(2)]
+assert abs(got - want) <= 0.01 * want, (got, want)
+PY
 
 [ $fails -eq 0 ] && echo "export timeline dtp: ok"
 exit $fails
