@@ -21,9 +21,15 @@
  * and the episode at which it first beat its start (mean; "never" when a
  * seed never did); the anytime curve (mean best ratio after 10 and 100
  * episodes and at the end) with the mean episode at which the final best was
- * first reached (0: before any episode); and shipped (loo) vs fresh:
+ * first reached (0: before any episode) and the run gap (the mean over the
+ * run's episodes of the best-so-far ratio - 1: a primal integral, Berthold
+ * 2013, over episodes instead of seconds); and shipped (loo) vs fresh:
  * "better" when its mean final ratio is lower to 4 digits, or, equal to 4
- * digits, reached in fewer episodes on average ("sooner"). Episodes are
+ * digits, when its mean run gap is lower ("run gap"), with the paired
+ * difference of the run gaps over the same seeds and its standard error.
+ * (Before the twelfth run of RESULTS.md the tie-break was the mean episode
+ * at which the final best was reached, a last-event figure whose seeds
+ * spread from 13 to 951 episodes on one row.) Episodes are
  * the agent's default ones (cfg.rollouts rollouts, one update each); the
  * first line says how many. All times are CPU seconds of the one thread.
  * One markdown table row per (model, layout), with the mean CPU seconds of
@@ -31,8 +37,8 @@
  * --fresh-only the shipped and loo ones. --agent CKPT runs CKPT in the shipped
  * column instead of the layout's shipped agent (a candidate checkpoint);
  * --seed-log FILE appends one line per run and seed, "layout model agent seed
- * ratio final-best-episode" (agent: fresh, shipped or loo), so that runs with
- * other seeds can be pooled. --only runs the rows of the models whose file
+ * ratio final-best-episode run-gap" (agent: fresh, shipped or loo), so that
+ * runs with other seeds can be pooled (bench/rl_pool.py). --only runs the rows of the models whose file
  * names (e.g. swin_t.onnx) are listed; the loo agents still train on every
  * other model given, so one table can be run as several processes.
  */
@@ -52,7 +58,7 @@
 #include "partition/partition.h"
 #include "partition/rl_reinforce.h"
 
-enum { MAX_MODELS = 32 };
+enum { MAX_MODELS = 32, MAX_SEEDS = 1000 };
 
 /* Checkpoints of the anytime curve: the best ratio after this many episodes. */
 static const long anytime_at[] = {10, 100};
@@ -64,6 +70,8 @@ typedef struct result {
 	double seconds;           /* mean CPU seconds of the episodes */
 	double any[N_ANY];        /* mean best ratio after anytime_at[k] episodes */
 	double to_best;           /* mean episode at which the final best was first reached */
+	double run_gap;           /* mean over the seeds of the run gap (verdict()) */
+	double *gaps;             /* each seed's run gap, for the paired verdict */
 } result;
 
 static void die(const pb_error *err)
@@ -92,6 +100,10 @@ static result run(pb_part_problem *P, const char *agent, const char *label, long
 {
 	result r;
 	memset(&r, 0, sizeof r);
+	if (!(r.gaps = calloc((size_t)seeds, sizeof *r.gaps))) {
+		fprintf(stderr, "out of memory\n");
+		exit(2);
+	}
 	int beat_n = 0;
 	for (int s = first_seed; s < first_seed + seeds; s++) {
 		pb_rl_config c;
@@ -102,7 +114,7 @@ static result run(pb_part_problem *P, const char *agent, const char *label, long
 			die(&err);
 		/* One episode at a time: the anytime curve and the episode at which
 		 * the best reached its final value (0: before any episode). */
-		double best = pb_rl_trainer_best_time(T);
+		double best = pb_rl_trainer_best_time(T), run_gap = 0;
 		long last_gain = 0;
 		for (long e = 1; e <= episodes; e++) {
 			if (pb_rl_trainer_step(T, 1, &err))
@@ -110,18 +122,21 @@ static result run(pb_part_problem *P, const char *agent, const char *label, long
 			double b = pb_rl_trainer_best_time(T);
 			if (b < best * (1 - 1e-12))
 				best = b, last_gain = e;
+			run_gap += (b / opt - 1) / (double)episodes;
 			for (int k = 0; k < N_ANY; k++)
 				if (e == anytime_at[k] ||
 				    (e == episodes && episodes < anytime_at[k]))
 					r.any[k] += b / opt / seeds;
 		}
 		r.to_best += (double)last_gain / seeds;
+		r.run_gap += run_gap / seeds;
+		r.gaps[s - first_seed] = run_gap;
 		pb_rl_report rep;
 		pb_rl_trainer_report(T, &rep);
 		double ratio = rep.best_time / opt;
 		if (seed_log) {
-			fprintf(seed_log, "%s %s %s %d %.6f %ld\n", log_layout, log_model, label, s,
-			        ratio, last_gain);
+			fprintf(seed_log, "%s %s %s %d %.6f %ld %.9g\n", log_layout, log_model, label,
+			        s, ratio, last_gain, run_gap);
 			fflush(seed_log);
 		}
 		r.mean += ratio / seeds;
@@ -151,16 +166,24 @@ static int listed(const char *list, const char *name)
 	return 0;
 }
 
-/* "Better" (RESULTS.md): a lower mean final ratio (to 4 digits, as printed),
- * or at an equal one, its final best reached in fewer episodes (mean). */
-static const char *verdict(const result *a, const result *b)
+/* "Better" (RESULTS.md, docs/partition.md): a lower mean final ratio (to 4
+ * digits, as printed), or at an equal one a lower mean run gap — the mean
+ * over the run's episodes of best-so-far / optimum - 1, a primal integral
+ * over episodes — with the paired (same seeds) difference of the run gaps
+ * and its standard error, so a reader sees whether the seeds decide it. */
+static void verdict(char *buf, size_t len, const result *a, const result *b, int seeds)
 {
 	long ra = lround(a->mean * 1e4), rb = lround(b->mean * 1e4);
-	if (ra != rb)
-		return ra < rb ? "better" : "worse";
-	if (a->to_best != b->to_best)
-		return a->to_best < b->to_best ? "better (sooner)" : "worse (later)";
-	return "tie";
+	double d = a->run_gap - b->run_gap, ss = 0;
+	for (int s = 0; s < seeds; s++) {
+		double x = a->gaps[s] - b->gaps[s] - d;
+		ss += x * x;
+	}
+	double se = seeds > 1 ? sqrt(ss / (seeds - 1) / seeds) : NAN;
+	const char *v = ra != rb ? (ra < rb ? "better" : "worse")
+	                : d != 0 ? (d < 0 ? "better (run gap)" : "worse (run gap)")
+	                         : "tie";
+	snprintf(buf, len, "%s; run gap %+.4f%% ± %.4f", v, 100 * d, 100 * se);
 }
 
 /* One network trained on every problem but `skip`, episodes interleaved. */
@@ -194,11 +217,12 @@ static void cell(char *buf, size_t len, const result *r)
 	snprintf(buf, len, "%.4f (%.4f)", r->mean, r->worst);
 }
 
-/* The anytime curve: best after 10 / 100 episodes, final, and the mean
- * episode at which the final best was reached. */
+/* The anytime curve: best after 10 / 100 episodes, final, the mean
+ * episode at which the final best was reached, and the run gap (%). */
 static void curve_cell(char *buf, size_t len, const result *r)
 {
-	snprintf(buf, len, "%.4f / %.4f / %.4f @ %.0f", r->any[0], r->any[1], r->mean, r->to_best);
+	snprintf(buf, len, "%.4f / %.4f / %.4f @ %.0f; %.4f%%", r->any[0], r->any[1], r->mean,
+	         r->to_best, 100 * r->run_gap);
 }
 
 static void beat_cell(char *buf, size_t len, const result *r)
@@ -258,9 +282,9 @@ int main(int argc, char **argv)
 	}
 	long episodes = atol(argv[1]), loo_eps = atol(argv[3]);
 	int seeds = atoi(argv[2]), n = argc - 5;
-	if (episodes < 1 || seeds < 1 || loo_eps < 0) {
-		fprintf(stderr, "%s: EPISODES and SEEDS must be >= 1, LOO_EPISODES >= 0\n",
-		        argv[0]);
+	if (episodes < 1 || seeds < 1 || seeds > MAX_SEEDS || loo_eps < 0) {
+		fprintf(stderr, "%s: EPISODES >= 1, SEEDS 1-%d, LOO_EPISODES >= 0\n", argv[0],
+		        MAX_SEEDS);
 		return 1;
 	}
 	pb_graph *g[MAX_MODELS];
@@ -276,8 +300,8 @@ int main(int argc, char **argv)
 	printf(
 	    "| model | layout | layers | exact (ms) | pack | fresh | fresh beat-start ep | shipped "
 	    "| shipped beat-start ep | shipped s | loo | loo beat-start ep | fresh 10/100/%ld @ "
-	    "final-best ep | shipped 10/100/%ld @ ep | loo 10/100/%ld @ ep | shipped vs fresh "
-	    "| loo vs fresh |\n",
+	    "final-best ep; run gap | shipped 10/100/%ld @ ep; run gap | loo 10/100/%ld @ ep; "
+	    "run gap | shipped vs fresh | loo vs fresh |\n",
 	    episodes, episodes, episodes);
 	printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
 	fflush(stdout);
@@ -319,8 +343,8 @@ int main(int argc, char **argv)
 			if (!no_fresh)
 				fresh = run(P[i], NULL, "fresh", episodes, seeds, opt);
 			char c_f[48], c_s[48] = "—", c_l[48] = "—", b_f[48], b_s[48] = "—",
-			              b_l[48] = "—", a_f[64], a_s[64] = "—", a_l[64] = "—";
-			const char *v_s = "—", *v_l = "—";
+			              b_l[48] = "—", a_f[80], a_s[80] = "—", a_l[80] = "—",
+			              v_s[80] = "—", v_l[80] = "—";
 			cell(c_f, sizeof c_f, &fresh);
 			beat_cell(b_f, sizeof b_f, &fresh);
 			curve_cell(a_f, sizeof a_f, &fresh);
@@ -331,7 +355,8 @@ int main(int argc, char **argv)
 				cell(c_s, sizeof c_s, &ship);
 				beat_cell(b_s, sizeof b_s, &ship);
 				curve_cell(a_s, sizeof a_s, &ship);
-				v_s = no_fresh ? "—" : verdict(&ship, &fresh);
+				if (!no_fresh)
+					verdict(v_s, sizeof v_s, &ship, &fresh, seeds);
 			}
 			if (loo_eps > 0 && n > 1 && !fresh_only) {
 				char path[64];
@@ -343,7 +368,8 @@ int main(int argc, char **argv)
 				cell(c_l, sizeof c_l, &loo);
 				beat_cell(b_l, sizeof b_l, &loo);
 				curve_cell(a_l, sizeof a_l, &loo);
-				v_l = no_fresh ? "—" : verdict(&loo, &fresh);
+				if (!no_fresh)
+					verdict(v_l, sizeof v_l, &loo, &fresh, seeds);
 			}
 			printf("| %s | %s | %d | %.5f | %.4f | %s | %s | %s | %s | %.2f | %s | %s "
 			       "| %s | "
@@ -351,6 +377,9 @@ int main(int argc, char **argv)
 			       base ? base + 1 : g[i]->path, mc.name, P[i]->m, opt * 1e3, r_pack,
 			       c_f, b_f, c_s, b_s, ship.seconds, c_l, b_l, a_f, a_s, a_l, v_s, v_l);
 			fflush(stdout);
+			free(fresh.gaps);
+			free(ship.gaps);
+			free(loo.gaps);
 			free(ac);
 		}
 		for (int i = 0; i < n; i++)
