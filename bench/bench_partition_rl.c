@@ -3,7 +3,7 @@
  * the shipped agent vs a fresh agent vs pack vs the exact optimum, and a
  * leave-one-out test of one policy on a model it was not trained on.
  *
- *   bench_partition_rl [--no-fresh|--fresh-only] [--first-seed S] [--agent CKPT]
+ *   bench_partition_rl [--no-fresh|--fresh-only|--frozen] [--first-seed S] [--agent CKPT]
  *                      [--seed-log FILE] [--only M1,M2,...] EPISODES SEEDS LOO_EPISODES
  *                      LAYOUT[,LAYOUT...] MODEL...
  *
@@ -34,7 +34,10 @@
  * first line says how many. All times are CPU seconds of the one thread.
  * One markdown table row per (model, layout), with the mean CPU seconds of
  * the shipped agent's EPISODES episodes. --no-fresh skips the fresh agent,
- * --fresh-only the shipped and loo ones. --agent CKPT runs CKPT in the shipped
+ * --fresh-only the shipped and loo ones; --frozen runs, in the fresh column
+ * alone, a fresh network with learning rate 0 (labelled "frozen" in the seed
+ * log): a policy that never learns, so that what the restarts find without
+ * any learning can be told from what the network learns. --agent CKPT runs CKPT in the shipped
  * column instead of the layout's shipped agent (a candidate checkpoint);
  * --seed-log FILE appends one line per run and seed, "layout model agent seed
  * ratio final-best-episode run-gap" (agent: fresh, shipped or loo), so that
@@ -108,6 +111,8 @@ static result run(pb_part_problem *P, const char *agent, const char *label, long
 	for (int s = first_seed; s < first_seed + seeds; s++) {
 		pb_rl_config c;
 		config(&c, episodes, (unsigned long)s);
+		if (strcmp(label, "frozen") == 0)
+			c.lr = 0; /* a fresh network that never learns: what the restarts do alone */
 		pb_rl_trainer *T;
 		pb_error err = {0};
 		if (pb_rl_trainer_new(P, &c, agent, &T, &err))
@@ -238,7 +243,7 @@ int main(int argc, char **argv)
 	/* --fresh-only: only the fresh agent. --no-fresh: skip the fresh agent (its column then
 	 * reads "—"; its runs do not depend on the loaded agents' settings, so an earlier run's
 	 * column can stand beside it). */
-	int no_fresh = 0, fresh_only = 0;
+	int no_fresh = 0, fresh_only = 0, frozen = 0;
 	const char *agent_opt = NULL, *only = NULL;
 	while (argc > 1 && strncmp(argv[1], "--", 2) == 0) {
 		int two = argc > 2; /* the option has its value */
@@ -246,6 +251,8 @@ int main(int argc, char **argv)
 			no_fresh = 1;
 		} else if (strcmp(argv[1], "--fresh-only") == 0) {
 			fresh_only = 1;
+		} else if (strcmp(argv[1], "--frozen") == 0) {
+			fresh_only = frozen = 1;
 		} else if (strcmp(argv[1], "--first-seed") == 0 && two) {
 			first_seed = atoi(argv[2]);
 			if (first_seed < 1) {
@@ -266,14 +273,17 @@ int main(int argc, char **argv)
 			return 1;
 		}
 		int used =
-		    strcmp(argv[1], "--no-fresh") == 0 || strcmp(argv[1], "--fresh-only") == 0 ? 1
-		                                                                               : 2;
+		    strcmp(argv[1], "--no-fresh") == 0 || strcmp(argv[1], "--fresh-only") == 0 ||
+		            strcmp(argv[1], "--frozen") == 0
+		        ? 1
+		        : 2;
 		argv[used] = argv[0];
 		argv += used, argc -= used;
 	}
 	if (argc < 6 || argc - 5 > MAX_MODELS) {
 		fprintf(stderr,
-		        "usage: %s [--no-fresh|--fresh-only] [--first-seed S] EPISODES SEEDS "
+		        "usage: %s [--no-fresh|--fresh-only|--frozen] [--first-seed S] [--agent CKPT] "
+		        "[--seed-log FILE] [--only M1,M2,...] EPISODES SEEDS "
 		        "LOO_EPISODES LAYOUT[,LAYOUT...] "
 		        "MODEL... (at most "
 		        "%d models)\n",
@@ -295,8 +305,9 @@ int main(int argc, char **argv)
 	}
 	pb_rl_config dflt;
 	config(&dflt, episodes, 1);
-	printf("%d rollouts per episode, %d hidden units, seeds %d-%d\n\n", dflt.rollouts,
-	       dflt.hidden, first_seed, first_seed + seeds - 1);
+	printf("%d rollouts per episode, %d hidden units, seeds %d-%d%s\n\n", dflt.rollouts,
+	       dflt.hidden, first_seed, first_seed + seeds - 1,
+	       frozen ? "; the fresh column is a frozen network (learning rate 0)" : "");
 	printf(
 	    "| model | layout | layers | exact (ms) | pack | fresh | fresh beat-start ep | shipped "
 	    "| shipped beat-start ep | shipped s | loo | loo beat-start ep | fresh 10/100/%ld @ "
@@ -341,7 +352,7 @@ int main(int argc, char **argv)
 			}
 			result fresh = {0}, ship = {0}, loo = {0};
 			if (!no_fresh)
-				fresh = run(P[i], NULL, "fresh", episodes, seeds, opt);
+				fresh = run(P[i], NULL, frozen ? "frozen" : "fresh", episodes, seeds, opt);
 			char c_f[48], c_s[48] = "—", c_l[48] = "—", b_f[48], b_s[48] = "—",
 			              b_l[48] = "—", a_f[80], a_s[80] = "—", a_l[80] = "—",
 			              v_s[80] = "—", v_l[80] = "—";

@@ -6,7 +6,8 @@
 A seed log (bench_partition_rl --seed-log FILE) has one line per run and
 seed: "layout model agent seed ratio final-best-episode run-gap". Runs of
 one table split over processes (--only) or over seeds (--first-seed) pool
-here. For every (layout, model) and agent (shipped, loo) it prints, over
+here. For every (layout, model) and agent (shipped, loo, and frozen:
+bench_partition_rl --frozen, a fresh network that never learns) it prints, over
 the seeds that agent and the fresh agent both ran (paired: a seed gives the
 same run), the mean final ratio to the optimum (and the worst), the mean
 episode at which the final best was reached, the mean run gap (the mean
@@ -86,7 +87,7 @@ def main(argv):
     counts = defaultdict(lambda: [0, 0])
     for lay, model in rows:
         fresh = runs.get((lay, model, "fresh"))
-        for agent in ("shipped", "loo"):
+        for agent in ("shipped", "loo", "frozen"):
             mine = runs.get((lay, model, agent))
             if not fresh or not mine or not set(fresh) & set(mine):
                 continue

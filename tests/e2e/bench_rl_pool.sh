@@ -4,7 +4,8 @@
 # line of 7 fields per agent and seed; rl_pool.py's verdict agrees with the
 # bench's own table and with the run gaps recomputed here; "better" on a
 # lower final ratio, else on a lower run gap, "worse" otherwise; a seed
-# logged twice and a malformed line are errors naming the file and line.
+# logged twice and a malformed line are errors naming the file and line;
+# --frozen (a network that never learns) logs and pools under its own label.
 # Usage: bench_rl_pool.sh PATH/TO/partbench (from the repo root)
 set -u
 bin=${1:?usage: bench_rl_pool.sh PARTBENCH}
@@ -31,6 +32,13 @@ grep -q "| chip16 | resnet18.onnx | shipped | 3 |.*| $want |" "$tmp/pool.md" ||
 	fail "rl_pool verdict, expected '$want': $(cat "$tmp/pool.md")"
 grep -q "^| resnet18.onnx | chip16 |.*| $want; run gap" "$tmp/table.md" ||
 	fail "bench table verdict, expected '$want': $(tail -1 "$tmp/table.md")"
+
+# --frozen: the fresh network with learning rate 0, its own label, pooled against fresh.
+timeout 300 "$bench" --frozen --seed-log "$tmp/run.log" 8 3 0 layouts/manycore-16.lua \
+	models/resnet18.onnx >"$tmp/frozen.md" 2>"$tmp/err" || fail "bench --frozen: exit $?: $(cat "$tmp/err")"
+grep -q "fresh column is a frozen network" "$tmp/frozen.md" || fail "--frozen table: $(head -1 "$tmp/frozen.md")"
+[ "$(grep -c " frozen " "$tmp/run.log")" = 3 ] || fail "--frozen seed log: $(cat "$tmp/run.log")"
+$pool "$tmp/run.log" | grep -q "| chip16 | resnet18.onnx | frozen | 3 |" || fail "rl_pool: no frozen row"
 
 # Crafted logs: the rule itself.
 cat >"$tmp/a.log" <<'EOF'
