@@ -41,9 +41,10 @@
  * column instead of the layout's shipped agent (a candidate checkpoint);
  * --seed-log FILE appends one line per run and seed, "layout model agent seed
  * ratio final-best-episode run-gap" (agent: fresh, shipped or loo), so that
- * runs with other seeds can be pooled (bench/rl_pool.py). --only runs the rows of the models whose file
- * names (e.g. swin_t.onnx) are listed; the loo agents still train on every
- * other model given, so one table can be run as several processes.
+ * runs with other seeds can be pooled (bench/rl_pool.py). --only runs the
+ * rows of the models whose file names (e.g. swin_t.onnx) are listed; the loo
+ * agents still train on every other model given, so one table can be run as
+ * several processes.
  */
 #include <math.h>
 #include <stdio.h>
@@ -111,8 +112,9 @@ static result run(pb_part_problem *P, const char *agent, const char *label, long
 	for (int s = first_seed; s < first_seed + seeds; s++) {
 		pb_rl_config c;
 		config(&c, episodes, (unsigned long)s);
+		/* frozen: a fresh network that never learns (what the restarts do alone) */
 		if (strcmp(label, "frozen") == 0)
-			c.lr = 0; /* a fresh network that never learns: what the restarts do alone */
+			c.lr = 0;
 		pb_rl_trainer *T;
 		pb_error err = {0};
 		if (pb_rl_trainer_new(P, &c, agent, &T, &err))
@@ -140,8 +142,8 @@ static result run(pb_part_problem *P, const char *agent, const char *label, long
 		pb_rl_trainer_report(T, &rep);
 		double ratio = rep.best_time / opt;
 		if (seed_log) {
-			fprintf(seed_log, "%s %s %s %d %.6f %ld %.9g\n", log_layout, log_model, label,
-			        s, ratio, last_gain, run_gap);
+			fprintf(seed_log, "%s %s %s %d %.6f %ld %.9g\n", log_layout, log_model,
+			        label, s, ratio, last_gain, run_gap);
 			fflush(seed_log);
 		}
 		r.mean += ratio / seeds;
@@ -272,22 +274,23 @@ int main(int argc, char **argv)
 			fprintf(stderr, "%s: unknown option %s\n", argv[0], argv[1]);
 			return 1;
 		}
-		int used =
-		    strcmp(argv[1], "--no-fresh") == 0 || strcmp(argv[1], "--fresh-only") == 0 ||
-		            strcmp(argv[1], "--frozen") == 0
-		        ? 1
-		        : 2;
+		int used = strcmp(argv[1], "--no-fresh") == 0 ||
+		                   strcmp(argv[1], "--fresh-only") == 0 ||
+		                   strcmp(argv[1], "--frozen") == 0
+		               ? 1
+		               : 2;
 		argv[used] = argv[0];
 		argv += used, argc -= used;
 	}
 	if (argc < 6 || argc - 5 > MAX_MODELS) {
-		fprintf(stderr,
-		        "usage: %s [--no-fresh|--fresh-only|--frozen] [--first-seed S] [--agent CKPT] "
-		        "[--seed-log FILE] [--only M1,M2,...] EPISODES SEEDS "
-		        "LOO_EPISODES LAYOUT[,LAYOUT...] "
-		        "MODEL... (at most "
-		        "%d models)\n",
-		        argv[0], MAX_MODELS);
+		fprintf(
+		    stderr,
+		    "usage: %s [--no-fresh|--fresh-only|--frozen] [--first-seed S] [--agent CKPT] "
+		    "[--seed-log FILE] [--only M1,M2,...] EPISODES SEEDS "
+		    "LOO_EPISODES LAYOUT[,LAYOUT...] "
+		    "MODEL... (at most "
+		    "%d models)\n",
+		    argv[0], MAX_MODELS);
 		return 1;
 	}
 	long episodes = atol(argv[1]), loo_eps = atol(argv[3]);
@@ -352,7 +355,8 @@ int main(int argc, char **argv)
 			}
 			result fresh = {0}, ship = {0}, loo = {0};
 			if (!no_fresh)
-				fresh = run(P[i], NULL, frozen ? "frozen" : "fresh", episodes, seeds, opt);
+				fresh = run(P[i], NULL, frozen ? "frozen" : "fresh", episodes,
+				            seeds, opt);
 			char c_f[48], c_s[48] = "—", c_l[48] = "—", b_f[48], b_s[48] = "—",
 			              b_l[48] = "—", a_f[80], a_s[80] = "—", a_l[80] = "—",
 			              v_s[80] = "—", v_l[80] = "—";
