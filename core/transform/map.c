@@ -35,53 +35,75 @@ typedef struct astate {
 	const pb_graph *g;
 	const unsigned char *folded;
 	int *cls, *next, *tail, *size; /* aggregate lists; cls = head node id */
-	int *stamp, *in_set, *queue;
+	/* Out-edge lists per aggregate (by head): edge e ends at edst[e];
+	 * an edge is added when its target is reached in topological order and
+	 * dropped lazily once both ends share an aggregate. */
+	int *ehead, *etail, *enext, *edst;
+	int n_e;
+	int *stamp, *queue;
 	int mark;
 } astate;
 
-/* 1 if merging the aggregates heads[0..k) (all holding nodes < v, v among
- * them) would close a cycle. */
-static int merge_cycles(astate *s, const int *heads, int k, int v)
+/* Walks aggregate a's out-edges, dropping those that became internal, and
+ * queues the aggregates they reach. Returns 1 if one of them is h0 or h1. */
+static int scan_out(astate *s, int a, int h0, int h1, int *qt)
 {
-	int mark = ++s->mark;
-	int qh = 0, qt = 0;
-	for (int i = 0; i < k; i++)
-		for (int y = heads[i]; y >= 0; y = s->next[y])
-			s->in_set[y] = mark;
-	for (int i = 0; i < k; i++)
-		for (int y = heads[i]; y >= 0; y = s->next[y]) {
-			const pb_node *nd = &s->g->nodes[y];
-			for (int j = 0; j < nd->n_succs; j++) {
-				int z = nd->succs[j];
-				if (z > v || s->folded[z] || s->in_set[z] == mark ||
-				    s->stamp[z] == mark)
-					continue;
-				s->stamp[z] = mark;
-				s->queue[qt++] = z;
-			}
+	int prev = -1;
+	for (int e = s->ehead[a]; e >= 0; e = s->enext[e]) {
+		int c = s->cls[s->edst[e]];
+		if (c == a) { /* internal now: unlink */
+			if (prev < 0)
+				s->ehead[a] = s->enext[e];
+			else
+				s->enext[prev] = s->enext[e];
+			if (s->etail[a] == e)
+				s->etail[a] = prev;
+			continue;
 		}
-	while (qh < qt) {
-		int x = s->queue[qh++];
-		for (int y = s->cls[x]; y >= 0; y = s->next[y]) {
-			if (s->in_set[y] == mark)
-				return 1;
-			if (y != x) {
-				if (s->stamp[y] == mark)
-					continue;
-				s->stamp[y] = mark;
+		prev = e;
+		if (c == h0 || c == h1)
+			return 1;
+		if (s->stamp[c] == s->mark)
+			continue;
+		s->stamp[c] = s->mark;
+		s->queue[(*qt)++] = c;
+	}
+	return 0;
+}
+
+/* 1 if merging aggregates h0 and h1 (all holding nodes <= v, v among them)
+ * would close a cycle: a path leaves the pair through an edge to another
+ * aggregate and comes back. Only edges into nodes <= v are in the lists, so
+ * the search is confined to nodes 0..v, as TVM's restriction sets are. The
+ * search runs on the contracted graph (one vertex per aggregate). */
+static int merge_cycles(astate *s, int h0, int h1)
+{
+	++s->mark;
+	int qh = 0, qt = 0;
+	/* Edges between h0 and h1 are the merge itself: not a way out. */
+	for (int i = 0; i < 2; i++) {
+		int a = i ? h1 : h0, prev = -1;
+		for (int e = s->ehead[a]; e >= 0; e = s->enext[e]) {
+			int c = s->cls[s->edst[e]];
+			if (c == a) {
+				if (prev < 0)
+					s->ehead[a] = s->enext[e];
+				else
+					s->enext[prev] = s->enext[e];
+				if (s->etail[a] == e)
+					s->etail[a] = prev;
+				continue;
 			}
-			const pb_node *nd = &s->g->nodes[y];
-			for (int j = 0; j < nd->n_succs; j++) {
-				int z = nd->succs[j];
-				if (z > v || s->folded[z] || s->stamp[z] == mark)
-					continue;
-				if (s->in_set[z] == mark)
-					return 1;
-				s->stamp[z] = mark;
-				s->queue[qt++] = z;
-			}
+			prev = e;
+			if (c == h0 || c == h1 || s->stamp[c] == s->mark)
+				continue;
+			s->stamp[c] = s->mark;
+			s->queue[qt++] = c;
 		}
 	}
+	while (qh < qt)
+		if (scan_out(s, s->queue[qh++], h0, h1, &qt))
+			return 1;
 	return 0;
 }
 
@@ -100,6 +122,14 @@ static int join(astate *s, int a, int b)
 	s->next[s->tail[a]] = b;
 	s->tail[a] = s->tail[b];
 	s->size[a] += s->size[b];
+	if (s->ehead[b] >= 0) {
+		if (s->ehead[a] < 0)
+			s->ehead[a] = s->ehead[b];
+		else
+			s->enext[s->etail[a]] = s->ehead[b];
+		s->etail[a] = s->etail[b];
+		s->ehead[b] = s->etail[b] = -1;
+	}
 	return a;
 }
 
@@ -179,15 +209,23 @@ static int aggregate(const pb_graph *g, pb_map_result *r, pb_error *err)
 	s.tail = malloc(sz * sizeof *s.tail);
 	s.size = malloc(sz * sizeof *s.size);
 	s.stamp = calloc(sz, sizeof *s.stamp);
-	s.in_set = calloc(sz, sizeof *s.in_set);
 	s.queue = malloc(sz * sizeof *s.queue);
+	s.ehead = malloc(sz * sizeof *s.ehead);
+	s.etail = malloc(sz * sizeof *s.etail);
+	size_t ez = 1;
+	for (int v = 0; v < n; v++)
+		ez += (size_t)g->nodes[v].n_preds;
+	s.enext = malloc(ez * sizeof *s.enext);
+	s.edst = malloc(ez * sizeof *s.edst);
 	int *heads = malloc(sz * sizeof *heads);
 	int rc = PB_OK;
-	if (!s.cls || !s.next || !s.tail || !s.size || !s.stamp || !s.in_set || !s.queue ||
-	    !heads) {
+	if (!s.cls || !s.next || !s.tail || !s.size || !s.stamp || !s.queue || !s.ehead ||
+	    !s.etail || !s.enext || !s.edst || !heads) {
 		rc = pb_err(err, PB_ENOMEM, "%s: out of memory while aggregating", g->path);
 		goto out;
 	}
+	for (int v = 0; v < n; v++)
+		s.ehead[v] = s.etail[v] = -1;
 	for (int v = 0; v < n; v++) {
 		s.cls[v] = v;
 		s.next[v] = -1;
@@ -198,6 +236,20 @@ static int aggregate(const pb_graph *g, pb_map_result *r, pb_error *err)
 		const pb_node *nd = &g->nodes[v];
 		if (r->folded[v])
 			continue;
+		/* v is reached: its in-edges join their source aggregates' lists. */
+		for (int j = 0; j < nd->n_preds; j++) {
+			int p = nd->preds[j];
+			if (r->folded[p])
+				continue;
+			int a = s.cls[p], e = s.n_e++;
+			s.edst[e] = v;
+			s.enext[e] = -1;
+			if (s.etail[a] < 0)
+				s.ehead[a] = e;
+			else
+				s.enext[s.etail[a]] = e;
+			s.etail[a] = e;
+		}
 		/* Candidate regions: the aggregates of same-backend parents, in
 		 * id order (deterministic). */
 		int cur = v;
@@ -208,9 +260,7 @@ static int aggregate(const pb_graph *g, pb_map_result *r, pb_error *err)
 			int R = s.cls[p];
 			if (R == s.cls[cur])
 				continue;
-			heads[0] = s.cls[cur];
-			heads[1] = R;
-			if (!merge_cycles(&s, heads, 2, v))
+			if (!merge_cycles(&s, s.cls[cur], R))
 				cur = join(&s, s.cls[cur], R);
 		}
 	}
@@ -240,8 +290,11 @@ out:
 	free(s.tail);
 	free(s.size);
 	free(s.stamp);
-	free(s.in_set);
 	free(s.queue);
+	free(s.ehead);
+	free(s.etail);
+	free(s.enext);
+	free(s.edst);
 	free(heads);
 	return rc;
 }
