@@ -86,7 +86,7 @@ double pb_fuse_set_occupancy(const pb_fuse_model *m, const pb_graph *g, const in
 typedef struct pb_fuse_opts {
 	const pb_fuse_rules *rules; /* NULL = defaults */
 	pb_fuse_model model;
-	int verify_dag;     /* igraph acyclicity check after every fusion (1) */
+	int verify_dag;     /* igraph acyclicity check of the fused graph (1) */
 	int keep_constants; /* 0: folded constants (folded.h) are no kernels (default) */
 } pb_fuse_opts;
 
@@ -109,7 +109,7 @@ typedef struct pb_fuse_result {
 	int fused_per_kind[PB_BRANCH_NKINDS];
 	int launches_before, launches_after; /* kernels: folded constants excluded */
 	double time_before, time_after;      /* modelled serial kernel time (s) */
-	int dag_checks;                      /* igraph_is_dag calls made (one per fusion) */
+	int dag_checks;                      /* igraph_is_dag calls made (1 if any fusion) */
 	int rejected_cycle; /* combinations refused because they would close a cycle */
 } pb_fuse_result;
 

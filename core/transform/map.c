@@ -13,7 +13,12 @@
  * of another backend or another region) — exactly the pairs TVM records in
  * its restriction sets. We compute that condition by a search instead of
  * keeping the sets: nodes after v are not yet assigned and only lead to
- * later nodes, so the search is confined to nodes 0..v-1. Merges happen only
+ * later nodes, so the search is confined to nodes 0..v-1. The search runs on
+ * the contracted graph through per-aggregate out-edge lists: an edge enters
+ * its source aggregate's list when its target is reached, lists are joined
+ * with the aggregates and internal edges are dropped as they are met, so a
+ * check costs the edges leaving the two aggregates and what they reach, not
+ * their sizes (near-linear; bench/RESULTS.md). Merges happen only
  * through direct edges, so an aggregate never spans a node of another
  * backend. At the end igraph_is_dag checks the aggregate graph.
  *

@@ -159,7 +159,7 @@ static void test_fuse_parent_child(void **state)
 	assert_int_equal(r->groups->per_kind[PB_BRANCH_PARENT_CHILD], 1);
 	assert_int_equal(r->n_fusions, 2);
 	assert_int_equal(r->nodes_fused, 4);
-	assert_int_equal(r->dag_checks, 2);
+	assert_int_equal(r->dag_checks, 1); /* one igraph check of the final graph */
 	assert_int_equal(r->launches_before, 6);
 	assert_int_equal(r->launches_after, 4);
 	assert_true(r->time_after < r->time_before);
@@ -323,7 +323,7 @@ static void check_fused(const pb_graph *g, const pb_fuse_result *r)
 	assert_int_equal(dag, 1);
 	free(ident);
 	assert_int_equal(f->n_nodes, g->n_nodes - r->nodes_fused + r->n_fusions);
-	assert_int_equal(r->dag_checks, r->n_fusions);
+	assert_int_equal(r->dag_checks, r->n_fusions > 0);
 	assert_true(fabs(f->total.flops - g->total.flops) <= 1e-6 * (1 + g->total.flops));
 }
 
