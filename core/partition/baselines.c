@@ -15,9 +15,30 @@ void pb_part_equal(const pb_part_problem *P, int *ac)
 	pb_env_equal_state(P->m, P->n, ac);
 }
 
-/* MAC-balanced split of the layers into k segments: segment g ends where
- * the running MACs come closest to (g+1)*M/k, each keeping >= 1 layer. */
-static void balanced_split(const pb_part_problem *P, int k, int *layers)
+/* Prefix sums (m+1 entries) of the weight the splits balance: the MACs, or,
+ * when no layer has any (all time is routing), each layer's time alone on
+ * one core: with all-zero MACs every cut point ties and the first segment
+ * took all but k-1 layers. Returns P->pmacs or a new array (free it). */
+static double *split_weights(const pb_part_problem *P)
+{
+	if (P->total_macs > 0)
+		return P->pmacs;
+	double *w = malloc(((size_t)P->m + 1) * sizeof *w);
+	if (!w)
+		return P->pmacs;
+	w[0] = 0;
+	for (int v = 0; v < P->m; v++) {
+		pb_part_group gr;
+		pb_part_eval_group((pb_part_problem *)P, v, v + 1, 1, &gr); /* scratch stamps */
+		w[v + 1] = w[v] + gr.time;
+	}
+	return w;
+}
+
+/* Balanced split of the layers into k segments by the prefix weights pw:
+ * segment g ends where the running weight comes closest to (g+1)*W/k,
+ * each keeping >= 1 layer. */
+static void balanced_split(const pb_part_problem *P, const double *pw, int k, int *layers)
 {
 	int m = P->m, start = 0;
 	for (int g = 0; g < k; g++) {
@@ -25,10 +46,9 @@ static void balanced_split(const pb_part_problem *P, int k, int *layers)
 		if (left == 0) {
 			end = m;
 		} else {
-			double target = P->total_macs * (g + 1) / k;
+			double target = pw[m] * (g + 1) / k;
 			end = start + 1;
-			while (end < m - left &&
-			       fabs(P->pmacs[end + 1] - target) <= fabs(P->pmacs[end] - target))
+			while (end < m - left && fabs(pw[end + 1] - target) <= fabs(pw[end] - target))
 				end++;
 		}
 		layers[g] = end - start;
@@ -40,7 +60,10 @@ void pb_part_balanced(const pb_part_problem *P, int *ac)
 {
 	int n = P->n, k = P->m < n ? P->m : n;
 	int *layers = malloc((size_t)k * sizeof *layers);
-	balanced_split(P, k, layers);
+	double *pw = split_weights(P);
+	balanced_split(P, pw, k, layers);
+	if (pw != P->pmacs)
+		free(pw);
 	memset(ac, 0, (size_t)n * sizeof *ac);
 	for (int g = 0; g < k; g++) /* spare cores (m < n) join the first group */
 		ac[n - k + g] = layers[g];
@@ -160,9 +183,10 @@ void pb_part_greedy(const pb_part_problem *P_const, int *ac)
 	    *trial = layers + 2 * n;
 	double *rt = malloc((size_t)n * 2 * sizeof *rt), *mc = rt + n;
 	double best = INFINITY;
+	double *pw = split_weights(P);
 	pb_part_equal(P, ac);
 	for (int k0 = 1; k0 <= kmax; k0++) {
-		balanced_split(P, k0, layers);
+		balanced_split(P, pw, k0, layers);
 		int k = P->cut ? obey_cuts(P, k0, layers) : k0;
 		if (k < 1 || !assign_cores(P, k, layers, cores, rt, mc))
 			continue;
@@ -177,6 +201,8 @@ void pb_part_greedy(const pb_part_problem *P_const, int *ac)
 			memcpy(ac, trial, (size_t)n * sizeof *ac);
 		}
 	}
+	if (pw != P->pmacs)
+		free(pw);
 	free(layers);
 	free(rt);
 }

@@ -2,7 +2,8 @@
  * baselines.h — the reference heuristics an agent is compared with:
  *   equal:  the same number of layers per core (single-core groups);
  *   greedy: for every group count k, cut the layers where the running MACs
- *           cross j*M/k, give each group the cores its storage needs, then
+ *           cross j*M/k (a model without MACs: the running sum of each
+ *           layer's time alone on one core), give each group the cores its storage needs, then
  *           each remaining core to the currently slowest group; keep the
  *           best k (so big layers get several cores);
  *   polish: block-partition local search with the method's (c)/(d) moves:
