@@ -119,7 +119,7 @@ static void fuse_print(FILE *out, const pb_graph *g, const pb_fuse_result *r, co
 	pb_fmt_time_fixed(r->time_after, b2, sizeof b2);
 	fprintf(out, "modelled time: %s -> %s (x%.3f)\n", b1, b2,
 	        r->time_after > 0 ? r->time_before / r->time_after : 1.0);
-	fprintf(out, "acyclicity: each of %d fusions proven by a search, the result checked by igraph\n",
+	fprintf(out, "acyclicity: %d fusions each proven by a search, result checked by igraph\n",
 	        r->n_fusions);
 	const json_t *x = json_object_get(rep, "xla_baseline");
 	if (x)

@@ -48,7 +48,8 @@ static void balanced_split(const pb_part_problem *P, const double *pw, int k, in
 		} else {
 			double target = pw[m] * (g + 1) / k;
 			end = start + 1;
-			while (end < m - left && fabs(pw[end + 1] - target) <= fabs(pw[end] - target))
+			while (end < m - left &&
+			       fabs(pw[end + 1] - target) <= fabs(pw[end] - target))
 				end++;
 		}
 		layers[g] = end - start;

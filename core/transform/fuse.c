@@ -77,7 +77,8 @@ static int collect(fstate *s, const int *set, int k, int dir, int lb, int ub, in
 			const int *nb = dir > 0 ? nd->succs : nd->preds;
 			for (int j = 0; j < nn; j++) {
 				int c = s->cls[nb[j]];
-				if (s->stamp[c] == mark || (dir > 0 ? s->ord[c] >= ub : s->ord[c] <= lb))
+				if (s->stamp[c] == mark ||
+				    (dir > 0 ? s->ord[c] >= ub : s->ord[c] <= lb))
 					continue;
 				s->stamp[c] = mark;
 				out[m++] = c;
