@@ -22,6 +22,7 @@
 
 #include <poll.h>
 
+#include "partition/baselines.h"
 #include "partition/chain_milp_root.h"
 #include "util/coro.h"
 #include "util/job.h"
@@ -236,7 +237,9 @@ static int add_arc(pb_milp *M, int a, int b, int c)
 /* The arcs of the feasibility problem for θ: for each end b, the longest segment
  * for each core count (the needed cores only grow as the start moves down, so one
  * arc per step). Arcs come out by end b ascending, every start a < b. Returns
- * MILP_CANCELLED when the workbench job was cancelled meanwhile (the probe is lost). */
+ * MILP_CANCELLED when the workbench job was cancelled or the time limit passed
+ * meanwhile (the probe is lost). A probe walks O(m^2) segments on a long chain
+ * (tens of seconds at 87k layers), so the deadline is checked per end b. */
 static int probe_build(pb_milp *M, double theta, pb_error *err)
 {
 	pb_part_problem *P = M->P;
@@ -244,7 +247,7 @@ static int probe_build(pb_milp *M, double theta, pb_error *err)
 	M->n_arcs = 0;
 	for (int b = 1; b <= m; b++) {
 		pb_job_tick();
-		if (pb_job_cancelled())
+		if (pb_job_cancelled() || ((b & 63) == 0 && now_seconds() >= M->deadline_abs))
 			return MILP_CANCELLED;
 		int len = walk(M, b, theta), prev_c = 0, prev_k = -1;
 		for (int k = 0; k < len; k++) {
@@ -946,9 +949,23 @@ int pb_milp_new_opts(pb_part_problem *P, const pb_milp_opts *o, const char *emit
 		*out = M;
 		return PB_OK;
 	}
-	/* The first probe (θ = inf) runs now: memory feasibility and an incumbent. */
-	while (rc == PB_OK && !isfinite(M->U) && !pb_job_cancelled())
+	/* The first probe (θ = inf) runs now: memory feasibility and an incumbent.
+	 * It counts against the time limit; when the limit ends it, the greedy
+	 * partition is the incumbent and the solve stops at the limit. */
+	if (M->o.time_limit > 0)
+		M->deadline_abs = t0 + M->o.time_limit;
+	while (rc == PB_OK && !isfinite(M->U) && !pb_job_cancelled() &&
+	       now_seconds() < M->deadline_abs)
 		rc = probe_unit(M, err);
+	if (rc == PB_OK && !isfinite(M->U) && !pb_job_cancelled()) {
+		pb_part_greedy(P, M->inc_ac);
+		pb_part_eval ev;
+		pb_part_evaluate(P, M->inc_ac, &ev, NULL);
+		M->U = ev.max_time;
+		M->improved = 1;
+		stop(M); /* time limit; --emit-lp still writes the bracket's model */
+	}
+	M->deadline_abs = INFINITY;
 	if (rc == PB_OK && !isfinite(M->U))
 		rc = pb_err(err, PB_ECANCEL,
 		            "milp: cancelled during the first probe (no partition yet)");

@@ -27,6 +27,7 @@
 #include "transform/fuse.h"
 #include "load.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -149,9 +150,9 @@ static int reorder_for_merge(fstate *s, const int *set, int k)
 static int would_cycle(fstate *s, const int *set, int k)
 {
 	int mark = ++s->cur_stamp;
-	int qh = 0, qt = 0, ub = 0;
+	int qh = 0, qt = 0, ub = s->ord ? 0 : INT_MAX; /* no order: unbounded search */
 	for (int i = 0; i < k; i++) {
-		int o = s->ord[s->cls[set[i]]];
+		int o = s->ord ? s->ord[s->cls[set[i]]] : 0;
 		ub = o > ub ? o : ub;
 		for (int y = s->cls[set[i]]; y >= 0; y = s->next[y])
 			s->in_set[y] = mark;
@@ -164,7 +165,7 @@ static int would_cycle(fstate *s, const int *set, int k)
 				if (s->in_set[z] == mark)
 					return 1;
 				/* A class placed after every set member reaches none. */
-				if (s->stamp[z] != mark && s->ord[s->cls[z]] < ub) {
+				if (s->stamp[z] != mark && (!s->ord || s->ord[s->cls[z]] < ub)) {
 					s->stamp[z] = mark;
 					s->queue[qt++] = z;
 				}
@@ -185,7 +186,7 @@ static int would_cycle(fstate *s, const int *set, int k)
 				if (s->in_set[z] == mark)
 					return 1;
 				/* A class placed after every set member reaches none. */
-				if (s->stamp[z] != mark && s->ord[s->cls[z]] < ub) {
+				if (s->stamp[z] != mark && (!s->ord || s->ord[s->cls[z]] < ub)) {
 					s->stamp[z] = mark;
 					s->queue[qt++] = z;
 				}
