@@ -50,10 +50,11 @@ typedef struct astate {
 } astate;
 
 /* Walks aggregate a's out-edges, dropping those that became internal, and
- * queues the aggregates they reach. Returns 1 if one of them is h0 or h1. */
+ * queues the aggregates they reach. An edge to h0 or h1 is the merge itself
+ * when a is one of the pair (skipped), else a way back: returns 1. */
 static int scan_out(astate *s, int a, int h0, int h1, int *qt)
 {
-	int prev = -1;
+	int prev = -1, in_pair = a == h0 || a == h1;
 	for (int e = s->ehead[a]; e >= 0; e = s->enext[e]) {
 		int c = s->cls[s->edst[e]];
 		if (c == a) { /* internal now: unlink */
@@ -66,8 +67,11 @@ static int scan_out(astate *s, int a, int h0, int h1, int *qt)
 			continue;
 		}
 		prev = e;
-		if (c == h0 || c == h1)
+		if (c == h0 || c == h1) {
+			if (in_pair)
+				continue;
 			return 1;
+		}
 		if (s->stamp[c] == s->mark)
 			continue;
 		s->stamp[c] = s->mark;
@@ -86,26 +90,8 @@ static int merge_cycles(astate *s, int h0, int h1)
 	++s->mark;
 	int qh = 0, qt = 0;
 	/* Edges between h0 and h1 are the merge itself: not a way out. */
-	for (int i = 0; i < 2; i++) {
-		int a = i ? h1 : h0, prev = -1;
-		for (int e = s->ehead[a]; e >= 0; e = s->enext[e]) {
-			int c = s->cls[s->edst[e]];
-			if (c == a) {
-				if (prev < 0)
-					s->ehead[a] = s->enext[e];
-				else
-					s->enext[prev] = s->enext[e];
-				if (s->etail[a] == e)
-					s->etail[a] = prev;
-				continue;
-			}
-			prev = e;
-			if (c == h0 || c == h1 || s->stamp[c] == s->mark)
-				continue;
-			s->stamp[c] = s->mark;
-			s->queue[qt++] = c;
-		}
-	}
+	for (int i = 0; i < 2; i++)
+		scan_out(s, i ? h1 : h0, h0, h1, &qt);
 	while (qh < qt)
 		if (scan_out(s, s->queue[qh++], h0, h1, &qt))
 			return 1;
