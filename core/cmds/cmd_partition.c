@@ -349,6 +349,10 @@ typedef struct train_model {
 static int train_read_cfg(const pb_args *a, pb_rl_config *cfg, pb_error *err)
 {
 	pb_rl_config_default(cfg);
+	/* Training makes a network, not a plan: no restart-centre resets (a
+	 * search device of a run, docs/partition.md), so a checkpoint does not
+	 * depend on that run-time setting. */
+	cfg->reset = 0;
 	long v;
 	int rc = pb_args_int(a, "episodes", 0, 1, 100000000, &v, err);
 	if (rc)

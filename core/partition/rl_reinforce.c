@@ -61,6 +61,7 @@ struct pb_rl_trainer {
 	double ctr_obj, ctr_sq;
 	long ctr_gain; /* episode whose centre last improved */
 	long episodes, steps;
+	int rollout_steps; /* steps of the last pb_rl_trainer_rollout */
 	int done;
 	double elapsed, last_loss, last_norm, last_episode_best, last_episode_reward;
 	int last_steps;
@@ -88,7 +89,7 @@ void pb_rl_config_default(pb_rl_config *c)
 	c->regroup = 1;
 	c->loaded_temp = 4;
 	c->stall = 20;
-	c->reset = 300;
+	c->reset = 150;
 	c->shaped = 1;
 	c->step_limit = 0;
 	c->rollouts = 8;
@@ -334,10 +335,15 @@ int pb_rl_trainer_new(pb_part_problem *P, const pb_rl_config *cfg, const char *a
 	T->beat_episode = -1;
 	T->beat_seconds = NAN;
 	if (agent) { /* what the loaded agent finds on its own, before any episode */
+		/* its steps and CPU time are the agent's work: counted in the
+		 * run's steps and in the --seconds budget */
+		double t0 = now_seconds();
 		pb_rl_trainer_rollout(T, T->state);
+		T->elapsed += now_seconds() - t0;
+		T->steps += T->rollout_steps;
 		if (T->best_obj < T->start_obj * (1 - 1e-12)) {
 			T->beat_episode = 0;
-			T->beat_seconds = 0;
+			T->beat_seconds = T->elapsed;
 		}
 	}
 	*out = T;
@@ -695,9 +701,11 @@ double pb_rl_trainer_rollout(pb_rl_trainer *T, int *ac)
 	double *x = T->xs, *h = T->hs, *prob = T->probs;
 	pb_part_eval ev;
 	pb_part_evaluate(T->P, ac, &ev, T->groups);
+	T->rollout_steps = 0;
 	for (int t = 0; t < T->L; t++) {
 		if (make_mask(T, ac, mask) <= 0)
 			break;
+		T->rollout_steps++;
 		features(T, ac, &ev, t, x);
 		pb_rl_policy_forward(T->pol, x, mask, h, prob);
 		int a = -1;
@@ -737,6 +745,11 @@ long pb_rl_trainer_episodes(const pb_rl_trainer *T)
 	return T->episodes;
 }
 
+long pb_rl_trainer_steps(const pb_rl_trainer *T)
+{
+	return T->steps;
+}
+
 int pb_rl_trainer_done(const pb_rl_trainer *T)
 {
 	return T->done;
@@ -769,10 +782,12 @@ void pb_rl_report_text(const pb_rl_report *r, FILE *out)
 	if (r->beat_episode < 0)
 		fputs("; never beat its start", out);
 	else if (r->beat_episode == 0)
-		fputs("; beat its start before any episode (the loaded agent's rollout)", out);
+		fprintf(out,
+		        "; beat its start before any episode (the loaded agent's rollout, %.3g ms)",
+		        1e3 * r->beat_seconds);
 	else
 		fprintf(out, "; first beat its start at episode %ld (%.3f s)", r->beat_episode,
-		        r->beat_seconds);
+		        1e3 * r->beat_seconds);
 	char be[32] = "no cap", bs[32] = "no cap";
 	if (r->budget_episodes > 0)
 		snprintf(be, sizeof be, "%ld", r->budget_episodes);

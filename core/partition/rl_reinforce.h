@@ -128,7 +128,7 @@ typedef struct pb_rl_config {
 	                          (4; a fresh agent always samples at 1) */
 	long stall;            /* episodes without a better centre (20) */
 	long reset;            /* a restart centre that has not improved for this
-	                          many episodes becomes the start again (300; 0:
+	                          many episodes becomes the start again (150; 0:
 	                          never); the best is kept */
 	int shaped;            /* 1: reward r(s') - r(s) per step (default); 0: r(s') */
 	pb_action_mask_fn mask;
@@ -170,6 +170,8 @@ const int *pb_rl_trainer_centre(const pb_rl_trainer *T);
 double pb_rl_trainer_best_reward(const pb_rl_trainer *T);
 double pb_rl_trainer_best_time(const pb_rl_trainer *T);
 long pb_rl_trainer_episodes(const pb_rl_trainer *T);
+/* Policy steps taken so far: every episode's, and a loaded agent's rollout. */
+long pb_rl_trainer_steps(const pb_rl_trainer *T);
 int pb_rl_trainer_done(const pb_rl_trainer *T);
 double pb_rl_trainer_fraction(const pb_rl_trainer *T);
 void pb_rl_trainer_stats(const pb_rl_trainer *T, FILE *out);

@@ -184,6 +184,37 @@ static void test_budgets(void **state)
 	pb_session_free(s);
 }
 
+/* A loaded agent's rollout before the first episode is its work: its steps
+ * and CPU time are counted (and its beat at "episode 0" is timed); a fresh
+ * agent has none before its first episode. */
+static void test_rollout_is_work(void **state)
+{
+	pb_part_problem *P = problem(60, 16);
+	pb_rl_config c;
+	pb_rl_config_default(&c);
+	c.episodes = 2;
+	c.init = PB_RL_INIT_EQUAL;
+	pb_rl_trainer *T;
+	pb_error err = {0};
+	assert_int_equal(pb_rl_trainer_new(P, &c, "agents/manycore-16.ckpt", &T, &err), PB_OK);
+	pb_rl_report r;
+	pb_rl_trainer_report(T, &r);
+	long s0 = pb_rl_trainer_steps(T);
+	assert_true(s0 >= 1 && s0 <= 32); /* L = max(cores, 32) steps at most */
+	assert_true(r.seconds > 0 && r.episodes == 0);
+	if (r.beat_episode == 0)
+		assert_true(r.beat_seconds == r.seconds);
+	assert_int_equal(pb_rl_trainer_step(T, 2, &err), PB_OK);
+	assert_true(pb_rl_trainer_steps(T) > s0);
+	pb_rl_trainer_free(T);
+	assert_int_equal(pb_rl_trainer_new(P, &c, NULL, &T, &err), PB_OK);
+	pb_rl_trainer_report(T, &r);
+	assert_int_equal(pb_rl_trainer_steps(T), 0);
+	assert_true(r.seconds == 0);
+	pb_rl_trainer_free(T);
+	pb_part_problem_free(P);
+}
+
 /* train M1 M2 interleaves episodes and trains one network, which then works
  * on a third model it has never seen. */
 static void test_train_several_models(void **state)
@@ -315,6 +346,7 @@ int main(void)
 	    cmocka_unit_test(test_budgets),
 	    cmocka_unit_test(test_train_several_models),
 	    cmocka_unit_test(test_shipped_agents),
+	    cmocka_unit_test(test_rollout_is_work),
 	    cmocka_unit_test(test_plot_start_panel),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
