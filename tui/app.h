@@ -51,6 +51,8 @@ typedef struct tui_viewgraph {
 	double dot_seconds;      /* duration of the last finished dot layout */
 	char layout_note[96];    /* "dot 0.41 s", "simple (dot running)", ... */
 	pb_blocks *blocks;       /* module-path or structural block hierarchy */
+	unsigned char *top_cut;  /* per node: starts a run of top-level blocks at depth 0
+	                            (NULL: depth 0 is one box; viewgraph.c) */
 	unsigned char *is_const; /* per node: computes only from constants */
 	int show_consts;         /* 1: boxes of constants only are drawn too */
 	int n_hidden;            /* nodes in no drawn box (constants hidden) */

@@ -10,7 +10,11 @@
  * level deeper per enclosing range, and items never straddle their ends.
  * Depth "auto" is the deepest level that gives at most VG_MAX_ITEMS items
  * (VG_MAX_STRUCT_ITEMS and at least level 1 for structural blocks, whose
- * labels say less), or no collapsing at all for small graphs. Because items
+ * labels say less), or no collapsing at all for small graphs. A named graph
+ * with more top-level blocks than VG_MAX_ITEMS (a 200-layer GPT: embed, h0
+ * .. h199, lm_head) shows at depth 0 VG_TOP_RUNS runs of consecutive
+ * top-level blocks ("h15..h27"), not one box of the whole graph; Enter on a
+ * run opens its blocks. Because items
  * are contiguous ranges of a topological order, the item graph is acyclic. Items of constant
  * nodes only (weight copies, folded shape math) are hidden unless the view
  * key "constants" is 1, as the SVG export hides them; their nodes map to no
@@ -32,6 +36,7 @@
 #define VG_MAX_ITEMS 160
 #define VG_MAX_STRUCT_ITEMS 40
 #define VG_SMALL_GRAPH 160
+#define VG_TOP_RUNS 16
 #define VG_DOT_SECONDS 20.0
 
 void tui_vg_free(tui_viewgraph *vg)
@@ -44,6 +49,7 @@ void tui_vg_free(tui_viewgraph *vg)
 	free(vg->src);
 	free(vg->dst);
 	pb_blocks_free(vg->blocks);
+	free(vg->top_cut);
 	free(vg->is_const);
 	memset(vg, 0, sizeof *vg);
 }
@@ -133,7 +139,9 @@ static int starts_item(const tui_app *a, const open_ranges *o, int i, int d)
 	int di = d + extra_depth(o, i);
 	if (extra_depth(o, j) != extra_depth(o, i) || depth_of(vg, i) < di || depth_of(vg, j) < di)
 		return 1;
-	return di > 0 && !pb_blocks_same(vg->blocks, j, i, di);
+	if (di == 0)
+		return vg->top_cut && vg->top_cut[i];
+	return !pb_blocks_same(vg->blocks, j, i, di);
 }
 
 static int count_items(const tui_app *a, const open_ranges *o, int d)
@@ -142,6 +150,24 @@ static int count_items(const tui_app *a, const open_ranges *o, int d)
 	for (int i = 0; i < a->s->graph->n_nodes; i++)
 		n += starts_item(a, o, i, d);
 	return n;
+}
+
+/* A named graph with more than VG_MAX_ITEMS top-level blocks: vg->top_cut
+ * marks where each run of about n / VG_TOP_RUNS of them starts. */
+static void top_runs(tui_app *a)
+{
+	tui_viewgraph *vg = &a->vg;
+	open_ranges none = {0};
+	int n1 = vg->blocks->structural ? 0 : count_items(a, &none, 1);
+	if (n1 <= VG_MAX_ITEMS)
+		return;
+	int per = (n1 + VG_TOP_RUNS - 1) / VG_TOP_RUNS, ord = -1;
+	const int nn = a->s->graph->n_nodes;
+	if (!(vg->top_cut = calloc((size_t)nn, 1)))
+		return;
+	for (int i = 0; i < nn; i++)
+		if (starts_item(a, &none, i, 1) && ++ord % per == 0)
+			vg->top_cut[i] = i > 0;
 }
 
 static void clean_label(char *dst, size_t len, const char *src)
@@ -162,7 +188,18 @@ static void block_label(tui_app *a, const tui_item *it, int d, const open_ranges
 	int k = bl->depth[it->first], di = d + extra_depth(o, it->first);
 	if (k == 0)
 		snprintf(tmp, len, "%s x%d", n->op, it->last - it->first + 1);
-	else if (di == 0)
+	else if (di == 0 && a->vg.top_cut) { /* a run of top-level blocks: "h15..h27" */
+		int last = it->last;
+		while (last > it->first && bl->depth[last] == 0)
+			last--;
+		char b0[64], b1[64];
+		pb_blocks_label(g, bl, a->vg.is_const, it->first, it->first, 1, 24, b0, sizeof b0);
+		pb_blocks_label(g, bl, a->vg.is_const, last, last, 1, 24, b1, sizeof b1);
+		if (strcmp(b0, b1) == 0)
+			snprintf(tmp, len, "%s", b0);
+		else
+			snprintf(tmp, len, "%s..%s", b0, b1);
+	} else if (di == 0)
 		snprintf(tmp, len, "nodes %d-%d", it->first, it->last);
 	else /* a node shallower than di heads a box of itself + constants */
 		pb_blocks_label(g, bl, a->vg.is_const, it->first, it->last, di < k ? di : k, max,
@@ -283,6 +320,8 @@ void tui_vg_update(tui_app *a)
 		pb_error err = {0};
 		if (pb_blocks_compute(g, vg->is_const, &vg->blocks, &err) != PB_OK)
 			tui_out(a, 1, "%s", err.msg);
+		else
+			top_runs(a);
 		model_notes(a);
 	}
 	vg->sel_seen = pb_view_get_int(a->s->view, "sel", -1);
