@@ -17,6 +17,7 @@
 
 #include "commands.h"
 #include "script/script.h"
+#include "util/lua_sandbox.h"
 
 static const pb_opt run_opts[] = {
     PB_OPTS_LAYOUT,
@@ -25,8 +26,8 @@ static const pb_opt run_opts[] = {
      "instruction budget per top-level call (default 50000000)"},
     {"max-memory", 0, PB_OPT_INT, "MIB", "memory cap of the Lua state in MiB (default 256)"},
     {"max-seconds", 0, PB_OPT_DOUBLE, "S",
-     "wall-clock limit per top-level call in seconds, commands run by pb.cmd not counted "
-     "(default 5)"},
+     "time limit per top-level call in seconds of CPU time, commands run by pb.cmd not "
+     "counted (default 5; 40x in a sanitizer build)"},
     {"allow-write", 0, PB_OPT_STR, "DIR",
      "commands run by the script may write files under DIR (default: nowhere)"},
     PB_OPTS_END};
@@ -41,7 +42,8 @@ static int apply_limits(pb_cmd_ctx *ctx, pb_script *sc, const pb_args *a, pb_err
 	if (!rc)
 		rc = pb_args_int(a, "max-memory", 256, 1, 1 << 20, &mem, err);
 	if (!rc)
-		rc = pb_args_double(a, "max-seconds", 5, 0.001, 1e6, &sec, err);
+		rc = pb_args_double(a, "max-seconds", pb_lua_default_seconds(), 0.001, 1e6, &sec,
+		                    err);
 	if (rc)
 		return rc;
 	pb_lua_limits lim = {ins, (size_t)mem << 20, sec};

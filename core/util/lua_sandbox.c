@@ -1101,6 +1101,23 @@ static void build_safe_globals(pb_lua *S)
 	}
 }
 
+#if defined(__SANITIZE_ADDRESS__)
+#define PB_LUA_SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define PB_LUA_SANITIZED 1
+#endif
+#endif
+
+double pb_lua_default_seconds(void)
+{
+#ifdef PB_LUA_SANITIZED
+	return PB_LUA_DEFAULT_SECONDS * PB_LUA_SANITIZER_SLOWDOWN;
+#else
+	return PB_LUA_DEFAULT_SECONDS;
+#endif
+}
+
 pb_lua *pb_lua_new(const pb_lua_limits *limits)
 {
 	pb_lua *S = calloc(1, sizeof *S);
@@ -1108,7 +1125,7 @@ pb_lua *pb_lua_new(const pb_lua_limits *limits)
 		return NULL;
 	S->base_cap = 256u << 20;
 	S->base_budget = 50000000;
-	S->base_seconds = 5;
+	S->base_seconds = pb_lua_default_seconds();
 	S->subj_ref = LUA_NOREF;
 	pb_lua_set_limits(S, limits);
 	S->cap = S->base_cap;

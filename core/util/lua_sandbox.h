@@ -25,8 +25,20 @@
 typedef struct pb_lua_limits {
 	long instructions; /* per top-level call; 0 = default (50M) */
 	size_t memory;     /* bytes; 0 = default (256 MiB) */
-	double seconds;    /* wall-clock time per top-level call; 0 = default (5 s) */
+	double seconds;    /* wall-clock time per top-level call; 0 = default */
 } pb_lua_limits;
+
+/* The default time limit per top-level call, in seconds of the script
+ * thread's CPU time: 5 s, times PB_LUA_SANITIZER_SLOWDOWN in a build with
+ * AddressSanitizer (make asan). The sanitizers slow the allocations a script
+ * makes by 10-40x (measured: scripts/attention_blocks.lua needs 0.31 s of CPU
+ * in a release build, 11 s under ASan with fast_unwind_on_malloc=0), so a
+ * script that finishes well inside the limit in a release build would be
+ * stopped in a sanitized one. Limits given explicitly (--max-seconds) are
+ * not scaled: they are the user's. */
+#define PB_LUA_DEFAULT_SECONDS 5.0
+#define PB_LUA_SANITIZER_SLOWDOWN 40.0
+double pb_lua_default_seconds(void);
 
 typedef struct pb_lua pb_lua;
 
