@@ -111,6 +111,10 @@ static json_t *milp_json(const pb_milp_stats *st)
 	                    json_string(st->state == PB_MILP_OPTIMAL      ? "optimal"
 	                                : st->state == PB_MILP_TIME_LIMIT ? "time_limit"
 	                                                                  : "stopped"));
+	/* incumbent and bound are of the objective: seconds, or no unit when weighted */
+	json_object_set_new(j, "objective_mode",
+	                    json_string(st->weighted ? "weighted" : "max_time"));
+	json_object_set_new(j, "unit", json_string(st->weighted ? "none" : "s"));
 	json_num(j, "incumbent", st->incumbent);
 	json_num(j, "bound", st->bound);
 	json_num(j, "gap", st->gap);
@@ -118,7 +122,7 @@ static json_t *milp_json(const pb_milp_stats *st)
 	json_object_set_new(j, "nodes", json_integer(st->nodes));
 	json_object_set_new(j, "columns", json_integer(st->columns));
 	json_num(j, "seconds", st->seconds);
-	json_object_set_new(j, "lp", st->lp_written ? json_string(st->lp_written) : json_null());
+	json_object_set_new(j, "lp", st->lp_written[0] ? json_string(st->lp_written) : json_null());
 	return j;
 }
 
@@ -150,11 +154,23 @@ static json_t *rl_json(const pb_rl_report *r, double optimum)
 	return j;
 }
 
+/* An objective value in its unit: max(t) in ms, the weighted objective bare. */
+static char *milp_value(const pb_milp_stats *st, double v, char *buf, size_t len)
+{
+	if (!isfinite(v))
+		snprintf(buf, len, "—"); /* unknown */
+	else if (st->weighted)
+		snprintf(buf, len, "%.6f", v);
+	else
+		snprintf(buf, len, "%.6f ms", v * 1e3);
+	return buf;
+}
+
 static void milp_text(FILE *out, const pb_milp_stats *st, double limit)
 {
-	char bound[32] = "—", gap[32] = "—"; /* unknown */
-	if (isfinite(st->bound))
-		snprintf(bound, sizeof bound, "%.6f ms", st->bound * 1e3);
+	char inc[32], bound[32], gap[32] = "—"; /* unknown */
+	milp_value(st, st->incumbent, inc, sizeof inc);
+	milp_value(st, st->bound, bound, sizeof bound);
 	if (isfinite(st->gap))
 		snprintf(gap, sizeof gap, "%.3f%%", 100 * st->gap);
 	if (st->state == PB_MILP_OPTIMAL)
@@ -163,8 +179,9 @@ static void milp_text(FILE *out, const pb_milp_stats *st, double limit)
 		fprintf(out, "milp: stopped at the time limit (%g s)", limit);
 	else
 		fprintf(out, "milp: stopped after %.3f s (not proved)", st->seconds);
-	fprintf(out, ": incumbent %.6f ms, bound %s, gap %s; %ld probes, %ld nodes, %d columns\n",
-	        st->incumbent * 1e3, bound, gap, st->probes, st->nodes, st->columns);
+	fprintf(out, ": %sincumbent %s, bound %s, gap %s; %ld probes, %ld nodes, %d columns\n",
+	        st->weighted ? "weighted objective (no unit): " : "", inc, bound, gap, st->probes,
+	        st->nodes, st->columns);
 }
 
 static int cmd_partition(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, pb_error *err)

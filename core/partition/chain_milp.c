@@ -1061,6 +1061,7 @@ void pb_milp_stats_get(const pb_milp *M, pb_milp_stats *st)
 	memset(st, 0, sizeof *st);
 	st->state = M->state;
 	st->incumbent = M->U;
+	st->weighted = M->P->hw.reward_mode == PB_REWARD_WEIGHTED;
 	st->bound = pb_milp_bound(M);
 	st->gap = isfinite(M->U) && M->U > 0 ? (M->U - st->bound) / M->U : NAN;
 	if (st->gap < 0)
@@ -1074,7 +1075,7 @@ void pb_milp_stats_get(const pb_milp *M, pb_milp_stats *st)
 	st->columns = M->lp ? M->n_cols : M->rules_columns;
 	st->memory_used = M->use_mem;
 	st->stage = stage_names[M->stage];
-	st->lp_written = M->emitted ? M->emit_lp : NULL;
+	snprintf(st->lp_written, sizeof st->lp_written, "%s", M->emitted ? M->emit_lp : "");
 	snprintf(st->note, sizeof st->note, "%s", M->note);
 }
 

@@ -69,18 +69,21 @@ typedef enum {
 
 typedef struct pb_milp_stats {
 	pb_milp_state state;
-	double incumbent; /* max(t) of the best partition found, seconds (INFINITY if none) */
-	double bound;     /* proven lower bound on the optimum, seconds */
+	double incumbent; /* objective of the best partition found (INFINITY if none): max(t)
+	                   * in seconds, or the weighted objective (no unit) when weighted */
+	double bound;     /* proven lower bound on the optimum, in the same unit */
+	int weighted;     /* the layout's objective is the weighted sum (docs/partition.md) */
 	double gap;       /* (incumbent - bound) / incumbent, NAN without an incumbent */
 	double seconds;   /* solver time: pb_milp_new's first probe and every step */
 	double probe_seconds, model_seconds, bb_seconds; /* of which: probing, columns and
 	                                                  * root LP, branch and bound */
 	long probes, nodes;
-	int columns;            /* columns of the optimisation MILP (0 while probing) */
-	int memory_used;        /* 0 when no partition fits the memory (it is then ignored) */
-	const char *stage;      /* "probing", "columns", "root LP", "branch and bound", "done" */
-	const char *lp_written; /* emit_lp once written, else NULL */
-	char note[200];         /* e.g. why the LP file could not be written; "" if none */
+	int columns;           /* columns of the optimisation MILP (0 while probing) */
+	int memory_used;       /* 0 when no partition fits the memory (it is then ignored) */
+	const char *stage;     /* "probing", "columns", "root LP", "branch and bound", "done" */
+	char lp_written[4096]; /* emit_lp once written, else "" (a copy: the stats outlive
+	                        * the solver, e.g. in the command's report) */
+	char note[200];        /* e.g. why the LP file could not be written; "" if none */
 } pb_milp_stats;
 
 /* Builds the solver with default options (no time limit) and runs its first probe.

@@ -25,6 +25,78 @@ static double finite0(double v)
 	return isfinite(v) && v > 0 ? v : 0.0;
 }
 
+/* Every figure of a plan is finite: the largest any group can reach (all layers on one
+ * core) is checked once here, so a layout whose rates or weights overflow is refused,
+ * naming its field, instead of reports that print "inf" and JSON that drops the value.
+ * Bounds: compute <= total MACs / rate; in + own bytes <= all output bytes (a producer
+ * counts once, inside or outside); storage <= all stored bytes + all output bytes. */
+static int check_finite(const pb_part_problem *P, pb_error *err)
+{
+	const pb_manycore *h = &P->hw;
+	const char *lay = h->path[0] ? h->path : h->name;
+	double ob = 0;
+	for (int i = 0; i < P->m; i++)
+		ob += P->ob[i];
+	double compute = P->pmacs[P->m] > 0 ? P->pmacs[P->m] / h->mac_rate : 0,
+	       routing = ob > 0 ? ob / h->bandwidth : 0;
+	double storage = P->pstore[P->m] + ob;
+	if (!isfinite(P->pmacs[P->m]) || !isfinite(ob) || !isfinite(storage))
+		return pb_err(err, PB_EINPUT,
+		              "partition: the layers' MACs or bytes sum to infinity (%g MACs, %g "
+		              "bytes stored, %g bytes out)",
+		              P->pmacs[P->m], P->pstore[P->m], ob);
+	if (!isfinite(compute))
+		return pb_err(err, PB_EINPUT,
+		              "%s: field 'mac_rate' = %g makes a group's compute time infinite (%g "
+		              "MACs on one core)",
+		              lay, h->mac_rate, P->pmacs[P->m]);
+	if (!isfinite(routing) || !isfinite(compute + routing))
+		return pb_err(
+		    err, PB_EINPUT,
+		    "%s: field 'bandwidth' = %g makes a group's routing time infinite (%g "
+		    "bytes)",
+		    lay, h->bandwidth, ob);
+	/* |reward| <= objective + |b| + penalty */
+	double base = fabs(h->reward_b) + h->penalty, ms = 1e3 * (compute + routing);
+	if (!isfinite(base))
+		return pb_err(
+		    err, PB_EINPUT,
+		    "%s: fields 'reward.b' = %g and 'reward.penalty' = %g make the reward "
+		    "infinite",
+		    lay, h->reward_b, h->penalty);
+	if (h->reward_mode != PB_REWARD_WEIGHTED) {
+		if (!isfinite(h->reward_a * ms + base))
+			return pb_err(
+			    err, PB_EINPUT,
+			    "%s: field 'reward.a' = %g makes the reward infinite (reward = "
+			    "-a x max(t) [ms] + b; max(t) reaches %g ms on one core)",
+			    lay, h->reward_a, ms);
+		return PB_OK;
+	}
+	const double term[3] = {h->w_compute * compute * 1e3,
+	                        h->w_storage * storage / (1024.0 * 1024.0),
+	                        h->w_routing * routing * 1e3};
+	const double w[3] = {h->w_compute, h->w_storage, h->w_routing};
+	static const char *const name[3] = {"compute", "storage", "routing"};
+	for (int k = 0; k < 3; k++)
+		if (!isfinite(term[k]))
+			return pb_err(
+			    err, PB_EINPUT,
+			    "%s: field 'reward.weights.%s' = %g makes the weighted objective "
+			    "infinite (the max %s of a group reaches %g %s)",
+			    lay, name[k], w[k], name[k],
+			    k == 1 ? storage / (1024.0 * 1024.0) : 1e3 * (k ? routing : compute),
+			    k == 1 ? "MiB" : "ms");
+	if (!isfinite(term[0] + term[1] + term[2] + base))
+		return pb_err(
+		    err, PB_EINPUT,
+		    "%s: fields 'reward.weights' = {compute = %g, storage = %g, routing = "
+		    "%g}: each term is finite but their sum, the weighted objective (and "
+		    "the reward), is infinite",
+		    lay, w[0], w[1], w[2]);
+	return PB_OK;
+}
+
 static int build(int m, const double *macs, const double *params, const double *outb, int n_edges,
                  const int *from, const int *to, const pb_manycore *hw, pb_part_problem **out,
                  pb_error *err)
@@ -100,6 +172,11 @@ static int build(int m, const double *macs, const double *params, const double *
 	free(succ_off);
 	free(succ);
 	free(fill);
+	int rc = check_finite(P, err);
+	if (rc) {
+		pb_part_problem_free(P);
+		return rc;
+	}
 	*out = P;
 	return PB_OK;
 }

@@ -33,6 +33,7 @@
 #include "partition/chain_rules.h"
 #include "partition/env.h"
 #include "partition/rl_policy.h"
+#include "util/fmt.h"
 #include "util/ranks.h"
 
 enum { RL_CORE_F = 8, RL_FEATURES = 2 * RL_CORE_F + 2 * 3 + 2 + 3 };
@@ -774,8 +775,11 @@ void pb_rl_trainer_stats(const pb_rl_trainer *T, FILE *out)
 	pb_rl_report_text(&r, out);
 }
 
+/* Times are the trainer's CPU seconds (now_seconds), each printed in its own unit by
+ * util/fmt.h: "3.12 ms", "12.8 s" (they were once scaled by 1e3 and labelled s). */
 void pb_rl_report_text(const pb_rl_report *r, FILE *out)
 {
+	char t[32];
 	fprintf(out, "rl: start %s %.6f ms -> agent %.6f ms (%+.3f%%)", r->start_method,
 	        r->start_time * 1e3, r->best_time * 1e3,
 	        r->start_time > 0 ? 100 * (r->best_time / r->start_time - 1) : 0.0);
@@ -783,18 +787,18 @@ void pb_rl_report_text(const pb_rl_report *r, FILE *out)
 		fputs("; never beat its start", out);
 	else if (r->beat_episode == 0)
 		fprintf(out,
-		        "; beat its start before any episode (the loaded agent's rollout, %.3g ms)",
-		        1e3 * r->beat_seconds);
+		        "; beat its start before any episode (the loaded agent's rollout, %s CPU)",
+		        pb_fmt_time(r->beat_seconds, t, sizeof t));
 	else
-		fprintf(out, "; first beat its start at episode %ld (%.3f s)", r->beat_episode,
-		        1e3 * r->beat_seconds);
+		fprintf(out, "; first beat its start at episode %ld (after %s CPU)",
+		        r->beat_episode, pb_fmt_time(r->beat_seconds, t, sizeof t));
 	char be[32] = "no cap", bs[32] = "no cap";
 	if (r->budget_episodes > 0)
 		snprintf(be, sizeof be, "%ld", r->budget_episodes);
 	if (r->budget_seconds > 0)
 		snprintf(bs, sizeof bs, "%g s", r->budget_seconds);
-	fprintf(out, "\nrl: budget: episodes %s, CPU time %s; used %ld episodes, %.3f s\n", be, bs,
-	        r->episodes, r->seconds);
+	fprintf(out, "\nrl: budget: episodes %s, CPU time %s; used %ld episodes, %s CPU\n", be, bs,
+	        r->episodes, pb_fmt_time(r->seconds, t, sizeof t));
 }
 
 void pb_rl_trainer_report(const pb_rl_trainer *T, pb_rl_report *r)

@@ -114,11 +114,38 @@ static int offer(psolver *ps, const int *ac)
 	return 1;
 }
 
+/* The milp method's order of plans: the problem it proves. When no partition fits
+ * the memory, it solves (as exact does) without the memory, so the objective alone
+ * ranks its plans there: ranking them by storage overflow first would keep its first
+ * probe's one group (the least storage per core) over the incumbent it proved. */
+static double milp_rank(const psolver *ps, const int *ac)
+{
+	pb_part_eval ev;
+	pb_part_evaluate(ps->P, ac, &ev, NULL);
+	pb_milp_stats st;
+	pb_milp_stats_get(ps->milp, &st);
+	return st.memory_used ? pb_part_objective(&ev) : 1e18 * ev.violations + ev.objective;
+}
+
 /* The milp method's line: its incumbent, proven bound and the gap between them. */
 static void milp_message(psolver *ps, const pb_part_eval *ev, pb_solver_progress *p)
 {
 	pb_milp_stats st;
 	pb_milp_stats_get(ps->milp, &st);
+	if (st.weighted) { /* its incumbent and bound are the weighted objective: no unit */
+		double gap = ev->objective > 0 ? (ev->objective - st.bound) / ev->objective : 0.0;
+		snprintf(p->message, sizeof p->message,
+		         "%s%sobjective %.4f (weighted, no unit), bound %.4f, gap %.2f%%%s, max(t) "
+		         "%.4f ms%s",
+		         st.state == PB_MILP_RUNNING ? st.stage : "",
+		         st.state == PB_MILP_RUNNING ? ": " : "", ev->objective, st.bound,
+		         100 * (gap > 0 ? gap : 0.0), ev->over_memory ? ", OVER MEMORY" : "",
+		         ev->max_time * 1e3,
+		         st.state == PB_MILP_OPTIMAL      ? ", proved optimal"
+		         : st.state == PB_MILP_TIME_LIMIT ? ", time limit"
+		                                          : "");
+		return;
+	}
 	double gap = ev->max_time > 0 ? (ev->max_time - st.bound) / ev->max_time : 0.0;
 	snprintf(p->message, sizeof p->message,
 	         "%s%smax(t) %.4f ms, bound %.4f ms, gap %.2f%%%s, %ld probes, %ld nodes%s",
@@ -136,7 +163,9 @@ static void fill_progress(psolver *ps, pb_solver_progress *p, double bound, doub
 	pb_part_eval ev;
 	pb_part_evaluate(ps->P, ps->ac, &ev, NULL);
 	p->incumbent = ev.max_time;
-	p->bound = bound;
+	/* the history and bound are max(t), in seconds: a bound of the weighted objective
+	 * (no unit) is not one of max(t), so none is given then (the message has it) */
+	p->bound = ps->P->hw.reward_mode == PB_REWARD_WEIGHTED ? NAN : bound;
 	p->done = ps->done;
 	p->iterations = ps->iters;
 	p->fraction = ps->done ? 1.0 : fraction;
@@ -193,8 +222,10 @@ static int step_fn(pb_solver *s, int budget, pb_solver_progress *p, pb_error *er
 		int rc = pb_milp_step(ps->milp, budget, ps->scratch, &improved, err);
 		if (rc)
 			return rc;
-		if (improved)
-			p->improved = offer(ps, ps->scratch);
+		if (improved && milp_rank(ps, ps->scratch) < milp_rank(ps, ps->ac)) {
+			set_incumbent(ps, ps->scratch);
+			p->improved = 1;
+		}
 		ps->iters = pb_milp_nodes(ps->milp);
 		ps->done = pb_milp_done(ps->milp);
 		bound = pb_milp_bound(ps->milp);
@@ -245,7 +276,9 @@ static void stats_fn(pb_solver *s, FILE *out)
 	fprintf(out, "incumbent max(t) %.6f ms, reward %.4f, %d groups\n", ev.max_time * 1e3,
 	        ev.reward, ev.n_groups);
 	fprintf(out, "lower bound %.6f ms", ps->P->lower_bound * 1e3);
-	if (isfinite(ps->optimum))
+	if (isfinite(ps->optimum) && ps->P->hw.reward_mode == PB_REWARD_WEIGHTED)
+		fprintf(out, ", exact optimum %.6f (weighted objective, no unit)", ps->optimum);
+	else if (isfinite(ps->optimum))
 		fprintf(out, ", exact optimum %.6f ms", ps->optimum * 1e3);
 	fprintf(out, "\n%ld iterations%s\n", ps->iters, ps->done ? ", done" : "");
 	if (ps->method == M_RL)
@@ -253,14 +286,19 @@ static void stats_fn(pb_solver *s, FILE *out)
 	if (ps->method == M_MILP) {
 		pb_milp_stats st;
 		pb_milp_stats_get(ps->milp, &st);
+		char b[48];
+		if (st.weighted)
+			snprintf(b, sizeof b, "%.6f (weighted objective, no unit)", st.bound);
+		else
+			snprintf(b, sizeof b, "%.6f ms", st.bound * 1e3);
 		fprintf(out,
-		        "milp: %s; bound %.6f ms, gap %.3f%%; %ld probes, %ld nodes, %d columns, "
+		        "milp: %s; bound %s, gap %.3f%%; %ld probes, %ld nodes, %d columns, "
 		        "%.3f s\n",
 		        st.state == PB_MILP_OPTIMAL      ? "proved optimal"
 		        : st.state == PB_MILP_TIME_LIMIT ? "stopped at the time limit"
 		                                         : st.stage,
-		        st.bound * 1e3, 100 * (isfinite(st.gap) ? st.gap : 0.0), st.probes,
-		        st.nodes, st.columns, st.seconds);
+		        b, 100 * (isfinite(st.gap) ? st.gap : 0.0), st.probes, st.nodes, st.columns,
+		        st.seconds);
 	}
 }
 
@@ -301,7 +339,8 @@ int pb_partition_solver_milp_stats(pb_solver *s, pb_milp_stats *st)
 	/* The installed plan may be a Lua initial partition better than the MILP's. */
 	pb_part_eval ev;
 	pb_part_evaluate(ps->P, ps->ac, &ev, NULL);
-	if (ev.objective < st->incumbent || !isfinite(st->incumbent)) {
+	const int *mi = pb_milp_incumbent_state(ps->milp);
+	if (!mi || memcmp(mi, ps->ac, (size_t)ps->P->n * sizeof *mi) != 0) {
 		st->incumbent = ev.objective;
 		st->gap = ev.objective > 0 ? (ev.objective - st->bound) / ev.objective : 0.0;
 		if (st->gap < 0)
@@ -436,13 +475,8 @@ int pb_partition_solver_new(const pb_graph *g, const pb_hw *hw, const pb_part_op
 		if (rc)
 			break;
 		memcpy(ps->ac, pb_milp_incumbent_state(ps->milp), (size_t)n * sizeof *ps->ac);
-		if (o->init_state) {
-			pb_part_eval a, b;
-			pb_part_evaluate(ps->P, o->init_state, &a, NULL);
-			pb_part_evaluate(ps->P, ps->ac, &b, NULL);
-			if (pb_part_objective(&a) < pb_part_objective(&b))
-				memcpy(ps->ac, o->init_state, (size_t)n * sizeof *ps->ac);
-		}
+		if (o->init_state && milp_rank(ps, o->init_state) < milp_rank(ps, ps->ac))
+			memcpy(ps->ac, o->init_state, (size_t)n * sizeof *ps->ac);
 		break;
 	}
 	case M_RL: {

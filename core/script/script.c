@@ -1379,8 +1379,17 @@ int pb_script_cost_terms(pb_script *sc, const pb_plan *plan, double *extra, pb_e
 			       "heuristic '%s' (cost_term) must return a finite number", e->name);
 			return -PB_EINPUT;
 		}
-		*extra += lua_tonumber(L, -1);
+		double v = lua_tonumber(L, -1);
 		lua_pop(L, 1);
+		if (!isfinite(*extra + v)) { /* each finite, the sum not: refused where it arises */
+			pb_err(err, PB_EINPUT,
+			       "heuristic '%s' (cost_term) returned %g: the cost terms sum to "
+			       "infinity "
+			       "(%g before it); return smaller values",
+			       e->name, v, *extra);
+			return -PB_EINPUT;
+		}
+		*extra += v;
 		applied = 1;
 	}
 	return applied;
