@@ -4,6 +4,7 @@
  */
 #include "tune/measure.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -170,12 +171,14 @@ int pb_tune_bench_measure(pb_tune_bench *b, const pb_tune_space *sp, const int *
 }
 
 int pb_tune_openblas_gflops(const pb_tune_shape *shape, const pb_tune_measure_opts *o,
-                            double *gflops)
+                            double *gflops, char *core, size_t len)
 {
 #ifdef PB_HAVE_OPENBLAS
 	const pb_openblas_api *ob = pb_openblas();
 	if (!ob)
 		return -1;
+	const char *name = ob->get_corename();
+	snprintf(core, len, "%s", name ? name : "unknown");
 	int M, N, K;
 	if (shape->op == PB_TUNE_GEMM) {
 		M = shape->m, N = shape->n, K = shape->k;
@@ -217,6 +220,8 @@ int pb_tune_openblas_gflops(const pb_tune_shape *shape, const pb_tune_measure_op
 	(void)shape;
 	(void)o;
 	(void)gflops;
+	(void)core;
+	(void)len;
 	return -1;
 #endif
 }

@@ -46,9 +46,11 @@ int pb_tune_bench_measure(pb_tune_bench *b, const pb_tune_space *sp, const int *
 /* Test hook: corrupt one element of the next kernel output before the check. */
 void pb_tune_bench_inject_fault(pb_tune_bench *b, int on);
 /* OpenBLAS cblas_sgemm (one thread) on the GEMM shape, or on the implicit
- * GEMM of a convolution (K x OH*OW x C*R*S). Returns 0 and GFLOP/s, or -1
- * when OpenBLAS is not linked. */
+ * GEMM of a convolution (K x OH*OW x C*R*S). Returns 0, GFLOP/s and the core
+ * type whose kernels ran (openblas_get_corename, into core[len]), or -1 when
+ * OpenBLAS is not linked. Loads OpenBLAS into this process: the tuner calls it
+ * in a child only (tune/blas_baseline.h). */
 int pb_tune_openblas_gflops(const pb_tune_shape *shape, const pb_tune_measure_opts *o,
-                            double *gflops);
+                            double *gflops, char *core, size_t len);
 
 #endif

@@ -670,8 +670,7 @@ int pb_tune_run(const pb_tune_space *sp, const pb_tune_opts *o, pb_tune_report *
 	if (!rc && do_exh)
 		rc = run_exhaustive(&t, lim, err);
 	if (!rc && o->baselines)
-		r->openblas_ran =
-		    pb_tune_openblas_gflops(&sp->shape, &o->measure, &r->openblas_gflops) == 0;
+		pb_blas_baseline_run(&sp->shape, &o->measure, &r->openblas);
 	if (t.log)
 		fclose(t.log);
 	pb_tune_bench_free(t.bench);
@@ -719,7 +718,22 @@ static void baselines_json(json_t *j, const pb_tune_space *sp, const pb_tune_rep
 	                    r->exhaustive.ran && r->exhaustive.best_gflops > 0
 	                        ? pb_tune_space_config_json(sp, r->exhaustive.best_idx)
 	                        : json_null());
-	json_object_set_new(j, "openblas_gflops", num_or_null(r->openblas_ran, r->openblas_gflops));
+	const pb_blas_baseline *ob = &r->openblas;
+	json_object_set_new(j, "openblas_gflops", num_or_null(ob->ran, ob->gflops));
+	/* what ran, what the library chose by itself, what the CPU's flags allow */
+	json_object_set_new(j, "openblas_core", ob->ran ? json_string(ob->core) : json_null());
+	json_object_set_new(j, "openblas_detected",
+	                    ob->ran ? json_string(ob->detected) : json_null());
+	json_object_set_new(j, "openblas_detected_gflops",
+	                    num_or_null(ob->ran, ob->detected_gflops));
+	json_object_set_new(j, "openblas_cpu_best",
+	                    ob->cpu_best[0] ? json_string(ob->cpu_best) : json_null());
+	json_object_set_new(j, "openblas_env", ob->env[0] ? json_string(ob->env) : json_null());
+	json_object_set_new(j, "openblas_forced", json_boolean(ob->forced));
+	json_object_set_new(j, "openblas_note", ob->note[0] ? json_string(ob->note) : json_null());
+	json_object_set_new(j, "tuned_vs_openblas",
+	                    num_or_null(ob->ran && ob->gflops > 0 && r->rl.best_gflops > 0,
+	                                r->rl.best_gflops / ob->gflops));
 	json_t *tr = json_object();
 	json_object_set_new(tr, "rl", trace_json(&r->rl));
 	json_object_set_new(tr, "random", trace_json(&r->random));
@@ -758,6 +772,34 @@ json_t *pb_tune_report_json(const pb_tune_space *sp, const pb_tune_report *r, in
 	if (baselines)
 		baselines_json(j, sp, r);
 	return j;
+}
+
+/* The OpenBLAS line names the core type that ran and, when it is not the library's own
+ * choice, that one too; then the tuned kernel against it. */
+static void openblas_text(FILE *f, const pb_blas_baseline *ob, double tuned, int conv)
+{
+	if (!ob->ran) {
+		fprintf(f, "OpenBLAS sgemm: not measured (%s)\n",
+		        ob->note[0] ? ob->note : "OpenBLAS is not available");
+		return;
+	}
+	fprintf(f, "OpenBLAS sgemm: %.2f GFLOP/s (1 thread%s; %s kernels", ob->gflops,
+	        conv ? ", implicit GEMM" : "", ob->core);
+	if (ob->forced)
+		fprintf(f,
+		        ", run with OPENBLAS_CORETYPE=%s as this CPU's flags allow; detected: %s, "
+		        "%.2f GFLOP/s",
+		        ob->cpu_best, ob->detected, ob->detected_gflops);
+	else if (ob->env[0])
+		fprintf(f, ", OPENBLAS_CORETYPE=%s from the environment", ob->env);
+	else
+		fprintf(f, ", the library's own choice");
+	fprintf(f, ")\n");
+	if (ob->note[0])
+		fprintf(f, "OpenBLAS note: %s\n", ob->note);
+	if (tuned > 0 && ob->gflops > 0)
+		fprintf(f, "tuned / OpenBLAS (%s): %.2fx (%.2f vs %.2f GFLOP/s)\n", ob->core,
+		        tuned / ob->gflops, tuned, ob->gflops);
 }
 
 void pb_tune_report_text(FILE *f, const pb_tune_space *sp, const pb_tune_report *r, int baselines,
@@ -800,10 +842,7 @@ void pb_tune_report_text(FILE *f, const pb_tune_space *sp, const pb_tune_report 
 		else
 			fprintf(f, "exhaustive:     skipped (%lld legal > --exhaustive-max)\n",
 			        (long long)r->legal);
-		if (r->openblas_ran)
-			fprintf(f, "OpenBLAS sgemm: %.2f GFLOP/s (1 thread%s)\n",
-			        r->openblas_gflops,
-			        shape->op == PB_TUNE_CONV2D ? ", implicit GEMM" : "");
+		openblas_text(f, &r->openblas, r->rl.best_gflops, shape->op == PB_TUNE_CONV2D);
 	}
 	if (log_path)
 		fprintf(f, "log: %s\n", log_path);

@@ -24,6 +24,7 @@
 #include <stdio.h>
 
 #include "util/error.h"
+#include "tune/blas_baseline.h"
 #include "tune/measure.h"
 #include "tune/space.h"
 
@@ -60,11 +61,10 @@ typedef struct pb_tune_method {
 
 typedef struct pb_tune_report {
 	pb_tune_method rl, random, sa, exhaustive;
-	int openblas_ran;
-	double openblas_gflops;
-	int resumed;           /* measurements read back from the log */
-	double model_accuracy; /* 1 - mean relative error of predictions made before
-	                          measuring (last 32), NAN before the first fit */
+	pb_blas_baseline openblas; /* with baselines: what ran, detected and forced */
+	int resumed;               /* measurements read back from the log */
+	double model_accuracy;     /* 1 - mean relative error of predictions made before
+	                              measuring (last 32), NAN before the first fit */
 	int model_fits;
 	double model_fit_seconds; /* duration of the last fit */
 	int policy_updates;

@@ -24,11 +24,13 @@ const pb_openblas_api *pb_openblas(void)
 	if (!h)
 		return NULL;
 	/* POSIX: dlsym's object pointer converts to the function's type. */
-	void *s = dlsym(h, "cblas_sgemm"), *t = dlsym(h, "openblas_set_num_threads");
-	if (!s || !t)
+	void *s = dlsym(h, "cblas_sgemm"), *t = dlsym(h, "openblas_set_num_threads"),
+	     *c = dlsym(h, "openblas_get_corename");
+	if (!s || !t || !c)
 		return NULL;
 	api.sgemm = (__typeof__(api.sgemm))s;
 	api.set_num_threads = (__typeof__(api.set_num_threads))t;
+	api.get_corename = (__typeof__(api.get_corename))c;
 	return &api;
 }
 #else

@@ -50,7 +50,7 @@ expect 0 "resume" -- "$bin" tune --op gemm --shape 12,20,9 --trials 9 --reps 1 -
 [ "$(wc -l <"$tmp/t.jsonl")" = 9 ] || fail "resume did not append 3 lines"
 
 expect 0 "conv baselines" -- "$bin" tune --op conv2d --shape 1,3,6,6,4,3,3,1,1 --trials 5 --reps 1 --baselines --json
-for k in random_best_gflops sa_best_gflops exhaustive_best_gflops exhaustive_measurements openblas_gflops; do
+for k in random_best_gflops sa_best_gflops exhaustive_best_gflops exhaustive_measurements openblas_gflops openblas_core openblas_detected tuned_vs_openblas; do
 	field "['$k']" >/dev/null 2>&1 || fail "json lacks $k"
 done
 python3 - "$tmp/out" <<'PY' || fail "baseline figures inconsistent"
