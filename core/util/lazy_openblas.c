@@ -2,6 +2,13 @@
  * lazy_openblas.c — dlopen of libopenblas on first use (see lazy_openblas.h).
  * Only the tuner calls it, on the main thread, so the one-time set-up needs
  * no lock. The library stays loaded until exit.
+ *
+ * It is opened in a link-map namespace of its own (dlmopen LM_ID_NEWLM): a
+ * fresh copy whose constructor reads OPENBLAS_CORETYPE now. Another library
+ * may have loaded OpenBLAS into the process already (igraph's LAPACK, in a
+ * build that links igraph, or once a model was loaded): dlopen would return
+ * that copy, its kernels chosen when the process started. Plain dlopen is
+ * the fallback when a namespace cannot be made.
  */
 #ifdef PB_HAVE_OPENBLAS
 #include "util/lazy_openblas.h"
@@ -16,7 +23,13 @@ const pb_openblas_api *pb_openblas(void)
 	if (tried)
 		return api.sgemm ? &api : NULL;
 	tried = 1;
-	void *h = dlopen("libopenblas.so.0", RTLD_NOW | RTLD_LOCAL);
+	void *h = dlmopen(LM_ID_NEWLM, "libopenblas.so.0", RTLD_NOW | RTLD_LOCAL);
+#ifdef PB_OPENBLAS_LIB
+	if (!h)
+		h = dlmopen(LM_ID_NEWLM, PB_OPENBLAS_LIB, RTLD_NOW | RTLD_LOCAL);
+#endif
+	if (!h)
+		h = dlopen("libopenblas.so.0", RTLD_NOW | RTLD_LOCAL);
 #ifdef PB_OPENBLAS_LIB
 	if (!h)
 		h = dlopen(PB_OPENBLAS_LIB, RTLD_NOW | RTLD_LOCAL);

@@ -6,8 +6,9 @@
  * ~4.5 ms start-up, although only the auto-tuner's reference measurement
  * (tune/measure.c: one-thread cblas_sgemm) uses it. The types come from
  * OpenBLAS's own <cblas.h>; the three functions are resolved once. The library
- * reads OPENBLAS_CORETYPE when it loads: tune/blas_baseline.c loads it only in
- * child processes, so each can choose its kernels.
+ * reads OPENBLAS_CORETYPE when it loads: it is loaded as a fresh copy in a
+ * namespace of its own (lazy_openblas.c), and tune/blas_baseline.c loads it
+ * only in child processes, so each can choose its kernels.
  */
 #ifndef PB_LAZY_OPENBLAS_H
 #define PB_LAZY_OPENBLAS_H
