@@ -150,7 +150,8 @@ static json_t *rewrites_json(const pb_graph *g)
 		json_array_append_new(arr, json_pack("{s:s, s:s, s:i, s:I, s:I}", "node",
 		                                     g->nodes[r->node].name, "constant",
 		                                     g->tensors[r->tensor].name, "entry", r->entry,
-		                                     (json_int_t)r->from, "to", (json_int_t)r->to));
+		                                     "from", (json_int_t)r->from, "to",
+		                                     (json_int_t)r->to));
 	}
 	return arr;
 }

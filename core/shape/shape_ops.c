@@ -190,7 +190,7 @@ static int rule_reshape(pb_sx *c)
 	/* ONNX Reshape keeps the element count: a target of another count (a
 	 * batch-1 constant at --input batch 32 that the batch rewrite could not
 	 * trace, shape_batch.c) is refused, as a -1 that does not divide. */
-	if (total >= 0 && !unknown) {
+	if (total >= 0 && !unknown && known <= PB_SX_NUMEL_MAX) { /* beyond: the size cap */
 		char xs[160], ts[160];
 		pb_tensor tt = {.rank = n};
 		for (int i = 0; i < n; i++)
