@@ -2,7 +2,7 @@
 """shape_oracle.py — test tool: partbench's shape of every node output against
 ONNX Runtime's (issue 35.3).
 
-Usage: shape_oracle.py PARTBENCH MODEL BATCH [--dim NAME=V] [--tmp DIR]
+Usage: shape_oracle.py PARTBENCH MODEL BATCH [--dim NAME=V] [--tmp DIR] [--save OUT]
 
 Runs `PARTBENCH info MODEL --input ... --json` with dim 0 of every model input
 set to BATCH (other symbolic dims from --dim, default 1), then writes a copy
@@ -12,6 +12,7 @@ not by partbench), the inputs declared at the new dims, value_info dropped,
 every node output a graph output, and external weights without bytes filled
 with random values (fill_weights.py). tests/ort/run_shapes.js runs it and
 prints every output's dims; each must equal partbench's shape of that tensor.
+--save writes the rewritten model itself (its own outputs only) to OUT.
 Prints one line per model; exit 1 on any difference (each listed), when
 partbench refuses the model, or when ORT refuses the rewritten one.
 Needs the onnx module of /usr/bin/python3 (python3-onnx).
@@ -101,6 +102,8 @@ def main():
     ap.add_argument('batch', type=int)
     ap.add_argument('--dim', action='append', default=[])
     ap.add_argument('--tmp', default='/tmp')
+    ap.add_argument('--save', default=None,
+                    help='also write the rewritten model (inputs at the new dims) here')
     a = ap.parse_args()
     fixed = {k: int(v) for k, v in (d.split('=') for d in a.dim)}
     model = onnx.load(a.model, load_external_data=False)
@@ -118,6 +121,12 @@ def main():
 
     rewrite(model, info.get('batch_rewrites', []))
     fill_weights.fill(model, np.random.default_rng(1))
+    if a.save:
+        saved = onnx.ModelProto()
+        saved.CopyFrom(model)
+        for_ort(saved, dims)
+        del saved.graph.output[len(model.graph.output):]
+        onnx.save_model(saved, a.save)
     for_ort(model, dims)
     path = os.path.join(a.tmp, f'oracle_{os.getpid()}.onnx')
     onnx.save_model(model, path)
