@@ -147,11 +147,10 @@ static json_t *rewrites_json(const pb_graph *g)
 	json_t *arr = json_array();
 	for (int i = 0; i < g->n_rewrites; i++) {
 		const pb_batch_rewrite *r = &g->rewrites[i];
-		json_array_append_new(arr, json_pack("{s:s, s:s, s:i, s:I, s:I}", "node",
-		                                     g->nodes[r->node].name, "constant",
-		                                     g->tensors[r->tensor].name, "entry", r->entry,
-		                                     "from", (json_int_t)r->from, "to",
-		                                     (json_int_t)r->to));
+		json_array_append_new(
+		    arr, json_pack("{s:s, s:s, s:i, s:I, s:I}", "node", g->nodes[r->node].name,
+		                   "constant", g->tensors[r->tensor].name, "entry", r->entry,
+		                   "from", (json_int_t)r->from, "to", (json_int_t)r->to));
 	}
 	return arr;
 }
@@ -265,8 +264,9 @@ static int cmd_info(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, pb
 				if (nd->outputs[i] >= 0) {
 					const pb_tensor *t = &g->tensors[nd->outputs[i]];
 					json_array_append_new(
-					    outs, json_pack("{s:s, s:s}", "name", t->name, "shape",
-					                    pb_tensor_shape_str(t, shape, sizeof shape)));
+					    outs,
+					    json_pack("{s:s, s:s}", "name", t->name, "shape",
+					              pb_tensor_shape_str(t, shape, sizeof shape)));
 				}
 			json_object_set_new(o, "outputs", outs);
 			json_array_append_new(nodes, o);

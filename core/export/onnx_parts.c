@@ -554,7 +554,8 @@ static int encode_graph(obuf *gr, const pb_onnx_src *s, const pb_graph *g, const
 			if (ii >= 0 && !init_used[ii]) {
 				init_used[ii] = 1;
 				if (rew[t] && !rc)
-					rc = encode_value_tensor(gr, 5, &g->tensors[t], err, s->path);
+					rc = encode_value_tensor(gr, 5, &g->tensors[t], err,
+					                         s->path);
 				else
 					put_range(gr, s, s->inits[ii].r);
 			}

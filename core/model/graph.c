@@ -750,7 +750,8 @@ static void apply_overrides(pb_graph *g, const pb_load_opts *opts)
 		pb_tensor *t = &g->tensors[tid];
 		/* The batch: a concrete dim 0 that changes (the first such input
 		 * sets it; inputs that change it differently are not traced). */
-		if (t->rank > 0 && o->rank == t->rank && t->dims[0] > 0 && o->dims[0] != t->dims[0] &&
+		if (t->rank > 0 && o->rank == t->rank && t->dims[0] > 0 &&
+		    o->dims[0] != t->dims[0] &&
 		    (!g->batch_exported ||
 		     (g->batch_exported == t->dims[0] && g->batch_new == o->dims[0]))) {
 			g->batch_exported = t->dims[0];

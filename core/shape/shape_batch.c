@@ -149,7 +149,8 @@ static void undo_from(pb_batch_trace *bt, int from)
 			memcpy(t->dims, sn->dims, sizeof t->dims);
 			for (int i = 0; i < PB_MAX_RANK; i++) {
 				free(t->dim_params[i]);
-				t->dim_params[i] = sn->dim_params[i] ? strdup(sn->dim_params[i]) : NULL;
+				t->dim_params[i] =
+				    sn->dim_params[i] ? strdup(sn->dim_params[i]) : NULL;
 			}
 			if (!sn->had_value) {
 				pb_value_free(t->value);
@@ -240,7 +241,8 @@ static int chain_of(const pb_batch_trace *bt, int tid, int entry, link *chain)
 		int next = -1, next_entry = 0;
 		if (!strcmp(nd->op, "Concat") && pb_node_attr_int(nd, "axis", 0) == 0) {
 			for (int i = 0, off = 0; i < nd->n_inputs && next < 0; i++) {
-				const pb_tensor *pc = nd->inputs[i] >= 0 ? &g->tensors[nd->inputs[i]] : NULL;
+				const pb_tensor *pc =
+				    nd->inputs[i] >= 0 ? &g->tensors[nd->inputs[i]] : NULL;
 				if (!pc || !pc->value || pc->value->rank > 1)
 					return 0;
 				if (entry < off + pc->value->numel) {
@@ -255,7 +257,8 @@ static int chain_of(const pb_batch_trace *bt, int tid, int entry, link *chain)
 		} else if (!strcmp(nd->op, "Mul") && nd->n_inputs == 2) {
 			for (int i = 0; i < 2; i++) {
 				int o = nd->inputs[i], q = nd->inputs[1 - i];
-				if (o >= 0 && q >= 0 && rewritable(g, o) && g->tensors[o].value->numel == 1 &&
+				if (o >= 0 && q >= 0 && rewritable(g, o) &&
+				    g->tensors[o].value->numel == 1 &&
 				    g->tensors[o].value->i[0] == bt->b0 && !rewritable(g, q))
 					next = o;
 			}
@@ -295,12 +298,12 @@ static int settle(pb_batch_trace *bt, pb_sx *c, int slot, int entry, int64_t to)
 		return 1;
 	if (entry < 0) {
 		if (bt->orig[tid])
-			return pb_sx_conflict(c,
-			                      "'%s' is also read by '%s', which needed its batch entry "
-			                      "rewritten to %lld; here it is not the batch: no sound "
-			                      "rewrite",
-			                      t->name, g->nodes[bt->rewriter[tid]].name,
-			                      (long long)bt->b1);
+			return pb_sx_conflict(
+			    c,
+			    "'%s' is also read by '%s', which needed its batch entry "
+			    "rewritten to %lld; here it is not the batch: no sound "
+			    "rewrite",
+			    t->name, g->nodes[bt->rewriter[tid]].name, (long long)bt->b1);
 		if (bt->plain[tid] < 0)
 			bt->plain[tid] = self;
 		return 1;
@@ -314,20 +317,22 @@ static int settle(pb_batch_trace *bt, pb_sx *c, int slot, int entry, int64_t to)
 	link chain[CHAIN_MAX];
 	int nc = chain_of(bt, tid, entry, chain);
 	if (nc == 0)
-		return pb_sx_conflict(c,
-		                      "entry %d of '%s' is the exported batch on the batch axis, but "
-		                      "'%s' is computed, not a constant (docs/onnx.md lists the "
-		                      "computations followed): no sound rewrite",
-		                      entry, t->name, t->name);
+		return pb_sx_conflict(
+		    c,
+		    "entry %d of '%s' is the exported batch on the batch axis, but "
+		    "'%s' is computed, not a constant (docs/onnx.md lists the "
+		    "computations followed): no sound rewrite",
+		    entry, t->name, t->name);
 	int src = chain[nc - 1].tid, se = chain[nc - 1].entry;
 	if (bt->orig[tid]) { /* already rewritten by another reader: the same entry? */
 		for (int64_t k = 0; k < t->value->numel; k++)
 			if ((t->value->i[k] != bt->orig[tid]->i[k]) != (k == entry) ||
 			    (k == entry && t->value->i[k] != to))
-				return pb_sx_conflict(c,
-				                      "'%s' is read by '%s' too, which rewrote another "
-				                      "entry: no sound rewrite",
-				                      t->name, g->nodes[bt->rewriter[tid]].name);
+				return pb_sx_conflict(
+				    c,
+				    "'%s' is read by '%s' too, which rewrote another "
+				    "entry: no sound rewrite",
+				    t->name, g->nodes[bt->rewriter[tid]].name);
 	} else {
 		/* the constant scales by to / old: the entry itself, or the batch
 		 * factor of a Mul */
@@ -388,7 +393,8 @@ static void reshape_decide(pb_batch_trace *bt, pb_sx *c, place in)
 	for (int i = 0; i < n; i++) {
 		t[i] = v->i[i];
 		if (t[i] == 0 && !allowzero) /* a copy: the batch axis copies B0 */
-			t[i] = i == a ? in.outer * bt->b0 * in.inner : (i < x->rank ? x->dims[i] : -2);
+			t[i] =
+			    i == a ? in.outer * bt->b0 * in.inner : (i < x->rank ? x->dims[i] : -2);
 		if (t[i] < -1 || t[i] == 0)
 			return;
 	}
@@ -444,8 +450,8 @@ static void reshape_decide(pb_batch_trace *bt, pb_sx *c, place in)
 				if (dup)
 					continue;
 				r[nr].k = k;
-				r[nr].rewrite = !which && v->i[k] != 0 && v->i[k] != -1 &&
-				                bt->b0 != bt->b1;
+				r[nr].rewrite =
+				    !which && v->i[k] != 0 && v->i[k] != -1 && bt->b0 != bt->b1;
 				r[nr].p = (place){k, ou, in2};
 				nr++;
 			}
@@ -531,22 +537,121 @@ void pb_shape_batch_before(pb_batch_trace *bt, pb_sx *c)
 /* Operators whose outputs keep the layout of their inputs, right-aligned
  * (elementwise, broadcasting, Conv-like, normalisations, reductions over
  * other axes): the batch axis stays where it is, checked by its dim. */
-static const char *const layout_ops[] = {
-    "Abs", "Acos", "Acosh", "Add", "And", "ArgMax", "ArgMin", "Asin", "Asinh", "Atan", "Atanh",
-    "AveragePool", "BatchNormalization", "BitShift", "Cast", "CastLike", "Ceil", "Celu", "Clip",
-    "Concat", "Conv", "ConvInteger", "ConvTranspose", "Cos", "Cosh", "CumSum", "DepthToSpace",
-    "DequantizeLinear", "Div", "Dropout", "Elu", "Equal", "Erf", "Exp", "Floor", "Gelu", "Gemm",
-    "GlobalAveragePool", "GlobalLpPool", "GlobalMaxPool", "Greater", "GreaterOrEqual",
-    "GroupNormalization", "HardSigmoid", "HardSwish", "Hardmax", "Identity", "InstanceNormalization",
-    "IsInf", "IsNaN", "LRN", "LayerNormalization", "LeakyRelu", "Less", "LessOrEqual", "Log",
-    "LogSoftmax", "LpNormalization", "LpPool", "MatMul", "MatMulInteger", "Max", "MaxPool", "Mean",
-    "MeanVarianceNormalization", "Min", "Mish", "Mod", "Mul", "Neg", "Not", "Or", "PRelu", "Pad",
-    "Pow", "QuantizeLinear", "Reciprocal", "ReduceL1", "ReduceL2", "ReduceLogSum",
-    "ReduceLogSumExp", "ReduceMax", "ReduceMean", "ReduceMin", "ReduceProd", "ReduceSum",
-    "ReduceSumSquare", "Relu", "Resize", "Round", "Selu", "Shrink", "Sigmoid", "Sign", "Sin",
-    "Sinh", "Slice", "Softmax", "Softplus", "Softsign", "SpaceToDepth", "Split", "Sqrt", "Sub",
-    "Sum", "Tan", "Tanh", "ThresholdedRelu", "Tile", "TopK", "Trilu", "Upsample", "Where", "Xor",
-    NULL};
+static const char *const layout_ops[] = {"Abs",
+                                         "Acos",
+                                         "Acosh",
+                                         "Add",
+                                         "And",
+                                         "ArgMax",
+                                         "ArgMin",
+                                         "Asin",
+                                         "Asinh",
+                                         "Atan",
+                                         "Atanh",
+                                         "AveragePool",
+                                         "BatchNormalization",
+                                         "BitShift",
+                                         "Cast",
+                                         "CastLike",
+                                         "Ceil",
+                                         "Celu",
+                                         "Clip",
+                                         "Concat",
+                                         "Conv",
+                                         "ConvInteger",
+                                         "ConvTranspose",
+                                         "Cos",
+                                         "Cosh",
+                                         "CumSum",
+                                         "DepthToSpace",
+                                         "DequantizeLinear",
+                                         "Div",
+                                         "Dropout",
+                                         "Elu",
+                                         "Equal",
+                                         "Erf",
+                                         "Exp",
+                                         "Floor",
+                                         "Gelu",
+                                         "Gemm",
+                                         "GlobalAveragePool",
+                                         "GlobalLpPool",
+                                         "GlobalMaxPool",
+                                         "Greater",
+                                         "GreaterOrEqual",
+                                         "GroupNormalization",
+                                         "HardSigmoid",
+                                         "HardSwish",
+                                         "Hardmax",
+                                         "Identity",
+                                         "InstanceNormalization",
+                                         "IsInf",
+                                         "IsNaN",
+                                         "LRN",
+                                         "LayerNormalization",
+                                         "LeakyRelu",
+                                         "Less",
+                                         "LessOrEqual",
+                                         "Log",
+                                         "LogSoftmax",
+                                         "LpNormalization",
+                                         "LpPool",
+                                         "MatMul",
+                                         "MatMulInteger",
+                                         "Max",
+                                         "MaxPool",
+                                         "Mean",
+                                         "MeanVarianceNormalization",
+                                         "Min",
+                                         "Mish",
+                                         "Mod",
+                                         "Mul",
+                                         "Neg",
+                                         "Not",
+                                         "Or",
+                                         "PRelu",
+                                         "Pad",
+                                         "Pow",
+                                         "QuantizeLinear",
+                                         "Reciprocal",
+                                         "ReduceL1",
+                                         "ReduceL2",
+                                         "ReduceLogSum",
+                                         "ReduceLogSumExp",
+                                         "ReduceMax",
+                                         "ReduceMean",
+                                         "ReduceMin",
+                                         "ReduceProd",
+                                         "ReduceSum",
+                                         "ReduceSumSquare",
+                                         "Relu",
+                                         "Resize",
+                                         "Round",
+                                         "Selu",
+                                         "Shrink",
+                                         "Sigmoid",
+                                         "Sign",
+                                         "Sin",
+                                         "Sinh",
+                                         "Slice",
+                                         "Softmax",
+                                         "Softplus",
+                                         "Softsign",
+                                         "SpaceToDepth",
+                                         "Split",
+                                         "Sqrt",
+                                         "Sub",
+                                         "Sum",
+                                         "Tan",
+                                         "Tanh",
+                                         "ThresholdedRelu",
+                                         "Tile",
+                                         "TopK",
+                                         "Trilu",
+                                         "Upsample",
+                                         "Where",
+                                         "Xor",
+                                         NULL};
 
 static int is_layout_op(const char *op)
 {
@@ -596,8 +701,8 @@ static void check_aligned(pb_batch_trace *bt, pb_sx *c, int r_out)
 			pb_sx_conflict(c,
 			               "'%s' carries the batch on axis %d and '%s' on axis %d: "
 			               "the samples would mix",
-			               pb_sx_in(c, first)->name, in_place(bt, c, first).axis, x->name,
-			               p.axis);
+			               pb_sx_in(c, first)->name, in_place(bt, c, first).axis,
+			               x->name, p.axis);
 			return;
 		}
 	}
@@ -618,7 +723,8 @@ void pb_shape_batch_after(pb_batch_trace *bt, pb_sx *c)
 	int64_t dim = x->dims[a];
 	if (!strcmp(op, "Reshape") || !strcmp(op, "Expand")) {
 		if (xi == 0 && bt->pending.axis >= 0) {
-			int64_t d = pb_sx_mul(pb_sx_mul(bt->pending.outer, bt->b1), bt->pending.inner);
+			int64_t d =
+			    pb_sx_mul(pb_sx_mul(bt->pending.outer, bt->b1), bt->pending.inner);
 			set_out(bt, c, 0, bt->pending, !strcmp(op, "Expand") ? dim : d);
 		}
 		return;
@@ -640,7 +746,8 @@ void pb_shape_batch_after(pb_batch_trace *bt, pb_sx *c)
 		pb_tensor *o = pb_sx_out(c, 0);
 		int64_t axes[PB_MAX_RANK];
 		int n = 0, sq = op[0] == 'S';
-		if (xi != 0 || !o || o->rank < 0 || pb_sx_ints(c, 1, "axes", axes, PB_MAX_RANK, &n) != 1)
+		if (xi != 0 || !o || o->rank < 0 ||
+		    pb_sx_ints(c, 1, "axes", axes, PB_MAX_RANK, &n) != 1)
 			return;
 		int mark[PB_MAX_RANK] = {0};
 		for (int k = 0; k < n; k++) {

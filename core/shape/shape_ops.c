@@ -198,7 +198,8 @@ static int rule_reshape(pb_sx *c)
 		if ((neg < 0 && known != total) || (neg >= 0 && (known == 0 || total % known != 0)))
 			return pb_sx_conflict(
 			    c,
-			    "Reshape keeps the element count: input '%s' is %s (%lld elements), the "
+			    "Reshape keeps the element count: input '%s' is %s (%lld elements), "
+			    "the "
 			    "target %s%s",
 			    x->name, pb_tensor_shape_str(x, xs, sizeof xs), (long long)total,
 			    pb_tensor_shape_str(&tt, ts, sizeof ts),
@@ -333,9 +334,10 @@ static int rule_concat(pb_sx *c)
 			continue;
 		char as[160], bs[160];
 		if (has_shape(t) && t->rank != rank)
-			return pb_sx_conflict(c, "Concat inputs have one rank: '%s' is %s, '%s' is %s",
-			                      first->name, pb_tensor_shape_str(first, as, sizeof as),
-			                      t->name, pb_tensor_shape_str(t, bs, sizeof bs));
+			return pb_sx_conflict(
+			    c, "Concat inputs have one rank: '%s' is %s, '%s' is %s", first->name,
+			    pb_tensor_shape_str(first, as, sizeof as), t->name,
+			    pb_tensor_shape_str(t, bs, sizeof bs));
 		if (!has_shape(t)) {
 			d[axis] = -1;
 			continue;
@@ -344,10 +346,11 @@ static int rule_concat(pb_sx *c)
 			if (k != axis && d[k] >= 0 && t->dims[k] >= 0 && d[k] != t->dims[k])
 				return pb_sx_conflict(
 				    c,
-				    "Concat on axis %d needs equal dims elsewhere: '%s' is %s, '%s' "
+				    "Concat on axis %d needs equal dims elsewhere: '%s' is %s, "
+				    "'%s' "
 				    "is %s (dim %d)",
-				    axis, first->name, pb_tensor_shape_str(first, as, sizeof as), t->name,
-				    pb_tensor_shape_str(t, bs, sizeof bs), k);
+				    axis, first->name, pb_tensor_shape_str(first, as, sizeof as),
+				    t->name, pb_tensor_shape_str(t, bs, sizeof bs), k);
 		for (int k = 0; k < rank; k++)
 			if (k != axis && d[k] < 0)
 				d[k] = t->dims[k];

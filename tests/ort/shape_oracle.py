@@ -117,6 +117,9 @@ def main():
         print(f'FAIL {label}: partbench refused it: {p.stderr.strip()}')
         return 1
     info = json.loads(p.stdout)
+    if any('outputs' not in n for n in info['nodes']):
+        print(f'FAIL {label}: info --json gives no shape per node output')
+        return 1
     ours = {o['name']: o['shape'] for n in info['nodes'] for o in n['outputs']}
 
     rewrite(model, info.get('batch_rewrites', []))
