@@ -67,7 +67,9 @@ struct pb_batch_trace {
 	pb_value **orig; /* per tensor: the value before its rewrite, NULL if none */
 	int *rewriter;   /* per tensor: the node that rewrote it */
 	snapshot *snap;  /* per tensor produced by a node */
-	decision *dec;   /* the ambiguous Reshapes met, in node order */
+	int *touched;    /* tensors whose plain or orig is set (each once) */
+	int n_touched;
+	decision *dec; /* the ambiguous Reshapes met, in node order */
 	int n_dec, cap_dec, seen, retries;
 	place pending; /* what the node's decision found for its output */
 };
@@ -88,7 +90,8 @@ pb_batch_trace *pb_shape_batch_new(pb_graph *g)
 	bt->orig = calloc(n, sizeof *bt->orig);
 	bt->rewriter = malloc(n * sizeof *bt->rewriter);
 	bt->snap = calloc(n, sizeof *bt->snap);
-	if (!bt->at || !bt->plain || !bt->orig || !bt->rewriter || !bt->snap) {
+	bt->touched = malloc(n * sizeof *bt->touched);
+	if (!bt->at || !bt->plain || !bt->orig || !bt->rewriter || !bt->snap || !bt->touched) {
 		pb_shape_batch_free(bt);
 		return NULL;
 	}
@@ -128,16 +131,18 @@ void pb_shape_batch_free(pb_batch_trace *bt)
 	free(bt->orig);
 	free(bt->rewriter);
 	free(bt->snap);
+	free(bt->touched);
 	free(bt->dec);
 	free(bt);
 }
 
-/* Undoes what nodes from..n-1 did: their outputs as before inference, the
- * rewrites and readings they recorded. */
-static void undo_from(pb_batch_trace *bt, int from)
+/* Undoes what nodes from..last did (the nodes after `last` did nothing
+ * yet): their outputs as before inference, the rewrites and readings they
+ * recorded. */
+static void undo_from(pb_batch_trace *bt, int from, int last)
 {
 	pb_graph *g = bt->g;
-	for (int j = from; j < g->n_nodes; j++)
+	for (int j = from; j <= last && j < g->n_nodes; j++)
 		for (int k = 0; k < g->nodes[j].n_outputs; k++) {
 			int tid = g->nodes[j].outputs[k];
 			if (tid < 0)
@@ -158,7 +163,9 @@ static void undo_from(pb_batch_trace *bt, int from)
 			}
 			bt->at[tid] = (place){-1, 1, 1};
 		}
-	for (int t = 0; t < g->n_tensors; t++) {
+	int kept = 0;
+	for (int i = 0; i < bt->n_touched; i++) {
+		int t = bt->touched[i];
 		if (bt->plain[t] >= from)
 			bt->plain[t] = -1;
 		if (bt->orig[t] && bt->rewriter[t] >= from) {
@@ -167,14 +174,16 @@ static void undo_from(pb_batch_trace *bt, int from)
 			bt->orig[t] = NULL;
 			bt->rewriter[t] = -1;
 		}
+		if (bt->plain[t] >= 0 || bt->orig[t])
+			bt->touched[kept++] = t;
 	}
+	bt->n_touched = kept;
 	while (g->n_rewrites > 0 && g->rewrites[g->n_rewrites - 1].node >= from)
 		g->n_rewrites--;
 }
 
 int pb_shape_batch_retry(pb_batch_trace *bt, int failed)
 {
-	(void)failed;
 	/* the latest ambiguous reading that has another one left */
 	while (bt->n_dec > 0 && bt->dec[bt->n_dec - 1].choice + 1 >= bt->dec[bt->n_dec - 1].n)
 		bt->n_dec--;
@@ -184,7 +193,7 @@ int pb_shape_batch_retry(pb_batch_trace *bt, int failed)
 		return -1;
 	decision *d = &bt->dec[bt->n_dec - 1];
 	d->choice++;
-	undo_from(bt, d->node);
+	undo_from(bt, d->node, failed);
 	return d->node;
 }
 
@@ -280,6 +289,8 @@ static int change(pb_batch_trace *bt, int tid, int k, int64_t to, int node)
 		if (!(bt->orig[tid] = pb_value_copy(t->value)))
 			return 0;
 		bt->rewriter[tid] = node;
+		if (bt->plain[tid] < 0)
+			bt->touched[bt->n_touched++] = tid;
 	}
 	t->value->i[k] = to;
 	t->value->f[k] = (double)to;
@@ -304,8 +315,10 @@ static int settle(pb_batch_trace *bt, pb_sx *c, int slot, int entry, int64_t to)
 			    "rewritten to %lld; here it is not the batch: no sound "
 			    "rewrite",
 			    t->name, g->nodes[bt->rewriter[tid]].name, (long long)bt->b1);
-		if (bt->plain[tid] < 0)
-			bt->plain[tid] = self;
+		if (bt->plain[tid] < 0) {
+			bt->plain[tid] = self; /* orig is not set: not in touched yet */
+			bt->touched[bt->n_touched++] = tid;
+		}
 		return 1;
 	}
 	if (bt->plain[tid] >= 0)
