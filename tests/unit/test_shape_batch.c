@@ -11,7 +11,7 @@
  *    mixes them in the scores MatMul and is undone), the scores are 12x8x8
  *    at batch 3 and the output 8x3x16;
  *  - a constant read by a batch Reshape and a weight Reshape is refused;
- *  - Reshape, Split, Concat and Tile constraints are refused, naming the
+ *  - Reshape, Split, Concat, Tile and Gemm constraints are refused, naming the
  *    node, the shapes and the rule. */
 #include "pb_test.h"
 
@@ -198,6 +198,13 @@ static void test_constraints(void **state)
 	mb_node(&b, "Tile", "x,r", "y");
 	mb_output(&b, "y");
 	expect_refused(&b, NULL, 0, NULL, "Tile has 3 repeats for input 'x' of rank 2 (2x6)");
+
+	mb_init(&b, 13);
+	mb_input(&b, "x", PB_DT_FLOAT, 3, (int64_t[]){2, 6, 4}, NULL);
+	mb_weight(&b, "w", 2, (int64_t[]){4, 5});
+	mb_node(&b, "Gemm", "x,w", "y");
+	mb_output(&b, "y");
+	expect_refused(&b, NULL, 0, NULL, "Gemm multiplies matrices: 'x' is 2x6x4, 'w' is 4x5");
 
 	mb_init(&b, 13);
 	mb_input(&b, "x", PB_DT_FLOAT, 2, (int64_t[]){2, 6}, NULL);
