@@ -20,7 +20,8 @@
 static pb_graph *load_at(mb *b, const char *input, int rank, const int64_t *dims, pb_error *err)
 {
 	pb_input_override ov = {(char *)input, rank, {0}};
-	memcpy(ov.dims, dims, (size_t)rank * sizeof *dims);
+	if (dims)
+		memcpy(ov.dims, dims, (size_t)rank * sizeof *dims);
 	pb_load_opts o = {&ov, 1, 0};
 	return mb_load(b, input ? &o : NULL, err);
 }
