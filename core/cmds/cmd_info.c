@@ -157,7 +157,7 @@ static json_t *rewrites_json(const pb_graph *g)
 
 static void rewrites_text(FILE *out, const pb_graph *g)
 {
-	if (!g->batch_exported)
+	if (!g->batch_exported || g->shapes_given) /* a graph that states its shapes */
 		return;
 	fprintf(out, "batch: --input set %lld where the model was exported at %lld; ",
 	        (long long)g->batch_new, (long long)g->batch_exported);
