@@ -689,9 +689,12 @@ static place moved(place p, int axis)
 }
 
 /* Two inputs of a layout operator that carry the batch must carry it at the
- * same output axis: else one sample's values meet another's (a Reshape read
- * the wrong way; pb_shape_batch_retry tries the next reading). */
-static void check_aligned(pb_batch_trace *bt, pb_sx *c, int r_out)
+ * same output axis: else one sample's values meet another's. After an
+ * ambiguous Reshape that is a conflict (the reading was wrong:
+ * pb_shape_batch_retry tries the next one); without one, the traced axis was
+ * not a batch of independent samples (dim 0 of a sequence-first input) and
+ * the trace just ends. Returns 0 when they do not align. */
+static int check_aligned(pb_batch_trace *bt, pb_sx *c, int r_out)
 {
 	int first = -1, at = -1;
 	int mm = !strcmp(c->n->op, "MatMul") || !strcmp(c->n->op, "MatMulInteger");
@@ -711,14 +714,17 @@ static void check_aligned(pb_batch_trace *bt, pb_sx *c, int r_out)
 			first = i;
 			at = out;
 		} else if (out != at) {
-			pb_sx_conflict(c,
-			               "'%s' carries the batch on axis %d and '%s' on axis %d: "
-			               "the samples would mix",
-			               pb_sx_in(c, first)->name, in_place(bt, c, first).axis,
-			               x->name, p.axis);
-			return;
+			if (bt->n_dec > 0)
+				pb_sx_conflict(
+				    c,
+				    "'%s' carries the batch on axis %d and '%s' on axis %d: "
+				    "the samples would mix",
+				    pb_sx_in(c, first)->name, in_place(bt, c, first).axis, x->name,
+				    p.axis);
+			return 0;
 		}
 	}
+	return 1;
 }
 
 void pb_shape_batch_after(pb_batch_trace *bt, pb_sx *c)
@@ -803,9 +809,7 @@ void pb_shape_batch_after(pb_batch_trace *bt, pb_sx *c)
 	if (!is_layout_op(op))
 		return;
 	pb_tensor *o0 = pb_sx_out(c, 0);
-	if (o0 && o0->rank >= 0)
-		check_aligned(bt, c, o0->rank);
-	if (c->conflict[0])
+	if (o0 && o0->rank >= 0 && !check_aligned(bt, c, o0->rank))
 		return;
 	int mm = !strcmp(op, "MatMul") || !strcmp(op, "MatMulInteger");
 	if (mm && xi == 1 && x->rank >= 2 && a == x->rank - 2)
