@@ -141,6 +141,40 @@ static void table_rows(FILE *out, const pb_graph *g, const int *idx, int n)
 	free(o);
 }
 
+/* The constants rewritten for the batch --input set (shape/shape_batch.c). */
+static json_t *rewrites_json(const pb_graph *g)
+{
+	json_t *arr = json_array();
+	for (int i = 0; i < g->n_rewrites; i++) {
+		const pb_batch_rewrite *r = &g->rewrites[i];
+		json_array_append_new(
+		    arr, json_pack("{s:s, s:s, s:i, s:I, s:I}", "node", g->nodes[r->node].name,
+		                   "constant", g->tensors[r->tensor].name, "entry", r->entry,
+		                   "from", (json_int_t)r->from, "to", (json_int_t)r->to));
+	}
+	return arr;
+}
+
+static void rewrites_text(FILE *out, const pb_graph *g)
+{
+	if (!g->batch_exported || g->shapes_given) /* a graph that states its shapes */
+		return;
+	fprintf(out, "batch: --input set %lld where the model was exported at %lld; ",
+	        (long long)g->batch_new, (long long)g->batch_exported);
+	if (!g->n_rewrites) {
+		fprintf(out, "no constant holds the exported batch\n");
+		return;
+	}
+	fprintf(out, "%d constant entr%s rewritten (docs/onnx.md):\n", g->n_rewrites,
+	        g->n_rewrites == 1 ? "y" : "ies");
+	for (int i = 0; i < g->n_rewrites; i++) {
+		const pb_batch_rewrite *r = &g->rewrites[i];
+		fprintf(out, "  %s (%s): '%s'[%d] %lld -> %lld\n", g->nodes[r->node].name,
+		        g->nodes[r->node].op, g->tensors[r->tensor].name, r->entry,
+		        (long long)r->from, (long long)r->to);
+	}
+}
+
 static json_t *totals_json(const pb_graph *g)
 {
 	json_t *t = json_object();
@@ -225,10 +259,25 @@ static int cmd_info(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, pb
 			json_object_set_new(o, "flops", json_real(nd->cost.flops));
 			json_object_set_new(o, "params", json_real(nd->cost.params));
 			json_object_set_new(o, "activation_bytes", json_real(nd->cost.out_bytes));
+			json_t *outs = json_array(); /* every output, by name */
+			for (int i = 0; i < nd->n_outputs; i++)
+				if (nd->outputs[i] >= 0) {
+					const pb_tensor *t = &g->tensors[nd->outputs[i]];
+					json_array_append_new(
+					    outs,
+					    json_pack("{s:s, s:s}", "name", t->name, "shape",
+					              pb_tensor_shape_str(t, shape, sizeof shape)));
+				}
+			json_object_set_new(o, "outputs", outs);
 			json_array_append_new(nodes, o);
 		}
 		json_object_set_new(j, "nodes", nodes);
 		json_object_set_new(j, "totals", totals_json(g));
+		if (g->batch_exported) {
+			json_object_set_new(j, "batch_exported", json_integer(g->batch_exported));
+			json_object_set_new(j, "batch", json_integer(g->batch_new));
+		}
+		json_object_set_new(j, "batch_rewrites", rewrites_json(g));
 		json_dumpf(j, ctx->out, JSON_INDENT(1) | JSON_REAL_PRECISION(15));
 		fputc('\n', ctx->out);
 		json_decref(j);
@@ -258,6 +307,7 @@ static int cmd_info(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, pb
 		        "\n%s: %d nodes, %d tensors | MACs %s (%.4f G) | FLOPs %s | params %s | "
 		        "activations %s\n",
 		        g->path, g->n_nodes, g->n_tensors, m, g->total.macs / 1e9, f, p, b);
+		rewrites_text(ctx->out, g);
 		if (g->n_unknown_shapes) {
 			char names[512];
 			int k = pb_shape_unresolved_inputs(g, names, sizeof names);

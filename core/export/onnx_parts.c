@@ -411,12 +411,68 @@ static int encode_value_info(obuf *o, int field, const pb_tensor *t, pb_error *e
 	return PB_OK;
 }
 
+/* A TensorProto (field `field`) holding t's known value: a constant shape
+ * operand rewritten for a new batch (shape/shape_batch.c), in place of the
+ * source's bytes. Integer shape values only. */
+static int encode_value_tensor(obuf *o, int field, const pb_tensor *t, pb_error *err,
+                               const char *path)
+{
+	const pb_value *v = t->value;
+	int dt = t->dtype ? t->dtype : v->dtype;
+	if (dt != PB_DT_INT64 && dt != PB_DT_INT32)
+		return pb_err(err, PB_EINPUT,
+		              "%s: constant '%s' was rewritten for the batch but holds %s, not "
+		              "int32 or int64",
+		              path, t->name, pb_dtype_name(dt));
+	size_t es = dt == PB_DT_INT64 ? 8 : 4;
+	uint8_t *raw = malloc((size_t)v->numel * es + 1);
+	if (!raw)
+		return pb_err(err, PB_ENOMEM, "%s: out of memory", path);
+	for (int64_t k = 0; k < v->numel; k++) /* little-endian, as ONNX raw_data */
+		for (size_t b = 0; b < es; b++)
+			raw[(size_t)k * es + b] = (uint8_t)((uint64_t)v->i[k] >> (8 * b));
+	obuf tp = {0};
+	for (int d = 0; d < v->rank; d++) {
+		put_key(&tp, 1, 0);
+		put_varint(&tp, (uint64_t)v->dims[d]);
+	}
+	put_key(&tp, 2, 0);
+	put_varint(&tp, (uint64_t)dt);
+	put_bytes(&tp, 8, t->name, strlen(t->name));
+	put_bytes(&tp, 9, raw, (size_t)v->numel * es);
+	free(raw);
+	put_sub(o, field, &tp);
+	return PB_OK;
+}
+
+/* A Constant node (NodeProto) making t from its rewritten value. */
+static int encode_constant_node(obuf *o, const pb_node *n, const pb_tensor *t, pb_error *err,
+                                const char *path)
+{
+	obuf nd = {0}, at = {0};
+	put_bytes(&nd, 2, t->name, strlen(t->name));
+	put_bytes(&nd, 3, n->name, strlen(n->name));
+	put_bytes(&nd, 4, "Constant", 8);
+	put_bytes(&at, 1, "value", 5);
+	int rc = encode_value_tensor(&at, 5, t, err, path);
+	put_key(&at, 20, 0);
+	put_varint(&at, 4); /* AttributeProto.TENSOR */
+	put_sub(&nd, 5, &at);
+	if (rc == PB_OK)
+		put_sub(o, 1, &nd);
+	else
+		free(nd.b);
+	return rc;
+}
+
 /* Graph input/output `field` for tensor t: the source's own ValueInfoProto
- * (re-keyed), else one built from the inferred shape. */
-static int put_io(obuf *o, const pb_onnx_src *s, int field, const pb_tensor *t, pb_error *err)
+ * (re-keyed), else one built from the inferred shape; always the inferred
+ * shape when --input changed the batch (the file's says the exported one). */
+static int put_io(obuf *o, const pb_onnx_src *s, const pb_graph *g, int field, const pb_tensor *t,
+                  pb_error *err)
 {
 	int i = pb_strmap_get(s->vinfo_index, t->name, -1);
-	if (i < 0)
+	if (i < 0 || g->batch_exported)
 		return encode_value_info(o, field, t, err, s->path);
 	/* the payload of the source field, under this field number */
 	size_t pos = s->vinfo[i].start;
@@ -464,8 +520,29 @@ static int encode_graph(obuf *gr, const pb_onnx_src *s, const pb_graph *g, const
 			fos[j] = fos[j - 1];
 			fos[j - 1] = t;
 		}
+	/* the constants rewritten for the batch (shape/shape_batch.c) */
+	unsigned char *rew = calloc((size_t)g->n_tensors + 1, 1);
+	int *by_fo = rew ? malloc(((size_t)s->n_nodes + 1) * sizeof *by_fo) : NULL;
+	if (!by_fo) {
+		free(rew);
+		free(fos);
+		free(init_used);
+		free(made);
+		return pb_err(err, PB_ENOMEM, "%s: out of memory", s->path);
+	}
+	for (int i = 0; i < g->n_rewrites; i++)
+		rew[g->rewrites[i].tensor] = 1;
 	for (int i = 0; i < p->n_nodes; i++)
-		put_range(gr, s, s->nodes[fos[i]]);
+		by_fo[g->nodes[p->nodes[i]].file_order] = p->nodes[i];
+	int rc = PB_OK;
+	for (int i = 0; i < p->n_nodes && !rc; i++) {
+		const pb_node *n = &g->nodes[by_fo[fos[i]]];
+		if (n->n_outputs == 1 && n->outputs[0] >= 0 && rew[n->outputs[0]] &&
+		    !strcmp(n->op, "Constant"))
+			rc = encode_constant_node(gr, n, &g->tensors[n->outputs[0]], err, s->path);
+		else
+			put_range(gr, s, s->nodes[fos[i]]);
+	}
 	put_bytes(gr, 2, name, strlen(name));
 	for (int i = 0; i < p->n_nodes; i++) {
 		const pb_node *n = &g->nodes[p->nodes[i]];
@@ -476,16 +553,19 @@ static int encode_graph(obuf *gr, const pb_onnx_src *s, const pb_graph *g, const
 			int ii = pb_strmap_get(s->init_index, g->tensors[t].name, -1);
 			if (ii >= 0 && !init_used[ii]) {
 				init_used[ii] = 1;
-				put_range(gr, s, s->inits[ii].r);
+				if (rew[t] && !rc)
+					rc = encode_value_tensor(gr, 5, &g->tensors[t], err,
+					                         s->path);
+				else
+					put_range(gr, s, s->inits[ii].r);
 			}
 		}
 		for (int j = 0; j < n->n_outputs; j++)
 			if (n->outputs[j] >= 0)
 				made[n->outputs[j]] = 1;
 	}
-	int rc = PB_OK;
 	for (int i = 0; i < p->n_inputs && !rc; i++)
-		rc = put_io(gr, s, 11, &g->tensors[p->inputs[i]], err);
+		rc = put_io(gr, s, g, 11, &g->tensors[p->inputs[i]], err);
 	/* IR < 4: initializers are listed among the graph inputs too */
 	for (int i = 0; i < s->n_inits && !rc && s->ir_version < 4; i++) {
 		if (!init_used[i])
@@ -495,10 +575,11 @@ static int encode_graph(obuf *gr, const pb_onnx_src *s, const pb_graph *g, const
 			put_range(gr, s, s->vinfo[v]);
 	}
 	for (int i = 0; i < p->n_outputs && !rc; i++) {
-		rc = put_io(gr, s, 12, &g->tensors[p->outputs[i]], err);
+		rc = put_io(gr, s, g, 12, &g->tensors[p->outputs[i]], err);
 		made[p->outputs[i]] = 0; /* declared as an output, not as value_info */
 	}
-	for (int i = 0; i < s->n_vinfo && !rc; i++) {
+	/* the file's value_info, unless it states the exported batch */
+	for (int i = 0; i < s->n_vinfo && !rc && !g->batch_exported; i++) {
 		if (s->vinfo_kind[i] != 13)
 			continue;
 		int t = pb_graph_find_tensor(g, s->vinfo_name[i]);
@@ -508,6 +589,8 @@ static int encode_graph(obuf *gr, const pb_onnx_src *s, const pb_graph *g, const
 	free(fos);
 	free(init_used);
 	free(made);
+	free(rew);
+	free(by_fo);
 	return rc;
 }
 

@@ -748,6 +748,16 @@ static void apply_overrides(pb_graph *g, const pb_load_opts *opts)
 		if (tid < 0)
 			continue;
 		pb_tensor *t = &g->tensors[tid];
+		/* The batch: a concrete dim 0 that changes (the first such input
+		 * sets it; inputs that change it differently are not traced). */
+		if (t->rank > 0 && o->rank == t->rank && t->dims[0] > 0 &&
+		    o->dims[0] != t->dims[0] &&
+		    (!g->batch_exported ||
+		     (g->batch_exported == t->dims[0] && g->batch_new == o->dims[0]))) {
+			g->batch_exported = t->dims[0];
+			g->batch_new = o->dims[0];
+			t->batch_changed = 1;
+		}
 		t->rank = o->rank;
 		for (int i = 0; i < o->rank; i++) {
 			t->dims[i] = o->dims[i];
@@ -1234,6 +1244,7 @@ void pb_graph_free(pb_graph *g)
 		free(g->tensors);
 	free(g->inputs);
 	free(g->outputs);
+	free(g->rewrites);
 	for (int i = 0; i < g->n_opsets; i++)
 		free(g->opsets[i].domain);
 	free(g->opsets);

@@ -107,6 +107,8 @@ typedef struct pb_tensor {
 	unsigned is_input : 1;       /* a real model input */
 	unsigned is_output : 1;      /* a model output */
 	unsigned external_data : 1;  /* initializer whose bytes live elsewhere */
+	unsigned batch_changed : 1;  /* an input whose dim 0 --input changed from the graph's
+	                                batch_exported to batch_new (shape/shape_batch.c) */
 	pb_value *value;             /* known value or NULL */
 } pb_tensor;
 
@@ -147,6 +149,14 @@ typedef struct pb_opset {
 	int64_t version;
 } pb_opset;
 
+/* One entry of a constant shape operand that shape inference rewrote for a
+ * new batch (shape/shape_batch.c): node `node` reads constant tensor
+ * `tensor`, whose entry `entry` was `from` (the exported batch) and is `to`. */
+typedef struct pb_batch_rewrite {
+	int node, tensor, entry;
+	int64_t from, to;
+} pb_batch_rewrite;
+
 typedef struct pb_graph {
 	char *path; /* file it was loaded from */
 	char *name;
@@ -165,6 +175,12 @@ typedef struct pb_graph {
 	int n_unknown_shapes; /* nodes whose output shape could not be inferred */
 	struct pb_strmap *node_index;
 	struct pb_strmap *tensor_index;
+	/* The batch --input changed (dim 0 of the inputs marked batch_changed:
+	 * from batch_exported, the file's, to batch_new; 0 when none changed)
+	 * and the constant entries rewritten for it (shape/shape_batch.c). */
+	int64_t batch_exported, batch_new;
+	pb_batch_rewrite *rewrites;
+	int n_rewrites;
 	int shapes_given;     /* the file states every shape: no inference (DOT, JSON snapshot) */
 	pb_cost *stated_cost; /* per node, costs the file states (NAN = infer); NULL once applied */
 	void *userdata;       /* owned by the loader (e.g. protobuf message) */

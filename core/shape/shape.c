@@ -88,7 +88,8 @@ typedef struct {
 } declared;
 
 /* Infers node id's outputs; a rule's conflict is copied to conflict. */
-static void infer_node(pb_graph *g, int id, int64_t opset, char *conflict, size_t len)
+static void infer_node(pb_graph *g, int id, int64_t opset, pb_batch_trace *bt, char *conflict,
+                       size_t len)
 {
 	pb_node *n = &g->nodes[id];
 	pb_sx c = {g, n, opset, ""};
@@ -111,7 +112,9 @@ static void infer_node(pb_graph *g, int id, int64_t opset, char *conflict, size_
 			t->dtype = 0;
 		}
 	}
-	if (rule)
+	if (bt && is_default)
+		pb_shape_batch_before(bt, &c);
+	if (rule && !c.conflict[0])
 		rule(&c);
 	for (int k = 0; k < nd; k++) {
 		pb_tensor *t = pb_sx_out(&c, k);
@@ -160,6 +163,8 @@ static void infer_node(pb_graph *g, int id, int64_t opset, char *conflict, size_
 			known = 0;
 	}
 	n->shape_known = (unsigned)known;
+	if (bt && is_default && !c.conflict[0])
+		pb_shape_batch_after(bt, &c);
 	if (c.conflict[0] && len)
 		snprintf(conflict, len, "%s", c.conflict);
 }
@@ -168,16 +173,48 @@ int pb_shape_infer(pb_graph *g, pb_error *err)
 {
 	int64_t opset = pb_graph_opset(g, "");
 	g->n_unknown_shapes = 0;
-	for (int i = 0; i < g->n_nodes; i++) {
-		char conflict[256] = "";
-		infer_node(g, i, opset, conflict, sizeof conflict);
-		if (conflict[0])
-			return pb_err(err, PB_EINPUT, "%s: node '%s' (%s): %s",
-			              g->path ? g->path : "graph", g->nodes[i].name, g->nodes[i].op,
-			              conflict);
+	pb_batch_trace *bt = pb_shape_batch_new(g);
+	if (g->batch_exported > 0 && !bt)
+		return pb_err(err, PB_ENOMEM, "%s: out of memory tracing the batch",
+		              g->path ? g->path : "graph");
+	/* A conflict after an ambiguous Reshape reading tries the next reading
+	 * (shape_batch.c); the conflict reported is the one found furthest on. */
+	char worst[512] = "";
+	int worst_node = -1;
+	for (int from = 0; from < g->n_nodes;) {
+		char conflict[512] = "";
+		int i = from;
+		for (; i < g->n_nodes; i++) {
+			infer_node(g, i, opset, bt, conflict, sizeof conflict);
+			if (conflict[0])
+				break;
+		}
+		if (i == g->n_nodes)
+			break;
+		if (i > worst_node) {
+			worst_node = i;
+			snprintf(worst, sizeof worst, "%s", conflict);
+		}
+		from = bt ? pb_shape_batch_retry(bt, i) : -1;
+		if (from >= 0)
+			continue;
+		pb_shape_batch_free(bt);
+		/* A batch changed by --input: say what partbench did about it. */
+		char hint[200] = "";
+		if (g->batch_exported > 0)
+			snprintf(hint, sizeof hint,
+			         " (--input changed the batch from the exported %lld to %lld; "
+			         "only constants traced to the batch axis are rewritten: "
+			         "docs/onnx.md)",
+			         (long long)g->batch_exported, (long long)g->batch_new);
+		return pb_err(err, PB_EINPUT, "%s: node '%s' (%s): %s%s",
+		              g->path ? g->path : "graph", g->nodes[worst_node].name,
+		              g->nodes[worst_node].op, worst, hint);
+	}
+	for (int i = 0; i < g->n_nodes; i++)
 		if (!g->nodes[i].shape_known)
 			g->n_unknown_shapes++;
-	}
+	pb_shape_batch_free(bt);
 	return PB_OK;
 }
 

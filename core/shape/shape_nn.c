@@ -293,8 +293,14 @@ static int rule_layer_norm(pb_sx *c)
 static int rule_gemm(pb_sx *c)
 {
 	pb_tensor *a = pb_sx_in(c, 0), *b = pb_sx_in(c, 1);
-	if (!has_shape(a) || !has_shape(b) || a->rank != 2 || b->rank != 2)
+	if (!has_shape(a) || !has_shape(b))
 		return 0;
+	if (a->rank != 2 || b->rank != 2) {
+		char as[160], bs[160];
+		return pb_sx_conflict(c, "Gemm multiplies matrices: '%s' is %s, '%s' is %s",
+		                      a->name, pb_tensor_shape_str(a, as, sizeof as), b->name,
+		                      pb_tensor_shape_str(b, bs, sizeof bs));
+	}
 	int ta = (int)pb_node_attr_int(c->n, "transA", 0),
 	    tb = (int)pb_node_attr_int(c->n, "transB", 0);
 	int64_t ka = a->dims[ta ? 0 : 1], kb = b->dims[tb ? 1 : 0];

@@ -187,10 +187,24 @@ static int rule_reshape(pb_sx *c)
 	int64_t total = has_shape(x) ? pb_tensor_numel(x) : -1;
 	if (overflow)
 		return pb_sx_conflict(c, "the element count of the target shape overflows int64");
-	/* A different element count is not refused: a shape constant baked for
-	 * batch 1 meets a batch set with --input (bert_base_like); the size cap
-	 * of the driver (pb_sx_check_numel) bounds what such a shape can claim.
-	 * A -1 that does not divide evenly stays unknown. */
+	/* ONNX Reshape keeps the element count: a target of another count (a
+	 * batch-1 constant at --input batch 32 that the batch rewrite could not
+	 * trace, shape_batch.c) is refused, as a -1 that does not divide. */
+	if (total >= 0 && !unknown && known <= PB_SX_NUMEL_MAX) { /* beyond: the size cap */
+		char xs[160], ts[160];
+		pb_tensor tt = {.rank = n};
+		for (int i = 0; i < n; i++)
+			tt.dims[i] = i == neg ? -1 : shp[i];
+		if ((neg < 0 && known != total) || (neg >= 0 && (known == 0 || total % known != 0)))
+			return pb_sx_conflict(
+			    c,
+			    "Reshape keeps the element count: input '%s' is %s (%lld elements), "
+			    "the "
+			    "target %s%s",
+			    x->name, pb_tensor_shape_str(x, xs, sizeof xs), (long long)total,
+			    pb_tensor_shape_str(&tt, ts, sizeof ts),
+			    neg < 0 ? " has another count" : " has no whole -1 for it");
+	}
 	if (neg >= 0)
 		shp[neg] = (total >= 0 && !unknown && known > 0 && total % known == 0)
 		               ? total / known
@@ -318,10 +332,25 @@ static int rule_concat(pb_sx *c)
 		pb_tensor *t = pb_sx_in(c, i);
 		if (!t)
 			continue;
-		if (!has_shape(t) || t->rank != rank) {
+		char as[160], bs[160];
+		if (has_shape(t) && t->rank != rank)
+			return pb_sx_conflict(
+			    c, "Concat inputs have one rank: '%s' is %s, '%s' is %s", first->name,
+			    pb_tensor_shape_str(first, as, sizeof as), t->name,
+			    pb_tensor_shape_str(t, bs, sizeof bs));
+		if (!has_shape(t)) {
 			d[axis] = -1;
 			continue;
 		}
+		for (int k = 0; k < rank; k++)
+			if (k != axis && d[k] >= 0 && t->dims[k] >= 0 && d[k] != t->dims[k])
+				return pb_sx_conflict(
+				    c,
+				    "Concat on axis %d needs equal dims elsewhere: '%s' is %s, "
+				    "'%s' "
+				    "is %s (dim %d)",
+				    axis, first->name, pb_tensor_shape_str(first, as, sizeof as),
+				    t->name, pb_tensor_shape_str(t, bs, sizeof bs), k);
 		for (int k = 0; k < rank; k++)
 			if (k != axis && d[k] < 0)
 				d[k] = t->dims[k];
@@ -361,6 +390,23 @@ static int rule_split(pb_sx *c)
 			int64_t left = dim - part * k;
 			split[k] = left < part ? (left > 0 ? left : 0) : part;
 		}
+	}
+	if (f == 1 && n > 0) { /* explicit sizes: one per output, summing to the axis */
+		int64_t sum = 0;
+		for (int k = 0; k < n; k++) {
+			if (split[k] < 0)
+				return pb_sx_conflict(c, "split[%d] = %lld is negative", k,
+				                      (long long)split[k]);
+			sum += split[k];
+		}
+		char xs[160];
+		if (n != nout)
+			return pb_sx_conflict(c, "Split gives %d sizes for %d outputs", n, nout);
+		if (dim >= 0 && sum != dim)
+			return pb_sx_conflict(
+			    c, "Split sizes sum to %lld, but axis %d of '%s' (%s) has %lld",
+			    (long long)sum, axis, x->name, pb_tensor_shape_str(x, xs, sizeof xs),
+			    (long long)dim);
 	}
 	for (int k = 0; k < nout && k < n; k++) {
 		int64_t d[PB_MAX_RANK];
@@ -538,7 +584,13 @@ static int rule_tile(pb_sx *c)
 	int n = 0;
 	if (!has_shape(x))
 		return 0;
-	if (pb_sx_dims_arg(c, 1, NULL, "repeats", rep, PB_MAX_RANK, &n) != 1 || n != x->rank) {
+	int found = pb_sx_dims_arg(c, 1, NULL, "repeats", rep, PB_MAX_RANK, &n);
+	if (found == 1 && n != x->rank) {
+		char xs[160];
+		return pb_sx_conflict(c, "Tile has %d repeats for input '%s' of rank %d (%s)", n,
+		                      x->name, x->rank, pb_tensor_shape_str(x, xs, sizeof xs));
+	}
+	if (found != 1) {
 		pb_sx_set(o, x->dtype, x->rank, NULL);
 		return 1;
 	}

@@ -19,7 +19,7 @@ typedef struct pb_sx {
 	pb_graph *g;
 	pb_node *n;
 	int64_t opset;      /* default-domain opset version of the model */
-	char conflict[256]; /* first inconsistency a rule found ("" if none) */
+	char conflict[384]; /* first inconsistency a rule found ("" if none) */
 } pb_sx;
 
 typedef int (*pb_shape_rule)(pb_sx *c);
@@ -86,6 +86,20 @@ int pb_sx_broadcast(int ra, const int64_t *a, int rb, const int64_t *b, int *r, 
 int pb_sx_axis(int64_t axis, int rank);
 /* Product of dims [from, to); -1 if any is unknown. */
 int64_t pb_sx_prod(const int64_t *dims, int from, int to);
+
+/* The batch rewrite (shape_batch.c): a trace of the batch axis through the
+ * graph, NULL when --input changed no batch (or out of memory). The driver
+ * calls before() ahead of each node's rule (it may rewrite a constant shape
+ * operand, or record a conflict) and after() once its outputs are known. */
+typedef struct pb_batch_trace pb_batch_trace;
+pb_batch_trace *pb_shape_batch_new(pb_graph *g);
+void pb_shape_batch_free(pb_batch_trace *bt);
+void pb_shape_batch_before(pb_batch_trace *bt, pb_sx *c);
+void pb_shape_batch_after(pb_batch_trace *bt, pb_sx *c);
+/* After a conflict at node `failed`: the next reading of the latest
+ * ambiguous Reshape, with what the nodes from it on did undone. Returns the
+ * node to infer again from, or -1 when no reading is left. */
+int pb_shape_batch_retry(pb_batch_trace *bt, int failed);
 
 /* Constant propagation: computes the values of the node's outputs when the
  * inputs it needs are known and the result is small (shape_eval.c). */

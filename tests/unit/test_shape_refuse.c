@@ -69,8 +69,8 @@ static void test_reshape(void **state)
 	expect_refused(&b, "Reshape", "overflows int64");
 	reshape4(&b, 2, (int64_t[]){2, -1});
 	expect_loads(&b, "y", "2x2");
-	reshape4(&b, 2, (int64_t[]){3, -1}); /* does not divide: unknown, not 3x1 */
-	expect_loads(&b, "y", "3x?");
+	reshape4(&b, 2, (int64_t[]){3, -1}); /* does not divide: ONNX refuses it */
+	expect_refused(&b, "Reshape", "the target 3x? has no whole -1 for it");
 }
 
 static void test_constant_of_shape_and_tile(void **state)
