@@ -162,11 +162,13 @@ int pb_part_problem_new_timed(const pb_graph *g, const pb_manycore *hw, const do
 			if (l < 0)
 				continue;
 			if (L.layer_node[l] != v) {
-				par[l] += finite0(nd->cost.param_bytes) + finite0(nd->cost.out_bytes);
+				par[l] +=
+				    finite0(nd->cost.param_bytes) + finite0(nd->cost.out_bytes);
 				continue;
 			}
-			macs[l] = (node_time && isfinite(node_time[v])) ? node_time[v] * hw->mac_rate
-			                                                : nd->cost.macs;
+			macs[l] = (node_time && isfinite(node_time[v]))
+			              ? node_time[v] * hw->mac_rate
+			              : nd->cost.macs;
 			par[l] += finite0(nd->cost.param_bytes);
 			ob[l] = nd->cost.out_bytes;
 			for (int k = 0; k < nd->n_succs; k++) {

@@ -51,18 +51,18 @@ enum { PB_CUT_FREE = 0, PB_CUT_FORBID = 1, PB_CUT_FORCE = 2 };
 
 typedef struct pb_part_problem {
 	pb_manycore hw;
-	int m;          /* layers (graph nodes that are not folded constants) */
-	int n;          /* cores */
+	int m; /* layers (graph nodes that are not folded constants) */
+	int n; /* cores */
 	/* Layers of the graph (chain_layers.h); for a synthetic problem every
 	 * node is a layer and the maps are NULL (the identity). */
 	int n_nodes, n_folded;
 	int *layer_node; /* m entries, or NULL */
 	int *node_layer; /* n_nodes entries, or NULL */
-	double *pmacs;  /* prefix sums, m+1 entries */
-	double *pstore; /* prefix sums of param_bytes + out_bytes */
-	double *ob;     /* out_bytes per layer */
-	int *min_succ;  /* smallest successor id per layer, m if none */
-	int *pred_off;  /* CSR of predecessors: pred[pred_off[v]..pred_off[v+1]) */
+	double *pmacs;   /* prefix sums, m+1 entries */
+	double *pstore;  /* prefix sums of param_bytes + out_bytes */
+	double *ob;      /* out_bytes per layer */
+	int *min_succ;   /* smallest successor id per layer, m if none */
+	int *pred_off;   /* CSR of predecessors: pred[pred_off[v]..pred_off[v+1]) */
 	int *pred;
 	int *pred_next; /* successor of pred[k] that follows v, m if none */
 	int *stamp;     /* scratch for in_bytes */

@@ -170,8 +170,8 @@ static int map_to_layers(pb_part_problem *P, const pb_part_rules *r, pb_error *e
 			              "rules '%s' (%s) and '%s' (%s) pin layer %d (node %d and the "
 			              "load-time constants it consumes, which go with it) to two "
 			              "cores",
-			              pb_part_rules_name(r, e1), e1, pb_part_rules_name(r, e2), e2, l,
-			              P->layer_node[l]);
+			              pb_part_rules_name(r, e1), e1, pb_part_rules_name(r, e2), e2,
+			              l, P->layer_node[l]);
 		}
 		P->pin[l] = r->pin[v];
 	}

@@ -243,8 +243,7 @@ static void stats_fn(pb_solver *s, FILE *out)
 	fprintf(out, "method %s on %s: %d layers, %d cores", method_names[ps->method],
 	        ps->P->hw.name, ps->P->m, ps->P->n);
 	if (ps->P->n_folded > 0)
-		fprintf(out, " (%d load-time constants go with their consumers)",
-		        ps->P->n_folded);
+		fprintf(out, " (%d load-time constants go with their consumers)", ps->P->n_folded);
 	fputc('\n', out);
 	fprintf(out, "incumbent max(t) %.6f ms, reward %.4f, %d groups\n", ev.max_time * 1e3,
 	        ev.reward, ev.n_groups);

@@ -140,8 +140,8 @@ int pb_hooks_partition(pb_hooks *h, const pb_hw *hw, pb_part_opts *o, pb_error *
 	h->init_state = malloc(((size_t)mc.cores + 1) * sizeof *h->init_state);
 	if (!h->init_state)
 		return pb_err(err, PB_ENOMEM, "out of memory");
-	rc = pb_script_initial_partition(h->sc, mc.cores, h->n_layers, h->layer_macs,
-	                                 h->init_state, err);
+	rc = pb_script_initial_partition(h->sc, mc.cores, h->n_layers, h->layer_macs, h->init_state,
+	                                 err);
 	if (rc < 0)
 		return -rc;
 	o->init_state = h->init_state;

@@ -859,15 +859,13 @@ static int l_clear(lua_State *L)
 	return 0;
 }
 
-static const luaL_Reg pb_funcs[] = {{"graph", l_graph}, {"node", l_node},
-                                    {"nodes", l_nodes}, {"topo", l_topo},
-                                    {"layers", l_layers},
-                                    {"edges", l_edges}, {"find", l_find},
-                                    {"plan", l_plan},   {"layout", l_layout},
-                                    {"cmd", l_cmd},     {"heuristic", l_heuristic},
-                                    {"rule", l_rule},   {"on", l_on},
-                                    {"clear", l_clear}, {"partition_apply", l_partition_apply},
-                                    {NULL, NULL}};
+static const luaL_Reg pb_funcs[] = {
+    {"graph", l_graph}, {"node", l_node},           {"nodes", l_nodes},
+    {"topo", l_topo},   {"layers", l_layers},       {"edges", l_edges},
+    {"find", l_find},   {"plan", l_plan},           {"layout", l_layout},
+    {"cmd", l_cmd},     {"heuristic", l_heuristic}, {"rule", l_rule},
+    {"on", l_on},       {"clear", l_clear},         {"partition_apply", l_partition_apply},
+    {NULL, NULL}};
 
 /* ------------------------------------------------------------ lifecycle */
 

@@ -225,7 +225,8 @@ static void test_every_method_obeys_cuts(void **state)
 		/* force a boundary the plan does not have: after layer 5 */
 		r = pb_part_rules_new(m);
 		assert_int_equal(pb_part_rules_cut(r, "cut_after_5", node_of(g, 5),
-		                                   g->nodes[node_of(g, 5)].name, PB_CUT_FORCE, &err),
+		                                   g->nodes[node_of(g, 5)].name, PB_CUT_FORCE,
+		                                   &err),
 		                 PB_OK);
 		run(g, hw, methods[i], r, ac2, &ev2, NULL);
 		if (ev2.violations)
