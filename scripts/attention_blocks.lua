@@ -11,13 +11,15 @@
 --     forbids every action that would cut a block.
 --
 -- Run:  partbench run scripts/attention_blocks.lua models/bert_base_like.onnx --layout layouts/manycore-16.lua
-local nodes = pb.nodes()
-local m = #nodes
+-- The partition's layers are the nodes that run (pb.layers(): load-time
+-- constants go with the layer that consumes them).
+local layers = pb.layers()
+local m = #layers
 
 -- inside[b] = true when a cut before layer b (0-based, between b-1 and b) splits a block
 local block_of = {}
-for i, n in ipairs(nodes) do
-  block_of[i - 1] = n.name:match("^(.-/self_attn)/")
+for i, id in ipairs(layers) do
+  block_of[i - 1] = pb.node(id).name:match("^(.-/self_attn)/")
 end
 local inside = {}
 for b = 1, m - 1 do

@@ -12,6 +12,10 @@
 -- Run:  partbench run scripts/cut_rules.lua models/resnet18.onnx --layout layouts/manycore-16.lua
 local methods = {"exact", "milp", "greedy", "pack", "local", "rl"}
 
+-- layer i (0-based, as arranged_core counts) is node layers[i + 1]: load-time
+-- constants are no layers (docs/partition.md)
+local layers = pb.layers()
+
 local function cuts(plan)
   local s, layer = {}, 0
   for i, k in ipairs(plan.detail.arranged_core) do
@@ -36,7 +40,7 @@ for _, m in ipairs(methods) do
   -- every boundary now follows an Add
   local bad = 0
   for pos in after:gmatch("%d+") do
-    if pb.node(tonumber(pos) - 1).op ~= "Add" then bad = bad + 1 end
+    if pb.node(layers[tonumber(pos)]).op ~= "Add" then bad = bad + 1 end
   end
   print(string.format("cut_rules: %s boundaries {%s} -> {%s}, changed %s, after a non-Add %d, max(t) %.4f ms",
                       m, before[m], after, tostring(before[m] ~= after), bad, p.metrics.max_time * 1e3))

@@ -13,10 +13,14 @@ local headroom = 0.8
 local layout = assert(pb.layout(), "memory_mask.lua needs a many-core layout (--layout)")
 local budget = headroom * layout.memory
 
--- prefix sums of per-layer storage (layers = nodes in topological order)
-local nodes = pb.nodes()
+-- prefix sums of per-layer storage (pb.layers(): the nodes that run, in
+-- topological order; the load-time constants that go with them are left
+-- out of this estimate: weight copies hold no bytes of their own)
 local pre = { [0] = 0 }
-for i, n in ipairs(nodes) do pre[i] = pre[i - 1] + n.param_bytes + n.out_bytes end
+for i, id in ipairs(pb.layers()) do
+  local n = pb.node(id)
+  pre[i] = pre[i - 1] + n.param_bytes + n.out_bytes
+end
 
 -- largest per-core storage of a state: zeros join the next non-zero core's group
 local function max_storage(ac)

@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "app.h"
+#include "partition/chain_layers.h"
 #include "tui.h"
 #include "util/job.h"
 #include "view.h"
@@ -566,6 +567,24 @@ static int drop_edit(tui_app *a, int from, int to, char *line, size_t n)
 	return 0;
 }
 
+/* What a drag moves across a boundary: the nodes lo..hi of group G, or on a
+ * partition plan the layers among them (load-time constants are no layers
+ * and go with the layer that reads them: partition/chain_layers.h). */
+static int drag_count(const tui_app *a, int G, int lo, int hi)
+{
+	const pb_plan *p = a->s->plan;
+	pb_part_layers L = {0};
+	pb_error err = {0};
+	if (strcmp(p->kind, "partition") != 0 || !a->s->graph ||
+	    pb_part_layers_new(a->s->graph, &L, &err) != PB_OK)
+		return hi - lo + 1;
+	int k = 0;
+	for (int v = lo; v <= hi && v < L.n_nodes && v < p->n_nodes; v++)
+		k += L.node_layer[v] >= 0 && L.layer_node[L.node_layer[v]] == v && p->group[v] == G;
+	pb_part_layers_free(&L);
+	return k;
+}
+
 static void mouse_event(tui_app *a)
 {
 	MEVENT ev;
@@ -628,9 +647,11 @@ static void mouse_event(tui_app *a)
 			return;
 		group_range(a, G, &f, &l);
 		if (H == G + 1 && f >= 0)
-			snprintf(line, sizeof line, "boundary %d %d", G, -(l - src->first + 1));
+			snprintf(line, sizeof line, "boundary %d %d", G,
+			         -drag_count(a, G, src->first, l));
 		else if (H == G - 1 && f >= 0)
-			snprintf(line, sizeof line, "boundary %d %d", G - 1, src->last - f + 1);
+			snprintf(line, sizeof line, "boundary %d %d", G - 1,
+			         drag_count(a, G, f, src->last));
 		else {
 			tui_out(a, 1,
 			        "drag a layer onto the next or previous group (from %d to %d)", G,

@@ -162,7 +162,9 @@ static int edit_breaks_rule(edit *e, const pb_graph *g, char *msg, size_t len)
 	}
 	layer_groups(P, e->ac, grn, gn);
 	layer_groups(P, e->ac0, gro, go);
-#define NAME(v) ((v) < g->n_nodes && g->nodes[v].name ? g->nodes[v].name : "?")
+	/* layer l is node pb_part_layer_node(P, l) (load-time constants are no layers) */
+#define NODE(l) pb_part_layer_node(P, l)
+#define NAME(l) (NODE(l) < g->n_nodes && g->nodes[NODE(l)].name ? g->nodes[NODE(l)].name : "?")
 	for (int q = 1; q < m && P->cut && !found; q++) {
 		int bn = gn[q - 1] != gn[q], bo = go[q - 1] != go[q];
 		const char *effect = NULL;
@@ -191,6 +193,7 @@ static int edit_breaks_rule(edit *e, const pb_graph *g, char *msg, size_t len)
 		found = 1;
 	}
 #undef NAME
+#undef NODE
 	free(gn);
 	free(grn);
 	return found;

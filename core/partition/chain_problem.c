@@ -109,6 +109,7 @@ static int build(int m, const double *macs, const double *params, const double *
 		return pb_err(err, PB_ENOMEM, "partition: out of memory");
 	P->hw = *hw;
 	P->m = m;
+	P->n_nodes = m;
 	P->n = hw->cores;
 	size_t M = (size_t)m + 1;
 	P->pmacs = calloc(M, sizeof *P->pmacs);
@@ -202,36 +203,72 @@ int pb_part_problem_new(const pb_graph *g, const pb_manycore *hw, pb_part_proble
 int pb_part_problem_new_timed(const pb_graph *g, const pb_manycore *hw, const double *node_time,
                               pb_part_problem **out, pb_error *err)
 {
-	int m = g->n_nodes, ne = 0;
-	for (int i = 0; i < m; i++)
+	pb_part_layers L = {0};
+	int rc = pb_part_layers_new(g, &L, err);
+	if (rc) {
+		*out = NULL;
+		return pb_err_prefix(err, "%s", g->path ? g->path : "model");
+	}
+	int m = L.m, ne = 0;
+	if (m < 1 && L.n_nodes > 0) {
+		pb_part_layers_free(&L);
+		*out = NULL;
+		return pb_err(err, PB_EINPUT,
+		              "%s: partition: the model has no layers (its %d nodes are all "
+		              "load-time constants)",
+		              g->path ? g->path : "model", L.n_nodes);
+	}
+	for (int i = 0; i < L.n_nodes; i++)
 		ne += g->nodes[i].n_succs;
-	double *macs = malloc(((size_t)m + 1) * sizeof *macs);
-	double *par = malloc(((size_t)m + 1) * sizeof *par);
-	double *ob = malloc(((size_t)m + 1) * sizeof *ob);
+	double *macs = calloc((size_t)m + 1, sizeof *macs);
+	double *par = calloc((size_t)m + 1, sizeof *par);
+	double *ob = calloc((size_t)m + 1, sizeof *ob);
 	int *from = malloc(((size_t)ne + 1) * sizeof *from);
 	int *to = malloc(((size_t)ne + 1) * sizeof *to);
-	int rc;
 	if (!macs || !par || !ob || !from || !to) {
 		rc = pb_err(err, PB_ENOMEM, "partition: out of memory");
 	} else {
+		/* A layer's MACs, output bytes and edges are its node's; a folded
+		 * node adds its bytes to its host's storage (the host holds the
+		 * constant) and neither computes nor routes: its value is known
+		 * before the first inference, as fuse and map assume. */
 		int e = 0;
-		for (int i = 0; i < m; i++) {
-			const pb_node *nd = &g->nodes[i];
-			macs[i] = (node_time && isfinite(node_time[i]))
-			              ? node_time[i] * hw->mac_rate
+		for (int v = 0; v < L.n_nodes; v++) {
+			const pb_node *nd = &g->nodes[v];
+			int l = L.node_layer[v];
+			if (l < 0)
+				continue;
+			if (L.layer_node[l] != v) {
+				par[l] +=
+				    finite0(nd->cost.param_bytes) + finite0(nd->cost.out_bytes);
+				continue;
+			}
+			macs[l] = (node_time && isfinite(node_time[v]))
+			              ? node_time[v] * hw->mac_rate
 			              : nd->cost.macs;
-			par[i] = nd->cost.param_bytes;
-			ob[i] = nd->cost.out_bytes;
+			par[l] += finite0(nd->cost.param_bytes);
+			ob[l] = nd->cost.out_bytes;
 			for (int k = 0; k < nd->n_succs; k++) {
-				from[e] = i;
-				to[e] = nd->succs[k];
+				int s = nd->succs[k];
+				if (L.layer_node[L.node_layer[s]] != s)
+					continue; /* into a folded node: no data moves */
+				from[e] = l;
+				to[e] = L.node_layer[s];
 				e++;
 			}
 		}
-		rc = build(m, macs, par, ob, ne, from, to, hw, out, err);
-		if (rc)
+		rc = build(m, macs, par, ob, e, from, to, hw, out, err);
+		if (rc) {
 			pb_err_prefix(err, "%s", g->path ? g->path : "model");
+		} else {
+			(*out)->n_nodes = L.n_nodes;
+			(*out)->n_folded = L.n_folded;
+			(*out)->layer_node = L.layer_node;
+			(*out)->node_layer = L.node_layer;
+			L.layer_node = L.node_layer = NULL;
+		}
 	}
+	pb_part_layers_free(&L);
 	free(macs);
 	free(par);
 	free(ob);
@@ -255,6 +292,8 @@ void pb_part_problem_free(pb_part_problem *P)
 	free(P->seg);
 	free(P->cut);
 	free(P->pin);
+	free(P->layer_node);
+	free(P->node_layer);
 	json_decref(P->rules);
 	free(P);
 }
@@ -488,11 +527,16 @@ void pb_part_state_from_groups(int n_groups, const int *cores, const int *layers
 	}
 }
 
+int pb_part_layer_node(const pb_part_problem *P, int l)
+{
+	return P->layer_node && l >= 0 && l < P->m ? P->layer_node[l] : l;
+}
+
 pb_plan *pb_part_to_plan(pb_part_problem *P, const int *ac, const char *method, double optimum)
 {
 	pb_part_group *gs = malloc((size_t)P->n * sizeof *gs);
 	double *am = malloc((size_t)P->n * sizeof *am);
-	pb_plan *p = pb_plan_new("partition", method, P->m);
+	pb_plan *p = pb_plan_new("partition", method, P->n_nodes);
 	if (!gs || !am || !p) {
 		free(gs);
 		free(am);
@@ -517,13 +561,29 @@ pb_plan *pb_part_to_plan(pb_part_problem *P, const int *ac, const char *method, 
 		                    g->routing,
 		                    g->storage,
 		                    g->macs,
-		                    g->first_layer,
-		                    g->first_layer + g->layers - 1,
+		                    pb_part_layer_node(P, g->first_layer),
+		                    pb_part_layer_node(P, g->first_layer + g->layers - 1),
 		                    k == ev.bottleneck,
 		                    g->storage > P->hw.memory};
 		pb_plan_add_group(p, &pg);
-		for (int v = g->first_layer; v < g->first_layer + g->layers; v++)
-			p->group[v] = k;
+		if (!P->node_layer)
+			for (int v = g->first_layer; v < g->first_layer + g->layers; v++)
+				p->group[v] = k;
+	}
+	if (P->node_layer) { /* a folded node is in its host layer's group */
+		int *lg = malloc(((size_t)P->m + 1) * sizeof *lg);
+		if (!lg) {
+			free(gs);
+			free(am);
+			pb_plan_free(p);
+			return NULL;
+		}
+		for (int k = 0; k < ev.n_groups; k++)
+			for (int l = gs[k].first_layer; l < gs[k].first_layer + gs[k].layers; l++)
+				lg[l] = k;
+		for (int v = 0; v < P->n_nodes; v++)
+			p->group[v] = P->node_layer[v] >= 0 ? lg[P->node_layer[v]] : -1;
+		free(lg);
 	}
 	pb_plan_set_metric(p, "max_time", ev.max_time);
 	pb_plan_set_metric(p, "reward", ev.reward);
@@ -554,6 +614,7 @@ pb_plan *pb_part_to_plan(pb_part_problem *P, const int *ac, const char *method, 
 	json_object_set_new(p->detail, "layout", json_string(P->hw.name));
 	json_object_set_new(p->detail, "cores", json_integer(P->n));
 	json_object_set_new(p->detail, "layers", json_integer(P->m));
+	json_object_set_new(p->detail, "folded_constants", json_integer(P->n_folded));
 	json_object_set_new(
 	    p->detail, "reward_mode",
 	    json_string(P->hw.reward_mode == PB_REWARD_WEIGHTED ? "weighted" : "max_time"));
@@ -578,12 +639,31 @@ int pb_part_from_plan(const pb_part_problem *P, const pb_plan *plan, int *ac, pb
 		return pb_err(err, PB_EUSAGE,
 		              "the plan was made for %d cores, the layout '%s' has %d",
 		              (int)json_array_size(j), P->hw.name, P->n);
+	long sum = 0;
 	for (int i = 0; i < P->n; i++) {
 		const json_t *v = json_array_get(j, (size_t)i);
-		if (!json_is_integer(v))
+		if (!json_is_integer(v) || json_integer_value(v) < INT32_MIN ||
+		    json_integer_value(v) > INT32_MAX)
 			return pb_err(err, PB_EINPUT, "detail.arranged_core[%d] is not an integer",
 			              i);
 		ac[i] = (int)json_integer_value(v);
+		sum += ac[i];
+	}
+	/* A plan written when every node was a layer (chain_layers.h). */
+	if (P->node_layer && P->n_folded > 0 && sum == P->n_nodes) {
+		int ok = 1;
+		for (int i = 0; i < P->n; i++)
+			ok &= ac[i] >= 0;
+		if (ok) {
+			pb_part_layers L = {P->n_nodes, P->m, P->n_folded, P->layer_node,
+			                    P->node_layer};
+			int *old = malloc((size_t)P->n * sizeof *old);
+			if (!old)
+				return pb_err(err, PB_ENOMEM, "out of memory");
+			memcpy(old, ac, (size_t)P->n * sizeof *old);
+			pb_part_layers_convert(&L, P->n, old, ac);
+			free(old);
+		}
 	}
 	if (!pb_part_state_valid(P, ac, err))
 		return pb_err_prefix(err, "plan");

@@ -43,6 +43,7 @@
 
 #include "model/graph.h"
 #include "plan.h"
+#include "partition/chain_layers.h"
 #include "partition/manycore.h"
 
 /* Cut rules per boundary position (chain_rules.h). */
@@ -50,13 +51,18 @@ enum { PB_CUT_FREE = 0, PB_CUT_FORBID = 1, PB_CUT_FORCE = 2 };
 
 typedef struct pb_part_problem {
 	pb_manycore hw;
-	int m;          /* layers (graph nodes) */
-	int n;          /* cores */
-	double *pmacs;  /* prefix sums, m+1 entries */
-	double *pstore; /* prefix sums of param_bytes + out_bytes */
-	double *ob;     /* out_bytes per layer */
-	int *min_succ;  /* smallest successor id per layer, m if none */
-	int *pred_off;  /* CSR of predecessors: pred[pred_off[v]..pred_off[v+1]) */
+	int m; /* layers (graph nodes that are not folded constants) */
+	int n; /* cores */
+	/* Layers of the graph (chain_layers.h); for a synthetic problem every
+	 * node is a layer and the maps are NULL (the identity). */
+	int n_nodes, n_folded;
+	int *layer_node; /* m entries, or NULL */
+	int *node_layer; /* n_nodes entries, or NULL */
+	double *pmacs;   /* prefix sums, m+1 entries */
+	double *pstore;  /* prefix sums of param_bytes + out_bytes */
+	double *ob;      /* out_bytes per layer */
+	int *min_succ;   /* smallest successor id per layer, m if none */
+	int *pred_off;   /* CSR of predecessors: pred[pred_off[v]..pred_off[v+1]) */
 	int *pred;
 	int *pred_next; /* successor of pred[k] that follows v, m if none */
 	int *stamp;     /* scratch for in_bytes */
@@ -144,9 +150,17 @@ void pb_part_arranged_macs(const pb_part_problem *P, const int *ac, double *macs
 /* State from a list of groups (cores and layers per group, in order). */
 void pb_part_state_from_groups(int n_groups, const int *cores, const int *layers, int *ac);
 
-/* Generic plan of a state (kind "partition"). optimum may be NAN. */
+/* Graph node of layer l (l itself for a synthetic problem). */
+int pb_part_layer_node(const pb_part_problem *P, int l);
+
+/* Generic plan of a state (kind "partition"): every graph node in the group
+ * of its layer (a folded node in its host's); a group's first_node and
+ * last_node are the nodes of its first and last layer. optimum may be NAN. */
 pb_plan *pb_part_to_plan(pb_part_problem *P, const int *ac, const char *method, double optimum);
-/* Reads detail.arranged_core of a partition plan made for this problem. */
+/* Reads detail.arranged_core of a partition plan made for this problem. A
+ * plan written before folded nodes stopped being layers (its entries sum to
+ * the graph's node count, not the layer count) is converted
+ * (pb_part_layers_convert). */
 int pb_part_from_plan(const pb_part_problem *P, const pb_plan *plan, int *ac, pb_error *err);
 
 #endif

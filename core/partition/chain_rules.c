@@ -143,14 +143,50 @@ int pb_part_has_rules(const pb_part_problem *P)
 	return P->cut || P->pin;
 }
 
+/* Node-level rules (r->m graph nodes) as layer rules of P: a cut after a
+ * layer's node stays; a cut after a folded node is no boundary of the chain
+ * and is dropped; a pin on a folded node pins its host layer (the node is in
+ * that layer's group). Two different pins on one layer are an error. */
+static int map_to_layers(pb_part_problem *P, const pb_part_rules *r, pb_error *err)
+{
+	for (int l = 0; l <= P->m; l++)
+		P->cut[l] = PB_CUT_FREE;
+	for (int l = 0; l < P->m; l++)
+		P->pin[l] = -1;
+	for (int v = 0; v < r->m; v++) {
+		int l = P->node_layer[v];
+		if (l < 0)
+			continue;
+		int own = P->layer_node[l] == v;
+		if (own && r->cut[v + 1] && l + 1 < P->m)
+			P->cut[l + 1] = r->cut[v + 1];
+		if (r->pin[v] < 0)
+			continue;
+		if (P->pin[l] >= 0 && P->pin[l] != r->pin[v]) {
+			char e1[32], e2[32];
+			snprintf(e1, sizeof e1, "%s=%d", r->pin_kind, P->pin[l]);
+			snprintf(e2, sizeof e2, "%s=%d", r->pin_kind, r->pin[v]);
+			return pb_err(err, PB_EINPUT,
+			              "rules '%s' (%s) and '%s' (%s) pin layer %d (node %d and the "
+			              "load-time constants it consumes, which go with it) to two "
+			              "cores",
+			              pb_part_rules_name(r, e1), e1, pb_part_rules_name(r, e2), e2,
+			              l, P->layer_node[l]);
+		}
+		P->pin[l] = r->pin[v];
+	}
+	return PB_OK;
+}
+
 int pb_part_problem_set_rules(pb_part_problem *P, const pb_part_rules *r, pb_error *err)
 {
 	if (pb_part_rules_empty(r))
 		return PB_OK;
-	if (r->m != P->m)
+	int nodes = P->node_layer && r->m == P->n_nodes;
+	if (r->m != P->m && !nodes)
 		return pb_err(err, PB_EINPUT,
 		              "partition rules: made for %d layers, the model has %d", r->m, P->m);
-	for (int v = 0; v < P->m; v++)
+	for (int v = 0; v < r->m; v++)
 		if (r->pin[v] >= P->n) {
 			char effect[32];
 			snprintf(effect, sizeof effect, "core=%d", r->pin[v]);
@@ -169,8 +205,20 @@ int pb_part_problem_set_rules(pb_part_problem *P, const pb_part_rules *r, pb_err
 		P->pin = NULL;
 		return pb_err(err, PB_ENOMEM, "partition: out of memory");
 	}
-	memcpy(P->cut, r->cut, (size_t)P->m + 1);
-	memcpy(P->pin, r->pin, (size_t)P->m * sizeof *P->pin);
+	int rc = PB_OK;
+	if (nodes && P->n_folded > 0) {
+		rc = map_to_layers(P, r, err);
+	} else {
+		memcpy(P->cut, r->cut, (size_t)P->m + 1);
+		memcpy(P->pin, r->pin, (size_t)P->m * sizeof *P->pin);
+	}
+	if (rc) {
+		free(P->cut);
+		free(P->pin);
+		P->cut = NULL;
+		P->pin = NULL;
+		return rc;
+	}
 	json_decref(P->rules);
 	P->rules = json_deep_copy(r->info);
 	return PB_OK;

@@ -36,6 +36,32 @@ static void rules_text(FILE *out, const pb_plan *p)
 	fprintf(out, "\n");
 }
 
+/* Layers of group i: the running sum of arranged_core's non-zero entries
+ * (load-time constants are no layers, chain_layers.h); the node range of a
+ * plan without arranged_core. */
+static void group_layers(const pb_plan *p, int i, int *first, int *last)
+{
+	const json_t *ac = json_object_get(p->detail, "arranged_core");
+	long at = 0;
+	int k = 0;
+	size_t c;
+	const json_t *v;
+	*first = p->groups[i].first_node;
+	*last = p->groups[i].last_node;
+	json_array_foreach(ac, c, v)
+	{
+		long n = (long)json_integer_value(v);
+		if (n <= 0)
+			continue;
+		if (k++ == i) {
+			*first = (int)at;
+			*last = (int)(at + n - 1);
+			return;
+		}
+		at += n;
+	}
+}
+
 void pb_part_report_table(FILE *out, const pb_plan *p)
 {
 	fprintf(out, "%-4s %-12s %-13s %9s %11s %11s %11s %10s\n", "#", "cores", "layers", "MACs",
@@ -46,7 +72,9 @@ void pb_part_report_table(FILE *out, const pb_plan *p)
 		char cores[24], layers[24], macs[32], storage[32];
 		snprintf(cores, sizeof cores, "%d-%d (%d)", g->first_unit,
 		         g->first_unit + g->n_units - 1, g->n_units);
-		snprintf(layers, sizeof layers, "%d-%d", g->first_node, g->last_node);
+		int l0, l1;
+		group_layers(p, i, &l0, &l1);
+		snprintf(layers, sizeof layers, "%d-%d", l0, l1);
 		fprintf(out, "%-4d %-12s %-13s %9s %11s %11s %11s %10s%s%s\n", i, cores, layers,
 		        pb_fmt_si(g->macs, macs, sizeof macs), pb_fmt_time_fixed(g->time, f[0], 32),
 		        pb_fmt_time_fixed(g->compute, f[1], 32),
@@ -74,6 +102,13 @@ void pb_part_report_table(FILE *out, const pb_plan *p)
 	if (note)
 		fprintf(out, "exact: %s\n", note);
 	rules_text(out, p);
+	json_int_t nf = json_integer_value(json_object_get(p->detail, "folded_constants"));
+	if (nf > 0)
+		fprintf(out,
+		        "layers: %" JSON_INTEGER_FORMAT " (%" JSON_INTEGER_FORMAT
+		        " load-time constants of the %d nodes go with the layer that consumes "
+		        "them)\n",
+		        json_integer_value(json_object_get(p->detail, "layers")), nf, p->n_nodes);
 	fprintf(out, "lower bound (perfect balance) = %s   max storage = %s of %s\n",
 	        pb_fmt_time_fixed(pb_plan_metric(p, "lower_bound", NAN), f[0], 32),
 	        pb_fmt_bytes(pb_plan_metric(p, "max_storage", NAN), f[1], 32),
@@ -101,8 +136,12 @@ json_t *pb_part_report_json(const pb_plan *p, const char *method, const char *la
 		json_t *o = json_object();
 		json_object_set_new(o, "first_core", json_integer(g->first_unit));
 		json_object_set_new(o, "cores", json_integer(g->n_units));
-		json_object_set_new(o, "first_layer", json_integer(g->first_node));
-		json_object_set_new(o, "last_layer", json_integer(g->last_node));
+		int l0, l1;
+		group_layers(p, i, &l0, &l1);
+		json_object_set_new(o, "first_layer", json_integer(l0));
+		json_object_set_new(o, "last_layer", json_integer(l1));
+		json_object_set_new(o, "first_node", json_integer(g->first_node));
+		json_object_set_new(o, "last_node", json_integer(g->last_node));
 		json_object_set_new(o, "macs", json_real(g->macs));
 		json_object_set_new(o, "time", json_real(g->time));
 		json_object_set_new(o, "compute", json_real(g->compute));
@@ -135,6 +174,12 @@ json_t *pb_part_report_json(const pb_plan *p, const char *method, const char *la
 		json_object_set(j, "exact_note", (json_t *)note);
 	json_object_set(j, "arranged_core", json_object_get(p->detail, "arranged_core"));
 	json_object_set(j, "arranged_macs", json_object_get(p->detail, "arranged_macs"));
+	const json_t *nl = json_object_get(p->detail, "layers"),
+	             *nf = json_object_get(p->detail, "folded_constants");
+	if (json_is_integer(nl))
+		json_object_set(j, "layers", (json_t *)nl);
+	if (json_is_integer(nf))
+		json_object_set(j, "folded_constants", (json_t *)nf);
 	return j;
 }
 

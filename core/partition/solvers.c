@@ -271,8 +271,11 @@ static void stats_fn(pb_solver *s, FILE *out)
 	psolver *ps = (psolver *)s;
 	pb_part_eval ev;
 	pb_part_evaluate(ps->P, ps->ac, &ev, NULL);
-	fprintf(out, "method %s on %s: %d layers, %d cores\n", method_names[ps->method],
+	fprintf(out, "method %s on %s: %d layers, %d cores", method_names[ps->method],
 	        ps->P->hw.name, ps->P->m, ps->P->n);
+	if (ps->P->n_folded > 0)
+		fprintf(out, " (%d load-time constants go with their consumers)", ps->P->n_folded);
+	fputc('\n', out);
 	fprintf(out, "incumbent max(t) %.6f ms, reward %.4f, %d groups\n", ev.max_time * 1e3,
 	        ev.reward, ev.n_groups);
 	fprintf(out, "lower bound %.6f ms", ps->P->lower_bound * 1e3);

@@ -14,6 +14,7 @@
  */
 #include "script/hooks.h"
 
+#include "partition/chain_layers.h"
 #include "partition/chain_rules.h"
 
 #include <stdlib.h>
@@ -49,8 +50,8 @@ static int mask_cb(void *ud, const int *ac, int n, unsigned char *mask)
 		return 1;
 	int layer = 0;
 	for (int c = 0; c < n; c++)
-		for (int k = 0; k < ac[c] && layer < h->g->n_nodes; k++)
-			am[c] += h->g->nodes[layer++].cost.macs;
+		for (int k = 0; k < ac[c] && layer < h->n_layers; k++)
+			am[c] += h->layer_macs[layer++];
 	pb_error e = {0};
 	int rc = pb_script_action_mask(h->sc, ac, am, n, 4 * (n - 1), mask, &e);
 	free(am);
@@ -107,27 +108,40 @@ int pb_hooks_partition(pb_hooks *h, const pb_hw *hw, pb_part_opts *o, pb_error *
 	if (rrc)
 		return rrc;
 	o->rules = h->part_rules;
-	if (pb_script_count(h->sc, "action_mask") > 0) {
+	int masks = pb_script_count(h->sc, "action_mask") > 0,
+	    init = pb_script_count(h->sc, "initial_partition") > 0;
+	if (!masks && !init)
+		return PB_OK;
+	/* the heuristics see the partition's layers: load-time constants are
+	 * none (chain_layers.h) */
+	pb_part_layers L = {0};
+	int rc = pb_part_layers_new(h->g, &L, err);
+	if (rc)
+		return rc;
+	free(h->layer_macs);
+	h->n_layers = L.m;
+	h->layer_macs = malloc(((size_t)L.m + 1) * sizeof *h->layer_macs);
+	if (!h->layer_macs) {
+		pb_part_layers_free(&L);
+		return pb_err(err, PB_ENOMEM, "out of memory");
+	}
+	for (int l = 0; l < L.m; l++)
+		h->layer_macs[l] = h->g->nodes[L.layer_node[l]].cost.macs;
+	pb_part_layers_free(&L);
+	if (masks) {
 		o->mask = mask_cb;
 		o->mask_ud = h;
 	}
-	if (pb_script_count(h->sc, "initial_partition") == 0)
+	if (!init)
 		return PB_OK;
 	pb_manycore mc;
-	int rc = pb_manycore_parse(hw, &mc, err);
-	if (rc)
+	if ((rc = pb_manycore_parse(hw, &mc, err)))
 		return rc;
-	int m = h->g->n_nodes;
-	double *macs = malloc(((size_t)m + 1) * sizeof *macs);
 	h->init_state = malloc(((size_t)mc.cores + 1) * sizeof *h->init_state);
-	if (!macs || !h->init_state) {
-		free(macs);
+	if (!h->init_state)
 		return pb_err(err, PB_ENOMEM, "out of memory");
-	}
-	for (int i = 0; i < m; i++)
-		macs[i] = h->g->nodes[i].cost.macs;
-	rc = pb_script_initial_partition(h->sc, mc.cores, m, macs, h->init_state, err);
-	free(macs);
+	rc = pb_script_initial_partition(h->sc, mc.cores, h->n_layers, h->layer_macs, h->init_state,
+	                                 err);
 	if (rc < 0)
 		return -rc;
 	o->init_state = h->init_state;
@@ -431,6 +445,7 @@ int pb_hooks_finish(pb_hooks *h, int rc, pb_error *err)
 		rc = h->err.code ? h->err.code : PB_EINPUT;
 	}
 	free(h->init_state);
+	free(h->layer_macs);
 	free(h->force);
 	pb_part_rules_free(h->part_rules);
 	pb_shard_rules_free(h->rules);

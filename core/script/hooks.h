@@ -25,7 +25,9 @@ typedef struct pb_hooks {
 	const pb_graph *g;
 	int failed; /* a script callback failed: err holds its message */
 	pb_error err;
-	int *init_state;                  /* partition: the script's initial allocation */
+	int *init_state;    /* partition: the script's initial allocation */
+	double *layer_macs; /* partition: MACs per layer (chain_layers.h) */
+	int n_layers;
 	pb_shard_rules *rules;            /* shard: library with the Lua `specs` rules */
 	pb_shard_rules *filters;          /* shard: the Lua candidate filters */
 	int *force;                       /* map: forced backend per node */

@@ -28,6 +28,7 @@
  */
 #include "script/script.h"
 
+#include "partition/chain_layers.h"
 #include "partition/env.h"
 
 #include <lauxlib.h>
@@ -359,6 +360,28 @@ static int l_topo(lua_State *L)
 		lua_pushinteger(L, i);
 		lua_rawseti(L, -2, i + 1);
 	}
+	return 1;
+}
+
+/* pb.layers(): the node ids of the many-core partition's layers, in order
+ * (load-time constants are none: core/partition/chain_layers.h); layer i
+ * (0-based, as arranged_core counts) is node layers[i + 1]. */
+static int l_layers(lua_State *L)
+{
+	pb_script *sc = get_sc(L);
+	const pb_graph *g = need_graph(L, sc);
+	/* the table first, at its largest size: filling it allocates nothing,
+	 * so no Lua error can unwind past ly */
+	lua_createtable(L, g->n_nodes, 0);
+	pb_part_layers ly = {0};
+	pb_error err = {0};
+	if (pb_part_layers_new(g, &ly, &err))
+		return luaL_error(L, "pb.layers: %s", err.msg);
+	for (int i = 0; i < ly.m; i++) {
+		lua_pushinteger(L, ly.layer_node[i]);
+		lua_rawseti(L, -2, i + 1);
+	}
+	pb_part_layers_free(&ly);
 	return 1;
 }
 
@@ -836,14 +859,13 @@ static int l_clear(lua_State *L)
 	return 0;
 }
 
-static const luaL_Reg pb_funcs[] = {{"graph", l_graph}, {"node", l_node},
-                                    {"nodes", l_nodes}, {"topo", l_topo},
-                                    {"edges", l_edges}, {"find", l_find},
-                                    {"plan", l_plan},   {"layout", l_layout},
-                                    {"cmd", l_cmd},     {"heuristic", l_heuristic},
-                                    {"rule", l_rule},   {"on", l_on},
-                                    {"clear", l_clear}, {"partition_apply", l_partition_apply},
-                                    {NULL, NULL}};
+static const luaL_Reg pb_funcs[] = {
+    {"graph", l_graph}, {"node", l_node},           {"nodes", l_nodes},
+    {"topo", l_topo},   {"layers", l_layers},       {"edges", l_edges},
+    {"find", l_find},   {"plan", l_plan},           {"layout", l_layout},
+    {"cmd", l_cmd},     {"heuristic", l_heuristic}, {"rule", l_rule},
+    {"on", l_on},       {"clear", l_clear},         {"partition_apply", l_partition_apply},
+    {NULL, NULL}};
 
 /* ------------------------------------------------------------ lifecycle */
 

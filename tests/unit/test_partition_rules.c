@@ -167,6 +167,19 @@ static void run(const pb_graph *g, const pb_hw *hw, const char *method, const pb
 	pb_solver_free(sv);
 }
 
+/* The graph node of partition layer l (load-time constants are no layers:
+ * chain_layers.h; rules are made per node). */
+static int node_of(const pb_graph *g, int l)
+{
+	pb_part_layers L = {0};
+	pb_error err = {0};
+	assert_int_equal(pb_part_layers_new(g, &L, &err), PB_OK);
+	assert_true(l >= 0 && l < L.m);
+	int v = L.layer_node[l];
+	pb_part_layers_free(&L);
+	return v;
+}
+
 /* Positions p (1..m-1) where the state has a group boundary. */
 static int boundaries(const int *ac, int n, int *pos)
 {
@@ -196,9 +209,9 @@ static void test_every_method_obeys_cuts(void **state)
 		pb_part_rules *r = pb_part_rules_new(m);
 		pb_error err = {0};
 		for (int k = 0; k < nb; k++)
-			assert_int_equal(pb_part_rules_cut(r, "no_cut_here", pos[k] - 1,
-			                                   g->nodes[pos[k] - 1].name, PB_CUT_FORBID,
-			                                   &err),
+			assert_int_equal(pb_part_rules_cut(r, "no_cut_here", node_of(g, pos[k] - 1),
+			                                   g->nodes[node_of(g, pos[k] - 1)].name,
+			                                   PB_CUT_FORBID, &err),
 			                 PB_OK);
 		run(g, hw, methods[i], r, ac2, &ev2, NULL);
 		if (ev2.violations)
@@ -211,9 +224,10 @@ static void test_every_method_obeys_cuts(void **state)
 		pb_part_rules_free(r);
 		/* force a boundary the plan does not have: after layer 5 */
 		r = pb_part_rules_new(m);
-		assert_int_equal(
-		    pb_part_rules_cut(r, "cut_after_5", 5, g->nodes[5].name, PB_CUT_FORCE, &err),
-		    PB_OK);
+		assert_int_equal(pb_part_rules_cut(r, "cut_after_5", node_of(g, 5),
+		                                   g->nodes[node_of(g, 5)].name, PB_CUT_FORCE,
+		                                   &err),
+		                 PB_OK);
 		run(g, hw, methods[i], r, ac2, &ev2, NULL);
 		if (ev2.violations)
 			fail_msg("%s breaks the forced cut", methods[i]);
@@ -239,9 +253,10 @@ static void test_pins_and_optimum(void **state)
 	 * after the boundary); then layer 10 on core 12 alone */
 	pb_part_rules *r = pb_part_rules_new(m);
 	pb_error err = {0};
-	assert_int_equal(pb_part_rules_pin(r, "early_late", 10, g->nodes[10].name, 15, &err),
+	int v10 = node_of(g, 10);
+	assert_int_equal(pb_part_rules_pin(r, "early_late", v10, g->nodes[v10].name, 15, &err),
 	                 PB_OK);
-	assert_int_equal(pb_part_rules_cut(r, "cut", 10, g->nodes[10].name, PB_CUT_FORCE, &err),
+	assert_int_equal(pb_part_rules_cut(r, "cut", v10, g->nodes[v10].name, PB_CUT_FORCE, &err),
 	                 PB_OK);
 	pb_part_opts o = {0};
 	o.method = "exact";
@@ -251,7 +266,7 @@ static void test_pins_and_optimum(void **state)
 	assert_non_null(strstr(err.msg, "obeys the rules"));
 	pb_part_rules_free(r);
 	r = pb_part_rules_new(m);
-	assert_int_equal(pb_part_rules_pin(r, "pin", 10, g->nodes[10].name, 12, &err), PB_OK);
+	assert_int_equal(pb_part_rules_pin(r, "pin", v10, g->nodes[v10].name, 12, &err), PB_OK);
 	double opt_exact = NAN;
 	int ac0[16];
 	pb_part_eval ev0;
