@@ -567,22 +567,33 @@ static int drop_edit(tui_app *a, int from, int to, char *line, size_t n)
 	return 0;
 }
 
-/* What a drag moves across a boundary: the nodes lo..hi of group G, or on a
- * partition plan the layers among them (load-time constants are no layers
- * and go with the layer that reads them: partition/chain_layers.h). */
-static int drag_count(const tui_app *a, int G, int lo, int hi)
+/* What a drag of item src out of group G moves across a boundary (to_next:
+ * into G+1, else into G-1): the nodes from src to the end (start) of the
+ * group; on a partition plan the layers, counted through the layer each of
+ * src's nodes goes with (load-time constants are no layers and move with the
+ * layer that reads them: partition/chain_layers.h). 0: nothing to move. */
+static int drag_count(const tui_app *a, const tui_item *src, int G, int to_next)
 {
 	const pb_plan *p = a->s->plan;
+	int f, l;
+	group_range(a, G, &f, &l);
 	pb_part_layers L = {0};
 	pb_error err = {0};
 	if (strcmp(p->kind, "partition") != 0 || !a->s->graph ||
 	    pb_part_layers_new(a->s->graph, &L, &err) != PB_OK)
-		return hi - lo + 1;
-	int k = 0;
-	for (int v = lo; v <= hi && v < L.n_nodes && v < p->n_nodes; v++)
-		k += L.node_layer[v] >= 0 && L.layer_node[L.node_layer[v]] == v && p->group[v] == G;
+		return to_next ? l - src->first + 1 : src->last - f + 1;
+	int lo = -1, hi = -1, k = 0;
+	for (int v = src->first; v <= src->last && v < L.n_nodes && v < p->n_nodes; v++)
+		if (p->group[v] == G && L.node_layer[v] >= 0) {
+			if (lo < 0 || L.node_layer[v] < lo)
+				lo = L.node_layer[v];
+			if (L.node_layer[v] > hi)
+				hi = L.node_layer[v];
+		}
+	if (lo >= 0 && f >= 0 && f < L.n_nodes && l < L.n_nodes)
+		k = to_next ? L.node_layer[l] - lo + 1 : hi - L.node_layer[f] + 1;
 	pb_part_layers_free(&L);
-	return k;
+	return k > 0 ? k : 0;
 }
 
 static void mouse_event(tui_app *a)
@@ -647,11 +658,10 @@ static void mouse_event(tui_app *a)
 			return;
 		group_range(a, G, &f, &l);
 		if (H == G + 1 && f >= 0)
-			snprintf(line, sizeof line, "boundary %d %d", G,
-			         -drag_count(a, G, src->first, l));
+			snprintf(line, sizeof line, "boundary %d %d", G, -drag_count(a, src, G, 1));
 		else if (H == G - 1 && f >= 0)
 			snprintf(line, sizeof line, "boundary %d %d", G - 1,
-			         drag_count(a, G, f, src->last));
+			         drag_count(a, src, G, 0));
 		else {
 			tui_out(a, 1,
 			        "drag a layer onto the next or previous group (from %d to %d)", G,
