@@ -26,10 +26,12 @@
  * run over VG_DOT_SECONDS is killed and the fallback stays, so the UI never
  * waits for dot.
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "app.h"
+#include "output.h"
+#include "viewgraph.h"
 #include "shape/shape.h"
 #include "view.h"
 
@@ -298,19 +300,19 @@ static void start_layout(tui_app *a)
 	free(h);
 }
 
-void tui_vg_update(tui_app *a)
+int tui_vg_update(tui_app *a)
 {
 	tui_viewgraph *vg = &a->vg;
 	const pb_graph *g = a->s->graph;
 	if (!g) {
 		if (vg->graph)
 			tui_vg_free(vg);
-		return;
+		return 0;
 	}
 	if (vg->graph != g) {
 		/* `open` keeps the view's selection, `load` brings its own: a
 		 * selection the change left alone means a new model, whose view
-		 * starts at its inputs (canvas.c) */
+		 * starts at its inputs (fit.c) */
 		int reopened = vg->graph != NULL;
 		long seen = vg->sel_seen;
 		tui_vg_free(vg);
@@ -326,7 +328,7 @@ void tui_vg_update(tui_app *a)
 	}
 	vg->sel_seen = pb_view_get_int(a->s->view, "sel", -1);
 	if (!vg->blocks)
-		return;
+		return 0;
 	open_ranges o;
 	parse_open(a->s->view, &o);
 	int zoom = (int)pb_view_get_int(a->s->view, "zoom", 0);
@@ -357,7 +359,7 @@ void tui_vg_update(tui_app *a)
 	if (!items || !item_of) {
 		free(items);
 		free(item_of);
-		return;
+		return 0;
 	}
 	int n = 0;
 	for (int i = 0; i < g->n_nodes; i++) {
@@ -413,7 +415,7 @@ void tui_vg_update(tui_app *a)
 	vg->n_items = n;
 	vg->depth = d > PB_BLOCKS_MAX_DEPTH ? -1 : d;
 	if (same)
-		return;
+		return 0;
 	vg->zoom = zoom;
 	vg->lr = lr;
 	/* edges between items, deduplicated */
@@ -451,7 +453,7 @@ void tui_vg_update(tui_app *a)
 	}
 	free(pairs);
 	start_layout(a);
-	a->redraw |= PB_REDRAW_CANVAS;
+	return PB_REDRAW_CANVAS;
 }
 
 int tui_vg_poll(tui_app *a)
@@ -472,7 +474,7 @@ int tui_vg_poll(tui_app *a)
 			        "layout: dot took longer than %.0f s; showing the simple layout "
 			        "(collapse blocks or use 'view depth' to shrink the graph)",
 			        VG_DOT_SECONDS);
-			return 1;
+			return PB_REDRAW_ALL | TUI_FIT;
 		}
 		return 0;
 	}
@@ -480,7 +482,7 @@ int tui_vg_poll(tui_app *a)
 	if (r < 0) {
 		snprintf(vg->layout_note, sizeof vg->layout_note, "simple (dot failed)");
 		tui_out(a, 1, "%s", err.msg);
-		return 1;
+		return PB_REDRAW_ALL | TUI_FIT;
 	}
 	if (l->n_boxes != vg->n_items) {
 		pb_layout_free(l);
@@ -491,8 +493,7 @@ int tui_vg_poll(tui_app *a)
 	a->last_sel = -1; /* positions moved: let the view follow the selection again */
 	vg->dot_seconds = tui_now() - vg->job_start;
 	snprintf(vg->layout_note, sizeof vg->layout_note, "dot %.2f s", vg->dot_seconds);
-	a->redraw |= PB_REDRAW_CANVAS;
-	return 1;
+	return PB_REDRAW_ALL | TUI_FIT;
 }
 
 int tui_vg_item_near(const tui_app *a, int node)
@@ -507,4 +508,11 @@ int tui_vg_item_near(const tui_app *a, int node)
 		if (vg->item_of[v] >= 0)
 			return vg->item_of[v];
 	return -1;
+}
+
+void tui_vg_item_rect(const tui_app *a, int i, int *x, int *y)
+{
+	const tui_item *it = &a->vg.items[i];
+	*x = (int)lround(a->vg.layout->x[i] - it->w / 2.0);
+	*y = (int)lround(a->vg.layout->y[i] - it->h / 2.0);
 }
