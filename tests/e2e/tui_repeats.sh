@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# tui_repeats.sh — a line written again and again in a row takes one row of
+# the output pane with its count (docs/tui.md, "Output pane"): `T` (repeat 100
+# step) after the MILP proved resnet18's partition optimal printed 100 rows
+# of "... proved optimal (done)" that pushed everything else out of the pane
+# and the 'o' pager; now the pane shows it once, "… × N", and the pager too.
+# Usage: tui_repeats.sh PATH/TO/partbench   (run from the repository root)
+set -u
+bin=$(realpath "${1:?usage: tui_repeats.sh PARTBENCH}")
+root=$(pwd)
+. "$(dirname "$0")/lib/tui_tmux.sh" repeats
+
+tm -f /dev/null new-session -d -s "$sess" -x 120 -y 40 -c "$tmp" \
+	"env LANG=C.UTF-8 '$bin' '$root/models/resnet18.onnx' --layout '$root/layouts/manycore-16.lua'; echo PB_EXIT=\$?; sleep 600"
+wait_for 'resnet18.onnx: [0-9]+ nodes'
+keys I
+wait_for 'partition/milp attached'
+# 100 steps: the MILP on resnet18 x 16 cores proves its optimum in far fewer
+# (7 probes, one branch-and-bound node), so most steps repeat the last line
+keys T
+wait_for 'proved optimal \(done\)'
+wait_for 's/S:step'
+# the screen ends with the repeat finished: the count stops growing
+prev=
+for _ in $(seq 1 100); do
+	screen
+	now=$(grep -c 'proved optimal (done)' "$tmp/screen")
+	cnt=$(grep -oE 'proved optimal \(done\)  … × [0-9]+' "$tmp/screen" | grep -oE '[0-9]+$')
+	[ -n "$cnt" ] && [ "$cnt" = "$prev" ] && break
+	prev=$cnt
+	sleep 0.2
+done
+[ "$now" = 1 ] || fail "'proved optimal (done)' takes $now rows of the pane, not one"
+[ -n "$cnt" ] && [ "$cnt" -ge 2 ] || fail "no '… × N' count (N >= 2) on the repeated line"
+# the lines before the repeats are still in the pane (a 7-row pane)
+grep -q 'partition/milp: .*probes' "$tmp/screen" || fail "the repeats pushed the earlier lines out"
+# the pager shows the same single line with its count
+keys o
+wait_for 'output \(q closes\)'
+[ "$(grep -c 'proved optimal (done)' "$tmp/screen")" = 1 ] || fail "the pager has more than one row of the repeated line"
+grep -qE "proved optimal \(done\)  … × $cnt" "$tmp/screen" || fail "the pager's count differs from the pane's ($cnt)"
+keys q
+wait_for 's/S:step'
+keys q
+wait_for 'unsaved changes'
+keys d
+wait_for 'PB_EXIT=0'
+echo "tui_repeats: all checks passed"
