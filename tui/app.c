@@ -75,7 +75,7 @@ static void on_session(void *ud, int what)
 
 static void mouse_apply(tui_app *a)
 {
-	int on = (int)pb_view_get_int(a->s->view, "mouse", 1);
+	int on = (int)a->s->view.mouse;
 	if (on == a->mouse_on)
 		return;
 	a->mouse_on = on;
@@ -391,7 +391,7 @@ int pb_tui_main(pb_cmd_ctx *ctx, int argc, char **argv, pb_error *err)
 	mouse_apply(a);
 	tui_out(a, 0, "partbench workbench: ? help, : command, / search, q quit");
 	tui_signals_install();
-	if (a->s->graph && !pb_view_get(a->s->view, "sel", NULL, (char[8]){0}, 8))
+	if (a->s->graph && a->s->view.sel < 0)
 		a->redraw |= tui_view_start(a);
 	/* the offer is a question on the bottom row: the graph is laid out
 	 * and drawn meanwhile */

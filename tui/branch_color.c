@@ -19,9 +19,7 @@
 
 int tui_branch_mode(const tui_app *a)
 {
-	char mode[16];
-	pb_view_get(a->s->view, "color", "group", mode, sizeof mode);
-	return strcmp(mode, "branch") == 0;
+	return a->s->view.color == PB_VIEW_BY_BRANCH;
 }
 
 void tui_branch_free(tui_app *a)

@@ -30,7 +30,7 @@ int tui_fit(tui_app *a, int recentre)
 		a->vg.start_pending = 0;
 		flags |= tui_view_start(a);
 	}
-	if (pb_view_get_int(a->s->view, "fit", 0)) {
+	if (a->s->view.fit) {
 		if ((l->width > cw || l->height > ch) && a->vg.zoom < 2) {
 			char line[32];
 			snprintf(line, sizeof line, "view zoom %d", a->vg.zoom + 1);
@@ -49,7 +49,7 @@ int tui_fit(tui_app *a, int recentre)
 	int sel = tui_selected(a);
 	if (sel < 0)
 		return flags & ~TUI_FIT;
-	if (pb_view_get_int(a->s->view, "top", 0) && tui_vg_item_near(a, sel) >= 0) {
+	if (a->s->view.top && tui_vg_item_near(a, sel) >= 0) {
 		/* the model's inputs at the top: the selection's box in the first
 		 * rows, centred across; kept until dot's layout arrives */
 		int bx, by, i = tui_vg_item_near(a, sel);
@@ -61,8 +61,8 @@ int tui_fit(tui_app *a, int recentre)
 		flags |= view_at(a, x, by > 1 ? by - 1 : 0, a->vg.job ? "" : "top=");
 		return flags & ~TUI_FIT;
 	}
-	int center = (int)pb_view_get_int(a->s->view, "center", 0);
-	int follow = (int)pb_view_get_int(a->s->view, "follow", 1);
+	int center = (int)a->s->view.center;
+	int follow = (int)a->s->view.follow;
 	if (!center && !recentre && !(follow && sel != a->last_sel))
 		return flags & ~TUI_FIT;
 	a->last_sel = sel;
@@ -71,8 +71,8 @@ int tui_fit(tui_app *a, int recentre)
 		return flags & ~TUI_FIT;
 	tui_vg_item_rect(a, i, &bx, &by);
 	const tui_item *it = &a->vg.items[i];
-	int ox = (int)pb_view_get_int(a->s->view, "x", 0);
-	int oy = (int)pb_view_get_int(a->s->view, "y", 0);
+	int ox = (int)a->s->view.x;
+	int oy = (int)a->s->view.y;
 	if (!center && bx >= ox && by >= oy && bx + it->w <= ox + cw && by + it->h <= oy + ch)
 		return flags & ~TUI_FIT;
 	flags |=

@@ -22,7 +22,7 @@ int tui_selected(const tui_app *a)
 	const pb_graph *g = a->s->graph;
 	if (!g || g->n_nodes == 0)
 		return -1;
-	long sel = pb_view_get_int(a->s->view, "sel", 0);
+	long sel = a->s->view.sel;
 	return (int)(sel < 0 ? 0 : sel >= g->n_nodes ? g->n_nodes - 1 : sel);
 }
 

@@ -87,9 +87,8 @@ static void status_draw(tui_app *a, WINDOW *w)
 		tui_line(w, 0, A_REVERSE | A_BOLD, "%s", buf);
 		return;
 	}
-	char colour[16], dir[8];
-	pb_view_get(a->s->view, "color", "group", colour, sizeof colour);
-	pb_view_get(a->s->view, "dir", "TB", dir, sizeof dir);
+	const char *colour = pb_view_color_name(a->s->view.color);
+	const char *dir = a->s->view.lr ? "LR" : "TB";
 	int sel = tui_selected(a);
 	char selbuf[80] = "";
 	if (sel >= 0)
@@ -108,12 +107,12 @@ static void status_draw(tui_app *a, WINDOW *w)
 		                                            : " E:exact P:pack I:milp ?:help";
 	if (tui_branch_mode(a) && a->s->graph) { /* the legend replaces the hints */
 		tui_line(w, 0, A_REVERSE, " branch: %s | zoom %ld %s | %s", tui_branch_legend(a),
-		         pb_view_get_int(a->s->view, "zoom", 0), dir, selbuf);
+		         (long)a->s->view.zoom, dir, selbuf);
 		return;
 	}
 	tui_line(w, 0, A_REVERSE, "%s | zoom %ld %s %s | mouse %s | %d boxes, %s | %s", hints,
-	         pb_view_get_int(a->s->view, "zoom", 0), dir, colour, a->mouse_on ? "on" : "off",
-	         a->vg.n_items, a->vg.layout_note[0] ? a->vg.layout_note : "no layout", selbuf);
+	         (long)a->s->view.zoom, dir, colour, a->mouse_on ? "on" : "off", a->vg.n_items,
+	         a->vg.layout_note[0] ? a->vg.layout_note : "no layout", selbuf);
 }
 
 const tui_view_def tui_view_title = {.name = "title", .at = TUI_AT_TITLE, .draw = title_draw};

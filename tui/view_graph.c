@@ -81,8 +81,7 @@ static int branch_of_item(const tui_app *a, const tui_item *it, int *fused)
 static attr_t item_attr(tui_app *a, const tui_item *it, int *bottleneck)
 {
 	const pb_plan *p = a->s->plan;
-	char mode[16];
-	pb_view_get(a->s->view, "color", "group", mode, sizeof mode);
+	pb_view_color mode = a->s->view.color;
 	attr_t at = 0;
 	*bottleneck = 0;
 	int g0 = it->group < it->group_last ? it->group : it->group_last;
@@ -90,14 +89,14 @@ static attr_t item_attr(tui_app *a, const tui_item *it, int *bottleneck)
 	for (int g = g0 < 0 ? 0 : g0; p && g <= g1 && g < p->n_groups; g++)
 		*bottleneck |= p->groups[g].bottleneck;
 	if (a->color) {
-		if (strcmp(mode, "group") == 0 && it->group >= 0)
+		if (mode == PB_VIEW_BY_GROUP && it->group >= 0)
 			at |= COLOR_PAIR(1 + it->group % 6);
-		else if (strcmp(mode, "op") == 0)
+		else if (mode == PB_VIEW_BY_OP)
 			at |= COLOR_PAIR(1 + hash_str(a->s->graph->nodes[it->first].op) % 6);
-		if (*bottleneck && strcmp(mode, "none") != 0 && strcmp(mode, "branch") != 0)
+		if (*bottleneck && mode != PB_VIEW_BY_NONE && mode != PB_VIEW_BY_BRANCH)
 			at = COLOR_PAIR(7);
 	}
-	if (strcmp(mode, "branch") == 0) { /* kind colour, fused bold */
+	if (mode == PB_VIEW_BY_BRANCH) { /* kind colour, fused bold */
 		int fused, kind = branch_of_item(a, it, &fused);
 		*bottleneck = 0;
 		if (a->color && kind >= 0)
@@ -256,8 +255,8 @@ static void graph_draw(tui_app *a, WINDOW *w)
 		put_text(w, H / 2, 2, "laying out...", W - 4);
 		return;
 	}
-	int ox = (int)pb_view_get_int(a->s->view, "x", 0);
-	int oy = (int)pb_view_get_int(a->s->view, "y", 0);
+	int ox = (int)a->s->view.x;
+	int oy = (int)a->s->view.y;
 	draw_edges(a, w, gl, ox, oy);
 	int sel = tui_selected(a);
 	int sel_item = tui_vg_item_near(a, sel);
@@ -269,8 +268,8 @@ static int graph_hit(const tui_app *a, int y, int x)
 {
 	if (!a->vg.layout || !a->s->graph)
 		return -1;
-	int ox = (int)pb_view_get_int(a->s->view, "x", 0);
-	int oy = (int)pb_view_get_int(a->s->view, "y", 0);
+	int ox = (int)a->s->view.x;
+	int oy = (int)a->s->view.y;
 	for (int i = 0; i < a->vg.n_items; i++) {
 		int bx, by;
 		tui_vg_item_rect(a, i, &bx, &by);

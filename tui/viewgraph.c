@@ -78,27 +78,17 @@ static int depth_of(const tui_viewgraph *vg, int i)
 	return vg->blocks->depth[i];
 }
 
+/* The expanded ranges: the view's own (view.h). */
 typedef struct open_ranges {
 	int n;
-	long a[32], b[32];
+	const long *a, *b;
 } open_ranges;
 
-static void parse_open(const char *view, open_ranges *o)
+static void parse_open(const pb_view *v, open_ranges *o)
 {
-	char buf[256];
-	o->n = 0;
-	pb_view_get(view, "open", "", buf, sizeof buf);
-	for (char *p = buf; *p && o->n < 32;) {
-		long x, y;
-		int used = 0;
-		if (sscanf(p, "%ld-%ld%n", &x, &y, &used) != 2)
-			break;
-		o->a[o->n] = x;
-		o->b[o->n++] = y;
-		p += used;
-		if (*p == ',')
-			p++;
-	}
+	o->n = v->n_open;
+	o->a = v->open_first;
+	o->b = v->open_last;
 }
 
 static int extra_depth(const open_ranges *o, int i)
@@ -159,7 +149,7 @@ static int count_items(const tui_app *a, const open_ranges *o, int d)
 static void top_runs(tui_app *a)
 {
 	tui_viewgraph *vg = &a->vg;
-	open_ranges none = {0};
+	open_ranges none = {0, NULL, NULL};
 	int n1 = vg->blocks->structural ? 0 : count_items(a, &none, 1);
 	if (n1 <= VG_MAX_ITEMS)
 		return;
@@ -316,7 +306,7 @@ int tui_vg_update(tui_app *a)
 		int reopened = vg->graph != NULL;
 		long seen = vg->sel_seen;
 		tui_vg_free(vg);
-		vg->start_pending = reopened && pb_view_get_int(a->s->view, "sel", -1) == seen;
+		vg->start_pending = reopened && a->s->view.sel == seen;
 		vg->graph = g;
 		vg->is_const = pb_graph_constant_nodes(g);
 		pb_error err = {0};
@@ -326,16 +316,14 @@ int tui_vg_update(tui_app *a)
 			top_runs(a);
 		model_notes(a);
 	}
-	vg->sel_seen = pb_view_get_int(a->s->view, "sel", -1);
+	vg->sel_seen = a->s->view.sel;
 	if (!vg->blocks)
 		return 0;
 	open_ranges o;
-	parse_open(a->s->view, &o);
-	int zoom = (int)pb_view_get_int(a->s->view, "zoom", 0);
-	char dir[8];
-	pb_view_get(a->s->view, "dir", "TB", dir, sizeof dir);
-	int lr = strcmp(dir, "LR") == 0;
-	int d = (int)pb_view_get_int(a->s->view, "depth", -1);
+	parse_open(&a->s->view, &o);
+	int zoom = (int)a->s->view.zoom;
+	int lr = a->s->view.lr;
+	int d = (int)a->s->view.depth;
 	if (d < 0) {
 		if (g->n_nodes <= VG_SMALL_GRAPH) {
 			d = PB_BLOCKS_MAX_DEPTH + 1;
@@ -374,7 +362,7 @@ int tui_vg_update(tui_app *a)
 	}
 	/* boxes of constants only (weight copies, folded shape math) are not
 	 * computation: hidden as in the SVG export unless the view shows them */
-	int show = (int)pb_view_get_int(a->s->view, "constants", 0) != 0;
+	int show = (int)a->s->view.constants != 0;
 	int kept = 0;
 	vg->n_hidden = 0;
 	for (int k = 0; k < n; k++) {
