@@ -2,11 +2,14 @@
  * output.c — the output pane's ring of the last TUI_OUT_LINES lines.
  *
  * A command's output is split into lines (tabs, carriage returns and other
- * control characters become spaces). A line equal to the newest line kept is counted on it instead
- * of being kept again, so a solver stepped 100 times after it finished ("proved optimal (done)"
- * x100) or a training run's repeated lines take one row, shown with their count. out_total counts
- * the rows added, which is what the
- * ':' line compares against the pane's height to decide on the pager.
+ * control characters become spaces). A line equal to the newest line kept,
+ * or equal to it but for its last number (a counter: RL's "..., 17
+ * episodes"), is counted on that row instead of taking a new one, and the
+ * row shows the newest text: a solver stepped 100 times after it finished
+ * ("proved optimal (done)" x100) or a training run's per-episode lines take
+ * one row each while nothing else in them changes, shown with their count.
+ * out_total counts the rows added, which is what the ':' line compares
+ * against the pane's height to decide on the pager.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -20,27 +23,78 @@ static int newest(const tui_app *a)
 	return (a->out_head - 1 + TUI_OUT_LINES) % TUI_OUT_LINES;
 }
 
+/* The span [*b, *e) of the last run of digits in s (n bytes); 0 when none. */
+static int last_number(const char *s, size_t n, size_t *b, size_t *e)
+{
+	size_t i = n;
+	while (i > 0 && !(s[i - 1] >= '0' && s[i - 1] <= '9'))
+		i--;
+	if (i == 0)
+		return 0;
+	*e = i;
+	while (i > 0 && s[i - 1] >= '0' && s[i - 1] <= '9')
+		i--;
+	*b = i;
+	return 1;
+}
+
+static int same_char(char kept, char c)
+{
+	return kept == ((unsigned char)c < 32 ? ' ' : c);
+}
+
+/* 1 when p (n bytes) is the newest line again, or the newest line with only
+ * its last number changed (a counter: "..., 17 episodes", "..., 18 episodes"). */
+static int repeats(const tui_outline *last, const char *p, size_t n)
+{
+	const char *t = last->text;
+	size_t tn = strlen(t), tb, te, pb, pe;
+	if (tn == n) {
+		size_t i = 0;
+		while (i < n && same_char(t[i], p[i]))
+			i++;
+		if (i == n)
+			return 1;
+	}
+	if (!last_number(t, tn, &tb, &te) || !last_number(p, n, &pb, &pe) || tn - te != n - pe ||
+	    tb != pb)
+		return 0;
+	for (size_t i = 0; i < tb; i++)
+		if (!same_char(t[i], p[i]))
+			return 0;
+	for (size_t i = 0; te + i < tn; i++)
+		if (!same_char(t[te + i], p[pe + i]))
+			return 0;
+	return 1;
+}
+
+static char *line_copy(const char *p, size_t n)
+{
+	char *c = strndup(p, n);
+	for (char *q = c; q && *q; q++)
+		if ((unsigned char)*q < 32) /* tabs, carriage returns, escapes */
+			*q = ' ';
+	return c;
+}
+
 static void add_line(tui_app *a, int is_err, const char *p, size_t n)
 {
 	if (a->n_out > 0) {
 		tui_outline *last = &a->out[newest(a)];
-		if (last->text && last->err == is_err && strlen(last->text) == n) {
-			int same = 1;
-			for (size_t i = 0; same && i < n; i++)
-				same = last->text[i] == ((unsigned char)p[i] < 32 ? ' ' : p[i]);
-			if (same) {
-				last->repeat++;
-				last->gen = a->plan_gen;
-				return;
+		if (last->text && last->err == is_err && repeats(last, p, n)) {
+			char *c = line_copy(p, n); /* the newest counter value shows */
+			if (c) {
+				free(last->text);
+				last->text = c;
 			}
+			last->repeat++;
+			last->gen = a->plan_gen;
+			return;
 		}
 	}
 	tui_outline *l = &a->out[a->out_head];
 	free(l->text);
-	l->text = strndup(p, n);
-	for (char *c = l->text; c && *c; c++)
-		if ((unsigned char)*c < 32) /* tabs, carriage returns, escapes */
-			*c = ' ';
+	l->text = line_copy(p, n);
 	l->err = is_err;
 	l->gen = a->plan_gen;
 	l->repeat = 1;

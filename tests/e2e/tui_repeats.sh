@@ -4,6 +4,7 @@
 # step) after the MILP proved resnet18's partition optimal printed 100 rows
 # of "... proved optimal (done)" that pushed everything else out of the pane
 # and the 'o' pager; now the pane shows it once, "… × N", and the pager too.
+# RL's per-episode lines that differ only in the episode count share a row.
 # Usage: tui_repeats.sh PATH/TO/partbench   (run from the repository root)
 set -u
 bin=$(realpath "${1:?usage: tui_repeats.sh PARTBENCH}")
@@ -39,6 +40,36 @@ keys o
 wait_for 'output \(q closes\)'
 [ "$(grep -c 'proved optimal (done)' "$tmp/screen")" = 1 ] || fail "the pager has more than one row of the repeated line"
 grep -qE "proved optimal \(done\)  … × $cnt" "$tmp/screen" || fail "the pager's count differs from the pane's ($cnt)"
+keys q
+wait_for 's/S:step'
+# RL writes a line per episode that differs from the one before only in its
+# episode count while the plan does not improve: such a line is counted on
+# the row before it (which shows the newest count), so 100 episodes take a
+# row per improvement, not 100 rows
+keys R
+wait_for 'partition/rl attached'
+keys T
+wait_for 'partition/rl: .*100 episodes'
+wait_for 's/S:step'
+keys o
+wait_for 'output \(q closes\)'
+keys G
+sleep 0.3
+screen
+rows=$(grep -c '^partition/rl: .* episodes' "$tmp/screen")
+total=$(LC_ALL=C.UTF-8 awk '/^partition\/rl: .* episodes/ {
+	n = 1; if (match($0, /× [0-9]+$/)) n = substr($0, RSTART + 2) + 0; s += n }
+	END { print s + 0 }' "$tmp/screen")
+echo "note: 100 RL episodes on $rows rows"
+[ "$total" = 100 ] || fail "the episode rows stand for $total lines, not 100"
+[ "$rows" -lt 100 ] || fail "every episode took a row"
+# consecutive rows differ in more than their episode count
+prev=
+while IFS= read -r l; do
+	k=$(printf '%s\n' "$l" | sed -E 's/[0-9]+ episodes.*$//')
+	[ "$k" != "$prev" ] || fail "two rows differ only in the episode count: $l"
+	prev=$k
+done < <(grep '^partition/rl: .* episodes' "$tmp/screen")
 keys q
 wait_for 's/S:step'
 keys q
