@@ -217,6 +217,8 @@ static void frame(tui_app *a)
 		tui_views_draw(a, a->too_small ? PB_REDRAW_ALL : flags);
 	if (m && !a->too_small)
 		m->mode->draw(a, m->data);
+	if (m && m->mode->full_screen && a->wcmd)
+		untouchwin(a->wcmd); /* reading keys from it must not paint it over the mode */
 	curs_set(m && m->mode->cursor && !a->too_small ? 1 : 0);
 	doupdate();
 	frame_timing(a);
