@@ -11,7 +11,7 @@
 #include "shape/shape.h"
 #include "util/fmt.h"
 #include "view.h"
-#include "views.h"
+#include "view_def.h"
 
 static void title_draw(tui_app *a, WINDOW *w)
 {

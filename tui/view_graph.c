@@ -20,7 +20,7 @@
 #include "output.h"
 #include "partition/chain_layers.h"
 #include "viewgraph.h"
-#include "views.h"
+#include "view_def.h"
 #include "view.h"
 
 typedef struct glyphs {

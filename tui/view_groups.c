@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "util/fmt.h"
-#include "views.h"
+#include "view_def.h"
 
 static int groups_hit(const tui_app *a, int y)
 {

@@ -5,7 +5,7 @@
 #include <stdio.h>
 
 #include "util/fmt.h"
-#include "views.h"
+#include "view_def.h"
 
 static void inspector_draw(tui_app *a, WINDOW *w)
 {

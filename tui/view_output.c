@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "output.h"
-#include "views.h"
+#include "view_def.h"
 
 /* Byte length of the first `cols` characters of s (UTF-8). */
 static size_t chars_bytes(const char *s, int cols)

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "util/fmt.h"
-#include "views.h"
+#include "view_def.h"
 
 static void solver_draw(tui_app *a, WINDOW *w)
 {
