@@ -157,7 +157,7 @@ job() { # job MODEL LAYOUT COMMAND [REGEX]: runs COMMAND from the ':' line, prin
 	fi
 	printf "  %-16s %-52s %-9s %s  %s\n" "$(basename "$1" .onnx)" "$label" "$state" \
 		"$(awk '$1=="job_frame_ms" {print $2}' "$log" | pstats)" "$lat"
-	# long output opens the pager after the job (its frames count, app.c tui_pager)
+	# long output opens the pager after the job (its frames count: the pager is a mode of the one loop, tui/mode_pager.c)
 	tm capture-pane -p -t "$sess" | grep -q '(q closes)' && tm send-keys -t "$sess" q && sleep 0.2
 	tm send-keys -t "$sess" ':'
 	sleep 0.2

@@ -19,7 +19,10 @@
 
 pb_session *pb_session_new(void)
 {
-	return calloc(1, sizeof(pb_session));
+	pb_session *s = calloc(1, sizeof(pb_session));
+	if (s)
+		pb_view_init(&s->view);
+	return s;
 }
 
 static void clear_history(pb_session *s)
@@ -326,7 +329,9 @@ json_t *pb_session_to_json(pb_session *s)
 	free(layout_abs);
 	json_object_set_new(
 	    j, "plan", s->plan ? pb_plan_to_json(s->plan, pb_session_node_names(s)) : json_null());
-	json_object_set_new(j, "view", json_string(s->view));
+	char view[1024];
+	pb_view_format(&s->view, view, sizeof view);
+	json_object_set_new(j, "view", json_string(view));
 	return j;
 }
 
@@ -444,7 +449,7 @@ int pb_session_load(pb_session *s, const char *path, pb_error *err)
 	tmp->hw = NULL;
 	pb_session_replace_plan(s, plan);
 	const char *view = json_string_value(json_object_get(j, "view"));
-	snprintf(s->view, sizeof s->view, "%s", view ? view : "");
+	pb_view_parse(&s->view, view);
 	pb_session_free(tmp);
 	mark_saved(s, path);
 	pb_session_notify(s, PB_EVENT_HW | PB_EVENT_PLAN);

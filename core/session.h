@@ -16,6 +16,7 @@
 #include "hw.h"
 #include "plan.h"
 #include "solver.h"
+#include "view.h"
 
 #define PB_UNDO_MAX 256
 
@@ -54,7 +55,7 @@ typedef struct pb_session {
 	 * transform/ registers; opaque here (the type belongs to a higher layer). */
 	void *fuse_rules;
 	void (*fuse_rules_free)(void *fuse_rules);
-	char view[256];           /* view settings as "key=value;..." (TUI/SVG) */
+	pb_view view;             /* zoom, pan, selection, colouring ... (TUI/SVG; view.h) */
 	const char **names_cache; /* node names for plan JSON */
 	unsigned graph_gen;       /* bumped whenever the graph changes (Lua handles) */
 	/* > 0 while a script callback (heuristic, rule, event) runs inside a C

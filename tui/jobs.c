@@ -4,11 +4,12 @@
  * Every command that is not navigation starts as a job (util/job.h): its
  * handler runs on the job's coroutine and yields at the ticks of the long
  * loops it goes through (solver steps, progress reports, loaders) once a
- * slice of JOB_SLICE seconds has passed. Between slices the main loop (and
- * the pager and the ':' prompt) read keys and redraw: navigation commands run
- * at once, Esc and Ctrl-C cancel the job, other commands are refused while
- * it runs. A command that ends within its first slice is finished before
- * tui_run returns, as if it had run directly.
+ * slice of JOB_SLICE seconds has passed. Between slices the loop reads keys
+ * and redraws, in whatever mode is on top (the job mode, mode_job.c, runs
+ * the slices): navigation commands run at once, Esc and Ctrl-C cancel the
+ * job, other commands are refused while it runs. A command that ends within
+ * its first slice is finished before tui_run returns, as if it had run
+ * directly. Finishing returns the command's redraw flags to the caller.
  */
 #include <signal.h>
 #include <stdint.h>
@@ -16,7 +17,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "app.h"
+#include "jobs.h"
+#include "output.h"
+#include "signals.h"
 #include "util/fmt.h"
 #include "util/job.h"
 
@@ -94,14 +97,14 @@ static void job_free(tui_job *j)
 	free(j);
 }
 
-static void finish(tui_app *a)
+static int finish(tui_app *a)
 {
 	tui_job *j = a->job;
 	double secs = pb_job_elapsed(j->job);
 	a->job = NULL;
 	tui_recover_disarm();
 	a->progress[0] = 0;
-	tui_capture_end(a, &j->cap, j->rc, &j->err);
+	int flags = tui_capture_end(a, &j->cap, j->rc, &j->err);
 	if (j->cancelled) {
 		/* how long the job took to stop once the key was read (wall and this
 		 * process's CPU: tests/e2e/tui_jobs.sh checks the CPU, which load
@@ -113,19 +116,20 @@ static void finish(tui_app *a)
 		        w, j->title, w < 40 ? "..." : "", pb_fmt_time(secs, t, sizeof t),
 		        (tui_now() - j->cancel_wall) * 1e3, (cpu_now() - j->cancel_cpu) * 1e3);
 	}
-	a->redraw |= PB_REDRAW_ALL;
 	job_free(j);
+	return flags | PB_REDRAW_ALL;
 }
 
-void tui_job_pump(tui_app *a)
+int tui_job_pump(tui_app *a)
 {
 	if (!a->job || a->run_depth > 0)
-		return;
+		return 0;
 	if (pb_job_resume(a->job->job, JOB_SLICE))
-		finish(a);
+		return finish(a);
+	return PB_REDRAW_STATUS;
 }
 
-int tui_job_start(tui_app *a, int argc, char **argv, const char *line)
+int tui_job_start(tui_app *a, int argc, char **argv, const char *line, int *flags)
 {
 	tui_job *j = calloc(1, sizeof *j);
 	if (!j) {
@@ -162,10 +166,10 @@ int tui_job_start(tui_app *a, int argc, char **argv, const char *line)
 	tui_recover_arm(a); /* its time counts in the first frame gap */
 	if (pb_job_resume(j->job, JOB_SLICE)) {
 		int rc = j->rc;
-		finish(a);
+		*flags |= finish(a);
 		return rc;
 	}
-	a->redraw |= PB_REDRAW_ALL;
+	*flags |= PB_REDRAW_ALL;
 	return PB_OK;
 }
 
@@ -198,15 +202,6 @@ void tui_job_status(tui_app *a, char *buf, size_t len)
 	         pb_fmt_time(pb_job_elapsed(j->job), t, sizeof t),
 	         j->cancelled ? "cancelling..." : "Esc/Ctrl-C cancel, hjkl pan, ? help",
 	         a->progress[0] ? a->progress : "");
-}
-
-void tui_job_frame(tui_app *a)
-{
-	double now = tui_now();
-	if (a->job_frames && a->last_frame > 0)
-		tui_timing_log(a, "job_frame_ms %.2f\n", (now - a->last_frame) * 1e3);
-	a->job_frames = a->job != NULL;
-	a->last_frame = now;
 }
 
 void tui_job_abandon(tui_app *a)

@@ -26,10 +26,12 @@
  * run over VG_DOT_SECONDS is killed and the fallback stays, so the UI never
  * waits for dot.
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "app.h"
+#include "output.h"
+#include "viewgraph.h"
 #include "shape/shape.h"
 #include "view.h"
 
@@ -76,27 +78,17 @@ static int depth_of(const tui_viewgraph *vg, int i)
 	return vg->blocks->depth[i];
 }
 
+/* The expanded ranges: the view's own (view.h). */
 typedef struct open_ranges {
 	int n;
-	long a[32], b[32];
+	const long *a, *b;
 } open_ranges;
 
-static void parse_open(const char *view, open_ranges *o)
+static void parse_open(const pb_view *v, open_ranges *o)
 {
-	char buf[256];
-	o->n = 0;
-	pb_view_get(view, "open", "", buf, sizeof buf);
-	for (char *p = buf; *p && o->n < 32;) {
-		long x, y;
-		int used = 0;
-		if (sscanf(p, "%ld-%ld%n", &x, &y, &used) != 2)
-			break;
-		o->a[o->n] = x;
-		o->b[o->n++] = y;
-		p += used;
-		if (*p == ',')
-			p++;
-	}
+	o->n = v->n_open;
+	o->a = v->open_first;
+	o->b = v->open_last;
 }
 
 static int extra_depth(const open_ranges *o, int i)
@@ -157,7 +149,7 @@ static int count_items(const tui_app *a, const open_ranges *o, int d)
 static void top_runs(tui_app *a)
 {
 	tui_viewgraph *vg = &a->vg;
-	open_ranges none = {0};
+	open_ranges none = {0, NULL, NULL};
 	int n1 = vg->blocks->structural ? 0 : count_items(a, &none, 1);
 	if (n1 <= VG_MAX_ITEMS)
 		return;
@@ -298,23 +290,23 @@ static void start_layout(tui_app *a)
 	free(h);
 }
 
-void tui_vg_update(tui_app *a)
+int tui_vg_update(tui_app *a)
 {
 	tui_viewgraph *vg = &a->vg;
 	const pb_graph *g = a->s->graph;
 	if (!g) {
 		if (vg->graph)
 			tui_vg_free(vg);
-		return;
+		return 0;
 	}
 	if (vg->graph != g) {
 		/* `open` keeps the view's selection, `load` brings its own: a
 		 * selection the change left alone means a new model, whose view
-		 * starts at its inputs (canvas.c) */
+		 * starts at its inputs (fit.c) */
 		int reopened = vg->graph != NULL;
 		long seen = vg->sel_seen;
 		tui_vg_free(vg);
-		vg->start_pending = reopened && pb_view_get_int(a->s->view, "sel", -1) == seen;
+		vg->start_pending = reopened && a->s->view.sel == seen;
 		vg->graph = g;
 		vg->is_const = pb_graph_constant_nodes(g);
 		pb_error err = {0};
@@ -324,16 +316,14 @@ void tui_vg_update(tui_app *a)
 			top_runs(a);
 		model_notes(a);
 	}
-	vg->sel_seen = pb_view_get_int(a->s->view, "sel", -1);
+	vg->sel_seen = a->s->view.sel;
 	if (!vg->blocks)
-		return;
+		return 0;
 	open_ranges o;
-	parse_open(a->s->view, &o);
-	int zoom = (int)pb_view_get_int(a->s->view, "zoom", 0);
-	char dir[8];
-	pb_view_get(a->s->view, "dir", "TB", dir, sizeof dir);
-	int lr = strcmp(dir, "LR") == 0;
-	int d = (int)pb_view_get_int(a->s->view, "depth", -1);
+	parse_open(&a->s->view, &o);
+	int zoom = (int)a->s->view.zoom;
+	int lr = a->s->view.lr;
+	int d = (int)a->s->view.depth;
 	if (d < 0) {
 		if (g->n_nodes <= VG_SMALL_GRAPH) {
 			d = PB_BLOCKS_MAX_DEPTH + 1;
@@ -357,7 +347,7 @@ void tui_vg_update(tui_app *a)
 	if (!items || !item_of) {
 		free(items);
 		free(item_of);
-		return;
+		return 0;
 	}
 	int n = 0;
 	for (int i = 0; i < g->n_nodes; i++) {
@@ -372,7 +362,7 @@ void tui_vg_update(tui_app *a)
 	}
 	/* boxes of constants only (weight copies, folded shape math) are not
 	 * computation: hidden as in the SVG export unless the view shows them */
-	int show = (int)pb_view_get_int(a->s->view, "constants", 0) != 0;
+	int show = (int)a->s->view.constants != 0;
 	int kept = 0;
 	vg->n_hidden = 0;
 	for (int k = 0; k < n; k++) {
@@ -413,7 +403,7 @@ void tui_vg_update(tui_app *a)
 	vg->n_items = n;
 	vg->depth = d > PB_BLOCKS_MAX_DEPTH ? -1 : d;
 	if (same)
-		return;
+		return 0;
 	vg->zoom = zoom;
 	vg->lr = lr;
 	/* edges between items, deduplicated */
@@ -451,7 +441,7 @@ void tui_vg_update(tui_app *a)
 	}
 	free(pairs);
 	start_layout(a);
-	a->redraw |= PB_REDRAW_CANVAS;
+	return PB_REDRAW_CANVAS;
 }
 
 int tui_vg_poll(tui_app *a)
@@ -472,7 +462,7 @@ int tui_vg_poll(tui_app *a)
 			        "layout: dot took longer than %.0f s; showing the simple layout "
 			        "(collapse blocks or use 'view depth' to shrink the graph)",
 			        VG_DOT_SECONDS);
-			return 1;
+			return PB_REDRAW_ALL | TUI_FIT;
 		}
 		return 0;
 	}
@@ -480,7 +470,7 @@ int tui_vg_poll(tui_app *a)
 	if (r < 0) {
 		snprintf(vg->layout_note, sizeof vg->layout_note, "simple (dot failed)");
 		tui_out(a, 1, "%s", err.msg);
-		return 1;
+		return PB_REDRAW_ALL | TUI_FIT;
 	}
 	if (l->n_boxes != vg->n_items) {
 		pb_layout_free(l);
@@ -491,8 +481,7 @@ int tui_vg_poll(tui_app *a)
 	a->last_sel = -1; /* positions moved: let the view follow the selection again */
 	vg->dot_seconds = tui_now() - vg->job_start;
 	snprintf(vg->layout_note, sizeof vg->layout_note, "dot %.2f s", vg->dot_seconds);
-	a->redraw |= PB_REDRAW_CANVAS;
-	return 1;
+	return PB_REDRAW_ALL | TUI_FIT;
 }
 
 int tui_vg_item_near(const tui_app *a, int node)
@@ -507,4 +496,11 @@ int tui_vg_item_near(const tui_app *a, int node)
 		if (vg->item_of[v] >= 0)
 			return vg->item_of[v];
 	return -1;
+}
+
+void tui_vg_item_rect(const tui_app *a, int i, int *x, int *y)
+{
+	const tui_item *it = &a->vg.items[i];
+	*x = (int)lround(a->vg.layout->x[i] - it->w / 2.0);
+	*y = (int)lround(a->vg.layout->y[i] - it->h / 2.0);
 }

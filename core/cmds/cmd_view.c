@@ -3,15 +3,17 @@
  * repeat, quit.
  *
  * The view (zoom, pan offset, selection, colouring, layout direction,
- * expanded blocks, last search) lives in the session's view string (view.h),
+ * expanded blocks, last search) lives in the session's typed view (view.h),
  * so it is saved with the session, and the TUI's keys change it only by
- * running these commands. The front end reads the string and draws.
+ * running these commands. The front end reads its fields and draws.
  *
- * Keys of the view string: zoom (0 labels, 1 compact, 2 one cell per node),
- * x/y (top-left of the visible area, cells), sel (selected node id), color
- * (group|op|branch|none), dir (TB|LR), depth (collapse depth, absent = automatic),
- * open (expanded node ranges "a-b,c-d"), find (last search), follow (0/1),
- * mouse (0/1), fit (1 = front end should fit the drawing once).
+ * `view set KEY=VALUE` takes the keys of the saved form: zoom (0 labels, 1
+ * compact, 2 one cell per node), x/y (top-left of the visible area, cells),
+ * sel (selected node id), color (group|op|branch|none), dir (TB|LR), depth
+ * (collapse depth, empty = automatic), open (expanded node ranges
+ * "a-b,c-d"), find (last search), follow, mouse, constants (0/1), fit,
+ * center, top (1 = the front end should fit / centre / show the selection at
+ * the top once).
  */
 #include <regex.h>
 #include <stdlib.h>
@@ -21,25 +23,6 @@
 #include "view.h"
 
 static const pb_opt no_opts[] = {PB_OPTS_END};
-
-#define VIEW_CAP sizeof(((pb_session *)0)->view)
-
-static int set_str(pb_session *s, const char *key, const char *v, pb_error *err)
-{
-	if (pb_view_set(s->view, VIEW_CAP, key, v) != 0)
-		return pb_err(err, PB_EUSAGE,
-		              "view: the view settings are full (%zu bytes); collapse some "
-		              "blocks ('view collapse')",
-		              VIEW_CAP);
-	return PB_OK;
-}
-
-static int set_int(pb_session *s, const char *key, long v, pb_error *err)
-{
-	char buf[32];
-	snprintf(buf, sizeof buf, "%ld", v);
-	return set_str(s, key, buf, err);
-}
 
 static int parse_long(const char *s, long *out)
 {
@@ -69,7 +52,7 @@ static int select_node(pb_cmd_ctx *ctx, const char *what, pb_error *err)
 	const pb_graph *g = s->graph;
 	if (!g)
 		return pb_err(err, PB_EUSAGE, "view select: no model open");
-	long sel = pb_view_get_int(s->view, "sel", 0);
+	long sel = s->view.sel;
 	if (sel < 0 || sel >= g->n_nodes)
 		sel = 0;
 	int k;
@@ -90,55 +73,42 @@ static int select_node(pb_cmd_ctx *ctx, const char *what, pb_error *err)
 	if (grp >= 0)
 		fprintf(ctx->out, " in group %d", grp);
 	fputc('\n', ctx->out);
-	return set_int(s, "sel", k, err);
+	s->view.sel = k;
+	return PB_OK;
 }
 
-/* Adds or removes an expanded range in the "open" list. */
-static int view_open(pb_session *s, long a, long b, int add, pb_error *err)
+/* Adds or removes an expanded range: expand adds FIRST..LAST (once),
+ * collapse removes the innermost range that contains the node. */
+static int view_open(pb_view *v, long a, long b, int add, pb_error *err)
 {
-	char cur[256], out[256];
-	pb_view_get(s->view, "open", "", cur, sizeof cur);
-	out[0] = 0;
-	long best_a = -1, best_b = -1;
-	if (!add) { /* innermost range that contains a */
-		for (char *p = cur; *p;) {
-			long x, y;
-			int used = 0;
-			if (sscanf(p, "%ld-%ld%n", &x, &y, &used) != 2)
-				break;
-			if (x <= a && a <= y && (best_a < 0 || y - x < best_b - best_a)) {
-				best_a = x;
-				best_b = y;
-			}
-			p += used;
-			if (*p == ',')
-				p++;
+	int k = -1;
+	for (int i = 0; i < v->n_open; i++) {
+		int hit = add ? v->open_first[i] == a && v->open_last[i] == b
+		              : v->open_first[i] <= a && a <= v->open_last[i] &&
+		                    (k < 0 || v->open_last[i] - v->open_first[i] <
+		                                  v->open_last[k] - v->open_first[k]);
+		if (hit)
+			k = i;
+	}
+	if (!add && k < 0)
+		return pb_err(err, PB_EUSAGE, "view collapse: node %ld is in no expanded block", a);
+	if (k >= 0) { /* drop it (an expand of an open range puts it last) */
+		for (int i = k; i + 1 < v->n_open; i++) {
+			v->open_first[i] = v->open_first[i + 1];
+			v->open_last[i] = v->open_last[i + 1];
 		}
-		if (best_a < 0)
-			return pb_err(err, PB_EUSAGE,
-			              "view collapse: node %ld is in no expanded block", a);
+		v->n_open--;
 	}
-	int dropped = 0;
-	for (char *p = cur; *p;) {
-		long x, y;
-		int used = 0;
-		if (sscanf(p, "%ld-%ld%n", &x, &y, &used) != 2)
-			break;
-		int drop =
-		    (!add && !dropped && x == best_a && y == best_b) || (add && x == a && y == b);
-		if (drop)
-			dropped = 1;
-		else
-			snprintf(out + strlen(out), sizeof out - strlen(out), "%s%ld-%ld",
-			         out[0] ? "," : "", x, y);
-		p += used;
-		if (*p == ',')
-			p++;
-	}
-	if (add)
-		snprintf(out + strlen(out), sizeof out - strlen(out), "%s%ld-%ld",
-		         out[0] ? "," : "", a, b);
-	return set_str(s, "open", out[0] ? out : NULL, err);
+	if (!add)
+		return PB_OK;
+	if (v->n_open == PB_VIEW_OPEN_MAX)
+		return pb_err(err, PB_EUSAGE,
+		              "view expand: %d blocks are expanded already; collapse some "
+		              "('view collapse')",
+		              PB_VIEW_OPEN_MAX);
+	v->open_first[v->n_open] = a;
+	v->open_last[v->n_open++] = b;
+	return PB_OK;
 }
 
 static int cmd_view(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, pb_error *err)
@@ -148,12 +118,15 @@ static int cmd_view(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, pb
 	const char *v1 = pb_args_pos(a, 1), *v2 = pb_args_pos(a, 2);
 	long x, y;
 	int rc = PB_OK;
+	pb_view *v = &s->view;
 	if (!sub || strcmp(sub, "show") == 0) {
-		fprintf(ctx->out, "view: %s\n", s->view[0] ? s->view : "(defaults)");
+		char text[1024];
+		pb_view_format(v, text, sizeof text);
+		fprintf(ctx->out, "view: %s\n", text[0] ? text : "(defaults)");
 		return PB_OK;
 	}
 	if (strcmp(sub, "zoom") == 0) {
-		long z = pb_view_get_int(s->view, "zoom", 0);
+		long z = v->zoom;
 		if (v1 && strcmp(v1, "+") == 0)
 			z--;
 		else if (v1 && strcmp(v1, "-") == 0)
@@ -162,26 +135,24 @@ static int cmd_view(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, pb
 			return pb_err(err, PB_EUSAGE,
 			              "view zoom: give 0 (labels), 1 (compact), 2 "
 			              "(one cell per node), + or -");
-		z = z < 0 ? 0 : z > 2 ? 2 : z;
-		rc = set_int(s, "zoom", z, err);
+		v->zoom = (int)(z < 0 ? 0 : z > 2 ? 2 : z);
 		ctx->redraw |= PB_REDRAW_CANVAS | PB_RELAYOUT;
 	} else if (strcmp(sub, "pan") == 0 || strcmp(sub, "at") == 0) {
 		if (parse_long(v1, &x) || parse_long(v2, &y))
 			return pb_err(err, PB_EUSAGE, "view %s: give two integers (columns rows)",
 			              sub);
 		if (strcmp(sub, "pan") == 0) {
-			x += pb_view_get_int(s->view, "x", 0);
-			y += pb_view_get_int(s->view, "y", 0);
+			x += v->x;
+			y += v->y;
 		}
-		rc = set_int(s, "x", x, err);
-		if (!rc)
-			rc = set_int(s, "y", y, err);
+		v->x = x;
+		v->y = y;
 		ctx->redraw |= PB_REDRAW_CANVAS;
 	} else if (strcmp(sub, "fit") == 0) {
-		rc = set_str(s, "fit", "1", err);
+		v->fit = 1;
 		ctx->redraw |= PB_REDRAW_CANVAS | PB_RELAYOUT;
 	} else if (strcmp(sub, "center") == 0) {
-		rc = set_str(s, "center", "1", err);
+		v->center = 1;
 		ctx->redraw |= PB_REDRAW_CANVAS;
 	} else if (strcmp(sub, "select") == 0) {
 		if (!v1)
@@ -192,34 +163,20 @@ static int cmd_view(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, pb
 	} else if (strcmp(sub, "color") == 0) {
 		/* branch: by the kind of the node's parallel-branch group (the
 		 * TUI computes the groups, cmds/branch_of.h) */
-		const char *modes[] = {"group", "op", "branch", "none"};
-		const int n_modes = 4;
-		char cur[16];
-		pb_view_get(s->view, "color", "group", cur, sizeof cur);
-		if (!v1 || strcmp(v1, "cycle") == 0) {
-			int k = 0;
-			while (k < n_modes && strcmp(cur, modes[k]) != 0)
-				k++;
-			v1 = modes[(k + 1) % n_modes];
-		} else {
-			int k = 0;
-			while (k < n_modes && strcmp(v1, modes[k]) != 0)
-				k++;
-			if (k == n_modes)
-				return pb_err(err, PB_EUSAGE,
-				              "view color: give group, op, branch, none or cycle");
-		}
-		rc = set_str(s, "color", v1, err);
+		if (!v1 || strcmp(v1, "cycle") == 0)
+			v1 = pb_view_color_name((pb_view_color)((v->color + 1) % 4));
+		if (pb_view_set_key(v, "color", v1, err) != PB_OK)
+			return pb_err(err, PB_EUSAGE,
+			              "view color: give group, op, branch, none or cycle");
 		fprintf(ctx->out, "colour by %s\n", v1);
 		ctx->redraw |= PB_REDRAW_CANVAS;
 	} else if (strcmp(sub, "dir") == 0) {
-		char cur[8];
-		pb_view_get(s->view, "dir", "TB", cur, sizeof cur);
 		if (!v1 || strcmp(v1, "toggle") == 0)
-			v1 = strcmp(cur, "LR") == 0 ? "TB" : "LR";
+			v->lr = !v->lr;
 		else if (strcmp(v1, "TB") && strcmp(v1, "LR"))
 			return pb_err(err, PB_EUSAGE, "view dir: give TB (top down), LR or toggle");
-		rc = set_str(s, "dir", v1, err);
+		else
+			v->lr = strcmp(v1, "LR") == 0;
 		ctx->redraw |= PB_REDRAW_CANVAS | PB_RELAYOUT;
 	} else if (strcmp(sub, "expand") == 0 || strcmp(sub, "collapse") == 0) {
 		int add = strcmp(sub, "expand") == 0;
@@ -230,27 +187,27 @@ static int cmd_view(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, pb
 			              sub);
 		if (add && (x < 0 || y < x))
 			return pb_err(err, PB_EUSAGE, "view expand: bad range %ld-%ld", x, y);
-		rc = view_open(s, x, add ? y : x, add, err);
+		rc = view_open(v, x, add ? y : x, add, err);
 		ctx->redraw |= PB_REDRAW_CANVAS | PB_RELAYOUT;
 	} else if (strcmp(sub, "depth") == 0) {
 		if (v1 && strcmp(v1, "auto") == 0) {
-			rc = set_str(s, "depth", NULL, err);
+			v->depth = -1;
 		} else if (parse_long(v1, &x) == 0 && x >= 0 && x <= 64) {
-			rc = set_int(s, "depth", x, err);
+			v->depth = (int)x;
 		} else {
 			return pb_err(err, PB_EUSAGE, "view depth: give 0..64 or auto");
 		}
 		ctx->redraw |= PB_REDRAW_CANVAS | PB_RELAYOUT;
 	} else if (strcmp(sub, "mouse") == 0 || strcmp(sub, "follow") == 0) {
-		long cur = pb_view_get_int(s->view, sub, 1);
-		long on = !cur;
+		int *field = strcmp(sub, "mouse") == 0 ? &v->mouse : &v->follow;
+		int on = !*field;
 		if (v1 && strcmp(v1, "on") == 0)
 			on = 1;
 		else if (v1 && strcmp(v1, "off") == 0)
 			on = 0;
 		else if (v1 && strcmp(v1, "toggle") != 0)
 			return pb_err(err, PB_EUSAGE, "view %s: give on, off or toggle", sub);
-		rc = set_int(s, sub, on, err);
+		*field = on;
 		fprintf(ctx->out, "%s %s\n", sub, on ? "on" : "off");
 		ctx->redraw |= PB_REDRAW_STATUS;
 	} else if (strcmp(sub, "set") == 0) {
@@ -261,7 +218,7 @@ static int cmd_view(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, pb
 				              kv);
 			char key[64];
 			snprintf(key, sizeof key, "%.*s", (int)(eq - kv), kv);
-			rc = set_str(s, key, eq[1] ? eq + 1 : NULL, err);
+			rc = pb_view_set_key(v, key, eq[1] ? eq + 1 : NULL, err);
 		}
 		ctx->redraw |= PB_REDRAW_ALL;
 	} else {
@@ -284,9 +241,8 @@ static int cmd_find(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, pb
 		return pb_err(err, PB_EUSAGE, "find: no model open");
 	char pat[256];
 	const char *given = pb_args_pos(a, 0);
-	if (given)
-		snprintf(pat, sizeof pat, "%s", given);
-	else if (!pb_view_get(s->view, "find", NULL, pat, sizeof pat) || !pat[0])
+	snprintf(pat, sizeof pat, "%s", given ? given : s->view.find);
+	if (!pat[0])
 		return pb_err(err, PB_EUSAGE, "find: usage: %s", cmd->usage);
 	/* Back-references make matching exponential in the pattern (glibc
 	 * backtracks): a `find` typed or run by a script would hang. */
@@ -309,7 +265,7 @@ static int cmd_find(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, pb
 		regfree(&re);
 		return pb_err(err, PB_EUSAGE, "find: bad regular expression '%s': %s", pat, msg);
 	}
-	long sel = pb_view_get_int(s->view, "sel", -1);
+	long sel = s->view.sel;
 	int back = pb_args_has(a, "prev"), all = pb_args_has(a, "all");
 	int count = 0, hit = -1;
 	for (int k = 0; k < g->n_nodes; k++) {
@@ -331,15 +287,14 @@ static int cmd_find(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, pb
 				fprintf(ctx->out, "%d\t%s\t%s\n", i, g->nodes[i].name,
 				        g->nodes[i].op);
 	regfree(&re);
-	rc = set_str(s, "find", pat, err);
-	if (rc)
-		return rc;
+	snprintf(s->view.find, sizeof s->view.find, "%s", pat);
 	if (hit < 0)
 		return pb_err(err, PB_EUSAGE, "find: no node matches '%s'", pat);
 	fprintf(ctx->out, "%d match%s for '%s'; selected %d %s (%s)\n", count,
 	        count == 1 ? "" : "es", pat, hit, g->nodes[hit].name, g->nodes[hit].op);
 	ctx->redraw |= PB_REDRAW_ALL;
-	return set_int(s, "sel", hit, err);
+	s->view.sel = hit;
+	return PB_OK;
 }
 
 static int cmd_repeat(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, pb_error *err)

@@ -980,7 +980,7 @@ typedef struct snapshot {
 	pb_plan *plan;
 	pb_plan *undo[PB_UNDO_MAX], *redo[PB_UNDO_MAX];
 	int n_undo, n_redo;
-	char view[sizeof((pb_session *)0)->view];
+	pb_view view;
 	char *hw_path; /* NULL: no layout was loaded */
 	int n_heur, n_rules, n_ev;
 } snapshot;
@@ -997,7 +997,7 @@ static snapshot *snapshot_take(pb_script *sc)
 		k->undo[k->n_undo] = pb_plan_copy(s->undo[k->n_undo]);
 	for (; k->n_redo < s->n_redo; k->n_redo++)
 		k->redo[k->n_redo] = pb_plan_copy(s->redo[k->n_redo]);
-	memcpy(k->view, s->view, sizeof k->view);
+	k->view = s->view;
 	k->hw_path = s->hw && s->hw->path ? strdup(s->hw->path) : NULL;
 	k->n_heur = sc->n_heur;
 	k->n_rules = sc->n_rules;
@@ -1042,7 +1042,7 @@ static void rollback(pb_script *sc, snapshot *k, int hw_changed)
 			pb_session_notify(s, PB_EVENT_HW);
 		}
 	}
-	memcpy(s->view, k->view, sizeof s->view);
+	s->view = k->view;
 	if (s->graph_gen == k->gen) { /* else the old plans no longer fit the graph */
 		for (int i = 0; i < s->n_undo; i++)
 			pb_plan_free(s->undo[i]);

@@ -137,8 +137,14 @@ pos() { LC_ALL=C.UTF-8 awk -v pat="┌$1─" '{i = index($0, pat); if (i) {print
 # layout finishing after the screen was read, which re-fits the canvas and
 # moves the boxes): wait for dot to be done, read the positions, press, and
 # check that the press selected the box (its node line is printed once
-# more); otherwise read the positions again and retry, at most three times.
-sel_lines() { screen; grep -c "^node $first1 .* in group 1" "$tmp/screen"; }
+# more: a line equal to the one before it is counted on it, "… × N");
+# otherwise read the positions again and retry, at most three times.
+sel_lines() {
+	screen
+	LC_ALL=C.UTF-8 awk -v pat="^node $first1 .* in group 1" '$0 ~ pat {
+		n = 1; if (match($0, /× [0-9]+$/)) n = substr($0, RSTART + 2) + 0; s += n }
+		END { print s + 0 }' "$tmp/screen"
+}
 pressed=0
 for try in 1 2 3; do
 	wait_for 'boxes, dot [0-9.]+ s'

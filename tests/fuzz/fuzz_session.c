@@ -41,7 +41,7 @@ static double walk(pb_session *s)
 		for (int i = 0; i < s->plan->n_nodes; i++)
 			sum += s->plan->group[i];
 	}
-	return sum + (double)strlen(s->view);
+	return sum + (double)strlen(s->view.find) + (double)s->view.sel;
 }
 
 /* Saving the session and loading the file again gives the same plan. */
@@ -60,7 +60,8 @@ static void round_trip(pb_session *s)
 		abort();
 	unlink(path);
 	if (!s->plan != !t->plan || t->graph->n_nodes != s->graph->n_nodes ||
-	    t->n_overrides != s->n_overrides || !s->hw != !t->hw || strcmp(s->view, t->view))
+	    t->n_overrides != s->n_overrides || !s->hw != !t->hw ||
+	    memcmp(&s->view, &t->view, sizeof s->view))
 		abort();
 	if (s->plan && memcmp(s->plan->group, t->plan->group,
 	                      (size_t)s->plan->n_nodes * sizeof *s->plan->group))

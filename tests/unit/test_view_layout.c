@@ -56,6 +56,57 @@ static int run(pb_cmd_ctx *ctx, const char *line, pb_error *err)
 	return pb_cmd_run_line(ctx, line, err);
 }
 
+/* The typed view and its saved form: defaults, every key through the string
+ * and back, refusals of unknown keys and bad values (a session's view went
+ * through a string read by key at every use before). */
+static void test_view_typed(void **state)
+{
+	(void)state;
+	pb_view v, w;
+	char text[512];
+	pb_view_init(&v);
+	assert_int_equal(v.sel, -1);
+	assert_int_equal(v.depth, -1);
+	assert_int_equal(v.follow, 1);
+	assert_int_equal(v.mouse, 1);
+	assert_int_equal(pb_view_format(&v, text, sizeof text), 0);
+	assert_string_equal(text, ""); /* only what differs from the defaults */
+	pb_error err = {0};
+	const char *kv[][2] = {{"zoom", "2"},   {"x", "-7"},         {"y", "12"},
+	                       {"sel", "5"},    {"color", "branch"}, {"dir", "LR"},
+	                       {"depth", "3"},  {"open", "2-9,4-5"}, {"find", "a;b=c%d"},
+	                       {"follow", "0"}, {"mouse", "0"},      {"constants", "1"},
+	                       {"fit", "1"},    {"center", "1"},     {"top", "1"}};
+	for (size_t i = 0; i < sizeof kv / sizeof kv[0]; i++)
+		assert_int_equal(pb_view_set_key(&v, kv[i][0], kv[i][1], &err), PB_OK);
+	assert_int_equal(pb_view_format(&v, text, sizeof text), 0);
+	pb_view_parse(&w, text);
+	assert_memory_equal(&v, &w, sizeof v);
+	assert_int_equal(w.x, -7);
+	assert_int_equal(w.color, PB_VIEW_BY_BRANCH);
+	assert_int_equal(w.lr, 1);
+	assert_int_equal(w.n_open, 2);
+	assert_int_equal(w.open_last[1], 5);
+	assert_string_equal(w.find, "a;b=c%d");
+	/* an empty value is the default */
+	assert_int_equal(pb_view_set_key(&w, "depth", NULL, &err), PB_OK);
+	assert_int_equal(w.depth, -1);
+	/* refused, naming the key; the view is unchanged */
+	assert_int_equal(pb_view_set_key(&w, "bogus", "1", &err), PB_EUSAGE);
+	assert_non_null(strstr(err.msg, "bogus"));
+	assert_int_equal(pb_view_set_key(&w, "zoom", "7", &err), PB_EUSAGE);
+	assert_int_equal(pb_view_set_key(&w, "dir", "up", &err), PB_EUSAGE);
+	assert_int_equal(pb_view_set_key(&w, "open", "3-", &err), PB_EUSAGE);
+	assert_int_equal(w.zoom, 2);
+	assert_int_equal(w.n_open, 2);
+	/* an old or hand-written saved form: unknown keys and bad values are
+	 * skipped, the rest is read */
+	pb_view_parse(&w, "zoom=1;bogus=3;x=abc;dir=LR");
+	assert_int_equal(w.zoom, 1);
+	assert_int_equal(w.x, 0);
+	assert_int_equal(w.lr, 1);
+}
+
 static void test_view_commands(void **state)
 {
 	pb_session *s = chain_session();
@@ -66,46 +117,48 @@ static void test_view_commands(void **state)
 	pb_error err = {0};
 	assert_int_equal(run(&ctx, "view pan 3 -2", &err), PB_OK);
 	assert_int_equal(run(&ctx, "view pan 3 -2", &err), PB_OK);
-	assert_int_equal(pb_view_get_int(s->view, "x", 0), 6);
-	assert_int_equal(pb_view_get_int(s->view, "y", 0), -4);
+	assert_int_equal(s->view.x, 6);
+	assert_int_equal(s->view.y, -4);
 	assert_true(ctx.redraw & PB_REDRAW_CANVAS);
 	assert_int_equal(run(&ctx, "view zoom -", &err), PB_OK);
 	assert_int_equal(run(&ctx, "view zoom -", &err), PB_OK);
 	assert_int_equal(run(&ctx, "view zoom -", &err), PB_OK);
-	assert_int_equal(pb_view_get_int(s->view, "zoom", 0), 2); /* clamped */
+	assert_int_equal(s->view.zoom, 2); /* clamped */
 	assert_int_equal(run(&ctx, "view zoom 9x", &err), PB_EUSAGE);
 	/* selection by name and by relation */
 	assert_int_equal(run(&ctx, "view select n2", &err), PB_OK);
-	assert_int_equal(pb_view_get_int(s->view, "sel", -1), 2);
+	assert_int_equal(s->view.sel, 2);
 	assert_int_equal(run(&ctx, "view select succ", &err), PB_OK);
-	assert_int_equal(pb_view_get_int(s->view, "sel", -1), 3);
+	assert_int_equal(s->view.sel, 3);
 	assert_int_equal(run(&ctx, "view select nosuch", &err), PB_EUSAGE);
 	assert_non_null(strstr(err.msg, "nosuch"));
 	/* find wraps around and remembers the pattern */
 	assert_int_equal(run(&ctx, "find ^n1[01]$", &err), PB_OK);
-	assert_int_equal(pb_view_get_int(s->view, "sel", -1), 10);
+	assert_int_equal(s->view.sel, 10);
 	assert_int_equal(run(&ctx, "find", &err), PB_OK);
-	assert_int_equal(pb_view_get_int(s->view, "sel", -1), 11);
+	assert_int_equal(s->view.sel, 11);
 	assert_int_equal(run(&ctx, "find", &err), PB_OK);
-	assert_int_equal(pb_view_get_int(s->view, "sel", -1), 10);
+	assert_int_equal(s->view.sel, 10);
 	assert_int_equal(run(&ctx, "find --prev", &err), PB_OK);
-	assert_int_equal(pb_view_get_int(s->view, "sel", -1), 11);
+	assert_int_equal(s->view.sel, 11);
 	assert_int_equal(run(&ctx, "find 'n[1'", &err), PB_EUSAGE);
 	assert_non_null(strstr(err.msg, "regular expression"));
 	assert_int_equal(run(&ctx, "find zzz", &err), PB_EUSAGE);
 	/* expand / collapse ranges, innermost first */
 	assert_int_equal(run(&ctx, "view expand 2 9", &err), PB_OK);
 	assert_int_equal(run(&ctx, "view expand 4 5", &err), PB_OK);
-	char open[64];
-	pb_view_get(s->view, "open", NULL, open, sizeof open);
+	char text[256], open[64];
+	pb_view_format(&s->view, text, sizeof text);
+	pb_view_get(text, "open", NULL, open, sizeof open);
 	assert_string_equal(open, "2-9,4-5");
 	assert_int_equal(run(&ctx, "view collapse 4", &err), PB_OK);
-	pb_view_get(s->view, "open", NULL, open, sizeof open);
-	assert_string_equal(open, "2-9");
+	assert_int_equal(s->view.n_open, 1);
+	assert_int_equal(s->view.open_first[0], 2);
+	assert_int_equal(s->view.open_last[0], 9);
 	assert_int_equal(run(&ctx, "view collapse 11", &err), PB_EUSAGE);
 	/* repeat runs a quoted command N times */
 	assert_int_equal(run(&ctx, "repeat 4 'view pan 1 0'", &err), PB_OK);
-	assert_int_equal(pb_view_get_int(s->view, "x", 0), 10);
+	assert_int_equal(s->view.x, 10);
 	assert_int_equal(run(&ctx, "repeat 2 'view bogus'", &err), PB_EUSAGE);
 	assert_non_null(strstr(err.msg, "run 1 of 2"));
 	ctx.redraw = 0;
@@ -193,6 +246,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_view_string),
+	    cmocka_unit_test(test_view_typed),
 	    cmocka_unit_test(test_view_commands),
 	    cmocka_unit_test(test_layout_dot_and_simple),
 	};

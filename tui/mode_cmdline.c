@@ -1,5 +1,6 @@
 /*
- * cmdline.c — the bottom-row prompt for ':' commands and '/' searches.
+ * mode_cmdline.c — the command-line mode: the bottom-row prompt for ':'
+ * commands and '/' searches (mode_cmdline.h).
  *
  * A small line editor: insert/delete at the cursor, Left/Right/Home/End,
  * Ctrl-U clears, Up/Down walk the history, Esc cancels, Enter accepts. For
@@ -9,7 +10,11 @@
  * for the positional arguments of commands taking files): a unique match is
  * inserted, several are listed in the output pane and their common prefix
  * is inserted. The buffer holds UTF-8
- * bytes; the cursor always sits on a character boundary.
+ * bytes; the cursor always sits on a character boundary. Enter leaves the
+ * mode and runs the line: ':q' with unsaved changes asks first (quit.h), a
+ * command whose output is longer than the pane opens the pager (unless it
+ * reported progress: training and repeat logs stay in the pane); '/' runs
+ * `find -- TEXT`.
  */
 #include <dirent.h>
 #include <limits.h>
@@ -18,7 +23,11 @@
 #include <sys/stat.h>
 #include <wchar.h>
 
-#include "app.h"
+#include "mode_cmdline.h"
+#include "mode_pager.h"
+#include "output.h"
+#include "quit.h"
+#include "run.h"
 
 #define HIST_MAX 64
 #define TUI_COMPLETE_MAX 128
@@ -258,159 +267,174 @@ static void complete(tui_app *a, char *buf, size_t len, size_t *cur)
 	cands_free(&m);
 }
 
-int tui_prompt(tui_app *a, const char *prompt, int with_completion, char *buf, size_t len)
+typedef struct cmdline {
+	char prompt[8];
+	int complete; /* Tab completes (the ':' line) */
+	char buf[1024];
+	size_t cur;
+	int hpos;
+} cmdline;
+
+static void cmdline_close(void *data)
 {
-	size_t cur = 0;
-	int hpos = n_history;
-	buf[0] = 0;
-	curs_set(1);
-	for (;;) {
-		WINDOW *w = a->wcmd;
-		if (a->job) { /* the job keeps running while the user types */
-			tui_job_pump(a);
-			a->redraw |= PB_REDRAW_STATUS;
-			tui_draw(a);
-		}
-		wtimeout(w, a->job ? 10 : -1);
-		werase(w);
-		int W = getmaxx(w), plen = (int)strlen(prompt);
-		/* scroll the text so that the cursor is visible */
-		int start = (int)cur + plen >= W - 1 ? (int)cur + plen - W + 2 : 0;
-		while (start > 0 && ((unsigned char)buf[start] & 0xC0) == 0x80)
-			start++;
-		mvwaddstr(w, 0, 0, prompt);
-		waddnstr(w, buf + start, W - plen - 1);
-		wmove(w, 0, plen + (int)cur - start);
-		wnoutrefresh(w);
-		doupdate();
-		wint_t ch;
-		int r = wget_wch(w, &ch);
-		if (tui_signal_pending()) {
-			curs_set(0);
-			buf[0] = 0;
-			return 0;
-		}
-		if (r == ERR)
-			continue;
-		if (r == KEY_CODE_YES) {
-			if (ch == KEY_RESIZE) {
-				a->redraw |= PB_REDRAW_ALL;
-				tui_draw(a);
-			} else if (ch == KEY_LEFT && cur > 0) {
-				do
-					cur--;
-				while (cur > 0 && ((unsigned char)buf[cur] & 0xC0) == 0x80);
-			} else if (ch == KEY_RIGHT && buf[cur]) {
-				do
-					cur++;
-				while (buf[cur] && ((unsigned char)buf[cur] & 0xC0) == 0x80);
-			} else if (ch == KEY_HOME) {
-				cur = 0;
-			} else if (ch == KEY_END) {
-				cur = strlen(buf);
-			} else if (ch == KEY_BACKSPACE && cur > 0) {
-				size_t e = cur;
-				do
-					cur--;
-				while (cur > 0 && ((unsigned char)buf[cur] & 0xC0) == 0x80);
-				memmove(buf + cur, buf + e, strlen(buf + e) + 1);
-			} else if (ch == KEY_DC && buf[cur]) {
-				size_t e = cur + 1;
-				while (buf[e] && ((unsigned char)buf[e] & 0xC0) == 0x80)
-					e++;
-				memmove(buf + cur, buf + e, strlen(buf + e) + 1);
-			} else if ((ch == KEY_UP || ch == KEY_DOWN) && n_history) {
-				hpos += ch == KEY_UP ? -1 : 1;
-				hpos = hpos < 0 ? 0 : hpos > n_history ? n_history : hpos;
-				snprintf(buf, len, "%s", hpos < n_history ? history[hpos] : "");
-				cur = strlen(buf);
-			} else if (ch == KEY_ENTER) {
-				break;
-			}
-			continue;
-		}
-		if (ch == 27 || ch == 3) { /* Esc, Ctrl-C */
-			curs_set(0);
-			buf[0] = 0;
-			a->redraw |= PB_REDRAW_STATUS;
-			return 0;
-		}
-		if (ch == '\n' || ch == '\r')
-			break;
-		if (ch == '\t' && with_completion) {
-			complete(a, buf, len, &cur);
-			tui_out_draw(a);
-			wnoutrefresh(a->wout);
-			continue;
-		}
-		if (ch == 127 || ch == 8) {
-			if (cur > 0) {
-				size_t e = cur;
-				do
-					cur--;
-				while (cur > 0 && ((unsigned char)buf[cur] & 0xC0) == 0x80);
-				memmove(buf + cur, buf + e, strlen(buf + e) + 1);
-			}
-			continue;
-		}
-		if (ch == 21) { /* Ctrl-U */
-			buf[0] = 0;
-			cur = 0;
-			continue;
-		}
-		if (ch < 32)
-			continue;
-		char mb[MB_LEN_MAX];
-		mbstate_t st;
-		memset(&st, 0, sizeof st);
-		size_t n = wcrtomb(mb, (wchar_t)ch, &st);
-		if (n == (size_t)-1 || strlen(buf) + n + 1 > len)
-			continue;
-		memmove(buf + cur + n, buf + cur, strlen(buf + cur) + 1);
-		memcpy(buf + cur, mb, n);
-		cur += n;
-	}
-	curs_set(0);
-	hist_add(buf);
-	a->redraw |= PB_REDRAW_STATUS;
-	return 1;
+	free(data);
 }
 
-int tui_ask(tui_app *a, const char *question, const char *keys)
+/* ':q' and ':quit' (no arguments) ask about unsaved changes first. */
+static int is_plain_quit(const char *line)
 {
-	int answer = 0;
-	for (;;) {
-		if (a->job) {
-			tui_job_pump(a);
-			a->redraw |= PB_REDRAW_STATUS;
-		}
-		tui_draw(a);
-		WINDOW *w = a->wcmd;
-		werase(w);
-		wattron(w, A_BOLD);
-		mvwaddnstr(w, 0, 0, question, getmaxx(w) - 1);
-		wattroff(w, A_BOLD);
-		wnoutrefresh(w);
-		doupdate();
-		wtimeout(w, a->job ? 10 : -1);
-		int ch = wgetch(w);
-		if (tui_signal_pending())
-			break;
-		if (ch == ERR || ch == KEY_MOUSE)
-			continue;
-		if (ch == KEY_RESIZE) {
-			a->redraw |= PB_REDRAW_ALL;
-			continue;
-		}
-		if (ch == 27 || ch == 3)
-			break;
-		if (ch > 0 && ch < 256 && strchr(keys, ch)) {
-			answer = ch;
-			break;
-		}
+	char word[16] = "", extra[8] = "";
+	if (sscanf(line, "%15s %7s", word, extra) != 1)
+		return 0;
+	return strcmp(word, "q") == 0 || strcmp(word, "quit") == 0;
+}
+
+/* Enter: the mode has left the stack; runs what was typed. */
+static int accept(tui_app *a, const char *prompt, const char *line)
+{
+	if (!line[0])
+		return PB_REDRAW_STATUS;
+	if (prompt[0] == '/') {
+		char *argv[] = {"find", "--", (char *)line};
+		return tui_run_argv(a, 3, argv, NULL);
 	}
-	werase(a->wcmd);
-	wnoutrefresh(a->wcmd);
-	a->redraw |= PB_REDRAW_STATUS;
-	return answer;
+	if (!a->job && is_plain_quit(line))
+		return tui_quit_ask(a, 0);
+	/* long output opens the pager, except the log of commands that
+	 * reported progress (training, repeat): it stays in the pane */
+	long before = a->out_total, calls = a->progress_calls;
+	int flags = tui_run(a, line, NULL);
+	if (a->out_total - before > a->out_h - 1 && calls == a->progress_calls) {
+		char *text = tui_out_text(a, a->out_total - before);
+		if (text)
+			tui_pager_open(a, "output (q closes)", text);
+		free(text);
+	}
+	return flags;
+}
+
+static void del_before(char *buf, size_t *cur)
+{
+	if (*cur == 0)
+		return;
+	size_t e = *cur;
+	do
+		(*cur)--;
+	while (*cur > 0 && ((unsigned char)buf[*cur] & 0xC0) == 0x80);
+	memmove(buf + *cur, buf + e, strlen(buf + e) + 1);
+}
+
+static int code_key(cmdline *c, int ch)
+{
+	char *buf = c->buf;
+	if (ch == KEY_LEFT && c->cur > 0) {
+		do
+			c->cur--;
+		while (c->cur > 0 && ((unsigned char)buf[c->cur] & 0xC0) == 0x80);
+	} else if (ch == KEY_RIGHT && buf[c->cur]) {
+		do
+			c->cur++;
+		while (buf[c->cur] && ((unsigned char)buf[c->cur] & 0xC0) == 0x80);
+	} else if (ch == KEY_HOME) {
+		c->cur = 0;
+	} else if (ch == KEY_END) {
+		c->cur = strlen(buf);
+	} else if (ch == KEY_BACKSPACE) {
+		del_before(buf, &c->cur);
+	} else if (ch == KEY_DC && buf[c->cur]) {
+		size_t e = c->cur + 1;
+		while (buf[e] && ((unsigned char)buf[e] & 0xC0) == 0x80)
+			e++;
+		memmove(buf + c->cur, buf + e, strlen(buf + e) + 1);
+	} else if ((ch == KEY_UP || ch == KEY_DOWN) && n_history) {
+		c->hpos += ch == KEY_UP ? -1 : 1;
+		c->hpos = c->hpos < 0 ? 0 : c->hpos > n_history ? n_history : c->hpos;
+		snprintf(buf, sizeof c->buf, "%s", c->hpos < n_history ? history[c->hpos] : "");
+		c->cur = strlen(buf);
+	} else if (ch == KEY_ENTER) {
+		return 1;
+	}
+	return 0;
+}
+
+static int cmdline_key(tui_app *a, void *data, int ch, int code)
+{
+	cmdline *c = data;
+	int enter = code ? code_key(c, ch) : ch == '\n' || ch == '\r';
+	if (enter || (!code && (ch == 27 || ch == 3))) { /* Enter, Esc, Ctrl-C */
+		char line[sizeof c->buf], prompt[sizeof c->prompt];
+		snprintf(line, sizeof line, "%s", enter ? c->buf : "");
+		snprintf(prompt, sizeof prompt, "%s", c->prompt);
+		if (enter)
+			hist_add(line);
+		tui_mode_remove(a, &tui_mode_cmdline); /* frees c */
+		return enter ? accept(a, prompt, line) : PB_REDRAW_STATUS;
+	}
+	if (code)
+		return 0;
+	if (ch == '\t' && c->complete) {
+		complete(a, c->buf, sizeof c->buf, &c->cur);
+		return PB_REDRAW_STATUS;
+	}
+	if (ch == 127 || ch == 8) {
+		del_before(c->buf, &c->cur);
+		return 0;
+	}
+	if (ch == 21) { /* Ctrl-U */
+		c->buf[0] = 0;
+		c->cur = 0;
+		return 0;
+	}
+	if (ch < 32)
+		return 0;
+	char mb[MB_LEN_MAX];
+	mbstate_t st;
+	memset(&st, 0, sizeof st);
+	size_t n = wcrtomb(mb, (wchar_t)ch, &st);
+	if (n == (size_t)-1 || strlen(c->buf) + n + 1 > sizeof c->buf)
+		return 0;
+	memmove(c->buf + c->cur + n, c->buf + c->cur, strlen(c->buf + c->cur) + 1);
+	memcpy(c->buf + c->cur, mb, n);
+	c->cur += n;
+	return 0;
+}
+
+static int cmdline_mouse(tui_app *a, void *data, const MEVENT *ev)
+{
+	(void)a, (void)data, (void)ev;
+	return 0;
+}
+
+static void cmdline_draw(tui_app *a, void *data)
+{
+	cmdline *c = data;
+	WINDOW *w = a->wcmd;
+	werase(w);
+	int W = getmaxx(w), plen = (int)strlen(c->prompt), cur = (int)c->cur;
+	/* scroll the text so that the cursor is visible */
+	int start = cur + plen >= W - 1 ? cur + plen - W + 2 : 0;
+	while (start > 0 && ((unsigned char)c->buf[start] & 0xC0) == 0x80)
+		start++;
+	mvwaddstr(w, 0, 0, c->prompt);
+	waddnstr(w, c->buf + start, W - plen - 1);
+	wmove(w, 0, plen + cur - start);
+	wnoutrefresh(w);
+}
+
+const tui_mode tui_mode_cmdline = {.name = "cmdline",
+                                   .key = cmdline_key,
+                                   .mouse = cmdline_mouse,
+                                   .draw = cmdline_draw,
+                                   .close = cmdline_close,
+                                   .cursor = 1};
+
+void tui_cmdline_open(tui_app *a, const char *prompt, int complete)
+{
+	cmdline *c = calloc(1, sizeof *c);
+	if (!c)
+		return;
+	snprintf(c->prompt, sizeof c->prompt, "%s", prompt);
+	c->complete = complete;
+	c->hpos = n_history;
+	tui_mode_push(a, &tui_mode_cmdline, c);
 }

@@ -1,5 +1,6 @@
 /*
- * canvas.c — draws the laid-out graph with box-drawing characters.
+ * view_graph.c — the graph view: the laid-out graph drawn with box-drawing
+ * characters, and what a click or a drag on it asks for.
  *
  * World coordinates are layout cells (render/layout.h); the view's x/y keys
  * give the world cell shown at the canvas's top-left. Edges are drawn first
@@ -15,7 +16,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "app.h"
+#include "branch_color.h"
+#include "output.h"
+#include "partition/chain_layers.h"
+#include "viewgraph.h"
+#include "view_def.h"
 #include "view.h"
 
 typedef struct glyphs {
@@ -60,7 +65,7 @@ static unsigned hash_str(const char *s)
 
 /* Branch mode: the kind of the item's first node in a branch group, and
  * whether fusion takes any of its nodes. */
-static int branch_of_item(tui_app *a, const tui_item *it, int *fused)
+static int branch_of_item(const tui_app *a, const tui_item *it, int *fused)
 {
 	int kind = -1;
 	*fused = 0;
@@ -76,8 +81,7 @@ static int branch_of_item(tui_app *a, const tui_item *it, int *fused)
 static attr_t item_attr(tui_app *a, const tui_item *it, int *bottleneck)
 {
 	const pb_plan *p = a->s->plan;
-	char mode[16];
-	pb_view_get(a->s->view, "color", "group", mode, sizeof mode);
+	pb_view_color mode = a->s->view.color;
 	attr_t at = 0;
 	*bottleneck = 0;
 	int g0 = it->group < it->group_last ? it->group : it->group_last;
@@ -85,14 +89,14 @@ static attr_t item_attr(tui_app *a, const tui_item *it, int *bottleneck)
 	for (int g = g0 < 0 ? 0 : g0; p && g <= g1 && g < p->n_groups; g++)
 		*bottleneck |= p->groups[g].bottleneck;
 	if (a->color) {
-		if (strcmp(mode, "group") == 0 && it->group >= 0)
+		if (mode == PB_VIEW_BY_GROUP && it->group >= 0)
 			at |= COLOR_PAIR(1 + it->group % 6);
-		else if (strcmp(mode, "op") == 0)
+		else if (mode == PB_VIEW_BY_OP)
 			at |= COLOR_PAIR(1 + hash_str(a->s->graph->nodes[it->first].op) % 6);
-		if (*bottleneck && strcmp(mode, "none") != 0 && strcmp(mode, "branch") != 0)
+		if (*bottleneck && mode != PB_VIEW_BY_NONE && mode != PB_VIEW_BY_BRANCH)
 			at = COLOR_PAIR(7);
 	}
-	if (strcmp(mode, "branch") == 0) { /* kind colour, fused bold */
+	if (mode == PB_VIEW_BY_BRANCH) { /* kind colour, fused bold */
 		int fused, kind = branch_of_item(a, it, &fused);
 		*bottleneck = 0;
 		if (a->color && kind >= 0)
@@ -104,9 +108,8 @@ static attr_t item_attr(tui_app *a, const tui_item *it, int *bottleneck)
 	return at;
 }
 
-static void draw_edge_seg(tui_app *a, const glyphs *gl, int x0, int y0, int x1, int y1)
+static void draw_edge_seg(WINDOW *w, const glyphs *gl, int x0, int y0, int x1, int y1)
 {
-	WINDOW *w = a->wcanvas;
 	int dx = abs(x1 - x0), sx = x0 < x1 ? 1 : -1;
 	int dy = -abs(y1 - y0), sy = y0 < y1 ? 1 : -1;
 	int e = dx + dy, steps = 0;
@@ -134,12 +137,12 @@ static void draw_edge_seg(tui_app *a, const glyphs *gl, int x0, int y0, int x1, 
 	}
 }
 
-static void draw_edges(tui_app *a, const glyphs *gl, int ox, int oy)
+static void draw_edges(tui_app *a, WINDOW *w, const glyphs *gl, int ox, int oy)
 {
 	const pb_layout *l = a->vg.layout;
 	int H, W;
-	getmaxyx(a->wcanvas, H, W);
-	wattron(a->wcanvas, a->color ? COLOR_PAIR(8) : A_DIM);
+	getmaxyx(w, H, W);
+	wattron(w, a->color ? COLOR_PAIR(8) : A_DIM);
 	for (int e = 0; e < l->n_edges; e++) {
 		int k0 = l->edge_first[e], k1 = l->edge_first[e + 1];
 		if (k1 - k0 < 2)
@@ -158,7 +161,7 @@ static void draw_edges(tui_app *a, const glyphs *gl, int ox, int oy)
 		for (int k = k0; k < k1; k++) {
 			int x = (int)lround(l->px[k]) - ox, y = (int)lround(l->py[k]) - oy;
 			if (k > k0)
-				draw_edge_seg(a, gl, lx, ly, x, y);
+				draw_edge_seg(w, gl, lx, ly, x, y);
 			lx = x;
 			ly = y;
 		}
@@ -166,24 +169,16 @@ static void draw_edges(tui_app *a, const glyphs *gl, int ox, int oy)
 		int ddx = lx - px, ddy = ly - py;
 		const char *head = abs(ddy) >= abs(ddx) ? (ddy >= 0 ? gl->down : gl->up)
 		                                        : (ddx >= 0 ? gl->right : gl->left);
-		put(a->wcanvas, ly, lx, head);
+		put(w, ly, lx, head);
 	}
-	wattroff(a->wcanvas, a->color ? COLOR_PAIR(8) : A_DIM);
+	wattroff(w, a->color ? COLOR_PAIR(8) : A_DIM);
 }
 
-static void item_rect(const tui_app *a, int i, int *x, int *y)
+static void draw_item(tui_app *a, WINDOW *w, const glyphs *gl, int i, int ox, int oy, int sel_item)
 {
-	const tui_item *it = &a->vg.items[i];
-	*x = (int)lround(a->vg.layout->x[i] - it->w / 2.0);
-	*y = (int)lround(a->vg.layout->y[i] - it->h / 2.0);
-}
-
-static void draw_item(tui_app *a, const glyphs *gl, int i, int ox, int oy, int sel_item)
-{
-	WINDOW *w = a->wcanvas;
 	const tui_item *it = &a->vg.items[i];
 	int x, y, bn;
-	item_rect(a, i, &x, &y);
+	tui_vg_item_rect(a, i, &x, &y);
 	x -= ox;
 	y -= oy;
 	int H, W;
@@ -245,9 +240,8 @@ static void draw_item(tui_app *a, const glyphs *gl, int i, int ox, int oy, int s
 	wattroff(w, sel | (bn ? A_BOLD : 0));
 }
 
-void tui_canvas_draw(tui_app *a)
+static void graph_draw(tui_app *a, WINDOW *w)
 {
-	WINDOW *w = a->wcanvas;
 	werase(w);
 	const glyphs *gl = a->utf8 ? &G_UTF8 : &G_ASCII;
 	int H, W;
@@ -261,24 +255,24 @@ void tui_canvas_draw(tui_app *a)
 		put_text(w, H / 2, 2, "laying out...", W - 4);
 		return;
 	}
-	int ox = (int)pb_view_get_int(a->s->view, "x", 0);
-	int oy = (int)pb_view_get_int(a->s->view, "y", 0);
-	draw_edges(a, gl, ox, oy);
+	int ox = (int)a->s->view.x;
+	int oy = (int)a->s->view.y;
+	draw_edges(a, w, gl, ox, oy);
 	int sel = tui_selected(a);
 	int sel_item = tui_vg_item_near(a, sel);
 	for (int i = 0; i < a->vg.n_items; i++)
-		draw_item(a, gl, i, ox, oy, sel_item);
+		draw_item(a, w, gl, i, ox, oy, sel_item);
 }
 
-int tui_canvas_hit(const tui_app *a, int y, int x)
+static int graph_hit(const tui_app *a, int y, int x)
 {
 	if (!a->vg.layout || !a->s->graph)
 		return -1;
-	int ox = (int)pb_view_get_int(a->s->view, "x", 0);
-	int oy = (int)pb_view_get_int(a->s->view, "y", 0);
+	int ox = (int)a->s->view.x;
+	int oy = (int)a->s->view.y;
 	for (int i = 0; i < a->vg.n_items; i++) {
 		int bx, by;
-		item_rect(a, i, &bx, &by);
+		tui_vg_item_rect(a, i, &bx, &by);
 		const tui_item *it = &a->vg.items[i];
 		if (x + ox >= bx && x + ox < bx + it->w && y + oy >= by && y + oy < by + it->h)
 			return i;
@@ -286,92 +280,143 @@ int tui_canvas_hit(const tui_app *a, int y, int x)
 	return -1;
 }
 
-static void view_at(tui_app *a, int x, int y, const char *extra)
+static void group_range(const tui_app *a, int g, int *first, int *last)
 {
-	char line[128];
-	snprintf(line, sizeof line, "view set x=%d y=%d %s", x, y, extra);
-	tui_run(a, line);
-}
-
-static void canvas_fit(tui_app *a);
-
-void tui_canvas_fit(tui_app *a)
-{
-	if (a->fitting)
+	const pb_plan *p = a->s->plan;
+	*first = p->groups[g].first_node;
+	*last = p->groups[g].last_node;
+	if (*first >= 0 && *last >= *first)
 		return;
-	a->fitting = 1;
-	canvas_fit(a);
-	a->fitting = 0;
-}
-
-static void canvas_fit(tui_app *a)
-{
-	const pb_layout *l = a->vg.layout;
-	if (!a->s->graph || !l)
-		return;
-	int cw = a->canvas_w, ch = a->canvas_h;
-	if (a->vg.start_pending) {
-		a->vg.start_pending = 0;
-		tui_view_start(a);
-	}
-	if (pb_view_get_int(a->s->view, "fit", 0)) {
-		if ((l->width > cw || l->height > ch) && a->vg.zoom < 2) {
-			char line[32];
-			snprintf(line, sizeof line, "view zoom %d", a->vg.zoom + 1);
-			tui_run(a, line);
-			tui_vg_update(a);
-			l = a->vg.layout;
-			if (!l)
-				return;
+	*first = *last = -1;
+	for (int i = 0; i < p->n_nodes; i++)
+		if (p->group[i] == g) {
+			if (*first < 0)
+				*first = i;
+			*last = i;
 		}
-		int x = (int)lround((l->width - cw) / 2), y = (int)lround((l->height - ch) / 2);
-		if (l->height > ch)
-			y = 0;
-		view_at(a, x, y, a->vg.job ? "" : "fit=");
-		return;
-	}
-	int sel = tui_selected(a);
-	if (sel < 0)
-		return;
-	if (pb_view_get_int(a->s->view, "top", 0) && tui_vg_item_near(a, sel) >= 0) {
-		/* the model's inputs at the top: the selection's box in the first
-		 * rows, centred across; kept until dot's layout arrives */
-		int bx, by, i = tui_vg_item_near(a, sel);
-		item_rect(a, i, &bx, &by);
-		int x = bx + a->vg.items[i].w / 2 - cw / 2;
-		if (l->width <= cw)
-			x = (int)lround((l->width - cw) / 2);
-		a->last_sel = sel;
-		view_at(a, x, by > 1 ? by - 1 : 0, a->vg.job ? "" : "top=");
-		return;
-	}
-	int center = (int)pb_view_get_int(a->s->view, "center", 0);
-	int follow = (int)pb_view_get_int(a->s->view, "follow", 1);
-	if (!center && !(follow && sel != a->last_sel))
-		return;
-	a->last_sel = sel;
-	int i = tui_vg_item_near(a, sel), bx, by;
-	if (i < 0)
-		return;
-	item_rect(a, i, &bx, &by);
-	const tui_item *it = &a->vg.items[i];
-	int ox = (int)pb_view_get_int(a->s->view, "x", 0);
-	int oy = (int)pb_view_get_int(a->s->view, "y", 0);
-	if (!center && bx >= ox && by >= oy && bx + it->w <= ox + cw && by + it->h <= oy + ch)
-		return;
-	view_at(a, bx + it->w / 2 - cw / 2, by + it->h / 2 - ch / 2, center ? "center=" : "");
 }
 
-void tui_view_start(tui_app *a)
+/* Writes node v's name as one double-quoted command argument. */
+static void quoted_name(const tui_app *a, int v, char *buf, size_t n)
 {
-	const pb_graph *g = a->s->graph;
-	int first = 0;
-	unsigned char *cst = g ? pb_graph_constant_nodes(g) : NULL;
-	while (cst && first < g->n_nodes - 1 && cst[first])
-		first++;
-	free(cst);
-	char line[64];
-	snprintf(line, sizeof line, "view select %d", first);
-	tui_run(a, line);
-	tui_run(a, "view set top=1");
+	const char *s = a->s->graph->nodes[v].name;
+	size_t k = 0;
+	if (n < 3)
+		return;
+	buf[k++] = '"';
+	for (; *s && k + 3 < n; s++) {
+		if (*s == '"' || *s == '\\')
+			buf[k++] = '\\';
+		buf[k++] = *s;
+	}
+	buf[k++] = '"';
+	buf[k] = 0;
 }
+
+/* A drop of item `from` onto item `to` (-1: empty canvas) as the edit of
+ * the current plan's kind (issue 18.1): on a map plan the node moves to the
+ * backend of the target's group (`backend`); on a fuse plan it joins the
+ * target's fusion group (`fuse-in`) or, dropped on empty canvas, leaves its
+ * own (`fuse-out`). Returns 0 for the other kinds (partition and pipeline
+ * plans move a boundary, below); line = "" when there is nothing to do. The
+ * command refuses an invalid edit and says why in the output pane. */
+static int drop_edit(const tui_app *a, int from, int to, char *line, size_t n)
+{
+	const pb_plan *p = a->s->plan;
+	const tui_item *src = &a->vg.items[from];
+	char name[300], with[300];
+	line[0] = 0;
+	quoted_name(a, src->first, name, sizeof name);
+	if (strcmp(p->kind, "map") == 0) {
+		int H = to >= 0 ? a->vg.items[to].group : -1;
+		if (H < 0 || H == src->group || H >= p->n_groups || !p->groups[H].label)
+			return 1;
+		snprintf(line, n, "backend --node %s --to \"%s\"", name, p->groups[H].label);
+		return 1;
+	}
+	if (strcmp(p->kind, "fuse") == 0) {
+		if (to < 0) {
+			if (src->group >= 0)
+				snprintf(line, n, "fuse-out --node %s", name);
+			return 1;
+		}
+		const tui_item *dst = &a->vg.items[to];
+		if (dst->group >= 0 && dst->group == src->group)
+			return 1;
+		quoted_name(a, dst->first, with, sizeof with);
+		snprintf(line, n, "fuse-in --node %s --with %s", name, with);
+		return 1;
+	}
+	return 0;
+}
+
+/* What a drag of item src out of group G moves across a boundary (to_next:
+ * into G+1, else into G-1): the nodes from src to the end (start) of the
+ * group; on a partition plan the layers, counted through the layer each of
+ * src's nodes goes with (load-time constants are no layers and move with the
+ * layer that reads them: partition/chain_layers.h). 0: nothing to move. */
+static int drag_count(const tui_app *a, const tui_item *src, int G, int to_next)
+{
+	const pb_plan *p = a->s->plan;
+	int f, l;
+	group_range(a, G, &f, &l);
+	pb_part_layers L = {0};
+	pb_error err = {0};
+	if (strcmp(p->kind, "partition") != 0 || !a->s->graph ||
+	    pb_part_layers_new(a->s->graph, &L, &err) != PB_OK)
+		return to_next ? l - src->first + 1 : src->last - f + 1;
+	int lo = -1, hi = -1, k = 0;
+	for (int v = src->first; v <= src->last && v < L.n_nodes && v < p->n_nodes; v++)
+		if (p->group[v] == G && L.node_layer[v] >= 0) {
+			if (lo < 0 || L.node_layer[v] < lo)
+				lo = L.node_layer[v];
+			if (L.node_layer[v] > hi)
+				hi = L.node_layer[v];
+		}
+	if (lo >= 0 && f >= 0 && f < L.n_nodes && l < L.n_nodes)
+		k = to_next ? L.node_layer[l] - lo + 1 : hi - L.node_layer[f] + 1;
+	pb_part_layers_free(&L);
+	return k > 0 ? k : 0;
+}
+
+/* Click selects; a drag of a box onto another is the plan kind's edit. */
+static int graph_mouse(tui_app *a, WINDOW *w, const MEVENT *ev, int y, int x, char *line, size_t n)
+{
+	(void)w;
+	int item = graph_hit(a, y, x);
+	line[0] = 0;
+	if (ev->bstate & (BUTTON1_PRESSED | BUTTON1_CLICKED)) {
+		a->drag_node = item >= 0 ? item : -1;
+		if (item >= 0)
+			snprintf(line, n, "view select %d", a->vg.items[item].first);
+		if (ev->bstate & BUTTON1_CLICKED)
+			a->drag_node = -1;
+		return 0;
+	}
+	if (!(ev->bstate & BUTTON1_RELEASED) || a->drag_node < 0)
+		return 0;
+	int from = a->drag_node;
+	a->drag_node = -1;
+	if (item == from || !a->s->plan || from >= a->vg.n_items)
+		return 0;
+	if (drop_edit(a, from, item, line, n) || item < 0)
+		return 0;
+	const tui_item *src = &a->vg.items[from], *dst = &a->vg.items[item];
+	int G = src->group, H = dst->group, f, l;
+	if (G < 0 || H < 0 || H == G)
+		return 0;
+	group_range(a, G, &f, &l);
+	if (H == G + 1 && f >= 0)
+		snprintf(line, n, "boundary %d %d", G, -drag_count(a, src, G, 1));
+	else if (H == G - 1 && f >= 0)
+		snprintf(line, n, "boundary %d %d", G - 1, drag_count(a, src, G, 0));
+	else
+		tui_out(a, 1, "drag a layer onto the next or previous group (from %d to %d)", G, H);
+	return 0;
+}
+
+const tui_view_def tui_view_graph = {.name = "graph",
+                                     .at = TUI_AT_CANVAS,
+                                     .redraw = PB_REDRAW_CANVAS,
+                                     .draw = graph_draw,
+                                     .mouse = graph_mouse};

@@ -1,6 +1,6 @@
 /*
- * keymap.c — the one key table of the workbench and the '?' help built
- * from it.
+ * mode_normal.c — the normal mode: the one key table of the workbench, the
+ * '?' help built from it, and clicks on the views.
  *
  * Every key runs a command string from the command table (the same commands
  * as the CLI and the ':' line); placeholders are filled from the selection
@@ -15,7 +15,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "app.h"
+#include "jobs.h"
+#include "mode_cmdline.h"
+#include "mode_normal.h"
+#include "mode_pager.h"
+#include "output.h"
+#include "quit.h"
+#include "run.h"
+#include "viewgraph.h"
+#include "views.h"
 
 #define CTRL(c) ((c)&0x1f)
 
@@ -223,58 +231,31 @@ static void help_cmd(void *ud, const pb_command *c)
 	fprintf((FILE *)ud, "  %-12s %s\n", c->name, c->summary);
 }
 
-/* Shows the last n lines of the output pane in the pager. */
-static void page_output(tui_app *a, long n)
+static int action(tui_app *a, const char *act)
 {
-	char *text = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&text, &len);
-	if (!f)
-		return;
-	if (n > a->n_out)
-		n = a->n_out;
-	for (long r = a->n_out - n; r < a->n_out; r++) {
-		int idx = (int)((a->out_head - a->n_out + r + TUI_OUT_LINES) % TUI_OUT_LINES);
-		fprintf(f, "%s\n", a->out[idx] ? a->out[idx] : "");
-	}
-	fclose(f);
-	tui_pager(a, "output (q closes)", text);
-	free(text);
-}
-
-static void action(tui_app *a, const char *act)
-{
-	char line[1024];
 	if (strcmp(act, "@command") == 0) {
-		if (tui_prompt(a, ":", 1, line, sizeof line) && line[0]) {
-			/* long output opens the pager, except the log of commands that
-			 * reported progress (training, repeat): it stays in the pane */
-			long before = a->out_total, calls = a->progress_calls;
-			tui_run(a, line);
-			if (a->out_total - before > a->out_h - 1 && calls == a->progress_calls)
-				page_output(a, a->out_total - before);
-		}
+		tui_cmdline_open(a, ":", 1);
 	} else if (strcmp(act, "@search") == 0) {
-		if (tui_prompt(a, "/", 0, line, sizeof line) && line[0]) {
-			char *argv[] = {"find", "--", line};
-			tui_run_argv(a, 3, argv);
-		}
+		tui_cmdline_open(a, "/", 0);
 	} else if (strcmp(act, "@help") == 0) {
 		char *text = NULL;
 		size_t len = 0;
 		FILE *f = open_memstream(&text, &len);
 		if (!f)
-			return;
+			return 0;
 		tui_keys_help(f);
 		pb_cmd_foreach(help_cmd, f);
 		fclose(f);
-		tui_pager(a, "help (q closes)", text);
+		tui_pager_open(a, "help (q closes)", text);
 		free(text);
 	} else if (strcmp(act, "@output") == 0) {
-		page_output(a, a->n_out);
+		char *text = tui_out_text(a, a->n_out);
+		if (text)
+			tui_pager_open(a, "output (q closes)", text);
+		free(text);
 	} else if (strcmp(act, "@refresh") == 0) {
 		clearok(curscr, TRUE);
-		a->redraw |= PB_REDRAW_ALL;
+		return PB_REDRAW_ALL;
 	} else if (strcmp(act, "@cancel") == 0) {
 		if (a->job)
 			tui_job_cancel(a);
@@ -282,35 +263,67 @@ static void action(tui_app *a, const char *act)
 		if (a->job)
 			tui_job_cancel(a);
 		else
-			tui_ask_quit(a, 1);
+			return tui_quit_ask(a, 1);
 	} else if (strcmp(act, "@suspend") == 0) {
-		tui_suspend(a);
+		return tui_suspend(a);
 	} else if (strcmp(act, "@quit") == 0) {
 		if (a->job)
 			tui_out(a, 1, "a job is running: Esc or Ctrl-C cancels it first");
 		else
-			tui_ask_quit(a, 0);
+			return tui_quit_ask(a, 0);
 	}
+	return PB_REDRAW_STATUS;
 }
 
-void tui_key(tui_app *a, int key)
+static int normal_key(tui_app *a, void *data, int key, int code)
 {
-	if (key == 127 || key == 8)
+	(void)data;
+	if (!code && (key == 127 || key == 8))
 		key = KEY_BACKSPACE;
-	if (key == '\r' || key == KEY_ENTER)
+	else if ((!code && key == '\r') || (code && key == KEY_ENTER))
 		key = '\n';
-	for (size_t i = 0; i < sizeof KEYS / sizeof KEYS[0]; i++) {
+	else if (!code && key >= KEY_MIN)
+		key = -1; /* a character that no key of the table is */
+	for (size_t i = 0; key >= 0 && i < sizeof KEYS / sizeof KEYS[0]; i++) {
 		if (KEYS[i].key != key)
 			continue;
-		if (KEYS[i].cmd[0] == '@') {
-			action(a, KEYS[i].cmd);
-			return;
-		}
+		if (KEYS[i].cmd[0] == '@')
+			return action(a, KEYS[i].cmd);
 		char line[512];
 		if (expand(a, KEYS[i].cmd, line, sizeof line))
-			tui_run(a, line);
-		return;
+			return tui_run(a, line, NULL);
+		return PB_REDRAW_STATUS;
 	}
 	char kb[16];
-	tui_out(a, 1, "key %s is not bound (? shows the keys)", key_label(key, kb, sizeof kb));
+	tui_out(a, 1, "key %s is not bound (? shows the keys)",
+	        key >= 0 ? key_label(key, kb, sizeof kb) : "(character)");
+	return 0;
 }
+
+/* The wheel pans wherever it turns; a click goes to the view under it,
+ * which answers with the command to run. */
+static int normal_mouse(tui_app *a, void *data, const MEVENT *ev)
+{
+	(void)data;
+	if (ev->bstate & BUTTON4_PRESSED)
+		return tui_run(a, "view pan 0 -3", NULL);
+#ifdef BUTTON5_PRESSED
+	if (ev->bstate & BUTTON5_PRESSED)
+		return tui_run(a, "view pan 0 3", NULL);
+#endif
+	char line[768];
+	int flags = tui_views_mouse(a, ev, line, sizeof line);
+	if (line[0])
+		flags |= tui_run(a, line, NULL);
+	return flags;
+}
+
+static void normal_draw(tui_app *a, void *data)
+{
+	(void)data;
+	werase(a->wcmd);
+	wnoutrefresh(a->wcmd);
+}
+
+const tui_mode tui_mode_normal = {
+    .name = "normal", .key = normal_key, .mouse = normal_mouse, .draw = normal_draw};
