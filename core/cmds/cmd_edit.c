@@ -4,15 +4,17 @@
  * and fuse-out on fuse plans (used by the TUI's keys and by scripts; from
  * the CLI on a saved plan with --plan FILE -o FILE).
  *
- * Each command rebuilds the problem from the session's model and layout,
- * reads the plan's detail.arranged_core, changes it, and installs a new plan
- * (method "manual") with pb_session_set_plan, so every edit can be undone.
- * The exact optimum of the old plan is carried over when it was computed for
- * the same layout; `evaluate` recomputes it. Plans of another kind give a
- * clear error. The session's Lua `cut` rules and pins (`core` on partition
- * plans, `stage` on pipeline plans) are in force: an edit that would break
- * one the plan obeys is refused naming the rule (`evaluate` solves the
- * optimum under them, as `partition` does).
+ * Each command parses its arguments, runs the edit of the plan kind's
+ * module (partition/part_edit.h, transform/map.h and fuse.h, shard/) and
+ * installs the new plan (method "manual") with pb_session_set_plan, so every
+ * edit can be undone; a refused edit leaves the plan as it was and says why.
+ * The printed message is made from the two plans (the groups that differ,
+ * before -> after, and the figures of both), never from the request. On a
+ * partition plan the exact optimum of the old plan is carried over when it
+ * was computed for the same layout; `evaluate` recomputes it. The session's
+ * Lua `cut` rules and pins (`core` on partition plans, `stage` on pipeline
+ * plans) are in force: an edit that would break one the plan obeys is
+ * refused naming the rule.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -23,10 +25,11 @@
 #include "partition/exact.h"
 #include "partition/chain_problem.h"
 #include "partition/chain_rules.h"
+#include "partition/part_edit.h"
 #include "partition/report.h"
 #include "script/hooks.h"
-#include "shard/pipeline_plan.h"
-#include "shard/search.h"
+#include "shard/pipeline_edit.h"
+#include "shard/spec_pin.h"
 #include "transform/fuse.h"
 #include "transform/map.h"
 #include "util/fmt.h"
@@ -134,83 +137,15 @@ static double carried_optimum(const pb_session *s, const pb_part_problem *P)
 	return pb_plan_metric(s->plan, "optimum", NAN);
 }
 
-/* Group index per layer of state ac (groups: capacity P->n). */
-static void layer_groups(pb_part_problem *P, const int *ac, pb_part_group *groups, int *of)
-{
-	int ng = pb_part_groups(P, ac, groups);
-	for (int G = 0; G < ng; G++)
-		for (int l = groups[G].first_layer; l < groups[G].first_layer + groups[G].layers;
-		     l++)
-			of[l] = G;
-}
-
-/* The first Lua rule the edited state breaks that the plan before it obeyed
- * (as pb_part_group_violations counts them): 1 and msg naming the rule and
- * the node, else 0. */
-static int edit_breaks_rule(edit *e, const pb_graph *g, char *msg, size_t len)
-{
-	pb_part_problem *P = e->P;
-	if (!P->cut && !P->pin)
-		return 0;
-	int m = P->m, n = P->n, found = 0;
-	int *gn = calloc((size_t)(2 * m + 1), sizeof *gn), *go = gn ? gn + m : NULL;
-	pb_part_group *grn = calloc((size_t)(2 * n), sizeof *grn), *gro = grn ? grn + n : NULL;
-	if (!gn || !grn) {
-		free(gn);
-		free(grn);
-		return 0;
-	}
-	layer_groups(P, e->ac, grn, gn);
-	layer_groups(P, e->ac0, gro, go);
-	/* layer l is node pb_part_layer_node(P, l) (load-time constants are no layers) */
-#define NODE(l) pb_part_layer_node(P, l)
-#define NAME(l) (NODE(l) < g->n_nodes && g->nodes[NODE(l)].name ? g->nodes[NODE(l)].name : "?")
-	for (int q = 1; q < m && P->cut && !found; q++) {
-		int bn = gn[q - 1] != gn[q], bo = go[q - 1] != go[q];
-		const char *effect = NULL;
-		if (P->cut[q] == PB_CUT_FORBID && bn && !bo)
-			effect = "cut=forbid";
-		else if (P->cut[q] == PB_CUT_FORCE && !bn && bo)
-			effect = "cut=force";
-		if (effect) {
-			snprintf(msg, len, "rule '%s' (%s): %s group boundary after node '%s'",
-			         pb_part_rules_info_name(P->rules, effect, NAME(q - 1)), effect,
-			         bn ? "a" : "no", NAME(q - 1));
-			found = 1;
-		}
-	}
-	for (int v = 0; v < m && P->pin && !found; v++) {
-		int k = P->pin[v];
-		const pb_part_group *a = &grn[gn[v]], *b = &gro[go[v]];
-		if (k < 0 || (k >= a->first_core && k < a->first_core + a->cores) ||
-		    !(k >= b->first_core && k < b->first_core + b->cores))
-			continue;
-		char effect[32];
-		snprintf(effect, sizeof effect, "core=%d", k);
-		snprintf(msg, len, "rule '%s' (%s): node '%s' would be on cores %d-%d",
-		         pb_part_rules_info_name(P->rules, effect, NAME(v)), effect, NAME(v),
-		         a->first_core, a->first_core + a->cores - 1);
-		found = 1;
-	}
-#undef NAME
-#undef NODE
-	free(gn);
-	free(grn);
-	return found;
-}
-
-static int edit_commit(pb_cmd_ctx *ctx, edit *e, const pb_args *a, double optimum, const char *what,
-                       const char *name, pb_error *err)
+static int edit_commit(pb_cmd_ctx *ctx, edit *e, const pb_args *a, double optimum, const char *name,
+                       pb_error *err)
 {
 	pb_session *s = ctx->s;
-	char why[400];
-	if (edit_breaks_rule(e, s->graph, why, sizeof why))
-		return pb_err(err, PB_EUSAGE, "%s: the edit (%s) breaks Lua %s; plan unchanged",
-		              name, what, why);
-	double before = pb_plan_metric(s->plan, "max_time", NAN);
+	char what[1024];
+	pb_part_edit_describe(e->P, e->ac0, e->ac, what, sizeof what);
 	pb_plan *p = pb_part_to_plan(e->P, e->ac, "manual", optimum);
 	if (!p)
-		return PB_ENOMEM;
+		return pb_err(err, PB_ENOMEM, "%s: out of memory", name);
 	pb_session_set_plan(s, p);
 	ctx->redraw |= PB_REDRAW_ALL;
 	if (pb_args_has(a, "json")) {
@@ -221,11 +156,10 @@ static int edit_commit(pb_cmd_ctx *ctx, edit *e, const pb_args *a, double optimu
 		json_decref(j);
 		return PB_OK;
 	}
-	double mt = pb_plan_metric(p, "max_time", NAN);
-	fprintf(ctx->out, "%s\nmax(t) %.6f ms (was %.6f ms), reward %.6f, %d groups", what,
-	        mt * 1e3, before * 1e3, pb_plan_metric(p, "reward", NAN), p->n_groups);
+	fprintf(ctx->out, "%s\nreward %.6f", what, pb_plan_metric(p, "reward", NAN));
 	if (isfinite(optimum))
-		fprintf(ctx->out, ", gap %.3f%%", 100 * pb_plan_metric(p, "gap", NAN));
+		fprintf(ctx->out, ", gap %.3f%% to the optimum %.6f ms",
+		        100 * pb_plan_metric(p, "gap", NAN), optimum * 1e3);
 	if (pb_plan_metric(p, "max_storage", 0) > pb_plan_metric(p, "memory", INFINITY))
 		fprintf(ctx->out, ", OVER MEMORY");
 	fputc('\n', ctx->out);
@@ -240,53 +174,54 @@ static int parse_int(const char *cmd, const char *what, const char *s, long *out
 	long v = strtol(s, &end, 10);
 	if (*s == '\0' || *end)
 		return pb_err(err, PB_EUSAGE, "%s: %s must be an integer, got '%s'", cmd, what, s);
+	if (v < -1000000000L || v > 1000000000L)
+		return pb_err(err, PB_EUSAGE, "%s: %s %ld is out of range", cmd, what, v);
 	*out = v;
 	return PB_OK;
 }
 
-static int check_group(const char *cmd, const edit *e, long g, int need_next, pb_error *err)
+/* The partition edits: parse, run the edit of partition/part_edit.h, print. */
+enum { ED_ACTION, ED_BOUNDARY, ED_MERGE, ED_SPLIT };
+
+static int part_edit(pb_cmd_ctx *ctx, const pb_args *a, const char *name, int kind, long x, long y,
+                     pb_error *err)
 {
-	long last = e->n_groups - 1 - (need_next ? 1 : 0);
-	if (g < 0 || g > last)
-		return pb_err(err, PB_EUSAGE,
-		              "%s: group %ld does not exist (valid: 0..%ld of %d groups)", cmd, g,
-		              last, e->n_groups);
-	return PB_OK;
+	edit e;
+	int rc = edit_begin(ctx, name, &e, err);
+	if (rc)
+		return rc;
+	const pb_graph *g = ctx->s->graph;
+	switch (kind) {
+	case ED_ACTION:
+		rc = pb_part_edit_action(e.P, g, e.ac0, (int)x, e.ac, err);
+		break;
+	case ED_BOUNDARY:
+		rc = pb_part_edit_boundary(e.P, g, e.ac0, (int)x, (int)y, e.ac, err);
+		break;
+	case ED_MERGE:
+		rc = pb_part_edit_merge(e.P, g, e.ac0, (int)x, e.ac, err);
+		break;
+	default:
+		rc = pb_part_edit_split(e.P, g, e.ac0, (int)x, e.ac, err);
+		break;
+	}
+	if (rc == PB_EUSAGE) {
+		size_t l = strlen(err->msg);
+		snprintf(err->msg + l, sizeof err->msg - l, "; plan unchanged");
+	}
+	if (rc)
+		pb_err_prefix(err, "%s", name);
+	else
+		rc = edit_commit(ctx, &e, a, carried_optimum(ctx->s, e.P), name, err);
+	edit_free(&e);
+	return rc;
 }
 
 static int cmd_action(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, pb_error *err)
 {
 	long k;
 	int rc = parse_int("action", "K (action number)", pb_args_pos(a, 0), &k, err);
-	if (rc)
-		return rc;
-	edit e;
-	if ((rc = edit_begin(ctx, "action", &e, err)))
-		return rc;
-	char desc[200];
-	int na = pb_env_n_actions(e.P->n);
-	if (k < 0 || k >= na) {
-		int n = e.P->n;
-		edit_free(&e);
-		return pb_err(err, PB_EUSAGE, "action: %ld is out of range (0..%d for %d cores)", k,
-		              na - 1, n);
-	}
-	pb_env_describe(e.P->n, (int)k, desc, sizeof desc);
-	const char *why;
-	if (!pb_env_apply(e.ac, e.P->n, (int)k, &why)) {
-		edit_free(&e);
-		return pb_err(err, PB_EUSAGE, "action %ld is invalid here: %s (%s); plan unchanged",
-		              k, desc, why);
-	}
-	rc = edit_commit(ctx, &e, a, carried_optimum(ctx->s, e.P), desc, "action", err);
-	edit_free(&e);
-	return rc;
-}
-
-/* Rebuilds arranged_core from per-group cores and layers. */
-static void rebuild(edit *e, int ng, const int *cores, const int *layers)
-{
-	pb_part_state_from_groups(ng, cores, layers, e->ac);
+	return rc ? rc : part_edit(ctx, a, "action", ED_ACTION, k, 0, err);
 }
 
 static int pipeline_boundary(pb_cmd_ctx *ctx, const pb_args *a, int k, int delta, pb_error *err);
@@ -301,118 +236,21 @@ static int cmd_boundary(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a
 		return rc;
 	if (ctx->s->graph && ctx->s->plan && strcmp(ctx->s->plan->kind, "pipeline") == 0)
 		return pipeline_boundary(ctx, a, (int)g, (int)d, err);
-	edit e;
-	if ((rc = edit_begin(ctx, "boundary", &e, err)))
-		return rc;
-	if ((rc = check_group("boundary", &e, g, 1, err))) {
-		edit_free(&e);
-		return rc;
-	}
-	int lg = e.groups[g].layers, ln = e.groups[g + 1].layers;
-	if (d == 0 || (d > 0 && d >= ln) || (d < 0 && -d >= lg)) {
-		edit_free(&e);
-		return pb_err(
-		    err, PB_EUSAGE,
-		    "boundary: cannot move %ld layers: group %ld has %d and group %ld has "
-		    "%d, and each must keep at least one",
-		    d, g, lg, g + 1, ln);
-	}
-	int *cores = malloc((size_t)e.n_groups * 2 * sizeof *cores), *layers = cores + e.n_groups;
-	for (int i = 0; i < e.n_groups; i++) {
-		cores[i] = e.groups[i].cores;
-		layers[i] = e.groups[i].layers;
-	}
-	layers[g] += (int)d;
-	layers[g + 1] -= (int)d;
-	rebuild(&e, e.n_groups, cores, layers);
-	free(cores);
-	char what[128];
-	snprintf(what, sizeof what, "moved the boundary between groups %ld and %ld by %+ld layers",
-	         g, g + 1, d);
-	rc = edit_commit(ctx, &e, a, carried_optimum(ctx->s, e.P), what, "boundary", err);
-	edit_free(&e);
-	return rc;
+	return part_edit(ctx, a, "boundary", ED_BOUNDARY, g, d, err);
 }
 
 static int cmd_merge(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, pb_error *err)
 {
 	long g;
 	int rc = parse_int("merge", "G (group)", pb_args_pos(a, 0), &g, err);
-	if (rc)
-		return rc;
-	edit e;
-	if ((rc = edit_begin(ctx, "merge", &e, err)))
-		return rc;
-	if ((rc = check_group("merge", &e, g, 1, err))) {
-		edit_free(&e);
-		return rc;
-	}
-	/* Action a on the pair (last core of G, first core of G+1). */
-	int core = e.groups[g].first_core + e.groups[g].cores - 1;
-	pb_env_apply(e.ac, e.P->n, pb_env_encode(e.P->n, PB_ACT_A, core), NULL);
-	char what[96];
-	snprintf(what, sizeof what, "merged groups %ld and %ld", g, g + 1);
-	rc = edit_commit(ctx, &e, a, carried_optimum(ctx->s, e.P), what, "merge", err);
-	edit_free(&e);
-	return rc;
+	return rc ? rc : part_edit(ctx, a, "merge", ED_MERGE, g, 0, err);
 }
 
 static int cmd_split(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, pb_error *err)
 {
 	long g;
 	int rc = parse_int("split", "G (group)", pb_args_pos(a, 0), &g, err);
-	if (rc)
-		return rc;
-	edit e;
-	if ((rc = edit_begin(ctx, "split", &e, err)))
-		return rc;
-	if ((rc = check_group("split", &e, g, 0, err))) {
-		edit_free(&e);
-		return rc;
-	}
-	const pb_part_group *gr = &e.groups[g];
-	if (gr->cores < 2 || gr->layers < 2) {
-		pb_err(err, PB_EUSAGE,
-		       "split: group %ld has %d core(s) and %d layer(s); splitting needs at least "
-		       "two of each",
-		       g, gr->cores, gr->layers);
-		edit_free(&e);
-		return PB_EUSAGE;
-	}
-	int c1 = gr->cores / 2, c2 = gr->cores - c1;
-	/* Layers: the cut that best balances MACs per core of the two halves. */
-	int a0 = gr->first_layer, b0 = a0 + gr->layers, best = a0 + 1;
-	double best_v = INFINITY;
-	for (int k = a0 + 1; k < b0; k++) {
-		double v = fmax((e.P->pmacs[k] - e.P->pmacs[a0]) / c1,
-		                (e.P->pmacs[b0] - e.P->pmacs[k]) / c2);
-		if (v < best_v) {
-			best_v = v;
-			best = k;
-		}
-	}
-	int ng = e.n_groups + 1;
-	int *cores = malloc((size_t)ng * 2 * sizeof *cores), *layers = cores + ng;
-	for (int i = 0, j = 0; i < e.n_groups; i++) {
-		if (i == g) {
-			cores[j] = c1;
-			layers[j++] = best - a0;
-			cores[j] = c2;
-			layers[j++] = b0 - best;
-		} else {
-			cores[j] = e.groups[i].cores;
-			layers[j++] = e.groups[i].layers;
-		}
-	}
-	rebuild(&e, ng, cores, layers);
-	free(cores);
-	char what[128];
-	snprintf(what, sizeof what,
-	         "split group %ld into %d cores (layers %d-%d) and %d cores (layers %d-%d)", g, c1,
-	         a0, best - 1, c2, best, b0 - 1);
-	rc = edit_commit(ctx, &e, a, carried_optimum(ctx->s, e.P), what, "split", err);
-	edit_free(&e);
-	return rc;
+	return rc ? rc : part_edit(ctx, a, "split", ED_SPLIT, g, 0, err);
 }
 
 static int cmd_evaluate(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, pb_error *err)
@@ -505,10 +343,12 @@ static int edit_finish(pb_cmd_ctx *ctx, const pb_args *a, pb_plan *p, const char
 			char b1[32], b2[32];
 			double x = json_number_value(v),
 			       y = json_number_value(json_object_get(after, k));
-			int time = strstr(k, "time") != NULL;
-			if (time) {
+			if (strstr(k, "time")) {
 				pb_fmt_time_fixed(x, b1, sizeof b1);
 				pb_fmt_time_fixed(y, b2, sizeof b2);
+			} else if (strstr(k, "memory") || strstr(k, "bytes")) {
+				pb_fmt_bytes(x, b1, sizeof b1);
+				pb_fmt_bytes(y, b2, sizeof b2);
 			} else {
 				snprintf(b1, sizeof b1, "%.0f", x);
 				snprintf(b2, sizeof b2, "%.0f", y);
@@ -523,165 +363,106 @@ static int edit_finish(pb_cmd_ctx *ctx, const pb_args *a, pb_plan *p, const char
 	return PB_OK;
 }
 
-/* The pipeline planner's reload: the session reopens the model at the
- * batch (as the pipeline command does). */
-static int pipe_reload(void *ud, long batch, const pb_graph **g, pb_error *err)
+/* The planners' reloads at other batches go to a side session holding the
+ * same model, so the session's graph, plan and history stay as they are. */
+static int side_reload(void *ud, long batch, const pb_graph **g, pb_error *err)
 {
-	pb_session *s = ud;
-	int rc = pb_session_set_batch(s, batch, err);
-	*g = s->graph;
+	pb_session *side = ud;
+	int rc = pb_session_set_batch(side, batch, err);
+	*g = side->graph;
 	return rc;
 }
 
-/* boundary G DELTA on a pipeline plan: the stage split moves, every stage
- * is sharded again and the step time recomputed, under the plan's batch,
- * micro-batches and training flag. */
+static int side_open(pb_session *s, const char *name, pb_session **side, pb_error *err)
+{
+	*side = NULL;
+	if (!s->model_path || !s->model_path[0])
+		return pb_err(err, PB_EUSAGE,
+		              "%s: a pipeline plan needs a model loaded from a file", name);
+	if (!(*side = pb_session_new()))
+		return pb_err(err, PB_ENOMEM, "%s: out of memory", name);
+	int rc = pb_session_open_model(*side, s->model_path, s->overrides, s->n_overrides, err);
+	return rc ? pb_err_prefix(err, "%s", name) : PB_OK;
+}
+
+/* A pipeline edit's plan installed and printed (step time before -> after). */
+static int pipe_finish(pb_cmd_ctx *ctx, const pb_args *a, pb_dtp_edit_result *r, const char *name,
+                       int rc, pb_error *err)
+{
+	if (rc) {
+		pb_plan_free(r->plan);
+		if (rc == PB_EUSAGE) {
+			size_t l = strlen(err->msg);
+			snprintf(err->msg + l, sizeof err->msg - l, "; plan unchanged");
+		}
+		return pb_err_prefix(err, "%s", name);
+	}
+	const pb_plan *old = ctx->s->plan;
+	json_t *jb = json_pack("{s:f}", "step_time", r->before);
+	json_t *ja = json_pack("{s:f}", "step_time", r->after);
+	if (pb_plan_has_metric(old, "memory_per_device")) {
+		json_object_set_new(jb, "memory_per_device",
+		                    json_real(pb_plan_metric(old, "memory_per_device", 0)));
+		json_object_set_new(ja, "memory_per_device",
+		                    json_real(pb_plan_metric(r->plan, "memory_per_device", 0)));
+	}
+	rc = edit_finish(ctx, a, r->plan, r->what, jb, ja);
+	json_decref(jb);
+	json_decref(ja);
+	return rc;
+}
+
+/* The Lua cut and stage rules as a dp x tp x pp edit reads them. */
+static int dtp_opts(pb_session *s, pb_session *side, const pb_plan *old, pb_dtp_opts *o,
+                    pb_part_rules **rules, pb_error *err)
+{
+	pb_dtp_edit_options(old, o);
+	o->pipe.reload = side_reload;
+	o->pipe.reload_ud = side;
+	int rc = session_rules(s, "stage", rules, err);
+	o->pipe.rules = *rules;
+	return rc;
+}
+
+/* boundary G DELTA on a pipeline plan: the stage (or chunk) split moves and
+ * the plan is costed again (shard/pipeline_edit.h). */
 static int pipeline_boundary(pb_cmd_ctx *ctx, const pb_args *a, int k, int delta, pb_error *err)
 {
-	pb_session *s = ctx->s;
+	pb_session *s = ctx->s, *side = NULL;
 	const pb_plan *old = s->plan;
 	if (!s->hw)
 		return pb_err(err, PB_EUSAGE, "boundary: no layout loaded (use 'layout FILE')");
-	/* the re-split below is the plain pipeline's: it would drop dp, tp and chunks */
-	if (pb_plan_has_metric(old, "dp"))
-		return pb_err(err, PB_EUSAGE,
-		              "boundary: a dp x tp x pp pipeline plan (shard --pipeline) cannot be "
-		              "re-split by hand; a 'pipeline' plan can");
-	int *stage_of = malloc(((size_t)old->n_nodes + 1) * sizeof *stage_of);
-	if (!stage_of)
-		return pb_err(err, PB_ENOMEM, "boundary: out of memory");
-	int rc = pb_plan_move_boundary(old, k, delta, stage_of, err);
-	if (rc) {
-		free(stage_of);
-		return pb_err_prefix(err, "boundary: stages");
-	}
-	/* the Lua `cut` rules and `stage` pins the split obeyed still hold */
-	pb_part_rules *rules = NULL;
-	double *part = malloc(((size_t)old->n_nodes + 1) * sizeof *part);
-	if (!part)
-		rc = pb_err(err, PB_ENOMEM, "boundary: out of memory");
-	if (!rc && !(rc = session_rules(s, "stage", &rules, err)) && rules) {
-		char why[400];
-		for (int v = 0; v < old->n_nodes; v++)
-			part[v] = old->group[v] >= 0 ? 0 : -1; /* the nodes of the split */
-		if (pb_pipe_split_rule_broken(s->graph, part, stage_of, old->group, rules, why,
-		                              sizeof why))
-			rc = pb_err(err, PB_EUSAGE,
-			            "boundary: moving the boundary between stages %d and %d by %+d "
-			            "nodes breaks Lua %s; plan unchanged",
-			            k, k + 1, delta, why);
-	}
-	pb_part_rules_free(rules);
-	free(part);
-	if (rc) {
-		free(stage_of);
-		return rc;
-	}
 	pb_cluster cl;
-	if ((rc = pb_cluster_from_hw(s->hw, &cl, err))) {
-		free(stage_of);
+	int rc = pb_cluster_from_hw(s->hw, &cl, err);
+	if (rc)
 		return rc;
+	pb_part_rules *rules = NULL;
+	pb_dtp_edit_result r = {0};
+	if ((rc = side_open(s, "boundary", &side, err)) == PB_OK) {
+		const pb_graph *g = side->graph;
+		if (pb_dtp_edit_is_dtp(old)) {
+			pb_dtp_opts o;
+			if ((rc = dtp_opts(s, side, old, &o, &rules, err)) == PB_OK)
+				rc = pb_dtp_edit_boundary(&g, &cl, &o, old, k, delta, &r, err);
+		} else {
+			pb_pipe_opts o;
+			pb_pipe_opts_default(&o);
+			o.reload = side_reload;
+			o.reload_ud = side;
+			if ((rc = session_rules(s, "stage", &rules, err)) == PB_OK) {
+				o.rules = rules;
+				rc = pb_pipe_edit_boundary(g, &cl, &o, old, k, delta, &r, err);
+			}
+		}
 	}
-	pb_pipe_opts o;
-	pb_pipe_opts_default(&o);
-	const json_t *d = old->detail;
-	o.stages = old->n_groups;
-	o.batch = (long)json_number_value(json_object_get(d, "batch"));
-	o.microbatches = (int)pb_plan_metric(old, "microbatches", 0);
-	o.train = json_is_true(json_object_get(d, "train"));
-	o.stage_of = stage_of;
-	o.reload = pipe_reload;
-	o.reload_ud = s;
-	double before = pb_plan_metric(old, "step_time", NAN);
-	double slow_before = 0;
-	for (int i = 0; i < old->n_groups; i++)
-		slow_before = fmax(slow_before, old->groups[i].time);
-	/* The planner's reloads reopen the model, which clears the plan and its
-	 * history: keep them aside (the node list does not change with the
-	 * batch) so the edit stays undoable. */
-	pb_plan *hold = s->plan, **undo = malloc((size_t)PB_UNDO_MAX * sizeof *undo);
-	int n_undo = s->n_undo;
-	if (!undo) {
-		free(stage_of);
-		pb_cluster_free(&cl);
-		return pb_err(err, PB_ENOMEM, "boundary: out of memory");
-	}
-	memcpy(undo, s->undo, (size_t)n_undo * sizeof *undo);
-	s->plan = NULL;
-	s->n_undo = 0;
-	pb_pipe_result r = {0};
-	rc = pb_pipe_plan(s->graph, &cl, &o, &r, err);
-	free(stage_of);
-	pb_plan_free(s->plan); /* none expected */
-	for (int i = 0; i < s->n_undo; i++)
-		pb_plan_free(s->undo[i]);
-	memcpy(s->undo, undo, (size_t)n_undo * sizeof *undo);
-	s->n_undo = n_undo;
-	s->plan = hold;
-	free(undo);
-	if (rc) {
-		pb_pipe_result_free(&r);
-		pb_cluster_free(&cl);
-		return pb_err_prefix(err, "boundary");
-	}
-	pb_plan *p = r.plan;
-	r.plan = NULL;
-	pb_plan_set_method(p, "manual");
-	char what[160];
-	snprintf(what, sizeof what, "moved the boundary between stages %d and %d by %+d nodes", k,
-	         k + 1, delta);
-	json_t *jb = json_pack("{s:f,s:f}", "step_time", before, "slowest_stage_time", slow_before);
-	json_t *ja =
-	    json_pack("{s:f,s:f}", "step_time", r.step_time, "slowest_stage_time", r.slowest);
-	rc = edit_finish(ctx, a, p, what, jb, ja);
-	json_decref(jb);
-	json_decref(ja);
-	pb_pipe_result_free(&r);
+	rc = pipe_finish(ctx, a, &r, "boundary", rc, err);
+	pb_part_rules_free(rules);
+	pb_session_free(side);
 	pb_cluster_free(&cl);
 	return rc;
 }
 
 /* ------------------------------------------------ pin a sharding spec */
-
-#define PIN_MAX 64
-
-/* The pins of a shard plan: its detail.pinned list plus the new one. */
-typedef struct pin_rule {
-	int nid;
-	char label[40];
-	int seen; /* the search offered this label for the node */
-} pin_rule;
-
-static int pin_match(const pb_graph *g, int nid, void *ud)
-{
-	(void)g;
-	return nid == ((const pin_rule *)ud)->nid;
-}
-
-static int pin_keep(const pb_graph *g, int nid, const pb_strat *st, const pb_mesh *m, void *ud)
-{
-	(void)g;
-	(void)nid;
-	(void)m;
-	pin_rule *p = ud;
-	int k = strcmp(st->label, p->label) == 0;
-	p->seen |= k;
-	return k;
-}
-
-/* The strategy the shard plan gives node nid ("" when it has none). */
-static const char *plan_strategy(const pb_plan *p, int nid)
-{
-	const json_t *ops = json_object_get(p->detail, "ops");
-	for (size_t i = 0; i < json_array_size(ops); i++) {
-		const json_t *o = json_array_get(ops, i);
-		if (json_integer_value(json_object_get(o, "id")) == nid) {
-			const char *st = json_string_value(json_object_get(o, "strategy"));
-			return st ? st : "";
-		}
-	}
-	return "";
-}
 
 static const pb_opt pin_opts[] = {
     PB_OPTS_GRAPH,
@@ -691,84 +472,46 @@ static const pb_opt pin_opts[] = {
     {"spec", 0, PB_OPT_STR, "LABEL",
      "its sharding strategy, as in shard's table: rep, m, n, k, b0, ... (per mesh axis, "
      "comma-separated; required)"},
-    {"plan", 'p', PB_OPT_STR, "FILE", "edit this saved shard plan (default: the session's)"},
+    {"plan", 'p', PB_OPT_STR, "FILE",
+     "edit this saved shard or dp x tp x pp plan (default: the session's)"},
     {"output", 'o', PB_OPT_STR, "FILE", "save the edited plan"},
     PB_OPTS_END};
 
-/* Collects the pins: the plan's earlier ones (by node name) and the new one. */
-static int collect_pins(const pb_graph *g, const pb_plan *old, int nid, const char *spec,
-                        pin_rule *pins, int *n, pb_error *err)
+/* pin on a dp x tp x pp plan: every chunk solved again with the pins. */
+static int pin_dtp(pb_cmd_ctx *ctx, const pb_args *a, pb_spec_pin *pins, int n_pins, pb_error *err)
 {
-	*n = 0;
-	const json_t *pl = json_object_get(old->detail, "pinned");
-	for (size_t i = 0; i < json_array_size(pl) && *n < PIN_MAX - 1; i++) {
-		const json_t *e = json_array_get(pl, i);
-		int v = pb_graph_find_node(g, json_string_value(json_object_get(e, "node")));
-		const char *l = json_string_value(json_object_get(e, "spec"));
-		if (v < 0 || !l || v == nid)
-			continue;
-		pins[*n].nid = v;
-		snprintf(pins[*n].label, sizeof pins[*n].label, "%s", l);
-		pins[(*n)++].seen = 0;
-	}
-	if (strlen(spec) >= sizeof pins[0].label)
-		return pb_err(err, PB_EUSAGE, "pin: --spec '%s' is too long", spec);
-	pins[*n].nid = nid;
-	snprintf(pins[*n].label, sizeof pins[*n].label, "%s", spec);
-	pins[(*n)++].seen = 0;
-	return PB_OK;
-}
-
-/* Re-solves the plan's scheme with the pins as candidate filters (shrinking
- * and layer sharing off, so each pinned operator keeps its own variables). */
-static int pin_solve(pb_cmd_ctx *ctx, const pb_plan *old, pin_rule *pins, int n_pins,
-                     pb_shard_search **out, pb_error *err)
-{
-	pb_session *s = ctx->s;
-	*out = NULL;
+	pb_session *s = ctx->s, *side = NULL;
+	const pb_plan *old = s->plan;
 	pb_cluster cl;
 	int rc = pb_cluster_from_hw(s->hw, &cl, err);
 	if (rc)
 		return rc;
-	pb_shard_opts o;
-	pb_shard_opts_default(&o);
-	const json_t *d = old->detail;
-	o.train = json_is_true(json_object_get(d, "train"));
-	o.opt_level = (int)json_integer_value(json_object_get(d, "opt_level"));
-	o.no_shrink = 1;
-	o.layers = 0;
-	pb_hooks hk;
-	pb_hooks_init(&hk, s);
-	rc = pb_hooks_shard(&hk, &o, err);
-	pb_shard_rules *own = NULL;
-	if (rc == PB_OK && !o.filters && !(o.filters = own = pb_shard_rules_new(0)))
-		rc = pb_err(err, PB_ENOMEM, "pin: out of memory");
-	for (int i = 0; rc == PB_OK && i < n_pins; i++) {
-		pb_shard_rule r = {"pin",     "an operator's spec pinned by hand",
-		                   pin_match, pin_keep,
-		                   &pins[i],  NULL};
-		rc = pb_shard_rules_add(o.filters, &r, err);
+	pb_part_rules *rules = NULL;
+	pb_dtp_edit_result r = {0};
+	if ((rc = side_open(s, "pin", &side, err)) == PB_OK) {
+		const pb_graph *g = side->graph;
+		pb_dtp_opts o;
+		if ((rc = dtp_opts(s, side, old, &o, &rules, err)) == PB_OK)
+			rc = pb_dtp_edit_pin(&g, &cl, &o, old, pins, n_pins, &r, err);
 	}
-	pb_shard_search *sr = NULL;
-	if (rc == PB_OK)
-		rc = pb_shard_search_new(s->graph, &cl, &o,
-		                         json_string_value(json_object_get(d, "scheme")), 2, NULL,
-		                         &sr, err);
-	for (int done = 0; rc == PB_OK && !done;)
-		rc = pb_shard_search_step(sr, &done, err);
-	if (rc == PB_OK)
-		rc = pb_shard_search_finish(sr, err);
-	rc = pb_hooks_finish(&hk, rc, err);
-	pb_shard_rules_free(own);
+	const pb_spec_pin *mine = &pins[n_pins - 1];
+	if (rc == PB_OK &&
+	    (!mine->seen || strcmp(pb_spec_pin_strategy(r.plan, mine->nid), mine->label) != 0))
+		rc = pb_spec_pin_refuse(s->graph, mine, "its chunk's",
+		                        pb_spec_pin_strategy(old, mine->nid), err);
+	if (rc == PB_OK) {
+		char specs[512];
+		size_t l = strlen(r.what);
+		pb_spec_pin_describe(s->graph, old, r.plan, specs, sizeof specs);
+		snprintf(r.what + l, sizeof r.what - l, "; %s", specs);
+		json_object_set_new(r.plan->detail, "pinned",
+		                    pb_spec_pin_json(s->graph, pins, n_pins));
+	}
+	rc = pipe_finish(ctx, a, &r, "pin", rc, err);
+	pb_part_rules_free(rules);
+	pb_session_free(side);
 	pb_cluster_free(&cl);
-	if (rc == PB_OK && !sr->plan)
-		rc = pb_err(err, PB_EINPUT, "pin: the scheme has no feasible plan with these pins");
-	if (rc) {
-		pb_shard_search_free(sr);
-		return rc;
-	}
-	*out = sr;
-	return PB_OK;
+	return rc;
 }
 
 static int cmd_pin(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, pb_error *err)
@@ -781,51 +524,53 @@ static int cmd_pin(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, pb_
 	    (rc = node_option(s->graph, a, "pin", "node", &nid, err)))
 		return rc;
 	const pb_plan *old = s->plan;
-	if (!old || strcmp(old->kind, "shard") != 0)
-		return pb_err(err, PB_EUSAGE, "pin: the current plan is %s%s%s; run 'shard' first",
-		              old ? "a '" : "absent", old ? old->kind : "", old ? "' plan" : "");
+	int dtp = pb_dtp_edit_is_dtp(old);
+	if (!old || (strcmp(old->kind, "shard") != 0 && !dtp))
+		return pb_err(
+		    err, PB_EUSAGE,
+		    "pin: the current plan is %s%s%s; pin edits 'shard' plans and dp x tp x "
+		    "pp plans (shard --pipeline); run 'shard' first",
+		    old ? "a '" : "absent", old ? old->kind : "", old ? "' plan" : "");
+	if (!s->hw)
+		return pb_err(err, PB_EUSAGE, "pin: no layout loaded (use 'layout FILE')");
 	const char *spec = pb_args_str(a, "spec", NULL);
 	if (!spec)
 		return pb_err(err, PB_EUSAGE, "pin: --spec LABEL is required");
-	const char *was = plan_strategy(old, nid);
-	const char *name = s->graph->nodes[nid].name;
+	const char *was = pb_spec_pin_strategy(old, nid);
 	if (!*was)
 		return pb_err(err, PB_EUSAGE,
-		              "pin: node '%s' (%s) is no operator of the shard plan (it touches no "
+		              "pin: node '%s' (%s) is no operator of the %s plan (it touches no "
 		              "activation)",
-		              name, s->graph->nodes[nid].op);
-	pin_rule pins[PIN_MAX];
+		              s->graph->nodes[nid].name, s->graph->nodes[nid].op, old->kind);
+	pb_spec_pin pins[PB_SPEC_PIN_MAX];
 	int n_pins;
-	if ((rc = collect_pins(s->graph, old, nid, spec, pins, &n_pins, err)))
-		return rc;
-	pb_shard_search *sr = NULL;
-	if ((rc = pin_solve(ctx, old, pins, n_pins, &sr, err)))
+	if ((rc = pb_spec_pin_collect(s->graph, old, nid, spec, pins, &n_pins, err)))
 		return pb_err_prefix(err, "pin");
-	const pin_rule *mine = &pins[n_pins - 1];
-	const char *now = plan_strategy(sr->plan, nid);
-	if (!mine->seen || strcmp(now, spec) != 0) {
-		rc = pb_err(err, PB_EUSAGE,
-		            "pin: '%s' is not a candidate spec of node '%s' (%s) on scheme %s (it "
-		            "has '%s'; see the strategy column of 'shard'); plan unchanged",
-		            spec, name, s->graph->nodes[nid].op,
-		            json_string_value(json_object_get(old->detail, "scheme")), was);
-		pb_shard_search_free(sr);
+	if (dtp)
+		return pin_dtp(ctx, a, pins, n_pins, err);
+	pb_cluster cl;
+	if ((rc = pb_cluster_from_hw(s->hw, &cl, err)))
 		return rc;
+	pb_shard_opts o;
+	pb_shard_opts_default(&o);
+	pb_hooks hk;
+	pb_hooks_init(&hk, s);
+	rc = pb_hooks_shard(&hk, &o, err);
+	pb_plan *p = NULL;
+	if (rc == PB_OK)
+		rc = pb_shard_edit_pin(s->graph, &cl, &o, old, pins, n_pins, &p, err);
+	rc = pb_hooks_finish(&hk, rc, err);
+	pb_cluster_free(&cl);
+	if (rc) {
+		pb_plan_free(p);
+		if (rc == PB_EUSAGE) {
+			size_t l = strlen(err->msg);
+			snprintf(err->msg + l, sizeof err->msg - l, "; plan unchanged");
+		}
+		return pb_err_prefix(err, "pin");
 	}
-	pb_plan *p = pb_plan_copy(sr->plan);
-	pb_shard_search_free(sr);
-	if (!p)
-		return pb_err(err, PB_ENOMEM, "pin: out of memory");
-	pb_plan_set_method(p, "manual");
-	json_t *pl = json_array();
-	for (int i = 0; i < n_pins; i++)
-		json_array_append_new(pl, json_pack("{s:s,s:s}", "node",
-		                                    s->graph->nodes[pins[i].nid].name, "spec",
-		                                    pins[i].label));
-	json_object_set_new(p->detail, "pinned", pl);
-	char what[256];
-	snprintf(what, sizeof what, "pinned '%s' to %s (was %s); the rest re-solved", name, spec,
-	         was);
+	char what[512];
+	pb_spec_pin_describe(s->graph, old, p, what, sizeof what);
 	json_t *jb = json_pack("{s:f,s:f,s:f}", "step_time", pb_plan_metric(old, "step_time", NAN),
 	                       "comm_time", pb_plan_metric(old, "comm_time", NAN),
 	                       "memory_per_device", pb_plan_metric(old, "memory_per_device", NAN));
@@ -872,9 +617,16 @@ static int cmd_backend(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a,
 		return rc;
 	}
 	pb_map_result *r = NULL;
-	char what[256];
-	rc = pb_map_edit(s->graph, h, s->plan, node, b, pb_args_has(a, "region"), &r, what,
-	                 sizeof what, err);
+	char what[512];
+	/* the Lua backend rules the solvers obey */
+	pb_hooks hk;
+	pb_hooks_init(&hk, s);
+	pb_map_opts mo = {0};
+	rc = pb_hooks_map(&hk, h, &mo, err);
+	if (rc == PB_OK)
+		rc = pb_map_edit(s->graph, h, s->plan, node, b, pb_args_has(a, "region"), hk.force,
+		                 (const char *const *)hk.force_rule, &r, what, sizeof what, err);
+	rc = pb_hooks_finish(&hk, rc, err);
 	pb_plan *p = rc ? NULL : pb_map_plan(s->graph, h, r);
 	if (!rc && !p)
 		rc = pb_err(err, PB_ENOMEM, "backend: out of memory");

@@ -75,10 +75,23 @@ static int cmd_layout(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, 
 /* "partition/exact (6 groups)" or "no plan" */
 static void plan_name(const pb_plan *p, char *buf, size_t len)
 {
-	if (p)
-		snprintf(buf, len, "%s/%s (%d group%s)", p->kind, p->method, p->n_groups,
-		         p->n_groups == 1 ? "" : "s");
-	else
+	/* the plan's headline time, so an undo says what it changed */
+	static const char *const figure[] = {"step_time", "max_time", "time_after"};
+	if (p) {
+		int n = snprintf(buf, len, "%s/%s (%d group%s", p->kind, p->method, p->n_groups,
+		                 p->n_groups == 1 ? "" : "s");
+		for (size_t i = 0; i < sizeof figure / sizeof *figure; i++) {
+			char t[32];
+			if (!pb_plan_has_metric(p, figure[i]))
+				continue;
+			pb_fmt_time(pb_plan_metric(p, figure[i], NAN), t, sizeof t);
+			if (n >= 0 && (size_t)n < len)
+				n += snprintf(buf + n, len - (size_t)n, ", %s %s", figure[i], t);
+			break;
+		}
+		if (n >= 0 && (size_t)n < len)
+			snprintf(buf + n, len - (size_t)n, ")");
+	} else
 		snprintf(buf, len, "no plan");
 }
 

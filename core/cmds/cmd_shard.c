@@ -16,6 +16,7 @@
 #include "script/hooks.h"
 #include "partition/chain_rules.h"
 #include "shard/dtp_search.h"
+#include "shard/pipeline_edit.h"
 #include "shard/pipeline_plan.h"
 #include "shard/search.h"
 
@@ -170,8 +171,12 @@ static int keep_pipeline(pb_cmd_ctx *ctx, reload_job *dj, const char *outp, pb_d
 	}
 	/* the batch its shapes are at, saved with it (plan.h): its chunks were
 	 * solved on the side session's model at the micro-batch, g */
-	if (rc == PB_OK)
+	if (rc == PB_OK) {
 		plan->model_batch = pb_plan_graph_batch(g);
+		/* what a hand edit costs the plan under again (shard/pipeline_edit.h) */
+		json_object_set_new(plan->detail, "search_options",
+		                    pb_dtp_edit_options_json(dj->dtp));
+	}
 	if (rc == PB_OK && outp)
 		rc = pb_plan_save(plan, pb_session_node_names(ctx->s), outp, err);
 	if (rc == PB_OK) {

@@ -407,7 +407,8 @@ int pb_hooks_map(pb_hooks *h, const pb_hetero *het, pb_map_opts *o, pb_error *er
 		return PB_OK;
 	int n = h->g->n_nodes;
 	h->force = malloc(((size_t)n + 1) * sizeof *h->force);
-	if (!h->force)
+	h->force_rule = calloc((size_t)n + 1, sizeof *h->force_rule);
+	if (!h->force || !h->force_rule)
 		return pb_err(err, PB_ENOMEM, "out of memory");
 	for (int v = 0; v < n; v++) {
 		const char *be = NULL;
@@ -433,6 +434,7 @@ int pb_hooks_map(pb_hooks *h, const pb_hetero *het, pb_map_opts *o, pb_error *er
 			    "rule '%s': backend '%s' of %s does not support op %s (node '%s')",
 			    rule, be, het->path, h->g->nodes[v].op, h->g->nodes[v].name);
 		h->force[v] = b;
+		h->force_rule[v] = strdup(rule ? rule : "?");
 	}
 	o->force = h->force;
 	return PB_OK;
@@ -446,6 +448,9 @@ int pb_hooks_finish(pb_hooks *h, int rc, pb_error *err)
 	}
 	free(h->init_state);
 	free(h->layer_macs);
+	for (int v = 0; h->force_rule && h->g && v < h->g->n_nodes; v++)
+		free(h->force_rule[v]);
+	free(h->force_rule);
 	free(h->force);
 	pb_part_rules_free(h->part_rules);
 	pb_shard_rules_free(h->rules);

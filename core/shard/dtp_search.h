@@ -212,6 +212,10 @@ json_t *pb_dtp_chunk_json(int chunk, int group, const char *scheme, const pb_dtp
                           double act_copies);
 /* From now on the solves also give each chunk's operators (r->ops). */
 void pb_dtp_cache_keep_ops(pb_dtp_cache *c);
+/* From now on a chunk's content is its nodes, not their layer classes: two
+ * chunks share a solve only when they hold the same nodes (hand pins of one
+ * node, dtp_edit.c). */
+void pb_dtp_cache_by_node(pb_dtp_cache *c);
 /* The d-device cluster of one stage group: whole nodes when d >= the node
  * size, else d devices of one node. */
 pb_cluster pb_dtp_sub_cluster(const pb_cluster *cl, int d);

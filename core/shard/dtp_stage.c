@@ -84,6 +84,13 @@ void pb_dtp_cache_keep_ops(pb_dtp_cache *c)
 	c->keep_ops = 1;
 }
 
+void pb_dtp_cache_by_node(pb_dtp_cache *c)
+{
+	if (c->have_lc)
+		pb_layer_classes_free(&c->lc);
+	c->have_lc = 0;
+}
+
 void pb_dtp_cache_stats(const pb_dtp_cache *c, long *milps, long *hits)
 {
 	*milps = c ? c->milps : 0;

@@ -143,9 +143,14 @@ int pb_map_simulate(const pb_map_result *r, const pb_hetero *h, int buffers, int
  * aggregate) moves to backend b, every other node keeps the plan's backend,
  * and the mapping is redone (aggregates, buffers, pipelined model). Refused
  * (PB_EUSAGE with the reason) for another plan kind or layout, a load-time
- * constant, an unsupported op, or no change. what: "moved 3 nodes ...". */
+ * constant, an unsupported op, no change, or a moved node that a Lua
+ * `backend` rule the plan obeys puts on another backend (rule_backend[v]:
+ * that backend, -1 none, rule_name[v] the rule; both NULL: no rules). what:
+ * the nodes whose backend changed and the aggregates, from the two
+ * mappings. */
 int pb_map_edit(const pb_graph *g, const pb_hetero *h, const pb_plan *old, int node, int b,
-                int region, pb_map_result **out, char *what, size_t what_len, pb_error *err);
+                int region, const int *rule_backend, const char *const *rule_name,
+                pb_map_result **out, char *what, size_t what_len, pb_error *err);
 
 json_t *pb_map_report_json(const pb_graph *g, const pb_hetero *h, const pb_map_result *r);
 /* kind "map": group per node = aggregate (-1 for folded constants); groups

@@ -10,7 +10,11 @@
  * aggregate graph), and the cost before/after is the same model's.
  * Refused: a plan of another kind or of another layout, a load-time
  * constant (it runs on no backend), a backend that does not support one of
- * the moved nodes' ops, a move that changes nothing.
+ * the moved nodes' ops, a move that changes nothing, a move of a node that
+ * a Lua `backend` rule puts on another backend when the plan obeys it (the
+ * solvers obey the rules; a hand edit may not silently break one). The
+ * message compares the two mappings: the nodes whose backend changed and
+ * the aggregate count before -> after.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,8 +52,33 @@ static int plan_backends(const pb_graph *g, const pb_hetero *h, const pb_plan *p
 	return PB_OK;
 }
 
+/* "moved 'a' gpu -> cpu, 'b' gpu -> cpu (2 nodes); 5 -> 6 aggregates"
+ * from the backend per node before (was) and the new mapping r. */
+static void describe(const pb_graph *g, const pb_hetero *h, const int *was, int n_agg_was,
+                     const pb_map_result *r, char *buf, size_t len)
+{
+	size_t at = 0;
+	int moved = 0;
+	if (len)
+		buf[0] = '\0';
+	for (int v = 0; v < g->n_nodes; v++) {
+		if (was[v] == r->backend[v])
+			continue;
+		if (moved++ < 4 && at < len)
+			at += (size_t)snprintf(
+			    buf + at, len - at, "%s'%s' %s -> %s", moved > 1 ? ", " : "moved ",
+			    g->nodes[v].name, was[v] >= 0 ? h->b[was[v]].name : "none",
+			    r->backend[v] >= 0 ? h->b[r->backend[v]].name : "none");
+	}
+	if (at < len)
+		snprintf(buf + at, len - at, "%s (%d node%s); %d -> %d aggregates",
+		         moved > 4 ? ", ..." : "", moved, moved == 1 ? "" : "s", n_agg_was,
+		         r->n_agg);
+}
+
 int pb_map_edit(const pb_graph *g, const pb_hetero *h, const pb_plan *old, int node, int b,
-                int region, pb_map_result **out, char *what, size_t what_len, pb_error *err)
+                int region, const int *rule_backend, const char *const *rule_name,
+                pb_map_result **out, char *what, size_t what_len, pb_error *err)
 {
 	*out = NULL;
 	int n = g->n_nodes;
@@ -57,10 +86,13 @@ int pb_map_edit(const pb_graph *g, const pb_hetero *h, const pb_plan *old, int n
 		return pb_err(err, PB_EUSAGE, "no such node");
 	if (b < 0 || b >= h->n)
 		return pb_err(err, PB_EUSAGE, "no such backend in %s", h->path);
-	int *force = malloc(((size_t)n + 1) * sizeof *force);
+	int *force = malloc(2 * ((size_t)n + 1) * sizeof *force),
+	    *was = force ? force + n + 1 : NULL;
 	if (!force)
 		return pb_err(err, PB_ENOMEM, "out of memory");
 	int rc = plan_backends(g, h, old, force, err);
+	if (rc == PB_OK)
+		memcpy(was, force, (size_t)n * sizeof *was);
 	const pb_node *nd = &g->nodes[node];
 	if (rc == PB_OK && force[node] < 0)
 		rc = pb_err(err, PB_EUSAGE,
@@ -73,7 +105,15 @@ int pb_map_edit(const pb_graph *g, const pb_hetero *h, const pb_plan *old, int n
 		if (!in)
 			continue;
 		double speed;
-		if (pb_hetero_support(h, b, g->nodes[v].op, &speed) <= 0)
+		int rb = rule_backend ? rule_backend[v] : -1;
+		if (rb >= 0 && rb != b && force[v] == rb)
+			rc = pb_err(
+			    err, PB_EUSAGE,
+			    "moving node '%s' (%s) to %s breaks Lua rule '%s' (backend=%s); plan "
+			    "unchanged",
+			    g->nodes[v].name, g->nodes[v].op, h->b[b].name,
+			    rule_name && rule_name[v] ? rule_name[v] : "?", h->b[rb].name);
+		else if (pb_hetero_support(h, b, g->nodes[v].op, &speed) <= 0)
 			rc = pb_err(
 			    err, PB_EUSAGE,
 			    "backend %s does not support op %s of node '%s' (%s); plan unchanged",
@@ -100,9 +140,7 @@ int pb_map_edit(const pb_graph *g, const pb_hetero *h, const pb_plan *old, int n
 		rc = pb_map_run(g, h, &o, out, err);
 	}
 	if (rc == PB_OK)
-		snprintf(what, what_len, "moved %d node%s (%s'%s') to %s", moved,
-		         moved == 1 ? "" : "s", region ? "the aggregate of " : "", nd->name,
-		         h->b[b].name);
+		describe(g, h, was, old->n_groups, *out, what, what_len);
 	free(force);
 	return rc;
 }

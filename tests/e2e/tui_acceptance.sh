@@ -82,7 +82,7 @@ wait_for 'undo: partition/local .*-> partition/'
 keys G
 wait_for 'plan partition/greedy'
 keys u
-wait_for 'undo: partition/greedy \([0-9]+ groups\) -> partition/'
+wait_for 'undo: partition/greedy \([0-9]+ groups, max_time [^)]*\) -> partition/'
 grep -q 'Groups (partition, greedy)' "$tmp/screen" && fail "the groups pane kept the undone plan"
 grep -qE '^ \[\+\] unsaved \| plan partition/greedy' "$tmp/screen" && fail "the title kept the undone plan"
 tm capture-pane -e -p -t "$sess" >"$tmp/screen.e"

@@ -181,7 +181,7 @@ keys P
 wait_for 'plan partition/pack'
 # undo and redo name the change
 keys u
-wait_for 'undo: partition/pack \([0-9]+ groups\) -> partition/exact'
+wait_for 'undo: partition/pack \([0-9]+ groups, max_time [^)]*\) -> partition/exact'
 keys C-r
 wait_for 'redo: partition/exact \([0-9]+ groups\) -> partition/pack'
 cmd 'q'

@@ -109,7 +109,7 @@ cmd "partition --layout $tmp/one.lua --method exact"
 wait_for 'plan partition/exact, 1 group, max_time'
 # no plan on a cluster: E/P/I (partition) would be refused; shard is offered
 keys u
-wait_for 'undo: partition/exact \(1 group\) -> no plan'
+wait_for 'undo: partition/exact \(1 group, max_time [^)]*\) -> no plan'
 cmd "layout $root/layouts/cluster-2x8.lua"
 wait_for ' ::shard ::pipeline \?:help \|'
 cmd 'q!'

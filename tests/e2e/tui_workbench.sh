@@ -113,7 +113,7 @@ wait_for 'plan partition/exact'
 cmd 'view select 16'
 wait_for 'sel 16 '
 keys '>'
-wait_for 'moved the boundary between groups 0 and 1'
+wait_for 'groups 0-1 \[cores [0-9]+-[0-9]+ layers'
 wait_for 'plan partition/manual'
 after=$(row 0)
 [ "$after" != "$before" ] || fail "group 0's row did not change after moving a layer: $after"
@@ -167,7 +167,7 @@ for try in 1 2 3; do
 done
 if [ $pressed = 1 ]; then
 	wait_for 'plan partition/manual'
-	wait_for 'moved the boundary between groups 0 and 1 by \+[0-9]+'
+	wait_for 'groups 0-1 \[cores [0-9]+-[0-9]+ layers'
 	keys u
 	wait_for 'plan partition/exact'
 elif [ -z "$p1" ] || [ -z "$p0" ]; then

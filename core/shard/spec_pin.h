@@ -1,0 +1,57 @@
+/*
+ * shard/spec_pin.h — an operator's sharding spec pinned by hand (`pin`): the
+ * pin as a candidate filter of the strategy problem, and the hand edit of a
+ * shard plan that re-solves its scheme under the pins.
+ *
+ * A pin keeps, of its node's candidate strategies, only the one labelled as
+ * asked; while filtering it records every label the node was offered, so a
+ * pin to a label that is no candidate is refused listing the valid ones.
+ */
+#ifndef PB_SHARD_SPEC_PIN_H
+#define PB_SHARD_SPEC_PIN_H
+
+#include "plan.h"
+#include "shard/cluster.h"
+#include "shard/rules.h"
+#include "shard/strategy_problem.h"
+
+enum { PB_SPEC_PIN_MAX = 64 };
+
+typedef struct pb_spec_pin {
+	int nid;
+	char label[40];
+	int seen;          /* the label was offered for the node */
+	char offered[256]; /* the labels offered, comma-separated */
+} pb_spec_pin;
+
+/* Adds a filter rule per pin to lib (the pins must outlive lib's use). */
+int pb_spec_pin_rules(pb_shard_rules *lib, pb_spec_pin *pins, int n, pb_error *err);
+
+/* The pins of plan old (detail "pinned": [{node, spec}], by node name) and
+ * the new one (nid, label); *n their count. */
+int pb_spec_pin_collect(const pb_graph *g, const pb_plan *old, int nid, const char *label,
+                        pb_spec_pin *pins, int *n, pb_error *err);
+/* detail "pinned" of a plan with these pins. */
+json_t *pb_spec_pin_json(const pb_graph *g, const pb_spec_pin *pins, int n);
+/* The strategy plan p gives node nid ("" when none): the shard plan's
+ * "ops", or a pipeline plan's chunks' ops. */
+const char *pb_spec_pin_strategy(const pb_plan *p, int nid);
+
+/* The hand edit of a shard plan: its scheme solved again (GLPK MILP) with
+ * the pins as filters on top of base (the session's options and Lua
+ * filters; shrinking and layer sharing off, so each pinned operator keeps
+ * its own variables). *out the new plan (method "manual", "pinned" in its
+ * detail). Refused (PB_EUSAGE) when the last pin's label is not a candidate
+ * of its node on the scheme, naming the candidates. */
+int pb_shard_edit_pin(const pb_graph *g, const pb_cluster *cl, const pb_shard_opts *base,
+                      const pb_plan *old, pb_spec_pin *pins, int n_pins, pb_plan **out,
+                      pb_error *err);
+/* "'node' m -> rep, ...; N operator specs changed" from two plans (shard
+ * or pipeline) of g. */
+void pb_spec_pin_describe(const pb_graph *g, const pb_plan *before, const pb_plan *after, char *buf,
+                          size_t len);
+/* The refusal of a pin whose label was not offered (pin: the last one). */
+int pb_spec_pin_refuse(const pb_graph *g, const pb_spec_pin *pin, const char *scheme,
+                       const char *was, pb_error *err);
+
+#endif
