@@ -497,7 +497,7 @@ static int pin_dtp(pb_cmd_ctx *ctx, const pb_args *a, pb_spec_pin *pins, int n_p
 	const pb_spec_pin *mine = &pins[n_pins - 1];
 	if (rc == PB_OK &&
 	    (!mine->seen || strcmp(pb_spec_pin_strategy(r.plan, mine->nid), mine->label) != 0))
-		rc = pb_spec_pin_refuse(s->graph, mine, "its chunk's",
+		rc = pb_spec_pin_refuse(s->graph, mine, "its chunk's scheme",
 		                        pb_spec_pin_strategy(old, mine->nid), err);
 	if (rc == PB_OK) {
 		char specs[512];

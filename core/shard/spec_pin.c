@@ -26,9 +26,9 @@ static int pin_keep(const pb_graph *g, int nid, const pb_strat *st, const pb_mes
 	p->seen |= k;
 	size_t l = strlen(p->offered), w = strlen(st->label);
 	char key[48];
-	snprintf(key, sizeof key, ",%s,", st->label);
-	char have[sizeof p->offered + 2];
-	snprintf(have, sizeof have, ",%s,", p->offered);
+	snprintf(key, sizeof key, ", %s, ", st->label);
+	char have[sizeof p->offered + 4];
+	snprintf(have, sizeof have, ", %s, ", p->offered);
 	if (!strstr(have, key) && l + w + 3 < sizeof p->offered)
 		snprintf(p->offered + l, sizeof p->offered - l, "%s%s", l ? ", " : "", st->label);
 	return k;
@@ -104,15 +104,15 @@ const char *pb_spec_pin_strategy(const pb_plan *p, int nid)
 	return s ? s : "";
 }
 
-int pb_spec_pin_refuse(const pb_graph *g, const pb_spec_pin *pin, const char *scheme,
+int pb_spec_pin_refuse(const pb_graph *g, const pb_spec_pin *pin, const char *where,
                        const char *was, pb_error *err)
 {
 	const pb_node *nd = &g->nodes[pin->nid];
 	return pb_err(
 	    err, PB_EUSAGE,
-	    "'%s' is not a candidate spec of node '%s' (%s) on scheme %s; its candidates: "
-	    "%s (it has '%s')",
-	    pin->label, nd->name, nd->op, scheme, pin->offered[0] ? pin->offered : "none", was);
+	    "'%s' is not a candidate spec of node '%s' (%s) on %s; its candidates: %s (it "
+	    "has '%s')",
+	    pin->label, nd->name, nd->op, where, pin->offered[0] ? pin->offered : "none", was);
 }
 
 int pb_shard_edit_pin(const pb_graph *g, const pb_cluster *cl, const pb_shard_opts *base,
@@ -151,9 +151,11 @@ int pb_shard_edit_pin(const pb_graph *g, const pb_cluster *cl, const pb_shard_op
 		rc = pb_err(err, PB_EINPUT, "the scheme has no feasible plan with these pins");
 	const pb_spec_pin *mine = &pins[n_pins - 1];
 	if (rc == PB_OK &&
-	    (!mine->seen || strcmp(pb_spec_pin_strategy(sr->plan, mine->nid), mine->label) != 0))
-		rc = pb_spec_pin_refuse(g, mine, scheme ? scheme : "?",
-		                        pb_spec_pin_strategy(old, mine->nid), err);
+	    (!mine->seen || strcmp(pb_spec_pin_strategy(sr->plan, mine->nid), mine->label) != 0)) {
+		char where[64];
+		snprintf(where, sizeof where, "scheme %s", scheme ? scheme : "?");
+		rc = pb_spec_pin_refuse(g, mine, where, pb_spec_pin_strategy(old, mine->nid), err);
+	}
 	if (rc == PB_OK && !(*out = pb_plan_copy(sr->plan)))
 		rc = pb_err(err, PB_ENOMEM, "out of memory");
 	if (rc == PB_OK) {

@@ -50,8 +50,9 @@ int pb_shard_edit_pin(const pb_graph *g, const pb_cluster *cl, const pb_shard_op
  * or pipeline) of g. */
 void pb_spec_pin_describe(const pb_graph *g, const pb_plan *before, const pb_plan *after, char *buf,
                           size_t len);
-/* The refusal of a pin whose label was not offered (pin: the last one). */
-int pb_spec_pin_refuse(const pb_graph *g, const pb_spec_pin *pin, const char *scheme,
+/* The refusal of a pin whose label was not offered, naming where ("scheme
+ * 8") and the labels offered. */
+int pb_spec_pin_refuse(const pb_graph *g, const pb_spec_pin *pin, const char *where,
                        const char *was, pb_error *err);
 
 #endif

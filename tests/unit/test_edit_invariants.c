@@ -16,12 +16,20 @@
  *    the cores and moves exactly DELTA layers;
  *  - undo restores exactly the previous plan and redo exactly the next one
  *    (the session's history, checked against a model of it).
+ * Map plans the same way (random graphs of kernels on layouts/hetero.lua,
+ * with and without a Lua `backend` rule; `backend --node --to [--region]`
+ * and undo / redo): every node on one backend and in one aggregate of that
+ * backend, the moved node on its new backend, the figures those of a fresh
+ * mapping with the plan's backends forced, the rule obeyed or the edit
+ * refused naming it (a hand edit silently overrode a Lua backend rule).
+ * dp x tp x pp plans: test_dtp_edit.c (their costing is minutes of MILPs).
  * The expected figures come from the problem's own evaluation on a fresh
  * problem, never from the command's output. */
 #include "pb_test_ok.h"
 
 #include "partition/chain_problem.h"
 #include "partition/manycore.h"
+#include "transform/map.h"
 
 static char buf[1 << 16];
 
@@ -352,10 +360,171 @@ static void test_partition_edit_invariants(void **state)
 	assert_true(seen.rule_refused > 0);
 }
 
+/* ------------------------------------------------------------- map */
+
+static const char *const KOPS[] = {"Relu", "Add", "MatMul", "Conv", "Softmax", "Gemm"};
+static const char *const BACKENDS[] = {"cpu", "gpu", "fpga"};
+
+static pb_graph *random_kernels(unsigned *seed, int n)
+{
+	const char *ops[MAXM];
+	static char edges[4096];
+	edges[0] = '\0';
+	for (int i = 0; i < n; i++) {
+		ops[i] = KOPS[pb_test_rnd(seed) % 6];
+		char e[24];
+		if (i) {
+			snprintf(e, sizeof e, "%d>%d ", i - 1, i);
+			strcat(edges, e);
+		}
+		if (i > 1 && pb_test_rnd(seed) % 3 == 0) {
+			snprintf(e, sizeof e, "%u>%d ", pb_test_rnd(seed) % (unsigned)(i - 1), i);
+			strcat(edges, e);
+		}
+	}
+	return pb_test_ops_graph("kernels.test", n, ops, edges, 1 << (10 + pb_test_rnd(seed) % 8),
+	                         0, 0);
+}
+
+static int map_backend_of(const pb_plan *p, int v)
+{
+	return (int)json_integer_value(
+	    json_array_get(json_object_get(p->detail, "node_backend"), (size_t)v));
+}
+
+/* Valid, and its figures those of a fresh mapping with its backends forced. */
+static void check_map(pb_session *s, const pb_plan *p)
+{
+	int n = s->graph->n_nodes;
+	assert_string_equal(p->kind, "map");
+	int force[MAXM], agg_backend[MAXM];
+	for (int k = 0; k < MAXM; k++)
+		agg_backend[k] = -2;
+	for (int v = 0; v < n; v++) {
+		force[v] = map_backend_of(p, v);
+		assert_true(force[v] >= 0 && force[v] < 3); /* no constants in these graphs */
+		int a = p->group[v];
+		assert_true(a >= 0 && a < p->n_groups);
+		if (agg_backend[a] == -2)
+			agg_backend[a] = force[v];
+		assert_int_equal(agg_backend[a], force[v]); /* an aggregate is one backend's */
+	}
+	pb_hetero *h = NULL;
+	pb_error err = {0};
+	assert_int_equal(pb_hetero_parse(s->hw, &h, &err), PB_OK);
+	pb_map_opts o = {(int)pb_plan_metric(p, "buffers", 2), (int)pb_plan_metric(p, "stream", 16),
+	                 0, force, 0};
+	pb_map_result *r = NULL;
+	assert_int_equal(pb_map_run(s->graph, h, &o, &r, &err), PB_OK);
+	assert_int_equal(r->n_agg, p->n_groups);
+	assert_float_equal(pb_plan_metric(p, "serial_time", NAN), r->serial_time,
+	                   1e-12 * r->serial_time);
+	assert_float_equal(pb_plan_metric(p, "pipelined_time", NAN), r->pipelined_time,
+	                   1e-12 * r->pipelined_time);
+	for (int v = 0; v < n; v++)
+		assert_int_equal(r->backend[v], force[v]);
+	pb_map_result_free(r);
+	pb_hetero_free(h);
+}
+
+static void test_map_edit_invariants(void **state)
+{
+	(void)state;
+	int ok = 0, refused = 0, by_rule = 0, undone = 0;
+	for (unsigned trial = 0; trial < 16; trial++) {
+		unsigned seed = 104729u * (trial + 1);
+		int n = 5 + (int)(pb_test_rnd(&seed) % 16);
+		pb_test_session t;
+		pb_test_session_open(&t, buf, sizeof buf);
+		pb_session_set_graph(t.s, random_kernels(&seed, n), "kernels.test");
+		pb_test_ok(&t, "layout layouts/hetero.lua");
+		int ruled = -1, rule_b = 0;
+		pb_error err = {0};
+		if (trial % 2) {
+			ruled = (int)(pb_test_rnd(&seed) % (unsigned)n);
+			rule_b = (int)(pb_test_rnd(&seed) % 2); /* cpu or gpu: they run every op */
+			char code[256];
+			snprintf(code, sizeof code,
+			         "pb.clear() pb.rule{ name = 'keep_on', backend = '%s', match = "
+			         "function(op) return op.id == %d end }",
+			         BACKENDS[rule_b], ruled);
+			if (pb_test_session_lua(&t, code, "rule.lua", &err) != PB_OK)
+				fail_msg("%s: %s", code, err.msg);
+		}
+		pb_test_ok(&t, trial % 4 < 2 ? "map" : "map --priority");
+		history h = {{0}, 0, 0};
+		h.plan[h.n++] = strdup("null");
+		history_push(&h, dump(t.s->plan));
+		check_map(t.s, t.s->plan);
+		if (ruled >= 0)
+			assert_int_equal(map_backend_of(t.s->plan, ruled), rule_b);
+		for (int step = 0; step < 30; step++) {
+			int op = (int)(pb_test_rnd(&seed) % 6);
+			char line[96];
+			int v = (int)(pb_test_rnd(&seed) % (unsigned)n),
+			    b = (int)(pb_test_rnd(&seed) % 3);
+			if (op < 4)
+				snprintf(line, sizeof line, "backend --node n%d --to %s%s", v,
+				         BACKENDS[b], op == 3 ? " --region" : "");
+			else
+				snprintf(line, sizeof line, "%s", op == 4 ? "undo" : "redo");
+			char *before = dump(t.s->plan);
+			int old_b = t.s->plan ? map_backend_of(t.s->plan, v) : -1;
+			memset(&err, 0, sizeof err);
+			int rc = pb_test_session_cmd(&t, line, &err);
+			char *after = dump(t.s->plan);
+			if (op >= 4) {
+				int can = op == 4 ? h.pos > 0 : h.pos < h.n - 1;
+				assert_int_equal(rc == PB_OK, can);
+				if (can) {
+					h.pos += op == 4 ? -1 : 1;
+					assert_string_equal(after, h.plan[h.pos]);
+					undone++;
+				} else {
+					assert_string_equal(after, before);
+				}
+				free(after);
+			} else if (rc != PB_OK) {
+				refused++;
+				assert_string_equal(after, before);
+				free(after);
+				/* a move of the ruled node off its backend names the rule */
+				if (v == ruled && b != rule_b && old_b == rule_b && op < 3) {
+					if (!strstr(err.msg, "Lua rule 'keep_on' (backend="))
+						fail_msg("'%s' refused without the rule: %s", line,
+						         err.msg);
+					by_rule++;
+				}
+			} else {
+				ok++;
+				history_push(&h, after);
+				check_map(t.s, t.s->plan);
+				assert_int_equal(map_backend_of(t.s->plan, v), b);
+				if (ruled >= 0 && old_b >= 0 &&
+				    map_backend_of(t.s->plan, ruled) != rule_b) {
+					fail_msg("'%s' moved node n%d off the backend rule "
+					         "'keep_on' gives it",
+					         line, ruled);
+				}
+				if (!strstr(t.buf, " -> "))
+					fail_msg("'%s' printed no before -> after: %s", line,
+					         t.buf);
+			}
+			free(before);
+		}
+		history_free(&h);
+		pb_test_session_close(&t);
+	}
+	printf("map edits: %d done, %d refused (%d naming the rule), %d undo/redo\n", ok, refused,
+	       by_rule, undone);
+	assert_true(ok > 0 && refused > 0 && by_rule > 0 && undone > 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_partition_edit_invariants),
+	    cmocka_unit_test(test_map_edit_invariants),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
