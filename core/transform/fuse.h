@@ -130,7 +130,7 @@ typedef struct pb_fuse_edit_result {
 	pb_plan *plan;                  /* the edited plan (method "manual"); the caller owns it */
 	double time_before, time_after; /* modelled serial kernel time, whole plan */
 	int launches_before, launches_after;
-	char what[256];
+	char what[512]; /* from the two plans: the node's group before -> after */
 } pb_fuse_edit_result;
 int pb_fuse_edit(const pb_graph *g, const pb_plan *old, const pb_fuse_rules *rules,
                  const pb_fuse_model *m, int node, int with, pb_fuse_edit_result *res,

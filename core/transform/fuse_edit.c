@@ -11,6 +11,9 @@
  * groups could otherwise wait on each other. A refused edit leaves the plan
  * as it was and says why.
  *
+ * The message comes from the two plans: the node's group members before
+ * and after, and the kernel launches.
+ *
  * Re-evaluation: the modelled serial kernel time of the whole plan under
  * the fusion cost model (pb_fuse_set_time per kernel, a node alone is a
  * kernel of one), before and after the edit.
@@ -67,6 +70,51 @@ static int renumber(const pb_graph *g, int *grp, int n_groups, int *map, int *co
 	return k;
 }
 
+/* "[a, b, c]" (the first members) or "alone": node's group in plan p. */
+static void members_of(const pb_graph *g, const pb_plan *p, int node, char *buf, size_t len)
+{
+	int gi = p->group[node], k = 0;
+	size_t at = 0;
+	if (gi < 0) {
+		snprintf(buf, len, "alone");
+		return;
+	}
+	for (int v = 0; v < p->n_nodes; v++) {
+		if (p->group[v] != gi)
+			continue;
+		if (k++ < 4 && at < len)
+			at += (size_t)snprintf(buf + at, len - at, "%s%s", k > 1 ? ", " : "[",
+			                       g->nodes[v].name);
+	}
+	if (at < len)
+		snprintf(buf + at, len - at, "%s]", k > 4 ? ", ..." : "");
+}
+
+/* What the edit did, from the two plans: the verb from the node's group
+ * before and after, its group's members both times, the launches. */
+static void describe(const pb_graph *g, const pb_plan *old, const pb_plan *p, int node, int with,
+                     pb_fuse_edit_result *res)
+{
+	char b[160], a[160];
+	members_of(g, old, node, b, sizeof b);
+	members_of(g, p, node, a, sizeof a);
+	const char *nn = g->nodes[node].name;
+	/* the node it was asked to join, when the plan shows them together */
+	int other =
+	    with >= 0 && p->group[node] >= 0 && p->group[with] == p->group[node] ? with : -1;
+	for (int v = 0; v < p->n_nodes && other < 0 && p->group[node] >= 0; v++)
+		if (v != node && p->group[v] == p->group[node])
+			other = v;
+	char verb[160];
+	if (other >= 0)
+		snprintf(verb, sizeof verb, "put '%s' into the fusion group of '%s'", nn,
+		         g->nodes[other].name);
+	else
+		snprintf(verb, sizeof verb, "took '%s' out of its fusion group", nn);
+	snprintf(res->what, sizeof res->what, "%s: %s -> %s; %d -> %d kernels", verb, b, a,
+	         res->launches_before, res->launches_after);
+}
+
 int pb_fuse_edit(const pb_graph *g, const pb_plan *old, const pb_fuse_rules *rules,
                  const pb_fuse_model *m, int node, int with, pb_fuse_edit_result *res,
                  pb_error *err)
@@ -108,7 +156,6 @@ int pb_fuse_edit(const pb_graph *g, const pb_plan *old, const pb_fuse_rules *rul
 			goto out;
 		}
 		grp[node] = -1;
-		snprintf(res->what, sizeof res->what, "took '%s' out of its fusion group", nn);
 	} else {
 		const char *wn = g->nodes[with].name;
 		if (folded[with]) {
@@ -153,8 +200,6 @@ int pb_fuse_edit(const pb_graph *g, const pb_plan *old, const pb_fuse_rules *rul
 		if (rc)
 			goto out;
 		ng = target == ng ? ng + 1 : ng;
-		snprintf(res->what, sizeof res->what, "put '%s' into the fusion group of '%s'", nn,
-		         wn);
 	}
 	/* Acyclic with every fusion contracted (a node alone is its own class). */
 	{
@@ -240,6 +285,7 @@ int pb_fuse_edit(const pb_graph *g, const pb_plan *old, const pb_fuse_rules *rul
 	pb_plan_set_metric(p, "time_after", res->time_after);
 	pb_plan_set_metric(p, "nodes_fused", fused);
 	res->plan = p;
+	describe(g, old, p, node, with, res);
 out:
 	free(grp);
 	free(members);

@@ -31,7 +31,7 @@ close_pager
 wait_for 'plan map/priority'
 
 cmd 'backend --node /layer1/layer1.0/relu/Relu --to gpu'
-wait_for "moved 1 node \('/layer1/layer1.0/relu/Relu'\) to gpu"
+wait_for "moved '/layer1/layer1.0/relu/Relu' fpga -> gpu \(1 node\)"
 wait_for 'serial_time +18\.[0-9]+ ms -> [0-9.]+ ms'
 close_pager
 wait_for 'plan map/manual'
