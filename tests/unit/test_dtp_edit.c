@@ -13,7 +13,9 @@
  *  - a move that breaks a Lua cut rule the plan obeys is refused naming it;
  *    a chunk left empty or one that does not exist is refused;
  *  - `pin` on such a plan: a spec that is no candidate is refused listing
- *    the candidates; one of them is then pinned, in the plan's chunk ops. */
+ *    the candidates; one of them is then pinned, in the plan's chunk ops;
+ *  - on a shard plan the same refusal lists the candidates, and memory is
+ *    printed in bytes units. */
 #include "pb_test_ok.h"
 
 #include <math.h>
@@ -297,12 +299,41 @@ static void test_pin(void **state)
 	pb_test_session_close(&t);
 }
 
+/* pin on a shard plan: a bad spec lists the candidates; memory in bytes
+ * units (it printed "323228280 -> 268439292") */
+static void test_shard_pin_messages(void **state)
+{
+	(void)state;
+	pb_test_session t;
+	char line[512];
+	snprintf(line, sizeof line, "shard %s --layout layouts/cluster-1x8.lua --batch 8 -j 1",
+	         model);
+	pb_test_session_with(&t, buf, sizeof buf, model, line);
+	assert_string_equal(t.s->plan->kind, "shard");
+	pb_error err = {0};
+	assert_int_equal(
+	    pb_test_session_cmd(&t, "pin --node h0.attn.q.matmul --spec nosuchspec", &err),
+	    PB_EUSAGE);
+	if (!strstr(err.msg, "its candidates: rep, ") || !strstr(err.msg, "plan unchanged"))
+		fail_msg("%s", err.msg);
+	const char *was =
+	    pb_spec_pin_strategy(t.s->plan, pb_graph_find_node(t.s->graph, "h0.attn.q.matmul"));
+	snprintf(line, sizeof line, "pin --node h0.attn.q.matmul --spec %s",
+	         strcmp(was, "rep") ? "rep" : "m");
+	pb_test_ok(&t, line);
+	const char *mem = strstr(t.buf, "memory_per_device");
+	if (!mem || !strstr(mem, "B -> ") || !strstr(t.buf, "h0.attn.q.matmul"))
+		fail_msg("no memory in bytes units or no changed spec: %s", t.buf);
+	pb_test_session_close(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_boundary_1f1b),
 	    cmocka_unit_test(test_boundary_interleaved),
 	    cmocka_unit_test(test_pin),
+	    cmocka_unit_test(test_shard_pin_messages),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
