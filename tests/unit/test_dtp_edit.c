@@ -193,6 +193,56 @@ static void refused(pb_test_session *t, const char *line, const char *needle)
 	free(after);
 }
 
+/* pin on the dp x tp x pp plan: a bad spec lists the candidates, one of
+ * them is pinned */
+static void pin_checks(pb_test_session *t)
+{
+	char line[512];
+	const pb_graph *g = t->s->graph;
+	int mm = -1;
+	for (int v = 0; v < g->n_nodes && mm < 0; v++)
+		if (strcmp(g->nodes[v].op, "MatMul") == 0 && *pb_spec_pin_strategy(t->s->plan, v))
+			mm = v;
+	assert_true(mm >= 0);
+	const char *name = g->nodes[mm].name;
+	char was[40];
+	snprintf(was, sizeof was, "%s", pb_spec_pin_strategy(t->s->plan, mm));
+	snprintf(line, sizeof line, "pin --node %s --spec nosuchspec", name);
+	pb_error err = {0};
+	char *before = dump(t->s->plan);
+	assert_int_equal(pb_test_session_cmd(t, line, &err), PB_EUSAGE);
+	char *cand = strstr(err.msg, "its candidates: ");
+	if (!cand)
+		fail_msg("no candidate list: %s", err.msg);
+	char *after = dump(t->s->plan);
+	assert_string_equal(after, before);
+	free(before);
+	free(after);
+	/* the first candidate that is not the current spec */
+	char pick[40] = "";
+	cand += strlen("its candidates: ");
+	while (*cand && !pick[0]) {
+		size_t n = strcspn(cand, ", (");
+		if (n > 0 && n < sizeof pick && (strncmp(cand, was, n) != 0 || strlen(was) != n))
+			snprintf(pick, sizeof pick, "%.*s", (int)n, cand);
+		cand += n;
+		cand += strspn(cand, ", ");
+		if (*cand == '(')
+			break;
+	}
+	assert_true(pick[0] != '\0');
+	snprintf(line, sizeof line, "pin --node %s --spec %s", name, pick);
+	pb_test_ok(t, line);
+	assert_string_equal(pb_spec_pin_strategy(t->s->plan, mm), pick);
+	assert_string_equal(t->s->plan->method, "manual");
+	assert_true(pb_plan_metric(t->s->plan, "dp", 0) > 0);
+	const json_t *pl = json_object_get(t->s->plan->detail, "pinned");
+	assert_int_equal(json_array_size(pl), 1);
+	if (!strstr(t->buf, "step_time") || !strstr(t->buf, " -> "))
+		fail_msg("no before -> after: %s", t->buf);
+	check_formula(t->s->plan);
+}
+
 static void test_boundary_1f1b(void **state)
 {
 	(void)state;
@@ -220,6 +270,10 @@ static void test_boundary_1f1b(void **state)
 			first1 = v;
 	pb_test_rule(&t, "hand_rule", "cut = 'forbid'", first1);
 	refused(&t, "boundary 0 1", "Lua rule 'hand_rule' (cut=forbid)");
+	/* pins on the edited plan (its search options carried over) */
+	pb_error err = {0};
+	assert_int_equal(pb_test_session_lua(&t, "pb.clear()", "clear.lua", &err), PB_OK);
+	pin_checks(&t);
 	pb_test_session_close(&t);
 }
 
@@ -238,64 +292,6 @@ static void test_boundary_interleaved(void **state)
 	assert_true(pb_plan_metric(p, "chunks_per_device", 1) >= 2);
 	move_and_check(&t, "layouts/cluster-1x8.lua", 1, 2);
 	move_and_check(&t, "layouts/cluster-1x8.lua", 2, -2);
-	pb_test_session_close(&t);
-}
-
-/* pin on the dp x tp x pp plan: a bad spec lists the candidates, one of
- * them is pinned */
-static void test_pin(void **state)
-{
-	(void)state;
-	pb_test_session t;
-	char line[512];
-	snprintf(
-	    line, sizeof line,
-	    "shard %s --layout layouts/cluster-2x8.lua --train --batch 32 --pipeline auto -j 1",
-	    model);
-	pb_test_session_with(&t, buf, sizeof buf, model, line);
-	const pb_graph *g = t.s->graph;
-	int mm = -1;
-	for (int v = 0; v < g->n_nodes && mm < 0; v++)
-		if (strcmp(g->nodes[v].op, "MatMul") == 0 && *pb_spec_pin_strategy(t.s->plan, v))
-			mm = v;
-	assert_true(mm >= 0);
-	const char *name = g->nodes[mm].name;
-	char was[40];
-	snprintf(was, sizeof was, "%s", pb_spec_pin_strategy(t.s->plan, mm));
-	snprintf(line, sizeof line, "pin --node %s --spec nosuchspec", name);
-	pb_error err = {0};
-	char *before = dump(t.s->plan);
-	assert_int_equal(pb_test_session_cmd(&t, line, &err), PB_EUSAGE);
-	char *cand = strstr(err.msg, "its candidates: ");
-	if (!cand)
-		fail_msg("no candidate list: %s", err.msg);
-	char *after = dump(t.s->plan);
-	assert_string_equal(after, before);
-	free(before);
-	free(after);
-	/* the first candidate that is not the current spec */
-	char pick[40] = "";
-	cand += strlen("its candidates: ");
-	while (*cand && !pick[0]) {
-		size_t n = strcspn(cand, ", (");
-		if (n > 0 && n < sizeof pick && (strncmp(cand, was, n) != 0 || strlen(was) != n))
-			snprintf(pick, sizeof pick, "%.*s", (int)n, cand);
-		cand += n;
-		cand += strspn(cand, ", ");
-		if (*cand == '(')
-			break;
-	}
-	assert_true(pick[0] != '\0');
-	snprintf(line, sizeof line, "pin --node %s --spec %s", name, pick);
-	pb_test_ok(&t, line);
-	assert_string_equal(pb_spec_pin_strategy(t.s->plan, mm), pick);
-	assert_string_equal(t.s->plan->method, "manual");
-	assert_true(pb_plan_metric(t.s->plan, "dp", 0) > 0);
-	const json_t *pl = json_object_get(t.s->plan->detail, "pinned");
-	assert_int_equal(json_array_size(pl), 1);
-	if (!strstr(t.buf, "step_time") || !strstr(t.buf, " -> "))
-		fail_msg("no before -> after: %s", t.buf);
-	check_formula(t.s->plan);
 	pb_test_session_close(&t);
 }
 
@@ -332,7 +328,6 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_boundary_1f1b),
 	    cmocka_unit_test(test_boundary_interleaved),
-	    cmocka_unit_test(test_pin),
 	    cmocka_unit_test(test_shard_pin_messages),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
