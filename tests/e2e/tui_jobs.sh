@@ -183,7 +183,7 @@ wait_for 'plan partition/pack'
 keys u
 wait_for 'undo: partition/pack \([0-9]+ groups, max_time [^)]*\) -> partition/exact'
 keys C-r
-wait_for 'redo: partition/exact \([0-9]+ groups\) -> partition/pack'
+wait_for 'redo: partition/exact \([0-9]+ groups, max_time [^)]*\) -> partition/pack'
 cmd 'q'
 wait_for 'unsaved changes: s save to v.json and quit'
 keys Escape
