@@ -22,6 +22,9 @@
  * backend, the moved node on its new backend, the figures those of a fresh
  * mapping with the plan's backends forced, the rule obeyed or the edit
  * refused naming it (a hand edit silently overrode a Lua backend rule).
+ * Fuse plans too (`fuse-in --node --with`, `fuse-out`, undo / redo): every
+ * group of two or more mutually unreachable nodes, the plan's kernel time
+ * and launches those of the fusion cost model summed afresh.
  * dp x tp x pp plans: test_dtp_edit.c (their costing is minutes of MILPs).
  * The expected figures come from the problem's own evaluation on a fresh
  * problem, never from the command's output. */
@@ -29,6 +32,7 @@
 
 #include "partition/chain_problem.h"
 #include "partition/manycore.h"
+#include "transform/fuse.h"
 #include "transform/map.h"
 
 static char buf[1 << 16];
@@ -520,11 +524,149 @@ static void test_map_edit_invariants(void **state)
 	assert_true(ok > 0 && refused > 0 && by_rule > 0 && undone > 0);
 }
 
+/* ------------------------------------------------------------ fuse */
+
+/* A random tree of elementwise kernels: node i reads a random earlier one,
+ * so many nodes are parallel (fusable together). */
+static pb_graph *random_branches(unsigned *seed, int n)
+{
+	static const char *const EOPS[] = {"Relu", "Add", "Sigmoid", "Mul"};
+	const char *ops[MAXM];
+	static char edges[4096];
+	edges[0] = '\0';
+	for (int i = 0; i < n; i++) {
+		ops[i] = EOPS[pb_test_rnd(seed) % 4];
+		if (i) {
+			char e[24];
+			snprintf(e, sizeof e, "%u>%d ", pb_test_rnd(seed) % (unsigned)i, i);
+			strcat(edges, e);
+		}
+	}
+	return pb_test_ops_graph("branches.test", n, ops, edges, 1 << (10 + pb_test_rnd(seed) % 8),
+	                         0, 0);
+}
+
+/* 1 when a path leads from u to v (node ids are topological). */
+static int reaches(const pb_graph *g, int u, int v)
+{
+	if (u == v)
+		return 1;
+	if (u > v)
+		return 0;
+	const pb_node *n = &g->nodes[u];
+	for (int k = 0; k < n->n_outputs; k++) {
+		const pb_tensor *t = &g->tensors[n->outputs[k]];
+		for (int c = 0; c < t->n_consumers; c++)
+			if (reaches(g, t->consumers[c], v))
+				return 1;
+	}
+	return 0;
+}
+
+static void check_fuse(pb_session *s, const pb_plan *p)
+{
+	const pb_graph *g = s->graph;
+	int n = g->n_nodes, members[MAXM];
+	pb_fuse_model m;
+	pb_fuse_model_default(&m);
+	pb_error err = {0};
+	assert_int_equal(pb_fuse_model_from_hw(s->hw, &m, &err), PB_OK);
+	double t = 0;
+	int launches = 0;
+	for (int v = 0; v < n; v++)
+		if (p->group[v] < 0) {
+			t += pb_fuse_node_time(&m, g, v);
+			launches++;
+		}
+	for (int gi = 0; gi < p->n_groups; gi++) {
+		int k = 0;
+		for (int v = 0; v < n; v++)
+			if (p->group[v] == gi)
+				members[k++] = v;
+		assert_true(k >= 2); /* a group of one dissolves */
+		for (int i = 0; i < k; i++)
+			for (int j = i + 1; j < k; j++)
+				assert_false(reaches(g, members[i], members[j]));
+		t += pb_fuse_set_time(&m, g, members, k);
+		launches++;
+	}
+	assert_float_equal(pb_plan_metric(p, "time_after", NAN), t, 1e-12 * t);
+	assert_int_equal((int)pb_plan_metric(p, "launches_after", -1), launches);
+}
+
+static void test_fuse_edit_invariants(void **state)
+{
+	(void)state;
+	int ok = 0, refused = 0, undone = 0;
+	for (unsigned trial = 0; trial < 16; trial++) {
+		unsigned seed = 15485863u * (trial + 1);
+		int n = 6 + (int)(pb_test_rnd(&seed) % 14);
+		pb_test_session t;
+		pb_test_session_open(&t, buf, sizeof buf);
+		pb_session_set_graph(t.s, random_branches(&seed, n), "branches.test");
+		pb_test_ok(&t, "layout layouts/hetero.lua");
+		pb_test_ok(&t, "fuse");
+		history h = {{0}, 0, 0};
+		h.plan[h.n++] = strdup("null");
+		history_push(&h, dump(t.s->plan));
+		for (int step = 0; step < 30; step++) {
+			int op = (int)(pb_test_rnd(&seed) % 6);
+			int v = (int)(pb_test_rnd(&seed) % (unsigned)n),
+			    w = (int)(pb_test_rnd(&seed) % (unsigned)n);
+			char line[96];
+			if (op < 3)
+				snprintf(line, sizeof line, "fuse-in --node n%d --with n%d", v, w);
+			else if (op == 3)
+				snprintf(line, sizeof line, "fuse-out --node n%d", v);
+			else
+				snprintf(line, sizeof line, "%s", op == 4 ? "undo" : "redo");
+			char *before = dump(t.s->plan);
+			pb_error err = {0};
+			int rc = pb_test_session_cmd(&t, line, &err);
+			char *after = dump(t.s->plan);
+			if (op >= 4) {
+				int can = op == 4 ? h.pos > 0 : h.pos < h.n - 1;
+				assert_int_equal(rc == PB_OK, can);
+				if (can) {
+					h.pos += op == 4 ? -1 : 1;
+					assert_string_equal(after, h.plan[h.pos]);
+					undone++;
+				} else {
+					assert_string_equal(after, before);
+				}
+				free(after);
+			} else if (rc != PB_OK) {
+				refused++;
+				assert_string_equal(after, before);
+				free(after);
+			} else {
+				ok++;
+				history_push(&h, after);
+				check_fuse(t.s, t.s->plan);
+				const pb_plan *p = t.s->plan;
+				if (op < 3)
+					assert_true(p->group[v] >= 0 && p->group[v] == p->group[w]);
+				else
+					assert_true(p->group[v] < 0);
+				if (!strstr(t.buf, " -> "))
+					fail_msg("'%s' printed no before -> after: %s", line,
+					         t.buf);
+			}
+			free(before);
+		}
+		history_free(&h);
+		pb_test_session_close(&t);
+	}
+	printf("fuse edits: %d done, %d refused, %d undo/redo\n", ok, refused, undone);
+	assert_true(ok > 0 && refused > 0 && undone > 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_partition_edit_invariants),
 	    cmocka_unit_test(test_map_edit_invariants),
+	    cmocka_unit_test(test_fuse_edit_invariants),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
