@@ -40,8 +40,6 @@ typedef struct edit {
 	pb_part_problem *P;
 	int *ac;
 	int *ac0; /* the plan's state before the edit */
-	int n_groups;
-	pb_part_group *groups;
 } edit;
 
 static void edit_free(edit *e)
@@ -49,7 +47,6 @@ static void edit_free(edit *e)
 	pb_part_problem_free(e->P);
 	free(e->ac);
 	free(e->ac0);
-	free(e->groups);
 }
 
 /* The session's Lua `cut` rules and `core` / `stage` pins (NULL: none). */
@@ -114,8 +111,7 @@ static int edit_begin(pb_cmd_ctx *ctx, const char *name, edit *e, pb_error *err)
 	}
 	e->ac = malloc((size_t)e->P->n * sizeof *e->ac);
 	e->ac0 = malloc((size_t)e->P->n * sizeof *e->ac0);
-	e->groups = malloc((size_t)e->P->n * sizeof *e->groups);
-	if (!e->ac || !e->ac0 || !e->groups) {
+	if (!e->ac || !e->ac0) {
 		edit_free(e);
 		return pb_err(err, PB_ENOMEM, "%s: out of memory", name);
 	}
@@ -124,7 +120,6 @@ static int edit_begin(pb_cmd_ctx *ctx, const char *name, edit *e, pb_error *err)
 		return pb_err_prefix(err, "%s", name);
 	}
 	memcpy(e->ac0, e->ac, (size_t)e->P->n * sizeof *e->ac);
-	e->n_groups = pb_part_groups(e->P, e->ac, e->groups);
 	return PB_OK;
 }
 
@@ -724,9 +719,13 @@ const pb_command pb_cmds_edit[] = {
      "order (DELTA>0: the first DELTA nodes of stage G+1 join G; DELTA<0: the last nodes\n"
      "of G join G+1), then every stage is sharded again under the plan's batch,\n"
      "micro-batches and training flag; the step time before and after is printed.\n"
+     "On a dp x tp x pp plan (shard --pipeline auto): chunks, every chunk costed again\n"
+     "with the plan's dp, tp, pp, micro-batches, schedule and search options.\n"
      "A move that would break a Lua cut rule or a core/stage pin the plan obeys is\n"
-     "refused, naming the rule and the node."},
-    {"merge", "merge G [--json]", "merge groups G and G+1 (their cores and layers)", edit_opts,
+     "refused, naming the rule and the node. The message lists the groups that\n"
+     "changed, before -> after, with the figures of both plans."},
+    {"merge", "merge G [--json]",
+     "merge groups G and G+1 into one group with the cores and layers of both", edit_opts,
      cmd_merge, 0, NULL},
     {"split", "split G [--json]",
      "split group G's cores into two groups, layers cut to balance MACs per core", edit_opts,
@@ -738,7 +737,8 @@ const pb_command pb_cmds_edit[] = {
      "are redone, so aggregates stay acyclic and never span another backend's node.\n"
      "Prints the serial and pipelined time and the aggregate count before and after.\n"
      "Refused with the reason: a load-time constant, an op the backend does not\n"
-     "support, no change. Undo restores the previous plan. See docs/transform.md."},
+     "support, no change, a node a Lua backend rule the plan obeys puts elsewhere.\n"
+     "Undo restores the previous plan. See docs/transform.md."},
     {"fuse-in", "fuse-in [MODEL] --node NAME --with NAME [--plan FILE] [-o FILE]",
      "put a node into another node's fusion group (a new group if that one is unfused)",
      fuse_edit_opts, cmd_fuse_in, PB_CMD_GRAPH,
@@ -753,7 +753,9 @@ const pb_command pb_cmds_edit[] = {
      "reduced to LABEL (and the plan's earlier pins kept); shrinking and layer sharing are\n"
      "off so every pinned operator keeps its own variables. Prints the step time, the\n"
      "communication time and the memory per device before and after. Refused when LABEL\n"
-     "is not one of the operator's candidates on that scheme. See docs/shard.md."},
+     "is not one of the operator's candidates on that scheme (they are listed). On a\n"
+     "dp x tp x pp plan the plan's chunks are solved again with the pins. See\n"
+     "docs/shard.md."},
     {"fuse-out", "fuse-out [MODEL] --node NAME [--plan FILE] [-o FILE]",
      "take a node out of its fusion group (a group left with one node dissolves)", fuse_edit_opts,
      cmd_fuse_out, PB_CMD_GRAPH, NULL},

@@ -52,7 +52,7 @@ static pb_plan *plan_of(pb_session *s, const pb_cluster *cl, int stages, int pol
 }
 
 /* The step time of the hand edit `boundary k delta` on plan p (as
- * cmd_edit.c's pipeline_boundary); NAN when the edit is refused. */
+ * shard/pipeline_edit.c's pb_pipe_edit_boundary); NAN when refused. */
 static double edited(pb_session *s, const pb_cluster *cl, const pb_plan *p, int k, int delta)
 {
 	int *stage_of = malloc((size_t)p->n_nodes * sizeof *stage_of);
