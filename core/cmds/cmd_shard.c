@@ -490,9 +490,10 @@ static int cmd_shard_run(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *
 	o.zero = (int)zero;
 	o.recompute = recompute;
 	o.pad = pb_args_has(a, "pad");
-	/* the problem as posed: every operator its own choice (shrinking lost up
-	 * to 41% on the bundled models, and the unrestricted search took no more
-	 * than 2.3 s there: bench/RESULTS.md, "shard: restricted vs unrestricted") */
+	/* the problem as posed: every operator its own choice (the shrunk plans
+	 * were up to 69% slower on the bundled models and generated GPTs, and the
+	 * unrestricted search took at most 4 s of CPU there: bench/RESULTS.md,
+	 * "shard: restricted vs unrestricted search") */
 	o.no_shrink = !pb_args_has(a, "shrink");
 	o.time_limit = tl;
 	/* the data x tensor x pipeline search: stage MILPs as the shard options */

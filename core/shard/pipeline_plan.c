@@ -141,9 +141,10 @@ int pb_pipe_plan(const pb_graph *g, const pb_cluster *cl, const pb_pipe_opts *o,
 		r->oplevel.time = INFINITY;
 		snprintf(r->oplevel.scheme, sizeof r->oplevel.scheme, "(not solved)");
 	} else {
-		pb_shard_opts cmp = so; /* what `shard` gives (its default -O 0) */
+		pb_shard_opts cmp = so; /* what `shard` gives (its default -O 0, no shrinking) */
 		cmp.opt_level = o->compare_level;
 		cmp.layers = 1;
+		cmp.no_shrink = 1;
 		if ((rc = pb_pipe_solve_on(r->g, cl, &cmp, &r->oplevel, err)))
 			return rc;
 	}
