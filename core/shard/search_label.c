@@ -99,7 +99,7 @@ static unsigned row_restrictions(const pb_shard_opts *o, const pb_shard_row *row
 }
 
 int pb_shard_row_label(pb_shard_search *s, int i, const pb_shard_problem *p,
-                       const pb_shard_result *r, pb_error *err)
+                       const pb_shard_result *r, pb_shard_incumbent_fn cb, pb_error *err)
 {
 	pb_shard_row *row = &s->rows[i];
 	row->lb = NAN;
@@ -121,8 +121,7 @@ int pb_shard_row_label(pb_shard_search *s, int i, const pb_shard_problem *p,
 	if (rc == PB_OK) {
 		int stop = 0;
 		/* the work cap of the solve's own bound (strategy_milp.c) */
-		double lb =
-		    pb_shard_lower_bound(q, 0, INFINITY, 1e9, NULL, NULL, NULL, NULL, &stop);
+		double lb = pb_shard_lower_bound(q, 0, INFINITY, 1e9, cb, s, NULL, NULL, &stop);
 		row->lb = stop ? NAN : lb;
 	}
 	pb_shard_problem_free(q);

@@ -267,7 +267,7 @@ int pb_shard_search_solve_row(pb_shard_search *s, int i, pb_shard_problem **pp, 
 		row->status = -1;
 		snprintf(row->error, sizeof row->error, "%.190s", e2.msg);
 		pb_shard_problem_free(p);
-		return pb_shard_row_label(s, i, NULL, NULL, err);
+		return pb_shard_row_label(s, i, NULL, NULL, on_incumbent, err);
 	}
 	row->status = 1;
 	row->step_time = r->objective;
@@ -282,7 +282,7 @@ int pb_shard_search_solve_row(pb_shard_search *s, int i, pb_shard_problem **pp, 
 	row->edges = p->n_edges;
 	row->active = p->n_active;
 	pb_shard_milp_size(p, &row->size);
-	if ((rc = pb_shard_row_label(s, i, p, r, err))) {
+	if ((rc = pb_shard_row_label(s, i, p, r, on_incumbent, err))) {
 		pb_shard_problem_free(p);
 		pb_shard_result_free(r);
 		return rc;

@@ -85,9 +85,10 @@ int pb_shard_search_solve_row(pb_shard_search *s, int i, pb_shard_problem **pp, 
 int pb_shard_search_better(const pb_shard_search *s, int i);
 /* Fills row i's restrictions and its unrestricted bound (search_label.h; p,
  * r: its problem and result, NULL when the row failed), only when
- * s->want_label (search_label.c). */
+ * s->want_label (search_label.c). cb (may be NULL) gets the bound while it is
+ * computed, as pb_shard_lower_bound's (the stepping solver yields there). */
 int pb_shard_row_label(pb_shard_search *s, int i, const pb_shard_problem *p,
-                       const pb_shard_result *r, pb_error *err);
+                       const pb_shard_result *r, pb_shard_incumbent_fn cb, pb_error *err);
 /* The options row i was solved with (its recomputation choice). */
 void pb_shard_row_opts(const pb_shard_search *s, int i, pb_shard_opts *o);
 /* A slice of the coroutine's work starts now: no new incumbent yet, and the
