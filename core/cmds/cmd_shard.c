@@ -83,8 +83,8 @@ static const pb_opt shard_opts[] = {
      "pipeline schedule: fixes it (interleaved: V model chunks per device, default 2; "
      "implies the search)"},
     {"stage-gap", 0, PB_OPT_DOUBLE, "G",
-     "relative MIP gap of the pipeline search's stage MILPs: each stage's plan is within G "
-     "of its optimum (default 0: proven optimal)"},
+     "relative MIP gap of the pipeline search's stage MILPs: each stage MILP's plan is "
+     "within G of that MILP's optimum (default 0: each stage MILP solved to proof)"},
     {"polish", 0, PB_OPT_INT, "N",
      "boundary polish of the kept pipeline: cost at most N single-node chunk-boundary moves "
      "(default 8 x chunks + 8; 0 = off), as `pipeline --polish`"},

@@ -65,7 +65,8 @@ void pb_dtp_report_json(json_t *rep, const pb_dtp_result *r)
 	json_object_set_new(st, "stage_milps", json_integer(r->milps));
 	json_object_set_new(st, "stage_cache_hits", json_integer(r->cache_hits));
 	json_object_set_new(st, "pruned", json_integer(r->pruned));
-	/* 0: every stage plan proven optimal; else each within this relative gap,
+	/* 0: every stage MILP solved to proof (for its own, restricted, problem:
+	 * the search's label says what the whole is); else each within this relative gap,
 	 * unless stopped at the node limit (its row's stages_proven false) */
 	json_object_set_new(st, "stage_gap", json_real(r->gap));
 	json_object_set_new(st, "stage_node_limit", json_integer(r->node_limit));

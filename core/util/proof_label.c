@@ -69,8 +69,9 @@ char *pb_label_text(const pb_label *L, char *(*fmt)(double, char *, size_t), cha
 			fmt(L->bound, b, sizeof b);
 		else
 			snprintf(b, sizeof b, "%.6g", L->bound);
-		off = (size_t)snprintf(buf, len, "best found, bound %s, gap %.3g%%", b,
-		                       pb_label_gap(L) * 100);
+		double pct = pb_label_gap(L) * 100; /* 99.996% is not 100% */
+		off = (size_t)snprintf(buf, len, "best found, bound %s, gap %.*g%%", b,
+		                       pct > 99.9 && pct < 100 ? 6 : 3, pct);
 	} else {
 		off = (size_t)snprintf(buf, len, "best found, no bound");
 	}
