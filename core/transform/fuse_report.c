@@ -232,13 +232,13 @@ pb_plan *pb_fuse_plan(const pb_graph *g, const pb_fuse_result *r, const pb_fuse_
 	}
 	free(start);
 	free(list);
+	pb_label L; /* first: the listing's tail stays the figures of the fusion */
+	pb_fuse_label(g, r, o, &L);
+	pb_plan_set_label(p, &L);
 	pb_plan_set_metric(p, "launches_before", r->launches_before);
 	pb_plan_set_metric(p, "launches_after", r->launches_after);
 	pb_plan_set_metric(p, "time_before", r->time_before);
 	pb_plan_set_metric(p, "time_after", r->time_after);
-	pb_label L;
-	pb_fuse_label(g, r, o, &L);
-	pb_plan_set_label(p, &L);
 	pb_plan_set_metric(p, "nodes_fused", r->nodes_fused);
 	pb_plan_set_metric(p, "candidates", r->candidates);
 	pb_plan_set_metric(p, "groups", r->groups->n);
