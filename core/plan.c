@@ -7,6 +7,7 @@
 #include "util/json_file.h"
 
 #include "util/atomic_file.h"
+#include "util/proof_label.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -127,6 +128,15 @@ int pb_plan_add_group(pb_plan *p, const pb_plan_group *g)
 	p->groups[p->n_groups] = *g;
 	p->groups[p->n_groups].label = strdup(g->label ? g->label : "");
 	return p->n_groups++;
+}
+
+void pb_plan_set_label(pb_plan *p, const pb_label *L)
+{
+	pb_plan_set_metric(p, "optimal", L->optimal);
+	if (isfinite(L->bound)) {
+		pb_plan_set_metric(p, "bound", L->bound);
+		pb_plan_set_metric(p, "gap", pb_label_gap(L));
+	}
 }
 
 void pb_plan_set_metric(pb_plan *p, const char *name, double v)

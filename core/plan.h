@@ -65,6 +65,10 @@ void pb_plan_clear_groups(pb_plan *p);
  * chunks). */
 void pb_plan_fill_node_ranges(pb_plan *p, const struct pb_graph *g);
 void pb_plan_set_metric(pb_plan *p, const char *name, double v);
+struct pb_label;
+/* The label's metrics (util/proof_label.h): "optimal" (0/1), and "bound"
+ * and "gap" when a bound is known (what the workbench and the SVG show). */
+void pb_plan_set_label(pb_plan *p, const struct pb_label *L);
 /* Returns dflt when absent. */
 double pb_plan_metric(const pb_plan *p, const char *name, double dflt);
 int pb_plan_has_metric(const pb_plan *p, const char *name);

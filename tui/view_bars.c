@@ -39,6 +39,15 @@ static void title_draw(tui_app *a, WINDOW *w)
 				                                mt, sizeof mt));
 				break;
 			}
+		/* its label (util/proof_label.h), as the reports and the SVG say it */
+		if (pb_plan_has_metric(s->plan, "optimal") &&
+		    !pb_plan_has_metric(s->plan, "optimum"))
+			k += pb_plan_metric(s->plan, "optimal", 0) == 1
+			         ? snprintf(buf + k, sizeof buf - k, ", optimal")
+			     : pb_plan_has_metric(s->plan, "bound")
+			         ? snprintf(buf + k, sizeof buf - k, ", best found (gap %.3g%%)",
+			                    pb_plan_metric(s->plan, "gap", 0) * 100)
+			         : snprintf(buf + k, sizeof buf - k, ", best found");
 		k += snprintf(buf + k, sizeof buf - k, " |");
 	}
 	if (s->graph) {

@@ -19,6 +19,7 @@
 #include "transform/fuse.h"
 #include "transform/map.h"
 #include "util/fmt.h"
+#include "util/proof_label.h"
 
 static const pb_opt fuse_opts[] = {
     PB_OPTS_GRAPH,
@@ -101,7 +102,8 @@ static int fuse_options(pb_cmd_ctx *ctx, const pb_args *a, pb_fuse_rules *rules,
 	return PB_OK;
 }
 
-static void fuse_print(FILE *out, const pb_graph *g, const pb_fuse_result *r, const json_t *rep)
+static void fuse_print(FILE *out, const pb_graph *g, const pb_fuse_result *r, const pb_fuse_opts *o,
+                       const json_t *rep)
 {
 	fprintf(out, "%s: %d nodes (%d load-time constants, no kernels)\n", g->path, g->n_nodes,
 	        r->n_folded);
@@ -119,6 +121,10 @@ static void fuse_print(FILE *out, const pb_graph *g, const pb_fuse_result *r, co
 	pb_fmt_time_fixed(r->time_after, b2, sizeof b2);
 	fprintf(out, "modelled time: %s -> %s (x%.3f)\n", b1, b2,
 	        r->time_after > 0 ? r->time_before / r->time_after : 1.0);
+	pb_label L;
+	char words[300];
+	pb_fuse_label(g, r, o, &L);
+	fprintf(out, "time after: %s\n", pb_label_text(&L, pb_fmt_time_fixed, words, sizeof words));
 	fprintf(out, "acyclicity: %d fusions each proven by a search, result checked by igraph\n",
 	        r->n_fusions);
 	const json_t *x = json_object_get(rep, "xla_baseline");
@@ -169,7 +175,7 @@ static int cmd_fuse(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, pb
 		json_dumpf(rep, ctx->out, JSON_INDENT(1) | JSON_REAL_PRECISION(12));
 		fputc('\n', ctx->out);
 	} else {
-		fuse_print(ctx->out, s->graph, r, rep);
+		fuse_print(ctx->out, s->graph, r, &o, rep);
 		if (outp)
 			fprintf(ctx->out, "fused graph written to %s\n", outp);
 	}

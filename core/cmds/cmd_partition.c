@@ -24,6 +24,7 @@
 #include "load.h"
 #include "script/hooks.h"
 #include "shape/shape.h"
+#include "util/proof_label.h"
 #include "util/ranks.h"
 
 static const pb_opt partition_opts[] = {
@@ -166,6 +167,31 @@ static char *milp_value(const pb_milp_stats *st, double v, char *buf, size_t len
 	return buf;
 }
 
+/* optimal, bound, gap, restricted_by of the plan's objective (proof_label.h):
+ * exact proves its plan when it ran to its end; milp when its state says
+ * so (else its bound); the other methods are heuristics, bounded by the
+ * exact reference optimum when it was computed. "gap" is (objective -
+ * bound) / objective, as for every plan kind. */
+static void label_json(json_t *j, const pb_plan *plan, const char *method, const pb_milp_stats *ms,
+                       int stopped)
+{
+	pb_label L;
+	pb_label_init(&L, pb_plan_metric(plan, "objective", NAN));
+	int exact = strcmp(method, "exact") == 0;
+	if (!exact && !ms)
+		pb_label_restrict(&L, method); /* a heuristic */
+	if (stopped)
+		pb_label_restrict(&L, "time-limit or cancelled");
+	if (exact && !stopped)
+		pb_label_bound(&L, L.value);
+	if (ms && ms->state == PB_MILP_OPTIMAL)
+		pb_label_bound(&L, L.value);
+	else if (ms)
+		pb_label_bound(&L, ms->bound);
+	pb_label_bound(&L, pb_plan_metric(plan, "optimum", NAN));
+	pb_label_json(j, &L);
+}
+
 static void milp_text(FILE *out, const pb_milp_stats *st, double limit)
 {
 	char inc[32], bound[32], gap[32] = "—"; /* unknown */
@@ -291,6 +317,7 @@ static int cmd_partition(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *
 		json_object_set_new(j, "time_limit_reached", json_boolean(timed_out));
 		if (is_milp)
 			json_object_set_new(j, "milp", milp_json(&ms));
+		label_json(j, plan, o.method, is_milp ? &ms : NULL, cancelled || timed_out);
 		if (is_rl) {
 			json_t *rj = rl_json(&rr, optimum);
 			json_object_set(j, "start", json_object_get(rj, "start"));

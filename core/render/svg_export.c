@@ -579,7 +579,8 @@ static char *metric_text(const char *name, double v, char *buf, size_t len)
 	if (strstr(name, "throughput"))
 		snprintf(buf, len, "%s/s", pb_fmt_si(v, a, sizeof a));
 	else if (strstr(name, "time") || !strcmp(name, "optimum") || !strcmp(name, "lower_bound") ||
-	         !strcmp(name, "max_compute") || !strcmp(name, "max_routing"))
+	         !strcmp(name, "bound") || !strcmp(name, "max_compute") ||
+	         !strcmp(name, "max_routing"))
 		pb_fmt_time(v, buf, len);
 	else if (strstr(name, "memory") || strstr(name, "storage") || strstr(name, "bytes"))
 		pb_fmt_bytes(v, buf, len);
@@ -690,10 +691,13 @@ static void title_block(exporter *x, Agraph_t *G)
 		fputs("<TR><TD ALIGN=\"LEFT\">", f);
 		static const char *times[] = {"max_time", "optimum", "step_time"};
 		double gap = NAN;
-		if (pb_plan_has_metric(p, "gap"))
+		/* a plan with a label (util/proof_label.h) has its own row for it */
+		int labelled =
+		    pb_plan_has_metric(p, "optimal") && !pb_plan_has_metric(p, "optimum");
+		if (!labelled && pb_plan_has_metric(p, "gap"))
 			gap = pb_plan_metric(p, "gap", NAN);
-		else if (pb_plan_has_metric(p, "max_time") && pb_plan_has_metric(p, "optimum") &&
-		         pb_plan_metric(p, "optimum", 0) > 0)
+		else if (!labelled && pb_plan_has_metric(p, "max_time") &&
+		         pb_plan_has_metric(p, "optimum") && pb_plan_metric(p, "optimum", 0) > 0)
 			gap =
 			    pb_plan_metric(p, "max_time", 0) / pb_plan_metric(p, "optimum", 1) - 1;
 		/* a partition's objective (and its optimum) is max(t) in seconds,
@@ -724,7 +728,8 @@ static void title_block(exporter *x, Agraph_t *G)
 		for (int i = 0; i < p->n_metrics; i++) {
 			const char *n = p->metric_names[i];
 			if (!strcmp(n, "max_time") || !strcmp(n, "optimum") ||
-			    !strcmp(n, "step_time") || !strcmp(n, "reward") || !strcmp(n, "gap"))
+			    !strcmp(n, "step_time") || !strcmp(n, "reward") || !strcmp(n, "gap") ||
+			    (labelled && (!strcmp(n, "optimal") || !strcmp(n, "bound"))))
 				continue;
 			pb_plan_metric_text(p, n, p->metric_values[i], a, sizeof a);
 			if (shown && shown % 7 == 0) {
@@ -741,6 +746,25 @@ static void title_block(exporter *x, Agraph_t *G)
 		if (!shown)
 			fputs("(no metrics)", f);
 		fputs("</TD></TR>", f);
+		if (labelled) {
+			/* "optimal" only when proven for the problem as posed, else
+			 * the best found with its bound and gap (the plan's objective
+			 * in seconds: a step time, a serial time, a fused time) */
+			char lab[128];
+			if (pb_plan_metric(p, "optimal", 0) == 1)
+				snprintf(lab, sizeof lab, "optimal (proven)");
+			else if (pb_plan_has_metric(p, "bound"))
+				snprintf(lab, sizeof lab, "best found, bound %s, gap %.2f%%",
+				         pb_fmt_time(pb_plan_metric(p, "bound", 0), a, sizeof a),
+				         pb_plan_metric(p, "gap", 0) * 100);
+			else
+				snprintf(lab, sizeof lab, "best found, no bound");
+			fputs("<TR><TD ALIGN=\"LEFT\"><B>", f);
+			html_text(f, lab);
+			fputs("</B></TD></TR>", f);
+			if (tf)
+				fprintf(tf, "%s\n", lab);
+		}
 	}
 	if (x->col->depth != PB_COLLAPSE_NONE) {
 		fprintf(f,

@@ -6,6 +6,8 @@
 #include <string.h>
 
 #include "shard/dtp_search.h"
+#include "shard/search_label.h"
+#include "util/fmt.h"
 
 json_t *pb_dtp_config_json(const pb_dtp_config *c)
 {
@@ -63,7 +65,8 @@ void pb_dtp_report_json(json_t *rep, const pb_dtp_result *r)
 	json_object_set_new(st, "stage_milps", json_integer(r->milps));
 	json_object_set_new(st, "stage_cache_hits", json_integer(r->cache_hits));
 	json_object_set_new(st, "pruned", json_integer(r->pruned));
-	/* 0: every stage plan proven optimal; else each within this relative gap,
+	/* 0: every stage MILP solved to proof (for its own, restricted, problem:
+	 * the search's label says what the whole is); else each within this relative gap,
 	 * unless stopped at the node limit (its row's stages_proven false) */
 	json_object_set_new(st, "stage_gap", json_real(r->gap));
 	json_object_set_new(st, "stage_node_limit", json_integer(r->node_limit));
@@ -156,4 +159,35 @@ json_t *pb_dtp_best_overall_json(const pb_dtp_result *r)
 	json_object_set_new(o, "step_time", json_real(c->step_time));
 	json_object_set_new(o, "fits", json_boolean(c->fits));
 	return o;
+}
+
+void pb_dtp_label(const pb_dtp_result *r, const pb_dtp_opts *o, const pb_graph *g,
+                  const pb_cluster *cl, const pb_label *op, pb_label *L)
+{
+	const pb_dtp_config *c = r->best >= 0 ? &r->cfg[r->best] : NULL;
+	pb_label_init(L, c && c->ok ? c->step_time : NAN);
+	for (int k = 0; op && k < op->n_restricted; k++)
+		pb_label_restrict(L, op->restricted_by[k]);
+	if (o->pp != 1) {
+		pb_label_restrict(L, "chunk split (layer boundaries or FLOP balance, boundary "
+		                     "polish)");
+		pb_shard_opts so = o->shard;
+		so.mip_gap = o->gap;
+		so.node_limit = o->node_limit;
+		pb_shard_opts_restrictions(&so, L);
+	}
+	double cb = pb_shard_compute_bound(g, cl, o->pipe.train, 1);
+	if (o->pp == 1 && op && isfinite(op->bound) && !(op->bound <= cb))
+		cb = op->bound; /* operator-level plans only: their own bound */
+	if (c && c->ok && c->fits)
+		pb_label_bound(L, cb);
+	else
+		L->bound = cb;
+}
+
+void pb_dtp_label_text(FILE *f, const pb_label *L)
+{
+	char words[512];
+	fprintf(f, "label (dp x tp x pp): %s\n",
+	        pb_label_text(L, pb_fmt_time_fixed, words, sizeof words));
 }

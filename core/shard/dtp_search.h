@@ -175,6 +175,15 @@ json_t *pb_dtp_config_json(const pb_dtp_config *c);
 void pb_dtp_report_json(json_t *rep, const pb_dtp_result *r);
 /* The table of alternatives, the best marked '*'. */
 void pb_dtp_report_text(FILE *f, const pb_dtp_result *r);
+/* The label of r's best configuration (search_label.h): best found unless
+ * its step time attains the compute bound of g (the model at the global
+ * batch) on cl, which holds for every dp x tp x pp configuration; restricted
+ * by the chunk split, the stage searches' restrictions (o) and those of the
+ * operator-level search (op, may be NULL). */
+void pb_dtp_label(const pb_dtp_result *r, const pb_dtp_opts *o, const pb_graph *g,
+                  const pb_cluster *cl, const pb_label *op, pb_label *L);
+/* "label (dp x tp x pp): optimal | best found, bound .., gap ..; restricted by .." */
+void pb_dtp_label_text(FILE *f, const pb_label *L);
 
 /* ---- one chunk's solve, cached (dtp_stage.c) ---- */
 

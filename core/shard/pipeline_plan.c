@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "shard/search.h"
+#include "shard/search_label.h"
 #include "util/job.h"
 
 void pb_pipe_opts_default(pb_pipe_opts *o)
@@ -140,9 +141,10 @@ int pb_pipe_plan(const pb_graph *g, const pb_cluster *cl, const pb_pipe_opts *o,
 		r->oplevel.time = INFINITY;
 		snprintf(r->oplevel.scheme, sizeof r->oplevel.scheme, "(not solved)");
 	} else {
-		pb_shard_opts cmp = so; /* what `shard` gives (its default -O 0) */
+		pb_shard_opts cmp = so; /* what `shard` gives (its default -O 0, no shrinking) */
 		cmp.opt_level = o->compare_level;
 		cmp.layers = 1;
+		cmp.no_shrink = 1;
 		if ((rc = pb_pipe_solve_on(r->g, cl, &cmp, &r->oplevel, err)))
 			return rc;
 	}
@@ -162,6 +164,18 @@ int pb_pipe_plan(const pb_graph *g, const pb_cluster *cl, const pb_pipe_opts *o,
 	while (first + 1 < P && r->stage[first].ops == 0)
 		first++;
 	snprintf(r->name, sizeof r->name, "%d stages x %s", P, r->stage[first].scheme);
+	pb_label_init(&r->label, r->step_time);
+	if (!o->stage_of)
+		pb_label_restrict(&r->label, "stage split (FLOP balance, boundary polish)");
+	if (o->microbatches <= 0)
+		pb_label_restrict(&r->label, "micro-batches by --max-bubble");
+	pb_shard_opts_restrictions(&so, &r->label);
+	/* the stages are costed at B/m: the FLOPs of m micro-batches */
+	double cb = pb_shard_compute_bound(r->g, cl, o->train, m);
+	if (r->fits)
+		pb_label_bound(&r->label, cb);
+	else /* no plan that fits: never optimal */
+		r->label.bound = cb;
 	r->plan = pb_pipe_result_plan(r);
 	if (!r->plan)
 		return pb_err(err, PB_ENOMEM, "pipeline: out of memory");

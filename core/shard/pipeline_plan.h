@@ -40,6 +40,7 @@
 #include "plan.h"
 #include "shard/cluster.h"
 #include "shard/pipeline_stages.h"
+#include "util/proof_label.h"
 
 /* Reloads the model with dim 0 of every input = batch; *g = the new graph
  * (the previous one may be freed). */
@@ -108,6 +109,10 @@ typedef struct pb_pipe_result {
 	int polish_moves, polish_tries, polish_converged, polished;
 	double polish_before;
 	pb_plan *plan; /* kind "pipeline", group = stage, detail = the JSON report */
+	/* the pipeline's step time: best found (the split balances FLOPs, the
+	 * micro-batches follow --max-bubble, the stages are sharded by a
+	 * restricted search) with the compute bound (search_label.h) */
+	pb_label label;
 } pb_pipe_result;
 
 /* g: the model as loaded now (its batch is the default B). Free the result

@@ -112,6 +112,7 @@ json_t *pb_pipe_result_json(const pb_pipe_result *r)
 	json_object_set_new(j, "p2p", p2p);
 	json_object_set_new(j, "step_time", json_real(r->step_time));
 	json_object_set_new(j, "feasible", json_boolean(r->fits));
+	pb_label_json(j, &r->label); /* of the pipeline's step time */
 	json_object_set_new(j, "memory_limit", json_real(r->cl->memory));
 	json_t *schemes = json_array();
 	json_array_append_new(schemes, scheme_json(r->name, "pipeline", r->step_time, r->fits));
@@ -167,6 +168,9 @@ void pb_pipe_result_text(FILE *f, const pb_pipe_result *r)
 		        r->oplevel.scheme, "operator-level",
 		        pb_fmt_time_fixed(r->oplevel.time, t1, sizeof t1),
 		        r->oplevel.feasible ? "" : "  (does not fit)");
+	char words[400];
+	fprintf(f, "pipeline step time: %s\n",
+	        pb_label_text(&r->label, pb_fmt_time_fixed, words, sizeof words));
 	/* one column of three characters per forward slot (backward = 2 slots) */
 	const char *kinds[2] = {"gpipe", "1f1b"}, *titles[2] = {"GPipe", "1F1B"};
 	json_t *sch = schedules_json(r);
@@ -210,6 +214,7 @@ pb_plan *pb_pipe_result_plan(const pb_pipe_result *r)
 	pb_plan_set_metric(plan, "bubble", r->bubble);
 	pb_plan_set_metric(plan, "stages", (double)r->p);
 	pb_plan_set_metric(plan, "feasible", r->fits);
+	pb_plan_set_label(plan, &r->label);
 	json_decref(plan->detail);
 	plan->detail = pb_pipe_result_json(r);
 	return plan;

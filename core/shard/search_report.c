@@ -22,6 +22,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "shard/search_label.h"
 #include "util/fmt.h"
 #include "util/json_file.h"
 
@@ -55,7 +56,8 @@ static json_t *scheme_json(const pb_shard_search *s, int i)
 		json_object_set_new(o, "comm_time", json_real(r->comm));
 		json_object_set_new(o, "memory_per_device", json_real(r->memory));
 		json_object_set_new(o, "feasible", json_boolean(r->feasible));
-		json_object_set_new(o, "optimal", json_boolean(r->optimal));
+		/* proven for the scheme's unrestricted problem (search_label.h) */
+		json_object_set_new(o, "optimal", json_boolean(pb_shard_row_proven(r)));
 		json_object_set_new(o, "solve_seconds", json_real(r->seconds));
 		if (s->opts.train)
 			json_object_set_new(o, "recompute",
@@ -72,6 +74,14 @@ static json_t *scheme_json(const pb_shard_search *s, int i)
 		json_object_set_new(o, "milp", m);
 	} else if (r->status < 0) {
 		json_object_set_new(o, "error", json_string(r->error));
+	}
+	if (r->status != 0) {
+		json_object_set_new(o, "bound", isfinite(r->lb) ? json_real(r->lb) : json_null());
+		json_t *rb = json_array();
+		for (int k = 0; k < PB_RESTR_N; k++)
+			if (r->restricted & (1u << k))
+				json_array_append_new(rb, json_string(pb_shard_restr_name(k)));
+		json_object_set_new(o, "restricted_by", rb);
 	}
 	json_object_set_new(o, "best", json_boolean(i == s->best));
 	return o;
@@ -360,7 +370,9 @@ json_t *pb_shard_report(const pb_shard_search *s)
 	json_object_set_new(j, "memory_per_device", json_real(b->memory));
 	json_object_set_new(j, "memory_limit", json_real(s->cl.memory));
 	json_object_set_new(j, "feasible", json_boolean(b->feasible));
-	json_object_set_new(j, "optimal", json_boolean(b->optimal));
+	pb_label L;
+	pb_shard_search_label(s, &L);
+	pb_label_json(j, &L);
 	json_object_set_new(j, "param_bytes", json_real(p->param_bytes));
 	json_object_set_new(j, "forced_param_sharding", json_boolean(p->forced));
 	if (s->opts.train) {
@@ -469,7 +481,9 @@ pb_plan *pb_shard_plan(const pb_shard_search *s)
 	pb_plan_set_metric(plan, "memory_limit", s->cl.memory);
 	pb_plan_set_metric(plan, "devices", s->cl.n_devices);
 	pb_plan_set_metric(plan, "feasible", b->feasible);
-	pb_plan_set_metric(plan, "optimal", b->optimal);
+	pb_label L;
+	pb_shard_search_label(s, &L);
+	pb_plan_set_label(plan, &L);
 	pb_plan_set_metric(plan, "schemes_solved", s->next);
 	json_decref(plan->detail);
 	plan->detail = pb_shard_report(s);
@@ -680,9 +694,12 @@ void pb_shard_report_text(const pb_shard_search *s, const json_t *rep, int detai
 	pb_fmt_bytes(s->cl.memory, m2, sizeof m2);
 	fprintf(o,
 	        "\nbest: %s  step time %s (compute %s, communication %s), memory %s of %s per "
-	        "device%s%s\n",
-	        b->mesh.name, t1, t2, t3, m1, m2, b->feasible ? "" : " — DOES NOT FIT",
-	        b->optimal ? ", optimal" : "");
+	        "device%s\n",
+	        b->mesh.name, t1, t2, t3, m1, m2, b->feasible ? "" : " — DOES NOT FIT");
+	pb_label L;
+	char words[400];
+	pb_shard_search_label(s, &L);
+	fprintf(o, "label: %s\n", pb_label_text(&L, pb_fmt_time_fixed, words, sizeof words));
 	if (s->opts.train)
 		fprintf(o, "training memory: optimizer %s, ZeRO stage %d, recomputation %s\n",
 		        s->opts.optimizer == PB_OPTIM_ADAM ? "adam" : "none (weights + gradients)",

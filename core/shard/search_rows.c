@@ -106,8 +106,10 @@ int pb_shard_search_new(const pb_graph *g, const pb_cluster *c, const pb_shard_o
 		pb_shard_search_free(s);
 		return pb_err(err, PB_ENOMEM, "shard: out of memory");
 	}
-	for (int i = 0; i < n; i++)
+	for (int i = 0; i < n; i++) {
 		s->rows[i].mesh = meshes[i];
+		s->rows[i].lb = NAN;
+	}
 	s->n_rows = n;
 	*out = s;
 	return PB_OK;
@@ -265,7 +267,7 @@ int pb_shard_search_solve_row(pb_shard_search *s, int i, pb_shard_problem **pp, 
 		row->status = -1;
 		snprintf(row->error, sizeof row->error, "%.190s", e2.msg);
 		pb_shard_problem_free(p);
-		return PB_OK;
+		return pb_shard_row_label(s, i, NULL, NULL, on_incumbent, err);
 	}
 	row->status = 1;
 	row->step_time = r->objective;
@@ -280,6 +282,11 @@ int pb_shard_search_solve_row(pb_shard_search *s, int i, pb_shard_problem **pp, 
 	row->edges = p->n_edges;
 	row->active = p->n_active;
 	pb_shard_milp_size(p, &row->size);
+	if ((rc = pb_shard_row_label(s, i, p, r, on_incumbent, err))) {
+		pb_shard_problem_free(p);
+		pb_shard_result_free(r);
+		return rc;
+	}
 	*pp = p;
 	return PB_OK;
 }

@@ -22,8 +22,11 @@ typedef struct pb_shard_row {
 	int groups, edges, active;
 	double seconds;
 	long incumbents;
-	int recompute; /* PB_RECOMP_* the row was solved with */
-	int cut;       /* opts.cutoff proved every plan at or above it (status -1) */
+	int recompute;        /* PB_RECOMP_* the row was solved with */
+	int cut;              /* opts.cutoff proved every plan at or above it (status -1) */
+	unsigned restricted;  /* PB_RESTR_* applied to its problem (search_label.h) */
+	double lb;            /* lower bound (s) on the scheme's unrestricted problem, NAN */
+	double bound_seconds; /* spent on lb */
 	char error[200];
 } pb_shard_row;
 
@@ -39,8 +42,10 @@ typedef struct pb_shard_search {
 	pb_cluster cl;
 	pb_shard_opts opts;
 	int n_rows, next, best;
-	int running; /* row being solved (incumbent events name it) */
-	int jobs;    /* worker processes for pb_shard_search_finish (1 = serial) */
+	int running;    /* row being solved (incumbent events name it) */
+	int jobs;       /* worker processes for pb_shard_search_finish (1 = serial) */
+	int want_label; /* every row gets its restrictions and unrestricted bound
+	                 * (search_label.h): the label of the plan */
 	/* The stepping solver runs the scheme being solved on a coroutine
 	 * (core/util/coro.h) that yields at every new incumbent and after ~50 ms of
 	 * branch and bound; see pb_shard_solver_new. */
@@ -78,6 +83,12 @@ void pb_shard_search_free(pb_shard_search *s);
 int pb_shard_search_solve_row(pb_shard_search *s, int i, pb_shard_problem **pp, pb_shard_result *r,
                               pb_error *err);
 int pb_shard_search_better(const pb_shard_search *s, int i);
+/* Fills row i's restrictions and its unrestricted bound (search_label.h; p,
+ * r: its problem and result, NULL when the row failed), only when
+ * s->want_label (search_label.c). cb (may be NULL) gets the bound while it is
+ * computed, as pb_shard_lower_bound's (the stepping solver yields there). */
+int pb_shard_row_label(pb_shard_search *s, int i, const pb_shard_problem *p,
+                       const pb_shard_result *r, pb_shard_incumbent_fn cb, pb_error *err);
 /* The options row i was solved with (its recomputation choice). */
 void pb_shard_row_opts(const pb_shard_search *s, int i, pb_shard_opts *o);
 /* A slice of the coroutine's work starts now: no new incumbent yet, and the

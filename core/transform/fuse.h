@@ -119,6 +119,20 @@ void pb_fuse_result_free(pb_fuse_result *r);
 /* The report: groups per kind, nodes fused, launches and modelled time
  * before/after, the XLA-style baseline and the groups themselves. */
 json_t *pb_fuse_report_json(const pb_graph *g, const pb_fuse_result *r, const pb_fuse_opts *o);
+struct pb_label;
+/* The label of the modelled time after fusion (util/proof_label.h): best
+ * found (greedy fusion inside the branch groups) with the bound: every node
+ * that no group can fuse at its own kernel time, the fusable ones of the
+ * groups in the fewest kernels max_members allows, each costing its launch,
+ * and together at least max(their work over all lanes, their bytes over the
+ * bandwidth) (a kernel's max of the two is at least each, and its waves at
+ * least its elements over the lanes). */
+void pb_fuse_label(const pb_graph *g, const pb_fuse_result *r, const pb_fuse_opts *o,
+                   struct pb_label *L);
+/* A node's parts of the fusion model: work / (lanes x lane_flops) and bytes /
+ * bandwidth (a kernel holding it costs at least their sum over its nodes). */
+void pb_fuse_node_parts(const pb_fuse_model *m, const pb_graph *g, int v, double *compute,
+                        double *memory);
 /* A plan on the ORIGINAL graph: group per node = fusion (-1 unfused). */
 pb_plan *pb_fuse_plan(const pb_graph *g, const pb_fuse_result *r, const pb_fuse_opts *o);
 /* Hand edits of a "fuse" plan (fuse_edit.c): with < 0 takes node out of its

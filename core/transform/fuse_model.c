@@ -79,6 +79,14 @@ static double node_bytes(const pb_graph *g, int v)
 	return b > 0 ? b : 0;
 }
 
+void pb_fuse_node_parts(const pb_fuse_model *m, const pb_graph *g, int v, double *compute,
+                        double *memory)
+{
+	double e = node_elems(g, v);
+	*compute = node_work(g, v, e) / (m->lanes * m->lane_flops);
+	*memory = node_bytes(g, v) / m->bandwidth;
+}
+
 double pb_fuse_node_time(const pb_fuse_model *m, const pb_graph *g, int v)
 {
 	return pb_fuse_set_time(m, g, &v, 1);

@@ -6,7 +6,9 @@
  * fused graph itself is pb_fuse_result.fused.
  */
 #include "transform/fuse.h"
+#include "util/proof_label.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -57,6 +59,40 @@ static int *fusion_members(const pb_graph *g, const pb_fuse_result *r, int **sta
 	return list;
 }
 
+void pb_fuse_label(const pb_graph *g, const pb_fuse_result *r, const pb_fuse_opts *o, pb_label *L)
+{
+	pb_label_init(L, r->time_after);
+	pb_label_restrict(L, "greedy fusion within branch groups");
+	unsigned char *in_f = calloc((size_t)g->n_nodes + 1, 1);
+	if (!in_f)
+		return;
+	for (int gi = 0; r->groups && gi < r->groups->n; gi++) {
+		const pb_branch_group *gr = &r->groups->groups[gi];
+		for (int i = 0; i < gr->start[gr->n_branches]; i++)
+			if (r->fusable[gr->nodes[i]])
+				in_f[gr->nodes[i]] = 1;
+	}
+	double lb = 0, comp = 0, mem = 0;
+	long nf = 0;
+	for (int v = 0; v < g->n_nodes; v++) {
+		if (r->folded[v])
+			continue;
+		if (!in_f[v]) {
+			lb += pb_fuse_node_time(&o->model, g, v);
+			continue;
+		}
+		double c, m;
+		pb_fuse_node_parts(&o->model, g, v, &c, &m);
+		comp += c;
+		mem += m;
+		nf++;
+	}
+	free(in_f);
+	if (nf > 0)
+		lb += o->model.launch * ceil((double)nf / o->model.max_members) + fmax(comp, mem);
+	pb_label_bound(L, lb);
+}
+
 json_t *pb_fuse_report_json(const pb_graph *g, const pb_fuse_result *r, const pb_fuse_opts *o)
 {
 	json_t *j = json_object();
@@ -76,6 +112,9 @@ json_t *pb_fuse_report_json(const pb_graph *g, const pb_fuse_result *r, const pb
 	json_object_set_new(j, "launches_after", json_integer(r->launches_after));
 	json_object_set_new(j, "time_before", json_real(r->time_before));
 	json_object_set_new(j, "time_after", json_real(r->time_after));
+	pb_label L; /* of time_after */
+	pb_fuse_label(g, r, o, &L);
+	pb_label_json(j, &L);
 	json_object_set_new(j, "speedup",
 	                    json_real(r->time_after > 0 ? r->time_before / r->time_after : 1));
 	json_object_set_new(j, "dag_checks", json_integer(r->dag_checks));
@@ -193,6 +232,9 @@ pb_plan *pb_fuse_plan(const pb_graph *g, const pb_fuse_result *r, const pb_fuse_
 	}
 	free(start);
 	free(list);
+	pb_label L; /* first: the listing's tail stays the figures of the fusion */
+	pb_fuse_label(g, r, o, &L);
+	pb_plan_set_label(p, &L);
 	pb_plan_set_metric(p, "launches_before", r->launches_before);
 	pb_plan_set_metric(p, "launches_after", r->launches_after);
 	pb_plan_set_metric(p, "time_before", r->time_before);

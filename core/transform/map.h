@@ -152,6 +152,14 @@ int pb_map_edit(const pb_graph *g, const pb_hetero *h, const pb_plan *old, int n
                 int region, const int *rule_backend, const char *const *rule_name,
                 pb_map_result **out, char *what, size_t what_len, pb_error *err);
 
+struct pb_label;
+/* The label of the serial time per input (util/proof_label.h): best found
+ * (priority rule, or its transfer-aware local descent) with the bound
+ * sum over the mapped nodes of their fastest supported backend's time + the
+ * least launch: every aggregate costs its launch plus its nodes' times, and
+ * transfers cost >= 0. */
+void pb_map_label(const pb_graph *g, const pb_hetero *h, const pb_map_result *r,
+                  struct pb_label *L);
 json_t *pb_map_report_json(const pb_graph *g, const pb_hetero *h, const pb_map_result *r);
 /* kind "map": group per node = aggregate (-1 for folded constants); groups
  * labelled by backend name, the first aggregate of every used backend

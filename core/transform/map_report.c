@@ -4,11 +4,13 @@
  */
 #include "transform/map.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "util/fmt.h"
 #include "util/job.h"
+#include "util/proof_label.h"
 
 static const char *task_name(const pb_map_result *r, const pb_hetero *h, int task, char *buf,
                              size_t len)
@@ -21,6 +23,29 @@ static const char *task_name(const pb_map_result *r, const pb_hetero *h, int tas
 	}
 	(void)h;
 	return buf;
+}
+
+void pb_map_label(const pb_graph *g, const pb_hetero *h, const pb_map_result *r, pb_label *L)
+{
+	pb_label_init(L, r->serial_input);
+	pb_label_restrict(L, r->transfer_aware ? "priority rule + local descent" : "priority rule");
+	double lb = 0, launch = INFINITY;
+	int any = 0;
+	for (int b = 0; b < h->n; b++)
+		launch = fmin(launch, h->b[b].launch);
+	for (int v = 0; v < g->n_nodes; v++) {
+		if (r->folded && r->folded[v])
+			continue;
+		double best = INFINITY;
+		for (int b = 0; b < r->n_backends; b++)
+			if (r->prio[(size_t)v * r->n_backends + b] > 0)
+				best = fmin(best, pb_map_node_time(g, h, b, v));
+		if (!isfinite(best))
+			return; /* a node no backend runs: no bound */
+		lb += best;
+		any = 1;
+	}
+	pb_label_bound(L, any ? lb + launch : 0);
 }
 
 json_t *pb_map_report_json(const pb_graph *g, const pb_hetero *h, const pb_map_result *r)
@@ -103,6 +128,9 @@ json_t *pb_map_report_json(const pb_graph *g, const pb_hetero *h, const pb_map_r
 	json_object_set_new(j, "stream", json_integer(r->stream));
 	json_object_set_new(j, "buffer_slots", json_integer(r->buffers));
 	json_object_set_new(j, "serial_time_per_input", json_real(r->serial_input));
+	pb_label L; /* of serial_time_per_input */
+	pb_map_label(g, h, r, &L);
+	pb_label_json(j, &L);
 	json_object_set_new(j, "serial_time", json_real(r->serial_time));
 	json_object_set_new(j, "pipelined_time", json_real(r->pipelined_time));
 	json_object_set_new(j, "throughput_serial",
@@ -241,6 +269,9 @@ pb_plan *pb_map_plan(const pb_graph *g, const pb_hetero *h, const pb_map_result 
 	pb_plan_set_metric(p, "launches_before", r->launches_before);
 	pb_plan_set_metric(p, "launches_after", r->launches_after);
 	pb_plan_set_metric(p, "serial_time", r->serial_time);
+	pb_label L;
+	pb_map_label(g, h, r, &L);
+	pb_plan_set_label(p, &L);
 	pb_plan_set_metric(p, "pipelined_time", r->pipelined_time);
 	pb_plan_set_metric(p, "serial_time_per_input", r->serial_input);
 	pb_plan_set_metric(p, "throughput_serial",
@@ -322,7 +353,11 @@ void pb_map_print(FILE *out, const pb_graph *g, const pb_hetero *h, const pb_map
 	        r->launches_after);
 	fprintf(out, "buffers between backends: %d (%d slots each)\n", nbuf, r->buffers);
 	pb_fmt_time_fixed(r->serial_input, t1, sizeof t1);
-	fprintf(out, "one input, serial: %s\n", t1);
+	pb_label L;
+	char words[300];
+	pb_map_label(g, h, r, &L);
+	fprintf(out, "one input, serial: %s (%s)\n", t1,
+	        pb_label_text(&L, pb_fmt_time_fixed, words, sizeof words));
 	pb_fmt_time_fixed(r->serial_time, t1, sizeof t1);
 	pb_fmt_time_fixed(r->pipelined_time, t2, sizeof t2);
 	fprintf(out, "stream of %d inputs: serial %s, pipelined %s (x%.2f throughput)\n", r->stream,

@@ -47,7 +47,8 @@ wait_for 'plan shard/milp, [0-9]+ groups?, step_time [0-9.]+ (ms|us|s)' 60
 close_pager
 wait_for ' :pin u:undo \?:help \|'
 status | grep -q 'm:merge' && fail "shard plan offers merge/split: '$(status)'"
-grep -qE 'data-para|tensor-pa' "$tmp/screen" && fail "shard classes cut in the group table"
+# a cut label ends there ("tensor-pa "); the inspector's "group 1: tensor-parallel" is whole
+grep -qE '(data-para|tensor-pa)( |$)' "$tmp/screen" && fail "shard classes cut in the group table"
 grep -qE '│[0-9]+ +(data|tensor|hybrid|replicated) ' "$tmp/screen" ||
 	fail "shard classes not in the group table"
 
