@@ -2,6 +2,7 @@
  * plan.c — generic plans and their JSON form (see plan.h, docs/formats.md).
  */
 #include "plan.h"
+#include "util/file_door.h"
 
 #include "model/graph.h"
 #include "util/json_file.h"
@@ -428,12 +429,9 @@ int pb_plan_save(const pb_plan *p, const char *const *node_names, const char *pa
 
 int pb_plan_load(const char *path, int n_nodes, pb_plan **out, pb_error *err)
 {
-	json_error_t je;
-	json_t *j = json_load_file(path, 0, &je);
-	if (!j) /* line -1: the file did not open ("x.json:-1:-1: unable to open") */
-		return je.line < 0 ? pb_err(err, PB_EINPUT, "%s: %s", path, je.text)
-		                   : pb_err(err, PB_EINPUT, "%s:%d:%d: %s", path, je.line,
-		                            je.column, je.text);
+	json_t *j = pb_door_load_json(path, 0, PB_DOOR_JSON, "plan", NULL, err);
+	if (!j)
+		return err ? err->code : PB_EINPUT;
 	/* a saved session stands for its plan (`export --plan session.json`) */
 	const json_t *src = j;
 	const char *fmt = json_string_value(json_object_get(j, "format"));

@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "util/atomic_file.h"
+#include "util/file_door.h"
 #include "partition/rl_policy.h"
 #include "partition/rl_reinforce.h"
 
@@ -106,10 +107,9 @@ int pb_rl_checkpoint_load(const char *path, int cores, pb_rl_policy **out, long 
                           pb_error *err)
 {
 	*out = NULL;
-	FILE *f = fopen(path, "rb");
+	FILE *f = pb_door_fopen_read(path, PB_DOOR_DATA, "agent checkpoint", err);
 	if (!f)
-		return pb_err(err, PB_EINPUT, "%s: cannot open agent checkpoint: %s", path,
-		              strerror(errno));
+		return err ? err->code : PB_EINPUT;
 	unsigned char *b = NULL;
 	size_t len = 0, cap = 0;
 	for (;;) {

@@ -1358,7 +1358,7 @@ int pb_lua_run_file(pb_lua *S, const char *path, pb_error *err)
 {
 	char *buf;
 	size_t len;
-	int rc = pb_read_file(path, (size_t)64 << 20, "script", &buf, &len, err);
+	int rc = pb_read_file(path, PB_DOOR_LUA, (size_t)64 << 20, "script", &buf, &len, err);
 	if (rc != PB_OK)
 		return rc;
 	rc = pb_lua_load(S, buf, len, path, err);
