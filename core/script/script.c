@@ -648,6 +648,7 @@ static int l_partition_apply(lua_State *L)
 		return luaL_error(L, "pb.partition_apply: arranged_core must list 2..65536 cores");
 	/* a Lua-owned buffer: nothing leaks when an error unwinds */
 	int *ac = lua_newuserdatauv(L, (size_t)n * sizeof *ac, 0);
+	lua_Integer total = 0; /* at most 2^30: no action's sum overflows an int */
 	for (lua_Integer i = 0; i < n; i++) {
 		lua_rawgeti(L, 1, i + 1);
 		int isnum;
@@ -659,6 +660,12 @@ static int l_partition_apply(lua_State *L)
 			                  "non-negative integer",
 			                  (int)i + 1);
 		}
+		total += v;
+		if (total > 1 << 30)
+			return luaL_error(L,
+			                  "pb.partition_apply: arranged_core holds more than 2^30 "
+			                  "layers in all (%d entries read)",
+			                  (int)i + 1);
 		ac[i] = (int)v;
 	}
 	const char *why = NULL;
