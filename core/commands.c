@@ -213,6 +213,17 @@ static const char *token_value(const pb_args *a, const char *tok, char *kind, si
 	return opt_value(a, name);
 }
 
+/* Values of a path option that are words, not files (`--agent none`: a fresh
+ * agent). The token is "r:OPT:KIND". */
+static int path_word(const char *tok, const char *v)
+{
+	static const char *const words[][2] = {{"r:agent:", "none"}};
+	for (size_t i = 0; i < sizeof words / sizeof *words; i++)
+		if (!strncmp(tok, words[i][0], strlen(words[i][0])) && !strcmp(v, words[i][1]))
+			return 1;
+	return 0;
+}
+
 static int check_script_cmd(pb_cmd_ctx *ctx, const pb_command *c, const pb_args *a, pb_error *err)
 {
 	pb_session *s = ctx->s;
@@ -246,7 +257,7 @@ static int check_script_cmd(pb_cmd_ctx *ctx, const pb_command *c, const pb_args 
 		const char *v = token_value(a, tok + 1 + (tok[1] == ':'), kind, sizeof kind);
 		if (!v || tok[0] == 's')
 			continue;
-		if (tok[0] == 'r' && kind[0] && !kind_ok(kind, v))
+		if (tok[0] == 'r' && kind[0] && !kind_ok(kind, v) && !path_word(tok, v))
 			return pb_err(
 			    err, PB_EUSAGE,
 			    "%s: scripts read only %s files here, not '%s' (docs/lua-api.md, "

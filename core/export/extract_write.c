@@ -394,6 +394,23 @@ static int write_parts(const pb_graph *g, const pb_plan *plan, const char *plan_
 	return rc;
 }
 
+/* mkdtemp makes the temporary folder 0700: the folder that replaces DIR gets
+ * the permission bits of the one it replaces (--force), or a new folder's
+ * (0777 less the umask), as mkdir would have made it. */
+static void folder_mode(const char *tmp, const char *dir, int exists)
+{
+	struct stat st;
+	mode_t mode;
+	if (exists && stat(dir, &st) == 0) {
+		mode = st.st_mode & 07777;
+	} else {
+		mode_t mask = umask(0);
+		umask(mask);
+		mode = 0777 & ~mask;
+	}
+	(void)chmod(tmp, mode);
+}
+
 /* Checks DIR before any work: absent, an empty folder, or (with force) a
  * folder that holds neither the model nor the plan. */
 static int check_dir(const char *dir, const pb_graph *g, const char *plan_src, int force,
@@ -472,6 +489,8 @@ int pb_extract_write(const pb_graph *g, const pb_plan *plan, const char *plan_sr
 	}
 	if (!rc)
 		rc = write_parts(g, plan, plan_src, sp, src, tmp, o->structure_only, rep, err);
+	if (!rc)
+		folder_mode(tmp, dir, exists);
 	if (!rc && exists) {
 		snprintf(old, sizeof old, "%s.pb-old-XXXXXX", dir);
 		if (!mkdtemp(old) || rename(dir, old) != 0) {

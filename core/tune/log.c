@@ -103,6 +103,23 @@ int pb_tune_log_open(const char *path, FILE **out, pb_error *err)
 	return PB_OK;
 }
 
+int pb_tune_log_close(FILE *f, const char *path, int failed, pb_error *err)
+{
+	if (!f)
+		return PB_OK;
+	struct stat a, b;
+	int empty = fstat(fileno(f), &a) == 0 && S_ISREG(a.st_mode) && a.st_size == 0;
+	int bad = fclose(f) != 0;
+	int e = errno;
+	/* still the same file under that name (never remove another one) */
+	if (failed && empty && stat(path, &b) == 0 && b.st_dev == a.st_dev &&
+	    b.st_ino == a.st_ino && b.st_size == 0)
+		unlink(path);
+	if (bad && !failed)
+		return pb_err(err, PB_EINPUT, "%s: write failed: %s", path, strerror(e));
+	return PB_OK;
+}
+
 char *pb_tune_log_line(const pb_tune_space *sp, const int *idx, const pb_tune_result *r,
                        const char *method)
 {
