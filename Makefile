@@ -85,8 +85,11 @@ fuzz: deps
 # (unknownMacro); everything else it reports fails the target.
 # check_layers.py: no file includes a header of a layer above its own, no
 # include circle in core/ (docs/architecture.md); tests/e2e/lint_layers.sh runs it too.
+# check_file_door.py: no file of core/ or tui/ opens a path outside the one door
+# (core/util/file_door.h, atomic_file.h; docs/security.md); tests/e2e/lint_file_door.sh.
 lint:
 	python3 tests/lint/check_layers.py
+	python3 tests/lint/check_file_door.py
 	clang-format --dry-run --Werror $$(git ls-files '*.c' '*.h')
 	cppcheck --quiet --error-exitcode=1 --enable=warning,performance,portability \
 	  --suppress=missingIncludeSystem --suppress=unknownMacro --inline-suppr -I core core tui

@@ -21,6 +21,7 @@
 #include <strings.h>
 #include <sys/stat.h>
 
+#include "util/file_door.h"
 #include "util/job.h"
 
 const pb_command *pb_cmd_find(const char *name)
@@ -107,50 +108,44 @@ typedef struct cmd_cap {
 	const char *paths;
 } cmd_cap;
 
-static const cmd_cap cmd_caps[] = {{"help", 1, ""},
-                                   {"info", 1, ""},
-                                   {"scripts", 1, ""},
-                                   {"find", 1, ""},
-                                   {"view", 1, ""},
-                                   {"repeat", 1, ""},
-                                   {"layout", 1, "r@0:lua s@0"},
-                                   {"plan", 1, "w:output r:load:json s:load"},
-                                   {"export", 1, "w:output r:plan:json r:layout:lua s:layout"},
-                                   {"plot", 1, "w:output r@1:data"},
-                                   {"evaluate", 0, ""},
-                                   {"action", 0, ""},
-                                   {"boundary", 0, ""},
-                                   {"merge", 0, ""},
-                                   {"split", 0, ""},
-                                   {"backend", 0, "w:output r:plan:json s:plan"},
-                                   {"pin", 0, "w:output r:plan:json s:plan"},
-                                   {"fuse-in", 0, "w:output r:plan:json s:plan r:layout:lua"},
-                                   {"fuse-out", 0, "w:output r:plan:json s:plan r:layout:lua"},
-                                   {"undo", 0, ""},
-                                   {"redo", 0, ""},
-                                   {"step", 0, ""},
-                                   {"partition", 0, "w:output w:emit-lp r:agent:data r:costs:data"},
-                                   {"shard", 0, "w:output w:emit-lp w:emit-tasks"},
-                                   {"pipeline", 0, "w:output"},
-                                   {"map", 0, "w:output"},
-                                   {"fuse", 0, "w:output w:plan r:layout:lua"},
-                                   {"train", 0, "w:output w:log r:agent:data r:costs:data"},
-                                   {"tune", 0, "w:log r:log:data r@0:model"},
-                                   {"convert", 0, "w:output"},
-                                   {"save", 0, "w@0"},
-                                   {"load", 0, "r@0:json"},
-                                   {"open", 0, "r@0:model"},
-                                   {"run", 0, "r@0:lua r@1:model"},
-                                   {"source", 0, "r@0:lua"},
-                                   {"lua", 0, ""},
-                                   {NULL, 0, NULL}};
-
-static const char *const kind_exts[][6] = {
-    /* model */ {"model", ".onnx", ".dot", ".gv", ".json", NULL},
-    /* lua */ {"lua", ".lua", NULL},
-    /* json */ {"json", ".json", NULL},
-    /* data */ {"data", ".json", ".jsonl", ".log", ".ckpt", NULL},
-};
+static const cmd_cap cmd_caps[] = {
+    {"help", 1, ""},
+    {"info", 1, ""},
+    {"scripts", 1, ""},
+    {"find", 1, ""},
+    {"view", 1, ""},
+    {"repeat", 1, ""},
+    {"layout", 1, "r@0:lua s@0 r:calibrate:data r:model:model s:model"},
+    {"plan", 1, "w:output r:load:json s:load"},
+    {"export", 1, "w:output r:plan:json r:layout:lua s:layout"},
+    {"plot", 1, "w:output r@1:data"},
+    {"evaluate", 0, ""},
+    {"action", 0, ""},
+    {"boundary", 0, ""},
+    {"merge", 0, ""},
+    {"split", 0, ""},
+    {"backend", 0, "w:output r:plan:json s:plan"},
+    {"pin", 0, "w:output r:plan:json s:plan"},
+    {"fuse-in", 0, "w:output r:plan:json s:plan r:layout:lua"},
+    {"fuse-out", 0, "w:output r:plan:json s:plan r:layout:lua"},
+    {"undo", 0, ""},
+    {"redo", 0, ""},
+    {"step", 0, ""},
+    {"partition", 0, "w:output w:emit-lp r:agent:data r:costs:data"},
+    {"shard", 0, "w:output w:emit-lp w:emit-tasks"},
+    {"pipeline", 0, "w:output"},
+    {"map", 0, "w:output"},
+    {"fuse", 0, "w:output w:plan r:layout:lua"},
+    {"train", 0, "w:output w:log r:agent:data r:costs:data"},
+    {"tune", 0, "w:log r:log:data r@0:model"},
+    {"convert", 0, "w:output"},
+    {"save", 0, "w@0"},
+    {"load", 0, "r@0:json"},
+    {"open", 0, "r@0:model"},
+    {"run", 0, "r@0:lua r@1:model r:layout:lua"},
+    {"source", 0, "r@0:lua"},
+    {"lua", 0, ""},
+    {NULL, 0, NULL}};
 
 int pb_cmd_path_within(const char *dir, const char *path)
 {
@@ -179,43 +174,15 @@ int pb_cmd_path_within(const char *dir, const char *path)
 	return inside;
 }
 
+/* the capability rules of util/file_door.h, by the table's kind names */
 static int kind_ok(const char *kind, const char *path)
 {
-	size_t lp = strlen(path);
-	/* devices, FIFOs and folders: a read could block or never end */
-	struct stat st;
-	int exists = stat(path, &st) == 0;
-	if (exists && !S_ISREG(st.st_mode))
-		return 0;
-	for (size_t k = 0; k < sizeof kind_exts / sizeof *kind_exts; k++) {
-		if (strcmp(kind_exts[k][0], kind) != 0)
-			continue;
-		for (int e = 1; kind_exts[k][e]; e++) {
-			size_t le = strlen(kind_exts[k][e]);
-			if (lp > le && !strcasecmp(path + lp - le, kind_exts[k][e]))
-				return 1;
-		}
-	}
-	/* JSON inputs may have any name when they hold one JSON document: its
-	 * bytes are then data that partbench reads anyway, not a secret text
-	 * quoted back by a parse error */
-	if (strcmp(kind, "lua") != 0 && exists && st.st_size < (64 << 20)) {
-		json_error_t je;
-		json_t *j = json_load_file(path, 0, &je);
-		if (j) {
-			json_decref(j);
-			return 1;
-		}
-	}
-	return 0;
+	return pb_door_kind_ok(pb_door_kind_named(kind), path);
 }
 
 static const char *kind_list(const char *kind)
 {
-	return !strcmp(kind, "model")  ? ".onnx, .dot, .gv or JSON"
-	       : !strcmp(kind, "lua")  ? ".lua"
-	       : !strcmp(kind, "json") ? "JSON"
-	                               : "JSON, .jsonl, .log or .ckpt";
+	return pb_door_kind_list(pb_door_kind_named(kind));
 }
 
 static const char *opt_value(const pb_args *a, const char *opt)
@@ -244,6 +211,17 @@ static const char *token_value(const pb_args *a, const char *tok, char *kind, si
 		snprintf(kind, klen, "%s", k + 1);
 	}
 	return opt_value(a, name);
+}
+
+/* Values of a path option that are words, not files (`--agent none`: a fresh
+ * agent). The token is "r:OPT:KIND". */
+static int path_word(const char *tok, const char *v)
+{
+	static const char *const words[][2] = {{"r:agent:", "none"}};
+	for (size_t i = 0; i < sizeof words / sizeof *words; i++)
+		if (!strncmp(tok, words[i][0], strlen(words[i][0])) && !strcmp(v, words[i][1]))
+			return 1;
+	return 0;
 }
 
 static int check_script_cmd(pb_cmd_ctx *ctx, const pb_command *c, const pb_args *a, pb_error *err)
@@ -279,7 +257,7 @@ static int check_script_cmd(pb_cmd_ctx *ctx, const pb_command *c, const pb_args 
 		const char *v = token_value(a, tok + 1 + (tok[1] == ':'), kind, sizeof kind);
 		if (!v || tok[0] == 's')
 			continue;
-		if (tok[0] == 'r' && kind[0] && !kind_ok(kind, v))
+		if (tok[0] == 'r' && kind[0] && !kind_ok(kind, v) && !path_word(tok, v))
 			return pb_err(
 			    err, PB_EUSAGE,
 			    "%s: scripts read only %s files here, not '%s' (docs/lua-api.md, "
@@ -374,10 +352,21 @@ int pb_cmd_run_argv(pb_cmd_ctx *ctx, int argc, char **argv, pb_error *err)
 		if (rc)
 			return rc;
 	}
+	/* every file the command opens goes through util/file_door.h: under a
+	 * script only the kinds it expects (also paths found inside files); the
+	 * files it reads are remembered until it ends */
+	int mark = pb_door_mark();
+	if (ctx->from_script)
+		pb_door_script_enter();
 	rc = prepare_session(ctx, c, &a, err);
-	if (rc)
+	int prepared = rc == PB_OK;
+	if (prepared)
+		rc = c->fn(ctx, c, &a, err);
+	if (ctx->from_script)
+		pb_door_script_leave();
+	pb_door_release(mark);
+	if (!prepared)
 		return rc;
-	rc = c->fn(ctx, c, &a, err);
 	/* a Lua event callback that failed during a command typed outside any
 	 * script (workbench, CLI) is a warning, not lost (the hook script/
 	 * registers on the session, see session.h) */

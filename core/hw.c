@@ -46,6 +46,15 @@ static int finish_load(pb_lua *S, const char *src, pb_hw **out, pb_error *err)
 		    "or \"hetero\")",
 		    src);
 	}
+	if (strcmp(kind, "manycore") && strcmp(kind, "cluster") && strcmp(kind, "hetero")) {
+		/* kind lives in root, which pb_hw_free frees: the message first */
+		int rc = pb_err(err, PB_EINPUT,
+		                "%s: field 'kind' = \"%.64s\" is no layout kind (\"manycore\", "
+		                "\"cluster\" or \"hetero\")",
+		                src, kind);
+		pb_hw_free(hw);
+		return rc;
+	}
 	hw->kind = strdup(kind);
 	const char *name = json_string_value(json_object_get(root, "name"));
 	if (!name) {

@@ -8,6 +8,7 @@
  * module sits above both and runs them in sequence.
  */
 #include "load.h"
+#include "util/file_door.h"
 
 #include <errno.h>
 #include <math.h>
@@ -128,9 +129,9 @@ int pb_graph_load(const char *path, const pb_load_opts *opts, pb_graph **out, pb
 	if (has_ext(path, ".json"))
 		return pb_json_graph_load(path, opts, out, err);
 	/* Unknown extension: sniff the first non-blank byte. */
-	FILE *f = fopen(path, "rb");
+	FILE *f = pb_door_fopen_read(path, PB_DOOR_MODEL, "model", err);
 	if (!f)
-		return pb_err(err, PB_EINPUT, "%s: cannot open: %s", path, strerror(errno));
+		return err ? err->code : PB_EINPUT;
 	int c;
 	while ((c = fgetc(f)) != EOF && (c == ' ' || c == '\n' || c == '\t' || c == '\r'))
 		;

@@ -9,6 +9,7 @@
  * called them (commands.c refuses such commands earlier; this is the floor).
  */
 #include "session.h"
+#include "util/file_door.h"
 #include "util/json_file.h"
 #include "load.h"
 
@@ -369,12 +370,9 @@ int pb_session_load(pb_session *s, const char *path, pb_error *err)
 	int locked_rc = refuse_locked(s, "loading session", path, err);
 	if (locked_rc)
 		return locked_rc;
-	json_error_t je;
-	json_t *j = json_load_file(path, 0, &je);
-	if (!j) /* line -1: the file did not open ("x.json:-1:-1: unable to open") */
-		return je.line < 0 ? pb_err(err, PB_EINPUT, "%s: %s", path, je.text)
-		                   : pb_err(err, PB_EINPUT, "%s:%d:%d: %s", path, je.line,
-		                            je.column, je.text);
+	json_t *j = pb_door_load_json(path, 0, PB_DOOR_JSON, "session", NULL, err);
+	if (!j)
+		return err ? err->code : PB_EINPUT;
 	int rc = PB_OK;
 	char *model = NULL;
 	const char *fmt = json_string_value(json_object_get(j, "format"));

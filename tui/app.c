@@ -37,6 +37,7 @@
 #include "view.h"
 #include "viewgraph.h"
 #include "views.h"
+#include "util/file_door.h"
 
 /* Remembers the current plan for on_session's message when a new model
  * replaces it (the session has freed it by then). */
@@ -369,7 +370,7 @@ int pb_tui_main(pb_cmd_ctx *ctx, int argc, char **argv, pb_error *err)
 	a->s->dirty = 0; /* what the command line opened is not a change */
 	const char *tpath = getenv("PB_TUI_TIMING");
 	if (tpath && tpath[0])
-		a->timing = fopen(tpath, "a");
+		a->timing = pb_door_fopen_write(tpath, 1, "timing log", NULL);
 	setlocale(LC_ALL, "");
 	a->utf8 = strcmp(nl_langinfo(CODESET), "UTF-8") == 0;
 	glp_term_out(GLP_OFF);

@@ -101,6 +101,7 @@ static void complete_paths(const char *word, cands *out)
 		snprintf(dir, sizeof dir, "%.*s", (int)(slash - word + 1), word);
 	else
 		dir[0] = '\0';
+	/* door: lists names for Tab completion; no file is opened */
 	DIR *d = opendir(dir[0] ? dir : ".");
 	if (!d)
 		return;

@@ -18,11 +18,12 @@
 #include "recover.h"
 #include "run.h"
 #include "signals.h"
+#include "util/file_door.h"
 
 /* 1 when the session file at path names the model at model (same file). */
 static int same_model(const char *path, const char *model)
 {
-	json_t *j = json_load_file(path, 0, NULL);
+	json_t *j = pb_door_load_json(path, 0, PB_DOOR_JSON, "session", NULL, NULL);
 	const char *m = j ? json_string_value(json_object_get(j, "model")) : NULL;
 	int same = 0;
 	if (m) {

@@ -76,6 +76,8 @@ static void on_crash(int sig)
 	}
 	int written = 0;
 	if (crash_armed && crash_bytes) {
+		/* door: in a signal handler (async-signal-safe calls only); the
+		 * path is the workbench's own recovery file, made at start-up */
 		int fd = open(crash_tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 		if (fd >= 0) {
 			size_t off = 0;

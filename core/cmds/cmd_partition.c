@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "commands.h"
+#include "util/file_door.h"
 #include "partition/partition.h"
 #include "partition/chain_rules.h"
 #include "partition/exact.h"
@@ -532,10 +533,9 @@ static int cmd_train(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, p
 	}
 	const char *logp = pb_args_str(a, "log", NULL);
 	FILE *logf = NULL;
-	if (logp && root && !(logf = fopen(logp, "w"))) {
+	if (logp && root && !(logf = pb_door_fopen_write(logp, 0, "training log", err))) {
 		train_models_free(tm, n_models);
-		rc = pb_err(err, PB_EINPUT, "train: cannot write the training log %s: %s", logp,
-		            strerror(errno));
+		rc = pb_err_prefix(err, "train");
 		return pb_hooks_finish(&hk, rc, err);
 	}
 	/* The budgets are counted over all models here; each trainer runs uncapped. */

@@ -17,6 +17,7 @@
  * symbolic link. A missing weights file is an error unless structure_only.
  */
 #include "export/extract.h"
+#include "util/file_door.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -38,7 +39,10 @@ int pb_extract_load_plan(const pb_graph *g, const char *path, pb_plan **out, pb_
 {
 	*out = NULL;
 	json_error_t je;
-	json_t *j = json_load_file(path, 0, &je);
+	pb_error open_err = {0};
+	json_t *j = pb_door_load_json(path, 0, PB_DOOR_JSON, "plan", &je, &open_err);
+	if (!j && je.line < 0)
+		return pb_err(err, open_err.code, "%s", open_err.msg);
 	if (!j)
 		return pb_err(err, PB_EINPUT, "%s: cannot read the plan: %s (line %d)", path,
 		              je.text, je.line);
@@ -96,7 +100,7 @@ static void rm_tree(const char *dir)
 
 static int folder_empty(const char *dir)
 {
-	DIR *d = opendir(dir);
+	DIR *d = opendir(dir); /* door: counts names, opens no file */
 	if (!d)
 		return 0;
 	const struct dirent *e;
@@ -130,10 +134,10 @@ typedef struct weights_ctx {
 
 static int copy_file(const char *from, const char *to, pb_error *err)
 {
-	FILE *in = fopen(from, "rb");
+	FILE *in = pb_door_fopen_read(from, PB_DOOR_ANY, "weights file", err);
 	if (!in)
-		return pb_err(err, PB_EINPUT, "%s: cannot read the weights file: %s", from,
-		              strerror(errno));
+		return err ? err->code : PB_EINPUT;
+	/* door: a new file (O_EXCL) in the part folder this command just made */
 	FILE *out = fopen(to, "wbx");
 	if (!out) {
 		fclose(in);
@@ -390,6 +394,23 @@ static int write_parts(const pb_graph *g, const pb_plan *plan, const char *plan_
 	return rc;
 }
 
+/* mkdtemp makes the temporary folder 0700: the folder that replaces DIR gets
+ * the permission bits of the one it replaces (--force), or a new folder's
+ * (0777 less the umask), as mkdir would have made it. */
+static void folder_mode(const char *tmp, const char *dir, int exists)
+{
+	struct stat st;
+	mode_t mode;
+	if (exists && stat(dir, &st) == 0) {
+		mode = st.st_mode & 07777;
+	} else {
+		mode_t mask = umask(0);
+		umask(mask);
+		mode = 0777 & ~mask;
+	}
+	(void)chmod(tmp, mode);
+}
+
 /* Checks DIR before any work: absent, an empty folder, or (with force) a
  * folder that holds neither the model nor the plan. */
 static int check_dir(const char *dir, const pb_graph *g, const char *plan_src, int force,
@@ -468,6 +489,8 @@ int pb_extract_write(const pb_graph *g, const pb_plan *plan, const char *plan_sr
 	}
 	if (!rc)
 		rc = write_parts(g, plan, plan_src, sp, src, tmp, o->structure_only, rep, err);
+	if (!rc)
+		folder_mode(tmp, dir, exists);
 	if (!rc && exists) {
 		snprintf(old, sizeof old, "%s.pb-old-XXXXXX", dir);
 		if (!mkdtemp(old) || rename(dir, old) != 0) {

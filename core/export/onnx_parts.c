@@ -256,7 +256,7 @@ int pb_onnx_src_open(const char *path, pb_onnx_src **out, pb_error *err)
 		return pb_err(err, PB_ENOMEM, "%s: out of memory", path);
 	s->path = path;
 	char *data = NULL;
-	int rc = pb_read_file(path, 0, "ONNX model", &data, &s->len, err);
+	int rc = pb_read_file(path, PB_DOOR_MODEL, 0, "ONNX model", &data, &s->len, err);
 	if (rc) {
 		free(s);
 		return rc;

@@ -562,7 +562,7 @@ int pb_dot_read(const char *path, const pb_load_opts *opts, pb_graph **out, pb_e
 	*out = NULL;
 	char *buf;
 	size_t len;
-	int rc = pb_read_file(path, 0, "graph", &buf, &len, err);
+	int rc = pb_read_file(path, PB_DOOR_MODEL, 0, "graph", &buf, &len, err);
 	if (rc != PB_OK)
 		return rc;
 	rc = pb_dot_read_buffer(buf, len, path, opts, out, err);

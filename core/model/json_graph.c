@@ -36,6 +36,7 @@
 #include <string.h>
 
 #include "model/json_graph.h"
+#include "util/file_door.h"
 #include "util/json_file.h"
 
 #define PB_GRAPH_FORMAT "partbench-graph"
@@ -1164,9 +1165,9 @@ int pb_json_graph_read(const char *path, const pb_load_opts *opts, pb_graph **ou
 {
 	*out = NULL;
 	json_error_t je;
-	FILE *f = fopen(path, "rb");
+	FILE *f = pb_door_fopen_read(path, PB_DOOR_MODEL, "model", err);
 	if (!f)
-		return pb_err(err, PB_EINPUT, "%s: cannot open: %s", path, strerror(errno));
+		return err ? err->code : PB_EINPUT;
 	json_t *j = json_loadf(f, JSON_REJECT_DUPLICATES, &je);
 	fclose(f);
 	if (!j)

@@ -50,6 +50,7 @@
 #include <string.h>
 
 #include "model/onnx_load.h"
+#include "util/file_door.h"
 #include "onnx.pb-c.h"
 #include "model/onnx_wire.h"
 
@@ -981,9 +982,9 @@ int pb_onnx_read_buffer(const void *data, size_t len, const char *name, const pb
 int pb_onnx_read(const char *path, const pb_load_opts *opts, pb_graph **out, pb_error *err)
 {
 	*out = NULL;
-	int fd = open(path, O_RDONLY);
+	int fd = pb_door_open_read(path, PB_DOOR_MODEL, "model", err);
 	if (fd < 0)
-		return pb_err(err, PB_EINPUT, "%s: cannot open: %s", path, strerror(errno));
+		return err ? err->code : PB_EINPUT;
 	struct stat st;
 	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
 		close(fd);

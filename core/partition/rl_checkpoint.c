@@ -14,7 +14,8 @@
  * Version 1 (a dense network over all cores, before the shared one) and
  * version 2 (whose network took the gap to the exact optimum as an input)
  * are refused with a message saying so; so are parameters that are not
- * finite or beyond +-CKPT_MAX_WEIGHT.
+ * finite or beyond +-CKPT_MAX_WEIGHT, and an episode counter beyond
+ * CKPT_MAX_EPISODES (with a valid checksum it overflowed the trainer's count).
  * Written to FILE.tmp and renamed, so a crash never leaves half a file.
  */
 #include <errno.h>
@@ -25,11 +26,15 @@
 #include <string.h>
 
 #include "util/atomic_file.h"
+#include "util/file_door.h"
 #include "partition/rl_policy.h"
 #include "partition/rl_reinforce.h"
 
 #define CKPT_MAGIC "PBRLAGNT"
 #define CKPT_VERSION 3u
+/* More episodes than any run trains (2^40: 35 years at 1000 per second);
+ * the trainer adds to the counter it loads. */
+#define CKPT_MAX_EPISODES ((uint64_t)1 << 40)
 /* Trained weights stay far below this; a NaN, an infinity or a weight this
  * large (a corrupt file with a valid checksum, a diverged run) would make
  * the policy's probabilities NaN, so such a file is refused. */
@@ -106,10 +111,9 @@ int pb_rl_checkpoint_load(const char *path, int cores, pb_rl_policy **out, long 
                           pb_error *err)
 {
 	*out = NULL;
-	FILE *f = fopen(path, "rb");
+	FILE *f = pb_door_fopen_read(path, PB_DOOR_DATA, "agent checkpoint", err);
 	if (!f)
-		return pb_err(err, PB_EINPUT, "%s: cannot open agent checkpoint: %s", path,
-		              strerror(errno));
+		return err ? err->code : PB_EINPUT;
 	unsigned char *b = NULL;
 	size_t len = 0, cap = 0;
 	for (;;) {
@@ -192,6 +196,15 @@ int pb_rl_checkpoint_load(const char *path, int cores, pb_rl_policy **out, long 
 						            "%s: parameter %u is %g (beyond +-%g): "
 						            "not a trained network",
 						            path, bad, p->w[bad], CKPT_MAX_WEIGHT);
+						pb_rl_policy_free(p);
+					} else if (get_u64(b + 28) > CKPT_MAX_EPISODES) {
+						/* counted on from here: near 2^63 it
+						 * overflows (a negative counter saved) */
+						rc = pb_err(err, PB_EINPUT,
+						            "%s: episode counter %llu is beyond "
+						            "2^40: not a trained agent",
+						            path,
+						            (unsigned long long)get_u64(b + 28));
 						pb_rl_policy_free(p);
 					} else {
 						*episodes = (long)get_u64(b + 28);

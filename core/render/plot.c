@@ -3,6 +3,7 @@
  * (see plot.h).
  */
 #include "render/plot.h"
+#include "util/file_door.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -26,9 +27,9 @@ int pb_plot_kind_parse(const char *s, int *kind, pb_error *err)
 int pb_jsonl_load(const char *path, json_t **out, pb_error *err)
 {
 	*out = NULL;
-	FILE *f = fopen(path, "r");
+	FILE *f = pb_door_fopen_read(path, PB_DOOR_DATA, "log", err);
 	if (!f)
-		return pb_err(err, PB_EINPUT, "%s: cannot open: %s", path, strerror(errno));
+		return err ? err->code : PB_EINPUT;
 	/* A whole-file JSON array is accepted too. */
 	int c;
 	while ((c = fgetc(f)) == ' ' || c == '\n' || c == '\t' || c == '\r')

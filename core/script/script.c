@@ -527,6 +527,7 @@ typedef struct cmd_watch {
 	void *outer_ud;
 	double deadline, limit;
 	int expired;
+	const int *over; /* the output went past its bound: stop the command */
 } cmd_watch;
 
 static double wall_now(void)
@@ -543,7 +544,41 @@ static int watch_progress(void *ud, double fraction, const char *line)
 		return 1;
 	if (!w->expired && wall_now() > w->deadline)
 		w->expired = 1;
-	return w->expired;
+	return w->expired || (w->over && *w->over);
+}
+
+/* The output pb.cmd collects, bounded by what the script's memory cap has
+ * left (and 1 MiB): it is made outside the Lua allocator (a command printing without end
+ * collected 2.3 GB against a 256 MiB cap, issue 39). Beyond the bound the
+ * writes fail and the rest is dropped; pb.cmd then fails saying so. */
+typedef struct cmd_out {
+	char *buf;
+	size_t len, cap, limit;
+	int over;
+} cmd_out;
+
+static ssize_t cmd_out_write(void *cookie, const char *data, size_t n)
+{
+	cmd_out *o = cookie;
+	if (o->over || n > o->limit - o->len) {
+		o->over = 1;
+		return -1;
+	}
+	if (o->len + n + 1 > o->cap) {
+		size_t cap = o->cap ? o->cap : 4096;
+		while (cap < o->len + n + 1)
+			cap *= 2;
+		char *b = realloc(o->buf, cap);
+		if (!b) {
+			o->over = 1;
+			return -1;
+		}
+		o->buf = b;
+		o->cap = cap;
+	}
+	memcpy(o->buf + o->len, data, n);
+	o->len += n;
+	return (ssize_t)n;
 }
 
 /* pb.cmd("partition --method exact") runs a command of the command table and
@@ -552,9 +587,13 @@ static int l_cmd(lua_State *L)
 {
 	pb_script *sc = get_sc(L);
 	const char *line = luaL_checkstring(L, 1);
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *mem = open_memstream(&buf, &len);
+	pb_lua_limits lim0;
+	pb_lua_get_limits(sc->S, &lim0);
+	size_t mcap = lim0.memory ? lim0.memory : (size_t)256 << 20, used = pb_lua_memory(sc->S);
+	/* plus 1 MiB: a script holding memory near its cap (caught with pcall)
+	 * still reads a command's report */
+	cmd_out out = {NULL, 0, 0, (mcap > used ? mcap - used : 0) + ((size_t)1 << 20), 0};
+	FILE *mem = fopencookie(&out, "w", (cookie_io_functions_t){.write = cmd_out_write});
 	if (!mem)
 		return luaL_error(L, "pb.cmd: out of memory");
 	pb_cmd_ctx sub = {.s = sc->s,
@@ -564,7 +603,7 @@ static int l_cmd(lua_State *L)
 	                  .allow_write = sc->write_dir[0] ? sc->write_dir : NULL};
 	pb_lua_limits lim;
 	pb_lua_get_limits(sc->S, &lim);
-	cmd_watch w = {NULL, NULL, 0, CMD_TIME_FACTOR * lim.seconds, 0};
+	cmd_watch w = {NULL, NULL, 0, CMD_TIME_FACTOR * lim.seconds, 0, &out.over};
 	w.deadline = wall_now() + w.limit;
 	if (sc->ctx) {
 		sub.interactive = sc->ctx->interactive;
@@ -582,8 +621,18 @@ static int l_cmd(lua_State *L)
 	int rc = pb_cmd_run_line(&sub, line, &err);
 	pb_lua_clock_resume(sc->S, clock);
 	fclose(mem);
+	char *buf = out.buf;
+	size_t len = out.len;
 	if (sc->ctx)
 		sc->ctx->redraw |= sub.redraw;
+	if (out.over) {
+		pb_lua_cap_restore(sc->S, cap);
+		free(buf);
+		return luaL_error(L,
+		                  "pb.cmd('%s'): its output went past the script's memory cap of "
+		                  "%d MiB (the rest was dropped)",
+		                  cmd_echo(line, echo, sizeof echo), (int)(mcap >> 20));
+	}
 	if (rc == PB_OK)
 		lua_pushlstring(L, buf ? buf : "", len);
 	pb_lua_cap_restore(sc->S, cap);
@@ -648,6 +697,7 @@ static int l_partition_apply(lua_State *L)
 		return luaL_error(L, "pb.partition_apply: arranged_core must list 2..65536 cores");
 	/* a Lua-owned buffer: nothing leaks when an error unwinds */
 	int *ac = lua_newuserdatauv(L, (size_t)n * sizeof *ac, 0);
+	lua_Integer total = 0; /* at most 2^30: no action's sum overflows an int */
 	for (lua_Integer i = 0; i < n; i++) {
 		lua_rawgeti(L, 1, i + 1);
 		int isnum;
@@ -659,6 +709,12 @@ static int l_partition_apply(lua_State *L)
 			                  "non-negative integer",
 			                  (int)i + 1);
 		}
+		total += v;
+		if (total > 1 << 30)
+			return luaL_error(L,
+			                  "pb.partition_apply: arranged_core holds more than 2^30 "
+			                  "layers in all (%d entries read)",
+			                  (int)i + 1);
 		ac[i] = (int)v;
 	}
 	const char *why = NULL;

@@ -104,7 +104,8 @@ static int window_dims(pb_sx *c, const pb_tensor *x, const int64_t *kernel, int 
 				out[i] = div_floor(span, s) + 1;
 			}
 		}
-		if (out[i] < 1 && in > 0)
+		/* an input of 0 (`--input x=1,3,0,0`) fits no window either */
+		if (out[i] < 1 && in >= 0)
 			return pb_sx_conflict(
 			    c,
 			    "spatial axis %d: a window of %lld (kernel %lld, dilation "

@@ -9,6 +9,7 @@
  * files that are not tuning logs.
  */
 #include "tune/log.h"
+#include "util/file_door.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -83,10 +84,9 @@ static int prepare_append(int fd, char *why, size_t len)
 
 int pb_tune_log_open(const char *path, FILE **out, pb_error *err)
 {
-	int fd = open(path, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+	int fd = pb_door_open_write(path, 1, 1, "tuning log", err);
 	if (fd < 0)
-		return pb_err(err, PB_EINPUT, "%s: cannot open the tuning log: %s", path,
-		              strerror(errno));
+		return err ? err->code : PB_EINPUT;
 	char why[160];
 	if (prepare_append(fd, why, sizeof why)) {
 		close(fd);
@@ -100,6 +100,23 @@ int pb_tune_log_open(const char *path, FILE **out, pb_error *err)
 		              strerror(e));
 	}
 	*out = f;
+	return PB_OK;
+}
+
+int pb_tune_log_close(FILE *f, const char *path, int failed, pb_error *err)
+{
+	if (!f)
+		return PB_OK;
+	struct stat a, b;
+	int empty = fstat(fileno(f), &a) == 0 && S_ISREG(a.st_mode) && a.st_size == 0;
+	int bad = fclose(f) != 0;
+	int e = errno;
+	/* still the same file under that name (never remove another one) */
+	if (failed && empty && stat(path, &b) == 0 && b.st_dev == a.st_dev &&
+	    b.st_ino == a.st_ino && b.st_size == 0)
+		unlink(path);
+	if (bad && !failed)
+		return pb_err(err, PB_EINPUT, "%s: write failed: %s", path, strerror(e));
 	return PB_OK;
 }
 
@@ -179,13 +196,12 @@ static int check_common(json_t *o, char *why, size_t len)
 static int each_line(const char *path, int (*fn)(void *ud, json_t *o, char *why, size_t len),
                      void *ud, pb_error *err)
 {
-	FILE *f = fopen(path, "r");
-	if (!f) {
-		if (errno == ENOENT)
-			return PB_OK;
-		return pb_err(err, PB_EINPUT, "%s: cannot read the tuning log: %s", path,
-		              strerror(errno));
-	}
+	struct stat st;
+	if (lstat(path, &st) != 0 && errno == ENOENT)
+		return PB_OK; /* no log yet */
+	FILE *f = pb_door_fopen_read(path, PB_DOOR_DATA, "tuning log", err);
+	if (!f)
+		return err ? err->code : PB_EINPUT;
 	char *line = NULL;
 	size_t cap = 0;
 	ssize_t len;

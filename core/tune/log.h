@@ -38,6 +38,12 @@ typedef struct pb_tune_record {
  * file that is not a tuning log (first byte not '{', or a last line without
  * newline that is not a log line) is refused and left untouched. */
 int pb_tune_log_open(const char *path, FILE **out, pb_error *err);
+/* Closes a log opened by pb_tune_log_open. When the run failed (a full disk:
+ * the write error is the run's error) and the log is still empty, it is
+ * removed instead of left as an empty file that looks like a finished run
+ * with nothing measured. Returns PB_OK, or an error when the close itself
+ * fails on a run that had not failed. */
+int pb_tune_log_close(FILE *f, const char *path, int failed, pb_error *err);
 /* One log line (no newline; malloc'd, NULL when out of memory). */
 char *pb_tune_log_line(const pb_tune_space *sp, const int *idx, const pb_tune_result *r,
                        const char *method);

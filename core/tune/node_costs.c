@@ -3,6 +3,7 @@
  * (see node_costs.h).
  */
 #include "tune/node_costs.h"
+#include "util/file_door.h"
 
 #include <errno.h>
 #include <math.h>
@@ -53,10 +54,9 @@ int pb_tune_node_times(const pb_graph *g, const char *log_path, double *times, i
 {
 	if (pb_ort_profile_sniff(log_path)) /* an ONNX Runtime profile: measured per node */
 		return pb_ort_profile_times(g, log_path, times, n_found, err);
-	FILE *f = fopen(log_path, "r");
+	FILE *f = pb_door_fopen_read(log_path, PB_DOOR_DATA, "tuning log", err);
 	if (!f)
-		return pb_err(err, PB_EINPUT, "%s: cannot read the tuning log: %s", log_path,
-		              strerror(errno));
+		return err ? err->code : PB_EINPUT;
 	fclose(f);
 	best_ctx c = {pb_strmap_new(64)};
 	if (!c.index)

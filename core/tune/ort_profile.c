@@ -3,6 +3,7 @@
  * ort_profile.h).
  */
 #include "tune/ort_profile.h"
+#include "util/file_door.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -14,7 +15,7 @@
 
 int pb_ort_profile_sniff(const char *path)
 {
-	FILE *f = fopen(path, "rb");
+	FILE *f = pb_door_fopen_read(path, PB_DOOR_DATA, "profile", NULL);
 	if (!f)
 		return 0;
 	char buf[64];
@@ -52,7 +53,10 @@ int pb_ort_profile_times(const pb_graph *g, const char *path, double *times, int
                          pb_error *err)
 {
 	json_error_t je;
-	json_t *root = json_load_file(path, 0, &je);
+	pb_error open_err = {0};
+	json_t *root = pb_door_load_json(path, 0, PB_DOOR_DATA, "profile", &je, &open_err);
+	if (!root && je.line < 0) /* not opened (missing, a FIFO, refused to a script) */
+		return pb_err(err, open_err.code, "%s", open_err.msg);
 	if (!root)
 		return pb_err(err, PB_EINPUT, "%s: not an ONNX Runtime profile: %s (line %d)", path,
 		              je.text, je.line);

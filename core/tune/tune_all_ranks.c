@@ -414,8 +414,10 @@ static int coordinate(pb_tune_all *a, const pb_tune_all_opts *o, pb_tune_all_rep
 	if (r->dead_ranks)
 		pb_ranks_abandon();
 	r->seconds = now_s() - t0;
-	if (c.log)
-		fclose(c.log);
+	if (c.log) {
+		int crc = pb_tune_log_close(c.log, c.path, rc != PB_OK, err);
+		rc = rc ? rc : crc;
+	}
 	free(c.queue);
 	free(c.busy);
 	free(c.dead);

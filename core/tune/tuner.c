@@ -671,8 +671,10 @@ int pb_tune_run(const pb_tune_space *sp, const pb_tune_opts *o, pb_tune_report *
 		rc = run_exhaustive(&t, lim, err);
 	if (!rc && o->baselines)
 		pb_blas_baseline_run(&sp->shape, &o->measure, &r->openblas);
-	if (t.log)
-		fclose(t.log);
+	if (t.log) {
+		int crc = pb_tune_log_close(t.log, o->log_path, rc != PB_OK, err);
+		rc = rc ? rc : crc;
+	}
 	pb_tune_bench_free(t.bench);
 	free(t.gflops);
 	free(t.valid);

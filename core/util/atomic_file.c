@@ -133,9 +133,20 @@ static int make_temp(const char *dir, const char *base, char **tmp)
  * to the machine's /dev/null). */
 static int write_in_place(const char *path, pb_atomic_writer write, void *ctx, pb_error *err)
 {
-	FILE *f = fopen(path, "wb");
-	if (!f)
+	/* O_NONBLOCK: a FIFO without a reader fails at once (ENXIO) instead of
+	 * blocking the open forever */
+	int fd = open(path, O_WRONLY | O_TRUNC | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0)
+		return pb_err(err, PB_EINPUT, "%s: cannot write: %s", path,
+		              errno == ENXIO ? "a FIFO with no reader" : strerror(errno));
+	int fl = fcntl(fd, F_GETFL);
+	if (fl >= 0)
+		(void)fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+	FILE *f = fdopen(fd, "wb");
+	if (!f) {
+		close(fd);
 		return pb_err(err, PB_EINPUT, "%s: cannot write: %s", path, strerror(errno));
+	}
 	errno = 0;
 	int rc = write(ctx, f, path, err);
 	int e = errno;
@@ -242,16 +253,24 @@ int pb_same_file(const char *a, const char *b)
 	       sa.st_ino == sb.st_ino;
 }
 
-int pb_write_file_atomic_with(const char *path, pb_atomic_writer write, void *ctx, pb_error *err)
+int pb_atomic_file_check_protected(const char *path, pb_error *err)
 {
-	if (!path || !*path)
-		return pb_err(err, PB_EUSAGE, "the output path is empty");
 	const char *model = protect_fn ? protect_fn(protect_ctx) : NULL;
 	if (model && pb_same_file(path, model))
 		return pb_err(
 		    err, PB_EUSAGE,
 		    "%s: is the open model %s; refusing to overwrite it (write elsewhere)", path,
 		    model);
+	return PB_OK;
+}
+
+int pb_write_file_atomic_with(const char *path, pb_atomic_writer write, void *ctx, pb_error *err)
+{
+	if (!path || !*path)
+		return pb_err(err, PB_EUSAGE, "the output path is empty");
+	int rc = pb_atomic_file_check_protected(path, err);
+	if (rc)
+		return rc;
 	struct stat st;
 	if (stat(path, &st) == 0) {
 		if (S_ISDIR(st.st_mode))
@@ -273,7 +292,7 @@ int pb_write_file_atomic_with(const char *path, pb_atomic_writer write, void *ct
 			    "the link or write elsewhere",
 			    path, to);
 		}
-		int rc = write_replace(target, path, write, ctx, err);
+		rc = write_replace(target, path, write, ctx, err);
 		free(target);
 		return rc;
 	}

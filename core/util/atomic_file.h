@@ -49,6 +49,10 @@ int pb_write_file_atomic_with(const char *path, pb_atomic_writer write, void *ct
 typedef const char *(*pb_protected_path_fn)(void *ctx);
 void pb_atomic_file_protect(pb_protected_path_fn fn, void *ctx);
 
+/* PB_EUSAGE with err filled when path is the protected file (the open model),
+ * else PB_OK: the check every writer makes (util/file_door.h's too). */
+int pb_atomic_file_check_protected(const char *path, pb_error *err);
+
 /* 1 when a and b both exist and are the same file (device and inode, links
  * followed): for commands that refuse to write over the file they read. */
 int pb_same_file(const char *a, const char *b);

@@ -549,8 +549,10 @@ static int scratch_call(lua_State *L, pb_lua *S, int gsub, const int *idx, int n
 	return nres;
 }
 
-/* Steps the matcher may take, at most (length ^ quantifiers, roughly): below
- * a million, the original runs directly. */
+/* Steps the matcher may take, at most (length ^ quantifiers x the pattern's
+ * items, roughly: each start position may walk the whole pattern, so a plain
+ * pattern of 5e4 items over 1e5 bytes is 5e9 steps, 33 s, issue 39): below a
+ * million, the original runs directly. */
 static double pattern_cost(size_t len, const char *p, size_t lp)
 {
 	double n = (double)len + 1, cost = 1;
@@ -605,7 +607,7 @@ static double pattern_cost(size_t len, const char *p, size_t lp)
 			i++;
 		}
 	}
-	return anchored ? cost : cost * n;
+	return (anchored ? cost : cost * n) * ((double)lp + 1);
 }
 
 #define CHEAP_PATTERN 1e6
@@ -1358,7 +1360,7 @@ int pb_lua_run_file(pb_lua *S, const char *path, pb_error *err)
 {
 	char *buf;
 	size_t len;
-	int rc = pb_read_file(path, (size_t)64 << 20, "script", &buf, &len, err);
+	int rc = pb_read_file(path, PB_DOOR_LUA, (size_t)64 << 20, "script", &buf, &len, err);
 	if (rc != PB_OK)
 		return rc;
 	rc = pb_lua_load(S, buf, len, path, err);

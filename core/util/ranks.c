@@ -62,10 +62,19 @@ static double now(void)
 }
 
 static int g_abandon;
+/* seconds a collective waits for the last rank (pb_ranks_set_timeout) */
+static double g_coll_timeout = 600;
+static int g_broken; /* a collective timed out: the others fail at once */
 
 void pb_ranks_abandon(void)
 {
 	g_abandon = 1;
+}
+
+void pb_ranks_set_timeout(double seconds)
+{
+	if (seconds > 0)
+		g_coll_timeout = seconds;
 }
 
 #ifdef PB_HAVE_MPI
@@ -87,6 +96,41 @@ static int mpi_fail(pb_error *err, int code, const char *what)
 		snprintf(msg, sizeof msg, "error %d", code);
 	return pb_err(err, PB_EINTERNAL, "MPI (rank %d of %d): %s: %s", g_rank, g_size, what, msg);
 }
+
+/* Waits for a collective begun with MPI_I*: every rank must reach it within
+ * the collective timeout of the last one to arrive. A rank that died never
+ * arrives (Open MPI without ULFM reports nothing; with --enable-recovery the
+ * job goes on): the wait gives up, marks the job abandoned (no MPI_Finalize,
+ * which would wait for the dead rank too) and fails naming the timeout. An
+ * MPI error (ULFM's MPI_ERR_PROC_FAILED) ends it at once. */
+static int wait_collective(MPI_Request *req, const char *what, pb_error *err)
+{
+	if (g_broken) /* a request that never ends is left: the job is over */
+		return pb_err(err, PB_EINTERNAL,
+		              "MPI (rank %d of %d): %s: another rank did not arrive within %.0f s "
+		              "at an earlier step (died?); stopping without it",
+		              g_rank, g_size, what, g_coll_timeout);
+	double t0 = now();
+	for (unsigned long spins = 0;; spins++) {
+		int done = 0, rc = MPI_Test(req, &done, MPI_STATUS_IGNORE);
+		if (rc != MPI_SUCCESS) {
+			g_abandon = 1;
+			return mpi_fail(err, rc, what);
+		}
+		if (done)
+			return PB_OK;
+		if (now() - t0 > g_coll_timeout) {
+			g_abandon = g_broken = 1;
+			return pb_err(err, PB_EINTERNAL,
+			              "MPI (rank %d of %d): %s: another rank did not arrive within "
+			              "%.0f s (died, or --rank-timeout is shorter than its work); "
+			              "stopping without it",
+			              g_rank, g_size, what, g_coll_timeout);
+		}
+		if (spins > 1000) /* a long wait: a slower rank's episode, a search */
+			usleep(spins > 100000 ? 10000 : 200);
+	}
+}
 #endif
 
 int pb_ranks_start(const char *what, pb_error *err)
@@ -103,6 +147,9 @@ int pb_ranks_start(const char *what, pb_error *err)
 	if (rc != MPI_SUCCESS)
 		return pb_err(err, PB_EINTERNAL, "%s: MPI_Init failed (error %d)", what, rc);
 	atexit(finish);
+	const char *t = getenv("PB_RANK_TIMEOUT");
+	if (t && *t)
+		pb_ranks_set_timeout(atof(t));
 	MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
 	MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
 	MPI_Comm_size(MPI_COMM_WORLD, &g_size);
@@ -110,6 +157,7 @@ int pb_ranks_start(const char *what, pb_error *err)
 	if (g_rank != 0) {
 		/* rank 0 prints the report; the others would print copies */
 		fflush(stdout);
+		/* door: a fixed system path, no user's */
 		int fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
 		if (fd >= 0) {
 			dup2(fd, STDOUT_FILENO);
@@ -212,7 +260,13 @@ int pb_ranks_allgather(const void *mine, size_t len, char **all, size_t *lens, p
 			free(off);
 			return pb_err(err, PB_ENOMEM, "MPI: out of memory");
 		}
-		int rc = MPI_Allgather(&n, 1, MPI_INT, cnt, 1, MPI_INT, MPI_COMM_WORLD);
+		MPI_Request req;
+		int rc = MPI_Iallgather(&n, 1, MPI_INT, cnt, 1, MPI_INT, MPI_COMM_WORLD, &req);
+		if (rc == MPI_SUCCESS && wait_collective(&req, "allgather", err)) {
+			free(cnt);
+			free(off);
+			return err ? err->code : PB_EINTERNAL;
+		}
 		size_t total = 0;
 		for (int r = 0; r < g_size && rc == MPI_SUCCESS; r++) {
 			off[r] = (int)total;
@@ -232,8 +286,14 @@ int pb_ranks_allgather(const void *mine, size_t len, char **all, size_t *lens, p
 			return pb_err(err, PB_ENOMEM, "MPI: out of memory");
 		}
 		if (rc == MPI_SUCCESS)
-			rc = MPI_Allgatherv(mine, n, MPI_BYTE, b, cnt, off, MPI_BYTE,
-			                    MPI_COMM_WORLD);
+			rc = MPI_Iallgatherv(mine, n, MPI_BYTE, b, cnt, off, MPI_BYTE,
+			                     MPI_COMM_WORLD, &req);
+		if (rc == MPI_SUCCESS && wait_collective(&req, "allgather", err)) {
+			free(cnt);
+			free(off);
+			free(b);
+			return err ? err->code : PB_EINTERNAL;
+		}
 		free(cnt);
 		free(off);
 		if (rc != MPI_SUCCESS) {
@@ -260,9 +320,11 @@ int pb_ranks_sum(double *v, size_t n, pb_error *err)
 	if (g_size > 1) {
 		if (n > INT32_MAX)
 			return pb_err(err, PB_EINTERNAL, "MPI: %zu values is too many", n);
-		int rc =
-		    MPI_Allreduce(MPI_IN_PLACE, v, (int)n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
-		return rc == MPI_SUCCESS ? PB_OK : mpi_fail(err, rc, "allreduce");
+		MPI_Request req;
+		int rc = MPI_Iallreduce(MPI_IN_PLACE, v, (int)n, MPI_DOUBLE, MPI_SUM,
+		                        MPI_COMM_WORLD, &req);
+		return rc == MPI_SUCCESS ? wait_collective(&req, "allreduce", err)
+		                         : mpi_fail(err, rc, "allreduce");
 	}
 #endif
 	(void)v;
@@ -277,10 +339,13 @@ int pb_ranks_agree(unsigned long long value, int *all_same, pb_error *err)
 #ifdef PB_HAVE_MPI
 	if (g_size > 1) {
 		unsigned long long mm[2] = {value, ~value};
-		int rc = MPI_Allreduce(MPI_IN_PLACE, mm, 2, MPI_UNSIGNED_LONG_LONG, MPI_MAX,
-		                       MPI_COMM_WORLD);
+		MPI_Request req;
+		int rc = MPI_Iallreduce(MPI_IN_PLACE, mm, 2, MPI_UNSIGNED_LONG_LONG, MPI_MAX,
+		                        MPI_COMM_WORLD, &req);
 		if (rc != MPI_SUCCESS)
 			return mpi_fail(err, rc, "allreduce");
+		if ((rc = wait_collective(&req, "allreduce", err)))
+			return rc;
 		*all_same = mm[0] == value && ~mm[1] == value;
 	}
 #endif

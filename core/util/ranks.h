@@ -25,6 +25,12 @@
 
 #include "util/error.h"
 
+/* Seconds a collective (pb_ranks_sum, _agree, _allgather) waits for the last
+ * rank to arrive before it fails and the job is abandoned: a rank that died
+ * never arrives (default 600; PB_RANK_TIMEOUT in the environment, or a
+ * command's --rank-timeout, sets it). */
+void pb_ranks_set_timeout(double seconds);
+
 /* 1 when partbench was built with MPI. */
 int pb_ranks_built_with_mpi(void);
 /* Ranks mpirun asked for (from the environment; 1 when not launched by it). */

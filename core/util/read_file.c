@@ -10,14 +10,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-int pb_read_file(const char *path, size_t max, const char *what, char **out, size_t *len,
-                 pb_error *err)
+#include "util/file_door.h"
+
+int pb_read_file(const char *path, pb_door_kind kind, size_t max, const char *what, char **out,
+                 size_t *len, pb_error *err)
 {
 	*out = NULL;
 	*len = 0;
-	FILE *f = fopen(path, "rb");
+	FILE *f = pb_door_fopen_read(path, kind, what, err);
 	if (!f)
-		return pb_err(err, PB_EINPUT, "%s: cannot open: %s", path, strerror(errno));
+		return err ? err->code : PB_EINPUT;
 	size_t cap = 1 << 16, n = 0;
 	char *buf = malloc(cap + 1);
 	int rc = buf ? PB_OK : pb_err(err, PB_ENOMEM, "%s: out of memory", path);

@@ -76,9 +76,9 @@ expect() { # CODE WORD -- command...
 echo '{"format": "partbench-plan", "groups": [' >"$tmp/broken.json"
 expect 2 broken.json -- "$bin" export models/resnet18.onnx --plan "$tmp/broken.json" -o "$tmp/x.svg"
 expect 2 part.json -- "$bin" export models/googlenet.onnx --plan "$tmp/part.json" -o "$tmp/x.svg"
-# a plan file that is not there: "missing.json: unable to open ...", not "missing.json:-1:-1: ..."
-expect 2 "missing.json: unable to open" -- "$bin" export models/resnet18.onnx --plan "$tmp/missing.json" -o "$tmp/x.svg"
-expect 2 "missing.json: unable to open" -- "$bin" plot load "$tmp/missing.json" -o "$tmp/x.svg"
+# a plan file that is not there: "missing.json: cannot open the plan: No such file ...", not "missing.json:-1:-1: ..."
+expect 2 "missing.json: cannot open the plan" -- "$bin" export models/resnet18.onnx --plan "$tmp/missing.json" -o "$tmp/x.svg"
+expect 2 "missing.json: cannot open the plan" -- "$bin" plot load "$tmp/missing.json" -o "$tmp/x.svg"
 expect 1 "color-by" -- "$bin" export models/resnet18.onnx --color-by rainbow -o "$tmp/x.svg"
 expect 1 "-o" -- "$bin" export models/resnet18.onnx
 expect 1 "no model given" -- "$bin" export "$tmp/review.svg"

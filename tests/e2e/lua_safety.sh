@@ -68,6 +68,12 @@ pb.cmd("map models/bert_base_like.onnx --layout layouts/hetero.lua")'
 # outlast it.
 bad backtrack "backtrack.lua:1: time limit of 0.5 s exceeded in string.find" 'print(string.rep("a", 1e4):find(".-.-x"))' --max-seconds 0.5
 bad backtrack_pcall "time limit of 0.5 s exceeded" 'while true do pcall(string.find, string.rep("a", 1e4), ".-.-x") end' --max-seconds 0.5 --max-instructions 1000000000000
+# a long pattern without quantifiers: each start walks every item (5e4 x 1e5
+# steps; main's estimate ignored the pattern's length and ran it unbounded, 100 s+)
+bad long_pattern "long_pattern.lua:1: time limit of 0.5 s exceeded in string.find" 'print(string.rep("a", 1e5):find(string.rep("%a", 5e4) .. "1"))' --max-seconds 0.5
+# what pb.cmd collects counts against the memory cap (main collected it all:
+# 640 MB after 8 s, cancelled only after 300 s)
+bad cmd_output "its output went past the script's memory cap of 16 MiB" 'local s = pb.cmd("repeat 100000000 help")' --max-memory 16
 bad table_move "table_move.lua:1: time limit of 0.5 s exceeded in table.move" 'table.move({}, 1, math.maxinteger - 1, 2)' --max-seconds 0.5
 bad pb_find "time limit of 0.5 s exceeded in pb.find" 'print(#pb.find(".-.-.-.-.-.-.-.-x"))' --max-seconds 0.5
 bad wall_loop "wall_loop.lua:1: time limit of 0.5 s exceeded" 'while true do end' --max-seconds 0.5 --max-instructions 1000000000000

@@ -176,7 +176,7 @@ static Onnx__ModelProto *unpack_file(const char *path)
 	char *data;
 	size_t len;
 	pb_error err = {0};
-	if (pb_read_file(path, 0, "model", &data, &len, &err))
+	if (pb_read_file(path, PB_DOOR_MODEL, 0, "model", &data, &len, &err))
 		fail_msg("%s", err.msg);
 	Onnx__ModelProto *m = onnx__model_proto__unpack(NULL, len, (const uint8_t *)data);
 	free(data);

@@ -89,8 +89,9 @@ static char *a100_text(int nodes)
 	char *text = NULL;
 	size_t len = 0;
 	pb_error err = {0};
-	assert_int_equal(
-	    pb_read_file("layouts/cluster-a100.lua", 1 << 20, "layout", &text, &len, &err), PB_OK);
+	assert_int_equal(pb_read_file("layouts/cluster-a100.lua", PB_DOOR_LUA, 1 << 20, "layout",
+	                              &text, &len, &err),
+	                 PB_OK);
 	const char *key = "\nlocal nodes = 4\n";
 	char *at = strstr(text, key);
 	assert_non_null(at);

@@ -1,7 +1,7 @@
 /* test_plan_messages.c — a plan file that cannot be loaded says why, naming
  * the field: missing or mistyped format, assignment, optional fields of the
  * wrong type, entries out of range (2^40 is refused like -7, never truncated)
- * and a length that does not match the model. */
+ * and a length that does not match the model; groups no node uses. */
 #include "pb_test.h"
 
 #include "plan.h"
@@ -69,6 +69,20 @@ static void test_entries_in_range(void **state)
 	       "groups[0].n_units must be a whole number");
 }
 
+/* A group no node uses is refused (issue 39: a plan of 9 nodes listing
+ * 40,000 empty groups made `export --plan` run for minutes); so is a list of
+ * more groups than nodes, before the groups are built. */
+static void test_unused_groups(void **state)
+{
+	expect("{" FMT ", \"assignment\": [0, 0], \"groups\": [{}, {}]}",
+	       "groups[1] is used by no node");
+	expect("{" FMT ", \"assignment\": [1, -1], \"groups\": [{}, {}]}",
+	       "groups[0] is used by no node");
+	expect("{" FMT ", \"assignment\": [0, 1], \"groups\": [{}, {}, {}]}",
+	       "the plan lists 3 groups for 2 nodes");
+	assert_null(load_msg("{" FMT ", \"assignment\": [1, 0], \"groups\": [{}, {}]}", 2));
+}
+
 /* detail, groups and metrics are optional: a minimal plan loads. */
 static void test_minimal_plan_loads(void **state)
 {
@@ -82,6 +96,7 @@ int main(void)
 	    cmocka_unit_test(test_fields_named),
 	    cmocka_unit_test(test_entries_in_range),
 	    cmocka_unit_test(test_minimal_plan_loads),
+	    cmocka_unit_test(test_unused_groups),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

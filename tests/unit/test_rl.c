@@ -3,6 +3,8 @@
  * determinism per seed, learning on a small instance, action masks. */
 #include "pb_test.h"
 
+#include <limits.h>
+
 #include <unistd.h>
 
 #include "partition/baselines.h"
@@ -229,6 +231,22 @@ static void test_checkpoints_and_determinism(void **state)
 		assert_non_null(strstr(err.msg, "not a trained network"));
 		p->w[3] = w;
 	}
+	/* An episode counter near 2^63 with a valid checksum is refused: the
+	 * trainer counts on from it (UBSan aborted on the overflow; a release
+	 * build saved a negative counter). Issue 39. */
+	const long bad_episodes[] = {LONG_MAX, LONG_MAX - 10, -1, (1L << 40) + 1};
+	for (size_t k = 0; k < sizeof bad_episodes / sizeof *bad_episodes; k++) {
+		assert_int_equal(pb_rl_checkpoint_save(p, 4, bad_episodes[k], d, &err), PB_OK);
+		pb_rl_policy *bad = NULL;
+		assert_int_equal(pb_rl_checkpoint_load(d, 4, &bad, &ep, &err), PB_EINPUT);
+		assert_null(bad);
+		assert_non_null(strstr(err.msg, "episode counter"));
+	}
+	assert_int_equal(pb_rl_checkpoint_save(p, 4, 1L << 40, d, &err), PB_OK);
+	pb_rl_policy *edge = NULL;
+	assert_int_equal(pb_rl_checkpoint_load(d, 4, &edge, &ep, &err), PB_OK);
+	assert_int_equal(ep, 1L << 40);
+	pb_rl_policy_free(edge);
 	pb_rl_policy_free(p);
 	/* Another core count is refused by name. */
 	assert_int_equal(pb_rl_checkpoint_load(a, 16, &p, &ep, &err), PB_EINPUT);
