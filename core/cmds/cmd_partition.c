@@ -19,6 +19,7 @@
 #include "partition/partition.h"
 #include "partition/chain_rules.h"
 #include "partition/exact.h"
+#include "partition/mesh_plan.h"
 #include "partition/report.h"
 #include "partition/rl_reinforce.h"
 #include "load.h"
@@ -50,6 +51,9 @@ static const pb_opt partition_opts[] = {
     {"costs", 0, PB_OPT_STR, "LOG",
      "measured kernel times from a tuning log (partbench tune --log) replace MACs/rate"},
     {"output", 'o', PB_OPT_STR, "FILE", "save the resulting plan as JSON"},
+    {"place", 0, PB_OPT_STR, "P",
+     "routed mesh layouts: place the groups on the mesh by " PB_MESH_PLACE_NAMES
+     " (default local; docs/mesh.md)"},
     {"require-fit", 0, PB_OPT_FLAG, NULL,
      "exit 2 when the plan does not fit the core memory (it is still shown and saved)"},
     PB_OPTS_JSON,
@@ -184,6 +188,28 @@ static void milp_text(FILE *out, const pb_milp_stats *st, double limit)
 	        st->nodes, st->columns);
 }
 
+/* A routed mesh: the plan placed by --place (mesh_plan.h); else --place is
+ * refused and the plan stays as it is. */
+static int place_plan(pb_part_problem *P, const pb_args *a, pb_plan **plan,
+                      pb_mesh_place_report *mr, pb_error *err)
+{
+	const char *how = pb_args_str(a, "place", NULL);
+	if (!P->hw.mesh_routed)
+		return how ? pb_err(err, PB_EUSAGE,
+		                    "partition: --place needs a layout with a routed mesh "
+		                    "(mesh.link_gbs, mesh.hop_ns); %s has none",
+		                    P->hw.path)
+		           : PB_OK;
+	pb_plan *placed;
+	int rc = pb_mesh_plan_place(P, *plan, how ? how : "local", PB_MESH_LOCAL_EVALS, &placed, mr,
+	                            err);
+	if (rc)
+		return rc;
+	pb_plan_free(*plan);
+	*plan = placed;
+	return PB_OK;
+}
+
 static int cmd_partition(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, pb_error *err)
 {
 	pb_session *s = ctx->s;
@@ -264,6 +290,12 @@ static int cmd_partition(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *
 	}
 	if (is_milp && ms.state == PB_MILP_TIME_LIMIT)
 		timed_out = 1;
+	pb_mesh_place_report mr;
+	if (plan && (rc = place_plan(pb_partition_solver_problem(sv), a, &plan, &mr, err))) {
+		pb_plan_free(plan);
+		pb_solver_free(sv);
+		return pb_hooks_finish(&hk, rc, err);
+	}
 	pb_solver_free(sv);
 	if ((rc = pb_hooks_finish(&hk, PB_OK, err))) {
 		pb_plan_free(plan);
