@@ -229,10 +229,11 @@ int pb_mesh_plan_place(pb_part_problem *P, const pb_plan *plan, const char *how,
 		set_num(m, "snake", rep->snake);
 		json_object_set_new(
 		    m, "place",
-		    json_pack("{s:s, s:f, s:f, s:I, s:I, s:I, s:b, s:b}", "method", how, "start",
-		              rep->start, "seconds", rep->seconds, "evals",
+		    json_pack("{s:s, s:f, s:f, s:I, s:I, s:I, s:I, s:b, s:b}", "method", how,
+		              "start", rep->start, "seconds", rep->seconds, "evals",
 		              (json_int_t)rep->st.evals, "moves", (json_int_t)rep->st.moves,
-		              "swaps", (json_int_t)rep->st.swaps, "local_optimum",
+		              "exchanges", (json_int_t)rep->st.exchanges, "swaps",
+		              (json_int_t)rep->st.swaps, "local_optimum",
 		              mode == 1 && rep->st.local_optimum, "exact", rep->exact));
 		const json_t *costs = json_object_get(plan->detail, "costs");
 		if (costs)

@@ -28,6 +28,38 @@ static int try_move(pb_mesh_cost *C, int *owner, int c, int to, pb_mesh_eval *ev
 	return 0;
 }
 
+/* Exchanges core x (of group a) with core y (of group b): sizes stay, both
+ * regions must stay connected; keeps it when it improves *ev. */
+static int try_exchange(pb_mesh_cost *C, int *owner, int x, int y, pb_mesh_eval *ev, int *seen,
+                        int *queue, long *evals)
+{
+	int a = owner[x], b = owner[y];
+	owner[x] = b;
+	owner[y] = a;
+	if (pb_mesh_place_connected(&C->grid, owner, a, -1, seen, queue) &&
+	    pb_mesh_place_connected(&C->grid, owner, b, -1, seen, queue)) {
+		pb_mesh_eval e;
+		pb_mesh_cost_eval(C, owner, &e);
+		(*evals)++;
+		if (pb_mesh_cost_better(&e, ev)) {
+			*ev = e;
+			return 1;
+		}
+	}
+	owner[x] = a;
+	owner[y] = b;
+	return 0;
+}
+
+/* 1 when core c has a 4-neighbour in group grp. */
+static int touches(const pb_mesh_grid *g, const int *owner, int c, int grp)
+{
+	int r = c / g->cols, k = c % g->cols;
+	return (k + 1 < g->cols && owner[c + 1] == grp) || (k > 0 && owner[c - 1] == grp) ||
+	       (r + 1 < g->rows && owner[c + g->cols] == grp) ||
+	       (r > 0 && owner[c - g->cols] == grp);
+}
+
 static int try_swap(pb_mesh_cost *C, int *owner, int p, int q, pb_mesh_eval *ev, long *evals)
 {
 	int n = C->n;
@@ -76,6 +108,15 @@ int pb_mesh_search_local(pb_mesh_cost *C, int *owner, long max_evals, pb_mesh_ev
 				}
 			}
 		}
+		/* exchanges of two border cores between neighbouring groups */
+		for (int x = 0; x < n && st->evals < max_evals; x++)
+			for (int y = x + 1; y < n && st->evals < max_evals; y++)
+				if (owner[x] != owner[y] && touches(&C->grid, owner, x, owner[y]) &&
+				    touches(&C->grid, owner, y, owner[x]) &&
+				    try_exchange(C, owner, x, y, ev, seen, queue, &st->evals)) {
+					st->exchanges++;
+					improved = 1;
+				}
 		for (int p = 0; p < G && st->evals < max_evals; p++)
 			for (int q = p + 1; q < G && st->evals < max_evals; q++)
 				if (try_swap(C, owner, p, q, ev, &st->evals)) {

@@ -4,8 +4,9 @@
  *
  * Local search, from any valid placement (the snake): moves a border core
  * of a group to an adjacent group when the donor keeps at least one core and
- * stays connected (the receiver stays connected: the core touches it), and
- * swaps the regions of two groups; it takes the first move that improves
+ * stays connected (the receiver stays connected: the core touches it),
+ * exchanges two border cores of neighbouring groups (sizes kept, both
+ * regions connected), and swaps the regions of two groups; it takes the first move that improves
  * (violations, objective, sum of squared group times) (mesh_cost_better)
  * and stops at a local optimum or after max_evals evaluations.
  * Enumeration tries every assignment of the cores to the groups (G^n of
@@ -18,8 +19,8 @@
 #include "partition/mesh_cost.h"
 
 typedef struct pb_mesh_search_stats {
-	long evals, moves, swaps; /* evaluations, kept moves and swaps */
-	int local_optimum;        /* 1: no move improves (else the budget ended) */
+	long evals, moves, exchanges, swaps; /* evaluations; kept moves, exchanges, swaps */
+	int local_optimum;                   /* 1: no move improves (else the budget ended) */
 } pb_mesh_search_stats;
 
 /* Improves owner (n cores) in place; ev receives its evaluation. */

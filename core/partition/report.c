@@ -111,11 +111,12 @@ static void mesh_text(FILE *out, const pb_plan *p)
 	if (json_is_object(pm))
 		fprintf(out,
 		        "placement: %s from the snake %s (%lld evaluations, %lld moves, %lld "
-		        "swaps%s)\n",
+		        "exchanges, %lld swaps%s)\n",
 		        json_string_value(json_object_get(pm, "method")),
 		        pb_fmt_time_fixed(json_real_value(json_object_get(pm, "start")), f[0], 32),
 		        json_integer_value(json_object_get(pm, "evals")),
 		        json_integer_value(json_object_get(pm, "moves")),
+		        json_integer_value(json_object_get(pm, "exchanges")),
 		        json_integer_value(json_object_get(pm, "swaps")),
 		        json_is_true(json_object_get(pm, "exact"))
 		            ? "; optimal placement of these layer groups"
