@@ -372,6 +372,9 @@ static const pb_opt train_opts[] = {
     {"seed", 's', PB_OPT_INT, "S", "random seed (default 1)"},
     {"init", 0, PB_OPT_STR, "I", "episode start: " PB_RL_INIT_NAMES " (default balanced)"},
     {"hidden", 0, PB_OPT_INT, "H", "hidden units of a new network (default 32)"},
+    {"place", 0, PB_OPT_STR, "P",
+     "routed mesh layouts: place the best plan's groups by " PB_MESH_PLACE_NAMES
+     " (default local; docs/mesh.md)"},
     {"costs", 0, PB_OPT_STR, "LOG",
      "measured kernel times from a tuning log (partbench tune --log) replace MACs/rate "
      "(one model only)"},
@@ -604,6 +607,12 @@ static int cmd_train(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, p
 	if (rc == PB_OK) {
 		pb_plan *plan =
 		    pb_part_to_plan(tm[0].P, pb_rl_trainer_best(tm[0].T), "rl", tm[0].opt);
+		pb_mesh_place_report mr; /* a routed mesh: placed as partition places */
+		if (plan && (rc = place_plan(tm[0].P, a, &plan, &mr, err))) {
+			pb_plan_free(plan);
+			train_models_free(tm, n_models);
+			return rc;
+		}
 		pb_session_set_plan(s, plan);
 		ctx->redraw |= PB_REDRAW_ALL;
 		if (root)

@@ -61,6 +61,9 @@ static json_t *mesh_json(const pb_mesh_cost *C, const int *owner, const pb_mesh_
 	json_object_set_new(m, "max_time", json_real(ev->max_time));
 	set_num(m, "lower_bound", bound);
 	set_num(m, "gap_to_lower_bound", bound > 0 ? ev->objective / bound - 1 : NAN);
+	/* proved only when the plan reaches the bound */
+	json_object_set_new(m, "optimal",
+	                    json_boolean(bound > 0 && ev->objective <= bound * (1 + 1e-9)));
 	json_object_set_new(m, "hop_bytes", json_real(ev->hop_bytes));
 	json_object_set_new(m, "link_share", json_real(ev->link_share));
 	json_object_set_new(m, "most_loaded_link",
@@ -150,7 +153,7 @@ static int reference(pb_part_problem *P, pb_mesh_place_report *rep, pb_error *er
 		pb_mesh_eval ev;
 		pb_mesh_place_snake(C.n_groups, C.gsize, C.order, own);
 		pb_mesh_cost_eval(&C, own, &ev);
-		rep->snake = ev.objective;
+		rep->snake = ev.max_time;
 		/* max(t) of the 1-D optimum bounds every placed plan (mesh_cost.h); the
 		 * weighted objective's routing term changes on a mesh: no bound */
 		rep->bound = P->hw.reward_mode == PB_REWARD_MAX_TIME ? opt : NAN;

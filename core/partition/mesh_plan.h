@@ -31,9 +31,9 @@ int pb_mesh_plan_apply(pb_part_problem *P, const int *ac, const int *owner, pb_p
 
 typedef struct pb_mesh_place_report {
 	double bound;   /* 1-D exact optimum (max_time mode), NAN otherwise */
-	double snake;   /* objective of the snake placement of the 1-D optimum */
-	double start;   /* the method's plan on the snake */
-	double placed;  /* after the placement method */
+	double snake;   /* max(t) of the snake placement of the 1-D optimum */
+	double start;   /* objective of the method's plan on the snake */
+	double placed;  /* objective after the placement method */
 	double seconds; /* wall time of the placement method */
 	pb_mesh_search_stats st;
 	int exact; /* 1: enumeration proved the placement optimal (for the segmentation) */

@@ -85,10 +85,13 @@ static void mesh_text(FILE *out, const pb_plan *p)
 	const json_t *sn = json_object_get(m, "snake");
 	fprintf(out, "placed max(t) = %s",
 	        pb_fmt_time_fixed(pb_plan_metric(p, "max_time", NAN), f[0], 32));
-	if (json_is_real(json_object_get(m, "lower_bound")))
-		fprintf(out, "   routing-free lower bound (1-D exact optimum) = %s   gap = %.3f%%",
-		        pb_fmt_time_fixed(lb, f[1], 32),
-		        100 * json_real_value(json_object_get(m, "gap_to_lower_bound")));
+	if (json_is_real(json_object_get(m, "lower_bound"))) {
+		double gap = json_real_value(json_object_get(m, "gap_to_lower_bound"));
+		fprintf(out,
+		        "   routing-free lower bound (1-D exact optimum) = %s   gap = %.3f%%%s",
+		        pb_fmt_time_fixed(lb, f[1], 32), 100 * gap,
+		        gap <= 1e-9 ? " (optimal: the plan reaches the bound)" : "");
+	}
 	if (json_is_real(sn))
 		fprintf(out, "   snake of the 1-D optimum = %s",
 		        pb_fmt_time_fixed(json_real_value(sn), f[2], 32));
@@ -108,12 +111,20 @@ static void mesh_text(FILE *out, const pb_plan *p)
 	}
 	fputc('\n', out);
 	const json_t *pm = json_object_get(m, "place");
+	const char *mode = json_string_value(json_object_get(p->detail, "reward_mode"));
+	int weighted = mode && !strcmp(mode, "weighted");
+	char start_text[32];
+	double start = json_real_value(json_object_get(pm, "start"));
+	if (weighted)
+		snprintf(start_text, sizeof start_text, "%.6f", start);
+	else
+		pb_fmt_time_fixed(start, start_text, sizeof start_text);
 	if (json_is_object(pm))
 		fprintf(out,
-		        "placement: %s from the snake %s (%lld evaluations, %lld moves, %lld "
+		        "placement: %s from the snake's %s %s (%lld evaluations, %lld moves, %lld "
 		        "exchanges, %lld swaps%s)\n",
 		        json_string_value(json_object_get(pm, "method")),
-		        pb_fmt_time_fixed(json_real_value(json_object_get(pm, "start")), f[0], 32),
+		        weighted ? "objective" : "max(t)", start_text,
 		        json_integer_value(json_object_get(pm, "evals")),
 		        json_integer_value(json_object_get(pm, "moves")),
 		        json_integer_value(json_object_get(pm, "exchanges")),
