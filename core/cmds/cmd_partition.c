@@ -20,6 +20,7 @@
 #include "partition/partition.h"
 #include "partition/chain_rules.h"
 #include "partition/exact.h"
+#include "partition/mesh_plan.h"
 #include "partition/report.h"
 #include "partition/rl_reinforce.h"
 #include "load.h"
@@ -52,6 +53,9 @@ static const pb_opt partition_opts[] = {
     {"costs", 0, PB_OPT_STR, "LOG",
      "measured kernel times from a tuning log (partbench tune --log) replace MACs/rate"},
     {"output", 'o', PB_OPT_STR, "FILE", "save the resulting plan as JSON"},
+    {"place", 0, PB_OPT_STR, "P",
+     "routed mesh layouts: place the groups on the mesh by " PB_MESH_PLACE_NAMES
+     " (default local; docs/mesh.md)"},
     {"require-fit", 0, PB_OPT_FLAG, NULL,
      "exit 2 when the plan does not fit the core memory (it is still shown and saved)"},
     PB_OPTS_JSON,
@@ -211,6 +215,28 @@ static void milp_text(FILE *out, const pb_milp_stats *st, double limit)
 	        st->nodes, st->columns);
 }
 
+/* A routed mesh: the plan placed by --place (mesh_plan.h); else --place is
+ * refused and the plan stays as it is. */
+static int place_plan(pb_part_problem *P, const pb_args *a, pb_plan **plan,
+                      pb_mesh_place_report *mr, pb_error *err)
+{
+	const char *how = pb_args_str(a, "place", NULL);
+	if (!P->hw.mesh_routed)
+		return how ? pb_err(err, PB_EUSAGE,
+		                    "partition: --place needs a layout with a routed mesh "
+		                    "(mesh.link_gbs, mesh.hop_ns); %s has none",
+		                    P->hw.path)
+		           : PB_OK;
+	pb_plan *placed;
+	int rc = pb_mesh_plan_place(P, *plan, how ? how : "local", PB_MESH_LOCAL_EVALS, &placed, mr,
+	                            err);
+	if (rc)
+		return rc;
+	pb_plan_free(*plan);
+	*plan = placed;
+	return PB_OK;
+}
+
 static int cmd_partition(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, pb_error *err)
 {
 	pb_session *s = ctx->s;
@@ -291,6 +317,12 @@ static int cmd_partition(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *
 	}
 	if (is_milp && ms.state == PB_MILP_TIME_LIMIT)
 		timed_out = 1;
+	pb_mesh_place_report mr;
+	if (plan && (rc = place_plan(pb_partition_solver_problem(sv), a, &plan, &mr, err))) {
+		pb_plan_free(plan);
+		pb_solver_free(sv);
+		return pb_hooks_finish(&hk, rc, err);
+	}
 	pb_solver_free(sv);
 	if ((rc = pb_hooks_finish(&hk, PB_OK, err))) {
 		pb_plan_free(plan);
@@ -368,6 +400,9 @@ static const pb_opt train_opts[] = {
     {"seed", 's', PB_OPT_INT, "S", "random seed (default 1)"},
     {"init", 0, PB_OPT_STR, "I", "episode start: " PB_RL_INIT_NAMES " (default balanced)"},
     {"hidden", 0, PB_OPT_INT, "H", "hidden units of a new network (default 32)"},
+    {"place", 0, PB_OPT_STR, "P",
+     "routed mesh layouts: place the best plan's groups by " PB_MESH_PLACE_NAMES
+     " (default local; docs/mesh.md)"},
     {"costs", 0, PB_OPT_STR, "LOG",
      "measured kernel times from a tuning log (partbench tune --log) replace MACs/rate "
      "(one model only)"},
@@ -599,6 +634,12 @@ static int cmd_train(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, p
 	if (rc == PB_OK) {
 		pb_plan *plan =
 		    pb_part_to_plan(tm[0].P, pb_rl_trainer_best(tm[0].T), "rl", tm[0].opt);
+		pb_mesh_place_report mr; /* a routed mesh: placed as partition places */
+		if (plan && (rc = place_plan(tm[0].P, a, &plan, &mr, err))) {
+			pb_plan_free(plan);
+			train_models_free(tm, n_models);
+			return rc;
+		}
 		pb_session_set_plan(s, plan);
 		ctx->redraw |= PB_REDRAW_ALL;
 		if (root)

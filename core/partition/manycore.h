@@ -23,6 +23,11 @@ typedef struct pb_manycore {
 	double memory;            /* bytes per core */
 	double bandwidth;         /* routing bytes per second */
 	int mesh_rows, mesh_cols; /* 0 when no mesh is given */
+	int mesh_routed;          /* 1: link_gbs and hop_ns given (a routed mesh) */
+	double link_bw;           /* bytes per second of one directed link */
+	double hop_s;             /* seconds of latency per hop */
+	int routing_yx;           /* 0: XY (columns first), 1: YX (rows first) */
+	int io_row, io_col;       /* the I/O core: where the snake placement starts */
 	int reward_mode;          /* PB_REWARD_* */
 	double reward_a;          /* reward = -a * max(t) in ms + b */
 	double reward_b;          /* b when memory fits (default 0) */

@@ -62,6 +62,79 @@ static void group_layers(const pb_plan *p, int i, int *first, int *last)
 	}
 }
 
+/* A placed plan (detail.mesh, partition/mesh_plan.h): the grid of groups,
+ * the reference figures and the most loaded link. */
+static void mesh_text(FILE *out, const pb_plan *p)
+{
+	const json_t *m = json_object_get(p->detail, "mesh");
+	if (!json_is_object(m))
+		return;
+	int rows = (int)json_integer_value(json_object_get(m, "rows"));
+	int cols = (int)json_integer_value(json_object_get(m, "cols"));
+	const json_t *pl = json_object_get(m, "placement");
+	fprintf(out, "mesh %dx%d, %s routing; group of each core (row 0 on top):\n", rows, cols,
+	        json_string_value(json_object_get(m, "routing")));
+	for (int r = 0; r < rows; r++) {
+		for (int c = 0; c < cols; c++)
+			fprintf(out, " %3lld",
+			        json_integer_value(json_array_get(pl, (size_t)(r * cols + c))));
+		fputc('\n', out);
+	}
+	char f[3][32];
+	double lb = json_real_value(json_object_get(m, "lower_bound"));
+	const json_t *sn = json_object_get(m, "snake");
+	fprintf(out, "placed max(t) = %s",
+	        pb_fmt_time_fixed(pb_plan_metric(p, "max_time", NAN), f[0], 32));
+	if (json_is_real(json_object_get(m, "lower_bound"))) {
+		double gap = json_real_value(json_object_get(m, "gap_to_lower_bound"));
+		fprintf(out,
+		        "   routing-free lower bound (1-D exact optimum) = %s   gap = %.3f%%%s",
+		        pb_fmt_time_fixed(lb, f[1], 32), 100 * gap,
+		        gap <= 1e-9 ? " (optimal: the plan reaches the bound)" : "");
+	}
+	if (json_is_real(sn))
+		fprintf(out, "   snake of the 1-D optimum = %s",
+		        pb_fmt_time_fixed(json_real_value(sn), f[2], 32));
+	fputc('\n', out);
+	const json_t *hot = json_object_get(m, "most_loaded_link");
+	fprintf(out, "network: %.1f%% of the bottleneck group's time",
+	        100 * json_real_value(json_object_get(m, "link_share")));
+	if (json_is_object(hot)) {
+		const json_t *a = json_object_get(hot, "from"), *b = json_object_get(hot, "to");
+		fprintf(out, "; most loaded link (%lld,%lld)->(%lld,%lld): %s in %s",
+		        json_integer_value(json_array_get(a, 0)),
+		        json_integer_value(json_array_get(a, 1)),
+		        json_integer_value(json_array_get(b, 0)),
+		        json_integer_value(json_array_get(b, 1)),
+		        pb_fmt_bytes(json_real_value(json_object_get(hot, "bytes")), f[0], 32),
+		        pb_fmt_time_fixed(json_real_value(json_object_get(hot, "time")), f[1], 32));
+	}
+	fputc('\n', out);
+	const json_t *pm = json_object_get(m, "place");
+	const char *mode = json_string_value(json_object_get(p->detail, "reward_mode"));
+	int weighted = mode && !strcmp(mode, "weighted");
+	char start_text[32];
+	double start = json_real_value(json_object_get(pm, "start"));
+	if (weighted)
+		snprintf(start_text, sizeof start_text, "%.6f", start);
+	else
+		pb_fmt_time_fixed(start, start_text, sizeof start_text);
+	if (json_is_object(pm))
+		fprintf(out,
+		        "placement: %s from the snake's %s %s (%lld evaluations, %lld moves, %lld "
+		        "exchanges, %lld swaps%s)\n",
+		        json_string_value(json_object_get(pm, "method")),
+		        weighted ? "objective" : "max(t)", start_text,
+		        json_integer_value(json_object_get(pm, "evals")),
+		        json_integer_value(json_object_get(pm, "moves")),
+		        json_integer_value(json_object_get(pm, "exchanges")),
+		        json_integer_value(json_object_get(pm, "swaps")),
+		        json_is_true(json_object_get(pm, "exact"))
+		            ? "; optimal placement of these layer groups"
+		        : json_is_true(json_object_get(pm, "local_optimum")) ? "; a local optimum"
+		                                                             : "");
+}
+
 void pb_part_report_table(FILE *out, const pb_plan *p)
 {
 	fprintf(out, "%-4s %-12s %-13s %9s %11s %11s %11s %10s\n", "#", "cores", "layers", "MACs",
@@ -116,6 +189,7 @@ void pb_part_report_table(FILE *out, const pb_plan *p)
 	if (pb_plan_has_metric(p, "script_cost"))
 		fprintf(out, "script cost terms = %.6g (Lua cost_term heuristics, not in max(t))\n",
 		        pb_plan_metric(p, "script_cost", 0));
+	mesh_text(out, p);
 }
 
 json_t *pb_part_report_json(const pb_plan *p, const char *method, const char *layout)
@@ -172,6 +246,19 @@ json_t *pb_part_report_json(const pb_plan *p, const char *method, const char *la
 	const json_t *note = json_object_get(p->detail, "exact_note");
 	if (json_is_string(note))
 		json_object_set(j, "exact_note", (json_t *)note);
+	const json_t *mesh = json_object_get(p->detail, "mesh");
+	if (json_is_object(mesh)) { /* a placed plan (partition/mesh_plan.h) */
+		const json_t *gc = json_object_get(mesh, "group_cores");
+		for (int i = 0; i < p->n_groups; i++)
+			json_object_set(json_array_get(gs, (size_t)i), "mesh_cores",
+			                json_array_get(gc, (size_t)i));
+		json_object_set(j, "links", json_object_get(mesh, "links"));
+		json_object_set(j, "lower_bound", json_object_get(mesh, "lower_bound"));
+		json_object_set(j, "snake", json_object_get(mesh, "snake"));
+		json_object_set_new(j, "balance_bound",
+		                    json_real(pb_plan_metric(p, "lower_bound", NAN)));
+		json_object_set(j, "mesh", (json_t *)mesh);
+	}
 	json_object_set(j, "arranged_core", json_object_get(p->detail, "arranged_core"));
 	json_object_set(j, "arranged_macs", json_object_get(p->detail, "arranged_macs"));
 	const json_t *nl = json_object_get(p->detail, "layers"),

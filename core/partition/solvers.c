@@ -23,6 +23,7 @@
 #include "partition/env.h"
 #include "partition/baselines.h"
 #include "partition/exact.h"
+#include "partition/mesh_plan.h"
 #include "partition/chain_milp.h"
 #include "partition/chain_rules.h"
 #include "tune/node_costs.h"
@@ -71,6 +72,14 @@ static void set_incumbent(psolver *ps, const int *ac)
 	ps->inc_obj = pb_part_objective(&ev);
 	pb_plan_free(ps->plan);
 	ps->plan = pb_part_to_plan(ps->P, ps->ac, method_names[ps->method], ps->optimum);
+	/* a routed mesh: the snake placement, priced with routes (mesh_plan.h) */
+	if (ps->plan && ps->P->hw.mesh_routed &&
+	    pb_mesh_plan_apply(ps->P, ps->ac, NULL, ps->plan,
+	                       ps->P->hw.reward_mode == PB_REWARD_MAX_TIME ? ps->optimum : NAN,
+	                       NULL)) {
+		pb_plan_free(ps->plan);
+		ps->plan = NULL;
+	}
 	/* Edits re-evaluate the plan later: they must use the same costs. */
 	if (ps->plan && ps->costs_path)
 		json_object_set_new(ps->plan->detail, "costs", json_string(ps->costs_path));

@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# partition on a routed mesh (docs/mesh.md): --json gives each group's
+# mesh_cores (one connected region, every core used once), the loaded links
+# between neighbours, max_time >= lower_bound and snake >= lower_bound; the
+# plan saved with -o and pb.plan() carry the placement; --place without a
+# routed mesh and a half-routed mesh are clear errors.
+set -u
+bin=${1:?usage: partition_mesh.sh PARTBENCH}
+tmp=$(mktemp -d /tmp/pb_mesh.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+fails=0
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+py=/usr/bin/python3
+
+for m in exact greedy local; do
+	for l in manycore-16-mesh manycore-64-mesh; do
+		"$bin" partition models/squeezenet1_1.onnx --layout layouts/$l.lua -m $m --json \
+			-o "$tmp/plan.json" >"$tmp/$m.json" 2>"$tmp/err" || fail "$m on $l: $(cat "$tmp/err")"
+		$py - "$tmp/$m.json" "$tmp/plan.json" <<'PY' || fail "$m on $l: placed plan invalid"
+import json, sys
+j = json.load(open(sys.argv[1]))
+plan = json.load(open(sys.argv[2]))
+mesh = j["mesh"]
+R, C = mesh["rows"], mesh["cols"]
+seen = set()
+for g in j["groups"]:
+    cells = [tuple(c) for c in g["mesh_cores"]]
+    assert len(cells) == g["cores"], (len(cells), g["cores"])
+    assert not seen & set(cells)
+    seen |= set(cells)
+    todo, reach = [cells[0]], {cells[0]}
+    while todo:
+        r, c = todo.pop()
+        for n in ((r + 1, c), (r - 1, c), (r, c + 1), (r, c - 1)):
+            if n in cells and n not in reach:
+                reach.add(n)
+                todo.append(n)
+    assert reach == set(cells), "group not connected"
+assert seen == {(r, c) for r in range(R) for c in range(C)}
+for l in j["links"]:
+    (a, b), (c, d) = l["from"], l["to"]
+    assert abs(a - c) + abs(b - d) == 1 and l["bytes"] > 0
+    assert abs(l["time"] - l["bytes"] / (mesh["link_gbs"] * 1e9)) <= 1e-12
+assert j["optimum"] is None and j["lower_bound"] > 0
+assert j["max_time"] >= j["lower_bound"] * (1 - 1e-12)
+assert j["snake"] >= j["lower_bound"] * (1 - 1e-12)
+assert plan["detail"]["mesh"]["placement"] == mesh["placement"]
+PY
+	done
+done
+
+# Lua sees the placement
+cat >"$tmp/p.lua" <<'LUA'
+pb.cmd("partition -m greedy")
+local m = pb.plan().detail.mesh
+assert(#m.placement == 16 and m.rows == 4, "no placement in pb.plan()")
+print("ok")
+LUA
+"$bin" run "$tmp/p.lua" models/squeezenet1_1.onnx --layout layouts/manycore-16-mesh.lua \
+	>"$tmp/out" 2>&1 || fail "lua: $(cat "$tmp/out")"
+
+# --place needs a routed mesh: usage error naming the layout
+"$bin" partition models/squeezenet1_1.onnx --layout layouts/manycore-16.lua --place local \
+	>/dev/null 2>"$tmp/err"
+[ $? -eq 1 ] || fail "--place on a 1-D layout: exit code"
+grep -q "manycore-16.lua" "$tmp/err" || fail "--place: message: $(cat "$tmp/err")"
+"$bin" partition models/squeezenet1_1.onnx --layout layouts/manycore-16-mesh.lua --place nope \
+	>/dev/null 2>"$tmp/err"
+[ $? -eq 1 ] || fail "--place nope: exit code"
+
+# a half-routed mesh: input error naming the file and the field
+sed 's/link_gbs = 64, hop_ns = 1.0,/link_gbs = 64,/' layouts/manycore-16-mesh.lua >"$tmp/half.lua"
+"$bin" partition models/squeezenet1_1.onnx --layout "$tmp/half.lua" >/dev/null 2>"$tmp/err"
+[ $? -eq 2 ] || fail "half mesh: exit code ($(cat "$tmp/err"))"
+grep -q "half.lua.*hop_ns" "$tmp/err" || fail "half mesh: message: $(cat "$tmp/err")"
+
+if [ $fails -eq 0 ]; then echo "partition mesh: 1 passed, 0 failed"; else echo "partition mesh: 0 passed, 1 failed"; fi
+exit $fails
