@@ -182,6 +182,16 @@ static void label_json(json_t *j, const pb_plan *plan, const char *method, const
 {
 	pb_label L;
 	pb_label_init(&L, pb_plan_metric(plan, "objective", NAN));
+	double mesh_bound = pb_plan_metric(plan, "mesh_lower_bound", NAN);
+	if (!isnan(mesh_bound)) {
+		/* on a routed mesh (docs/mesh.md) every method solved the 1-D problem
+		 * and the plan was placed after: its proof is of the 1-D problem,
+		 * which only bounds the placed one */
+		pb_label_restrict(&L, "placed after a 1-D solve");
+		pb_label_bound(&L, mesh_bound);
+		pb_label_json(j, &L);
+		return;
+	}
 	int exact = strcmp(method, "exact") == 0;
 	if (!exact && !ms)
 		pb_label_restrict(&L, method); /* a heuristic */

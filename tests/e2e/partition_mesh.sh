@@ -45,6 +45,10 @@ assert j["optimum"] is None and j["lower_bound"] > 0
 assert j["max_time"] >= j["lower_bound"] * (1 - 1e-12)
 assert j["snake"] >= j["lower_bound"] * (1 - 1e-12)
 assert plan["detail"]["mesh"]["placement"] == mesh["placement"]
+# the label speaks for the placed problem: exact's 1-D proof only bounds it
+assert "placed after a 1-D solve" in j["restricted_by"], j["restricted_by"]
+assert abs(j["bound"] - j["lower_bound"]) <= 1e-12 * j["lower_bound"]
+assert j["optimal"] == (j["max_time"] <= j["lower_bound"] * (1 + 1e-9)), (j["optimal"], j["max_time"])
 PY
 	done
 done
