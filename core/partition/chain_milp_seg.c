@@ -69,10 +69,11 @@ void pb_milp_seg_advance(pb_milp_seg *S)
 	S->b++;
 }
 
-void pb_milp_seg_cost_of(const pb_milp_seg *S, int a, pb_milp_seg_cost *out)
+void pb_milp_seg_cost_of(pb_milp_seg *S, int a, pb_milp_seg_cost *out)
 {
 	const pb_part_problem *P = S->P;
 	const int b = S->b;
+	S->evals++;
 	double in = fw_prefix(S->in_f, a + 1);
 	double own = fw_prefix(S->own_f, b) - fw_prefix(S->own_f, a);
 	double inb = in > 0 ? in : 0;

@@ -25,6 +25,7 @@ typedef struct pb_milp_seg {
 	double *in_f;  /* Fenwick tree of in's range updates (m + 1 entries) */
 	double *own_f; /* Fenwick tree of own's switched-on producers (m + 1 entries) */
 	int *last;     /* per layer: its last successor below b, itself if none */
+	long evals;    /* segments evaluated since init (the tests count the work) */
 } pb_milp_seg;
 
 /* Costs of [a, b) for the current end b (the same formulas as walk()). */
@@ -38,7 +39,7 @@ void pb_milp_seg_reset(pb_milp_seg *S);
 /* Moves the end to b + 1 (takes in layer b). */
 void pb_milp_seg_advance(pb_milp_seg *S);
 /* The costs of [a, b) for the current b, 0 <= a < b. */
-void pb_milp_seg_cost_of(const pb_milp_seg *S, int a, pb_milp_seg_cost *out);
+void pb_milp_seg_cost_of(pb_milp_seg *S, int a, pb_milp_seg_cost *out);
 void pb_milp_seg_free(pb_milp_seg *S);
 
 #endif
