@@ -5,7 +5,9 @@
  * Stages: PROBE (one probe per unit: build its arcs, then the fewest-core path over
  * them, a shortest path in a DAG; both loops tick) -> COLUMNS (generate the MILP's
  * columns for the bracket [L, U], in slices of end positions) -> ROOT (its LP relaxation
- * in slices) -> BB (glp_intopt on a coroutine; one unit = one node) -> DONE.
+ * in slices) -> BB (glp_intopt on a coroutine; one unit = one node) -> DONE; chains of
+ * MILP_FINISH_LAYERS or more go PROBE -> FINISH (candidate list, then one probe per
+ * unit) -> DONE.
  * Invariants: L <= optimum <= U; U is the max(t) of inc_ac; every column and arc is
  * evaluated with the same formulas as pb_part_eval_group (routing bytes accumulated
  * while the segment start moves down, as in chain_problem.c).
