@@ -5,7 +5,9 @@
  * Stages: PROBE (one probe per unit: build its arcs, then the fewest-core path over
  * them, a shortest path in a DAG; both loops tick) -> COLUMNS (generate the MILP's
  * columns for the bracket [L, U], in slices of end positions) -> ROOT (its LP relaxation
- * in slices) -> BB (glp_intopt on a coroutine; one unit = one node) -> DONE.
+ * in slices) -> BB (glp_intopt on a coroutine; one unit = one node) -> DONE; chains of
+ * MILP_FINISH_LAYERS or more go PROBE -> FINISH (candidate list, then one probe per
+ * unit) -> DONE.
  * Invariants: L <= optimum <= U; U is the max(t) of inc_ac; every column and arc is
  * evaluated with the same formulas as pb_part_eval_group (routing bytes accumulated
  * while the segment start moves down, as in chain_problem.c).
@@ -24,6 +26,7 @@
 
 #include "partition/baselines.h"
 #include "partition/chain_milp_root.h"
+#include "partition/chain_milp_seg.h"
 #include "util/coro.h"
 #include "util/job.h"
 #include "util/lp_file.h"
@@ -41,9 +44,14 @@
  * (2026-11-26). In a workbench job the root LP runs in a child (chain_milp_root.h). */
 #define MILP_CANCELLED (-1000) /* a unit stopped for a cancelled job (not an error) */
 
-enum { ST_PROBE, ST_COLUMNS, ST_ROOT, ST_BB, ST_DONE };
-static const char *const stage_names[] = {"probing", "columns", "root LP", "branch and bound",
-                                          "done"};
+enum { ST_PROBE, ST_COLUMNS, ST_ROOT, ST_BB, ST_FINISH, ST_DONE };
+static const char *const stage_names[] = {"probing",          "columns", "root LP",
+                                          "branch and bound", "probing", "done"};
+/* Chains of this many layers or more end with probes on candidate values (finish_unit)
+ * instead of the MILP: its 3m + 2 rows made it grow about m^1.7 (a 10,000-layer conv
+ * chain on 64 cores: 45 s to the proof). */
+#define MILP_FINISH_LAYERS 1000
+#define MILP_MAX_CANDIDATES 4000000 /* else probe the bracket narrower first */
 
 struct pb_milp {
 	pb_part_problem *P;
@@ -66,6 +74,11 @@ struct pb_milp {
 	int n_arcs, arc_cap, last_arcs;
 	int *arc_a, *arc_b, *arc_c;
 	int *path_cost, *path_via; /* probe_path's labels (m + 1 entries each) */
+	pb_milp_seg seg;           /* segment costs by end (chain_milp_seg.h) */
+	int *start;                /* probe_build: per core count, the longest start */
+	int *start_l;              /* collect: per core count, the first start under L */
+	double *cand;              /* finish: candidate optima in [L, U], ascending */
+	int n_cand, cand_lo, cand_hi, cand_ready;
 	/* the optimisation MILP */
 	glp_prob *lp;
 	int n_cols, col_cap, gen_b;
@@ -234,35 +247,51 @@ static int add_arc(pb_milp *M, int a, int b, int c)
 	return 0;
 }
 
-/* The arcs of the feasibility problem for θ: for each end b, the longest segment
- * for each core count (the needed cores only grow as the start moves down, so one
- * arc per step). Arcs come out by end b ascending, every start a < b. Returns
+/* [a, b) (costs C) on c cores within T and (when it counts) the memory: fits()'s test. */
+static int cost_fits(const pb_milp *M, const pb_milp_seg_cost *C, int c, double T)
+{
+	double t = C->macs / ((double)c * M->P->hw.mac_rate) + C->routing;
+	return t <= T && (!M->use_mem || C->storage / c <= M->P->hw.memory);
+}
+
+/* The arcs of the feasibility problem for θ: for each end b and core count c, the
+ * longest segment [a, b) that c cores run within θ (one arc per distinct segment,
+ * with the fewest cores). That start only moves up as b grows (a segment inside
+ * another never costs more), so one pointer per core count walks the chain once:
+ * O(n m log m) per probe (chain_milp_seg.h), where moving the start down from each
+ * end was O(m^2). Arcs come out by end b ascending, every start a < b. Returns
  * MILP_CANCELLED when the workbench job was cancelled or the time limit passed
- * meanwhile (the probe is lost). A probe walks O(m^2) segments on a long chain
- * (tens of seconds at 87k layers), so the deadline is checked per end b. */
+ * meanwhile (the probe is lost); the deadline is checked per end b. */
 static int probe_build(pb_milp *M, double theta, pb_error *err)
 {
 	pb_part_problem *P = M->P;
 	const int m = P->m, n = P->n;
+	int *start = M->start;
 	M->n_arcs = 0;
+	pb_milp_seg_reset(&M->seg);
+	for (int c = 1; c <= n; c++)
+		start[c] = 0;
 	for (int b = 1; b <= m; b++) {
 		pb_job_tick();
 		if (pb_job_cancelled() || ((b & 63) == 0 && now_seconds() >= M->deadline_abs))
 			return MILP_CANCELLED;
-		int len = walk(M, b, theta), prev_c = 0, prev_k = -1;
-		for (int k = 0; k < len; k++) {
-			int c = cores_needed(M, k, theta);
-			if (c < prev_c)
-				c = prev_c;
-			if (c > n)
-				break;
-			if (prev_k >= 0 && c > prev_c && add_arc(M, b - 1 - prev_k, b, prev_c))
-				return pb_err(err, PB_ENOMEM, "milp: out of memory");
-			prev_c = c;
-			prev_k = k;
+		pb_milp_seg_advance(&M->seg);
+		int prev_a = b; /* the start of the last arc added for this b */
+		for (int c = 1; c <= n; c++) {
+			pb_milp_seg_cost C;
+			int a = start[c];
+			for (; a < b; a++) {
+				pb_milp_seg_cost_of(&M->seg, a, &C);
+				if (cost_fits(M, &C, c, theta))
+					break;
+			}
+			start[c] = a;
+			if (a < prev_a) {
+				if (add_arc(M, a, b, c))
+					return pb_err(err, PB_ENOMEM, "milp: out of memory");
+				prev_a = a;
+			}
 		}
-		if (prev_k >= 0 && add_arc(M, b - 1 - prev_k, b, prev_c))
-			return pb_err(err, PB_ENOMEM, "milp: out of memory");
 	}
 	M->last_arcs = M->n_arcs;
 	return PB_OK;
@@ -321,22 +350,33 @@ static int closed(const pb_milp *M)
 	return M->U <= M->L * (1 + MILP_CLOSED);
 }
 
+/* One probe at θ: build its arcs, find the fewest-core path; installs it when it has
+ * at most n cores (*feasible = 1). MILP_CANCELLED: the probe is lost. */
+static int probe_at(pb_milp *M, double theta, int *feasible, pb_error *err)
+{
+	int rc;
+	*feasible = 0;
+	if ((rc = probe_build(M, theta, err)))
+		return rc;
+	int ng = 0, cores = M->n_arcs > 0 ? probe_path(M, &ng) : INT_MAX;
+	if (pb_job_cancelled())
+		return MILP_CANCELLED;
+	if (cores <= M->P->n && ng > 0) {
+		*feasible = 1;
+		install(M, ng);
+	}
+	M->probes++;
+	return PB_OK;
+}
+
 /* One probe: build its arcs, find the fewest-core path. A cancelled job drops the
  * probe (L and U stay; the next unit probes the same θ again). */
 static int probe_unit(pb_milp *M, pb_error *err)
 {
-	int rc;
+	int rc, feasible;
 	M->theta = next_theta(M);
-	if ((rc = probe_build(M, M->theta, err)))
+	if ((rc = probe_at(M, M->theta, &feasible, err)))
 		return rc == MILP_CANCELLED ? PB_OK : rc;
-	int feasible = 0, ng = 0, cores = M->n_arcs > 0 ? probe_path(M, &ng) : INT_MAX;
-	if (pb_job_cancelled())
-		return PB_OK;
-	if (cores <= M->P->n && ng > 0) {
-		feasible = 1;
-		install(M, ng);
-	}
-	M->probes++;
 	if (!isfinite(M->theta)) {
 		if (!feasible && !M->use_mem)
 			return pb_err(err, PB_EINTERNAL, "milp: no partition at all (internal)");
@@ -346,9 +386,122 @@ static int probe_unit(pb_milp *M, pb_error *err)
 		M->L = M->theta;
 	}
 	if (isfinite(M->U) && (M->U <= M->L * (1 + M->probe_gap) || closed(M))) {
-		M->stage = ST_COLUMNS;
+		M->stage = !M->emit_lp && M->P->m >= MILP_FINISH_LAYERS ? ST_FINISH : ST_COLUMNS;
 		M->gen_b = 0;
+		M->cand_ready = 0;
 	}
+	return PB_OK;
+}
+
+/* ---- the finish by probes on candidate values -----------------------------------
+ * The optimum is the time of one of its groups, t(a, b, c) for some segment and core
+ * count, and lies in [L, U]. collect() lists every such time in [L, U] (for each end b
+ * and count c the starts a with t in range form one interval, found with two pointers
+ * that only move up as b grows); a binary search over them with probes finds the
+ * smallest one at which a partition exists: that is the optimum, proven (every smaller
+ * candidate was infeasible, and no optimum lies between two candidates). */
+
+static int cmp_double(const void *x, const void *y)
+{
+	double a = *(const double *)x, b = *(const double *)y;
+	return (a > b) - (a < b);
+}
+
+static double seg_cost_time(const pb_milp *M, const pb_milp_seg_cost *C, int c)
+{
+	return C->macs / ((double)c * M->P->hw.mac_rate) + C->routing;
+}
+
+/* Fills M->cand; 1 when done, 0 when cancelled or past the deadline, -1 when there are
+ * more than MILP_MAX_CANDIDATES, -2 out of memory. */
+static int collect(pb_milp *M)
+{
+	pb_part_problem *P = M->P;
+	const int m = P->m, n = P->n;
+	const double lo = M->L, hi = M->U * (1 + 1e-12);
+	int *su = M->start, *sl = M->start_l, cap = 0;
+	M->n_cand = 0;
+	pb_milp_seg_reset(&M->seg);
+	for (int c = 1; c <= n; c++)
+		su[c] = sl[c] = 0;
+	for (int b = 1; b <= m; b++) {
+		pb_job_tick();
+		if (pb_job_cancelled() || ((b & 63) == 0 && now_seconds() >= M->deadline_abs))
+			return 0;
+		pb_milp_seg_advance(&M->seg);
+		for (int c = 1; c <= n; c++) {
+			pb_milp_seg_cost C;
+			while (su[c] < b) { /* first start within hi */
+				pb_milp_seg_cost_of(&M->seg, su[c], &C);
+				if (seg_cost_time(M, &C, c) <= hi)
+					break;
+				su[c]++;
+			}
+			if (sl[c] < su[c])
+				sl[c] = su[c];
+			while (sl[c] < b) { /* first start under lo */
+				pb_milp_seg_cost_of(&M->seg, sl[c], &C);
+				if (seg_cost_time(M, &C, c) < lo)
+					break;
+				sl[c]++;
+			}
+			for (int a = su[c]; a < sl[c]; a++) {
+				if (M->n_cand == cap) {
+					if (cap >= MILP_MAX_CANDIDATES)
+						return -1;
+					cap = cap ? 2 * cap : 4096;
+					if (grow((void **)&M->cand, cap, sizeof(double)))
+						return -2;
+				}
+				pb_milp_seg_cost_of(&M->seg, a, &C);
+				M->cand[M->n_cand++] = seg_cost_time(M, &C, c);
+			}
+		}
+	}
+	qsort(M->cand, (size_t)M->n_cand, sizeof *M->cand, cmp_double);
+	int k = 0;
+	for (int i = 0; i < M->n_cand; i++)
+		if (k == 0 || M->cand[i] > M->cand[k - 1])
+			M->cand[k++] = M->cand[i];
+	M->n_cand = k;
+	return 1;
+}
+
+static int finish_unit(pb_milp *M, pb_error *err)
+{
+	if (!M->cand_ready) {
+		int r = collect(M);
+		if (r == -2)
+			return pb_err(err, PB_ENOMEM, "milp: out of memory");
+		if (r == -1) { /* too many: narrow the bracket by probing further */
+			M->probe_gap *= 0.25;
+			M->stage = ST_PROBE;
+			return PB_OK;
+		}
+		if (r == 0)
+			return PB_OK;
+		M->cand_ready = 1;
+		M->cand_lo = 0;
+		M->cand_hi = M->n_cand; /* n_cand stands for U itself */
+		return PB_OK;
+	}
+	if (M->cand_lo < M->cand_hi) {
+		int mid = M->cand_lo + (M->cand_hi - M->cand_lo) / 2, feasible, rc;
+		if ((rc = probe_at(M, M->cand[mid], &feasible, err)))
+			return rc == MILP_CANCELLED ? PB_OK : rc;
+		if (feasible) {
+			M->cand_hi = mid;
+		} else {
+			M->cand_lo = mid + 1;
+			if (M->cand[mid] > M->L)
+				M->L = M->cand[mid];
+		}
+		return PB_OK;
+	}
+	/* The smallest feasible candidate (or U when none below it is): the optimum. */
+	M->L = M->bb_bound = M->U;
+	M->state = PB_MILP_OPTIMAL;
+	M->stage = ST_DONE;
 	return PB_OK;
 }
 
@@ -911,9 +1064,13 @@ int pb_milp_new_opts(pb_part_problem *P, const pb_milp_opts *o, const char *emit
 	M->ws = malloc(m1 * sizeof *M->ws);
 	M->path_cost = malloc(m1 * sizeof *M->path_cost);
 	M->path_via = malloc(m1 * sizeof *M->path_via);
+	M->start = malloc((n + 1) * sizeof *M->start);
+	M->start_l = malloc((n + 1) * sizeof *M->start_l);
+	int seg_rc = pb_milp_seg_init(&M->seg, P);
 	M->emit_lp = emit_lp ? strdup(emit_lp) : NULL;
 	if (!M->inc_ac || !M->g_cores || !M->g_layers || !M->wm || !M->wr || !M->ws ||
-	    !M->path_cost || !M->path_via || (emit_lp && !M->emit_lp)) {
+	    !M->path_cost || !M->path_via || !M->start || !M->start_l || seg_rc ||
+	    (emit_lp && !M->emit_lp)) {
 		pb_milp_free(M);
 		return pb_err(err, PB_ENOMEM, "milp: out of memory");
 	}
@@ -999,6 +1156,9 @@ int pb_milp_step(pb_milp *M, int units, int *ac, int *improved, pb_error *err)
 		case ST_PROBE:
 			rc = probe_unit(M, err);
 			break;
+		case ST_FINISH:
+			rc = finish_unit(M, err);
+			break;
 		case ST_COLUMNS:
 			rc = columns_unit(M, slice, err);
 			break;
@@ -1067,7 +1227,7 @@ void pb_milp_stats_get(const pb_milp *M, pb_milp_stats *st)
 	if (st->gap < 0)
 		st->gap = 0;
 	st->seconds = M->elapsed;
-	st->probe_seconds = M->stage_s[ST_PROBE];
+	st->probe_seconds = M->stage_s[ST_PROBE] + M->stage_s[ST_FINISH];
 	st->model_seconds = M->stage_s[ST_COLUMNS] + M->stage_s[ST_ROOT];
 	st->bb_seconds = M->stage_s[ST_BB];
 	st->probes = M->probes;
@@ -1097,6 +1257,10 @@ void pb_milp_free(pb_milp *M)
 	free(M->arc_c);
 	free(M->path_cost);
 	free(M->path_via);
+	free(M->start);
+	free(M->start_l);
+	free(M->cand);
+	pb_milp_seg_free(&M->seg);
 	free(M->ca);
 	free(M->cb);
 	free(M->cc);

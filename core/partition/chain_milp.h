@@ -46,6 +46,12 @@
  *    and the best bound, and suspends the search when the step's budget is spent. No
  *    frame is ever unwound.
  *
+ * 2'. Chains of 1,000 layers or more (MILP_FINISH_LAYERS, unless an LP file is asked for)
+ *    skip the MILP: every group time t(a, b, c) in [L, U] is listed and probes
+ *    binary-search the smallest feasible one, which is the optimum (it is the time of
+ *    one of the optimum's groups). Probes evaluate segments through chain_milp_seg.h in
+ *    O(log m) with one start pointer per core count: O(n m log m) per probe.
+ *
  * The bound is max(L, GLPK's best node bound); it is never unknown (L0 holds from the
  * start). A time limit stops the search with the incumbent, bound and gap.
  */
