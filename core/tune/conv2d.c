@@ -14,6 +14,10 @@
  * outermost). Edge tiles go through a small buffer; unpacked partial
  * k-blocks fall back to a scalar loop. Both preparation copies are part of
  * the timed operator.
+ *
+ * Grouped (and depthwise) convolution: the driver runs once per image and
+ * group on the group's C/g input and K/g output channels (sub-shape n = 1,
+ * c = C/g, k = K/g); the workspace is that of the sub-shape, reused.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,6 +40,21 @@ int pb_conv_out_w(const pb_conv_shape *s)
 	if (s->stride < 1)
 		return 0;
 	return (s->w + 2 * s->pad - s->s) / s->stride + 1;
+}
+
+int pb_conv_groups(const pb_conv_shape *s)
+{
+	return s->group > 1 ? s->group : 1;
+}
+
+/* The per-group, per-image sub-shape of a grouped convolution. */
+static pb_conv_shape group_shape(const pb_conv_shape *s)
+{
+	pb_conv_shape g = *s;
+	int ng = pb_conv_groups(s);
+	g.n = ng > 1 ? 1 : s->n;
+	g.c = s->c / ng, g.k = s->k / ng, g.group = 1;
+	return g;
 }
 
 int pb_conv_legal(const pb_conv_cfg *c, char *why, size_t len)
@@ -70,8 +89,10 @@ static long xbuf_size(const pb_conv_shape *s)
 	return (long)s->c * hp * s->s * owp;
 }
 
-size_t pb_conv_workspace(const pb_conv_cfg *c, const pb_conv_shape *s)
+size_t pb_conv_workspace(const pb_conv_cfg *c, const pb_conv_shape *shape)
 {
+	pb_conv_shape g = group_shape(shape);
+	const pb_conv_shape *s = &g;
 	long wp = round_up(s->k, c->kb) * s->c * s->r * s->s;
 	return (size_t)(xbuf_size(s) + wp + (long)c->kb * c->vec * c->owv + 64);
 }
@@ -176,11 +197,9 @@ static void pack_weights(const conv_run *t)
 				}
 }
 
-int pb_conv_run(const pb_conv_cfg *c, const pb_conv_shape *s, const float *in, const float *w,
-                float *out, float *ws)
+static void conv_run_one(const pb_conv_cfg *c, const pb_conv_shape *s, const float *in,
+                         const float *w, float *out, float *ws)
 {
-	if (!pb_conv_legal(c, NULL, 0) || pb_conv_out_h(s) < 1 || pb_conv_out_w(s) < 1)
-		return -1;
 	conv_run t = {c, s, pb_conv_ukr_find(c->vec, c->kb, c->owv, c->unroll)};
 	t.oh_n = pb_conv_out_h(s);
 	t.ow_n = pb_conv_out_w(s);
@@ -217,12 +236,33 @@ int pb_conv_run(const pb_conv_cfg *c, const pb_conv_shape *s, const float *in, c
 			}
 		}
 	}
+}
+
+int pb_conv_run(const pb_conv_cfg *c, const pb_conv_shape *s, const float *in, const float *w,
+                float *out, float *ws)
+{
+	const int ng = pb_conv_groups(s);
+	if (!pb_conv_legal(c, NULL, 0) || pb_conv_out_h(s) < 1 || pb_conv_out_w(s) < 1 ||
+	    s->c % ng || s->k % ng)
+		return -1;
+	if (ng == 1) {
+		conv_run_one(c, s, in, w, out, ws);
+		return 0;
+	}
+	const pb_conv_shape g = group_shape(s);
+	const long in_g = (long)g.c * s->h * s->w, w_g = (long)g.k * g.c * s->r * s->s;
+	const long out_g = (long)g.k * pb_conv_out_h(s) * pb_conv_out_w(s);
+	for (int n = 0; n < s->n; n++)
+		for (int gi = 0; gi < ng; gi++)
+			conv_run_one(c, &g, in + ((long)n * ng + gi) * in_g, w + gi * w_g,
+			             out + ((long)n * ng + gi) * out_g, ws);
 	return 0;
 }
 
 void pb_conv_ref(const pb_conv_shape *s, const float *in, const float *w, float *out)
 {
 	const int OH = pb_conv_out_h(s), OW = pb_conv_out_w(s);
+	const int cg = s->c / pb_conv_groups(s), kg = s->k / pb_conv_groups(s);
 	const long plane = (long)OH * OW;
 	double *acc = malloc((size_t)(plane > 0 ? plane : 1) * sizeof *acc);
 	for (int n = 0; n < s->n; n++)
@@ -233,13 +273,16 @@ void pb_conv_ref(const pb_conv_shape *s, const float *in, const float *w, float 
 					acc[p] = 0;
 				else
 					o[p] = 0;
-			for (int c = 0; c < s->c; c++)
+			for (int c = 0; c < cg; c++)
 				for (int r = 0; r < s->r; r++)
 					for (int q = 0; q < s->s; q++) {
+						/* output channel k reads the cg input
+						 * channels of its group k / kg */
 						double wv =
-						    w[(((long)k * s->c + c) * s->r + r) * s->s + q];
-						const float *src =
-						    in + ((long)n * s->c + c) * s->h * s->w;
+						    w[(((long)k * cg + c) * s->r + r) * s->s + q];
+						const float *src = in + ((long)n * s->c +
+						                         (long)(k / kg) * cg + c) *
+						                            s->h * s->w;
 						for (int oh = 0; oh < OH; oh++) {
 							int iy = oh * s->stride + r - s->pad;
 							if (iy < 0 || iy >= s->h)

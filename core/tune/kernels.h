@@ -12,7 +12,9 @@
  * of the vector width) is illegal: the *_legal() functions say why.
  *
  * Layouts: GEMM is row-major C[M][N] = A[M][K] * B[K][N]. Convolution is
- * NCHW input, KCRS weights, NKHW output, no bias, group 1, dilation 1.
+ * NCHW input, K x (C/group) x R x S weights, NKHW output, no bias, dilation 1.
+ * A grouped convolution (depthwise: group == C == K) runs the direct kernel
+ * once per group on that group's channels.
  */
 #ifndef PB_TUNE_KERNELS_H
 #define PB_TUNE_KERNELS_H
@@ -40,7 +42,11 @@ typedef struct pb_conv_cfg {
 
 typedef struct pb_conv_shape {
 	int n, c, h, w, k, r, s, stride, pad;
+	int group; /* channel groups (C and K divisible by it); 0 or 1: ungrouped */
 } pb_conv_shape;
+
+/* Number of groups of a shape (1 when group is 0). */
+int pb_conv_groups(const pb_conv_shape *s);
 
 /* Output size of a convolution (<= 0 if the shape is impossible). */
 int pb_conv_out_h(const pb_conv_shape *s);

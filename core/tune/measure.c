@@ -54,7 +54,7 @@ int pb_tune_bench_new(const pb_tune_shape *shape, unsigned seed, pb_tune_bench *
 	} else {
 		const pb_conv_shape *c = &shape->conv;
 		b->n_a = (size_t)c->n * c->c * c->h * c->w;
-		b->n_b = (size_t)c->k * c->c * c->r * c->s;
+		b->n_b = (size_t)c->k * (c->c / pb_conv_groups(c)) * c->r * c->s;
 		b->n_out = (size_t)c->n * c->k * pb_conv_out_h(c) * pb_conv_out_w(c);
 	}
 	b->a = alloc_floats(b->n_a);
@@ -179,12 +179,15 @@ int pb_tune_openblas_gflops(const pb_tune_shape *shape, const pb_tune_measure_op
 		return -1;
 	const char *name = ob->get_corename();
 	snprintf(core, len, "%s", name ? name : "unknown");
-	int M, N, K;
+	int M, N, K, groups = 1;
 	if (shape->op == PB_TUNE_GEMM) {
 		M = shape->m, N = shape->n, K = shape->k;
 	} else {
 		const pb_conv_shape *c = &shape->conv;
-		M = c->k, N = pb_conv_out_h(c) * pb_conv_out_w(c) * c->n, K = c->c * c->r * c->s;
+		/* one group's implicit GEMM, run once per group */
+		groups = pb_conv_groups(c);
+		M = c->k / groups, N = pb_conv_out_h(c) * pb_conv_out_w(c) * c->n;
+		K = c->c / groups * c->r * c->s;
 	}
 	float *a = alloc_floats((size_t)M * K), *b = alloc_floats((size_t)K * N);
 	float *c = alloc_floats((size_t)M * N);
@@ -204,8 +207,9 @@ int pb_tune_openblas_gflops(const pb_tune_shape *shape, const pb_tune_measure_op
 	ob->sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, 1.0f, a, K, b, N, 0.0f, c, N);
 	for (int rep = 0; rep < max_reps && (rep < min_reps || total < min_s); rep++) {
 		double t0 = now_cpu();
-		ob->sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, 1.0f, a, K, b, N,
-		          0.0f, c, N);
+		for (int gi = 0; gi < groups; gi++)
+			ob->sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, 1.0f, a, K, b,
+			          N, 0.0f, c, N);
 		double dt = now_cpu() - t0;
 		total += dt;
 		if (dt < best)
@@ -214,7 +218,7 @@ int pb_tune_openblas_gflops(const pb_tune_shape *shape, const pb_tune_measure_op
 	free(a);
 	free(b);
 	free(c);
-	*gflops = 2.0 * M * N * K / (best > 0 ? best : 1e-9) / 1e9;
+	*gflops = 2.0 * M * N * K * groups / (best > 0 ? best : 1e-9) / 1e9;
 	return 0;
 #else
 	(void)shape;

@@ -6,6 +6,12 @@
  *       mc {48,192} × kc {64,256} × nc {256,1024} × pack × order = 4608 points.
  * Conv: vec {1,4,8} × kb {1,2,4,8} × owv {1,2,4} × unroll {1,4} ×
  *       ct {8,64,512} × pack × order = 864 points.
+ * Grouped and depthwise convolutions have their own space (from the shape):
+ * kb only up to the K/group output channels of a group, ct only up to its
+ * C/group input channels (one value when C/group <= 8), and for depthwise
+ * (one input channel per group) no unroll (1), no weight packing (0): the
+ * kernel's register tile is one channel x vec*owv columns of a row.
+ * Depthwise 3x3 of mnasnet: vec × owv × order = 18 points.
  * Legality is decided by the kernels (register budget, micro-kernel exists).
  * Features for the cost model are the parameter values plus derived
  * quantities a tree cannot easily compute itself (accumulators, cache
@@ -54,6 +60,10 @@ static int check_shape(pb_tune_shape *s, const char *src, pb_error *err)
 		return PB_OK;
 	}
 	const pb_conv_shape *c = &s->conv;
+	if (c->group < 0 || c->c % pb_conv_groups(c) || c->k % pb_conv_groups(c))
+		return pb_err(err, PB_EINPUT,
+		              "%s: conv2d group %d does not divide C = %d and K = %d", src,
+		              c->group, c->c, c->k);
 	if (c->n < 1 || c->c < 1 || c->h < 1 || c->w < 1 || c->k < 1 || c->r < 1 || c->s < 1 ||
 	    c->stride < 1 || c->pad < 0)
 		return pb_err(err, PB_EINPUT,
@@ -86,16 +96,21 @@ int pb_tune_shape_parse(const char *op, const char *spec, pb_tune_shape *out, pb
 		out->op = PB_TUNE_GEMM;
 		out->m = (int)v[0], out->n = (int)v[1], out->k = (int)v[2], out->batch = 1;
 	} else if (strcmp(op, "conv2d") == 0) {
-		if (n != 9)
-			return pb_err(err, PB_EUSAGE,
-			              "tune: --shape '%s': conv2d expects N,C,H,W,K,R,S,stride,pad",
-			              spec);
+		if (n != 9 && n != 10)
+			return pb_err(
+			    err, PB_EUSAGE,
+			    "tune: --shape '%s': conv2d expects N,C,H,W,K,R,S,stride,pad[,group]",
+			    spec);
 		out->op = PB_TUNE_CONV2D;
 		out->batch = 1;
 		pb_conv_shape *c = &out->conv;
 		c->n = (int)v[0], c->c = (int)v[1], c->h = (int)v[2], c->w = (int)v[3];
 		c->k = (int)v[4], c->r = (int)v[5], c->s = (int)v[6], c->stride = (int)v[7];
 		c->pad = (int)v[8];
+		c->group = n == 10 ? (int)v[9] : 1;
+		if (c->group < 1)
+			return pb_err(err, PB_EUSAGE, "tune: --shape '%s': group must be >= 1",
+			              spec);
 	} else
 		return pb_err(err, PB_EUSAGE, "tune: --op '%s': expected gemm or conv2d", op);
 	char src[64];
@@ -143,11 +158,13 @@ int pb_tune_shape_from_node(const pb_graph *g, int node, pb_tune_shape *out, pb_
 			    err, PB_EINPUT,
 			    "%s: node '%s': Conv needs 4-D input and weight shapes (known)", src,
 			    nd->name);
-		if (pb_node_attr_int(nd, "group", 1) != 1)
+		long long grp = (long long)pb_node_attr_int(nd, "group", 1);
+		if (grp < 1 || grp > a->dims[1] || a->dims[1] % grp || b->dims[0] % grp)
 			return pb_err(
 			    err, PB_EINPUT,
-			    "%s: node '%s': grouped convolution is not tunable (group %lld)", src,
-			    nd->name, (long long)pb_node_attr_int(nd, "group", 1));
+			    "%s: node '%s': group %lld does not divide the %lld input and "
+			    "%lld output channels",
+			    src, nd->name, grp, (long long)a->dims[1], (long long)b->dims[0]);
 		if (!all_equal(pb_node_attr(nd, "dilations"), 1))
 			return pb_err(err, PB_EINPUT,
 			              "%s: node '%s': dilated convolution is not tunable", src,
@@ -168,11 +185,18 @@ int pb_tune_shape_from_node(const pb_graph *g, int node, pb_tune_shape *out, pb_
 		pb_conv_shape *c = &out->conv;
 		c->n = (int)a->dims[0], c->c = (int)a->dims[1], c->h = (int)a->dims[2];
 		c->w = (int)a->dims[3], c->k = (int)b->dims[0], c->r = (int)b->dims[2];
-		c->s = (int)b->dims[3], c->stride = stride, c->pad = pad;
-		if (b->dims[1] != a->dims[1])
-			return pb_err(err, PB_EINPUT,
-			              "%s: node '%s': weight channels %lld != input %lld", src,
-			              nd->name, (long long)b->dims[1], (long long)a->dims[1]);
+		c->s = (int)b->dims[3], c->stride = stride, c->pad = pad, c->group = (int)grp;
+		if (b->dims[1] * grp != a->dims[1])
+			return pb_err(
+			    err, PB_EINPUT,
+			    "%s: node '%s': weight channels %lld x group %lld != input %lld", src,
+			    nd->name, (long long)b->dims[1], grp, (long long)a->dims[1]);
+		if (grp == 1 && c->r == 1 && c->s == 1 && stride == 1 && pad == 0) {
+			/* 1x1 convolution = GEMM per image: out[K][HW] = W[K][C] x[C][HW] */
+			out->op = PB_TUNE_GEMM;
+			out->m = c->k, out->n = c->h * c->w, out->k = c->c, out->batch = c->n;
+			memset(c, 0, sizeof *c);
+		}
 	} else if (!strcmp(nd->op, "Gemm")) {
 		if (!a || !b || a->rank != 2 || b->rank != 2)
 			return pb_err(err, PB_EINPUT,
@@ -216,8 +240,10 @@ void pb_tune_shape_key(const pb_tune_shape *s, char *buf, size_t len)
 		return;
 	}
 	const pb_conv_shape *c = &s->conv;
-	snprintf(buf, len, "conv2d:%d,%d,%d,%d,%d,%d,%d,%d,%d", c->n, c->c, c->h, c->w, c->k, c->r,
-	         c->s, c->stride, c->pad);
+	int n = snprintf(buf, len, "conv2d:%d,%d,%d,%d,%d,%d,%d,%d,%d", c->n, c->c, c->h, c->w,
+	                 c->k, c->r, c->s, c->stride, c->pad);
+	if (pb_conv_groups(c) > 1 && n > 0 && (size_t)n < len)
+		snprintf(buf + n, len - (size_t)n, ",%d", c->group);
 }
 
 double pb_tune_shape_flops(const pb_tune_shape *s)
@@ -225,7 +251,8 @@ double pb_tune_shape_flops(const pb_tune_shape *s)
 	if (s->op == PB_TUNE_GEMM)
 		return 2.0 * s->m * s->n * s->k;
 	const pb_conv_shape *c = &s->conv;
-	return 2.0 * c->n * c->k * pb_conv_out_h(c) * pb_conv_out_w(c) * c->c * c->r * c->s;
+	return 2.0 * c->n * c->k * pb_conv_out_h(c) * pb_conv_out_w(c) *
+	       (c->c / pb_conv_groups(c)) * c->r * c->s;
 }
 
 static void add_param(pb_tune_space *sp, const char *name, int n, const int *v)
@@ -242,6 +269,37 @@ static void add_param(pb_tune_space *sp, const char *name, int n, const int *v)
 		add_param(sp, name, (int)(sizeof v_ / sizeof v_[0]), v_);                          \
 	} while (0)
 
+/* Values of 'all' up to 'limit' (at least the first). */
+static void add_upto(pb_tune_space *sp, const char *name, const int *all, int n, int limit)
+{
+	int v[PB_TUNE_MAX_VALUES], k = 0;
+	for (int i = 0; i < n; i++)
+		if (i == 0 || all[i] <= limit)
+			v[k++] = all[i];
+	add_param(sp, name, k, v);
+}
+
+/* Grouped / depthwise convolution: the same parameters, values the group's
+ * channel counts can use. */
+static void grouped_space(pb_tune_space *sp, const pb_conv_shape *c)
+{
+	static const int kb[] = {1, 2, 4, 8}, ct[] = {8, 64, 512};
+	const int cg = c->c / pb_conv_groups(c), kg = c->k / pb_conv_groups(c);
+	ADD(sp, "vec", 1, 4, 8);
+	add_upto(sp, "kb", kb, 4, kg);
+	ADD(sp, "owv", 1, 2, 4);
+	if (cg == 1)
+		ADD(sp, "unroll", 1);
+	else
+		ADD(sp, "unroll", 1, 4);
+	add_upto(sp, "ct", ct, 3, cg - 1); /* a tile >= cg is one tile: the first stands for it */
+	if (kg == 1)
+		ADD(sp, "pack", 0);
+	else
+		ADD(sp, "pack", 0, 1);
+	ADD(sp, "order", 0, 1);
+}
+
 void pb_tune_space_init(pb_tune_space *sp, const pb_tune_shape *shape)
 {
 	memset(sp, 0, sizeof *sp);
@@ -256,7 +314,7 @@ void pb_tune_space_init(pb_tune_space *sp, const pb_tune_shape *shape)
 		ADD(sp, "nc", 256, 1024);
 		ADD(sp, "pack", 0, 1);
 		ADD(sp, "order", 0, 1);
-	} else {
+	} else if (pb_conv_groups(&shape->conv) == 1) {
 		ADD(sp, "vec", 1, 4, 8);
 		ADD(sp, "kb", 1, 2, 4, 8);
 		ADD(sp, "owv", 1, 2, 4);
@@ -264,7 +322,8 @@ void pb_tune_space_init(pb_tune_space *sp, const pb_tune_shape *shape)
 		ADD(sp, "ct", 8, 64, 512);
 		ADD(sp, "pack", 0, 1);
 		ADD(sp, "order", 0, 1);
-	}
+	} else
+		grouped_space(sp, &shape->conv);
 }
 
 double pb_tune_space_size(const pb_tune_space *sp)
@@ -366,7 +425,9 @@ int pb_tune_space_features(const pb_tune_space *sp, const int *idx, float *f)
 	} else {
 		pb_conv_cfg c;
 		pb_tune_space_conv_cfg(sp, idx, &c);
-		const pb_conv_shape *v = &s->conv;
+		pb_conv_shape gs = s->conv; /* one group's channels */
+		gs.c /= pb_conv_groups(&s->conv), gs.k /= pb_conv_groups(&s->conv);
+		const pb_conv_shape *v = &gs;
 		int ct = c.ct < v->c ? c.ct : v->c;
 		f[n++] = (float)c.kb * c.owv;
 		f[n++] = (float)(c.vec * c.owv);

@@ -76,7 +76,7 @@ int pb_tune_all_plan(const pb_graph *g, pb_tune_all *out, pb_error *err)
 	if (!rc && out->n == 0)
 		rc = pb_err(err, PB_EINPUT,
 		            "%s: no Conv/Gemm/MatMul node with a shape the tuner's kernels take "
-		            "(%d such nodes are grouped, dilated or of unknown shape)",
+		            "(%d such nodes are dilated, unevenly padded or of unknown shape)",
 		            g->path ? g->path : "the model", out->untunable);
 	if (rc)
 		pb_tune_all_free(out);
@@ -220,7 +220,7 @@ void pb_tune_all_report_text(FILE *f, const pb_tune_all *a, const pb_tune_all_re
 	if (a->untunable)
 		fprintf(f,
 		        "%d Conv/Gemm/MatMul nodes have shapes the kernels cannot take "
-		        "(grouped, dilated, unknown): --costs keeps MACs/rate for them\n",
+		        "(dilated, uneven pads, unknown): --costs keeps MACs/rate for them\n",
 		        a->untunable);
 	for (int k = 0; k < a->n; k++)
 		if (a->shapes[k].state == PB_TUNE_ALL_MISSING)
