@@ -94,7 +94,7 @@ static void test_grouped_all_configs(void **state)
 	/* depthwise: vec 3 x kb 1 x owv 3 x unroll 1 x ct 1 x pack 1 x order 2 */
 	check_all("1,5,9,11,5,3,3,1,1,5", 18);
 	check_all("2,3,7,13,3,3,3,2,1,3", 18); /* batch 2, stride 2 */
-	check_all("1,3,6,10,6,3,3,1,1,3", 0);  /* depth multiplier 2 */
+	check_all("1,3,6,10,6,3,3,1,1,3", 72); /* depth multiplier 2 */
 	check_all("2,6,7,9,10,3,1,1,1,2", 0);  /* 2 groups of 3 -> 5, 3x1 */
 	check_all("1,18,5,6,4,1,1,1,0,2", 0);  /* grouped 1x1: 9 channels per group */
 	check_all("1,4,5,5,4,3,3,1,1,1", 864); /* group 1: the ungrouped space */
