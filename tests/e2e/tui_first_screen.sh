@@ -102,7 +102,7 @@ keys Tab
 wait_for '^:partition --layout'
 keys -l "$root/layouts/many"
 keys Tab
-wait_for 'manycore-16\.lua +manycore-64\.lua'
+wait_for 'manycore-16\.lua +manycore-64-mesh\.lua +manycore-64\.lua'
 wait_for "^:partition --layout $root/layouts/manycore-"
 keys C-u
 keys -l 'partition -'
@@ -111,7 +111,7 @@ keys Tab
 wait_for ' --layout --method .*--require-fit'
 keys C-u
 keys -l 'partition -'
-keys -l -- "-layout=$root/layouts/manycore-1"
+keys -l -- "-layout=$root/layouts/manycore-16."
 keys Tab
 wait_for "^:partition --layout=$root/layouts/manycore-16\.lua"
 keys C-u

@@ -46,7 +46,8 @@ set -- $from $to
 mouse 0 "$1" "$2"
 wait_for 'sel 35 '
 mouse 3 "$3" "$4"
-wait_for 'moved the boundary between groups 4 and 5 by \+4 layers'
+# the edit's message comes from the two plans: layers 11-14 moved into group 4
+wait_for 'layers 9-10, cores 15-15 layers 11-15\] -> groups 4-5 \[cores 11-14 layers 9-14, cores 15-15 layers 15-15\]'
 wait_for 'plan partition/manual'
 cmd 'lua local p = pb.plan(); return p.assignment[36] .. " " .. p.assignment[37] .. " " .. p.assignment[30]'
 wait_for '^4 5 4$'
