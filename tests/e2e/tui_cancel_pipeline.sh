@@ -16,12 +16,12 @@ root=$(pwd)
 	>/dev/null || fail "gen gpt"
 tm -f /dev/null new-session -d -s "$sess" -x 160 -y 45 -c "$tmp" \
 	"env LANG=C.UTF-8 '$bin' '$tmp/g.onnx' --layout '$root/layouts/cluster-2x8.lua'; echo PB_EXIT=\$?; sleep 600"
-wait_for 'g.onnx: [0-9]+ nodes' 60
+wait_for 'g.onnx: [0-9]+ nodes' $((limit * 3))
 cmd "pipeline"
-wait_for 'pipeline +[0-9.]+ s \| Esc' 30 # the job runs
+wait_for 'pipeline +[0-9.]+ s \| Esc' $((limit * 3 / 2)) # the job runs
 sleep 1
 keys Escape
-wait_for "cancelled 'pipeline' after" 60
+wait_for "cancelled 'pipeline' after" $((limit * 3))
 keys o
 wait_for 'output \(q closes\)'
 grep -qE '^(split:|polish:|1F1B schedule)' "$tmp/screen" &&

@@ -43,7 +43,7 @@ wait_for 'plan partition/exact, [0-9]+ groups, max_time'
 wait_for ' </>:move m:merge v:split u:undo \|'
 
 cmd "shard --layout $root/layouts/cluster-2x8.lua --train --batch 16"
-wait_for 'plan shard/milp, [0-9]+ groups?, step_time [0-9.]+ (ms|us|s)' 60
+wait_for 'plan shard/milp, [0-9]+ groups?, step_time [0-9.]+ (ms|us|s)' $((limit * 3))
 close_pager
 wait_for ' :pin u:undo \?:help \|'
 status | grep -q 'm:merge' && fail "shard plan offers merge/split: '$(status)'"
@@ -53,7 +53,7 @@ grep -qE '│[0-9]+ +(data|tensor|hybrid|replicated) ' "$tmp/screen" ||
 	fail "shard classes not in the group table"
 
 cmd "shard --layout $root/layouts/cluster-2x8.lua --train --batch 16 --pipeline auto"
-wait_for 'plan pipeline/dtp, [0-9]+ groups?, step_time [0-9.]+ (ms|us|s)' 60
+wait_for 'plan pipeline/dtp, [0-9]+ groups?, step_time [0-9.]+ (ms|us|s)' $((limit * 3))
 close_pager
 wait_for ' u:undo \?:help \|'
 before=$(title | grep -oE 'step_time [0-9.]+ (ms|us|s)')
@@ -61,7 +61,7 @@ before=$(title | grep -oE 'step_time [0-9.]+ (ms|us|s)')
 # (shard/dtp_edit.c; it was refused, and before that re-split as a plain
 # pipeline); undo brings the plan back
 keys '>'
-wait_for 'step_time +[0-9.]+ (ms|us|s) -> [0-9.]+ (ms|us|s)' 120
+wait_for 'step_time +[0-9.]+ (ms|us|s) -> [0-9.]+ (ms|us|s)' $((limit * 6))
 close_pager
 wait_for 'plan pipeline/manual, [0-9]+ groups?, step_time'
 keys u

@@ -76,7 +76,7 @@ quit
 # --- zoom 1: the index stays visible
 start "$root/models/swin_t.onnx"
 wait_for 'swin_t.onnx: 6623 nodes'
-wait_for '[0-9]+ boxes, dot' 60
+wait_for '[0-9]+ boxes, dot' $((limit * 3))
 cmd 'view zoom 1'
 wait_for '\{features\.7\}'
 for s in 0 1 2 3 4 5 6; do
