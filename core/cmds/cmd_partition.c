@@ -23,6 +23,7 @@
 #include "partition/mesh_plan.h"
 #include "partition/report.h"
 #include "partition/rl_reinforce.h"
+#include "partition/rl_train.h"
 #include "load.h"
 #include "script/hooks.h"
 #include "shape/shape.h"
@@ -426,16 +427,6 @@ static const pb_opt train_opts[] = {
 
 enum { TRAIN_MAX_MODELS = PB_ARGS_MAX_POS };
 
-/* One model of a training run: its problem, its trainer (all share the first
- * one's network), the optimum for the report (NAN: not computed). */
-typedef struct train_model {
-	const char *path;
-	pb_graph *g; /* loaded here (NULL: the session's model) */
-	pb_part_problem *P;
-	pb_rl_trainer *T;
-	double opt;
-} train_model;
-
 static int train_read_cfg(const pb_args *a, pb_rl_config *cfg, pb_error *err)
 {
 	pb_rl_config_default(cfg);
@@ -464,42 +455,7 @@ static int train_read_cfg(const pb_args *a, pb_rl_config *cfg, pb_error *err)
 	return PB_OK;
 }
 
-/* The problem (and, unless no_ref, the exact optimum for the report) of model k. */
-static int train_model_open(pb_session *s, train_model *tm, int k, const char *costs, int no_ref,
-                            pb_error *err)
-{
-	pb_manycore mc;
-	int rc = pb_manycore_parse(s->hw, &mc, err);
-	if (rc)
-		return rc;
-	const pb_graph *g = s->graph;
-	if (k > 0) {
-		if ((rc = pb_graph_load(tm->path, NULL, &tm->g, err)))
-			return rc;
-		g = tm->g;
-	}
-	double *times = NULL;
-	int found;
-	if (costs && (rc = pb_part_load_costs(g, costs, &times, &found, err)))
-		return rc;
-	rc = pb_part_problem_new_timed(g, &mc, times, &tm->P, err);
-	free(times);
-	tm->opt = NAN;
-	if (!rc && !no_ref)
-		rc = pb_part_exact_solve(tm->P, &tm->opt, NULL, NULL, err);
-	return rc;
-}
-
-static void train_models_free(train_model *tm, int n)
-{
-	for (int k = n - 1; k >= 0; k--) { /* the first one owns the shared network */
-		pb_rl_trainer_free(tm[k].T);
-		pb_part_problem_free(tm[k].P);
-		pb_graph_free(tm[k].g);
-	}
-}
-
-static json_t *train_model_json(const train_model *tm)
+static json_t *train_model_json(const pb_rl_train_model *tm)
 {
 	pb_rl_report r;
 	pb_rl_trainer_report(tm->T, &r);
@@ -509,7 +465,7 @@ static json_t *train_model_json(const train_model *tm)
 	return j;
 }
 
-static void train_model_text(FILE *out, const train_model *tm)
+static void train_model_text(FILE *out, const pb_rl_train_model *tm)
 {
 	pb_rl_report r;
 	pb_rl_trainer_report(tm->T, &r);
@@ -521,6 +477,85 @@ static void train_model_text(FILE *out, const train_model *tm)
 		fprintf(out, ", first beat its start at its episode %ld\n", r.beat_episode);
 	else
 		fputs(", never beat its start\n", out);
+}
+
+typedef struct train_tick_ud {
+	pb_cmd_ctx *ctx;
+	int n_models;
+} train_tick_ud;
+
+static int train_tick(void *ud, double f, long episodes, double seconds)
+{
+	const train_tick_ud *t = ud;
+	return pb_cmd_progress(t->ctx, f, "train: episode %ld, %d model(s), %.1f s", episodes,
+	                       t->n_models, seconds);
+}
+
+/* The run's report: JSON or a text line, one line per model, the plan. */
+static void train_print(pb_cmd_ctx *ctx, const pb_args *a, const pb_plan *plan,
+                        const pb_rl_train_model *tm, int n_models, const pb_rl_train_run *run,
+                        const char *outp)
+{
+	if (pb_args_has(a, "json")) {
+		json_t *j = pb_part_report_json(plan, "rl", ctx->s->hw->name);
+		json_object_set_new(j, "episodes", json_integer(run->episodes));
+		json_num(j, "seconds", run->seconds);
+		json_object_set_new(j, "checkpoint", json_string(outp));
+		json_object_set_new(j, "cancelled", json_boolean(run->cancelled));
+		json_t *bu = json_object(), *ms = json_array();
+		json_object_set_new(bu, "episodes",
+		                    run->cap_episodes > 0 ? json_integer(run->cap_episodes)
+		                                          : json_null());
+		json_num(bu, "seconds", run->cap_seconds > 0 ? run->cap_seconds : NAN);
+		json_object_set_new(j, "budget", bu);
+		for (int k = 0; k < n_models; k++)
+			json_array_append_new(ms, train_model_json(&tm[k]));
+		json_object_set(j, "start", json_object_get(json_array_get(ms, 0), "start"));
+		json_object_set_new(j, "models", ms);
+		json_dumpf(j, ctx->out, JSON_INDENT(1) | JSON_REAL_PRECISION(12));
+		fputc('\n', ctx->out);
+		json_decref(j);
+		return;
+	}
+	char be[32] = "no cap", bs[32] = "no cap";
+	if (run->cap_episodes > 0)
+		snprintf(be, sizeof be, "%ld", run->cap_episodes);
+	if (run->cap_seconds > 0)
+		snprintf(bs, sizeof bs, "%g s", run->cap_seconds);
+	fprintf(ctx->out,
+	        "train: %ld episodes over %d model(s) in %.3f s (budget: episodes %s, CPU time "
+	        "%s)%s\n",
+	        run->episodes, n_models, run->seconds, be, bs, run->cancelled ? ", cancelled" : "");
+	for (int k = 0; k < n_models; k++)
+		train_model_text(ctx->out, &tm[k]);
+	pb_part_report_table(ctx->out, plan);
+}
+
+/* Lua action masks, initial partitions and cut/core rules of the session's
+ * script (one model only): into cfg and the first model's problem. */
+static int train_hooks(pb_hooks *hk, pb_session *s, pb_rl_train_model *tm, int n_models, int no_ref,
+                       pb_rl_config *cfg, pb_error *err)
+{
+	pb_part_opts ho = {0};
+	int rc = pb_hooks_partition(hk, s->hw, &ho, err);
+	if (rc)
+		return rc;
+	if (ho.init_state && !pb_part_state_valid(tm[0].P, ho.init_state, err))
+		return PB_EINPUT;
+	int has_rules = ho.rules && !pb_part_rules_empty(ho.rules);
+	if (n_models > 1 && (ho.mask || ho.init_state || has_rules))
+		return pb_err(err, PB_EUSAGE,
+		              "train: Lua action_mask, initial_partition or cut/core rules need a "
+		              "single model");
+	cfg->mask = ho.mask;
+	cfg->mask_ud = ho.mask_ud;
+	cfg->init_state = ho.init_state;
+	/* cut/core rules: the agent masks actions that break them (as --method rl) */
+	if (has_rules &&
+	    ((rc = pb_part_problem_set_rules(tm[0].P, ho.rules, err)) ||
+	     (!no_ref && (rc = pb_part_exact_solve(tm[0].P, &tm[0].opt, NULL, NULL, err)))))
+		return rc;
+	return PB_OK;
 }
 
 static int cmd_train(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, pb_error *err)
@@ -543,153 +578,47 @@ static int cmd_train(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, p
 		    "train: several models only from the command line, not from a script");
 	if (n_models > 1 && costs)
 		return pb_err(err, PB_EUSAGE, "train: --costs needs a single model");
-	train_model tm[TRAIN_MAX_MODELS] = {{0}};
+	pb_rl_train_model tm[TRAIN_MAX_MODELS] = {{0}};
 	for (int k = 0; k < n_models && !rc; k++) {
 		tm[k].path = k == 0 ? s->graph->path : pb_args_pos(a, k);
-		rc = train_model_open(s, &tm[k], k, costs, no_ref, err);
+		rc = pb_rl_train_open(&tm[k], k == 0 ? s->graph : NULL, s->hw, costs, no_ref, err);
 	}
-	if (rc) {
-		train_models_free(tm, n_models);
-		return rc;
-	}
-	/* Lua action masks and initial partitions train the agent too (one model). */
 	pb_hooks hk;
 	pb_hooks_init(&hk, s);
-	pb_part_opts ho = {0};
-	if ((rc = pb_hooks_partition(&hk, s->hw, &ho, err)) ||
-	    (ho.init_state && !pb_part_state_valid(tm[0].P, ho.init_state, err))) {
-		train_models_free(tm, n_models);
-		return pb_hooks_finish(&hk, rc ? rc : PB_EINPUT, err);
-	}
-	int has_rules = ho.rules && !pb_part_rules_empty(ho.rules);
-	if (n_models > 1 && (ho.mask || ho.init_state || has_rules)) {
-		train_models_free(tm, n_models);
-		rc = pb_err(err, PB_EUSAGE,
-		            "train: Lua action_mask, initial_partition or cut/core rules need a "
-		            "single model");
-		return pb_hooks_finish(&hk, rc, err);
-	}
-	/* cut/core rules: the agent masks actions that break them (as --method rl) */
-	if (has_rules &&
-	    ((rc = pb_part_problem_set_rules(tm[0].P, ho.rules, err)) ||
-	     (!no_ref && (rc = pb_part_exact_solve(tm[0].P, &tm[0].opt, NULL, NULL, err))))) {
-		train_models_free(tm, n_models);
-		return pb_hooks_finish(&hk, rc, err);
-	}
 	const char *logp = pb_args_str(a, "log", NULL);
 	FILE *logf = NULL;
-	if (logp && root && !(logf = pb_door_fopen_write(logp, 0, "training log", err))) {
-		train_models_free(tm, n_models);
+	if (!rc)
+		rc = train_hooks(&hk, s, tm, n_models, no_ref, &cfg, err);
+	if (!rc && logp && root && !(logf = pb_door_fopen_write(logp, 0, "training log", err)))
 		rc = pb_err_prefix(err, "train");
-		return pb_hooks_finish(&hk, rc, err);
-	}
-	/* The budgets are counted over all models here; each trainer runs uncapped. */
-	long cap_episodes = cfg.episodes;
-	double cap_seconds = cfg.seconds;
-	for (int k = 0; k < n_models && !rc; k++) {
-		pb_rl_config c = cfg;
-		c.episodes = 1L << 40;
-		c.seconds = 0;
-		c.seed = cfg.seed + (unsigned long)k;
-		c.mask = ho.mask;
-		c.mask_ud = ho.mask_ud;
-		c.init_state = ho.init_state;
-		c.log = k == 0 ? logf : NULL;
-		c.log_optimum = tm[k].opt; /* for the plot only */
-		rc = pb_rl_trainer_new(tm[k].P, &c, k == 0 ? pb_args_str(a, "agent", NULL) : NULL,
-		                       &tm[k].T, err);
-		if (!rc && k > 0)
-			rc = pb_rl_trainer_share(tm[k].T, tm[0].T, err);
-	}
-	int cancelled = 0;
-	long total = 0;
-	double used = 0;
-	while (!rc) {
-		/* Episodes interleaved across the models, one at a time. */
-		int k = (int)(total % n_models);
-		pb_rl_report r0, r1;
-		pb_rl_trainer_report(tm[k].T, &r0);
-		if ((rc = pb_rl_trainer_step(tm[k].T, 1, err)) || hk.failed)
-			break;
-		pb_rl_trainer_report(tm[k].T, &r1);
-		used += r1.seconds - r0.seconds;
-		total++;
-		double f = cap_episodes > 0 ? (double)total / (double)cap_episodes : 0;
-		if (cap_seconds > 0 && used / cap_seconds > f)
-			f = used / cap_seconds;
-		int cancel =
-		    (total % 16 == 0 || f >= 1) &&
-		    pb_cmd_progress(ctx, f > 1 ? 1 : f, "train: episode %ld, %d model(s), %.1f s",
-		                    total, n_models, used);
-		if (pb_ranks_size() > 1) { /* the ranks stop together (rank 0's cancel too) */
-			double stop = f >= 1 || cancel;
-			if (pb_ranks_sum(&stop, 1, err)) {
-				rc = err->code;
-				break;
-			}
-			f = stop > 0 ? 1 : f;
-		}
-		if (cancel) {
-			cancelled = 1;
-			break;
-		}
-		if (f >= 1)
-			break;
-	}
+	/* The budget is counted over all models; each trainer runs uncapped. */
+	pb_rl_train_run run = {.cap_episodes = cfg.episodes, .cap_seconds = cfg.seconds};
+	cfg.log = logf;
+	if (!rc)
+		rc = pb_rl_train_start(tm, n_models, &cfg, pb_args_str(a, "agent", NULL), err);
+	train_tick_ud tu = {ctx, n_models};
+	if (!rc)
+		rc = pb_rl_train_loop(tm, n_models, &run, &hk.failed, train_tick, &tu, err);
 	rc = pb_hooks_finish(&hk, rc, err);
 	if (logf && fclose(logf) != 0 && rc == PB_OK)
 		rc = pb_err(err, PB_EINPUT, "train: writing the training log %s failed", logp);
 	if (rc == PB_OK && root) /* the network is the same on every rank */
 		rc = pb_rl_trainer_save(tm[0].T, outp, err);
+	pb_plan *plan = NULL;
 	if (rc == PB_OK) {
-		pb_plan *plan =
-		    pb_part_to_plan(tm[0].P, pb_rl_trainer_best(tm[0].T), "rl", tm[0].opt);
+		plan = pb_part_to_plan(tm[0].P, pb_rl_trainer_best(tm[0].T), "rl", tm[0].opt);
 		pb_mesh_place_report mr; /* a routed mesh: placed as partition places */
-		if (plan && (rc = place_plan(tm[0].P, a, &plan, &mr, err))) {
+		if (plan && (rc = place_plan(tm[0].P, a, &plan, &mr, err)))
 			pb_plan_free(plan);
-			train_models_free(tm, n_models);
-			return rc;
-		}
+	}
+	if (rc == PB_OK) {
 		pb_session_set_plan(s, plan);
 		ctx->redraw |= PB_REDRAW_ALL;
 		if (root)
 			fprintf(ctx->log, "wrote %s\n", outp);
-		if (pb_args_has(a, "json")) {
-			json_t *j = pb_part_report_json(plan, "rl", s->hw->name);
-			json_object_set_new(j, "episodes", json_integer(total));
-			json_num(j, "seconds", used);
-			json_object_set_new(j, "checkpoint", json_string(outp));
-			json_object_set_new(j, "cancelled", json_boolean(cancelled));
-			json_t *bu = json_object(), *ms = json_array();
-			json_object_set_new(bu, "episodes",
-			                    cap_episodes > 0 ? json_integer(cap_episodes)
-			                                     : json_null());
-			json_num(bu, "seconds", cap_seconds > 0 ? cap_seconds : NAN);
-			json_object_set_new(j, "budget", bu);
-			for (int k = 0; k < n_models; k++)
-				json_array_append_new(ms, train_model_json(&tm[k]));
-			json_object_set(j, "start",
-			                json_object_get(json_array_get(ms, 0), "start"));
-			json_object_set_new(j, "models", ms);
-			json_dumpf(j, ctx->out, JSON_INDENT(1) | JSON_REAL_PRECISION(12));
-			fputc('\n', ctx->out);
-			json_decref(j);
-		} else {
-			char be[32] = "no cap", bs[32] = "no cap";
-			if (cap_episodes > 0)
-				snprintf(be, sizeof be, "%ld", cap_episodes);
-			if (cap_seconds > 0)
-				snprintf(bs, sizeof bs, "%g s", cap_seconds);
-			fprintf(ctx->out,
-			        "train: %ld episodes over %d model(s) in %.3f s (budget: episodes "
-			        "%s, CPU time %s)%s\n",
-			        total, n_models, used, be, bs, cancelled ? ", cancelled" : "");
-			for (int k = 0; k < n_models; k++)
-				train_model_text(ctx->out, &tm[k]);
-			pb_part_report_table(ctx->out, plan);
-		}
+		train_print(ctx, a, plan, tm, n_models, &run, outp);
 	}
-	train_models_free(tm, n_models);
+	pb_rl_train_free(tm, n_models);
 	return rc;
 }
 
