@@ -88,64 +88,9 @@ static void svg_output_positional(const pb_command *c, pb_args *a)
 		}
 }
 
-/* ------------------------------------------------ what scripts may run */
-
-/* Commands a script may run through pb.cmd, and what each touches on disk.
- * A command missing here fails inside scripts (new commands are refused
- * until someone decides what they may do there). `calls` says whether a
- * callback (the session is locked, see session.h) may run it: those only
- * read the session. Path tokens, separated by spaces:
- *   w:OPT     the value of option OPT is a file the command writes
- *   w@N       positional N is a file the command writes
- *   r:OPT:K   option OPT names a file of kind K that it reads
- *   r@N:K     positional N names a file of kind K that it reads
- *   s:OPT s@N the option / positional replaces session state (plan, layout)
- * PB_CMD_GRAPH commands read a model in positional 0 and PB_CMD_LAYOUT ones
- * a layout in --layout; both replace session state. */
-typedef struct cmd_cap {
-	const char *name;
-	int calls;
-	const char *paths;
-} cmd_cap;
-
-static const cmd_cap cmd_caps[] = {
-    {"help", 1, ""},
-    {"info", 1, ""},
-    {"scripts", 1, ""},
-    {"find", 1, ""},
-    {"view", 1, ""},
-    {"repeat", 1, ""},
-    {"layout", 1, "r@0:lua s@0 r:calibrate:data r:model:model s:model"},
-    {"plan", 1, "w:output r:load:json s:load"},
-    {"export", 1, "w:output r:plan:json r:layout:lua s:layout"},
-    {"plot", 1, "w:output r@1:data"},
-    {"evaluate", 0, ""},
-    {"action", 0, ""},
-    {"boundary", 0, ""},
-    {"merge", 0, ""},
-    {"split", 0, ""},
-    {"backend", 0, "w:output r:plan:json s:plan"},
-    {"pin", 0, "w:output r:plan:json s:plan"},
-    {"fuse-in", 0, "w:output r:plan:json s:plan r:layout:lua"},
-    {"fuse-out", 0, "w:output r:plan:json s:plan r:layout:lua"},
-    {"undo", 0, ""},
-    {"redo", 0, ""},
-    {"step", 0, ""},
-    {"partition", 0, "w:output w:emit-lp r:agent:data r:costs:data"},
-    {"shard", 0, "w:output w:emit-lp w:emit-tasks"},
-    {"pipeline", 0, "w:output"},
-    {"map", 0, "w:output"},
-    {"fuse", 0, "w:output w:plan r:layout:lua"},
-    {"train", 0, "w:output w:log r:agent:data r:costs:data"},
-    {"tune", 0, "w:log r:log:data r@0:model"},
-    {"convert", 0, "w:output"},
-    {"save", 0, "w@0"},
-    {"load", 0, "r@0:json"},
-    {"open", 0, "r@0:model"},
-    {"run", 0, "r@0:lua r@1:model r:layout:lua"},
-    {"source", 0, "r@0:lua"},
-    {"lua", 0, ""},
-    {NULL, 0, NULL}};
+/* ------------------------------------------------ what scripts may run
+ * Each command says it on its entry (pb_command.script and .paths,
+ * commands.h); check_script_cmd applies it before the command runs. */
 
 int pb_cmd_path_within(const char *dir, const char *path)
 {
@@ -174,7 +119,7 @@ int pb_cmd_path_within(const char *dir, const char *path)
 	return inside;
 }
 
-/* the capability rules of util/file_door.h, by the table's kind names */
+/* the capability rules of util/file_door.h, by the kind names of .paths */
 static int kind_ok(const char *kind, const char *path)
 {
 	return pb_door_kind_ok(pb_door_kind_named(kind), path);
@@ -227,23 +172,20 @@ static int path_word(const char *tok, const char *v)
 static int check_script_cmd(pb_cmd_ctx *ctx, const pb_command *c, const pb_args *a, pb_error *err)
 {
 	pb_session *s = ctx->s;
-	const cmd_cap *cap = NULL;
-	for (int i = 0; cmd_caps[i].name; i++)
-		if (!strcmp(cmd_caps[i].name, c->name))
-			cap = &cmd_caps[i];
-	if (!cap && (ctx->from_script || s->locked))
+	if (c->script == PB_SCRIPT_NO && (ctx->from_script || s->locked))
 		return pb_err(err, PB_EUSAGE, "%s: not available to scripts", c->name);
-	if (!cap)
+	if (c->script == PB_SCRIPT_NO)
 		return PB_OK;
+	const char *paths = c->paths ? c->paths : "";
 	int changes = (c->flags & PB_CMD_GRAPH && pb_args_pos(a, 0)) ||
 	              (c->flags & PB_CMD_LAYOUT && pb_args_str(a, "layout", NULL));
 	char buf[256], kind[16];
-	snprintf(buf, sizeof buf, "%s", cap->paths);
+	snprintf(buf, sizeof buf, "%s", paths);
 	for (char *save = NULL, *tok = strtok_r(buf, " ", &save); tok;
 	     tok = strtok_r(NULL, " ", &save))
 		if (tok[0] == 's' && token_value(a, tok + 1 + (tok[1] == ':'), kind, sizeof kind))
 			changes = 1;
-	if (s->locked && (!cap->calls || changes))
+	if (s->locked && (c->script != PB_SCRIPT_CALLS || changes))
 		return pb_err(err, PB_EUSAGE,
 		              "%s: not allowed inside %s: a callback runs inside a solver's loop "
 		              "and may only read the session (commands that open a model or "
@@ -251,11 +193,11 @@ static int check_script_cmd(pb_cmd_ctx *ctx, const pb_command *c, const pb_args 
 		              c->name, s->locked_by[0] ? s->locked_by : "a script callback");
 	if (!ctx->from_script)
 		return PB_OK;
-	snprintf(buf, sizeof buf, "%s", cap->paths);
+	snprintf(buf, sizeof buf, "%s", paths);
 	for (char *save = NULL, *tok = strtok_r(buf, " ", &save); tok;
 	     tok = strtok_r(NULL, " ", &save)) {
 		const char *v = token_value(a, tok + 1 + (tok[1] == ':'), kind, sizeof kind);
-		if (!v || tok[0] == 's')
+		if (!v || tok[0] == 's' || tok[0] == 'g')
 			continue;
 		if (tok[0] == 'r' && kind[0] && !kind_ok(kind, v) && !path_word(tok, v))
 			return pb_err(

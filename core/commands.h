@@ -43,9 +43,9 @@ typedef struct pb_cmd_ctx {
 	pb_progress_fn progress;
 	void *progress_ud;
 	/* Set on the commands a Lua script runs (pb.cmd): they are checked
-	 * against the capability table of commands.c (a command it lacks is
-	 * refused), read only files of the kind they expect (.lua, model and JSON
-	 * files), and write files only under allow_write. */
+	 * against the command's own .script and .paths (a command marked
+	 * PB_SCRIPT_NO is refused), read only files of the kind they expect
+	 * (.lua, model and JSON files), and write files only under allow_write. */
 	int from_script;
 	/* The folder (a real path) under which a script's commands may write;
 	 * NULL: nowhere. `run --allow-write DIR` sets it for the script it runs. */
@@ -74,6 +74,30 @@ struct pb_command {
 	pb_cmd_fn fn;
 	unsigned flags;
 	const char *help; /* longer text for --help, may be NULL */
+	/* What a Lua script may do with the command (pb.cmd): PB_SCRIPT_*. */
+	unsigned script;
+	/* The files the command touches, for scripts (commands.c checks them
+	 * before the command runs), tokens separated by spaces:
+	 *   w:OPT     the value of option OPT is a file the command writes
+	 *   w@N       positional N is a file the command writes
+	 *   r:OPT:K   option OPT names a file of kind K (util/file_door.h) it reads
+	 *   r@N:K     positional N names a file of kind K that it reads
+	 *   s:OPT s@N the option / positional replaces session state (plan, layout)
+	 *   g:OPT     the command guards this path itself (run's --allow-write may
+	 *             only narrow the caller's)
+	 * PB_CMD_GRAPH commands read a model in positional 0 and PB_CMD_LAYOUT ones
+	 * a layout in --layout; both replace session state. Every option whose
+	 * value is a file (metavar FILE, DIR or LOG) must be named here when
+	 * scripts may run the command (test_cmd_perms). */
+	const char *paths;
+};
+
+/* pb_command.script: the zero value refuses, so a new command is refused
+ * to scripts until someone decides what it may do there. */
+enum {
+	PB_SCRIPT_NO = 0,   /* scripts may not run it */
+	PB_SCRIPT_RUN = 1,  /* scripts may run it; callbacks may not */
+	PB_SCRIPT_CALLS = 2 /* callbacks too (the session is locked): it only reads it */
 };
 
 /* The generated registry: NULL-terminated list of module tables. */

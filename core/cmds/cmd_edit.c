@@ -710,7 +710,8 @@ const pb_command pb_cmds_edit[] = {
      "Actions are numbered 0..4(n-1)-1: K = type*(n-1) + i acts on cores (i, i+1)\n"
      "with type a=0 (merge into the later group), b=1 (merge onto the earlier core),\n"
      "c=2 (give the last layer of core i to i+1), d=3 (give the first layer of i+1\n"
-     "to i). An invalid action leaves the plan unchanged and says why."},
+     "to i). An invalid action leaves the plan unchanged and says why.",
+     .script = PB_SCRIPT_RUN, .paths = ""},
     {"boundary", "boundary G DELTA [--json]",
      "move the boundary between groups (or pipeline stages) G and G+1 by DELTA layers "
      "(DELTA>0 grows G)",
@@ -723,13 +724,14 @@ const pb_command pb_cmds_edit[] = {
      "with the plan's dp, tp, pp, micro-batches, schedule and search options.\n"
      "A move that would break a Lua cut rule or a core/stage pin the plan obeys is\n"
      "refused, naming the rule and the node. The message lists the groups that\n"
-     "changed, before -> after, with the figures of both plans."},
+     "changed, before -> after, with the figures of both plans.",
+     .script = PB_SCRIPT_RUN, .paths = ""},
     {"merge", "merge G [--json]",
      "merge groups G and G+1 into one group with the cores and layers of both", edit_opts,
-     cmd_merge, 0, NULL},
+     cmd_merge, 0, NULL, .script = PB_SCRIPT_RUN, .paths = ""},
     {"split", "split G [--json]",
      "split group G's cores into two groups, layers cut to balance MACs per core", edit_opts,
-     cmd_split, 0, NULL},
+     cmd_split, 0, NULL, .script = PB_SCRIPT_RUN, .paths = ""},
     {"backend", "backend [MODEL] --node NAME --to BACKEND [--region] [--plan FILE] [-o FILE]",
      "move a node (or its aggregate) of the map plan to another backend", backend_opts, cmd_backend,
      PB_CMD_GRAPH | PB_CMD_LAYOUT,
@@ -738,14 +740,16 @@ const pb_command pb_cmds_edit[] = {
      "Prints the serial and pipelined time and the aggregate count before and after.\n"
      "Refused with the reason: a load-time constant, an op the backend does not\n"
      "support, no change, a node a Lua backend rule the plan obeys puts elsewhere.\n"
-     "Undo restores the previous plan. See docs/transform.md."},
+     "Undo restores the previous plan. See docs/transform.md.",
+     .script = PB_SCRIPT_RUN, .paths = "w:output r:plan:json s:plan"},
     {"fuse-in", "fuse-in [MODEL] --node NAME --with NAME [--plan FILE] [-o FILE]",
      "put a node into another node's fusion group (a new group if that one is unfused)",
      fuse_edit_opts, cmd_fuse_in, PB_CMD_GRAPH,
      "Only parallel nodes share a kernel: refused when a path joins the node to a member,\n"
      "when the contracted graph would have a cycle, for a load-time constant, or for a\n"
      "node the fusion rules (and Lua fusable rules) do not let fuse. Prints the modelled\n"
-     "kernel time and launches before and after. See docs/transform.md."},
+     "kernel time and launches before and after. See docs/transform.md.",
+     .script = PB_SCRIPT_RUN, .paths = "w:output r:plan:json s:plan r:layout:lua"},
     {"pin", "pin [MODEL] --layout L --node NAME --spec LABEL [--plan FILE] [-o FILE] [--json]",
      "pin an operator's sharding spec in the shard plan and re-solve the rest", pin_opts, cmd_pin,
      PB_CMD_GRAPH | PB_CMD_LAYOUT,
@@ -755,11 +759,13 @@ const pb_command pb_cmds_edit[] = {
      "communication time and the memory per device before and after. Refused when LABEL\n"
      "is not one of the operator's candidates on that scheme (they are listed). On a\n"
      "dp x tp x pp plan the plan's chunks are solved again with the pins. See\n"
-     "docs/shard.md."},
+     "docs/shard.md.",
+     .script = PB_SCRIPT_RUN, .paths = "w:output r:plan:json s:plan"},
     {"fuse-out", "fuse-out [MODEL] --node NAME [--plan FILE] [-o FILE]",
      "take a node out of its fusion group (a group left with one node dissolves)", fuse_edit_opts,
-     cmd_fuse_out, PB_CMD_GRAPH, NULL},
+     cmd_fuse_out, PB_CMD_GRAPH, NULL, .script = PB_SCRIPT_RUN,
+     .paths = "w:output r:plan:json s:plan r:layout:lua"},
     {"evaluate", "evaluate [--json]",
      "recompute the metrics of the current partition plan (and the exact optimum)", edit_opts,
-     cmd_evaluate, 0, NULL},
+     cmd_evaluate, 0, NULL, .script = PB_SCRIPT_RUN, .paths = ""},
     {0}};

@@ -25,7 +25,7 @@ static const pb_opt export_opts[] = {
      "group|stage|backend|fusion|macs|branch (default: from the plan's kind; macs without a "
      "plan); branch outlines every parallel branch group (kinds in the legend) and marks the "
      "nodes `fuse` would fuse"},
-    {"rankdir", 0, PB_OPT_STR, "DIR", "TB (top to bottom, default) or LR (left to right)"},
+    {"rankdir", 0, PB_OPT_STR, "TB|LR", "TB (top to bottom, default) or LR (left to right)"},
     {"collapse", 0, PB_OPT_STR, "WHEN",
      "auto (collapse above --max-boxes, default), never, always"},
     {"max-boxes", 0, PB_OPT_INT, "N", "box budget when collapsing (default 250)"},
@@ -230,7 +230,8 @@ const pb_command pb_cmds_export[] = {
      "labels (op, name, output shape, MACs), bytes on edges between groups, a title\n"
      "block with the plan's metrics and a tooltip per node. Graphs with more nodes\n"
      "than --max-boxes are collapsed by module path (docs/export.md).\n"
-     "Without -o, a last argument ending in .svg is the output file."},
+     "Without -o, a last argument ending in .svg is the output file.",
+     .script = PB_SCRIPT_CALLS, .paths = "w:output r:plan:json r:layout:lua s:layout"},
     {"plot", "plot KIND [INPUT] -o OUT.svg",
      "SVG chart: training (RL curve), load (per-group bars), timeline (pipeline), tune", plot_opts,
      cmd_plot, PB_CMD_SVG_OUT,
@@ -241,5 +242,6 @@ const pb_command pb_cmds_export[] = {
      "  timeline PLAN.json   pipeline schedule (detail.schedule; 1F1B synthesized if absent)\n"
      "load/timeline use the open session's plan when INPUT is omitted.\n"
      "Without -o, a last argument ending in .svg is the output file.\n"
-     "Input fields are documented in docs/export.md."},
+     "Input fields are documented in docs/export.md.",
+     .script = PB_SCRIPT_CALLS, .paths = "w:output r@1:data"},
     {0}};

@@ -296,7 +296,8 @@ const pb_command pb_cmds_fuse_map[] = {
      "Finds parallel branch groups (common parent, common child, no parent, no child,\n"
      "parent-and-child, local), drops non-fusable nodes, and fuses nodes taken from\n"
      "different sub-branches while the cost model says it pays; the graph is checked\n"
-     "acyclic with igraph after every fusion. See docs/transform.md."},
+     "acyclic with igraph after every fusion. See docs/transform.md.",
+     .script = PB_SCRIPT_RUN, .paths = "w:output w:plan r:layout:lua"},
     {"map", "map [MODEL] --layout layouts/hetero.lua [--json] [-o plan.json]",
      "map nodes to heterogeneous backends, aggregate, and model pipelining", map_opts, cmd_map,
      PB_CMD_GRAPH | PB_CMD_LAYOUT,
@@ -306,5 +307,6 @@ const pb_command pb_cmds_fuse_map[] = {
      "(the priority rule's figures are shown beside), merges connected same-backend\n"
      "nodes into aggregates without crossing\n"
      "another backend or creating a cycle, adds buffers between backends and models\n"
-     "pipelined execution over a stream of inputs. See docs/transform.md."},
+     "pipelined execution over a stream of inputs. See docs/transform.md.",
+     .script = PB_SCRIPT_RUN, .paths = "w:output"},
     {0}};

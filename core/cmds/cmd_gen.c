@@ -70,5 +70,6 @@ const pb_command pb_cmds_gen[] = {
      gen_opts, cmd_gen, 0,
      "Writes a GPT-2 / Megatron-LM style decoder (pre-LayerNorm blocks, tied embedding and\n"
      "language-model head) whose weights are external initializers without bytes, so any\n"
-     "size is a small file. partbench loads it with shapes inferred. See docs/shard.md."},
+     "size is a small file. partbench loads it with shapes inferred. See docs/shard.md.",
+     .script = PB_SCRIPT_NO},
     {0}};

@@ -357,7 +357,8 @@ const pb_command pb_cmds_info[] = {
      "MODEL is an ONNX (.onnx), Graphviz (.dot/.gv) or partbench JSON (.json) graph.\n"
      "MACs count the multiply-accumulates of Conv, ConvTranspose, Gemm, MatMul,\n"
      "Einsum and RNN/GRU/LSTM (and their integer/quantised forms);\n"
-     "see docs/formats.md for the FLOP conventions."},
+     "see docs/formats.md for the FLOP conventions.",
+     .script = PB_SCRIPT_CALLS, .paths = ""},
     {"convert", "convert [MODEL] -o OUT.json", "write the model as partbench's JSON graph",
-     convert_opts, cmd_convert, PB_CMD_GRAPH, NULL},
+     convert_opts, cmd_convert, PB_CMD_GRAPH, NULL, .script = PB_SCRIPT_RUN, .paths = "w:output"},
     {0}};

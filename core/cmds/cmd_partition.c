@@ -638,7 +638,8 @@ const pb_command pb_cmds_partition[] = {
      "--time-limit S stops it with its incumbent, proven bound and gap.\n"
      "rl: the agent starts from --init (default balanced) and reports what it added:\n"
      "the start's max(t), its own, the episode at which it first beat the start.\n"
-     "It uses agents/LAYOUT.ckpt when the layout has a shipped agent (--agent none: fresh)."},
+     "It uses agents/LAYOUT.ckpt when the layout has a shipped agent (--agent none: fresh).",
+     .script = PB_SCRIPT_RUN, .paths = "w:output w:emit-lp r:agent:data r:costs:data"},
     {"train",
      "train [MODEL [MODEL...]] --layout L [--episodes N] [--seconds S] -o AGENT.ckpt [--seed S] "
      "[--init I] [--no-reference]",
@@ -649,5 +650,6 @@ const pb_command pb_cmds_partition[] = {
      "the checkpoint also serves models it has not seen. The agent never reads the\n"
      "exact optimum; it is computed only to report the gap (--no-reference skips it).\n"
      "The checkpoint only fits layouts with the same number of cores; use it with\n"
-     "'partition --method rl --agent AGENT.ckpt'. Format: docs/partition.md."},
+     "'partition --method rl --agent AGENT.ckpt'. Format: docs/partition.md.",
+     .script = PB_SCRIPT_RUN, .paths = "w:output w:log r:agent:data r:costs:data"},
     {0}};

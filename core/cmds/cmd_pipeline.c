@@ -143,5 +143,6 @@ const pb_command pb_cmds_pipeline[] = {
      "Stages come from key-operator cost intervals and a MILP minimising the slowest stage,\n"
      "then the cross-stage bytes (an exact DP when the graph is a chain). Every stage is\n"
      "sharded on its device group by the shard search; step time = (slowest stage +\n"
-     "p2p) x (m + p - 1). See docs/shard.md."},
+     "p2p) x (m + p - 1). See docs/shard.md.",
+     .script = PB_SCRIPT_RUN, .paths = "w:output"},
     {0}};

@@ -223,13 +223,15 @@ const pb_command pb_cmds_run[] = {
      "utf8; io, os, require and bytecode are unavailable. It stops with an error when\n"
      "it exceeds the instruction budget, the memory cap or the time limit; a failing\n"
      "script leaves the session's plan unchanged. Commands it runs (pb.cmd) write files\n"
-     "only under --allow-write DIR and read only .lua, model and JSON files."},
+     "only under --allow-write DIR and read only .lua, model and JSON files.",
+     .script = PB_SCRIPT_RUN, .paths = "r@0:lua r@1:model r:layout:lua g:allow-write"},
     {"lua", "lua CODE...", "run one line of Lua in the session (prints a returned value)", lua_opts,
      cmd_lua, PB_CMD_RAW,
      "On a command line (the workbench's ':' line, pb.cmd) the rest of the line is the\n"
-     "code as typed: quotes and spaces are kept, e.g. :lua print(\"a  b\")."},
+     "code as typed: quotes and spaces are kept, e.g. :lua print(\"a  b\").",
+     .script = PB_SCRIPT_RUN, .paths = ""},
     {"source", "source FILE.lua [--allow-write DIR]", "run a Lua file in the session", source_opts,
-     cmd_source, 0, NULL},
+     cmd_source, 0, NULL, .script = PB_SCRIPT_RUN, .paths = "r@0:lua g:allow-write"},
     {"scripts", "scripts [--json]", "list the registered Lua heuristics, rules and events",
-     scripts_opts, cmd_scripts, 0, NULL},
+     scripts_opts, cmd_scripts, 0, NULL, .script = PB_SCRIPT_CALLS, .paths = ""},
     {0}};

@@ -596,5 +596,6 @@ const pb_command pb_cmds_shard[] = {
      "(ordered factorisation of the device count, mirror duplicates dropped) is solved\n"
      "as a MILP; the table lists each scheme's best plan and the best one is kept as\n"
      "the session's plan. Step time = compute (FLOPs / sharing devices / rate) +\n"
-     "collectives (alpha + factor x bytes / bandwidth). See docs/shard.md."},
+     "collectives (alpha + factor x bytes / bandwidth). See docs/shard.md.",
+     .script = PB_SCRIPT_RUN, .paths = "w:output w:emit-lp w:emit-tasks"},
     {0}};

@@ -311,5 +311,6 @@ const pb_command pb_cmds_tune[] = {
      "--reps runs; every configuration is checked against a naive reference first).\n"
      "--all tunes every distinct kernel shape of MODEL once into --log, which --costs\n"
      "reads; under `mpirun -np N` the shapes are spread over the ranks and rank 0\n"
-     "writes the log. See docs/tune.md and docs/scale-out.md."},
+     "writes the log. See docs/tune.md and docs/scale-out.md.",
+     .script = PB_SCRIPT_RUN, .paths = "w:log r:log:data r@0:model"},
     {0}};

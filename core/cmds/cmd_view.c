@@ -340,15 +340,19 @@ const pb_command pb_cmds_view[] = {
      "show or change the view (zoom, pan, selection, colouring, blocks)", no_opts, cmd_view, 0,
      "The view is saved with the session. Zoom 0 shows labelled boxes, 1 compact boxes,\n"
      "2 one cell per node. Large graphs are shown with repeated blocks collapsed by\n"
-     "name prefix; 'expand' opens the nodes FIRST..LAST one level deeper."},
+     "name prefix; 'expand' opens the nodes FIRST..LAST one level deeper.",
+     .script = PB_SCRIPT_CALLS, .paths = ""},
     {"find", "find [REGEX] [--prev] [--all]",
      "select the next node whose name or op matches a POSIX regex", find_opts, cmd_find, 0,
      "Without REGEX repeats the last search. The search starts after the selection and\n"
-     "wraps around."},
+     "wraps around.",
+     .script = PB_SCRIPT_CALLS, .paths = ""},
     {"repeat", "repeat N 'COMMAND [ARGS...]'",
      "run a command N times with progress (e.g. repeat 50 'step -n 5' trains live)", no_opts,
      cmd_repeat, 0,
      "Quote the command when it has options. Stops at the first error; in the workbench\n"
-     "any key cancels between runs."},
-    {"quit", "quit", "leave the workbench", no_opts, cmd_quit, PB_CMD_HIDDEN, NULL},
+     "any key cancels between runs.",
+     .script = PB_SCRIPT_CALLS, .paths = ""},
+    {"quit", "quit", "leave the workbench", no_opts, cmd_quit, PB_CMD_HIDDEN, NULL,
+     .script = PB_SCRIPT_NO},
     {0}};

@@ -43,7 +43,7 @@ typedef enum {
 	PB_DOOR_DATA   /* logs, profiles, checkpoints: JSON, .jsonl, .log, .ckpt */
 } pb_door_kind;
 
-/* The kind named as in the script capability table ("model", "lua", "json",
+/* The kind named as in a command's script .paths ("model", "lua", "json",
  * "data"); PB_DOOR_ANY for another name. */
 pb_door_kind pb_door_kind_named(const char *name);
 /* 1 when path is a regular file (or missing) with kind's extension, or, for
