@@ -11,7 +11,8 @@
 # or the weighted sum, no unit) and each heuristic's relative to it (+x.xx%),
 # its broken rules, and the CPU seconds (user+sys) of its own `partbench run`
 # (model load included; the heuristics run with --no-reference).
-# Usage: bench/bench_rules.sh [PARTBENCH] [MODELS...]   (from the repository root)
+# Usage: bench/bench_rules.sh [PARTBENCH] [MODELS...]   (from the repository root;
+# PB_BENCH_RULES="blocks pins" picks rule sets, default all four)
 set -u
 bin=${1:-build/partbench}
 shift || true
@@ -47,9 +48,9 @@ pb.rule{ name = "first_q", core = n // 4, match = function(op) return op.id == L
 LUA
 : >"$tmp/none.lua"
 printf "%-16s %-12s %-9s %-12s %s\n" model layout rules exact "method: objective vs exact (broken rules) CPU s"
-for model in "${models[@]}"; do
-	for l in 16 64; do
-		for r in blocks sparse pins weighted; do
+for r in ${PB_BENCH_RULES:-blocks sparse pins weighted}; do
+	for model in "${models[@]}"; do
+		for l in 16 64; do
 			lay=layouts/manycore-$l.lua
 			rules=$tmp/$r.lua
 			[ "$r" = weighted ] && lay=$tmp/weighted-$l.lua && rules=$tmp/none.lua
