@@ -25,7 +25,14 @@
  *   - two adjacent groups merged;
  *   - one core moved from any group to any other (the groups between shift,
  *     which is what a core pin needs).
- * The descent applies the best move while it lowers the key.
+ * The descent applies the best move while it lowers the key. When none
+ * does, windows of 1..3 groups around the group with the largest share of
+ * the objective (its time, or its weighted sum) are re-formed by a DP over
+ * the window's allowed positions and core counts (any number of groups;
+ * broken rules, overflow, then the largest share, minimised inside the
+ * window; skipped when positions^2 x cores^2 > RS_DP_WORK): a move that
+ * re-cuts a window into more or fewer groups at once, which no sequence of
+ * improving single moves may reach.
  *
  * Restarts: `kicks` perturbations of the best state (a window of 2..5 groups
  * re-cut at random allowed positions into one group fewer to one more, with
@@ -48,6 +55,7 @@
 
 #define RS_TIE 1e-12
 #define RS_KICK_MAX 5
+#define RS_DP_WORK 2e5 /* largest positions^2 x cores^2 a window DP takes */
 
 typedef struct rs_agg {
 	double mc, mr, ms, mt, sq; /* maxima of compute, routing, storage, time; sum t^2 */
@@ -306,12 +314,128 @@ static void pass_moves(rs *I, rs_key now)
 		}
 }
 
+/* A group's own share of the objective: its time, or its weighted sum. */
+static double group_h(const rs *I, const pb_part_group *g)
+{
+	const pb_manycore *h = &I->P->hw;
+	if (h->reward_mode == PB_REWARD_WEIGHTED)
+		return h->w_compute * g->compute * 1e3 +
+		       h->w_storage * g->storage / (1024.0 * 1024.0) +
+		       h->w_routing * g->routing * 1e3;
+	return g->time;
+}
+
+/* Window re-formed by a DP (file comment): groups g0..g1 into any number of
+ * groups on the same cores, cut at allowed positions, minimising (broken
+ * rules, largest overflow, largest group_h) inside the window; offered as a
+ * move. Skipped when positions^2 x cores^2 exceeds RS_DP_WORK. */
+static void window_dp(rs *I, int g0, int g1)
+{
+	rs_state *c = &I->cur;
+	int A = c->S[g0], B = c->S[g1 + 1], T = 0, c0 = I->O[g0];
+	for (int g = g0; g <= g1; g++)
+		T += c->C[g];
+	int lo = lower(I->al, I->n_al, A + 1), hi = lower(I->al, I->n_al, B);
+	int np = hi - lo + 2, W = T + 1;
+	if ((double)np * np * T * T > RS_DP_WORK)
+		return;
+	size_t sz = (size_t)np * (size_t)W;
+	long *fv = malloc(sz * sizeof *fv);
+	double *fm = malloc(sz * sizeof *fm), *fh = malloc(sz * sizeof *fh);
+	int *bq = malloc(sz * sizeof *bq), *bj = malloc(sz * sizeof *bj);
+	if (!fv || !fm || !fh || !bq || !bj)
+		goto out;
+	for (size_t x = 0; x < sz; x++)
+		fv[x] = -1; /* unreached */
+	fv[0] = 0;
+	fm[0] = fh[0] = 0;
+	for (int i = 1; i < np; i++) {
+		int e = i == np - 1 ? B : I->al[lo + i - 1];
+		for (int q = 0; q < i; q++) {
+			int s = q == 0 ? A : I->al[lo + q - 1];
+			for (int u = 0; u < T; u++) {
+				size_t from = (size_t)q * W + u;
+				if (fv[from] < 0)
+					continue;
+				for (int j = 1; u + j <= T; j++) {
+					pb_part_group g;
+					pb_part_eval_group(I->P, s, e, j, &g);
+					long v = fv[from] + rs_viol(I, s, e, c0 + u, j);
+					double mo = g.storage > I->P->hw.memory ? g.storage : 0.0;
+					double mm = mo > fm[from] ? mo : fm[from];
+					double h = group_h(I, &g), mh = h > fh[from] ? h : fh[from];
+					size_t to = (size_t)i * W + u + j;
+					if (fv[to] < 0 || v < fv[to] ||
+					    (v == fv[to] &&
+					     (mm < fm[to] || (mm == fm[to] && mh < fh[to])))) {
+						fv[to] = v;
+						fm[to] = mm;
+						fh[to] = mh;
+						bq[to] = q;
+						bj[to] = j;
+					}
+				}
+			}
+		}
+	}
+	size_t end = (size_t)(np - 1) * W + T;
+	if (fv[end] < 0)
+		goto out;
+	int w = 0;
+	for (int i = np - 1, u = T; i > 0;) { /* count the groups */
+		size_t x = (size_t)i * W + u;
+		u -= bj[x];
+		i = bq[x];
+		w++;
+	}
+	for (int i = np - 1, u = T, k = w - 1; i > 0; k--) {
+		size_t x = (size_t)i * W + u;
+		I->ce[k] = i == np - 1 ? B : I->al[lo + i - 1];
+		I->cv[k] = bj[x];
+		u -= bj[x];
+		i = bq[x];
+	}
+	offer(I, g0, g1, w);
+out:
+	free(fv);
+	free(fm);
+	free(fh);
+	free(bq);
+	free(bj);
+}
+
+/* When no move of a pass helps: windows of 1..3 groups around the group with
+ * the largest group_h, each re-formed by the DP. */
+static void dp_moves(rs *I, rs_key now)
+{
+	rs_state *c = &I->cur;
+	I->bkey = now;
+	I->bw = 0;
+	int b = 0;
+	double bh = -1;
+	for (int g = 0; g < c->k; g++) {
+		pb_part_group gr;
+		pb_part_eval_group(I->P, c->S[g], c->S[g + 1], c->C[g], &gr);
+		double h = group_h(I, &gr);
+		if (h > bh) {
+			bh = h;
+			b = g;
+		}
+	}
+	for (int w = 1; w <= 3 && w <= c->k; w++)
+		for (int g0 = b - w + 1; g0 <= b; g0++)
+			if (g0 >= 0 && g0 + w - 1 < c->k)
+				window_dp(I, g0, g0 + w - 1);
+}
+
 /* Descent from cur; returns its final key. */
 static rs_key descend(rs *I)
 {
 	rs_key now = refresh(I);
 	for (;;) {
 		pass_moves(I, now);
+		if (I->bw == 0)
+			dp_moves(I, now);
 		if (I->bw == 0)
 			return now;
 		replace(I, I->bg0, I->bg1, I->bw, I->bcv, I->bce);
