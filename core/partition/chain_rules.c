@@ -3,6 +3,7 @@
  * (chain_rules.h).
  */
 #include "partition/chain_rules.h"
+#include "partition/env.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -222,4 +223,30 @@ int pb_part_problem_set_rules(pb_part_problem *P, const pb_part_rules *r, pb_err
 	json_decref(P->rules);
 	P->rules = json_deep_copy(r->info);
 	return PB_OK;
+}
+
+int pb_part_rules_apply(const pb_part_problem *P, int *ac, int action, const char **why)
+{
+	int n = P->n, type, i;
+	if (!P->cut || !pb_env_decode(n, action, &type, &i) ||
+	    (type != PB_ACT_C && type != PB_ACT_D) || !pb_env_valid(ac, n, action, why))
+		return pb_env_apply(ac, n, action, why);
+	int p = 0; /* the boundary after core i's layers */
+	for (int c = 0; c <= i; c++)
+		p += ac[c];
+	int d = 1;
+	if (type == PB_ACT_C) {
+		while (d < ac[i] && P->cut[p - d] == PB_CUT_FORBID)
+			d++;
+		ac[i] -= d;
+		ac[i + 1] += d;
+	} else {
+		/* the last core keeps a layer: then one layer, as pb_env_apply */
+		int most = i + 1 == n - 1 ? ac[i + 1] - 1 : ac[i + 1];
+		while (d < most && p + d < P->m && P->cut[p + d] == PB_CUT_FORBID)
+			d++;
+		ac[i] += d;
+		ac[i + 1] -= d;
+	}
+	return 1;
 }

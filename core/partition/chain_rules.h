@@ -57,5 +57,12 @@ int pb_part_rules_empty(const pb_part_rules *r);
 int pb_part_problem_set_rules(pb_part_problem *P, const pb_part_rules *r, pb_error *err);
 /* 1 when P has rules. */
 int pb_part_has_rules(const pb_part_problem *P);
+/* Applies action `action` (env.h) to ac as the RL agent takes it under cut
+ * rules: a (c) or (d) move carries the boundary past forbidden positions to
+ * the next allowed cut (a whole run of layers moves; when there is none
+ * inside the giving core's layers, it gives them all, as (c) on one layer
+ * does). Without cut rules, and for (a) and (b), pb_env_apply. Returns 1 when
+ * applied, 0 (ac unchanged, why set) when the action is invalid. */
+int pb_part_rules_apply(const pb_part_problem *P, int *ac, int action, const char **why);
 
 #endif

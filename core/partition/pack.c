@@ -15,6 +15,7 @@
  */
 #include "partition/baselines.h"
 #include "partition/chain_rules.h"
+#include "partition/rule_search.h"
 
 #include "util/error.h"
 #include "util/job.h"
@@ -162,6 +163,10 @@ void pb_part_pack(const pb_part_problem *P_const, int *ac)
 		if (F.cap == n)
 			break;
 	}
+	/* Pins and the weighted objective are not what the packing balances;
+	 * the rule-aware search (rule_search.h) continues from its best. */
+	if (pb_part_rsearch_wanted(P))
+		pb_part_rsearch(P, ac, NULL);
 out:
 	free(buf);
 }

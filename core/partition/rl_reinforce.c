@@ -376,7 +376,7 @@ void pb_rl_rules_mask(pb_part_problem *P, const int *ac, unsigned char *mask, in
 		if (!mask[k])
 			continue;
 		memcpy(scratch, ac, (size_t)n * sizeof *ac);
-		if (!pb_env_apply(scratch, n, k, NULL))
+		if (!pb_part_rules_apply(P, scratch, k, NULL))
 			continue;
 		pb_part_evaluate(P, scratch, &e2, NULL);
 		if (e2.violations > ev.violations)
@@ -557,7 +557,7 @@ static int rollout(pb_rl_trainer *T, int *count, pb_error *err)
 				break;
 		}
 		T->acts[t] = a;
-		pb_env_apply(T->state, n, a, NULL);
+		pb_part_rules_apply(P, T->state, a, NULL);
 		pb_part_evaluate(P, T->state, &ev, T->groups);
 		T->rews[t] = T->cfg.shaped ? ev.reward - prev_reward : ev.reward;
 		prev_reward = ev.reward;
@@ -713,7 +713,7 @@ double pb_rl_trainer_rollout(pb_rl_trainer *T, int *ac)
 		for (int k = 0; k < na; k++)
 			if (mask[k] && (a < 0 || prob[k] > prob[a]))
 				a = k;
-		pb_env_apply(ac, n, a, NULL);
+		pb_part_rules_apply(T->P, ac, a, NULL);
 		pb_part_evaluate(T->P, ac, &ev, T->groups);
 		consider_best(T, ac, &ev);
 	}

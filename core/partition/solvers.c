@@ -26,6 +26,7 @@
 #include "partition/mesh_plan.h"
 #include "partition/chain_milp.h"
 #include "partition/chain_rules.h"
+#include "partition/rule_search.h"
 #include "tune/node_costs.h"
 
 enum { M_EXACT, M_MILP, M_RL, M_GREEDY, M_EQUAL, M_LOCAL, M_PACK };
@@ -54,6 +55,7 @@ typedef struct psolver {
 	void *user_mask_ud;
 	int *mask_next;
 	int not_exact; /* exact: the label DP gave up (the plan is a heuristic's) */
+	int rsearched; /* local: the rule-aware search ran (rule_search.h) */
 } psolver;
 
 int pb_partition_method_known(const char *name)
@@ -102,7 +104,7 @@ static int rules_mask(void *ud, const int *ac, int n, unsigned char *mask)
 		if (!mask[k])
 			continue;
 		memcpy(ps->mask_next, ac, (size_t)n * sizeof *ac);
-		if (!pb_env_apply(ps->mask_next, n, k, NULL))
+		if (!pb_part_rules_apply(ps->P, ps->mask_next, k, NULL))
 			continue;
 		pb_part_eval e2;
 		pb_part_evaluate(ps->P, ps->mask_next, &e2, NULL);
@@ -247,6 +249,12 @@ static int step_fn(pb_solver *s, int budget, pb_solver_progress *p, pb_error *er
 		p->improved = offer(ps, pb_rl_trainer_best(ps->rl));
 		ps->iters = pb_rl_trainer_episodes(ps->rl);
 		ps->done = pb_rl_trainer_done(ps->rl);
+		/* the agent's best polished under rules or the weighted objective */
+		if (ps->done && pb_part_rsearch_wanted(ps->P)) {
+			memcpy(ps->scratch, ps->ac, (size_t)ps->P->n * sizeof *ps->ac);
+			if (pb_part_rsearch(ps->P, ps->scratch, NULL))
+				p->improved |= offer(ps, ps->scratch);
+		}
 		fraction = pb_rl_trainer_fraction(ps->rl);
 		break;
 	}
@@ -254,6 +262,11 @@ static int step_fn(pb_solver *s, int budget, pb_solver_progress *p, pb_error *er
 		for (int k = 0; k < budget && !ps->done; k++) {
 			memcpy(ps->scratch, ps->ac, (size_t)ps->P->n * sizeof *ps->ac);
 			int moved = pb_part_ils_step(ps->P, ps->scratch, NULL);
+			/* under rules or the weighted objective, once: rule_search.h */
+			if (!moved && !ps->rsearched && pb_part_rsearch_wanted(ps->P)) {
+				ps->rsearched = 1;
+				moved = pb_part_rsearch(ps->P, ps->scratch, NULL);
+			}
 			if (!moved) {
 				ps->done = 1;
 				break;

@@ -12,7 +12,11 @@ fails=0
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 
 cat >"$tmp/train_rules.lua" <<LUA
--- boundaries after a node that is not an Add, and all boundaries
+-- boundaries after a node that is not an Add, and all boundaries; layer i
+-- (0-based, as arranged_core counts) is node pb.layers()[i + 1]: resnet18's
+-- 16 weight copies are no layers (it read node i, which passed only while
+-- every boundary was one the two numberings agree on)
+local L = pb.layers()
 local function cuts()
   local layer, bad, n = 0, 0, 0
   local ac = pb.plan().detail.arranged_core
@@ -20,7 +24,7 @@ local function cuts()
     layer = layer + k
     if k > 0 and i < #ac then
       n = n + 1
-      if pb.node(layer - 1).op ~= "Add" then bad = bad + 1 end
+      if pb.node(L[layer]).op ~= "Add" then bad = bad + 1 end
     end
   end
   return bad, n
