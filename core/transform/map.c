@@ -399,6 +399,8 @@ int pb_map_run(const pb_graph *g, const pb_hetero *h, const pb_map_opts *o, pb_m
 		    (r->single_best < 0 || r->single_value[k] < r->single_value[r->single_best]))
 			r->single_best = k;
 	}
+	if (rc == PB_OK)
+		rc = pb_map_period_lp(g, h, r, o->force, &r->period_lp, err);
 	if (rc) {
 		pb_map_result_free(r);
 		return rc;

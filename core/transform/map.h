@@ -137,6 +137,7 @@ typedef struct pb_map_result {
 	 * n_backends + from * n_backends + to for a link). */
 	double period;
 	int period_resource;
+	double period_lp; /* pb_map_period_lp of the problem (0 = not computed) */
 	int objective;
 	int enumerated;     /* throughput: every assignment evaluated (optimal) */
 	double assignments; /* how many assignments exist (allowed backends per node) */
@@ -146,6 +147,11 @@ typedef struct pb_map_result {
 	                                             when it cannot run every node */
 } pb_map_result;
 
+/* A lower bound on the period of every assignment (map_bound.c): the LP
+ * relaxation min T, sum_b x_vb = 1 per mapped node over its allowed
+ * backends, sum_v t(v, b) x_vb <= T per backend (GLPK). */
+int pb_map_period_lp(const pb_graph *g, const pb_hetero *h, const pb_map_result *r,
+                     const int *force, double *lb, pb_error *err);
 /* The period of a mapped result (fills r->period and r->period_resource). */
 void pb_map_period(pb_map_result *r, const pb_hetero *h);
 /* The objective's figure of r: serial time per input, or the period. */
@@ -214,9 +220,9 @@ struct pb_label;
 void pb_map_label(const pb_graph *g, const pb_hetero *h, const pb_map_result *r,
                   struct pb_label *L);
 /* The label of the period (throughput objective): optimal when every
- * assignment was evaluated, else best found with the bound max(sum over
- * mapped nodes of their least time + launch, spread over the backends;
- * the largest single node's least time + launch). */
+ * assignment was evaluated, else best found with the bound max(r->period_lp;
+ * sum over mapped nodes of their least time + launch, spread over the
+ * backends; the largest single node's least time + launch). */
 void pb_map_period_label(const pb_graph *g, const pb_hetero *h, const pb_map_result *r,
                          struct pb_label *L);
 json_t *pb_map_report_json(const pb_graph *g, const pb_hetero *h, const pb_map_result *r);

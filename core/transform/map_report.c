@@ -75,7 +75,7 @@ void pb_map_period_label(const pb_graph *g, const pb_hetero *h, const pb_map_res
 		sum += best;
 		single = fmax(single, best_l);
 	}
-	double lb = fmax((sum + launch) / h->n, single);
+	double lb = fmax(fmax((sum + launch) / h->n, single), r->period_lp);
 	if (r->enumerated)
 		lb = r->period; /* every assignment evaluated */
 	pb_label_bound(L, lb);
