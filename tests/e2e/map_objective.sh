@@ -9,7 +9,8 @@
 # squeezenet on this CPU: the measured op types' CPU time is the profile's,
 # their priorities are ranked by the per-backend times the report lists (Conv:
 # the GPU's 1.4e13 FLOP/s beat the FPGA's 4e12, where the layout's table put
-# the FPGA first), the others say "layout". Bad options: exit 1 or 2.
+# the FPGA first), the others say "layout"; the same from a tuning log of one
+# Conv (tune --node). Bad options: exit 1 or 2.
 set -u
 bin=${1:?usage: map_objective.sh PARTBENCH}
 root=$PWD
@@ -126,5 +127,27 @@ PY
 	fail "map --costs text"
 grep -Eq "^  Conv +measured +cpu [0-9]+  gpu 1  fpga 2" "$tmp/txt" ||
 	fail "text: Conv's source: $(grep Conv "$tmp/txt")"
+
+# --costs from a tuning log: one Conv of squeezenet tuned on this CPU; Conv
+# is measured (the node tune --times lists, its seconds), Relu keeps the
+# layout's table (fpga first)
+node=/features/features.3/squeeze/Conv
+"$bin" tune $sq --node $node --trials 4 --log "$tmp/t.jsonl" >/dev/null 2>"$tmp/err" ||
+	fail "tune: $(cat "$tmp/err")"
+"$bin" tune $sq --times --log "$tmp/t.jsonl" --json >"$tmp/times.json" || fail "tune --times"
+"$bin" map $sq --layout layouts/hetero.lua --costs "$tmp/t.jsonl" --json >"$tmp/tc.json" \
+	2>"$tmp/err" || fail "map --costs tune log: $(cat "$tmp/err")"
+$py - "$tmp/times.json" "$tmp/tc.json" "$tmp/t.jsonl" <<'PY' || fail "--costs tune log"
+import json, sys
+t, r = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+src = {o["op"]: o for o in r["priority_source"]}
+conv, relu = src["Conv"], src["Relu"]
+want = sum(n["seconds"] for n in t["nodes"] if n["op"] == "Conv")
+assert conv["source"] == "measured" and conv["file"] == sys.argv[3], conv
+assert conv["nodes_measured"] == 1 and conv["nodes"] == 26, conv
+assert abs(conv["measured_seconds"] - want) <= 1e-9 * want, (conv["measured_seconds"], want)
+assert relu["source"] == "layout" and relu["priority"]["fpga"] == 1, relu
+assert r["costs_backend"] == "cpu"
+PY
 [ $fails -eq 0 ] || exit 1
 echo "map_objective: ok"
