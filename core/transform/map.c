@@ -445,8 +445,11 @@ static int map_run(const pb_graph *g, const pb_hetero *h, const pb_map_opts *o, 
 		r->single_value[b] = INFINITY;
 	if (o->objective == PB_MAP_THROUGHPUT)
 		rc = pb_map_assign_throughput(g, h, o, r, err);
-	else if (o->transfer_aware)
-		rc = pb_map_assign_transfer(g, h, o->force, r, err);
+	else if (o->transfer_aware) {
+		rc = pb_map_assign_exact(g, h, o, r, err);
+		if (rc == PB_OK && !r->enumerated)
+			rc = pb_map_assign_transfer(g, h, o->force, r, err);
+	}
 	if (rc)
 		goto fail;
 	if ((rc = aggregate(g, r, err)))

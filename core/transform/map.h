@@ -68,8 +68,9 @@ typedef struct pb_map_opts {
 	                       keep the priority rule's plan as the baseline beside it */
 	int objective;      /* PB_MAP_LATENCY (serial time per input) or
 	                       PB_MAP_THROUGHPUT (pipelined period, map_throughput.c) */
-	int enum_limit;     /* throughput: enumerate every assignment when there are at
-	                       most this many (0 = PB_MAP_ENUM_LIMIT, < 0 = never) */
+	int enum_limit;     /* transfer-aware, both objectives: enumerate every assignment
+	                       when there are at most this many (0 = PB_MAP_ENUM_LIMIT,
+	                       < 0 = never) */
 	int no_sim;         /* 1: skip the pipelined simulation (search evaluations) */
 } pb_map_opts;
 
@@ -162,6 +163,11 @@ double pb_map_objective_value(const pb_map_result *r, int objective);
  * supported or forced backend. */
 int pb_map_assign_throughput(const pb_graph *g, const pb_hetero *h, const pb_map_opts *o,
                              pb_map_result *r, pb_error *err);
+/* Every assignment mapped and the least figure of o->objective kept
+ * (r->enumerated = 1) when there are at most o->enum_limit; else r is left
+ * as it is (r->enumerated = 0). */
+int pb_map_assign_exact(const pb_graph *g, const pb_hetero *h, const pb_map_opts *o,
+                        pb_map_result *r, pb_error *err);
 /* The objective's figure when every node runs alone on backend b (INFINITY
  * when b cannot run some node, or a Lua rule forces one elsewhere). */
 int pb_map_single_backend(const pb_graph *g, const pb_hetero *h, const pb_map_opts *o, int b,

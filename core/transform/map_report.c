@@ -28,6 +28,10 @@ static const char *task_name(const pb_map_result *r, const pb_hetero *h, int tas
 void pb_map_label(const pb_graph *g, const pb_hetero *h, const pb_map_result *r, pb_label *L)
 {
 	pb_label_init(L, r->serial_input);
+	if (r->objective == PB_MAP_LATENCY && r->enumerated) {
+		pb_label_bound(L, r->serial_input); /* every assignment evaluated */
+		return;
+	}
 	pb_label_restrict(L, r->objective == PB_MAP_THROUGHPUT ? "chosen for throughput"
 	                     : r->transfer_aware               ? "priority rule + local descent"
 	                                                       : "priority rule");
@@ -76,7 +80,7 @@ void pb_map_period_label(const pb_graph *g, const pb_hetero *h, const pb_map_res
 		single = fmax(single, best_l);
 	}
 	double lb = fmax(fmax((sum + launch) / h->n, single), r->period_lp);
-	if (r->enumerated)
+	if (r->enumerated && r->objective == PB_MAP_THROUGHPUT)
 		lb = r->period; /* every assignment evaluated */
 	pb_label_bound(L, lb);
 }
@@ -109,7 +113,7 @@ static void objective_json(json_t *j, const pb_graph *g, const pb_hetero *h, con
 	json_t *pl = json_object();
 	pb_label_json(pl, &L);
 	json_object_set_new(j, "period_label", pl);
-	if (r->objective == PB_MAP_THROUGHPUT) {
+	if (r->transfer_aware) {
 		json_object_set_new(j, "assignments", json_real(r->assignments));
 		json_object_set_new(j, "enumerated", json_boolean(r->enumerated));
 		json_object_set_new(j, "candidates_evaluated", json_integer(r->candidates));
@@ -474,11 +478,14 @@ void pb_map_print(FILE *out, const pb_graph *g, const pb_hetero *h, const pb_map
 	        "objective: %s; period per input (busiest resource %s, enough slots): %s (%s)\n",
 	        objective_name(r->objective), resource_name(h, r->period_resource, nm, sizeof nm),
 	        t1, pb_label_text(&L, pb_fmt_time_fixed, words, sizeof words));
-	if (r->objective == PB_MAP_THROUGHPUT)
+	if (r->transfer_aware && (r->enumerated || r->objective == PB_MAP_THROUGHPUT))
 		fprintf(out, "assignments: %.4g, %s (%d candidates mapped)\n", r->assignments,
 		        r->enumerated ? "every one evaluated"
 		                      : "candidates from a multi-start descent",
 		        r->candidates);
+	else if (r->transfer_aware)
+		fprintf(out, "assignments: %.4g, a local descent from the priority rule\n",
+		        r->assignments);
 	if (r->base.valid && r->single_best >= 0) {
 		double mine = pb_map_objective_value(r, r->objective);
 		pb_fmt_time_fixed(r->single_value[r->single_best], t1, sizeof t1);

@@ -15,7 +15,8 @@
  *
  * Search. When the allowed backends (supported, not excluded by a Lua
  * rule) give at most o->enum_limit assignments, every one is mapped and
- * the least period kept: the result is optimal (r->enumerated). Otherwise a
+ * the least period kept: the result is optimal (r->enumerated; the latency
+ * objective enumerates the same way, pb_map_assign_exact). Otherwise a
  * descent on a surrogate of the period whose loads are
  *   backend b: sum_{v on b} t(v, b) + launch_b for every node on b with no
  *              same-backend predecessor (a region entry: an aggregate start);
@@ -235,7 +236,8 @@ static void descend(tp *s, double *load, double *tmp, int *comp, int *queue)
 	}
 }
 
-/* The real period of assignment A (mapped, aggregated, buffered). */
+/* The objective's real figure for assignment A (mapped, aggregated,
+ * buffered): the period, or the serial time per input. */
 static int real_period(const pb_graph *g, const pb_hetero *h, const pb_map_opts *o, const int *A,
                        double *period, pb_error *err)
 {
@@ -247,7 +249,7 @@ static int real_period(const pb_graph *g, const pb_hetero *h, const pb_map_opts 
 	pb_map_result *r = NULL;
 	int rc = pb_map_run(g, h, &e, &r, err);
 	if (rc == PB_OK)
-		*period = r->period;
+		*period = pb_map_objective_value(r, o->objective);
 	pb_map_result_free(r);
 	return rc;
 }
@@ -416,8 +418,10 @@ out:
 	return rc;
 }
 
-int pb_map_assign_throughput(const pb_graph *g, const pb_hetero *h, const pb_map_opts *o,
-                             pb_map_result *r, pb_error *err)
+/* Enumeration when the assignments are few, else (search = 1) the
+ * multi-start descent; search = 0 leaves r unchanged then. */
+static int assign_best(const pb_graph *g, const pb_hetero *h, const pb_map_opts *o,
+                       pb_map_result *r, int search_too, pb_error *err)
 {
 	tp s;
 	memset(&s, 0, sizeof s);
@@ -457,7 +461,7 @@ int pb_map_assign_throughput(const pb_graph *g, const pb_hetero *h, const pb_map
 	if (limit > 0 && count <= limit) {
 		rc = enumerate(&s, o, &k, err);
 		r->enumerated = rc == PB_OK;
-	} else {
+	} else if (search_too) {
 		rc = search(&s, o, r, &k, err);
 	}
 	if (rc == PB_OK && isfinite(k.best_p)) {
@@ -478,6 +482,18 @@ out:
 	free(s.seen);
 	free(k.best);
 	return rc;
+}
+
+int pb_map_assign_throughput(const pb_graph *g, const pb_hetero *h, const pb_map_opts *o,
+                             pb_map_result *r, pb_error *err)
+{
+	return assign_best(g, h, o, r, 1, err);
+}
+
+int pb_map_assign_exact(const pb_graph *g, const pb_hetero *h, const pb_map_opts *o,
+                        pb_map_result *r, pb_error *err)
+{
+	return assign_best(g, h, o, r, 0, err);
 }
 
 void pb_map_period(pb_map_result *r, const pb_hetero *h)
