@@ -18,6 +18,7 @@
 #include "script/hooks.h"
 #include "transform/fuse.h"
 #include "transform/map.h"
+#include "tune/node_costs.h"
 #include "util/fmt.h"
 #include "util/proof_label.h"
 
@@ -228,7 +229,53 @@ static const pb_opt map_opts[] = {
     {"priority", 0, PB_OPT_FLAG, NULL,
      "the seed's rule only: best-priority backend per node, transfers ignored (default: "
      "transfer-aware, with the priority rule shown beside it)"},
+    {"objective", 0, PB_OPT_STR, "OBJ",
+     "latency (serial time per input, default) or throughput (pipelined period: the busiest "
+     "backend or link per input)"},
+    {"costs", 0, PB_OPT_STR, "FILE",
+     "measured times (tuning log or ONNX Runtime profile): priorities per operator type "
+     "ranked by time, the layout's table for the rest"},
+    {"costs-backend", 0, PB_OPT_STR, "NAME",
+     "the backend --costs was measured on (default: cpu, where tune and ORT run)"},
     PB_OPTS_END};
+
+/* --costs: measured node times re-rank the layout's priorities (*rep: the
+ * per-operator report, NULL without --costs). */
+static int map_costs(pb_cmd_ctx *ctx, const pb_args *a, pb_hetero *h, json_t **rep,
+                     const char **bname, pb_error *err)
+{
+	*rep = NULL;
+	const char *path = pb_args_str(a, "costs", NULL);
+	*bname = pb_args_str(a, "costs-backend", "cpu");
+	if (!path) {
+		if (pb_args_has(a, "costs-backend"))
+			return pb_err(err, PB_EUSAGE, "map: --costs-backend needs --costs FILE");
+		return PB_OK;
+	}
+	int b = -1;
+	for (int k = 0; k < h->n; k++)
+		if (strcmp(h->b[k].name, *bname) == 0)
+			b = k;
+	if (b < 0)
+		return pb_err(
+		    err, PB_EUSAGE,
+		    "map: --costs-backend %s: %s has no backend of that name (name one with "
+		    "--costs-backend)",
+		    *bname, h->path);
+	const pb_graph *g = ctx->s->graph;
+	double *t = malloc(((size_t)g->n_nodes + 1) * sizeof *t);
+	if (!t)
+		return pb_err(err, PB_ENOMEM, "map: out of memory");
+	int found = 0;
+	int rc = pb_tune_node_times(g, path, t, &found, err);
+	if (rc == PB_OK && found == 0)
+		rc = pb_err(err, PB_EINPUT, "%s: no measured time for any node of %s", path,
+		            g->path);
+	if (rc == PB_OK)
+		rc = pb_map_costs_apply(g, h, b, t, path, rep, err);
+	free(t);
+	return rc;
+}
 
 static int cmd_map(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, pb_error *err)
 {
@@ -239,12 +286,30 @@ static int cmd_map(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, pb_
 	    (rc = pb_args_int(a, "stream", 16, 1, 10000, &n, err)) ||
 	    (rc = pb_args_int(a, "timeline", 2, 0, 1000, &tl, err)))
 		return rc;
+	const char *obj = pb_args_str(a, "objective", "latency");
+	int objective = strcmp(obj, "latency") == 0      ? PB_MAP_LATENCY
+	                : strcmp(obj, "throughput") == 0 ? PB_MAP_THROUGHPUT
+	                                                 : -1;
+	if (objective < 0)
+		return pb_err(err, PB_EUSAGE, "map: --objective %s: expected latency or throughput",
+		              obj);
+	if (objective == PB_MAP_THROUGHPUT && pb_args_has(a, "priority"))
+		return pb_err(err, PB_EUSAGE,
+		              "map: --priority and --objective throughput exclude each other (the "
+		              "priority rule chooses no assignment to optimise)");
 	pb_hetero *h = NULL;
 	rc = pb_hetero_parse(s->hw, &h, err);
 	if (rc)
 		return rc;
+	json_t *costs = NULL;
+	const char *cost_backend = NULL;
+	if ((rc = map_costs(ctx, a, h, &costs, &cost_backend, err))) {
+		pb_hetero_free(h);
+		return rc;
+	}
 	pb_map_opts mo = {(int)k, (int)n, pb_args_has(a, "keep-constants"), NULL,
 	                  !pb_args_has(a, "priority")};
+	mo.objective = objective;
 	pb_hooks hk;
 	pb_hooks_init(&hk, s);
 	pb_map_result *r = NULL;
@@ -253,19 +318,26 @@ static int cmd_map(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, pb_
 		rc = pb_map_run(s->graph, h, &mo, &r, err);
 	rc = pb_hooks_finish(&hk, rc, err);
 	if (rc) {
+		json_decref(costs);
 		pb_hetero_free(h);
 		return rc;
 	}
 	pb_plan *p = pb_map_plan(s->graph, h, r);
 	if (!p) {
+		json_decref(costs);
 		pb_map_result_free(r);
 		pb_hetero_free(h);
 		return pb_err(err, PB_ENOMEM, "map: out of memory");
+	}
+	if (costs) {
+		json_object_set_new(p->detail, "costs", json_string(pb_args_str(a, "costs", "")));
+		json_object_set(p->detail, "priority_source", costs);
 	}
 	const char *outp = pb_args_str(a, "output", NULL);
 	if (outp) {
 		rc = pb_plan_save(p, pb_session_node_names(s), outp, err);
 		if (rc) {
+			json_decref(costs);
 			pb_plan_free(p);
 			pb_map_result_free(r);
 			pb_hetero_free(h);
@@ -274,14 +346,22 @@ static int cmd_map(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, pb_
 	}
 	if (pb_args_has(a, "json")) {
 		json_t *j = pb_map_report_json(s->graph, h, r);
+		if (costs) {
+			json_object_set_new(j, "costs", json_string(pb_args_str(a, "costs", "")));
+			json_object_set_new(j, "costs_backend", json_string(cost_backend));
+			json_object_set(j, "priority_source", costs);
+		}
 		json_dumpf(j, ctx->out, JSON_INDENT(1) | JSON_REAL_PRECISION(12));
 		fputc('\n', ctx->out);
 		json_decref(j);
 	} else {
+		if (costs)
+			pb_map_costs_print(ctx->out, h, costs, cost_backend);
 		pb_map_print(ctx->out, s->graph, h, r, (int)tl);
 		if (outp)
 			fprintf(ctx->out, "plan written to %s\n", outp);
 	}
+	json_decref(costs);
 	pb_cmd_warn_unknown_costs(ctx, s->graph);
 	pb_session_set_plan(s, p);
 	ctx->redraw |= PB_REDRAW_ALL;
@@ -298,7 +378,9 @@ const pb_command pb_cmds_fuse_map[] = {
      "different sub-branches while the cost model says it pays; the graph is checked\n"
      "acyclic with igraph after every fusion. See docs/transform.md.",
      .script = PB_SCRIPT_RUN, .paths = "w:output w:plan r:layout:lua"},
-    {"map", "map [MODEL] --layout layouts/hetero.lua [--json] [-o plan.json]",
+    {"map",
+     "map [MODEL] --layout layouts/hetero.lua [--objective latency|throughput] [--costs FILE] "
+     "[--json] [-o plan.json]",
      "map nodes to heterogeneous backends, aggregate, and model pipelining", map_opts, cmd_map,
      PB_CMD_GRAPH | PB_CMD_LAYOUT,
      "Marks every node with the backends that support it, picks the highest-priority\n"
@@ -307,6 +389,9 @@ const pb_command pb_cmds_fuse_map[] = {
      "(the priority rule's figures are shown beside), merges connected same-backend\n"
      "nodes into aggregates without crossing\n"
      "another backend or creating a cycle, adds buffers between backends and models\n"
-     "pipelined execution over a stream of inputs. See docs/transform.md.",
-     .script = PB_SCRIPT_RUN, .paths = "w:output"},
+     "pipelined execution over a stream of inputs. --objective throughput chooses the\n"
+     "backends for the pipelined period instead (the busiest backend or link per input;\n"
+     "every assignment when there are few). --costs FILE ranks the priorities of the\n"
+     "measured operator types by time. See docs/transform.md.",
+     .script = PB_SCRIPT_RUN, .paths = "w:output r:costs:data"},
     {0}};

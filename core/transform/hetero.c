@@ -54,6 +54,7 @@ static int parse_op(const pb_hw *hw, const char *where, const char *op, const js
 	out->op = strdup(op);
 	out->priority = (int)prio;
 	out->speed = speed;
+	out->time_scale = 1;
 	return PB_OK;
 }
 
@@ -220,7 +221,12 @@ static double node_time(const pb_graph *g, const pb_backend *b, double speed, in
 
 double pb_map_node_time(const pb_graph *g, const pb_hetero *h, int b, int v)
 {
-	double speed = 1;
-	pb_hetero_support(h, b, g->nodes[v].op, &speed);
-	return node_time(g, &h->b[b], speed, v);
+	const pb_backend *be = &h->b[b];
+	const char *op = g->nodes[v].op;
+	for (int k = 0; k < be->n_ops; k++)
+		if (strcmp(be->ops[k].op, op) == 0)
+			return node_time(g, be, be->ops[k].speed, v) * be->ops[k].time_scale;
+	double speed = be->has_any ? be->any.speed : 1;
+	double scale = be->has_any ? be->any.time_scale : 1;
+	return node_time(g, be, speed, v) * scale;
 }

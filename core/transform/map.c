@@ -346,19 +346,29 @@ static double now_seconds(void)
 static int map_run(const pb_graph *g, const pb_hetero *h, const pb_map_opts *o, pb_map_result **out,
                    pb_error *err);
 
-/* Transfer-aware: the priority rule's plan is computed as the baseline; the
- * transfer-aware plan replaces it only when it models a faster serial time
- * (the descent minimises a model of it; aggregates kept apart by a cycle
- * could make the real figure worse, then the baseline stays). */
+/* Transfer-aware or throughput: the priority rule's plan is computed as the
+ * baseline. Latency: the transfer-aware plan replaces it only when it models
+ * a faster serial time (the descent minimises a model of it; aggregates kept
+ * apart by a cycle could make the real figure worse, then the baseline
+ * stays). Throughput: the search (map_throughput.c) has the priority plan
+ * among its candidates. Both: the objective's figure of every
+ * single-backend mapping (r->single_value, r->single_best). */
 int pb_map_run(const pb_graph *g, const pb_hetero *h, const pb_map_opts *o, pb_map_result **out,
                pb_error *err)
 {
 	*out = NULL;
+	if (o->objective != PB_MAP_LATENCY && o->objective != PB_MAP_THROUGHPUT)
+		return pb_err(err, PB_EUSAGE, "map: unknown objective %d", o->objective);
+	if (o->objective == PB_MAP_THROUGHPUT && !o->transfer_aware)
+		return pb_err(err, PB_EUSAGE,
+		              "map: --priority and --objective throughput exclude each other (the "
+		              "priority rule chooses no assignment to optimise)");
 	if (!o->transfer_aware)
 		return map_run(g, h, o, out, err);
 	double t0 = now_seconds();
 	pb_map_opts po = *o;
 	po.transfer_aware = 0;
+	po.objective = PB_MAP_LATENCY;
 	pb_map_result *base = NULL, *r = NULL;
 	int rc = map_run(g, h, &po, &base, err);
 	if (rc == PB_OK)
@@ -372,7 +382,8 @@ int pb_map_run(const pb_graph *g, const pb_hetero *h, const pb_map_opts *o, pb_m
 	    0, base->run_seconds};
 	for (int e = 0; e < base->n_edges; e++)
 		b.n_buffers += base->edges[e].buffer;
-	if (r->serial_input > base->serial_input) {
+	b.period = base->period;
+	if (o->objective == PB_MAP_LATENCY && r->serial_input > base->serial_input) {
 		pb_map_result_free(r);
 		r = base;
 		r->transfer_aware = 1;
@@ -381,6 +392,19 @@ int pb_map_run(const pb_graph *g, const pb_hetero *h, const pb_map_opts *o, pb_m
 		pb_map_result_free(base);
 	}
 	r->base = b;
+	r->single_best = -1;
+	for (int k = 0; k < h->n && rc == PB_OK; k++) {
+		rc = pb_map_single_backend(g, h, o, k, &r->single_value[k], err);
+		if (rc == PB_OK && isfinite(r->single_value[k]) &&
+		    (r->single_best < 0 || r->single_value[k] < r->single_value[r->single_best]))
+			r->single_best = k;
+	}
+	if (rc == PB_OK)
+		rc = pb_map_period_lp(g, h, r, o->force, &r->period_lp, err);
+	if (rc) {
+		pb_map_result_free(r);
+		return rc;
+	}
 	r->run_seconds = now_seconds() - t0; /* both mappings */
 	*out = r;
 	return PB_OK;
@@ -415,7 +439,18 @@ static int map_run(const pb_graph *g, const pb_hetero *h, const pb_map_opts *o, 
 	if ((rc = mark_backends(g, h, o->force, r, err)))
 		goto fail;
 	r->transfer_aware = o->transfer_aware;
-	if (o->transfer_aware && (rc = pb_map_assign_transfer(g, h, o->force, r, err)))
+	r->objective = o->objective;
+	r->single_best = -1;
+	for (int b = 0; b < nb && b < PB_MAP_MAX_BACKENDS; b++)
+		r->single_value[b] = INFINITY;
+	if (o->objective == PB_MAP_THROUGHPUT)
+		rc = pb_map_assign_throughput(g, h, o, r, err);
+	else if (o->transfer_aware) {
+		rc = pb_map_assign_exact(g, h, o, r, err);
+		if (rc == PB_OK && !r->enumerated)
+			rc = pb_map_assign_transfer(g, h, o->force, r, err);
+	}
+	if (rc)
 		goto fail;
 	if ((rc = aggregate(g, r, err)))
 		goto fail;
@@ -468,6 +503,12 @@ static int map_run(const pb_graph *g, const pb_hetero *h, const pb_map_opts *o, 
 		if (r->backend_busy[b] > r->backend_busy[bott])
 			bott = b;
 	r->bottleneck = bott;
+	pb_map_period(r, h);
+	if (o->no_sim) {
+		r->run_seconds = now_seconds() - t0;
+		*out = r;
+		return PB_OK;
+	}
 	pb_job_tick();
 	for (int k = 1; k <= PB_MAP_SWEEP; k++, pb_job_tick())
 		if ((rc = pb_map_simulate(r, h, k, o->stream, &r->sweep[k - 1], NULL, NULL, err)))

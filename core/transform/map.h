@@ -31,6 +31,7 @@ typedef struct pb_backend_op {
 	char *op;
 	int priority;
 	double speed;
+	double time_scale; /* measured / modelled time (map_costs.c); 1 from the layout */
 } pb_backend_op;
 
 typedef struct pb_backend {
@@ -65,7 +66,16 @@ typedef struct pb_map_opts {
 	                       (NULL = none; Lua backend rules, checked by the caller) */
 	int transfer_aware; /* 1: weigh transfers against priority (map_assign.c), and
 	                       keep the priority rule's plan as the baseline beside it */
+	int objective;      /* PB_MAP_LATENCY (serial time per input) or
+	                       PB_MAP_THROUGHPUT (pipelined period, map_throughput.c) */
+	int enum_limit;     /* transfer-aware, both objectives: enumerate every assignment
+	                       when there are at most this many (0 = PB_MAP_ENUM_LIMIT,
+	                       < 0 = never) */
+	int no_sim;         /* 1: skip the pipelined simulation (search evaluations) */
 } pb_map_opts;
+
+enum { PB_MAP_LATENCY = 0, PB_MAP_THROUGHPUT = 1 };
+#define PB_MAP_ENUM_LIMIT 4096
 
 /* The seed's priority rule, run as the baseline of a transfer-aware map. */
 typedef struct pb_map_baseline {
@@ -73,6 +83,7 @@ typedef struct pb_map_baseline {
 	double serial_input, serial_time, pipelined_time;
 	int launches_after, n_buffers;
 	double run_seconds; /* wall time of the baseline mapping */
+	double period;      /* its pipelined period (pb_map_period) */
 } pb_map_baseline;
 
 typedef struct pb_map_edge {
@@ -120,7 +131,61 @@ typedef struct pb_map_result {
 	int kept_priority;    /* transfer-aware modelled no faster: priority plan kept */
 	pb_map_baseline base; /* the priority rule's figures (transfer_aware only) */
 	double run_seconds;   /* wall time of pb_map_run (with the baseline when transfer-aware) */
+	/* Throughput model (map_throughput.c): the steady-state period per input
+	 * with enough buffer slots = the load of the busiest resource, a backend
+	 * (its aggregates' launches and compute) or a directed link (its
+	 * transfers); period_resource names it (backend index, or
+	 * n_backends + from * n_backends + to for a link). */
+	double period;
+	int period_resource;
+	double period_lp; /* pb_map_period_lp of the problem (0 = not computed) */
+	int objective;
+	int enumerated;     /* throughput: every assignment evaluated (optimal) */
+	double assignments; /* how many assignments exist (allowed backends per node) */
+	int candidates;     /* throughput: candidate assignments evaluated */
+	int single_best;    /* best single-backend mapping for the objective, -1 none */
+	double single_value[PB_MAP_MAX_BACKENDS]; /* objective per single backend, INFINITY
+	                                             when it cannot run every node */
 } pb_map_result;
+
+/* A lower bound on the period of every assignment (map_bound.c): the LP
+ * relaxation min T, sum_b x_vb = 1 per mapped node over its allowed
+ * backends, sum_v t(v, b) x_vb <= T per backend (GLPK). */
+int pb_map_period_lp(const pb_graph *g, const pb_hetero *h, const pb_map_result *r,
+                     const int *force, double *lb, pb_error *err);
+/* The period of a mapped result (fills r->period and r->period_resource). */
+void pb_map_period(pb_map_result *r, const pb_hetero *h);
+/* The objective's figure of r: serial time per input, or the period. */
+double pb_map_objective_value(const pb_map_result *r, int objective);
+/* Throughput choice (map_throughput.c): rewrites r->backend and
+ * r->node_time with the assignment of least period found (every assignment
+ * when at most o->enum_limit exist: r->enumerated = 1), never leaving a
+ * supported or forced backend. */
+int pb_map_assign_throughput(const pb_graph *g, const pb_hetero *h, const pb_map_opts *o,
+                             pb_map_result *r, pb_error *err);
+/* Every assignment mapped and the least figure of o->objective kept
+ * (r->enumerated = 1) when there are at most o->enum_limit; else r is left
+ * as it is (r->enumerated = 0). */
+int pb_map_assign_exact(const pb_graph *g, const pb_hetero *h, const pb_map_opts *o,
+                        pb_map_result *r, pb_error *err);
+/* The objective's figure when every node runs alone on backend b (INFINITY
+ * when b cannot run some node, or a Lua rule forces one elsewhere). */
+int pb_map_single_backend(const pb_graph *g, const pb_hetero *h, const pb_map_opts *o, int b,
+                          double *value, pb_error *err);
+
+/* Priorities from measurements (map_costs.c). times[v] = measured seconds of
+ * node v on backend `backend` (NAN = none). For every operator type with a
+ * measured node that backend supports: its entry's time_scale becomes
+ * measured / modelled (summed over the type's measured nodes), and the
+ * type's priorities on every supporting backend are re-ranked by the
+ * type's modelled time there (1 = fastest; equal times share a rank).
+ * Other types keep the layout's table. The returned report (JSON array,
+ * one object per operator type of g: op, source "measured" or "layout",
+ * nodes measured, scale, priority and time per backend) is the caller's. */
+int pb_map_costs_apply(const pb_graph *g, pb_hetero *h, int backend, const double *times,
+                       const char *source, json_t **report, pb_error *err);
+/* The report of pb_map_costs_apply as a table, one line per operator type. */
+void pb_map_costs_print(FILE *out, const pb_hetero *h, const json_t *report, const char *backend);
 
 int pb_map_run(const pb_graph *g, const pb_hetero *h, const pb_map_opts *o, pb_map_result **out,
                pb_error *err);
@@ -160,6 +225,12 @@ struct pb_label;
  * transfers cost >= 0. */
 void pb_map_label(const pb_graph *g, const pb_hetero *h, const pb_map_result *r,
                   struct pb_label *L);
+/* The label of the period (throughput objective): optimal when every
+ * assignment was evaluated, else best found with the bound max(r->period_lp;
+ * sum over mapped nodes of their least time + launch, spread over the
+ * backends; the largest single node's least time + launch). */
+void pb_map_period_label(const pb_graph *g, const pb_hetero *h, const pb_map_result *r,
+                         struct pb_label *L);
 json_t *pb_map_report_json(const pb_graph *g, const pb_hetero *h, const pb_map_result *r);
 /* kind "map": group per node = aggregate (-1 for folded constants); groups
  * labelled by backend name, the first aggregate of every used backend

@@ -28,7 +28,13 @@ static const char *task_name(const pb_map_result *r, const pb_hetero *h, int tas
 void pb_map_label(const pb_graph *g, const pb_hetero *h, const pb_map_result *r, pb_label *L)
 {
 	pb_label_init(L, r->serial_input);
-	pb_label_restrict(L, r->transfer_aware ? "priority rule + local descent" : "priority rule");
+	if (r->objective == PB_MAP_LATENCY && r->enumerated) {
+		pb_label_bound(L, r->serial_input); /* every assignment evaluated */
+		return;
+	}
+	pb_label_restrict(L, r->objective == PB_MAP_THROUGHPUT ? "chosen for throughput"
+	                     : r->transfer_aware               ? "priority rule + local descent"
+	                                                       : "priority rule");
 	double lb = 0, launch = INFINITY;
 	int any = 0;
 	for (int b = 0; b < h->n; b++)
@@ -46,6 +52,94 @@ void pb_map_label(const pb_graph *g, const pb_hetero *h, const pb_map_result *r,
 		any = 1;
 	}
 	pb_label_bound(L, any ? lb + launch : 0);
+}
+
+void pb_map_period_label(const pb_graph *g, const pb_hetero *h, const pb_map_result *r, pb_label *L)
+{
+	pb_label_init(L, r->period);
+	if (r->objective != PB_MAP_THROUGHPUT)
+		pb_label_restrict(L, r->transfer_aware ? "chosen for latency" : "priority rule");
+	else if (!r->enumerated)
+		pb_label_restrict(L, "multi-start descent");
+	double sum = 0, single = 0, launch = INFINITY;
+	for (int b = 0; b < h->n; b++)
+		launch = fmin(launch, h->b[b].launch);
+	for (int v = 0; v < g->n_nodes; v++) {
+		if (r->folded && r->folded[v])
+			continue;
+		double best = INFINITY, best_l = INFINITY;
+		for (int b = 0; b < r->n_backends; b++)
+			if (r->prio[(size_t)v * r->n_backends + b] > 0) {
+				double t = pb_map_node_time(g, h, b, v);
+				best = fmin(best, t);
+				best_l = fmin(best_l, t + h->b[b].launch);
+			}
+		if (!isfinite(best))
+			return; /* a node no backend runs: no bound */
+		sum += best;
+		single = fmax(single, best_l);
+	}
+	double lb = fmax(fmax((sum + launch) / h->n, single), r->period_lp);
+	if (r->enumerated && r->objective == PB_MAP_THROUGHPUT)
+		lb = r->period; /* every assignment evaluated */
+	pb_label_bound(L, lb);
+}
+
+static const char *resource_name(const pb_hetero *h, int res, char *buf, size_t len)
+{
+	if (res < h->n)
+		snprintf(buf, len, "%s", h->b[res].name);
+	else
+		snprintf(buf, len, "%s->%s", h->b[(res - h->n) / h->n].name,
+		         h->b[(res - h->n) % h->n].name);
+	return buf;
+}
+
+static const char *objective_name(int objective)
+{
+	return objective == PB_MAP_THROUGHPUT ? "throughput" : "latency";
+}
+
+/* The objective, its figure, the single-backend mappings beside it. */
+static void objective_json(json_t *j, const pb_graph *g, const pb_hetero *h, const pb_map_result *r)
+{
+	char nm[160];
+	json_object_set_new(j, "objective", json_string(objective_name(r->objective)));
+	json_object_set_new(j, "period_per_input", json_real(r->period));
+	json_object_set_new(j, "period_resource",
+	                    json_string(resource_name(h, r->period_resource, nm, sizeof nm)));
+	pb_label L;
+	pb_map_period_label(g, h, r, &L);
+	json_t *pl = json_object();
+	pb_label_json(pl, &L);
+	json_object_set_new(j, "period_label", pl);
+	if (r->transfer_aware) {
+		json_object_set_new(j, "assignments", json_real(r->assignments));
+		json_object_set_new(j, "enumerated", json_boolean(r->enumerated));
+		json_object_set_new(j, "candidates_evaluated", json_integer(r->candidates));
+	}
+	if (!r->base.valid)
+		return;
+	json_t *sb = json_object();
+	for (int b = 0; b < h->n; b++)
+		json_object_set_new(sb, h->b[b].name,
+		                    isfinite(r->single_value[b]) ? json_real(r->single_value[b])
+		                                                 : json_null());
+	json_object_set_new(j, "single_backend", sb);
+	json_object_set_new(j, "single_backend_figure",
+	                    json_string(r->objective == PB_MAP_THROUGHPUT
+	                                    ? "period_per_input"
+	                                    : "serial_time_per_input"));
+	if (r->single_best >= 0) {
+		json_object_set_new(j, "best_single_backend",
+		                    json_string(h->b[r->single_best].name));
+		double mine = pb_map_objective_value(r, r->objective);
+		json_object_set_new(
+		    j, "vs_best_single_backend",
+		    json_real(mine > 0 ? r->single_value[r->single_best] / mine : 1));
+	} else {
+		json_object_set_new(j, "best_single_backend", json_null());
+	}
 }
 
 json_t *pb_map_report_json(const pb_graph *g, const pb_hetero *h, const pb_map_result *r)
@@ -142,9 +236,11 @@ json_t *pb_map_report_json(const pb_graph *g, const pb_hetero *h, const pb_map_r
 	    json_real(r->pipelined_time > 0 ? r->serial_time / r->pipelined_time : 1));
 	json_object_set_new(j, "bottleneck_backend", json_string(h->b[r->bottleneck].name));
 	json_object_set_new(j, "assignment",
-	                    json_string(!r->transfer_aware ? "priority"
+	                    json_string(r->objective == PB_MAP_THROUGHPUT ? "throughput"
+	                                : !r->transfer_aware              ? "priority"
 	                                : r->kept_priority ? "priority (transfer-aware no faster)"
 	                                                   : "transfer-aware"));
+	objective_json(j, g, h, r);
 	if (r->base.valid) {
 		/* The seed's priority rule beside the transfer-aware choice. */
 		json_t *b = json_object();
@@ -153,6 +249,7 @@ json_t *pb_map_report_json(const pb_graph *g, const pb_hetero *h, const pb_map_r
 		json_object_set_new(b, "pipelined_time", json_real(r->base.pipelined_time));
 		json_object_set_new(b, "launches_after", json_integer(r->base.launches_after));
 		json_object_set_new(b, "buffers", json_integer(r->base.n_buffers));
+		json_object_set_new(b, "period_per_input", json_real(r->base.period));
 		json_object_set_new(j, "priority_rule", b);
 		json_object_set_new(j, "moved_nodes",
 		                    json_integer(r->kept_priority ? 0 : r->moved));
@@ -199,9 +296,11 @@ json_t *pb_map_report_json(const pb_graph *g, const pb_hetero *h, const pb_map_r
 pb_plan *pb_map_plan(const pb_graph *g, const pb_hetero *h, const pb_map_result *r)
 {
 	pb_job_tick(); /* a workbench job stays live (util/job.h) */
-	pb_plan *p = pb_plan_new(
-	    "map", r->transfer_aware && !r->kept_priority ? "transfer-aware" : "priority",
-	    g->n_nodes);
+	pb_plan *p = pb_plan_new("map",
+	                         r->objective == PB_MAP_THROUGHPUT        ? "throughput"
+	                         : r->transfer_aware && !r->kept_priority ? "transfer-aware"
+	                                                                  : "priority",
+	                         g->n_nodes);
 	if (!p)
 		return NULL;
 	int na = r->n_agg;
@@ -270,8 +369,12 @@ pb_plan *pb_map_plan(const pb_graph *g, const pb_hetero *h, const pb_map_result 
 	pb_plan_set_metric(p, "launches_after", r->launches_after);
 	pb_plan_set_metric(p, "serial_time", r->serial_time);
 	pb_label L;
-	pb_map_label(g, h, r, &L);
+	if (r->objective == PB_MAP_THROUGHPUT)
+		pb_map_period_label(g, h, r, &L);
+	else
+		pb_map_label(g, h, r, &L);
 	pb_plan_set_label(p, &L);
+	pb_plan_set_metric(p, "period_per_input", r->period);
 	pb_plan_set_metric(p, "pipelined_time", r->pipelined_time);
 	pb_plan_set_metric(p, "serial_time_per_input", r->serial_input);
 	pb_plan_set_metric(p, "throughput_serial",
@@ -368,6 +471,31 @@ void pb_map_print(FILE *out, const pb_graph *g, const pb_hetero *h, const pb_map
 		fprintf(out, "  k=%d %s", k + 1, t1);
 	}
 	fputc('\n', out);
+	char nm[160];
+	pb_map_period_label(g, h, r, &L);
+	pb_fmt_time_fixed(r->period, t1, sizeof t1);
+	fprintf(out,
+	        "objective: %s; period per input (busiest resource %s, enough slots): %s (%s)\n",
+	        objective_name(r->objective), resource_name(h, r->period_resource, nm, sizeof nm),
+	        t1, pb_label_text(&L, pb_fmt_time_fixed, words, sizeof words));
+	if (r->transfer_aware && (r->enumerated || r->objective == PB_MAP_THROUGHPUT))
+		fprintf(out, "assignments: %.4g, %s (%d candidates mapped)\n", r->assignments,
+		        r->enumerated ? "every one evaluated"
+		                      : "candidates from a multi-start descent",
+		        r->candidates);
+	else if (r->transfer_aware)
+		fprintf(out, "assignments: %.4g, a local descent from the priority rule\n",
+		        r->assignments);
+	if (r->base.valid && r->single_best >= 0) {
+		double mine = pb_map_objective_value(r, r->objective);
+		pb_fmt_time_fixed(r->single_value[r->single_best], t1, sizeof t1);
+		fprintf(out, "best single backend: %s, %s %s (this mapping x%.3f of it)\n",
+		        h->b[r->single_best].name,
+		        r->objective == PB_MAP_THROUGHPUT ? "period" : "serial per input", t1,
+		        mine > 0 ? r->single_value[r->single_best] / mine : 1.0);
+	} else if (r->base.valid) {
+		fprintf(out, "best single backend: none runs every node\n");
+	}
 	if (r->base.valid) {
 		char t3[32], t4[32];
 		pb_fmt_time_fixed(r->base.serial_time, t1, sizeof t1);
@@ -378,7 +506,12 @@ void pb_map_print(FILE *out, const pb_graph *g, const pb_hetero *h, const pb_map
 		        r->base.launches_after, r->base.n_buffers, t1, t2);
 		pb_fmt_time_fixed(r->base.serial_time - r->serial_time, t3, sizeof t3);
 		pb_fmt_time_fixed(r->base.pipelined_time - r->pipelined_time, t4, sizeof t4);
-		if (r->kept_priority)
+		if (r->objective == PB_MAP_THROUGHPUT)
+			fprintf(out,
+			        "throughput (%d nodes moved off their priority backend): saves %s "
+			        "serial, %s pipelined\n",
+			        r->moved, t3, t4);
+		else if (r->kept_priority)
 			fprintf(
 			    out,
 			    "transfer-aware: no faster plan found; the priority plan is kept\n");
