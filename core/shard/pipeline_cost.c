@@ -23,12 +23,12 @@ static int cancelled(void *ud, int done, int total)
 }
 
 int pb_pipe_solve_on(const pb_graph *g, const pb_cluster *cl, const pb_shard_opts *o,
-                     pb_pipe_stage *r, pb_error *err)
+                     const char *scheme, pb_pipe_stage *r, pb_error *err)
 {
 	pb_shard_search *s = NULL;
 	if (pb_job_cancelled())
 		return pb_err(err, PB_ECANCEL, "pipeline: cancelled");
-	int rc = pb_shard_search_new(g, cl, o, NULL, 2, NULL, &s, err);
+	int rc = pb_shard_search_new(g, cl, o, scheme, 2, NULL, &s, err);
 	if (rc == PB_OK)
 		rc = pb_shard_search_run_parallel(s, s->jobs, cancelled, NULL, err);
 	if (rc == PB_OK)
@@ -82,7 +82,7 @@ int pb_pipe_cost_stage(pb_pipe_result *r, pb_shard_opts *so, unsigned char *mask
 	int inflight = r->p - s < r->m ? r->p - s : r->m; /* 1F1B */
 	/* the stage's sharding sees the memory it will really hold */
 	so->act_copies = r->train ? inflight : 1;
-	int rc = pb_pipe_solve_on(g, &sub, so, st, err);
+	int rc = pb_pipe_solve_on(g, &sub, so, NULL, st, err);
 	st->memory = st->mem_param + (r->train ? inflight * st->mem_act : 2 * st->peak);
 	st->feasible = st->memory <= cl->memory;
 	return rc;

@@ -105,8 +105,10 @@ typedef struct pb_pipe_result {
 	int best_fits;     /* the winner of the two fits the device memory */
 	char name[64];     /* "P stages x S", S the scheme of the first non-empty stage */
 	/* the boundary polish: moves kept, moves costed, step time before it,
-	 * converged = no single-node move of any boundary lowers the step time */
-	int polish_moves, polish_tries, polish_converged, polished;
+	 * converged = no single-node move of any boundary lowers the step time;
+	 * polish_decided: costed moves rejected by the lower bound before one or
+	 * both of their stage searches (pipeline_polish.c) */
+	int polish_moves, polish_tries, polish_converged, polished, polish_decided;
 	double polish_before;
 	pb_plan *plan; /* kind "pipeline", group = stage, detail = the JSON report */
 	/* the pipeline's step time: best found (the split balances FLOPs, the
@@ -126,11 +128,11 @@ void pb_pipe_result_free(pb_pipe_result *r);
 /* ---- planner pieces shared with the boundary polish (pipeline_cost.c) ---- */
 
 struct pb_shard_opts;
-/* The best scheme of the shard search on the nodes of o->mask (all when
- * NULL) of g on cl: its time, compute, comm, scheme name, and memory per
- * device, into r. */
+/* The best scheme of the shard search (only scheme when not NULL, e.g.
+ * "32") on the nodes of o->mask (all when NULL) of g on cl: its time,
+ * compute, comm, scheme name, and memory per device, into r. */
 int pb_pipe_solve_on(const pb_graph *g, const pb_cluster *cl, const struct pb_shard_opts *o,
-                     pb_pipe_stage *r, pb_error *err);
+                     const char *scheme, pb_pipe_stage *r, pb_error *err);
 /* Costs stage s of r->split on its device group (shard search; memory of
  * the micro-batches in flight under 1F1B) into r->stage[s]. */
 int pb_pipe_cost_stage(pb_pipe_result *r, struct pb_shard_opts *so, unsigned char *mask, int s,

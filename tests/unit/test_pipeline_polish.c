@@ -137,11 +137,48 @@ static void test_polish_budget(void **state)
 	pb_session_free(s);
 }
 
+/* Four stages of swin_t on cluster-4x8 (inference, batch 64): a move of a
+ * boundary away from the slowest stage and the slowest transfer cannot lower
+ * the step time, so the bound decides it without the stage searches (it ran
+ * both searches of all 9 costed moves before). The plan is the one of costing
+ * every move: converged, no single move beats it, and it equals the split
+ * costed as a hand edit. */
+static void test_polish_decided_by_bound(void **state)
+{
+	(void)state;
+	pb_cluster cl;
+	pb_session *s = pb_test_pipe_session("models/swin_t.onnx", "layouts/cluster-4x8.lua", &cl);
+	pb_pipe_opts o;
+	opts_for(&o, s, 4);
+	o.batch = 64;
+	o.train = 0;
+	pb_pipe_result r;
+	pb_error err = {0};
+	assert_int_equal(pb_pipe_plan(s->graph, &cl, &o, &r, &err), PB_OK);
+	assert_true(r.polish_converged);
+	assert_true(r.polish_decided > 0 && r.polish_decided <= r.polish_tries);
+	double t = r.step_time;
+	pb_plan *pol = r.plan;
+	r.plan = NULL;
+	r.g = NULL; /* the next reload frees it */
+	pb_pipe_result_free(&r);
+	o.polish_tries = -1;
+	o.stage_of = pol->group;
+	assert_int_equal(pb_pipe_plan(s->graph, &cl, &o, &r, &err), PB_OK);
+	assert_true(fabs(r.step_time - t) <= 1e-9 * t);
+	r.g = NULL;
+	pb_pipe_result_free(&r);
+	pb_plan_free(pol);
+	pb_cluster_free(&cl);
+	pb_session_free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_polish_two_stages),
 	    cmocka_unit_test(test_polish_budget),
+	    cmocka_unit_test(test_polish_decided_by_bound),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
