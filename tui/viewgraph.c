@@ -290,6 +290,91 @@ static void start_layout(tui_app *a)
 	free(h);
 }
 
+/* The depth the view opens at: the view's own, or (automatic) every level
+ * for a small graph, else the deepest that stays within the item budget. */
+static int open_depth(tui_app *a, const open_ranges *o)
+{
+	int d = (int)a->s->view.depth;
+	if (d >= 0)
+		return d;
+	if (a->s->graph->n_nodes <= VG_SMALL_GRAPH)
+		return PB_BLOCKS_MAX_DEPTH + 1;
+	/* structural blocks have no names to read: open at a level one can
+	 * take in at a glance, Enter goes deeper */
+	int structural = a->vg.blocks->structural;
+	int budget = structural ? VG_MAX_STRUCT_ITEMS : VG_MAX_ITEMS;
+	d = structural ? 1 : 0;
+	for (int k = 1; k <= PB_BLOCKS_MAX_DEPTH; k++) {
+		if (count_items(a, o, k) > budget)
+			break;
+		d = k;
+	}
+	return d;
+}
+
+/* Boxes of constants only (weight copies, folded shape math) are not
+ * computation: dropped from items[0..n) unless show, their nodes mapped to
+ * item -1 and counted in vg->n_hidden. Returns the items kept. */
+static int hide_constants(tui_viewgraph *vg, tui_item *items, int n, int *item_of, int show)
+{
+	int kept = 0;
+	vg->n_hidden = 0;
+	for (int k = 0; k < n; k++) {
+		int all = !show && vg->is_const;
+		for (int v = items[k].first; all && v <= items[k].last; v++)
+			all = vg->is_const[v];
+		if (all) {
+			for (int v = items[k].first; v <= items[k].last; v++)
+				item_of[v] = -1;
+			vg->n_hidden += items[k].last - items[k].first + 1;
+			continue;
+		}
+		for (int v = items[k].first; v <= items[k].last; v++)
+			item_of[v] = kept;
+		items[kept++] = items[k];
+	}
+	return kept;
+}
+
+/* The edges between the n items (item_of: node -> item, -1 hidden),
+ * deduplicated, into vg->src/dst. Edges that carry only constants are left
+ * out (as in the SVG export). */
+static void build_edges(tui_viewgraph *vg, const pb_graph *g, const int *item_of, int n)
+{
+	long *pairs = NULL;
+	int np = 0, capp = 0;
+	for (int u = 0; u < g->n_nodes; u++)
+		for (int k = 0; k < g->nodes[u].n_succs && !(vg->is_const && vg->is_const[u]);
+		     k++) {
+			int iu = item_of[u], iv = item_of[g->nodes[u].succs[k]];
+			if (iu == iv || iu < 0 || iv < 0)
+				continue;
+			if (np == capp) {
+				capp = capp ? capp * 2 : 256;
+				long *np2 = realloc(pairs, sizeof(long) * (size_t)capp);
+				if (!np2)
+					break;
+				pairs = np2;
+			}
+			if (np < capp)
+				pairs[np++] = (long)iu * n + iv;
+		}
+	if (pairs)
+		qsort(pairs, (size_t)np, sizeof *pairs, cmp_pair);
+	free(vg->src);
+	free(vg->dst);
+	vg->src = malloc(sizeof(int) * (size_t)(np + 1));
+	vg->dst = malloc(sizeof(int) * (size_t)(np + 1));
+	vg->n_edges = 0;
+	for (int k = 0; vg->src && vg->dst && k < np; k++) {
+		if (k && pairs[k] == pairs[k - 1])
+			continue;
+		vg->src[vg->n_edges] = (int)(pairs[k] / n);
+		vg->dst[vg->n_edges++] = (int)(pairs[k] % n);
+	}
+	free(pairs);
+}
+
 int tui_vg_update(tui_app *a)
 {
 	tui_viewgraph *vg = &a->vg;
@@ -323,23 +408,7 @@ int tui_vg_update(tui_app *a)
 	parse_open(&a->s->view, &o);
 	int zoom = (int)a->s->view.zoom;
 	int lr = a->s->view.lr;
-	int d = (int)a->s->view.depth;
-	if (d < 0) {
-		if (g->n_nodes <= VG_SMALL_GRAPH) {
-			d = PB_BLOCKS_MAX_DEPTH + 1;
-		} else {
-			/* structural blocks have no names to read: open at a level
-			 * one can take in at a glance, Enter goes deeper */
-			int structural = vg->blocks->structural;
-			int budget = structural ? VG_MAX_STRUCT_ITEMS : VG_MAX_ITEMS;
-			d = structural ? 1 : 0;
-			for (int k = 1; k <= PB_BLOCKS_MAX_DEPTH; k++) {
-				if (count_items(a, &o, k) > budget)
-					break;
-				d = k;
-			}
-		}
-	}
+	int d = open_depth(a, &o);
 	/* build the new item list */
 	int cap = count_items(a, &o, d);
 	tui_item *items = calloc((size_t)cap + 1, sizeof *items);
@@ -360,26 +429,8 @@ int tui_vg_update(tui_app *a)
 		items[n - 1].group_last = tui_group_of(a, i);
 		item_of[i] = n - 1;
 	}
-	/* boxes of constants only (weight copies, folded shape math) are not
-	 * computation: hidden as in the SVG export unless the view shows them */
 	int show = (int)a->s->view.constants != 0;
-	int kept = 0;
-	vg->n_hidden = 0;
-	for (int k = 0; k < n; k++) {
-		int all = !show && vg->is_const;
-		for (int v = items[k].first; all && v <= items[k].last; v++)
-			all = vg->is_const[v];
-		if (all) {
-			for (int v = items[k].first; v <= items[k].last; v++)
-				item_of[v] = -1;
-			vg->n_hidden += items[k].last - items[k].first + 1;
-			continue;
-		}
-		for (int v = items[k].first; v <= items[k].last; v++)
-			item_of[v] = kept;
-		items[kept++] = items[k];
-	}
-	n = kept;
+	n = hide_constants(vg, items, n, item_of, show);
 	if (vg->items && show != vg->show_consts)
 		tui_out(a, 0,
 		        show ? "constants shown (C hides them)"
@@ -406,40 +457,7 @@ int tui_vg_update(tui_app *a)
 		return 0;
 	vg->zoom = zoom;
 	vg->lr = lr;
-	/* edges between items, deduplicated */
-	long *pairs = NULL;
-	int np = 0, capp = 0;
-	/* Edges that carry only constants are left out (as in the SVG export). */
-	for (int u = 0; u < g->n_nodes; u++)
-		for (int k = 0; k < g->nodes[u].n_succs && !(vg->is_const && vg->is_const[u]);
-		     k++) {
-			int iu = item_of[u], iv = item_of[g->nodes[u].succs[k]];
-			if (iu == iv || iu < 0 || iv < 0)
-				continue;
-			if (np == capp) {
-				capp = capp ? capp * 2 : 256;
-				long *np2 = realloc(pairs, sizeof(long) * (size_t)capp);
-				if (!np2)
-					break;
-				pairs = np2;
-			}
-			if (np < capp)
-				pairs[np++] = (long)iu * n + iv;
-		}
-	if (pairs)
-		qsort(pairs, (size_t)np, sizeof *pairs, cmp_pair);
-	free(vg->src);
-	free(vg->dst);
-	vg->src = malloc(sizeof(int) * (size_t)(np + 1));
-	vg->dst = malloc(sizeof(int) * (size_t)(np + 1));
-	vg->n_edges = 0;
-	for (int k = 0; vg->src && vg->dst && k < np; k++) {
-		if (k && pairs[k] == pairs[k - 1])
-			continue;
-		vg->src[vg->n_edges] = (int)(pairs[k] / n);
-		vg->dst[vg->n_edges++] = (int)(pairs[k] % n);
-	}
-	free(pairs);
+	build_edges(vg, g, item_of, n);
 	start_layout(a);
 	return PB_REDRAW_CANVAS;
 }
