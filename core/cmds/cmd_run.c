@@ -26,8 +26,8 @@ static const pb_opt run_opts[] = {
      "instruction budget per top-level call (default 50000000)"},
     {"max-memory", 0, PB_OPT_INT, "MIB", "memory cap of the Lua state in MiB (default 256)"},
     {"max-seconds", 0, PB_OPT_DOUBLE, "S",
-     "time limit per top-level call in seconds of CPU time, commands run by pb.cmd not "
-     "counted (default 5; 40x in a sanitizer build)"},
+     "time limit per top-level call in seconds of CPU time, commands run by pb.cmd "
+     "included (default 30; 40x in a sanitizer build)"},
     {"allow-write", 0, PB_OPT_STR, "DIR",
      "commands run by the script may write files under DIR (default: nowhere)"},
     PB_OPTS_END};

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "util/regex_size.h"
 #include "view.h"
 
 static const pb_opt no_opts[] = {PB_OPTS_END};
@@ -233,6 +234,10 @@ static const pb_opt find_opts[] = {
     {"all", 'a', PB_OPT_FLAG, NULL, "list every match (id, name, op)"},
     PB_OPTS_END};
 
+/* The expanded size of a `find` pattern (util/regex_size.h): 10,000 atoms
+ * compile in milliseconds; patterns that name nodes are far smaller. */
+enum { PB_FIND_REGEX_MAX = 10000 };
+
 static int cmd_find(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, pb_error *err)
 {
 	pb_session *s = ctx->s;
@@ -257,6 +262,13 @@ static int cmd_find(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, pb
 			    p[1]);
 		p++; /* an escaped character */
 	}
+	/* Nested bounds multiply what regcomp builds (issue 39: 10 s and
+	 * 3.25 GB in C, where no script time limit reaches). */
+	if (pb_regex_size(pat, PB_FIND_REGEX_MAX) > PB_FIND_REGEX_MAX)
+		return pb_err(err, PB_EUSAGE,
+		              "find: '%s' expands to more than %d characters once its repetition "
+		              "counts ({m,n}) are multiplied out: too big to compile",
+		              pat, PB_FIND_REGEX_MAX);
 	regex_t re;
 	int rc = regcomp(&re, pat, REG_EXTENDED | REG_NOSUB);
 	if (rc) {

@@ -434,7 +434,9 @@ int pb_hooks_map(pb_hooks *h, const pb_hetero *het, pb_map_opts *o, pb_error *er
 			    "rule '%s': backend '%s' of %s does not support op %s (node '%s')",
 			    rule, be, het->path, h->g->nodes[v].op, h->g->nodes[v].name);
 		h->force[v] = b;
-		h->force_rule[v] = strdup(rule ? rule : "?");
+		/* the rule's own name (the rules cannot change while the command
+		 * runs): a copy per node multiplied a long name by the node count */
+		h->force_rule[v] = rule ? rule : "?";
 	}
 	o->force = h->force;
 	return PB_OK;
@@ -448,8 +450,6 @@ int pb_hooks_finish(pb_hooks *h, int rc, pb_error *err)
 	}
 	free(h->init_state);
 	free(h->layer_macs);
-	for (int v = 0; h->force_rule && h->g && v < h->g->n_nodes; v++)
-		free(h->force_rule[v]);
 	free(h->force_rule);
 	free(h->force);
 	pb_part_rules_free(h->part_rules);

@@ -31,7 +31,7 @@ typedef struct pb_hooks {
 	pb_shard_rules *rules;            /* shard: library with the Lua `specs` rules */
 	pb_shard_rules *filters;          /* shard: the Lua candidate filters */
 	int *force;                       /* map: forced backend per node */
-	char **force_rule;                /* map: the rule forcing it, per node (or NULL) */
+	const char **force_rule;          /* map: the rule forcing it, per node (or NULL) */
 	struct pb_part_rules *part_rules; /* partition: `cut` and `core` rules */
 	json_t *specs;                    /* shard: specs of the rule matching spec_node */
 	char spec_rule[64];

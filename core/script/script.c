@@ -23,8 +23,9 @@
  *
  * Capabilities: commands run through pb.cmd are marked from_script (checked
  * against commands.c's table: no writes outside the folder the user
- * allowed, reads of expected file kinds only); the wall clock of the script
- * stops while such a command works.
+ * allowed, reads of expected file kinds only); the time such a command
+ * works counts against the script's time limit. Names and rule tables kept
+ * in C count against its memory cap (pb_lua_reserve).
  */
 #include "script/script.h"
 
@@ -50,13 +51,15 @@ typedef struct entry {
 	int specs_ref; /* rule specs table, LUA_NOREF otherwise */
 	int fusable;
 	char *backend;
-	int cut; /* "cut" rules: 1 forbid, 2 force */
-	int pin; /* "core" / "stage" rules: the core or stage number */
+	int cut;     /* "cut" rules: 1 forbid, 2 force */
+	int pin;     /* "core" / "stage" rules: the core or stage number */
+	size_t held; /* bytes reserved against the script's memory cap */
 } entry;
 
 typedef struct event_cb {
 	char *event;
 	int ref;
+	size_t held; /* bytes reserved against the script's memory cap */
 } event_cb;
 
 struct pb_script {
@@ -505,12 +508,12 @@ static int l_layout(lua_State *L)
 	return 1;
 }
 
-/* A command run by a script does not count against the script's time
- * limit, but it is cancelled (through the progress hook: partition, train,
- * shard, repeat poll it) once it has run CMD_TIME_FACTOR times that limit of
- * wall-clock time, so `repeat 1000000000 'help'` cannot hang the program. */
-enum { CMD_TIME_FACTOR = 60 };
-
+/* A command run by a script counts against the script's time limit (issue
+ * 39): the script thread's CPU clock runs on while the command works on it,
+ * the CPU time of the command's other threads is charged after it, and the
+ * command is cancelled (through the progress hook: partition, train, shard,
+ * repeat poll it) once the process has spent the time the script had left.
+ * Commands that never poll the hook are charged when they return. */
 /* A command line as quoted in an error: at most 200 bytes, "..." after a
  * cut (a script's 50 MB line is not echoed whole). */
 static const char *cmd_echo(const char *line, char *buf, size_t len)
@@ -525,15 +528,24 @@ static const char *cmd_echo(const char *line, char *buf, size_t len)
 typedef struct cmd_watch {
 	pb_progress_fn outer;
 	void *outer_ud;
-	double deadline, limit;
+	double start, left; /* process CPU time at the start; the script's time left */
 	int expired;
 	const int *over; /* the output went past its bound: stop the command */
 } cmd_watch;
 
-static double wall_now(void)
+/* The CPU time of the whole process: a command may work on several threads,
+ * and the progress hook may be called from any of them. */
+static double process_cpu(void)
 {
 	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static double thread_cpu(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
@@ -542,7 +554,7 @@ static int watch_progress(void *ud, double fraction, const char *line)
 	cmd_watch *w = ud;
 	if (w->outer && w->outer(w->outer_ud, fraction, line))
 		return 1;
-	if (!w->expired && wall_now() > w->deadline)
+	if (!w->expired && process_cpu() - w->start > w->left)
 		w->expired = 1;
 	return w->expired || (w->over && *w->over);
 }
@@ -601,10 +613,8 @@ static int l_cmd(lua_State *L)
 	                  .log = mem,
 	                  .from_script = 1,
 	                  .allow_write = sc->write_dir[0] ? sc->write_dir : NULL};
-	pb_lua_limits lim;
-	pb_lua_get_limits(sc->S, &lim);
-	cmd_watch w = {NULL, NULL, 0, CMD_TIME_FACTOR * lim.seconds, 0, &out.over};
-	w.deadline = wall_now() + w.limit;
+	cmd_watch w = {NULL, NULL, process_cpu(), pb_lua_time_left(sc->S), 0, &out.over};
+	double thread0 = thread_cpu();
 	if (sc->ctx) {
 		sub.interactive = sc->ctx->interactive;
 		w.outer = sc->ctx->progress;
@@ -617,9 +627,9 @@ static int l_cmd(lua_State *L)
 	/* The command's own Lua pushes (callback arguments) must not hit the cap:
 	 * they are not inside a protected call. */
 	int cap = pb_lua_cap_suspend(sc->S, 1);
-	int clock = pb_lua_clock_pause(sc->S);
 	int rc = pb_cmd_run_line(&sub, line, &err);
-	pb_lua_clock_resume(sc->S, clock);
+	/* the thread's own time is on the script's clock already */
+	pb_lua_charge(sc->S, (process_cpu() - w.start) - (thread_cpu() - thread0));
 	fclose(mem);
 	char *buf = out.buf;
 	size_t len = out.len;
@@ -640,13 +650,16 @@ static int l_cmd(lua_State *L)
 	if (w.expired) {
 		if (rc == PB_OK)
 			lua_pop(L, 1);
-		char msg[160];
+		pb_lua_limits lim;
+		pb_lua_get_limits(sc->S, &lim);
+		char msg[400];
 		snprintf(msg, sizeof msg,
-		         "cancelled after %g s: a command run by a script stops after %d times the "
-		         "script's time limit (run --max-seconds)",
-		         w.limit, CMD_TIME_FACTOR);
-		return luaL_error(L, "pb.cmd('%s'): %s", cmd_echo(line, echo, sizeof echo), msg);
+		         "pb.cmd('%s'): time limit of %g s exceeded: cancelled (a command run by a "
+		         "script counts against its time limit; raise it with --max-seconds)",
+		         cmd_echo(line, echo, sizeof echo), lim.seconds);
+		return luaL_error(L, "%s", msg);
 	}
+	pb_lua_check_time(L, "pb.cmd");
 	if (rc != PB_OK)
 		return luaL_error(L, "pb.cmd('%s'): %s", cmd_echo(line, echo, sizeof echo),
 		                  err.msg);
@@ -748,6 +761,34 @@ static char *field_str(lua_State *L, int t, const char *k, int required, const c
 	return s;
 }
 
+/* The bytes of string field k of table t with its terminator (0 when it is
+ * nil or no string). */
+static size_t field_len(lua_State *L, int t, const char *k)
+{
+	size_t len = 0;
+	lua_getfield(L, t, k);
+	if (lua_type(L, -1) == LUA_TSTRING)
+		len = lua_rawlen(L, -1) + 1;
+	lua_pop(L, 1);
+	return len;
+}
+
+/* A registration's copies are made in C, outside the Lua allocator: they
+ * count against the script's memory cap (issue 39: names of 100 MB,
+ * registered in a loop, took 3 GB under a 256 MiB cap). Raises the memory
+ * error when the cap is passed; call it before anything is strdup'ed. */
+static void reserve_or_raise(lua_State *L, pb_script *sc, size_t bytes, const char *what)
+{
+	if (pb_lua_reserve(sc->S, bytes) == 0)
+		return;
+	pb_lua_limits lim;
+	pb_lua_get_limits(sc->S, &lim);
+	luaL_error(L,
+	           "%s: not enough memory: its %zu bytes (name and entry, kept outside Lua) "
+	           "exceed the script's memory cap of %zu MiB",
+	           what, bytes, lim.memory >> 20);
+}
+
 static int l_heuristic(lua_State *L)
 {
 	pb_script *sc = get_sc(L);
@@ -774,9 +815,16 @@ static int l_heuristic(lua_State *L)
 		free(kind);
 		return luaL_error(L, "pb.heuristic: field 'fn' must be a function");
 	}
+	size_t nl = field_len(L, 1, "name"), kl = strlen(kind) + 1;
+	size_t held = sizeof(entry) + kl + (nl ? nl : kl);
+	if (pb_lua_reserve(sc->S, held) != 0) {
+		free(kind);
+		reserve_or_raise(L, sc, held, "pb.heuristic");
+	}
 	char *name = field_str(L, 1, "name", 0, "pb.heuristic");
 	entry *ne = realloc(sc->heur, (size_t)(sc->n_heur + 1) * sizeof *ne);
 	if (!ne) {
+		pb_lua_release(sc->S, held);
 		free(kind);
 		free(name);
 		return luaL_error(L, "out of memory");
@@ -786,6 +834,7 @@ static int l_heuristic(lua_State *L)
 	memset(e, 0, sizeof *e);
 	e->kind = kind;
 	e->name = name ? name : strdup(kind);
+	e->held = held;
 	e->fn_ref = luaL_ref(L, LUA_REGISTRYINDEX);
 	e->specs_ref = LUA_NOREF;
 	return 0;
@@ -843,6 +892,12 @@ static int l_rule(lua_State *L)
 	}
 	/* Everything that can raise a Lua error (a longjmp) comes before the
 	 * strdup()s below, so nothing leaks. */
+	size_t nl = field_len(L, 1, "name"), kl = strlen(effects[which]) + 1;
+	e.held = sizeof(entry) + kl + (nl ? nl : kl) + (which == 2 ? lua_rawlen(L, -1) + 1 : 0);
+	if (pb_lua_reserve(sc->S, e.held) != 0) {
+		luaL_unref(L, LUA_REGISTRYINDEX, match);
+		reserve_or_raise(L, sc, e.held, "pb.rule");
+	}
 	char *name = field_str(L, 1, "name", 0, "pb.rule");
 	if (which == 0) {
 		lua_pushvalue(L, -1);
@@ -861,6 +916,7 @@ static int l_rule(lua_State *L)
 	e.name = name ? name : strdup(e.kind);
 	entry *ne = realloc(sc->rules, (size_t)(sc->n_rules + 1) * sizeof *ne);
 	if (!ne) {
+		pb_lua_release(sc->S, e.held);
 		free(e.name), free(e.kind), free(e.backend);
 		return luaL_error(L, "out of memory");
 	}
@@ -877,19 +933,25 @@ static int l_on(lua_State *L)
 	if (strcmp(ev, "plan_change") != 0 && strcmp(ev, "solver_step") != 0)
 		return luaL_error(L, "pb.on: unknown event '%s' (plan_change, solver_step)", ev);
 	luaL_checktype(L, 2, LUA_TFUNCTION);
-	lua_pushvalue(L, 2);
+	size_t held = sizeof(event_cb) + strlen(ev) + 1;
+	reserve_or_raise(L, sc, held, "pb.on");
 	event_cb *ne = realloc(sc->ev, (size_t)(sc->n_ev + 1) * sizeof *ne);
-	if (!ne)
+	if (!ne) {
+		pb_lua_release(sc->S, held);
 		return luaL_error(L, "out of memory");
+	}
+	lua_pushvalue(L, 2);
 	sc->ev = ne;
+	sc->ev[sc->n_ev].held = held;
 	sc->ev[sc->n_ev].event = strdup(ev);
 	sc->ev[sc->n_ev].ref = luaL_ref(L, LUA_REGISTRYINDEX);
 	sc->n_ev++;
 	return 0;
 }
 
-static void free_entry(lua_State *L, entry *e)
+static void free_entry(pb_script *sc, lua_State *L, entry *e)
 {
+	pb_lua_release(sc->S, e->held);
 	luaL_unref(L, LUA_REGISTRYINDEX, e->fn_ref);
 	if (e->specs_ref != LUA_NOREF)
 		luaL_unref(L, LUA_REGISTRYINDEX, e->specs_ref);
@@ -904,10 +966,11 @@ static int l_clear(lua_State *L)
 	pb_script *sc = get_sc(L);
 	not_in_callback(L, sc, "pb.clear");
 	for (int i = 0; i < sc->n_heur; i++)
-		free_entry(L, &sc->heur[i]);
+		free_entry(sc, L, &sc->heur[i]);
 	for (int i = 0; i < sc->n_rules; i++)
-		free_entry(L, &sc->rules[i]);
+		free_entry(sc, L, &sc->rules[i]);
 	for (int i = 0; i < sc->n_ev; i++) {
+		pb_lua_release(sc->S, sc->ev[i].held);
 		luaL_unref(L, LUA_REGISTRYINDEX, sc->ev[i].ref);
 		free(sc->ev[i].event);
 	}
@@ -1080,11 +1143,12 @@ static void rollback(pb_script *sc, snapshot *k, int hw_changed)
 	lua_State *L = pb_lua_state(sc->S);
 	/* registrations made by the failing script (unless it called pb.clear) */
 	while (sc->n_heur > k->n_heur)
-		free_entry(L, &sc->heur[--sc->n_heur]);
+		free_entry(sc, L, &sc->heur[--sc->n_heur]);
 	while (sc->n_rules > k->n_rules)
-		free_entry(L, &sc->rules[--sc->n_rules]);
+		free_entry(sc, L, &sc->rules[--sc->n_rules]);
 	while (sc->n_ev > k->n_ev) {
 		sc->n_ev--;
+		pb_lua_release(sc->S, sc->ev[sc->n_ev].held);
 		luaL_unref(L, LUA_REGISTRYINDEX, sc->ev[sc->n_ev].ref);
 		free(sc->ev[sc->n_ev].event);
 	}

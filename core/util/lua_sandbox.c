@@ -13,8 +13,8 @@
  * script's position (file:line), which a memory error (raised without a
  * message handler) reports.
  * Time: the same hook compares the clock (the thread's CPU time: see
- * now_s) with the call's deadline (paused while a command run by pb.cmd
- * works). A library function runs to
+ * now_s) with the call's deadline; a command run by pb.cmd counts too (its
+ * other threads' CPU time is charged: pb_lua_charge). A library function runs to
  * its end between two hooks, so the ones that can run long on little memory
  * are replaced: string.rep, table.concat/insert/remove/move loop here and look
  * at the clock; string.find/match/gmatch/gsub estimate the backtracking a
@@ -63,13 +63,13 @@ typedef union blk {
 struct pb_lua {
 	lua_State *L;
 	size_t used, cap;
+	size_t outside; /* bytes the script holds in C (pb_lua_reserve) */
 	long budget, left;
-	double seconds, deadline, remaining;
+	double seconds, deadline;
 	size_t base_cap; /* limits of the next top-level call */
 	long base_budget;
 	double base_seconds;
 	int depth;      /* pb_lua_call nesting */
-	int paused;     /* the clock is stopped (a command of pb.cmd works) */
 	int safe_ref;   /* registry ref of the safe globals table */
 	int load_ref;   /* registry ref of the original load */
 	int find_ref;   /* registry ref of the original string.find */
@@ -109,7 +109,8 @@ static void *sandbox_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
 		free(ptr);
 		return NULL;
 	}
-	if (S->enforce && nsize > osize && S->used + S->scratch_used + (nsize - osize) > S->cap)
+	if (S->enforce && nsize > osize &&
+	    S->used + S->scratch_used + S->outside + (nsize - osize) > S->cap)
 		return NULL;
 	void *np = realloc(ptr, nsize);
 	if (np)
@@ -151,8 +152,8 @@ static int stop_error(lua_State *L, pb_lua *S, const char *in)
 
 static double time_left(pb_lua *S)
 {
-	if (S->depth == 0 || S->paused)
-		return S->depth == 0 ? S->base_seconds : S->remaining;
+	if (S->depth == 0)
+		return S->base_seconds;
 	return S->deadline - now_s();
 }
 
@@ -162,7 +163,7 @@ static pb_lua *check_clock(lua_State *L, const char *in)
 {
 	pb_lua *S;
 	lua_getallocf(L, (void **)&S);
-	if (!S->stop && S->depth > 0 && !S->paused && now_s() > S->deadline)
+	if (!S->stop && S->depth > 0 && now_s() > S->deadline)
 		S->stop = STOP_TIME;
 	if (S->stop) {
 		note_where(L, S, 1);
@@ -184,7 +185,7 @@ static void count_hook(lua_State *L, lua_Debug *ar)
 	S->left -= 1000;
 	if (S->left < 0)
 		S->stop = STOP_BUDGET;
-	else if (!S->paused && now_s() > S->deadline)
+	else if (now_s() > S->deadline)
 		S->stop = STOP_TIME;
 	if (S->stop)
 		stop_error(L, S, NULL);
@@ -323,7 +324,8 @@ static void *scratch_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
 	size_t old = b ? b->h.size : 0;
 	if (nsize == 0) {
 		free(b);
-	} else if (S->enforce && nsize > old && S->used + S->scratch_used + nsize > S->cap) {
+	} else if (S->enforce && nsize > old &&
+	           S->used + S->scratch_used + S->outside + nsize > S->cap) {
 		res = NULL;
 	} else {
 		blk *nb = realloc(b, sizeof *nb + nsize);
@@ -1014,6 +1016,74 @@ static int safe_move(lua_State *L)
 	return 1;
 }
 
+/* table.sort as a heap sort that looks at the clock: Lua's own sort runs to
+ * its end between two hooks, so a table whose __index, __newindex or __lt
+ * are C functions (no Lua instruction runs) sorted for 36 s against a 5 s
+ * limit (issue 39). A heap sort never goes quadratic, whatever the order
+ * function answers. The comparison is the order function at index 2, or <
+ * (which honours __lt). */
+static int sort_less(lua_State *L, lua_Integer i, lua_Integer j, lua_Integer *steps)
+{
+	if ((++*steps & (CLOCK_EVERY - 1)) == 0)
+		check_clock(L, "table.sort");
+	lua_geti(L, 1, i);
+	lua_geti(L, 1, j);
+	int lt;
+	if (lua_isfunction(L, 2)) {
+		lua_pushvalue(L, 2);
+		lua_insert(L, -3);
+		lua_call(L, 2, 1);
+		lt = lua_toboolean(L, -1);
+		lua_pop(L, 1);
+	} else {
+		lt = lua_compare(L, -2, -1, LUA_OPLT);
+		lua_pop(L, 2);
+	}
+	return lt;
+}
+
+static void sort_swap(lua_State *L, lua_Integer i, lua_Integer j)
+{
+	lua_geti(L, 1, i);
+	lua_geti(L, 1, j);
+	lua_seti(L, 1, i);
+	lua_seti(L, 1, j);
+}
+
+/* Sifts element `root` down the max-heap of elements 1..end. */
+static void sort_sift(lua_State *L, lua_Integer root, lua_Integer end, lua_Integer *steps)
+{
+	while (root <= end / 2) {
+		lua_Integer child = 2 * root;
+		if (child < end && sort_less(L, child, child + 1, steps))
+			child++;
+		if (!sort_less(L, root, child, steps))
+			return;
+		sort_swap(L, root, child);
+		root = child;
+	}
+}
+
+static int safe_sort(lua_State *L)
+{
+	lua_Integer n = table_len(L, 1);
+	if (n > 1) {
+		luaL_argcheck(L, n < INT32_MAX, 1, "array too big");
+		if (!lua_isnoneornil(L, 2))
+			luaL_checktype(L, 2, LUA_TFUNCTION);
+		lua_settop(L, 2);
+		luaL_checkstack(L, 8, "table.sort");
+		lua_Integer steps = 0;
+		for (lua_Integer k = n / 2; k >= 1; k--)
+			sort_sift(L, k, n, &steps);
+		for (lua_Integer end = n; end > 1; end--) {
+			sort_swap(L, 1, end);
+			sort_sift(L, 1, end - 1, &steps);
+		}
+	}
+	return 0;
+}
+
 /* Puts the safe versions into the library tables (the string metatable's
  * __index is the same table as `string`, so methods get them too). */
 static void install_safe_libs(pb_lua *S)
@@ -1046,6 +1116,8 @@ static void install_safe_libs(pb_lua *S)
 	lua_setfield(L, -2, "remove");
 	lua_pushcfunction(L, safe_move);
 	lua_setfield(L, -2, "move");
+	lua_pushcfunction(L, safe_sort);
+	lua_setfield(L, -2, "sort");
 	lua_pop(L, 1);
 }
 
@@ -1151,12 +1223,8 @@ void pb_lua_set_limits(pb_lua *S, const pb_lua_limits *limits)
 			S->cap = limits->memory;
 		if (limits->instructions && limits->instructions < S->left)
 			S->left = limits->instructions;
-		if (limits->seconds > 0 && limits->seconds < time_left(S)) {
-			if (S->paused)
-				S->remaining = limits->seconds;
-			else
-				S->deadline = now_s() + limits->seconds;
-		}
+		if (limits->seconds > 0 && limits->seconds < time_left(S))
+			S->deadline = now_s() + limits->seconds;
 		return;
 	}
 	if (limits->memory)
@@ -1302,23 +1370,17 @@ int pb_lua_call(pb_lua *S, int nargs, int nresults, pb_error *err)
 	int base = lua_gettop(L) - nargs;
 	lua_pushcfunction(L, traceback);
 	lua_insert(L, base);
-	/* Nested calls (a callback inside a script) share the outer budget and
-	 * clock; a callback of a command that the script runs (the clock is
-	 * paused meanwhile) runs the clock again while it works. */
-	int outer = S->depth > 0, resumed = 0;
+	/* Nested calls (a callback inside a script, or inside a command the
+	 * script runs) share the outer budget and clock. */
+	int outer = S->depth > 0;
 	if (!outer) {
 		S->cap = S->base_cap;
 		S->budget = S->left = S->base_budget;
 		S->seconds = S->base_seconds;
 		S->deadline = now_s() + S->seconds;
-		S->paused = 0;
 		S->stop = STOP_NONE;
 		S->where[0] = '\0';
 		lua_sethook(L, count_hook, LUA_MASKCOUNT, 1000);
-	} else if (S->paused) {
-		S->deadline = now_s() + S->remaining;
-		S->paused = 0;
-		resumed = 1;
 	}
 	S->depth++;
 	int enforce = S->enforce;
@@ -1326,13 +1388,8 @@ int pb_lua_call(pb_lua *S, int nargs, int nresults, pb_error *err)
 	int rc = lua_pcall(L, nargs, nresults, base);
 	S->enforce = enforce;
 	S->depth--;
-	if (resumed) {
-		S->remaining = S->deadline - now_s();
-		S->paused = 1;
-	}
 	if (!outer) {
 		lua_sethook(L, NULL, 0, 0);
-		S->paused = 0;
 		scratch_release(S);
 	}
 	lua_remove(L, base);
@@ -1504,7 +1561,21 @@ void pb_lua_set_global(pb_lua *S, const char *name)
 
 size_t pb_lua_memory(pb_lua *S)
 {
-	return S->used;
+	return S->used + S->outside;
+}
+
+int pb_lua_reserve(pb_lua *S, size_t bytes)
+{
+	size_t held = S->used + S->scratch_used + S->outside;
+	if (S->enforce && (bytes > S->cap || held > S->cap - bytes))
+		return -1;
+	S->outside += bytes;
+	return 0;
+}
+
+void pb_lua_release(pb_lua *S, size_t bytes)
+{
+	S->outside -= bytes < S->outside ? bytes : S->outside;
 }
 
 int pb_lua_cap_suspend(pb_lua *S, int suspend)
@@ -1519,21 +1590,21 @@ void pb_lua_cap_restore(pb_lua *S, int was)
 	S->enforce = was;
 }
 
-int pb_lua_clock_pause(pb_lua *S)
+double pb_lua_time_left(pb_lua *S)
 {
-	if (S->depth == 0 || S->paused)
-		return 0;
-	S->remaining = S->deadline - now_s();
-	S->paused = 1;
-	return 1;
+	return time_left(S);
 }
 
-void pb_lua_clock_resume(pb_lua *S, int was)
+void pb_lua_charge(pb_lua *S, double seconds)
 {
-	if (!was || !S->paused)
+	if (S->depth == 0 || !(seconds > 0))
 		return;
-	S->deadline = now_s() + S->remaining;
-	S->paused = 0;
+	S->deadline -= seconds;
+}
+
+void pb_lua_check_time(lua_State *L, const char *in)
+{
+	check_clock(L, in);
 }
 
 void pb_lua_push_json(lua_State *L, const json_t *j)

@@ -20,7 +20,9 @@ bad() {
 	local name=$1 pattern=$2 code=$3
 	shift 3
 	printf '%s\n' "$code" >"$tmp/$name.lua"
-	"$bin" run "$tmp/$name.lua" $model --layout $layout "$@" >"$tmp/out" 2>"$tmp/err"
+	# timeout only guards against a hang coming back (124): no case needs
+	# more than a few seconds, 10x that under the sanitizers
+	timeout 600 "$bin" run "$tmp/$name.lua" $model --layout $layout "$@" >"$tmp/out" 2>"$tmp/err"
 	local rc=$?
 	[ "$rc" = 2 ] || fail "$name: exit $rc, expected 2"
 	grep -q -- "$pattern" "$tmp/err" || { fail "$name: message lacks '$pattern':"; sed 's/^/    /' "$tmp/err" | head -5; }
@@ -77,6 +79,24 @@ bad cmd_output "its output went past the script's memory cap of 16 MiB" 'local s
 bad table_move "table_move.lua:1: time limit of 0.5 s exceeded in table.move" 'table.move({}, 1, math.maxinteger - 1, 2)' --max-seconds 0.5
 bad pb_find "time limit of 0.5 s exceeded in pb.find" 'print(#pb.find(".-.-.-.-.-.-.-.-x"))' --max-seconds 0.5
 bad wall_loop "wall_loop.lua:1: time limit of 0.5 s exceeded" 'while true do end' --max-seconds 0.5 --max-instructions 1000000000000
+# Issue 39: CPU time spent inside C is counted. table.sort of 2^30 elements
+# whose __index/__newindex are C functions runs no Lua instruction (Lua's
+# own sort: 36 s against a 5 s limit in the issue, hours at this size)
+bad sort_cfunc "sort_cfunc.lua:1: time limit of 0.5 s exceeded in table.sort" 'table.sort(setmetatable({}, {__len = function() return 1 << 30 end, __index = rawlen, __newindex = rawequal}))' --max-seconds 0.5
+# a command run by pb.cmd counts against the script's time limit (main: the
+# clock stopped while it ran, so only the instruction budget was left: over
+# 60 s here, about 1.5 h in the issue)
+bad cmd_loop "cmd_loop.lua:1: .*time limit of 1 s exceeded" 'while true do pb.cmd("partition --method greedy") end' --max-seconds 1
+# one long command is cancelled when the script's time is spent (main: after
+# 60 times the limit, "cancelled after 60 s")
+bad cmd_long "time limit of 1 s exceeded: cancelled" "pb.cmd(\"repeat 100000000 'partition --method greedy'\")" --max-seconds 1
+# a regex whose nested bounds expand to 16M atoms (glibc's regcomp: 10 s and
+# 3.25 GB in C) is refused before it is compiled
+bad find_regex "too big to compile" 'pb.cmd("find ((a{255}){255}){255}")'
+# names kept in C count against the memory cap (main: 20 x 16 MiB = 320 MiB
+# malloc'ed under a 64 MiB cap, exit 0; the issue reached 3 GB)
+bad heuristic_names "memory cap of 64 MiB" 'for i = 1, 20 do pb.heuristic{name = string.rep("x", 1 << 24) .. i, kind = "cost_term", fn = function() return 0 end} end' --max-memory 64
+bad rule_names "memory cap of 64 MiB" 'for i = 1, 20 do pb.rule{name = string.rep("x", 1 << 24) .. i, fusable = false, match = function() return false end} end' --max-memory 64
 # Limits: a script cannot raise its own through a nested run.
 printf 'local a = string.rep("x", 1 << 27) return #(a .. "y")\n' >"$tmp/big.lua"
 bad nested_run_memory "memory cap of 16 MiB" "pb.cmd('run $tmp/big.lua --max-memory 8192')" --max-memory 16
