@@ -172,9 +172,9 @@ static int place_weights(weights_ctx *w, const char *model, const char *loc, pb_
 	char src[PATH_MAX], dst[PATH_MAX];
 	snprintf(src, sizeof src, "%s/%s", w->model_dir, loc);
 	snprintf(dst, sizeof dst, "%s/%s", w->tmp, loc);
-	struct stat st;
 	const char *how;
-	if (stat(src, &st) != 0 || !S_ISREG(st.st_mode)) {
+	char real[PATH_MAX];
+	if (access(src, F_OK) != 0) {
 		if (!w->structure_only)
 			return pb_err(
 			    err, PB_EINPUT,
@@ -184,6 +184,19 @@ static int place_weights(weights_ctx *w, const char *model, const char *loc, pb_
 		how = "absent";
 		w->absent++;
 	} else {
+		/* Through the door: a FIFO, device or directory named by the model is
+		 * refused (it was taken for a missing file, or read through a link);
+		 * what a link resolves to must stay in the model's folder, as
+		 * runtimes require (issue 39: `w.bin -> /etc/passwd` was copied). */
+		int fd = pb_door_open_read(src, PB_DOOR_ANY, "weights file", err);
+		if (fd < 0)
+			return err ? err->code : PB_EINPUT;
+		close(fd);
+		if (!realpath(src, real) || !inside(w->model_dir, real))
+			return pb_err(err, PB_EINPUT,
+			              "%s: external data location '%s' resolves to %s, outside the "
+			              "model's folder %s",
+			              model, loc, realpath(src, real) ? real : src, w->model_dir);
 		/* sub-folders of the location */
 		for (char *q = strchr(dst + strlen(w->tmp) + 1, '/'); q; q = strchr(q + 1, '/')) {
 			*q = 0;
@@ -195,11 +208,11 @@ static int place_weights(weights_ctx *w, const char *model, const char *loc, pb_
 			}
 			*q = '/';
 		}
-		if (link(src, dst) == 0) {
+		if (link(real, dst) == 0) {
 			how = "linked";
 			w->linked++;
 		} else {
-			int rc = copy_file(src, dst, err);
+			int rc = copy_file(real, dst, err);
 			if (rc)
 				return rc;
 			how = "copied";

@@ -4,7 +4,7 @@
 # (exit 2, bad input), never waiting for a writer or a reader (each run is
 # under `timeout`; 124 means it hung, as every read did before the one door,
 # util/file_door.h). Also paths found inside files: a session's model and
-# layout, a plan given to export/extract. And `train --log` aimed at the model
+# layout, a plan given to export/extract, an ONNX model's external weights. And `train --log` aimed at the model
 # (or a hard link to it) is refused, the model intact (issue 39).
 # Usage: cli_fifo_paths.sh PATH/TO/partbench   (run from the repository root)
 set -u
@@ -83,6 +83,30 @@ script s2 "pb.cmd('load $tmp/s_layout.json')"
 script s3 "pb.cmd('layout $L --calibrate $tmp/f.json --model $M')"
 script s4 "pb.cmd('run $tmp/ok.lua $M --layout $tmp/f.lua')"
 script s5 "pb.cmd('open $tmp/f')"
+
+# External weights named inside an ONNX model (TensorProto external_data
+# `location`, read by extract): through the door too (issue 39). A generated
+# GPT names weights.absent beside it. A FIFO there was taken for a missing
+# file (and skipped as absent under --structure-only, exit 0); a link there
+# leaving the model's folder was linked into the parts (or copied).
+mkdir "$tmp/g"
+timeout 120 "$bin" gen gpt --layers 2 --hidden 64 --heads 2 --seq 8 --vocab 100 -o "$tmp/g/g.onnx" \
+	>/dev/null 2>"$tmp/err" || fail "gen gpt: $(head -c 300 "$tmp/err")"
+timeout 120 "$bin" partition "$tmp/g/g.onnx" --layout "$L" --method greedy -o "$tmp/g.json" \
+	>/dev/null 2>"$tmp/err" || fail "partition gpt: $(head -c 300 "$tmp/err")"
+mkfifo "$tmp/g/weights.absent"
+for so in "" --structure-only; do
+	fifo 2 "$tmp/g/weights.absent" -- "$bin" extract "$tmp/g/g.onnx" --plan "$tmp/g.json" "$tmp/gp1" $so
+	grep -q "the weights file is a FIFO" "$tmp/err" || fail "extract $so: $(head -c 300 "$tmp/err")"
+done
+rm "$tmp/g/weights.absent"
+printf 'secret\n' >"$tmp/outside.bin"
+ln -s "$tmp/outside.bin" "$tmp/g/weights.absent"
+timeout 120 "$bin" extract "$tmp/g/g.onnx" --plan "$tmp/g.json" "$tmp/gp3" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+[ "$rc" = 2 ] || fail "extract with weights outside the model's folder: exit $rc, expected 2"
+grep -q "outside the model's folder" "$tmp/err" || fail "weights outside: $(head -c 300 "$tmp/err")"
+[ -e "$tmp/gp3" ] && fail "extract wrote parts whose weights are outside the model's folder"
 
 # train --log aimed at the model: refused (exit 1, like every writer aimed at
 # the model), the model intact, also through a hard link and a symbolic link
