@@ -329,9 +329,9 @@ static int l_node(lua_State *L)
 	const pb_graph *g = need_graph(L, sc);
 	int id;
 	if (lua_type(L, 1) == LUA_TNUMBER) {
-		id = (int)luaL_checkinteger(L, 1);
-		if (id < 0 || id >= g->n_nodes)
-			id = -1;
+		/* range-checked before the cast: pb.node(1 << 32) was node 0 */
+		lua_Integer i = luaL_checkinteger(L, 1);
+		id = i >= 0 && i < g->n_nodes ? (int)i : -1;
 	} else {
 		id = pb_graph_find_node(g, luaL_checkstring(L, 1));
 	}

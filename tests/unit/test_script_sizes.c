@@ -2,7 +2,8 @@
  * arithmetic (issue 39). pb.partition_apply with two cores of 2^30 layers
  * each: merging them overflowed an int (UBSan aborted; a release build
  * returned a negative count); now refused with an error naming the total.
- * Counts that fit still work. Run under UBSan by `make asan`. */
+ * Counts that fit still work. pb.node(i) with i past an int: was the node
+ * i mod 2^32 (node 0 for 2^32), now nil. Run under UBSan by `make asan`. */
 #include "pb_test.h"
 
 static void test_partition_apply_total(void **state)
@@ -33,8 +34,29 @@ static void test_partition_apply_total(void **state)
 	pb_test_session_close(&t);
 }
 
+static void test_node_index(void **state)
+{
+	(void)state;
+	char buf[4096];
+	pb_test_session t;
+	pb_test_session_open(&t, buf, sizeof buf);
+	pb_error err = {0};
+	if (pb_test_session_cmd(&t, "open models/resnet18.onnx", &err))
+		fail_msg("open: %s", err.msg);
+	int rc = pb_test_session_lua(&t,
+	                             "print(pb.node(1 << 32), pb.node((1 << 32) + 1), "
+	                             "pb.node(math.mininteger), pb.node(-1), pb.node(0) ~= nil)",
+	                             "node.lua", &err);
+	if (rc)
+		fail_msg("node.lua: %s", err.msg);
+	if (!strstr(buf, "nil\tnil\tnil\tnil\ttrue"))
+		fail_msg("printed: %s", buf);
+	pb_test_session_close(&t);
+}
+
 int main(void)
 {
-	const struct CMUnitTest tests[] = {cmocka_unit_test(test_partition_apply_total)};
+	const struct CMUnitTest tests[] = {cmocka_unit_test(test_partition_apply_total),
+	                                   cmocka_unit_test(test_node_index)};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
