@@ -604,6 +604,8 @@ static int cmd_train(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, p
 		rc = pb_err(err, PB_EINPUT, "train: writing the training log %s failed", logp);
 	if (rc == PB_OK && root) /* the network is the same on every rank */
 		rc = pb_rl_trainer_save(tm[0].T, outp, err);
+	else if (root) /* a rank died: what was trained is kept */
+		pb_rl_train_keep(tm, &run, outp, err);
 	pb_plan *plan = NULL;
 	if (rc == PB_OK) {
 		plan = pb_part_to_plan(tm[0].P, pb_rl_trainer_best(tm[0].T), "rl", tm[0].opt);

@@ -498,9 +498,14 @@ static void apply_gradient(pb_rl_trainer *T)
 	 * Adam with the mean of the ranks' episode gradients (docs/scale-out.md) */
 	int ranks = pb_ranks_size();
 	pb_error e = {0};
-	if (ranks > 1 && pb_ranks_sum(T->grad, (size_t)T->pol->n_params, &e) == PB_OK)
+	if (ranks > 1) {
+		/* a failed sum (a rank died): no step, the network stays the one
+		 * every rank holds, which train then saves (issue 39) */
+		if (pb_ranks_sum(T->grad, (size_t)T->pol->n_params, &e) != PB_OK)
+			return;
 		for (int i = 0; i < T->pol->n_params; i++)
 			T->grad[i] /= ranks;
+	}
 	T->last_norm = pb_rl_adam_step(&T->owner->adam, T->pol->w, T->grad);
 }
 

@@ -7,7 +7,9 @@
 #include "partition/rl_train.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "load.h"
 #include "partition/exact.h"
@@ -95,6 +97,7 @@ int pb_rl_train_loop(pb_rl_train_model *tm, int n, pb_rl_train_run *run, const i
 			double stop = f >= 1 || cancel;
 			if (pb_ranks_sum(&stop, 1, err)) {
 				rc = err->code;
+				run->rank_lost = 1;
 				break;
 			}
 			f = stop > 0 ? 1 : f;
@@ -107,4 +110,18 @@ int pb_rl_train_loop(pb_rl_train_model *tm, int n, pb_rl_train_run *run, const i
 			break;
 	}
 	return rc;
+}
+
+void pb_rl_train_keep(const pb_rl_train_model *tm, const pb_rl_train_run *run, const char *path,
+                      pb_error *err)
+{
+	/* a failed gradient sum takes no step (rl_reinforce.c): the network is
+	 * the one every rank held after the last sum that completed */
+	pb_error e = {0};
+	if (!run->rank_lost || !path || pb_rl_trainer_save(tm[0].T, path, &e) != PB_OK)
+		return;
+	size_t n = strlen(err->msg);
+	snprintf(err->msg + n, sizeof err->msg - n,
+	         "; the agent after %ld episodes was saved to %s (train it further with --agent)",
+	         run->episodes, path);
 }

@@ -50,6 +50,7 @@ typedef struct pb_rl_train_run {
 	long episodes;
 	double seconds;
 	int cancelled;
+	int rank_lost; /* a collective failed: another rank died or stopped answering */
 } pb_rl_train_run;
 
 /* Episodes one at a time, interleaved across the n models, until the
@@ -58,5 +59,11 @@ typedef struct pb_rl_train_run {
  * together (a cancel on rank 0 too). */
 int pb_rl_train_loop(pb_rl_train_model *tm, int n, pb_rl_train_run *run, const int *failed,
                      pb_rl_train_tick tick, void *ud, pb_error *err);
+/* After a run that failed because a rank was lost (run->rank_lost): saves
+ * the network as of the last gradient step every rank took to `path` and
+ * adds to err's message that it did (issue 39: what was done is kept).
+ * Does nothing on other failures or when the save fails. */
+void pb_rl_train_keep(const pb_rl_train_model *tm, const pb_rl_train_run *run, const char *path,
+                      pb_error *err);
 
 #endif

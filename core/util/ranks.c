@@ -4,7 +4,9 @@
  */
 #include "util/ranks.h"
 
+#include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -133,6 +135,50 @@ static int wait_collective(MPI_Request *req, const char *what, pb_error *err)
 }
 #endif
 
+#ifdef PB_HAVE_MPI
+/* MPI_Init waits for every rank; a rank that dies while starting (before
+ * partbench's first collective, where PB_RANK_TIMEOUT applies) kept the
+ * others in MPI_Init for ever under --enable-recovery (issue 39). A thread
+ * watches it: if MPI_Init has not returned within the rank timeout (at
+ * least 60 s), the process says so and exits 2 (nothing was done yet, so
+ * nothing is lost). */
+typedef struct init_watch {
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	int done;
+	double seconds;
+	const char *what;
+} init_watch;
+
+static void *init_watch_run(void *p)
+{
+	init_watch *w = p;
+	struct timespec until;
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += (time_t)w->seconds;
+	until.tv_nsec += (long)((w->seconds - (double)(time_t)w->seconds) * 1e9);
+	if (until.tv_nsec >= 1000000000L) {
+		until.tv_sec++;
+		until.tv_nsec -= 1000000000L;
+	}
+	pthread_mutex_lock(&w->mu);
+	int rc = 0;
+	while (!w->done && rc != ETIMEDOUT)
+		rc = pthread_cond_timedwait(&w->cv, &w->mu, &until);
+	int done = w->done;
+	pthread_mutex_unlock(&w->mu);
+	if (!done) {
+		fprintf(stderr,
+		        "%s: MPI_Init did not complete within %.0f s: a rank died while starting? "
+		        "(PB_RANK_TIMEOUT); stopping\n",
+		        w->what, w->seconds);
+		fflush(stderr);
+		_exit(2);
+	}
+	return NULL;
+}
+#endif
+
 int pb_ranks_start(const char *what, pb_error *err)
 {
 	if (g_started)
@@ -143,13 +189,26 @@ int pb_ranks_start(const char *what, pb_error *err)
 		g_started = 1;
 		return PB_OK;
 	}
-	int provided = 0, rc = MPI_Init_thread(NULL, NULL, MPI_THREAD_FUNNELED, &provided);
-	if (rc != MPI_SUCCESS)
-		return pb_err(err, PB_EINTERNAL, "%s: MPI_Init failed (error %d)", what, rc);
-	atexit(finish);
 	const char *t = getenv("PB_RANK_TIMEOUT");
 	if (t && *t)
 		pb_ranks_set_timeout(atof(t));
+	/* at least a minute: MPI_Init itself is slow on a loaded machine and
+	 * under the sanitizers, and a short PB_RANK_TIMEOUT is for collectives */
+	init_watch w = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0,
+	                g_coll_timeout > 60 ? g_coll_timeout : 60, what};
+	pthread_t watcher;
+	int watching = pthread_create(&watcher, NULL, init_watch_run, &w) == 0;
+	int provided = 0, rc = MPI_Init_thread(NULL, NULL, MPI_THREAD_FUNNELED, &provided);
+	if (watching) {
+		pthread_mutex_lock(&w.mu);
+		w.done = 1;
+		pthread_cond_signal(&w.cv);
+		pthread_mutex_unlock(&w.mu);
+		pthread_join(watcher, NULL);
+	}
+	if (rc != MPI_SUCCESS)
+		return pb_err(err, PB_EINTERNAL, "%s: MPI_Init failed (error %d)", what, rc);
+	atexit(finish);
 	MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
 	MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
 	MPI_Comm_size(MPI_COMM_WORLD, &g_size);

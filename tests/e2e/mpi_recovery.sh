@@ -4,7 +4,9 @@
 # `shard` waits in a collective (MPI_Iallreduce / MPI_Iallgather polled by
 # util/ranks.c) at most PB_RANK_TIMEOUT seconds for the dead rank, then says
 # so and exits non-zero (before issue 39 it spun for ever: 146 s / 195 s and
-# counting). `tune --all` has its own rank timeout (mpi_tune.sh).
+# counting). Issue 39: train saves the agent as of the last step every rank
+# took; `tune --all` (its own --rank-timeout) keeps the shapes done and exits
+# non-zero; a rank killed inside MPI_Init no longer keeps rank 0 there.
 # The kill happens once rank 1 has started MPI (its shared-memory segment is
 # mapped); `timeout 300` (x10 sanitized) only guards against the hang being back.
 # Skips (exit 77) where partbench was built without MPI or mpirun is absent.
@@ -60,11 +62,17 @@ kill_rank1() {
 		fail "$name: no message about the dead rank: $(tail -3 "$tmp/$name.err")"
 }
 # the training log's first line: an episode, and its gradient sum, is done
-# (a kill inside MPI_Init would hang rank 0's MPI_Init, which no timeout of
-# partbench's can bound)
+# (a kill inside MPI_Init is the last case below)
 kill_rank1 train 1 "$tmp/t.log" train models/googlenet.onnx --layout layouts/manycore-16.lua \
 	--episodes 1000000 -o "$tmp/a.ckpt" --log "$tmp/t.log"
-[ -e "$tmp/a.ckpt" ] && fail "train wrote a checkpoint after a rank died"
+# what was done is saved: the agent as of the last step every rank took
+# (main wrote nothing), and it loads
+grep -q "episodes was saved to $tmp/a.ckpt" "$tmp/train.err" ||
+	fail "train: the message does not say the agent was saved: $(tail -3 "$tmp/train.err")"
+[ -s "$tmp/a.ckpt" ] || fail "train saved no checkpoint after a rank died"
+timeout 300 "$bin" partition models/googlenet.onnx --layout layouts/manycore-16.lua --method rl \
+	--agent "$tmp/a.ckpt" --episodes 1 >/dev/null 2>"$tmp/load.err" ||
+	fail "the saved agent does not load: $(tail -3 "$tmp/load.err")"
 # rank 1 dies 1.5 s into its share of the schemes (about 5 s of a 6 s run
 # here, 10x that under the sanitizers, which also slow MPI_Init: 5 s there);
 # rank 0 finishes its share, then waits for it
@@ -73,6 +81,71 @@ delay=1.5
 kill_rank1 shard "$delay" - shard models/bert_base_like.onnx --layout layouts/cluster-8x8.lua --train \
 	--jobs 1 -o "$tmp/shard.json"
 [ -e "$tmp/shard.json" ] && fail "shard wrote a plan after a rank died"
+
+# tune --all: the dead rank's shape is missing, the others' are in the log,
+# exit non-zero (its own --rank-timeout, as in mpi_tune.sh)
+# (mpirun --enable-recovery exits 0 whatever rank 0 returns: its own code is
+# read from rc.0)
+rm -f "$tmp/k.jsonl" "$tmp/rc.0" "$tmp/rc.1"
+timeout 300 mpirun --oversubscribe --enable-recovery -np 2 \
+	bash -c '"$@"; echo $? >"'"$tmp"'/rc.$OMPI_COMM_WORLD_RANK"' _ "$bin" tune tests/data/tiny_convs.onnx \
+	--all --trials 300 --reps 1 --rank-timeout 5 --log "$tmp/k.jsonl" >"$tmp/tune.out" 2>"$tmp/tune.err" &
+runner=$!
+for _ in $(seq 3000); do
+	[ -s "$tmp/k.jsonl" ] && break
+	kill -0 "$runner" 2>/dev/null || break
+	sleep 0.1
+done
+victim=
+for p in $(pgrep -x partbench); do
+	{ tr '\0' '\n' <"/proc/$p/environ" | grep -qx OMPI_COMM_WORLD_RANK=1 &&
+		grep -q "$tmp" "/proc/$p/cmdline" && victim=$p; } 2>/dev/null
+done
+[ -n "$victim" ] && kill -9 "$victim"
+rc=0
+wait "$runner" || rc=$?
+if [ -z "$victim" ]; then
+	fail "tune: rank 1 not found"
+else
+	[ "$rc" != 124 ] || fail "tune: rank 0 still ran after rank 1 died"
+	r0=$(cat "$tmp/rc.0" 2>/dev/null)
+	[ -n "$r0" ] && [ "$r0" != 0 ] || fail "tune: rank 0 exit '$r0' after a rank died, expected non-zero"
+	grep -q "stopped answering\|missing" "$tmp/tune.out" "$tmp/tune.err" ||
+		fail "tune: the dead rank's shape is not reported: $(tail -3 "$tmp/tune.err")"
+	[ -s "$tmp/k.jsonl" ] || fail "tune: the log of the shapes done was not kept"
+fi
+
+# a rank that dies inside MPI_Init (killed the moment it exists): the others
+# leave MPI_Init within the rank timeout (at least 60 s), exit non-zero
+# (main: rank 0 waited in MPI_Init for ever under --enable-recovery)
+rm -f "$tmp/rc.0" "$tmp/rc.1"
+timeout 300 mpirun --oversubscribe --enable-recovery -x PB_RANK_TIMEOUT=5 -np 2 \
+	bash -c '"$@"; echo $? >"'"$tmp"'/rc.$OMPI_COMM_WORLD_RANK"' _ "$bin" train models/tiny_branches.dot \
+	--layout layouts/manycore-16.lua --episodes 5 -o "$tmp/i.ckpt" >"$tmp/init.out" 2>"$tmp/init.err" &
+runner=$!
+victim=
+for _ in $(seq 30000); do
+	for p in $(pgrep -x partbench); do
+		{ tr '\0' '\n' <"/proc/$p/environ" | grep -qx OMPI_COMM_WORLD_RANK=1 &&
+			grep -q "$tmp/i.ckpt" "/proc/$p/cmdline" && victim=$p; } 2>/dev/null
+	done
+	[ -n "$victim" ] && break
+	kill -0 "$runner" 2>/dev/null || break
+	sleep 0.01
+done
+[ -n "$victim" ] && kill -9 "$victim"
+rc=0
+wait "$runner" || rc=$?
+if [ -z "$victim" ]; then
+	echo "note: rank 1 finished before it could be killed"
+else
+	[ "$rc" != 124 ] || fail "init: rank 0 still ran after rank 1 died while starting"
+	r0=$(cat "$tmp/rc.0" 2>/dev/null)
+	[ -n "$r0" ] && [ "$r0" != 0 ] || fail "init: rank 0 exit '$r0', expected non-zero"
+	# (killed a moment later, after MPI_Init: the collective's timeout)
+	grep -q "MPI_Init did not complete within 60 s\|did not arrive within 5 s" "$tmp/init.err" ||
+		fail "init: no message about the dead rank: $(tail -3 "$tmp/init.err")"
+fi
 
 [ "$fails" = 0 ] && echo "mpi_recovery: ok"
 exit $((fails > 0))
