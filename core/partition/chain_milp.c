@@ -27,6 +27,7 @@
 #include "partition/baselines.h"
 #include "partition/chain_milp_root.h"
 #include "partition/chain_milp_seg.h"
+#include "partition/chain_milp_weighted.h"
 #include "util/coro.h"
 #include "util/job.h"
 #include "util/lp_file.h"
@@ -44,9 +45,9 @@
  * (2026-11-26). In a workbench job the root LP runs in a child (chain_milp_root.h). */
 #define MILP_CANCELLED (-1000) /* a unit stopped for a cancelled job (not an error) */
 
-enum { ST_PROBE, ST_COLUMNS, ST_ROOT, ST_BB, ST_FINISH, ST_DONE };
-static const char *const stage_names[] = {"probing",          "columns", "root LP",
-                                          "branch and bound", "probing", "done"};
+enum { ST_PROBE, ST_COLUMNS, ST_ROOT, ST_BB, ST_FINISH, ST_WEIGHTED, ST_DONE };
+static const char *const stage_names[] = {
+    "probing", "columns", "root LP", "branch and bound", "probing", "branch and bound", "done"};
 /* Chains of this many layers or more end with probes on candidate values (finish_unit)
  * instead of the MILP: its 3m + 2 rows made it grow about m^1.7 (a 10,000-layer conv
  * chain on 64 cores: 45 s to the proof). */
@@ -96,6 +97,7 @@ struct pb_milp {
 	double slice_end; /* the root LP's current unit ends here */
 	char note[200];
 	int rules_columns; /* the whole MILP of chain_milp_rules.c, 0 otherwise */
+	pb_milp_w *W;      /* the weighted objective's search (chain_milp_weighted.h), or NULL */
 };
 
 static double now_seconds(void)
@@ -1039,6 +1041,26 @@ int pb_milp_new(pb_part_problem *P, double reference, const char *emit_lp, pb_mi
 	return pb_milp_new_opts(P, NULL, emit_lp, out, err);
 }
 
+/* Copies the weighted search's incumbent, bound and state into M. */
+static void weighted_sync(pb_milp *M)
+{
+	const pb_milp_w *W = M->W;
+	double u = pb_milp_w_incumbent(W);
+	if (u < M->U) {
+		M->U = u;
+		memcpy(M->inc_ac, pb_milp_w_state(W), (size_t)M->P->n * sizeof *M->inc_ac);
+		M->improved = 1;
+	}
+	M->L = M->bb_bound = pb_milp_w_bound(W);
+	M->use_mem = pb_milp_w_memory_used(W);
+	M->nodes = pb_milp_w_labels(W);
+	if (pb_milp_w_done(W)) {
+		M->stage = ST_DONE;
+		M->state = pb_milp_w_proven(W) ? PB_MILP_OPTIMAL : PB_MILP_TIME_LIMIT;
+		snprintf(M->note, sizeof M->note, "%s", pb_milp_w_note(W));
+	}
+}
+
 int pb_milp_new_opts(pb_part_problem *P, const pb_milp_opts *o, const char *emit_lp, pb_milp **out,
                      pb_error *err)
 {
@@ -1085,6 +1107,22 @@ int pb_milp_new_opts(pb_part_problem *P, const pb_milp_opts *o, const char *emit
 	}
 	int rc = PB_OK;
 	double t0 = now_seconds();
+	if (P->hw.reward_mode == PB_REWARD_WEIGHTED && !P->cut && !P->pin && !emit_lp) {
+		/* The weighted objective: a branch and bound over prefixes, stepped in
+		 * slices (chain_milp_weighted.h); its incumbent comes from its own probes. */
+		rc = pb_milp_w_new(P, &M->W, err);
+		if (rc) {
+			pb_milp_free(M);
+			return rc;
+		}
+		weighted_sync(M);
+		M->improved = 1;
+		M->stage = ST_WEIGHTED;
+		M->state = PB_MILP_RUNNING;
+		M->elapsed = M->stage_s[ST_WEIGHTED] = now_seconds() - t0;
+		*out = M;
+		return PB_OK;
+	}
 	if (P->cut || P->pin || P->hw.reward_mode == PB_REWARD_WEIGHTED) {
 		/* Rules or the weighted objective: one whole MILP (chain_milp_rules.c). */
 		pb_milp_rules_result r;
@@ -1159,6 +1197,10 @@ int pb_milp_step(pb_milp *M, int units, int *ac, int *improved, pb_error *err)
 		case ST_FINISH:
 			rc = finish_unit(M, err);
 			break;
+		case ST_WEIGHTED:
+			rc = pb_milp_w_run(M->W, slice, err);
+			weighted_sync(M);
+			break;
 		case ST_COLUMNS:
 			rc = columns_unit(M, slice, err);
 			break;
@@ -1229,7 +1271,7 @@ void pb_milp_stats_get(const pb_milp *M, pb_milp_stats *st)
 	st->seconds = M->elapsed;
 	st->probe_seconds = M->stage_s[ST_PROBE] + M->stage_s[ST_FINISH];
 	st->model_seconds = M->stage_s[ST_COLUMNS] + M->stage_s[ST_ROOT];
-	st->bb_seconds = M->stage_s[ST_BB];
+	st->bb_seconds = M->stage_s[ST_BB] + M->stage_s[ST_WEIGHTED];
 	st->probes = M->probes;
 	st->nodes = M->nodes;
 	st->columns = M->lp ? M->n_cols : M->rules_columns;
@@ -1251,6 +1293,7 @@ void pb_milp_free(pb_milp *M)
 			pb_coro_resume(M->co);
 	}
 	pb_coro_free(M->co);
+	pb_milp_w_free(M->W);
 	free_model(M);
 	free(M->arc_a);
 	free(M->arc_b);

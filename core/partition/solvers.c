@@ -8,7 +8,8 @@
  * The exact optimum computed at the start of the other methods labels their plans
  * (optimum, gap); the milp method never sees it (nor any other method's plan): it
  * starts from its own first probe and proves its own bounds (chain_milp.h). Nor
- * does the rl agent (rl_reinforce.h); --no-reference skips the exact solve.
+ * does the rl agent (rl_reinforce.h); --no-reference skips the exact solve, and the
+ * weighted milp (no rules) never runs it: its own proof is the reference.
  */
 #include "partition/partition.h"
 
@@ -466,7 +467,12 @@ int pb_partition_solver_new(const pb_graph *g, const pb_hw *hw, const pb_part_op
 	 * objective (for the report only: none of them reads it), unless the
 	 * caller asked for no reference. With rules or the weighted objective it
 	 * is the label DP's (NAN when the DP gave up). */
-	if (!o->no_reference && pb_part_exact_needs_labels(ps->P)) {
+	if (method == M_MILP && ps->P->hw.reward_mode == PB_REWARD_WEIGHTED && !ps->P->cut &&
+	    !ps->P->pin) {
+		/* The weighted milp proves its own bound (chain_milp_weighted.h); the label DP
+		 * as a reference would run unsliced and unbounded before it (minutes on
+		 * bert_base_like, deaf to a cancel). */
+	} else if (!o->no_reference && pb_part_exact_needs_labels(ps->P)) {
 		int exact = 1;
 		rc = pb_part_exact_labels(ps->P, ps->scratch, &ps->optimum, &ps->memory_feasible,
 		                          &exact, err);
