@@ -194,7 +194,10 @@ static void label_json(json_t *j, const pb_plan *plan, const char *method, const
 		return;
 	}
 	int exact = strcmp(method, "exact") == 0;
-	if (!exact && !ms)
+	if (exact && json_object_get(plan->detail, "exact_note")) {
+		exact = 0; /* the label DP gave up: its plan is a heuristic's */
+		pb_label_restrict(&L, "label DP gave up");
+	} else if (!exact && !ms)
 		pb_label_restrict(&L, method); /* a heuristic */
 	if (stopped)
 		pb_label_restrict(&L, "time-limit or cancelled");

@@ -223,7 +223,8 @@ static int step_fn(pb_solver *s, int budget, pb_solver_progress *p, pb_error *er
 		p->improved = offer(ps, ps->ex.best) || (ps->ex.checks == was && !ps->plan);
 		bound = ps->ex.lo;
 		if (ps->done) {
-			ps->optimum = ps->ex.hi;
+			if (!ps->not_exact)
+				ps->optimum = ps->ex.hi;
 			set_incumbent(ps, ps->ex.best);
 			p->improved = 1;
 		}
@@ -457,7 +458,7 @@ int pb_partition_solver_new(const pb_graph *g, const pb_hw *hw, const pb_part_op
 		ps->memory_feasible = ps->ex.memory_feasible;
 		ps->not_exact = ps->ex.not_exact;
 		ps->done = ps->ex.done;
-		if (ps->done)
+		if (ps->done && !ps->not_exact) /* a DP that gave up proves nothing */
 			ps->optimum = ps->ex.hi;
 		set_incumbent(ps, ps->ex.best);
 		*out = &ps->base;
