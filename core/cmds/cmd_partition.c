@@ -51,6 +51,10 @@ static const pb_opt partition_opts[] = {
      "stop after S seconds with the best plan so far (milp: with its bound and gap; also "
      "for --start)"},
     {"start", 0, PB_OPT_FLAG, NULL, "attach the solver to the session; advance it with 'step'"},
+    {"max-labels", 0, PB_OPT_INT, "N",
+     "the label DP (exact, and the reference, under rules or the weighted objective) "
+     "stops after N labels, 40 bytes each, and says its plan is not proven (default "
+     "4000000)"},
     {"costs", 0, PB_OPT_STR, "LOG",
      "measured kernel times from a tuning log (partbench tune --log) replace MACs/rate"},
     {"output", 'o', PB_OPT_STR, "FILE", "save the resulting plan as JSON"},
@@ -83,6 +87,9 @@ static int read_opts(const pb_args *a, pb_part_opts *o, pb_error *err)
 		return rc;
 	if ((rc = pb_args_double(a, "time-limit", 0, 0, 1e7, &o->time_limit, err)))
 		return rc;
+	if ((rc = pb_args_int(a, "max-labels", 0, 1, 200000000, &v, err)))
+		return rc;
+	o->max_labels = v;
 	o->agent = pb_args_str(a, "agent", NULL);
 	o->emit_lp = pb_args_str(a, "emit-lp", NULL);
 	o->init = pb_args_str(a, "init", NULL);

@@ -73,6 +73,9 @@ typedef struct pb_part_problem {
 	 * [a, b)), see pb_part_problem_cache; NULL when off. */
 	struct pb_part_seg *seg;
 	unsigned seg_mask;
+	/* The label DP's limit (exact_labels.c): it stops after this many
+	 * labels and says its plan is not proven; 0 = the default. */
+	long max_labels;
 	long seg_hits, seg_misses;
 	/* Rules (chain_rules.h), all NULL when there are none. */
 	unsigned char *cut; /* m+1 entries: PB_CUT_* for the boundary before layer p */

@@ -17,6 +17,9 @@
 
 /* Relative precision of the search: the optimum is exact to this factor. */
 #define PB_EXACT_RTOL 1e-9
+/* The label DP's default limit (exact_labels.c; 40 bytes a label: 160 MB);
+ * a problem's max_labels (--max-labels) replaces it. */
+#define PB_LABELS_MAX 4000000
 
 struct pb_exact_ctx; /* per-problem tables of the fast check (exact.c) */
 
@@ -32,7 +35,7 @@ typedef struct pb_part_exact {
 	int reference;            /* 1: checks run the reference DP (pb_part_exact_solve_ref) */
 	struct pb_exact_ctx *ctx; /* NULL for the reference */
 	int labels;               /* 1: solved by the label DP (rules or weighted objective) */
-	int not_exact; /* 1: the label DP gave up (too many labels); best is a heuristic */
+	int not_exact; /* 1: the label DP gave up (past its label limit); best is a heuristic */
 } pb_part_exact;
 
 /* With rules (chain_rules.h) or the weighted objective, init runs the label

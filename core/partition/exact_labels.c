@@ -37,8 +37,6 @@
 #include "partition/baselines.h"
 #include "partition/chain_rules.h"
 
-#define PB_LABELS_MAX 4000000
-
 typedef struct label {
 	double c, s, r; /* weighted: max compute, storage, routing; max_time: r = max(t) */
 	int prev;       /* label index of the previous state, -1 at the start */
@@ -83,7 +81,7 @@ static int add_label(ldp *D, int st, const label *x)
 		else
 			link = &y->next;
 	}
-	if (D->n_pool >= PB_LABELS_MAX) {
+	if (D->n_pool >= (D->P->max_labels > 0 ? D->P->max_labels : PB_LABELS_MAX)) {
 		D->overflow = 1;
 		return -1;
 	}

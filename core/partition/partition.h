@@ -34,6 +34,7 @@ typedef struct pb_part_opts {
 	int no_reference;    /* rl and the heuristics: skip the exact solve (no optimum, no gap) */
 	double seconds;      /* rl: training time limit (0 = none) */
 	double time_limit;   /* milp: stop after this many seconds of solving (0 = none) */
+	long max_labels; /* the label DP (exact under rules or weighted): its limit, 0 = default */
 	/* Optional hooks (set by the Lua layer, core/script/hooks.h): an extra
 	 * action mask for rl, and an initial allocation (one entry per core,
 	 * checked with pb_part_state_valid) that replaces the starting state of

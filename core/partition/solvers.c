@@ -86,10 +86,14 @@ static void set_incumbent(psolver *ps, const int *ac)
 	/* Edits re-evaluate the plan later: they must use the same costs. */
 	if (ps->plan && ps->costs_path)
 		json_object_set_new(ps->plan->detail, "costs", json_string(ps->costs_path));
-	if (ps->plan && ps->not_exact)
-		json_object_set_new(ps->plan->detail, "exact_note",
-		                    json_string("the label DP gave up (too many labels): this plan "
-		                                "is not proven optimal; milp is the reference"));
+	if (ps->plan && ps->not_exact) {
+		char note[200];
+		snprintf(note, sizeof note,
+		         "the label DP gave up (past its limit of %ld labels, --max-labels): this "
+		         "plan is not proven optimal; milp is the reference",
+		         ps->P->max_labels > 0 ? ps->P->max_labels : PB_LABELS_MAX);
+		json_object_set_new(ps->plan->detail, "exact_note", json_string(note));
+	}
 }
 
 /* The agent's mask under rules: an action may not break more rules than the
@@ -436,6 +440,7 @@ int pb_partition_solver_new(const pb_graph *g, const pb_hw *hw, const pb_part_op
 		free(ps);
 		return rc;
 	}
+	ps->P->max_labels = o->max_labels;
 	if ((rc = pb_part_problem_set_rules(ps->P, o->rules, err))) {
 		pb_part_problem_free(ps->P);
 		free(ps);
