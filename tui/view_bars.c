@@ -78,6 +78,8 @@ static const char *plan_hints(const pb_plan *p)
 		return " </>:move m:merge v:split u:undo";
 	if (!strcmp(p->kind, "pipeline") && !pb_plan_has_metric(p, "dp"))
 		return " </>:move u:undo ?:help";
+	if (!strcmp(p->kind, "pipeline")) /* dp x tp x pp: chunk boundaries, pins */
+		return " </>:move chunk :pin u:undo ?:help";
 	if (!strcmp(p->kind, "map"))
 		return " drag:backend u:undo ?:help";
 	if (!strcmp(p->kind, "fuse"))
