@@ -220,11 +220,8 @@ static void detach_foreign(pb_session *s)
 
 void pb_session_set_solver_plan(pb_session *s, pb_plan *plan)
 {
-	pb_solver *sv = s->solver;
-	s->solver = NULL; /* not a foreign plan */
+	s->solver_plan = plan; /* not a foreign plan: the solver stays */
 	pb_session_set_plan(s, plan);
-	s->solver = sv;
-	s->solver_plan = s->plan;
 }
 
 void pb_session_set_plan(pb_session *s, pb_plan *plan)
