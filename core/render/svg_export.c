@@ -840,6 +840,13 @@ static void legend(exporter *x, Agraph_t *G)
 	agsafeset(n, "shape", "plaintext", "");
 	agsafeset(n, "style", "", "");
 	agsafeset(n, "margin", "0", "");
+	/* A monospaced face: Graphviz sizes the cells with its own estimate of
+	 * the font (no font files read, gv.c), and a browser draws Helvetica
+	 * with whatever sans face it has, up to 10% wider (DejaVu Sans: the
+	 * name 'cores 8-15' ran 1 pt into the time column). Every monospaced
+	 * face is 0.6 em a character, as Graphviz estimates Courier, and the
+	 * figure columns line up. */
+	agsafeset(n, "fontname", "Courier", "");
 	sbuf s;
 	FILE *f = sb_open(&s);
 	if (!f)
