@@ -204,6 +204,26 @@ void pb_session_replace_plan(pb_session *s, pb_plan *plan)
 	pb_session_notify(s, PB_EVENT_PLAN);
 }
 
+/* A plan the attached solver did not install detaches it (session.h). */
+static void detach_foreign(pb_session *s)
+{
+	if (!s->solver || s->plan == s->solver_plan)
+		return;
+	const pb_plan *p = s->plan;
+	snprintf(s->solver_detached, sizeof s->solver_detached,
+	         "%.40s detached: its plan was replaced by %s%s%.40s%s", s->solver_name,
+	         p ? p->kind : "no plan", p ? "/" : "", p ? p->method : "",
+	         p && !strcmp(p->method, "manual") ? " (a hand edit)" : "");
+	pb_session_set_solver(s, NULL, NULL);
+	pb_session_notify(s, PB_EVENT_SOLVER_DETACH);
+}
+
+void pb_session_set_solver_plan(pb_session *s, pb_plan *plan)
+{
+	s->solver_plan = plan; /* not a foreign plan: the solver stays */
+	pb_session_set_plan(s, plan);
+}
+
 void pb_session_set_plan(pb_session *s, pb_plan *plan)
 {
 	if (plan == s->plan)
@@ -222,6 +242,7 @@ void pb_session_set_plan(pb_session *s, pb_plan *plan)
 	s->plan = plan;
 	s->dirty = 1;
 	pb_session_notify(s, PB_EVENT_PLAN);
+	detach_foreign(s);
 }
 
 int pb_session_undo(pb_session *s)
@@ -232,6 +253,7 @@ int pb_session_undo(pb_session *s)
 	s->plan = s->undo[--s->n_undo];
 	s->dirty = 1;
 	pb_session_notify(s, PB_EVENT_PLAN);
+	detach_foreign(s);
 	return 1;
 }
 
@@ -243,6 +265,7 @@ int pb_session_redo(pb_session *s)
 	s->plan = s->redo[--s->n_redo];
 	s->dirty = 1;
 	pb_session_notify(s, PB_EVENT_PLAN);
+	detach_foreign(s);
 	return 1;
 }
 
@@ -252,6 +275,9 @@ void pb_session_set_solver(pb_session *s, pb_solver *solver, const char *name)
 	free(s->solver_name);
 	s->solver = solver;
 	s->solver_name = name ? strdup(name) : NULL;
+	s->solver_plan = NULL;
+	if (solver)
+		s->solver_detached[0] = '\0';
 }
 
 void pb_session_listen(pb_session *s, pb_session_listener fn, void *ud)

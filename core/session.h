@@ -21,7 +21,13 @@
 #define PB_UNDO_MAX 256
 
 typedef void (*pb_session_listener)(void *ud, int what);
-enum { PB_EVENT_PLAN = 1, PB_EVENT_GRAPH = 2, PB_EVENT_HW = 4, PB_EVENT_SOLVER_STEP = 8 };
+enum {
+	PB_EVENT_PLAN = 1,
+	PB_EVENT_GRAPH = 2,
+	PB_EVENT_HW = 4,
+	PB_EVENT_SOLVER_STEP = 8,
+	PB_EVENT_SOLVER_DETACH = 16 /* solver_detached says which and why */
+};
 
 typedef struct pb_session {
 	pb_graph *graph;
@@ -36,6 +42,13 @@ typedef struct pb_session {
 	int n_redo;
 	pb_solver *solver; /* active steppable solver or NULL */
 	char *solver_name;
+	/* The plan the solver installed last (identity only, never read): a plan
+	 * installed, undone or redone by anything else (a hand edit, another
+	 * method, a loaded plan) detaches the solver, which then no longer owns
+	 * the plan it would step; solver_detached says which solver left and
+	 * which plan replaced its own ("" when none did). */
+	const pb_plan *solver_plan;
+	char solver_detached[160];
 	struct {
 		pb_session_listener fn;
 		void *ud;
@@ -97,6 +110,9 @@ void pb_batch_guard_begin(pb_session *s, pb_batch_guard *bg);
 void pb_batch_guard_end(pb_session *s, pb_batch_guard *bg, int rc);
 /* Takes ownership of plan (may be NULL); the old plan goes to the undo stack. */
 void pb_session_set_plan(pb_session *s, pb_plan *plan);
+/* As pb_session_set_plan, for the attached solver's incumbent: the solver
+ * stays attached. */
+void pb_session_set_solver_plan(pb_session *s, pb_plan *plan);
 /* Replaces the plan without recording undo (solver incumbents while stepping). */
 void pb_session_replace_plan(pb_session *s, pb_plan *plan);
 int pb_session_undo(pb_session *s);

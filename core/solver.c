@@ -35,6 +35,13 @@ const pb_plan *pb_solver_incumbent(pb_solver *s)
 	return s->ops->incumbent(s);
 }
 
+pb_solver *pb_solver_innermost(pb_solver *s)
+{
+	while (s && s->ops->inner)
+		s = s->ops->inner(s);
+	return s;
+}
+
 void pb_solver_free(pb_solver *s)
 {
 	if (!s)

@@ -35,6 +35,9 @@ typedef struct pb_solver_ops {
 	/* Writes a few lines of statistics. */
 	void (*stats)(pb_solver *s, FILE *out);
 	void (*free)(pb_solver *s);
+	/* A wrapper's solver (script/hooks_solver.c); NULL for a solver that
+	 * wraps none. */
+	pb_solver *(*inner)(pb_solver *s);
 } pb_solver_ops;
 
 struct pb_solver {
@@ -50,5 +53,8 @@ struct pb_solver {
 int pb_solver_step(pb_solver *s, int budget, pb_solver_progress *p, pb_error *err);
 const pb_plan *pb_solver_incumbent(pb_solver *s);
 void pb_solver_free(pb_solver *s);
+/* The solver at the bottom of s's wrappers (s itself if it wraps none): a
+ * module's accessors for its own solver type look through wrappers. */
+pb_solver *pb_solver_innermost(pb_solver *s);
 
 #endif

@@ -66,9 +66,13 @@ static void on_session(void *ud, int what)
 		        a->plan_note_dirty ? " (it was not saved)" : "");
 		a->plan_note[0] = '\0';
 	}
+	/* a hand edit or another method took the plan from the stepping
+	 * solver: said after the command's output (capture.c) */
+	if (what & PB_EVENT_SOLVER_DETACH)
+		a->detach_note = 1;
 	if (what & (PB_EVENT_PLAN | PB_EVENT_GRAPH))
 		a->plan_gen++;
-	if (what & (PB_EVENT_PLAN | PB_EVENT_GRAPH | PB_EVENT_SOLVER_STEP))
+	if (what & (PB_EVENT_PLAN | PB_EVENT_GRAPH | PB_EVENT_SOLVER_STEP | PB_EVENT_SOLVER_DETACH))
 		a->redraw |= PB_REDRAW_ALL;
 	if (what & PB_EVENT_GRAPH)
 		a->redraw |= PB_RELAYOUT;

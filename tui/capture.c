@@ -63,5 +63,8 @@ int tui_capture_end(tui_app *a, tui_capture *c, int rc, const pb_error *err)
 	free(c->lbuf);
 	if (rc)
 		tui_out(a, 1, "error: %s", err->msg[0] ? err->msg : "command failed");
+	if (a->detach_note && a->s->solver_detached[0])
+		tui_out(a, 0, "%s; 's' no longer steps it", a->s->solver_detached);
+	a->detach_note = 0;
 	return (flags & (PB_REDRAW_ALL | PB_QUIT)) | PB_REDRAW_STATUS | TUI_FIT;
 }

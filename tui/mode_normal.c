@@ -191,10 +191,18 @@ static int expand(tui_app *a, const char *tmpl, char *buf, size_t len)
 			v = sel;
 		} else if (c == 'g' || c == 'p') {
 			v = tui_group_of(a, sel) - (c == 'p');
-			if (tui_group_of(a, sel) < 0 || v < 0) {
-				tui_out(a, 1,
-				        "'%s': the selection has no %sgroup (make a plan first)",
-				        tmpl, c == 'p' ? "previous " : "");
+			if (tui_group_of(a, sel) < 0) {
+				tui_out(a, 1, "'%s': the selection has no group (%s)", tmpl,
+				        a->s->plan ? "it is in no group of the plan"
+				                   : "make a plan first");
+				return 0;
+			}
+			if (v < 0) { /* '{' '}' on the first group: no boundary at its start */
+				tui_out(
+				    a, 1,
+				    "'%s': the selection is in group 0, which has no group before "
+				    "it (no boundary at its start; '<' and '>' move its end)",
+				    tmpl);
 				return 0;
 			}
 		} else if (c == 'b') { /* the selected box's first node */

@@ -128,6 +128,9 @@ typedef struct tui_app {
 	 * replaced under it says what was closed with it */
 	char plan_note[160];
 	int plan_note_dirty;
+	/* the attached solver was detached during a command: said after the
+	 * command's output (capture.c), where it is the last line seen */
+	int detach_note;
 	int table_first; /* first group row shown in the table */
 	int run_depth;   /* nesting of tui_run (view requests run nested) */
 	/* library output captured from fd 2 */

@@ -32,21 +32,34 @@ static void title_draw(tui_app *a, WINDOW *w)
 		 * the step time of shard and pipeline plans, the modelled time
 		 * after fusion */
 		static const char *head[] = {"max_time", "step_time", "time_after"};
-		for (int i = 0; i < 3; i++)
-			if (pb_plan_has_metric(s->plan, head[i])) {
-				k += snprintf(buf + k, sizeof buf - k, ", %s %s", head[i],
-				              pb_fmt_time_fixed(pb_plan_metric(s->plan, head[i], 0),
-				                                mt, sizeof mt));
-				break;
-			}
+		if (!strcmp(s->plan->kind, "map") && pb_plan_has_metric(s->plan, "stream")) {
+			/* a map plan's max_time is a whole stream's pipelined time,
+			 * the groups table's times are per input: say which */
+			int n = (int)pb_plan_metric(s->plan, "stream", 0);
+			k += snprintf(buf + k, sizeof buf - k,
+			              ", %s pipelined for a stream of %d input%s",
+			              pb_fmt_time_fixed(pb_plan_metric(s->plan, "max_time", 0), mt,
+			                                sizeof mt),
+			              n, n == 1 ? "" : "s");
+		} else
+			for (int i = 0; i < 3; i++)
+				if (pb_plan_has_metric(s->plan, head[i])) {
+					k += snprintf(
+					    buf + k, sizeof buf - k, ", %s %s", head[i],
+					    pb_fmt_time_fixed(pb_plan_metric(s->plan, head[i], 0),
+					                      mt, sizeof mt));
+					break;
+				}
 		/* its label (util/proof_label.h), as the reports and the SVG say it */
 		if (pb_plan_has_metric(s->plan, "optimal") &&
 		    !pb_plan_has_metric(s->plan, "optimum"))
 			k += pb_plan_metric(s->plan, "optimal", 0) == 1
 			         ? snprintf(buf + k, sizeof buf - k, ", optimal")
 			     : pb_plan_has_metric(s->plan, "bound")
-			         ? snprintf(buf + k, sizeof buf - k, ", best found (gap %.3g%%)",
-			                    pb_plan_metric(s->plan, "gap", 0) * 100)
+			         ? snprintf(buf + k, sizeof buf - k, ", best found (gap %.3g%%%s)",
+			                    pb_plan_metric(s->plan, "gap", 0) * 100,
+			                    /* a map plan's bound is one input's serial time */
+			                    strcmp(s->plan->kind, "map") ? "" : " on one input")
 			         : snprintf(buf + k, sizeof buf - k, ", best found");
 		k += snprintf(buf + k, sizeof buf - k, " |");
 	}
@@ -78,6 +91,8 @@ static const char *plan_hints(const pb_plan *p)
 		return " </>:move m:merge v:split u:undo";
 	if (!strcmp(p->kind, "pipeline") && !pb_plan_has_metric(p, "dp"))
 		return " </>:move u:undo ?:help";
+	if (!strcmp(p->kind, "pipeline")) /* dp x tp x pp: chunk boundaries, pins */
+		return " </>:move chunk :pin u:undo ?:help";
 	if (!strcmp(p->kind, "map"))
 		return " drag:backend u:undo ?:help";
 	if (!strcmp(p->kind, "fuse"))

@@ -146,11 +146,15 @@ static void groups_draw(tui_app *a, WINDOW *w)
 			tui_line(w, 2 + r, at, "%-2d %*s %7.3f %5s %s", gi, nw, nodes,
 			         g->time * 1e3, stor, mark);
 	}
+	/* a map plan's times are a backend's busy time per input (the title's
+	 * figure is a whole stream's) */
+	int map = !strcmp(p->kind, "map");
 	if (p->n_groups > nvis)
-		tui_line(w, rows - 1, A_DIM, "(%d-%d of %d; * bottleneck, ! over memory)", first,
-		         first + nvis - 1, p->n_groups);
+		tui_line(w, rows - 1, A_DIM, "(%d-%d of %d; %s* bottleneck, ! over memory)", first,
+		         first + nvis - 1, p->n_groups, map ? "time per input; " : "");
 	else
-		tui_line(w, rows - 1, A_DIM, "* bottleneck  ! over memory");
+		tui_line(w, rows - 1, A_DIM, "%s* bottleneck  ! over memory",
+		         map ? "time per input  " : "");
 }
 
 static void group_first(const pb_plan *p, int g, int *first)

@@ -18,6 +18,10 @@ static void solver_draw(tui_app *a, WINDOW *w)
 	static const char *bars_a[] = {"_", ".", ":", "-", "=", "+", "*", "#"};
 	const pb_solver *sv = a->s->solver;
 	tui_hrule(a, w, y - 1, 0, a->side_w);
+	if (!sv && a->s->solver_detached[0]) {
+		tui_line(w, y, A_DIM, "objective: no solver (%s)", a->s->solver_detached);
+		return;
+	}
 	if (!sv || sv->n_history == 0) {
 		tui_line(w, y, A_DIM, "objective: %s", sv ? "no steps yet" : "no solver running");
 		return;

@@ -28,6 +28,7 @@
 #include "partition/part_edit.h"
 #include "partition/report.h"
 #include "script/hooks.h"
+#include "shard/dtp_edit.h"
 #include "shard/pipeline_edit.h"
 #include "shard/spec_pin.h"
 #include "transform/fuse.h"
@@ -381,8 +382,8 @@ static int side_open(pb_session *s, const char *name, pb_session **side, pb_erro
 }
 
 /* A pipeline edit's plan installed and printed (step time before -> after). */
-static int pipe_finish(pb_cmd_ctx *ctx, const pb_args *a, pb_dtp_edit_result *r, const char *name,
-                       int rc, pb_error *err)
+static int pipe_finish(pb_cmd_ctx *ctx, const pb_args *a, pb_pipe_diff *r, const char *name, int rc,
+                       pb_error *err)
 {
 	if (rc) {
 		pb_plan_free(r->plan);
@@ -432,7 +433,7 @@ static int pipeline_boundary(pb_cmd_ctx *ctx, const pb_args *a, int k, int delta
 	if (rc)
 		return rc;
 	pb_part_rules *rules = NULL;
-	pb_dtp_edit_result r = {0};
+	pb_pipe_diff r = {0};
 	if ((rc = side_open(s, "boundary", &side, err)) == PB_OK) {
 		const pb_graph *g = side->graph;
 		if (pb_dtp_edit_is_dtp(old)) {
@@ -482,7 +483,7 @@ static int pin_dtp(pb_cmd_ctx *ctx, const pb_args *a, pb_spec_pin *pins, int n_p
 	if (rc)
 		return rc;
 	pb_part_rules *rules = NULL;
-	pb_dtp_edit_result r = {0};
+	pb_pipe_diff r = {0};
 	if ((rc = side_open(s, "pin", &side, err)) == PB_OK) {
 		const pb_graph *g = side->graph;
 		pb_dtp_opts o;

@@ -26,6 +26,7 @@
 #include "partition/rl_train.h"
 #include "load.h"
 #include "script/hooks.h"
+#include "script/hooks_solver.h"
 #include "shape/shape.h"
 #include "util/proof_label.h"
 #include "util/ranks.h"
@@ -258,6 +259,37 @@ static int place_plan(pb_part_problem *P, const pb_args *a, pb_plan **plan,
 	return PB_OK;
 }
 
+/* --start: the solver becomes the session's, stepping under the Lua
+ * heuristics and rules as a batch run does (the agent through its mask, the
+ * MILP with the rules as constraints; both from the initial partition). */
+static int attach(pb_cmd_ctx *ctx, pb_solver *sv, pb_hooks *hk, const pb_part_opts *o,
+                  const char *name, pb_error *err)
+{
+	pb_session *s = ctx->s;
+	char under[160] = "";
+	size_t k = 0;
+	const char *what[3] = {o->mask ? (strcmp(o->method, "rl") ? "action_mask (unused by "
+	                                                            "this method)"
+	                                                          : "action_mask")
+	                               : NULL,
+	                       o->init_state ? "initial_partition" : NULL,
+	                       o->rules ? "cut/core rules" : NULL};
+	for (int i = 0; i < 3; i++)
+		if (what[i])
+			k += (size_t)snprintf(under + k, sizeof under - k, "%s%s",
+			                      k ? ", " : " under ", what[i]);
+	pb_solver *w = pb_hooks_solver_new(sv, hk);
+	if (!w)
+		return pb_err(err, PB_ENOMEM, "partition: out of memory");
+	pb_session_set_solver(s, w, name);
+	const pb_plan *inc = pb_solver_incumbent(w);
+	if (inc)
+		pb_session_set_solver_plan(s, pb_plan_copy(inc));
+	fprintf(ctx->out, "%s attached%s: advance it with 'step -n N'\n", name, under);
+	ctx->redraw |= PB_REDRAW_ALL;
+	return PB_OK;
+}
+
 static int cmd_partition(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, pb_error *err)
 {
 	pb_session *s = ctx->s;
@@ -278,41 +310,36 @@ static int cmd_partition(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *
 		    "partition: measured times from %s for %d node(s); MACs/rate for the rest\n",
 		    costs, found);
 	}
-	pb_hooks hk;
-	pb_hooks_init(&hk, s);
+	/* an attached solver outlives the command: its hooks go with it */
+	int start = pb_args_has(a, "start");
+	pb_hooks hk_run = {0}, *hk = start ? malloc(sizeof *hk) : &hk_run;
+	if (!hk) {
+		free(times);
+		return pb_err(err, PB_ENOMEM, "partition: out of memory");
+	}
+	pb_hooks_init(hk, s);
 	pb_solver *sv;
-	rc = pb_hooks_partition(&hk, s->hw, &o, err);
+	rc = pb_hooks_partition(hk, s->hw, &o, err);
 	if (!rc)
 		rc = pb_partition_solver_new(s->graph, s->hw, &o, &sv, err);
 	free(times); /* the problem keeps its own prefix sums */
-	if (rc)
-		return pb_hooks_finish(&hk, rc, err);
+	if (rc) {
+		rc = pb_hooks_finish(hk, rc, err);
+		if (start)
+			free(hk);
+		return rc;
+	}
 	char name[64];
 	snprintf(name, sizeof name, "partition/%s", o.method);
-	if (pb_args_has(a, "start")) {
-		pb_hooks_finish(&hk, PB_OK, err); /* an attached solver runs without the hooks */
-		if (o.mask || o.init_state) {
-			pb_solver_free(sv);
-			return pb_err(
-			    err, PB_EUSAGE,
-			    "partition: --start cannot be combined with Lua action_mask or "
-			    "initial_partition heuristics (run without --start)");
-		}
-		const pb_plan *inc = pb_solver_incumbent(sv);
-		if (inc)
-			pb_session_set_plan(s, pb_plan_copy(inc));
-		pb_session_set_solver(s, sv, name);
-		fprintf(ctx->out, "%s attached: advance it with 'step -n N'\n", name);
-		ctx->redraw |= PB_REDRAW_ALL;
-		return PB_OK;
-	}
+	if (start)
+		return attach(ctx, sv, hk, &o, name, err);
 	pb_solver_progress p = {0};
 	int cancelled = 0, timed_out = 0;
 	double t0 = wall_seconds();
 	while (!p.done) {
-		if ((rc = pb_solver_step(sv, 1, &p, err)) || hk.failed) {
+		if ((rc = pb_solver_step(sv, 1, &p, err)) || hk->failed) {
 			pb_solver_free(sv);
-			return pb_hooks_finish(&hk, rc, err);
+			return pb_hooks_finish(hk, rc, err);
 		}
 		if (pb_cmd_progress(ctx, p.fraction, "%s: %s", name, p.message)) {
 			cancelled = 1;
@@ -342,10 +369,10 @@ static int cmd_partition(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *
 	if (plan && (rc = place_plan(pb_partition_solver_problem(sv), a, &plan, &mr, err))) {
 		pb_plan_free(plan);
 		pb_solver_free(sv);
-		return pb_hooks_finish(&hk, rc, err);
+		return pb_hooks_finish(hk, rc, err);
 	}
 	pb_solver_free(sv);
-	if ((rc = pb_hooks_finish(&hk, PB_OK, err))) {
+	if ((rc = pb_hooks_finish(hk, PB_OK, err))) {
 		pb_plan_free(plan);
 		return rc;
 	}

@@ -233,6 +233,11 @@ static const pb_opt step_opts[] = {
 static int cmd_step(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, pb_error *err)
 {
 	pb_session *s = ctx->s;
+	if (!s->solver && s->solver_detached[0])
+		return pb_err(err, PB_EUSAGE,
+		              "step: no solver is running (%s; start one again, e.g. 'partition "
+		              "--method rl --start')",
+		              s->solver_detached);
 	if (!s->solver)
 		return pb_err(err, PB_EUSAGE,
 		              "step: no solver is running (start one, e.g. 'partition --method rl "
@@ -260,7 +265,7 @@ static int cmd_step(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, pb
 	p.improved = improved;
 	const pb_plan *inc = pb_solver_incumbent(s->solver);
 	if (inc && p.improved)
-		pb_session_set_plan(s, pb_plan_copy(inc));
+		pb_session_set_solver_plan(s, pb_plan_copy(inc));
 	pb_session_notify(s, PB_EVENT_SOLVER_STEP);
 	fprintf(ctx->out, "%s: %s%s\n", s->solver_name ? s->solver_name : "solver", p.message,
 	        p.done ? " (done)" : "");

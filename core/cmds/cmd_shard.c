@@ -16,7 +16,7 @@
 #include "script/hooks.h"
 #include "partition/chain_rules.h"
 #include "shard/dtp_search.h"
-#include "shard/pipeline_edit.h"
+#include "shard/dtp_edit.h"
 #include "shard/pipeline_plan.h"
 #include "shard/search.h"
 #include "shard/search_label.h"

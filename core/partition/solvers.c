@@ -349,22 +349,32 @@ static void free_fn(pb_solver *s)
 	free(ps);
 }
 
-static const pb_solver_ops part_ops = {"partition", step_fn, incumbent_fn, stats_fn, free_fn};
+static const pb_solver_ops part_ops = {"partition", step_fn, incumbent_fn, stats_fn, free_fn, NULL};
+
+/* s as a partition solver, through any wrapper (the Lua hooks of --start,
+ * script/hooks_solver.c); NULL for another kind of solver. */
+static psolver *as_psolver(pb_solver *s)
+{
+	s = pb_solver_innermost(s);
+	return s && s->ops == &part_ops ? (psolver *)s : NULL;
+}
 
 pb_part_problem *pb_partition_solver_problem(pb_solver *s)
 {
-	return ((psolver *)s)->P;
+	psolver *ps = as_psolver(s);
+	return ps ? ps->P : NULL;
 }
 
 double pb_partition_solver_optimum(pb_solver *s)
 {
-	return ((psolver *)s)->optimum;
+	psolver *ps = as_psolver(s);
+	return ps ? ps->optimum : NAN;
 }
 
 int pb_partition_solver_milp_stats(pb_solver *s, pb_milp_stats *st)
 {
-	psolver *ps = (psolver *)s;
-	if (ps->method != M_MILP || !ps->milp)
+	psolver *ps = as_psolver(s);
+	if (!ps || ps->method != M_MILP || !ps->milp)
 		return 0;
 	pb_milp_stats_get(ps->milp, st);
 	/* The installed plan may be a Lua initial partition better than the MILP's. */
@@ -382,8 +392,8 @@ int pb_partition_solver_milp_stats(pb_solver *s, pb_milp_stats *st)
 
 int pb_partition_solver_rl_report(pb_solver *s, struct pb_rl_report *r)
 {
-	psolver *ps = (psolver *)s;
-	if (ps->method != M_RL || !ps->rl)
+	psolver *ps = as_psolver(s);
+	if (!ps || ps->method != M_RL || !ps->rl)
 		return 0;
 	pb_rl_trainer_report(ps->rl, r);
 	return 1;

@@ -23,6 +23,7 @@
 #include <cgraph.h>
 #include <gvc.h>
 
+#include "render/box_module.h"
 #include "render/collapse.h"
 #include "util/atomic_file.h"
 #include "util/fmt.h"
@@ -332,10 +333,19 @@ static char *box_label(const exporter *x, int b)
 				tail = p;
 				break;
 			}
-		if (*tail)
+		char mod[512];
+		if (*tail) {
 			gv_text(f, tail);
-		else
+		} else if (*pb_box_module(x->g, first, first + size - 1, mod, sizeof mod)) {
+			/* a box the plan's groups cut out of its module(s): named by
+			 * them all the same, the informative tail kept */
+			size_t l = strlen(mod);
+			if (l > 40)
+				fputs("...", f);
+			gv_text(f, l > 40 ? mod + l - 37 : mod);
+		} else {
 			fprintf(f, "nodes %d-%d", first, first + size - 1);
+		}
 		fprintf(f, "\\n[%d ops:", size);
 		op_count oc[64] = {{0}};
 		int k = op_histogram(x, b, oc, 64);
@@ -830,6 +840,13 @@ static void legend(exporter *x, Agraph_t *G)
 	agsafeset(n, "shape", "plaintext", "");
 	agsafeset(n, "style", "", "");
 	agsafeset(n, "margin", "0", "");
+	/* A monospaced face: Graphviz sizes the cells with its own estimate of
+	 * the font (no font files read, gv.c), and a browser draws Helvetica
+	 * with whatever sans face it has, up to 10% wider (DejaVu Sans: the
+	 * name 'cores 8-15' ran 1 pt into the time column). Every monospaced
+	 * face is 0.6 em a character, as Graphviz estimates Courier, and the
+	 * figure columns line up. */
+	agsafeset(n, "fontname", "Courier", "");
 	sbuf s;
 	FILE *f = sb_open(&s);
 	if (!f)

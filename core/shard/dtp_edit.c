@@ -1,6 +1,6 @@
 /*
  * shard/dtp_edit.c — hand edits of a data x tensor x pipeline plan
- * (pipeline_edit.h): a chunk-boundary move and an operator's pinned spec.
+ * (dtp_edit.h): a chunk-boundary move and an operator's pinned spec.
  *
  * Both cost a split as the boundary polish does (dtp_polish.c): the model
  * at the micro-batch B/m, one search unit (pb_dtp_unit_open) with the plan's
@@ -9,14 +9,14 @@
  * stage MILP (chunks of the same content answered by the unit's cache), then
  * p2p, schedule and gradient all-reduces (pb_dtp_unit_eval) and the plan
  * built from the chunks' solves (pb_dtp_plan_build). The message compares
- * the two plans chunk by chunk (pb_pipe_edit_describe).
+ * the two plans chunk by chunk (pb_pipe_diff_describe).
  */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "shard/pipeline_edit.h"
+#include "shard/dtp_edit.h"
 #include "shard/rules.h"
 #include "util/fmt.h"
 
@@ -162,7 +162,7 @@ static int cost_split(costing *k, const int *chunk_of, int build, pb_dtp_config 
 
 /* The new plan from the unit's recorded chunks. */
 static int build(costing *k, const pb_cluster *cl, const pb_dtp_opts *o, const pb_plan *old,
-                 const pb_dtp_config *c, pb_dtp_edit_result *res, pb_error *err)
+                 const pb_dtp_config *c, pb_pipe_diff *res, pb_error *err)
 {
 	pb_plan *p = NULL;
 	int rc = pb_dtp_plan_build(k->u.g, cl, c, k->B, o->pipe.train, k->u.split.stage,
@@ -178,12 +178,12 @@ static int build(costing *k, const pb_cluster *cl, const pb_dtp_opts *o, const p
 		json_object_set(p->detail, "search_options", (json_t *)so);
 	res->plan = p;
 	res->after = c->step_time;
-	pb_pipe_edit_describe(old, p, res->what, sizeof res->what);
+	pb_pipe_diff_describe(old, p, res->what, sizeof res->what);
 	return PB_OK;
 }
 
 /* The plan costed again must give its own step time. */
-static int check_before(costing *k, const pb_plan *old, pb_dtp_edit_result *res, pb_error *err)
+static int check_before(costing *k, const pb_plan *old, pb_pipe_diff *res, pb_error *err)
 {
 	pb_dtp_config c;
 	pb_error e2 = {0};
@@ -207,8 +207,7 @@ static int check_before(costing *k, const pb_plan *old, pb_dtp_edit_result *res,
 }
 
 int pb_dtp_edit_boundary(const pb_graph **gp, const pb_cluster *cl, const pb_dtp_opts *o,
-                         const pb_plan *old, int k, int delta, pb_dtp_edit_result *res,
-                         pb_error *err)
+                         const pb_plan *old, int k, int delta, pb_pipe_diff *res, pb_error *err)
 {
 	memset(res, 0, sizeof *res);
 	int n = old->n_nodes;
@@ -243,7 +242,7 @@ int pb_dtp_edit_boundary(const pb_graph **gp, const pb_cluster *cl, const pb_dtp
 }
 
 int pb_dtp_edit_pin(const pb_graph **gp, const pb_cluster *cl, const pb_dtp_opts *o,
-                    const pb_plan *old, pb_spec_pin *pins, int n_pins, pb_dtp_edit_result *res,
+                    const pb_plan *old, pb_spec_pin *pins, int n_pins, pb_pipe_diff *res,
                     pb_error *err)
 {
 	memset(res, 0, sizeof *res);

@@ -1,26 +1,24 @@
 /*
  * shard/pipeline_edit.c — hand edits of a `pipeline` plan (pipeline_edit.h):
- * a stage boundary moved, the plan made again with that split; and the
- * message of every pipeline edit, from the two plans.
+ * a stage boundary moved, the plan made again with that split.
  *
  * The split is moved by pb_plan_move_boundary (every node between the two
  * positions in topological order moves, so an edge that went forward still
  * does), checked against the Lua rules the plan obeys, and planned by
  * pb_pipe_plan with it given: micro-batches, batch and training flag are the
- * plan's, every stage is sharded again and the step time recomputed.
+ * plan's, every stage is sharded again and the step time recomputed. The
+ * message comes from the two plans (pipeline_diff.c).
  */
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "shard/dtp_edit.h"
 #include "shard/pipeline_edit.h"
-#include "util/fmt.h"
 
 int pb_pipe_edit_boundary(const pb_graph *g, const pb_cluster *cl, const pb_pipe_opts *base,
-                          const pb_plan *old, int k, int delta, pb_dtp_edit_result *res,
-                          pb_error *err)
+                          const pb_plan *old, int k, int delta, pb_pipe_diff *res, pb_error *err)
 {
 	memset(res, 0, sizeof *res);
 	if (pb_dtp_edit_is_dtp(old))
@@ -63,73 +61,8 @@ int pb_pipe_edit_boundary(const pb_graph *g, const pb_cluster *cl, const pb_pipe
 		pb_plan_set_method(res->plan, "manual");
 		res->before = pb_plan_metric(old, "step_time", NAN);
 		res->after = r.step_time;
-		pb_pipe_edit_describe(old, res->plan, res->what, sizeof res->what);
+		pb_pipe_diff_describe(old, res->plan, res->what, sizeof res->what);
 	}
 	pb_pipe_result_free(&r);
 	return rc;
-}
-
-static void put(char *buf, size_t len, size_t *at, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-static void put(char *buf, size_t len, size_t *at, const char *fmt, ...)
-{
-	if (*at >= len)
-		return;
-	va_list ap;
-	va_start(ap, fmt);
-	int n = vsnprintf(buf + *at, len - *at, fmt, ap);
-	va_end(ap);
-	if (n > 0)
-		*at += (size_t)n;
-}
-
-static void put_group(char *buf, size_t len, size_t *at, const pb_plan *p, int k)
-{
-	const pb_plan_group *g = &p->groups[k];
-	char t[32];
-	pb_fmt_time_fixed(g->time, t, sizeof t);
-	int nodes = 0;
-	for (int v = 0; v < p->n_nodes; v++)
-		nodes += p->group[v] == k;
-	if (g->first_node >= 0)
-		put(buf, len, at, "[nodes %d-%d, %d nodes, %s]", g->first_node, g->last_node, nodes,
-		    t);
-	else
-		put(buf, len, at, "[%d nodes, %s]", nodes, t);
-}
-
-void pb_pipe_edit_describe(const pb_plan *before, const pb_plan *after, char *buf, size_t len)
-{
-	size_t at = 0;
-	if (len)
-		buf[0] = '\0';
-	int ng = before->n_groups > after->n_groups ? before->n_groups : after->n_groups, shown = 0;
-	for (int k = 0; k < ng; k++) {
-		int same = k < before->n_groups && k < after->n_groups;
-		for (int v = 0; same && v < before->n_nodes && v < after->n_nodes; v++)
-			same = (before->group[v] == k) == (after->group[v] == k);
-		if (same && before->groups[k].time == after->groups[k].time)
-			continue;
-		if (shown++ >= 4) {
-			put(buf, len, &at, "; ...");
-			break;
-		}
-		put(buf, len, &at, "%schunk %d (%s) ", shown > 1 ? "; " : "", k,
-		    k < before->n_groups ? before->groups[k].label : after->groups[k].label);
-		if (k < before->n_groups)
-			put_group(buf, len, &at, before, k);
-		else
-			put(buf, len, &at, "[none]");
-		put(buf, len, &at, " -> ");
-		if (k < after->n_groups)
-			put_group(buf, len, &at, after, k);
-		else
-			put(buf, len, &at, "[none]");
-	}
-	if (!shown)
-		put(buf, len, &at, "no chunk changed");
-	char a[32], b[32];
-	pb_fmt_time_fixed(pb_plan_metric(before, "step_time", NAN), a, sizeof a);
-	pb_fmt_time_fixed(pb_plan_metric(after, "step_time", NAN), b, sizeof b);
-	put(buf, len, &at, "; step time %s -> %s", a, b);
 }

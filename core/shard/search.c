@@ -239,8 +239,8 @@ static void sv_free(pb_solver *sv)
 	free(sv);
 }
 
-static const pb_solver_ops shard_solver_ops = {"shard-milp", sv_step, sv_incumbent, sv_stats,
-                                               sv_free};
+static const pb_solver_ops shard_solver_ops = {"shard-milp", sv_step, sv_incumbent,
+                                               sv_stats,     sv_free, NULL};
 
 pb_solver *pb_shard_solver_new(pb_shard_search *s)
 {

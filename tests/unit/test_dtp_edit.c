@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "shard/cluster.h"
+#include "shard/dtp_edit.h"
 #include "shard/pipeline_edit.h"
 
 static char buf[1 << 20];
