@@ -1,0 +1,149 @@
+#!/usr/bin/env bash
+# tui_chip.sh — the workbench's chip view (docs/tui.md, "Chip view";
+# docs/mesh.md), driven through tmux on tests/data/identity_resnet.onnx x
+# layouts/manycore-16-mesh.lua: `H` before any plan says there is no placed
+# plan; after `partition --place snake` the side column draws the 4x4 mesh,
+# one cell per core showing its group, and the cells equal the plan's
+# placement (read back through Lua); selecting a node in the graph reverses
+# the cells of its group and no other; a click on a cell selects a node of
+# that cell's group; `move-core` redraws the moved core and `u` restores it;
+# `H` hides the view again. A clean exit.
+# Usage: tui_chip.sh PATH/TO/partbench   (run from the repository root)
+set -u
+bin=$(realpath "${1:?usage: tui_chip.sh PARTBENCH}")
+root=$(pwd)
+model=$root/tests/data/identity_resnet.onnx
+. "$(dirname "$0")/lib/tui_tmux.sh" chip
+
+# cells: the chip's 16 cells from a capture with escapes (tmux capture-pane
+# -e), row-major, each "G" or "G!" when drawn reversed (SGR 7); "none" when
+# no chip is on screen.
+cells() {
+	tm capture-pane -e -p -t "$sess" >"$tmp/screen_e" 2>/dev/null
+	python3 - "$tmp/screen_e" <<'PY'
+import re, sys
+lines = open(sys.argv[1], encoding='utf-8').read().split('\n')
+top = [i for i, l in enumerate(lines) if 'Chip 4x4' in l]
+if not top:
+    print('none')
+    sys.exit(0)
+out = []
+for r in range(4):
+    side = lines[top[0] + 1 + 2 * r].rsplit('\u2502', 1)[1]
+    rev, text = False, []
+    for m in re.finditer(r'\x1b\[([0-9;]*)m|([^\x1b])', side):
+        if m.group(2) is not None:
+            text.append((m.group(2), rev))
+            continue
+        codes = [int(c) if c else 0 for c in m.group(1).split(';')]
+        for c in codes:
+            if c in (0, 27):
+                rev = False
+            elif c == 7:
+                rev = True
+    for c in range(4):
+        cell = text[3 * c:3 * c + 2]
+        g = ''.join(ch for ch, _ in cell).strip()
+        out.append(g + ('!' if any(rv for ch, rv in cell if ch != ' ') else ''))
+print(' '.join(out))
+PY
+}
+# placement: the plan's placement as Lua reads it, row-major
+# (a fresh tag per call, so an earlier answer is never read)
+placement() {
+	local nq=$RANDOM$RANDOM
+	cmd "lua return \"placement$nq: \" .. table.concat(pb.plan().detail.mesh.placement, \" \")"
+	wait_for "^placement$nq: [0-9 ]+\$" >&2
+	grep -E "^placement$nq: [0-9 ]+\$" "$tmp/screen" | tail -1 | sed "s/^placement$nq: //"
+}
+# mouse BUTTON X Y: an X10 mouse report (button 0 press, 3 release)
+mouse() {
+	keys -l "$(printf "\033[M$(printf '\\%03o\\%03o\\%03o' $((32 + $1)) $((33 + $2)) $((33 + $3)))")"
+}
+strip_rev() { echo "$1" | tr -d '!'; }
+
+tm -f /dev/null new-session -d -s "$sess" -x 160 -y 45 -c "$tmp" \
+	"env LANG=C.UTF-8 '$bin' '$model' --layout '$root/layouts/manycore-16-mesh.lua'; echo PB_EXIT=\$?; sleep 600"
+wait_for 'identity_resnet.onnx: [0-9]+ nodes'
+wait_for '[0-9]+ boxes'
+grep -q 'Chip' "$tmp/screen" && fail "chip view shown before H"
+
+keys H
+wait_for 'no placed plan'
+cmd 'partition -m greedy --place snake'
+wait_for 'plan partition/greedy, 4 groups'
+wait_for 'Chip 4x4 xy, I/O \(0,0\)'
+wait_for 'links \. : \* # of max [0-9.]+ MB'
+pl=$(placement)
+got=$(strip_rev "$(cells)")
+[ "$got" = "$pl" ] || fail "chip cells '$got' differ from the placement '$pl'"
+
+# graph -> chip: a node of group 2 reverses exactly the cells of group 2
+cmd 'lua local a = pb.plan().assignment; for i = 1, #a do if a[i] == 2 then return "node2: " .. (i - 1) end end'
+wait_for '^node2: [0-9]+$'
+n2=$(grep -E '^node2: ' "$tmp/screen" | tail -1 | sed 's/^node2: //')
+cmd "view select $n2"
+wait_for "sel $n2 "
+sleep 0.3
+got=$(cells)
+for c in $got; do
+	case $c in
+	2!) ;;
+	*!) fail "cell of group ${c%!} reversed with node $n2 (group 2) selected: $got" ;;
+	2) fail "a cell of group 2 not reversed with node $n2 selected: $got" ;;
+	esac
+done
+
+# chip -> graph: a click on the cell at row 3 col 0 selects a node of its group
+g=$(echo "$pl" | cut -d' ' -f13)
+screen
+set -- $(python3 - "$tmp/screen" <<'PY'
+import sys
+lines = open(sys.argv[1], encoding='utf-8').read().split('\n')
+y = [i for i, l in enumerate(lines) if 'Chip 4x4' in l][0]
+print(lines[y].index('Chip'), y)
+PY
+)
+mouse 0 $(($1 + 1)) $(($2 + 1 + 2 * 3))
+mouse 3 $(($1 + 1)) $(($2 + 1 + 2 * 3))
+wait_for "sel [0-9]+ "
+sleep 0.3
+screen
+sel=$(grep -oE 'sel [0-9]+ ' "$tmp/screen" | tail -1 | tr -dc '0-9')
+[ "$sel" != "$n2" ] || fail "the click did not change the selection"
+cmd "lua return \"group: \" .. pb.plan().assignment[$sel + 1]"
+wait_for '^group: [0-9]+$'
+grep -qE "^group: $g\$" "$tmp/screen" || fail "the click on a core of group $g selected node $sel of another group"
+for c in $(cells); do
+	case $c in
+	"$g!") ;;
+	*!) fail "after the click, a cell of group ${c%!} is reversed (clicked group $g)" ;;
+	"$g") fail "after the click, a cell of group $g is not reversed" ;;
+	esac
+done
+
+# an edit on the chip: core (1,3) of group 0 to its neighbour group 1; undo
+set -- $pl
+[ "$8" = 0 ] && [ "$7" = 1 ] || fail "snake placement changed: $pl (the move below assumes (1,3)=0, (1,2)=1)"
+cmd 'move-core 1 3 1'
+wait_for 'placed max\(t\)'
+pl2=$(placement)
+got=$(strip_rev "$(cells)")
+[ "$(echo "$pl2" | cut -d' ' -f8)" = 1 ] || fail "move-core did not move core (1,3): $pl2"
+[ "$got" = "$pl2" ] || fail "after move-core, chip cells '$got' differ from the placement '$pl2'"
+keys u
+wait_for 'undo'
+pl3=$(placement)
+[ "$pl3" = "$pl" ] || fail "undo: placement $pl3, expected $pl"
+got=$(strip_rev "$(cells)")
+[ "$got" = "$pl" ] || fail "after undo, chip cells '$got' differ from the placement '$pl'"
+
+keys H
+sleep 0.5
+[ "$(cells)" = none ] || fail "chip view stayed after the second H"
+screen
+grep -q 'Groups (partition' "$tmp/screen" || fail "groups table gone after hiding the chip"
+
+cmd 'q!'
+wait_for 'PB_EXIT=0'
+echo "ok: tui_chip"
