@@ -82,10 +82,15 @@ static int mm_pair_cmp(const void *a, const void *b)
 	return (x->d > y->d) - (x->d < y->d);
 }
 
+/* Relative slack of the cutoff row (z <= 1 + MM_TOL, the start scaled to 1)
+ * and of the proof by the tree's bound (>= 1 - MM_TOL). */
+#define MM_TOL 1e-7
+
 typedef struct mm_info {
 	double scale, bound;
 	long nodes;
 	int have_bound;
+	int closed; /* the tree's bound reached the start: nothing left is better */
 } mm_info;
 
 static void mm_callback(glp_tree *tree, void *info)
@@ -100,6 +105,13 @@ static void mm_callback(glp_tree *tree, void *info)
 		if (isfinite(b) && b > -1e300) {
 			I->bound = b * I->scale;
 			I->have_bound = 1;
+			/* No open node can go below the start (the cutoff keeps it
+			 * feasible, so GLPK, which has no incumbent, would go on
+			 * branching over placements tied with it until the limit). */
+			if (b >= 1 - MM_TOL) {
+				I->closed = 1;
+				glp_ios_terminate(tree);
+			}
 		}
 	}
 }
@@ -367,7 +379,7 @@ int pb_mesh_milp_place(pb_mesh_cost *C, int *owner, double time_limit, pb_mesh_e
 		}
 	}
 	/* the cutoff: better than or equal to the start */
-	int rc_ = mm_row(lp, GLP_UP, 0, 1 + 1e-7);
+	int rc_ = mm_row(lp, GLP_UP, 0, 1 + MM_TOL);
 	mm_put(&B, rc_, cz, 1);
 #undef X
 	if (B.oom) {
@@ -385,7 +397,7 @@ int pb_mesh_milp_place(pb_mesh_cost *C, int *owner, double time_limit, pb_mesh_e
 	free(B.ja);
 	free(B.ar);
 
-	mm_info I = {scale, NAN, 0, 0};
+	mm_info I = {scale, NAN, 0, 0, 0};
 	glp_iocp ip;
 	glp_init_iocp(&ip);
 	ip.msg_lev = GLP_MSG_OFF;
@@ -397,7 +409,8 @@ int pb_mesh_milp_place(pb_mesh_cost *C, int *owner, double time_limit, pb_mesh_e
 	int out = glp_term_out(GLP_OFF);
 	int rc = glp_intopt(lp, &ip);
 	glp_term_out(out);
-	int status = rc == 0 ? glp_mip_status(lp) : 0;
+	/* stopped by the limit or by the bound: GLPK's incumbent, if any, counts */
+	int status = rc == 0 || rc == GLP_ETMLIM || rc == GLP_ESTOP ? glp_mip_status(lp) : 0;
 	st->nodes = I.nodes;
 	if ((rc == 0 && status == GLP_NOFEAS) || rc == GLP_ENOPFS) {
 		/* nothing at or below the start: the start is optimal */
@@ -433,11 +446,13 @@ int pb_mesh_milp_place(pb_mesh_cost *C, int *owner, double time_limit, pb_mesh_e
 				st->improved = 1;
 			}
 		}
-		st->proved = rc == 0 && status == GLP_OPT && valid;
+		st->proved = (rc == 0 && status == GLP_OPT && valid) || (I.closed && valid);
 		free(cand);
 		free(seen);
 		free(queue);
 	}
+	if (I.closed && status != GLP_OPT && status != GLP_FEAS)
+		st->proved = 1; /* no incumbent in the tree: the start is optimal */
 	if (st->proved)
 		st->bound = ev->max_time;
 	else if (I.have_bound)

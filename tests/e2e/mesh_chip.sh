@@ -7,7 +7,8 @@
 # groups (the same chip without routing, manycore-16.lua: every group but
 # the first receives its input over at least one hop); move-core moves one
 # core, refusals leave the plan; undo restores the placed plan; --place
-# milp proves its placement on a 4x4 mesh; export --chip without a
+# milp proves its placement on a 4x4 mesh (also 6 groups, where the proof is
+# the search tree's bound reaching the start); export --chip without a
 # placement is refused.
 set -u
 bin=${1:?usage: mesh_chip.sh PARTBENCH}
@@ -113,6 +114,25 @@ j = json.load(open(sys.argv[1]))
 p = j["mesh"]["place"]
 assert p["method"] == "milp" and p["exact"] is True, p
 assert abs(p["bound"] - j["max_time"]) <= 1e-9 * j["max_time"], (p["bound"], j["max_time"])
+PY
+
+# 6 groups (exact) on links of 2 GB/s: the search tree's bound reaches the
+# start (the local search's placement) at once; the MILP stops there, proved.
+# Before, GLPK (no incumbent, the cutoff keeps the start feasible) branched
+# over placements tied with it until the limit: "time limit: best found"
+# after 60 s with bound = max(t) (a 600 s limit here: this failed in 600 s).
+sed 's/link_gbs = 64/link_gbs = 2/' layouts/manycore-16-mesh.lua >"$tmp/slow.lua"
+"$bin" partition $model --layout "$tmp/slow.lua" -m exact --place local --json \
+	>"$tmp/local.json" 2>"$tmp/err" || fail "--place local, slow links: $(cat "$tmp/err")"
+"$bin" partition $model --layout "$tmp/slow.lua" -m exact --place milp --place-time 600 --json \
+	>"$tmp/milp6.json" 2>"$tmp/err" || fail "--place milp, slow links: $(cat "$tmp/err")"
+$py - "$tmp/milp6.json" "$tmp/local.json" <<'PY' || fail "--place milp, 6 groups: not proved"
+import json, sys
+j, l = (json.load(open(f)) for f in sys.argv[1:3])
+p = j["mesh"]["place"]
+assert len(j["groups"]) == 6, len(j["groups"])
+assert p["method"] == "milp" and p["exact"] is True, p
+assert j["max_time"] <= l["max_time"] * (1 + 1e-12), (j["max_time"], l["max_time"])
 PY
 
 if [ $fails -eq 0 ]; then echo "mesh chip: 1 passed, 0 failed"; else echo "mesh chip: 0 passed, 1 failed"; fi
