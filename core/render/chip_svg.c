@@ -91,7 +91,8 @@ static int write_doc(FILE *f, const pb_plan *plan, const char *title, pb_chip_sv
 	        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
 	        "viewBox=\"0 0 %.0f %.0f\" font-family=\"sans-serif\" font-size=\"12\">\n"
 	        "<defs><marker id=\"arrow\" viewBox=\"0 0 10 10\" refX=\"9\" refY=\"5\" "
-	        "markerWidth=\"4\" markerHeight=\"4\" orient=\"auto-start-reverse\">"
+	        "markerUnits=\"userSpaceOnUse\" markerWidth=\"12\" markerHeight=\"12\" "
+	        "orient=\"auto-start-reverse\">"
 	        "<path d=\"M 0 0 L 10 5 L 0 10 z\" fill=\"#444\"/></marker>\n"
 	        "<linearGradient id=\"heat\" x1=\"0\" x2=\"1\" y1=\"0\" y2=\"0\">\n",
 	        W, H, W, H);
