@@ -7,6 +7,9 @@
  * . < 1/4, : < 1/2, * < 3/4, # above, in red), the I/O corner underlined.
  * A click on a cell selects its group's first node (and so its layers in
  * the graph); selecting a node in the graph reverses its group here.
+ * Dragging a cell onto a cell of another group asks `move-core ROW COL G`
+ * (the command refuses what it cannot do: G not next to the core, a donor
+ * left empty or cut in two).
  */
 #include <math.h>
 #include <stdio.h>
@@ -119,16 +122,33 @@ static void chip_draw(tui_app *a, WINDOW *w)
 	tui_line(w, rows - 1, A_DIM, "links . : * # of max %.3f MB", max / 1e6);
 }
 
+/* The core a drag started on (row * cols + col), -1 for none: one pointer,
+ * one drag at a time, like the graph's drag_node. */
+static int chip_drag = -1;
+
 static int chip_mouse(tui_app *a, WINDOW *w, const MEVENT *ev, int y, int x, char *line, size_t n)
 {
 	(void)w;
 	const json_t *m = a->s->view.chip ? chip_mesh(a) : NULL;
-	if (!m || !(ev->bstate & (BUTTON1_PRESSED | BUTTON1_CLICKED)) || y < 1 || (y - 1) % 2)
-		return 0;
+	int press = (ev->bstate & (BUTTON1_PRESSED | BUTTON1_CLICKED)) != 0;
+	int release = (ev->bstate & BUTTON1_RELEASED) != 0;
 	int r = (y - 1) / 2, c = x / 3;
-	if (r >= (int)json_integer_value(json_object_get(m, "rows")) ||
-	    c >= (int)json_integer_value(json_object_get(m, "cols")))
+	int R = m ? (int)json_integer_value(json_object_get(m, "rows")) : 0;
+	int C = m ? (int)json_integer_value(json_object_get(m, "cols")) : 0;
+	int on_cell = m && y >= 1 && (y - 1) % 2 == 0 && r < R && c < C && x % 3 < 2;
+	if (release) {
+		int from = chip_drag;
+		chip_drag = -1;
+		if (!on_cell || from < 0 || from >= R * C || from == r * C + c)
+			return 0;
+		int g = group_at(m, r, c);
+		if (g != group_at(m, from / C, from % C))
+			snprintf(line, n, "move-core %d %d %d", from / C, from % C, g);
 		return 0;
+	}
+	if (!on_cell || !press)
+		return 0;
+	chip_drag = ev->bstate & BUTTON1_CLICKED ? -1 : r * C + c;
 	const pb_plan *p = a->s->plan;
 	int g = group_at(m, r, c);
 	if (g < 0 || g >= p->n_groups)

@@ -7,6 +7,7 @@
 # placement (read back through Lua); selecting a node in the graph reverses
 # the cells of its group and no other; a click on a cell selects a node of
 # that cell's group; `move-core` redraws the moved core and `u` restores it;
+# dragging a core onto a neighbouring group's core runs the same move-core;
 # `H` hides the view again. A clean exit.
 # Usage: tui_chip.sh PATH/TO/partbench   (run from the repository root)
 set -u
@@ -104,8 +105,9 @@ y = [i for i, l in enumerate(lines) if 'Chip 4x4' in l][0]
 print(lines[y].index('Chip'), y)
 PY
 )
-mouse 0 $(($1 + 1)) $(($2 + 1 + 2 * 3))
-mouse 3 $(($1 + 1)) $(($2 + 1 + 2 * 3))
+cx=$1 cy=$2
+mouse 0 $((cx + 1)) $((cy + 1 + 2 * 3))
+mouse 3 $((cx + 1)) $((cy + 1 + 2 * 3))
 wait_for "sel [0-9]+ "
 sleep 0.3
 screen
@@ -137,6 +139,22 @@ pl3=$(placement)
 [ "$pl3" = "$pl" ] || fail "undo: placement $pl3, expected $pl"
 got=$(strip_rev "$(cells)")
 [ "$got" = "$pl" ] || fail "after undo, chip cells '$got' differ from the placement '$pl'"
+
+# the same move by mouse: drag core (1,3) onto (1,2), a core of group 1
+mouse 0 $((cx + 3 * 3 + 1)) $((cy + 1 + 2 * 1))
+mouse 3 $((cx + 3 * 2 + 1)) $((cy + 1 + 2 * 1))
+# the edit's message, a second time (the typed move-core gave the first)
+end=$((SECONDS + limit))
+until screen && [ "$(grep -c 'core (1,3): group 0 (5 -> 4 cores) -> group 1' "$tmp/screen")" -ge 2 ]; do
+	[ $SECONDS -lt $end ] || fail "the drag ran no move-core"
+	sleep 0.1
+done
+pl4=$(placement)
+[ "$pl4" = "$pl2" ] || fail "drag (1,3) onto (1,2): placement $pl4, expected $pl2 (as move-core 1 3 1)"
+got=$(strip_rev "$(cells)")
+[ "$got" = "$pl4" ] || fail "after the drag, chip cells '$got' differ from the placement '$pl4'"
+cmd 'undo'
+wait_for 'undo'
 
 keys H
 sleep 0.5
