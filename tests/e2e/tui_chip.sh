@@ -62,6 +62,24 @@ mouse() {
 	keys -l "$(printf "\033[M$(printf '\\%03o\\%03o\\%03o' $((32 + $1)) $((33 + $2)) $((33 + $3)))")"
 }
 strip_rev() { echo "$1" | tr -d '!'; }
+# only_rev G: 0 when the cells reversed are exactly those of group G
+only_rev() {
+	local c
+	for c in $(cells); do
+		case $c in
+		"$1!") ;;
+		*! | "$1") return 1 ;;
+		esac
+	done
+}
+# wait_rev G WHAT: polls until only_rev G, else fails naming WHAT
+wait_rev() {
+	local end=$((SECONDS + limit))
+	until only_rev "$1"; do
+		[ $SECONDS -lt $end ] || fail "$2: reversed cells are not exactly group $1's: $(cells)"
+		sleep 0.1
+	done
+}
 
 tm -f /dev/null new-session -d -s "$sess" -x 160 -y 45 -c "$tmp" \
 	"env LANG=C.UTF-8 '$bin' '$model' --layout '$root/layouts/manycore-16-mesh.lua'; echo PB_EXIT=\$?; sleep 600"
@@ -85,15 +103,7 @@ wait_for '^node2: [0-9]+$'
 n2=$(grep -E '^node2: ' "$tmp/screen" | tail -1 | sed 's/^node2: //')
 cmd "view select $n2"
 wait_for "sel $n2 "
-sleep 0.3
-got=$(cells)
-for c in $got; do
-	case $c in
-	2!) ;;
-	*!) fail "cell of group ${c%!} reversed with node $n2 (group 2) selected: $got" ;;
-	2) fail "a cell of group 2 not reversed with node $n2 selected: $got" ;;
-	esac
-done
+wait_rev 2 "node $n2 (group 2) selected"
 
 # chip -> graph: a click on the cell at row 3 col 0 selects a node of its group
 g=$(echo "$pl" | cut -d' ' -f13)
@@ -108,21 +118,20 @@ PY
 cx=$1 cy=$2
 mouse 0 $((cx + 1)) $((cy + 1 + 2 * 3))
 mouse 3 $((cx + 1)) $((cy + 1 + 2 * 3))
-wait_for "sel [0-9]+ "
-sleep 0.3
-screen
-sel=$(grep -oE 'sel [0-9]+ ' "$tmp/screen" | tail -1 | tr -dc '0-9')
-[ "$sel" != "$n2" ] || fail "the click did not change the selection"
+# (the keys and clicks are read in order; poll: the status line showed
+# sel $n2 before the click)
+end=$((SECONDS + limit))
+while :; do
+	screen
+	sel=$(grep -oE 'sel [0-9]+ ' "$tmp/screen" | tail -1 | tr -dc '0-9')
+	[ -n "$sel" ] && [ "$sel" != "$n2" ] && break
+	[ $SECONDS -lt $end ] || fail "the click did not change the selection"
+	sleep 0.1
+done
 cmd "lua return \"group: \" .. pb.plan().assignment[$sel + 1]"
 wait_for '^group: [0-9]+$'
 grep -qE "^group: $g\$" "$tmp/screen" || fail "the click on a core of group $g selected node $sel of another group"
-for c in $(cells); do
-	case $c in
-	"$g!") ;;
-	*!) fail "after the click, a cell of group ${c%!} is reversed (clicked group $g)" ;;
-	"$g") fail "after the click, a cell of group $g is not reversed" ;;
-	esac
-done
+wait_rev "$g" "after the click on a core of group $g"
 
 # an edit on the chip: core (1,3) of group 0 to its neighbour group 1; undo
 set -- $pl
@@ -134,7 +143,7 @@ got=$(strip_rev "$(cells)")
 [ "$(echo "$pl2" | cut -d' ' -f8)" = 1 ] || fail "move-core did not move core (1,3): $pl2"
 [ "$got" = "$pl2" ] || fail "after move-core, chip cells '$got' differ from the placement '$pl2'"
 keys u
-wait_for 'undo'
+wait_for '^undo: '
 pl3=$(placement)
 [ "$pl3" = "$pl" ] || fail "undo: placement $pl3, expected $pl"
 got=$(strip_rev "$(cells)")
@@ -154,11 +163,13 @@ pl4=$(placement)
 got=$(strip_rev "$(cells)")
 [ "$got" = "$pl4" ] || fail "after the drag, chip cells '$got' differ from the placement '$pl4'"
 cmd 'undo'
-wait_for 'undo'
 
 keys H
-sleep 0.5
-[ "$(cells)" = none ] || fail "chip view stayed after the second H"
+end=$((SECONDS + limit))
+until [ "$(cells)" = none ]; do
+	[ $SECONDS -lt $end ] || fail "chip view stayed after the second H"
+	sleep 0.1
+done
 screen
 grep -q 'Groups (partition' "$tmp/screen" || fail "groups table gone after hiding the chip"
 
