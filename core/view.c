@@ -241,6 +241,7 @@ VIEW_INT_KEY(constants, 0, 0, 1)
 VIEW_INT_KEY(fit, 0, 0, 1)
 VIEW_INT_KEY(center, 0, 0, 1)
 VIEW_INT_KEY(top, 0, 0, 1)
+VIEW_INT_KEY(chip, 0, 0, 1)
 
 static void get_color(const pb_view *v, char *buf, size_t len)
 {
@@ -310,6 +311,7 @@ static const view_key KEYS[] = {
     {"fit", get_fit, set_fit},
     {"center", get_center, set_center},
     {"top", get_top, set_top},
+    {"chip", get_chip, set_chip},
 };
 enum { N_KEYS = sizeof KEYS / sizeof KEYS[0] };
 

@@ -34,6 +34,7 @@ typedef struct pb_view {
 	int follow;                  /* 1: the canvas follows the selection */
 	int mouse;                   /* 1: the front end takes the mouse */
 	int constants;               /* 1: boxes of constants only are drawn */
+	int chip;                    /* 1: the chip view of a placed plan is shown */
 	int fit, center, top;        /* one-shot requests to the front end's camera */
 } pb_view;
 
@@ -42,7 +43,7 @@ typedef struct pb_view {
 void pb_view_init(pb_view *v);
 /* Sets one key of the saved form from its text (NULL: the default); the
  * keys are zoom x y sel color dir depth open find follow mouse constants fit
- * center top. An unknown key or a bad value is refused naming both. */
+ * center top chip. An unknown key or a bad value is refused naming both. */
 int pb_view_set_key(pb_view *v, const char *key, const char *value, pb_error *err);
 /* Reads the saved form into v (from the defaults); keys it does not know
  * (a newer or hand-written session) and bad values are skipped. */

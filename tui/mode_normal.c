@@ -89,6 +89,7 @@ static const tui_binding KEYS[] = {
     {'p', "plan"},
     {'x', "export -o partbench.svg"},
     {'W', "save partbench-session.json"},
+    {'H', "view chip toggle"},
 };
 
 static const struct {

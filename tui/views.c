@@ -18,8 +18,8 @@
 
 /* Drawing order; a new view is one line here. */
 static const tui_view_def *const VIEWS[] = {
-    &tui_view_title,  &tui_view_graph,  &tui_view_groups, &tui_view_inspector,
-    &tui_view_solver, &tui_view_output, &tui_view_status,
+    &tui_view_title,     &tui_view_graph,  &tui_view_chip,   &tui_view_groups,
+    &tui_view_inspector, &tui_view_solver, &tui_view_output, &tui_view_status,
 };
 enum { N_VIEWS = sizeof VIEWS / sizeof VIEWS[0] };
 

@@ -17,6 +17,6 @@ int tui_views_mouse(tui_app *a, const MEVENT *ev, char *cmd, size_t n);
 void tui_views_free(tui_app *a);
 
 extern const tui_view_def tui_view_title, tui_view_graph, tui_view_groups, tui_view_inspector,
-    tui_view_solver, tui_view_output, tui_view_status;
+    tui_view_solver, tui_view_output, tui_view_status, tui_view_chip;
 
 #endif

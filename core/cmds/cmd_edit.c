@@ -23,6 +23,7 @@
 #include "commands.h"
 #include "partition/env.h"
 #include "partition/exact.h"
+#include "partition/mesh_edit.h"
 #include "partition/chain_problem.h"
 #include "partition/chain_rules.h"
 #include "partition/part_edit.h"
@@ -138,8 +139,20 @@ static int edit_commit(pb_cmd_ctx *ctx, edit *e, const pb_args *a, double optimu
 {
 	pb_session *s = ctx->s;
 	char what[1024];
-	pb_part_edit_describe(e->P, e->ac0, e->ac, what, sizeof what);
-	pb_plan *p = pb_part_to_plan(e->P, e->ac, "manual", optimum);
+	pb_plan *p = NULL;
+	if (e->P->hw.mesh_routed) {
+		/* a placed plan: placed again and priced by the routed model */
+		int rc = pb_mesh_edit_place(e->P, s->plan, e->ac, "manual", optimum, &p, err);
+		if (rc)
+			return pb_err_prefix(err, "%s", name);
+		optimum = NAN;
+		pb_part_edit_describe_times(e->P, e->ac0, e->ac, "placed max(t)",
+		                            pb_plan_metric(s->plan, "max_time", NAN),
+		                            pb_plan_metric(p, "max_time", NAN), what, sizeof what);
+	} else {
+		pb_part_edit_describe(e->P, e->ac0, e->ac, what, sizeof what);
+		p = pb_part_to_plan(e->P, e->ac, "manual", optimum);
+	}
 	if (!p)
 		return pb_err(err, PB_ENOMEM, "%s: out of memory", name);
 	pb_session_set_plan(s, p);
@@ -249,6 +262,46 @@ static int cmd_split(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, p
 	return rc ? rc : part_edit(ctx, a, "split", ED_SPLIT, g, 0, err);
 }
 
+/* move-core ROW COL G: a core of a placed plan to a neighbouring group
+ * (partition/mesh_edit.h). */
+static int cmd_move_core(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, pb_error *err)
+{
+	long r, c, g;
+	int rc = parse_int("move-core", "ROW", pb_args_pos(a, 0), &r, err);
+	if (!rc)
+		rc = parse_int("move-core", "COL", pb_args_pos(a, 1), &c, err);
+	if (!rc)
+		rc = parse_int("move-core", "G (group)", pb_args_pos(a, 2), &g, err);
+	edit e;
+	if (rc || (rc = edit_begin(ctx, "move-core", &e, err)))
+		return rc;
+	char what[512];
+	pb_plan *p = NULL;
+	rc = pb_mesh_edit_move(e.P, ctx->s->graph, ctx->s->plan, (int)r, (int)c, (int)g, &p, what,
+	                       sizeof what, err);
+	if (rc == PB_EUSAGE) {
+		size_t l = strlen(err->msg);
+		snprintf(err->msg + l, sizeof err->msg - l, "; plan unchanged");
+	}
+	if (rc) {
+		edit_free(&e);
+		return pb_err_prefix(err, "move-core");
+	}
+	pb_session_set_plan(ctx->s, p);
+	ctx->redraw |= PB_REDRAW_ALL;
+	if (pb_args_has(a, "json")) {
+		json_t *j = pb_part_report_json(p, "manual", e.P->hw.name);
+		json_object_set_new(j, "edit", json_string(what));
+		json_dumpf(j, ctx->out, JSON_INDENT(1) | JSON_REAL_PRECISION(12));
+		fputc('\n', ctx->out);
+		json_decref(j);
+	} else {
+		fprintf(ctx->out, "%s\n", what);
+	}
+	edit_free(&e);
+	return PB_OK;
+}
+
 static int cmd_evaluate(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, pb_error *err)
 {
 	edit e;
@@ -260,7 +313,18 @@ static int cmd_evaluate(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a
 		edit_free(&e);
 		return rc;
 	}
-	pb_plan *p = pb_part_to_plan(e.P, e.ac, ctx->s->plan->method, opt);
+	pb_plan *p = NULL;
+	if (e.P->hw.mesh_routed) {
+		/* a placed plan keeps its placement, priced by the routed model */
+		rc =
+		    pb_mesh_edit_place(e.P, ctx->s->plan, e.ac, ctx->s->plan->method, opt, &p, err);
+		if (rc) {
+			edit_free(&e);
+			return rc;
+		}
+	} else {
+		p = pb_part_to_plan(e.P, e.ac, ctx->s->plan->method, opt);
+	}
 	edit_free(&e);
 	if (!p)
 		return pb_err(err, PB_ENOMEM, "evaluate: out of memory");
@@ -766,6 +830,14 @@ const pb_command pb_cmds_edit[] = {
      "take a node out of its fusion group (a group left with one node dissolves)", fuse_edit_opts,
      cmd_fuse_out, PB_CMD_GRAPH, NULL, .script = PB_SCRIPT_RUN,
      .paths = "w:output r:plan:json s:plan r:layout:lua"},
+    {"move-core", "move-core ROW COL G [--json]",
+     "placed plans (routed mesh): move the core at (ROW, COL) to its neighbouring group G",
+     edit_opts, cmd_move_core, 0,
+     "The donor keeps at least one core and stays one connected region; the groups keep\n"
+     "their layers, their core counts follow the regions. Priced by the routed model\n"
+     "(placed max(t) before -> after); a core holding a Lua pin of the donor's layer is\n"
+     "refused naming the rule. Undo restores the previous plan. See docs/mesh.md.",
+     .script = PB_SCRIPT_RUN, .paths = ""},
     {"evaluate", "evaluate [--json]",
      "recompute the metrics of the current partition plan (and the exact optimum)", edit_opts,
      cmd_evaluate, 0, NULL, .script = PB_SCRIPT_RUN, .paths = ""},

@@ -9,6 +9,7 @@
 
 #include "commands.h"
 #include "cmds/branch_of.h"
+#include "render/chip_svg.h"
 #include "render/plot.h"
 #include "render/svg_export.h"
 #include "util/atomic_file.h"
@@ -30,6 +31,9 @@ static const pb_opt export_opts[] = {
      "auto (collapse above --max-boxes, default), never, always"},
     {"max-boxes", 0, PB_OPT_INT, "N", "box budget when collapsing (default 250)"},
     {"title", 't', PB_OPT_STR, "TEXT", "first line of the title block (default: model file)"},
+    {"chip", 0, PB_OPT_FLAG, NULL,
+     "the floorplan of a placed plan instead of the graph: cores coloured by group, link "
+     "loads as heat, the I/O corner (routed mesh layouts; docs/mesh.md)"},
     {"show-constants", 0, PB_OPT_FLAG, NULL,
      "draw nodes that hold only constants (Constant, weight Identity copies; hidden by default)"},
     PB_OPTS_END};
@@ -91,6 +95,23 @@ static int cmd_export(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, 
 	if (plan_path && (rc = pb_plan_load(plan_path, s->graph->n_nodes, &loaded, err)) != PB_OK)
 		return rc;
 	const pb_plan *plan = loaded ? loaded : s->plan;
+	if (pb_args_has(a, "chip")) {
+		pb_chip_svg_stats cs;
+		rc =
+		    plan
+		        ? pb_chip_svg_write(plan, o.title ? o.title : s->model_path, outp, &cs, err)
+		        : pb_err(err, PB_EUSAGE,
+		                 "export --chip: no plan (run 'partition' on a routed mesh layout "
+		                 "or give --plan FILE)");
+		pb_plan_free(loaded);
+		if (rc)
+			return rc;
+		fprintf(
+		    ctx->out,
+		    "wrote %s: floorplan %dx%d, %d cores, %d loaded links, most loaded %.6f MB\n",
+		    outp, cs.rows, cs.cols, cs.cells, cs.links, cs.max_load / 1e6);
+		return PB_OK;
+	}
 	pb_plan *branches = NULL;
 	if (o.color_by == PB_COLOR_BRANCH && !(plan && strcmp(plan->kind, "branch") == 0)) {
 		if ((rc = pb_branch_plan_of(s, &branches, err)) != PB_OK) {
@@ -223,14 +244,18 @@ static int cmd_plot(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, pb
 
 const pb_command pb_cmds_export[] = {
     {"export",
-     "export [MODEL] [--plan FILE] [--layout L] [--color-by MODE] [--rankdir TB|LR] -o OUT.svg",
+     "export [MODEL] [--plan FILE] [--layout L] [--color-by MODE] [--rankdir TB|LR] [--chip] -o "
+     "OUT.svg",
      "annotated SVG of the graph and plan (clusters, legend, title block, tooltips)", export_opts,
      cmd_export, PB_CMD_GRAPH | PB_CMD_SVG_OUT,
      "One cluster per plan group (core group, stage, backend or fusion group), node\n"
      "labels (op, name, output shape, MACs), bytes on edges between groups, a title\n"
      "block with the plan's metrics and a tooltip per node. Graphs with more nodes\n"
      "than --max-boxes are collapsed by module path (docs/export.md).\n"
-     "Without -o, a last argument ending in .svg is the output file.",
+     "Without -o, a last argument ending in .svg is the output file.\n"
+     "--chip: the floorplan of a placed plan (routed mesh layouts, docs/mesh.md): one\n"
+     "cell per core coloured by group, the loaded links as heat arrows (legend in MB),\n"
+     "the I/O corner, the groups with their cores and times.",
      .script = PB_SCRIPT_CALLS, .paths = "w:output r:plan:json r:layout:lua s:layout"},
     {"plot", "plot KIND [INPUT] -o OUT.svg",
      "SVG chart: training (RL curve), load (per-group bars), timeline (pipeline), tune", plot_opts,

@@ -62,6 +62,9 @@ static const pb_opt partition_opts[] = {
     {"place", 0, PB_OPT_STR, "P",
      "routed mesh layouts: place the groups on the mesh by " PB_MESH_PLACE_NAMES
      " (default local; docs/mesh.md)"},
+    {"place-time", 0, PB_OPT_DOUBLE, "S",
+     "--place milp: time limit of the placement MILP in seconds (default 10; then the best "
+     "placement found, its bound and gap)"},
     {"require-fit", 0, PB_OPT_FLAG, NULL,
      "exit 2 when the plan does not fit the core memory (it is still shown and saved)"},
     PB_OPTS_JSON,
@@ -250,8 +253,12 @@ static int place_plan(pb_part_problem *P, const pb_args *a, pb_plan **plan,
 		                    P->hw.path)
 		           : PB_OK;
 	pb_plan *placed;
-	int rc = pb_mesh_plan_place(P, *plan, how ? how : "local", PB_MESH_LOCAL_EVALS, &placed, mr,
-	                            err);
+	double secs;
+	int rc = pb_args_double(a, "place-time", PB_MESH_MILP_SECONDS, 1e-3, 1e6, &secs, err);
+	if (rc)
+		return rc;
+	rc = pb_mesh_plan_place(P, *plan, how ? how : "local", PB_MESH_LOCAL_EVALS, secs, &placed,
+	                        mr, err);
 	if (rc)
 		return rc;
 	pb_plan_free(*plan);
@@ -451,6 +458,9 @@ static const pb_opt train_opts[] = {
     {"place", 0, PB_OPT_STR, "P",
      "routed mesh layouts: place the best plan's groups by " PB_MESH_PLACE_NAMES
      " (default local; docs/mesh.md)"},
+    {"place-time", 0, PB_OPT_DOUBLE, "S",
+     "--place milp: time limit of the placement MILP in seconds (default 10; then the best "
+     "placement found, its bound and gap)"},
     {"costs", 0, PB_OPT_STR, "LOG",
      "measured kernel times from a tuning log (partbench tune --log) replace MACs/rate "
      "(one model only)"},

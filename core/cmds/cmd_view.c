@@ -199,8 +199,11 @@ static int cmd_view(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, pb
 			return pb_err(err, PB_EUSAGE, "view depth: give 0..64 or auto");
 		}
 		ctx->redraw |= PB_REDRAW_CANVAS | PB_RELAYOUT;
-	} else if (strcmp(sub, "mouse") == 0 || strcmp(sub, "follow") == 0) {
-		int *field = strcmp(sub, "mouse") == 0 ? &v->mouse : &v->follow;
+	} else if (strcmp(sub, "mouse") == 0 || strcmp(sub, "follow") == 0 ||
+	           strcmp(sub, "chip") == 0) {
+		int *field = strcmp(sub, "mouse") == 0    ? &v->mouse
+		             : strcmp(sub, "follow") == 0 ? &v->follow
+		                                          : &v->chip;
 		int on = !*field;
 		if (v1 && strcmp(v1, "on") == 0)
 			on = 1;
@@ -210,7 +213,7 @@ static int cmd_view(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, pb
 			return pb_err(err, PB_EUSAGE, "view %s: give on, off or toggle", sub);
 		*field = on;
 		fprintf(ctx->out, "%s %s\n", sub, on ? "on" : "off");
-		ctx->redraw |= PB_REDRAW_STATUS;
+		ctx->redraw |= strcmp(sub, "chip") == 0 ? PB_REDRAW_ALL : PB_REDRAW_STATUS;
 	} else if (strcmp(sub, "set") == 0) {
 		for (int i = 1; i < a->n_pos && rc == PB_OK; i++) {
 			const char *kv = pb_args_pos(a, i), *eq = strchr(kv, '=');
@@ -348,11 +351,12 @@ const pb_command pb_cmds_view[] = {
     {"view",
      "view [zoom N|+|-] [pan DX DY] [at X Y] [fit] [center] [select ID|NAME|next|prev|succ|pred] "
      "[color group|op|branch|none|cycle] [dir TB|LR|toggle] [expand FIRST LAST] [collapse NODE] "
-     "[depth N|auto] [mouse|follow on|off|toggle] [set KEY=VALUE...]",
+     "[depth N|auto] [mouse|follow|chip on|off|toggle] [set KEY=VALUE...]",
      "show or change the view (zoom, pan, selection, colouring, blocks)", no_opts, cmd_view, 0,
      "The view is saved with the session. Zoom 0 shows labelled boxes, 1 compact boxes,\n"
      "2 one cell per node. Large graphs are shown with repeated blocks collapsed by\n"
-     "name prefix; 'expand' opens the nodes FIRST..LAST one level deeper.",
+     "name prefix; 'expand' opens the nodes FIRST..LAST one level deeper.\n"
+     "'chip' shows the mesh of a placed plan in the side column (docs/mesh.md).",
      .script = PB_SCRIPT_CALLS, .paths = ""},
     {"find", "find [REGEX] [--prev] [--all]",
      "select the next node whose name or op matches a POSIX regex", find_opts, cmd_find, 0,

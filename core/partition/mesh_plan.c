@@ -165,13 +165,15 @@ static int reference(pb_part_problem *P, pb_mesh_place_report *rep, pb_error *er
 }
 
 int pb_mesh_plan_place(pb_part_problem *P, const pb_plan *plan, const char *how, long max_evals,
-                       pb_plan **out, pb_mesh_place_report *rep, pb_error *err)
+                       double seconds, pb_plan **out, pb_mesh_place_report *rep, pb_error *err)
 {
 	memset(rep, 0, sizeof *rep);
+	rep->place_bound = NAN;
 	*out = NULL;
 	int mode = !strcmp(how, "snake")   ? 0
 	           : !strcmp(how, "local") ? 1
 	           : !strcmp(how, "exact") ? 2
+	           : !strcmp(how, "milp")  ? 3
 	                                   : -1;
 	if (mode < 0)
 		return pb_err(err, PB_EUSAGE,
@@ -205,6 +207,13 @@ int pb_mesh_plan_place(pb_part_problem *P, const pb_plan *plan, const char *how,
 	else if (mode == 2) {
 		rc = pb_mesh_search_enumerate(&C, own, &ev, &rep->st.evals, err);
 		rep->exact = !rc;
+	} else if (mode == 3) {
+		/* the local search's placement is the MILP's start and cutoff */
+		rc = pb_mesh_search_local(&C, own, max_evals, &ev, &rep->st, err);
+		if (!rc)
+			rc = pb_mesh_milp_place(&C, own, seconds, &ev, &rep->milp, err);
+		rep->exact = !rc && rep->milp.proved;
+		rep->place_bound = rep->milp.bound;
 	}
 	rep->seconds = wall() - t0;
 	rep->placed = ev.objective;
@@ -238,6 +247,14 @@ int pb_mesh_plan_place(pb_part_problem *P, const pb_plan *plan, const char *how,
 		              "exchanges", (json_int_t)rep->st.exchanges, "swaps",
 		              (json_int_t)rep->st.swaps, "local_optimum",
 		              mode == 1 && rep->st.local_optimum, "exact", rep->exact));
+		if (mode == 3) {
+			json_t *pm = json_object_get(m, "place");
+			set_num(pm, "bound", rep->place_bound);
+			set_num(pm, "gap",
+			        rep->place_bound > 0 ? rep->placed / rep->place_bound - 1 : NAN);
+			json_object_set_new(pm, "nodes", json_integer(rep->milp.nodes));
+			json_object_set_new(pm, "milp_seconds", json_real(rep->milp.seconds));
+		}
 		const json_t *costs = json_object_get(plan->detail, "costs");
 		if (costs)
 			json_object_set((*out)->detail, "costs", (json_t *)costs);

@@ -16,12 +16,15 @@
 
 #include "plan.h"
 #include "partition/chain_problem.h"
+#include "partition/mesh_milp.h"
 #include "partition/mesh_search.h"
 
 /* Placement methods of pb_mesh_plan_place. */
-#define PB_MESH_PLACE_NAMES "snake|local|exact"
+#define PB_MESH_PLACE_NAMES "snake|local|exact|milp"
 /* Evaluations the partition command gives the local search. */
 #define PB_MESH_LOCAL_EVALS 50000L
+/* Seconds the partition command gives the placement MILP by default. */
+#define PB_MESH_MILP_SECONDS 10.0
 
 /* Reprices plan (made by pb_part_to_plan from state ac) with placement
  * owner (NULL: the snake) and fills detail.mesh. bound: the routing-free
@@ -36,14 +39,18 @@ typedef struct pb_mesh_place_report {
 	double placed;  /* objective after the placement method */
 	double seconds; /* wall time of the placement method */
 	pb_mesh_search_stats st;
-	int exact; /* 1: enumeration proved the placement optimal (for the segmentation) */
+	int exact; /* 1: enumeration or the MILP proved the placement optimal (for the segmentation)
+	            */
+	double place_bound; /* milp: its lower bound of the placement's max(t) (NAN otherwise) */
+	pb_mesh_milp_stats milp;
 } pb_mesh_place_report;
 
-/* Places the groups of a partition plan by `how` (snake, local, exact) and
- * returns the placed plan in *out (a new plan; the old one is not freed),
- * with detail.mesh.snake and the search figures; max_evals bounds local. */
+/* Places the groups of a partition plan by `how` (snake, local, exact, milp)
+ * and returns the placed plan in *out (a new plan; the old one is not freed),
+ * with detail.mesh.snake and the search figures; max_evals bounds local (and
+ * the local search milp starts from), seconds the MILP. */
 int pb_mesh_plan_place(pb_part_problem *P, const pb_plan *plan, const char *how, long max_evals,
-                       pb_plan **out, pb_mesh_place_report *rep, pb_error *err);
+                       double seconds, pb_plan **out, pb_mesh_place_report *rep, pb_error *err);
 /* Reads detail.mesh.placement of a plan (n entries); 0 when it has none. */
 int pb_mesh_plan_owner(const pb_plan *plan, int n, int *owner);
 

@@ -270,6 +270,16 @@ static void put_groups(char *buf, size_t len, size_t *at, const groups *gs, int 
 void pb_part_edit_describe(pb_part_problem *P, const int *before, const int *after, char *buf,
                            size_t len)
 {
+	pb_part_eval eb, ea;
+	pb_part_evaluate(P, before, &eb, NULL);
+	pb_part_evaluate(P, after, &ea, NULL);
+	pb_part_edit_describe_times(P, before, after, "max(t)", eb.max_time, ea.max_time, buf, len);
+}
+
+void pb_part_edit_describe_times(pb_part_problem *P, const int *before, const int *after,
+                                 const char *what, double t_before, double t_after, char *buf,
+                                 size_t len)
+{
 	groups b = {0, NULL}, a = {0, NULL};
 	pb_error e = {0};
 	if (len)
@@ -294,12 +304,9 @@ void pb_part_edit_describe(pb_part_problem *P, const int *before, const int *aft
 			at += (size_t)snprintf(buf + at, len - at, " -> ");
 		put_groups(buf, len, &at, &a, i, a.n - j);
 	}
-	pb_part_eval eb, ea;
-	pb_part_evaluate(P, before, &eb, NULL);
-	pb_part_evaluate(P, after, &ea, NULL);
 	if (at < len)
-		snprintf(buf + at, len - at, "; %d -> %d groups; max(t) %.6f ms -> %.6f ms", b.n,
-		         a.n, eb.max_time * 1e3, ea.max_time * 1e3);
+		snprintf(buf + at, len - at, "; %d -> %d groups; %s %.6f ms -> %.6f ms", b.n, a.n,
+		         what, t_before * 1e3, t_after * 1e3);
 	free(b.g);
 	free(a.g);
 }

@@ -46,5 +46,10 @@ int pb_part_edit_rule_broken(pb_part_problem *P, const pb_graph *g, const int *b
  * [cores 2-3 layers 6-11]; 16 -> 15 groups; max(t) 1.2 ms -> 1.4 ms". */
 void pb_part_edit_describe(pb_part_problem *P, const int *before, const int *after, char *buf,
                            size_t len);
+/* The same with the two plans' times given and named (a placed plan's
+ * "placed max(t)" from the routed model, mesh_edit.h). */
+void pb_part_edit_describe_times(pb_part_problem *P, const int *before, const int *after,
+                                 const char *what, double t_before, double t_after, char *buf,
+                                 size_t len);
 
 #endif

@@ -133,6 +133,21 @@ static void mesh_text(FILE *out, const pb_plan *p)
 		            ? "; optimal placement of these layer groups"
 		        : json_is_true(json_object_get(pm, "local_optimum")) ? "; a local optimum"
 		                                                             : "");
+	const json_t *nodes = json_object_get(pm, "nodes");
+	if (json_is_integer(nodes)) {
+		/* the placement MILP (mesh_milp.h): proved, or best found with its bound */
+		const json_t *b = json_object_get(pm, "bound");
+		fprintf(out, "placement MILP: %lld nodes in %.3f s; ", json_integer_value(nodes),
+		        json_real_value(json_object_get(pm, "milp_seconds")));
+		if (json_is_true(json_object_get(pm, "exact")))
+			fprintf(out, "optimal (proved) for these layer groups\n");
+		else if (json_is_real(b))
+			fprintf(out, "time limit: best found, bound = %s, gap = %.3f%%\n",
+			        pb_fmt_time_fixed(json_real_value(b), f[0], 32),
+			        100 * json_real_value(json_object_get(pm, "gap")));
+		else
+			fprintf(out, "time limit: best found, no bound yet\n");
+	}
 }
 
 void pb_part_report_table(FILE *out, const pb_plan *p)
