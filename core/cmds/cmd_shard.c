@@ -199,7 +199,7 @@ static int keep_pipeline(pb_cmd_ctx *ctx, reload_job *dj, const char *outp, pb_d
 
 static int pipeline_best(const reload_job *dj)
 {
-	return dj->dtp && dj->dres->best >= 0 && dj->dres->cfg[dj->dres->best].pp > 1;
+	return dj->dtp && dj->dres->best >= 0 && pb_dtp_unit_row(&dj->dres->cfg[dj->dres->best]);
 }
 
 /* The Lua rules the kept pipeline's split obeys (their info), or NULL. */
@@ -223,15 +223,16 @@ static int report(pb_cmd_ctx *ctx, const pb_args *a, pb_shard_search **sp, const
 		int n_op = pb_dtp_oprows(s, &ops), rc = PB_OK;
 		dj->dtp->op = ops;
 		dj->dtp->n_op = n_op;
-		/* the best operator-level plan that fits bounds the pipelines */
-		for (int i = 0; i < n_op; i++)
+		/* the best operator-level plan that fits bounds the pipelines (not
+		 * with m > 1 fixed: then it is no configuration) */
+		for (int i = 0; i < n_op && dj->dtp->m <= 1; i++)
 			if (ops[i].ok && ops[i].fits &&
 			    (dj->dtp->incumbent <= 0 || ops[i].step_time < dj->dtp->incumbent))
 				dj->dtp->incumbent = ops[i].step_time;
 		if (n_op < 0)
 			rc = pb_err(err, PB_ENOMEM, "shard: out of memory");
-		else if (dj->dtp->pp != 1)
-			rc = run_pipelines(ctx, dj);
+		else if (dj->dtp->pp != 1 || dj->dtp->m > 1 || (!dj->dtp->m && dj->po->train))
+			rc = run_pipelines(ctx, dj); /* pp 1: gradient accumulation */
 		if (rc == PB_OK)
 			rc = pb_dtp_add_operator(dj->dres, dj->dtp, cl, err);
 		free(ops);

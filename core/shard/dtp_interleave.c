@@ -145,8 +145,9 @@ int pb_dtp_vloop_next(pb_dtp_vloop *l, int *sc, int *v)
 			return 1;
 		}
 	}
-	/* interleaved needs m a multiple of p (Megatron-LM) */
-	if ((o->sched >= 0 && o->sched != PB_SCHED_INTERLEAVED) || l->m % l->pp)
+	/* interleaved needs m a multiple of p (Megatron-LM), and stages to
+	 * interleave (pp 1: gradient accumulation, one chunk) */
+	if ((o->sched >= 0 && o->sched != PB_SCHED_INTERLEAVED) || l->m % l->pp || l->pp == 1)
 		return 0;
 	if (l->step == 1) {
 		l->step = 2;

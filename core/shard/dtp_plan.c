@@ -49,10 +49,15 @@ void pb_dtp_uneven_json(json_t *o, const pb_dtp_config *c)
 	json_object_set_new(o, "stage_devices", dev);
 }
 
+int pb_dtp_unit_row(const pb_dtp_config *c)
+{
+	return c->pp > 1 || c->m > 1;
+}
+
 const char *pb_dtp_sched_name(const pb_dtp_config *c, char *buf, size_t n)
 {
 	if (c->pp == 1)
-		return "none";
+		return c->m > 1 ? "accumulate" : "none";
 	if (c->sched == PB_SCHED_1F1B)
 		return "1f1b";
 	snprintf(buf, n, "interleaved:%d", c->v);

@@ -18,10 +18,13 @@ json_t *pb_dtp_config_json(const pb_dtp_config *c)
 	json_object_set_new(o, "pp", json_integer(c->pp));
 	json_object_set_new(o, "microbatches", json_integer(c->m));
 	json_object_set_new(o, "schedule", json_string(pb_dtp_sched_name(c, buf, sizeof buf)));
-	json_object_set_new(o, "kind", json_string(c->pp > 1 ? "pipeline" : "operator"));
+	json_object_set_new(o, "kind",
+	                    json_string(c->pp > 1  ? "pipeline"
+	                                : c->m > 1 ? "accumulation"
+	                                           : "operator"));
 	json_object_set_new(o, "scheme", json_string(c->scheme));
 	pb_dtp_uneven_json(o, c); /* uneven groups: stage_tp, stage_devices */
-	if (c->pp > 1 && c->bound > 0)
+	if (pb_dtp_unit_row(c) && c->bound > 0)
 		json_object_set_new(o, "bound", json_real(c->bound));
 	if (c->pruned)
 		json_object_set_new(o, "pruned", json_true());
@@ -35,7 +38,7 @@ json_t *pb_dtp_config_json(const pb_dtp_config *c)
 	json_object_set_new(o, "step_time", json_real(c->step_time));
 	json_object_set_new(o, "memory", json_real(c->memory));
 	json_object_set_new(o, "fits", json_boolean(c->fits));
-	if (c->pp > 1) {
+	if (pb_dtp_unit_row(c)) {
 		json_object_set_new(o, "bubble", json_real(c->bubble));
 		json_object_set_new(o, "slowest_group", json_real(c->slowest));
 		json_object_set_new(o, "p2p", json_real(c->p2p));
@@ -72,7 +75,7 @@ void pb_dtp_report_json(json_t *rep, const pb_dtp_result *r)
 	json_object_set_new(st, "stage_node_limit", json_integer(r->node_limit));
 	long unproven = 0;
 	for (int i = 0; i < r->n; i++)
-		unproven += r->cfg[i].ok && r->cfg[i].pp > 1 && !r->cfg[i].proven;
+		unproven += r->cfg[i].ok && pb_dtp_unit_row(&r->cfg[i]) && !r->cfg[i].proven;
 	json_object_set_new(st, "unproven", json_integer(unproven));
 	json_object_set_new(rep, "dtp_search", st);
 }
@@ -115,7 +118,7 @@ void pb_dtp_report_text(FILE *f, const pb_dtp_result *r)
 		}
 		fmt_bytes(mb, sizeof mb, c->memory);
 		fprintf(f, " %12.3f ms %11s  %s%s\n", c->step_time * 1e3, mb,
-		        c->fits ? "yes" : "no", c->pp > 1 && !c->proven ? " ~" : "");
+		        c->fits ? "yes" : "no", pb_dtp_unit_row(c) && !c->proven ? " ~" : "");
 	}
 	for (int i = 0; i < r->n; i++)
 		if (r->cfg[i].uneven) { /* dtp_uneven.c */
@@ -133,6 +136,11 @@ void pb_dtp_report_text(FILE *f, const pb_dtp_result *r)
 		if (c->pp > 1)
 			fprintf(f, "best overall: pipeline dp %d tp %d pp %d, %d micro-batches, %s",
 			        c->dp, c->tp, c->pp, c->m, pb_dtp_sched_name(c, sb, sizeof sb));
+		else if (c->m > 1)
+			fprintf(f,
+			        "best overall: dp %d tp %d pp 1, %d micro-batches (gradient "
+			        "accumulation, one all-reduce per step)",
+			        c->dp, c->tp, c->m);
 		else
 			fprintf(f, "best overall: operator-level %s", c->scheme);
 		fprintf(f, ", %.3f ms per step%s: the plan kept (and written by -o)\n",
@@ -149,12 +157,15 @@ json_t *pb_dtp_best_overall_json(const pb_dtp_result *r)
 	}
 	const pb_dtp_config *c = &r->cfg[r->best];
 	char buf[96], sb[32];
-	if (c->pp > 1)
+	if (pb_dtp_unit_row(c))
 		snprintf(buf, sizeof buf, "%d stages x %s, m %d, %s", c->pp, c->scheme, c->m,
 		         pb_dtp_sched_name(c, sb, sizeof sb));
 	else
 		snprintf(buf, sizeof buf, "%s", c->scheme);
-	json_object_set_new(o, "kind", json_string(c->pp > 1 ? "pipeline" : "operator-level"));
+	json_object_set_new(o, "kind",
+	                    json_string(c->pp > 1  ? "pipeline"
+	                                : c->m > 1 ? "accumulation"
+	                                           : "operator-level"));
 	json_object_set_new(o, "scheme", json_string(buf));
 	json_object_set_new(o, "step_time", json_real(c->step_time));
 	json_object_set_new(o, "fits", json_boolean(c->fits));

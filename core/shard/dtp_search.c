@@ -2,7 +2,10 @@
  * shard/dtp_search.c — the data x tensor x pipeline search (dtp_search.h).
  *
  * Units of work: (pp, m) pairs, pp > 1 dividing the device count, m from
- * the micro-batch candidates. A unit reloads the model at the micro-batch
+ * the micro-batch candidates, and pp = 1 with m > 1: gradient accumulation
+ * (Megatron-LM and PyTorch DDP: one micro-batch's activations held, the
+ * gradients accumulated, one all-reduce per step), one chunk costed as a
+ * 1F1B pipeline of one stage, step = m x t + G. A unit reloads the model at the micro-batch
  * B/m, then for every schedule splits it into pp x V chunks, and for every
  * (dp, tp) with dp x tp = N/pp solves the chunks on the scheme "dp x tp"
  * (dtp_stage.c, cached per content) and costs the configuration. Under
@@ -660,8 +663,17 @@ static int add_m(int *out, int n, int cap, int m)
  * B/dp, as Megatron-LM does), and its doubles up to 4 m0 that still split. */
 static int m_candidates(const pb_dtp_opts *o, long B, int pp, int dp, int *out, int cap)
 {
+	if (o->m && pp == 1 && o->m == 1) /* the operator-level rows */
+		return 0;
 	if (o->m)
 		return B % o->m == 0 ? (out[0] = o->m, 1) : 0;
+	if (pp == 1) { /* accumulation: 2, 4, 8, ... micro-batches dp replicas split */
+		int n = 0;
+		for (long m = 2; m <= B && n < cap; m *= 2)
+			if (B % m == 0 && (B / m) % dp == 0)
+				n = add_m(out, n, cap, (int)m);
+		return n;
+	}
 	int m0 = pb_pipe_microbatches(B, pp, o->pipe.max_bubble), n = 0;
 	if (B % dp)
 		return 0;
@@ -886,6 +898,11 @@ int pb_dtp_search_even(const pb_graph *g, const pb_cluster *cl, const pb_dtp_opt
 		              o->m, B);
 	unit units[256];
 	int n_units = 0;
+	/* pp = 1 with micro-batches (gradient accumulation): when they are
+	 * asked for, or training (o->m 1: the operator-level rows only) */
+	if ((!o->pp || o->pp == 1) && (o->m > 1 || (!o->m && o->pipe.train)) &&
+	    !(o->dp && o->tp && o->dp * o->tp != N))
+		units[n_units++].pp = 1;
 	for (int pp = 2; pp <= N && o->pp != 1; pp++) {
 		if (N % pp || (o->pp && o->pp != pp))
 			continue;
@@ -945,7 +962,7 @@ int pb_dtp_search_even(const pb_graph *g, const pb_cluster *cl, const pb_dtp_opt
 int pb_dtp_add_operator(pb_dtp_result *r, const pb_dtp_opts *o, const pb_cluster *cl, pb_error *err)
 {
 	int N = cl->n_devices, n0 = r->n;
-	if ((!o->pp || o->pp == 1) && o->op && add_operator_level(o, N, r))
+	if ((!o->pp || o->pp == 1) && o->m <= 1 && o->op && add_operator_level(o, N, r))
 		return pb_err(err, PB_ENOMEM, "shard: out of memory");
 	int k = r->n - n0; /* the operator-level rows go first */
 	if (k > 0) {

@@ -256,8 +256,13 @@ int pb_dtp_count_blocks(const pb_graph *g);
 /* The stage grouping of (dp, tp): "DxT", or one axis "D" when dp or tp is
  * 1; NULL for a single device. */
 const char *pb_dtp_scheme_of(int dp, int tp, char *buf, size_t n);
-/* c's schedule: "none" (pp 1), "1f1b" or "interleaved:V" (in buf). */
+/* c's schedule: "none" (pp 1, one micro-batch), "accumulate" (pp 1, m
+ * micro-batches: gradient accumulation), "1f1b" or "interleaved:V" (in buf). */
 const char *pb_dtp_sched_name(const pb_dtp_config *c, char *buf, size_t n);
+/* 1 when row c was costed by the unit search (a pipeline, or pp 1 with m > 1
+ * micro-batches: gradient accumulation, one chunk), 0 for an operator-level
+ * row (pp 1, the whole batch at once). */
+int pb_dtp_unit_row(const pb_dtp_config *c);
 /* pb_dtp_search without the uneven device groups. */
 int pb_dtp_search_even(const pb_graph *g, const pb_cluster *cl, const pb_dtp_opts *o,
                        pb_dtp_result *r, pb_error *err);
