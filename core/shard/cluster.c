@@ -24,10 +24,12 @@ int pb_cluster_from_hw(const pb_hw *hw, pb_cluster *out, pb_error *err)
 		return rc;
 	const json_t *r = hw->root;
 	long nodes, dpn;
-	double mem, tf, eff, mbw, ibw, ilat, xbw, xlat;
+	double mem, use, tf, eff, mbw, ibw, ilat, xbw, xlat;
 	if ((rc = pb_hw_int(hw, r, "", "nodes", 1, 1, 1, 4096, &nodes, err)) ||
 	    (rc = pb_hw_int(hw, r, "", "devices_per_node", 1, 1, 1, 1024, &dpn, err)) ||
 	    (rc = pb_hw_num(hw, r, "", "device_memory_gb", 1, 0, 1e-6, 1e6, &mem, err)) ||
+	    (rc = pb_hw_num(hw, r, "", "device_memory_usable", 0, PB_MEMORY_USABLE, 1e-6, 1, &use,
+	                    err)) ||
 	    (rc = pb_hw_num(hw, r, "", "device_tflops", 1, 0, 1e-6, 1e6, &tf, err)) ||
 	    (rc = pb_hw_num(hw, r, "", "device_efficiency", 0, 1, 1e-6, 1, &eff, err)) ||
 	    (rc = pb_hw_num(hw, r, "", "device_memory_bw_gbs", 0, 0, 1e-3, 1e6, &mbw, err)) ||
@@ -45,7 +47,9 @@ int pb_cluster_from_hw(const pb_hw *hw, pb_cluster *out, pb_error *err)
 	out->nodes = (int)nodes;
 	out->devices_per_node = (int)dpn;
 	out->n_devices = (int)(nodes * dpn);
-	out->memory = mem * 1e9;
+	out->memory_device = mem * 1e9;
+	out->memory_usable = use;
+	out->memory = mem * 1e9 * use;
 	out->peak_flops = tf * 1e12;
 	out->efficiency = eff;
 	out->flops = tf * 1e12 * eff;

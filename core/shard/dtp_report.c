@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "shard/dtp_search.h"
+#include "shard/memory_margin.h"
 #include "shard/search_label.h"
 #include "util/fmt.h"
 
@@ -60,8 +61,10 @@ void pb_dtp_report_json(json_t *rep, const pb_dtp_result *r)
 	for (int i = 0; i < r->n; i++)
 		json_array_append_new(arr, pb_dtp_config_json(&r->cfg[i]));
 	json_object_set_new(rep, "configurations", arr);
-	json_object_set_new(rep, "best",
-	                    r->best >= 0 ? pb_dtp_config_json(&r->cfg[r->best]) : json_null());
+	json_t *best = r->best >= 0 ? pb_dtp_config_json(&r->cfg[r->best]) : json_null();
+	if (r->best >= 0 && r->cl && r->cfg[r->best].ok)
+		pb_shard_margin_json(best, r->cl, r->cfg[r->best].memory);
+	json_object_set_new(rep, "best", best);
 	json_t *st = json_object();
 	json_object_set_new(st, "batch", json_integer(r->batch));
 	json_object_set_new(st, "configurations", json_integer(r->n));
@@ -145,6 +148,8 @@ void pb_dtp_report_text(FILE *f, const pb_dtp_result *r)
 			fprintf(f, "best overall: operator-level %s", c->scheme);
 		fprintf(f, ", %.3f ms per step%s: the plan kept (and written by -o)\n",
 		        c->step_time * 1e3, c->fits ? "" : ", does not fit");
+		if (r->cl && c->ok)
+			pb_shard_margin_text(f, r->cl, c->memory);
 	}
 }
 

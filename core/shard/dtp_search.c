@@ -962,6 +962,7 @@ int pb_dtp_search_even(const pb_graph *g, const pb_cluster *cl, const pb_dtp_opt
 int pb_dtp_add_operator(pb_dtp_result *r, const pb_dtp_opts *o, const pb_cluster *cl, pb_error *err)
 {
 	int N = cl->n_devices, n0 = r->n;
+	r->cl = cl;
 	if ((!o->pp || o->pp == 1) && o->m <= 1 && o->op && add_operator_level(o, N, r))
 		return pb_err(err, PB_ENOMEM, "shard: out of memory");
 	int k = r->n - n0; /* the operator-level rows go first */

@@ -118,6 +118,8 @@ typedef struct pb_dtp_result {
 	 * (pb_dtp_plan takes it instead of solving its chunks again), its row */
 	pb_plan *kept;
 	pb_dtp_config kept_cfg;
+	const pb_cluster *cl; /* borrowed, set by pb_dtp_add_operator: the report's
+	                       * memory limit and margin */
 } pb_dtp_result;
 
 /* Parses "1f1b", "interleaved" or "interleaved:V" (V >= 2). */

@@ -22,6 +22,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "shard/memory_margin.h"
 #include "shard/search_label.h"
 #include "util/fmt.h"
 #include "util/json_file.h"
@@ -369,6 +370,7 @@ json_t *pb_shard_report(const pb_shard_search *s)
 	json_object_set_new(j, "comm_time", json_real(b->comm));
 	json_object_set_new(j, "memory_per_device", json_real(b->memory));
 	json_object_set_new(j, "memory_limit", json_real(s->cl.memory));
+	pb_shard_margin_json(j, &s->cl, b->memory);
 	json_object_set_new(j, "feasible", json_boolean(b->feasible));
 	pb_label L;
 	pb_shard_search_label(s, &L);
@@ -696,6 +698,7 @@ void pb_shard_report_text(const pb_shard_search *s, const json_t *rep, int detai
 	        "\nbest: %s  step time %s (compute %s, communication %s), memory %s of %s per "
 	        "device%s\n",
 	        b->mesh.name, t1, t2, t3, m1, m2, b->feasible ? "" : " — DOES NOT FIT");
+	pb_shard_margin_text(o, &s->cl, b->memory);
 	pb_label L;
 	char words[400];
 	pb_shard_search_label(s, &L);
