@@ -83,6 +83,10 @@ static const pb_opt shard_opts[] = {
     {"schedule", 0, PB_OPT_STR, "1f1b|interleaved[:V]",
      "pipeline schedule: fixes it (interleaved: V model chunks per device, default 2; "
      "implies the search)"},
+    {"bucket-mb", 0, PB_OPT_DOUBLE, "MB",
+     "gradient bucket of the data-parallel all-reduce overlapped with the backward pass, MiB "
+     "(default: the layout's grad_bucket_mb, else 25, PyTorch DDP's bucket_cap_mb; 0 = no "
+     "overlap)"},
     {"stage-gap", 0, PB_OPT_DOUBLE, "G",
      "relative MIP gap of the pipeline search's stage MILPs: each stage MILP's plan is "
      "within G of that MILP's optimum (default 0: each stage MILP solved to proof)"},
@@ -476,6 +480,12 @@ static int cmd_shard_run(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *
 	pb_cluster cl;
 	if ((rc = pb_cluster_from_hw(ctx->s->hw, &cl, err)))
 		goto out;
+	double bucket_mb = cl.grad_bucket / 1048576.0;
+	if ((rc = pb_args_double(a, "bucket-mb", bucket_mb, 0, 1e6, &bucket_mb, err))) {
+		pb_cluster_free(&cl);
+		goto out;
+	}
+	cl.grad_bucket = bucket_mb * 1048576.0;
 	pb_pipe_opts po; /* the pipelines: as `pipeline` with this batch, --train, --pad */
 	pb_pipe_opts_default(&po);
 	po.batch = pb_args_has(a, "batch") ? batch : 0;

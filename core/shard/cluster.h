@@ -18,6 +18,7 @@
 
 #include "util/error.h"
 #include "hw.h"
+#include "shard/grad_overlap.h"
 
 #define PB_MESH_MAX_AXES 4
 
@@ -48,6 +49,10 @@ typedef struct pb_cluster {
 	double mem_bw;        /* device memory bytes/s (device_memory_bw_gbs; 0 = not modelled):
 	                       * an operator takes the longer of its FLOPs at `flops` and its
 	                       * bytes at mem_bw (the roofline model) */
+	double grad_bucket;   /* bytes per gradient bucket of the data-parallel all-reduce
+	                       * overlapped with the backward pass (grad_bucket_mb x 2^20,
+	                       * default PB_GRAD_BUCKET_MB; 0 = not overlapped:
+	                       * shard/grad_overlap.h) */
 	pb_link intra, inter;
 } pb_cluster;
 

@@ -225,7 +225,7 @@ void pb_dtp_vloop_note(pb_dtp_vloop *l, const pb_dtp_result *r, int from)
 			struct pb_dtp_vrow *w = &l->cur[c->dp];
 			w->step = c->step_time;
 			w->slowest = c->slowest;
-			w->grad = c->grad;
+			w->grad = c->grad_exposed;
 			w->work = c->bound / slots(l, c->v);
 		}
 	}

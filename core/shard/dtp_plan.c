@@ -182,6 +182,7 @@ int pb_dtp_plan_build(const pb_graph *g, const pb_cluster *cl, const pb_dtp_conf
 	json_object_set_new(det, "slowest_group", json_real(c->slowest));
 	json_object_set_new(det, "p2p", json_real(c->p2p));
 	json_object_set_new(det, "grad_sync", json_real(c->grad));
+	json_object_set_new(det, "grad_exposed", json_real(c->grad_exposed));
 	json_object_set_new(det, "memory", json_real(c->memory));
 	json_object_set_new(det, "fits", json_boolean(c->fits));
 	json_object_set_new(det, "stages", stages);

@@ -44,6 +44,11 @@ json_t *pb_dtp_config_json(const pb_dtp_config *c)
 		json_object_set_new(o, "slowest_group", json_real(c->slowest));
 		json_object_set_new(o, "p2p", json_real(c->p2p));
 		json_object_set_new(o, "grad_sync", json_real(c->grad));
+		/* the all-reduce time in the step (the group that sets it) and what
+		 * its backward pass hides, in grad_buckets buckets */
+		json_object_set_new(o, "grad_exposed", json_real(c->grad_exposed));
+		json_object_set_new(o, "grad_overlapped", json_real(c->grad_hidden));
+		json_object_set_new(o, "grad_buckets", json_integer(c->grad_buckets));
 		json_object_set_new(o, "layer_split", json_boolean(c->layers_split));
 		/* false: a stage MILP stopped at the node limit (not proven) */
 		json_object_set_new(o, "stages_proven", json_boolean(c->proven));
@@ -148,9 +153,28 @@ void pb_dtp_report_text(FILE *f, const pb_dtp_result *r)
 			fprintf(f, "best overall: operator-level %s", c->scheme);
 		fprintf(f, ", %.3f ms per step%s: the plan kept (and written by -o)\n",
 		        c->step_time * 1e3, c->fits ? "" : ", does not fit");
+		if (r->cl && c->ok && pb_dtp_unit_row(c) && c->grad > 0)
+			pb_dtp_overlap_text(f, r->cl, c);
 		if (r->cl && c->ok)
 			pb_shard_margin_text(f, r->cl, c->memory);
 	}
+}
+
+void pb_dtp_overlap_text(FILE *f, const pb_cluster *cl, const pb_dtp_config *c)
+{
+	if (cl->grad_bucket > 0)
+		fprintf(
+		    f,
+		    "gradient all-reduce: %.3f ms exposed in the step, %.3f ms overlapped "
+		    "with the backward pass (%ld buckets of %g MiB; slowest group's all-reduces "
+		    "%.3f ms)\n",
+		    c->grad_exposed * 1e3, c->grad_hidden * 1e3, c->grad_buckets,
+		    cl->grad_bucket / 1048576.0, c->grad * 1e3);
+	else
+		fprintf(f,
+		        "gradient all-reduce: %.3f ms exposed in the step, not overlapped "
+		        "(bucket 0)\n",
+		        c->grad_exposed * 1e3);
 }
 
 json_t *pb_dtp_best_overall_json(const pb_dtp_result *r)

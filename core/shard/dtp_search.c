@@ -159,8 +159,21 @@ static double inflight(const pb_dtp_unit *u, int s)
  * all-reduces, memory parts; ok = 0 when a chunk failed or was cut. */
 typedef struct group_sum {
 	double time, grad, mp, ma;
+	double grad_bytes, backward; /* gradient bytes per device, backward pass (s) */
 	int ok, cut, proven;
 } group_sum;
+
+void pb_dtp_note_overlap(pb_dtp_config *c, const pb_cluster *cl, double grad, double bytes,
+                         double backward)
+{
+	long n = pb_grad_overlap_buckets(bytes, cl->grad_bucket);
+	double e = pb_grad_overlap_exposed(grad, backward, n);
+	if (e > c->grad_exposed || (e == c->grad_exposed && grad - e > c->grad_hidden)) {
+		c->grad_exposed = e;
+		c->grad_hidden = grad - e;
+		c->grad_buckets = n;
+	}
+}
 
 /* A lower bound of chunk c's time without its gradient all-reduces: its
  * FLOPs (x3 training) over the group's d devices at the device rate (as
@@ -229,6 +242,9 @@ static int solve_group(pb_dtp_unit *u, const pb_cluster *sub, const char *scheme
 		gs->proven &= ch.proven;
 		gs->time += ch.time - ch.grad;
 		gs->grad += ch.grad;
+		gs->grad_bytes += ch.grad_bytes;
+		gs->backward += (ch.time - ch.grad) *
+		                pb_grad_overlap_backward_share(ch.recompute == PB_RECOMP_FULL);
 		gs->mp += ch.mem_param;
 		gs->ma += ch.mem_act;
 	}
@@ -296,7 +312,10 @@ int pb_dtp_unit_eval(pb_dtp_unit *u, int dp, int tp, double inc, pb_dtp_config *
 	 * chunks) cannot win: the stage MILPs' cutoff */
 	double K = u->sched == PB_SCHED_1F1B ? m + p - 1 : m + (double)(p - 1) / V;
 	double P2P = u->sched == PB_SCHED_1F1B ? c->p2p : V * c->p2p;
-	double cut = inc > 0 ? inc / K - P2P : INFINITY, cut_grad = train ? (K - 1) / K : 0;
+	/* overlapped, the exposed part E of G can be anything down to 0: the
+	 * chunk's time less all of its g can win (cut_grad 1) */
+	double cut = inc > 0 ? inc / K - P2P : INFINITY;
+	double cut_grad = !train ? 0 : cl->grad_bucket > 0 ? 1 : (K - 1) / K;
 	for (int s = 0; s < u->pp; s++) {
 		if (pb_job_cancelled())
 			return pb_err(err, PB_ECANCEL, "shard: cancelled");
@@ -329,15 +348,17 @@ int pb_dtp_unit_eval(pb_dtp_unit *u, int dp, int tp, double inc, pb_dtp_config *
 			c->slowest = gs.time;
 		if (gs.grad > c->grad)
 			c->grad = gs.grad;
+		pb_dtp_note_overlap(c, cl, gs.grad, gs.grad_bytes, gs.backward);
 		if (mem > c->memory)
 			c->memory = mem;
 	}
 	c->fits = c->memory <= cl->memory * (1 + 1e-9);
 	if (u->sched == PB_SCHED_1F1B) {
-		c->step_time = (c->slowest + c->p2p) * (m + p - 1) + c->grad;
+		c->step_time = (c->slowest + c->p2p) * (m + p - 1) + c->grad_exposed;
 		c->bubble = (double)(p - 1) / (m + p - 1);
 	} else {
-		c->step_time = (c->slowest + V * c->p2p) * (m + (double)(p - 1) / V) + c->grad;
+		c->step_time =
+		    (c->slowest + V * c->p2p) * (m + (double)(p - 1) / V) + c->grad_exposed;
 		c->bubble = (double)(p - 1) / ((double)V * m + p - 1);
 	}
 	return PB_OK;

@@ -11,12 +11,15 @@
  * schedule 1F1B or interleaved with V model chunks per device (Narayanan et
  * al. 2021, "Efficient Large-Scale Language Model Training on GPU Clusters
  * Using Megatron-LM", section 2.2):
- *   1F1B:        step = (t + p2p) x (m + p - 1) + G,    bubble (p-1)/(m+p-1);
- *   interleaved: step = (t + V p2p) x (m + (p-1)/V) + G, bubble (p-1)/(V m+p-1),
+ *   1F1B:        step = (t + p2p) x (m + p - 1) + E,    bubble (p-1)/(m+p-1);
+ *   interleaved: step = (t + V p2p) x (m + (p-1)/V) + E, bubble (p-1)/(V m+p-1),
  * t the slowest device group's time per micro-batch (forward + backward of
  * all its chunks, without the gradient all-reduces), p2p the slowest
  * boundary transfer, G the largest group's gradient all-reduces (training:
- * once per step, after the last micro-batch, as Megatron-LM does). Activation memory of
+ * once per step, after the last micro-batch, as Megatron-LM does), E the
+ * largest group's exposed part of them: bucketed behind the backward pass
+ * of the group's last micro-batch (grad_overlap.h; E = G when the layout's
+ * or --bucket-mb's bucket is 0). Activation memory of
  * device group s: 1F1B keeps min(p - s, m) micro-batches in flight;
  * interleaved keeps min(V m, (V-1) p + 2 (p - s - 1) + 1) chunk activations
  * (Megatron-LM's warm-up count + 1), each 1/V of the group's.
@@ -52,6 +55,12 @@ typedef struct pb_dtp_config {
 	double bubble;
 	double slowest, p2p; /* slowest group per micro-batch, slowest transfer (s) */
 	double grad;         /* the slowest group's gradient all-reduces, once per step (s) */
+	/* of them, the part the backward pass does not hide (grad_overlap.h: the
+	 * group's buckets behind its last micro-batch's backward pass; the max
+	 * over groups), in the step time (s) */
+	double grad_exposed;
+	double grad_hidden; /* that group's all-reduce seconds the backward pass hides */
+	long grad_buckets;  /* and its buckets */
 	int fits, ok;
 	int pruned;       /* not solved: bound >= the incumbent (ok = 0) */
 	int proven;       /* every stage MILP proven optimal (within pb_dtp_opts.gap) */
@@ -121,6 +130,17 @@ typedef struct pb_dtp_result {
 	const pb_cluster *cl; /* borrowed, set by pb_dtp_add_operator: the report's
 	                       * memory limit and margin */
 } pb_dtp_result;
+
+/* A device group's gradient all-reduces (grad s over bytes per device)
+ * behind its backward pass (s per micro-batch) in cl's buckets: raises c's
+ * grad_exposed (with grad_hidden, grad_buckets) to the group's exposed
+ * part when larger (grad_overlap.h). */
+void pb_dtp_note_overlap(pb_dtp_config *c, const pb_cluster *cl, double grad, double bytes,
+                         double backward);
+
+/* The line "gradient all-reduce: E ms exposed ..., H ms overlapped ..." of
+ * a pipeline or accumulation row (dtp_report.c). */
+void pb_dtp_overlap_text(FILE *f, const pb_cluster *cl, const pb_dtp_config *c);
 
 /* Parses "1f1b", "interleaved" or "interleaved:V" (V >= 2). */
 int pb_dtp_parse_schedule(const char *s, int *sched, int *v, pb_error *err);
@@ -193,7 +213,8 @@ typedef struct pb_dtp_cache pb_dtp_cache;
 
 typedef struct pb_dtp_chunk {
 	double time, mem_param, mem_act; /* per micro-batch s, bytes per device */
-	double grad; /* s of time that are gradient all-reduces (once per step) */
+	double grad;       /* s of time that are gradient all-reduces (once per step) */
+	double grad_bytes; /* gradient bytes per device they carry (pb_shard_grad_bytes) */
 	int feasible, ok;
 	int cut;       /* ok = 0: no plan beats so->cutoff (pb_shard_opts) */
 	int proven;    /* optimal, or within so->mip_gap (not stopped by so->node_limit) */

@@ -156,6 +156,38 @@ double pb_shard_grad_time(const pb_shard_problem *p, const int *choice)
 	return total;
 }
 
+double pb_shard_grad_bytes(const pb_shard_problem *p, const int *choice)
+{
+	const pb_graph *g = p->g;
+	double total = 0;
+	for (int c = 0; p->opts.train && c < g->n_nodes; c++) {
+		int k = pb_shard_node_strategy(p, choice, c);
+		if (k < 0)
+			continue;
+		const pb_strat *st = &p->nodes[c].strat[k];
+		const pb_node *n = &g->nodes[c];
+		for (int i = 0; i < n->n_inputs && i < PB_SHARD_MAX_IN; i++) {
+			int t = n->inputs[i];
+			if (t < 0 || p->tkind[t] != PB_TKIND_PARAM ||
+			    pb_tensor_numel(&g->tensors[t]) < 2 ||
+			    (p->param_owner && p->param_owner[t] != c))
+				continue;
+			double b = pb_tensor_bytes(&g->tensors[t]) *
+			           pb_spec_pad_factor(&g->tensors[t], st->in[i], &p->mesh);
+			int repl = 0;
+			for (int a = 0; a < p->mesh.n_axes; a++) {
+				if (st->in[i][a] == PB_SPEC_R)
+					repl = 1;
+				else if (st->in[i][a] >= 0)
+					b /= p->mesh.size[a];
+			}
+			if (repl)
+				total += b;
+		}
+	}
+	return total;
+}
+
 double pb_shard_node_grad(const pb_shard_problem *p, int v, int k)
 {
 	return p->opts.train ? grad_collectives(p, &p->nodes[v].strat[k], v, NULL, 1) : 0;

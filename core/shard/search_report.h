@@ -26,6 +26,10 @@ void pb_shard_dp_tp(const pb_shard_problem *p, const int *choice, int *dp, int *
  * along a mesh axis, as listed with "(gradient)" in the report), part of its
  * step time: a pipeline pays them once per step, not per micro-batch. */
 double pb_shard_grad_time(const pb_shard_problem *p, const int *choice);
+/* Bytes of gradients per device that those all-reduces carry: every
+ * parameter shard the device holds that is replicated along some axis,
+ * counted once (the gradient buffer that data-parallel buckets split). */
+double pb_shard_grad_bytes(const pb_shard_problem *p, const int *choice);
 /* Node v's part of it under its strategy k. */
 double pb_shard_node_grad(const pb_shard_problem *p, int v, int k);
 /* The largest pb_shard_grad_time any plan of p could have: per operator its

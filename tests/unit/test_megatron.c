@@ -343,7 +343,7 @@ static double p2p_of(pb_session *s, const pb_cluster *cl, long B, int dp, int tp
 	double p2p = r.cfg[0].p2p, step = r.cfg[0].step_time, t = r.cfg[0].slowest;
 	double V = sched == PB_SCHED_1F1B ? 1 : 2, K = sched == PB_SCHED_1F1B ? o.m + 1 : o.m + 0.5;
 	/* the schedule pays V transfers per micro-batch slot */
-	assert_true(fabs(step - ((t + V * p2p) * K + r.cfg[0].grad)) <= 1e-9 * step);
+	assert_true(fabs(step - ((t + V * p2p) * K + r.cfg[0].grad_exposed)) <= 1e-9 * step);
 	pb_dtp_result_free(&r);
 	return p2p;
 }
