@@ -239,6 +239,7 @@ static int report(pb_cmd_ctx *ctx, const pb_args *a, pb_shard_search **sp, const
 			rc = run_pipelines(ctx, dj); /* pp 1: gradient accumulation */
 		if (rc == PB_OK)
 			rc = pb_dtp_add_operator(dj->dres, dj->dtp, cl, err);
+		pb_dtp_note_op_degrees(dj->dres, s);
 		free(ops);
 		dj->dtp->op = NULL;
 		if (rc) {

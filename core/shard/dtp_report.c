@@ -7,6 +7,7 @@
 
 #include "shard/dtp_search.h"
 #include "shard/memory_margin.h"
+#include "shard/search.h"
 #include "shard/search_label.h"
 #include "util/fmt.h"
 
@@ -60,6 +61,25 @@ json_t *pb_dtp_config_json(const pb_dtp_config *c)
 	return o;
 }
 
+void pb_dtp_note_op_degrees(pb_dtp_result *r, const struct pb_shard_search *s)
+{
+	r->have_op_deg = 0;
+	if (s->best < 0 || !s->best_problem)
+		return;
+	pb_shard_degrees_of(s->best_problem, s->best_result.choice, &r->op_deg);
+	snprintf(r->op_scheme, sizeof r->op_scheme, "%s", s->rows[s->best].mesh.name);
+	r->have_op_deg = 1;
+}
+
+/* The best row is the operator-level plan whose degrees are known. */
+static int op_degrees_apply(const pb_dtp_result *r)
+{
+	if (r->best < 0 || !r->have_op_deg)
+		return 0;
+	const pb_dtp_config *c = &r->cfg[r->best];
+	return c->ok && c->pp == 1 && c->m <= 1 && !strcmp(c->scheme, r->op_scheme);
+}
+
 void pb_dtp_report_json(json_t *rep, const pb_dtp_result *r)
 {
 	json_t *arr = json_array();
@@ -67,6 +87,14 @@ void pb_dtp_report_json(json_t *rep, const pb_dtp_result *r)
 		json_array_append_new(arr, pb_dtp_config_json(&r->cfg[i]));
 	json_object_set_new(rep, "configurations", arr);
 	json_t *best = r->best >= 0 ? pb_dtp_config_json(&r->cfg[r->best]) : json_null();
+	if (op_degrees_apply(r)) { /* the grouping is not the degrees */
+		const pb_shard_degrees *d = &r->op_deg;
+		json_object_set_new(best, "grouping", json_string(r->cfg[r->best].scheme));
+		/* null when mixed: "degrees" says so, "axes" what each splits */
+		json_object_set_new(best, "dp", d->mixed ? json_null() : json_integer(d->dp));
+		json_object_set_new(best, "tp", d->mixed ? json_null() : json_integer(d->tp));
+		pb_shard_degrees_json(best, d);
+	}
 	if (r->best >= 0 && r->cl && r->cfg[r->best].ok)
 		pb_shard_margin_json(best, r->cl, r->cfg[r->best].memory);
 	json_object_set_new(rep, "best", best);
@@ -117,9 +145,18 @@ void pb_dtp_report_text(FILE *f, const pb_dtp_result *r)
 	        "step time", "memory");
 	for (int i = 0; i < r->n; i++) {
 		const pb_dtp_config *c = &r->cfg[i];
-		char sb[32], mb[32];
-		fprintf(f, "%c %4d %4d %4d %5d  %-14s  %-*s", i == r->best ? '*' : ' ', c->dp,
-		        c->tp, c->pp, c->m, pb_dtp_sched_name(c, sb, sizeof sb), sw, c->scheme);
+		char sb[32], mb[32], dps[16], tps[16];
+		snprintf(dps, sizeof dps, "%d", c->dp);
+		snprintf(tps, sizeof tps, "%d", c->tp);
+		if (i == r->best && op_degrees_apply(r) && r->op_deg.mixed) {
+			snprintf(dps, sizeof dps, "mix");
+			snprintf(tps, sizeof tps, "mix");
+		} else if (i == r->best && op_degrees_apply(r)) { /* what its axes split */
+			snprintf(dps, sizeof dps, "%d", r->op_deg.dp);
+			snprintf(tps, sizeof tps, "%d", r->op_deg.tp);
+		}
+		fprintf(f, "%c %4s %4s %4d %5d  %-14s  %-*s", i == r->best ? '*' : ' ', dps, tps,
+		        c->pp, c->m, pb_dtp_sched_name(c, sb, sizeof sb), sw, c->scheme);
 		if (!c->ok) {
 			fprintf(f, "  %s%s\n", c->pruned ? "" : "error: ", c->error);
 			continue;
@@ -128,6 +165,15 @@ void pb_dtp_report_text(FILE *f, const pb_dtp_result *r)
 		fprintf(f, " %12.3f ms %11s  %s%s\n", c->step_time * 1e3, mb,
 		        c->fits ? "yes" : "no", pb_dtp_unit_row(c) && !c->proven ? " ~" : "");
 	}
+	for (int i = 0; i < r->n; i++)
+		if (r->cfg[i].pp == 1 && r->cfg[i].m <= 1) { /* add_operator_level's rows */
+			fprintf(
+			    f,
+			    "  operator-level rows (schedule none): dp x tp is the scheme's mesh "
+			    "grouping, what each axis splits is chosen per operator (the best's "
+			    "degrees: below)\n");
+			break;
+		}
 	for (int i = 0; i < r->n; i++)
 		if (r->cfg[i].uneven) { /* dtp_uneven.c */
 			fprintf(
@@ -153,6 +199,8 @@ void pb_dtp_report_text(FILE *f, const pb_dtp_result *r)
 			fprintf(f, "best overall: operator-level %s", c->scheme);
 		fprintf(f, ", %.3f ms per step%s: the plan kept (and written by -o)\n",
 		        c->step_time * 1e3, c->fits ? "" : ", does not fit");
+		if (op_degrees_apply(r)) /* "4x8" names the grouping, not dp x tp */
+			pb_shard_degrees_text(f, &r->op_deg);
 		if (r->cl && c->ok && pb_dtp_unit_row(c) && c->grad > 0)
 			pb_dtp_overlap_text(f, r->cl, c);
 		if (r->cl && c->ok)

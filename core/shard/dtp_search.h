@@ -41,6 +41,7 @@
 #include <stdio.h>
 
 #include "shard/pipeline_plan.h"
+#include "shard/search_degrees.h"
 #include "shard/strategy_problem.h"
 
 enum { PB_SCHED_1F1B = 0, PB_SCHED_INTERLEAVED = 1 };
@@ -129,7 +130,18 @@ typedef struct pb_dtp_result {
 	pb_dtp_config kept_cfg;
 	const pb_cluster *cl; /* borrowed, set by pb_dtp_add_operator: the report's
 	                       * memory limit and margin */
+	/* what the operator-level best plan (scheme op_scheme) splits along each
+	 * mesh axis (pb_dtp_note_op_degrees); have_op_deg 0: not known */
+	pb_shard_degrees op_deg;
+	char op_scheme[48];
+	int have_op_deg;
 } pb_dtp_result;
+
+struct pb_shard_search;
+/* Notes the degrees of s's best plan in r: when the best configuration is
+ * that operator-level plan, "best" reports dp and tp as Megatron-LM means
+ * them (or "mixed") and its grouping apart (dtp_report.c). */
+void pb_dtp_note_op_degrees(pb_dtp_result *r, const struct pb_shard_search *s);
 
 /* A device group's gradient all-reduces (grad s over bytes per device)
  * behind its backward pass (s per micro-batch) in cl's buckets: raises c's
