@@ -189,6 +189,8 @@ static int keep_pipeline(pb_cmd_ctx *ctx, reload_job *dj, const char *outp, pb_d
 		                    pb_dtp_edit_options_json(dj->dtp));
 		/* the plan's label, for the workbench and the SVG */
 		pb_plan_set_label(plan, L);
+		/* what its stages split: dp and tp in Megatron's terms */
+		pb_dtp_note_plan_degrees(dj->dres, g, plan->detail);
 	}
 	if (rc == PB_OK && outp)
 		rc = pb_plan_save(plan, pb_session_node_names(ctx->s), outp, err);
@@ -267,6 +269,8 @@ static int report(pb_cmd_ctx *ctx, const pb_args *a, pb_shard_search **sp, const
 		json_decref(rep);
 		return rc;
 	}
+	if (pipeline_best(dj))
+		pb_dtp_degrees_json(json_object_get(rep, "best"), dj->dres);
 	if (pi.polished)
 		json_object_set_new(rep, "polish", pb_dtp_polish_json(&pi));
 	const json_t *rules = kept_rules(dj);

@@ -64,20 +64,45 @@ json_t *pb_dtp_config_json(const pb_dtp_config *c)
 void pb_dtp_note_op_degrees(pb_dtp_result *r, const struct pb_shard_search *s)
 {
 	r->have_op_deg = 0;
-	if (s->best < 0 || !s->best_problem)
+	r->deg_row = -1;
+	if (s->best < 0 || !s->best_problem || r->best < 0)
 		return;
-	pb_shard_degrees_of(s->best_problem, s->best_result.choice, &r->op_deg);
+	const pb_dtp_config *c = &r->cfg[r->best];
 	snprintf(r->op_scheme, sizeof r->op_scheme, "%s", s->rows[s->best].mesh.name);
+	if (!c->ok || c->pp != 1 || c->m > 1 || strcmp(c->scheme, r->op_scheme))
+		return; /* the best row is not that plan */
+	pb_shard_degrees_of(s->best_problem, s->best_result.choice, &r->op_deg);
 	r->have_op_deg = 1;
+	r->deg_row = r->best;
 }
 
-/* The best row is the operator-level plan whose degrees are known. */
+void pb_dtp_note_plan_degrees(pb_dtp_result *r, const pb_graph *g, const json_t *detail)
+{
+	r->have_op_deg = 0;
+	r->deg_row = -1;
+	if (r->best < 0 || !detail ||
+	    pb_shard_degrees_of_stages(g, json_object_get(detail, "stages"), &r->op_deg))
+		return;
+	r->have_op_deg = 1;
+	r->deg_row = r->best;
+}
+
+/* The best row's plan has its degrees known. */
 static int op_degrees_apply(const pb_dtp_result *r)
 {
-	if (r->best < 0 || !r->have_op_deg)
-		return 0;
-	const pb_dtp_config *c = &r->cfg[r->best];
-	return c->ok && c->pp == 1 && c->m <= 1 && !strcmp(c->scheme, r->op_scheme);
+	return r->best >= 0 && r->have_op_deg && r->deg_row == r->best;
+}
+
+void pb_dtp_degrees_json(json_t *best, const pb_dtp_result *r)
+{
+	if (!json_is_object(best) || !op_degrees_apply(r))
+		return;
+	const pb_shard_degrees *d = &r->op_deg;
+	/* null when mixed: "degrees" says so, "axes" what each splits */
+	json_object_set_new(best, "grouping", json_string(r->cfg[r->best].scheme));
+	json_object_set_new(best, "dp", d->mixed ? json_null() : json_integer(d->dp));
+	json_object_set_new(best, "tp", d->mixed ? json_null() : json_integer(d->tp));
+	pb_shard_degrees_json(best, d);
 }
 
 void pb_dtp_report_json(json_t *rep, const pb_dtp_result *r)
@@ -87,14 +112,7 @@ void pb_dtp_report_json(json_t *rep, const pb_dtp_result *r)
 		json_array_append_new(arr, pb_dtp_config_json(&r->cfg[i]));
 	json_object_set_new(rep, "configurations", arr);
 	json_t *best = r->best >= 0 ? pb_dtp_config_json(&r->cfg[r->best]) : json_null();
-	if (op_degrees_apply(r)) { /* the grouping is not the degrees */
-		const pb_shard_degrees *d = &r->op_deg;
-		json_object_set_new(best, "grouping", json_string(r->cfg[r->best].scheme));
-		/* null when mixed: "degrees" says so, "axes" what each splits */
-		json_object_set_new(best, "dp", d->mixed ? json_null() : json_integer(d->dp));
-		json_object_set_new(best, "tp", d->mixed ? json_null() : json_integer(d->tp));
-		pb_shard_degrees_json(best, d);
-	}
+	pb_dtp_degrees_json(best, r); /* the grouping is not the degrees */
 	if (r->best >= 0 && r->cl && r->cfg[r->best].ok)
 		pb_shard_margin_json(best, r->cl, r->cfg[r->best].memory);
 	json_object_set_new(rep, "best", best);
@@ -119,6 +137,23 @@ void pb_dtp_report_json(json_t *rep, const pb_dtp_result *r)
 static void fmt_bytes(char *buf, size_t n, double b)
 {
 	snprintf(buf, n, "%.2f GB", b / 1e9);
+}
+
+/* Row i's dp and tp for the table: the degrees of the best row's plan when
+ * known ("mix" when mixed), else the row's grouping. */
+static void row_degrees(const pb_dtp_result *r, int i, char dps[16], char tps[16])
+{
+	const pb_dtp_config *c = &r->cfg[i];
+	if (i == r->best && op_degrees_apply(r) && r->op_deg.mixed) {
+		snprintf(dps, 16, "mix");
+		snprintf(tps, 16, "mix");
+	} else if (i == r->best && op_degrees_apply(r)) {
+		snprintf(dps, 16, "%d", r->op_deg.dp);
+		snprintf(tps, 16, "%d", r->op_deg.tp);
+	} else {
+		snprintf(dps, 16, "%d", c->dp);
+		snprintf(tps, 16, "%d", c->tp);
+	}
 }
 
 void pb_dtp_report_text(FILE *f, const pb_dtp_result *r)
@@ -146,15 +181,7 @@ void pb_dtp_report_text(FILE *f, const pb_dtp_result *r)
 	for (int i = 0; i < r->n; i++) {
 		const pb_dtp_config *c = &r->cfg[i];
 		char sb[32], mb[32], dps[16], tps[16];
-		snprintf(dps, sizeof dps, "%d", c->dp);
-		snprintf(tps, sizeof tps, "%d", c->tp);
-		if (i == r->best && op_degrees_apply(r) && r->op_deg.mixed) {
-			snprintf(dps, sizeof dps, "mix");
-			snprintf(tps, sizeof tps, "mix");
-		} else if (i == r->best && op_degrees_apply(r)) { /* what its axes split */
-			snprintf(dps, sizeof dps, "%d", r->op_deg.dp);
-			snprintf(tps, sizeof tps, "%d", r->op_deg.tp);
-		}
+		row_degrees(r, i, dps, tps);
 		fprintf(f, "%c %4s %4s %4d %5d  %-14s  %-*s", i == r->best ? '*' : ' ', dps, tps,
 		        c->pp, c->m, pb_dtp_sched_name(c, sb, sizeof sb), sw, c->scheme);
 		if (!c->ok) {
@@ -186,15 +213,16 @@ void pb_dtp_report_text(FILE *f, const pb_dtp_result *r)
 		/* the row the session keeps and -o writes, said in words: the
 		 * operator-level report above shows only its own best */
 		const pb_dtp_config *c = &r->cfg[r->best];
-		char sb[32];
+		char sb[32], dps[16], tps[16];
+		row_degrees(r, r->best, dps, tps);
 		if (c->pp > 1)
-			fprintf(f, "best overall: pipeline dp %d tp %d pp %d, %d micro-batches, %s",
-			        c->dp, c->tp, c->pp, c->m, pb_dtp_sched_name(c, sb, sizeof sb));
+			fprintf(f, "best overall: pipeline dp %s tp %s pp %d, %d micro-batches, %s",
+			        dps, tps, c->pp, c->m, pb_dtp_sched_name(c, sb, sizeof sb));
 		else if (c->m > 1)
 			fprintf(f,
-			        "best overall: dp %d tp %d pp 1, %d micro-batches (gradient "
+			        "best overall: dp %s tp %s pp 1, %d micro-batches (gradient "
 			        "accumulation, one all-reduce per step)",
-			        c->dp, c->tp, c->m);
+			        dps, tps, c->m);
 		else
 			fprintf(f, "best overall: operator-level %s", c->scheme);
 		fprintf(f, ", %.3f ms per step%s: the plan kept (and written by -o)\n",

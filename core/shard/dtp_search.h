@@ -130,11 +130,13 @@ typedef struct pb_dtp_result {
 	pb_dtp_config kept_cfg;
 	const pb_cluster *cl; /* borrowed, set by pb_dtp_add_operator: the report's
 	                       * memory limit and margin */
-	/* what the operator-level best plan (scheme op_scheme) splits along each
-	 * mesh axis (pb_dtp_note_op_degrees); have_op_deg 0: not known */
+	/* what the best row's plan splits along each mesh axis (the
+	 * operator-level plan of scheme op_scheme: pb_dtp_note_op_degrees; a
+	 * pipeline's stages: pb_dtp_note_plan_degrees); deg_row: the row they
+	 * are of, -1: not known */
 	pb_shard_degrees op_deg;
 	char op_scheme[48];
-	int have_op_deg;
+	int have_op_deg, deg_row;
 } pb_dtp_result;
 
 struct pb_shard_search;
@@ -142,6 +144,12 @@ struct pb_shard_search;
  * that operator-level plan, "best" reports dp and tp as Megatron-LM means
  * them (or "mixed") and its grouping apart (dtp_report.c). */
 void pb_dtp_note_op_degrees(pb_dtp_result *r, const struct pb_shard_search *s);
+/* The same for a pipeline (or accumulation) best row: from its kept plan's
+ * detail (pb_dtp_plan_build's "stages"), g the graph the plan's ids refer to. */
+void pb_dtp_note_plan_degrees(pb_dtp_result *r, const pb_graph *g, const json_t *detail);
+/* Sets the best row's degrees in best (its JSON): dp, tp (Megatron's, null
+ * when mixed), grouping (the scheme), degrees, axes; nothing when unknown. */
+void pb_dtp_degrees_json(json_t *best, const pb_dtp_result *r);
 
 /* A device group's gradient all-reduces (grad s over bytes per device)
  * behind its backward pass (s per micro-batch) in cl's buckets: raises c's

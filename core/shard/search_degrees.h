@@ -31,11 +31,17 @@ typedef struct pb_shard_degrees {
 	int kind[PB_MESH_MAX_AXES];           /* PB_AXIS_* */
 	double batch_share[PB_MESH_MAX_AXES]; /* of the parameter operators' FLOPs */
 	double param_share[PB_MESH_MAX_AXES];
-	int dp, tp; /* products of the batch and of the parameter axes */
-	int mixed;  /* some axis is "both" */
+	int dp, tp;   /* products of the batch and of the parameter axes */
+	int mixed;    /* some axis is "both" */
+	double total; /* FLOPs of the operators with weights */
 } pb_shard_degrees;
 
 void pb_shard_degrees_of(const pb_shard_problem *p, const int *choice, pb_shard_degrees *d);
+/* The same over the stages of a dp x tp x pp plan (its detail's "stages":
+ * each a "scheme" and "ops" with "id", "in", "out" specs, dtp_plan.c),
+ * every stage's axis a counted together; -1 when the stages are on
+ * different groupings (uneven groups) or there is none. */
+int pb_shard_degrees_of_stages(const pb_graph *g, const json_t *stages, pb_shard_degrees *d);
 /* "batch", "parameters", "both" */
 const char *pb_shard_axis_kind_name(int kind);
 /* Sets "degrees" ("megatron" or "mixed") and "axes" (per axis: size,

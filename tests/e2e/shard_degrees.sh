@@ -27,12 +27,18 @@ run() { "$bin" shard "$tmp/g.onnx" --layout "$tmp/a100.lua" --train --jobs 1 \
 run --batch 512 --scheme 4x8 --json >"$tmp/dp.json" 2>"$tmp/err" || fail "dp: $(cat "$tmp/err")"
 run --batch 64 --scheme 8x4 --json >"$tmp/tp.json" 2>"$tmp/err" || fail "tp: $(cat "$tmp/err")"
 run --batch 4 --scheme 32 --json >"$tmp/mix.json" 2>"$tmp/err" || fail "mixed: $(cat "$tmp/err")"
+# gradient accumulation on the grouping "dp 1 x tp 32" (scheme 32): its
+# degrees are read off the kept plan's stages
+"$bin" shard "$tmp/g.onnx" --layout "$tmp/a100.lua" --train --jobs 1 --recompute full \
+	--batch 512 --dp 1 --tp 32 --pp 1 --microbatches 2 --json -o "$tmp/acc_plan.json" \
+	>"$tmp/acc.json" 2>"$tmp/err" || fail "accumulation: $(cat "$tmp/err")"
 "$bin" shard "$tmp/g.onnx" --layout "$tmp/a100.lua" --train --jobs 1 --recompute full \
 	--pipeline off --batch 512 --scheme 4x8 --json >"$tmp/op.json" 2>"$tmp/err" ||
 	fail "pipeline off: $(cat "$tmp/err")"
-$py - "$tmp/dp.json" "$tmp/tp.json" "$tmp/mix.json" "$tmp/op.json" <<'PY' || fail "degrees"
+$py - "$tmp/dp.json" "$tmp/tp.json" "$tmp/mix.json" "$tmp/op.json" "$tmp/acc.json" \
+	"$tmp/acc_plan.json" <<'PY' || fail "degrees"
 import json, sys
-dp, tp, mix, op = (json.load(open(f)) for f in sys.argv[1:5])
+dp, tp, mix, op, acc, acc_plan = (json.load(open(f)) for f in sys.argv[1:7])
 
 def weights(d):
     """(weight spec, output spec) per axis of the decoder's products with a
@@ -58,6 +64,16 @@ assert dp["best"]["grouping"] == "4x8" and dp["best"]["scheme"] == "4x8", dp["be
 # the configurations table keeps the grouping (what --dp/--tp select)
 row = [c for c in dp["configurations"] if c["scheme"] == "4x8"][0]
 assert (row["dp"], row["tp"]) == (4, 8), row
+
+# accumulation: its one stage's products split the batch on the 32 devices
+st = acc_plan["detail"]["stages"]
+assert len(st) == 1 and st[0]["scheme"] == "32", [x["scheme"] for x in st]
+for name, w, o in weights({"ops": st[0]["ops"]}):
+    assert w == ["R"] and o == ["S0"], (name, w, o)
+b = acc["best"]
+assert (b["dp"], b["tp"], b["pp"], b["microbatches"]) == (32, 1, 1, 2), b
+assert (b["degrees"], b["grouping"]) == ("megatron", "32"), b
+assert (acc_plan["detail"]["dp"], acc_plan["detail"]["tp"]) == (1, 32)  # the grouping
 
 # dp 8 x tp 4: the weights replicated along axis 0 (8) and sharded along axis 1 (4)
 for name, w, o in weights(tp):
