@@ -112,6 +112,10 @@ void pb_dtp_report_json(json_t *rep, const pb_dtp_result *r)
 		json_array_append_new(arr, pb_dtp_config_json(&r->cfg[i]));
 	json_object_set_new(rep, "configurations", arr);
 	json_t *best = r->best >= 0 ? pb_dtp_config_json(&r->cfg[r->best]) : json_null();
+	if (r->best >= 0) { /* what --dp and --tp select */
+		json_object_set_new(best, "grouping_dp", json_integer(r->cfg[r->best].dp));
+		json_object_set_new(best, "grouping_tp", json_integer(r->cfg[r->best].tp));
+	}
 	pb_dtp_degrees_json(best, r); /* the grouping is not the degrees */
 	if (r->best >= 0 && r->cl && r->cfg[r->best].ok)
 		pb_shard_margin_json(best, r->cl, r->cfg[r->best].memory);
@@ -139,21 +143,20 @@ static void fmt_bytes(char *buf, size_t n, double b)
 	snprintf(buf, n, "%.2f GB", b / 1e9);
 }
 
-/* Row i's dp and tp for the table: the degrees of the best row's plan when
- * known ("mix" when mixed), else the row's grouping. */
-static void row_degrees(const pb_dtp_result *r, int i, char dps[16], char tps[16])
+/* The best row's "dp D tp T" for its line: the degrees of its plan when
+ * known (with the grouping when it differs; "degrees mixed" when mixed),
+ * else the row's grouping. */
+static void best_degrees(const pb_dtp_result *r, char *buf, size_t n)
 {
-	const pb_dtp_config *c = &r->cfg[i];
-	if (i == r->best && op_degrees_apply(r) && r->op_deg.mixed) {
-		snprintf(dps, 16, "mix");
-		snprintf(tps, 16, "mix");
-	} else if (i == r->best && op_degrees_apply(r)) {
-		snprintf(dps, 16, "%d", r->op_deg.dp);
-		snprintf(tps, 16, "%d", r->op_deg.tp);
-	} else {
-		snprintf(dps, 16, "%d", c->dp);
-		snprintf(tps, 16, "%d", c->tp);
-	}
+	const pb_dtp_config *c = &r->cfg[r->best];
+	const pb_shard_degrees *d = &r->op_deg;
+	if (!op_degrees_apply(r) || (!d->mixed && d->dp == c->dp && d->tp == c->tp))
+		snprintf(buf, n, "dp %d tp %d", c->dp, c->tp);
+	else if (d->mixed)
+		snprintf(buf, n, "degrees mixed (grouping dp %d x tp %d)", c->dp, c->tp);
+	else
+		snprintf(buf, n, "dp %d tp %d (grouping dp %d x tp %d)", d->dp, d->tp, c->dp,
+		         c->tp);
 }
 
 void pb_dtp_report_text(FILE *f, const pb_dtp_result *r)
@@ -180,10 +183,9 @@ void pb_dtp_report_text(FILE *f, const pb_dtp_result *r)
 	        "step time", "memory");
 	for (int i = 0; i < r->n; i++) {
 		const pb_dtp_config *c = &r->cfg[i];
-		char sb[32], mb[32], dps[16], tps[16];
-		row_degrees(r, i, dps, tps);
-		fprintf(f, "%c %4s %4s %4d %5d  %-14s  %-*s", i == r->best ? '*' : ' ', dps, tps,
-		        c->pp, c->m, pb_dtp_sched_name(c, sb, sizeof sb), sw, c->scheme);
+		char sb[32], mb[32];
+		fprintf(f, "%c %4d %4d %4d %5d  %-14s  %-*s", i == r->best ? '*' : ' ', c->dp,
+		        c->tp, c->pp, c->m, pb_dtp_sched_name(c, sb, sizeof sb), sw, c->scheme);
 		if (!c->ok) {
 			fprintf(f, "  %s%s\n", c->pruned ? "" : "error: ", c->error);
 			continue;
@@ -192,15 +194,10 @@ void pb_dtp_report_text(FILE *f, const pb_dtp_result *r)
 		fprintf(f, " %12.3f ms %11s  %s%s\n", c->step_time * 1e3, mb,
 		        c->fits ? "yes" : "no", pb_dtp_unit_row(c) && !c->proven ? " ~" : "");
 	}
-	for (int i = 0; i < r->n; i++)
-		if (r->cfg[i].pp == 1 && r->cfg[i].m <= 1) { /* add_operator_level's rows */
-			fprintf(
-			    f,
-			    "  operator-level rows (schedule none): dp x tp is the scheme's mesh "
-			    "grouping, what each axis splits is chosen per operator (the best's "
-			    "degrees: below)\n");
-			break;
-		}
+	if (r->n > 0)
+		fprintf(f,
+		        "  dp x tp of a row: the grouping of its devices (the scheme's mesh); what "
+		        "each axis splits is chosen per operator (the best's degrees: below)\n");
 	for (int i = 0; i < r->n; i++)
 		if (r->cfg[i].uneven) { /* dtp_uneven.c */
 			fprintf(
@@ -213,16 +210,17 @@ void pb_dtp_report_text(FILE *f, const pb_dtp_result *r)
 		/* the row the session keeps and -o writes, said in words: the
 		 * operator-level report above shows only its own best */
 		const pb_dtp_config *c = &r->cfg[r->best];
-		char sb[32], dps[16], tps[16];
-		row_degrees(r, r->best, dps, tps);
+		char sb[32], db[96];
+		best_degrees(r, db, sizeof db);
 		if (c->pp > 1)
-			fprintf(f, "best overall: pipeline dp %s tp %s pp %d, %d micro-batches, %s",
-			        dps, tps, c->pp, c->m, pb_dtp_sched_name(c, sb, sizeof sb));
+			fprintf(f, "best overall: pipeline %s pp %d, %d micro-batches, %s", db,
+			        c->pp, c->m, pb_dtp_sched_name(c, sb, sizeof sb));
 		else if (c->m > 1)
-			fprintf(f,
-			        "best overall: dp %s tp %s pp 1, %d micro-batches (gradient "
-			        "accumulation, one all-reduce per step)",
-			        dps, tps, c->m);
+			fprintf(
+			    f,
+			    "best overall: %s pp 1, %d micro-batches (gradient accumulation, one "
+			    "all-reduce per step)",
+			    db, c->m);
 		else
 			fprintf(f, "best overall: operator-level %s", c->scheme);
 		fprintf(f, ", %.3f ms per step%s: the plan kept (and written by -o)\n",

@@ -73,6 +73,7 @@ for name, w, o in weights({"ops": st[0]["ops"]}):
 b = acc["best"]
 assert (b["dp"], b["tp"], b["pp"], b["microbatches"]) == (32, 1, 1, 2), b
 assert (b["degrees"], b["grouping"]) == ("megatron", "32"), b
+assert (b["grouping_dp"], b["grouping_tp"]) == (1, 32), b
 assert (acc_plan["detail"]["dp"], acc_plan["detail"]["tp"]) == (1, 32)  # the grouping
 
 # dp 8 x tp 4: the weights replicated along axis 0 (8) and sharded along axis 1 (4)
@@ -95,15 +96,20 @@ print("dp 32 x tp 1 on 4x8, dp 8 x tp 4 on 8x4, mixed on 32 (%.0f%% batch, %.0f%
       % (100 * a["batch_share"], 100 * a["param_share"]))
 PY
 
-# the text: the starred row and the degrees line say dp 32 x tp 1, not 4 x 8
+# the text: the degrees line says dp 32 x tp 1 on the 4x8 grouping (the
+# table's row keeps the grouping, what --dp and --tp select)
 run --batch 512 --scheme 4x8 >"$tmp/out" 2>&1 || fail "text: $(cat "$tmp/out")"
-grep -Eq '^\* +32 +1 +1 +1  none +4x8 ' "$tmp/out" || fail "starred row: $(grep '^\*' "$tmp/out")"
+grep -Eq '^\* +4 +8 +1 +1  none +4x8 ' "$tmp/out" || fail "starred row: $(grep '^\*' "$tmp/out")"
 grep -q "^degrees: dp 32 x tp 1 (axis 4: batch, axis 8: batch" "$tmp/out" ||
 	fail "degrees line: $(grep degrees "$tmp/out")"
 run --batch 4 --scheme 32 >"$tmp/out" 2>&1 || fail "text mixed: $(cat "$tmp/out")"
-grep -Eq '^\* +mix +mix +1 +1  none +32 ' "$tmp/out" || fail "mixed row: $(grep '^\*' "$tmp/out")"
 grep -q "^degrees: mixed, no Megatron dp x tp (axis 32: both" "$tmp/out" ||
 	fail "mixed line: $(grep degrees "$tmp/out")"
+"$bin" shard "$tmp/g.onnx" --layout "$tmp/a100.lua" --train --jobs 1 --recompute full \
+	--batch 512 --dp 1 --tp 32 --pp 1 --microbatches 2 >"$tmp/out" 2>&1 ||
+	fail "text accumulation: $(cat "$tmp/out")"
+grep -q "^best overall: dp 32 tp 1 (grouping dp 1 x tp 32) pp 1, 2 micro-batches" "$tmp/out" ||
+	fail "accumulation line: $(grep 'best overall' "$tmp/out")"
 
 [ $fails = 0 ] && echo "shard_degrees: ok"
 exit $((fails > 0))
