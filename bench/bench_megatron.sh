@@ -102,8 +102,11 @@ run() { # out.json, then the command arguments
 paper_cfg() { # model layout B dp tp pp out
   local m=$1 l=$2 b=$3 dp=$4 tp=$5 pp=$6 out=$7
   if [ $HAS_DTP = 1 ]; then
+    # pp 1: the operator-level plan (m 1), the one the calibration was fitted
+    # on; gradient accumulation rows hide their all-reduce behind the
+    # backward pass, the operator-level row does not model that (docs/megatron.md)
     run "$out" shard "$m" --layout "$l" --train --batch "$b" --dp "$dp" --tp "$tp" --pp "$pp" \
-      --recompute full --jobs 1
+      $([ "$pp" = 1 ] && echo --microbatches 1) --recompute full --jobs 1
   elif [ "$pp" = 1 ]; then
     local sch="$dp"
     [ "$tp" != 1 ] && sch="${dp}x${tp}"

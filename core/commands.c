@@ -430,7 +430,8 @@ int pb_cmd_report_fit(pb_cmd_ctx *ctx, const pb_args *a, const char *cmd, double
 	    ctx->s->graph && ctx->s->graph->path ? ctx->s->graph->path : "the model";
 	const char *layout = ctx->s->hw && ctx->s->hw->path ? ctx->s->hw->path : "the layout";
 	fprintf(ctx->log,
-	        "warning: the best %s plan of %s does not fit %s: a device has %.3f GB (stages or "
+	        "warning: the best %s plan of %s does not fit %s: a device may be planned to %.3f "
+	        "GB (stages or "
 	        "schemes over it are marked OVER MEMORY / does not fit)\n",
 	        cmd, model, layout, memory / 1e9);
 	if (pb_args_has(a, "require-fit"))

@@ -83,6 +83,10 @@ static const pb_opt shard_opts[] = {
     {"schedule", 0, PB_OPT_STR, "1f1b|interleaved[:V]",
      "pipeline schedule: fixes it (interleaved: V model chunks per device, default 2; "
      "implies the search)"},
+    {"bucket-mb", 0, PB_OPT_DOUBLE, "MB",
+     "gradient bucket of the data-parallel all-reduce overlapped with the backward pass, MiB "
+     "(default: the layout's grad_bucket_mb, else 25, PyTorch DDP's bucket_cap_mb; 0 = no "
+     "overlap)"},
     {"stage-gap", 0, PB_OPT_DOUBLE, "G",
      "relative MIP gap of the pipeline search's stage MILPs: each stage MILP's plan is "
      "within G of that MILP's optimum (default 0: each stage MILP solved to proof)"},
@@ -185,6 +189,8 @@ static int keep_pipeline(pb_cmd_ctx *ctx, reload_job *dj, const char *outp, pb_d
 		                    pb_dtp_edit_options_json(dj->dtp));
 		/* the plan's label, for the workbench and the SVG */
 		pb_plan_set_label(plan, L);
+		/* what its stages split: dp and tp in Megatron's terms */
+		pb_dtp_note_plan_degrees(dj->dres, g, plan->detail);
 	}
 	if (rc == PB_OK && outp)
 		rc = pb_plan_save(plan, pb_session_node_names(ctx->s), outp, err);
@@ -199,7 +205,7 @@ static int keep_pipeline(pb_cmd_ctx *ctx, reload_job *dj, const char *outp, pb_d
 
 static int pipeline_best(const reload_job *dj)
 {
-	return dj->dtp && dj->dres->best >= 0 && dj->dres->cfg[dj->dres->best].pp > 1;
+	return dj->dtp && dj->dres->best >= 0 && pb_dtp_unit_row(&dj->dres->cfg[dj->dres->best]);
 }
 
 /* The Lua rules the kept pipeline's split obeys (their info), or NULL. */
@@ -223,17 +229,19 @@ static int report(pb_cmd_ctx *ctx, const pb_args *a, pb_shard_search **sp, const
 		int n_op = pb_dtp_oprows(s, &ops), rc = PB_OK;
 		dj->dtp->op = ops;
 		dj->dtp->n_op = n_op;
-		/* the best operator-level plan that fits bounds the pipelines */
-		for (int i = 0; i < n_op; i++)
+		/* the best operator-level plan that fits bounds the pipelines (not
+		 * with m > 1 fixed: then it is no configuration) */
+		for (int i = 0; i < n_op && dj->dtp->m <= 1; i++)
 			if (ops[i].ok && ops[i].fits &&
 			    (dj->dtp->incumbent <= 0 || ops[i].step_time < dj->dtp->incumbent))
 				dj->dtp->incumbent = ops[i].step_time;
 		if (n_op < 0)
 			rc = pb_err(err, PB_ENOMEM, "shard: out of memory");
-		else if (dj->dtp->pp != 1)
-			rc = run_pipelines(ctx, dj);
+		else if (dj->dtp->pp != 1 || dj->dtp->m > 1 || (!dj->dtp->m && dj->po->train))
+			rc = run_pipelines(ctx, dj); /* pp 1: gradient accumulation */
 		if (rc == PB_OK)
 			rc = pb_dtp_add_operator(dj->dres, dj->dtp, cl, err);
+		pb_dtp_note_op_degrees(dj->dres, s);
 		free(ops);
 		dj->dtp->op = NULL;
 		if (rc) {
@@ -261,6 +269,8 @@ static int report(pb_cmd_ctx *ctx, const pb_args *a, pb_shard_search **sp, const
 		json_decref(rep);
 		return rc;
 	}
+	if (pipeline_best(dj))
+		pb_dtp_degrees_json(json_object_get(rep, "best"), dj->dres);
 	if (pi.polished)
 		json_object_set_new(rep, "polish", pb_dtp_polish_json(&pi));
 	const json_t *rules = kept_rules(dj);
@@ -475,6 +485,12 @@ static int cmd_shard_run(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *
 	pb_cluster cl;
 	if ((rc = pb_cluster_from_hw(ctx->s->hw, &cl, err)))
 		goto out;
+	double bucket_mb = cl.grad_bucket / 1048576.0;
+	if ((rc = pb_args_double(a, "bucket-mb", bucket_mb, 0, 1e6, &bucket_mb, err))) {
+		pb_cluster_free(&cl);
+		goto out;
+	}
+	cl.grad_bucket = bucket_mb * 1048576.0;
 	pb_pipe_opts po; /* the pipelines: as `pipeline` with this batch, --train, --pad */
 	pb_pipe_opts_default(&po);
 	po.batch = pb_args_has(a, "batch") ? batch : 0;

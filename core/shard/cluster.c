@@ -24,17 +24,21 @@ int pb_cluster_from_hw(const pb_hw *hw, pb_cluster *out, pb_error *err)
 		return rc;
 	const json_t *r = hw->root;
 	long nodes, dpn;
-	double mem, tf, eff, mbw, ibw, ilat, xbw, xlat;
+	double mem, use, tf, eff, mbw, ibw, ilat, xbw, xlat, bucket;
 	if ((rc = pb_hw_int(hw, r, "", "nodes", 1, 1, 1, 4096, &nodes, err)) ||
 	    (rc = pb_hw_int(hw, r, "", "devices_per_node", 1, 1, 1, 1024, &dpn, err)) ||
 	    (rc = pb_hw_num(hw, r, "", "device_memory_gb", 1, 0, 1e-6, 1e6, &mem, err)) ||
+	    (rc = pb_hw_num(hw, r, "", "device_memory_usable", 0, PB_MEMORY_USABLE, 1e-6, 1, &use,
+	                    err)) ||
 	    (rc = pb_hw_num(hw, r, "", "device_tflops", 1, 0, 1e-6, 1e6, &tf, err)) ||
 	    (rc = pb_hw_num(hw, r, "", "device_efficiency", 0, 1, 1e-6, 1, &eff, err)) ||
 	    (rc = pb_hw_num(hw, r, "", "device_memory_bw_gbs", 0, 0, 1e-3, 1e6, &mbw, err)) ||
 	    (rc = pb_hw_num(hw, r, "", "intra_bw_gbs", 1, 0, 1e-6, 1e6, &ibw, err)) ||
 	    (rc = pb_hw_num(hw, r, "", "intra_latency_us", 0, 0, 0, 1e6, &ilat, err)) ||
 	    (rc = pb_hw_num(hw, r, "", "inter_bw_gbs", nodes > 1, ibw, 1e-6, 1e6, &xbw, err)) ||
-	    (rc = pb_hw_num(hw, r, "", "inter_latency_us", 0, ilat, 0, 1e6, &xlat, err)))
+	    (rc = pb_hw_num(hw, r, "", "inter_latency_us", 0, ilat, 0, 1e6, &xlat, err)) ||
+	    (rc = pb_hw_num(hw, r, "", "grad_bucket_mb", 0, PB_GRAD_BUCKET_MB, 0, 1e6, &bucket,
+	                    err)))
 		return rc;
 	if (nodes * dpn > 65536)
 		return pb_err(
@@ -45,7 +49,9 @@ int pb_cluster_from_hw(const pb_hw *hw, pb_cluster *out, pb_error *err)
 	out->nodes = (int)nodes;
 	out->devices_per_node = (int)dpn;
 	out->n_devices = (int)(nodes * dpn);
-	out->memory = mem * 1e9;
+	out->memory_device = mem * 1e9;
+	out->memory_usable = use;
+	out->memory = mem * 1e9 * use;
 	out->peak_flops = tf * 1e12;
 	out->efficiency = eff;
 	out->flops = tf * 1e12 * eff;
@@ -54,6 +60,7 @@ int pb_cluster_from_hw(const pb_hw *hw, pb_cluster *out, pb_error *err)
 	out->intra.latency = ilat * 1e-6;
 	out->inter.bw = xbw * 1e9;
 	out->inter.latency = xlat * 1e-6;
+	out->grad_bucket = bucket * 1048576.0;
 	return PB_OK;
 }
 

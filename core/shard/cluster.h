@@ -18,6 +18,7 @@
 
 #include "util/error.h"
 #include "hw.h"
+#include "shard/grad_overlap.h"
 
 #define PB_MESH_MAX_AXES 4
 
@@ -26,18 +27,32 @@ typedef struct pb_link {
 	double latency; /* seconds (alpha of the alpha-beta model) */
 } pb_link;
 
+/* The default fraction of a device's memory a plan may use: vLLM's
+ * --gpu-memory-utilization default (docs.vllm.ai engine arguments), the
+ * published headroom for the CUDA context, NCCL's buffers and the PyTorch
+ * caching allocator's fragmentation (docs/shard.md "Memory headroom"). */
+#define PB_MEMORY_USABLE 0.9
+
 typedef struct pb_cluster {
 	char *name;
 	int nodes;
 	int devices_per_node;
 	int n_devices;
-	double memory;     /* bytes per device */
-	double flops;      /* FLOP/s per device the cost model uses: peak x efficiency */
-	double peak_flops; /* device_tflops of the layout, FLOP/s */
-	double efficiency; /* device_efficiency of the layout (default 1) */
-	double mem_bw;     /* device memory bytes/s (device_memory_bw_gbs; 0 = not modelled):
-	                    * an operator takes the longer of its FLOPs at `flops` and its
-	                    * bytes at mem_bw (the roofline model) */
+	double memory;        /* bytes per device a plan may use: device_memory_gb x
+	                       * device_memory_usable (the planning limit) */
+	double memory_device; /* bytes per device (device_memory_gb) */
+	double memory_usable; /* device_memory_usable: the fraction plans may use
+	                       * (default PB_MEMORY_USABLE, docs/shard.md) */
+	double flops;         /* FLOP/s per device the cost model uses: peak x efficiency */
+	double peak_flops;    /* device_tflops of the layout, FLOP/s */
+	double efficiency;    /* device_efficiency of the layout (default 1) */
+	double mem_bw;        /* device memory bytes/s (device_memory_bw_gbs; 0 = not modelled):
+	                       * an operator takes the longer of its FLOPs at `flops` and its
+	                       * bytes at mem_bw (the roofline model) */
+	double grad_bucket;   /* bytes per gradient bucket of the data-parallel all-reduce
+	                       * overlapped with the backward pass (grad_bucket_mb x 2^20,
+	                       * default PB_GRAD_BUCKET_MB; 0 = not overlapped:
+	                       * shard/grad_overlap.h) */
 	pb_link intra, inter;
 } pb_cluster;
 

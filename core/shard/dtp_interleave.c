@@ -145,8 +145,9 @@ int pb_dtp_vloop_next(pb_dtp_vloop *l, int *sc, int *v)
 			return 1;
 		}
 	}
-	/* interleaved needs m a multiple of p (Megatron-LM) */
-	if ((o->sched >= 0 && o->sched != PB_SCHED_INTERLEAVED) || l->m % l->pp)
+	/* interleaved needs m a multiple of p (Megatron-LM), and stages to
+	 * interleave (pp 1: gradient accumulation, one chunk) */
+	if ((o->sched >= 0 && o->sched != PB_SCHED_INTERLEAVED) || l->m % l->pp || l->pp == 1)
 		return 0;
 	if (l->step == 1) {
 		l->step = 2;
@@ -224,7 +225,7 @@ void pb_dtp_vloop_note(pb_dtp_vloop *l, const pb_dtp_result *r, int from)
 			struct pb_dtp_vrow *w = &l->cur[c->dp];
 			w->step = c->step_time;
 			w->slowest = c->slowest;
-			w->grad = c->grad;
+			w->grad = c->grad_exposed;
 			w->work = c->bound / slots(l, c->v);
 		}
 	}

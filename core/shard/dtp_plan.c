@@ -49,10 +49,15 @@ void pb_dtp_uneven_json(json_t *o, const pb_dtp_config *c)
 	json_object_set_new(o, "stage_devices", dev);
 }
 
+int pb_dtp_unit_row(const pb_dtp_config *c)
+{
+	return c->pp > 1 || c->m > 1;
+}
+
 const char *pb_dtp_sched_name(const pb_dtp_config *c, char *buf, size_t n)
 {
 	if (c->pp == 1)
-		return "none";
+		return c->m > 1 ? "accumulate" : "none";
 	if (c->sched == PB_SCHED_1F1B)
 		return "1f1b";
 	snprintf(buf, n, "interleaved:%d", c->v);
@@ -177,6 +182,7 @@ int pb_dtp_plan_build(const pb_graph *g, const pb_cluster *cl, const pb_dtp_conf
 	json_object_set_new(det, "slowest_group", json_real(c->slowest));
 	json_object_set_new(det, "p2p", json_real(c->p2p));
 	json_object_set_new(det, "grad_sync", json_real(c->grad));
+	json_object_set_new(det, "grad_exposed", json_real(c->grad_exposed));
 	json_object_set_new(det, "memory", json_real(c->memory));
 	json_object_set_new(det, "fits", json_boolean(c->fits));
 	json_object_set_new(det, "stages", stages);

@@ -6,6 +6,8 @@
 #include <string.h>
 
 #include "shard/dtp_search.h"
+#include "shard/memory_margin.h"
+#include "shard/search.h"
 #include "shard/search_label.h"
 #include "util/fmt.h"
 
@@ -18,10 +20,13 @@ json_t *pb_dtp_config_json(const pb_dtp_config *c)
 	json_object_set_new(o, "pp", json_integer(c->pp));
 	json_object_set_new(o, "microbatches", json_integer(c->m));
 	json_object_set_new(o, "schedule", json_string(pb_dtp_sched_name(c, buf, sizeof buf)));
-	json_object_set_new(o, "kind", json_string(c->pp > 1 ? "pipeline" : "operator"));
+	json_object_set_new(o, "kind",
+	                    json_string(c->pp > 1  ? "pipeline"
+	                                : c->m > 1 ? "accumulation"
+	                                           : "operator"));
 	json_object_set_new(o, "scheme", json_string(c->scheme));
 	pb_dtp_uneven_json(o, c); /* uneven groups: stage_tp, stage_devices */
-	if (c->pp > 1 && c->bound > 0)
+	if (pb_dtp_unit_row(c) && c->bound > 0)
 		json_object_set_new(o, "bound", json_real(c->bound));
 	if (c->pruned)
 		json_object_set_new(o, "pruned", json_true());
@@ -35,11 +40,16 @@ json_t *pb_dtp_config_json(const pb_dtp_config *c)
 	json_object_set_new(o, "step_time", json_real(c->step_time));
 	json_object_set_new(o, "memory", json_real(c->memory));
 	json_object_set_new(o, "fits", json_boolean(c->fits));
-	if (c->pp > 1) {
+	if (pb_dtp_unit_row(c)) {
 		json_object_set_new(o, "bubble", json_real(c->bubble));
 		json_object_set_new(o, "slowest_group", json_real(c->slowest));
 		json_object_set_new(o, "p2p", json_real(c->p2p));
 		json_object_set_new(o, "grad_sync", json_real(c->grad));
+		/* the all-reduce time in the step (the group that sets it) and what
+		 * its backward pass hides, in grad_buckets buckets */
+		json_object_set_new(o, "grad_exposed", json_real(c->grad_exposed));
+		json_object_set_new(o, "grad_overlapped", json_real(c->grad_hidden));
+		json_object_set_new(o, "grad_buckets", json_integer(c->grad_buckets));
 		json_object_set_new(o, "layer_split", json_boolean(c->layers_split));
 		/* false: a stage MILP stopped at the node limit (not proven) */
 		json_object_set_new(o, "stages_proven", json_boolean(c->proven));
@@ -51,14 +61,65 @@ json_t *pb_dtp_config_json(const pb_dtp_config *c)
 	return o;
 }
 
+void pb_dtp_note_op_degrees(pb_dtp_result *r, const struct pb_shard_search *s)
+{
+	r->have_op_deg = 0;
+	r->deg_row = -1;
+	if (s->best < 0 || !s->best_problem || r->best < 0)
+		return;
+	const pb_dtp_config *c = &r->cfg[r->best];
+	snprintf(r->op_scheme, sizeof r->op_scheme, "%s", s->rows[s->best].mesh.name);
+	if (!c->ok || c->pp != 1 || c->m > 1 || strcmp(c->scheme, r->op_scheme))
+		return; /* the best row is not that plan */
+	pb_shard_degrees_of(s->best_problem, s->best_result.choice, &r->op_deg);
+	r->have_op_deg = 1;
+	r->deg_row = r->best;
+}
+
+void pb_dtp_note_plan_degrees(pb_dtp_result *r, const pb_graph *g, const json_t *detail)
+{
+	r->have_op_deg = 0;
+	r->deg_row = -1;
+	if (r->best < 0 || !detail ||
+	    pb_shard_degrees_of_stages(g, json_object_get(detail, "stages"), &r->op_deg))
+		return;
+	r->have_op_deg = 1;
+	r->deg_row = r->best;
+}
+
+/* The best row's plan has its degrees known. */
+static int op_degrees_apply(const pb_dtp_result *r)
+{
+	return r->best >= 0 && r->have_op_deg && r->deg_row == r->best;
+}
+
+void pb_dtp_degrees_json(json_t *best, const pb_dtp_result *r)
+{
+	if (!json_is_object(best) || !op_degrees_apply(r))
+		return;
+	const pb_shard_degrees *d = &r->op_deg;
+	/* null when mixed: "degrees" says so, "axes" what each splits */
+	json_object_set_new(best, "grouping", json_string(r->cfg[r->best].scheme));
+	json_object_set_new(best, "dp", d->mixed ? json_null() : json_integer(d->dp));
+	json_object_set_new(best, "tp", d->mixed ? json_null() : json_integer(d->tp));
+	pb_shard_degrees_json(best, d);
+}
+
 void pb_dtp_report_json(json_t *rep, const pb_dtp_result *r)
 {
 	json_t *arr = json_array();
 	for (int i = 0; i < r->n; i++)
 		json_array_append_new(arr, pb_dtp_config_json(&r->cfg[i]));
 	json_object_set_new(rep, "configurations", arr);
-	json_object_set_new(rep, "best",
-	                    r->best >= 0 ? pb_dtp_config_json(&r->cfg[r->best]) : json_null());
+	json_t *best = r->best >= 0 ? pb_dtp_config_json(&r->cfg[r->best]) : json_null();
+	if (r->best >= 0) { /* what --dp and --tp select */
+		json_object_set_new(best, "grouping_dp", json_integer(r->cfg[r->best].dp));
+		json_object_set_new(best, "grouping_tp", json_integer(r->cfg[r->best].tp));
+	}
+	pb_dtp_degrees_json(best, r); /* the grouping is not the degrees */
+	if (r->best >= 0 && r->cl && r->cfg[r->best].ok)
+		pb_shard_margin_json(best, r->cl, r->cfg[r->best].memory);
+	json_object_set_new(rep, "best", best);
 	json_t *st = json_object();
 	json_object_set_new(st, "batch", json_integer(r->batch));
 	json_object_set_new(st, "configurations", json_integer(r->n));
@@ -72,7 +133,7 @@ void pb_dtp_report_json(json_t *rep, const pb_dtp_result *r)
 	json_object_set_new(st, "stage_node_limit", json_integer(r->node_limit));
 	long unproven = 0;
 	for (int i = 0; i < r->n; i++)
-		unproven += r->cfg[i].ok && r->cfg[i].pp > 1 && !r->cfg[i].proven;
+		unproven += r->cfg[i].ok && pb_dtp_unit_row(&r->cfg[i]) && !r->cfg[i].proven;
 	json_object_set_new(st, "unproven", json_integer(unproven));
 	json_object_set_new(rep, "dtp_search", st);
 }
@@ -80,6 +141,22 @@ void pb_dtp_report_json(json_t *rep, const pb_dtp_result *r)
 static void fmt_bytes(char *buf, size_t n, double b)
 {
 	snprintf(buf, n, "%.2f GB", b / 1e9);
+}
+
+/* The best row's "dp D tp T" for its line: the degrees of its plan when
+ * known (with the grouping when it differs; "degrees mixed" when mixed),
+ * else the row's grouping. */
+static void best_degrees(const pb_dtp_result *r, char *buf, size_t n)
+{
+	const pb_dtp_config *c = &r->cfg[r->best];
+	const pb_shard_degrees *d = &r->op_deg;
+	if (!op_degrees_apply(r) || (!d->mixed && d->dp == c->dp && d->tp == c->tp))
+		snprintf(buf, n, "dp %d tp %d", c->dp, c->tp);
+	else if (d->mixed)
+		snprintf(buf, n, "degrees mixed (grouping dp %d x tp %d)", c->dp, c->tp);
+	else
+		snprintf(buf, n, "dp %d tp %d (grouping dp %d x tp %d)", d->dp, d->tp, c->dp,
+		         c->tp);
 }
 
 void pb_dtp_report_text(FILE *f, const pb_dtp_result *r)
@@ -115,8 +192,12 @@ void pb_dtp_report_text(FILE *f, const pb_dtp_result *r)
 		}
 		fmt_bytes(mb, sizeof mb, c->memory);
 		fprintf(f, " %12.3f ms %11s  %s%s\n", c->step_time * 1e3, mb,
-		        c->fits ? "yes" : "no", c->pp > 1 && !c->proven ? " ~" : "");
+		        c->fits ? "yes" : "no", pb_dtp_unit_row(c) && !c->proven ? " ~" : "");
 	}
+	if (r->n > 0)
+		fprintf(f,
+		        "  dp x tp of a row: the grouping of its devices (the scheme's mesh); what "
+		        "each axis splits is chosen per operator (the best's degrees: below)\n");
 	for (int i = 0; i < r->n; i++)
 		if (r->cfg[i].uneven) { /* dtp_uneven.c */
 			fprintf(
@@ -129,15 +210,45 @@ void pb_dtp_report_text(FILE *f, const pb_dtp_result *r)
 		/* the row the session keeps and -o writes, said in words: the
 		 * operator-level report above shows only its own best */
 		const pb_dtp_config *c = &r->cfg[r->best];
-		char sb[32];
+		char sb[32], db[96];
+		best_degrees(r, db, sizeof db);
 		if (c->pp > 1)
-			fprintf(f, "best overall: pipeline dp %d tp %d pp %d, %d micro-batches, %s",
-			        c->dp, c->tp, c->pp, c->m, pb_dtp_sched_name(c, sb, sizeof sb));
+			fprintf(f, "best overall: pipeline %s pp %d, %d micro-batches, %s", db,
+			        c->pp, c->m, pb_dtp_sched_name(c, sb, sizeof sb));
+		else if (c->m > 1)
+			fprintf(
+			    f,
+			    "best overall: %s pp 1, %d micro-batches (gradient accumulation, one "
+			    "all-reduce per step)",
+			    db, c->m);
 		else
 			fprintf(f, "best overall: operator-level %s", c->scheme);
 		fprintf(f, ", %.3f ms per step%s: the plan kept (and written by -o)\n",
 		        c->step_time * 1e3, c->fits ? "" : ", does not fit");
+		if (op_degrees_apply(r)) /* "4x8" names the grouping, not dp x tp */
+			pb_shard_degrees_text(f, &r->op_deg);
+		if (r->cl && c->ok && pb_dtp_unit_row(c) && c->grad > 0)
+			pb_dtp_overlap_text(f, r->cl, c);
+		if (r->cl && c->ok)
+			pb_shard_margin_text(f, r->cl, c->memory);
 	}
+}
+
+void pb_dtp_overlap_text(FILE *f, const pb_cluster *cl, const pb_dtp_config *c)
+{
+	if (cl->grad_bucket > 0)
+		fprintf(
+		    f,
+		    "gradient all-reduce: %.3f ms exposed in the step, %.3f ms overlapped "
+		    "with the backward pass (%ld buckets of %g MiB; slowest group's all-reduces "
+		    "%.3f ms)\n",
+		    c->grad_exposed * 1e3, c->grad_hidden * 1e3, c->grad_buckets,
+		    cl->grad_bucket / 1048576.0, c->grad * 1e3);
+	else
+		fprintf(f,
+		        "gradient all-reduce: %.3f ms exposed in the step, not overlapped "
+		        "(bucket 0)\n",
+		        c->grad_exposed * 1e3);
 }
 
 json_t *pb_dtp_best_overall_json(const pb_dtp_result *r)
@@ -149,12 +260,15 @@ json_t *pb_dtp_best_overall_json(const pb_dtp_result *r)
 	}
 	const pb_dtp_config *c = &r->cfg[r->best];
 	char buf[96], sb[32];
-	if (c->pp > 1)
+	if (pb_dtp_unit_row(c))
 		snprintf(buf, sizeof buf, "%d stages x %s, m %d, %s", c->pp, c->scheme, c->m,
 		         pb_dtp_sched_name(c, sb, sizeof sb));
 	else
 		snprintf(buf, sizeof buf, "%s", c->scheme);
-	json_object_set_new(o, "kind", json_string(c->pp > 1 ? "pipeline" : "operator-level"));
+	json_object_set_new(o, "kind",
+	                    json_string(c->pp > 1  ? "pipeline"
+	                                : c->m > 1 ? "accumulation"
+	                                           : "operator-level"));
 	json_object_set_new(o, "scheme", json_string(buf));
 	json_object_set_new(o, "step_time", json_real(c->step_time));
 	json_object_set_new(o, "fits", json_boolean(c->fits));

@@ -2,7 +2,10 @@
  * shard/dtp_search.c — the data x tensor x pipeline search (dtp_search.h).
  *
  * Units of work: (pp, m) pairs, pp > 1 dividing the device count, m from
- * the micro-batch candidates. A unit reloads the model at the micro-batch
+ * the micro-batch candidates, and pp = 1 with m > 1: gradient accumulation
+ * (Megatron-LM and PyTorch DDP: one micro-batch's activations held, the
+ * gradients accumulated, one all-reduce per step), one chunk costed as a
+ * 1F1B pipeline of one stage, step = m x t + G. A unit reloads the model at the micro-batch
  * B/m, then for every schedule splits it into pp x V chunks, and for every
  * (dp, tp) with dp x tp = N/pp solves the chunks on the scheme "dp x tp"
  * (dtp_stage.c, cached per content) and costs the configuration. Under
@@ -156,8 +159,21 @@ static double inflight(const pb_dtp_unit *u, int s)
  * all-reduces, memory parts; ok = 0 when a chunk failed or was cut. */
 typedef struct group_sum {
 	double time, grad, mp, ma;
+	double grad_bytes, backward; /* gradient bytes per device, backward pass (s) */
 	int ok, cut, proven;
 } group_sum;
+
+void pb_dtp_note_overlap(pb_dtp_config *c, const pb_cluster *cl, double grad, double bytes,
+                         double backward)
+{
+	long n = pb_grad_overlap_buckets(bytes, cl->grad_bucket);
+	double e = pb_grad_overlap_exposed(grad, backward, n);
+	if (e > c->grad_exposed || (e == c->grad_exposed && grad - e > c->grad_hidden)) {
+		c->grad_exposed = e;
+		c->grad_hidden = grad - e;
+		c->grad_buckets = n;
+	}
+}
 
 /* A lower bound of chunk c's time without its gradient all-reduces: its
  * FLOPs (x3 training) over the group's d devices at the device rate (as
@@ -226,6 +242,9 @@ static int solve_group(pb_dtp_unit *u, const pb_cluster *sub, const char *scheme
 		gs->proven &= ch.proven;
 		gs->time += ch.time - ch.grad;
 		gs->grad += ch.grad;
+		gs->grad_bytes += ch.grad_bytes;
+		gs->backward += (ch.time - ch.grad) *
+		                pb_grad_overlap_backward_share(ch.recompute == PB_RECOMP_FULL);
 		gs->mp += ch.mem_param;
 		gs->ma += ch.mem_act;
 	}
@@ -293,7 +312,10 @@ int pb_dtp_unit_eval(pb_dtp_unit *u, int dp, int tp, double inc, pb_dtp_config *
 	 * chunks) cannot win: the stage MILPs' cutoff */
 	double K = u->sched == PB_SCHED_1F1B ? m + p - 1 : m + (double)(p - 1) / V;
 	double P2P = u->sched == PB_SCHED_1F1B ? c->p2p : V * c->p2p;
-	double cut = inc > 0 ? inc / K - P2P : INFINITY, cut_grad = train ? (K - 1) / K : 0;
+	/* overlapped, the exposed part E of G can be anything down to 0: the
+	 * chunk's time less all of its g can win (cut_grad 1) */
+	double cut = inc > 0 ? inc / K - P2P : INFINITY;
+	double cut_grad = !train ? 0 : cl->grad_bucket > 0 ? 1 : (K - 1) / K;
 	for (int s = 0; s < u->pp; s++) {
 		if (pb_job_cancelled())
 			return pb_err(err, PB_ECANCEL, "shard: cancelled");
@@ -326,15 +348,17 @@ int pb_dtp_unit_eval(pb_dtp_unit *u, int dp, int tp, double inc, pb_dtp_config *
 			c->slowest = gs.time;
 		if (gs.grad > c->grad)
 			c->grad = gs.grad;
+		pb_dtp_note_overlap(c, cl, gs.grad, gs.grad_bytes, gs.backward);
 		if (mem > c->memory)
 			c->memory = mem;
 	}
 	c->fits = c->memory <= cl->memory * (1 + 1e-9);
 	if (u->sched == PB_SCHED_1F1B) {
-		c->step_time = (c->slowest + c->p2p) * (m + p - 1) + c->grad;
+		c->step_time = (c->slowest + c->p2p) * (m + p - 1) + c->grad_exposed;
 		c->bubble = (double)(p - 1) / (m + p - 1);
 	} else {
-		c->step_time = (c->slowest + V * c->p2p) * (m + (double)(p - 1) / V) + c->grad;
+		c->step_time =
+		    (c->slowest + V * c->p2p) * (m + (double)(p - 1) / V) + c->grad_exposed;
 		c->bubble = (double)(p - 1) / ((double)V * m + p - 1);
 	}
 	return PB_OK;
@@ -660,8 +684,17 @@ static int add_m(int *out, int n, int cap, int m)
  * B/dp, as Megatron-LM does), and its doubles up to 4 m0 that still split. */
 static int m_candidates(const pb_dtp_opts *o, long B, int pp, int dp, int *out, int cap)
 {
+	if (o->m && pp == 1 && o->m == 1) /* the operator-level rows */
+		return 0;
 	if (o->m)
 		return B % o->m == 0 ? (out[0] = o->m, 1) : 0;
+	if (pp == 1) { /* accumulation: 2, 4, 8, ... micro-batches dp replicas split */
+		int n = 0;
+		for (long m = 2; m <= B && n < cap; m *= 2)
+			if (B % m == 0 && (B / m) % dp == 0)
+				n = add_m(out, n, cap, (int)m);
+		return n;
+	}
 	int m0 = pb_pipe_microbatches(B, pp, o->pipe.max_bubble), n = 0;
 	if (B % dp)
 		return 0;
@@ -886,6 +919,11 @@ int pb_dtp_search_even(const pb_graph *g, const pb_cluster *cl, const pb_dtp_opt
 		              o->m, B);
 	unit units[256];
 	int n_units = 0;
+	/* pp = 1 with micro-batches (gradient accumulation): when they are
+	 * asked for, or training (o->m 1: the operator-level rows only) */
+	if ((!o->pp || o->pp == 1) && (o->m > 1 || (!o->m && o->pipe.train)) &&
+	    !(o->dp && o->tp && o->dp * o->tp != N))
+		units[n_units++].pp = 1;
 	for (int pp = 2; pp <= N && o->pp != 1; pp++) {
 		if (N % pp || (o->pp && o->pp != pp))
 			continue;
@@ -945,7 +983,8 @@ int pb_dtp_search_even(const pb_graph *g, const pb_cluster *cl, const pb_dtp_opt
 int pb_dtp_add_operator(pb_dtp_result *r, const pb_dtp_opts *o, const pb_cluster *cl, pb_error *err)
 {
 	int N = cl->n_devices, n0 = r->n;
-	if ((!o->pp || o->pp == 1) && o->op && add_operator_level(o, N, r))
+	r->cl = cl;
+	if ((!o->pp || o->pp == 1) && o->m <= 1 && o->op && add_operator_level(o, N, r))
 		return pb_err(err, PB_ENOMEM, "shard: out of memory");
 	int k = r->n - n0; /* the operator-level rows go first */
 	if (k > 0) {

@@ -11,12 +11,15 @@
  * schedule 1F1B or interleaved with V model chunks per device (Narayanan et
  * al. 2021, "Efficient Large-Scale Language Model Training on GPU Clusters
  * Using Megatron-LM", section 2.2):
- *   1F1B:        step = (t + p2p) x (m + p - 1) + G,    bubble (p-1)/(m+p-1);
- *   interleaved: step = (t + V p2p) x (m + (p-1)/V) + G, bubble (p-1)/(V m+p-1),
+ *   1F1B:        step = (t + p2p) x (m + p - 1) + E,    bubble (p-1)/(m+p-1);
+ *   interleaved: step = (t + V p2p) x (m + (p-1)/V) + E, bubble (p-1)/(V m+p-1),
  * t the slowest device group's time per micro-batch (forward + backward of
  * all its chunks, without the gradient all-reduces), p2p the slowest
  * boundary transfer, G the largest group's gradient all-reduces (training:
- * once per step, after the last micro-batch, as Megatron-LM does). Activation memory of
+ * once per step, after the last micro-batch, as Megatron-LM does), E the
+ * largest group's exposed part of them: bucketed behind the backward pass
+ * of the group's last micro-batch (grad_overlap.h; E = G when the layout's
+ * or --bucket-mb's bucket is 0). Activation memory of
  * device group s: 1F1B keeps min(p - s, m) micro-batches in flight;
  * interleaved keeps min(V m, (V-1) p + 2 (p - s - 1) + 1) chunk activations
  * (Megatron-LM's warm-up count + 1), each 1/V of the group's.
@@ -38,6 +41,7 @@
 #include <stdio.h>
 
 #include "shard/pipeline_plan.h"
+#include "shard/search_degrees.h"
 #include "shard/strategy_problem.h"
 
 enum { PB_SCHED_1F1B = 0, PB_SCHED_INTERLEAVED = 1 };
@@ -52,6 +56,12 @@ typedef struct pb_dtp_config {
 	double bubble;
 	double slowest, p2p; /* slowest group per micro-batch, slowest transfer (s) */
 	double grad;         /* the slowest group's gradient all-reduces, once per step (s) */
+	/* of them, the part the backward pass does not hide (grad_overlap.h: the
+	 * group's buckets behind its last micro-batch's backward pass; the max
+	 * over groups), in the step time (s) */
+	double grad_exposed;
+	double grad_hidden; /* that group's all-reduce seconds the backward pass hides */
+	long grad_buckets;  /* and its buckets */
 	int fits, ok;
 	int pruned;       /* not solved: bound >= the incumbent (ok = 0) */
 	int proven;       /* every stage MILP proven optimal (within pb_dtp_opts.gap) */
@@ -118,7 +128,39 @@ typedef struct pb_dtp_result {
 	 * (pb_dtp_plan takes it instead of solving its chunks again), its row */
 	pb_plan *kept;
 	pb_dtp_config kept_cfg;
+	const pb_cluster *cl; /* borrowed, set by pb_dtp_add_operator: the report's
+	                       * memory limit and margin */
+	/* what the best row's plan splits along each mesh axis (the
+	 * operator-level plan of scheme op_scheme: pb_dtp_note_op_degrees; a
+	 * pipeline's stages: pb_dtp_note_plan_degrees); deg_row: the row they
+	 * are of, -1: not known */
+	pb_shard_degrees op_deg;
+	char op_scheme[48];
+	int have_op_deg, deg_row;
 } pb_dtp_result;
+
+struct pb_shard_search;
+/* Notes the degrees of s's best plan in r: when the best configuration is
+ * that operator-level plan, "best" reports dp and tp as Megatron-LM means
+ * them (or "mixed") and its grouping apart (dtp_report.c). */
+void pb_dtp_note_op_degrees(pb_dtp_result *r, const struct pb_shard_search *s);
+/* The same for a pipeline (or accumulation) best row: from its kept plan's
+ * detail (pb_dtp_plan_build's "stages"), g the graph the plan's ids refer to. */
+void pb_dtp_note_plan_degrees(pb_dtp_result *r, const pb_graph *g, const json_t *detail);
+/* Sets the best row's degrees in best (its JSON): dp, tp (Megatron's, null
+ * when mixed), grouping (the scheme), degrees, axes; nothing when unknown. */
+void pb_dtp_degrees_json(json_t *best, const pb_dtp_result *r);
+
+/* A device group's gradient all-reduces (grad s over bytes per device)
+ * behind its backward pass (s per micro-batch) in cl's buckets: raises c's
+ * grad_exposed (with grad_hidden, grad_buckets) to the group's exposed
+ * part when larger (grad_overlap.h). */
+void pb_dtp_note_overlap(pb_dtp_config *c, const pb_cluster *cl, double grad, double bytes,
+                         double backward);
+
+/* The line "gradient all-reduce: E ms exposed ..., H ms overlapped ..." of
+ * a pipeline or accumulation row (dtp_report.c). */
+void pb_dtp_overlap_text(FILE *f, const pb_cluster *cl, const pb_dtp_config *c);
 
 /* Parses "1f1b", "interleaved" or "interleaved:V" (V >= 2). */
 int pb_dtp_parse_schedule(const char *s, int *sched, int *v, pb_error *err);
@@ -191,7 +233,8 @@ typedef struct pb_dtp_cache pb_dtp_cache;
 
 typedef struct pb_dtp_chunk {
 	double time, mem_param, mem_act; /* per micro-batch s, bytes per device */
-	double grad; /* s of time that are gradient all-reduces (once per step) */
+	double grad;       /* s of time that are gradient all-reduces (once per step) */
+	double grad_bytes; /* gradient bytes per device they carry (pb_shard_grad_bytes) */
 	int feasible, ok;
 	int cut;       /* ok = 0: no plan beats so->cutoff (pb_shard_opts) */
 	int proven;    /* optimal, or within so->mip_gap (not stopped by so->node_limit) */
@@ -256,8 +299,13 @@ int pb_dtp_count_blocks(const pb_graph *g);
 /* The stage grouping of (dp, tp): "DxT", or one axis "D" when dp or tp is
  * 1; NULL for a single device. */
 const char *pb_dtp_scheme_of(int dp, int tp, char *buf, size_t n);
-/* c's schedule: "none" (pp 1), "1f1b" or "interleaved:V" (in buf). */
+/* c's schedule: "none" (pp 1, one micro-batch), "accumulate" (pp 1, m
+ * micro-batches: gradient accumulation), "1f1b" or "interleaved:V" (in buf). */
 const char *pb_dtp_sched_name(const pb_dtp_config *c, char *buf, size_t n);
+/* 1 when row c was costed by the unit search (a pipeline, or pp 1 with m > 1
+ * micro-batches: gradient accumulation, one chunk), 0 for an operator-level
+ * row (pp 1, the whole batch at once). */
+int pb_dtp_unit_row(const pb_dtp_config *c);
 /* pb_dtp_search without the uneven device groups. */
 int pb_dtp_search_even(const pb_graph *g, const pb_cluster *cl, const pb_dtp_opts *o,
                        pb_dtp_result *r, pb_error *err);

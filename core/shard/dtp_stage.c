@@ -136,6 +136,7 @@ static int solve(const pb_graph *g, const pb_cluster *sub, const char *scheme,
 		}
 		r->feasible = b->feasible;
 		r->grad = pb_shard_grad_time(p, s->best_result.choice);
+		r->grad_bytes = pb_shard_grad_bytes(p, s->best_result.choice);
 		if (r->grad > r->time)
 			r->grad = r->time;
 		r->recompute = b->recompute % 3;

@@ -90,6 +90,7 @@ static double inflight(const pb_dtp_config *c, int s)
 
 typedef struct group_sum {
 	double time, grad, mp, ma, flops;
+	double grad_bytes, backward; /* as dtp_search.c's group_sum */
 	int ok, proven;
 } group_sum;
 
@@ -135,6 +136,9 @@ static int solve_group(pb_uneven_ctx *x, pb_dtp_config *c, int s, double act, gr
 		gs->proven &= ch.proven;
 		gs->time += ch.time - ch.grad;
 		gs->grad += ch.grad;
+		gs->grad_bytes += ch.grad_bytes;
+		gs->backward += (ch.time - ch.grad) *
+		                pb_grad_overlap_backward_share(ch.recompute == PB_RECOMP_FULL);
 		gs->mp += ch.mem_param;
 		gs->ma += ch.mem_act;
 	}
@@ -195,6 +199,8 @@ int pb_uneven_eval(pb_uneven_ctx *x, pb_dtp_config *c, pb_error *err)
 	c->fits = 0;
 	c->tp = 0;
 	c->slowest = c->p2p = c->grad = c->memory = c->step_time = 0;
+	c->grad_exposed = c->grad_hidden = 0;
+	c->grad_buckets = 0;
 	c->error[0] = 0;
 	c->layers_split = 1;
 	c->min_layers = x->n;
@@ -241,6 +247,7 @@ int pb_uneven_eval(pb_uneven_ctx *x, pb_dtp_config *c, pb_error *err)
 			c->slowest = gs.time;
 		if (gs.grad > c->grad)
 			c->grad = gs.grad;
+		pb_dtp_note_overlap(c, cl, gs.grad, gs.grad_bytes, gs.backward);
 		if (mem > c->memory)
 			c->memory = mem;
 	}
@@ -248,12 +255,13 @@ int pb_uneven_eval(pb_uneven_ctx *x, pb_dtp_config *c, pb_error *err)
 	if ((rc = transfers(x, c, err)))
 		return rc;
 	if (c->sched == PB_SCHED_1F1B) {
-		c->step_time = (c->slowest + c->p2p) * (m + p - 1) + c->grad;
+		c->step_time = (c->slowest + c->p2p) * (m + p - 1) + c->grad_exposed;
 		c->bubble = (double)(p - 1) / (m + p - 1);
 		c->bound = worst * (m + p - 1);
 	} else {
 		int V = c->v;
-		c->step_time = (c->slowest + V * c->p2p) * (m + (double)(p - 1) / V) + c->grad;
+		c->step_time =
+		    (c->slowest + V * c->p2p) * (m + (double)(p - 1) / V) + c->grad_exposed;
 		c->bubble = (double)(p - 1) / ((double)V * m + p - 1);
 		c->bound = worst * (m + (double)(p - 1) / V);
 	}

@@ -152,12 +152,13 @@ void pb_pipe_result_text(FILE *f, const pb_pipe_result *r)
 		        pb_fmt_bytes(st->memory, b1, sizeof b1), st->feasible ? "" : "OVER MEMORY");
 	}
 	if (!r->fits)
-		fprintf(f,
-		        "stage memory = parameters + %s; a device has %s: the plan does "
-		        "not fit\n",
-		        r->train ? "activations of the micro-batches in flight under 1F1B"
-		                 : "2 x the largest activation",
-		        pb_fmt_bytes(cl->memory, b1, sizeof b1));
+		fprintf(
+		    f,
+		    "stage memory = parameters + %s; a device may be planned to %s: the plan does "
+		    "not fit\n",
+		    r->train ? "activations of the micro-batches in flight under 1F1B"
+		             : "2 x the largest activation",
+		    pb_fmt_bytes(cl->memory, b1, sizeof b1));
 	fprintf(f, "\nbubble %.3f ((p-1)/(m+p-1)), %.3f ((p-1)/m); p2p per slot %s\n", r->bubble,
 	        r->bubble_over_m, pb_fmt_time_fixed(r->p2p_max, t1, sizeof t1));
 	fprintf(f, "\n  %-24s %-15s %14s\n", "scheme", "kind", "step time");

@@ -22,6 +22,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "shard/memory_margin.h"
+#include "shard/search_degrees.h"
 #include "shard/search_label.h"
 #include "util/fmt.h"
 #include "util/json_file.h"
@@ -151,6 +153,38 @@ double pb_shard_grad_time(const pb_shard_problem *p, const int *choice)
 		int k = pb_shard_node_strategy(p, choice, v);
 		if (k >= 0)
 			total += grad_collectives(p, &p->nodes[v].strat[k], v, NULL, 1);
+	}
+	return total;
+}
+
+double pb_shard_grad_bytes(const pb_shard_problem *p, const int *choice)
+{
+	const pb_graph *g = p->g;
+	double total = 0;
+	for (int c = 0; p->opts.train && c < g->n_nodes; c++) {
+		int k = pb_shard_node_strategy(p, choice, c);
+		if (k < 0)
+			continue;
+		const pb_strat *st = &p->nodes[c].strat[k];
+		const pb_node *n = &g->nodes[c];
+		for (int i = 0; i < n->n_inputs && i < PB_SHARD_MAX_IN; i++) {
+			int t = n->inputs[i];
+			if (t < 0 || p->tkind[t] != PB_TKIND_PARAM ||
+			    pb_tensor_numel(&g->tensors[t]) < 2 ||
+			    (p->param_owner && p->param_owner[t] != c))
+				continue;
+			double b = pb_tensor_bytes(&g->tensors[t]) *
+			           pb_spec_pad_factor(&g->tensors[t], st->in[i], &p->mesh);
+			int repl = 0;
+			for (int a = 0; a < p->mesh.n_axes; a++) {
+				if (st->in[i][a] == PB_SPEC_R)
+					repl = 1;
+				else if (st->in[i][a] >= 0)
+					b /= p->mesh.size[a];
+			}
+			if (repl)
+				total += b;
+		}
 	}
 	return total;
 }
@@ -316,29 +350,6 @@ static json_t *ops_json(const pb_shard_problem *p, const int *choice, json_t *co
 	return ops;
 }
 
-void pb_shard_dp_tp(const pb_shard_problem *p, const int *choice, int *dp, int *tp)
-{
-	double total = 0, batch[PB_MESH_MAX_AXES] = {0};
-	for (int v = 0; v < p->g->n_nodes; v++) {
-		int k = pb_shard_node_strategy(p, choice, v);
-		if (k < 0 || p->g->nodes[v].n_outputs < 1)
-			continue;
-		double f = pb_shard_node_flops(p->g, &p->g->nodes[v]);
-		total += f;
-		for (int a = 0; a < p->mesh.n_axes; a++)
-			if (p->nodes[v].strat[k].out[0][a] == 0)
-				batch[a] += f;
-	}
-	*dp = 1;
-	*tp = 1;
-	for (int a = 0; a < p->mesh.n_axes; a++) {
-		if (total > 0 && batch[a] >= 0.5 * total)
-			*dp *= p->mesh.size[a];
-		else
-			*tp *= p->mesh.size[a];
-	}
-}
-
 json_t *pb_shard_report(const pb_shard_search *s)
 {
 	json_t *j = json_object();
@@ -369,6 +380,7 @@ json_t *pb_shard_report(const pb_shard_search *s)
 	json_object_set_new(j, "comm_time", json_real(b->comm));
 	json_object_set_new(j, "memory_per_device", json_real(b->memory));
 	json_object_set_new(j, "memory_limit", json_real(s->cl.memory));
+	pb_shard_margin_json(j, &s->cl, b->memory);
 	json_object_set_new(j, "feasible", json_boolean(b->feasible));
 	pb_label L;
 	pb_shard_search_label(s, &L);
@@ -383,17 +395,18 @@ json_t *pb_shard_report(const pb_shard_search *s)
 		json_object_set_new(j, "recompute",
 		                    json_string(pb_recompute_names[b->recompute % 3]));
 	}
-	int dp, tp;
-	pb_shard_dp_tp(p, s->best_result.choice, &dp, &tp);
+	pb_shard_degrees deg; /* what each axis splits: Megatron's dp and tp, or mixed */
+	pb_shard_degrees_of(p, s->best_result.choice, &deg);
 	json_t *best = json_object(); /* the plan in the framework's terms */
 	json_object_set_new(best, "kind", json_string("operator-level"));
-	json_object_set_new(best, "dp", json_integer(dp));
-	json_object_set_new(best, "tp", json_integer(tp));
+	json_object_set_new(best, "dp", deg.mixed ? json_null() : json_integer(deg.dp));
+	json_object_set_new(best, "tp", deg.mixed ? json_null() : json_integer(deg.tp));
 	json_object_set_new(best, "pp", json_integer(1));
 	json_object_set_new(best, "microbatches", json_integer(1));
 	json_object_set_new(best, "step_time", json_real(b->step_time));
 	json_object_set_new(best, "memory", json_real(b->memory));
 	json_object_set_new(best, "fits", json_boolean(b->feasible));
+	pb_shard_degrees_json(best, &deg);
 	json_object_set_new(j, "best", best);
 	json_object_set_new(j, "layer_runs", json_integer(p->n_layer_runs));
 	json_object_set_new(j, "layer_blocks", json_integer(p->layer_blocks));
@@ -696,6 +709,12 @@ void pb_shard_report_text(const pb_shard_search *s, const json_t *rep, int detai
 	        "\nbest: %s  step time %s (compute %s, communication %s), memory %s of %s per "
 	        "device%s\n",
 	        b->mesh.name, t1, t2, t3, m1, m2, b->feasible ? "" : " — DOES NOT FIT");
+	pb_shard_margin_text(o, &s->cl, b->memory);
+	if (s->best_problem) {
+		pb_shard_degrees d;
+		pb_shard_degrees_of(s->best_problem, s->best_result.choice, &d);
+		pb_shard_degrees_text(o, &d);
+	}
 	pb_label L;
 	char words[400];
 	pb_shard_search_label(s, &L);

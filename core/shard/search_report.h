@@ -17,15 +17,14 @@
 pb_plan *pb_shard_plan(const pb_shard_search *s);
 /* The report: step_time, scheme, schemes, ops, collectives, memory ... */
 json_t *pb_shard_report(const pb_shard_search *s);
-/* Data- and tensor-parallel degrees of a solved plan: a mesh axis is
- * data-parallel when the operators splitting their output's dim 0 (the
- * batch) along it carry at least half of the FLOPs; dp is the product of
- * those axes, tp of the others. */
-void pb_shard_dp_tp(const pb_shard_problem *p, const int *choice, int *dp, int *tp);
 /* Seconds of a training plan's gradient all-reduces (parameters replicated
  * along a mesh axis, as listed with "(gradient)" in the report), part of its
  * step time: a pipeline pays them once per step, not per micro-batch. */
 double pb_shard_grad_time(const pb_shard_problem *p, const int *choice);
+/* Bytes of gradients per device that those all-reduces carry: every
+ * parameter shard the device holds that is replicated along some axis,
+ * counted once (the gradient buffer that data-parallel buckets split). */
+double pb_shard_grad_bytes(const pb_shard_problem *p, const int *choice);
 /* Node v's part of it under its strategy k. */
 double pb_shard_node_grad(const pb_shard_problem *p, int v, int k);
 /* The largest pb_shard_grad_time any plan of p could have: per operator its

@@ -26,7 +26,7 @@ $py - "$tmp/p.json" "$tmp/t.svg" <<'PY' || fail "the timeline's makespan is not 
 import json, re, sys
 p = json.load(open(sys.argv[1])); svg = open(sys.argv[2]).read()
 d = p["detail"]
-want = d["step_time"] - d["grad_sync"]
+want = d["step_time"] - d["grad_exposed"]
 m = re.search(r"makespan ([0-9.]+) (ms|us|s)\b", svg)
 assert m, "no makespan in the subtitle"
 got = float(m.group(1)) * {"ms": 1e-3, "us": 1e-6, "s": 1}[m.group(2)]

@@ -114,7 +114,8 @@ static void check_formula(const pb_plan *p)
 	const json_t *d = p->detail, *st = json_object_get(d, "stages");
 	int pp = (int)pb_plan_metric(p, "pp", 0), m = (int)pb_plan_metric(p, "microbatches", 0);
 	int V = (int)pb_plan_metric(p, "chunks_per_device", 1);
-	double gt[16] = {0}, slowest = 0, grad = json_real_value(json_object_get(d, "grad_sync"));
+	double gt[16] = {0}, slowest = 0,
+	       grad = json_real_value(json_object_get(d, "grad_exposed"));
 	double p2p = json_real_value(json_object_get(d, "p2p"));
 	assert_int_equal(json_array_size(st), (size_t)(pp * V));
 	for (size_t k = 0; k < json_array_size(st); k++)

@@ -150,7 +150,8 @@ static void test_interleave_v3(void **state)
 			continue;
 		int V = c->v, p = c->pp, m = c->m;
 		assert_true(V * p <= 12);
-		double want = (c->slowest + V * c->p2p) * (m + (double)(p - 1) / V) + c->grad;
+		double want =
+		    (c->slowest + V * c->p2p) * (m + (double)(p - 1) / V) + c->grad_exposed;
 		assert_true(close_to(c->step_time, want));
 		assert_true(close_to(c->bubble, (double)(p - 1) / ((double)V * m + p - 1)));
 		v3 += V == 3;
@@ -270,7 +271,8 @@ static void test_uneven_pays(void **state)
 	assert_int_equal(sum, 32);
 	assert_false(same);
 	assert_int_equal(b->sched, PB_SCHED_1F1B);
-	assert_true(close_to(b->step_time, (b->slowest + b->p2p) * (b->m + b->pp - 1) + b->grad));
+	assert_true(
+	    close_to(b->step_time, (b->slowest + b->p2p) * (b->m + b->pp - 1) + b->grad_exposed));
 	assert_true(b->bound > 0 && b->bound <= b->step_time);
 	json_t *js = pb_dtp_config_json(b);
 	assert_int_equal(json_array_size(json_object_get(js, "stage_tp")), (size_t)b->pp);
@@ -415,8 +417,8 @@ static void test_uneven_interleaved(void **state)
 	for (int k = 1; k < nc; k++)
 		assert_true(b->stage_end[k] > b->stage_end[k - 1]);
 	assert_true(b->stage_end[0] > 0);
-	assert_true(close_to(b->step_time,
-	                     (b->slowest + V * b->p2p) * (m + (double)(p - 1) / V) + b->grad));
+	assert_true(close_to(b->step_time, (b->slowest + V * b->p2p) * (m + (double)(p - 1) / V) +
+	                                       b->grad_exposed));
 	assert_true(close_to(b->bubble, (double)(p - 1) / ((double)V * m + p - 1)));
 	assert_true(b->bound > 0 && b->bound <= b->step_time);
 

@@ -271,7 +271,8 @@ static void test_pipeline_empty_stages_and_errors(void **state)
 	}
 	assert_true(empty >= 11); /* 5 operators */
 	assert_true(json_is_true(json_object_get(j, "feasible")));
-	assert_true(json_real_value(json_object_get(j, "memory_limit")) == 40e9);
+	/* cluster-2x8.lua: 40 GB devices planned to 90% (device_memory_usable) */
+	assert_true(fabs(json_real_value(json_object_get(j, "memory_limit")) - 36e9) <= 1);
 	assert_string_equal(json_string_value(json_object_get(j, "best")), "pipeline");
 	json_decref(j);
 	pb_cmd_ctx ctx = {s, stdout, stderr, 0, 0, NULL, NULL};

@@ -116,7 +116,7 @@ static void test_all_factorisations(void **state)
 			                    ? (c->slowest + c->p2p) * (c->m + c->pp - 1)
 			                    : (c->slowest + c->v * c->p2p) *
 			                          (c->m + (double)(c->pp - 1) / c->v);
-			assert_true(close_to(c->step_time, want_t + c->grad));
+			assert_true(close_to(c->step_time, want_t + c->grad_exposed));
 			/* replicated parameters (dp > 1) are reduced, once per step */
 			if (c->dp > 1)
 				assert_true(c->grad > 0);
