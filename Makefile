@@ -90,6 +90,7 @@ fuzz: deps
 lint:
 	python3 tests/lint/check_layers.py
 	python3 tests/lint/check_file_door.py
+	python3 tests/lint/check_handler_size.py
 	clang-format --dry-run --Werror $$(git ls-files '*.c' '*.h')
 	cppcheck --quiet --error-exitcode=1 --enable=warning,performance,portability \
 	  --suppress=missingIncludeSystem --suppress=unknownMacro --inline-suppr -I core core tui

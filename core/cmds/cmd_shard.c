@@ -405,28 +405,11 @@ static int run_search(pb_cmd_ctx *ctx, pb_shard_search *s, const pb_shard_opts *
 	return rc;
 }
 
-static int cmd_shard_run(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, pb_error *err)
+/* The operator-level search's options (--train, --zero, --optimizer,
+ * --recompute, --layers, --shrink, ...) into *o. */
+static int read_shard_opts(const pb_args *a, int level, double tl, pb_shard_opts *o, pb_error *err)
 {
-	long batch, level, max_axes, jobs;
-	double tl;
-	int rc, fits = 1;
-	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-	if ((rc = pb_args_int(a, "jobs", ncpu > 0 ? ncpu : 1, 1, 256, &jobs, err)) ||
-	    (rc = pb_args_int(a, "batch", 0, 1, 1L << 30, &batch, err)) ||
-	    (rc = pb_args_int(a, "opt-level", 0, 0, 3, &level, err)) ||
-	    (rc = pb_args_int(a, "max-axes", 2, 1, PB_MESH_MAX_AXES, &max_axes, err)) ||
-	    (rc = pb_args_double(a, "time-limit", 0, 0, 1e6, &tl, err)))
-		return rc;
-	/* mpirun -np N: the schemes are solved across the ranks (docs/scale-out.md) */
-	if ((rc = pb_ranks_start("shard", err)))
-		return rc;
-	if (pb_ranks_size() > 1 && jobs < 2)
-		jobs = 2;
-	const char *pipe = pb_args_str(a, "pipeline", "off");
-	int pipe_auto = strcmp(pipe, "auto") == 0;
-	if (!pipe_auto && strcmp(pipe, "off") != 0)
-		return pb_err(err, PB_EUSAGE, "shard: --pipeline must be auto or off, got '%s'",
-		              pipe);
+	int rc;
 	if (pb_args_has(a, "shrink") && pb_args_has(a, "no-shrink"))
 		return pb_err(err, PB_EUSAGE, "shard: --shrink and --no-shrink exclude each other");
 	long zero;
@@ -450,6 +433,63 @@ static int cmd_shard_run(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *
 	const char *lay = pb_args_str(a, "layers", "auto");
 	if (strcmp(lay, "auto") != 0 && strcmp(lay, "off") != 0)
 		return pb_err(err, PB_EUSAGE, "shard: --layers must be auto or off, got '%s'", lay);
+	pb_shard_opts_default(o);
+	o->train = pb_args_has(a, "train");
+	o->opt_level = level;
+	o->tie_blocks = pb_args_has(a, "tie");
+	o->layers = strcmp(lay, "auto") == 0;
+	o->optimizer = strcmp(optim, "adam") == 0 ? PB_OPTIM_ADAM : PB_OPTIM_NONE;
+	o->zero = (int)zero;
+	o->recompute = recompute;
+	o->pad = pb_args_has(a, "pad");
+	/* the problem as posed: every operator its own choice (the shrunk plans
+	 * were up to 69% slower on the bundled models and generated GPTs, and the
+	 * unrestricted search took at most 4 s of CPU there: bench/RESULTS.md,
+	 * "shard: restricted vs unrestricted search") */
+	o->no_shrink = !pb_args_has(a, "shrink");
+	o->time_limit = tl;
+	return PB_OK;
+}
+
+/* --pp 1 --dp D --tp T with D x T the devices: only that scheme (its name
+ * in buf), else NULL. */
+static const char *fixed_scheme_of(const pb_dtp_opts *d, int devices, char *buf, size_t len)
+{
+	long dp = d->dp, tp = d->tp;
+	if (d->pp != 1 || !dp || !tp || dp * tp != devices || dp * tp < 2)
+		return NULL;
+	if (dp > 1 && tp > 1)
+		snprintf(buf, len, "%ldx%ld", dp, tp);
+	else
+		snprintf(buf, len, "%ld", dp * tp);
+	return buf;
+}
+
+static int cmd_shard_run(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, pb_error *err)
+{
+	long batch, level, max_axes, jobs;
+	double tl;
+	int rc, fits = 1;
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	if ((rc = pb_args_int(a, "jobs", ncpu > 0 ? ncpu : 1, 1, 256, &jobs, err)) ||
+	    (rc = pb_args_int(a, "batch", 0, 1, 1L << 30, &batch, err)) ||
+	    (rc = pb_args_int(a, "opt-level", 0, 0, 3, &level, err)) ||
+	    (rc = pb_args_int(a, "max-axes", 2, 1, PB_MESH_MAX_AXES, &max_axes, err)) ||
+	    (rc = pb_args_double(a, "time-limit", 0, 0, 1e6, &tl, err)))
+		return rc;
+	/* mpirun -np N: the schemes are solved across the ranks (docs/scale-out.md) */
+	if ((rc = pb_ranks_start("shard", err)))
+		return rc;
+	if (pb_ranks_size() > 1 && jobs < 2)
+		jobs = 2;
+	const char *pipe = pb_args_str(a, "pipeline", "off");
+	int pipe_auto = strcmp(pipe, "auto") == 0;
+	if (!pipe_auto && strcmp(pipe, "off") != 0)
+		return pb_err(err, PB_EUSAGE, "shard: --pipeline must be auto or off, got '%s'",
+		              pipe);
+	pb_shard_opts o;
+	if ((rc = read_shard_opts(a, (int)level, tl, &o, err)))
+		return rc;
 	long fdp, ftp, fpp, fm;
 	if ((rc = pb_args_int(a, "dp", 0, 1, 1L << 20, &fdp, err)) ||
 	    (rc = pb_args_int(a, "tp", 0, 1, 1L << 20, &ftp, err)) ||
@@ -501,22 +541,6 @@ static int cmd_shard_run(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *
 	po.rules = rules;
 	po.reload = reload;
 	po.reload_ud = ctx->s;
-	pb_shard_opts o;
-	pb_shard_opts_default(&o);
-	o.train = pb_args_has(a, "train");
-	o.opt_level = (int)level;
-	o.tie_blocks = pb_args_has(a, "tie");
-	o.layers = strcmp(lay, "auto") == 0;
-	o.optimizer = strcmp(optim, "adam") == 0 ? PB_OPTIM_ADAM : PB_OPTIM_NONE;
-	o.zero = (int)zero;
-	o.recompute = recompute;
-	o.pad = pb_args_has(a, "pad");
-	/* the problem as posed: every operator its own choice (the shrunk plans
-	 * were up to 69% slower on the bundled models and generated GPTs, and the
-	 * unrestricted search took at most 4 s of CPU there: bench/RESULTS.md,
-	 * "shard: restricted vs unrestricted search") */
-	o.no_shrink = !pb_args_has(a, "shrink");
-	o.time_limit = tl;
 	/* the data x tensor x pipeline search: stage MILPs as the shard options */
 	pb_dtp_result dres = {0};
 	dres.best = -1;
@@ -545,15 +569,10 @@ static int cmd_shard_run(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *
 		pb_cluster_free(&cl);
 		goto out;
 	}
-	char fixed_scheme[48]; /* --pp 1 --dp D --tp T: only that scheme */
+	char fixed_scheme[48];
 	const char *scheme = pb_args_str(a, "scheme", NULL);
-	if (!scheme && fpp == 1 && fdp && ftp && fdp * ftp == cl.n_devices && fdp * ftp > 1) {
-		if (fdp > 1 && ftp > 1)
-			snprintf(fixed_scheme, sizeof fixed_scheme, "%ldx%ld", fdp, ftp);
-		else
-			snprintf(fixed_scheme, sizeof fixed_scheme, "%ld", fdp * ftp);
-		scheme = fixed_scheme;
-	}
+	if (!scheme)
+		scheme = fixed_scheme_of(&dopt, cl.n_devices, fixed_scheme, sizeof fixed_scheme);
 	pb_hooks hk;
 	pb_hooks_init(&hk, ctx->s);
 	pb_shard_search *s = NULL;
