@@ -18,6 +18,14 @@ typedef float pb_v8 __attribute__((vector_size(32)));
 #define PB_STR_(x) #x
 #define PB_UNROLL(n) _Pragma(PB_STR_(GCC unroll n))
 
+/* A scalar in every lane. Not (VT){0} + x: adding +0.0 is not an identity
+ * for -0.0, so the compiler must keep the add (a dependent vaddss before the
+ * broadcast, on the critical path of every row of the register tile); an
+ * initialiser list lets it broadcast straight from memory (vbroadcastss m32). */
+#define PB_SPLAT_1(x) (x)
+#define PB_SPLAT_4(x) ((pb_v4){(x), (x), (x), (x)})
+#define PB_SPLAT_8(x) ((pb_v8){(x), (x), (x), (x), (x), (x), (x), (x)})
+
 struct gemm_entry {
 	int vec, mr, nr, unroll;
 	pb_gemm_ukr fn;

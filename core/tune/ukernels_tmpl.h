@@ -26,7 +26,7 @@
 				memcpy(&bv[j], b + k * ldb + j * VW, sizeof(VT));                  \
 			PB_UNROLL(8) for (int i = 0; i < MR; i++)                                  \
 			{                                                                          \
-				VT av = (VT){0} + a[i * ars + k * acs];                            \
+				VT av = PB_SPLAT_##VW(a[i * ars + k * acs]);                       \
 				PB_UNROLL(32)                                                      \
 				for (int j = 0; j < NR / VW; j++)                                  \
 					acc[i][j] += av * bv[j];                                   \
@@ -69,7 +69,7 @@
 						memcpy(&xv[v], xp + v * VW, sizeof(VT));           \
 					PB_UNROLL(8) for (int kk = 0; kk < KB; kk++)               \
 					{                                                          \
-						VT wv = (VT){0} + wp[kk * wks];                    \
+						VT wv = PB_SPLAT_##VW(wp[kk * wks]);              \
 						PB_UNROLL(4)                                       \
 						for (int v = 0; v < OWV; v++)                      \
 							acc[kk][v] += wv * xv[v];                  \
