@@ -91,12 +91,12 @@
 			}                                                                          \
 	}
 
-PB_GEMM_LIST(PB_GEMM_UKR)
+PB_GEMM_SET(PB_GEMM_UKR)
 PB_CONV_LIST(PB_CONV_UKR)
 
 #define PB_GEMM_ENTRY(VT, VW, MR, NR, U) {VW, MR, NR, U, PB_FN(gukr_##VW##_##MR##_##NR##_##U)},
 #define PB_CONV_ENTRY(VT, VW, KB, OWV, U) {VW, KB, OWV, U, PB_FN(cukr_##VW##_##KB##_##OWV##_##U)},
-static const struct gemm_entry PB_FN(gemm_table)[] = {PB_GEMM_LIST(PB_GEMM_ENTRY){0}};
+static const struct gemm_entry PB_FN(gemm_table)[] = {PB_GEMM_SET(PB_GEMM_ENTRY){0}};
 static const struct conv_entry PB_FN(conv_table)[] = {PB_CONV_LIST(PB_CONV_ENTRY){0}};
 
 #undef PB_GEMM_UKR
