@@ -69,7 +69,7 @@
 						memcpy(&xv[v], xp + v * VW, sizeof(VT));           \
 					PB_UNROLL(8) for (int kk = 0; kk < KB; kk++)               \
 					{                                                          \
-						VT wv = PB_SPLAT_##VW(wp[kk * wks]);              \
+						VT wv = PB_SPLAT_##VW(wp[kk * wks]);               \
 						PB_UNROLL(4)                                       \
 						for (int v = 0; v < OWV; v++)                      \
 							acc[kk][v] += wv * xv[v];                  \
