@@ -15,7 +15,7 @@
 	    long ldb, float *restrict c, long ldc, int first)                                      \
 	{                                                                                          \
 		VT acc[MR][NR / VW];                                                               \
-		PB_UNROLL(8)                                                                       \
+		PB_UNROLL(16)                                                                      \
 		for (int i = 0; i < MR; i++)                                                       \
 			PB_UNROLL(32) for (int j = 0; j < NR / VW; j++) acc[i][j] = (VT){0};       \
 		PB_UNROLL(U) for (int k = 0; k < kc; k++)                                          \
@@ -24,7 +24,7 @@
 			PB_UNROLL(32)                                                              \
 			for (int j = 0; j < NR / VW; j++)                                          \
 				memcpy(&bv[j], b + k * ldb + j * VW, sizeof(VT));                  \
-			PB_UNROLL(8) for (int i = 0; i < MR; i++)                                  \
+			PB_UNROLL(16) for (int i = 0; i < MR; i++)                                 \
 			{                                                                          \
 				VT av = PB_SPLAT_##VW(a[i * ars + k * acs]);                       \
 				PB_UNROLL(32)                                                      \
@@ -32,7 +32,7 @@
 					acc[i][j] += av * bv[j];                                   \
 			}                                                                          \
 		}                                                                                  \
-		PB_UNROLL(8)                                                                       \
+		PB_UNROLL(16)                                                                      \
 		for (int i = 0; i < MR; i++)                                                       \
 			PB_UNROLL(32) for (int j = 0; j < NR / VW; j++)                            \
 			{                                                                          \
