@@ -28,6 +28,8 @@ static const pb_opt tune_opts[] = {
     {"exhaustive-max", 0, PB_OPT_INT, "N",
      "run exhaustive only up to N legal configurations (default 5000)"},
     {"no-costmodel", 0, PB_OPT_FLAG, NULL, "RL with measured rewards only (ablation)"},
+    {"no-transfer", 0, PB_OPT_FLAG, NULL,
+     "the cost model does not start from other shapes' measurements in --log (ablation)"},
     {"reps", 0, PB_OPT_INT, "R", "timed runs per measurement, minimum taken (default 3)"},
     {"all", 0, PB_OPT_FLAG, NULL,
      "tune every distinct Conv/Gemm/MatMul shape of MODEL once into --log (across the "
@@ -263,6 +265,7 @@ static int cmd_tune(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, pb
 	o.log_path = pb_args_str(a, "log", NULL);
 	o.resume = pb_args_has(a, "resume");
 	o.no_costmodel = pb_args_has(a, "no-costmodel");
+	o.no_transfer = pb_args_has(a, "no-transfer");
 	o.measure.min_reps = (int)reps;
 	o.measure.max_reps = (int)(reps > 10 ? reps : 10);
 	o.measure.min_seconds = 0.02;
@@ -302,7 +305,8 @@ static int cmd_tune(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, pb
 const pb_command pb_cmds_tune[] = {
     {"tune",
      "tune (--op gemm --shape M,N,K | --op conv2d --shape N,C,H,W,K,R,S,stride,pad | "
-     "MODEL --node NAME) [--trials T] [--log FILE] [--resume] [--baselines] [--json]; "
+     "MODEL --node NAME) [--trials T] [--log FILE] [--resume] [--baselines] [--no-transfer] "
+     "[--json]; "
      "tune MODEL --all --log FILE [--budget SECONDS] [--resume]; "
      "tune MODEL --times --log FILE",
      "auto-tune a GEMM / convolution kernel on this CPU (RL + cost model)", tune_opts, cmd_tune, 0,

@@ -21,8 +21,11 @@ int pb_gemm_legal(const pb_gemm_cfg *c, char *why, size_t len)
 {
 	const char *r = NULL;
 	char buf[160];
-	if (c->vec != 1 && c->vec != 4 && c->vec != 8)
-		r = "vector width must be 1, 4 or 8";
+	if (c->vec != 1 && c->vec != 4 && c->vec != 8 && c->vec != 16)
+		r = "vector width must be 1, 4, 8 or 16";
+	else if (c->vec == 16 && !pb_ukr_has_vec16())
+		r = "vector width 16 needs AVX-512F, which this CPU (or the forced baseline set) "
+		    "lacks";
 	else if (c->nr % c->vec)
 		r = "nr is not a multiple of the vector width";
 	else if (c->mr * c->nr / c->vec > 32) {

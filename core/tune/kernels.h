@@ -22,7 +22,7 @@
 #include <stddef.h>
 
 typedef struct pb_gemm_cfg {
-	int vec;        /* floats per vector: 1, 4, 8 */
+	int vec;        /* floats per vector: 1, 4, 8, 16 (AVX-512F only) */
 	int mr, nr;     /* register tile (rows of A x columns of B) */
 	int unroll;     /* k-loop unroll of the micro-kernel */
 	int mc, kc, nc; /* cache tiles of the three loops */

@@ -2,8 +2,9 @@
  * tune/space.c — shapes (parsed or taken from a graph node) and the search
  * space of each operator.
  *
- * GEMM: vec {1,4,8} × mr {2,4,6,8} × nr {8,16,32} × unroll {1,4} ×
- *       mc {48,192} × kc {64,256} × nc {256,1024} × pack × order = 4608 points.
+ * GEMM: vec {1,4,8,16} × mr {2,4,6,8,12,14} × nr {8,16,32} × unroll {1,4} ×
+ *       mc {48,192} × kc {64,256} × nc {256,1024} × pack × order = 4608 points
+ *       (vec 16 and mr 12/14 are AVX-512F kernels: illegal on other CPUs).
  * Conv: vec {1,4,8} × kb {1,2,4,8} × owv {1,2,4} × unroll {1,4} ×
  *       ct {8,64,512} × pack × order = 864 points.
  * Grouped and depthwise convolutions have their own space (from the shape):
@@ -305,8 +306,8 @@ void pb_tune_space_init(pb_tune_space *sp, const pb_tune_shape *shape)
 	memset(sp, 0, sizeof *sp);
 	sp->shape = *shape;
 	if (shape->op == PB_TUNE_GEMM) {
-		ADD(sp, "vec", 1, 4, 8);
-		ADD(sp, "mr", 2, 4, 6, 8);
+		ADD(sp, "vec", 1, 4, 8, 16);
+		ADD(sp, "mr", 2, 4, 6, 8, 12, 14);
 		ADD(sp, "nr", 8, 16, 32);
 		ADD(sp, "unroll", 1, 4);
 		ADD(sp, "mc", 48, 192);
@@ -416,7 +417,10 @@ int pb_tune_space_features(const pb_tune_space *sp, const int *idx, float *f)
 		pb_tune_space_gemm_cfg(sp, idx, &c);
 		int mc = c.mc < s->m ? c.mc : s->m, kc = c.kc < s->k ? c.kc : s->k;
 		int nc = c.nc < s->n ? c.nc : s->n;
-		f[n++] = (float)c.mr * c.nr / c.vec;         /* accumulators */
+		f[n++] = (float)c.mr * c.nr / c.vec; /* accumulators */
+		/* vector registers the tile needs beyond the ISA's (16 ymm, 32 zmm):
+		 * accumulators + B vectors + the broadcast; > 0 spills */
+		f[n++] = (float)(c.mr * c.nr / c.vec + c.nr / c.vec + 1 - (c.vec == 16 ? 32 : 16));
 		f[n++] = (float)log2((double)kc * c.nr * 4); /* B panel bytes (L1) */
 		f[n++] = (float)log2((double)mc * kc * 4);   /* A block bytes (L2) */
 		f[n++] = (float)log2((double)kc * nc * 4);   /* B block bytes (L3) */

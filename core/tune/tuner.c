@@ -25,6 +25,7 @@
 #include <time.h>
 
 #include "tune/costmodel.h"
+#include "tune/transfer.h"
 #include "tune/log.h"
 #include "tune/lstm_policy.h"
 #include "tune/rng.h"
@@ -33,6 +34,7 @@
 #define REFIT_EVERY 8
 #define PER_ROUND 2
 #define FREE_UPDATES 3
+#define TRANSFER_ROWS 1024 /* at most this many rows from other shapes (transfer.h) */
 
 typedef struct tuner {
 	const pb_tune_space *sp;
@@ -50,6 +52,7 @@ typedef struct tuner {
 	const char *phase;
 	double acc_err[32];
 	int n_acc;
+	const pb_tune_transfer *xfer; /* other shapes' rows for the cost model, or NULL */
 } tuner;
 
 typedef struct method {
@@ -180,7 +183,7 @@ typedef struct dataset {
 	int since_fit;
 } dataset;
 
-static int data_add(dataset *d, const pb_tune_space *sp, const int *idx, double y)
+static int data_row(dataset *d, const float *f, double y)
 {
 	if (d->n == d->cap) {
 		int cap = d->cap ? 2 * d->cap : 128;
@@ -194,12 +197,17 @@ static int data_add(dataset *d, const pb_tune_space *sp, const int *idx, double 
 		d->y = yy;
 		d->cap = cap;
 	}
-	float f[PB_TUNE_MAX_FEATURES];
-	pb_tune_space_features(sp, idx, f);
 	memcpy(d->x + (size_t)d->n * d->nf, f, (size_t)d->nf * sizeof *f);
 	d->y[d->n++] = (float)y;
 	d->since_fit++;
 	return 0;
+}
+
+static int data_add(dataset *d, const pb_tune_space *sp, const int *idx, double y)
+{
+	float f[PB_TUNE_MAX_FEATURES];
+	pb_tune_space_features(sp, idx, f);
+	return data_row(d, f, y);
 }
 
 static void data_free(dataset *d)
@@ -266,6 +274,12 @@ static int run_rl(tuner *t, pb_error *err)
 	int *order = calloc((size_t)B, sizeof *order);
 	int rc = PB_OK;
 	double t0 = now_wall();
+	/* warm start: other shapes' measurements as the model's first rows */
+	for (int i = 0; t->xfer && i < t->xfer->n && !rc; i++)
+		if (data_row(&d, t->xfer->x + (size_t)i * t->nf, t->xfer->y[i]))
+			rc = pb_err(err, PB_ENOMEM, "tune: out of memory");
+	if (rc)
+		goto out;
 	if (!pol || !cm || !acts || !R || !pred || !order ||
 	    !(grad = calloc((size_t)pb_tune_policy_n_weights(pol), sizeof *grad))) {
 		rc = pb_err(err, PB_ENOMEM, "tune: out of memory");
@@ -653,6 +667,14 @@ int pb_tune_run(const pb_tune_space *sp, const pb_tune_opts *o, pb_tune_report *
 			t.best_any = p->r.gflops;
 		t.valid[id] = (unsigned char)p->r.valid;
 	}
+	pb_tune_transfer xfer = {0};
+	if (!rc && o->log_path && !o->no_costmodel && !o->no_transfer) {
+		rc = pb_tune_transfer_load(o->log_path, sp, TRANSFER_ROWS, &xfer, err);
+		if (!rc && xfer.n > 0 && xfer.nf == t.nf)
+			t.xfer = &xfer;
+		r->transfer_rows = t.xfer ? xfer.n : 0;
+		r->transfer_shapes = t.xfer ? xfer.shapes : 0;
+	}
 	if (!rc && o->log_path && !o->sink)
 		rc = pb_tune_log_open(o->log_path, &t.log, err);
 	if (!rc)
@@ -676,6 +698,7 @@ int pb_tune_run(const pb_tune_space *sp, const pb_tune_opts *o, pb_tune_report *
 		rc = rc ? rc : crc;
 	}
 	pb_tune_bench_free(t.bench);
+	pb_tune_transfer_free(&xfer);
 	free(t.gflops);
 	free(t.valid);
 	return rc;
@@ -767,6 +790,8 @@ json_t *pb_tune_report_json(const pb_tune_space *sp, const pb_tune_report *r, in
 	json_object_set_new(j, "hw_runs", json_integer(r->hw_runs));
 	json_object_set_new(j, "policy_updates", json_integer(r->policy_updates));
 	json_object_set_new(j, "model_fits", json_integer(r->model_fits));
+	json_object_set_new(j, "transfer_rows", json_integer(r->transfer_rows));
+	json_object_set_new(j, "transfer_shapes", json_integer(r->transfer_shapes));
 	json_object_set_new(j, "model_fit_seconds", json_real(r->model_fit_seconds));
 	json_object_set_new(j, "model_accuracy",
 	                    isnan(r->model_accuracy) ? json_null() : json_real(r->model_accuracy));
@@ -833,6 +858,10 @@ void pb_tune_report_text(FILE *f, const pb_tune_space *sp, const pb_tune_report 
 		        "%d policy updates\n",
 		        r->model_fits, r->model_fit_seconds, 100 * r->model_accuracy,
 		        r->policy_updates);
+	if (r->transfer_rows > 0)
+		fprintf(f,
+		        "cost model warm start: %d measurements of %d other %s shapes in the log\n",
+		        r->transfer_rows, r->transfer_shapes, pb_tune_op_name(shape->op));
 	if (baselines) {
 		fprintf(f, "random search:  %.2f GFLOP/s (%d measurements)\n",
 		        r->random.best_gflops, r->random.measurements);

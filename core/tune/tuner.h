@@ -37,6 +37,8 @@ typedef struct pb_tune_opts {
 	const char *log_path;   /* append measurements here (NULL: no log) */
 	int resume;             /* read earlier measurements of this shape from log_path */
 	int no_costmodel;       /* RL with measured rewards only (ablation) */
+	int no_transfer;        /* 1: the cost model does not start from other shapes' measurements
+	                           in log_path (transfer.h; ablation) */
 	pb_tune_measure_opts measure;
 	int (*progress)(void *ud, double fraction, const char *line); /* non-zero: cancel */
 	void *progress_ud;
@@ -66,7 +68,8 @@ typedef struct pb_tune_report {
 	double model_accuracy;     /* 1 - mean relative error of predictions made before
 	                              measuring (last 32), NAN before the first fit */
 	int model_fits;
-	double model_fit_seconds; /* duration of the last fit */
+	int transfer_rows, transfer_shapes; /* cost-model rows from other shapes (transfer.h) */
+	double model_fit_seconds;           /* duration of the last fit */
 	int policy_updates;
 	int64_t space_size, legal;
 	int hw_runs; /* distinct configurations run on the hardware */

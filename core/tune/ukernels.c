@@ -1,8 +1,10 @@
 /*
  * tune/ukernels.c — instantiates the micro-kernel template (ukernels_tmpl.h)
  * for every legal (vector width, register tile, unroll) triple, once for
- * AVX2+FMA (x86-64 only, via #pragma GCC target) and once for the baseline
- * ISA, and picks the set at run time with __builtin_cpu_supports.
+ * the baseline ISA, once for AVX2+FMA and once for AVX-512F (x86-64 only, via
+ * #pragma GCC target), and picks the set at run time with
+ * __builtin_cpu_supports. Only the AVX-512F set has vec 16 (zmm) kernels and
+ * the tall tiles (mr 12, 14) they allow with 32 registers.
  *
  * The lists below are the legal register tiles: at most 32 accumulators for
  * GEMM (mr * nr / vec) and 16 for convolution (kb * owv), nr a multiple of
@@ -14,9 +16,20 @@
 
 typedef float pb_v4 __attribute__((vector_size(16)));
 typedef float pb_v8 __attribute__((vector_size(32)));
+typedef float pb_v16 __attribute__((vector_size(64)));
 
 #define PB_STR_(x) #x
 #define PB_UNROLL(n) _Pragma(PB_STR_(GCC unroll n))
+
+/* A scalar in every lane. Not (VT){0} + x: adding +0.0 is not an identity
+ * for -0.0, so the compiler must keep the add (a dependent vaddss before the
+ * broadcast, on the critical path of every row of the register tile); an
+ * initialiser list lets it broadcast straight from memory (vbroadcastss m32). */
+#define PB_SPLAT_1(x) (x)
+#define PB_SPLAT_4(x) ((pb_v4){(x), (x), (x), (x)})
+#define PB_SPLAT_8(x) ((pb_v8){(x), (x), (x), (x), (x), (x), (x), (x)})
+#define PB_SPLAT_16(x)                                                                             \
+	((pb_v16){(x), (x), (x), (x), (x), (x), (x), (x), (x), (x), (x), (x), (x), (x), (x), (x)})
 
 struct gemm_entry {
 	int vec, mr, nr, unroll;
@@ -57,6 +70,22 @@ struct conv_entry {
 	PB_GEMM_U(X, pb_v8, 8, 8, 8)                                                               \
 	PB_GEMM_U(X, pb_v8, 8, 8, 16)                                                              \
 	PB_GEMM_U(X, pb_v8, 8, 8, 32)
+/* AVX-512 only (32 zmm registers): up to 14x32 = 28 accumulators + 2 B vectors
+ * + 1 broadcast. */
+#define PB_GEMM_LIST16(X)                                                                          \
+	PB_GEMM_U(X, pb_v16, 16, 2, 16)                                                            \
+	PB_GEMM_U(X, pb_v16, 16, 2, 32)                                                            \
+	PB_GEMM_U(X, pb_v16, 16, 4, 16)                                                            \
+	PB_GEMM_U(X, pb_v16, 16, 4, 32)                                                            \
+	PB_GEMM_U(X, pb_v16, 16, 6, 16)                                                            \
+	PB_GEMM_U(X, pb_v16, 16, 6, 32)                                                            \
+	PB_GEMM_U(X, pb_v16, 16, 8, 16)                                                            \
+	PB_GEMM_U(X, pb_v16, 16, 8, 32)                                                            \
+	PB_GEMM_U(X, pb_v16, 16, 12, 16)                                                           \
+	PB_GEMM_U(X, pb_v16, 16, 12, 32)                                                           \
+	PB_GEMM_U(X, pb_v16, 16, 14, 16)                                                           \
+	PB_GEMM_U(X, pb_v16, 16, 14, 32)
+#define PB_GEMM_LIST512(X) PB_GEMM_LIST(X) PB_GEMM_LIST16(X)
 
 #define PB_CONV_U(X, VT, VW, KB, OWV) X(VT, VW, KB, OWV, 1) X(VT, VW, KB, OWV, 4)
 #define PB_CONV_KB(X, VT, VW)                                                                      \
@@ -74,6 +103,7 @@ struct conv_entry {
 #define PB_CONV_LIST(X) PB_CONV_KB(X, float, 1) PB_CONV_KB(X, pb_v4, 4) PB_CONV_KB(X, pb_v8, 8)
 // clang-format on
 
+#define PB_GEMM_SET PB_GEMM_LIST
 #define PB_ISA base
 #include "tune/ukernels_tmpl.h"
 #undef PB_ISA
@@ -86,6 +116,16 @@ struct conv_entry {
 #include "tune/ukernels_tmpl.h"
 #undef PB_ISA
 #pragma GCC pop_options
+
+/* AVX-512F: the AVX2 list again with 512-bit registers available, plus vec 16. */
+#undef PB_GEMM_SET
+#define PB_GEMM_SET PB_GEMM_LIST512
+#pragma GCC push_options
+#pragma GCC target("avx512f,fma")
+#define PB_ISA avx512
+#include "tune/ukernels_tmpl.h"
+#undef PB_ISA
+#pragma GCC pop_options
 #endif
 
 static int forced_baseline;
@@ -95,33 +135,49 @@ void pb_ukr_force_baseline(int on)
 	forced_baseline = on;
 }
 
-static int use_avx2(void)
+enum { ISA_BASE, ISA_AVX2, ISA_AVX512 };
+
+static int cpu_isa(void)
 {
-	if (forced_baseline)
-		return 0;
 #ifdef PB_HAVE_AVX2_SET
 	static int cached = -1;
 	if (cached < 0) {
 		__builtin_cpu_init();
-		cached = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+		int fma = __builtin_cpu_supports("fma");
+		cached = fma && __builtin_cpu_supports("avx512f") ? ISA_AVX512
+		         : fma && __builtin_cpu_supports("avx2")  ? ISA_AVX2
+		                                                  : ISA_BASE;
 	}
 	return cached;
 #else
-	return 0;
+	return ISA_BASE;
 #endif
+}
+
+static int use_isa(void)
+{
+	return forced_baseline ? ISA_BASE : cpu_isa();
 }
 
 const char *pb_ukr_isa(void)
 {
-	return use_avx2() ? "avx2+fma" : "baseline";
+	static const char *const names[] = {"baseline", "avx2+fma", "avx512f+fma"};
+	return names[use_isa()];
+}
+
+int pb_ukr_has_vec16(void)
+{
+	return use_isa() == ISA_AVX512;
 }
 
 pb_gemm_ukr pb_gemm_ukr_find(int vec, int mr, int nr, int unroll)
 {
 	const struct gemm_entry *t = gemm_table_base;
 #ifdef PB_HAVE_AVX2_SET
-	if (use_avx2())
+	if (use_isa() == ISA_AVX2)
 		t = gemm_table_avx2;
+	else if (use_isa() == ISA_AVX512)
+		t = gemm_table_avx512;
 #endif
 	for (; t->fn; t++)
 		if (t->vec == vec && t->mr == mr && t->nr == nr && t->unroll == unroll)
@@ -133,8 +189,10 @@ pb_conv_ukr pb_conv_ukr_find(int vec, int kb, int owv, int unroll)
 {
 	const struct conv_entry *t = conv_table_base;
 #ifdef PB_HAVE_AVX2_SET
-	if (use_avx2())
+	if (use_isa() == ISA_AVX2)
 		t = conv_table_avx2;
+	else if (use_isa() == ISA_AVX512)
+		t = conv_table_avx512;
 #endif
 	for (; t->fn; t++)
 		if (t->vec == vec && t->kb == kb && t->owv == owv && t->unroll == unroll)

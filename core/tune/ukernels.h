@@ -22,6 +22,8 @@ typedef void (*pb_conv_ukr)(int nc, int R, int S, const float *x, long xcs, long
 pb_gemm_ukr pb_gemm_ukr_find(int vec, int mr, int nr, int unroll);
 pb_conv_ukr pb_conv_ukr_find(int vec, int kb, int owv, int unroll);
 const char *pb_ukr_isa(void);
+/* 1 when the AVX-512F set runs (vec 16 kernels exist on this CPU). */
+int pb_ukr_has_vec16(void);
 /* Tests: use the baseline-ISA set even when AVX2+FMA is available. */
 void pb_ukr_force_baseline(int on);
 

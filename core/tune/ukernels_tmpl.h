@@ -15,7 +15,7 @@
 	    long ldb, float *restrict c, long ldc, int first)                                      \
 	{                                                                                          \
 		VT acc[MR][NR / VW];                                                               \
-		PB_UNROLL(8)                                                                       \
+		PB_UNROLL(16)                                                                      \
 		for (int i = 0; i < MR; i++)                                                       \
 			PB_UNROLL(32) for (int j = 0; j < NR / VW; j++) acc[i][j] = (VT){0};       \
 		PB_UNROLL(U) for (int k = 0; k < kc; k++)                                          \
@@ -24,15 +24,15 @@
 			PB_UNROLL(32)                                                              \
 			for (int j = 0; j < NR / VW; j++)                                          \
 				memcpy(&bv[j], b + k * ldb + j * VW, sizeof(VT));                  \
-			PB_UNROLL(8) for (int i = 0; i < MR; i++)                                  \
+			PB_UNROLL(16) for (int i = 0; i < MR; i++)                                 \
 			{                                                                          \
-				VT av = (VT){0} + a[i * ars + k * acs];                            \
+				VT av = PB_SPLAT_##VW(a[i * ars + k * acs]);                       \
 				PB_UNROLL(32)                                                      \
 				for (int j = 0; j < NR / VW; j++)                                  \
 					acc[i][j] += av * bv[j];                                   \
 			}                                                                          \
 		}                                                                                  \
-		PB_UNROLL(8)                                                                       \
+		PB_UNROLL(16)                                                                      \
 		for (int i = 0; i < MR; i++)                                                       \
 			PB_UNROLL(32) for (int j = 0; j < NR / VW; j++)                            \
 			{                                                                          \
@@ -69,7 +69,7 @@
 						memcpy(&xv[v], xp + v * VW, sizeof(VT));           \
 					PB_UNROLL(8) for (int kk = 0; kk < KB; kk++)               \
 					{                                                          \
-						VT wv = (VT){0} + wp[kk * wks];                    \
+						VT wv = PB_SPLAT_##VW(wp[kk * wks]);               \
 						PB_UNROLL(4)                                       \
 						for (int v = 0; v < OWV; v++)                      \
 							acc[kk][v] += wv * xv[v];                  \
@@ -91,12 +91,12 @@
 			}                                                                          \
 	}
 
-PB_GEMM_LIST(PB_GEMM_UKR)
+PB_GEMM_SET(PB_GEMM_UKR)
 PB_CONV_LIST(PB_CONV_UKR)
 
 #define PB_GEMM_ENTRY(VT, VW, MR, NR, U) {VW, MR, NR, U, PB_FN(gukr_##VW##_##MR##_##NR##_##U)},
 #define PB_CONV_ENTRY(VT, VW, KB, OWV, U) {VW, KB, OWV, U, PB_FN(cukr_##VW##_##KB##_##OWV##_##U)},
-static const struct gemm_entry PB_FN(gemm_table)[] = {PB_GEMM_LIST(PB_GEMM_ENTRY){0}};
+static const struct gemm_entry PB_FN(gemm_table)[] = {PB_GEMM_SET(PB_GEMM_ENTRY){0}};
 static const struct conv_entry PB_FN(conv_table)[] = {PB_CONV_LIST(PB_CONV_ENTRY){0}};
 
 #undef PB_GEMM_UKR

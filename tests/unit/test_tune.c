@@ -82,6 +82,58 @@ static void test_baseline_isa(void **state)
 	pb_ukr_force_baseline(0);
 }
 
+/* The AVX-512F kernels (vec 16, tiles up to 14x32) against the reference on
+ * a shape with edges in every loop, packed and in place; refused with the
+ * reason on a CPU without AVX-512F (and under the forced baseline set), where
+ * they are never run. */
+static void test_vec16_kernels(void **state)
+{
+	static const int mrs[] = {2, 4, 6, 8, 12, 14}, nrs[] = {16, 32};
+	char why[160];
+	pb_gemm_cfg g = {16, 6, 32, 4, 48, 64, 256, 1, 0};
+	pb_ukr_force_baseline(1);
+	assert_false(pb_gemm_legal(&g, why, sizeof why));
+	assert_non_null(strstr(why, "AVX-512F"));
+	pb_ukr_force_baseline(0);
+	if (!pb_ukr_has_vec16()) {
+		assert_false(pb_gemm_legal(&g, why, sizeof why));
+		assert_non_null(strstr(why, "AVX-512F"));
+		print_message("skipped: this CPU lacks AVX-512F, the vec 16 kernels were not run "
+		              "(only their refusal was checked)\n");
+		skip();
+	}
+	const int M = 37, N = 45, K = 70; /* K > kc: accumulation across k-blocks */
+	float *A = malloc(sizeof(float) * M * K), *B = malloc(sizeof(float) * K * N);
+	float *C = malloc(sizeof(float) * M * N), *R = malloc(sizeof(float) * M * N);
+	assert_non_null(A), assert_non_null(B), assert_non_null(C), assert_non_null(R);
+	for (int i = 0; i < M * K; i++)
+		A[i] = (float)(i % 5 - 2) * 0.25f;
+	for (int i = 0; i < K * N; i++)
+		B[i] = (float)(i % 7 - 3) * 0.25f;
+	pb_gemm_ref(M, N, K, A, B, R);
+	int ran = 0;
+	for (size_t i = 0; i < sizeof mrs / sizeof *mrs; i++)
+		for (size_t j = 0; j < sizeof nrs / sizeof *nrs; j++)
+			for (int u = 1; u <= 4; u += 3)
+				for (int pack = 0; pack <= 1; pack++) {
+					pb_gemm_cfg c = {16, mrs[i], nrs[j], u, 48,
+					                 64, 256,    pack,   0};
+					if (!pb_gemm_legal(&c, why, sizeof why))
+						fail_msg("vec 16 %dx%d: %s", c.mr, c.nr, why);
+					float *ws =
+					    malloc(sizeof(float) * pb_gemm_workspace(&c, M, N, K));
+					assert_non_null(ws);
+					for (int e = 0; e < M * N; e++)
+						C[e] = 1e30f;
+					assert_int_equal(pb_gemm_run(&c, M, N, K, A, B, C, ws), 0);
+					assert_memory_equal(C, R, sizeof(float) * M * N);
+					free(ws);
+					ran++;
+				}
+	assert_int_equal(ran, 48);
+	free(A), free(B), free(C), free(R);
+}
+
 static void test_illegal_and_wrong(void **state)
 {
 	pb_gemm_cfg g = {1, 8, 32, 1, 48, 64, 256, 1, 0};
@@ -490,6 +542,7 @@ int main(void)
 	    cmocka_unit_test(test_gemm_all_configs),
 	    cmocka_unit_test(test_conv_all_configs),
 	    cmocka_unit_test(test_baseline_isa),
+	    cmocka_unit_test(test_vec16_kernels),
 	    cmocka_unit_test(test_illegal_and_wrong),
 	    cmocka_unit_test(test_shape_parse),
 	    cmocka_unit_test(test_node_shapes),
