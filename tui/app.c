@@ -5,7 +5,8 @@
  * events (the job mode runs its job's next slice), collects library output
  * written to fd 2 and a finished dot layout; (2) rebuilds the view graph and
  * moves the camera when the flags say the view changed, and computes what
- * views show but must not compute while drawing (the branch groups); (3)
+ * views show but must not compute while drawing (the branch groups, a
+ * shard plan operator's candidate specs); (3)
  * draws the views whose flags are set, then the top mode's line or screen,
  * and flushes once (wnoutrefresh per window, one doupdate); (4) waits for
  * one input event (polling only while a job or dot runs) and gives it to the
@@ -26,6 +27,7 @@
 #include <unistd.h>
 
 #include "branch_color.h"
+#include "spec_cands.h"
 #include "fit.h"
 #include "jobs.h"
 #include "libout.h"
@@ -168,6 +170,7 @@ static void app_free(tui_app *a)
 	tui_mode_clear(a);
 	tui_vg_free(&a->vg);
 	tui_branch_free(a);
+	tui_cands_free(a);
 	tui_views_free(a);
 	tui_out_free(a);
 	if (a->timing)
@@ -244,6 +247,7 @@ static void update(tui_app *a)
 	}
 	a->redraw &= ~PB_RELAYOUT;
 	a->redraw |= tui_branch_refresh(a);
+	a->redraw |= tui_cands_refresh(a);
 }
 
 /* Work between events: every mode's idle handler. Returns 1 when one of

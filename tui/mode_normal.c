@@ -22,6 +22,7 @@
 #include "output.h"
 #include "quit.h"
 #include "run.h"
+#include "spec_cands.h"
 #include "viewgraph.h"
 #include "views.h"
 
@@ -90,6 +91,9 @@ static const tui_binding KEYS[] = {
     {'x', "export -o partbench.svg"},
     {'W', "save partbench-session.json"},
     {'H', "view chip toggle"},
+    {'[', "@spec-prev"},
+    {']', "@spec-next"},
+    {'=', "@spec-pin"},
 };
 
 static const struct {
@@ -104,6 +108,9 @@ static const struct {
     {"@interrupt", "cancel the running job; with none, ask whether to quit"},
     {"@suspend", "suspend to the shell (fg resumes)"},
     {"@quit", "quit (asks to save unsaved changes)"},
+    {"@spec-prev", "shard plan: the inspector's previous candidate spec of the operator"},
+    {"@spec-next", "shard plan: the inspector's next candidate spec of the operator"},
+    {"@spec-pin", "shard plan: pin the operator to the inspector's spec (runs 'pin')"},
 };
 
 static const char *key_label(int key, char *buf, size_t len)
@@ -162,7 +169,8 @@ void tui_keys_help(FILE *out)
 	fprintf(out, "\nMouse: click selects a node or a table row; drag a node onto the next or\n"
 	             "previous group to move the layers in between ('boundary'); on a map plan\n"
 	             "onto a box of another backend ('backend'); on a fuse plan onto a box\n"
-	             "('fuse-in') or empty canvas ('fuse-out'); wheel pans.\n\n");
+	             "('fuse-in') or empty canvas ('fuse-out'); on a shard plan onto a row of\n"
+	             "the operator's candidate specs in the inspector ('pin'); wheel pans.\n\n");
 	fprintf(out, "Commands (:COMMAND --help for options):\n");
 }
 
@@ -275,6 +283,14 @@ static int action(tui_app *a, const char *act)
 			return tui_quit_ask(a, 1);
 	} else if (strcmp(act, "@suspend") == 0) {
 		return tui_suspend(a);
+	} else if (strcmp(act, "@spec-prev") == 0 || strcmp(act, "@spec-next") == 0) {
+		return tui_cands_move(a, act[6] == 'n' ? 1 : -1);
+	} else if (strcmp(act, "@spec-pin") == 0) {
+		char line[512], why[300];
+		int sel = tui_selected(a);
+		if (tui_cands_pin_line(a, sel, a->cands.cursor, line, sizeof line, why, sizeof why))
+			return tui_run(a, line, NULL);
+		tui_out(a, 1, "'=': %s", why);
 	} else if (strcmp(act, "@quit") == 0) {
 		if (a->job)
 			tui_out(a, 1, "a job is running: Esc or Ctrl-C cancels it first");

@@ -22,6 +22,7 @@ static int run_common(tui_app *a, int argc, char **argv, const char *line, int *
 		        "?, / and o keep working)");
 		rc = PB_EUSAGE;
 	} else if (!nav && a->run_depth == 0) {
+		a->cmd_gen++; /* what the loop keeps may be stale (a script's rules) */
 		rc = tui_job_start(a, argc, argv, line, &flags);
 		if (a->job)
 			tui_job_mode_enter(a);

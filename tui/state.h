@@ -91,6 +91,23 @@ typedef struct tui_branch {
 	char legend[200];
 } tui_branch;
 
+/* The selected operator's candidate specs on a shard plan (spec_cands.c),
+ * computed by the loop when the plan, the layout or the selection changed,
+ * never while drawing; the inspector lists them and maps its rows back. */
+typedef struct tui_cands {
+	int valid;              /* computed for (gen, cmd_gen, hw, nid) */
+	unsigned gen, cmd_gen;  /* plan_gen and cmd_gen it was computed at (a
+	                         * command may have loaded rules) */
+	const void *hw;         /* the layout then */
+	int nid;                /* the operator (-1: none) */
+	struct pb_spec_cand *c; /* n rows (NULL when none: why in err) */
+	int n;
+	int cursor; /* the row '=' pins ('[' ']' move it) */
+	char err[200];
+	int row0, first, n_drawn; /* as the inspector drew them: window row of the
+	                           * first row drawn, its index, how many */
+} tui_cands;
+
 typedef struct tui_job tui_job;
 typedef struct tui_mode tui_mode;
 
@@ -118,11 +135,13 @@ typedef struct tui_app {
 	int n_modes;
 	tui_viewgraph vg;
 	tui_branch branch;
+	tui_cands cands;
 	/* output pane */
 	tui_outline out[TUI_OUT_LINES];
 	int n_out, out_head;
 	long out_total;    /* lines ever added (a repeat counts) */
 	unsigned plan_gen; /* bumped on every plan change */
+	unsigned cmd_gen;  /* bumped by every command that is not navigation */
 	/* the plan as of the last main-loop turn ("partition/exact (6 groups) of
 	 * resnet18.onnx", "" for none) and whether it was unsaved: a model
 	 * replaced under it says what was closed with it */

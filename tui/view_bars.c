@@ -84,7 +84,7 @@ static void title_draw(tui_app *a, WINDOW *w)
  * partition plans only, boundary partition and plain pipeline plans (not
  * the dp x tp x pp ones of shard --pipeline); map and
  * fuse plans are edited by dragging a box (or 'backend', 'fuse-in/out'),
- * shard plans by 'pin'. */
+ * shard plans by 'pin' (drag onto a candidate spec, or '[' ']' '='). */
 static const char *plan_hints(const pb_plan *p)
 {
 	if (!strcmp(p->kind, "partition"))
@@ -98,7 +98,7 @@ static const char *plan_hints(const pb_plan *p)
 	if (!strcmp(p->kind, "fuse"))
 		return " drag:fuse-in/out u:undo ?:help";
 	if (!strcmp(p->kind, "shard"))
-		return " :pin u:undo ?:help";
+		return " []=:pin drag:pin u:undo ?:help";
 	return " u:undo ?:help";
 }
 

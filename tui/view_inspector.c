@@ -1,11 +1,56 @@
 /*
- * view_inspector.c — the selected node: op, name, plan group, the block it
- * is drawn in, costs, input and output shapes, attributes.
+ * view_inspector.c — the selected node: op, name, plan group, on a shard
+ * plan its candidate specs (the rows a dragged box is dropped on), the block
+ * it is drawn in, costs, input and output shapes, attributes.
  */
 #include <stdio.h>
+#include <string.h>
 
+#include "output.h"
+#include "shard/spec_pin.h"
+#include "spec_cands.h"
 #include "util/fmt.h"
 #include "view_def.h"
+
+/* The candidate specs of a shard plan's operator, from row y; returns the
+ * next row. Rows scroll to keep the cursor shown; where they are drawn is
+ * kept for clicks and drops (tui_cands_row_at). */
+static int draw_cands(tui_app *a, WINDOW *w, int sel, int y, int y1)
+{
+	a->cands.n_drawn = 0;
+	const tui_cands *c = tui_cands_of(a, sel);
+	if (!c || y >= y1)
+		return y;
+	if (c->n == 0) {
+		tui_line(w, y++, A_DIM, "specs: %s", c->err);
+		return y;
+	}
+	int lw = 4;
+	for (int i = 0; i < c->n; i++)
+		lw = (int)strlen(c->c[i].label) > lw ? (int)strlen(c->c[i].label) : lw;
+	lw = lw > 16 ? 16 : lw;
+	tui_line(w, y++, A_DIM, "specs: op time, mem/device ([ ] = or drop)");
+	int room = y1 - y - 3 > 1 ? y1 - y - 3 : 1;
+	room = room > c->n ? c->n : room;
+	int first = c->cursor - room / 2;
+	first = first + room > c->n ? c->n - room : first;
+	first = first < 0 ? 0 : first;
+	a->cands.row0 = y;
+	a->cands.first = first;
+	for (int i = first; i < first + room && y < y1; i++) {
+		const pb_spec_cand *k = &c->c[i];
+		char t[32], m[32];
+		pb_fmt_time_fixed(k->time, t, sizeof t);
+		pb_fmt_bytes(k->memory, m, sizeof m);
+		attr_t at = (i == c->cursor ? A_REVERSE : 0) | (k->refused_by[0] ? A_DIM : 0) |
+		            (k->current ? A_BOLD : 0);
+		tui_line(w, y++, at, "%c%c%-*.*s %10s %8s%s", i == c->cursor ? '>' : ' ',
+		         k->current ? '*' : ' ', lw, lw, k->label, t, m,
+		         k->refused_by[0] ? " rule" : "");
+		a->cands.n_drawn++;
+	}
+	return y;
+}
 
 static void inspector_draw(tui_app *a, WINDOW *w)
 {
@@ -28,6 +73,7 @@ static void inspector_draw(tui_app *a, WINDOW *w)
 	if (grp >= 0 && a->s->plan && y < y1)
 		tui_line(w, y++, 0, "group %d: %s", grp,
 		         a->s->plan->groups[grp].label ? a->s->plan->groups[grp].label : "");
+	y = draw_cands(a, w, sel, y, y1);
 	const tui_item *it =
 	    a->vg.item_of && a->vg.item_of[sel] >= 0 ? &a->vg.items[a->vg.item_of[sel]] : NULL;
 	if (a->vg.item_of && a->vg.item_of[sel] < 0 && y < y1)
@@ -77,8 +123,37 @@ static void inspector_draw(tui_app *a, WINDOW *w)
 		tui_line(w, y++, A_DIM, "preds %d  succs %d", n->n_preds, n->n_succs);
 }
 
+/* A box of the graph dragged onto a candidate row pins that spec; a click
+ * on a row puts the cursor there ('=' pins it). */
+static int inspector_mouse(tui_app *a, WINDOW *w, const MEVENT *ev, int y, int x, char *line,
+                           size_t n)
+{
+	(void)w;
+	(void)x;
+	line[0] = 0;
+	int k = tui_cands_row_at(a, y), from = a->drag_node;
+	if (ev->bstate & BUTTON1_RELEASED) {
+		a->drag_node = -1;
+		if (from < 0 || from >= a->vg.n_items)
+			return 0;
+		char why[300];
+		int nid = a->vg.items[from].first;
+		if (k < 0)
+			tui_out(a, 1, "drop the box on a row of its candidate specs to pin one");
+		else if (!tui_cands_pin_line(a, nid, k, line, n, why, sizeof why))
+			tui_out(a, 1, "%s", why);
+		return PB_REDRAW_STATUS;
+	}
+	if (k >= 0 && ev->bstate & (BUTTON1_PRESSED | BUTTON1_CLICKED)) {
+		a->drag_node = -1;
+		return tui_cands_move(a, k - a->cands.cursor);
+	}
+	return 0;
+}
+
 const tui_view_def tui_view_inspector = {.name = "inspector",
                                          .at = TUI_AT_SIDE,
                                          .redraw =
                                              PB_REDRAW_TABLE | PB_REDRAW_CANVAS | PB_REDRAW_STATUS,
-                                         .draw = inspector_draw};
+                                         .draw = inspector_draw,
+                                         .mouse = inspector_mouse};

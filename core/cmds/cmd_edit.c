@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cmds/spec_cands.h"
 #include "commands.h"
 #include "partition/env.h"
 #include "partition/exact.h"
@@ -535,7 +536,71 @@ static const pb_opt pin_opts[] = {
     {"plan", 'p', PB_OPT_STR, "FILE",
      "edit this saved shard or dp x tp x pp plan (default: the session's)"},
     {"output", 'o', PB_OPT_STR, "FILE", "save the edited plan"},
+    {"list", 0, PB_OPT_FLAG, NULL,
+     "list the operator's candidate specs (time, memory per device) and change nothing"},
     PB_OPTS_END};
+
+/* pin --list: the operator's candidates on a shard plan. */
+static int pin_list(pb_cmd_ctx *ctx, const pb_args *a, int nid, pb_error *err)
+{
+	pb_session *s = ctx->s;
+	pb_spec_cand *c;
+	int n, rc = pb_spec_cands_of(s, nid, &c, &n, err);
+	if (rc)
+		return pb_err_prefix(err, "pin");
+	const char *name = s->graph->nodes[nid].name,
+	           *scheme = json_string_value(json_object_get(s->plan->detail, "scheme"));
+	if (pb_args_has(a, "json")) {
+		json_t *l = json_array();
+		for (int i = 0; i < n; i++)
+			json_array_append_new(
+			    l, json_pack("{s:s,s:f,s:f,s:b,s:o}", "spec", c[i].label, "time",
+			                 c[i].time, "memory_per_device", c[i].memory, "current",
+			                 c[i].current, "refused_by",
+			                 c[i].refused_by[0] ? json_string(c[i].refused_by)
+			                                    : json_null()));
+		json_t *j = json_pack("{s:s,s:s,s:o}", "node", name, "scheme", scheme ? scheme : "",
+		                      "candidates", l);
+		json_dumpf(j, ctx->out, JSON_INDENT(1) | JSON_REAL_PRECISION(12));
+		fputc('\n', ctx->out);
+		json_decref(j);
+	} else {
+		fprintf(
+		    ctx->out,
+		    "candidate specs of '%s' (%s) on scheme %s: the operator alone (compute and "
+		    "its own collectives; resharding to its neighbours not included)\n"
+		    "  %-16s %12s %12s\n",
+		    name, s->graph->nodes[nid].op, scheme ? scheme : "?", "spec", "time",
+		    "mem/device");
+		for (int i = 0; i < n; i++) {
+			char t[32], m[32];
+			pb_fmt_time_fixed(c[i].time, t, sizeof t);
+			pb_fmt_bytes(c[i].memory, m, sizeof m);
+			fprintf(ctx->out, "%c %-16s %12s %12s%s%s%s\n", c[i].current ? '*' : ' ',
+			        c[i].label, t, m, c[i].current ? "  (the plan's)" : "",
+			        c[i].refused_by[0] ? "  refused by the rule " : "",
+			        c[i].refused_by);
+		}
+	}
+	free(c);
+	return PB_OK;
+}
+
+/* A spec the session's Lua candidate filter removes is refused naming it
+ * (the re-solve would only say it is no candidate). */
+static int pin_check_rules(pb_session *s, int nid, const char *spec, pb_error *err)
+{
+	pb_spec_cand *c;
+	int n, rc = pb_spec_cands_of(s, nid, &c, &n, err);
+	for (int i = 0; rc == PB_OK && i < n; i++)
+		if (!strcmp(c[i].label, spec) && c[i].refused_by[0])
+			rc = pb_err(err, PB_EUSAGE,
+			            "pin: spec '%s' of node '%s' is refused by the rule '%s' (the "
+			            "session's Lua script); plan unchanged",
+			            spec, s->graph->nodes[nid].name, c[i].refused_by);
+	free(c);
+	return rc;
+}
 
 /* pin on a dp x tp x pp plan: every chunk solved again with the pins. */
 static int pin_dtp(pb_cmd_ctx *ctx, const pb_args *a, pb_spec_pin *pins, int n_pins, pb_error *err)
@@ -594,7 +659,10 @@ static int cmd_pin(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, pb_
 	if (!s->hw)
 		return pb_err(err, PB_EUSAGE, "pin: no layout loaded (use 'layout FILE')");
 	const char *spec = pb_args_str(a, "spec", NULL);
-	if (!spec)
+	int list = pb_args_has(a, "list");
+	if (list && dtp)
+		return pb_err(err, PB_EUSAGE, "pin: --list lists the candidates on 'shard' plans");
+	if (!spec && !list)
 		return pb_err(err, PB_EUSAGE, "pin: --spec LABEL is required");
 	const char *was = pb_spec_pin_strategy(old, nid);
 	if (!*was)
@@ -602,6 +670,10 @@ static int cmd_pin(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, pb_
 		              "pin: node '%s' (%s) is no operator of the %s plan (it touches no "
 		              "activation)",
 		              s->graph->nodes[nid].name, s->graph->nodes[nid].op, old->kind);
+	if (list)
+		return pin_list(ctx, a, nid, err);
+	if (!dtp && (rc = pin_check_rules(s, nid, spec, err)))
+		return rc;
 	pb_spec_pin pins[PB_SPEC_PIN_MAX];
 	int n_pins;
 	if ((rc = pb_spec_pin_collect(s->graph, old, nid, spec, pins, &n_pins, err)))
@@ -629,8 +701,13 @@ static int cmd_pin(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, pb_
 		}
 		return pb_err_prefix(err, "pin");
 	}
-	char what[512];
+	char what[768];
 	pb_spec_pin_describe(s->graph, old, p, what, sizeof what);
+	size_t wl = strlen(what);
+	if (wl + 3 < sizeof what) {
+		snprintf(what + wl, sizeof what - wl, "; ");
+		pb_spec_pin_label(p, what + wl + 2, sizeof what - wl - 2);
+	}
 	json_t *jb = json_pack("{s:f,s:f,s:f}", "step_time", pb_plan_metric(old, "step_time", NAN),
 	                       "comm_time", pb_plan_metric(old, "comm_time", NAN),
 	                       "memory_per_device", pb_plan_metric(old, "memory_per_device", NAN));

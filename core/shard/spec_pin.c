@@ -8,6 +8,8 @@
 
 #include "shard/search.h"
 #include "shard/spec_pin.h"
+#include "util/fmt.h"
+#include "util/proof_label.h"
 
 static int pin_match(const pb_graph *g, int nid, void *ud)
 {
@@ -143,6 +145,8 @@ int pb_shard_edit_pin(const pb_graph *g, const pb_cluster *cl, const pb_shard_op
 	pb_shard_search *sr = NULL;
 	if (rc == PB_OK)
 		rc = pb_shard_search_new(g, cl, &o, scheme, 2, NULL, &sr, err);
+	if (rc == PB_OK)
+		sr->want_label = 1; /* the bound of the scheme with the pins (search_label.c) */
 	for (int done = 0; rc == PB_OK && !done;)
 		rc = pb_shard_search_step(sr, &done, err);
 	if (rc == PB_OK)
@@ -161,6 +165,11 @@ int pb_shard_edit_pin(const pb_graph *g, const pb_cluster *cl, const pb_shard_op
 	if (rc == PB_OK) {
 		pb_plan_set_method(*out, "manual");
 		json_object_set_new((*out)->detail, "pinned", pb_spec_pin_json(g, pins, n_pins));
+		/* what its label is for: the user posed this scheme with these pins */
+		json_object_set_new((*out)->detail, "posed",
+		                    json_sprintf("scheme %s with %d pinned spec%s",
+		                                 scheme ? scheme : "?", n_pins,
+		                                 n_pins == 1 ? "" : "s"));
 	}
 	pb_shard_search_free(sr);
 	pb_shard_rules_free(lib);
@@ -215,4 +224,95 @@ void pb_spec_pin_describe(const pb_graph *g, const pb_plan *before, const pb_pla
 		snprintf(buf + at, len - at, "%s%d operator spec%s changed", changed ? "; " : "",
 		         changed, changed == 1 ? "" : "s");
 	free(a);
+}
+
+void pb_spec_pin_label(const pb_plan *p, char *buf, size_t len)
+{
+	const json_t *d = p->detail;
+	pb_label L;
+	pb_label_init(&L, json_number_value(json_object_get(d, "step_time")));
+	const json_t *b = json_object_get(d, "bound"), *rs = json_object_get(d, "restricted_by");
+	for (size_t i = 0; i < json_array_size(rs) && i < PB_LABEL_MAX; i++)
+		if (json_string_value(json_array_get(rs, i)))
+			pb_label_restrict(&L, json_string_value(json_array_get(rs, i)));
+	if (json_is_number(b))
+		pb_label_bound(&L, json_number_value(b));
+	L.optimal = json_is_true(json_object_get(d, "optimal"));
+	size_t at = strlen(pb_label_text(&L, pb_fmt_time, buf, len));
+	const char *posed = json_string_value(json_object_get(d, "posed"));
+	if (posed && at < len)
+		snprintf(buf + at, len - at, " (for %s)", posed);
+}
+
+/* Marks the candidates each filter of lib removes (a filter that would
+ * remove all keeps all, as pb_shard_rules_filter does). */
+static void mark_refused(const pb_shard_rules *lib, const pb_graph *g, int nid,
+                         const pb_shard_node *nd, const pb_mesh *m, pb_spec_cand *c)
+{
+	for (int r = 0; lib && r < lib->n; r++) {
+		const pb_shard_rule *rule = &lib->r[r];
+		if (rule->match && !rule->match(g, nid, rule->ud))
+			continue;
+		int kept = 0;
+		for (int s = 0; s < nd->n_strat; s++)
+			kept += rule->keep(g, nid, &nd->strat[s], m, rule->ud) != 0;
+		for (int s = 0; kept > 0 && kept < nd->n_strat && s < nd->n_strat; s++)
+			if (!c[s].refused_by[0] && !rule->keep(g, nid, &nd->strat[s], m, rule->ud))
+				snprintf(c[s].refused_by, sizeof c[s].refused_by, "%s", rule->name);
+	}
+}
+
+int pb_spec_pin_candidates(const pb_graph *g, const pb_cluster *cl, const pb_shard_opts *base,
+                           const pb_plan *plan, int nid, pb_spec_cand **out, int *n, pb_error *err)
+{
+	*out = NULL;
+	*n = 0;
+	const json_t *d = plan->detail;
+	const char *scheme = json_string_value(json_object_get(d, "scheme"));
+	pb_mesh m;
+	if (!scheme)
+		return pb_err(err, PB_EINPUT, "the plan names no grouping scheme");
+	int rc = pb_mesh_parse(&m, cl, scheme, err);
+	if (rc)
+		return rc;
+	pb_shard_opts o = *base; /* as pb_shard_edit_pin, one operator, no filter */
+	o.train = json_is_true(json_object_get(d, "train"));
+	o.opt_level = (int)json_integer_value(json_object_get(d, "opt_level"));
+	o.no_shrink = 1;
+	o.layers = 0;
+	o.filters = NULL;
+	unsigned char *mask = calloc((size_t)g->n_nodes + 1, 1);
+	pb_shard_rules *own = o.opt_level >= 1 && !o.rules ? pb_shard_rules_new(1) : NULL;
+	if (!mask || (o.opt_level >= 1 && !o.rules && !own)) {
+		free(mask);
+		return pb_err(err, PB_ENOMEM, "out of memory");
+	}
+	if (own)
+		o.rules = own;
+	mask[nid] = 1;
+	o.mask = mask;
+	pb_shard_problem *p = NULL;
+	rc = pb_shard_problem_build(g, cl, &m, &o, &p, err);
+	const pb_shard_node *nd = rc == PB_OK ? &p->nodes[nid] : NULL;
+	if (rc == PB_OK && (!nd->active || nd->n_strat < 1))
+		rc = pb_err(err, PB_EUSAGE, "node '%s' (%s) is no operator of the plan",
+		            g->nodes[nid].name, g->nodes[nid].op);
+	if (rc == PB_OK && !(*out = calloc((size_t)nd->n_strat, sizeof **out)))
+		rc = pb_err(err, PB_ENOMEM, "out of memory");
+	const char *now = pb_spec_pin_strategy(plan, nid);
+	for (int s = 0; rc == PB_OK && s < nd->n_strat; s++) {
+		pb_spec_cand *c = &(*out)[s];
+		snprintf(c->label, sizeof c->label, "%s", nd->strat[s].label);
+		c->time = nd->cost[s];
+		c->memory = nd->mem_param[s] + (o.train ? p->act_mult : 1.0) * nd->mem_act[s];
+		c->current = strcmp(c->label, now) == 0;
+	}
+	if (rc == PB_OK) {
+		mark_refused(base->filters, g, nid, nd, &m, *out);
+		*n = nd->n_strat;
+	}
+	pb_shard_problem_free(p);
+	pb_shard_rules_free(own);
+	free(mask);
+	return rc;
 }

@@ -50,6 +50,31 @@ int pb_shard_edit_pin(const pb_graph *g, const pb_cluster *cl, const pb_shard_op
  * or pipeline) of g. */
 void pb_spec_pin_describe(const pb_graph *g, const pb_plan *before, const pb_plan *after, char *buf,
                           size_t len);
+/* A candidate spec of one operator on a shard plan's scheme, what the
+ * workbench's inspector lists and `pin --list` prints. */
+typedef struct pb_spec_cand {
+	char label[40];      /* as `pin --spec` takes it */
+	double time;         /* seconds: the operator's own cost under it (compute, its
+	                      * gradient all-reduce and partial output's reduction; the
+	                      * resharding to its neighbours depends on their specs) */
+	double memory;       /* bytes per device it holds (parameters, their training
+	                      * state, its activations) */
+	int current;         /* the plan's spec for it */
+	char refused_by[48]; /* the candidate filter (Lua) that removes it, "" none */
+} pb_spec_cand;
+
+/* The candidates of operator nid on plan's scheme (shard plan), under
+ * base's options as `pin` solves them (the plan's training flag and
+ * optimisation level; base->filters only mark what they refuse); *out
+ * malloc'd, *n its count. PB_EUSAGE when nid is no operator of the plan. */
+int pb_spec_pin_candidates(const pb_graph *g, const pb_cluster *cl, const pb_shard_opts *base,
+                           const pb_plan *plan, int nid, pb_spec_cand **out, int *n, pb_error *err);
+
+/* The label of a pinned shard plan: "optimal (for scheme 8 with 1 pinned
+ * spec)", or "best found, bound B, gap G% (...)" with its restrictions: the
+ * bound is the one of the plan's scheme with its pins (the problem the pins
+ * pose), from GLPK's proof or the dual bound (search_label.c). */
+void pb_spec_pin_label(const pb_plan *p, char *buf, size_t len);
 /* The refusal of a pin whose label was not offered, naming where ("scheme
  * 8") and the labels offered. */
 int pb_spec_pin_refuse(const pb_graph *g, const pb_spec_pin *pin, const char *where,

@@ -4,7 +4,7 @@
 #  - the title carries the plan's headline figure: the step time of shard and
 #    pipeline plans (it showed only "8 groups"), "1 group" in the singular;
 #  - the status line offers the edit keys of the plan's kind (merge/split only
-#    on partition plans, ':pin' on shard plans, dragging on map plans), and
+#    on partition plans, '[]=:pin drag:pin' on shard plans, dragging on map plans), and
 #    with no plan the commands of the layout's kind (not E/P/I on a cluster);
 #  - a shard plan's classes read "data"/"tensor" in the group table (cut to
 #    "data-para" / "tensor-pa" before), fusion groups their names ("fused_0",
@@ -45,7 +45,7 @@ wait_for ' </>:move m:merge v:split u:undo \|'
 cmd "shard --layout $root/layouts/cluster-2x8.lua --train --batch 16"
 wait_for 'plan shard/milp, [0-9]+ groups?, step_time [0-9.]+ (ms|us|s)' $((limit * 3))
 close_pager
-wait_for ' :pin u:undo \?:help \|'
+wait_for ' \[\]=:pin drag:pin u:undo \?:help \|'
 status | grep -q 'm:merge' && fail "shard plan offers merge/split: '$(status)'"
 # a cut label ends there ("tensor-pa "); the inspector's "group 1: tensor-parallel" is whole
 grep -qE '(data-para|tensor-pa)( |$)' "$tmp/screen" && fail "shard classes cut in the group table"

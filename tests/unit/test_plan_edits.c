@@ -354,12 +354,73 @@ static void test_pin_spec(void **state)
 	pb_session_free(s);
 }
 
+/* pin --list: the operator's candidates, its own cost per spec; a pinned
+ * plan carries the bound of its scheme with the pins (issue 37: bound null,
+ * optimal false): pinned to the spec the proven optimum already has, the
+ * pinned problem's optimum is that optimum, labelled so. */
+static void test_pin_bound(void **state)
+{
+	(void)state;
+	pb_session *s = pb_session_new();
+	json_decref(pb_test_run_json(s,
+	                             "shard models/resnet18.onnx --layout layouts/cluster-1x8.lua "
+	                             "--scheme 8 --batch 8 --jobs 1 --json"));
+	double t0 = pb_plan_metric(s->plan, "step_time", NAN);
+	assert_true(json_is_true(json_object_get(s->plan->detail, "optimal")));
+	json_t *j = pb_test_run_json(s, "pin --node " CONV " --list --json");
+	const json_t *c = json_object_get(j, "candidates");
+	double t_rep = NAN, t_b0 = NAN;
+	int current = 0;
+	for (size_t i = 0; i < json_array_size(c); i++) {
+		const json_t *e = json_array_get(c, i);
+		const char *l = json_string_value(json_object_get(e, "spec"));
+		if (!strcmp(l, "rep"))
+			t_rep = json_number_value(json_object_get(e, "time"));
+		if (!strcmp(l, "b0"))
+			t_b0 = json_number_value(json_object_get(e, "time"));
+		if (json_is_true(json_object_get(e, "current"))) {
+			current++;
+			assert_string_equal(l, "b0");
+		}
+	}
+	assert_int_equal(current, 1);
+	/* inference: 8 devices each convolve 1 of the 8 images (no collective) */
+	assert_true(t_b0 > 0 && fabs(t_rep - 8 * t_b0) <= 1e-9 * t_rep);
+	json_decref(j);
+	/* the list changes nothing */
+	assert_string_equal(s->plan->method, "milp");
+
+	int rc;
+	free(pb_test_run_cmd(s, "pin --node " CONV " --spec b0", &rc));
+	assert_int_equal(rc, PB_OK);
+	const json_t *d = s->plan->detail;
+	assert_string_equal(s->plan->method, "manual");
+	assert_true(fabs(pb_plan_metric(s->plan, "step_time", NAN) - t0) <= 1e-9 * t0);
+	assert_true(json_is_true(json_object_get(d, "optimal")));
+	assert_true(fabs(json_number_value(json_object_get(d, "bound")) - t0) <= 1e-9 * t0);
+	assert_string_equal(json_string_value(json_object_get(d, "posed")),
+	                    "scheme 8 with 1 pinned spec");
+	/* pinned to rep: no better than the free optimum; the bound is below
+	 * the plan's step time and, proven, equal to it */
+	free(pb_test_run_cmd(s, "pin --node " CONV " --spec rep", &rc));
+	assert_int_equal(rc, PB_OK);
+	d = s->plan->detail;
+	double t1 = pb_plan_metric(s->plan, "step_time", NAN),
+	       b1 = json_number_value(json_object_get(d, "bound"));
+	assert_true(t1 > t0 && json_is_number(json_object_get(d, "bound")));
+	assert_true(b1 <= t1 * (1 + 1e-9));
+	if (json_is_true(json_object_get(d, "optimal")))
+		assert_true(b1 >= t1 * (1 - 1e-9));
+	pb_session_free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_map_backend_edits), cmocka_unit_test(test_cli_on_saved_plan),
 	    cmocka_unit_test(test_fuse_edits),        cmocka_unit_test(test_fuse_cycle_refused),
 	    cmocka_unit_test(test_pipeline_boundary), cmocka_unit_test(test_pin_spec),
+	    cmocka_unit_test(test_pin_bound),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
