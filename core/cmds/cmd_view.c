@@ -15,6 +15,8 @@
  * center, top (1 = the front end should fit / centre / show the selection at
  * the top once).
  */
+#include <errno.h>
+#include <limits.h>
 #include <regex.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,13 +27,16 @@
 
 static const pb_opt no_opts[] = {PB_OPTS_END};
 
+/* A whole decimal number that fits a long (strtol clamps one that does
+ * not to LONG_MAX or LONG_MIN: refused, never silently clamped). */
 static int parse_long(const char *s, long *out)
 {
 	char *end;
 	if (!s || !*s)
 		return -1;
+	errno = 0;
 	*out = strtol(s, &end, 10);
-	return *end ? -1 : 0;
+	return *end || errno == ERANGE ? -1 : 0;
 }
 
 /* Node id from "ID" or a node name. */
@@ -316,8 +321,12 @@ static int cmd_repeat(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, 
 {
 	long n;
 	const char *ns = pb_args_pos(a, 0);
-	if (!ns || parse_long(ns, &n) || n < 1 || a->n_pos < 2)
+	if (!ns || a->n_pos < 2)
 		return pb_err(err, PB_EUSAGE, "repeat: usage: %s", cmd->usage);
+	if (parse_long(ns, &n) || n < 1)
+		return pb_err(err, PB_EUSAGE,
+		              "repeat: the count '%s' is not a whole number from 1 to %ld", ns,
+		              LONG_MAX);
 	char line[1024];
 	size_t k = 0;
 	line[0] = 0;
@@ -367,7 +376,8 @@ const pb_command pb_cmds_view[] = {
      "run a command N times with progress (e.g. repeat 50 'step -n 5' trains live)", no_opts,
      cmd_repeat, 0,
      "Quote the command when it has options. Stops at the first error; in the workbench\n"
-     "any key cancels between runs.",
+     "any key cancels between runs. N is from 1 to the largest long; a count that does\n"
+     "not fit is refused.",
      .script = PB_SCRIPT_CALLS, .paths = ""},
     {"quit", "quit", "leave the workbench", no_opts, cmd_quit, PB_CMD_HIDDEN, NULL,
      .script = PB_SCRIPT_NO},

@@ -161,6 +161,14 @@ static void test_view_commands(void **state)
 	assert_int_equal(s->view.x, 10);
 	assert_int_equal(run(&ctx, "repeat 2 'view bogus'", &err), PB_EUSAGE);
 	assert_non_null(strstr(err.msg, "run 1 of 2"));
+	/* a count that does not fit a long is refused, not clamped to LONG_MAX
+	 * (a failing command shows it: it said "run 1 of 9223372036854775807") */
+	assert_int_equal(run(&ctx, "repeat 99999999999999999999 'view bogus'", &err), PB_EUSAGE);
+	assert_non_null(strstr(err.msg, "count '99999999999999999999' is not a whole number"));
+	assert_int_equal(run(&ctx, "repeat -99999999999999999999 'view bogus'", &err), PB_EUSAGE);
+	assert_non_null(strstr(err.msg, "is not a whole number"));
+	assert_int_equal(run(&ctx, "view pan 99999999999999999999 0", &err), PB_EUSAGE);
+	assert_int_equal(s->view.x, 10);
 	ctx.redraw = 0;
 	assert_int_equal(run(&ctx, "quit", &err), PB_OK);
 	assert_true(ctx.redraw & PB_QUIT);
