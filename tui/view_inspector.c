@@ -29,7 +29,7 @@ static int draw_cands(tui_app *a, WINDOW *w, int sel, int y, int y1)
 	for (int i = 0; i < c->n; i++)
 		lw = (int)strlen(c->c[i].label) > lw ? (int)strlen(c->c[i].label) : lw;
 	lw = lw > 16 ? 16 : lw;
-	tui_line(w, y++, A_DIM, "specs: op time, mem/device ([ ] = or drop)");
+	tui_line(w, y++, A_DIM, "specs (op time, mem/dev): [ ] = drag");
 	int room = y1 - y - 3 > 1 ? y1 - y - 3 : 1;
 	room = room > c->n ? c->n : room;
 	int first = c->cursor - room / 2;

@@ -34,14 +34,14 @@ for y, l in enumerate(open(sys.argv[1], encoding='utf-8').read().split('\n')):
 PY
 }
 # spec_row LABEL: "X Y" of the inspector's candidate row of LABEL (the rows
-# below 'specs:', each '[>][*]LABEL time mem')
+# below 'specs (op time, mem/dev)', each '[>][*]LABEL time mem')
 spec_row() {
 	screen
 	python3 - "$tmp/screen" "$1" <<'PY'
 import re, sys
 lines = open(sys.argv[1], encoding='utf-8').read().split('\n')
-top = next(y for y, l in enumerate(lines) if 'specs: op time' in l)
-x0 = lines[top].index('specs:')
+top = next(y for y, l in enumerate(lines) if 'specs (op time' in l)
+x0 = lines[top].index('specs (')
 for y in range(top + 1, len(lines)):
     m = re.match(r'[ >][ *](\S+)\s', lines[y][x0:])
     if not m:
@@ -99,7 +99,7 @@ wait_for 'plan shard/milp'
 title0=$(tm capture-pane -p -t "$sess" | head -1 | grep -oE 'step_time [0-9.]+ [a-z]+')
 cmd "view select $node"
 wait_for "Node [0-9]+/[0-9]+: MatMul"
-wait_for 'specs: op time'
+wait_for 'specs \(op time'
 wait_for '\[\]=:pin drag:pin'
 
 # drag the MatMul's box onto the 'k' row
