@@ -181,15 +181,23 @@ static json_t *candidate_json(const pb_graph *g, int nid, const pb_strat *st, co
 	return c;
 }
 
+/* One candidate_filter heuristic as a shard rule of its own, so a spec it
+ * removes is named by it (pin's refusal, the workbench's candidate rows). */
+typedef struct filter_ud {
+	pb_hooks *h;
+	int which; /* the heuristic's index among the candidate filters */
+} filter_ud;
+
 static int filter_keep(const pb_graph *g, int nid, const pb_strat *st, const pb_mesh *m, void *ud)
 {
-	pb_hooks *h = ud;
+	const filter_ud *f = ud;
+	pb_hooks *h = f->h;
 	if (h->failed)
 		return 1;
 	json_t *c = candidate_json(g, nid, st, m);
 	int keep = 1;
 	pb_error e = {0};
-	int rc = pb_script_candidate_filter(h->sc, nid, c, &keep, &e);
+	int rc = pb_script_candidate_filter(h->sc, f->which, nid, c, &keep, &e);
 	json_decref(c);
 	if (rc < 0) {
 		fail(h, rc, &e);
@@ -340,20 +348,29 @@ int pb_hooks_shard(pb_hooks *h, pb_shard_opts *o, pb_error *err)
 {
 	if (!h->sc || !h->g)
 		return PB_OK;
-	if (pb_script_count(h->sc, "candidate_filter") > 0) {
+	int n_filters = pb_script_count(h->sc, "candidate_filter");
+	if (n_filters > 0) {
 		h->filters = pb_shard_rules_new(0);
-		pb_shard_rule r = {"lua candidate_filter",
-		                   "Lua candidate_filter heuristics",
-		                   NULL,
-		                   filter_keep,
-		                   h,
-		                   NULL};
 		if (!h->filters)
 			return pb_err(err, PB_ENOMEM, "out of memory");
-		int rc = pb_shard_rules_add(h->filters, &r, err);
-		if (rc)
-			return rc;
 		o->filters = h->filters;
+	}
+	for (int k = 0; k < n_filters; k++) {
+		filter_ud *f = malloc(sizeof *f);
+		char name[96];
+		const char *hn = pb_script_heuristic_name(h->sc, "candidate_filter", k);
+		snprintf(name, sizeof name, "%s (Lua candidate_filter)", hn ? hn : "?");
+		pb_shard_rule r = {name, "a Lua candidate_filter heuristic", NULL, filter_keep, f,
+		                   free};
+		if (!f)
+			return pb_err(err, PB_ENOMEM, "out of memory");
+		f->h = h;
+		f->which = k;
+		int rc = pb_shard_rules_add(h->filters, &r, err);
+		if (rc) {
+			free(f);
+			return rc;
+		}
 	}
 	if (pb_script_rule_count(h->sc, "specs") > 0) {
 		h->rules = pb_shard_rules_new(1);

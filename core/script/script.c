@@ -1311,6 +1311,14 @@ const char *pb_script_take_event_error(pb_script *sc)
 
 /* ------------------------------------------------------------ registry queries */
 
+const char *pb_script_heuristic_name(pb_script *sc, const char *kind, int k)
+{
+	for (int i = 0; sc && i < sc->n_heur; i++)
+		if (strcmp(sc->heur[i].kind, kind) == 0 && k-- == 0)
+			return sc->heur[i].name;
+	return NULL;
+}
+
 int pb_script_count(pb_script *sc, const char *kind)
 {
 	int n = 0;
@@ -1472,17 +1480,17 @@ int pb_script_initial_partition(pb_script *sc, int n_cores, int n_layers, const 
 	return 0;
 }
 
-int pb_script_candidate_filter(pb_script *sc, int node, const json_t *candidate, int *keep,
-                               pb_error *err)
+int pb_script_candidate_filter(pb_script *sc, int which, int node, const json_t *candidate,
+                               int *keep, pb_error *err)
 {
 	*keep = 1;
 	if (!sc || !sc->s->graph)
 		return 0;
 	lua_State *L = pb_lua_state(sc->S);
 	int applied = 0;
-	for (int i = 0; i < sc->n_heur && *keep; i++) {
+	for (int i = 0, k = -1; i < sc->n_heur && *keep; i++) {
 		const entry *e = &sc->heur[i];
-		if (strcmp(e->kind, "candidate_filter") != 0)
+		if (strcmp(e->kind, "candidate_filter") != 0 || (++k != which && which >= 0))
 			continue;
 		lua_rawgeti(L, LUA_REGISTRYINDEX, e->fn_ref);
 		push_node(L, sc, node);

@@ -49,9 +49,12 @@ int pb_script_action_mask(pb_script *sc, const int *arranged_core, const double 
 int pb_script_initial_partition(pb_script *sc, int n_cores, int n_layers, const double *layer_macs,
                                 int *arranged_core, pb_error *err);
 /* candidate_filter: *keep = 0 when a filter rejects the candidate strategy
- * (described as JSON) for node `node`. */
-int pb_script_candidate_filter(pb_script *sc, int node, const json_t *candidate, int *keep,
-                               pb_error *err);
+ * (described as JSON) for node `node`; which >= 0: only the which-th
+ * candidate_filter heuristic (in registration order), -1: all of them. */
+int pb_script_candidate_filter(pb_script *sc, int which, int node, const json_t *candidate,
+                               int *keep, pb_error *err);
+/* The name of the k-th heuristic of a kind (NULL when there is none). */
+const char *pb_script_heuristic_name(pb_script *sc, const char *kind, int k);
 /* cost_term: *extra = sum of the cost terms for the plan. */
 int pb_script_cost_terms(pb_script *sc, const pb_plan *plan, double *extra, pb_error *err);
 

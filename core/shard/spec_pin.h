@@ -60,7 +60,7 @@ typedef struct pb_spec_cand {
 	double memory;       /* bytes per device it holds (parameters, their training
 	                      * state, its activations) */
 	int current;         /* the plan's spec for it */
-	char refused_by[48]; /* the candidate filter (Lua) that removes it, "" none */
+	char refused_by[96]; /* the candidate filter (Lua) that removes it, "" none */
 } pb_spec_cand;
 
 /* The candidates of operator nid on plan's scheme (shard plan), under

@@ -150,7 +150,7 @@ mouse 0 "$1" "$2"
 wait_for "sel [0-9]+ $node"
 set -- $row
 mouse 3 "$1" "$2"
-wait_for "spec 'n' of node '$node' is refused by the rule 'lua candidate_filter'"
+wait_for "spec 'n' of node '$node' is refused by the rule 'no_n \\(Lua candidate_filter\\)'"
 wait_for "[>][*]m "
 cmd 'q!'
 wait_for 'PB_EXIT=0'
