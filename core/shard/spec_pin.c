@@ -117,6 +117,25 @@ int pb_spec_pin_refuse(const pb_graph *g, const pb_spec_pin *pin, const char *wh
 	    pin->label, nd->name, nd->op, where, pin->offered[0] ? pin->offered : "none", was);
 }
 
+/* The options of the search that made a shard plan, as its detail records
+ * them: training, optimisation level and, in training, the optimizer, the
+ * ZeRO stage and the recomputation the plan was costed with (a pin solved
+ * with the defaults costed an Adam plan's memory without the moments). */
+static void opts_of_plan(const json_t *d, pb_shard_opts *o)
+{
+	o->train = json_is_true(json_object_get(d, "train"));
+	o->opt_level = (int)json_integer_value(json_object_get(d, "opt_level"));
+	const char *opt = json_string_value(json_object_get(d, "optimizer"));
+	if (opt)
+		o->optimizer = strcmp(opt, "adam") == 0 ? PB_OPTIM_ADAM : PB_OPTIM_NONE;
+	if (json_is_integer(json_object_get(d, "zero")))
+		o->zero = (int)json_integer_value(json_object_get(d, "zero"));
+	const char *rc = json_string_value(json_object_get(d, "recompute"));
+	for (int k = 0; rc && k < 3; k++)
+		if (strcmp(rc, pb_recompute_names[k]) == 0)
+			o->recompute = k;
+}
+
 int pb_shard_edit_pin(const pb_graph *g, const pb_cluster *cl, const pb_shard_opts *base,
                       const pb_plan *old, pb_spec_pin *pins, int n_pins, pb_plan **out,
                       pb_error *err)
@@ -124,8 +143,7 @@ int pb_shard_edit_pin(const pb_graph *g, const pb_cluster *cl, const pb_shard_op
 	*out = NULL;
 	pb_shard_opts o = *base;
 	const json_t *d = old->detail;
-	o.train = json_is_true(json_object_get(d, "train"));
-	o.opt_level = (int)json_integer_value(json_object_get(d, "opt_level"));
+	opts_of_plan(d, &o);
 	o.no_shrink = 1;
 	o.layers = 0;
 	/* the session's Lua filters first, then the pins, in a library of our own */
@@ -276,8 +294,7 @@ int pb_spec_pin_candidates(const pb_graph *g, const pb_cluster *cl, const pb_sha
 	if (rc)
 		return rc;
 	pb_shard_opts o = *base; /* as pb_shard_edit_pin, one operator, no filter */
-	o.train = json_is_true(json_object_get(d, "train"));
-	o.opt_level = (int)json_integer_value(json_object_get(d, "opt_level"));
+	opts_of_plan(d, &o);
 	o.no_shrink = 1;
 	o.layers = 0;
 	o.filters = NULL;

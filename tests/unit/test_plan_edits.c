@@ -414,13 +414,43 @@ static void test_pin_bound(void **state)
 	pb_session_free(s);
 }
 
+/* A pin re-solves a training plan under the options it was made with (the
+ * optimizer, ZeRO, recomputation; the re-solve took an Adam plan for an
+ * optimizer-less one: a 2-block GPT's memory 5.53 MB -> 4.43 MB with no spec
+ * changed): pinned to the spec it already has, the optimum's step time
+ * stays (an equally fast plan may differ elsewhere), and the new plan was
+ * costed with Adam and ZeRO 1 as the old one. */
+static void test_pin_train_opts(void **state)
+{
+	(void)state;
+	pb_session *s = pb_session_new();
+	json_decref(pb_test_run_json(s,
+	                             "shard models/resnet18.onnx --layout layouts/cluster-1x8.lua "
+	                             "--scheme 8 --batch 8 --train --zero 1 --jobs 1 --json"));
+	const char *was = op_strategy(s->plan, CONV, s->graph);
+	assert_non_null(was);
+	assert_true(json_is_true(json_object_get(s->plan->detail, "optimal")));
+	char line[160];
+	snprintf(line, sizeof line, "pin --node " CONV " --spec %s", was);
+	double t0 = pb_plan_metric(s->plan, "step_time", NAN);
+	int rc;
+	free(pb_test_run_cmd(s, line, &rc));
+	assert_int_equal(rc, PB_OK);
+	const json_t *d = s->plan->detail;
+	assert_string_equal(s->plan->method, "manual");
+	assert_true(fabs(pb_plan_metric(s->plan, "step_time", NAN) - t0) <= 1e-9 * t0);
+	assert_string_equal(json_string_value(json_object_get(d, "optimizer")), "adam");
+	assert_int_equal(json_integer_value(json_object_get(d, "zero")), 1);
+	pb_session_free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_map_backend_edits), cmocka_unit_test(test_cli_on_saved_plan),
 	    cmocka_unit_test(test_fuse_edits),        cmocka_unit_test(test_fuse_cycle_refused),
 	    cmocka_unit_test(test_pipeline_boundary), cmocka_unit_test(test_pin_spec),
-	    cmocka_unit_test(test_pin_bound),
+	    cmocka_unit_test(test_pin_bound),         cmocka_unit_test(test_pin_train_opts),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
