@@ -190,7 +190,12 @@ void pb_args_print_options(const pb_opt *spec, FILE *out)
 		else
 			snprintf(left, sizeof left, "    --%s%s%s", spec[i].name, *mv ? " " : "",
 			         mv);
-		fprintf(out, "  %-28s %s\n", left, spec[i].help ? spec[i].help : "");
+		fprintf(out, "  %-28s ", left);
+		const char *v[32];
+		int nv = spec[i].choices ? spec[i].choices(v, 32) : 0;
+		for (int k = 0; k < nv; k++)
+			fprintf(out, "%s%s", k ? "|" : "", v[k]);
+		fprintf(out, "%s%s\n", nv ? " " : "", spec[i].help ? spec[i].help : "");
 	}
 	fprintf(out, "  %-28s %s\n", "-h, --help", "show this help");
 }

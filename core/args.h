@@ -21,6 +21,9 @@ typedef struct pb_opt {
 	pb_opt_type type;
 	const char *metavar; /* "N", "FILE" ... */
 	const char *help;    /* one line; mention the default */
+	/* Optional: the values the option takes, for help ("a|b|c " before the
+	 * help line) and completion; fills up to max and returns how many. */
+	int (*choices)(const char **out, int max);
 } pb_opt;
 
 #define PB_ARGS_MAX_OPTS 48

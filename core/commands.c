@@ -56,6 +56,10 @@ void pb_cmd_print_help(const pb_command *c, FILE *out)
 	        c->summary ? c->summary : "");
 	if (c->help)
 		fprintf(out, "\n%s\n", c->help);
+	if (c->help_more) {
+		fputc('\n', out);
+		c->help_more(out);
+	}
 	fputc('\n', out);
 	pb_args_print_options(c->opts, out);
 }

@@ -90,6 +90,9 @@ struct pb_command {
 	 * value is a file (metavar FILE, DIR or LOG) must be named here when
 	 * scripts may run the command (test_cmd_perms). */
 	const char *paths;
+	/* Optional: help generated after .help (e.g. partition's methods, from
+	 * their registry). */
+	void (*help_more)(FILE *out);
 };
 
 /* pb_command.script: the zero value refuses, so a new command is refused

@@ -6,8 +6,10 @@
  * Ctrl-U clears, Up/Down walk the history, Esc cancels, Enter accepts. For
  * ':' Tab completes the word before the cursor: the command name (from the
  * command table), an option name of the command typed (from its option
- * table), or a file path (for an option whose value is a FILE or DIR, and
- * for the positional arguments of commands taking files): a unique match is
+ * table), a value of an option that lists its values (pb_opt.choices:
+ * partition --method from the method registry), or a file path (for an
+ * option whose value is a FILE or DIR, and for the positional arguments of
+ * commands taking files): a unique match is
  * inserted, several are listed in the output pane and their common prefix
  * is inserted. The buffer holds UTF-8
  * bytes; the cursor always sits on a character boundary. Enter leaves the
@@ -125,19 +127,40 @@ static void complete_paths(const char *word, cands *out)
 	closedir(d);
 }
 
-/* Does the option (as typed: --name, --name=, -x) take a file or folder? */
+/* The option of c as typed (--name, -x); NULL when c has none such. */
+static const pb_opt *option_typed(const pb_command *c, const char *w)
+{
+	for (const pb_opt *o = c->opts; o && o->name; o++)
+		if ((w[0] == '-' && w[1] == '-' && strcmp(w + 2, o->name) == 0) ||
+		    (w[0] == '-' && w[1] && w[1] == o->short_name && !w[2]))
+			return o;
+	return NULL;
+}
+
+/* Does the option (as typed: --name, -x) take a file or folder? */
 static int option_takes_path(const pb_command *c, const char *w)
 {
-	for (const pb_opt *o = c->opts; o && o->name; o++) {
-		int hit = (w[0] == '-' && w[1] == '-' && strcmp(w + 2, o->name) == 0) ||
-		          (w[0] == '-' && w[1] && w[1] == o->short_name && !w[2]);
-		if (!hit)
-			continue;
-		const char *m = o->metavar ? o->metavar : "";
-		return o->type != PB_OPT_FLAG && (strstr(m, "FILE") || strstr(m, "DIR") ||
-		                                  strstr(m, "PATH") || strstr(m, "LOG"));
-	}
-	return 0;
+	const pb_opt *o = option_typed(c, w);
+	if (!o)
+		return 0;
+	const char *m = o->metavar ? o->metavar : "";
+	return o->type != PB_OPT_FLAG &&
+	       (strstr(m, "FILE") || strstr(m, "DIR") || strstr(m, "PATH") || strstr(m, "LOG"));
+}
+
+/* The values of an option with a list of them (pb_opt.choices, e.g.
+ * partition --method from the method registry) that start with word. */
+static void complete_choices(const pb_opt *o, const char *prefix, const char *word, cands *out)
+{
+	const char *v[TUI_COMPLETE_MAX];
+	int n = o->choices(v, TUI_COMPLETE_MAX);
+	size_t wl = strlen(word);
+	char full[PATH_MAX + 80];
+	for (int i = 0; i < n; i++)
+		if (strncmp(v[i], word, wl) == 0) {
+			snprintf(full, sizeof full, "%s%s", prefix, v[i]);
+			cands_add(out, full);
+		}
 }
 
 /* Do the command's positional arguments name files (its usage says MODEL,
@@ -155,7 +178,8 @@ static int positional_takes_path(const pb_command *c)
 
 /* Tab on the ':' line: the word before the cursor is completed as a command
  * name (first word), an option of the command typed ("--" + Tab lists
- * them, from the command's option table), or a path (after an option that
+ * them, from the command's option table), a value of an option that lists
+ * its values (after it, or after its '='), or a path (after an option that
  * takes a file, or as a positional argument of a command that takes files).
  * One match is inserted (with a space after it unless it is a folder);
  * several insert their common prefix and are listed in the output pane. */
@@ -190,7 +214,22 @@ static void complete(tui_app *a, char *buf, size_t len, size_t *cur)
 			ps--;
 		snprintf(prev, sizeof prev, "%.*s", (int)(pe - ps), buf + ps);
 		char *eq = word[0] == '-' ? strchr(word, '=') : NULL;
-		if (eq) { /* --layout=PATH */
+		const pb_opt *eq_opt = NULL,
+		             *prev_opt = prev[0] == '-' ? option_typed(c, prev) : NULL;
+		if (eq) {
+			*eq = '\0';
+			eq_opt = option_typed(c, word);
+			*eq = '=';
+		}
+		if (eq_opt && eq_opt->choices) { /* --method=VALUE */
+			what = "value";
+			char head[80];
+			snprintf(head, sizeof head, "%.*s", (int)(eq - word + 1), word);
+			complete_choices(eq_opt, head, eq + 1, &m);
+		} else if (prev_opt && prev_opt->choices && word[0] != '-') { /* --method VALUE */
+			what = "value";
+			complete_choices(prev_opt, "", word, &m);
+		} else if (eq) { /* --layout=PATH */
 			*eq = '\0';
 			int path = option_takes_path(c, word);
 			*eq = '=';
@@ -239,7 +278,9 @@ static void complete(tui_app *a, char *buf, size_t len, size_t *cur)
 		for (int i = 0; i < m.n && k < sizeof list - 80; i++) {
 			const char *show = m.v[i];
 			const char *sl = strrchr(show, '/');
-			if (what[0] == 'f' && sl && sl[1]) /* files: the name only */
+			if (what[0] == 'v' && strchr(show, '=')) /* --method=VALUE: the value */
+				show = strchr(show, '=') + 1;
+			else if (what[0] == 'f' && sl && sl[1]) /* files: the name only */
 				show = sl + 1;
 			else if (what[0] == 'f' && sl) { /* folder "a/b/": "b/" */
 				const char *p = sl;

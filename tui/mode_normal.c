@@ -10,12 +10,15 @@
  * constants only are hidden and 0 when shown (so that 'C' toggles them). Entries starting
  * with '@' are input modes of the terminal itself (the ':' prompt, search
  * prompt, help and output pagers, repaint), not features: each of them only
- * gathers input for commands or shows their output.
+ * gathers input for commands or shows their output. The keys of the
+ * partition methods come from their registry (method_registry.h): a method's
+ * key runs 'partition --method NAME', with --start for a stepped one.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "jobs.h"
+#include "partition/method_registry.h"
 #include "mode_cmdline.h"
 #include "mode_normal.h"
 #include "mode_pager.h"
@@ -77,13 +80,7 @@ static const tui_binding KEYS[] = {
     {'u', "undo"},
     {CTRL('r'), "redo"},
     {'e', "evaluate"},
-    {'E', "partition --method exact"},
-    {'G', "partition --method greedy"},
-    {'Q', "partition --method equal"},
-    {'O', "partition --method local"},
-    {'P', "partition --method pack"},
-    {'R', "partition --method rl --start"},
-    {'I', "partition --method milp --start"},
+    {0, "@methods"}, /* the partition methods' keys, from their registry */
     {'s', "step"},
     {'S', "step -n 10"},
     {'T', "repeat 100 step"},
@@ -95,6 +92,36 @@ static const tui_binding KEYS[] = {
     {']', "@spec-next"},
     {'=', "@spec-pin"},
 };
+
+#define TUI_KEYS_MAX 96
+#define TUI_METHODS_MAX 32
+
+/* KEYS with "@methods" replaced by a binding per method that has a key. */
+static const tui_binding *keys_all(size_t *n)
+{
+	static tui_binding all[TUI_KEYS_MAX];
+	static char cmds[TUI_METHODS_MAX][80];
+	static size_t n_all;
+	static int built;
+	for (size_t i = 0; !built && i < sizeof KEYS / sizeof KEYS[0]; i++) {
+		if (strcmp(KEYS[i].cmd, "@methods") != 0) {
+			all[n_all++] = KEYS[i];
+			continue;
+		}
+		for (int k = 0; k < pb_part_method_count() && k < TUI_METHODS_MAX; k++) {
+			const pb_part_method *m = pb_part_method_at(k);
+			if (!m->key || n_all + 1 >= TUI_KEYS_MAX)
+				continue;
+			snprintf(cmds[k], sizeof cmds[k], "partition --method %s%s", m->name,
+			         (m->flags & PB_PART_M_STEPPED) ? " --start" : "");
+			all[n_all].key = m->key;
+			all[n_all++].cmd = cmds[k];
+		}
+	}
+	built = 1;
+	*n = n_all;
+	return all;
+}
 
 static const struct {
 	const char *action, *what;
@@ -147,24 +174,26 @@ void tui_keys_help(FILE *out)
 	fprintf(out, "Keys (each runs the command shown; %%s node, %%g group, %%p group-1, %%r "
 	             "box range,\n%%b box's first node, %%C 1 while constants are hidden, else "
 	             "0)\n\n");
-	for (size_t i = 0; i < sizeof KEYS / sizeof KEYS[0]; i++) {
+	size_t n_keys;
+	const tui_binding *keys = keys_all(&n_keys);
+	for (size_t i = 0; i < n_keys; i++) {
 		char kb[16], word[32];
 		const char *what = NULL;
-		if (KEYS[i].cmd[0] == '@') {
+		if (keys[i].cmd[0] == '@') {
 			for (size_t k = 0; k < sizeof ACTIONS / sizeof ACTIONS[0]; k++)
-				if (strcmp(ACTIONS[k].action, KEYS[i].cmd) == 0)
+				if (strcmp(ACTIONS[k].action, keys[i].cmd) == 0)
 					what = ACTIONS[k].what;
-			fprintf(out, "  %-10s %s\n", key_label(KEYS[i].key, kb, sizeof kb),
-			        what ? what : KEYS[i].cmd);
+			fprintf(out, "  %-10s %s\n", key_label(keys[i].key, kb, sizeof kb),
+			        what ? what : keys[i].cmd);
 			continue;
 		}
-		sscanf(KEYS[i].cmd, "%31s", word);
+		sscanf(keys[i].cmd, "%31s", word);
 		const pb_command *c = pb_cmd_find(word);
 		what = c ? c->summary : "(command not in this build)";
-		if (strstr(KEYS[i].cmd, "constants=%C"))
+		if (strstr(keys[i].cmd, "constants=%C"))
 			what = "show / hide boxes of constants only (weight copies)";
-		fprintf(out, "  %-10s %-30s %s\n", key_label(KEYS[i].key, kb, sizeof kb),
-		        KEYS[i].cmd, what);
+		fprintf(out, "  %-10s %-30s %s\n", key_label(keys[i].key, kb, sizeof kb),
+		        keys[i].cmd, what);
 	}
 	fprintf(out, "\nMouse: click selects a node or a table row; drag a node onto the next or\n"
 	             "previous group to move the layers in between ('boundary'); on a map plan\n"
@@ -309,13 +338,15 @@ static int normal_key(tui_app *a, void *data, int key, int code)
 		key = '\n';
 	else if (!code && key >= KEY_MIN)
 		key = -1; /* a character that no key of the table is */
-	for (size_t i = 0; key >= 0 && i < sizeof KEYS / sizeof KEYS[0]; i++) {
-		if (KEYS[i].key != key)
+	size_t n_keys;
+	const tui_binding *keys = keys_all(&n_keys);
+	for (size_t i = 0; key >= 0 && i < n_keys; i++) {
+		if (keys[i].key != key)
 			continue;
-		if (KEYS[i].cmd[0] == '@')
-			return action(a, KEYS[i].cmd);
+		if (keys[i].cmd[0] == '@')
+			return action(a, keys[i].cmd);
 		char line[512];
-		if (expand(a, KEYS[i].cmd, line, sizeof line))
+		if (expand(a, keys[i].cmd, line, sizeof line))
 			return tui_run(a, line, NULL);
 		return PB_REDRAW_STATUS;
 	}

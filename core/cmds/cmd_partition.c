@@ -21,6 +21,7 @@
 #include "partition/chain_rules.h"
 #include "partition/exact.h"
 #include "partition/mesh_plan.h"
+#include "partition/method_registry.h"
 #include "partition/report.h"
 #include "partition/rl_reinforce.h"
 #include "partition/rl_train.h"
@@ -34,7 +35,7 @@
 static const pb_opt partition_opts[] = {
     PB_OPTS_GRAPH,
     PB_OPTS_LAYOUT,
-    {"method", 'm', PB_OPT_STR, "M", "exact|milp|rl|greedy|equal|local|pack (default exact)"},
+    {"method", 'm', PB_OPT_STR, "M", "(default exact)", .choices = pb_part_method_choices},
     {"episodes", 'e', PB_OPT_INT, "N",
      "rl: most training episodes (default 2000; none with --seconds alone)"},
     {"seconds", 0, PB_OPT_DOUBLE, "S",
@@ -74,11 +75,9 @@ static int read_opts(const pb_args *a, pb_part_opts *o, pb_error *err)
 {
 	memset(o, 0, sizeof *o);
 	o->method = pb_args_str(a, "method", "exact");
-	if (!pb_partition_method_known(o->method))
-		return pb_err(
-		    err, PB_EUSAGE,
-		    "partition: unknown method '%s' (exact, milp, rl, greedy, equal, local, pack)",
-		    o->method);
+	const pb_part_method *m = pb_part_method_find(o->method);
+	if (!m)
+		return pb_part_method_unknown(err, o->method);
 	long v;
 	int rc = pb_args_int(a, "episodes", 0, 1, 100000000, &v, err);
 	if (rc)
@@ -102,10 +101,11 @@ static int read_opts(const pb_args *a, pb_part_opts *o, pb_error *err)
 		              "partition: --init must be one of " PB_RL_INIT_NAMES ", got '%s'",
 		              o->init);
 	o->no_reference = pb_args_has(a, "no-reference");
-	if (o->no_reference && strcmp(o->method, "exact") == 0)
+	if (o->no_reference && (m->flags & PB_PART_M_SELF_REFERENCE))
 		return pb_err(err, PB_EUSAGE,
-		              "partition: --no-reference is for the other methods (exact computes "
-		              "the optimum itself)");
+		              "partition: --no-reference is for the other methods (%s computes "
+		              "the optimum itself)",
+		              m->name);
 	return PB_OK;
 }
 
@@ -185,7 +185,8 @@ static char *milp_value(const pb_milp_stats *st, double v, char *buf, size_t len
 }
 
 /* optimal, bound, gap, restricted_by of the plan's objective (proof_label.h):
- * exact proves its plan when it ran to its end; milp when its state says
+ * exact (a method that is its own reference, method.h) proves its plan when it
+ * ran to its end; milp when its state says
  * so (else its bound); the other methods are heuristics, bounded by the
  * exact reference optimum when it was computed. "gap" is (objective -
  * bound) / objective, as for every plan kind. */
@@ -204,7 +205,8 @@ static void label_json(json_t *j, const pb_plan *plan, const char *method, const
 		pb_label_json(j, &L);
 		return;
 	}
-	int exact = strcmp(method, "exact") == 0;
+	const pb_part_method *m = pb_part_method_find(method);
+	int exact = m && (m->flags & PB_PART_M_SELF_REFERENCE);
 	if (exact && json_object_get(plan->detail, "exact_note")) {
 		exact = 0; /* the label DP gave up: its plan is a heuristic's */
 		pb_label_restrict(&L, "label DP gave up");
@@ -275,12 +277,12 @@ static int attach(pb_cmd_ctx *ctx, pb_solver *sv, pb_hooks *hk, const pb_part_op
 	pb_session *s = ctx->s;
 	char under[160] = "";
 	size_t k = 0;
-	const char *what[3] = {o->mask ? (strcmp(o->method, "rl") ? "action_mask (unused by "
-	                                                            "this method)"
-	                                                          : "action_mask")
-	                               : NULL,
-	                       o->init_state ? "initial_partition" : NULL,
-	                       o->rules ? "cut/core rules" : NULL};
+	const pb_part_method *m = pb_part_method_find(o->method);
+	const char *what[3] = {
+	    o->mask ? (m && (m->flags & PB_PART_M_MASK) ? "action_mask"
+	                                                : "action_mask (unused by this method)")
+	            : NULL,
+	    o->init_state ? "initial_partition" : NULL, o->rules ? "cut/core rules" : NULL};
 	for (int i = 0; i < 3; i++)
 		if (what[i])
 			k += (size_t)snprintf(under + k, sizeof under - k, "%s%s",
@@ -435,8 +437,9 @@ static int cmd_partition(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *
 		        "warning: %s: costs unknown (input dims without a value: %s); rerun "
 		        "with --input NAME=DIMS\n",
 		        s->graph->path, unres);
+	const pb_part_method *m = pb_part_method_find(o.method);
 	if (pb_part_report_fit(ctx->log, plan, s->graph->path, s->hw->path,
-	                       strcmp(o.method, "exact") == 0 && !cancelled && !timed_out) &&
+	                       (m->flags & PB_PART_M_SELF_REFERENCE) && !cancelled && !timed_out) &&
 	    pb_args_has(a, "require-fit"))
 		return pb_err(err, PB_EINPUT, "%s: the %s plan does not fit the core memory of %s",
 		              s->graph->path, o.method, s->hw->path);
@@ -673,7 +676,7 @@ static int cmd_train(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, p
 
 const pb_command pb_cmds_partition[] = {
     {"partition",
-     "partition [MODEL] --layout L [--method exact|milp|rl|greedy|equal|local|pack] [--episodes N] "
+     "partition [MODEL] --layout L [--method M] [--episodes N] "
      "[--seconds S] [--agent CKPT|none] [--init I] [--no-reference] [--seed S] [--json] [-o PLAN] "
      "[--emit-lp FILE] [--time-limit S] [--start]",
      "split the model's layers into core groups of a many-core chip", partition_opts, cmd_partition,
@@ -688,7 +691,8 @@ const pb_command pb_cmds_partition[] = {
      "rl: the agent starts from --init (default balanced) and reports what it added:\n"
      "the start's max(t), its own, the episode at which it first beat the start.\n"
      "It uses agents/LAYOUT.ckpt when the layout has a shipped agent (--agent none: fresh).",
-     .script = PB_SCRIPT_RUN, .paths = "w:output w:emit-lp r:agent:data r:costs:data"},
+     .script = PB_SCRIPT_RUN, .paths = "w:output w:emit-lp r:agent:data r:costs:data",
+     .help_more = pb_part_method_help},
     {"train",
      "train [MODEL [MODEL...]] --layout L [--episodes N] [--seconds S] -o AGENT.ckpt [--seed S] "
      "[--init I] [--no-reference]",

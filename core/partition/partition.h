@@ -2,13 +2,9 @@
  * partition.h — the many-core partition methods as steppable solvers.
  *
  * pb_partition_solver_new() builds the problem from a graph and a manycore
- * layout and returns a pb_solver (solver.h) for one method:
- *   exact  — bisection + feasibility DP (exact.h); one unit = one check
- *   milp   — probing + GLPK branch and bound (chain_milp.h); one unit = one probe,
- *            one <= 50 ms slice of an LP or of column generation, or one B&B node
- *   rl     — REINFORCE agent (partition/rl_reinforce.h); one unit = one episode
- *   greedy, equal, pack — one unit finishes
- *   local  — local search from greedy; one unit = one move
+ * layout and returns a pb_solver (solver.h) for one method of the registry
+ * (method_registry.h; each method in its own method_NAME.c, which says what
+ * one unit of its step is).
  * Every incumbent is a full "partition" plan (problem.h: pb_part_to_plan)
  * whose metrics include the exact optimum and the gap to it (not with
  * no_reference, which skips the exact solve; no method but exact reads it).
@@ -23,7 +19,7 @@
 #include "partition/chain_problem.h"
 
 typedef struct pb_part_opts {
-	const char *method;  /* exact|milp|rl|greedy|equal|local|pack */
+	const char *method;  /* a name of the registry (method_registry.h); NULL = exact */
 	long episodes;       /* rl: training episodes (0 = default) */
 	unsigned long seed;  /* rl: random seed */
 	const char *agent;   /* rl: checkpoint to start from; NULL = the shipped agent of
@@ -56,8 +52,6 @@ typedef struct pb_part_opts {
 int pb_part_load_costs(const pb_graph *g, const char *log_path, double **times, int *n_found,
                        pb_error *err);
 
-/* 1 if name is one of the methods above. */
-int pb_partition_method_known(const char *name);
 int pb_partition_solver_new(const pb_graph *g, const pb_hw *hw, const pb_part_opts *o,
                             pb_solver **out, pb_error *err);
 /* The problem a partition solver works on (owned by the solver). */

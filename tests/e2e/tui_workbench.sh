@@ -208,6 +208,18 @@ keys Tab
 wait_for '^:repeat$'
 keys Escape
 wait_gone '^:repeat'
+# ... and --method values from the partition method registry
+keys :
+wait_for '^:'
+keys -l 'partition --method mi'
+keys Tab
+wait_for '^:partition --method milp'
+keys C-u
+keys -l 'partition --method='
+keys Tab
+wait_for 'equal exact greedy local milp pack rl'
+keys Escape
+wait_gone '^:partition'
 
 # ---- 6. '/' search by regex
 keys /
