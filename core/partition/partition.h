@@ -17,6 +17,7 @@
 #include "solver.h"
 #include "partition/chain_milp.h"
 #include "partition/chain_problem.h"
+#include "partition/part_costs.h" /* the measured times of pb_part_opts.node_time */
 
 typedef struct pb_part_opts {
 	const char *method;  /* a name of the registry (method_registry.h); NULL = exact */
@@ -46,11 +47,6 @@ typedef struct pb_part_opts {
 	 * every method obeys them; NULL = none. */
 	const struct pb_part_rules *rules;
 } pb_part_opts;
-
-/* Loads measured kernel times for the graph's nodes from a tuning log
- * (`partbench tune --log FILE`); *times has n_nodes entries (free()). */
-int pb_part_load_costs(const pb_graph *g, const char *log_path, double **times, int *n_found,
-                       pb_error *err);
 
 int pb_partition_solver_new(const pb_graph *g, const pb_hw *hw, const pb_part_opts *o,
                             pb_solver **out, pb_error *err);

@@ -14,7 +14,7 @@
 #include "load.h"
 #include "partition/exact.h"
 #include "partition/manycore.h"
-#include "partition/partition.h"
+#include "partition/part_costs.h"
 #include "util/ranks.h"
 
 int pb_rl_train_open(pb_rl_train_model *tm, const pb_graph *g, const pb_hw *hw, const char *costs,

@@ -27,7 +27,6 @@
 #include "partition/mesh_plan.h"
 #include "partition/method.h"
 #include "partition/method_registry.h"
-#include "tune/node_costs.h"
 
 void pb_part_run_install(pb_part_run *r, const int *ac)
 {
@@ -269,23 +268,4 @@ int pb_partition_solver_new(const pb_graph *g, const pb_hw *hw, const pb_part_op
 	pb_part_run_install(r, r->ac);
 	*out = &r->base;
 	return PB_OK;
-}
-
-int pb_part_load_costs(const pb_graph *g, const char *log_path, double **times, int *n_found,
-                       pb_error *err)
-{
-	*times = malloc(((size_t)g->n_nodes + 1) * sizeof **times);
-	if (!*times)
-		return pb_err(err, PB_ENOMEM, "partition: out of memory");
-	int rc = pb_tune_node_times(g, log_path, *times, n_found, err);
-	if (rc == PB_OK && *n_found == 0)
-		rc = pb_err(err, PB_EINPUT,
-		            "%s: the tuning log has no measurement for any node of %s (tune some "
-		            "first: partbench tune MODEL --node NAME --log %s)",
-		            log_path, g->path, log_path);
-	if (rc) {
-		free(*times);
-		*times = NULL;
-	}
-	return rc;
 }
