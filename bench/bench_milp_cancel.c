@@ -27,8 +27,8 @@
 #include "hw.h"
 #include "load.h"
 #include "model/graph.h"
-#include "partition/chain_milp.h"
-#include "partition/chain_problem.h"
+#include "partition/milp/chain_milp.h"
+#include "partition/chain/chain_problem.h"
 #include "util/job.h"
 
 #define N_STAGES 4

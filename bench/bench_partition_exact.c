@@ -32,8 +32,8 @@
 #include "hw.h"
 #include "load.h"
 #include "model/graph.h"
-#include "partition/chain_problem.h"
-#include "partition/exact.h"
+#include "partition/chain/chain_problem.h"
+#include "partition/chain/exact.h"
 
 static double cpu_now(void)
 {

@@ -35,9 +35,9 @@
 #include "model/graph.h"
 #include "load.h"
 #include "hw.h"
-#include "partition/baselines.h"
-#include "partition/exact.h"
-#include "partition/chain_problem.h"
+#include "partition/chain/baselines.h"
+#include "partition/chain/exact.h"
+#include "partition/chain/chain_problem.h"
 
 static double now(void)
 {

@@ -16,8 +16,8 @@
 #include "model/graph.h"
 #include "load.h"
 #include "hw.h"
-#include "partition/exact.h"
-#include "partition/chain_problem.h"
+#include "partition/chain/exact.h"
+#include "partition/chain/chain_problem.h"
 
 int main(int argc, char **argv)
 {

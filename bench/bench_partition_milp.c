@@ -25,9 +25,9 @@
 #include "hw.h"
 #include "load.h"
 #include "model/graph.h"
-#include "partition/chain_milp.h"
-#include "partition/chain_problem.h"
-#include "partition/exact.h"
+#include "partition/milp/chain_milp.h"
+#include "partition/chain/chain_problem.h"
+#include "partition/chain/exact.h"
 
 static double now(void)
 {

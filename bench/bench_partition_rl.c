@@ -61,11 +61,11 @@
 #include "model/graph.h"
 #include "load.h"
 #include "hw.h"
-#include "partition/baselines.h"
-#include "partition/exact.h"
-#include "partition/chain_problem.h"
-#include "partition/partition.h"
-#include "partition/rl_reinforce.h"
+#include "partition/chain/baselines.h"
+#include "partition/chain/exact.h"
+#include "partition/chain/chain_problem.h"
+#include "partition/methods/partition.h"
+#include "partition/rl/rl_reinforce.h"
 
 enum { MAX_MODELS = 32, MAX_SEEDS = 1000 };
 

@@ -1,6 +1,6 @@
 -- manycore-16.lua — a 16-core AI chip (4x4 mesh walked row by row).
 -- The default layout of `make run`. Units: MACs/s, bytes, bytes/s.
--- Read by core/partition/manycore.c; docs/partition.md lists every field.
+-- Read by core/partition/chain/manycore.c; docs/partition.md lists every field.
 return {
 	kind = "manycore",
 	name = "chip16",

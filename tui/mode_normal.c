@@ -18,7 +18,7 @@
 #include <string.h>
 
 #include "jobs.h"
-#include "partition/method_registry.h"
+#include "partition/methods/method_registry.h"
 #include "mode_cmdline.h"
 #include "mode_normal.h"
 #include "mode_pager.h"

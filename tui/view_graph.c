@@ -18,7 +18,7 @@
 
 #include "branch_color.h"
 #include "output.h"
-#include "partition/chain_layers.h"
+#include "partition/chain/chain_layers.h"
 #include "viewgraph.h"
 #include "view_def.h"
 #include "view.h"
@@ -354,7 +354,7 @@ static int drop_edit(const tui_app *a, int from, int to, char *line, size_t n)
  * into G+1, else into G-1): the nodes from src to the end (start) of the
  * group; on a partition plan the layers, counted through the layer each of
  * src's nodes goes with (load-time constants are no layers and move with the
- * layer that reads them: partition/chain_layers.h). 0: nothing to move. */
+ * layer that reads them: partition/chain/chain_layers.h). 0: nothing to move. */
 static int drag_count(const tui_app *a, const tui_item *src, int G, int to_next)
 {
 	const pb_plan *p = a->s->plan;

@@ -5,7 +5,7 @@
  * the CLI on a saved plan with --plan FILE -o FILE).
  *
  * Each command parses its arguments, runs the edit of the plan kind's
- * module (partition/part_edit.h, transform/map.h and fuse.h, shard/) and
+ * module (partition/chain/part_edit.h, transform/map.h and fuse.h, shard/) and
  * installs the new plan (method "manual") with pb_session_set_plan, so every
  * edit can be undone; a refused edit leaves the plan as it was and says why.
  * The printed message is made from the two plans (the groups that differ,
@@ -22,13 +22,13 @@
 
 #include "cmds/spec_cands.h"
 #include "commands.h"
-#include "partition/env.h"
-#include "partition/exact.h"
-#include "partition/mesh_edit.h"
-#include "partition/chain_problem.h"
-#include "partition/chain_rules.h"
-#include "partition/part_edit.h"
-#include "partition/report.h"
+#include "partition/chain/env.h"
+#include "partition/chain/exact.h"
+#include "partition/mesh/mesh_edit.h"
+#include "partition/chain/chain_problem.h"
+#include "partition/chain/chain_rules.h"
+#include "partition/chain/part_edit.h"
+#include "partition/chain/report.h"
 #include "script/hooks.h"
 #include "shard/dtp_edit.h"
 #include "shard/pipeline_edit.h"
@@ -190,7 +190,7 @@ static int parse_int(const char *cmd, const char *what, const char *s, long *out
 	return PB_OK;
 }
 
-/* The partition edits: parse, run the edit of partition/part_edit.h, print. */
+/* The partition edits: parse, run the edit of partition/chain/part_edit.h, print. */
 enum { ED_ACTION, ED_BOUNDARY, ED_MERGE, ED_SPLIT };
 
 static int part_edit(pb_cmd_ctx *ctx, const pb_args *a, const char *name, int kind, long x, long y,
@@ -264,7 +264,7 @@ static int cmd_split(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, p
 }
 
 /* move-core ROW COL G: a core of a placed plan to a neighbouring group
- * (partition/mesh_edit.h). */
+ * (partition/mesh/mesh_edit.h). */
 static int cmd_move_core(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, pb_error *err)
 {
 	long r, c, g;

@@ -1,7 +1,7 @@
 /*
  * cmds/cmd_partition.c — many-core partition commands: partition, train.
  *
- * `partition` runs one method (core/partition/partition.h) to the end, or with
+ * `partition` runs one method (core/partition/methods/partition.h) to the end, or with
  * --start attaches it to the session so that `step -n N` advances it; the
  * plan it sets is the generic "partition" plan the TUI and SVG read.
  * `train` trains the REINFORCE agent and writes a checkpoint.
@@ -17,14 +17,14 @@
 
 #include "commands.h"
 #include "util/file_door.h"
-#include "partition/partition.h"
-#include "partition/chain_rules.h"
-#include "partition/exact.h"
-#include "partition/mesh_plan.h"
-#include "partition/method_registry.h"
-#include "partition/report.h"
-#include "partition/rl_reinforce.h"
-#include "partition/rl_train.h"
+#include "partition/methods/partition.h"
+#include "partition/chain/chain_rules.h"
+#include "partition/chain/exact.h"
+#include "partition/mesh/mesh_plan.h"
+#include "partition/methods/method_registry.h"
+#include "partition/chain/report.h"
+#include "partition/rl/rl_reinforce.h"
+#include "partition/rl/rl_train.h"
 #include "load.h"
 #include "script/hooks.h"
 #include "script/hooks_solver.h"

@@ -10,7 +10,7 @@
 #include "cmds/batch_guarded.h"
 #include "cmds/unknown_costs.h"
 #include "shard/pipeline_plan.h"
-#include "partition/chain_rules.h"
+#include "partition/chain/chain_rules.h"
 #include "script/hooks.h"
 
 static const pb_opt pipe_opts[] = {

@@ -14,7 +14,7 @@
 #include "cmds/unknown_costs.h"
 #include "util/ranks.h"
 #include "script/hooks.h"
-#include "partition/chain_rules.h"
+#include "partition/chain/chain_rules.h"
 #include "shard/dtp_search.h"
 #include "shard/dtp_edit.h"
 #include "shard/pipeline_plan.h"

@@ -1,6 +1,6 @@
 /*
  * render/chip_svg.h — the floorplan of a placed partition plan (detail.mesh,
- * partition/mesh_plan.h) as SVG: one cell per core coloured by its group,
+ * partition/mesh/mesh_plan.h) as SVG: one cell per core coloured by its group,
  * every loaded directed link drawn between its two cells as a heat-coloured
  * arrow (the bytes it carries, legend in MB = 1e6 bytes), the I/O corner
  * marked, and a legend of the groups with their core counts and times.

@@ -14,8 +14,8 @@
  */
 #include "script/hooks.h"
 
-#include "partition/chain_layers.h"
-#include "partition/chain_rules.h"
+#include "partition/chain/chain_layers.h"
+#include "partition/chain/chain_rules.h"
 
 #include <stdlib.h>
 #include <string.h>

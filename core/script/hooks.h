@@ -13,7 +13,7 @@
 #ifndef PB_SCRIPT_HOOKS_H
 #define PB_SCRIPT_HOOKS_H
 
-#include "partition/partition.h"
+#include "partition/methods/partition.h"
 #include "session.h"
 #include "shard/strategy_problem.h"
 #include "transform/fuse.h"

@@ -29,8 +29,8 @@
  */
 #include "script/script.h"
 
-#include "partition/chain_layers.h"
-#include "partition/env.h"
+#include "partition/chain/chain_layers.h"
+#include "partition/chain/env.h"
 
 #include <lauxlib.h>
 #include <limits.h>
@@ -367,7 +367,7 @@ static int l_topo(lua_State *L)
 }
 
 /* pb.layers(): the node ids of the many-core partition's layers, in order
- * (load-time constants are none: core/partition/chain_layers.h); layer i
+ * (load-time constants are none: core/partition/chain/chain_layers.h); layer i
  * (0-based, as arranged_core counts) is node layers[i + 1]. */
 static int l_layers(lua_State *L)
 {
@@ -699,7 +699,7 @@ static int l_print(lua_State *L)
 }
 
 /* pb.partition_apply(arranged_core, k): the state after action k of the
- * many-core environment (core/partition/env.h), or nil and the reason when
+ * many-core environment (core/partition/chain/env.h), or nil and the reason when
  * k is invalid there. Lets an action mask look one step ahead. */
 static int l_partition_apply(lua_State *L)
 {

@@ -62,7 +62,7 @@ typedef struct pb_pipe_opts {
 	const int *stage_of;      /* a given split, stage per node (hand edits); NULL = solve */
 	pb_pipe_reload_fn reload; /* NULL: the batch cannot change (error when it must) */
 	void *reload_ud;
-	/* Lua `cut` and `stage` rules (partition/chain_rules.h), NULL = none */
+	/* Lua `cut` and `stage` rules (partition/chain/chain_rules.h), NULL = none */
 	const struct pb_part_rules *rules;
 	/* boundary polish of a split the planner made (pipeline_polish.c): at
 	 * most this many moves costed; 0 = the default budget, < 0 = off */
@@ -200,7 +200,7 @@ json_t *pb_pipe_result_json(const pb_pipe_result *r);
 /* The text report: stages, bubble, the scheme table, the schedules. */
 void pb_pipe_result_text(FILE *f, const pb_pipe_result *r);
 /* "rules: NAME (EFFECT, N nodes), ...; all obeyed": the Lua rules (their
- * info, partition/chain_rules.h) that constrained a pipeline split; nothing
+ * info, partition/chain/chain_rules.h) that constrained a pipeline split; nothing
  * when there are none. */
 void pb_pipe_rules_text(FILE *out, const json_t *rules);
 /* "polish: M <what> moves kept of T costed, BEFORE -> AFTER (...)", the

@@ -37,7 +37,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "partition/chain_rules.h"
+#include "partition/chain/chain_rules.h"
 #include "shard/boundary_climb.h"
 #include "shard/pipeline_plan.h"
 #include "shard/search.h"

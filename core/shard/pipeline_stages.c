@@ -7,7 +7,7 @@
  */
 #include "shard/pipeline_stages.h"
 
-#include "partition/chain_rules.h"
+#include "partition/chain/chain_rules.h"
 #include "util/job.h"
 
 #include <glpk.h>

@@ -47,7 +47,7 @@ int pb_pipe_split_dp(const pb_graph *g, const double *cost, int p, pb_pipe_split
 int pb_pipe_split_given(const pb_graph *g, const double *cost, int p, const int *stage_of,
                         pb_pipe_split *out, pb_error *err);
 void pb_pipe_split_free(pb_pipe_split *s);
-/* Both with rules (partition/chain_rules.h, from Lua `cut` and `stage`
+/* Both with rules (partition/chain/chain_rules.h, from Lua `cut` and `stage`
  * rules; NULL = none; made for g's nodes): `cut = "forbid"` after node v keeps
  * v's successors in its stage, `cut = "force"` puts them in later stages (in
  * the DP: the next node of the chain), a pin puts the node in that stage. The

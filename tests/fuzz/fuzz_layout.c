@@ -18,7 +18,7 @@
 
 #include "fuzz_target.h"
 #include "hw.h"
-#include "partition/manycore.h"
+#include "partition/chain/manycore.h"
 #include "shard/cluster.h"
 #include "transform/fuse.h"
 #include "transform/map.h"

@@ -1,6 +1,6 @@
 /*
  * fuzz_rl_checkpoint.c — libFuzzer target for the RL agent checkpoint loader
- * (pb_rl_checkpoint_load, core/partition/rl_checkpoint.c).
+ * (pb_rl_checkpoint_load, core/partition/rl/rl_checkpoint.c).
  *
  * The loader reads a path, so each input is written to a file under /tmp
  * (fuzz_target.h) and loaded twice: as it is, and with its last four bytes
@@ -19,8 +19,8 @@
 #include <unistd.h>
 
 #include "fuzz_target.h"
-#include "partition/rl_policy.h"
-#include "partition/rl_reinforce.h"
+#include "partition/rl/rl_policy.h"
+#include "partition/rl/rl_reinforce.h"
 
 /* The checksum of the format (IEEE 802.3 polynomial, reflected). */
 static uint32_t crc32_ieee(const uint8_t *p, size_t n)

@@ -20,8 +20,8 @@
 
 #include "model/graph.h"
 #include "load.h"
-#include "partition/chain_problem.h"
-#include "partition/manycore.h"
+#include "partition/chain/chain_problem.h"
+#include "partition/chain/manycore.h"
 
 /* Every bundled model (paths under models/), for the tests that run on all
  * of them; *n gets their count. */

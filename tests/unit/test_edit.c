@@ -3,7 +3,7 @@
 #include "pb_test.h"
 
 #include "commands.h"
-#include "partition/chain_problem.h"
+#include "partition/chain/chain_problem.h"
 #include "session.h"
 
 static char *run(pb_session *s, const char *line, int *rc, int *redraw)

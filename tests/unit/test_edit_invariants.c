@@ -30,8 +30,8 @@
  * problem, never from the command's output. */
 #include "pb_test_ok.h"
 
-#include "partition/chain_problem.h"
-#include "partition/manycore.h"
+#include "partition/chain/chain_problem.h"
+#include "partition/chain/manycore.h"
 #include "transform/fuse.h"
 #include "transform/map.h"
 

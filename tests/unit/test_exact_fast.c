@@ -1,6 +1,6 @@
 /*
  * test_exact_fast.c — the near-linear feasibility check of the exact solver
- * (partition/exact.c) against the previous DP (pb_part_exact_min_cores_ref)
+ * (partition/chain/exact.c) against the previous DP (pb_part_exact_min_cores_ref)
  * on thousands of random chains, and the whole solve against the previous
  * solve (pb_part_exact_solve_ref).
  *
@@ -30,8 +30,8 @@
 #include "hw.h"
 #include "load.h"
 #include "model/graph.h"
-#include "partition/chain_problem.h"
-#include "partition/exact.h"
+#include "partition/chain/chain_problem.h"
+#include "partition/chain/exact.h"
 
 static uint64_t next_u64(uint64_t *s)
 {

@@ -4,9 +4,9 @@
  * took all but k-1 layers). */
 #include "pb_test.h"
 
-#include "partition/baselines.h"
-#include "partition/chain_problem.h"
-#include "partition/exact.h"
+#include "partition/chain/baselines.h"
+#include "partition/chain/chain_problem.h"
+#include "partition/chain/exact.h"
 
 static void check_chains(int chains, int cores)
 {

@@ -23,9 +23,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "partition/baselines.h"
-#include "partition/chain_problem.h"
-#include "partition/exact.h"
+#include "partition/chain/baselines.h"
+#include "partition/chain/chain_problem.h"
+#include "partition/chain/exact.h"
 
 #define MAX_CORES 16
 

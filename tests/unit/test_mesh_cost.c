@@ -15,11 +15,11 @@
 #include <cmocka.h>
 
 #include "pb_test.h"
-#include "partition/mesh_cost.h"
-#include "partition/mesh_place.h"
-#include "partition/mesh_plan.h"
-#include "partition/mesh_search.h"
-#include "partition/partition.h"
+#include "partition/mesh/mesh_cost.h"
+#include "partition/mesh/mesh_place.h"
+#include "partition/mesh/mesh_plan.h"
+#include "partition/mesh/mesh_search.h"
+#include "partition/methods/partition.h"
 
 /* |a - b| <= tol, with both values in the failure message. */
 #define assert_double_equal(a, b, tol)                                                             \

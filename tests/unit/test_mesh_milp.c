@@ -1,5 +1,5 @@
 /*
- * test_mesh_milp.c — the placement MILP (partition/mesh_milp.h) against
+ * test_mesh_milp.c — the placement MILP (partition/mesh/mesh_milp.h) against
  * enumeration of every assignment of cores to groups (mesh_search.c): on
  * random chains with random layer groups on 3x3 meshes (2 to 4 groups) and
  * 4x4 meshes (2 groups: 2^16 assignments; 3 groups would be 4.3e7), the
@@ -19,11 +19,11 @@
 #include <cmocka.h>
 
 #include "pb_test.h"
-#include "partition/mesh_cost.h"
-#include "partition/mesh_milp.h"
-#include "partition/mesh_place.h"
-#include "partition/mesh_search.h"
-#include "partition/partition.h"
+#include "partition/mesh/mesh_cost.h"
+#include "partition/mesh/mesh_milp.h"
+#include "partition/mesh/mesh_place.h"
+#include "partition/mesh/mesh_search.h"
+#include "partition/methods/partition.h"
 
 static pb_manycore mesh_chip(int rows, int cols, int t)
 {

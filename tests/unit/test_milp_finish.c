@@ -8,11 +8,11 @@
  * 4 n m plus the candidates (the walk it replaced evaluated O(m^2) per probe). */
 #include "pb_test.h"
 
-#include "partition/chain_milp.h"
-#include "partition/chain_problem.h"
-#include "partition/exact.h"
+#include "partition/milp/chain_milp.h"
+#include "partition/chain/chain_problem.h"
+#include "partition/chain/exact.h"
 /* White box: the stage, the probes and the segment evaluator's count. */
-#include "partition/chain_milp.c"
+#include "partition/milp/chain_milp.c"
 
 /* A random chain of m layers: each fed by the one before; one in three also by a
  * random earlier layer (up to `span` back); one in 50 by none (a new input) and one

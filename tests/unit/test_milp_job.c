@@ -12,12 +12,12 @@
 #include "hw.h"
 #include "load.h"
 #include "model/graph.h"
-#include "partition/chain_milp.h"
-#include "partition/chain_problem.h"
-#include "partition/manycore.h"
+#include "partition/milp/chain_milp.h"
+#include "partition/chain/chain_problem.h"
+#include "partition/chain/manycore.h"
 #include "util/job.h"
 /* White box: the stage and the root LP's child. */
-#include "partition/chain_milp.c"
+#include "partition/milp/chain_milp.c"
 
 typedef struct run {
 	pb_part_problem *P;

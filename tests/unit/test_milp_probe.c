@@ -8,10 +8,10 @@
 
 #include <glpk.h>
 
-#include "partition/chain_milp.h"
-#include "partition/chain_problem.h"
+#include "partition/milp/chain_milp.h"
+#include "partition/chain/chain_problem.h"
 /* White box: probe_build, probe_path and the arcs. */
-#include "partition/chain_milp.c"
+#include "partition/milp/chain_milp.c"
 
 /* GLPK's optimum of the probe's arcs as a 0/1 shortest-path program; INT_MAX when
  * no path exists. */

@@ -9,10 +9,10 @@
 #include <unistd.h>
 
 #include "commands.h"
-#include "partition/chain_milp.h"
-#include "partition/chain_problem.h"
-#include "partition/exact.h"
-#include "partition/partition.h"
+#include "partition/milp/chain_milp.h"
+#include "partition/chain/chain_problem.h"
+#include "partition/chain/exact.h"
+#include "partition/methods/partition.h"
 #include "session.h"
 
 static pb_part_problem *random_problem(unsigned *seed, int m, int cores, int zero_macs)

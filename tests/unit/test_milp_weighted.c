@@ -19,8 +19,8 @@
 
 #include <cmocka.h>
 
-#include "partition/chain_milp.h"
-#include "partition/exact.h"
+#include "partition/milp/chain_milp.h"
+#include "partition/chain/exact.h"
 #include "pb_test_graphs.h"
 
 typedef struct brute {

@@ -9,7 +9,7 @@
 
 #include <unistd.h>
 
-#include "partition/partition.h"
+#include "partition/methods/partition.h"
 
 /* The 48-layer chain of test_milp_proof.c: 4 output bytes per layer, no parameters. */
 static pb_graph *chain_graph(void)

@@ -5,11 +5,11 @@
 
 #include "commands.h"
 #include "hw.h"
-#include "partition/baselines.h"
-#include "partition/env.h"
-#include "partition/exact.h"
-#include "partition/partition.h"
-#include "partition/chain_problem.h"
+#include "partition/chain/baselines.h"
+#include "partition/chain/env.h"
+#include "partition/chain/exact.h"
+#include "partition/methods/partition.h"
+#include "partition/chain/chain_problem.h"
 #include "session.h"
 
 static pb_manycore test_chip(int cores, double memory)

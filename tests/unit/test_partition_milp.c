@@ -6,9 +6,9 @@
 #include <unistd.h>
 
 #include "commands.h"
-#include "partition/exact.h"
-#include "partition/chain_milp.h"
-#include "partition/chain_problem.h"
+#include "partition/chain/exact.h"
+#include "partition/milp/chain_milp.h"
+#include "partition/chain/chain_problem.h"
 #include "session.h"
 
 /* Random layered DAG with forward skip edges (pb_test_random_problem). */

@@ -1,6 +1,6 @@
 /*
  * test_partition_registry.c — the partition methods are one registry
- * (core/partition/method_registry.h; issue 40 item 3): a method is its own
+ * (core/partition/methods/method_registry.h; issue 40 item 3): a method is its own
  * file plus one registry line, and everything that names methods reads the
  * registry. For every registered method:
  *  - its name is unique, it has a summary and a unit, a start, and a TUI key
@@ -19,8 +19,8 @@
 #include "pb_test.h"
 
 #include "hw.h"
-#include "partition/method_registry.h"
-#include "partition/partition.h"
+#include "partition/methods/method_registry.h"
+#include "partition/methods/partition.h"
 
 static const pb_command *partition_cmd(void)
 {

@@ -5,11 +5,11 @@
 #include "pb_test.h"
 
 #include "hw.h"
-#include "partition/baselines.h"
-#include "partition/chain_milp.h"
-#include "partition/chain_rules.h"
-#include "partition/exact.h"
-#include "partition/partition.h"
+#include "partition/chain/baselines.h"
+#include "partition/milp/chain_milp.h"
+#include "partition/chain/chain_rules.h"
+#include "partition/chain/exact.h"
+#include "partition/methods/partition.h"
 #include "pb_test_graphs.h"
 #include "shard/pipeline_stages.h"
 

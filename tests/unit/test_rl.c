@@ -7,12 +7,12 @@
 
 #include <unistd.h>
 
-#include "partition/baselines.h"
-#include "partition/env.h"
-#include "partition/exact.h"
-#include "partition/chain_problem.h"
-#include "partition/rl_policy.h"
-#include "partition/rl_reinforce.h"
+#include "partition/chain/baselines.h"
+#include "partition/chain/env.h"
+#include "partition/chain/exact.h"
+#include "partition/chain/chain_problem.h"
+#include "partition/rl/rl_policy.h"
+#include "partition/rl/rl_reinforce.h"
 
 static double sample_loss(const pb_rl_policy *p, const double *x, const unsigned char *mask,
                           int action, double adv, double beta)

@@ -9,11 +9,11 @@
 
 #include "commands.h"
 #include "session.h"
-#include "partition/baselines.h"
-#include "partition/chain_problem.h"
-#include "partition/partition.h"
-#include "partition/rl_policy.h"
-#include "partition/rl_reinforce.h"
+#include "partition/chain/baselines.h"
+#include "partition/chain/chain_problem.h"
+#include "partition/methods/partition.h"
+#include "partition/rl/rl_policy.h"
+#include "partition/rl/rl_reinforce.h"
 #include "render/plot.h"
 
 /* A random chain with skip edges on `cores` cores. */

@@ -9,12 +9,12 @@
  * allowed cut (pb_part_rules_apply). */
 #include "pb_test.h"
 
-#include "partition/baselines.h"
-#include "partition/chain_rules.h"
-#include "partition/env.h"
-#include "partition/exact.h"
-#include "partition/rl_reinforce.h"
-#include "partition/rule_search.h"
+#include "partition/chain/baselines.h"
+#include "partition/chain/chain_rules.h"
+#include "partition/chain/env.h"
+#include "partition/chain/exact.h"
+#include "partition/rl/rl_reinforce.h"
+#include "partition/chain/rule_search.h"
 #include "pb_test_graphs.h"
 
 enum { H_GREEDY, H_PACK, H_LOCAL, H_RL, N_H };

@@ -13,7 +13,7 @@ static void test_partition_apply_total(void **state)
 	pb_test_session t;
 	pb_test_session_open(&t, buf, sizeof buf);
 	pb_error err = {0};
-	/* action 0 merges core 0 into core 1 (partition/env.h, type A) */
+	/* action 0 merges core 0 into core 1 (partition/chain/env.h, type A) */
 	int rc =
 	    pb_test_session_lua(&t, "pb.partition_apply({1 << 30, 1 << 30}, 0)", "big.lua", &err);
 	assert_int_not_equal(rc, PB_OK);
