@@ -15,6 +15,8 @@
 #include "util/ranks.h"
 #include "script/hooks.h"
 #include "partition/chain/chain_rules.h"
+#include "shard/act_saved.h"
+#include "shard/dist_opt.h"
 #include "shard/dtp_search.h"
 #include "shard/dtp_edit.h"
 #include "shard/pipeline_plan.h"
@@ -46,6 +48,14 @@ static const pb_opt shard_opts[] = {
     {"zero", 0, PB_OPT_INT, "0-3",
      "ZeRO stage: shard the optimizer state (1), + gradients (2), + weights (3) over the "
      "replicas of each parameter shard (default 0)"},
+    {"dist-opt", 0, PB_OPT_STR, "auto|on|off",
+     "training: the distributed optimizer (Megatron-LM's, ZeRO-1: Adam's state divided over "
+     "the data-parallel replicas, reduce-scatter + all-gather in place of the all-reduce); "
+     "auto: on where a plan does not fit without it (default auto)"},
+    {"seq-parallel", 0, PB_OPT_STR, "auto|on|off",
+     "training: sequence parallelism (Korthikanti et al. 2022: the activations tensor "
+     "parallelism replicates held split over its devices, same communication volume); auto: "
+     "on where a plan does not fit without it (default auto)"},
     {"recompute", 0, PB_OPT_STR, "auto|none|selective|full",
      "activation recomputation in training; auto: per scheme the cheapest of none, selective, "
      "full whose plan fits (default auto)"},
@@ -440,6 +450,22 @@ static int read_shard_opts(const pb_args *a, int level, double tl, pb_shard_opts
 	o->layers = strcmp(lay, "auto") == 0;
 	o->optimizer = strcmp(optim, "adam") == 0 ? PB_OPTIM_ADAM : PB_OPTIM_NONE;
 	o->zero = (int)zero;
+	const char *dos = pb_args_str(a, "dist-opt", "auto");
+	if ((rc = pb_dist_opt_parse(dos, &o->dist_opt, err)))
+		return rc;
+	if (o->dist_opt == PB_DISTOPT_OFF && zero >= 1)
+		return pb_err(
+		    err, PB_EUSAGE,
+		    "shard: --dist-opt off and --zero %ld exclude each other (ZeRO-1 is the "
+		    "distributed optimizer)",
+		    zero);
+	if (zero >= 1)
+		o->dist_opt = PB_DISTOPT_ON;
+	if (o->dist_opt != PB_DISTOPT_OFF && o->zero < 1)
+		o->zero = 1;
+	if ((rc = pb_seq_parallel_parse(pb_args_str(a, "seq-parallel", "auto"), &o->seq_parallel,
+	                                err)))
+		return rc;
 	o->recompute = recompute;
 	o->pad = pb_args_has(a, "pad");
 	/* the problem as posed: every operator its own choice (the shrunk plans
@@ -623,6 +649,7 @@ const pb_command pb_cmds_shard[] = {
      "shard [MODEL] --layout L [--batch B] [--train] [--opt-level N] [--scheme AxB] [--json] "
      "[-o plan.json] [--emit-tasks DIR] [--emit-lp FILE] [--pipeline auto|off] [--jobs N] "
      "[--pad] [--start] [--layers auto|off] [--shrink] [--optimizer adam|none] [--zero 0-3] "
+     "[--dist-opt auto|on|off] [--seq-parallel auto|on|off] "
      "[--recompute auto|none|selective|full] [--dp D] [--tp T] [--pp P] [--microbatches M] "
      "[--schedule 1f1b|interleaved[:V]] [--stage-gap G] [--stage-nodes N] [--polish N]",
      "choose per-operator sharding over device-grouping schemes of a cluster (GLPK MILP)",

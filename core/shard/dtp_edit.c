@@ -28,11 +28,12 @@ int pb_dtp_edit_is_dtp(const pb_plan *p)
 json_t *pb_dtp_edit_options_json(const pb_dtp_opts *o)
 {
 	const pb_shard_opts *s = &o->shard;
-	return json_pack("{s:b,s:b,s:i,s:i,s:i,s:i,s:b,s:b,s:b,s:f,s:f,s:I}", "train",
+	return json_pack("{s:b,s:b,s:i,s:i,s:i,s:i,s:i,s:i,s:b,s:b,s:b,s:f,s:f,s:I}", "train",
 	                 o->pipe.train, "pad", o->pipe.pad, "opt_level", s->opt_level, "optimizer",
-	                 s->optimizer, "zero", s->zero, "recompute", s->recompute, "layers",
-	                 s->layers, "tie_blocks", s->tie_blocks, "no_shrink", s->no_shrink,
-	                 "time_limit", s->time_limit, "stage_gap", o->gap, "stage_nodes",
+	                 s->optimizer, "zero", s->zero, "dist_opt", s->dist_opt, "seq_parallel",
+	                 s->seq_parallel, "recompute", s->recompute, "layers", s->layers,
+	                 "tie_blocks", s->tie_blocks, "no_shrink", s->no_shrink, "time_limit",
+	                 s->time_limit, "stage_gap", o->gap, "stage_nodes",
 	                 (json_int_t)o->node_limit);
 }
 
@@ -58,6 +59,8 @@ void pb_dtp_edit_options(const pb_plan *p, pb_dtp_opts *o)
 	s->opt_level = o->pipe.opt_level = opt_int(so, "opt_level", o->pipe.opt_level);
 	s->optimizer = opt_int(so, "optimizer", s->optimizer);
 	s->zero = opt_int(so, "zero", s->zero);
+	s->dist_opt = opt_int(so, "dist_opt", s->dist_opt);
+	s->seq_parallel = opt_int(so, "seq_parallel", s->seq_parallel);
 	s->recompute = opt_int(so, "recompute", s->recompute);
 	s->layers = opt_int(so, "layers", s->layers);
 	s->tie_blocks = opt_int(so, "tie_blocks", s->tie_blocks);

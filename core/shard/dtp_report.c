@@ -40,6 +40,7 @@ json_t *pb_dtp_config_json(const pb_dtp_config *c)
 	json_object_set_new(o, "step_time", json_real(c->step_time));
 	json_object_set_new(o, "memory", json_real(c->memory));
 	json_object_set_new(o, "fits", json_boolean(c->fits));
+	pb_mem_opts_json(o, &c->mopts);
 	if (pb_dtp_unit_row(c)) {
 		json_object_set_new(o, "bubble", json_real(c->bubble));
 		json_object_set_new(o, "slowest_group", json_real(c->slowest));
@@ -231,6 +232,8 @@ void pb_dtp_report_text(FILE *f, const pb_dtp_result *r)
 			pb_dtp_overlap_text(f, r->cl, c);
 		if (r->cl && c->ok)
 			pb_shard_margin_text(f, r->cl, c->memory);
+		if (c->ok)
+			pb_mem_opts_text(f, &c->mopts);
 	}
 }
 

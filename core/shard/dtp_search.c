@@ -130,6 +130,7 @@ static int add_operator_level(const pb_dtp_opts *o, int n_dev, pb_dtp_result *r)
 				c->ok = o->op[i].ok;
 				c->step_time = o->op[i].step_time;
 				c->memory = o->op[i].memory;
+				c->mopts = o->op[i].mopts;
 				c->fits = o->op[i].fits;
 				c->slowest = c->step_time;
 				if (c->ok)
@@ -160,6 +161,8 @@ static double inflight(const pb_dtp_unit *u, int s)
 typedef struct group_sum {
 	double time, grad, mp, ma;
 	double grad_bytes, backward; /* gradient bytes per device, backward pass (s) */
+	double saved;                /* bytes the distributed optimizer saves (dist_opt.h) */
+	double sp_act, sp_once;      /* and sequence parallelism (dtp_search.h pb_dtp_chunk) */
 	int ok, cut, proven;
 } group_sum;
 
@@ -247,6 +250,9 @@ static int solve_group(pb_dtp_unit *u, const pb_cluster *sub, const char *scheme
 		                pb_grad_overlap_backward_share(ch.recompute == PB_RECOMP_FULL);
 		gs->mp += ch.mem_param;
 		gs->ma += ch.mem_act;
+		gs->saved += ch.optim_saved;
+		gs->sp_act += ch.sp_act;
+		gs->sp_once += ch.sp_once;
 	}
 	return PB_OK;
 }
@@ -351,7 +357,10 @@ int pb_dtp_unit_eval(pb_dtp_unit *u, int dp, int tp, double inc, pb_dtp_config *
 		pb_dtp_note_overlap(c, cl, gs.grad, gs.grad_bytes, gs.backward);
 		if (mem > c->memory)
 			c->memory = mem;
+		pb_mem_opts_add(&c->mopts, mem, gs.saved, gs.sp_once + (train ? a : 1) * gs.sp_act);
 	}
+	c->memory = pb_mem_opts_settle(&c->mopts, u->o->shard.dist_opt, u->o->shard.seq_parallel,
+	                               cl->memory);
 	c->fits = c->memory <= cl->memory * (1 + 1e-9);
 	if (u->sched == PB_SCHED_1F1B) {
 		c->step_time = (c->slowest + c->p2p) * (m + p - 1) + c->grad_exposed;
@@ -1020,6 +1029,7 @@ int pb_dtp_oprows(const pb_shard_search *s, pb_dtp_oprow **out)
 		r[i].ok = w->status == 1;
 		r[i].step_time = w->step_time;
 		r[i].memory = w->memory;
+		r[i].mopts = w->mopts;
 		r[i].fits = w->feasible;
 	}
 	/* a dropped mirror "4x2=2x4" has the numbers of the scheme kept */

@@ -40,6 +40,7 @@
 #include <jansson.h>
 #include <stdio.h>
 
+#include "shard/memory_options.h"
 #include "shard/pipeline_plan.h"
 #include "shard/search_degrees.h"
 #include "shard/strategy_problem.h"
@@ -53,6 +54,9 @@ typedef struct pb_dtp_config {
 	char scheme[48];  /* the stage grouping ("4x2", "8") or the operator-level scheme */
 	double step_time; /* seconds */
 	double memory;    /* bytes per device, the max over devices */
+	/* the distributed optimizer and sequence parallelism (memory_options.h):
+	 * what it runs with; memory is as they are settled */
+	pb_mem_opts mopts;
 	double bubble;
 	double slowest, p2p; /* slowest group per micro-batch, slowest transfer (s) */
 	double grad;         /* the slowest group's gradient all-reduces, once per step (s) */
@@ -82,6 +86,7 @@ typedef struct pb_dtp_config {
 typedef struct pb_dtp_oprow {
 	char scheme[48];
 	double step_time, memory;
+	pb_mem_opts mopts; /* memory_options.h: memory is as they are settled */
 	int fits, ok;
 } pb_dtp_oprow;
 
@@ -233,8 +238,12 @@ typedef struct pb_dtp_cache pb_dtp_cache;
 
 typedef struct pb_dtp_chunk {
 	double time, mem_param, mem_act; /* per micro-batch s, bytes per device */
-	double grad;       /* s of time that are gradient all-reduces (once per step) */
-	double grad_bytes; /* gradient bytes per device they carry (pb_shard_grad_bytes) */
+	double grad;        /* s of time that are gradient all-reduces (once per step) */
+	double grad_bytes;  /* gradient bytes per device they carry (pb_shard_grad_bytes) */
+	double optim_saved; /* bytes per device the distributed optimizer saves (dist_opt.h) */
+	/* bytes per device sequence parallelism saves: per micro-batch in flight
+	 * (with mem_act), once (with mem_param) */
+	double sp_act, sp_once;
 	int feasible, ok;
 	int cut;       /* ok = 0: no plan beats so->cutoff (pb_shard_opts) */
 	int proven;    /* optimal, or within so->mip_gap (not stopped by so->node_limit) */

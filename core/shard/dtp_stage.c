@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "shard/dist_opt.h"
 #include "shard/dtp_search.h"
 #include "shard/layer_classes.h"
 #include "shard/search.h"
@@ -137,6 +138,8 @@ static int solve(const pb_graph *g, const pb_cluster *sub, const char *scheme,
 		r->feasible = b->feasible;
 		r->grad = pb_shard_grad_time(p, s->best_result.choice);
 		r->grad_bytes = pb_shard_grad_bytes(p, s->best_result.choice);
+		r->optim_saved = pb_dist_opt_saved(p, s->best_result.choice);
+		pb_shard_seq_parallel_saved(p, s->best_result.choice, &r->sp_act, &r->sp_once);
 		if (r->grad > r->time)
 			r->grad = r->time;
 		r->recompute = b->recompute % 3;

@@ -91,6 +91,7 @@ static double inflight(const pb_dtp_config *c, int s)
 typedef struct group_sum {
 	double time, grad, mp, ma, flops;
 	double grad_bytes, backward; /* as dtp_search.c's group_sum */
+	double saved, sp_act, sp_once;
 	int ok, proven;
 } group_sum;
 
@@ -141,6 +142,9 @@ static int solve_group(pb_uneven_ctx *x, pb_dtp_config *c, int s, double act, gr
 		                pb_grad_overlap_backward_share(ch.recompute == PB_RECOMP_FULL);
 		gs->mp += ch.mem_param;
 		gs->ma += ch.mem_act;
+		gs->saved += ch.optim_saved;
+		gs->sp_act += ch.sp_act;
+		gs->sp_once += ch.sp_once;
 	}
 	return PB_OK;
 }
@@ -199,6 +203,7 @@ int pb_uneven_eval(pb_uneven_ctx *x, pb_dtp_config *c, pb_error *err)
 	c->fits = 0;
 	c->tp = 0;
 	c->slowest = c->p2p = c->grad = c->memory = c->step_time = 0;
+	memset(&c->mopts, 0, sizeof c->mopts);
 	c->grad_exposed = c->grad_hidden = 0;
 	c->grad_buckets = 0;
 	c->error[0] = 0;
@@ -250,7 +255,10 @@ int pb_uneven_eval(pb_uneven_ctx *x, pb_dtp_config *c, pb_error *err)
 		pb_dtp_note_overlap(c, cl, gs.grad, gs.grad_bytes, gs.backward);
 		if (mem > c->memory)
 			c->memory = mem;
+		pb_mem_opts_add(&c->mopts, mem, gs.saved, gs.sp_once + (train ? a : 1) * gs.sp_act);
 	}
+	c->memory = pb_mem_opts_settle(&c->mopts, x->o->shard.dist_opt, x->o->shard.seq_parallel,
+	                               cl->memory);
 	c->fits = c->memory <= cl->memory * (1 + 1e-9);
 	if ((rc = transfers(x, c, err)))
 		return rc;

@@ -144,6 +144,13 @@ static double grad_collectives(const pb_shard_problem *p, const pb_strat *st, in
 	return total;
 }
 
+/* The ZeRO stage row b runs with: the search's, or 0 when --dist-opt auto
+ * solved it with the distributed optimizer (stage 1) and it fits without. */
+static int row_zero(const pb_shard_search *s, const pb_shard_row *b)
+{
+	return s->opts.zero == 1 && !b->mopts.dist ? 0 : s->opts.zero;
+}
+
 double pb_shard_grad_time(const pb_shard_problem *p, const int *choice)
 {
 	double total = 0;
@@ -391,7 +398,8 @@ json_t *pb_shard_report(const pb_shard_search *s)
 		json_object_set_new(
 		    j, "optimizer",
 		    json_string(s->opts.optimizer == PB_OPTIM_ADAM ? "adam" : "none"));
-		json_object_set_new(j, "zero", json_integer(s->opts.zero));
+		json_object_set_new(j, "zero", json_integer(row_zero(s, b)));
+		pb_mem_opts_json(j, &b->mopts);
 		json_object_set_new(j, "recompute",
 		                    json_string(pb_recompute_names[b->recompute % 3]));
 	}
@@ -722,7 +730,9 @@ void pb_shard_report_text(const pb_shard_search *s, const json_t *rep, int detai
 	if (s->opts.train)
 		fprintf(o, "training memory: optimizer %s, ZeRO stage %d, recomputation %s\n",
 		        s->opts.optimizer == PB_OPTIM_ADAM ? "adam" : "none (weights + gradients)",
-		        s->opts.zero, pb_recompute_names[b->recompute % 3]);
+		        row_zero(s, b), pb_recompute_names[b->recompute % 3]);
+	if (s->opts.train)
+		pb_mem_opts_text(o, &b->mopts);
 	if (s->best_problem && s->best_problem->n_layer_runs)
 		fprintf(
 		    o,

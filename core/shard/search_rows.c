@@ -20,6 +20,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "shard/dist_opt.h"
 #include "util/coro.h"
 #include "util/job.h"
 
@@ -274,6 +275,16 @@ int pb_shard_search_solve_row(pb_shard_search *s, int i, pb_shard_problem **pp, 
 	row->compute = r->compute;
 	row->comm = r->comm;
 	row->memory = r->memory;
+	/* the distributed optimizer and sequence parallelism: the MILP solved
+	 * with them (when asked or auto); under auto a plan that fits without
+	 * one runs without it */
+	double sa, so;
+	pb_shard_seq_parallel_saved(p, r->choice, &sa, &so);
+	memset(&row->mopts, 0, sizeof row->mopts);
+	pb_mem_opts_add(&row->mopts, r->memory, pb_dist_opt_saved(p, r->choice),
+	                so + p->act_mult * sa);
+	row->memory =
+	    pb_mem_opts_settle(&row->mopts, s->opts.dist_opt, s->opts.seq_parallel, s->cl.memory);
 	row->feasible = r->feasible;
 	row->optimal = r->optimal;
 	row->seconds = r->solve_seconds;

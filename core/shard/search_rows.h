@@ -11,6 +11,7 @@
 #define PB_SHARD_SEARCH_ROWS_H
 
 #include "plan.h"
+#include "shard/memory_options.h"
 #include "shard/strategy_problem.h"
 
 typedef struct pb_shard_row {
@@ -23,6 +24,8 @@ typedef struct pb_shard_row {
 	double seconds;
 	long incumbents;
 	int recompute;        /* PB_RECOMP_* the row was solved with */
+	pb_mem_opts mopts;    /* the distributed optimizer and sequence parallelism
+	                       * (memory_options.h): memory is as they are settled */
 	int cut;              /* opts.cutoff proved every plan at or above it (status -1) */
 	unsigned restricted;  /* PB_RESTR_* applied to its problem (search_label.h) */
 	double lb;            /* lower bound (s) on the scheme's unrestricted problem, NAN */

@@ -119,7 +119,8 @@ int pb_spec_pin_refuse(const pb_graph *g, const pb_spec_pin *pin, const char *wh
 
 /* The options of the search that made a shard plan, as its detail records
  * them: training, optimisation level and, in training, the optimizer, the
- * ZeRO stage and the recomputation the plan was costed with (a pin solved
+ * ZeRO stage, the recomputation, the distributed optimizer and sequence
+ * parallelism the plan was costed with (a pin solved
  * with the defaults costed an Adam plan's memory without the moments). */
 static void opts_of_plan(const json_t *d, pb_shard_opts *o)
 {
@@ -134,6 +135,10 @@ static void opts_of_plan(const json_t *d, pb_shard_opts *o)
 	for (int k = 0; rc && k < 3; k++)
 		if (strcmp(rc, pb_recompute_names[k]) == 0)
 			o->recompute = k;
+	/* the distributed optimizer and sequence parallelism the plan runs with
+	 * (memory_options.h: 1 = PB_DISTOPT_ON = PB_SEQPAR_ON) */
+	o->dist_opt = json_is_true(json_object_get(d, "dist_opt")) ? 1 : 0;
+	o->seq_parallel = json_is_true(json_object_get(d, "seq_parallel")) ? 1 : 0;
 }
 
 int pb_shard_edit_pin(const pb_graph *g, const pb_cluster *cl, const pb_shard_opts *base,

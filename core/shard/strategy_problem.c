@@ -14,6 +14,7 @@
  */
 #include "shard/strategy_problem.h"
 
+#include "shard/act_saved.h"
 #include "shard/layer_classes.h"
 #include "util/job.h"
 
@@ -301,6 +302,56 @@ static double node_time(const pb_shard_problem *p, const pb_node *n, double fl)
 	return tm > t ? tm : t;
 }
 
+/* Bytes per device output j of node nid holds under strategy st (0: not
+ * kept); *once: held once, with the weights (the working block of full
+ * recomputation, alive while one layer is recomputed, not once per
+ * micro-batch in flight). Training keeps what the backward pass needs
+ * (act_saved.h), the boundaries of full recomputation's blocks, and with
+ * seqpar (sequence parallelism) an eligible operator's replicated output
+ * split over its replicated axes. Inference: every output. */
+static double out_held(const pb_shard_problem *p, int nid, const pb_strat *st, int j, int seqpar,
+                       int *once)
+{
+	const pb_graph *g = p->g;
+	const pb_shard_node *sn = &p->nodes[nid];
+	const pb_mesh *m = &p->mesh;
+	int t = g->nodes[nid].outputs[j], full = p->opts.recompute == PB_RECOMP_FULL;
+	*once = 0;
+	int keep = !sn->recomputed || (full && sn->kept_full);
+	if (p->opts.train)
+		keep = keep && ((sn->saved_out >> j & 1) || (full && sn->kept_full == 1));
+	if (!keep || t < 0)
+		return 0;
+	*once = sn->recomputed && full && sn->kept_full == 2;
+	const pb_tensor *tt = &g->tensors[t];
+	double by = pb_tensor_bytes(tt) * pb_spec_pad_factor(tt, st->out[j], m) /
+	            pb_spec_shrink(st->out[j], m);
+	if (p->opts.train && seqpar && sn->seqpar)
+		for (int a = 0; a < m->n_axes; a++)
+			if (st->out[j][a] == PB_SPEC_R)
+				by /= m->size[a];
+	return by;
+}
+
+void pb_shard_seq_parallel_saved(const pb_shard_problem *p, const int *choice, double *act,
+                                 double *once)
+{
+	*act = *once = 0;
+	if (!p->opts.train || p->opts.seq_parallel == PB_SEQPAR_OFF)
+		return;
+	for (int v = 0; v < p->g->n_nodes; v++) {
+		int k = pb_shard_node_strategy(p, choice, v);
+		if (k < 0 || !p->nodes[v].seqpar)
+			continue;
+		const pb_strat *st = &p->nodes[v].strat[k];
+		for (int j = 0; j < p->g->nodes[v].n_outputs && j < PB_SHARD_MAX_OUT; j++) {
+			int o1, o0;
+			double d = out_held(p, v, st, j, 0, &o0) - out_held(p, v, st, j, 1, &o1);
+			*(o0 ? once : act) += d;
+		}
+	}
+}
+
 /* Node v takes node r's tables (pb_share_node_alike holds). */
 static void share_node(pb_shard_problem *p, int v, int r)
 {
@@ -371,10 +422,6 @@ static int build_node(pb_shard_problem *p, int nid, pb_strat1 *menu_buf, pb_erro
 	double fl = pb_shard_node_flops(g, n);
 	double t1 = node_time(p, n, fl);
 	double cmult = p->compute_mult + (p->opts.train && sn->recomputed ? 1.0 : 0.0);
-	int keep_act = !sn->recomputed || (p->opts.recompute == PB_RECOMP_FULL && sn->kept_full);
-	/* the working block's activations live once, while one layer is
-	 * recomputed, not once per micro-batch in flight: held like the weights */
-	int once = sn->recomputed && p->opts.recompute == PB_RECOMP_FULL && sn->kept_full == 2;
 	for (int s = 0; s < ns; s++) {
 		const pb_strat *st = &sn->strat[s];
 		double comp = t1 / st->share * st->pad * cmult;
@@ -421,12 +468,12 @@ static int build_node(pb_shard_problem *p, int nid, pb_strat1 *menu_buf, pb_erro
 			int t = n->outputs[j];
 			if (t < 0)
 				continue;
-			double by = pb_tensor_bytes(&g->tensors[t]) *
-			            pb_spec_pad_factor(&g->tensors[t], st->out[j], m);
-			if (keep_act && once)
-				mp += by / pb_spec_shrink(st->out[j], m);
-			else if (keep_act)
-				ma += by / pb_spec_shrink(st->out[j], m);
+			int once;
+			double held = out_held(p, nid, st, j, p->opts.seq_parallel, &once);
+			if (once)
+				mp += held;
+			else
+				ma += held;
 			if (g->tensors[t].is_output)
 				c += output_reduce_cost(m, &g->tensors[t], st->out[j]);
 		}
@@ -944,6 +991,11 @@ int pb_shard_problem_build(const pb_graph *g, const pb_cluster *c, const pb_mesh
 	}
 	if (rc == PB_OK)
 		mark_recompute(p, have_lc ? &lc : NULL);
+	for (int i = 0; i < g->n_nodes && o->train; i++)
+		if (p->nodes[i].active) {
+			p->nodes[i].saved_out = pb_act_saved_outputs(g, p->tkind, i);
+			p->nodes[i].seqpar = (unsigned char)pb_act_seq_parallel_op(g, p->tkind, i);
+		}
 	if (rc == PB_OK && o->layers)
 		rc = rep_in_mask(p, &lc, err);
 	const int *rep = rc == PB_OK && o->layers && !o->no_share && !o->filters &&

@@ -30,6 +30,7 @@
 #include <stdio.h>
 
 #include "model/graph.h"
+#include "shard/tensor_kind.h"
 #include "shard/cluster.h"
 #include "shard/rules.h"
 #include "shard/spec.h"
@@ -61,6 +62,11 @@ typedef struct pb_shard_opts {
 	int zero;                  /* ZeRO stage 0..3: optimizer state (1), + gradients (2),
 	                            * + weights (3) divided over the replicas of their shard */
 	int recompute;             /* PB_RECOMP_NONE / SELECTIVE / FULL (docs/shard.md) */
+	int seq_parallel;          /* training: sequence parallelism (act_saved.h
+	                            * PB_SEQPAR_*: on and auto solve with it) */
+	int dist_opt;              /* the distributed optimizer as asked (dist_opt.h
+	                            * PB_DISTOPT_*: on and auto solve with zero >= 1);
+	                            * reports only */
 	const unsigned char *mask; /* only nodes with mask[i] != 0 (a pipeline stage); NULL = all.
 	                            * Activations from outside arrive in any layout (p2p is costed
 	                            * by the pipeline). */
@@ -94,8 +100,6 @@ double pb_shard_node_flops(const pb_graph *g, const pb_node *n);
 /* active[i] = 1 for operators that touch an activation (the problem's operators). */
 void pb_shard_dynamic_nodes(const pb_graph *g, unsigned char *active);
 
-enum { PB_TKIND_META = 0, PB_TKIND_ACT = 1, PB_TKIND_PARAM = 2 };
-
 typedef struct pb_shard_node {
 	int active; /* part of the problem */
 	int group;
@@ -112,8 +116,11 @@ typedef struct pb_shard_node {
 	                           * (per micro-batch), 2 the one block whose activations
 	                           * live during recompute (once: counted in mem_param) */
 	unsigned dyn_in;
-	int same_as; /* node whose tables these are (strat, cost, flops_part, mem_param,
-	              * mem_act: a middle block's node shares its representative's), -1 own */
+	unsigned saved_out;   /* training: bit j, output j is stored for the backward pass
+	                       * (act_saved.h) */
+	unsigned char seqpar; /* sequence parallelism holds its replicated outputs split */
+	int same_as;          /* node whose tables these are (strat, cost, flops_part, mem_param,
+	                       * mem_act: a middle block's node shares its representative's), -1 own */
 	unsigned char pick_shared; /* pick is the array of its group's same_as member */
 } pb_shard_node;
 
@@ -267,6 +274,12 @@ void pb_shard_restricted_free(pb_shard_problem *q, int **map);
 void pb_shard_evaluate(const pb_shard_problem *p, const int *choice, pb_shard_result *r);
 /* Strategy of node nid under a group choice, or -1 for inactive nodes. */
 int pb_shard_node_strategy(const pb_shard_problem *p, const int *choice, int nid);
+/* Bytes per device sequence parallelism saves in the plan (choice per
+ * group): *act per micro-batch in flight (with mem_act), *once with the
+ * weights (mem_param: full recomputation's working layer); 0 unless the
+ * problem was built with it (opts.seq_parallel). */
+void pb_shard_seq_parallel_saved(const pb_shard_problem *p, const int *choice, double *act,
+                                 double *once);
 
 /*
  * Building steps in files of their own (used by pb_shard_problem_build).

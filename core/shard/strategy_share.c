@@ -33,7 +33,8 @@ int pb_share_node_alike(const pb_shard_problem *p, int v, int r)
 	const pb_shard_node *sa = &p->nodes[v], *sb = &p->nodes[r];
 	if (!sa->active || !sb->active || sb->same_as >= 0 || !sb->strat || strcmp(a->op, b->op) ||
 	    a->n_inputs != b->n_inputs || a->n_outputs != b->n_outputs ||
-	    sa->recomputed != sb->recomputed || sa->kept_full != sb->kept_full)
+	    sa->recomputed != sb->recomputed || sa->kept_full != sb->kept_full ||
+	    sa->saved_out != sb->saved_out || sa->seqpar != sb->seqpar)
 		return 0;
 	if (!same_double(a->cost.flops, b->cost.flops) ||
 	    !same_double(a->cost.in_bytes, b->cost.in_bytes) ||

@@ -163,7 +163,14 @@ static void test_recompute(void **state)
 		assert_true(ps->nodes[v].recomputed);
 		for (int s = 0; s < ps->nodes[v].n_strat; s++) {
 			assert_true(ps->nodes[v].mem_act[s] == 0);
-			assert_true(p0->nodes[v].mem_act[s] > 0);
+			/* without recomputation only the softmax output of the core is
+			 * stored (act_saved.h: the scores feed a product with a constant,
+			 * the scaled scores the softmax, whose gradient reads its output,
+			 * the context a transpose) */
+			if (i == 2)
+				assert_true(p0->nodes[v].mem_act[s] > 0);
+			else
+				assert_true(p0->nodes[v].mem_act[s] == 0);
 			/* one more forward pass: 4/3 of forward + backward */
 			assert_true(
 			    fabs(ps->nodes[v].flops_part[s] - p0->nodes[v].flops_part[s] * 4 / 3) <=
@@ -208,7 +215,7 @@ static void test_recompute_auto(void **state)
 	fd = mkstemp(lay);
 	FILE *f = fdopen(fd, "w");
 	fputs("return { kind='cluster', name='tight', nodes=1, devices_per_node=8,\n"
-	      "device_memory_gb=0.5, device_tflops=100, intra_bw_gbs=150, intra_latency_us=5 }\n",
+	      "device_memory_gb=0.4, device_tflops=100, intra_bw_gbs=150, intra_latency_us=5 }\n",
 	      f);
 	fclose(f);
 	char lua[64];
@@ -228,7 +235,7 @@ static void test_recompute_auto(void **state)
 	for (int k = 0; k < 3; k++) {
 		snprintf(line, sizeof line,
 		         "shard %s.onnx --layout %s --train --batch 16 --scheme 2x4 --recompute %s "
-		         "--json",
+		         "--seq-parallel off --dist-opt off --json",
 		         model, lua, names[k]);
 		json_t *j = pb_test_run_json(s, line);
 		t[k] = json_number_value(json_object_get(j, "step_time"));
@@ -236,7 +243,9 @@ static void test_recompute_auto(void **state)
 		json_decref(j);
 	}
 	snprintf(line, sizeof line,
-	         "shard %s.onnx --layout %s --train --batch 16 --scheme 2x4 --json", model, lua);
+	         "shard %s.onnx --layout %s --train --batch 16 --scheme 2x4 --seq-parallel off "
+	         "--dist-opt off --json",
+	         model, lua);
 	json_t *j = pb_test_run_json(s, line);
 	int best = -1;
 	for (int k = 0; k < 3; k++)
