@@ -56,6 +56,7 @@
 
 #include "partition/chain/baselines.h"
 #include "partition/chain/exact.h"
+#include "util/grow.h"
 #include "util/job.h"
 
 #define W_LABELS_MAX 4000000L
@@ -180,12 +181,10 @@ static int w_insert(pb_milp_w *W, int b, const wlabel *x0)
 	if (W->n_pool >= W_LABELS_MAX)
 		return -1;
 	if (W->n_pool == W->cap_pool) {
-		long nc = W->cap_pool ? 2 * W->cap_pool : 4096;
-		wlabel *np = realloc(W->pool, (size_t)nc * sizeof *np);
+		wlabel *np = pb_grow(W->pool, &W->cap_pool, sizeof *np, 4096);
 		if (!np)
 			return -1;
 		W->pool = np;
-		W->cap_pool = nc;
 	}
 	wlabel *z = &W->pool[W->n_pool];
 	*z = *x;
@@ -337,12 +336,10 @@ static int w_beam_threshold(pb_milp_w *W, int a, double *thr)
 	long k = 0;
 	for (int li = W->head[a]; li >= 0; li = W->pool[li].next) {
 		if (k == W->lbs_cap) {
-			long nc = W->lbs_cap ? 2 * W->lbs_cap : 256;
-			double *np = realloc(W->lbs, (size_t)nc * sizeof *np);
+			double *np = pb_grow(W->lbs, &W->lbs_cap, sizeof *np, 256);
 			if (!np)
 				return -1;
 			W->lbs = np;
-			W->lbs_cap = nc;
 		}
 		const wlabel *L = &W->pool[li];
 		W->lbs[k++] = w_completion(W, a, L->u, L->c, L->s, L->r);
