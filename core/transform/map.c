@@ -1,5 +1,8 @@
 /*
- * map.c — marking, backend choice and aggregation (map.h).
+ * map.c — the mapping of one assignment (map.h): marking, aggregation,
+ * transfers, the period and the simulation. The searches that choose the
+ * assignment (map_throughput.c, map_assign.c) and the map command's driver
+ * (map_run.c) sit above it.
  *
  * Marking: every node gets the priority of its op on every backend (0 =
  * unsupported); the chosen backend has the lowest priority number (ties:
@@ -336,85 +339,17 @@ static int build_edges(const pb_graph *g, const pb_hetero *h, pb_map_result *r, 
 	return PB_OK;
 }
 
-static double now_seconds(void)
+double pb_map_now(void)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-static int map_run(const pb_graph *g, const pb_hetero *h, const pb_map_opts *o, pb_map_result **out,
-                   pb_error *err);
-
-/* Transfer-aware or throughput: the priority rule's plan is computed as the
- * baseline. Latency: the transfer-aware plan replaces it only when it models
- * a faster serial time (the descent minimises a model of it; aggregates kept
- * apart by a cycle could make the real figure worse, then the baseline
- * stays). Throughput: the search (map_throughput.c) has the priority plan
- * among its candidates. Both: the objective's figure of every
- * single-backend mapping (r->single_value, r->single_best). */
-int pb_map_run(const pb_graph *g, const pb_hetero *h, const pb_map_opts *o, pb_map_result **out,
-               pb_error *err)
+int pb_map_begin(const pb_graph *g, const pb_hetero *h, const pb_map_opts *o, pb_map_result **out,
+                 pb_error *err)
 {
 	*out = NULL;
-	if (o->objective != PB_MAP_LATENCY && o->objective != PB_MAP_THROUGHPUT)
-		return pb_err(err, PB_EUSAGE, "map: unknown objective %d", o->objective);
-	if (o->objective == PB_MAP_THROUGHPUT && !o->transfer_aware)
-		return pb_err(err, PB_EUSAGE,
-		              "map: --priority and --objective throughput exclude each other (the "
-		              "priority rule chooses no assignment to optimise)");
-	if (!o->transfer_aware)
-		return map_run(g, h, o, out, err);
-	double t0 = now_seconds();
-	pb_map_opts po = *o;
-	po.transfer_aware = 0;
-	po.objective = PB_MAP_LATENCY;
-	pb_map_result *base = NULL, *r = NULL;
-	int rc = map_run(g, h, &po, &base, err);
-	if (rc == PB_OK)
-		rc = map_run(g, h, o, &r, err);
-	if (rc) {
-		pb_map_result_free(base);
-		return rc;
-	}
-	pb_map_baseline b = {
-	    1, base->serial_input, base->serial_time, base->pipelined_time, base->launches_after,
-	    0, base->run_seconds};
-	for (int e = 0; e < base->n_edges; e++)
-		b.n_buffers += base->edges[e].buffer;
-	b.period = base->period;
-	if (o->objective == PB_MAP_LATENCY && r->serial_input > base->serial_input) {
-		pb_map_result_free(r);
-		r = base;
-		r->transfer_aware = 1;
-		r->kept_priority = 1;
-	} else {
-		pb_map_result_free(base);
-	}
-	r->base = b;
-	r->single_best = -1;
-	for (int k = 0; k < h->n && rc == PB_OK; k++) {
-		rc = pb_map_single_backend(g, h, o, k, &r->single_value[k], err);
-		if (rc == PB_OK && isfinite(r->single_value[k]) &&
-		    (r->single_best < 0 || r->single_value[k] < r->single_value[r->single_best]))
-			r->single_best = k;
-	}
-	if (rc == PB_OK)
-		rc = pb_map_period_lp(g, h, r, o->force, &r->period_lp, err);
-	if (rc) {
-		pb_map_result_free(r);
-		return rc;
-	}
-	r->run_seconds = now_seconds() - t0; /* both mappings */
-	*out = r;
-	return PB_OK;
-}
-
-static int map_run(const pb_graph *g, const pb_hetero *h, const pb_map_opts *o, pb_map_result **out,
-                   pb_error *err)
-{
-	*out = NULL;
-	double t0 = now_seconds();
 	if (o->buffers < 1 || o->stream < 1)
 		return pb_err(err, PB_EUSAGE, "map: --buffers and --stream must be >= 1");
 	int n = g->n_nodes, nb = h->n;
@@ -443,17 +378,19 @@ static int map_run(const pb_graph *g, const pb_hetero *h, const pb_map_opts *o, 
 	r->single_best = -1;
 	for (int b = 0; b < nb && b < PB_MAP_MAX_BACKENDS; b++)
 		r->single_value[b] = INFINITY;
-	if (o->objective == PB_MAP_THROUGHPUT)
-		rc = pb_map_assign_throughput(g, h, o, r, err);
-	else if (o->transfer_aware) {
-		rc = pb_map_assign_exact(g, h, o, r, err);
-		if (rc == PB_OK && !r->enumerated)
-			rc = pb_map_assign_transfer(g, h, o->force, r, err);
-	}
-	if (rc)
-		goto fail;
+	*out = r;
+	return PB_OK;
+fail:
+	pb_map_result_free(r);
+	return rc;
+}
+
+int pb_map_finish(const pb_graph *g, const pb_hetero *h, const pb_map_opts *o, pb_map_result *r,
+                  double t0, pb_error *err)
+{
+	int n = g->n_nodes, nb = h->n, rc;
 	if ((rc = aggregate(g, r, err)))
-		goto fail;
+		return rc;
 	int na = r->n_agg;
 	size_t az = (size_t)na + 1;
 	r->agg_backend = malloc(az * sizeof(int));
@@ -465,8 +402,7 @@ static int map_run(const pb_graph *g, const pb_hetero *h, const pb_map_opts *o, 
 	r->agg_macs = calloc(az, sizeof(double));
 	if (!r->agg_backend || !r->agg_first || !r->agg_last || !r->agg_size || !r->agg_time ||
 	    !r->agg_compute || !r->agg_macs) {
-		rc = pb_err(err, PB_ENOMEM, "%s: out of memory", g->path);
-		goto fail;
+		return pb_err(err, PB_ENOMEM, "%s: out of memory", g->path);
 	}
 	for (int a = 0; a < na; a++)
 		r->agg_first[a] = -1;
@@ -489,7 +425,7 @@ static int map_run(const pb_graph *g, const pb_hetero *h, const pb_map_opts *o, 
 	r->launches_before = n - r->n_folded;
 	r->launches_after = na;
 	if ((rc = build_edges(g, h, r, err)))
-		goto fail;
+		return rc;
 	r->serial_input = 0;
 	for (int a = 0; a < na; a++)
 		r->serial_input += r->agg_time[a];
@@ -505,22 +441,63 @@ static int map_run(const pb_graph *g, const pb_hetero *h, const pb_map_opts *o, 
 	r->bottleneck = bott;
 	pb_map_period(r, h);
 	if (o->no_sim) {
-		r->run_seconds = now_seconds() - t0;
-		*out = r;
+		r->run_seconds = pb_map_now() - t0;
 		return PB_OK;
 	}
 	pb_job_tick();
 	for (int k = 1; k <= PB_MAP_SWEEP; k++, pb_job_tick())
 		if ((rc = pb_map_simulate(r, h, k, o->stream, &r->sweep[k - 1], NULL, NULL, err)))
-			goto fail;
+			return rc;
 	if ((rc = pb_map_simulate(r, h, o->buffers, o->stream, &r->pipelined_time, &r->events,
 	                          &r->n_events, err)))
-		goto fail;
+		return rc;
 	pb_job_tick();
-	r->run_seconds = now_seconds() - t0;
-	*out = r;
+	r->run_seconds = pb_map_now() - t0;
 	return PB_OK;
-fail:
-	pb_map_result_free(r);
+}
+
+void pb_map_period(pb_map_result *r, const pb_hetero *h)
+{
+	int nb = h->n;
+	double best = 0;
+	int res = 0;
+	for (int b = 0; b < nb; b++)
+		if (r->backend_busy[b] > best) {
+			best = r->backend_busy[b];
+			res = b;
+		}
+	double *link = calloc((size_t)nb * (size_t)nb + 1, sizeof *link);
+	if (link) {
+		for (int e = 0; e < r->n_edges; e++)
+			if (r->edges[e].buffer)
+				link[r->agg_backend[r->edges[e].from] * nb +
+				     r->agg_backend[r->edges[e].to]] += r->edges[e].time;
+		for (int k = 0; k < nb * nb; k++)
+			if (link[k] > best) {
+				best = link[k];
+				res = nb + k;
+			}
+		free(link);
+	}
+	r->period = best;
+	r->period_resource = res;
+}
+
+double pb_map_objective_value(const pb_map_result *r, int objective)
+{
+	return objective == PB_MAP_THROUGHPUT ? r->period : r->serial_input;
+}
+
+int pb_map_fixed(const pb_graph *g, const pb_hetero *h, const pb_map_opts *o, pb_map_result **out,
+                 pb_error *err)
+{
+	double t0 = pb_map_now();
+	pb_map_result *r = NULL;
+	int rc = pb_map_begin(g, h, o, &r, err);
+	if (rc == PB_OK && (rc = pb_map_finish(g, h, o, r, t0, err)) != PB_OK) {
+		pb_map_result_free(r);
+		r = NULL;
+	}
+	*out = r;
 	return rc;
 }

@@ -153,7 +153,7 @@ typedef struct pb_map_result {
  * backends, sum_v t(v, b) x_vb <= T per backend (GLPK). */
 int pb_map_period_lp(const pb_graph *g, const pb_hetero *h, const pb_map_result *r,
                      const int *force, double *lb, pb_error *err);
-/* The period of a mapped result (fills r->period and r->period_resource). */
+/* The period of a mapped result (fills r->period and r->period_resource; map.c). */
 void pb_map_period(pb_map_result *r, const pb_hetero *h);
 /* The objective's figure of r: serial time per input, or the period. */
 double pb_map_objective_value(const pb_map_result *r, int objective);
@@ -187,8 +187,25 @@ int pb_map_costs_apply(const pb_graph *g, pb_hetero *h, int backend, const doubl
 /* The report of pb_map_costs_apply as a table, one line per operator type. */
 void pb_map_costs_print(FILE *out, const pb_hetero *h, const json_t *report, const char *backend);
 
+/* The map command's mapping (map_run.c): the objective's assignment, the priority
+ * rule's baseline, every single-backend mapping and the period's LP bound. */
 int pb_map_run(const pb_graph *g, const pb_hetero *h, const pb_map_opts *o, pb_map_result **out,
                pb_error *err);
+/* The mapping of one assignment (map.c), below every search. pb_map_begin checks
+ * o, allocates *out, folds constants and marks every node with the priority rule's
+ * backend (o->force where that backend runs it); a search may then rewrite
+ * r->backend and r->node_time. pb_map_finish aggregates that assignment, prices the
+ * transfers, computes the period and (unless o->no_sim) simulates; t0 (pb_map_now
+ * at the start) gives r->run_seconds; on error r is still the caller's.
+ * pb_map_fixed: both, no search (o->force is the assignment where allowed). */
+int pb_map_begin(const pb_graph *g, const pb_hetero *h, const pb_map_opts *o, pb_map_result **out,
+                 pb_error *err);
+int pb_map_finish(const pb_graph *g, const pb_hetero *h, const pb_map_opts *o, pb_map_result *r,
+                  double t0, pb_error *err);
+int pb_map_fixed(const pb_graph *g, const pb_hetero *h, const pb_map_opts *o, pb_map_result **out,
+                 pb_error *err);
+/* CLOCK_MONOTONIC in seconds. */
+double pb_map_now(void);
 /* Time of node v on backend b (its priority's speed factor applied; hetero.c). */
 double pb_map_node_time(const pb_graph *g, const pb_hetero *h, int b, int v);
 /* Transfer-aware choice (map_assign.c): rewrites r->backend and

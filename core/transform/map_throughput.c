@@ -247,7 +247,7 @@ static int real_period(const pb_graph *g, const pb_hetero *h, const pb_map_opts 
 	e.objective = PB_MAP_LATENCY;
 	e.no_sim = 1;
 	pb_map_result *r = NULL;
-	int rc = pb_map_run(g, h, &e, &r, err);
+	int rc = pb_map_fixed(g, h, &e, &r, err);
 	if (rc == PB_OK)
 		*period = pb_map_objective_value(r, o->objective);
 	pb_map_result_free(r);
@@ -496,38 +496,6 @@ int pb_map_assign_exact(const pb_graph *g, const pb_hetero *h, const pb_map_opts
 	return assign_best(g, h, o, r, 0, err);
 }
 
-void pb_map_period(pb_map_result *r, const pb_hetero *h)
-{
-	int nb = h->n;
-	double best = 0;
-	int res = 0;
-	for (int b = 0; b < nb; b++)
-		if (r->backend_busy[b] > best) {
-			best = r->backend_busy[b];
-			res = b;
-		}
-	double *link = calloc((size_t)nb * (size_t)nb + 1, sizeof *link);
-	if (link) {
-		for (int e = 0; e < r->n_edges; e++)
-			if (r->edges[e].buffer)
-				link[r->agg_backend[r->edges[e].from] * nb +
-				     r->agg_backend[r->edges[e].to]] += r->edges[e].time;
-		for (int k = 0; k < nb * nb; k++)
-			if (link[k] > best) {
-				best = link[k];
-				res = nb + k;
-			}
-		free(link);
-	}
-	r->period = best;
-	r->period_resource = res;
-}
-
-double pb_map_objective_value(const pb_map_result *r, int objective)
-{
-	return objective == PB_MAP_THROUGHPUT ? r->period : r->serial_input;
-}
-
 int pb_map_single_backend(const pb_graph *g, const pb_hetero *h, const pb_map_opts *o, int b,
                           double *value, pb_error *err)
 {
@@ -550,7 +518,7 @@ int pb_map_single_backend(const pb_graph *g, const pb_hetero *h, const pb_map_op
 	e.objective = PB_MAP_LATENCY;
 	e.no_sim = 1;
 	pb_map_result *r = NULL;
-	int rc = pb_map_run(g, h, &e, &r, err);
+	int rc = pb_map_fixed(g, h, &e, &r, err);
 	if (rc == PB_OK) {
 		int all = 1;
 		for (int v = 0; v < n && all; v++)

@@ -527,6 +527,21 @@ void pb_part_state_from_groups(int n_groups, const int *cores, const int *layers
 	}
 }
 
+int pb_part_groups_of_state(int n, const int *ac, int *S, int *C)
+{
+	int k = 0, first = 0;
+	S[0] = 0;
+	for (int i = 0; i < n; i++) {
+		if (ac[i] == 0)
+			continue;
+		C[k] = i - first + 1;
+		S[k + 1] = S[k] + ac[i];
+		k++;
+		first = i + 1;
+	}
+	return k;
+}
+
 int pb_part_layer_node(const pb_part_problem *P, int l)
 {
 	return P->layer_node && l >= 0 && l < P->m ? P->layer_node[l] : l;

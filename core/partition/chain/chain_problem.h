@@ -152,6 +152,9 @@ double pb_part_objective_value(const pb_part_problem *P, const pb_part_eval *ev)
 void pb_part_arranged_macs(const pb_part_problem *P, const int *ac, double *macs);
 /* State from a list of groups (cores and layers per group, in order). */
 void pb_part_state_from_groups(int n_groups, const int *cores, const int *layers, int *ac);
+/* The inverse: the groups of state ac (n entries), returned count k; S[0..k] their
+ * first layers (S[0] = 0, S[k] = the layers), C[0..k-1] their cores. */
+int pb_part_groups_of_state(int n, const int *ac, int *S, int *C);
 
 /* Graph node of layer l (l itself for a synthetic problem). */
 int pb_part_layer_node(const pb_part_problem *P, int l);

@@ -36,6 +36,7 @@
 
 #include "partition/chain/baselines.h"
 #include "partition/chain/chain_rules.h"
+#include "util/grow.h"
 
 typedef struct label {
 	double c, s, r; /* weighted: max compute, storage, routing; max_time: r = max(t) */
@@ -86,14 +87,12 @@ static int add_label(ldp *D, int st, const label *x)
 		return -1;
 	}
 	if (D->n_pool == D->cap_pool) {
-		long nc = D->cap_pool ? 2 * D->cap_pool : 4096;
-		label *np = realloc(D->pool, (size_t)nc * sizeof *np);
+		label *np = pb_grow(D->pool, &D->cap_pool, sizeof *np, 4096);
 		if (!np) {
 			D->overflow = 1;
 			return -1;
 		}
 		D->pool = np;
-		D->cap_pool = nc;
 	}
 	label *z = &D->pool[D->n_pool];
 	*z = *x;

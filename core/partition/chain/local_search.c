@@ -199,18 +199,9 @@ static void state_copy(ils_state *d, const ils_state *s)
 
 static void state_from_ac(ils *I, ils_state *s, const int *ac)
 {
-	int first = 0;
-	s->k = 0;
-	s->S[0] = 0;
-	for (int i = 0; i < I->n; i++) {
-		if (ac[i] == 0)
-			continue;
-		s->C[s->k] = i - first + 1;
-		s->S[s->k + 1] = s->S[s->k] + ac[i];
-		s->H[s->k] = seg_h(I, s->S[s->k], s->S[s->k + 1], s->C[s->k]);
-		s->k++;
-		first = i + 1;
-	}
+	s->k = pb_part_groups_of_state(I->n, ac, s->S, s->C);
+	for (int g = 0; g < s->k; g++)
+		s->H[g] = seg_h(I, s->S[g], s->S[g + 1], s->C[g]);
 }
 
 static void state_to_ac(const ils *I, const ils_state *s, int *ac)

@@ -549,17 +549,7 @@ static void state_copy(rs_state *d, const rs_state *s)
 
 static void state_from_ac(const rs *I, rs_state *s, const int *ac)
 {
-	int first = 0;
-	s->k = 0;
-	s->S[0] = 0;
-	for (int i = 0; i < I->n; i++) {
-		if (ac[i] == 0)
-			continue;
-		s->C[s->k] = i - first + 1;
-		s->S[s->k + 1] = s->S[s->k] + ac[i];
-		s->k++;
-		first = i + 1;
-	}
+	s->k = pb_part_groups_of_state(I->n, ac, s->S, s->C);
 }
 
 static void rs_free(rs *I)
