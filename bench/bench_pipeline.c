@@ -9,8 +9,8 @@
 
 #include "model/graph.h"
 #include "load.h"
-#include "shard/pipeline_stages.h"
-#include "shard/strategy_problem.h"
+#include "shard/pipeline/pipeline_stages.h"
+#include "shard/strategy/strategy_problem.h"
 
 static double now(void)
 {

@@ -23,7 +23,7 @@
 #include "model/graph.h"
 #include "load.h"
 #include "hw.h"
-#include "shard/search.h"
+#include "shard/search/search.h"
 
 static double now(void)
 {

@@ -1,8 +1,8 @@
 /*
  * cmds/cmd_shard.c — `shard`: distributed strategy search on a cluster layout
  * (grouping schemes x per-operator sharding specs, GLPK MILP; docs/shard.md).
- * The search is core/shard/search.c; --pipeline auto adds the data x tensor
- * x pipeline search (core/shard/dtp_search.c) and keeps the best
+ * The search is core/shard/search/search.c; --pipeline auto adds the data x tensor
+ * x pipeline search (core/shard/dtp/dtp_search.c) and keeps the best
  * configuration's plan.
  */
 #include <stdlib.h>
@@ -15,11 +15,11 @@
 #include "util/ranks.h"
 #include "script/hooks.h"
 #include "partition/chain/chain_rules.h"
-#include "shard/dtp_search.h"
-#include "shard/dtp_edit.h"
-#include "shard/pipeline_plan.h"
-#include "shard/search.h"
-#include "shard/search_label.h"
+#include "shard/dtp/dtp_search.h"
+#include "shard/dtp/dtp_edit.h"
+#include "shard/pipeline/pipeline_plan.h"
+#include "shard/search/search.h"
+#include "shard/search/search_label.h"
 
 static const pb_opt shard_opts[] = {
     PB_OPTS_GRAPH,
@@ -184,7 +184,7 @@ static int keep_pipeline(pb_cmd_ctx *ctx, reload_job *dj, const char *outp, pb_d
 	 * solved on the side session's model at the micro-batch, g */
 	if (rc == PB_OK) {
 		plan->model_batch = pb_plan_graph_batch(g);
-		/* what a hand edit costs the plan under again (shard/pipeline_edit.h) */
+		/* what a hand edit costs the plan under again (shard/pipeline/pipeline_edit.h) */
 		json_object_set_new(plan->detail, "search_options",
 		                    pb_dtp_edit_options_json(dj->dtp));
 		/* the plan's label, for the workbench and the SVG */

@@ -18,10 +18,10 @@
 #include "hw.h"
 #include "model/gen_gpt.h"
 #include "session.h"
-#include "shard/dtp_search.h"
+#include "shard/dtp/dtp_search.h"
 #include "shard/cluster.h"
-#include "shard/pipeline_p2p.h"
-#include "shard/strategy_problem.h"
+#include "shard/pipeline/pipeline_p2p.h"
+#include "shard/strategy/strategy_problem.h"
 #include "util/read_file.h"
 
 static pb_graph *load_gpt(const pb_gpt_spec *s, long batch)

@@ -8,8 +8,8 @@
 
 #include "commands.h"
 #include "session.h"
-#include "shard/pipeline_stages.h"
-#include "shard/strategy_problem.h"
+#include "shard/pipeline/pipeline_stages.h"
+#include "shard/strategy/strategy_problem.h"
 
 /* A chain of n Relu/MatMul-free nodes whose activations have sizes from sz. */
 static pb_graph *chain(int n, const int *sz)

@@ -1,5 +1,5 @@
 /* test_pipeline_dtp.c — the data x tensor x pipeline search
- * (core/shard/dtp_search.c) on a small generated GPT over cluster-2x8: every
+ * (core/shard/dtp/dtp_search.c) on a small generated GPT over cluster-2x8: every
  * factorisation dp x tp x pp = 16 is a configuration; a configuration fixed
  * with the options evaluates to the numbers the free search gave it; the
  * interleaved bubble is below 1F1B's; memory grows with the micro-batches
@@ -11,9 +11,9 @@
 
 #include "model/gen_gpt.h"
 #include "session.h"
-#include "shard/dtp_search.h"
+#include "shard/dtp/dtp_search.h"
 #include "shard/layer_classes.h"
-#include "shard/search.h"
+#include "shard/search/search.h"
 
 #define LAYOUT "layouts/cluster-2x8.lua"
 

@@ -11,8 +11,8 @@
 #include "commands.h"
 #include "hw.h"
 #include "session.h"
-#include "shard/strategy_problem.h"
-#include "shard/search.h"
+#include "shard/strategy/strategy_problem.h"
+#include "shard/search/search.h"
 
 /* ---- graph helpers ---- */
 

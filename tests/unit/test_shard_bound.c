@@ -1,6 +1,6 @@
 /*
  * test_shard_bound.c — the dual bound before the strategy MILP
- * (shard/strategy_bound.c, pb_shard_lower_bound, and its use in
+ * (shard/strategy/strategy_bound.c, pb_shard_lower_bound, and its use in
  * pb_shard_solve): the bound never exceeds GLPK's proven optimum, a plan
  * decoded from it is returned only when it attains it, and the optimum is
  * GLPK's in every case (inference and training, memory loose and tight,
@@ -9,7 +9,7 @@
  */
 #include "gpt_fixture.h"
 
-#include "shard/strategy_problem.h"
+#include "shard/strategy/strategy_problem.h"
 
 static pb_shard_problem *build(const pb_graph *g, const pb_cluster *c, const char *scheme,
                                const pb_shard_opts *o)

@@ -8,8 +8,8 @@
  */
 #include "gpt_fixture.h"
 
-#include "shard/search_report.h"
-#include "shard/strategy_problem.h"
+#include "shard/search/search_report.h"
+#include "shard/strategy/strategy_problem.h"
 
 static pb_shard_problem *build(const pb_graph *g, const pb_cluster *c, const char *scheme,
                                const pb_shard_opts *o)

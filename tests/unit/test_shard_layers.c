@@ -8,7 +8,7 @@
 #include "gpt_fixture.h"
 
 #include "shard/layer_classes.h"
-#include "shard/strategy_problem.h"
+#include "shard/strategy/strategy_problem.h"
 
 static void test_runs_in_gpt(void **state)
 {

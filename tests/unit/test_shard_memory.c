@@ -12,7 +12,7 @@
 
 #include "gpt_fixture.h"
 
-#include "shard/strategy_problem.h"
+#include "shard/strategy/strategy_problem.h"
 
 static pb_graph *gpt(int fp16)
 {

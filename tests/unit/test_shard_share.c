@@ -1,6 +1,6 @@
 /*
  * test_shard_share.c — the compressed build of a strategy problem
- * (shard/strategy_share.c, strategy_prune.c): a middle block's nodes, groups
+ * (shard/strategy/strategy_share.c, strategy_prune.c): a middle block's nodes, groups
  * and edges take their representative's tables instead of computing them,
  * and the problem must be the one the full build gives, bit for bit (every
  * node's strategies and costs, every group's costs, memory and picks, every
@@ -11,7 +11,7 @@
 #include "gpt_fixture.h"
 
 #include "load.h"
-#include "shard/strategy_problem.h"
+#include "shard/strategy/strategy_problem.h"
 
 static void tensor(pb_builder *b, const char *name, int64_t d0, int64_t d1, int init)
 {
