@@ -9,6 +9,7 @@
 #include "gpt_fixture.h"
 
 #include "shard/search/search_report.h"
+#include "shard/strategy/strategy_grad.h"
 #include "shard/strategy/strategy_problem.h"
 
 static pb_shard_problem *build(const pb_graph *g, const pb_cluster *c, const char *scheme,
@@ -37,7 +38,7 @@ static double least_discounted(pb_shard_problem *p, double w)
 		for (int s = 0; s < gr->n_strat; s++)
 			for (int k = 0; k < gr->n_members; k++) {
 				int v = gr->members[k];
-				gr->cost[s] -= w * pb_shard_node_grad(p, v, p->nodes[v].pick[s]);
+				gr->cost[s] -= w * pb_strategy_grad_node(p, v, p->nodes[v].pick[s]);
 			}
 	}
 	pb_shard_result r;
@@ -106,7 +107,7 @@ static void test_discounted_cut(void **state)
 			pb_shard_result_free(&ref);
 			assert_false(cut_at(p, 0, 0, &ref));
 			assert_true(ref.feasible);
-			double d = least_discounted(p, w), gmax = pb_shard_grad_max(p);
+			double d = least_discounted(p, w), gmax = pb_strategy_grad_max(p);
 			assert_true(d < ref.objective);
 			/* t alone cannot cut: t* is below cutoff + w gmax */
 			assert_true(ref.objective < 0.75 * d + w * gmax);

@@ -234,7 +234,7 @@ typedef struct pb_dtp_cache pb_dtp_cache;
 typedef struct pb_dtp_chunk {
 	double time, mem_param, mem_act; /* per micro-batch s, bytes per device */
 	double grad;       /* s of time that are gradient all-reduces (once per step) */
-	double grad_bytes; /* gradient bytes per device they carry (pb_shard_grad_bytes) */
+	double grad_bytes; /* gradient bytes per device they carry (pb_strategy_grad_bytes) */
 	int feasible, ok;
 	int cut;       /* ok = 0: no plan beats so->cutoff (pb_shard_opts) */
 	int proven;    /* optimal, or within so->mip_gap (not stopped by so->node_limit) */

@@ -20,6 +20,7 @@
 #include "shard/layer_classes.h"
 #include "shard/search/search.h"
 #include "shard/search/search_report.h"
+#include "shard/strategy/strategy_grad.h"
 #include "util/job.h"
 
 typedef struct centry {
@@ -135,8 +136,8 @@ static int solve(const pb_graph *g, const pb_cluster *sub, const char *scheme,
 			r->mem_act += p->groups[G].mem_act[ch];
 		}
 		r->feasible = b->feasible;
-		r->grad = pb_shard_grad_time(p, s->best_result.choice);
-		r->grad_bytes = pb_shard_grad_bytes(p, s->best_result.choice);
+		r->grad = pb_strategy_grad_time(p, s->best_result.choice);
+		r->grad_bytes = pb_strategy_grad_bytes(p, s->best_result.choice);
 		if (r->grad > r->time)
 			r->grad = r->time;
 		r->recompute = b->recompute % 3;

@@ -23,6 +23,7 @@
 #include <sys/stat.h>
 
 #include "shard/memory_margin.h"
+#include "shard/strategy/strategy_grad.h"
 #include "shard/search/search_degrees.h"
 #include "shard/search/search_label.h"
 #include "util/fmt.h"
@@ -101,114 +102,6 @@ static json_t *specs_json(const signed char (*specs)[PB_MESH_MAX_AXES], const in
 	return a;
 }
 
-/* Gradient all-reduces of node c's parameters replicated along an axis
- * (training), appended to arr when given; their seconds. owner_only: only
- * the parameters c holds (a shared parameter is reduced once, by its first
- * consumer, as the cost model counts it). */
-static double grad_collectives(const pb_shard_problem *p, const pb_strat *st, int c, json_t *arr,
-                               int owner_only)
-{
-	const pb_graph *g = p->g;
-	const pb_node *n = &g->nodes[c];
-	double total = 0;
-	for (int i = 0; i < n->n_inputs && i < PB_SHARD_MAX_IN; i++) {
-		int t = n->inputs[i];
-		if (t < 0 || p->tkind[t] != PB_TKIND_PARAM || pb_tensor_numel(&g->tensors[t]) < 2 ||
-		    (owner_only && p->param_owner && p->param_owner[t] != c))
-			continue;
-		double by = pb_tensor_bytes(&g->tensors[t]) *
-		            pb_spec_pad_factor(&g->tensors[t], st->in[i], &p->mesh);
-		for (int a = 0; a < p->mesh.n_axes; a++) {
-			if (st->in[i][a] != PB_SPEC_R)
-				continue;
-			double b = by;
-			for (int k = 0; k < p->mesh.n_axes; k++)
-				if (k != a && st->in[i][k] >= 0)
-					b /= p->mesh.size[k];
-			double tm =
-			    pb_coll_time(PB_COLL_ALLREDUCE, b, p->mesh.size[a], &p->mesh.link[a]);
-			total += tm;
-			if (arr) {
-				json_t *o = json_object();
-				json_object_set_new(o, "tensor", json_string(g->tensors[t].name));
-				json_object_set_new(o, "from", json_string(n->name));
-				json_object_set_new(o, "to", json_string("(gradient)"));
-				json_object_set_new(o, "kind", json_string("all-reduce"));
-				json_object_set_new(o, "axis", json_integer(a));
-				json_object_set_new(o, "bytes", json_real(b));
-				json_object_set_new(o, "time", json_real(tm));
-				json_array_append_new(arr, o);
-			}
-		}
-	}
-	return total;
-}
-
-double pb_shard_grad_time(const pb_shard_problem *p, const int *choice)
-{
-	double total = 0;
-	if (!p->opts.train)
-		return 0;
-	for (int v = 0; v < p->g->n_nodes; v++) {
-		int k = pb_shard_node_strategy(p, choice, v);
-		if (k >= 0)
-			total += grad_collectives(p, &p->nodes[v].strat[k], v, NULL, 1);
-	}
-	return total;
-}
-
-double pb_shard_grad_bytes(const pb_shard_problem *p, const int *choice)
-{
-	const pb_graph *g = p->g;
-	double total = 0;
-	for (int c = 0; p->opts.train && c < g->n_nodes; c++) {
-		int k = pb_shard_node_strategy(p, choice, c);
-		if (k < 0)
-			continue;
-		const pb_strat *st = &p->nodes[c].strat[k];
-		const pb_node *n = &g->nodes[c];
-		for (int i = 0; i < n->n_inputs && i < PB_SHARD_MAX_IN; i++) {
-			int t = n->inputs[i];
-			if (t < 0 || p->tkind[t] != PB_TKIND_PARAM ||
-			    pb_tensor_numel(&g->tensors[t]) < 2 ||
-			    (p->param_owner && p->param_owner[t] != c))
-				continue;
-			double b = pb_tensor_bytes(&g->tensors[t]) *
-			           pb_spec_pad_factor(&g->tensors[t], st->in[i], &p->mesh);
-			int repl = 0;
-			for (int a = 0; a < p->mesh.n_axes; a++) {
-				if (st->in[i][a] == PB_SPEC_R)
-					repl = 1;
-				else if (st->in[i][a] >= 0)
-					b /= p->mesh.size[a];
-			}
-			if (repl)
-				total += b;
-		}
-	}
-	return total;
-}
-
-double pb_shard_node_grad(const pb_shard_problem *p, int v, int k)
-{
-	return p->opts.train ? grad_collectives(p, &p->nodes[v].strat[k], v, NULL, 1) : 0;
-}
-
-double pb_shard_grad_max(const pb_shard_problem *p)
-{
-	double total = 0;
-	for (int v = 0; p->opts.train && v < p->g->n_nodes; v++) {
-		double worst = 0;
-		for (int k = 0;
-		     p->nodes[v].active && p->nodes[v].group >= 0 && k < p->nodes[v].n_strat; k++) {
-			double t = grad_collectives(p, &p->nodes[v].strat[k], v, NULL, 1);
-			worst = t > worst ? t : worst;
-		}
-		total += worst;
-	}
-	return total;
-}
-
 /* Collectives on the input edges of node c (and the output/gradient ones). */
 static double node_collectives(const pb_shard_problem *p, const int *choice, int c, json_t *arr)
 {
@@ -285,7 +178,7 @@ static double node_collectives(const pb_shard_problem *p, const int *choice, int
 	/* gradient all-reduces of parameters replicated along an axis (a shared
 	 * parameter's at its owner, in the layout it is stored in) */
 	if (p->opts.train)
-		total += grad_collectives(p, st, c, arr, 1);
+		total += pb_strategy_grad_collectives(p, st, c, arr, 1);
 	return total;
 }
 

@@ -17,19 +17,6 @@
 pb_plan *pb_shard_plan(const pb_shard_search *s);
 /* The report: step_time, scheme, schemes, ops, collectives, memory ... */
 json_t *pb_shard_report(const pb_shard_search *s);
-/* Seconds of a training plan's gradient all-reduces (parameters replicated
- * along a mesh axis, as listed with "(gradient)" in the report), part of its
- * step time: a pipeline pays them once per step, not per micro-batch. */
-double pb_shard_grad_time(const pb_shard_problem *p, const int *choice);
-/* Bytes of gradients per device that those all-reduces carry: every
- * parameter shard the device holds that is replicated along some axis,
- * counted once (the gradient buffer that data-parallel buckets split). */
-double pb_shard_grad_bytes(const pb_shard_problem *p, const int *choice);
-/* Node v's part of it under its strategy k. */
-double pb_shard_node_grad(const pb_shard_problem *p, int v, int k);
-/* The largest pb_shard_grad_time any plan of p could have: per operator its
- * costliest strategy. */
-double pb_shard_grad_max(const pb_shard_problem *p);
 /* The report as text tables (what `shard` prints without --json); details:
  * the best scheme's operators and collectives too (0 when a pipeline
  * configuration is the plan kept, so the operator-level plan is not). */

@@ -27,7 +27,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "shard/search/search_report.h"
+#include "shard/strategy/strategy_grad.h"
 #include "shard/strategy/strategy_problem.h"
 #include "util/job.h"
 #include "util/lp_file.h"
@@ -452,7 +452,7 @@ static int grad_columns(const pb_shard_problem *p, const unsigned char *st, mode
 			for (int k = 0; k < gr->n_members; k++) {
 				int v = gr->members[k];
 				md->xgrad[md->xcol[G] + s] +=
-				    pb_shard_node_grad(p, v, p->nodes[v].pick[s]) * US;
+				    pb_strategy_grad_node(p, v, p->nodes[v].pick[s]) * US;
 			}
 	}
 	return 0;
@@ -906,7 +906,7 @@ int pb_shard_solve(pb_shard_problem *p, const char *lp_path, pb_shard_incumbent_
 	/* the cutoff: a better recomputation choice's plan, or the caller's */
 	double cutoff = p->cutoff > 0 ? p->cutoff : INFINITY;
 	if (p->opts.cutoff > 0 && !chunked) {
-		double ext = p->opts.cutoff + p->opts.cutoff_grad * pb_shard_grad_max(p);
+		double ext = p->opts.cutoff + p->opts.cutoff_grad * pb_strategy_grad_max(p);
 		cutoff = ext < cutoff ? ext : cutoff;
 	}
 	cbinfo ci = {cb,
