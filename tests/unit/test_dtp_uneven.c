@@ -22,6 +22,10 @@
 #include "session.h"
 #include "shard/dtp/dtp_search.h"
 #include "shard/dtp/dtp_uneven.h"
+#include "shard/dtp/dtp.h"
+#include "shard/dtp/dtp_plan.h"
+#include "shard/dtp/dtp_report.h"
+#include "shard/dtp/dtp_interleave.h"
 
 #define LAYOUT "layouts/cluster-2x8.lua"
 

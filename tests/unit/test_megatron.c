@@ -19,6 +19,7 @@
 #include "model/gen_gpt.h"
 #include "session.h"
 #include "shard/dtp/dtp_search.h"
+#include "shard/dtp/dtp.h"
 #include "shard/cluster.h"
 #include "shard/pipeline/pipeline_p2p.h"
 #include "shard/strategy/strategy_problem.h"

@@ -12,6 +12,8 @@
 #include "model/gen_gpt.h"
 #include "session.h"
 #include "shard/dtp/dtp_search.h"
+#include "shard/dtp/dtp.h"
+#include "shard/dtp/dtp_stage.h"
 #include "shard/layer_classes.h"
 #include "shard/search/search.h"
 

@@ -10,6 +10,7 @@
 #include "pb_test_pipe.h"
 
 #include "shard/dtp/dtp_search.h"
+#include "shard/dtp/dtp_polish.h"
 
 #include <unistd.h>
 

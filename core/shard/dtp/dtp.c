@@ -5,7 +5,9 @@
  * plan of a row from the part that found it. Kept apart so that neither
  * part calls the other's entry point.
  */
-#include "shard/dtp/dtp_search.h"
+#include "shard/dtp/dtp.h"
+#include "shard/dtp/dtp_plan.h"
+#include "shard/dtp/dtp_uneven.h"
 
 int pb_dtp_search(const pb_graph *g, const pb_cluster *cl, const pb_dtp_opts *o, pb_dtp_result *r,
                   pb_error *err)

@@ -17,6 +17,8 @@
 #include <string.h>
 
 #include "shard/dtp/dtp_edit.h"
+#include "shard/dtp/dtp_plan.h"
+#include "shard/dtp/dtp_stage.h"
 #include "shard/rules.h"
 #include "util/fmt.h"
 

@@ -29,7 +29,7 @@
  *     shrink; an estimate).
  * --schedule interleaved:V fixes V; --schedule 1f1b skips interleaving.
  */
-#include "shard/dtp/dtp_search.h"
+#include "shard/dtp/dtp_interleave.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -17,7 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "shard/dtp/dtp_search.h"
+#include "shard/dtp/dtp_plan.h"
+#include "shard/dtp/dtp_stage.h"
 
 void pb_dtp_group_devices(const pb_dtp_config *c, int s, int *first, int *n)
 {

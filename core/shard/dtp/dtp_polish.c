@@ -21,6 +21,8 @@
 #include <string.h>
 
 #include "shard/pipeline/boundary_climb.h"
+#include "shard/dtp/dtp_polish.h"
+#include "shard/dtp/dtp_plan.h"
 #include "shard/dtp/dtp_search.h"
 
 typedef struct dpolish {

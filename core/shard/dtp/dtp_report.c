@@ -5,7 +5,8 @@
 #include <math.h>
 #include <string.h>
 
-#include "shard/dtp/dtp_search.h"
+#include "shard/dtp/dtp_report.h"
+#include "shard/dtp/dtp_plan.h"
 #include "shard/memory_margin.h"
 #include "shard/search/search.h"
 #include "shard/search/search_label.h"

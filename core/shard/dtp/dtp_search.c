@@ -18,6 +18,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "shard/dtp/dtp_interleave.h"
+#include "shard/dtp/dtp_plan.h"
+#include "shard/dtp/dtp_stage.h"
 #include "shard/pipeline/pipeline_p2p.h"
 #include "shard/search/search.h"
 #include "util/job.h"

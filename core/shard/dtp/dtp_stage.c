@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "shard/dtp/dtp_search.h"
+#include "shard/dtp/dtp_stage.h"
 #include "shard/layer_classes.h"
 #include "shard/search/search.h"
 #include "shard/search/search_report.h"

@@ -64,6 +64,8 @@
 #include <string.h>
 
 #include "shard/dtp/dtp_uneven.h"
+#include "shard/dtp/dtp_plan.h"
+#include "shard/dtp/dtp_stage.h"
 #include "shard/layer_classes.h"
 #include "util/job.h"
 

@@ -15,6 +15,18 @@
 
 #include "shard/dtp/dtp_search.h"
 
+/* After the even search (r): configurations whose stages have different
+ * tensor degrees, grown from r's best fitting pipelines and tried only
+ * where their bound beats the best fitting step; added to r as rows with
+ * uneven = 1 (or pruned rows). g: the graph the reloads left. */
+int pb_dtp_uneven_search(const pb_graph **gp, const pb_cluster *cl, const pb_dtp_opts *o, long B,
+                         pb_dtp_result *r, pb_error *err);
+/* pb_dtp_plan of an uneven row: r->kept when it is want's (the search
+ * keeps the best uneven row's plan when it beats the kept one). */
+int pb_dtp_uneven_plan(const pb_graph **gp, const pb_cluster *cl, const pb_dtp_opts *o,
+                       const pb_dtp_config *want, long B, pb_dtp_result *r, pb_plan **out,
+                       pb_error *err);
+
 typedef struct pb_uneven_ctx {
 	const pb_graph *g;
 	const pb_cluster *cl;

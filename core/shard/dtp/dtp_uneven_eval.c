@@ -39,6 +39,8 @@
 #include <string.h>
 
 #include "shard/dtp/dtp_uneven.h"
+#include "shard/dtp/dtp_plan.h"
+#include "shard/dtp/dtp_stage.h"
 #include "shard/pipeline/pipeline_p2p.h"
 #include "util/job.h"
 
