@@ -684,7 +684,7 @@ static int cmd_pin(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, pb_
 	if ((rc = pb_cluster_from_hw(s->hw, &cl, err)))
 		return rc;
 	pb_shard_opts o;
-	pb_shard_opts_default(&o);
+	pb_strategy_problem_opts_default(&o);
 	pb_hooks hk;
 	pb_hooks_init(&hk, s);
 	rc = pb_hooks_shard(&hk, &o, err);

@@ -437,7 +437,7 @@ static int read_shard_opts(const pb_args *a, int level, double tl, pb_shard_opts
 	const char *lay = pb_args_str(a, "layers", "auto");
 	if (strcmp(lay, "auto") != 0 && strcmp(lay, "off") != 0)
 		return pb_err(err, PB_EUSAGE, "shard: --layers must be auto or off, got '%s'", lay);
-	pb_shard_opts_default(o);
+	pb_strategy_problem_opts_default(o);
 	o->train = pb_args_has(a, "train");
 	o->opt_level = level;
 	o->tie_blocks = pb_args_has(a, "tie");

@@ -249,9 +249,9 @@ static void test_layer_split(void **state)
 	int n = g->n_nodes;
 	double *cost = malloc((size_t)n * sizeof *cost);
 	unsigned char *act = malloc((size_t)n);
-	pb_shard_dynamic_nodes(g, act);
+	pb_strategy_problem_dynamic_nodes(g, act);
 	for (int v = 0; v < n; v++)
-		cost[v] = act[v] ? pb_shard_node_flops(g, &g->nodes[v]) : -1;
+		cost[v] = act[v] ? pb_strategy_problem_node_flops(g, &g->nodes[v]) : -1;
 	pb_pipe_split sp;
 	pb_error err = {0};
 	int lo, hi;
@@ -313,9 +313,9 @@ static void test_cache_same_content(void **state)
 	int n = g->n_nodes;
 	double *cost = malloc((size_t)n * sizeof *cost);
 	unsigned char *act = malloc((size_t)n), *mask = malloc((size_t)n);
-	pb_shard_dynamic_nodes(g, act);
+	pb_strategy_problem_dynamic_nodes(g, act);
 	for (int v = 0; v < n; v++)
-		cost[v] = act[v] ? pb_shard_node_flops(g, &g->nodes[v]) : -1;
+		cost[v] = act[v] ? pb_strategy_problem_node_flops(g, &g->nodes[v]) : -1;
 	pb_layer_classes lc;
 	assert_int_equal(pb_layer_classes_find(g, &lc, &err), PB_OK);
 	assert_int_equal(lc.n_runs, 1);
@@ -331,7 +331,7 @@ static void test_cache_same_content(void **state)
 	pb_layer_classes_free(&lc);
 	free(stage_of);
 	pb_shard_opts so;
-	pb_shard_opts_default(&so);
+	pb_strategy_problem_opts_default(&so);
 	so.train = 1;
 	so.layers = 1;
 	pb_cluster sub = pb_dtp_sub_cluster(&cl, 4);
@@ -382,7 +382,7 @@ static void test_chunk_layers_tied(void **state)
 	const pb_graph *g = s->graph;
 	int n = g->n_nodes;
 	unsigned char *act = malloc((size_t)n), *mask = malloc((size_t)n);
-	pb_shard_dynamic_nodes(g, act);
+	pb_strategy_problem_dynamic_nodes(g, act);
 	pb_layer_classes lc;
 	assert_int_equal(pb_layer_classes_find(g, &lc, &err), PB_OK);
 	assert_int_equal(lc.runs[0].count, 6);
@@ -394,7 +394,7 @@ static void test_chunk_layers_tied(void **state)
 	int tied[2];
 	for (int k = 0; k < 2; k++) {
 		pb_shard_opts so;
-		pb_shard_opts_default(&so);
+		pb_strategy_problem_opts_default(&so);
 		so.train = 1;
 		so.layers = k == 0;
 		so.mask = mask;

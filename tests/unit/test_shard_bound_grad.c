@@ -19,7 +19,7 @@ static pb_shard_problem *build(const pb_graph *g, const pb_cluster *c, const cha
 	pb_error err = {0};
 	assert_int_equal(pb_mesh_parse(&m, c, scheme, &err), PB_OK);
 	pb_shard_problem *p = NULL;
-	assert_int_equal(pb_shard_problem_build(g, c, &m, o, &p, &err), PB_OK);
+	assert_int_equal(pb_strategy_problem_build(g, c, &m, o, &p, &err), PB_OK);
 	return p;
 }
 
@@ -43,10 +43,10 @@ static double least_discounted(pb_shard_problem *p, double w)
 	}
 	pb_shard_result r;
 	pb_error err = {0};
-	assert_int_equal(pb_shard_solve(p, NULL, NULL, NULL, &r, &err), PB_OK);
+	assert_int_equal(pb_strategy_milp_solve(p, NULL, NULL, NULL, &r, &err), PB_OK);
 	assert_true(r.optimal);
 	double d = r.objective;
-	pb_shard_result_free(&r);
+	pb_strategy_problem_result_free(&r);
 	for (int G = 0; G < p->n_groups; G++) {
 		if (keep[G])
 			memcpy(p->groups[G].cost, keep[G],
@@ -63,7 +63,7 @@ static int cut_at(pb_shard_problem *p, double cutoff, double w, pb_shard_result 
 	pb_error err = {0};
 	p->opts.cutoff = cutoff;
 	p->opts.cutoff_grad = w;
-	int rc = pb_shard_solve(p, NULL, NULL, NULL, r, &err);
+	int rc = pb_strategy_milp_solve(p, NULL, NULL, NULL, r, &err);
 	if (rc)
 		fprintf(stderr, "%s\n", err.msg);
 	assert_int_equal(rc, PB_OK);
@@ -93,7 +93,7 @@ static void test_discounted_cut(void **state)
 	for (int si = 0; si < 2; si++)
 		for (int k = PB_RECOMP_NONE; k <= PB_RECOMP_FULL; k++) {
 			pb_shard_opts o;
-			pb_shard_opts_default(&o);
+			pb_strategy_problem_opts_default(&o);
 			o.layers = 1;
 			o.train = 1;
 			o.optimizer = PB_OPTIM_ADAM;
@@ -102,9 +102,9 @@ static void test_discounted_cut(void **state)
 			pb_shard_result ref, r;
 			assert_false(cut_at(p, 0, 0, &ref));
 			/* memory binding: halfway from the least to the loose plan's */
-			double lo = pb_shard_min_memory(p);
+			double lo = pb_strategy_problem_min_memory(p);
 			p->cl.memory = lo + 0.5 * (ref.memory - lo);
-			pb_shard_result_free(&ref);
+			pb_strategy_problem_result_free(&ref);
 			assert_false(cut_at(p, 0, 0, &ref));
 			assert_true(ref.feasible);
 			double d = least_discounted(p, w), gmax = pb_strategy_grad_max(p);
@@ -112,13 +112,13 @@ static void test_discounted_cut(void **state)
 			/* t alone cannot cut: t* is below cutoff + w gmax */
 			assert_true(ref.objective < 0.75 * d + w * gmax);
 			assert_true(cut_at(p, 0.75 * d, w, &r));
-			pb_shard_result_free(&r);
+			pb_strategy_problem_result_free(&r);
 			/* a plan below the cutoff: never cut */
 			assert_false(cut_at(p, d * (1 + 1e-6), w, &r));
 			assert_true(r.objective <= ref.objective * (1 + 1e-9));
-			pb_shard_result_free(&r);
-			pb_shard_result_free(&ref);
-			pb_shard_problem_free(p);
+			pb_strategy_problem_result_free(&r);
+			pb_strategy_problem_result_free(&ref);
+			pb_strategy_problem_free(p);
 			checked++;
 		}
 	assert_int_equal(checked, 6);

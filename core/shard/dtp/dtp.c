@@ -1,6 +1,6 @@
 /*
  * shard/dtp/dtp.c — the entry points of the data x tensor x pipeline search
- * (dtp_search.h): the even search (dtp_search.c), then the configurations
+ * (dtp.h): the even search (dtp_search.c), then the configurations
  * with uneven device groups grown from its best rows (dtp_uneven.c); the
  * plan of a row from the part that found it. Kept apart so that neither
  * part calls the other's entry point.

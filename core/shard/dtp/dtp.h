@@ -1,7 +1,7 @@
 /*
  * shard/dtp/dtp.h — the dp x tp x pp search and the plan of one of its
  * rows (dtp.c): the even configurations (dtp_search.c), then uneven device
- * groups (dtp_uneven.c). The types are dtp_search.h's.
+ * groups (dtp_uneven.c). The types are dtp_types.h's.
  */
 #ifndef PB_SHARD_DTP_H
 #define PB_SHARD_DTP_H

@@ -1,6 +1,6 @@
 /*
  * shard/dtp/dtp_interleave.c — the schedules one unit (pp, m) of the data x
- * tensor x pipeline search tries (dtp_search.h): 1F1B, then interleaved
+ * tensor x pipeline search tries (dtp_interleave.h): 1F1B, then interleaved
  * with V = 2, 3, 4, ... model chunks per device (Narayanan et al. 2021,
  * section 2.2).
  *

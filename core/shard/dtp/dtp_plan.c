@@ -1,6 +1,6 @@
 /*
  * shard/dtp/dtp_plan.c — the plan of a data x tensor x pipeline configuration
- * (dtp_search.h, pb_dtp_plan_build): what `shard --pipeline auto -o` saves
+ * (dtp_plan.h, pb_dtp_plan_build): what `shard --pipeline auto -o` saves
  * and the session keeps when a pipeline is the best configuration.
  *
  * The plan is kind "pipeline" as `pipeline -o` writes it (docs/formats.md):

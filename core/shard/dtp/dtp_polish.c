@@ -1,6 +1,6 @@
 /*
  * shard/dtp/dtp_polish.c — the boundary polish of the pipeline `shard
- * --pipeline auto` keeps (dtp_search.h, pb_dtp_polish).
+ * --pipeline auto` keeps (dtp_polish.h, pb_dtp_polish).
  *
  * The search splits the model into pp x V chunks at layer boundaries (or by
  * the key-operator MILP on FLOPs) and costs each configuration on that

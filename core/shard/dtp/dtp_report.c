@@ -1,6 +1,6 @@
 /*
  * shard/dtp/dtp_report.c — the data x tensor x pipeline configurations as JSON
- * ("best", "configurations") and as a text table (dtp_search.h).
+ * ("best", "configurations") and as a text table (dtp_report.h).
  */
 #include <math.h>
 #include <string.h>
@@ -119,7 +119,7 @@ void pb_dtp_report_json(json_t *rep, const pb_dtp_result *r)
 	}
 	pb_dtp_degrees_json(best, r); /* the grouping is not the degrees */
 	if (r->best >= 0 && r->cl && r->cfg[r->best].ok)
-		pb_shard_margin_json(best, r->cl, r->cfg[r->best].memory);
+		pb_memory_margin_json(best, r->cl, r->cfg[r->best].memory);
 	json_object_set_new(rep, "best", best);
 	json_t *st = json_object();
 	json_object_set_new(st, "batch", json_integer(r->batch));
@@ -231,7 +231,7 @@ void pb_dtp_report_text(FILE *f, const pb_dtp_result *r)
 		if (r->cl && c->ok && pb_dtp_unit_row(c) && c->grad > 0)
 			pb_dtp_overlap_text(f, r->cl, c);
 		if (r->cl && c->ok)
-			pb_shard_margin_text(f, r->cl, c->memory);
+			pb_memory_margin_text(f, r->cl, c->memory);
 	}
 }
 

@@ -30,7 +30,7 @@ void pb_dtp_opts_default(pb_dtp_opts *o)
 {
 	memset(o, 0, sizeof *o);
 	pb_pipe_opts_default(&o->pipe);
-	pb_shard_opts_default(&o->shard);
+	pb_strategy_problem_opts_default(&o->shard);
 	o->sched = -1;
 }
 
@@ -454,9 +454,9 @@ int pb_dtp_unit_open(pb_dtp_unit *u, const pb_graph *g, const pb_cluster *cl, co
 	if (!*cost || !u->active || !u->mask || !u->p2p_bytes || !u->cache)
 		return pb_err(err, PB_ENOMEM, "shard: out of memory");
 	pb_dtp_cache_keep_ops(u->cache); /* the plan of a configuration (keep_plan) */
-	pb_shard_dynamic_nodes(g, u->active);
+	pb_strategy_problem_dynamic_nodes(g, u->active);
 	for (int v = 0; v < n; v++)
-		(*cost)[v] = u->active[v] ? pb_shard_node_flops(g, &g->nodes[v]) : -1;
+		(*cost)[v] = u->active[v] ? pb_strategy_problem_node_flops(g, &g->nodes[v]) : -1;
 	u->cost = *cost;
 	return PB_OK;
 }

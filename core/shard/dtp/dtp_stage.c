@@ -1,6 +1,6 @@
 /*
  * shard/dtp/dtp_stage.c — one pipeline chunk sharded on its device group, and
- * the cache that solves every distinct chunk once (dtp_search.h).
+ * the cache that solves every distinct chunk once (dtp_stage.h).
  *
  * A chunk's content is the sequence of its operators' layer-class
  * representatives (layer_classes.h: a node of a middle block stands for the
@@ -120,7 +120,7 @@ static int solve(const pb_graph *g, const pb_cluster *sub, const char *scheme,
 {
 	pb_shard_search *s = NULL;
 	pb_error e = {0};
-	long limited0 = pb_shard_node_limited();
+	long limited0 = pb_strategy_milp_node_limited();
 	int rc = pb_shard_search_new(g, sub, so, scheme, 2, NULL, &s, &e);
 	if (rc == PB_OK)
 		rc = pb_shard_search_finish(s, &e);
@@ -143,7 +143,7 @@ static int solve(const pb_graph *g, const pb_cluster *sub, const char *scheme,
 		r->recompute = b->recompute % 3;
 		/* no solve stopped at the node limit: every recomputation choice
 		 * optimal or within the gap, so the plan is */
-		r->proven = pb_shard_node_limited() == limited0;
+		r->proven = pb_strategy_milp_node_limited() == limited0;
 		if (ops) {
 			json_t *rep = pb_shard_report(s);
 			*ops = json_incref(json_object_get(rep, "ops"));

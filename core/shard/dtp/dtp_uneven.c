@@ -1,6 +1,6 @@
 /*
  * shard/dtp/dtp_uneven.c — pipeline configurations whose stages have different
- * device groups (dtp_search.h, pb_dtp_uneven_search).
+ * device groups (dtp_uneven.h, pb_dtp_uneven_search).
  *
  * An even configuration puts every stage on dp x tp devices. When one layer
  * unit outweighs the rest — a GPT's language-model head over a large
@@ -110,10 +110,10 @@ int pb_uneven_open(pb_uneven_ctx *x, const pb_graph *g, const pb_cluster *cl, co
 	if (!x->cost || !x->ucost || !x->ublocks || !x->unit_of || !x->chunk_of || !x->active ||
 	    !x->mask || !x->cache)
 		return pb_err(err, PB_ENOMEM, "shard: out of memory");
-	pb_shard_dynamic_nodes(g, x->active);
+	pb_strategy_problem_dynamic_nodes(g, x->active);
 	int last = -1;
 	for (int v = 0; v < n; v++) {
-		x->cost[v] = x->active[v] ? pb_shard_node_flops(g, &g->nodes[v]) : -1;
+		x->cost[v] = x->active[v] ? pb_strategy_problem_node_flops(g, &g->nodes[v]) : -1;
 		if (x->cost[v] >= 0)
 			last = v;
 	}

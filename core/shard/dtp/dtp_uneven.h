@@ -1,6 +1,6 @@
 /*
  * shard/dtp/dtp_uneven.h — the parts of the uneven device-group search
- * (dtp_search.h, pb_dtp_uneven_search) shared by its files: the context of
+ * (pb_dtp_uneven_search, below) and what its files share: the context of
  * one seed (dtp_uneven.c opens it and runs the FLOPs DP), and the exact
  * costing of a configuration with its local moves (dtp_uneven_eval.c).
  *

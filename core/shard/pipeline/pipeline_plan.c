@@ -106,9 +106,9 @@ static int plan_stages(pb_pipe_result *r, const pb_pipe_opts *o, pb_shard_opts *
 		rc = pb_err(err, PB_ENOMEM, "pipeline: out of memory");
 		goto done;
 	}
-	pb_shard_dynamic_nodes(g, r->active);
+	pb_strategy_problem_dynamic_nodes(g, r->active);
 	for (int v = 0; v < n; v++)
-		cost[v] = r->active[v] ? pb_shard_node_flops(g, &g->nodes[v]) : -1;
+		cost[v] = r->active[v] ? pb_strategy_problem_node_flops(g, &g->nodes[v]) : -1;
 	r->chain = pb_pipe_is_chain(g, cost);
 	if (o->stage_of)
 		rc = pb_pipe_split_given(g, cost, P, o->stage_of, &r->split, err);
@@ -155,7 +155,7 @@ int pb_pipe_plan(const pb_graph *g, const pb_cluster *cl, const pb_pipe_opts *o,
 	r->m = m;
 	/* the operator-level plan of the whole batch, with the same cost model */
 	pb_shard_opts so;
-	pb_shard_opts_default(&so);
+	pb_strategy_problem_opts_default(&so);
 	so.train = o->train;
 	so.opt_level = o->opt_level;
 	so.pad = o->pad;

@@ -192,8 +192,8 @@ static void sort_events(pb_shard_event *e, int n)
 	}
 }
 
-int pb_shard_parallel_solve(pb_shard_search *s, int jobs,
-                            int (*progress)(void *ud, int done, int total), void *ud, pb_error *err)
+int pb_parallel_solve(pb_shard_search *s, int jobs, int (*progress)(void *ud, int done, int total),
+                      void *ud, pb_error *err)
 {
 	int todo = s->n_rows - s->next;
 	if (todo <= 0)
@@ -217,7 +217,7 @@ int pb_shard_parallel_solve(pb_shard_search *s, int jobs,
 	int launch = first;
 	int ev0 = s->n_events;
 	if (pb_ranks_size() > 1) { /* mpirun -np N: the schemes across the ranks */
-		rc = pb_shard_ranks_solve(s, choices, progress, ud, err);
+		rc = pb_parallel_ranks_solve(s, choices, progress, ud, err);
 		finished = todo;
 	}
 	while (rc == PB_OK && finished < todo) {
@@ -272,18 +272,19 @@ int pb_shard_parallel_solve(pb_shard_search *s, int jobs,
 			pb_shard_problem *p = NULL;
 			pb_shard_opts o;
 			pb_shard_row_opts(s, best, &o);
-			rc = pb_shard_problem_build(s->g, &s->cl, &s->rows[best].mesh, &o, &p, err);
+			rc = pb_strategy_problem_build(s->g, &s->cl, &s->rows[best].mesh, &o, &p,
+			                               err);
 			if (rc == PB_OK) {
 				pb_shard_result r;
 				memset(&r, 0, sizeof r);
 				r.choice = choices[best];
 				choices[best] = NULL;
-				pb_shard_evaluate(p, r.choice, &r);
+				pb_strategy_problem_evaluate(p, r.choice, &r);
 				r.optimal = s->rows[best].optimal;
 				r.solve_seconds = s->rows[best].seconds;
 				r.n_incumbents = s->rows[best].incumbents;
-				pb_shard_problem_free(s->best_problem);
-				pb_shard_result_free(&s->best_result);
+				pb_strategy_problem_free(s->best_problem);
+				pb_strategy_problem_result_free(&s->best_result);
 				s->best_problem = p;
 				s->best_result = r;
 				s->best = best;

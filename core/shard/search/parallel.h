@@ -17,8 +17,7 @@
  * The stepping solver must not be inside a scheme (s->co == NULL) and no LP
  * is written. progress (may be NULL) is called about every 50 ms with the
  * schemes finished; a non-zero return kills the workers (PB_ECANCEL). */
-int pb_shard_parallel_solve(pb_shard_search *s, int jobs,
-                            int (*progress)(void *ud, int done, int total), void *ud,
-                            pb_error *err);
+int pb_parallel_solve(pb_shard_search *s, int jobs, int (*progress)(void *ud, int done, int total),
+                      void *ud, pb_error *err);
 
 #endif

@@ -75,14 +75,14 @@ static int solve_one(pb_shard_search *s, int i, out_buf *o)
 	}
 	s->n_events = ev0; /* they come back, in scheme order, with every rank's */
 	if (p) {
-		pb_shard_result_free(&r);
-		pb_shard_problem_free(p);
+		pb_strategy_problem_result_free(&r);
+		pb_strategy_problem_free(p);
 	}
 	return bad ? -1 : 0;
 }
 
-int pb_shard_ranks_solve(pb_shard_search *s, int **choices,
-                         int (*progress)(void *ud, int done, int total), void *ud, pb_error *err)
+int pb_parallel_ranks_solve(pb_shard_search *s, int **choices,
+                            int (*progress)(void *ud, int done, int total), void *ud, pb_error *err)
 {
 	int first = s->next, size = pb_ranks_size(), me = pb_ranks_rank();
 	out_buf o = {0};

@@ -18,7 +18,8 @@
  * progress (may be NULL) is called with this rank's estimate of the schemes
  * done; a non-zero return cancels (all ranks must then stop: it aborts the
  * job's wait, so only rank 0 should be interactive). */
-int pb_shard_ranks_solve(pb_shard_search *s, int **choices,
-                         int (*progress)(void *ud, int done, int total), void *ud, pb_error *err);
+int pb_parallel_ranks_solve(pb_shard_search *s, int **choices,
+                            int (*progress)(void *ud, int done, int total), void *ud,
+                            pb_error *err);
 
 #endif

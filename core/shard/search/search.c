@@ -24,8 +24,8 @@
 static void accept_row(pb_shard_search *s, int i, pb_shard_problem *p, pb_shard_result *r)
 {
 	if (p && pb_shard_search_better(s, i)) {
-		pb_shard_problem_free(s->best_problem);
-		pb_shard_result_free(&s->best_result);
+		pb_strategy_problem_free(s->best_problem);
+		pb_strategy_problem_result_free(&s->best_result);
 		s->best_problem = p;
 		s->best_result = *r;
 		s->best = i;
@@ -33,8 +33,8 @@ static void accept_row(pb_shard_search *s, int i, pb_shard_problem *p, pb_shard_
 		s->plan = NULL;
 		s->plan = pb_shard_plan(s);
 	} else {
-		pb_shard_problem_free(p);
-		pb_shard_result_free(r);
+		pb_strategy_problem_free(p);
+		pb_strategy_problem_result_free(r);
 	}
 }
 
@@ -128,7 +128,7 @@ int pb_shard_search_run_parallel(pb_shard_search *s, int jobs,
 		}
 		return PB_OK;
 	}
-	return pb_shard_parallel_solve(s, jobs, progress, ud, err);
+	return pb_parallel_solve(s, jobs, progress, ud, err);
 }
 
 int pb_shard_search_finish(pb_shard_search *s, pb_error *err)
@@ -142,8 +142,8 @@ int pb_shard_search_finish(pb_shard_search *s, pb_error *err)
 	if (s->lp_path && s->n_rows > 1) {
 		/* Several schemes: write the MILP of the best one. */
 		pb_shard_result r;
-		rc = pb_shard_solve(s->best_problem, s->lp_path, NULL, NULL, &r, err);
-		pb_shard_result_free(&r);
+		rc = pb_strategy_milp_solve(s->best_problem, s->lp_path, NULL, NULL, &r, err);
+		pb_strategy_problem_result_free(&r);
 		if (rc)
 			return rc;
 	}

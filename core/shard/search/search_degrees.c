@@ -51,7 +51,7 @@ void pb_shard_degrees_of(const pb_shard_problem *p, const int *choice, pb_shard_
 	for (int a = 0; a < d->n_axes; a++)
 		d->size[a] = p->mesh.size[a];
 	for (int v = 0; v < g->n_nodes; v++) {
-		int k = pb_shard_node_strategy(p, choice, v);
+		int k = pb_strategy_problem_node_strategy(p, choice, v);
 		const pb_node *n = &g->nodes[v];
 		if (k < 0 || n->n_outputs < 1)
 			continue;
@@ -71,7 +71,7 @@ void pb_shard_degrees_of(const pb_shard_problem *p, const int *choice, pb_shard_
 		for (int a = 0; a < d->n_axes; a++)
 			if (st->out[0][a] >= 0)
 				split |= 1u << a;
-		double f = pb_shard_node_flops(g, n);
+		double f = pb_strategy_problem_node_flops(g, n);
 		if (has_param && f > 0)
 			degrees_add(d, f, sharded, split);
 	}
@@ -146,7 +146,7 @@ int pb_shard_degrees_of_stages(const pb_graph *g, const json_t *stages, pb_shard
 			}
 			const char *o =
 			    json_string_value(json_array_get(json_object_get(op, "out"), 0));
-			double f = pb_shard_node_flops(g, n);
+			double f = pb_strategy_problem_node_flops(g, n);
 			if (has_param && f > 0)
 				degrees_add(d, f, sharded, spec_split(o, na));
 		}

@@ -115,16 +115,16 @@ int pb_shard_row_label(pb_shard_search *s, int i, const pb_shard_problem *p,
 	pb_shard_opts u;
 	pb_shard_unrestricted_opts(o, &u);
 	pb_shard_problem *q = NULL;
-	int rc = pb_shard_problem_build(s->g, &s->cl, &row->mesh, &u, &q, err);
+	int rc = pb_strategy_problem_build(s->g, &s->cl, &row->mesh, &u, &q, err);
 	if (rc == PB_ENOMEM)
 		return rc;
 	if (rc == PB_OK) {
 		int stop = 0;
 		/* the work cap of the solve's own bound (strategy_milp.c) */
-		double lb = pb_shard_lower_bound(q, 0, INFINITY, 1e9, cb, s, NULL, NULL, &stop);
+		double lb = pb_strategy_bound_lower(q, 0, INFINITY, 1e9, cb, s, NULL, NULL, &stop);
 		row->lb = stop ? NAN : lb;
 	}
-	pb_shard_problem_free(q);
+	pb_strategy_problem_free(q);
 	row->bound_seconds = clock_now() - t0;
 	return PB_OK;
 }
@@ -174,11 +174,11 @@ double pb_shard_compute_bound(const pb_graph *g, const pb_cluster *cl, int train
 		free(active);
 		return NAN;
 	}
-	pb_shard_dynamic_nodes(g, active);
+	pb_strategy_problem_dynamic_nodes(g, active);
 	double f = 0;
 	for (int i = 0; i < g->n_nodes; i++)
 		if (active[i])
-			f += pb_shard_node_flops(g, &g->nodes[i]);
+			f += pb_strategy_problem_node_flops(g, &g->nodes[i]);
 	free(active);
 	return f * scale * (train ? 3.0 : 1.0) / cl->flops / cl->n_devices;
 }

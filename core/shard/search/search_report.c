@@ -108,7 +108,7 @@ static double node_collectives(const pb_shard_problem *p, const int *choice, int
 	const pb_graph *g = p->g;
 	const pb_node *n = &g->nodes[c];
 	const pb_shard_node *sc = &p->nodes[c];
-	const pb_strat *st = &sc->strat[pb_shard_node_strategy(p, choice, c)];
+	const pb_strat *st = &sc->strat[pb_strategy_problem_node_strategy(p, choice, c)];
 	double total = 0;
 	char buf[64];
 	for (int i = 0; i < n->n_inputs && i < PB_SHARD_MAX_IN; i++) {
@@ -127,7 +127,8 @@ static double node_collectives(const pb_shard_problem *p, const int *choice, int
 			j++;
 		if (j >= (tied ? PB_SHARD_MAX_IN : PB_SHARD_MAX_OUT) || j >= nj)
 			continue;
-		const pb_strat *sp = &p->nodes[pr].strat[pb_shard_node_strategy(p, choice, pr)];
+		const pb_strat *sp =
+		    &p->nodes[pr].strat[pb_strategy_problem_node_strategy(p, choice, pr)];
 		const signed char *from = tied ? sp->in[j] : sp->out[j];
 		pb_coll cl[PB_MESH_MAX_AXES];
 		int nc = 0;
@@ -207,7 +208,7 @@ static json_t *ops_json(const pb_shard_problem *p, const int *choice, json_t *co
 		if (!p->nodes[c].active)
 			continue;
 		const pb_node *n = &g->nodes[c];
-		int si = pb_shard_node_strategy(p, choice, c);
+		int si = pb_strategy_problem_node_strategy(p, choice, c);
 		const pb_strat *st = &p->nodes[c].strat[si];
 		json_t *o = json_object();
 		json_object_set_new(o, "id", json_integer(c));
@@ -273,7 +274,7 @@ json_t *pb_shard_report(const pb_shard_search *s)
 	json_object_set_new(j, "comm_time", json_real(b->comm));
 	json_object_set_new(j, "memory_per_device", json_real(b->memory));
 	json_object_set_new(j, "memory_limit", json_real(s->cl.memory));
-	pb_shard_margin_json(j, &s->cl, b->memory);
+	pb_memory_margin_json(j, &s->cl, b->memory);
 	json_object_set_new(j, "feasible", json_boolean(b->feasible));
 	pb_label L;
 	pb_shard_search_label(s, &L);
@@ -348,7 +349,7 @@ pb_plan *pb_shard_plan(const pb_shard_search *s)
 	for (int c = 0; c < g->n_nodes; c++) {
 		if (!p->nodes[c].active)
 			continue;
-		int si = pb_shard_node_strategy(p, choice, c);
+		int si = pb_strategy_problem_node_strategy(p, choice, c);
 		const pb_strat *st = &p->nodes[c].strat[si];
 		int k = strategy_class(p, st);
 		double comm = node_collectives(p, choice, c, NULL);
@@ -509,7 +510,7 @@ int pb_shard_emit_tasks(const pb_shard_search *s, const char *dir, pb_error *err
 				continue;
 			const pb_node *n = &g->nodes[c];
 			const pb_strat *st =
-			    &p->nodes[c].strat[pb_shard_node_strategy(p, choice, c)];
+			    &p->nodes[c].strat[pb_strategy_problem_node_strategy(p, choice, c)];
 			json_t *o = json_object();
 			json_object_set_new(o, "name", json_string(n->name));
 			json_object_set_new(o, "op", json_string(n->op));
@@ -602,7 +603,7 @@ void pb_shard_report_text(const pb_shard_search *s, const json_t *rep, int detai
 	        "\nbest: %s  step time %s (compute %s, communication %s), memory %s of %s per "
 	        "device%s\n",
 	        b->mesh.name, t1, t2, t3, m1, m2, b->feasible ? "" : " — DOES NOT FIT");
-	pb_shard_margin_text(o, &s->cl, b->memory);
+	pb_memory_margin_text(o, &s->cl, b->memory);
 	if (s->best_problem) {
 		pb_shard_degrees d;
 		pb_shard_degrees_of(s->best_problem, s->best_result.choice, &d);

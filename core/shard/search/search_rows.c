@@ -125,11 +125,11 @@ void pb_shard_search_free(pb_shard_search *s)
 		while (!pb_coro_resume(s->co))
 			;
 		pb_coro_free(s->co);
-		pb_shard_problem_free(s->co_p);
-		pb_shard_result_free(&s->co_r);
+		pb_strategy_problem_free(s->co_p);
+		pb_strategy_problem_result_free(&s->co_r);
 	}
-	pb_shard_problem_free(s->best_problem);
-	pb_shard_result_free(&s->best_result);
+	pb_strategy_problem_free(s->best_problem);
+	pb_strategy_problem_result_free(&s->best_result);
 	pb_plan_free(s->plan);
 	free(s->events);
 	free(s->rows);
@@ -157,7 +157,7 @@ int pb_shard_search_solve_row(pb_shard_search *s, int i, pb_shard_problem **pp, 
 	 * equal times: the least recomputation). Not solved, as they cannot win:
 	 * a choice whose least memory exceeds the device when another's fits;
 	 * a choice that only adds compute to the best so far when that is
-	 * optimal without the memory limit too (pb_shard_problem_costlier; when
+	 * optimal without the memory limit too (pb_strategy_problem_costlier; when
 	 * it does not fit, only a choice that cannot fit either); a choice whose bound
 	 * passes the best plan that fits (its cutoff). Order: the least
 	 * recomputation that can fit first, stopped at its root LP if memory
@@ -174,10 +174,10 @@ int pb_shard_search_solve_row(pb_shard_search *s, int i, pb_shard_problem **pp, 
 	for (int k = k0; k <= k1 && rc == PB_OK; k++) {
 		pb_shard_opts o = s->opts;
 		o.recompute = k;
-		rc = pb_shard_problem_build(s->g, &s->cl, &row->mesh, &o, &qs[k], &e2);
+		rc = pb_strategy_problem_build(s->g, &s->cl, &row->mesh, &o, &qs[k], &e2);
 		pb_job_tick();
 		if (rc == PB_OK && many && s->opts.time_limit <= 0) {
-			over[k] = pb_shard_min_memory(qs[k]) > s->cl.memory * (1 + 1e-9);
+			over[k] = pb_strategy_problem_min_memory(qs[k]) > s->cl.memory * (1 + 1e-9);
 			any_fit |= !over[k];
 		}
 	}
@@ -201,8 +201,8 @@ int pb_shard_search_solve_row(pb_shard_search *s, int i, pb_shard_problem **pp, 
 			    (pass < 3 && skip_over))
 				continue;
 			if (best_unc && k > best_k && (r->feasible || over[k]) &&
-			    pb_shard_problem_costlier(p, q)) {
-				pb_shard_problem_free(q);
+			    pb_strategy_problem_costlier(p, q)) {
+				pb_strategy_problem_free(q);
 				qs[k] = NULL;
 				continue;
 			}
@@ -210,12 +210,12 @@ int pb_shard_search_solve_row(pb_shard_search *s, int i, pb_shard_problem **pp, 
 			q->cutoff = cutting && p && r->feasible ? r->objective : 0;
 			pb_shard_result rq;
 			memset(&rq, 0, sizeof rq);
-			rc = pb_shard_solve(q, many ? NULL : lp, on_incumbent, s, &rq, &e2);
+			rc = pb_strategy_milp_solve(q, many ? NULL : lp, on_incumbent, s, &rq, &e2);
 			if (rc)
 				break;
 			if (rq.cut) { /* probed: solved later; or it cannot win */
 				if (!q->probe_mem) {
-					pb_shard_problem_free(q);
+					pb_strategy_problem_free(q);
 					qs[k] = NULL;
 					continue;
 				}
@@ -228,20 +228,20 @@ int pb_shard_search_solve_row(pb_shard_search *s, int i, pb_shard_problem **pp, 
 			              (rq.objective < r->objective ||
 			               (rq.objective == r->objective && k < best_k)));
 			if (better) {
-				pb_shard_problem_free(p);
-				pb_shard_result_free(r);
+				pb_strategy_problem_free(p);
+				pb_strategy_problem_result_free(r);
 				p = q;
 				*r = rq;
 				row->recompute = best_k = k;
 				best_unc = rq.unc_opt;
 			} else {
-				pb_shard_problem_free(q);
-				pb_shard_result_free(&rq);
+				pb_strategy_problem_free(q);
+				pb_strategy_problem_result_free(&rq);
 			}
 		}
 	}
 	for (int k = k0; k <= k1; k++)
-		pb_shard_problem_free(qs[k]);
+		pb_strategy_problem_free(qs[k]);
 	if (p) {
 		p->cutoff = 0;
 		p->probe_mem = 0;
@@ -253,20 +253,20 @@ int pb_shard_search_solve_row(pb_shard_search *s, int i, pb_shard_problem **pp, 
 	}
 	if (rc == PB_OK && lp && many) { /* the MILP of the plan kept */
 		pb_shard_result rl;
-		rc = pb_shard_solve(p, lp, NULL, NULL, &rl, &e2);
-		pb_shard_result_free(&rl);
+		rc = pb_strategy_milp_solve(p, lp, NULL, NULL, &rl, &e2);
+		pb_strategy_problem_result_free(&rl);
 	}
 	if (rc)
-		pb_shard_result_free(r);
+		pb_strategy_problem_result_free(r);
 	if (rc == PB_ENOMEM) {
-		pb_shard_problem_free(p);
+		pb_strategy_problem_free(p);
 		*err = e2;
 		return rc;
 	}
 	if (rc) {
 		row->status = -1;
 		snprintf(row->error, sizeof row->error, "%.190s", e2.msg);
-		pb_shard_problem_free(p);
+		pb_strategy_problem_free(p);
 		return pb_shard_row_label(s, i, NULL, NULL, on_incumbent, err);
 	}
 	row->status = 1;
@@ -281,10 +281,10 @@ int pb_shard_search_solve_row(pb_shard_search *s, int i, pb_shard_problem **pp, 
 	row->groups = p->n_groups;
 	row->edges = p->n_edges;
 	row->active = p->n_active;
-	pb_shard_milp_size(p, &row->size);
+	pb_strategy_milp_size(p, &row->size);
 	if ((rc = pb_shard_row_label(s, i, p, r, on_incumbent, err))) {
-		pb_shard_problem_free(p);
-		pb_shard_result_free(r);
+		pb_strategy_problem_free(p);
+		pb_strategy_problem_result_free(r);
 		return rc;
 	}
 	*pp = p;

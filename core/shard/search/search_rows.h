@@ -86,7 +86,7 @@ int pb_shard_search_better(const pb_shard_search *s, int i);
 /* Fills row i's restrictions and its unrestricted bound (search_label.h; p,
  * r: its problem and result, NULL when the row failed), only when
  * s->want_label (search_label.c). cb (may be NULL) gets the bound while it is
- * computed, as pb_shard_lower_bound's (the stepping solver yields there). */
+ * computed, as pb_strategy_bound_lower's (the stepping solver yields there). */
 int pb_shard_row_label(pb_shard_search *s, int i, const pb_shard_problem *p,
                        const pb_shard_result *r, pb_shard_incumbent_fn cb, pb_error *err);
 /* The options row i was solved with (its recomputation choice). */

@@ -309,7 +309,7 @@ int pb_spec_pin_candidates(const pb_graph *g, const pb_cluster *cl, const pb_sha
 	mask[nid] = 1;
 	o.mask = mask;
 	pb_shard_problem *p = NULL;
-	rc = pb_shard_problem_build(g, cl, &m, &o, &p, err);
+	rc = pb_strategy_problem_build(g, cl, &m, &o, &p, err);
 	const pb_shard_node *nd = rc == PB_OK ? &p->nodes[nid] : NULL;
 	if (rc == PB_OK && (!nd->active || nd->n_strat < 1))
 		rc = pb_err(err, PB_EUSAGE, "node '%s' (%s) is no operator of the plan",
@@ -328,7 +328,7 @@ int pb_spec_pin_candidates(const pb_graph *g, const pb_cluster *cl, const pb_sha
 		mark_refused(base->filters, g, nid, nd, &m, *out);
 		*n = nd->n_strat;
 	}
-	pb_shard_problem_free(p);
+	pb_strategy_problem_free(p);
 	pb_shard_rules_free(own);
 	free(mask);
 	return rc;

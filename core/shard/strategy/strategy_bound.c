@@ -1,6 +1,6 @@
 /*
  * shard/strategy/strategy_bound.c — a lower bound on a scheme's step time without its
- * MILP (strategy_problem.h: pb_shard_lower_bound), so that a scheme that
+ * MILP (strategy_problem.h: pb_strategy_bound_lower), so that a scheme that
  * cannot beat the best plan found so far need not be solved.
  *
  * The problem without the memory limit: choose s per class to minimise
@@ -365,9 +365,9 @@ static int decode(bctx *c, int *choice)
 	return ok ? 0 : -1;
 }
 
-double pb_shard_lower_bound(const pb_shard_problem *p, double lambda, double target,
-                            double max_work, pb_shard_incumbent_fn cb, void *ud, int *choice,
-                            double *const *slack, int *stop)
+double pb_strategy_bound_lower(const pb_shard_problem *p, double lambda, double target,
+                               double max_work, pb_shard_incumbent_fn cb, void *ud, int *choice,
+                               double *const *slack, int *stop)
 {
 	bctx c;
 	*stop = 0;

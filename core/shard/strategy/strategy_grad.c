@@ -53,7 +53,7 @@ double pb_strategy_grad_time(const pb_shard_problem *p, const int *choice)
 	if (!p->opts.train)
 		return 0;
 	for (int v = 0; v < p->g->n_nodes; v++) {
-		int k = pb_shard_node_strategy(p, choice, v);
+		int k = pb_strategy_problem_node_strategy(p, choice, v);
 		if (k >= 0)
 			total += pb_strategy_grad_collectives(p, &p->nodes[v].strat[k], v, NULL, 1);
 	}
@@ -65,7 +65,7 @@ double pb_strategy_grad_bytes(const pb_shard_problem *p, const int *choice)
 	const pb_graph *g = p->g;
 	double total = 0;
 	for (int c = 0; p->opts.train && c < g->n_nodes; c++) {
-		int k = pb_shard_node_strategy(p, choice, c);
+		int k = pb_strategy_problem_node_strategy(p, choice, c);
 		if (k < 0)
 			continue;
 		const pb_strat *st = &p->nodes[c].strat[k];

@@ -36,7 +36,7 @@
 /* Beyond this GLPK needs minutes (2x2x2x2 schemes at level 0). */
 #define PB_SHARD_MAX_COLS 1000000L
 #define GB 1e-9
-/* Most work of one dual ascent before the MILP (pb_shard_lower_bound: cost
+/* Most work of one dual ascent before the MILP (pb_strategy_bound_lower: cost
  * cells and strategies its edge updates visit; ~3e8 per second here):
  * 3-axis bert_base_like needs 3e7, the largest seen (gpt48 8x8 --train
  * --max-axes 3) 5.3e8. A work count, not seconds, so that results and
@@ -736,7 +736,7 @@ static int run_model(const pb_shard_problem *p, const unsigned char *st, model *
 	return 1;
 }
 
-void pb_shard_milp_size(const pb_shard_problem *p, pb_milp_size *sz)
+void pb_strategy_milp_size(const pb_shard_problem *p, pb_milp_size *sz)
 {
 	memset(sz, 0, sizeof *sz);
 	for (int G = 0; G < p->n_groups; G++) {
@@ -803,7 +803,7 @@ static int restrict_by_slack(const pb_shard_problem *p, double *const *slack, do
 	}
 	int rc = ok ? PB_OK : pb_err(err, PB_ENOMEM, "shard: out of memory");
 	if (rc == PB_OK && kept < all)
-		rc = pb_shard_problem_restrict(p, (const unsigned char *const *)keep, q, qmap, err);
+		rc = pb_strategy_restrict(p, (const unsigned char *const *)keep, q, qmap, err);
 	for (int G = 0; G < p->n_groups; G++) {
 		if (keep)
 			free(keep[G]);
@@ -823,8 +823,8 @@ static int lagrange_at(const pb_shard_problem *p, cbinfo *ci, double lambda, int
 	int stop = 0;
 	double target =
 	    isfinite(ci->cutoff_us) ? ci->cutoff_us / US * (1 + 1e-9) + 1e-15 : INFINITY;
-	double v = pb_shard_lower_bound(p, lambda, target, PB_BOUND_WORK, ci->cb, ci->ud, cur, NULL,
-	                                &stop);
+	double v = pb_strategy_bound_lower(p, lambda, target, PB_BOUND_WORK, ci->cb, ci->ud, cur,
+	                                   NULL, &stop);
 	if (stop) {
 		ci->stop = 1;
 		return 0;
@@ -838,7 +838,7 @@ static int lagrange_at(const pb_shard_problem *p, cbinfo *ci, double lambda, int
 		return 0;
 	}
 	pb_shard_result t;
-	pb_shard_evaluate(p, cur, &t);
+	pb_strategy_problem_evaluate(p, cur, &t);
 	if (t.feasible && t.objective < *ub) {
 		*ub = t.objective;
 		memcpy(best, cur, (size_t)p->n_groups * sizeof(int));
@@ -876,8 +876,8 @@ static int lagrange(const pb_shard_problem *p, cbinfo *ci, double *const *slack,
 	}
 	if (!ci->stop && !ci->cut && lam > 0) { /* the slacks of the best bound */
 		int stop = 0;
-		pb_shard_lower_bound(p, lam, INFINITY, PB_BOUND_WORK, NULL, NULL, NULL, slack,
-		                     &stop);
+		pb_strategy_bound_lower(p, lam, INFINITY, PB_BOUND_WORK, NULL, NULL, NULL, slack,
+		                        &stop);
 	}
 	free(cur);
 	return PB_OK;
@@ -885,13 +885,13 @@ static int lagrange(const pb_shard_problem *p, cbinfo *ci, double *const *slack,
 
 static long n_limited; /* solves stopped by a node limit (main thread only) */
 
-long pb_shard_node_limited(void)
+long pb_strategy_milp_node_limited(void)
 {
 	return n_limited;
 }
 
-int pb_shard_solve(pb_shard_problem *p, const char *lp_path, pb_shard_incumbent_fn cb, void *ud,
-                   pb_shard_result *r, pb_error *err)
+int pb_strategy_milp_solve(pb_shard_problem *p, const char *lp_path, pb_shard_incumbent_fn cb,
+                           void *ud, pb_shard_result *r, pb_error *err)
 {
 	memset(r, 0, sizeof *r);
 	double t0 = now();
@@ -899,7 +899,7 @@ int pb_shard_solve(pb_shard_problem *p, const char *lp_path, pb_shard_incumbent_
 	unsigned char *st = malloc((size_t)(p->n_groups + 1));
 	if (!r->choice || !st) {
 		free(st);
-		pb_shard_result_free(r);
+		pb_strategy_problem_result_free(r);
 		return pb_err(err, PB_ENOMEM, "shard: out of memory");
 	}
 	int chunked = p->opts.opt_level >= 3 && p->n_groups > p->opts.chunk;
@@ -924,13 +924,13 @@ int pb_shard_solve(pb_shard_problem *p, const char *lp_path, pb_shard_incumbent_
 	/* no plan fits for sure (the least memory exceeds the device): straight
 	 * to the plan ignoring memory (GLPK would prove the MILP infeasible
 	 * first, slowly when its LP is large) */
-	int over = !chunked && pb_shard_min_memory(p) > p->cl.memory * (1 + 1e-9);
+	int over = !chunked && pb_strategy_problem_min_memory(p) > p->cl.memory * (1 + 1e-9);
 	/* The dual bound first (strategy_bound.c): a bound past the cutoff cuts;
 	 * a plan decoded from it that attains it is optimal without the memory
 	 * limit, so when it fits (or no plan fits) GLPK is not needed. */
 	int by_bound = 0;
 	pb_milp_size sz;
-	pb_shard_milp_size(p, &sz);
+	pb_strategy_milp_size(p, &sz);
 	int big = p->opts.bound > 0 || sz.cols >= PB_BOUND_MIN_COLS;
 	double **slack = NULL;      /* big: per group, per strategy */
 	pb_shard_problem *q = NULL; /* p without strategies the bound excludes */
@@ -945,16 +945,16 @@ int pb_shard_solve(pb_shard_problem *p, const char *lp_path, pb_shard_incumbent_
 	if (!chunked && p->opts.bound >= 0 && !(over && isfinite(ci.cutoff_us)) &&
 	    (big || isfinite(ci.cutoff_us))) {
 		int stop = 0;
-		double lb = pb_shard_lower_bound(p, 0, ci.cutoff_us / US * (1 + 1e-9) + 1e-15,
-		                                 PB_BOUND_WORK, cb, ud, big ? r->choice : NULL,
-		                                 slack, &stop);
+		double lb = pb_strategy_bound_lower(p, 0, ci.cutoff_us / US * (1 + 1e-9) + 1e-15,
+		                                    PB_BOUND_WORK, cb, ud, big ? r->choice : NULL,
+		                                    slack, &stop);
 		if (stop) {
 			ci.stop = 1;
 		} else if (above_cutoff(&ci, lb * US)) {
 			ci.cut = 1;
 		} else if (isfinite(lb) && big) {
 			pb_shard_result t;
-			pb_shard_evaluate(p, r->choice, &t);
+			pb_strategy_problem_evaluate(p, r->choice, &t);
 			if ((t.feasible || over) && t.objective <= lb + 1e-9 * fabs(lb)) {
 				by_bound = 1;
 				optimal = !over;
@@ -969,9 +969,10 @@ int pb_shard_solve(pb_shard_problem *p, const char *lp_path, pb_shard_incumbent_
 				/* memory binds: price it (Lagrangian) */
 				double lbm = lb, ub = INFINITY;
 				rc = lagrange(p, &ci, slack, r->choice, &lbm, &ub, err);
-				if (rc == PB_OK && isfinite(ub) && pb_shard_polish(p, r->choice)) {
+				if (rc == PB_OK && isfinite(ub) &&
+				    pb_strategy_polish(p, r->choice)) {
 					pb_shard_result t; /* cheaper by local moves, still fits */
-					pb_shard_evaluate(p, r->choice, &t);
+					pb_strategy_problem_evaluate(p, r->choice, &t);
 					ub = t.objective;
 				}
 				if (rc == PB_OK && !ci.stop && !ci.cut) {
@@ -1035,7 +1036,7 @@ int pb_shard_solve(pb_shard_problem *p, const char *lp_path, pb_shard_incumbent_
 		for (int G = 0; q && ok && G < p->n_groups; G++)
 			r->choice[G] = qmap[G][r->choice[G]];
 	}
-	pb_shard_restricted_free(q, qmap);
+	pb_strategy_restrict_free(q, qmap);
 	if (rc == PB_OK && chunked) {
 		optimal = 0;
 		memset(st, ST_FUTURE, (size_t)p->n_groups);
@@ -1063,7 +1064,7 @@ int pb_shard_solve(pb_shard_problem *p, const char *lp_path, pb_shard_incumbent_
 	}
 	free(st);
 	if (rc == PB_OK && !ci.stop && ci.cut) {
-		pb_shard_result_free(r);
+		pb_strategy_problem_result_free(r);
 		r->cut = 1;
 		r->solve_seconds = now() - t0;
 		return PB_OK;
@@ -1071,14 +1072,14 @@ int pb_shard_solve(pb_shard_problem *p, const char *lp_path, pb_shard_incumbent_
 	if (rc == PB_OK && ci.stop)
 		rc = pb_err(err, PB_ECANCEL, "shard: solve stopped");
 	if (rc) {
-		pb_shard_result_free(r);
+		pb_strategy_problem_result_free(r);
 		return rc;
 	}
 	if (!ok) {
-		pb_shard_result_free(r);
+		pb_strategy_problem_result_free(r);
 		return pb_err(err, PB_EINTERNAL, "shard: GLPK found no solution");
 	}
-	pb_shard_evaluate(p, r->choice, r);
+	pb_strategy_problem_evaluate(p, r->choice, r);
 	n_limited += ci.limited;
 	r->optimal = optimal && r->feasible;
 	r->mem_free = mem_free && r->optimal;
@@ -1088,7 +1089,8 @@ int pb_shard_solve(pb_shard_problem *p, const char *lp_path, pb_shard_incumbent_
 	return PB_OK;
 }
 
-int pb_shard_brute_force(pb_shard_problem *p, long max_combos, pb_shard_result *r, pb_error *err)
+int pb_strategy_milp_brute_force(pb_shard_problem *p, long max_combos, pb_shard_result *r,
+                                 pb_error *err)
 {
 	memset(r, 0, sizeof *r);
 	double space = 1;
@@ -1102,7 +1104,7 @@ int pb_shard_brute_force(pb_shard_problem *p, long max_combos, pb_shard_result *
 	r->choice = calloc((size_t)(p->n_groups + 1), sizeof(int));
 	if (!cur || !r->choice) {
 		free(cur);
-		pb_shard_result_free(r);
+		pb_strategy_problem_result_free(r);
 		return pb_err(err, PB_ENOMEM, "shard: out of memory");
 	}
 	double best = INFINITY;
@@ -1112,7 +1114,7 @@ int pb_shard_brute_force(pb_shard_problem *p, long max_combos, pb_shard_result *
 			if (p->groups[G].tie >= 0)
 				cur[G] = cur[p->groups[G].tie];
 		pb_shard_result t;
-		pb_shard_evaluate(p, cur, &t);
+		pb_strategy_problem_evaluate(p, cur, &t);
 		if (t.feasible && t.objective < best - 1e-15) {
 			best = t.objective;
 			memcpy(r->choice, cur, (size_t)p->n_groups * sizeof(int));
@@ -1131,10 +1133,10 @@ int pb_shard_brute_force(pb_shard_problem *p, long max_combos, pb_shard_result *
 	}
 	free(cur);
 	if (!found) {
-		pb_shard_result_free(r);
+		pb_strategy_problem_result_free(r);
 		return pb_err(err, PB_EINPUT, "shard: no plan fits the device memory");
 	}
-	pb_shard_evaluate(p, r->choice, r);
+	pb_strategy_problem_evaluate(p, r->choice, r);
 	r->optimal = 1;
 	return PB_OK;
 }

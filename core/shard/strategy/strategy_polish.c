@@ -1,6 +1,6 @@
 /*
  * shard/strategy/strategy_polish.c — a plan that fits the device made cheaper by
- * local moves (strategy_problem.h: pb_shard_polish), for the memory-bound
+ * local moves (strategy_problem.h: pb_strategy_polish), for the memory-bound
  * training MILPs: the smaller the gap between the plan and the dual bound,
  * the more strategies reduced-cost fixing drops before GLPK.
  *
@@ -12,7 +12,7 @@
  * act_mult x activations, a sum over groups). Repair (the plan does not
  * fit): the move with the least added time per byte saved, until it fits.
  * Descent: the move that lowers the time most and still fits, until none
- * does. Every move is exact, so the plan's cost is pb_shard_evaluate's.
+ * does. Every move is exact, so the plan's cost is pb_strategy_problem_evaluate's.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -206,7 +206,7 @@ static int moves_made(const pb_shard_problem *p, int *choice)
 	return moves;
 }
 
-int pb_shard_polish(const pb_shard_problem *p, int *choice)
+int pb_strategy_polish(const pb_shard_problem *p, int *choice)
 {
 	if (!p->opts.train)
 		return 0;
@@ -216,10 +216,10 @@ int pb_shard_polish(const pb_shard_problem *p, int *choice)
 		return 0;
 	memcpy(orig, choice, sz - sizeof(int));
 	int moves = moves_made(p, choice);
-	/* kept when pb_shard_evaluate agrees (sums in another order) */
+	/* kept when pb_strategy_problem_evaluate agrees (sums in another order) */
 	pb_shard_result a, b;
-	pb_shard_evaluate(p, orig, &a);
-	pb_shard_evaluate(p, choice, &b);
+	pb_strategy_problem_evaluate(p, orig, &a);
+	pb_strategy_problem_evaluate(p, choice, &b);
 	if (moves && !(b.feasible && (b.objective < a.objective || !a.feasible))) {
 		memcpy(choice, orig, sz - sizeof(int));
 		moves = 0;

@@ -26,7 +26,7 @@
 
 const char *const pb_recompute_names[3] = {"none", "selective", "full"};
 
-double pb_shard_train_param_factor(const pb_shard_opts *o, int elem, double r)
+double pb_strategy_problem_train_param_factor(const pb_shard_opts *o, int elem, double r)
 {
 	if (r < 1)
 		r = 1;
@@ -42,7 +42,7 @@ double pb_shard_train_param_factor(const pb_shard_opts *o, int elem, double r)
 	return w + gr + st;
 }
 
-void pb_shard_opts_default(pb_shard_opts *o)
+void pb_strategy_problem_opts_default(pb_shard_opts *o)
 {
 	memset(o, 0, sizeof *o);
 	o->force_fraction = 0.7;
@@ -86,7 +86,7 @@ static int is_follower_op(const char *op)
 	return 0;
 }
 
-double pb_shard_node_flops(const pb_graph *g, const pb_node *n)
+double pb_strategy_problem_node_flops(const pb_graph *g, const pb_node *n)
 {
 	if (n->cost.flops > 0)
 		return n->cost.flops;
@@ -241,7 +241,7 @@ static void mark_recompute(pb_shard_problem *p, const pb_layer_classes *lc)
 	}
 }
 
-void pb_shard_dynamic_nodes(const pb_graph *g, unsigned char *active)
+void pb_strategy_problem_dynamic_nodes(const pb_graph *g, unsigned char *active)
 {
 	pb_shard_problem tmp;
 	memset(&tmp, 0, sizeof tmp);
@@ -301,7 +301,7 @@ static double node_time(const pb_shard_problem *p, const pb_node *n, double fl)
 	return tm > t ? tm : t;
 }
 
-/* Node v takes node r's tables (pb_share_node_alike holds). */
+/* Node v takes node r's tables (pb_strategy_share_node_alike holds). */
 static void share_node(pb_shard_problem *p, int v, int r)
 {
 	pb_shard_node *a = &p->nodes[v];
@@ -368,7 +368,7 @@ static int build_node(pb_shard_problem *p, int nid, pb_strat1 *menu_buf, pb_erro
 	sn->mem_act = calloc((size_t)ns, sizeof(double));
 	if (!sn->cost || !sn->flops_part || !sn->mem_param || !sn->mem_act)
 		return pb_err(err, PB_ENOMEM, "shard: out of memory");
-	double fl = pb_shard_node_flops(g, n);
+	double fl = pb_strategy_problem_node_flops(g, n);
 	double t1 = node_time(p, n, fl);
 	double cmult = p->compute_mult + (p->opts.train && sn->recomputed ? 1.0 : 0.0);
 	int keep_act = !sn->recomputed || (p->opts.recompute == PB_RECOMP_FULL && sn->kept_full);
@@ -398,7 +398,7 @@ static int build_node(pb_shard_problem *p, int nid, pb_strat1 *menu_buf, pb_erro
 				mp += 2 * local; /* weights and gradients */
 			else
 				mp +=
-				    local * pb_shard_train_param_factor(
+				    local * pb_strategy_problem_train_param_factor(
 				                &p->opts, pb_dtype_size(g->tensors[t].dtype), reps);
 			if (p->opts.train && pb_tensor_numel(&g->tensors[t]) >= 2)
 				for (int a = 0; a < m->n_axes; a++) {
@@ -541,7 +541,7 @@ static int build_groups(pb_shard_problem *p, const int *rep, pb_error *err)
 		gr->same_as = -1;
 		int S = p->nodes[gr->leader].n_strat;
 		gr->n_strat = S;
-		int H = rep ? pb_share_group_twin(p, G, rep) : -1;
+		int H = rep ? pb_strategy_share_group_twin(p, G, rep) : -1;
 		if (H >= 0) {
 			const pb_shard_group *hr = &p->groups[H];
 			gr->same_as = H;
@@ -659,8 +659,8 @@ static int same_costs(const pb_shard_problem *p, const pb_shard_edge *f, const p
 	double *cf = malloc(n * sizeof *cf), *ce = malloc(n * sizeof *ce);
 	int same = -1;
 	if (cf && ce) {
-		pb_share_edge_matrix(p, f->tensor, f->as, f->na, f->bs, f->nb, cf);
-		pb_share_edge_matrix(p, e->tensor, e->as, e->na, e->bs, e->nb, ce);
+		pb_strategy_share_edge_matrix(p, f->tensor, f->as, f->na, f->bs, f->nb, cf);
+		pb_strategy_share_edge_matrix(p, e->tensor, e->as, e->na, e->bs, e->nb, ce);
 		same = !memcmp(cf, ce, (n - 1) * sizeof *cf);
 	}
 	free(cf);
@@ -732,7 +732,7 @@ static int build_edges(pb_shard_problem *p, pb_error *err)
 				memcpy(sp_, sc->strat[sc->pick[s]].in[i], (size_t)p->mesh.n_axes);
 				e.b_of[s] = spec_index(bs, &e.nb, sp_);
 			}
-			/* the cost matrix comes after the pruning (pb_share_edge_costs) */
+			/* the cost matrix comes after the pruning (pb_strategy_share_edge_costs) */
 			e.as = as;
 			e.bs = bs;
 			/* Two consumers in one group needing the same layout of one tensor
@@ -903,8 +903,8 @@ static int tie_layers(pb_shard_problem *p, const pb_layer_classes *lc, pb_error 
 	return PB_OK;
 }
 
-int pb_shard_problem_build(const pb_graph *g, const pb_cluster *c, const pb_mesh *m,
-                           const pb_shard_opts *o, pb_shard_problem **out, pb_error *err)
+int pb_strategy_problem_build(const pb_graph *g, const pb_cluster *c, const pb_mesh *m,
+                              const pb_shard_opts *o, pb_shard_problem **out, pb_error *err)
 {
 	*out = NULL;
 	pb_shard_problem *p = calloc(1, sizeof *p);
@@ -926,7 +926,7 @@ int pb_shard_problem_build(const pb_graph *g, const pb_cluster *c, const pb_mesh
 	pb_strat1 *menu = malloc(64 * sizeof *menu);
 	if (!p->tkind || !p->param_owner || !p->nodes || !menu) {
 		free(menu);
-		pb_shard_problem_free(p);
+		pb_strategy_problem_free(p);
 		return pb_err(err, PB_ENOMEM, "shard: out of memory");
 	}
 	classify(p);
@@ -953,7 +953,7 @@ int pb_shard_problem_build(const pb_graph *g, const pb_cluster *c, const pb_mesh
 	for (int i = 0; i < g->n_nodes && rc == PB_OK; i++)
 		if (p->nodes[i].active) {
 			pb_job_tick();
-			if (rep && rep[i] != i && pb_share_node_alike(p, i, rep[i])) {
+			if (rep && rep[i] != i && pb_strategy_share_node_alike(p, i, rep[i])) {
 				share_node(p, i, rep[i]);
 				p->n_shared_nodes++;
 			} else {
@@ -970,9 +970,9 @@ int pb_shard_problem_build(const pb_graph *g, const pb_cluster *c, const pb_mesh
 	if (rc == PB_OK)
 		rc = build_edges(p, err);
 	if (rc == PB_OK)
-		rc = pb_shard_prune_dominated(p, err);
+		rc = pb_strategy_prune_dominated(p, err);
 	if (rc == PB_OK)
-		rc = pb_share_edge_costs(p, rep != NULL, err);
+		rc = pb_strategy_share_edge_costs(p, rep != NULL, err);
 	if (rc == PB_OK && o->tie_blocks)
 		tie_groups(p);
 	if (rc == PB_OK && o->layers)
@@ -980,14 +980,14 @@ int pb_shard_problem_build(const pb_graph *g, const pb_cluster *c, const pb_mesh
 	if (have_lc)
 		pb_layer_classes_free(&lc);
 	if (rc) {
-		pb_shard_problem_free(p);
+		pb_strategy_problem_free(p);
 		return rc;
 	}
 	*out = p;
 	return PB_OK;
 }
 
-void pb_shard_problem_free(pb_shard_problem *p)
+void pb_strategy_problem_free(pb_shard_problem *p)
 {
 	if (!p)
 		return;
@@ -1027,7 +1027,7 @@ void pb_shard_problem_free(pb_shard_problem *p)
 	free(p);
 }
 
-int pb_shard_node_strategy(const pb_shard_problem *p, const int *choice, int nid)
+int pb_strategy_problem_node_strategy(const pb_shard_problem *p, const int *choice, int nid)
 {
 	const pb_shard_node *n = &p->nodes[nid];
 	if (!n->active || n->group < 0)
@@ -1035,7 +1035,7 @@ int pb_shard_node_strategy(const pb_shard_problem *p, const int *choice, int nid
 	return n->pick[choice[n->group]];
 }
 
-void pb_shard_evaluate(const pb_shard_problem *p, const int *choice, pb_shard_result *r)
+void pb_strategy_problem_evaluate(const pb_shard_problem *p, const int *choice, pb_shard_result *r)
 {
 	double cost = 0, comp = 0, mp = 0, ma = 0, peak = 0;
 	for (int G = 0; G < p->n_groups; G++) {
@@ -1062,7 +1062,7 @@ void pb_shard_evaluate(const pb_shard_problem *p, const int *choice, pb_shard_re
 	r->feasible = r->memory <= p->cl.memory * (1 + 1e-9);
 }
 
-double pb_shard_min_memory(const pb_shard_problem *p)
+double pb_strategy_problem_min_memory(const pb_shard_problem *p)
 {
 	double mp = 0, peak = 0;
 	if (p->opts.train) { /* per class of tied groups (one strategy), its least */
@@ -1114,7 +1114,7 @@ double pb_shard_min_memory(const pb_shard_problem *p)
 	return mp + 2 * peak;
 }
 
-int pb_shard_problem_costlier(const pb_shard_problem *a, const pb_shard_problem *b)
+int pb_strategy_problem_costlier(const pb_shard_problem *a, const pb_shard_problem *b)
 {
 	if (a->n_groups != b->n_groups || a->n_edges != b->n_edges)
 		return 0;
@@ -1145,7 +1145,7 @@ int pb_shard_problem_costlier(const pb_shard_problem *a, const pb_shard_problem 
 	return 1;
 }
 
-void pb_shard_result_free(pb_shard_result *r)
+void pb_strategy_problem_result_free(pb_shard_result *r)
 {
 	if (r) {
 		free(r->choice);

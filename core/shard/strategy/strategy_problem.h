@@ -84,15 +84,15 @@ enum { PB_OPTIM_NONE = 0, PB_OPTIM_ADAM = 1 };
 enum { PB_RECOMP_NONE = 0, PB_RECOMP_SELECTIVE = 1, PB_RECOMP_FULL = 2, PB_RECOMP_AUTO = 3 };
 extern const char *const pb_recompute_names[3]; /* "none", "selective", "full" */
 
-void pb_shard_opts_default(pb_shard_opts *o);
+void pb_strategy_problem_opts_default(pb_shard_opts *o);
 /* Training bytes per parameter byte held by a device: weights, gradients and
  * the optimizer state of a parameter of dtype size `elem` whose shard has r
  * replicas (ZeRO divides by r from stage 1, 2, 3). */
-double pb_shard_train_param_factor(const pb_shard_opts *o, int elem, double r);
+double pb_strategy_problem_train_param_factor(const pb_shard_opts *o, int elem, double r);
 /* FLOPs of one operator: its cost.flops, or an estimate from shapes. */
-double pb_shard_node_flops(const pb_graph *g, const pb_node *n);
+double pb_strategy_problem_node_flops(const pb_graph *g, const pb_node *n);
 /* active[i] = 1 for operators that touch an activation (the problem's operators). */
-void pb_shard_dynamic_nodes(const pb_graph *g, unsigned char *active);
+void pb_strategy_problem_dynamic_nodes(const pb_graph *g, unsigned char *active);
 
 enum { PB_TKIND_META = 0, PB_TKIND_ACT = 1, PB_TKIND_PARAM = 2 };
 
@@ -166,7 +166,7 @@ typedef struct pb_shard_problem {
 	long n_node_strats; /* sum of strategies over operators (before shrinking) */
 	int *param_owner;   /* per tensor: the active consumer that holds a parameter
 	                     * (its first one: shared parameters count once), or -1 */
-	/* Early stops of pb_shard_solve (set by the caller; 0 = none); r->cut
+	/* Early stops of pb_strategy_milp_solve (set by the caller; 0 = none); r->cut
 	 * tells that the solve stopped by one of them (no plan then). */
 	double cutoff;    /* seconds: stop once the bound shows no plan costs below it */
 	int probe_mem;    /* stop after the root LP when its memory row binds */
@@ -177,21 +177,21 @@ typedef struct pb_shard_problem {
 	                                                      * (strategy_share.c) */
 } pb_shard_problem;
 
-int pb_shard_problem_build(const pb_graph *g, const pb_cluster *c, const pb_mesh *m,
-                           const pb_shard_opts *o, pb_shard_problem **out, pb_error *err);
-void pb_shard_problem_free(pb_shard_problem *p);
+int pb_strategy_problem_build(const pb_graph *g, const pb_cluster *c, const pb_mesh *m,
+                              const pb_shard_opts *o, pb_shard_problem **out, pb_error *err);
+void pb_strategy_problem_free(pb_shard_problem *p);
 
 /* MILP size: columns, binary columns, rows, non-zeros. */
 typedef struct pb_milp_size {
 	long cols, bins, rows, nnz;
 } pb_milp_size;
-void pb_shard_milp_size(const pb_shard_problem *p, pb_milp_size *sz);
+void pb_strategy_milp_size(const pb_shard_problem *p, pb_milp_size *sz);
 
 /* Progress callback of the MILP solve, called from GLPK's branch and bound:
  * for every better integer solution (GLP_IBINGO: objective_us finite) and
  * for every node selected (GLP_ISELECT: objective_us NAN), with the best
  * bound of the open nodes (NAN when none) and the seconds since the solve
- * started. A non-zero return stops the solve (pb_shard_solve returns
+ * started. A non-zero return stops the solve (pb_strategy_milp_solve returns
  * PB_ECANCEL after GLPK has unwound normally). */
 typedef int (*pb_shard_incumbent_fn)(void *ud, double objective_us, double bound_us,
                                      double seconds);
@@ -214,26 +214,27 @@ typedef struct pb_shard_result {
 } pb_shard_result;
 
 /* Solves the problem (all groups, or level-3 chunks joined greedily); the
- * dual bound first (opts.bound, pb_shard_lower_bound).
+ * dual bound first (opts.bound, pb_strategy_bound_lower).
  * lp_path: when non-NULL, the full MILP is written there (glp_write_lp). */
-int pb_shard_solve(pb_shard_problem *p, const char *lp_path, pb_shard_incumbent_fn cb, void *ud,
-                   pb_shard_result *r, pb_error *err);
+int pb_strategy_milp_solve(pb_shard_problem *p, const char *lp_path, pb_shard_incumbent_fn cb,
+                           void *ud, pb_shard_result *r, pb_error *err);
 /* Solves this process stopped at opts.node_limit so far (a count to compare). */
-long pb_shard_node_limited(void);
+long pb_strategy_milp_node_limited(void);
 /* Exhaustive search over the groups' strategies (tests); fails if the space
  * exceeds max_combos. */
-int pb_shard_brute_force(pb_shard_problem *p, long max_combos, pb_shard_result *r, pb_error *err);
-void pb_shard_result_free(pb_shard_result *r);
+int pb_strategy_milp_brute_force(pb_shard_problem *p, long max_combos, pb_shard_result *r,
+                                 pb_error *err);
+void pb_strategy_problem_result_free(pb_shard_result *r);
 
-/* Least memory per device of any plan, as pb_shard_evaluate counts it: exact
+/* Least memory per device of any plan, as pb_strategy_problem_evaluate counts it: exact
  * in training (the memory is a sum over groups; tied groups take one
  * strategy), a lower bound in inference. */
-double pb_shard_min_memory(const pb_shard_problem *p);
+double pb_strategy_problem_min_memory(const pb_shard_problem *p);
 /* 1 when b is a with costs no lower: the same groups, strategies, picks,
  * ties and edges (spec maps and costs), and every group strategy costs at
  * least as much in b as in a (a recomputation choice only adds compute).
  * Then no plan of b is cheaper than a's optimum without the memory limit. */
-int pb_shard_problem_costlier(const pb_shard_problem *a, const pb_shard_problem *b);
+int pb_strategy_problem_costlier(const pb_shard_problem *a, const pb_shard_problem *b);
 
 /* A lower bound (seconds) on the step time of every plan of p, memory
  * ignored (strategy_bound.c: dual block coordinate ascent on the LP
@@ -251,25 +252,25 @@ int pb_shard_problem_costlier(const pb_shard_problem *a, const pb_shard_problem 
  * bound (minus lambda x the device memory) then holds for the plans that
  * fit, and so do the slacks. -INFINITY when out of memory. */
 #define PB_BOUND_MAX_SWEEPS 400
-double pb_shard_lower_bound(const pb_shard_problem *p, double lambda, double target,
-                            double max_work, pb_shard_incumbent_fn cb, void *ud, int *choice,
-                            double *const *slack, int *stop);
+double pb_strategy_bound_lower(const pb_shard_problem *p, double lambda, double target,
+                               double max_work, pb_shard_incumbent_fn cb, void *ud, int *choice,
+                               double *const *slack, int *stop);
 /* The problem restricted to the strategies with keep[G][s] (at least one
  * per group; a tied group keeps its representative's): own groups and
  * edges, the rest shared with p (strategy_restrict.c). (*map)[G][k] is the
  * original index of strategy k of group G. Free with
- * pb_shard_restricted_free. */
-int pb_shard_problem_restrict(const pb_shard_problem *p, const unsigned char *const *keep,
-                              pb_shard_problem **out, int ***map, pb_error *err);
-void pb_shard_restricted_free(pb_shard_problem *q, int **map);
+ * pb_strategy_restrict_free. */
+int pb_strategy_restrict(const pb_shard_problem *p, const unsigned char *const *keep,
+                         pb_shard_problem **out, int ***map, pb_error *err);
+void pb_strategy_restrict_free(pb_shard_problem *q, int **map);
 
 /* Cost, memory and feasibility of a choice per group (fills r except choice). */
-void pb_shard_evaluate(const pb_shard_problem *p, const int *choice, pb_shard_result *r);
+void pb_strategy_problem_evaluate(const pb_shard_problem *p, const int *choice, pb_shard_result *r);
 /* Strategy of node nid under a group choice, or -1 for inactive nodes. */
-int pb_shard_node_strategy(const pb_shard_problem *p, const int *choice, int nid);
+int pb_strategy_problem_node_strategy(const pb_shard_problem *p, const int *choice, int nid);
 
 /*
- * Building steps in files of their own (used by pb_shard_problem_build).
+ * Building steps in files of their own (used by pb_strategy_problem_build).
  * Sharing (opts.layers, repeated layers; strategy_share.c): a node of a
  * middle block whose representative (layer_classes.h) is built the same way
  * (operator, shapes, tensor kinds, parameter ownership, recomputation,
@@ -282,24 +283,25 @@ int pb_shard_node_strategy(const pb_shard_problem *p, const int *choice, int nid
  * identical; only its memory and build time shrink.
  */
 /* 1 when node v would get exactly the tables of node r (built, not shared). */
-int pb_share_node_alike(const pb_shard_problem *p, int v, int r);
+int pb_strategy_share_node_alike(const pb_shard_problem *p, int v, int r);
 /* Group H whose costs and picks group G would repeat exactly (its leader's
  * representative's group, itself own), or -1. rep: per node (layer_classes.h). */
-int pb_share_group_twin(const pb_shard_problem *p, int G, const int *rep);
+int pb_strategy_share_group_twin(const pb_shard_problem *p, int G, const int *rep);
 /* Fills every edge's cost matrix from its specs (as, bs), then frees the
  * spec lists; share: edges of equal tensor shape and specs share one matrix. */
-int pb_share_edge_costs(pb_shard_problem *p, int share, pb_error *err);
+int pb_strategy_share_edge_costs(pb_shard_problem *p, int share, pb_error *err);
 /* The cost matrix of tensor t between the specs as (na) and bs (nb), in c. */
-void pb_share_edge_matrix(const pb_shard_problem *p, int t, signed char (*as)[PB_MESH_MAX_AXES],
-                          int na, signed char (*bs)[PB_MESH_MAX_AXES], int nb, double *c);
+void pb_strategy_share_edge_matrix(const pb_shard_problem *p, int t,
+                                   signed char (*as)[PB_MESH_MAX_AXES], int na,
+                                   signed char (*bs)[PB_MESH_MAX_AXES], int nb, double *c);
 
 /* Training: makes a plan (choice per group, ties kept) fit the device if it
  * does not, then lowers its step time by moving one class of tied groups at
  * a time while it fits (strategy_polish.c). Returns the moves made, 0 when
  * the plan is left as it was (inference; no move; or the result would not
- * fit, or not cost less, by pb_shard_evaluate): a plan returned changed
+ * fit, or not cost less, by pb_strategy_problem_evaluate): a plan returned changed
  * fits and costs less. */
-int pb_shard_polish(const pb_shard_problem *p, int *choice);
+int pb_strategy_polish(const pb_shard_problem *p, int *choice);
 
 /* Exact dominance (strategy_prune.c): two strategies of a group that show
  * the same specs on every edge of the group are interchangeable for the rest
@@ -307,6 +309,6 @@ int pb_shard_polish(const pb_shard_problem *p, int *choice);
  * kept; specs no strategy uses are dropped from the edges' spec lists.
  * A group that shares its representative's tables keeps sharing them when
  * its pruning is the same, else it gets its own copies first. */
-int pb_shard_prune_dominated(pb_shard_problem *p, pb_error *err);
+int pb_strategy_prune_dominated(pb_shard_problem *p, pb_error *err);
 
 #endif

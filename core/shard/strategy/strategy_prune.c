@@ -1,6 +1,6 @@
 /*
  * shard/strategy/strategy_prune.c — exact dominance pruning of a strategy problem
- * (strategy_problem.h: pb_shard_prune_dominated).
+ * (strategy_problem.h: pb_strategy_prune_dominated).
  *
  * In four passes, so that groups sharing their representative's tables
  * (strategy_share.c) are pruned exactly as if they had their own:
@@ -235,7 +235,7 @@ static int compact_specs(pb_shard_problem *p, int e)
 	return 0;
 }
 
-int pb_shard_prune_dominated(pb_shard_problem *p, pb_error *err)
+int pb_strategy_prune_dominated(pb_shard_problem *p, pb_error *err)
 {
 	incid ic = {0};
 	int **newid = calloc((size_t)p->n_groups + 1, sizeof *newid);

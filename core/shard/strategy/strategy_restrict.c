@@ -1,6 +1,6 @@
 /*
  * shard/strategy/strategy_restrict.c — a problem restricted to some strategies of
- * each group (strategy_problem.h: pb_shard_problem_restrict), for the MILP
+ * each group (strategy_problem.h: pb_strategy_restrict), for the MILP
  * of strategy_milp.c after the dual bound has shown that the others cannot
  * be in an optimal plan.
  *
@@ -16,7 +16,7 @@
 
 #include "shard/strategy/strategy_problem.h"
 
-void pb_shard_restricted_free(pb_shard_problem *q, int **map)
+void pb_strategy_restrict_free(pb_shard_problem *q, int **map)
 {
 	if (!q)
 		return;
@@ -84,8 +84,8 @@ static int restrict_edge(const pb_shard_problem *p, pb_shard_problem *q, int **m
 	return qe->cost ? 0 : -1;
 }
 
-int pb_shard_problem_restrict(const pb_shard_problem *p, const unsigned char *const *keep,
-                              pb_shard_problem **out, int ***map_out, pb_error *err)
+int pb_strategy_restrict(const pb_shard_problem *p, const unsigned char *const *keep,
+                         pb_shard_problem **out, int ***map_out, pb_error *err)
 {
 	*out = NULL;
 	*map_out = NULL;
@@ -135,7 +135,7 @@ int pb_shard_problem_restrict(const pb_shard_problem *p, const unsigned char *co
 	if (!ok) {
 		int some_empty =
 		    q->groups && q->n_groups > 0 && q->groups[q->n_groups - 1].n_strat == 0;
-		pb_shard_restricted_free(q, map);
+		pb_strategy_restrict_free(q, map);
 		return some_empty ? pb_err(err, PB_EINTERNAL, "shard: a group keeps no strategy")
 		                  : pb_err(err, PB_ENOMEM, "shard: out of memory");
 	}

@@ -26,7 +26,7 @@ static int same_double(double a, double b)
 	return !memcmp(&a, &b, sizeof a);
 }
 
-int pb_share_node_alike(const pb_shard_problem *p, int v, int r)
+int pb_strategy_share_node_alike(const pb_shard_problem *p, int v, int r)
 {
 	const pb_graph *g = p->g;
 	const pb_node *a = &g->nodes[v], *b = &g->nodes[r];
@@ -76,7 +76,7 @@ static int member_index(const pb_shard_group *gr, int v)
 	return -1;
 }
 
-int pb_share_group_twin(const pb_shard_problem *p, int G, const int *rep)
+int pb_strategy_share_group_twin(const pb_shard_problem *p, int G, const int *rep)
 {
 	const pb_graph *g = p->g;
 	const pb_shard_group *a = &p->groups[G];
@@ -120,8 +120,9 @@ int pb_share_group_twin(const pb_shard_problem *p, int G, const int *rep)
 	return H;
 }
 
-void pb_share_edge_matrix(const pb_shard_problem *p, int t, signed char (*as)[PB_MESH_MAX_AXES],
-                          int na, signed char (*bs)[PB_MESH_MAX_AXES], int nb, double *c)
+void pb_strategy_share_edge_matrix(const pb_shard_problem *p, int t,
+                                   signed char (*as)[PB_MESH_MAX_AXES], int na,
+                                   signed char (*bs)[PB_MESH_MAX_AXES], int nb, double *c)
 {
 	const pb_tensor *tt = &p->g->tensors[t];
 	for (int a = 0; a < na; a++)
@@ -159,7 +160,7 @@ static int same_edge_matrix(const pb_shard_problem *p, const pb_shard_edge *x,
 	       !memcmp(x->bs, y->bs, (size_t)x->nb * PB_MESH_MAX_AXES);
 }
 
-int pb_share_edge_costs(pb_shard_problem *p, int share, pb_error *err)
+int pb_strategy_share_edge_costs(pb_shard_problem *p, int share, pb_error *err)
 {
 	int cap = 1;
 	while (share && cap < 2 * p->n_edges + 2)
@@ -192,7 +193,8 @@ int pb_share_edge_costs(pb_shard_problem *p, int share, pb_error *err)
 			rc = pb_err(err, PB_ENOMEM, "shard: out of memory");
 			break;
 		}
-		pb_share_edge_matrix(p, ed->tensor, ed->as, ed->na, ed->bs, ed->nb, ed->cost);
+		pb_strategy_share_edge_matrix(p, ed->tensor, ed->as, ed->na, ed->bs, ed->nb,
+		                              ed->cost);
 	}
 	free(tab);
 	for (int e = 0; e < p->n_edges; e++) {
