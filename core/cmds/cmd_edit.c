@@ -32,6 +32,7 @@
 #include "script/hooks.h"
 #include "shard/dtp/dtp_edit.h"
 #include "shard/pipeline/pipeline_edit.h"
+#include "shard/pipeline/pipeline_plan.h"
 #include "shard/search/spec_pin.h"
 #include "transform/fuse.h"
 #include "transform/map.h"

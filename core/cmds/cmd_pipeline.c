@@ -10,6 +10,7 @@
 #include "cmds/batch_guarded.h"
 #include "cmds/unknown_costs.h"
 #include "shard/pipeline/pipeline_plan.h"
+#include "shard/pipeline/pipeline_report.h"
 #include "partition/chain/chain_rules.h"
 #include "script/hooks.h"
 

@@ -22,6 +22,7 @@
 #include "shard/dtp/dtp_report.h"
 #include "shard/dtp/dtp_polish.h"
 #include "shard/pipeline/pipeline_plan.h"
+#include "shard/pipeline/pipeline_report.h"
 #include "shard/search/search.h"
 #include "shard/search/search_label.h"
 

@@ -22,6 +22,7 @@
 #include "shard/dtp/dtp.h"
 #include "shard/cluster.h"
 #include "shard/pipeline/pipeline_p2p.h"
+#include "shard/pipeline/pipeline_plan.h"
 #include "shard/strategy/strategy_problem.h"
 #include "util/read_file.h"
 

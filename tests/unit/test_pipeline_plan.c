@@ -8,6 +8,7 @@
 #include "commands.h"
 #include "session.h"
 #include "shard/pipeline/pipeline_plan.h"
+#include "shard/pipeline/pipeline_report.h"
 
 #define MODEL "models/bert_base_like.onnx"
 #define LAYOUT "layouts/cluster-2x8.lua"

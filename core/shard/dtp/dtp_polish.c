@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "shard/pipeline/boundary_climb.h"
+#include "shard/pipeline/pipeline_report.h"
 #include "shard/dtp/dtp_polish.h"
 #include "shard/dtp/dtp_plan.h"
 #include "shard/dtp/dtp_search.h"

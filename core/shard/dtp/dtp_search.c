@@ -22,6 +22,7 @@
 #include "shard/dtp/dtp_plan.h"
 #include "shard/dtp/dtp_stage.h"
 #include "shard/pipeline/pipeline_p2p.h"
+#include "shard/pipeline/pipeline_plan.h"
 #include "shard/search/search.h"
 #include "util/job.h"
 #include "util/ranks.h"

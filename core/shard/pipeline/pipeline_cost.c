@@ -1,12 +1,12 @@
 /*
- * shard/pipeline/pipeline_cost.c — what one pipeline split costs (pipeline_plan.h):
+ * shard/pipeline/pipeline_cost.c — what one pipeline split costs (pipeline_cost.h):
  * a stage sharded on its device group (pb_pipe_cost_stage), the p2p
  * transfers between consecutive stages (pb_pipe_transfers) and the step
  * time (pb_pipe_totals). The planner (pipeline_plan.c) and the boundary
  * polish (pipeline_polish.c) both cost splits with these, so neither calls
  * into the other's file for them.
  */
-#include "shard/pipeline/pipeline_plan.h"
+#include "shard/pipeline/pipeline_cost.h"
 
 #include <math.h>
 #include <stdlib.h>

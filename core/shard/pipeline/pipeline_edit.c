@@ -16,6 +16,7 @@
 
 #include "plan.h"
 #include "shard/pipeline/pipeline_edit.h"
+#include "shard/pipeline/pipeline_plan.h"
 
 int pb_pipe_edit_boundary(const pb_graph *g, const pb_cluster *cl, const pb_pipe_opts *base,
                           const pb_plan *old, int k, int delta, pb_pipe_diff *res, pb_error *err)

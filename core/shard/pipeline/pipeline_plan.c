@@ -12,6 +12,9 @@
  * index its nodes).
  */
 #include "shard/pipeline/pipeline_plan.h"
+#include "shard/pipeline/pipeline_cost.h"
+#include "shard/pipeline/pipeline_polish.h"
+#include "shard/pipeline/pipeline_report.h"
 
 #include <math.h>
 #include <stdio.h>

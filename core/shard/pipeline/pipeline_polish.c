@@ -1,6 +1,6 @@
 /*
  * shard/pipeline/pipeline_polish.c — the boundary polish of a pipeline split
- * (pipeline_plan.h, pb_pipe_polish).
+ * (pipeline_polish.h, pb_pipe_polish).
  *
  * The split (exact DP or key-operator MILP) balances FLOPs. The step time is
  * (slowest stage + slowest p2p transfer) x (m + P - 1), where a stage's time
@@ -39,7 +39,8 @@
 
 #include "partition/chain/chain_rules.h"
 #include "shard/pipeline/boundary_climb.h"
-#include "shard/pipeline/pipeline_plan.h"
+#include "shard/pipeline/pipeline_polish.h"
+#include "shard/pipeline/pipeline_cost.h"
 #include "shard/search/search.h"
 
 typedef struct polish {

@@ -1,5 +1,5 @@
 /*
- * shard/pipeline/pipeline_report.c — the pipeline planner's report (pipeline_plan.h):
+ * shard/pipeline/pipeline_report.c — the pipeline planner's report (pipeline_report.h):
  * the JSON of `pipeline --json` (also the plan's detail), the text report,
  * the "pipeline" plan, and the additions of `shard --pipeline auto` to the
  * shard report (JSON and the combined table).
@@ -9,7 +9,7 @@
  * The forward slot is the step's slot (slowest stage + p2p); training splits
  * it into forward 1/3 and backward 2/3.
  */
-#include "shard/pipeline/pipeline_plan.h"
+#include "shard/pipeline/pipeline_report.h"
 #include "util/fmt.h"
 
 #include <math.h>
