@@ -2,7 +2,7 @@
  * shard/dtp/dtp_uneven.h — the parts of the uneven device-group search
  * (pb_dtp_uneven_search, below) and what its files share: the context of
  * one seed (dtp_uneven.c opens it and runs the FLOPs DP), and the exact
- * costing of a configuration with its local moves (dtp_uneven_eval.c).
+ * costing of a configuration with its local moves (dtp_uneven_eval.h).
  *
  * A configuration c with uneven = 1 has pp device groups, group s on
  * dp x stage_tp[s] consecutive devices, and pp x V chunks of consecutive
@@ -14,6 +14,7 @@
 #define PB_SHARD_DTP_UNEVEN_H
 
 #include "shard/dtp/dtp_search.h"
+#include "shard/dtp/dtp_uneven_eval.h"
 
 /* After the even search (r): configurations whose stages have different
  * tensor degrees, grown from r's best fitting pipelines and tried only
@@ -26,24 +27,6 @@ int pb_dtp_uneven_search(const pb_graph **gp, const pb_cluster *cl, const pb_dtp
 int pb_dtp_uneven_plan(const pb_graph **gp, const pb_cluster *cl, const pb_dtp_opts *o,
                        const pb_dtp_config *want, long B, pb_dtp_result *r, pb_plan **out,
                        pb_error *err);
-
-typedef struct pb_uneven_ctx {
-	const pb_graph *g;
-	const pb_cluster *cl;
-	const pb_dtp_opts *o;
-	int n, U;
-	double *cost;  /* per node FLOPs, -1 outside the problem */
-	double *ucost; /* per layer unit */
-	int *ublocks;  /* per layer unit: the blocks ending in it */
-	int *unit_of;  /* per node, -1 outside */
-	int *chunk_of; /* per node for the configuration evaluated, -1 outside */
-	unsigned char *active, *mask;
-	pb_dtp_cache *cache;
-	json_t *chunks;  /* building a plan: per chunk its solve */
-	long evals;      /* configurations costed exactly */
-	long replayed;   /* cache answers of keep_plan (not counted) */
-	long moves_from; /* stage MILPs solved before pb_uneven_improve's moves */
-} pb_uneven_ctx;
 
 /* The context of g (at one micro-batch): FLOPs and layer units (U = 0: no
  * repeated layers); close it even when open fails. */
@@ -66,24 +49,5 @@ int pb_uneven_split(const pb_uneven_ctx *x, int m, int fixed_pp, pb_dtp_config *
  * sum of their squares. Fills stage_end; 0, or 1 when the units are too
  * few, -1 out of memory. */
 int pb_uneven_split_chunks(const pb_uneven_ctx *x, pb_dtp_config *c);
-
-/* Degree t allowed for a group of dp x t devices out of N = dp x K: t
- * divides K, or the group is whole nodes. */
-int pb_uneven_degree_ok(const pb_cluster *cl, int dp, int t);
-/* 1 when every group of c lies inside one node or on whole nodes. */
-int pb_uneven_placeable(const pb_cluster *cl, const pb_dtp_config *c);
-
-/* Costs c (dp, m, pp, sched, v, stage_tp, stage_end set) exactly: every
- * chunk's stage MILP on its group's sub-cluster and scheme "dp x tp_s" (the
- * cache answers contents solved before), activation copies, transfers, the
- * schedule's step; x->chunks gets each chunk's solve when building a plan. */
-int pb_uneven_eval(pb_uneven_ctx *x, pb_dtp_config *c, pb_error *err);
-/* Local moves on an evaluated c, each kept only when the exact step
- * improves: chunk boundaries one unit either way, and (degrees = 1) the
- * degrees of two groups traded (one to half, double or a neighbouring allowed degree, the
- * other taking the difference), alternated until neither improves. */
-int pb_uneven_improve(pb_uneven_ctx *x, pb_dtp_config *c, int degrees, pb_error *err);
-/* Sets c's scheme text "tp a+b+...". */
-void pb_uneven_scheme_text(pb_dtp_config *c);
 
 #endif

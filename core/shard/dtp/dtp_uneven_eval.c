@@ -1,6 +1,6 @@
 /*
  * shard/dtp/dtp_uneven_eval.c — the exact cost of a configuration with uneven
- * device groups, and the local moves that improve it (dtp_uneven.h).
+ * device groups, and the local moves that improve it (dtp_uneven_eval.h).
  *
  * Costing (as the even rows are, dtp_search.c): every chunk's stage MILP on
  * its group's sub-cluster and scheme "dp x tp_s", first with one activation
@@ -38,8 +38,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "shard/dtp/dtp_uneven.h"
+#include "shard/dtp/dtp_uneven_eval.h"
 #include "shard/dtp/dtp_plan.h"
+#include "shard/dtp/dtp_search.h"
 #include "shard/dtp/dtp_stage.h"
 #include "shard/pipeline/pipeline_p2p.h"
 #include "util/job.h"

@@ -18,7 +18,7 @@
 #ifndef PB_SHARD_SEARCH_LABEL_H
 #define PB_SHARD_SEARCH_LABEL_H
 
-#include "shard/search/search_rows.h"
+#include "shard/search/search_types.h"
 #include "util/proof_label.h"
 
 enum {
@@ -41,8 +41,12 @@ const char *pb_shard_restr_name(int k);
  * ties, no forced sharding, no stops; recomputation none when o's is auto
  * (the cheapest in compute: memory is left out of the bound). */
 void pb_shard_unrestricted_opts(const pb_shard_opts *o, pb_shard_opts *u);
-/* pb_shard_row_label (declared in search_rows.h, which solving a row calls)
- * is defined in search_label.c. */
+/* Fills row i's restrictions and its unrestricted bound (search_label.h; p,
+ * r: its problem and result, NULL when the row failed), only when
+ * s->want_label (search_label.c). cb (may be NULL) gets the bound while it is
+ * computed, as pb_strategy_bound_lower's (the stepping solver yields there). */
+int pb_shard_row_label(pb_shard_search *s, int i, const pb_shard_problem *p,
+                       const pb_shard_result *r, pb_shard_incumbent_fn cb, pb_error *err);
 /* The label of the search's best plan (value: its step time, s). */
 void pb_shard_search_label(const pb_shard_search *s, pb_label *L);
 /* A lower bound (s) on the step time of every plan of g on cl, operator-level

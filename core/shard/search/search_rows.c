@@ -20,6 +20,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "shard/search/search_label.h"
 #include "util/coro.h"
 #include "util/job.h"
 
