@@ -24,6 +24,8 @@
 #include "load.h"
 #include "hw.h"
 #include "shard/search/search.h"
+#include "shard/strategy/strategy_milp.h"
+#include "shard/strategy/strategy_problem.h"
 
 static double now(void)
 {

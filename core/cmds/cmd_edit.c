@@ -34,6 +34,7 @@
 #include "shard/pipeline/pipeline_edit.h"
 #include "shard/pipeline/pipeline_plan.h"
 #include "shard/search/spec_pin.h"
+#include "shard/strategy/strategy_problem.h"
 #include "transform/fuse.h"
 #include "transform/map.h"
 #include "util/fmt.h"

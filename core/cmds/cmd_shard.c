@@ -25,6 +25,7 @@
 #include "shard/pipeline/pipeline_report.h"
 #include "shard/search/search.h"
 #include "shard/search/search_label.h"
+#include "shard/strategy/strategy_problem.h"
 
 static const pb_opt shard_opts[] = {
     PB_OPTS_GRAPH,

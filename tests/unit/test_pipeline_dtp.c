@@ -16,6 +16,7 @@
 #include "shard/dtp/dtp_stage.h"
 #include "shard/layer_classes.h"
 #include "shard/search/search.h"
+#include "shard/strategy/strategy_problem.h"
 
 #define LAYOUT "layouts/cluster-2x8.lua"
 

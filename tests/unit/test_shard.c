@@ -13,6 +13,7 @@
 #include "session.h"
 #include "shard/strategy/strategy_problem.h"
 #include "shard/search/search.h"
+#include "shard/strategy/strategy_milp.h"
 
 /* ---- graph helpers ---- */
 

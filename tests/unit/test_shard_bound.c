@@ -10,6 +10,9 @@
 #include "gpt_fixture.h"
 
 #include "shard/strategy/strategy_problem.h"
+#include "shard/strategy/strategy_bound.h"
+#include "shard/strategy/strategy_milp.h"
+#include "shard/strategy/strategy_polish.h"
 
 static pb_shard_problem *build(const pb_graph *g, const pb_cluster *c, const char *scheme,
                                const pb_shard_opts *o)

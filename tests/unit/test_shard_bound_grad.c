@@ -11,6 +11,7 @@
 #include "shard/search/search_report.h"
 #include "shard/strategy/strategy_grad.h"
 #include "shard/strategy/strategy_problem.h"
+#include "shard/strategy/strategy_milp.h"
 
 static pb_shard_problem *build(const pb_graph *g, const pb_cluster *c, const char *scheme,
                                const pb_shard_opts *o)

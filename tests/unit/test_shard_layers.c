@@ -9,6 +9,7 @@
 
 #include "shard/layer_classes.h"
 #include "shard/strategy/strategy_problem.h"
+#include "shard/strategy/strategy_milp.h"
 
 static void test_runs_in_gpt(void **state)
 {

@@ -13,6 +13,7 @@
 #include "gpt_fixture.h"
 
 #include "shard/strategy/strategy_problem.h"
+#include "shard/strategy/strategy_milp.h"
 
 static pb_graph *gpt(int fp16)
 {

@@ -12,6 +12,7 @@
 
 #include "load.h"
 #include "shard/strategy/strategy_problem.h"
+#include "shard/strategy/strategy_milp.h"
 
 static void tensor(pb_builder *b, const char *name, int64_t d0, int64_t d1, int init)
 {

@@ -24,6 +24,7 @@
 #include "shard/pipeline/pipeline_p2p.h"
 #include "shard/pipeline/pipeline_plan.h"
 #include "shard/search/search.h"
+#include "shard/strategy/strategy_problem.h"
 #include "util/job.h"
 #include "util/ranks.h"
 

@@ -21,6 +21,7 @@
 #include "shard/search/search.h"
 #include "shard/search/search_report.h"
 #include "shard/strategy/strategy_grad.h"
+#include "shard/strategy/strategy_milp.h"
 #include "util/job.h"
 
 typedef struct centry {

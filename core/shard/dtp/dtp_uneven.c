@@ -67,6 +67,7 @@
 #include "shard/dtp/dtp_plan.h"
 #include "shard/dtp/dtp_stage.h"
 #include "shard/layer_classes.h"
+#include "shard/strategy/strategy_problem.h"
 #include "util/job.h"
 
 enum { SEEDS = 2 };

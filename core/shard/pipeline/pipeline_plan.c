@@ -23,6 +23,7 @@
 
 #include "shard/search/search.h"
 #include "shard/search/search_label.h"
+#include "shard/strategy/strategy_problem.h"
 #include "util/job.h"
 
 void pb_pipe_opts_default(pb_pipe_opts *o)

@@ -30,6 +30,7 @@
 #include "shard/search/parallel.h"
 #include "shard/search/parallel_ranks.h"
 #include "shard/search/search_report.h"
+#include "shard/strategy/strategy_problem.h"
 #include "util/child_pipe.h"
 #include "util/ranks.h"
 

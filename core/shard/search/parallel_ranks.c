@@ -9,6 +9,7 @@
  * solve times in the report, which are wall times on whichever host.
  */
 #include "shard/search/parallel_ranks.h"
+#include "shard/strategy/strategy_problem.h"
 
 #include <stdlib.h>
 #include <string.h>

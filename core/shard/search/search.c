@@ -17,6 +17,8 @@
 #include <stdlib.h>
 
 #include "shard/search/parallel.h"
+#include "shard/strategy/strategy_milp.h"
+#include "shard/strategy/strategy_problem.h"
 #include "util/coro.h"
 
 /* Takes over a solved row's problem and result: kept when better, freed

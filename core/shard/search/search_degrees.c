@@ -3,6 +3,7 @@
  * (search_degrees.h).
  */
 #include "shard/search/search_degrees.h"
+#include "shard/strategy/strategy_problem.h"
 
 #include <stdlib.h>
 #include <string.h>

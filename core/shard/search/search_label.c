@@ -13,6 +13,8 @@
  * step time as its bound (its plan is the scheme's optimum).
  */
 #include "shard/search/search_label.h"
+#include "shard/strategy/strategy_bound.h"
+#include "shard/strategy/strategy_problem.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -26,6 +26,7 @@
 #include "shard/strategy/strategy_grad.h"
 #include "shard/search/search_degrees.h"
 #include "shard/search/search_label.h"
+#include "shard/strategy/strategy_problem.h"
 #include "util/fmt.h"
 #include "util/json_file.h"
 

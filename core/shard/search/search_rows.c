@@ -21,6 +21,8 @@
 #include <time.h>
 
 #include "shard/search/search_label.h"
+#include "shard/strategy/strategy_milp.h"
+#include "shard/strategy/strategy_problem.h"
 #include "util/coro.h"
 #include "util/job.h"
 

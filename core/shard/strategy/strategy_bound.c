@@ -43,7 +43,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "shard/strategy/strategy_problem.h"
+#include "shard/strategy/strategy_bound.h"
 #include "util/job.h"
 
 /* An edge between two classes: one edge of p, or a twin set's sum. */

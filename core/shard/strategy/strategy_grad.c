@@ -7,6 +7,7 @@
 #include "shard/strategy/strategy_grad.h"
 
 #include "shard/spec.h"
+#include "shard/strategy/strategy_problem.h"
 
 double pb_strategy_grad_collectives(const pb_shard_problem *p, const pb_strat *st, int c,
                                     json_t *arr, int owner_only)

@@ -10,7 +10,7 @@
 
 #include <jansson.h>
 
-#include "shard/strategy/strategy_problem.h"
+#include "shard/strategy/strategy_types.h"
 
 /* Gradient all-reduces of node c's parameters under strategy st (whether
  * the plan trains is the caller's test: p->opts.train is not read here),

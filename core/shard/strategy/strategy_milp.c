@@ -28,7 +28,11 @@
 #include <time.h>
 
 #include "shard/strategy/strategy_grad.h"
+#include "shard/strategy/strategy_milp.h"
+#include "shard/strategy/strategy_bound.h"
+#include "shard/strategy/strategy_polish.h"
 #include "shard/strategy/strategy_problem.h"
+#include "shard/strategy/strategy_restrict.h"
 #include "util/job.h"
 #include "util/lp_file.h"
 

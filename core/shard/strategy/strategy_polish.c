@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "shard/strategy/strategy_polish.h"
 #include "shard/strategy/strategy_problem.h"
 #include "util/job.h"
 

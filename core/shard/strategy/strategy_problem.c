@@ -15,6 +15,8 @@
 #include "shard/strategy/strategy_problem.h"
 
 #include "shard/layer_classes.h"
+#include "shard/strategy/strategy_prune.h"
+#include "shard/strategy/strategy_share.h"
 #include "util/job.h"
 
 #include <math.h>

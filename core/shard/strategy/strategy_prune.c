@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "shard/strategy/strategy_problem.h"
+#include "shard/strategy/strategy_prune.h"
 #include "util/job.h"
 
 typedef struct incid {

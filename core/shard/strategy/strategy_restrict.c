@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "shard/strategy/strategy_problem.h"
+#include "shard/strategy/strategy_restrict.h"
 
 void pb_strategy_restrict_free(pb_shard_problem *q, int **map)
 {

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "shard/strategy/strategy_problem.h"
+#include "shard/strategy/strategy_share.h"
 #include "util/job.h"
 
 static int same_shape(const pb_tensor *a, const pb_tensor *b)
