@@ -9,8 +9,8 @@
 
 #include "model/graph.h"
 #include "load.h"
-#include "shard/pipeline_stages.h"
-#include "shard/strategy_problem.h"
+#include "shard/pipeline/pipeline_stages.h"
+#include "shard/strategy/strategy_problem.h"
 
 static double now(void)
 {
@@ -33,11 +33,11 @@ int main(int argc, char **argv)
 	}
 	unsigned char *act = malloc((size_t)g->n_nodes + 1);
 	double *cost = malloc(((size_t)g->n_nodes + 1) * sizeof(double));
-	pb_shard_dynamic_nodes(g, act);
+	pb_strategy_problem_dynamic_nodes(g, act);
 	int n_ops = 0;
 	double total = 0;
 	for (int v = 0; v < g->n_nodes; v++) {
-		cost[v] = act[v] ? pb_shard_node_flops(g, &g->nodes[v]) : -1;
+		cost[v] = act[v] ? pb_strategy_problem_node_flops(g, &g->nodes[v]) : -1;
 		n_ops += act[v];
 		total += act[v] ? cost[v] : 0;
 	}

@@ -23,7 +23,9 @@
 #include "model/graph.h"
 #include "load.h"
 #include "hw.h"
-#include "shard/search.h"
+#include "shard/search/search.h"
+#include "shard/strategy/strategy_milp.h"
+#include "shard/strategy/strategy_problem.h"
 
 static double now(void)
 {
@@ -43,7 +45,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	pb_shard_opts o;
-	pb_shard_opts_default(&o);
+	pb_strategy_problem_opts_default(&o);
 	const char *scheme = NULL, *lp = NULL;
 	int max_axes = 2, size0 = 1;
 	pb_input_override ov = {0};
@@ -121,26 +123,26 @@ int main(int argc, char **argv)
 		pb_shard_problem *p0 = NULL, *p = NULL;
 		pb_milp_size s0 = {0}, s1;
 		int g0 = 0;
-		if (size0 && pb_shard_problem_build(g, &c, &meshes[i], &o0, &p0, &err)) {
+		if (size0 && pb_strategy_problem_build(g, &c, &meshes[i], &o0, &p0, &err)) {
 			fprintf(stderr, "%s\n", err.msg);
 			return 2;
 		}
 		if (p0) {
-			pb_shard_milp_size(p0, &s0);
+			pb_strategy_milp_size(p0, &s0);
 			g0 = p0->n_groups;
-			pb_shard_problem_free(p0);
+			pb_strategy_problem_free(p0);
 		}
 		double tb = now();
-		if (pb_shard_problem_build(g, &c, &meshes[i], &o, &p, &err)) {
+		if (pb_strategy_problem_build(g, &c, &meshes[i], &o, &p, &err)) {
 			fprintf(stderr, "%s\n", err.msg);
 			return 2;
 		}
 		double t_build = now() - tb;
-		pb_shard_milp_size(p, &s1);
+		pb_strategy_milp_size(p, &s1);
 		pb_shard_result r;
 		double ts = now();
-		if (pb_shard_solve(p, (lp && (scheme || n == 1)) ? lp : NULL, NULL, NULL, &r,
-		                   &err)) {
+		if (pb_strategy_milp_solve(p, (lp && (scheme || n == 1)) ? lp : NULL, NULL, NULL,
+		                           &r, &err)) {
 			fprintf(stderr, "%s\n", err.msg);
 			return 2;
 		}
@@ -153,8 +155,8 @@ int main(int argc, char **argv)
 			best = r.objective;
 			best_name = meshes[i].name;
 		}
-		pb_shard_result_free(&r);
-		pb_shard_problem_free(p);
+		pb_strategy_problem_result_free(&r);
+		pb_strategy_problem_free(p);
 	}
 	printf("best %s %.4f us; all schemes built and solved in %.3f s (+ %.3f s loading)\n",
 	       best_name, best * 1e6, total, t_load);

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "output.h"
-#include "shard/spec_pin.h"
+#include "shard/search/spec_pin.h"
 #include "spec_cands.h"
 #include "util/fmt.h"
 #include "view_def.h"

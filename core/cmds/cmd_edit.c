@@ -30,9 +30,11 @@
 #include "partition/chain/part_edit.h"
 #include "partition/chain/report.h"
 #include "script/hooks.h"
-#include "shard/dtp_edit.h"
-#include "shard/pipeline_edit.h"
-#include "shard/spec_pin.h"
+#include "shard/dtp/dtp_edit.h"
+#include "shard/pipeline/pipeline_edit.h"
+#include "shard/pipeline/pipeline_plan.h"
+#include "shard/search/spec_pin.h"
+#include "shard/strategy/strategy_problem.h"
 #include "transform/fuse.h"
 #include "transform/map.h"
 #include "util/fmt.h"
@@ -486,7 +488,7 @@ static int dtp_opts(pb_session *s, pb_session *side, const pb_plan *old, pb_dtp_
 }
 
 /* boundary G DELTA on a pipeline plan: the stage (or chunk) split moves and
- * the plan is costed again (shard/pipeline_edit.h). */
+ * the plan is costed again (shard/pipeline/pipeline_edit.h). */
 static int pipeline_boundary(pb_cmd_ctx *ctx, const pb_args *a, int k, int delta, pb_error *err)
 {
 	pb_session *s = ctx->s, *side = NULL;
@@ -684,7 +686,7 @@ static int cmd_pin(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, pb_
 	if ((rc = pb_cluster_from_hw(s->hw, &cl, err)))
 		return rc;
 	pb_shard_opts o;
-	pb_shard_opts_default(&o);
+	pb_strategy_problem_opts_default(&o);
 	pb_hooks hk;
 	pb_hooks_init(&hk, s);
 	rc = pb_hooks_shard(&hk, &o, err);

@@ -3,13 +3,14 @@
  * groups, pick the micro-batches, shard every stage on its device group, cost
  * the plan against the operator-level one and show the GPipe and 1F1B
  * schedules (docs/shard.md). The planner and its report are in
- * core/shard/pipeline_plan.c and pipeline_report.c; this file parses the
+ * core/shard/pipeline/pipeline_plan.c and pipeline_report.c; this file parses the
  * options, reloads the batch through the session, prints and keeps the plan.
  */
 #include "commands.h"
 #include "cmds/batch_guarded.h"
 #include "cmds/unknown_costs.h"
-#include "shard/pipeline_plan.h"
+#include "shard/pipeline/pipeline_plan.h"
+#include "shard/pipeline/pipeline_report.h"
 #include "partition/chain/chain_rules.h"
 #include "script/hooks.h"
 

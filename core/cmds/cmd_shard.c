@@ -1,8 +1,8 @@
 /*
  * cmds/cmd_shard.c — `shard`: distributed strategy search on a cluster layout
  * (grouping schemes x per-operator sharding specs, GLPK MILP; docs/shard.md).
- * The search is core/shard/search.c; --pipeline auto adds the data x tensor
- * x pipeline search (core/shard/dtp_search.c) and keeps the best
+ * The search is core/shard/search/search.c; --pipeline auto adds the data x tensor
+ * x pipeline search (core/shard/dtp/dtp_search.c) and keeps the best
  * configuration's plan.
  */
 #include <stdlib.h>
@@ -16,12 +16,18 @@
 #include "script/hooks.h"
 #include "partition/chain/chain_rules.h"
 #include "shard/act_saved.h"
-#include "shard/dist_opt.h"
-#include "shard/dtp_search.h"
-#include "shard/dtp_edit.h"
-#include "shard/pipeline_plan.h"
-#include "shard/search.h"
-#include "shard/search_label.h"
+#include "shard/strategy/dist_opt.h"
+#include "shard/dtp/dtp_search.h"
+#include "shard/dtp/dtp_edit.h"
+#include "shard/dtp/dtp.h"
+#include "shard/dtp/dtp_plan.h"
+#include "shard/dtp/dtp_report.h"
+#include "shard/dtp/dtp_polish.h"
+#include "shard/pipeline/pipeline_plan.h"
+#include "shard/pipeline/pipeline_report.h"
+#include "shard/search/search.h"
+#include "shard/search/search_label.h"
+#include "shard/strategy/strategy_problem.h"
 
 static const pb_opt shard_opts[] = {
     PB_OPTS_GRAPH,
@@ -194,7 +200,7 @@ static int keep_pipeline(pb_cmd_ctx *ctx, reload_job *dj, const char *outp, pb_d
 	 * solved on the side session's model at the micro-batch, g */
 	if (rc == PB_OK) {
 		plan->model_batch = pb_plan_graph_batch(g);
-		/* what a hand edit costs the plan under again (shard/pipeline_edit.h) */
+		/* what a hand edit costs the plan under again (shard/pipeline/pipeline_edit.h) */
 		json_object_set_new(plan->detail, "search_options",
 		                    pb_dtp_edit_options_json(dj->dtp));
 		/* the plan's label, for the workbench and the SVG */
@@ -443,7 +449,7 @@ static int read_shard_opts(const pb_args *a, int level, double tl, pb_shard_opts
 	const char *lay = pb_args_str(a, "layers", "auto");
 	if (strcmp(lay, "auto") != 0 && strcmp(lay, "off") != 0)
 		return pb_err(err, PB_EUSAGE, "shard: --layers must be auto or off, got '%s'", lay);
-	pb_shard_opts_default(o);
+	pb_strategy_problem_opts_default(o);
 	o->train = pb_args_has(a, "train");
 	o->opt_level = level;
 	o->tie_blocks = pb_args_has(a, "tie");

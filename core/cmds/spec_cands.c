@@ -21,7 +21,7 @@ int pb_spec_cands_of(pb_session *s, int nid, pb_spec_cand **out, int *n, pb_erro
 	if (rc)
 		return rc;
 	pb_shard_opts o;
-	pb_shard_opts_default(&o);
+	pb_strategy_problem_opts_default(&o);
 	pb_hooks hk;
 	pb_hooks_init(&hk, s);
 	rc = pb_hooks_shard(&hk, &o, err);

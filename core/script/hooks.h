@@ -15,7 +15,7 @@
 
 #include "partition/methods/partition.h"
 #include "session.h"
-#include "shard/strategy_problem.h"
+#include "shard/strategy/strategy_problem.h"
 #include "transform/fuse.h"
 #include "transform/map.h"
 #include "script/script.h"

@@ -7,14 +7,14 @@
 
 #include "util/fmt.h"
 
-void pb_shard_margin_json(json_t *o, const pb_cluster *cl, double used)
+void pb_memory_margin_json(json_t *o, const pb_cluster *cl, double used)
 {
 	json_object_set_new(o, "memory_device", json_real(cl->memory_device));
 	json_object_set_new(o, "memory_usable", json_real(cl->memory_usable));
 	json_object_set_new(o, "memory_margin", json_real(cl->memory - used));
 }
 
-void pb_shard_margin_text(FILE *f, const pb_cluster *cl, double used)
+void pb_memory_margin_text(FILE *f, const pb_cluster *cl, double used)
 {
 	char lim[32], dev[32], mar[32];
 	double m = cl->memory - used;

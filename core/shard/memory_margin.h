@@ -15,9 +15,9 @@
 
 /* Sets "memory_device" (bytes), "memory_usable" (fraction) and
  * "memory_margin" (bytes of the limit left; negative: over it) in o. */
-void pb_shard_margin_json(json_t *o, const pb_cluster *cl, double used);
+void pb_memory_margin_json(json_t *o, const pb_cluster *cl, double used);
 /* "memory limit: 72.00 GB = 90% of 80.00 GB per device (device_memory_usable);
  * margin 1.23 GB" */
-void pb_shard_margin_text(FILE *f, const pb_cluster *cl, double used);
+void pb_memory_margin_text(FILE *f, const pb_cluster *cl, double used);
 
 #endif

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# shard --pipeline auto with uneven device groups (core/shard/dtp_uneven.c):
+# shard --pipeline auto with uneven device groups (core/shard/dtp/dtp_uneven.c):
 # a GPT whose head (196,608-word vocabulary, hidden 256) outweighs its blocks
 # gets stages on different tensor degrees on cluster-4x8; the best row and
 # the -o plan carry stage_tp / stage_devices, the text table marks the

@@ -58,7 +58,7 @@ close_pager
 wait_for ' u:undo \?:help \|'
 before=$(title | grep -oE 'step_time [0-9.]+ (ms|us|s)')
 # '>' moves the chunk boundary of the dp x tp x pp plan and costs it again
-# (shard/dtp_edit.c; it was refused, and before that re-split as a plain
+# (shard/dtp/dtp_edit.c; it was refused, and before that re-split as a plain
 # pipeline); undo brings the plan back
 keys '>'
 wait_for 'step_time +[0-9.]+ (ms|us|s) -> [0-9.]+ (ms|us|s)' $((limit * 6))

@@ -5,7 +5,10 @@ its own, or when the include graph of core/ has a circle (docs/architecture.md).
 Layers, lowest first (a folder of core/, or core/'s root = the workspace):
   util → model → shape → workspace → solvers (partition, shard, transform,
   tune, script) → render → cmds → tui
-A file may include headers of its own layer or lower ones. Quoted includes
+A file may include headers of its own layer or lower ones. Inside a solver
+folder with sub-folders the sub-folders are ordered the same way (ORDER
+below, lowest first; '' = the folder's own files, its shared types): a file
+may include headers of its own sub-folder or lower ones. Quoted includes
 must be written as paths from core/ (e.g. "model/graph.h"); headers outside
 core/ (tui/, tests/) are included by name from their own folder.
 
@@ -15,6 +18,8 @@ import os, re, sys
 
 LAYERS = {'util': 0, 'model': 1, 'shape': 2, '': 3, 'partition': 4, 'shard': 4,
           'transform': 4, 'tune': 4, 'script': 4, 'render': 5, 'export': 5, 'cmds': 6}
+# Sub-folders of a folder of core/, lowest first ('' = files directly in it).
+ORDER = {'shard': ['', 'strategy', 'search', 'pipeline', 'dtp']}
 NAMES = ['util', 'model', 'shape', 'workspace', 'solvers', 'render', 'cmds', 'tui']
 TUI = 7
 
@@ -28,6 +33,23 @@ def layer_of(rel):
         return None
     folder = parts[1] if len(parts) > 2 else ''
     return LAYERS.get(folder)
+
+
+def sub_of(rel):
+    """(folder, index of its sub-folder in ORDER) for a file of a folder with
+    an ORDER, (folder, None) for a sub-folder that has no place in it, else
+    None."""
+    parts = rel.split('/')
+    if len(parts) < 3 or parts[0] != 'core' or parts[1] not in ORDER:
+        return None
+    sub = parts[2] if len(parts) > 3 else ''
+    order = ORDER[parts[1]]
+    return parts[1], (order.index(sub) if sub in order else None)
+
+
+def sub_name(folder, i):
+    sub = ORDER[folder][i]
+    return folder + '/' + (sub + '/' if sub else '')
 
 
 def main():
@@ -47,6 +69,11 @@ def main():
                     continue
                 with open(path, encoding='utf-8', errors='replace') as f:
                     text = f.read()
+                mysub = sub_of(rel)
+                if mysub and mysub[1] is None:
+                    problems.append(f'{rel}: sub-folder has no place in {mysub[0]}/\'s order '
+                                    f'(add it to ORDER in {sys.argv[0]})')
+                    mysub = None
                 if mine < TUI and re.search(r'^\s*#\s*include\s*<n?curses', text, re.M):
                     problems.append(f'{rel}: includes curses (only tui/ may)')
                 for m in inc.finditer(text):
@@ -69,6 +96,14 @@ def main():
                     if theirs is not None and theirs > mine:
                         problems.append(f'{rel}:{line}: includes {trel}, a header of layer '
                                         f'{NAMES[theirs]} above its own ({NAMES[mine]})')
+                    theirsub = sub_of(trel)
+                    if (mysub and theirsub and theirsub[0] == mysub[0] and
+                            theirsub[1] is not None and theirsub[1] > mysub[1]):
+                        order = ', '.join(sub_name(mysub[0], i)
+                                          for i in range(len(ORDER[mysub[0]])))
+                        problems.append(f'{rel}:{line}: includes {trel}, a header of '
+                                        f'{sub_name(*theirsub)} above its own '
+                                        f'({sub_name(*mysub)}; order: {order})')
                     src = rel[:-2] if rel.endswith(('.c', '.h')) else rel
                     dst = trel[:-2]
                     if src != dst and not rel.startswith('tui/'):

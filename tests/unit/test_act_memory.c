@@ -31,7 +31,7 @@
 
 #include "shard/act_saved.h"
 #include "shard/spec.h"
-#include "shard/strategy_problem.h"
+#include "shard/strategy/strategy_problem.h"
 
 enum { S = 64, H = 96, A = 4, L = 3, B = 1 };
 
@@ -89,14 +89,14 @@ static double layer_act(const pb_graph *g, int t, int recompute, int seqpar, int
 	snprintf(scheme, sizeof scheme, "%d", t);
 	assert_int_equal(pb_mesh_parse(&m, &cl, scheme, &err), PB_OK);
 	pb_shard_opts o;
-	pb_shard_opts_default(&o);
+	pb_strategy_problem_opts_default(&o);
 	o.train = 1;
 	o.optimizer = PB_OPTIM_ADAM;
 	o.recompute = recompute;
 	o.seq_parallel = seqpar;
 	o.no_shrink = 1;
 	pb_shard_problem *p = NULL;
-	assert_int_equal(pb_shard_problem_build(g, &cl, &m, &o, &p, &err), PB_OK);
+	assert_int_equal(pb_strategy_problem_build(g, &cl, &m, &o, &p, &err), PB_OK);
 	double sum = 0;
 	int nodes = 0;
 	for (int v = 0; v < g->n_nodes; v++) {
@@ -115,7 +115,7 @@ static double layer_act(const pb_graph *g, int t, int recompute, int seqpar, int
 		nodes++;
 	}
 	assert_true(nodes >= 20);
-	pb_shard_problem_free(p);
+	pb_strategy_problem_free(p);
 	pb_cluster_free(&cl);
 	return sum;
 }

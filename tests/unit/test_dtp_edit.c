@@ -1,5 +1,5 @@
 /* test_dtp_edit.c — hand edits of a data x tensor x pipeline plan (the plan
- * `shard --train --batch 32 --pipeline auto` keeps; shard/dtp_edit.c): they
+ * `shard --train --batch 32 --pipeline auto` keeps; shard/dtp/dtp_edit.c): they
  * were refused ("cannot be re-split by hand"). On a generated 4-layer GPT,
  * cluster-2x8 (a 1F1B plan, dp 8 x pp 2) and cluster-1x8 with --pp 2 (an
  * interleaved plan of 4 chunks):
@@ -22,8 +22,8 @@
 #include <unistd.h>
 
 #include "shard/cluster.h"
-#include "shard/dtp_edit.h"
-#include "shard/pipeline_edit.h"
+#include "shard/dtp/dtp_edit.h"
+#include "shard/pipeline/pipeline_edit.h"
 
 static char buf[1 << 20];
 static char model[64];

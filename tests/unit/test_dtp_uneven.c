@@ -20,8 +20,12 @@
 #include "model/gen_gpt.h"
 #include "plan.h"
 #include "session.h"
-#include "shard/dtp_search.h"
-#include "shard/dtp_uneven.h"
+#include "shard/dtp/dtp_search.h"
+#include "shard/dtp/dtp_uneven.h"
+#include "shard/dtp/dtp.h"
+#include "shard/dtp/dtp_plan.h"
+#include "shard/dtp/dtp_report.h"
+#include "shard/dtp/dtp_interleave.h"
 
 #define LAYOUT "layouts/cluster-2x8.lua"
 

@@ -18,10 +18,12 @@
 #include "hw.h"
 #include "model/gen_gpt.h"
 #include "session.h"
-#include "shard/dtp_search.h"
+#include "shard/dtp/dtp_search.h"
+#include "shard/dtp/dtp.h"
 #include "shard/cluster.h"
-#include "shard/pipeline_p2p.h"
-#include "shard/strategy_problem.h"
+#include "shard/pipeline/pipeline_p2p.h"
+#include "shard/pipeline/pipeline_plan.h"
+#include "shard/strategy/strategy_problem.h"
 #include "util/read_file.h"
 
 static pb_graph *load_gpt(const pb_gpt_spec *s, long batch)
@@ -48,10 +50,10 @@ static void check_flops(long layers, long hidden, long heads, long seq, long voc
 	for (int v = 0; v < g->n_nodes; v++) {
 		const pb_node *n = &g->nodes[v];
 		if (!strcmp(n->op, "MatMul")) {
-			body += pb_shard_node_flops(g, n);
+			body += pb_strategy_problem_node_flops(g, n);
 			matmuls++;
 		} else if (!strcmp(n->op, "Gemm")) {
-			head += pb_shard_node_flops(g, n);
+			head += pb_strategy_problem_node_flops(g, n);
 			gemms++;
 		}
 	}
@@ -177,9 +179,9 @@ static double unsharded_time(const pb_graph *g, const pb_cluster *cl, const char
 	pb_error err = {0};
 	assert_int_equal(pb_mesh_parse(&m, cl, "2", &err), PB_OK);
 	pb_shard_opts o;
-	pb_shard_opts_default(&o);
+	pb_strategy_problem_opts_default(&o);
 	pb_shard_problem *p = NULL;
-	assert_int_equal(pb_shard_problem_build(g, cl, &m, &o, &p, &err), PB_OK);
+	assert_int_equal(pb_strategy_problem_build(g, cl, &m, &o, &p, &err), PB_OK);
 	double t = -1;
 	for (int v = 0; v < g->n_nodes && t < 0; v++) {
 		const pb_shard_node *sn = &p->nodes[v];
@@ -190,7 +192,7 @@ static double unsharded_time(const pb_graph *g, const pb_cluster *cl, const char
 				t = sn->flops_part[s];
 		*nd = &g->nodes[v];
 	}
-	pb_shard_problem_free(p);
+	pb_strategy_problem_free(p);
 	assert_true(t >= 0);
 	return t;
 }
@@ -223,7 +225,8 @@ static void test_memory_bandwidth_roofline(void **state)
 	double f0 = unsharded_time(g, &flat, "Softmax", &n);
 	double by = n->cost.in_bytes + n->cost.out_bytes + n->cost.param_bytes;
 	assert_true(by > 0);
-	assert_true(fabs(f0 - pb_shard_node_flops(g, n) / 100e12) <= 1e-12 * (f0 + 1e-30));
+	assert_true(fabs(f0 - pb_strategy_problem_node_flops(g, n) / 100e12) <=
+	            1e-12 * (f0 + 1e-30));
 	double f1 = unsharded_time(g, &roof, "Softmax", &n);
 	assert_true(fabs(f1 - by / 1000e9) <= 1e-9 * f1);
 	assert_true(f1 > 10 * f0);
@@ -280,13 +283,13 @@ static void test_stage_working_block(void **state)
 	pb_mesh m;
 	assert_int_equal(pb_mesh_parse(&m, &cl, "2", &err), PB_OK);
 	pb_shard_opts o;
-	pb_shard_opts_default(&o);
+	pb_strategy_problem_opts_default(&o);
 	o.train = 1;
 	o.optimizer = PB_OPTIM_ADAM;
 	o.recompute = PB_RECOMP_FULL;
 	o.mask = mask;
 	pb_shard_problem *p = NULL;
-	assert_int_equal(pb_shard_problem_build(g, &cl, &m, &o, &p, &err), PB_OK);
+	assert_int_equal(pb_strategy_problem_build(g, &cl, &m, &o, &p, &err), PB_OK);
 	int gelu2 = pb_graph_find_node(g, "h2.mlp.gelu"),
 	    gelu3 = pb_graph_find_node(g, "h3.mlp.gelu");
 	int end3 = pb_graph_find_node(g, "h3.residual_2");
@@ -296,7 +299,7 @@ static void test_stage_working_block(void **state)
 	assert_int_equal(p->nodes[gelu3].kept_full, 0);
 	assert_true(p->nodes[gelu3].mem_act[0] == 0 && p->nodes[gelu3].mem_param[0] == 0);
 	assert_true(p->nodes[end3].kept_full == 1 && p->nodes[end3].mem_act[0] > 0);
-	pb_shard_problem_free(p);
+	pb_strategy_problem_free(p);
 	free(mask);
 	pb_cluster_free(&cl);
 	pb_graph_free(g);

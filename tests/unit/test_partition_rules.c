@@ -11,7 +11,7 @@
 #include "partition/chain/exact.h"
 #include "partition/methods/partition.h"
 #include "pb_test_graphs.h"
-#include "shard/pipeline_stages.h"
+#include "shard/pipeline/pipeline_stages.h"
 
 static const char *const methods[] = {"exact", "milp", "greedy", "pack", "local", "rl"};
 enum { N_METHODS = 6 };

@@ -8,8 +8,8 @@
 
 #include "commands.h"
 #include "session.h"
-#include "shard/pipeline_stages.h"
-#include "shard/strategy_problem.h"
+#include "shard/pipeline/pipeline_stages.h"
+#include "shard/strategy/strategy_problem.h"
 
 /* A chain of n Relu/MatMul-free nodes whose activations have sizes from sz. */
 static pb_graph *chain(int n, const int *sz)
@@ -241,9 +241,9 @@ static void test_pipeline_chain_is_dp(void **state)
 	unsigned char act[16];
 	double cost[16];
 	assert_true(g->n_nodes <= 16);
-	pb_shard_dynamic_nodes(g, act);
+	pb_strategy_problem_dynamic_nodes(g, act);
 	for (int v = 0; v < g->n_nodes; v++)
-		cost[v] = act[v] ? pb_shard_node_flops(g, &g->nodes[v]) : -1;
+		cost[v] = act[v] ? pb_strategy_problem_node_flops(g, &g->nodes[v]) : -1;
 	pb_pipe_split dp;
 	pb_error err = {0};
 	assert_int_equal(pb_pipe_split_dp(g, cost, 2, &dp, &err), PB_OK);

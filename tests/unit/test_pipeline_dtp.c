@@ -1,5 +1,5 @@
 /* test_pipeline_dtp.c — the data x tensor x pipeline search
- * (core/shard/dtp_search.c) on a small generated GPT over cluster-2x8: every
+ * (core/shard/dtp/dtp_search.c) on a small generated GPT over cluster-2x8: every
  * factorisation dp x tp x pp = 16 is a configuration; a configuration fixed
  * with the options evaluates to the numbers the free search gave it; the
  * interleaved bubble is below 1F1B's; memory grows with the micro-batches
@@ -11,9 +11,12 @@
 
 #include "model/gen_gpt.h"
 #include "session.h"
-#include "shard/dtp_search.h"
+#include "shard/dtp/dtp_search.h"
+#include "shard/dtp/dtp.h"
+#include "shard/dtp/dtp_stage.h"
 #include "shard/layer_classes.h"
-#include "shard/search.h"
+#include "shard/search/search.h"
+#include "shard/strategy/strategy_problem.h"
 
 #define LAYOUT "layouts/cluster-2x8.lua"
 
@@ -247,9 +250,9 @@ static void test_layer_split(void **state)
 	int n = g->n_nodes;
 	double *cost = malloc((size_t)n * sizeof *cost);
 	unsigned char *act = malloc((size_t)n);
-	pb_shard_dynamic_nodes(g, act);
+	pb_strategy_problem_dynamic_nodes(g, act);
 	for (int v = 0; v < n; v++)
-		cost[v] = act[v] ? pb_shard_node_flops(g, &g->nodes[v]) : -1;
+		cost[v] = act[v] ? pb_strategy_problem_node_flops(g, &g->nodes[v]) : -1;
 	pb_pipe_split sp;
 	pb_error err = {0};
 	int lo, hi;
@@ -311,9 +314,9 @@ static void test_cache_same_content(void **state)
 	int n = g->n_nodes;
 	double *cost = malloc((size_t)n * sizeof *cost);
 	unsigned char *act = malloc((size_t)n), *mask = malloc((size_t)n);
-	pb_shard_dynamic_nodes(g, act);
+	pb_strategy_problem_dynamic_nodes(g, act);
 	for (int v = 0; v < n; v++)
-		cost[v] = act[v] ? pb_shard_node_flops(g, &g->nodes[v]) : -1;
+		cost[v] = act[v] ? pb_strategy_problem_node_flops(g, &g->nodes[v]) : -1;
 	pb_layer_classes lc;
 	assert_int_equal(pb_layer_classes_find(g, &lc, &err), PB_OK);
 	assert_int_equal(lc.n_runs, 1);
@@ -329,7 +332,7 @@ static void test_cache_same_content(void **state)
 	pb_layer_classes_free(&lc);
 	free(stage_of);
 	pb_shard_opts so;
-	pb_shard_opts_default(&so);
+	pb_strategy_problem_opts_default(&so);
 	so.train = 1;
 	so.layers = 1;
 	pb_cluster sub = pb_dtp_sub_cluster(&cl, 4);
@@ -380,7 +383,7 @@ static void test_chunk_layers_tied(void **state)
 	const pb_graph *g = s->graph;
 	int n = g->n_nodes;
 	unsigned char *act = malloc((size_t)n), *mask = malloc((size_t)n);
-	pb_shard_dynamic_nodes(g, act);
+	pb_strategy_problem_dynamic_nodes(g, act);
 	pb_layer_classes lc;
 	assert_int_equal(pb_layer_classes_find(g, &lc, &err), PB_OK);
 	assert_int_equal(lc.runs[0].count, 6);
@@ -392,7 +395,7 @@ static void test_chunk_layers_tied(void **state)
 	int tied[2];
 	for (int k = 0; k < 2; k++) {
 		pb_shard_opts so;
-		pb_shard_opts_default(&so);
+		pb_strategy_problem_opts_default(&so);
 		so.train = 1;
 		so.layers = k == 0;
 		so.mask = mask;

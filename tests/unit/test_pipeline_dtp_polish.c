@@ -1,5 +1,5 @@
 /* test_pipeline_dtp_polish.c — `shard --pipeline auto` polishes the chunk
- * boundaries of the pipeline it keeps (core/shard/dtp_polish.c), as
+ * boundaries of the pipeline it keeps (core/shard/dtp/dtp_polish.c), as
  * `pipeline` polishes its stage boundaries: the polished plan is never
  * slower than the row the search found (`--polish 0`), and on
  * bert_base_like, cluster-2x8, --batch 8 --train (the best row: 8 stages of
@@ -9,7 +9,8 @@
  * is a case where no move helps: the same step time. */
 #include "pb_test_pipe.h"
 
-#include "shard/dtp_search.h"
+#include "shard/dtp/dtp_search.h"
+#include "shard/dtp/dtp_polish.h"
 
 #include <unistd.h>
 

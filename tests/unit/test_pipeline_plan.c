@@ -1,4 +1,4 @@
-/* test_pipeline_plan.c — the pipeline planner (core/shard/pipeline_plan.c)
+/* test_pipeline_plan.c — the pipeline planner (core/shard/pipeline/pipeline_plan.c)
  * called directly: bert_base_like on cluster-2x8, its stages, device groups,
  * transfers and step time against the formula of pipeline_plan.h, its plan
  * and report; the comparison of `shard --pipeline auto` against planner runs
@@ -7,7 +7,8 @@
 
 #include "commands.h"
 #include "session.h"
-#include "shard/pipeline_plan.h"
+#include "shard/pipeline/pipeline_plan.h"
+#include "shard/pipeline/pipeline_report.h"
 
 #define MODEL "models/bert_base_like.onnx"
 #define LAYOUT "layouts/cluster-2x8.lua"

@@ -1,5 +1,5 @@
 /* test_pipeline_polish.c — the boundary polish of the pipeline planner
- * (core/shard/pipeline_polish.c): on bert_base_like, cluster-2x8, batch 8,
+ * (core/shard/pipeline/pipeline_polish.c): on bert_base_like, cluster-2x8, batch 8,
  * training, the FLOP split can be improved by the hand edit `boundary 0 +-1`
  * (one `>` or `<` in the workbench); the polished plan cannot: every
  * single-node move of every boundary, costed as the edit costs it (the
@@ -9,7 +9,7 @@
 
 #include "commands.h"
 #include "session.h"
-#include "shard/pipeline_plan.h"
+#include "shard/pipeline/pipeline_plan.h"
 
 #define MODEL "models/bert_base_like.onnx"
 #define LAYOUT "layouts/cluster-2x8.lua"
@@ -52,7 +52,7 @@ static pb_plan *plan_of(pb_session *s, const pb_cluster *cl, int stages, int pol
 }
 
 /* The step time of the hand edit `boundary k delta` on plan p (as
- * shard/pipeline_edit.c's pb_pipe_edit_boundary); NAN when refused. */
+ * shard/pipeline/pipeline_edit.c's pb_pipe_edit_boundary); NAN when refused. */
 static double edited(pb_session *s, const pb_cluster *cl, const pb_plan *p, int k, int delta)
 {
 	int *stage_of = malloc((size_t)p->n_nodes * sizeof *stage_of);

@@ -11,8 +11,9 @@
 #include "commands.h"
 #include "hw.h"
 #include "session.h"
-#include "shard/strategy_problem.h"
-#include "shard/search.h"
+#include "shard/strategy/strategy_problem.h"
+#include "shard/search/search.h"
+#include "shard/strategy/strategy_milp.h"
 
 /* ---- graph helpers ---- */
 
@@ -403,7 +404,7 @@ static int strategy_of(const pb_shard_problem *p, const pb_shard_result *r, cons
 {
 	int nid = pb_graph_find_node(p->g, name);
 	assert_true(nid >= 0);
-	return pb_shard_node_strategy(p, r->choice, nid);
+	return pb_strategy_problem_node_strategy(p, r->choice, nid);
 }
 
 static void test_megatron_mlp(void **state)
@@ -412,7 +413,7 @@ static void test_megatron_mlp(void **state)
 	assert_non_null(g);
 	pb_cluster c = cluster_of(small_1x8);
 	pb_shard_opts o;
-	pb_shard_opts_default(&o);
+	pb_strategy_problem_opts_default(&o);
 	pb_shard_search *s = NULL;
 	pb_error err = {0};
 	assert_int_equal(pb_shard_search_new(g, &c, &o, "8", 2, NULL, &s, &err), PB_OK);
@@ -465,7 +466,8 @@ static void check_data_parallel(const pb_shard_search *s)
 		if (!p->nodes[i].active)
 			continue;
 		const pb_strat *st =
-		    &p->nodes[i].strat[pb_shard_node_strategy(p, s->best_result.choice, i)];
+		    &p->nodes[i]
+		         .strat[pb_strategy_problem_node_strategy(p, s->best_result.choice, i)];
 		if (st->share != s->cl.n_devices)
 			fprintf(stderr, "%s: %s share %d scheme %s\n", g->nodes[i].name, st->label,
 			        st->share, p->mesh.name);
@@ -491,7 +493,7 @@ static void test_cnn_data_parallel(void **state)
 	pb_cluster c = cluster_of(big_2x8);
 	for (int train = 0; train < 2; train++) {
 		pb_shard_opts o;
-		pb_shard_opts_default(&o);
+		pb_strategy_problem_opts_default(&o);
 		o.train = train;
 		pb_shard_search *s = NULL;
 		pb_error err = {0};
@@ -577,17 +579,19 @@ static void test_milp_equals_brute_force_and_glpsol(void **state)
 					assert_int_equal(pb_mesh_parse(&m, &c, schemes[si], &err),
 					                 PB_OK);
 					pb_shard_opts o;
-					pb_shard_opts_default(&o);
+					pb_strategy_problem_opts_default(&o);
 					o.no_shrink = !shrink;
 					o.train = train;
 					pb_shard_problem *p = NULL;
 					assert_int_equal(
-					    pb_shard_problem_build(g, &c, &m, &o, &p, &err), PB_OK);
+					    pb_strategy_problem_build(g, &c, &m, &o, &p, &err),
+					    PB_OK);
 					pb_shard_result bf, mi;
-					int rb = pb_shard_brute_force(p, 3000000, &bf, &err);
+					int rb =
+					    pb_strategy_milp_brute_force(p, 3000000, &bf, &err);
 					if (rb ==
 					    PB_EUSAGE) { /* space too large for this combination */
-						pb_shard_problem_free(p);
+						pb_strategy_problem_free(p);
 						continue;
 					}
 					assert_int_equal(rb, PB_OK);
@@ -595,7 +599,8 @@ static void test_milp_equals_brute_force_and_glpsol(void **state)
 					snprintf(lp, sizeof lp, "/tmp/pb_test_shard_%d.lp",
 					         (int)getpid());
 					assert_int_equal(
-					    pb_shard_solve(p, lp, NULL, NULL, &mi, &err), PB_OK);
+					    pb_strategy_milp_solve(p, lp, NULL, NULL, &mi, &err),
+					    PB_OK);
 					assert_true(mi.feasible);
 					assert_true(fabs(mi.objective - bf.objective) <=
 					            1e-9 * bf.objective + 1e-12);
@@ -605,9 +610,9 @@ static void test_milp_equals_brute_force_and_glpsol(void **state)
 					            1e-5 * fabs(gs) + 1e-6);
 					unlink(lp);
 					checked++;
-					pb_shard_result_free(&bf);
-					pb_shard_result_free(&mi);
-					pb_shard_problem_free(p);
+					pb_strategy_problem_result_free(&bf);
+					pb_strategy_problem_result_free(&mi);
+					pb_strategy_problem_free(p);
 				}
 			}
 		}
@@ -625,7 +630,7 @@ static void test_opt_levels_and_rules(void **state)
 	double best0 = 0;
 	for (int lvl = 0; lvl <= 3; lvl++) {
 		pb_shard_opts o;
-		pb_shard_opts_default(&o);
+		pb_strategy_problem_opts_default(&o);
 		o.opt_level = lvl;
 		o.chunk = 1; /* level 3: one group per sub-MILP */
 		pb_shard_search *s = NULL;
@@ -661,7 +666,7 @@ static void test_user_rule(void **state)
 	pb_error err = {0};
 	assert_int_equal(pb_shard_rules_add(lib, &r, &err), PB_OK);
 	pb_shard_opts o;
-	pb_shard_opts_default(&o);
+	pb_strategy_problem_opts_default(&o);
 	o.opt_level = 1;
 	o.rules = lib;
 	pb_shard_search *s = NULL;
@@ -686,7 +691,7 @@ static void test_solver_steps_in_root_lp(void **state)
 	assert_int_equal(pb_graph_load("models/bert_base_like.onnx", NULL, &g, &err), PB_OK);
 	pb_cluster c = cluster_of(big_2x8);
 	pb_shard_opts o;
-	pb_shard_opts_default(&o);
+	pb_strategy_problem_opts_default(&o);
 	o.bound = -1; /* GLPK's root LP, not the dual bound that usually replaces it */
 	pb_shard_search *s = NULL;
 	assert_int_equal(pb_shard_search_new(g, &c, &o, "16", 2, NULL, &s, &err), PB_OK);
@@ -731,7 +736,7 @@ static void test_solver_steps(void **state)
 	pb_graph *g = cnn_graph(64);
 	pb_cluster c = cluster_of(big_2x8);
 	pb_shard_opts o;
-	pb_shard_opts_default(&o);
+	pb_strategy_problem_opts_default(&o);
 	pb_shard_search *s = NULL;
 	pb_error err = {0};
 	assert_int_equal(pb_shard_search_new(g, &c, &o, NULL, 2, NULL, &s, &err), PB_OK);
@@ -821,7 +826,7 @@ static double solve_scheme8(pb_graph *g, int pad, pb_shard_search **out)
 {
 	pb_cluster c = cluster_of(slow_1x8);
 	pb_shard_opts o;
-	pb_shard_opts_default(&o);
+	pb_strategy_problem_opts_default(&o);
 	o.pad = pad;
 	pb_error err = {0};
 	pb_shard_search *s = NULL;
@@ -846,9 +851,9 @@ static void test_pad(void **state)
 	while (strcmp(g->nodes[mm].name, "mm") != 0)
 		mm++;
 	const pb_strat *sa =
-	    &pa->nodes[mm].strat[pb_shard_node_strategy(pa, a->best_result.choice, mm)];
+	    &pa->nodes[mm].strat[pb_strategy_problem_node_strategy(pa, a->best_result.choice, mm)];
 	const pb_strat *sb =
-	    &pb->nodes[mm].strat[pb_shard_node_strategy(pb, b->best_result.choice, mm)];
+	    &pb->nodes[mm].strat[pb_strategy_problem_node_strategy(pb, b->best_result.choice, mm)];
 	assert_int_equal(sa->share, 1);
 	assert_int_equal(pa->nodes[mm].n_strat, 1); /* only replicate divides */
 	assert_int_equal(sb->share, 8);
@@ -857,7 +862,8 @@ static void test_pad(void **state)
 	assert_true(fabs(t0 / t1 - 8.0 / (4008.0 / 4001.0)) < 1e-9);
 	/* memory uses the padded shard of W: 4001 x 501 floats */
 	assert_true(
-	    fabs(pb->nodes[mm].mem_param[pb_shard_node_strategy(pb, b->best_result.choice, mm)] -
+	    fabs(pb->nodes[mm]
+	             .mem_param[pb_strategy_problem_node_strategy(pb, b->best_result.choice, mm)] -
 	         4001.0 * 501 * 4) < 1);
 	/* the task list of the last device shows the padded local shape */
 	char dir[64];
@@ -898,7 +904,7 @@ static void test_pad(void **state)
 	mm = 0;
 	while (strcmp(g->nodes[mm].name, "mm") != 0)
 		mm++;
-	sb = &pb->nodes[mm].strat[pb_shard_node_strategy(pb, b->best_result.choice, mm)];
+	sb = &pb->nodes[mm].strat[pb_strategy_problem_node_strategy(pb, b->best_result.choice, mm)];
 	assert_true(sb->pad == 1);
 	int padded = 0;
 	for (int s = 0; s < pb->nodes[mm].n_strat; s++)
@@ -935,7 +941,7 @@ static void check_parallel_equals_serial(pb_graph *g, const char *layout_kind)
 {
 	pb_cluster c = cluster_of(layout_kind);
 	pb_shard_opts o;
-	pb_shard_opts_default(&o);
+	pb_strategy_problem_opts_default(&o);
 	pb_error err = {0};
 	pb_shard_search *a = NULL, *b = NULL;
 	assert_int_equal(pb_shard_search_new(g, &c, &o, NULL, 2, NULL, &a, &err), PB_OK);
@@ -992,7 +998,7 @@ static void test_parallel_equals_serial(void **state)
 	g = mlp_graph();
 	pb_cluster c = cluster_of(big_2x8);
 	pb_shard_opts o;
-	pb_shard_opts_default(&o);
+	pb_strategy_problem_opts_default(&o);
 	pb_error err = {0};
 	pb_shard_search *s = NULL;
 	assert_int_equal(pb_shard_search_new(g, &c, &o, NULL, 2, NULL, &s, &err), PB_OK);

@@ -1,7 +1,7 @@
 /*
  * test_shard_bound.c — the dual bound before the strategy MILP
- * (shard/strategy_bound.c, pb_shard_lower_bound, and its use in
- * pb_shard_solve): the bound never exceeds GLPK's proven optimum, a plan
+ * (shard/strategy/strategy_bound.c, pb_strategy_bound_lower, and its use in
+ * pb_strategy_milp_solve): the bound never exceeds GLPK's proven optimum, a plan
  * decoded from it is returned only when it attains it, and the optimum is
  * GLPK's in every case (inference and training, memory loose and tight,
  * recomputation choices, cutoffs); the local moves that make a training plan
@@ -9,7 +9,10 @@
  */
 #include "gpt_fixture.h"
 
-#include "shard/strategy_problem.h"
+#include "shard/strategy/strategy_problem.h"
+#include "shard/strategy/strategy_bound.h"
+#include "shard/strategy/strategy_milp.h"
+#include "shard/strategy/strategy_polish.h"
 
 static pb_shard_problem *build(const pb_graph *g, const pb_cluster *c, const char *scheme,
                                const pb_shard_opts *o)
@@ -18,7 +21,7 @@ static pb_shard_problem *build(const pb_graph *g, const pb_cluster *c, const cha
 	pb_error err = {0};
 	assert_int_equal(pb_mesh_parse(&m, c, scheme, &err), PB_OK);
 	pb_shard_problem *p = NULL;
-	int rc = pb_shard_problem_build(g, c, &m, o, &p, &err);
+	int rc = pb_strategy_problem_build(g, c, &m, o, &p, &err);
 	if (rc)
 		fprintf(stderr, "%s\n", err.msg);
 	assert_int_equal(rc, PB_OK);
@@ -30,7 +33,7 @@ static void solve(pb_shard_problem *p, int bound, pb_shard_result *r)
 {
 	pb_error err = {0};
 	p->opts.bound = bound;
-	int rc = pb_shard_solve(p, NULL, NULL, NULL, r, &err);
+	int rc = pb_strategy_milp_solve(p, NULL, NULL, NULL, r, &err);
 	if (rc)
 		fprintf(stderr, "%s\n", err.msg);
 	assert_int_equal(rc, PB_OK);
@@ -49,7 +52,7 @@ static pb_graph *bert_on(const char *layout, pb_cluster *c, pb_shard_opts *o)
 	pb_error err = {0};
 	assert_int_equal(pb_graph_load("models/bert_base_like.onnx", NULL, &g, &err), PB_OK);
 	pb_test_cluster_file(layout, c);
-	pb_shard_opts_default(o);
+	pb_strategy_problem_opts_default(o);
 	o->layers = 1;
 	return g;
 }
@@ -71,13 +74,13 @@ static void test_bound_tight_on_bert(void **state)
 		assert_true(ref.optimal);
 		int *choice = calloc((size_t)p->n_groups + 1, sizeof *choice);
 		int stop = 0;
-		double lb =
-		    pb_shard_lower_bound(p, 0, INFINITY, INFINITY, NULL, NULL, choice, NULL, &stop);
+		double lb = pb_strategy_bound_lower(p, 0, INFINITY, INFINITY, NULL, NULL, choice,
+		                                    NULL, &stop);
 		assert_false(stop);
 		assert_true(lb <= ref.objective * (1 + 1e-12));
 		assert_true(lb >= ref.objective * (1 - 1e-9));
 		pb_shard_result d;
-		pb_shard_evaluate(p, choice, &d);
+		pb_strategy_problem_evaluate(p, choice, &d);
 		assert_true(close_to(d.objective, ref.objective));
 		for (int G = 0; G < p->n_groups; G++)
 			if (p->groups[G].tie >= 0)
@@ -93,10 +96,10 @@ static void test_bound_tight_on_bert(void **state)
 		assert_true(rc.cut);
 		p->cutoff = 0;
 		free(choice);
-		pb_shard_result_free(&ref);
-		pb_shard_result_free(&r);
-		pb_shard_result_free(&rc);
-		pb_shard_problem_free(p);
+		pb_strategy_problem_result_free(&ref);
+		pb_strategy_problem_result_free(&r);
+		pb_strategy_problem_result_free(&rc);
+		pb_strategy_problem_free(p);
 	}
 	/* three axes (189k columns, GLPK needs seconds): the default takes the
 	 * decoded plan, proven optimal; GLPK found 2x2x4's optimum equal to
@@ -106,17 +109,17 @@ static void test_bound_tight_on_bert(void **state)
 	solve(p4, -1, &r4);
 	pb_shard_problem *p3 = build(g, &c, "2x2x4", &o);
 	pb_milp_size sz;
-	pb_shard_milp_size(p3, &sz);
+	pb_strategy_milp_size(p3, &sz);
 	assert_true(sz.cols > 100000);
 	solve(p3, 0, &r3);
 	assert_true(r3.optimal);
 	assert_true(r3.mem_free);
 	assert_int_equal(r3.n_incumbents, 1);
 	assert_true(close_to(r3.objective, r4.objective));
-	pb_shard_result_free(&r4);
-	pb_shard_result_free(&r3);
-	pb_shard_problem_free(p4);
-	pb_shard_problem_free(p3);
+	pb_strategy_problem_result_free(&r4);
+	pb_strategy_problem_result_free(&r3);
+	pb_strategy_problem_free(p4);
+	pb_strategy_problem_free(p3);
 	pb_cluster_free(&c);
 	pb_graph_free(g);
 }
@@ -134,9 +137,10 @@ static void test_bound_restricts_when_not_tight(void **state)
 	pb_shard_problem *p = build(g, &c, "2x4x8", &o);
 	int *choice = calloc((size_t)p->n_groups + 1, sizeof *choice);
 	int stop = 0;
-	double lb = pb_shard_lower_bound(p, 0, INFINITY, INFINITY, NULL, NULL, choice, NULL, &stop);
+	double lb =
+	    pb_strategy_bound_lower(p, 0, INFINITY, INFINITY, NULL, NULL, choice, NULL, &stop);
 	pb_shard_result d, ref, r;
-	pb_shard_evaluate(p, choice, &d);
+	pb_strategy_problem_evaluate(p, choice, &d);
 	assert_true(d.feasible);
 	assert_true(d.objective > lb * (1 + 1e-6)); /* not attained: the restricted path */
 	solve(p, 0, &r);
@@ -146,9 +150,9 @@ static void test_bound_restricts_when_not_tight(void **state)
 	assert_true(close_to(r.objective, ref.objective));
 	assert_true(lb <= ref.objective * (1 + 1e-12));
 	free(choice);
-	pb_shard_result_free(&ref);
-	pb_shard_result_free(&r);
-	pb_shard_problem_free(p);
+	pb_strategy_problem_result_free(&ref);
+	pb_strategy_problem_result_free(&r);
+	pb_strategy_problem_free(p);
 	pb_cluster_free(&c);
 	pb_graph_free(g);
 }
@@ -177,7 +181,7 @@ static void test_bound_same_optimum_as_glpk(void **state)
 				if (si == 3 && (mi > 0 || k >= 0))
 					continue; /* GLPK takes seconds on these */
 				pb_shard_opts o;
-				pb_shard_opts_default(&o);
+				pb_strategy_problem_opts_default(&o);
 				o.layers = 1;
 				o.train = k >= 0;
 				o.optimizer = PB_OPTIM_ADAM;
@@ -189,9 +193,9 @@ static void test_bound_same_optimum_as_glpk(void **state)
 					c.memory = 40e9;
 					p->cl.memory = 40e9;
 					solve(p, -1, &loose);
-					double lo = pb_shard_min_memory(p);
+					double lo = pb_strategy_problem_min_memory(p);
 					p->cl.memory = lo + 0.5 * (loose.memory - lo);
-					pb_shard_result_free(&loose);
+					pb_strategy_problem_result_free(&loose);
 				}
 				pb_shard_result ref, r;
 				solve(p, -1, &ref);
@@ -204,14 +208,14 @@ static void test_bound_same_optimum_as_glpk(void **state)
 				if (ref.optimal) {
 					int stop = 0;
 					double lb =
-					    pb_shard_lower_bound(p, 0, INFINITY, INFINITY, NULL,
-					                         NULL, NULL, NULL, &stop);
+					    pb_strategy_bound_lower(p, 0, INFINITY, INFINITY, NULL,
+					                            NULL, NULL, NULL, &stop);
 					assert_true(lb <= ref.objective * (1 + 1e-12));
 				}
 				checked++;
-				pb_shard_result_free(&ref);
-				pb_shard_result_free(&r);
-				pb_shard_problem_free(p);
+				pb_strategy_problem_result_free(&ref);
+				pb_strategy_problem_result_free(&r);
+				pb_strategy_problem_free(p);
 			}
 	assert_int_equal(checked, 37);
 	assert_true(decoded >= 8); /* the bound path was taken */
@@ -227,7 +231,7 @@ static void ties_kept(const pb_shard_problem *p, const int *choice)
 			assert_int_equal(choice[G], choice[p->groups[G].tie]);
 }
 
-/* pb_shard_polish (strategy_polish.c) on a 6-layer decoder in training with
+/* pb_strategy_polish (strategy_polish.c) on a 6-layer decoder in training with
  * memory between the least and the loose optimum's: from the loose optimum
  * (does not fit) it repairs to a plan that fits; from the plan of least
  * memory per class it descends; both fit, keep the ties, cost no less than
@@ -240,7 +244,7 @@ static void test_polish(void **state)
 	pb_cluster c;
 	pb_test_cluster_file("layouts/cluster-2x8.lua", &c);
 	pb_shard_opts o;
-	pb_shard_opts_default(&o);
+	pb_strategy_problem_opts_default(&o);
 	o.layers = 1;
 	o.train = 1;
 	o.optimizer = PB_OPTIM_ADAM;
@@ -251,17 +255,17 @@ static void test_polish(void **state)
 		pb_shard_problem *p = build(g, &c, schemes[si], &o);
 		pb_shard_result loose, ref;
 		solve(p, -1, &loose);
-		double lo = pb_shard_min_memory(p);
+		double lo = pb_strategy_problem_min_memory(p);
 		p->cl.memory = lo + 0.5 * (loose.memory - lo);
 		solve(p, -1, &ref);
 		assert_true(ref.feasible && ref.optimal);
 		int *x = calloc((size_t)p->n_groups + 1, sizeof *x);
 		memcpy(x, loose.choice, (size_t)p->n_groups * sizeof *x);
 		pb_shard_result e;
-		pb_shard_evaluate(p, x, &e);
+		pb_strategy_problem_evaluate(p, x, &e);
 		assert_false(e.feasible);
-		if (pb_shard_polish(p, x) > 0) {
-			pb_shard_evaluate(p, x, &e);
+		if (pb_strategy_polish(p, x) > 0) {
+			pb_strategy_problem_evaluate(p, x, &e);
 			assert_true(e.feasible);
 			assert_true(e.objective >= ref.objective * (1 - 1e-12));
 			ties_kept(p, x);
@@ -281,9 +285,9 @@ static void test_polish(void **state)
 					x[G] = s;
 		}
 		pb_shard_result start;
-		pb_shard_evaluate(p, x, &start);
-		if (start.feasible && pb_shard_polish(p, x) > 0) {
-			pb_shard_evaluate(p, x, &e);
+		pb_strategy_problem_evaluate(p, x, &start);
+		if (start.feasible && pb_strategy_polish(p, x) > 0) {
+			pb_strategy_problem_evaluate(p, x, &e);
 			assert_true(e.feasible);
 			assert_true(e.objective < start.objective);
 			assert_true(e.objective >= ref.objective * (1 - 1e-12));
@@ -291,9 +295,9 @@ static void test_polish(void **state)
 			descended++;
 		}
 		free(x);
-		pb_shard_result_free(&loose);
-		pb_shard_result_free(&ref);
-		pb_shard_problem_free(p);
+		pb_strategy_problem_result_free(&loose);
+		pb_strategy_problem_result_free(&ref);
+		pb_strategy_problem_free(p);
 	}
 	assert_true(repaired >= 2);
 	assert_true(descended >= 2);
@@ -301,9 +305,9 @@ static void test_polish(void **state)
 	c.memory = 40e9;
 	pb_shard_problem *p = build(g, &c, "4x4", &o);
 	int *x = calloc((size_t)p->n_groups + 1, sizeof *x);
-	assert_int_equal(pb_shard_polish(p, x), 0);
+	assert_int_equal(pb_strategy_polish(p, x), 0);
 	free(x);
-	pb_shard_problem_free(p);
+	pb_strategy_problem_free(p);
 	pb_cluster_free(&c);
 	pb_graph_free(g);
 }
@@ -325,15 +329,15 @@ static void test_bound_cancel(void **state)
 	pb_cluster c;
 	pb_test_cluster_file("layouts/cluster-2x8.lua", &c);
 	pb_shard_opts o;
-	pb_shard_opts_default(&o);
+	pb_strategy_problem_opts_default(&o);
 	o.bound = 1;
 	pb_shard_problem *p = build(g, &c, "2x2x4", &o);
 	pb_shard_result r;
 	pb_error err = {0};
 	int calls = 0;
-	assert_int_equal(pb_shard_solve(p, NULL, stop_now, &calls, &r, &err), PB_ECANCEL);
+	assert_int_equal(pb_strategy_milp_solve(p, NULL, stop_now, &calls, &r, &err), PB_ECANCEL);
 	assert_int_equal(calls, 1);
-	pb_shard_problem_free(p);
+	pb_strategy_problem_free(p);
 	pb_cluster_free(&c);
 	pb_graph_free(g);
 }
@@ -351,16 +355,17 @@ static void test_bound_work_limit(void **state)
 	int n = p->n_groups;
 	int *c1 = calloc((size_t)n + 1, sizeof(int)), *c2 = calloc((size_t)n + 1, sizeof(int));
 	int stop = 0;
-	double full = pb_shard_lower_bound(p, 0, INFINITY, INFINITY, NULL, NULL, NULL, NULL, &stop);
-	double a = pb_shard_lower_bound(p, 0, INFINITY, 1, NULL, NULL, c1, NULL, &stop);
-	double b = pb_shard_lower_bound(p, 0, INFINITY, 1, NULL, NULL, c2, NULL, &stop);
+	double full =
+	    pb_strategy_bound_lower(p, 0, INFINITY, INFINITY, NULL, NULL, NULL, NULL, &stop);
+	double a = pb_strategy_bound_lower(p, 0, INFINITY, 1, NULL, NULL, c1, NULL, &stop);
+	double b = pb_strategy_bound_lower(p, 0, INFINITY, 1, NULL, NULL, c2, NULL, &stop);
 	assert_true(isfinite(a));
 	assert_true(a < full * (1 - 1e-6));
 	assert_true(a == b);
 	assert_memory_equal(c1, c2, (size_t)n * sizeof(int));
 	free(c1);
 	free(c2);
-	pb_shard_problem_free(p);
+	pb_strategy_problem_free(p);
 	pb_cluster_free(&c);
 	pb_graph_free(g);
 }

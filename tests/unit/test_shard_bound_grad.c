@@ -8,8 +8,10 @@
  */
 #include "gpt_fixture.h"
 
-#include "shard/search_report.h"
-#include "shard/strategy_problem.h"
+#include "shard/search/search_report.h"
+#include "shard/strategy/strategy_grad.h"
+#include "shard/strategy/strategy_problem.h"
+#include "shard/strategy/strategy_milp.h"
 
 static pb_shard_problem *build(const pb_graph *g, const pb_cluster *c, const char *scheme,
                                const pb_shard_opts *o)
@@ -18,7 +20,7 @@ static pb_shard_problem *build(const pb_graph *g, const pb_cluster *c, const cha
 	pb_error err = {0};
 	assert_int_equal(pb_mesh_parse(&m, c, scheme, &err), PB_OK);
 	pb_shard_problem *p = NULL;
-	assert_int_equal(pb_shard_problem_build(g, c, &m, o, &p, &err), PB_OK);
+	assert_int_equal(pb_strategy_problem_build(g, c, &m, o, &p, &err), PB_OK);
 	return p;
 }
 
@@ -37,15 +39,15 @@ static double least_discounted(pb_shard_problem *p, double w)
 		for (int s = 0; s < gr->n_strat; s++)
 			for (int k = 0; k < gr->n_members; k++) {
 				int v = gr->members[k];
-				gr->cost[s] -= w * pb_shard_node_grad(p, v, p->nodes[v].pick[s]);
+				gr->cost[s] -= w * pb_strategy_grad_node(p, v, p->nodes[v].pick[s]);
 			}
 	}
 	pb_shard_result r;
 	pb_error err = {0};
-	assert_int_equal(pb_shard_solve(p, NULL, NULL, NULL, &r, &err), PB_OK);
+	assert_int_equal(pb_strategy_milp_solve(p, NULL, NULL, NULL, &r, &err), PB_OK);
 	assert_true(r.optimal);
 	double d = r.objective;
-	pb_shard_result_free(&r);
+	pb_strategy_problem_result_free(&r);
 	for (int G = 0; G < p->n_groups; G++) {
 		if (keep[G])
 			memcpy(p->groups[G].cost, keep[G],
@@ -62,7 +64,7 @@ static int cut_at(pb_shard_problem *p, double cutoff, double w, pb_shard_result 
 	pb_error err = {0};
 	p->opts.cutoff = cutoff;
 	p->opts.cutoff_grad = w;
-	int rc = pb_shard_solve(p, NULL, NULL, NULL, r, &err);
+	int rc = pb_strategy_milp_solve(p, NULL, NULL, NULL, r, &err);
 	if (rc)
 		fprintf(stderr, "%s\n", err.msg);
 	assert_int_equal(rc, PB_OK);
@@ -92,7 +94,7 @@ static void test_discounted_cut(void **state)
 	for (int si = 0; si < 2; si++)
 		for (int k = PB_RECOMP_NONE; k <= PB_RECOMP_FULL; k++) {
 			pb_shard_opts o;
-			pb_shard_opts_default(&o);
+			pb_strategy_problem_opts_default(&o);
 			o.layers = 1;
 			o.train = 1;
 			o.optimizer = PB_OPTIM_ADAM;
@@ -101,23 +103,23 @@ static void test_discounted_cut(void **state)
 			pb_shard_result ref, r;
 			assert_false(cut_at(p, 0, 0, &ref));
 			/* memory binding: halfway from the least to the loose plan's */
-			double lo = pb_shard_min_memory(p);
+			double lo = pb_strategy_problem_min_memory(p);
 			p->cl.memory = lo + 0.5 * (ref.memory - lo);
-			pb_shard_result_free(&ref);
+			pb_strategy_problem_result_free(&ref);
 			assert_false(cut_at(p, 0, 0, &ref));
 			assert_true(ref.feasible);
-			double d = least_discounted(p, w), gmax = pb_shard_grad_max(p);
+			double d = least_discounted(p, w), gmax = pb_strategy_grad_max(p);
 			assert_true(d < ref.objective);
 			/* t alone cannot cut: t* is below cutoff + w gmax */
 			assert_true(ref.objective < 0.75 * d + w * gmax);
 			assert_true(cut_at(p, 0.75 * d, w, &r));
-			pb_shard_result_free(&r);
+			pb_strategy_problem_result_free(&r);
 			/* a plan below the cutoff: never cut */
 			assert_false(cut_at(p, d * (1 + 1e-6), w, &r));
 			assert_true(r.objective <= ref.objective * (1 + 1e-9));
-			pb_shard_result_free(&r);
-			pb_shard_result_free(&ref);
-			pb_shard_problem_free(p);
+			pb_strategy_problem_result_free(&r);
+			pb_strategy_problem_result_free(&ref);
+			pb_strategy_problem_free(p);
 			checked++;
 		}
 	assert_int_equal(checked, 6);

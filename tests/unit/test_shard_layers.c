@@ -8,7 +8,8 @@
 #include "gpt_fixture.h"
 
 #include "shard/layer_classes.h"
-#include "shard/strategy_problem.h"
+#include "shard/strategy/strategy_problem.h"
+#include "shard/strategy/strategy_milp.h"
 
 static void test_runs_in_gpt(void **state)
 {
@@ -77,33 +78,33 @@ static solved solve(const pb_graph *g, const pb_cluster *c, const char *scheme, 
 	pb_error err = {0};
 	assert_int_equal(pb_mesh_parse(&m, c, scheme, &err), PB_OK);
 	pb_shard_opts o;
-	pb_shard_opts_default(&o);
+	pb_strategy_problem_opts_default(&o);
 	o.train = train;
 	o.layers = layers;
 	pb_shard_problem *p = NULL;
-	assert_int_equal(pb_shard_problem_build(g, c, &m, &o, &p, &err), PB_OK);
+	assert_int_equal(pb_strategy_problem_build(g, c, &m, &o, &p, &err), PB_OK);
 	pb_shard_result r;
-	assert_int_equal(pb_shard_solve(p, NULL, NULL, NULL, &r, &err), PB_OK);
+	assert_int_equal(pb_strategy_milp_solve(p, NULL, NULL, NULL, &r, &err), PB_OK);
 	pb_milp_size sz;
-	pb_shard_milp_size(p, &sz);
+	pb_strategy_milp_size(p, &sz);
 	solved s = {r.objective, r.memory, sz.cols, r.feasible};
 	if (layers) {
 		/* the tied choice, costed by the uncompressed problem, is what the
 		 * compressed MILP said */
 		pb_shard_problem *q = NULL;
 		o.layers = 0;
-		assert_int_equal(pb_shard_problem_build(g, c, &m, &o, &q, &err), PB_OK);
+		assert_int_equal(pb_strategy_problem_build(g, c, &m, &o, &q, &err), PB_OK);
 		assert_int_equal(q->n_groups, p->n_groups);
 		pb_shard_result e;
 		memset(&e, 0, sizeof e);
-		pb_shard_evaluate(q, r.choice, &e);
+		pb_strategy_problem_evaluate(q, r.choice, &e);
 		assert_true(fabs(e.objective - r.objective) <= 1e-9 * r.objective);
 		assert_true(fabs(e.memory - r.memory) <= 1e-6 * r.memory);
-		pb_shard_problem_free(q);
+		pb_strategy_problem_free(q);
 		assert_true(p->layer_tied > 0);
 	}
-	pb_shard_result_free(&r);
-	pb_shard_problem_free(p);
+	pb_strategy_problem_result_free(&r);
+	pb_strategy_problem_free(p);
 	return s;
 }
 

@@ -12,7 +12,8 @@
 
 #include "gpt_fixture.h"
 
-#include "shard/strategy_problem.h"
+#include "shard/strategy/strategy_problem.h"
+#include "shard/strategy/strategy_milp.h"
 
 static pb_graph *gpt(int fp16)
 {
@@ -35,13 +36,13 @@ static pb_shard_problem *build(const pb_graph *g, const pb_cluster *c, const cha
 	pb_error err = {0};
 	assert_int_equal(pb_mesh_parse(&m, c, scheme, &err), PB_OK);
 	pb_shard_opts o;
-	pb_shard_opts_default(&o);
+	pb_strategy_problem_opts_default(&o);
 	o.train = 1;
 	o.optimizer = optimizer;
 	o.zero = zero;
 	o.recompute = recompute;
 	pb_shard_problem *p = NULL;
-	assert_int_equal(pb_shard_problem_build(g, c, &m, &o, &p, &err), PB_OK);
+	assert_int_equal(pb_strategy_problem_build(g, c, &m, &o, &p, &err), PB_OK);
 	return p;
 }
 
@@ -54,21 +55,21 @@ static void test_param_factor(void **state)
 {
 	(void)state;
 	pb_shard_opts o;
-	pb_shard_opts_default(&o);
+	pb_strategy_problem_opts_default(&o);
 	o.optimizer = PB_OPTIM_ADAM;
 	/* fp16: 2 + 2 + 4 (master) + 4 + 4 = 16 bytes per 2-byte parameter */
-	assert_true(fabs(pb_shard_train_param_factor(&o, 2, 1) - 8) < 1e-12);
+	assert_true(fabs(pb_strategy_problem_train_param_factor(&o, 2, 1) - 8) < 1e-12);
 	/* fp32: 4 + 4 + 4 + 4 = 16 bytes per 4-byte parameter */
-	assert_true(fabs(pb_shard_train_param_factor(&o, 4, 1) - 4) < 1e-12);
+	assert_true(fabs(pb_strategy_problem_train_param_factor(&o, 4, 1) - 4) < 1e-12);
 	o.zero = 1; /* the 12 bytes of state over 8 replicas */
-	assert_true(fabs(pb_shard_train_param_factor(&o, 2, 8) - (2 + 6.0 / 8)) < 1e-12);
+	assert_true(fabs(pb_strategy_problem_train_param_factor(&o, 2, 8) - (2 + 6.0 / 8)) < 1e-12);
 	o.zero = 2;
-	assert_true(fabs(pb_shard_train_param_factor(&o, 2, 8) - (1 + 7.0 / 8)) < 1e-12);
+	assert_true(fabs(pb_strategy_problem_train_param_factor(&o, 2, 8) - (1 + 7.0 / 8)) < 1e-12);
 	o.zero = 3; /* everything over 8: 16 / 8 bytes per parameter */
-	assert_true(fabs(pb_shard_train_param_factor(&o, 2, 8) - 1) < 1e-12);
+	assert_true(fabs(pb_strategy_problem_train_param_factor(&o, 2, 8) - 1) < 1e-12);
 	o.optimizer = PB_OPTIM_NONE;
 	o.zero = 0;
-	assert_true(fabs(pb_shard_train_param_factor(&o, 2, 8) - 2) < 1e-12);
+	assert_true(fabs(pb_strategy_problem_train_param_factor(&o, 2, 8) - 2) < 1e-12);
 }
 
 /* Replicas of a node's input i under strategy s. */
@@ -139,10 +140,10 @@ static void test_adam_zero_and_shared(void **state)
 		assert_true(lo == 0 && hi > 0);
 	}
 	assert_int_equal(found, 1);
-	pb_shard_problem_free(none);
-	pb_shard_problem_free(adam);
-	pb_shard_problem_free(z1);
-	pb_shard_problem_free(z3);
+	pb_strategy_problem_free(none);
+	pb_strategy_problem_free(adam);
+	pb_strategy_problem_free(z1);
+	pb_strategy_problem_free(z3);
 	pb_graph_free(g);
 	pb_cluster_free(&c);
 }
@@ -198,9 +199,9 @@ static void test_recompute(void **state)
 			if (ps3[k]->nodes[i].active)
 				act[k] += ps3[k]->nodes[i].mem_act[0];
 	assert_true(act[0] > act[1] && act[1] > act[2]);
-	pb_shard_problem_free(p0);
-	pb_shard_problem_free(ps);
-	pb_shard_problem_free(pf);
+	pb_strategy_problem_free(p0);
+	pb_strategy_problem_free(ps);
+	pb_strategy_problem_free(pf);
 	pb_graph_free(g);
 	pb_cluster_free(&c);
 }
@@ -278,7 +279,7 @@ static void test_skip_bounds(void **state)
 	pb_graph *g = gpt(0);
 	pb_shard_problem *p0 = build(g, &c, "2x4", PB_OPTIM_ADAM, 0, PB_RECOMP_NONE);
 	pb_shard_problem *pf = build(g, &c, "2x4", PB_OPTIM_ADAM, 0, PB_RECOMP_FULL);
-	double mm = pb_shard_min_memory(p0);
+	double mm = pb_strategy_problem_min_memory(p0);
 	int *ch = calloc((size_t)p0->n_groups + 1, sizeof *ch);
 	for (int G = 0; G < p0->n_groups; G++) { /* the least memory per class of tied groups */
 		if (p0->groups[G].tie >= 0)
@@ -300,54 +301,54 @@ static void test_skip_bounds(void **state)
 		if (p0->groups[G].tie >= 0)
 			ch[G] = ch[p0->groups[G].tie];
 	pb_shard_result e;
-	pb_shard_evaluate(p0, ch, &e);
+	pb_strategy_problem_evaluate(p0, ch, &e);
 	assert_true(fabs(e.memory - mm) <= 1e-9 * mm);
 	for (int trial = 0; trial < 50; trial++) { /* no plan below it */
 		for (int G = 0; G < p0->n_groups; G++)
 			ch[G] = p0->groups[G].tie >= 0
 			            ? ch[p0->groups[G].tie]
 			            : (G * 7 + trial * 13) % p0->groups[G].n_strat;
-		pb_shard_evaluate(p0, ch, &e);
+		pb_strategy_problem_evaluate(p0, ch, &e);
 		assert_true(e.memory >= mm * (1 - 1e-12));
 	}
 	free(ch);
-	assert_true(pb_shard_problem_costlier(p0, p0));
-	assert_true(pb_shard_problem_costlier(p0, pf));
-	assert_false(pb_shard_problem_costlier(pf, p0));
+	assert_true(pb_strategy_problem_costlier(p0, p0));
+	assert_true(pb_strategy_problem_costlier(p0, pf));
+	assert_false(pb_strategy_problem_costlier(pf, p0));
 	pb_error err = {0};
 	pb_shard_result r, rc, rl;
-	assert_int_equal(pb_shard_solve(p0, NULL, NULL, NULL, &r, &err), PB_OK);
+	assert_int_equal(pb_strategy_milp_solve(p0, NULL, NULL, NULL, &r, &err), PB_OK);
 	assert_true(r.feasible && r.optimal && !r.cut);
 	assert_true(r.mem_free); /* 40 GB per device: far from binding */
 	p0->cutoff = r.objective * 0.999;
-	assert_int_equal(pb_shard_solve(p0, NULL, NULL, NULL, &rc, &err), PB_OK);
+	assert_int_equal(pb_strategy_milp_solve(p0, NULL, NULL, NULL, &rc, &err), PB_OK);
 	assert_true(rc.cut && rc.choice == NULL);
 	p0->cutoff = r.objective * 1.001;
-	assert_int_equal(pb_shard_solve(p0, NULL, NULL, NULL, &rl, &err), PB_OK);
+	assert_int_equal(pb_strategy_milp_solve(p0, NULL, NULL, NULL, &rl, &err), PB_OK);
 	assert_false(rl.cut);
 	assert_true(rl.objective == r.objective);
 	assert_memory_equal(rl.choice, r.choice, (size_t)p0->n_groups * sizeof(int));
 	double free_obj = r.objective;
-	pb_shard_result_free(&r);
-	pb_shard_result_free(&rc);
-	pb_shard_result_free(&rl);
+	pb_strategy_problem_result_free(&r);
+	pb_strategy_problem_result_free(&rc);
+	pb_strategy_problem_result_free(&rl);
 	/* a limit just above the least memory binds: not free of it */
 	p0->cutoff = 0;
 	p0->cl.memory = mm * 1.0001;
-	assert_int_equal(pb_shard_solve(p0, NULL, NULL, NULL, &r, &err), PB_OK);
+	assert_int_equal(pb_strategy_milp_solve(p0, NULL, NULL, NULL, &r, &err), PB_OK);
 	assert_true(r.feasible);
 	assert_false(r.mem_free || r.unc_opt);
 	assert_true(r.objective >= free_obj);
-	pb_shard_result_free(&r);
+	pb_strategy_problem_result_free(&r);
 	/* below it nothing fits: the plan ignoring memory, the free optimum */
 	p0->cl.memory = mm * 0.999;
-	assert_int_equal(pb_shard_solve(p0, NULL, NULL, NULL, &r, &err), PB_OK);
+	assert_int_equal(pb_strategy_milp_solve(p0, NULL, NULL, NULL, &r, &err), PB_OK);
 	assert_false(r.feasible || r.mem_free);
 	assert_true(r.unc_opt);
 	assert_true(fabs(r.objective - free_obj) <= 1e-9 * free_obj);
-	pb_shard_result_free(&r);
-	pb_shard_problem_free(p0);
-	pb_shard_problem_free(pf);
+	pb_strategy_problem_result_free(&r);
+	pb_strategy_problem_free(p0);
+	pb_strategy_problem_free(pf);
 	pb_graph_free(g);
 	pb_cluster_free(&c);
 }

@@ -1,6 +1,6 @@
 /*
  * test_shard_share.c — the compressed build of a strategy problem
- * (shard/strategy_share.c, strategy_prune.c): a middle block's nodes, groups
+ * (shard/strategy/strategy_share.c, strategy_prune.c): a middle block's nodes, groups
  * and edges take their representative's tables instead of computing them,
  * and the problem must be the one the full build gives, bit for bit (every
  * node's strategies and costs, every group's costs, memory and picks, every
@@ -11,7 +11,8 @@
 #include "gpt_fixture.h"
 
 #include "load.h"
-#include "shard/strategy_problem.h"
+#include "shard/strategy/strategy_problem.h"
+#include "shard/strategy/strategy_milp.h"
 
 static void tensor(pb_builder *b, const char *name, int64_t d0, int64_t d1, int init)
 {
@@ -145,7 +146,7 @@ static void check_case(const pb_graph *g, const pb_cluster *c, const share_case 
 	pb_error err = {0};
 	assert_int_equal(pb_mesh_parse(&m, c, k->scheme, &err), PB_OK);
 	pb_shard_opts o;
-	pb_shard_opts_default(&o);
+	pb_strategy_problem_opts_default(&o);
 	o.train = k->train;
 	o.recompute = k->recompute;
 	o.optimizer = k->train ? PB_OPTIM_ADAM : PB_OPTIM_NONE;
@@ -164,9 +165,9 @@ static void check_case(const pb_graph *g, const pb_cluster *c, const share_case 
 	}
 	pb_shard_problem *full = NULL, *comp = NULL;
 	o.no_share = 1;
-	assert_int_equal(pb_shard_problem_build(g, c, &m, &o, &full, &err), PB_OK);
+	assert_int_equal(pb_strategy_problem_build(g, c, &m, &o, &full, &err), PB_OK);
 	o.no_share = 0;
-	assert_int_equal(pb_shard_problem_build(g, c, &m, &o, &comp, &err), PB_OK);
+	assert_int_equal(pb_strategy_problem_build(g, c, &m, &o, &comp, &err), PB_OK);
 	/* the full build shares nothing; the compressed one shares the middle
 	 * blocks' tables (pointers, not copies) */
 	assert_int_equal(full->n_shared_nodes + full->n_shared_groups + full->n_shared_edges, 0);
@@ -187,14 +188,14 @@ static void check_case(const pb_graph *g, const pb_cluster *c, const share_case 
 	same_problem(full, comp);
 	/* and so the same plan */
 	pb_shard_result a, b;
-	assert_int_equal(pb_shard_solve(full, NULL, NULL, NULL, &a, &err), PB_OK);
-	assert_int_equal(pb_shard_solve(comp, NULL, NULL, NULL, &b, &err), PB_OK);
+	assert_int_equal(pb_strategy_milp_solve(full, NULL, NULL, NULL, &a, &err), PB_OK);
+	assert_int_equal(pb_strategy_milp_solve(comp, NULL, NULL, NULL, &b, &err), PB_OK);
 	assert_memory_equal(a.choice, b.choice, (size_t)full->n_groups * sizeof(int));
 	assert_memory_equal(&a.objective, &b.objective, sizeof a.objective);
-	pb_shard_result_free(&a);
-	pb_shard_result_free(&b);
-	pb_shard_problem_free(full);
-	pb_shard_problem_free(comp);
+	pb_strategy_problem_result_free(&a);
+	pb_strategy_problem_result_free(&b);
+	pb_strategy_problem_free(full);
+	pb_strategy_problem_free(comp);
 	free(mask);
 }
 
@@ -252,11 +253,11 @@ static void test_layers_off_shares_nothing(void **state)
 	pb_error err = {0};
 	assert_int_equal(pb_mesh_parse(&m, &c, "4x4", &err), PB_OK);
 	pb_shard_opts o;
-	pb_shard_opts_default(&o);
+	pb_strategy_problem_opts_default(&o);
 	pb_shard_problem *p = NULL;
-	assert_int_equal(pb_shard_problem_build(g, &c, &m, &o, &p, &err), PB_OK);
+	assert_int_equal(pb_strategy_problem_build(g, &c, &m, &o, &p, &err), PB_OK);
 	assert_int_equal(p->n_shared_nodes + p->n_shared_groups + p->n_shared_edges, 0);
-	pb_shard_problem_free(p);
+	pb_strategy_problem_free(p);
 	pb_graph_free(g);
 	pb_cluster_free(&c);
 }

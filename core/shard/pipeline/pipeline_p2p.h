@@ -1,0 +1,30 @@
+/*
+ * shard/pipeline/pipeline_p2p.h — the time of one pipeline boundary transfer between
+ * two device groups of dp x tp devices (the data x tensor x pipeline search).
+ *
+ * Megatron-LM's scatter/gather optimisation (Narayanan et al. 2021, SC21,
+ * section 4.1): the tp ranks of a replica hold the same boundary tensor, so
+ * each sends only 1/tp of it to its peer in the next stage over its own link
+ * (every device sends bytes / (dp tp)), and the tp receivers re-materialise
+ * the replica's whole tensor by an all-gather over NVLink. The transfer is
+ * alpha + bytes / (dp tp) / beta on the link between the groups, plus the
+ * all-gather of bytes / dp over the tp devices (pb_coll_time on the intra-node
+ * link when a replica's tp devices share a node); training sends activations
+ * forward and their gradients backward: both parts twice. The interleaved
+ * schedule makes V of these per micro-batch and device (section 2.2.2: its
+ * communication grows by V), so the gather is paid per model chunk.
+ */
+#ifndef PB_SHARD_PIPELINE_P2P_H
+#define PB_SHARD_PIPELINE_P2P_H
+
+#include "shard/cluster.h"
+
+/* One boundary's transfer time (s): `bytes` of the whole micro-batch cross
+ * from the group starting at device first_a to the one at first_b, each of
+ * dp x tp consecutive devices (tp fastest); 0 when bytes <= 0. */
+double pb_pipe_p2p_time(const pb_cluster *cl, int first_a, int first_b, int dp, int tp,
+                        double bytes, int train);
+/* The receive-side all-gather part of it alone (0 when tp = 1). */
+double pb_pipe_p2p_gather(const pb_cluster *cl, int dp, int tp, double bytes, int train);
+
+#endif
