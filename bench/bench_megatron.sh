@@ -35,6 +35,8 @@
 #       MEGA_CALIBRATE=1  only calibrate: bisect the layout's device_efficiency
 #                     until row 1's paper configuration predicts the measured
 #                     137 TFLOP/s, and print it
+#       MEGA_CAL_STEPS  bisection steps of MEGA_CALIBRATE (default 22; the
+#                     interval (0.05, 1] shrinks to 0.95 / 2^steps)
 set -euo pipefail
 B=${1:-build}
 ROWS=${2:-all}
@@ -141,7 +143,7 @@ print("row 1 at efficiency 1: step %.4f s = compute %.4f + comm %.4f; measured %
                           float(sys.argv[3])))
 PY
   lo=0.05 hi=1
-  for _ in $(seq 1 22); do
+  for _ in $(seq 1 "${MEGA_CAL_STEPS:-22}"); do
     mid=$(python3 -c "import sys; print('%.6f' % ((float(sys.argv[1]) + float(sys.argv[2])) / 2))" "$lo" "$hi")
     st=$(step_at "$mid")
     if python3 -c "import sys; sys.exit(0 if float(sys.argv[1]) > float(sys.argv[2]) else 1)" "$st" "$target"; then

@@ -139,9 +139,12 @@ static int wait_collective(MPI_Request *req, const char *what, pb_error *err)
 /* MPI_Init waits for every rank; a rank that dies while starting (before
  * partbench's first collective, where PB_RANK_TIMEOUT applies) kept the
  * others in MPI_Init for ever under --enable-recovery (issue 39). A thread
- * watches it: if MPI_Init has not returned within the rank timeout (at
- * least 60 s), the process says so and exits 2 (nothing was done yet, so
- * nothing is lost). */
+ * watches it: if MPI_Init has not returned within its timeout, the process
+ * says so and exits 2 (nothing was done yet, so nothing is lost). The
+ * timeout is PB_MPI_INIT_TIMEOUT when set (any positive value: the user
+ * chose it for MPI_Init itself), else the rank timeout but at least 60 s:
+ * a short PB_RANK_TIMEOUT is for the gaps between collectives, and MPI_Init
+ * itself takes seconds on a loaded machine and under the sanitizers. */
 typedef struct init_watch {
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
@@ -169,8 +172,8 @@ static void *init_watch_run(void *p)
 	pthread_mutex_unlock(&w->mu);
 	if (!done) {
 		fprintf(stderr,
-		        "%s: MPI_Init did not complete within %.0f s: a rank died while starting? "
-		        "(PB_RANK_TIMEOUT); stopping\n",
+		        "%s: MPI_Init did not complete within %g s: a rank died while starting? "
+		        "(PB_MPI_INIT_TIMEOUT, else PB_RANK_TIMEOUT but at least 60 s); stopping\n",
 		        w->what, w->seconds);
 		fflush(stderr);
 		_exit(2);
@@ -192,10 +195,19 @@ int pb_ranks_start(const char *what, pb_error *err)
 	const char *t = getenv("PB_RANK_TIMEOUT");
 	if (t && *t)
 		pb_ranks_set_timeout(atof(t));
-	/* at least a minute: MPI_Init itself is slow on a loaded machine and
-	 * under the sanitizers, and a short PB_RANK_TIMEOUT is for collectives */
-	init_watch w = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0,
-	                g_coll_timeout > 60 ? g_coll_timeout : 60, what};
+	double init_s = g_coll_timeout > 60 ? g_coll_timeout : 60;
+	const char *it = getenv("PB_MPI_INIT_TIMEOUT");
+	if (it && *it) {
+		char *end;
+		init_s = strtod(it, &end);
+		if (*end || !(init_s > 0 && init_s <= 1e9))
+			return pb_err(err, PB_EINPUT,
+			              "%s: PB_MPI_INIT_TIMEOUT must be a number of seconds above 0 "
+			              "and at most 1e9, "
+			              "not '%.40s'",
+			              what, it);
+	}
+	init_watch w = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, init_s, what};
 	pthread_t watcher;
 	int watching = pthread_create(&watcher, NULL, init_watch_run, &w) == 0;
 	int provided = 0, rc = MPI_Init_thread(NULL, NULL, MPI_THREAD_FUNNELED, &provided);

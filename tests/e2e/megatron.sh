@@ -39,7 +39,10 @@ assert b["feasible"], "the paper's configuration fits 80 GB"
 assert a["step_time"] <= b["step_time"] * (1 + 1e-9), (a["step_time"], b["step_time"])
 PY
 
-MEGA_CALIBRATE=1 bash bench/bench_megatron.sh "$(dirname "$bin")" >"$tmp/cal.txt" 2>&1 || fail "calibration: $(cat "$tmp/cal.txt")"
+# 10 bisection steps (the bench's 22 took 13.5 of this test's 14.8 s CPU):
+# the interval shrinks to 0.95 / 1024 = 0.0009, 0.14% of 0.6742, inside the
+# 1% checked below (issue 40.7)
+MEGA_CALIBRATE=1 MEGA_CAL_STEPS=10 bash bench/bench_megatron.sh "$(dirname "$bin")" >"$tmp/cal.txt" 2>&1 || fail "calibration: $(cat "$tmp/cal.txt")"
 $py - "$tmp/cal.txt" layouts/cluster-a100.lua <<'PY' || fail "calibration gives the layout's efficiency"
 import re, sys
 got = float(re.search(r"^device_efficiency = ([0-9.]+)", open(sys.argv[1]).read(), re.M).group(1))

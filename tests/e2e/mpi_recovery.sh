@@ -120,13 +120,15 @@ else
 fi
 
 # a rank that dies inside MPI_Init (killed the moment it exists): the others
-# leave MPI_Init within the rank timeout (at least 60 s), exit non-zero
+# leave MPI_Init within PB_MPI_INIT_TIMEOUT (5 s; unset, the rank timeout but
+# at least 60 s, which this test waited until issue 40.7), exit non-zero
 # (main: rank 0 waited in MPI_Init for ever under --enable-recovery)
 # (each rank's stderr goes straight to a file: with another MPI job
 # running, mpirun's forwarding once lost rank 0's message, 'ORTE_ERROR_LOG:
 # Out of resource in show_help.c')
 rm -f "$tmp/rc.0" "$tmp/rc.1" "$tmp/init.err.0"
-timeout $((300 * hang)) mpirun --oversubscribe --enable-recovery -x PB_RANK_TIMEOUT=5 -np 2 \
+timeout $((300 * hang)) mpirun --oversubscribe --enable-recovery -x PB_RANK_TIMEOUT=5 \
+	-x PB_MPI_INIT_TIMEOUT=5 -np 2 \
 	bash -c '"$@" 2>"'"$tmp"'/init.err.$OMPI_COMM_WORLD_RANK"; echo $? >"'"$tmp"'/rc.$OMPI_COMM_WORLD_RANK"' \
 	_ "$bin" train models/tiny_branches.dot \
 	--layout layouts/manycore-16.lua --episodes 5 -o "$tmp/i.ckpt" >"$tmp/init.out" 2>"$tmp/init.err" &
@@ -155,12 +157,24 @@ else
 	# running, rank 0 ended non-zero with no output at all (not reproduced
 	# in 5 runs since; mpirun's doing?): noted, the hang is what is tested
 	if [ "$r0" = 2 ]; then
-		grep -q "MPI_Init did not complete within 60 s\|did not arrive within 5 s" "$tmp/init.err.0" ||
+		grep -q "MPI_Init did not complete within 5 s\|did not arrive within 5 s" "$tmp/init.err.0" ||
 			fail "init: rank 0 exit 2 without a message about the dead rank: $(tail -3 "$tmp/init.err.0")"
 	else
 		echo "note: init: rank 0 exit $r0: $(tail -3 "$tmp/init.err.0" "$tmp/init.err")"
 	fi
 fi
+
+# a PB_MPI_INIT_TIMEOUT that is not a positive number of seconds: every rank
+# stops before MPI_Init, exit 2, naming the variable and the value
+rm -f "$tmp/rc.0" "$tmp/rc.1" "$tmp/bad.err.0"
+timeout $((300 * hang)) mpirun --oversubscribe -x PB_MPI_INIT_TIMEOUT=soon -np 2 \
+	bash -c '"$@" 2>"'"$tmp"'/bad.err.$OMPI_COMM_WORLD_RANK"; echo $? >"'"$tmp"'/rc.$OMPI_COMM_WORLD_RANK"' \
+	_ "$bin" train models/tiny_branches.dot --layout layouts/manycore-16.lua --episodes 5 \
+	-o "$tmp/b.ckpt" >/dev/null 2>&1
+r0=$(cat "$tmp/rc.0" 2>/dev/null)
+[ "$r0" = 2 ] || fail "bad PB_MPI_INIT_TIMEOUT: rank 0 exit '$r0', expected 2"
+grep -q "PB_MPI_INIT_TIMEOUT must be a number of seconds above 0 and at most 1e9, not 'soon'" "$tmp/bad.err.0" ||
+	fail "bad PB_MPI_INIT_TIMEOUT: message: $(tail -3 "$tmp/bad.err.0")"
 
 [ "$fails" = 0 ] && echo "mpi_recovery: ok"
 exit $((fails > 0))
