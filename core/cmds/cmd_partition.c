@@ -29,6 +29,7 @@
 #include "script/hooks.h"
 #include "script/hooks_solver.h"
 #include "shape/shape.h"
+#include "util/job.h"
 #include "util/proof_label.h"
 #include "util/ranks.h"
 
@@ -242,9 +243,19 @@ static void milp_text(FILE *out, const pb_milp_stats *st, double limit)
 	        st->nodes, st->columns);
 }
 
+/* The placement's cancel question: the run's (a key in the workbench, a
+ * script's time limit), asked without yielding (GLPK may be on the stack). */
+static int place_stop(void *ud)
+{
+	pb_cmd_ctx *ctx = ud;
+	return ctx->progress
+	           ? ctx->progress(ctx->progress_ud, 1.0, "placing the groups on the mesh")
+	           : pb_job_cancelled();
+}
+
 /* A routed mesh: the plan placed by --place (mesh_plan.h); else --place is
  * refused and the plan stays as it is. */
-static int place_plan(pb_part_problem *P, const pb_args *a, pb_plan **plan,
+static int place_plan(pb_cmd_ctx *ctx, pb_part_problem *P, const pb_args *a, pb_plan **plan,
                       pb_mesh_place_report *mr, pb_error *err)
 {
 	const char *how = pb_args_str(a, "place", NULL);
@@ -259,8 +270,8 @@ static int place_plan(pb_part_problem *P, const pb_args *a, pb_plan **plan,
 	int rc = pb_args_double(a, "place-time", PB_MESH_MILP_SECONDS, 1e-3, 1e6, &secs, err);
 	if (rc)
 		return rc;
-	rc = pb_mesh_plan_place(P, *plan, how ? how : "local", PB_MESH_LOCAL_EVALS, secs, &placed,
-	                        mr, err);
+	rc = pb_mesh_plan_place(P, *plan, how ? how : "local", PB_MESH_LOCAL_EVALS, secs,
+	                        place_stop, ctx, &placed, mr, err);
 	if (rc)
 		return rc;
 	pb_plan_free(*plan);
@@ -375,7 +386,7 @@ static int cmd_partition(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *
 	if (is_milp && ms.state == PB_MILP_TIME_LIMIT)
 		timed_out = 1;
 	pb_mesh_place_report mr;
-	if (plan && (rc = place_plan(pb_partition_solver_problem(sv), a, &plan, &mr, err))) {
+	if (plan && (rc = place_plan(ctx, pb_partition_solver_problem(sv), a, &plan, &mr, err))) {
 		pb_plan_free(plan);
 		pb_solver_free(sv);
 		return pb_hooks_finish(hk, rc, err);
@@ -660,7 +671,7 @@ static int cmd_train(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, p
 	if (rc == PB_OK) {
 		plan = pb_part_to_plan(tm[0].P, pb_rl_trainer_best(tm[0].T), "rl", tm[0].opt);
 		pb_mesh_place_report mr; /* a routed mesh: placed as partition places */
-		if (plan && (rc = place_plan(tm[0].P, a, &plan, &mr, err)))
+		if (plan && (rc = place_plan(ctx, tm[0].P, a, &plan, &mr, err)))
 			pb_plan_free(plan);
 	}
 	if (rc == PB_OK) {

@@ -129,7 +129,9 @@ static void mesh_text(FILE *out, const pb_plan *p)
 		        json_integer_value(json_object_get(pm, "moves")),
 		        json_integer_value(json_object_get(pm, "exchanges")),
 		        json_integer_value(json_object_get(pm, "swaps")),
-		        json_is_true(json_object_get(pm, "exact"))
+		        json_is_true(json_object_get(pm, "stopped"))
+		            ? "; stopped by the cancel: the placement found until then"
+		        : json_is_true(json_object_get(pm, "exact"))
 		            ? "; optimal placement of these layer groups"
 		        : json_is_true(json_object_get(pm, "local_optimum")) ? "; a local optimum"
 		                                                             : "");

@@ -165,7 +165,8 @@ static int reference(pb_part_problem *P, pb_mesh_place_report *rep, pb_error *er
 }
 
 int pb_mesh_plan_place(pb_part_problem *P, const pb_plan *plan, const char *how, long max_evals,
-                       double seconds, pb_plan **out, pb_mesh_place_report *rep, pb_error *err)
+                       double seconds, int (*stop)(void *ud), void *stop_ud, pb_plan **out,
+                       pb_mesh_place_report *rep, pb_error *err)
 {
 	memset(rep, 0, sizeof *rep);
 	rep->place_bound = NAN;
@@ -197,6 +198,8 @@ int pb_mesh_plan_place(pb_part_problem *P, const pb_plan *plan, const char *how,
 		free(own);
 		return rc;
 	}
+	C.stop = stop;
+	C.stop_ud = stop_ud;
 	pb_mesh_eval ev;
 	pb_mesh_place_snake(C.n_groups, C.gsize, C.order, own);
 	pb_mesh_cost_eval(&C, own, &ev);
@@ -206,7 +209,7 @@ int pb_mesh_plan_place(pb_part_problem *P, const pb_plan *plan, const char *how,
 		rc = pb_mesh_search_local(&C, own, max_evals, &ev, &rep->st, err);
 	else if (mode == 2) {
 		rc = pb_mesh_search_enumerate(&C, own, &ev, &rep->st.evals, err);
-		rep->exact = !rc;
+		rep->exact = !rc && !C.stopped;
 	} else if (mode == 3) {
 		/* the local search's placement is the MILP's start and cutoff */
 		rc = pb_mesh_search_local(&C, own, max_evals, &ev, &rep->st, err);
@@ -215,6 +218,7 @@ int pb_mesh_plan_place(pb_part_problem *P, const pb_plan *plan, const char *how,
 		rep->exact = !rc && rep->milp.proved;
 		rep->place_bound = rep->milp.bound;
 	}
+	rep->stopped = C.stopped;
 	rep->seconds = wall() - t0;
 	rep->placed = ev.objective;
 	if (!rc) {
@@ -239,14 +243,15 @@ int pb_mesh_plan_place(pb_part_problem *P, const pb_plan *plan, const char *how,
 	if (!rc) {
 		json_t *m = json_object_get((*out)->detail, "mesh");
 		set_num(m, "snake", rep->snake);
-		json_object_set_new(
-		    m, "place",
-		    json_pack("{s:s, s:f, s:f, s:I, s:I, s:I, s:I, s:b, s:b}", "method", how,
-		              "start", rep->start, "seconds", rep->seconds, "evals",
-		              (json_int_t)rep->st.evals, "moves", (json_int_t)rep->st.moves,
-		              "exchanges", (json_int_t)rep->st.exchanges, "swaps",
-		              (json_int_t)rep->st.swaps, "local_optimum",
-		              mode == 1 && rep->st.local_optimum, "exact", rep->exact));
+		json_object_set_new(m, "place",
+		                    json_pack("{s:s, s:f, s:f, s:I, s:I, s:I, s:I, s:b, s:b, s:b}",
+		                              "method", how, "start", rep->start, "seconds",
+		                              rep->seconds, "evals", (json_int_t)rep->st.evals,
+		                              "moves", (json_int_t)rep->st.moves, "exchanges",
+		                              (json_int_t)rep->st.exchanges, "swaps",
+		                              (json_int_t)rep->st.swaps, "local_optimum",
+		                              mode == 1 && rep->st.local_optimum, "exact",
+		                              rep->exact, "stopped", rep->stopped));
 		if (mode == 3) {
 			json_t *pm = json_object_get(m, "place");
 			set_num(pm, "bound", rep->place_bound);

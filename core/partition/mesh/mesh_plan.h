@@ -41,6 +41,7 @@ typedef struct pb_mesh_place_report {
 	pb_mesh_search_stats st;
 	int exact; /* 1: enumeration or the MILP proved the placement optimal (for the segmentation)
 	            */
+	int stopped;        /* 1: stop said so (a cancelled run): the best placement until then */
 	double place_bound; /* milp: its lower bound of the placement's max(t) (NAN otherwise) */
 	pb_mesh_milp_stats milp;
 } pb_mesh_place_report;
@@ -48,9 +49,13 @@ typedef struct pb_mesh_place_report {
 /* Places the groups of a partition plan by `how` (snake, local, exact, milp)
  * and returns the placed plan in *out (a new plan; the old one is not freed),
  * with detail.mesh.snake and the search figures; max_evals bounds local (and
- * the local search milp starts from), seconds the MILP. */
+ * the local search milp starts from), seconds the MILP. stop (NULL: none)
+ * is the searches' cancel question (pb_mesh_cost.stop): once it says stop,
+ * the placement found so far is kept (the snake when asked before the
+ * first move), rep->stopped and detail.mesh.place.stopped say so. */
 int pb_mesh_plan_place(pb_part_problem *P, const pb_plan *plan, const char *how, long max_evals,
-                       double seconds, pb_plan **out, pb_mesh_place_report *rep, pb_error *err);
+                       double seconds, int (*stop)(void *ud), void *stop_ud, pb_plan **out,
+                       pb_mesh_place_report *rep, pb_error *err);
 /* Reads detail.mesh.placement of a plan (n entries); 0 when it has none. */
 int pb_mesh_plan_owner(const pb_plan *plan, int n, int *owner);
 
