@@ -63,10 +63,15 @@ static const pb_opt partition_opts[] = {
     {"output", 'o', PB_OPT_STR, "FILE", "save the resulting plan as JSON"},
     {"place", 0, PB_OPT_STR, "P",
      "routed mesh layouts: place the groups on the mesh by " PB_MESH_PLACE_NAMES
-     " (default local; docs/mesh.md)"},
+     " (default local; rl for --method rl: the agent's placement actions; docs/mesh.md)"},
     {"place-time", 0, PB_OPT_DOUBLE, "S",
      "--place milp: time limit of the placement MILP in seconds (default 10; then the best "
      "placement found, its bound and gap)"},
+    {"place-agent", 0, PB_OPT_STR, "FILE",
+     "--place rl: the placement agent (default: agents/LAYOUT.place.ckpt when it exists; "
+     "'none': a fresh network)"},
+    {"place-episodes", 0, PB_OPT_INT, "N",
+     "--place rl: episodes of the agent's placement actions (default 300)"},
     {"require-fit", 0, PB_OPT_FLAG, NULL,
      "exit 2 when the plan does not fit the core memory (it is still shown and saved)"},
     PB_OPTS_JSON,
@@ -255,8 +260,9 @@ static int place_stop(void *ud)
 
 /* A routed mesh: the plan placed by --place (mesh_plan.h); else --place is
  * refused and the plan stays as it is. */
-static int place_plan(pb_cmd_ctx *ctx, pb_part_problem *P, const pb_args *a, pb_plan **plan,
-                      pb_mesh_place_report *mr, pb_error *err)
+static int place_plan(pb_cmd_ctx *ctx, pb_part_problem *P, const pb_args *a,
+                      const char *default_how, pb_plan **plan, pb_mesh_place_report *mr,
+                      pb_error *err)
 {
 	const char *how = pb_args_str(a, "place", NULL);
 	if (!P->hw.mesh_routed)
@@ -270,8 +276,20 @@ static int place_plan(pb_cmd_ctx *ctx, pb_part_problem *P, const pb_args *a, pb_
 	int rc = pb_args_double(a, "place-time", PB_MESH_MILP_SECONDS, 1e-3, 1e6, &secs, err);
 	if (rc)
 		return rc;
-	rc = pb_mesh_plan_place(P, *plan, how ? how : "local", PB_MESH_LOCAL_EVALS, secs,
-	                        place_stop, ctx, &placed, mr, err);
+	pb_mesh_place_opts po = {.how = how ? how : default_how,
+	                         .max_evals = PB_MESH_LOCAL_EVALS,
+	                         .seconds = secs,
+	                         .agent = pb_args_str(a, "place-agent", NULL),
+	                         .stop = place_stop,
+	                         .stop_ud = ctx};
+	long eps;
+	if ((rc = pb_args_int(a, "place-episodes", 0, 1, 100000000, &eps, err)))
+		return rc;
+	po.rl_episodes = eps;
+	if ((rc = pb_args_int(a, "seed", 1, 0, 0x7fffffffL, &eps, err)))
+		return rc;
+	po.seed = (unsigned long)eps;
+	rc = pb_mesh_plan_place(P, *plan, &po, &placed, mr, err);
 	if (rc)
 		return rc;
 	pb_plan_free(*plan);
@@ -386,7 +404,8 @@ static int cmd_partition(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *
 	if (is_milp && ms.state == PB_MILP_TIME_LIMIT)
 		timed_out = 1;
 	pb_mesh_place_report mr;
-	if (plan && (rc = place_plan(ctx, pb_partition_solver_problem(sv), a, &plan, &mr, err))) {
+	if (plan && (rc = place_plan(ctx, pb_partition_solver_problem(sv), a,
+	                             strcmp(o.method, "rl") ? "local" : "rl", &plan, &mr, err))) {
 		pb_plan_free(plan);
 		pb_solver_free(sv);
 		return pb_hooks_finish(hk, rc, err);
@@ -421,6 +440,12 @@ static int cmd_partition(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *
 		label_json(j, plan, o.method, is_milp ? &ms : NULL, cancelled || timed_out);
 		if (is_rl) {
 			json_t *rj = rl_json(&rr, optimum);
+			if (!isnan(pb_plan_metric(plan, "mesh_lower_bound", NAN))) {
+				/* a routed mesh: the agent's 1-D figures are routing-free */
+				json_object_set_new(rj, "model", json_string("1-D (routing-free)"));
+				json_num(rj, "placed_max_time",
+				         pb_plan_metric(plan, "max_time", NAN));
+			}
 			json_object_set(j, "start", json_object_get(rj, "start"));
 			json_object_set_new(j, "rl", rj);
 		}
@@ -437,6 +462,11 @@ static int cmd_partition(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *
 		if (is_milp)
 			milp_text(ctx->out, &ms, o.time_limit);
 		if (is_rl) {
+			if (!isnan(pb_plan_metric(plan, "mesh_lower_bound", NAN)))
+				fprintf(ctx->out,
+				        "rl: its 1-D partition, routing-free (placed above: max(t) "
+				        "%.6f ms):\n",
+				        pb_plan_metric(plan, "max_time", NAN) * 1e3);
 			pb_rl_report_text(&rr, ctx->out);
 			if (rr.agent)
 				fprintf(ctx->out, "rl: started from the agent %s\n", rr.agent);
@@ -671,7 +701,7 @@ static int cmd_train(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, p
 	if (rc == PB_OK) {
 		plan = pb_part_to_plan(tm[0].P, pb_rl_trainer_best(tm[0].T), "rl", tm[0].opt);
 		pb_mesh_place_report mr; /* a routed mesh: placed as partition places */
-		if (plan && (rc = place_plan(ctx, tm[0].P, a, &plan, &mr, err)))
+		if (plan && (rc = place_plan(ctx, tm[0].P, a, "local", &plan, &mr, err)))
 			pb_plan_free(plan);
 	}
 	if (rc == PB_OK) {

@@ -20,10 +20,10 @@
 #include <cmocka.h>
 
 #include "pb_test.h"
-#include "partition/mesh_cost.h"
-#include "partition/mesh_milp.h"
-#include "partition/mesh_place.h"
-#include "partition/mesh_search.h"
+#include "partition/mesh/mesh_cost.h"
+#include "partition/mesh/mesh_milp.h"
+#include "partition/mesh/mesh_place.h"
+#include "partition/mesh/mesh_search.h"
 
 typedef struct asker {
 	int calls, stop_at; /* says stop from its stop_at-th call on (0: never) */
