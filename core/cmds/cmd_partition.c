@@ -23,6 +23,7 @@
 #include "partition/mesh/mesh_plan.h"
 #include "partition/methods/method_registry.h"
 #include "partition/chain/report.h"
+#include "partition/mesh/rl_place.h"
 #include "partition/rl/rl_reinforce.h"
 #include "partition/rl/rl_train.h"
 #include "load.h"
@@ -176,6 +177,30 @@ static json_t *rl_json(const pb_rl_report *r, double optimum)
 	json_num(bu, "seconds", r->budget_seconds > 0 ? r->budget_seconds : NAN);
 	json_object_set_new(j, "budget", bu);
 	return j;
+}
+
+/* The rl block of partition --json; on a routed mesh the agent's figures
+ * are of the 1-D model (routing-free), the placed max(t) beside them. */
+static void rl_plan_json(json_t *j, const pb_plan *plan, const pb_rl_report *rr, double optimum)
+{
+	json_t *rj = rl_json(rr, optimum);
+	if (!isnan(pb_plan_metric(plan, "mesh_lower_bound", NAN))) {
+		json_object_set_new(rj, "model", json_string("1-D (routing-free)"));
+		json_num(rj, "placed_max_time", pb_plan_metric(plan, "max_time", NAN));
+	}
+	json_object_set(j, "start", json_object_get(rj, "start"));
+	json_object_set_new(j, "rl", rj);
+}
+
+static void rl_plan_text(FILE *out, const pb_plan *plan, const pb_rl_report *rr)
+{
+	if (!isnan(pb_plan_metric(plan, "mesh_lower_bound", NAN)))
+		fprintf(out,
+		        "rl: its 1-D partition, routing-free (placed above: max(t) %.6f ms):\n",
+		        pb_plan_metric(plan, "max_time", NAN) * 1e3);
+	pb_rl_report_text(rr, out);
+	if (rr->agent)
+		fprintf(out, "rl: started from the agent %s\n", rr->agent);
 }
 
 /* An objective value in its unit: max(t) in ms, the weighted objective bare. */
@@ -438,17 +463,8 @@ static int cmd_partition(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *
 		if (is_milp)
 			json_object_set_new(j, "milp", milp_json(&ms));
 		label_json(j, plan, o.method, is_milp ? &ms : NULL, cancelled || timed_out);
-		if (is_rl) {
-			json_t *rj = rl_json(&rr, optimum);
-			if (!isnan(pb_plan_metric(plan, "mesh_lower_bound", NAN))) {
-				/* a routed mesh: the agent's 1-D figures are routing-free */
-				json_object_set_new(rj, "model", json_string("1-D (routing-free)"));
-				json_num(rj, "placed_max_time",
-				         pb_plan_metric(plan, "max_time", NAN));
-			}
-			json_object_set(j, "start", json_object_get(rj, "start"));
-			json_object_set_new(j, "rl", rj);
-		}
+		if (is_rl)
+			rl_plan_json(j, plan, &rr, optimum);
 		json_dumpf(j, ctx->out, JSON_INDENT(1) | JSON_REAL_PRECISION(12));
 		fputc('\n', ctx->out);
 		json_decref(j);
@@ -461,16 +477,8 @@ static int cmd_partition(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *
 		pb_part_report_table(ctx->out, plan);
 		if (is_milp)
 			milp_text(ctx->out, &ms, o.time_limit);
-		if (is_rl) {
-			if (!isnan(pb_plan_metric(plan, "mesh_lower_bound", NAN)))
-				fprintf(ctx->out,
-				        "rl: its 1-D partition, routing-free (placed above: max(t) "
-				        "%.6f ms):\n",
-				        pb_plan_metric(plan, "max_time", NAN) * 1e3);
-			pb_rl_report_text(&rr, ctx->out);
-			if (rr.agent)
-				fprintf(ctx->out, "rl: started from the agent %s\n", rr.agent);
-		}
+		if (is_rl)
+			rl_plan_text(ctx->out, plan, &rr);
 	}
 	char unres[256]; /* symbolic input dims: the costs, and max(t), are 0 */
 	if (s->graph->n_unknown_shapes && pb_shape_unresolved_inputs(s->graph, unres, sizeof unres))
@@ -513,10 +521,69 @@ static const pb_opt train_opts[] = {
      "start) for 'plot training'"},
     {"no-reference", 0, PB_OPT_FLAG, NULL,
      "skip the exact solves that label the report (no optimum, no gap)"},
+    {"place-output", 0, PB_OPT_STR, "FILE",
+     "routed mesh layouts: then train the placement agent on each model's best partition "
+     "and write it to FILE (docs/mesh.md)"},
+    {"place-agent", 0, PB_OPT_STR, "FILE",
+     "with --place-output: continue training this placement agent"},
+    {"place-episodes", 0, PB_OPT_INT, "N", "placement agent: episodes per model (default 300)"},
     PB_OPTS_JSON,
     PB_OPTS_END};
 
 enum { TRAIN_MAX_MODELS = PB_ARGS_MAX_POS };
+
+/* --place-output: one placement network trained on the agent's best
+ * partition of every model, each from its snake (rl_place.h); a line per
+ * model: the snake's max(t) and the agent's best placement's. */
+static int train_placement(pb_cmd_ctx *ctx, const pb_args *a, pb_rl_train_model *tm, int n,
+                           const char *path, pb_error *err)
+{
+	long eps, seed;
+	int rc = pb_args_int(a, "place-episodes", 300, 1, 100000000, &eps, err);
+	if (rc || (rc = pb_args_int(a, "seed", 1, 0, 0x7fffffffL, &seed, err)))
+		return rc;
+	const char *agent = pb_args_str(a, "place-agent", NULL);
+	int cores = tm[0].P->n;
+	pb_rl_policy *pol = NULL;
+	long done = 0;
+	if (agent)
+		rc = pb_rl_place_load(agent, cores, &pol, &done, err);
+	else if (!(pol = pb_rl_place_policy_new(cores, 32, (unsigned long)seed)))
+		rc = pb_err(err, PB_ENOMEM, "train: out of memory");
+	pb_mesh_cost C[TRAIN_MAX_MODELS], *Cp[TRAIN_MAX_MODELS];
+	pb_rl_place_stats st[TRAIN_MAX_MODELS];
+	int built = 0;
+	for (; built < n && !rc; built++) {
+		Cp[built] = &C[built];
+		rc =
+		    pb_mesh_cost_init(&C[built], tm[built].P, pb_rl_trainer_best(tm[built].T), err);
+		if (rc)
+			break;
+	}
+	pb_rl_place_config cfg;
+	pb_rl_place_config_default(&cfg);
+	cfg.episodes = eps;
+	cfg.seed = (unsigned long)seed;
+	if (!rc)
+		rc = pb_rl_place_train_many(Cp, n, pol, &cfg, 20, st, err);
+	long total = done;
+	for (int k = 0; k < n && !rc; k++)
+		total += st[k].episodes;
+	if (!rc)
+		rc = pb_rl_place_save(pol, cores, total, path, err);
+	for (int k = 0; k < n && !rc; k++)
+		fprintf(ctx->out,
+		        "placement agent: %s: snake %.6f ms, best placement of its last %ld "
+		        "episodes %.6f ms (%.3f s CPU)\n",
+		        tm[k].path, st[k].start * 1e3, st[k].episodes > 20 ? 20L : st[k].episodes,
+		        st[k].best * 1e3, st[k].seconds);
+	if (!rc)
+		fprintf(ctx->log, "wrote %s (%ld episodes)\n", path, total);
+	for (int k = 0; k < built; k++)
+		pb_mesh_cost_free(&C[k]);
+	pb_rl_policy_free(pol);
+	return rc;
+}
 
 static int train_read_cfg(const pb_args *a, pb_rl_config *cfg, pb_error *err)
 {
@@ -669,11 +736,17 @@ static int cmd_train(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, p
 		    "train: several models only from the command line, not from a script");
 	if (n_models > 1 && costs)
 		return pb_err(err, PB_EUSAGE, "train: --costs needs a single model");
+
 	pb_rl_train_model tm[TRAIN_MAX_MODELS] = {{0}};
 	for (int k = 0; k < n_models && !rc; k++) {
 		tm[k].path = k == 0 ? s->graph->path : pb_args_pos(a, k);
 		rc = pb_rl_train_open(&tm[k], k == 0 ? s->graph : NULL, s->hw, costs, no_ref, err);
 	}
+	if (!rc && pb_args_str(a, "place-output", NULL) && !tm[0].P->hw.mesh_routed)
+		rc = pb_err(err, PB_EUSAGE,
+		            "train: --place-output needs a layout with a routed mesh "
+		            "(mesh.link_gbs, mesh.hop_ns); %s has none",
+		            s->hw->path);
 	pb_hooks hk;
 	pb_hooks_init(&hk, s);
 	const char *logp = pb_args_str(a, "log", NULL);
@@ -711,6 +784,9 @@ static int cmd_train(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, p
 			fprintf(ctx->log, "wrote %s\n", outp);
 		train_print(ctx, a, plan, tm, n_models, &run, outp);
 	}
+	const char *pout = pb_args_str(a, "place-output", NULL);
+	if (rc == PB_OK && pout && root)
+		rc = train_placement(ctx, a, tm, n_models, pout, err);
 	pb_rl_train_free(tm, n_models);
 	return rc;
 }

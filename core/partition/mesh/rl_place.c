@@ -360,3 +360,35 @@ int pb_rl_place_train(pb_mesh_cost *C, pb_rl_policy *pol, const pb_rl_place_conf
 	buf_free(&b);
 	return PB_OK;
 }
+
+int pb_rl_place_train_many(pb_mesh_cost **C, int n_problems, pb_rl_policy *pol,
+                           const pb_rl_place_config *cfg, int chunk, pb_rl_place_stats *st,
+                           pb_error *err)
+{
+	double t0 = thread_cpu();
+	long done = 0;
+	int n = pol->n_pos, rc = PB_OK;
+	int *own = malloc((size_t)n * sizeof *own);
+	if (!own)
+		return pb_err(err, PB_ENOMEM, "placement agent: out of memory");
+	memset(st, 0, (size_t)n_problems * sizeof *st);
+	for (long round = 0; rc == PB_OK; round++) {
+		if ((cfg->episodes > 0 && done >= cfg->episodes) ||
+		    (cfg->seconds > 0 && thread_cpu() - t0 >= cfg->seconds))
+			break;
+		for (int k = 0; k < n_problems && rc == PB_OK; k++) {
+			pb_rl_place_config c = *cfg;
+			c.episodes = chunk;
+			c.seconds = 0;
+			c.seed = cfg->seed + (unsigned long)(round * n_problems + k);
+			pb_mesh_place_snake(C[k]->n_groups, C[k]->gsize, C[k]->order, own);
+			pb_mesh_eval ev;
+			long before = st[k].episodes;
+			rc = pb_rl_place_train(C[k], pol, &c, own, &ev, &st[k], err);
+			st[k].episodes += before;
+		}
+		done += chunk;
+	}
+	free(own);
+	return rc;
+}

@@ -78,6 +78,16 @@ pb_rl_policy *pb_rl_place_policy_new(int n, int hidden, unsigned long seed);
 int pb_rl_place_train(pb_mesh_cost *C, pb_rl_policy *pol, const pb_rl_place_config *cfg, int *owner,
                       pb_mesh_eval *ev, pb_rl_place_stats *st, pb_error *err);
 
+/* Trains one network on several problems (the `train` command's
+ * --place-output): rounds of `chunk` episodes on each C[k] in turn, each
+ * from its snake, until cfg->episodes per problem are done (or the CPU
+ * budget cfg->seconds over all of them is used); Adam restarts with each
+ * chunk. st[k]: the figures of problem k's last chunk, with its episodes
+ * summed. */
+int pb_rl_place_train_many(pb_mesh_cost **C, int n_problems, pb_rl_policy *pol,
+                           const pb_rl_place_config *cfg, int chunk, pb_rl_place_stats *st,
+                           pb_error *err);
+
 /* Placement checkpoints: rl_checkpoint.c's format with 8 logits per core. */
 int pb_rl_place_save(const pb_rl_policy *p, int cores, long episodes, const char *path,
                      pb_error *err);
