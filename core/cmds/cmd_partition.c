@@ -808,7 +808,8 @@ const pb_command pb_cmds_partition[] = {
      "rl: the agent starts from --init (default balanced) and reports what it added:\n"
      "the start's max(t), its own, the episode at which it first beat the start.\n"
      "It uses agents/LAYOUT.ckpt when the layout has a shipped agent (--agent none: fresh).",
-     .script = PB_SCRIPT_RUN, .paths = "w:output w:emit-lp r:agent:data r:costs:data",
+     .script = PB_SCRIPT_RUN,
+     .paths = "w:output w:emit-lp r:agent:data r:place-agent:data r:costs:data",
      .help_more = pb_part_method_help},
     {"train",
      "train [MODEL [MODEL...]] --layout L [--episodes N] [--seconds S] -o AGENT.ckpt [--seed S] "
@@ -821,5 +822,6 @@ const pb_command pb_cmds_partition[] = {
      "exact optimum; it is computed only to report the gap (--no-reference skips it).\n"
      "The checkpoint only fits layouts with the same number of cores; use it with\n"
      "'partition --method rl --agent AGENT.ckpt'. Format: docs/partition.md.",
-     .script = PB_SCRIPT_RUN, .paths = "w:output w:log r:agent:data r:costs:data"},
+     .script = PB_SCRIPT_RUN,
+     .paths = "w:output w:log r:agent:data r:place-agent:data w:place-output r:costs:data"},
     {0}};
