@@ -1,5 +1,5 @@
 /*
- * test_rl_place.c — the agent's placement actions (partition/rl_place.h).
+ * test_rl_place.c — the agent's placement actions (partition/mesh/rl_place.h).
  *
  * Property: on 3x3, 4x4, 5x6 and 8x8 meshes, from snakes of random group
  * sizes, 3000 random actions each: the mask says exactly which actions

@@ -1,5 +1,5 @@
 /*
- * partition/rl_place.c — the agent's placement actions and their REINFORCE
+ * partition/mesh/rl_place.c — the agent's placement actions and their REINFORCE
  * training (rl_place.h documents the actions, features and episodes).
  *
  * The donor check of a move depends on the core only, so the mask runs one

@@ -1,5 +1,5 @@
 /*
- * partition/rl_place.h — the agent's placement actions on a routed mesh and
+ * partition/mesh/rl_place.h — the agent's placement actions on a routed mesh and
  * their REINFORCE training (docs/mesh.md, "The agent's placement actions").
  *
  * On a layout with a routed mesh the agent's 1-D actions (env.h) choose the
