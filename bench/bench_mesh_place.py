@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
-"""bench_mesh_place.py — placement methods for the same layer groups on a 4x4
-routed mesh (docs/mesh.md): snake, local search, and the placement MILP
-(--place milp, a time limit), for the layer groups of one partition method.
+"""bench_mesh_place.py — placement methods for the same layer groups on a
+routed mesh (docs/mesh.md): snake, local search, the agent's placement
+actions (--place rl, the layout's shipped agents/STEM.place.ckpt or
+--agent FILE) and the placement MILP (--place milp, a time limit; refused
+on 8x8), for the layer groups of one partition method.
 
 Per model: max(t) of each placement, the MILP's status (proved optimal for
 the layer groups, or best found with its bound and gap), and the CPU time
@@ -11,7 +13,10 @@ reference solve that every --place runs). Prints a Markdown table.
 --link-gbs X runs on a copy of the layout whose links carry X GB/s (64 in
 manycore-16-mesh.lua), so that routing weighs more in max(t).
 
+--layout L picks the layout (default layouts/manycore-16-mesh.lua).
+
 usage: bench/bench_mesh_place.py PARTBENCH MODEL... [--method M] [--place-time S] [--link-gbs X]
+       [--layout L] [--agent FILE]
 """
 import json
 import os
@@ -39,17 +44,24 @@ def run(pb, model, lay, method, place, extra):
 
 def main():
     args = sys.argv[1:]
-    method, secs, lay, gbs = "exact", "60", "layouts/manycore-16-mesh.lua", None
-    for opt in ("--method", "--place-time", "--link-gbs"):
+    method, secs, lay, gbs, agent = "exact", "60", "layouts/manycore-16-mesh.lua", None, None
+    for opt in ("--method", "--place-time", "--link-gbs", "--layout", "--agent"):
         if opt in args:
             i = args.index(opt)
             if opt == "--method":
                 method = args[i + 1]
             elif opt == "--place-time":
                 secs = args[i + 1]
+            elif opt == "--layout":
+                lay = args[i + 1]
+            elif opt == "--agent":
+                agent = args[i + 1]
             else:
                 gbs = args[i + 1]
             del args[i:i + 2]
+    if agent is None:
+        stem = os.path.splitext(os.path.basename(lay))[0]
+        agent = os.path.join(os.path.dirname(lay), "..", "agents", stem + ".place.ckpt")
     pb, models = args[0], args[1:]
     what = lay
     if gbs is not None:
@@ -58,30 +70,40 @@ def main():
         os.write(fd, text.encode())
         os.close(fd)
         what += f" with link_gbs = {float(gbs)}"
-    print(f"layer groups of `-m {method}`, {what}; MILP limit {secs} s (wall); "
-          "CPU s = user + sys")
+    print(f"layer groups of `-m {method}`, {what}; rl: agent {agent}; MILP limit {secs} s "
+          "(wall); CPU s = user + sys; rl vs MILP: the agent's max(t) over the MILP's "
+          "proved optimum - 1")
     print()
-    print("| model | groups | snake max(t) | local max(t) | MILP max(t) | MILP status | MILP bound "
-          "| MILP gap | CPU s snake / local / milp |")
-    print("|---|---|---|---|---|---|---|---|---|")
+    print("| model | groups | snake max(t) | local max(t) | rl max(t) | MILP max(t) | MILP status "
+          "| MILP bound | MILP gap | rl vs MILP | CPU s snake / local / rl / milp |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
     for model in models:
         res = {}
-        for place in ("snake", "local", "milp"):
-            extra = ["--place-time", secs] if place == "milp" else []
+        for place in ("snake", "local", "rl", "milp"):
+            extra = (["--place-time", secs] if place == "milp" else
+                     ["--place-agent", agent] if place == "rl" else [])
             res[place] = run(pb, model, lay, method, place, extra)
-        if any(r[0] is None for r in res.values()):
+        if any(r[0] is None for k, r in res.items() if k != "milp"):
             errs = "; ".join(f"{k}: {v[2]}" for k, v in res.items() if v[0] is None)
-            print(f"| {model} | error: {errs} ||||||||")
+            print(f"| {model} | error: {errs} ||||||||||")
             continue
-        j = res["milp"][0]
-        p = j["mesh"]["place"]
         us = lambda x: f"{x * 1e6:.3f} us"
-        status = "optimal (proved)" if p.get("exact") else "best found (time limit)"
-        bound = us(p["bound"]) if p.get("bound") is not None else "none"
-        gap = f"{100 * p['gap']:.3f}%" if p.get("gap") is not None else "-"
-        print(f"| {model} | {len(j['groups'])} | {us(res['snake'][0]['max_time'])} "
-              f"| {us(res['local'][0]['max_time'])} | {us(j['max_time'])} | {status} | {bound} "
-              f"| {gap} | {res['snake'][1]:.2f} / {res['local'][1]:.2f} / {res['milp'][1]:.2f} |")
+        j = res["milp"][0]
+        rl = res["rl"][0]["max_time"]
+        if j is None:
+            mt, status, bound, gap, vs = "-", "refused: " + res["milp"][2][:60], "-", "-", "-"
+        else:
+            p = j["mesh"]["place"]
+            mt = us(j["max_time"])
+            status = "optimal (proved)" if p.get("exact") else "best found (time limit)"
+            bound = us(p["bound"]) if p.get("bound") is not None else "none"
+            gap = f"{100 * p['gap']:.3f}%" if p.get("gap") is not None else "-"
+            vs = f"{100 * (rl / j['max_time'] - 1):+.3f}%" if p.get("exact") else "-"
+        groups = len(res["snake"][0]["groups"])
+        print(f"| {model} | {groups} | {us(res['snake'][0]['max_time'])} "
+              f"| {us(res['local'][0]['max_time'])} | {us(rl)} | {mt} | {status} | {bound} "
+              f"| {gap} | {vs} | {res['snake'][1]:.2f} / {res['local'][1]:.2f} / "
+              f"{res['rl'][1]:.2f} / {res['milp'][1]:.2f} |")
         sys.stdout.flush()
     if gbs is not None:
         os.unlink(lay)

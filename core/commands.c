@@ -162,11 +162,11 @@ static const char *token_value(const pb_args *a, const char *tok, char *kind, si
 	return opt_value(a, name);
 }
 
-/* Values of a path option that are words, not files (`--agent none`: a fresh
- * agent). The token is "r:OPT:KIND". */
+/* Values of a path option that are words, not files (`--agent none`,
+ * `--place-agent none`: a fresh agent). The token is "r:OPT:KIND". */
 static int path_word(const char *tok, const char *v)
 {
-	static const char *const words[][2] = {{"r:agent:", "none"}};
+	static const char *const words[][2] = {{"r:agent:", "none"}, {"r:place-agent:", "none"}};
 	for (size_t i = 0; i < sizeof words / sizeof *words; i++)
 		if (!strncmp(tok, words[i][0], strlen(words[i][0])) && !strcmp(v, words[i][1]))
 			return 1;

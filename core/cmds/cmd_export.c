@@ -97,6 +97,11 @@ static int cmd_export(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, 
 	const pb_plan *plan = loaded ? loaded : s->plan;
 	if (pb_args_has(a, "chip")) {
 		pb_chip_svg_stats cs;
+		/* a plan without a placement is bad input: name its file */
+		if (plan && (rc = pb_chip_svg_check(plan, err))) {
+			pb_plan_free(loaded);
+			return plan_path ? pb_err_prefix(err, "%s", plan_path) : rc;
+		}
 		rc =
 		    plan
 		        ? pb_chip_svg_write(plan, o.title ? o.title : s->model_path, outp, &cs, err)

@@ -23,12 +23,14 @@
 #include "partition/mesh/mesh_plan.h"
 #include "partition/methods/method_registry.h"
 #include "partition/chain/report.h"
+#include "partition/mesh/rl_place.h"
 #include "partition/rl/rl_reinforce.h"
 #include "partition/rl/rl_train.h"
 #include "load.h"
 #include "script/hooks.h"
 #include "script/hooks_solver.h"
 #include "shape/shape.h"
+#include "util/job.h"
 #include "util/proof_label.h"
 #include "util/ranks.h"
 
@@ -62,10 +64,15 @@ static const pb_opt partition_opts[] = {
     {"output", 'o', PB_OPT_STR, "FILE", "save the resulting plan as JSON"},
     {"place", 0, PB_OPT_STR, "P",
      "routed mesh layouts: place the groups on the mesh by " PB_MESH_PLACE_NAMES
-     " (default local; docs/mesh.md)"},
+     " (default local; rl for --method rl: the agent's placement actions; docs/mesh.md)"},
     {"place-time", 0, PB_OPT_DOUBLE, "S",
      "--place milp: time limit of the placement MILP in seconds (default 10; then the best "
      "placement found, its bound and gap)"},
+    {"place-agent", 0, PB_OPT_STR, "FILE",
+     "--place rl: the placement agent (default: agents/LAYOUT.place.ckpt when it exists; "
+     "'none': a fresh network)"},
+    {"place-episodes", 0, PB_OPT_INT, "N",
+     "--place rl: episodes of the agent's placement actions (default 300)"},
     {"require-fit", 0, PB_OPT_FLAG, NULL,
      "exit 2 when the plan does not fit the core memory (it is still shown and saved)"},
     PB_OPTS_JSON,
@@ -172,6 +179,30 @@ static json_t *rl_json(const pb_rl_report *r, double optimum)
 	return j;
 }
 
+/* The rl block of partition --json; on a routed mesh the agent's figures
+ * are of the 1-D model (routing-free), the placed max(t) beside them. */
+static void rl_plan_json(json_t *j, const pb_plan *plan, const pb_rl_report *rr, double optimum)
+{
+	json_t *rj = rl_json(rr, optimum);
+	if (!isnan(pb_plan_metric(plan, "mesh_lower_bound", NAN))) {
+		json_object_set_new(rj, "model", json_string("1-D (routing-free)"));
+		json_num(rj, "placed_max_time", pb_plan_metric(plan, "max_time", NAN));
+	}
+	json_object_set(j, "start", json_object_get(rj, "start"));
+	json_object_set_new(j, "rl", rj);
+}
+
+static void rl_plan_text(FILE *out, const pb_plan *plan, const pb_rl_report *rr)
+{
+	if (!isnan(pb_plan_metric(plan, "mesh_lower_bound", NAN)))
+		fprintf(out,
+		        "rl: its 1-D partition, routing-free (placed above: max(t) %.6f ms):\n",
+		        pb_plan_metric(plan, "max_time", NAN) * 1e3);
+	pb_rl_report_text(rr, out);
+	if (rr->agent)
+		fprintf(out, "rl: started from the agent %s\n", rr->agent);
+}
+
 /* An objective value in its unit: max(t) in ms, the weighted objective bare. */
 static char *milp_value(const pb_milp_stats *st, double v, char *buf, size_t len)
 {
@@ -242,10 +273,21 @@ static void milp_text(FILE *out, const pb_milp_stats *st, double limit)
 	        st->nodes, st->columns);
 }
 
+/* The placement's cancel question: the run's (a key in the workbench, a
+ * script's time limit), asked without yielding (GLPK may be on the stack). */
+static int place_stop(void *ud)
+{
+	pb_cmd_ctx *ctx = ud;
+	return ctx->progress
+	           ? ctx->progress(ctx->progress_ud, 1.0, "placing the groups on the mesh")
+	           : pb_job_cancelled();
+}
+
 /* A routed mesh: the plan placed by --place (mesh_plan.h); else --place is
  * refused and the plan stays as it is. */
-static int place_plan(pb_part_problem *P, const pb_args *a, pb_plan **plan,
-                      pb_mesh_place_report *mr, pb_error *err)
+static int place_plan(pb_cmd_ctx *ctx, pb_part_problem *P, const pb_args *a,
+                      const char *default_how, pb_plan **plan, pb_mesh_place_report *mr,
+                      pb_error *err)
 {
 	const char *how = pb_args_str(a, "place", NULL);
 	if (!P->hw.mesh_routed)
@@ -259,8 +301,20 @@ static int place_plan(pb_part_problem *P, const pb_args *a, pb_plan **plan,
 	int rc = pb_args_double(a, "place-time", PB_MESH_MILP_SECONDS, 1e-3, 1e6, &secs, err);
 	if (rc)
 		return rc;
-	rc = pb_mesh_plan_place(P, *plan, how ? how : "local", PB_MESH_LOCAL_EVALS, secs, &placed,
-	                        mr, err);
+	pb_mesh_place_opts po = {.how = how ? how : default_how,
+	                         .max_evals = PB_MESH_LOCAL_EVALS,
+	                         .seconds = secs,
+	                         .agent = pb_args_str(a, "place-agent", NULL),
+	                         .stop = place_stop,
+	                         .stop_ud = ctx};
+	long eps;
+	if ((rc = pb_args_int(a, "place-episodes", 0, 1, 100000000, &eps, err)))
+		return rc;
+	po.rl_episodes = eps;
+	if ((rc = pb_args_int(a, "seed", 1, 0, 0x7fffffffL, &eps, err)))
+		return rc;
+	po.seed = (unsigned long)eps;
+	rc = pb_mesh_plan_place(P, *plan, &po, &placed, mr, err);
 	if (rc)
 		return rc;
 	pb_plan_free(*plan);
@@ -375,7 +429,8 @@ static int cmd_partition(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *
 	if (is_milp && ms.state == PB_MILP_TIME_LIMIT)
 		timed_out = 1;
 	pb_mesh_place_report mr;
-	if (plan && (rc = place_plan(pb_partition_solver_problem(sv), a, &plan, &mr, err))) {
+	if (plan && (rc = place_plan(ctx, pb_partition_solver_problem(sv), a,
+	                             strcmp(o.method, "rl") ? "local" : "rl", &plan, &mr, err))) {
 		pb_plan_free(plan);
 		pb_solver_free(sv);
 		return pb_hooks_finish(hk, rc, err);
@@ -408,11 +463,8 @@ static int cmd_partition(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *
 		if (is_milp)
 			json_object_set_new(j, "milp", milp_json(&ms));
 		label_json(j, plan, o.method, is_milp ? &ms : NULL, cancelled || timed_out);
-		if (is_rl) {
-			json_t *rj = rl_json(&rr, optimum);
-			json_object_set(j, "start", json_object_get(rj, "start"));
-			json_object_set_new(j, "rl", rj);
-		}
+		if (is_rl)
+			rl_plan_json(j, plan, &rr, optimum);
 		json_dumpf(j, ctx->out, JSON_INDENT(1) | JSON_REAL_PRECISION(12));
 		fputc('\n', ctx->out);
 		json_decref(j);
@@ -425,11 +477,8 @@ static int cmd_partition(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *
 		pb_part_report_table(ctx->out, plan);
 		if (is_milp)
 			milp_text(ctx->out, &ms, o.time_limit);
-		if (is_rl) {
-			pb_rl_report_text(&rr, ctx->out);
-			if (rr.agent)
-				fprintf(ctx->out, "rl: started from the agent %s\n", rr.agent);
-		}
+		if (is_rl)
+			rl_plan_text(ctx->out, plan, &rr);
 	}
 	char unres[256]; /* symbolic input dims: the costs, and max(t), are 0 */
 	if (s->graph->n_unknown_shapes && pb_shape_unresolved_inputs(s->graph, unres, sizeof unres))
@@ -472,10 +521,69 @@ static const pb_opt train_opts[] = {
      "start) for 'plot training'"},
     {"no-reference", 0, PB_OPT_FLAG, NULL,
      "skip the exact solves that label the report (no optimum, no gap)"},
+    {"place-output", 0, PB_OPT_STR, "FILE",
+     "routed mesh layouts: then train the placement agent on each model's best partition "
+     "and write it to FILE (docs/mesh.md)"},
+    {"place-agent", 0, PB_OPT_STR, "FILE",
+     "with --place-output: continue training this placement agent"},
+    {"place-episodes", 0, PB_OPT_INT, "N", "placement agent: episodes per model (default 300)"},
     PB_OPTS_JSON,
     PB_OPTS_END};
 
 enum { TRAIN_MAX_MODELS = PB_ARGS_MAX_POS };
+
+/* --place-output: one placement network trained on the agent's best
+ * partition of every model, each from its snake (rl_place.h); a line per
+ * model: the snake's max(t) and the agent's best placement's. */
+static int train_placement(pb_cmd_ctx *ctx, const pb_args *a, pb_rl_train_model *tm, int n,
+                           const char *path, pb_error *err)
+{
+	long eps, seed;
+	int rc = pb_args_int(a, "place-episodes", 300, 1, 100000000, &eps, err);
+	if (rc || (rc = pb_args_int(a, "seed", 1, 0, 0x7fffffffL, &seed, err)))
+		return rc;
+	const char *agent = pb_args_str(a, "place-agent", NULL);
+	int cores = tm[0].P->n;
+	pb_rl_policy *pol = NULL;
+	long done = 0;
+	if (agent)
+		rc = pb_rl_place_load(agent, cores, &pol, &done, err);
+	else if (!(pol = pb_rl_place_policy_new(cores, 32, (unsigned long)seed)))
+		rc = pb_err(err, PB_ENOMEM, "train: out of memory");
+	pb_mesh_cost C[TRAIN_MAX_MODELS], *Cp[TRAIN_MAX_MODELS];
+	pb_rl_place_stats st[TRAIN_MAX_MODELS];
+	int built = 0;
+	for (; built < n && !rc; built++) {
+		Cp[built] = &C[built];
+		rc =
+		    pb_mesh_cost_init(&C[built], tm[built].P, pb_rl_trainer_best(tm[built].T), err);
+		if (rc)
+			break;
+	}
+	pb_rl_place_config cfg;
+	pb_rl_place_config_default(&cfg);
+	cfg.episodes = eps;
+	cfg.seed = (unsigned long)seed;
+	if (!rc)
+		rc = pb_rl_place_train_many(Cp, n, pol, &cfg, 20, st, err);
+	long total = done;
+	for (int k = 0; k < n && !rc; k++)
+		total += st[k].episodes;
+	if (!rc)
+		rc = pb_rl_place_save(pol, cores, total, path, err);
+	for (int k = 0; k < n && !rc; k++)
+		fprintf(ctx->out,
+		        "placement agent: %s: snake %.6f ms, best placement of its last %ld "
+		        "episodes %.6f ms (%.3f s CPU)\n",
+		        tm[k].path, st[k].start * 1e3, st[k].episodes > 20 ? 20L : st[k].episodes,
+		        st[k].best * 1e3, st[k].seconds);
+	if (!rc)
+		fprintf(ctx->log, "wrote %s (%ld episodes)\n", path, total);
+	for (int k = 0; k < built; k++)
+		pb_mesh_cost_free(&C[k]);
+	pb_rl_policy_free(pol);
+	return rc;
+}
 
 static int train_read_cfg(const pb_args *a, pb_rl_config *cfg, pb_error *err)
 {
@@ -628,11 +736,17 @@ static int cmd_train(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, p
 		    "train: several models only from the command line, not from a script");
 	if (n_models > 1 && costs)
 		return pb_err(err, PB_EUSAGE, "train: --costs needs a single model");
+
 	pb_rl_train_model tm[TRAIN_MAX_MODELS] = {{0}};
 	for (int k = 0; k < n_models && !rc; k++) {
 		tm[k].path = k == 0 ? s->graph->path : pb_args_pos(a, k);
 		rc = pb_rl_train_open(&tm[k], k == 0 ? s->graph : NULL, s->hw, costs, no_ref, err);
 	}
+	if (!rc && pb_args_str(a, "place-output", NULL) && !tm[0].P->hw.mesh_routed)
+		rc = pb_err(err, PB_EUSAGE,
+		            "train: --place-output needs a layout with a routed mesh "
+		            "(mesh.link_gbs, mesh.hop_ns); %s has none",
+		            s->hw->path);
 	pb_hooks hk;
 	pb_hooks_init(&hk, s);
 	const char *logp = pb_args_str(a, "log", NULL);
@@ -660,7 +774,7 @@ static int cmd_train(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, p
 	if (rc == PB_OK) {
 		plan = pb_part_to_plan(tm[0].P, pb_rl_trainer_best(tm[0].T), "rl", tm[0].opt);
 		pb_mesh_place_report mr; /* a routed mesh: placed as partition places */
-		if (plan && (rc = place_plan(tm[0].P, a, &plan, &mr, err)))
+		if (plan && (rc = place_plan(ctx, tm[0].P, a, "local", &plan, &mr, err)))
 			pb_plan_free(plan);
 	}
 	if (rc == PB_OK) {
@@ -670,6 +784,9 @@ static int cmd_train(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, p
 			fprintf(ctx->log, "wrote %s\n", outp);
 		train_print(ctx, a, plan, tm, n_models, &run, outp);
 	}
+	const char *pout = pb_args_str(a, "place-output", NULL);
+	if (rc == PB_OK && pout && root)
+		rc = train_placement(ctx, a, tm, n_models, pout, err);
 	pb_rl_train_free(tm, n_models);
 	return rc;
 }
@@ -691,7 +808,8 @@ const pb_command pb_cmds_partition[] = {
      "rl: the agent starts from --init (default balanced) and reports what it added:\n"
      "the start's max(t), its own, the episode at which it first beat the start.\n"
      "It uses agents/LAYOUT.ckpt when the layout has a shipped agent (--agent none: fresh).",
-     .script = PB_SCRIPT_RUN, .paths = "w:output w:emit-lp r:agent:data r:costs:data",
+     .script = PB_SCRIPT_RUN,
+     .paths = "w:output w:emit-lp r:agent:data r:place-agent:data r:costs:data",
      .help_more = pb_part_method_help},
     {"train",
      "train [MODEL [MODEL...]] --layout L [--episodes N] [--seconds S] -o AGENT.ckpt [--seed S] "
@@ -704,5 +822,6 @@ const pb_command pb_cmds_partition[] = {
      "exact optimum; it is computed only to report the gap (--no-reference skips it).\n"
      "The checkpoint only fits layouts with the same number of cores; use it with\n"
      "'partition --method rl --agent AGENT.ckpt'. Format: docs/partition.md.",
-     .script = PB_SCRIPT_RUN, .paths = "w:output w:log r:agent:data r:costs:data"},
+     .script = PB_SCRIPT_RUN,
+     .paths = "w:output w:log r:agent:data r:place-agent:data w:place-output r:costs:data"},
     {0}};

@@ -183,17 +183,15 @@ static int write_doc(FILE *f, const pb_plan *plan, const char *title, pb_chip_sv
 	return ferror(f) ? -1 : 0;
 }
 
-int pb_chip_svg_write(const pb_plan *plan, const char *title, const char *path,
-                      pb_chip_svg_stats *st, pb_error *err)
+int pb_chip_svg_check(const pb_plan *plan, pb_error *err)
 {
-	memset(st, 0, sizeof *st);
 	const json_t *m = plan ? json_object_get(plan->detail, "mesh") : NULL;
 	const json_t *pl = json_object_get(m, "placement");
 	int rows = (int)json_integer_value(json_object_get(m, "rows"));
 	int cols = (int)json_integer_value(json_object_get(m, "cols"));
 	if (!json_is_array(pl) || rows < 1 || cols < 1 ||
 	    (long)json_array_size(pl) != (long)rows * cols)
-		return pb_err(err, PB_EUSAGE,
+		return pb_err(err, PB_EINPUT,
 		              "export --chip: the plan has no placement (a partition plan on a "
 		              "layout with a routed mesh has one: partition --layout "
 		              "layouts/manycore-16-mesh.lua)");
@@ -206,6 +204,16 @@ int pb_chip_svg_write(const pb_plan *plan, const char *title, const char *path,
 			    "(0..%d)",
 			    c, (long long)q, plan->n_groups - 1);
 	}
+	return PB_OK;
+}
+
+int pb_chip_svg_write(const pb_plan *plan, const char *title, const char *path,
+                      pb_chip_svg_stats *st, pb_error *err)
+{
+	memset(st, 0, sizeof *st);
+	int rc = pb_chip_svg_check(plan, err);
+	if (rc)
+		return rc;
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
@@ -216,7 +224,7 @@ int pb_chip_svg_write(const pb_plan *plan, const char *title, const char *path,
 		free(buf);
 		return pb_err(err, PB_ENOMEM, "export --chip: out of memory");
 	}
-	int rc = pb_write_file_atomic(path, buf, len, err);
+	rc = pb_write_file_atomic(path, buf, len, err);
 	free(buf);
 	return rc;
 }

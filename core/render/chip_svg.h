@@ -16,8 +16,11 @@ typedef struct pb_chip_svg_stats {
 	double max_load; /* bytes on the most loaded link */
 } pb_chip_svg_stats;
 
-/* Writes the floorplan of plan to path (atomically). PB_EUSAGE when the
- * plan has no placement (not a partition plan on a routed mesh). */
+/* PB_EINPUT (bad input) when plan has no placement (not a partition plan on
+ * a routed mesh) or one that names no group of the plan; else PB_OK. */
+int pb_chip_svg_check(const pb_plan *plan, pb_error *err);
+/* Writes the floorplan of plan to path (atomically); checks it first
+ * (pb_chip_svg_check). */
 int pb_chip_svg_write(const pb_plan *plan, const char *title, const char *path,
                       pb_chip_svg_stats *st, pb_error *err);
 

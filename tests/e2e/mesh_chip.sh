@@ -41,8 +41,9 @@ grep -q "MB" "$tmp/chip.svg" || fail "chip.svg: no unit on the load legend"
 	>/dev/null 2>&1 || fail "partition on manycore-16"
 "$bin" export $model --layout layouts/manycore-16.lua --plan "$tmp/flat.json" --chip \
 	-o "$tmp/flat.svg" >/dev/null 2>"$tmp/err"
-[ $? -eq 1 ] || fail "export --chip without placement: exit code"
-grep -q "no placement" "$tmp/err" || fail "export --chip: message: $(cat "$tmp/err")"
+[ $? -eq 2 ] || fail "export --chip without placement: exit code (bad input: 2)"
+grep -q "flat.json: export --chip: the plan has no placement" "$tmp/err" ||
+	fail "export --chip: message: $(cat "$tmp/err")"
 [ ! -e "$tmp/flat.svg" ] || fail "export --chip wrote a file it refused"
 
 cat >"$tmp/e.lua" <<'LUA'

@@ -78,5 +78,47 @@ sed 's/link_gbs = 64, hop_ns = 1.0,/link_gbs = 64,/' layouts/manycore-16-mesh.lu
 [ $? -eq 2 ] || fail "half mesh: exit code ($(cat "$tmp/err"))"
 grep -q "half.lua.*hop_ns" "$tmp/err" || fail "half mesh: message: $(cat "$tmp/err")"
 
+# rl on a routed mesh (issue 41): the shipped agents, its plan placed by its
+# placement actions, shown beside the routing-free bound and the snake of
+# the 1-D optimum; its own 1-D figures marked routing-free (text and --json)
+"$bin" partition models/squeezenet1_1.onnx --layout layouts/manycore-16-mesh.lua -m rl \
+	--episodes 20 --place-episodes 50 --json >"$tmp/rl.json" 2>"$tmp/err" || fail "rl: $(cat "$tmp/err")"
+$py - "$tmp/rl.json" <<'PY' || fail "rl on a mesh: json"
+import json, sys
+j = json.load(open(sys.argv[1]))
+p = j["mesh"]["place"]
+assert p["method"] == "rl" and p["rl"]["episodes"] == 50, p
+assert p["rl"]["agent"].endswith("agents/manycore-16-mesh.place.ckpt"), p["rl"]
+assert j["rl"]["agent"].endswith("agents/manycore-16-mesh.ckpt"), j["rl"]
+assert j["rl"]["model"] == "1-D (routing-free)" and j["rl"]["placed_max_time"] == j["max_time"]
+assert j["lower_bound"] <= j["max_time"] and j["snake"] >= j["lower_bound"], j
+assert j["optimum"] is None and j["bound"] == j["lower_bound"], j
+PY
+"$bin" partition models/squeezenet1_1.onnx --layout layouts/manycore-16-mesh.lua -m rl \
+	--episodes 20 --place-episodes 50 >"$tmp/rl.txt" 2>"$tmp/err" || fail "rl text: $(cat "$tmp/err")"
+for want in "routing-free lower bound" "snake of the 1-D optimum" "placement: rl (the agent" \
+	"rl: its 1-D partition, routing-free"; do
+	grep -qF "$want" "$tmp/rl.txt" || fail "rl text: no '$want': $(cat "$tmp/rl.txt")"
+done
+
+# train --place-output: a placement agent that partition --place rl loads;
+# refused on a layout without a routed mesh, and as a partition agent
+"$bin" train models/squeezenet1_1.onnx --layout layouts/manycore-16-mesh.lua --episodes 5 \
+	--no-reference -o "$tmp/a.ckpt" --place-output "$tmp/p.ckpt" --place-episodes 40 \
+	>"$tmp/out" 2>&1 || fail "train --place-output: $(cat "$tmp/out")"
+grep -q "placement agent: models/squeezenet1_1.onnx: snake" "$tmp/out" || fail "train: $(cat "$tmp/out")"
+"$bin" partition models/squeezenet1_1.onnx --layout layouts/manycore-16-mesh.lua -m greedy \
+	--place rl --place-agent "$tmp/p.ckpt" --place-episodes 10 --json >"$tmp/p.json" \
+	2>"$tmp/err" || fail "--place-agent: $(cat "$tmp/err")"
+grep -q "p.ckpt" "$tmp/p.json" || fail "--place-agent: not named in the report"
+"$bin" partition models/squeezenet1_1.onnx --layout layouts/manycore-16-mesh.lua -m rl \
+	--agent "$tmp/p.ckpt" --episodes 2 >/dev/null 2>"$tmp/err"
+[ $? -eq 2 ] || fail "placement agent as partition agent: exit code"
+grep -q "a placement agent" "$tmp/err" || fail "placement agent as partition agent: $(cat "$tmp/err")"
+"$bin" train models/squeezenet1_1.onnx --layout layouts/manycore-16.lua --episodes 2 \
+	--no-reference -o "$tmp/b.ckpt" --place-output "$tmp/q.ckpt" >/dev/null 2>"$tmp/err"
+[ $? -eq 1 ] || fail "train --place-output without a routed mesh: exit code"
+grep -q "routed mesh" "$tmp/err" || fail "train --place-output: $(cat "$tmp/err")"
+
 if [ $fails -eq 0 ]; then echo "partition mesh: 1 passed, 0 failed"; else echo "partition mesh: 0 passed, 1 failed"; fi
 exit $fails

@@ -108,7 +108,7 @@ keys C-u
 keys -l 'partition -'
 keys -l -- '-'
 keys Tab
-wait_for ' --layout --max-labels --method .*--place-time'
+wait_for ' --layout --max-labels --method .*--place'
 keys C-u
 keys -l 'partition -'
 keys -l -- "-layout=$root/layouts/manycore-16."

@@ -264,8 +264,8 @@ static void test_methods_placed(void **state)
 		assert_true(isnan(pb_plan_metric(plan, "optimum", NAN)));
 		pb_plan *placed;
 		pb_mesh_place_report rep;
-		assert_int_equal(
-		    pb_mesh_plan_place(P, plan, "local", 50000, 10.0, &placed, &rep, &err), 0);
+		pb_mesh_place_opts po = {.how = "local", .max_evals = 50000, .seconds = 10.0};
+		assert_int_equal(pb_mesh_plan_place(P, plan, &po, &placed, &rep, &err), 0);
 		assert_true(rep.placed <= rep.start);
 		assert_true(rep.bound <= rep.placed * (1 + 1e-12));
 		assert_true(rep.bound <= rep.snake * (1 + 1e-12));

@@ -119,7 +119,26 @@ static void mesh_text(FILE *out, const pb_plan *p)
 		snprintf(start_text, sizeof start_text, "%.6f", start);
 	else
 		pb_fmt_time_fixed(start, start_text, sizeof start_text);
-	if (json_is_object(pm))
+	const json_t *rl = json_object_get(pm, "rl");
+	if (json_is_object(rl)) { /* the agent's placement actions (rl_place.h) */
+		const json_t *beat = json_object_get(rl, "beat_snake_episode");
+		const char *agent = json_string_value(json_object_get(rl, "agent"));
+		char beat_text[64] = "never beat the snake";
+		if (json_is_integer(beat))
+			snprintf(beat_text, sizeof beat_text,
+			         "first beat the snake at episode %lld", json_integer_value(beat));
+		fprintf(
+		    out,
+		    "placement: rl (the agent's placement actions) from the snake's %s %s: %lld "
+		    "episodes, %lld actions, %lld evaluations, %.3f s CPU; %s%s; agent %s\n",
+		    weighted ? "objective" : "max(t)", start_text,
+		    json_integer_value(json_object_get(rl, "episodes")),
+		    json_integer_value(json_object_get(rl, "steps")),
+		    json_integer_value(json_object_get(pm, "evals")),
+		    json_real_value(json_object_get(rl, "cpu_seconds")), beat_text,
+		    json_is_true(json_object_get(pm, "stopped")) ? "; stopped by the cancel" : "",
+		    agent ? agent : "fresh (no checkpoint)");
+	} else if (json_is_object(pm))
 		fprintf(out,
 		        "placement: %s from the snake's %s %s (%lld evaluations, %lld moves, %lld "
 		        "exchanges, %lld swaps%s)\n",
@@ -129,7 +148,9 @@ static void mesh_text(FILE *out, const pb_plan *p)
 		        json_integer_value(json_object_get(pm, "moves")),
 		        json_integer_value(json_object_get(pm, "exchanges")),
 		        json_integer_value(json_object_get(pm, "swaps")),
-		        json_is_true(json_object_get(pm, "exact"))
+		        json_is_true(json_object_get(pm, "stopped"))
+		            ? "; stopped by the cancel: the placement found until then"
+		        : json_is_true(json_object_get(pm, "exact"))
 		            ? "; optimal placement of these layer groups"
 		        : json_is_true(json_object_get(pm, "local_optimum")) ? "; a local optimum"
 		                                                             : "");

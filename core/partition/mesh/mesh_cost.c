@@ -249,3 +249,10 @@ int pb_mesh_cost_better(const pb_mesh_eval *a, const pb_mesh_eval *b)
 		return 0;
 	return a->sum_sq_time < b->sum_sq_time * (1 - 1e-12);
 }
+
+int pb_mesh_cost_stop(pb_mesh_cost *C)
+{
+	if (!C->stopped && C->stop && C->stop(C->stop_ud))
+		C->stopped = 1;
+	return C->stopped;
+}

@@ -56,7 +56,22 @@ typedef struct pb_mesh_cost {
 	double *load;                /* 4n links, filled by eval */
 	pb_mesh_gtime *g;            /* per group, filled by eval */
 	int *members, *moff, *route, *gsize;
+	/* Asked by the placement searches (mesh_search.h) every
+	 * PB_MESH_STOP_EVERY evaluations and by the MILP (mesh_milp.h) at each of
+	 * GLPK's callbacks: non-zero stops them with the best placement so far
+	 * and sets `stopped` (a cancelled run: the solver's cancel flag). NULL:
+	 * never asked. Set by the caller after pb_mesh_cost_init; it must not
+	 * yield (GLPK's frames may be on the stack). */
+	int (*stop)(void *ud);
+	void *stop_ud;
+	int stopped;
 } pb_mesh_cost;
+
+/* Evaluations between two questions to pb_mesh_cost.stop. */
+#define PB_MESH_STOP_EVERY 16
+
+/* Asks C->stop (when set and not asked already); 1 when it said stop. */
+int pb_mesh_cost_stop(pb_mesh_cost *C);
 
 /* The layout's grid of P (P->hw.mesh_routed must be set). */
 void pb_mesh_cost_grid(const pb_part_problem *P, pb_mesh_grid *g);

@@ -87,6 +87,7 @@ static int mm_pair_cmp(const void *a, const void *b)
 #define MM_TOL 1e-7
 
 typedef struct mm_info {
+	pb_mesh_cost *C; /* its stop callback is asked at every call */
 	double scale, bound;
 	long nodes;
 	int have_bound;
@@ -96,6 +97,10 @@ typedef struct mm_info {
 static void mm_callback(glp_tree *tree, void *info)
 {
 	mm_info *I = info;
+	if (pb_mesh_cost_stop(I->C)) { /* cancelled: GLPK's incumbent, if any, counts */
+		glp_ios_terminate(tree);
+		return;
+	}
 	if (glp_ios_reason(tree) != GLP_ISELECT)
 		return;
 	I->nodes++;
@@ -155,6 +160,8 @@ int pb_mesh_milp_place(pb_mesh_cost *C, int *owner, double time_limit, pb_mesh_e
 		              "keeps pins as fixed cores");
 	pb_mesh_cost_eval(C, owner, ev);
 	double t0 = mm_wall();
+	if (pb_mesh_cost_stop(C)) /* cancelled before: the start stays, no bound */
+		return PB_OK;
 	if (G <= 1) {
 		st->proved = 1;
 		st->bound = ev->max_time;
@@ -397,7 +404,7 @@ int pb_mesh_milp_place(pb_mesh_cost *C, int *owner, double time_limit, pb_mesh_e
 	free(B.ja);
 	free(B.ar);
 
-	mm_info I = {scale, NAN, 0, 0, 0};
+	mm_info I = {C, scale, NAN, 0, 0, 0};
 	glp_iocp ip;
 	glp_init_iocp(&ip);
 	ip.msg_lev = GLP_MSG_OFF;

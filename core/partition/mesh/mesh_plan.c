@@ -6,6 +6,7 @@
 #include "partition/mesh/mesh_plan.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -164,16 +165,57 @@ static int reference(pb_part_problem *P, pb_mesh_place_report *rep, pb_error *er
 	return rc;
 }
 
-int pb_mesh_plan_place(pb_part_problem *P, const pb_plan *plan, const char *how, long max_evals,
-                       double seconds, pb_plan **out, pb_mesh_place_report *rep, pb_error *err)
+/* The agent's placement actions (rl_place.h) from own: its network from
+ * o->agent, the layout's shipped agent, or a fresh one. */
+static int place_rl(pb_mesh_cost *C, const pb_mesh_place_opts *o, int *own, pb_mesh_eval *ev,
+                    pb_mesh_place_report *rep, pb_error *err)
+{
+	const pb_part_problem *P = C->P;
+	pb_rl_policy *pol = NULL;
+	long ep = 0;
+	const char *agent = o->agent;
+	if (!agent &&
+	    pb_rl_place_default_agent(P->hw.path, P->n, rep->agent, (int)sizeof rep->agent))
+		agent = rep->agent;
+	int rc = PB_OK;
+	if (agent && strcmp(agent, "none") != 0) {
+		if (agent != rep->agent)
+			snprintf(rep->agent, sizeof rep->agent, "%s", agent);
+		rc = pb_rl_place_load(agent, P->n, &pol, &ep, err);
+	} else {
+		rep->agent[0] = 0;
+		pol = pb_rl_place_policy_new(P->n, 32, o->seed ? o->seed : 1);
+		if (!pol)
+			rc = pb_err(err, PB_ENOMEM, "placement agent: out of memory");
+	}
+	if (rc)
+		return rc;
+	pb_rl_place_config cfg;
+	pb_rl_place_config_default(&cfg);
+	cfg.seed = o->seed ? o->seed : 1;
+	cfg.seconds = o->rl_seconds;
+	cfg.episodes = o->rl_episodes > 0  ? o->rl_episodes
+	               : o->rl_seconds > 0 ? 0
+	                                   : PB_MESH_RL_EPISODES;
+	rc = pb_rl_place_train(C, pol, &cfg, own, ev, &rep->rl, err);
+	pb_rl_policy_free(pol);
+	return rc;
+}
+
+int pb_mesh_plan_place(pb_part_problem *P, const pb_plan *plan, const pb_mesh_place_opts *o,
+                       pb_plan **out, pb_mesh_place_report *rep, pb_error *err)
 {
 	memset(rep, 0, sizeof *rep);
 	rep->place_bound = NAN;
 	*out = NULL;
+	const char *how = o->how ? o->how : "local";
+	long max_evals = o->max_evals > 0 ? o->max_evals : PB_MESH_LOCAL_EVALS;
+	double seconds = o->seconds > 0 ? o->seconds : PB_MESH_MILP_SECONDS;
 	int mode = !strcmp(how, "snake")   ? 0
 	           : !strcmp(how, "local") ? 1
 	           : !strcmp(how, "exact") ? 2
 	           : !strcmp(how, "milp")  ? 3
+	           : !strcmp(how, "rl")    ? 4
 	                                   : -1;
 	if (mode < 0)
 		return pb_err(err, PB_EUSAGE,
@@ -197,6 +239,8 @@ int pb_mesh_plan_place(pb_part_problem *P, const pb_plan *plan, const char *how,
 		free(own);
 		return rc;
 	}
+	C.stop = o->stop;
+	C.stop_ud = o->stop_ud;
 	pb_mesh_eval ev;
 	pb_mesh_place_snake(C.n_groups, C.gsize, C.order, own);
 	pb_mesh_cost_eval(&C, own, &ev);
@@ -206,7 +250,7 @@ int pb_mesh_plan_place(pb_part_problem *P, const pb_plan *plan, const char *how,
 		rc = pb_mesh_search_local(&C, own, max_evals, &ev, &rep->st, err);
 	else if (mode == 2) {
 		rc = pb_mesh_search_enumerate(&C, own, &ev, &rep->st.evals, err);
-		rep->exact = !rc;
+		rep->exact = !rc && !C.stopped;
 	} else if (mode == 3) {
 		/* the local search's placement is the MILP's start and cutoff */
 		rc = pb_mesh_search_local(&C, own, max_evals, &ev, &rep->st, err);
@@ -214,7 +258,11 @@ int pb_mesh_plan_place(pb_part_problem *P, const pb_plan *plan, const char *how,
 			rc = pb_mesh_milp_place(&C, own, seconds, &ev, &rep->milp, err);
 		rep->exact = !rc && rep->milp.proved;
 		rep->place_bound = rep->milp.bound;
+	} else if (mode == 4) {
+		rc = place_rl(&C, o, own, &ev, rep, err);
+		rep->st.evals = rep->rl.evals;
 	}
+	rep->stopped = C.stopped;
 	rep->seconds = wall() - t0;
 	rep->placed = ev.objective;
 	if (!rc) {
@@ -239,14 +287,28 @@ int pb_mesh_plan_place(pb_part_problem *P, const pb_plan *plan, const char *how,
 	if (!rc) {
 		json_t *m = json_object_get((*out)->detail, "mesh");
 		set_num(m, "snake", rep->snake);
-		json_object_set_new(
-		    m, "place",
-		    json_pack("{s:s, s:f, s:f, s:I, s:I, s:I, s:I, s:b, s:b}", "method", how,
-		              "start", rep->start, "seconds", rep->seconds, "evals",
-		              (json_int_t)rep->st.evals, "moves", (json_int_t)rep->st.moves,
-		              "exchanges", (json_int_t)rep->st.exchanges, "swaps",
-		              (json_int_t)rep->st.swaps, "local_optimum",
-		              mode == 1 && rep->st.local_optimum, "exact", rep->exact));
+		json_object_set_new(m, "place",
+		                    json_pack("{s:s, s:f, s:f, s:I, s:I, s:I, s:I, s:b, s:b, s:b}",
+		                              "method", how, "start", rep->start, "seconds",
+		                              rep->seconds, "evals", (json_int_t)rep->st.evals,
+		                              "moves", (json_int_t)rep->st.moves, "exchanges",
+		                              (json_int_t)rep->st.exchanges, "swaps",
+		                              (json_int_t)rep->st.swaps, "local_optimum",
+		                              mode == 1 && rep->st.local_optimum, "exact",
+		                              rep->exact, "stopped", rep->stopped));
+		if (mode == 4) {
+			const pb_rl_place_stats *rs = &rep->rl;
+			json_object_set_new(
+			    json_object_get(m, "place"), "rl",
+			    json_pack("{s:I, s:I, s:f, s:o, s:o, s:b}", "episodes",
+			              (json_int_t)rs->episodes, "steps", (json_int_t)rs->steps,
+			              "cpu_seconds", rs->seconds, "beat_snake_episode",
+			              rs->beat_episode >= 0 ? json_integer(rs->beat_episode)
+			                                    : json_null(),
+			              "agent",
+			              rep->agent[0] ? json_string(rep->agent) : json_null(),
+			              "stopped", rs->stopped));
+		}
 		if (mode == 3) {
 			json_t *pm = json_object_get(m, "place");
 			set_num(pm, "bound", rep->place_bound);

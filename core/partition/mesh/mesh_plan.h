@@ -18,9 +18,10 @@
 #include "partition/chain/chain_problem.h"
 #include "partition/mesh/mesh_milp.h"
 #include "partition/mesh/mesh_search.h"
+#include "partition/mesh/rl_place.h"
 
 /* Placement methods of pb_mesh_plan_place. */
-#define PB_MESH_PLACE_NAMES "snake|local|exact|milp"
+#define PB_MESH_PLACE_NAMES "snake|local|exact|milp|rl"
 /* Evaluations the partition command gives the local search. */
 #define PB_MESH_LOCAL_EVALS 50000L
 /* Seconds the partition command gives the placement MILP by default. */
@@ -41,16 +42,38 @@ typedef struct pb_mesh_place_report {
 	pb_mesh_search_stats st;
 	int exact; /* 1: enumeration or the MILP proved the placement optimal (for the segmentation)
 	            */
+	int stopped;        /* 1: stop said so (a cancelled run): the best placement until then */
 	double place_bound; /* milp: its lower bound of the placement's max(t) (NAN otherwise) */
 	pb_mesh_milp_stats milp;
+	pb_rl_place_stats rl; /* rl: the agent's episodes */
+	char agent[256];      /* rl: the checkpoint it started from ("" for a fresh network) */
 } pb_mesh_place_report;
 
-/* Places the groups of a partition plan by `how` (snake, local, exact, milp)
- * and returns the placed plan in *out (a new plan; the old one is not freed),
- * with detail.mesh.snake and the search figures; max_evals bounds local (and
- * the local search milp starts from), seconds the MILP. */
-int pb_mesh_plan_place(pb_part_problem *P, const pb_plan *plan, const char *how, long max_evals,
-                       double seconds, pb_plan **out, pb_mesh_place_report *rep, pb_error *err);
+/* How pb_mesh_plan_place places (zero fields: defaults). */
+typedef struct pb_mesh_place_opts {
+	const char *how;    /* PB_MESH_PLACE_NAMES (NULL: local) */
+	long max_evals;     /* local (and the local search milp starts from) */
+	double seconds;     /* milp: time limit */
+	const char *agent;  /* rl: placement checkpoint; NULL: the layout's shipped
+	                       agents/STEM.place.ckpt when there is one; "none": fresh */
+	long rl_episodes;   /* rl: episodes (0: PB_MESH_RL_EPISODES) */
+	double rl_seconds;  /* rl: CPU-time budget (0: none) */
+	unsigned long seed; /* rl (0: 1) */
+	/* The searches' cancel question (pb_mesh_cost.stop; NULL: none): once it
+	 * says stop, the placement found so far is kept (the snake when asked
+	 * before the first move); rep->stopped and detail.mesh.place.stopped. */
+	int (*stop)(void *ud);
+	void *stop_ud;
+} pb_mesh_place_opts;
+
+/* Episodes of the agent's placement actions in `partition` (rl_place.h). */
+#define PB_MESH_RL_EPISODES 300L
+
+/* Places the groups of a partition plan by o->how and returns the placed
+ * plan in *out (a new plan; the old one is not freed), with
+ * detail.mesh.snake and the search figures. */
+int pb_mesh_plan_place(pb_part_problem *P, const pb_plan *plan, const pb_mesh_place_opts *o,
+                       pb_plan **out, pb_mesh_place_report *rep, pb_error *err);
 /* Reads detail.mesh.placement of a plan (n entries); 0 when it has none. */
 int pb_mesh_plan_owner(const pb_plan *plan, int n, int *owner);
 

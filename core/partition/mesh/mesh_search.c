@@ -77,6 +77,19 @@ static int try_swap(pb_mesh_cost *C, int *owner, int p, int q, pb_mesh_eval *ev,
 	return 0;
 }
 
+/* 1 while the search may evaluate more: under its budget and not stopped
+ * (C->stop is asked every PB_MESH_STOP_EVERY evaluations, from the first). */
+static int go(pb_mesh_cost *C, const pb_mesh_search_stats *st, long max_evals, long *ask_at)
+{
+	if (C->stopped || st->evals >= max_evals)
+		return 0;
+	if (st->evals >= *ask_at) {
+		*ask_at = st->evals + PB_MESH_STOP_EVERY;
+		return !pb_mesh_cost_stop(C);
+	}
+	return 1;
+}
+
 int pb_mesh_search_local(pb_mesh_cost *C, int *owner, long max_evals, pb_mesh_eval *ev,
                          pb_mesh_search_stats *st, pb_error *err)
 {
@@ -90,14 +103,15 @@ int pb_mesh_search_local(pb_mesh_cost *C, int *owner, long max_evals, pb_mesh_ev
 	}
 	pb_mesh_cost_eval(C, owner, ev);
 	st->evals = 1;
+	long ask = 0;
 	int improved = 1;
-	while (improved && st->evals < max_evals) {
+	while (improved && go(C, st, max_evals, &ask)) {
 		improved = 0;
-		for (int c = 0; c < n && st->evals < max_evals; c++) {
+		for (int c = 0; c < n && go(C, st, max_evals, &ask); c++) {
 			int r = c / cols, k = c % cols;
 			int nb[4] = {k + 1 < cols ? c + 1 : -1, k > 0 ? c - 1 : -1,
 			             r + 1 < rows ? c + cols : -1, r > 0 ? c - cols : -1};
-			for (int d = 0; d < 4 && st->evals < max_evals; d++) {
+			for (int d = 0; d < 4 && go(C, st, max_evals, &ask); d++) {
 				if (nb[d] < 0 || owner[nb[d]] == owner[c])
 					continue;
 				if (try_move(C, owner, c, owner[nb[d]], ev, seen, queue,
@@ -109,22 +123,22 @@ int pb_mesh_search_local(pb_mesh_cost *C, int *owner, long max_evals, pb_mesh_ev
 			}
 		}
 		/* exchanges of two border cores between neighbouring groups */
-		for (int x = 0; x < n && st->evals < max_evals; x++)
-			for (int y = x + 1; y < n && st->evals < max_evals; y++)
+		for (int x = 0; x < n && go(C, st, max_evals, &ask); x++)
+			for (int y = x + 1; y < n && go(C, st, max_evals, &ask); y++)
 				if (owner[x] != owner[y] && touches(&C->grid, owner, x, owner[y]) &&
 				    touches(&C->grid, owner, y, owner[x]) &&
 				    try_exchange(C, owner, x, y, ev, seen, queue, &st->evals)) {
 					st->exchanges++;
 					improved = 1;
 				}
-		for (int p = 0; p < G && st->evals < max_evals; p++)
-			for (int q = p + 1; q < G && st->evals < max_evals; q++)
+		for (int p = 0; p < G && go(C, st, max_evals, &ask); p++)
+			for (int q = p + 1; q < G && go(C, st, max_evals, &ask); q++)
 				if (try_swap(C, owner, p, q, ev, &st->evals)) {
 					st->swaps++;
 					improved = 1;
 				}
 	}
-	st->local_optimum = !improved;
+	st->local_optimum = !improved && !C->stopped;
 	free(seen);
 	free(queue);
 	return PB_OK;
@@ -157,8 +171,12 @@ int pb_mesh_search_enumerate(pb_mesh_cost *C, int *owner, pb_mesh_eval *ev, long
 		return pb_err(err, PB_ENOMEM, "placement enumeration: out of memory");
 	}
 	int found = 0;
+	long tried = 0;
 	*evals = 0;
 	for (;;) {
+		/* most assignments are not connected: ask every 4096 of them */
+		if (tried++ % 4096 == 0 && pb_mesh_cost_stop(C))
+			break;
 		if (valid(C, cur, seen, queue)) {
 			pb_mesh_eval e;
 			pb_mesh_cost_eval(C, cur, &e);
@@ -178,6 +196,8 @@ int pb_mesh_search_enumerate(pb_mesh_cost *C, int *owner, pb_mesh_eval *ev, long
 	free(cur);
 	free(seen);
 	free(queue);
+	if (C->stopped && !found) /* the caller's placement stays */
+		return PB_OK;
 	return found ? PB_OK
 	             : pb_err(err, PB_EINPUT,
 	                      "placement enumeration: no connected placement of %d groups", G);

@@ -5,7 +5,8 @@
  *   8 bytes  magic "PBRLAGNT"
  *   u32      format version (3)
  *   u32      cores the agent was trained for
- *   u32 x 3  inputs per core pair, hidden units, logits per pair (= 4)
+ *   u32 x 3  inputs per core pair, hidden units, logits per pair (= 4; a
+ *            placement agent, rl_place.h: inputs per core, 8 per core)
  *   u64      episodes trained
  *   u32      parameter count P
  *   f64 x P  parameters (W1, b1, W2, b2; policy.h: the network is shared by
@@ -110,6 +111,12 @@ int pb_rl_checkpoint_save(const pb_rl_policy *p, int cores, long episodes, const
 int pb_rl_checkpoint_load(const char *path, int cores, pb_rl_policy **out, long *episodes,
                           pb_error *err)
 {
+	return pb_rl_checkpoint_load_net(path, cores, 4, cores - 1, out, episodes, err);
+}
+
+int pb_rl_checkpoint_load_net(const char *path, int cores, int types, int n_pos, pb_rl_policy **out,
+                              long *episodes, pb_error *err)
+{
 	*out = NULL;
 	FILE *f = pb_door_fopen_read(path, PB_DOOR_DATA, "agent checkpoint", err);
 	if (!f)
@@ -175,11 +182,18 @@ int pb_rl_checkpoint_load(const char *path, int cores, pb_rl_policy **out, long 
 		else {
 			int ni = (int)get_u32(b + 16), nh = (int)get_u32(b + 20),
 			    nt = (int)get_u32(b + 24);
-			if (ni <= 0 || nh <= 0 || nt != 4 || ni > 1 << 16 || nh > 1 << 16 ||
-			    cores < 2 || pb_rl_policy_param_count(ni, nh, nt) != (long)np) {
+			if (nt != types && (nt == 4 || nt == 8)) {
+				rc = pb_err(
+				    err, PB_EINPUT,
+				    "%s: a %s agent (%d logits per position), not a %s agent", path,
+				    nt == 4 ? "partition" : "placement", nt,
+				    types == 4 ? "partition" : "placement");
+			} else if (ni <= 0 || nh <= 0 || nt != types || ni > 1 << 16 ||
+			           nh > 1 << 16 || cores < 2 ||
+			           pb_rl_policy_param_count(ni, nh, nt) != (long)np) {
 				rc = pb_err(err, PB_EINPUT, "%s: inconsistent network sizes", path);
 			} else {
-				pb_rl_policy *p = pb_rl_policy_new(ni, nh, nt, cores - 1, 0);
+				pb_rl_policy *p = pb_rl_policy_new(ni, nh, nt, n_pos, 0);
 				if (!p) {
 					rc = pb_err(err, PB_ENOMEM, "%s: out of memory", path);
 				} else {

@@ -203,5 +203,10 @@ int pb_rl_checkpoint_save(const struct pb_rl_policy *p, int cores, long episodes
 /* Loads a checkpoint; refuses one trained for another core count. */
 int pb_rl_checkpoint_load(const char *path, int cores, struct pb_rl_policy **out, long *episodes,
                           pb_error *err);
+/* Loads a network of `types` logits over n_pos positions (the partition
+ * agent: 4 over cores - 1 pairs; the placement agent, rl_place.h: 8 over
+ * cores); refuses the other kind naming it. */
+int pb_rl_checkpoint_load_net(const char *path, int cores, int types, int n_pos,
+                              struct pb_rl_policy **out, long *episodes, pb_error *err);
 
 #endif
