@@ -360,6 +360,18 @@ static int plan_option(pb_cmd_ctx *ctx, const pb_args *a, pb_error *err)
 	int rc = pb_plan_load(path, ctx->s->graph->n_nodes, &p, err);
 	if (rc)
 		return rc;
+	/* a plan made at another batch (shard/pipeline --batch) is edited on the
+	 * model reopened at it, as the command that made it left its session */
+	long gb = pb_plan_graph_batch(ctx->s->graph);
+	if (p->model_batch > 0 && gb > 0 && p->model_batch != gb &&
+	    (rc = pb_session_set_batch(ctx->s, p->model_batch, err)) == PB_OK &&
+	    ctx->s->graph->n_nodes != p->n_nodes)
+		rc = pb_err(err, PB_EINPUT, "%s: the model at batch %ld has %d nodes, the plan %d",
+		            path, p->model_batch, ctx->s->graph->n_nodes, p->n_nodes);
+	if (rc) {
+		pb_plan_free(p);
+		return rc;
+	}
 	pb_session_set_plan(ctx->s, p);
 	return PB_OK;
 }
