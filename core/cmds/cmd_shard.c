@@ -585,6 +585,10 @@ static int cmd_shard_run(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *
 	dopt.tp = (int)ftp;
 	dopt.pp = (int)fpp;
 	dopt.m = (int)fm;
+	if (dtp && (rc = pb_dtp_check_degrees(&dopt, &cl, err))) {
+		pb_cluster_free(&cl);
+		goto out;
+	}
 	reload_job dj = {&cl, &po, dtp ? &dopt : NULL, &dres, NULL, err};
 	if (pb_args_has(a, "batch") && (rc = apply_batch(ctx, batch, err))) {
 		pb_cluster_free(&cl);

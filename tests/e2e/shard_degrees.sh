@@ -111,5 +111,20 @@ grep -q "^degrees: mixed, no Megatron dp x tp (axis 32: both" "$tmp/out" ||
 grep -q "^best overall: dp 32 tp 1 (grouping dp 1 x tp 32) pp 1, 2 micro-batches" "$tmp/out" ||
 	fail "accumulation line: $(grep 'best overall' "$tmp/out")"
 
+# degrees that cannot multiply to the devices are refused before any search:
+# a Lua candidate_filter that raises when the search calls it shows whether
+# one ran (before 2026-12-07 the operator-level search ran first: bert_base_like
+# x cluster-2x8 spent 2.5 s of CPU, then said so)
+cat >"$tmp/dp3.lua" <<'LUA'
+pb.heuristic{ name = "searched", kind = "candidate_filter",
+  fn = function(n, c) error("the search ran") end }
+local ok, e = pcall(pb.cmd, "shard --dp 3")
+print(ok, e)
+LUA
+"$bin" run "$tmp/dp3.lua" models/bert_base_like.onnx --layout layouts/cluster-2x8.lua \
+	>"$tmp/dp3.out" 2>&1
+grep -q 'do not multiply to the 16 devices' "$tmp/dp3.out" ||
+	fail "--dp 3 not refused before the search: $(tail -2 "$tmp/dp3.out")"
+
 [ $fails = 0 ] && echo "shard_degrees: ok"
 exit $((fails > 0))

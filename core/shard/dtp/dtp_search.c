@@ -911,6 +911,18 @@ static int run_units(const pb_graph *g, const pb_cluster *cl, const pb_dtp_opts 
 	return rc;
 }
 
+int pb_dtp_check_degrees(const pb_dtp_opts *o, const pb_cluster *cl, pb_error *err)
+{
+	int N = cl->n_devices;
+	if ((o->dp && N % o->dp) || (o->tp && N % o->tp) || (o->pp && N % o->pp) ||
+	    (o->dp && o->tp && o->pp && (long)o->dp * o->tp * o->pp != N))
+		return pb_err(err, PB_EUSAGE,
+		              "shard: --dp %d --tp %d --pp %d do not multiply to the %d devices of "
+		              "%s (0 = free)",
+		              o->dp, o->tp, o->pp, N, cl->name);
+	return PB_OK;
+}
+
 int pb_dtp_search_even(const pb_graph *g, const pb_cluster *cl, const pb_dtp_opts *o,
                        pb_dtp_result *r, pb_error *err)
 {
@@ -922,12 +934,9 @@ int pb_dtp_search_even(const pb_graph *g, const pb_cluster *cl, const pb_dtp_opt
 	r->batch = B;
 	r->gap = o->gap;
 	r->node_limit = o->node_limit;
-	if ((o->dp && N % o->dp) || (o->tp && N % o->tp) || (o->pp && N % o->pp) ||
-	    (o->dp && o->tp && o->pp && o->dp * o->tp * o->pp != N))
-		return pb_err(err, PB_EUSAGE,
-		              "shard: --dp %d --tp %d --pp %d do not multiply to the %d devices of "
-		              "%s (0 = free)",
-		              o->dp, o->tp, o->pp, N, cl->name);
+	int rc = pb_dtp_check_degrees(o, cl, err);
+	if (rc)
+		return rc;
 	if (o->m && B % o->m)
 		return pb_err(err, PB_EUSAGE, "shard: %d micro-batches do not divide the batch %ld",
 		              o->m, B);
@@ -970,7 +979,7 @@ int pb_dtp_search_even(const pb_graph *g, const pb_cluster *cl, const pb_dtp_opt
 		units[i].total = n_units;
 	}
 	pb_dtp_opts ow = *o;
-	int rc = PB_OK;
+	rc = PB_OK;
 	for (int w = 0, nw = 0; w < n_units && rc == PB_OK; w += nw) {
 		double inc = o->incumbent > 0 ? o->incumbent : INFINITY;
 		for (int i = 0; i < r->n && !o->exhaustive; i++)

@@ -83,6 +83,9 @@ int pb_dtp_oprows(const struct pb_shard_search *s, pb_dtp_oprow **out);
 /* The stage grouping of (dp, tp): "DxT", or one axis "D" when dp or tp is
  * 1; NULL for a single device. */
 const char *pb_dtp_scheme_of(int dp, int tp, char *buf, size_t n);
+/* --dp/--tp/--pp that can multiply to the cluster's devices (0 = free),
+ * else PB_EUSAGE naming them: checked before any search runs. */
+int pb_dtp_check_degrees(const pb_dtp_opts *o, const pb_cluster *cl, pb_error *err);
 /* pb_dtp_search without the uneven device groups. */
 int pb_dtp_search_even(const pb_graph *g, const pb_cluster *cl, const pb_dtp_opts *o,
                        pb_dtp_result *r, pb_error *err);
