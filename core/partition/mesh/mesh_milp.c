@@ -467,16 +467,11 @@ int pb_mesh_milp_place(pb_mesh_cost *C, int *owner, double time_limit, pb_mesh_e
 	glp_delete_prob(lp);
 	pb_mesh_cost_eval(C, owner, ev); /* C->g and loads of the kept placement */
 	st->seconds = mm_wall() - t0;
-	free(arc_of);
-	free(tail);
-	free(head);
-	free(pp_p);
-	free(pp_q);
-	free(pairs);
-	free(route);
-	free(on);
-	return PB_OK;
+	int out_rc = PB_OK;
+	goto out;
 oom:
+	out_rc = pb_err(err, PB_ENOMEM, "milp placement: out of memory");
+out:
 	free(arc_of);
 	free(tail);
 	free(head);
@@ -485,5 +480,5 @@ oom:
 	free(pairs);
 	free(route);
 	free(on);
-	return pb_err(err, PB_ENOMEM, "milp placement: out of memory");
+	return out_rc;
 }
