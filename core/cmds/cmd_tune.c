@@ -24,7 +24,8 @@ static const pb_opt tune_opts[] = {
     {"log", 0, PB_OPT_STR, "FILE", "append every measurement to FILE (JSON lines)"},
     {"resume", 0, PB_OPT_FLAG, NULL, "continue from the measurements already in --log"},
     {"baselines", 0, PB_OPT_FLAG, NULL,
-     "also run random, simulated annealing, exhaustive (small spaces) and OpenBLAS"},
+     "also run random, simulated annealing, exhaustive (small spaces) and OpenBLAS (with --all: "
+     "OpenBLAS on every shape)"},
     {"exhaustive-max", 0, PB_OPT_INT, "N",
      "run exhaustive only up to N legal configurations (default 5000)"},
     {"no-costmodel", 0, PB_OPT_FLAG, NULL, "RL with measured rewards only (ablation)"},
@@ -196,11 +197,9 @@ static int parse_seconds(const pb_args *a, const char *name, double dflt, double
 static int cmd_all(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a,
                    const pb_tune_opts *base, pb_error *err)
 {
-	if (pb_args_has(a, "node") || pb_args_has(a, "op") || pb_args_has(a, "shape") ||
-	    pb_args_has(a, "baselines"))
+	if (pb_args_has(a, "node") || pb_args_has(a, "op") || pb_args_has(a, "shape"))
 		return pb_err(err, PB_EUSAGE,
-		              "tune: --all tunes every shape of MODEL (no --node/--op/--shape/"
-		              "--baselines)");
+		              "tune: --all tunes every shape of MODEL (no --node/--op/--shape)");
 	if (!base->log_path)
 		return pb_err(err, PB_EUSAGE, "tune: --all needs --log FILE (the log it writes)");
 	pb_tune_all_opts o = {*base};
@@ -307,7 +306,7 @@ const pb_command pb_cmds_tune[] = {
      "tune (--op gemm --shape M,N,K | --op conv2d --shape N,C,H,W,K,R,S,stride,pad | "
      "MODEL --node NAME) [--trials T] [--log FILE] [--resume] [--baselines] [--no-transfer] "
      "[--json]; "
-     "tune MODEL --all --log FILE [--budget SECONDS] [--resume]; "
+     "tune MODEL --all --log FILE [--budget SECONDS] [--resume] [--baselines]; "
      "tune MODEL --times --log FILE",
      "auto-tune a GEMM / convolution kernel on this CPU (RL + cost model)", tune_opts, cmd_tune, 0,
      "Searches tile sizes, loop order, unroll, vector width and packing of a real\n"

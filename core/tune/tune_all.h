@@ -53,7 +53,17 @@ typedef struct pb_tune_all_shape {
 	int rank;
 	char host[64];
 	char why[200]; /* MISSING: why */
+	/* with baselines: OpenBLAS sgemm on the shape (blas_baseline.h), 0 when not run */
+	double openblas_gflops;
+	char openblas_core[32];
 } pb_tune_all_shape;
+
+/* A node the run does not tune, and why (an operator without a tuned kernel,
+ * or a Conv/Gemm/MatMul whose shape the kernels cannot take). */
+typedef struct pb_tune_all_skip {
+	int node;
+	char why[200];
+} pb_tune_all_skip;
 
 typedef struct pb_tune_all {
 	const pb_graph *g;
@@ -61,10 +71,13 @@ typedef struct pb_tune_all {
 	int n;
 	int untunable; /* Conv/Gemm/MatMul nodes whose shape the kernels cannot take */
 	double flops;
+	pb_tune_all_skip *skipped; /* every node of g in no shape, in graph order */
+	int n_skipped;
 } pb_tune_all;
 
 typedef struct pb_tune_all_opts {
-	pb_tune_opts tune;   /* trials, batch, seed, measure; log_path required; resume */
+	pb_tune_opts tune;   /* trials, batch, seed, measure; log_path required; resume;
+	                      * baselines: also OpenBLAS on every shape (no other baseline) */
 	double budget;       /* > 0: seconds of wall time for the whole run */
 	double rank_timeout; /* seconds of silence after which a rank is taken for dead */
 	int (*progress)(void *ud, double fraction, const char *line); /* non-zero: cancel */
@@ -87,6 +100,9 @@ void pb_tune_all_free(pb_tune_all *a);
  * shapes are not an error here: r->missing counts them. */
 int pb_tune_all_run(pb_tune_all *a, const pb_tune_all_opts *o, pb_tune_all_report *r,
                     pb_error *err);
+
+/* Measures OpenBLAS on shape s (blas_baseline.h) into its outcome. */
+void pb_tune_all_openblas(pb_tune_all *a, int s, const pb_tune_all_opts *o);
 
 /* The report as `tune MODEL --all` prints it. */
 void pb_tune_all_report_text(FILE *f, const pb_tune_all *a, const pb_tune_all_report *r,

@@ -348,9 +348,12 @@ static int coordinate(pb_tune_all *a, const pb_tune_all_opts *o, pb_tune_all_rep
 	if (!rc) {
 		c.share_left = 0;
 		for (int s = 0; s < a->n; s++)
-			if (a->shapes[s].state == PB_TUNE_ALL_LOGGED)
+			if (a->shapes[s].state == PB_TUNE_ALL_LOGGED) {
 				r->logged++;
-			else {
+				/* tuned by a run without OpenBLAS: measured now, not logged */
+				if (o->tune.baselines && a->shapes[s].openblas_gflops <= 0)
+					pb_tune_all_openblas(a, s, o);
+			} else {
 				c.queue[c.nq++] = s;
 				c.share_left += a->shapes[s].share;
 			}
