@@ -5,10 +5,12 @@
  * in one of two orders, then register tiles of mr x nr computed by a
  * micro-kernel (ukernels.c). With packing, the A block (mc x kc) and the B
  * block (kc x nc) are copied into zero-padded panels, so every register tile
- * reads whole panels and edge tiles go through a small buffer; without
- * packing the micro-kernel reads A and B in place and edge tiles are done by
- * a scalar loop. Invariant: every C element is written once per k-block, the
- * first k-block stores and the others accumulate.
+ * reads whole panels; an edge tile (the last M % mr rows, N % nr columns) is
+ * computed by the smallest compiled kernel covering it (edge_kernels), into
+ * C when it fits exactly, else into a small buffer. Without packing the
+ * micro-kernel reads A and B in place, and an edge tile with no kernel of
+ * exactly its size is done by a scalar loop. Invariant: every C element is written once per
+ * k-block, the first k-block stores and the others accumulate.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -84,13 +86,70 @@ static void pack_b(const float *B, int N, int pc, int jc, int kb, int nb, int nr
 		}
 }
 
+/* A tile's kernel: the configuration's own, or an edge kernel (mr x nr its tile). */
+typedef struct tile_ukr {
+	pb_gemm_ukr fn;
+	int mr, nr;
+} tile_ukr;
+
 typedef struct gemm_run {
 	const pb_gemm_cfg *c;
-	pb_gemm_ukr ukr;
+	tile_ukr ukr[2][2]; /* [last rows of M][last columns of N] */
 	int M, N, K;
 	const float *A, *B;
 	float *C, *Ap, *Bp, *tmp;
 } gemm_run;
+
+/* The kernels of the full tile and of the M, N and corner edges: M % mr rows,
+ * N % nr columns (cache tiles are multiples of the register tile, so only
+ * the matrix's last tiles are partial). An edge kernel is narrower or
+ * shorter than the full one where the compiled set has one
+ * (pb_gemm_ukr_edge); packed, it reads the same zero-padded panels. */
+static void edge_kernels(const pb_gemm_cfg *c, int M, int N, tile_ukr u[2][2])
+{
+	int rm = M % c->mr, rn = N % c->nr;
+	for (int em = 0; em < 2; em++)
+		for (int en = 0; en < 2; en++) {
+			tile_ukr *t = &u[em][en];
+			t->fn = pb_gemm_ukr_find(c->vec, c->mr, c->nr, c->unroll);
+			t->mr = c->mr;
+			t->nr = c->nr;
+			int mi = em && rm ? rm : c->mr, nj = en && rn ? rn : c->nr, mo, no;
+			pb_gemm_ukr f =
+			    pb_gemm_ukr_edge(c->vec, c->mr, c->nr, c->unroll, mi, nj, &mo, &no);
+			if (f) {
+				t->fn = f;
+				t->mr = mo;
+				t->nr = no;
+			}
+		}
+}
+
+void pb_gemm_edge_stats(const pb_gemm_cfg *c, int M, int N, double *waste, double *scalar)
+{
+	*waste = *scalar = 0;
+	if (!pb_gemm_legal(c, NULL, 0) || M < 1 || N < 1)
+		return;
+	tile_ukr u[2][2];
+	edge_kernels(c, M, N, u);
+	int rm = M % c->mr, rn = N % c->nr;
+	double computed = 0, scal = 0;
+	for (int em = 0; em < 2; em++)
+		for (int en = 0; en < 2; en++) {
+			int mi = em ? rm : c->mr, nj = en ? rn : c->nr;
+			double tiles =
+			    (double)(em ? rm > 0 : M / c->mr) * (en ? rn > 0 : N / c->nr);
+			if (!mi || !nj || !tiles)
+				continue;
+			if (!c->pack && !(u[em][en].mr == mi && u[em][en].nr == nj))
+				scal += tiles * mi * nj; /* in place, no kernel of its size */
+			else
+				computed += tiles * u[em][en].mr * u[em][en].nr;
+		}
+	double useful = (double)M * N - scal;
+	*waste = computed > 0 ? (computed - useful) / computed : 0;
+	*scalar = scal / ((double)M * N);
+}
 
 /* All register tiles of one (ic, jc, pc) block. */
 static void macro_tile(const gemm_run *g, int ic, int jc, int pc, int mb, int nb, int kb)
@@ -99,25 +158,29 @@ static void macro_tile(const gemm_run *g, int ic, int jc, int pc, int mb, int nb
 	for (int jr = 0; jr < nb; jr += nr)
 		for (int ir = 0; ir < mb; ir += mr) {
 			int mi = imin(mr, mb - ir), nj = imin(nr, nb - jr);
+			const tile_ukr *u = &g->ukr[mi < mr][nj < nr];
+			int exact = u->mr == mi && u->nr == nj;
 			float *c = g->C + (long)(ic + ir) * N + jc + jr;
 			if (g->c->pack) {
 				const float *a = g->Ap + (long)ir * kb, *b = g->Bp + (long)jr * kb;
-				if (mi == mr && nj == nr) {
-					g->ukr(kb, a, 1, mr, b, nr, c, N, first);
+				if (exact) {
+					u->fn(kb, a, 1, mr, b, nr, c, N, first);
 					continue;
 				}
-				g->ukr(kb, a, 1, mr, b, nr, g->tmp, nr, 1);
+				u->fn(kb, a, 1, mr, b, nr, g->tmp, u->nr, 1);
 				for (int i = 0; i < mi; i++)
 					for (int j = 0; j < nj; j++)
 						c[(long)i * N + j] =
-						    first ? g->tmp[i * nr + j]
-						          : c[(long)i * N + j] + g->tmp[i * nr + j];
+						    first ? g->tmp[i * u->nr + j]
+						          : c[(long)i * N + j] +
+						                g->tmp[i * u->nr + j];
 				continue;
 			}
 			const float *a = g->A + (long)(ic + ir) * K + pc;
 			const float *b = g->B + (long)pc * N + jc + jr;
-			if (mi == mr && nj == nr) {
-				g->ukr(kb, a, K, 1, b, N, c, N, first);
+			if (exact) { /* in place: only a kernel of the tile's own size stays inside
+				      */
+				u->fn(kb, a, K, 1, b, N, c, N, first);
 				continue;
 			}
 			for (int i = 0; i < mi; i++)
@@ -135,7 +198,8 @@ int pb_gemm_run(const pb_gemm_cfg *c, int M, int N, int K, const float *A, const
 {
 	if (!pb_gemm_legal(c, NULL, 0))
 		return -1;
-	gemm_run g = {c, pb_gemm_ukr_find(c->vec, c->mr, c->nr, c->unroll), M, N, K, A, B, C};
+	gemm_run g = {c, {{{0}}}, M, N, K, A, B, C};
+	edge_kernels(c, M, N, g.ukr);
 	int mc = floor_mult(c->mc, c->mr), nc = floor_mult(c->nc, c->nr), kc = c->kc;
 	g.Ap = ws;
 	g.Bp = ws + (size_t)mc * kc;

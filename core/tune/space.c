@@ -424,8 +424,11 @@ int pb_tune_space_features(const pb_tune_space *sp, const int *idx, float *f)
 		f[n++] = (float)log2((double)kc * c.nr * 4); /* B panel bytes (L1) */
 		f[n++] = (float)log2((double)mc * kc * 4);   /* A block bytes (L2) */
 		f[n++] = (float)log2((double)kc * nc * 4);   /* B block bytes (L3) */
-		f[n++] = (float)(waste(s->m, c.mr) + waste(s->n, c.nr));
+		double edge_waste, edge_scalar;
+		pb_gemm_edge_stats(&c, s->m, s->n, &edge_waste, &edge_scalar);
+		f[n++] = (float)edge_waste; /* padding computed by the edge kernels */
 		f[n++] = (float)((double)(s->m / mc + 1) * (s->n / nc + 1)); /* repacks */
+		f[n++] = (float)edge_scalar; /* share of C by the scalar edge loop */
 	} else {
 		pb_conv_cfg c;
 		pb_tune_space_conv_cfg(sp, idx, &c);

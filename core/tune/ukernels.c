@@ -9,6 +9,9 @@
  * The lists below are the legal register tiles: at most 32 accumulators for
  * GEMM (mr * nr / vec) and 16 for convolution (kb * owv), nr a multiple of
  * vec. Anything else has no micro-kernel and is an illegal configuration.
+ * The vec 4 tiles 4 columns wide are not in the search space (nr is 8, 16
+ * or 32): they are edge kernels, for the last columns of a matrix whose N
+ * leaves 4 or fewer (pb_gemm_ukr_edge).
  */
 #include "tune/ukernels.h"
 
@@ -48,6 +51,10 @@ struct conv_entry {
 	PB_GEMM_U(X, float, 1, 2, 8)                                                               \
 	PB_GEMM_U(X, float, 1, 2, 16)                                                              \
 	PB_GEMM_U(X, float, 1, 4, 8)                                                               \
+	PB_GEMM_U(X, pb_v4, 4, 2, 4)                                                               \
+	PB_GEMM_U(X, pb_v4, 4, 4, 4)                                                               \
+	PB_GEMM_U(X, pb_v4, 4, 6, 4)                                                               \
+	PB_GEMM_U(X, pb_v4, 4, 8, 4)                                                               \
 	PB_GEMM_U(X, pb_v4, 4, 2, 8)                                                               \
 	PB_GEMM_U(X, pb_v4, 4, 2, 16)                                                              \
 	PB_GEMM_U(X, pb_v4, 4, 2, 32)                                                              \
@@ -183,6 +190,31 @@ pb_gemm_ukr pb_gemm_ukr_find(int vec, int mr, int nr, int unroll)
 		if (t->vec == vec && t->mr == mr && t->nr == nr && t->unroll == unroll)
 			return t->fn;
 	return NULL;
+}
+
+pb_gemm_ukr pb_gemm_ukr_edge(int vec, int mr, int nr, int unroll, int mi, int nj, int *mr_out,
+                             int *nr_out)
+{
+	const struct gemm_entry *t = gemm_table_base, *best = NULL;
+#ifdef PB_HAVE_AVX2_SET
+	if (use_isa() == ISA_AVX2)
+		t = gemm_table_avx2;
+	else if (use_isa() == ISA_AVX512)
+		t = gemm_table_avx512;
+#endif
+	for (; t->fn; t++) {
+		if (t->unroll != unroll || t->vec > vec || t->mr < mi || t->nr < nj || t->mr > mr ||
+		    t->nr > nr)
+			continue;
+		long area = (long)t->mr * t->nr, b = best ? (long)best->mr * best->nr : 0;
+		if (!best || area < b || (area == b && t->vec > best->vec))
+			best = t;
+	}
+	if (!best)
+		return NULL;
+	*mr_out = best->mr;
+	*nr_out = best->nr;
+	return best->fn;
 }
 
 pb_conv_ukr pb_conv_ukr_find(int vec, int kb, int owv, int unroll)

@@ -21,6 +21,13 @@ typedef void (*pb_conv_ukr)(int nc, int R, int S, const float *x, long xcs, long
 /* NULL when no micro-kernel exists for these parameters (illegal config). */
 pb_gemm_ukr pb_gemm_ukr_find(int vec, int mr, int nr, int unroll);
 pb_conv_ukr pb_conv_ukr_find(int vec, int kb, int owv, int unroll);
+/* The edge kernel of a configuration (vec, mr, nr, unroll) for a tile of mi
+ * rows and nj columns (mi <= mr, nj <= nr): the compiled kernel with the same
+ * unroll, vector width <= vec and mr' x nr' the smallest tile with
+ * mi <= mr' <= mr, nj <= nr' <= nr (ties: the wider vector); its tile in
+ * *mr_out, *nr_out. NULL if none (then the full tile covers it). */
+pb_gemm_ukr pb_gemm_ukr_edge(int vec, int mr, int nr, int unroll, int mi, int nj, int *mr_out,
+                             int *nr_out);
 const char *pb_ukr_isa(void);
 /* 1 when the AVX-512F set runs (vec 16 kernels exist on this CPU). */
 int pb_ukr_has_vec16(void);

@@ -61,6 +61,55 @@ static void test_gemm_all_configs(void **state)
 	int stride = getenv("PB_SANITIZED") ? 7 : 1;
 	check_all("gemm", "37,29,45", stride); /* edges in every loop */
 	check_all("gemm", "8,16,3", stride + 2);
+	/* M % mr in {2, 0, 2, 2} and N % nr = 4 for every nr: the in-place edge
+	 * tiles run kernels of exactly their size (2 rows, 4 columns) reading the
+	 * last rows of A and B (ASan: nothing past them) */
+	check_all("gemm", "26,36,20", stride + 1);
+}
+
+/* The edge kernels: the smallest compiled tile covering an edge tile, of the
+ * configuration's unroll and at most its vector width (ukernels.c lists the
+ * tiles: vec 4 has 2/4/6/8 x 4/8/16(/32), vec 8 has 2/4/6/8 x 8/16/32). */
+static void test_gemm_edge_kernels(void **state)
+{
+	int mo = 0, no = 0;
+	/* gemm:256,196,1024 under 6x16: 4 rows and 4 columns left */
+	assert_non_null(pb_gemm_ukr_edge(8, 6, 16, 4, 4, 4, &mo, &no));
+	assert_int_equal(mo, 4);
+	assert_int_equal(no, 4); /* vec 4: no 8-wide vector fits 4 columns */
+	assert_non_null(pb_gemm_ukr_edge(8, 6, 16, 4, 6, 4, &mo, &no));
+	assert_true(mo == 6 && no == 4);
+	assert_non_null(pb_gemm_ukr_edge(8, 6, 16, 1, 4, 16, &mo, &no));
+	assert_true(mo == 4 && no == 16);
+	assert_non_null(pb_gemm_ukr_edge(8, 6, 16, 4, 6, 5, &mo, &no));
+	assert_true(mo == 6 && no == 8);
+	assert_non_null(pb_gemm_ukr_edge(8, 6, 16, 4, 1, 1, &mo, &no));
+	assert_true(mo == 2 && no == 4);
+	assert_non_null(pb_gemm_ukr_edge(8, 6, 16, 4, 6, 16, &mo, &no));
+	assert_true(mo == 6 && no == 16); /* the full tile is its own */
+	/* scalar kernels have no 4-wide tile and never take a vector one */
+	assert_non_null(pb_gemm_ukr_edge(1, 4, 8, 1, 3, 3, &mo, &no));
+	assert_true(mo == 4 && no == 8);
+	assert_null(
+	    pb_gemm_ukr_edge(1, 2, 8, 1, 3, 3, &mo, &no)); /* nothing up to 2 rows covers 3 */
+
+	/* the cost model's edge figures on gemm:256,196,1024 */
+	pb_gemm_cfg c = {8, 6, 16, 4, 192, 256, 256, 1, 0};
+	double waste, scalar;
+	pb_gemm_edge_stats(&c, 256, 196, &waste, &scalar);
+	/* 42x12 full 6x16 tiles, 42 of 6x4 and 12 of 4x16 and one 4x4: exact, no padding */
+	assert_true(fabs(waste) < 1e-12);
+	assert_true(scalar == 0);
+	c.pack = 0;
+	pb_gemm_edge_stats(&c, 256, 196, &waste, &scalar);
+	assert_true(fabs(waste) < 1e-12 &&
+	            scalar == 0);                    /* in place too: every edge has its kernel */
+	c.vec = 1, c.mr = 4, c.nr = 8, c.unroll = 1; /* scalar 4x8: 196 = 24 x 8 + 4 */
+	pb_gemm_edge_stats(&c, 256, 196, &waste, &scalar);
+	assert_true(fabs(scalar - 4.0 / 196) < 1e-12); /* the last 4 columns by the scalar loop */
+	c.pack = 1;
+	pb_gemm_edge_stats(&c, 256, 196, &waste, &scalar);
+	assert_true(scalar == 0 && fabs(waste - (8.0 - 4) * 256 / (200.0 * 256)) < 1e-12);
 }
 
 static void test_conv_all_configs(void **state)
@@ -540,6 +589,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_gemm_all_configs),
+	    cmocka_unit_test(test_gemm_edge_kernels),
 	    cmocka_unit_test(test_conv_all_configs),
 	    cmocka_unit_test(test_baseline_isa),
 	    cmocka_unit_test(test_vec16_kernels),
