@@ -8,8 +8,9 @@
  * reads whole panels; an edge tile (the last M % mr rows, N % nr columns) is
  * computed by the smallest compiled kernel covering it (edge_kernels), into
  * C when it fits exactly, else into a small buffer. Without packing the
- * micro-kernel reads A and B in place, and an edge tile with no kernel of
- * exactly its size is done by a scalar loop. Invariant: every C element is written once per
+ * micro-kernel reads A and B in place; an edge tile with no kernel of
+ * exactly its size reads zero-padded copies of its rows of A and columns
+ * of B instead. Invariant: every C element is written once per
  * k-block, the first k-block stores and the others accumulate.
  */
 #include <stdio.h>
@@ -125,36 +126,30 @@ static void edge_kernels(const pb_gemm_cfg *c, int M, int N, tile_ukr u[2][2])
 		}
 }
 
-void pb_gemm_edge_stats(const pb_gemm_cfg *c, int M, int N, double *waste, double *scalar)
+double pb_gemm_edge_waste(const pb_gemm_cfg *c, int M, int N)
 {
-	*waste = *scalar = 0;
 	if (!pb_gemm_legal(c, NULL, 0) || M < 1 || N < 1)
-		return;
+		return 0;
 	tile_ukr u[2][2];
 	edge_kernels(c, M, N, u);
 	int rm = M % c->mr, rn = N % c->nr;
-	double computed = 0, scal = 0;
+	double computed = 0;
 	for (int em = 0; em < 2; em++)
 		for (int en = 0; en < 2; en++) {
 			int mi = em ? rm : c->mr, nj = en ? rn : c->nr;
 			double tiles =
 			    (double)(em ? rm > 0 : M / c->mr) * (en ? rn > 0 : N / c->nr);
-			if (!mi || !nj || !tiles)
-				continue;
-			if (!c->pack && !(u[em][en].mr == mi && u[em][en].nr == nj))
-				scal += tiles * mi * nj; /* in place, no kernel of its size */
-			else
+			if (mi && nj && tiles)
 				computed += tiles * u[em][en].mr * u[em][en].nr;
 		}
-	double useful = (double)M * N - scal;
-	*waste = computed > 0 ? (computed - useful) / computed : 0;
-	*scalar = scal / ((double)M * N);
+	return computed > 0 ? (computed - (double)M * N) / computed : 0;
 }
 
 /* All register tiles of one (ic, jc, pc) block. */
 static void macro_tile(const gemm_run *g, int ic, int jc, int pc, int mb, int nb, int kb)
 {
 	const int mr = g->c->mr, nr = g->c->nr, N = g->N, K = g->K, first = pc == 0;
+	int b_jr = -1, b_nr = 0; /* the column tile whose B edge is in g->Bp (in place) */
 	for (int jr = 0; jr < nb; jr += nr)
 		for (int ir = 0; ir < mb; ir += mr) {
 			int mi = imin(mr, mb - ir), nj = imin(nr, nb - jr);
@@ -178,18 +173,39 @@ static void macro_tile(const gemm_run *g, int ic, int jc, int pc, int mb, int nb
 			}
 			const float *a = g->A + (long)(ic + ir) * K + pc;
 			const float *b = g->B + (long)pc * N + jc + jr;
-			if (exact) { /* in place: only a kernel of the tile's own size stays inside
+			if (exact) { /* in place: a kernel of the tile's own size stays in A and B
 				      */
 				u->fn(kb, a, K, 1, b, N, c, N, first);
 				continue;
 			}
-			for (int i = 0; i < mi; i++)
-				for (int j = 0; j < nj; j++) {
-					float s = 0.0f;
-					for (int k = 0; k < kb; k++)
-						s += a[(long)i * K + k] * b[(long)k * N + j];
-					c[(long)i * N + j] = first ? s : c[(long)i * N + j] + s;
+			/* In place, an edge without a kernel of its size: its columns of B
+			 * and rows of A go into zero-padded copies (the packing buffers,
+			 * unused in place), so the covering kernel reads nothing past A or
+			 * B. The B copy serves every row tile of the column tile. */
+			long ars = K, ldb = N;
+			if (nj < u->nr) {
+				if (b_jr != jr || b_nr != u->nr) {
+					pack_b(g->B, N, pc, jc + jr, kb, nj, u->nr, g->Bp);
+					b_jr = jr;
+					b_nr = u->nr;
 				}
+				b = g->Bp;
+				ldb = u->nr;
+			}
+			if (mi < u->mr) {
+				for (int i = 0; i < u->mr; i++)
+					for (int k = 0; k < kb; k++)
+						g->Ap[(long)i * kb + k] =
+						    i < mi ? a[(long)i * K + k] : 0.0f;
+				a = g->Ap;
+				ars = kb;
+			}
+			u->fn(kb, a, ars, 1, b, ldb, g->tmp, u->nr, 1);
+			for (int i = 0; i < mi; i++)
+				for (int j = 0; j < nj; j++)
+					c[(long)i * N + j] =
+					    first ? g->tmp[i * u->nr + j]
+					          : c[(long)i * N + j] + g->tmp[i * u->nr + j];
 		}
 }
 

@@ -57,12 +57,10 @@ int pb_gemm_legal(const pb_gemm_cfg *c, char *why, size_t len);
 int pb_conv_legal(const pb_conv_cfg *c, char *why, size_t len);
 
 /* Workspace in floats that pb_*_run needs for this configuration and shape. */
-/* The register tiles' cost at the matrix edges (M % mr rows, N % nr columns):
- * *waste, the fraction of the computed C elements that are padding (edge
- * tiles run the smallest compiled kernel covering them); *scalar, the
- * fraction of C done by the scalar loop (in place, an edge tile without a
- * kernel of exactly its size). */
-void pb_gemm_edge_stats(const pb_gemm_cfg *c, int M, int N, double *waste, double *scalar);
+/* The fraction of the C elements the register tiles compute that are
+ * padding: the matrix's edge tiles (M % mr rows, N % nr columns) run the
+ * smallest compiled kernel covering them. */
+double pb_gemm_edge_waste(const pb_gemm_cfg *c, int M, int N);
 size_t pb_gemm_workspace(const pb_gemm_cfg *c, int M, int N, int K);
 size_t pb_conv_workspace(const pb_conv_cfg *c, const pb_conv_shape *s);
 

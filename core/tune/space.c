@@ -424,11 +424,9 @@ int pb_tune_space_features(const pb_tune_space *sp, const int *idx, float *f)
 		f[n++] = (float)log2((double)kc * c.nr * 4); /* B panel bytes (L1) */
 		f[n++] = (float)log2((double)mc * kc * 4);   /* A block bytes (L2) */
 		f[n++] = (float)log2((double)kc * nc * 4);   /* B block bytes (L3) */
-		double edge_waste, edge_scalar;
-		pb_gemm_edge_stats(&c, s->m, s->n, &edge_waste, &edge_scalar);
-		f[n++] = (float)edge_waste; /* padding computed by the edge kernels */
+		f[n++] =
+		    (float)pb_gemm_edge_waste(&c, s->m, s->n); /* padding of the edge kernels */
 		f[n++] = (float)((double)(s->m / mc + 1) * (s->n / nc + 1)); /* repacks */
-		f[n++] = (float)edge_scalar; /* share of C by the scalar edge loop */
 	} else {
 		pb_conv_cfg c;
 		pb_tune_space_conv_cfg(sp, idx, &c);
