@@ -1,24 +1,19 @@
 /*
- * mode_normal.c — the normal mode: the one key table of the workbench, the
- * '?' help built from it, and clicks on the views.
+ * mode_normal.c — the normal mode: keys of the key table (keymap.c) run
+ * their commands, the '?' help is built from it, clicks go to the views.
  *
- * Every key runs a command string from the command table (the same commands
- * as the CLI and the ':' line); placeholders are filled from the selection
- * before running: %s selected node id, %g its plan group, %p the group before
- * it, %r the node range "FIRST LAST" of the selected box, %b its first node
- * (a hidden constant's box is the one it feeds), %C 1 when boxes of
- * constants only are hidden and 0 when shown (so that 'C' toggles them). Entries starting
- * with '@' are input modes of the terminal itself (the ':' prompt, search
- * prompt, help and output pagers, repaint), not features: each of them only
- * gathers input for commands or shows their output. The keys of the
- * partition methods come from their registry (method_registry.h): a method's
- * key runs 'partition --method NAME', with --start for a stepped one.
+ * Placeholders of a key's command are filled from the selection before
+ * running: %s selected node id, %g its plan group, %p the group before it,
+ * %r the node range "FIRST LAST" of the selected box, %b its first node (a
+ * hidden constant's box is the one it feeds), %C 1 when boxes of constants
+ * only are hidden and 0 when shown (so that 'C' toggles them). Entries
+ * starting with '@' are input modes of the terminal itself, handled here.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "jobs.h"
-#include "partition/methods/method_registry.h"
+#include "keymap.h"
 #include "mode_cmdline.h"
 #include "mode_normal.h"
 #include "mode_pager.h"
@@ -28,100 +23,6 @@
 #include "spec_cands.h"
 #include "viewgraph.h"
 #include "views.h"
-
-#define CTRL(c) ((c)&0x1f)
-
-typedef struct tui_binding {
-	int key;
-	const char *cmd;
-} tui_binding;
-
-static const tui_binding KEYS[] = {
-    {':', "@command"},
-    {'/', "@search"},
-    {'?', "@help"},
-    {'o', "@output"},
-    {CTRL('l'), "@refresh"},
-    {27, "@cancel"},
-    {CTRL('c'), "@interrupt"},
-    {CTRL('z'), "@suspend"},
-    {'q', "@quit"},
-    {KEY_LEFT, "view pan -8 0"},
-    {'h', "view pan -8 0"},
-    {KEY_RIGHT, "view pan 8 0"},
-    {'l', "view pan 8 0"},
-    {KEY_UP, "view pan 0 -4"},
-    {'k', "view pan 0 -4"},
-    {KEY_DOWN, "view pan 0 4"},
-    {'j', "view pan 0 4"},
-    {'+', "view zoom +"},
-    {'-', "view zoom -"},
-    {'f', "view fit"},
-    {'z', "view center"},
-    {'F', "view follow toggle"},
-    {'.', "view select next"},
-    {',', "view select prev"},
-    {'J', "view select succ"},
-    {'K', "view select pred"},
-    {'\n', "view expand %r"},
-    {KEY_BACKSPACE, "view collapse %b"},
-    {'c', "view color cycle"},
-    {'L', "view dir toggle"},
-    {'C', "view set constants=%C"},
-    {'M', "view mouse toggle"},
-    {'n', "find"},
-    {'N', "find --prev"},
-    {'>', "boundary %g 1"},
-    {'<', "boundary %g -1"},
-    {'{', "boundary %p 1"},
-    {'}', "boundary %p -1"},
-    {'m', "merge %g"},
-    {'v', "split %g"},
-    {'u', "undo"},
-    {CTRL('r'), "redo"},
-    {'e', "evaluate"},
-    {0, "@methods"}, /* the partition methods' keys, from their registry */
-    {'s', "step"},
-    {'S', "step -n 10"},
-    {'T', "repeat 100 step"},
-    {'p', "plan"},
-    {'x', "export -o partbench.svg"},
-    {'W', "save partbench-session.json"},
-    {'H', "view chip toggle"},
-    {'[', "@spec-prev"},
-    {']', "@spec-next"},
-    {'=', "@spec-pin"},
-};
-
-#define TUI_KEYS_MAX 96
-#define TUI_METHODS_MAX 32
-
-/* KEYS with "@methods" replaced by a binding per method that has a key. */
-static const tui_binding *keys_all(size_t *n)
-{
-	static tui_binding all[TUI_KEYS_MAX];
-	static char cmds[TUI_METHODS_MAX][80];
-	static size_t n_all;
-	static int built;
-	for (size_t i = 0; !built && i < sizeof KEYS / sizeof KEYS[0]; i++) {
-		if (strcmp(KEYS[i].cmd, "@methods") != 0) {
-			all[n_all++] = KEYS[i];
-			continue;
-		}
-		for (int k = 0; k < pb_part_method_count() && k < TUI_METHODS_MAX; k++) {
-			const pb_part_method *m = pb_part_method_at(k);
-			if (!m->key || n_all + 1 >= TUI_KEYS_MAX)
-				continue;
-			snprintf(cmds[k], sizeof cmds[k], "partition --method %s%s", m->name,
-			         (m->flags & PB_PART_M_STEPPED) ? " --start" : "");
-			all[n_all].key = m->key;
-			all[n_all++].cmd = cmds[k];
-		}
-	}
-	built = 1;
-	*n = n_all;
-	return all;
-}
 
 static const struct {
 	const char *action, *what;
@@ -140,42 +41,13 @@ static const struct {
     {"@spec-pin", "shard plan: pin the operator to the inspector's spec (runs 'pin')"},
 };
 
-static const char *key_label(int key, char *buf, size_t len)
-{
-	switch (key) {
-	case '\n':
-		return "Enter";
-	case ' ':
-		return "Space";
-	case KEY_BACKSPACE:
-		return "Backspace";
-	case KEY_LEFT:
-		return "Left";
-	case KEY_RIGHT:
-		return "Right";
-	case KEY_UP:
-		return "Up";
-	case KEY_DOWN:
-		return "Down";
-	case 27:
-		return "Esc";
-	default:
-		break;
-	}
-	if (key < 32)
-		snprintf(buf, len, "Ctrl-%c", key + 64);
-	else
-		snprintf(buf, len, "%c", key);
-	return buf;
-}
-
 void tui_keys_help(FILE *out)
 {
 	fprintf(out, "Keys (each runs the command shown; %%s node, %%g group, %%p group-1, %%r "
 	             "box range,\n%%b box's first node, %%C 1 while constants are hidden, else "
 	             "0)\n\n");
 	size_t n_keys;
-	const tui_binding *keys = keys_all(&n_keys);
+	const tui_binding *keys = tui_keymap(&n_keys);
 	for (size_t i = 0; i < n_keys; i++) {
 		char kb[16], word[32];
 		const char *what = NULL;
@@ -183,7 +55,7 @@ void tui_keys_help(FILE *out)
 			for (size_t k = 0; k < sizeof ACTIONS / sizeof ACTIONS[0]; k++)
 				if (strcmp(ACTIONS[k].action, keys[i].cmd) == 0)
 					what = ACTIONS[k].what;
-			fprintf(out, "  %-10s %s\n", key_label(keys[i].key, kb, sizeof kb),
+			fprintf(out, "  %-10s %s\n", tui_key_label(keys[i].key, kb, sizeof kb),
 			        what ? what : keys[i].cmd);
 			continue;
 		}
@@ -192,7 +64,7 @@ void tui_keys_help(FILE *out)
 		what = c ? c->summary : "(command not in this build)";
 		if (strstr(keys[i].cmd, "constants=%C"))
 			what = "show / hide boxes of constants only (weight copies)";
-		fprintf(out, "  %-10s %-30s %s\n", key_label(keys[i].key, kb, sizeof kb),
+		fprintf(out, "  %-10s %-30s %s\n", tui_key_label(keys[i].key, kb, sizeof kb),
 		        keys[i].cmd, what);
 	}
 	fprintf(out, "\nMouse: click selects a node or a table row; drag a node onto the next or\n"
@@ -339,7 +211,7 @@ static int normal_key(tui_app *a, void *data, int key, int code)
 	else if (!code && key >= KEY_MIN)
 		key = -1; /* a character that no key of the table is */
 	size_t n_keys;
-	const tui_binding *keys = keys_all(&n_keys);
+	const tui_binding *keys = tui_keymap(&n_keys);
 	for (size_t i = 0; key >= 0 && i < n_keys; i++) {
 		if (keys[i].key != key)
 			continue;
@@ -352,7 +224,7 @@ static int normal_key(tui_app *a, void *data, int key, int code)
 	}
 	char kb[16];
 	tui_out(a, 1, "key %s is not bound (? shows the keys)",
-	        key >= 0 ? key_label(key, kb, sizeof kb) : "(character)");
+	        key >= 0 ? tui_key_label(key, kb, sizeof kb) : "(character)");
 	return 0;
 }
 
