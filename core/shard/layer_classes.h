@@ -38,7 +38,5 @@ typedef struct pb_layer_classes {
  * at most 16 runs). Returns PB_OK or PB_ENOMEM; no run is not an error. */
 int pb_layer_classes_find(const pb_graph *g, pb_layer_classes *lc, pb_error *err);
 void pb_layer_classes_free(pb_layer_classes *lc);
-/* dst = a copy of src (layer_classes_copy.c). */
-int pb_layer_classes_copy(const pb_layer_classes *src, pb_layer_classes *dst, pb_error *err);
 
 #endif

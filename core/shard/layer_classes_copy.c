@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "shard/layer_classes.h"
+#include "shard/layer_classes_copy.h"
 
 int pb_layer_classes_copy(const pb_layer_classes *src, pb_layer_classes *dst, pb_error *err)
 {

@@ -142,7 +142,6 @@ static const char *const elementwise_ops[] = {"Add",
 static const char *const linear_unary_ops[] = {"Identity", "Neg",      "Cast",
                                                "Dropout",  "CastLike", NULL};
 
-int pb_spec_is_elementwise(const char *op);
 int pb_spec_is_elementwise(const char *op)
 {
 	return is_op(op, elementwise_ops);

@@ -65,6 +65,8 @@ void pb_spec_local_dims(const pb_tensor *t, const signed char *spec, const pb_me
 double pb_spec_pad_factor(const pb_tensor *t, const signed char *spec, const pb_mesh *m);
 /* Factor by which the tensor's bytes shrink on one device. */
 double pb_spec_shrink(const signed char *spec, const pb_mesh *m);
+/* 1 when op is an elementwise operator (its output shards like its inputs). */
+int pb_spec_is_elementwise(const char *op);
 /* "S1", "R", "P" per axis joined by ',' into buf. */
 char *pb_spec_str(const signed char *spec, int n_axes, char *buf, size_t len);
 

@@ -15,6 +15,7 @@
 #include "shard/dtp/dtp.h"
 #include "shard/dtp/dtp_stage.h"
 #include "shard/layer_classes.h"
+#include "shard/pipeline/pipeline_layers.h"
 #include "shard/search/search.h"
 #include "shard/strategy/strategy_problem.h"
 

@@ -21,6 +21,7 @@
 #include "shard/dtp/dtp_interleave.h"
 #include "shard/dtp/dtp_plan.h"
 #include "shard/dtp/dtp_stage.h"
+#include "shard/pipeline/pipeline_layers.h"
 #include "shard/pipeline/pipeline_p2p.h"
 #include "shard/pipeline/pipeline_plan.h"
 #include "shard/search/search.h"

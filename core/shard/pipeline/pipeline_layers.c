@@ -1,6 +1,6 @@
 /*
  * shard/pipeline/pipeline_layers.c — the stage split at layer boundaries
- * (pipeline_stages.h, pb_pipe_split_layers).
+ * (pipeline_layers.h).
  *
  * The operators (cost >= 0) in node order are cut only after the last
  * operator of a repeated block (layer_classes.h); the pieces between two
@@ -20,7 +20,7 @@
 #include <string.h>
 
 #include "shard/layer_classes.h"
-#include "shard/pipeline/pipeline_stages.h"
+#include "shard/pipeline/pipeline_layers.h"
 #include "util/job.h"
 
 /* Units in order into exactly p non-empty stages, the slowest least:

@@ -68,15 +68,6 @@ int pb_pipe_split_milp_rules(const pb_graph *g, const double *cost, int p, int s
 int pb_pipe_split_rule_broken(const pb_graph *g, const double *cost, const int *stage,
                               const int *before, const struct pb_part_rules *rules, char *msg,
                               size_t len);
-/* The split at layer boundaries (pipeline_layers.c): cuts only after the
- * last operator of a repeated block (layer_classes.h), the slowest stage
- * least, then the sum of squared stage costs (equal middle stages, fewer
- * layers where the embedding or the head is); more stages than pieces: cut
- * between any operators (node order). *min_layers / *max_layers:
- * the fewest / most blocks a stage got (0 when cut between operators).
- * PB_EINPUT when the model has no repeated layers or fewer operators than p. */
-int pb_pipe_split_layers(const pb_graph *g, const double *cost, int p, pb_pipe_split *out,
-                         int *min_layers, int *max_layers, pb_error *err);
 /* 1 when every node with cost >= 0 has at most one such predecessor and one
  * such successor (a chain). */
 int pb_pipe_is_chain(const pb_graph *g, const double *cost);

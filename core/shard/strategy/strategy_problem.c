@@ -16,6 +16,7 @@
 
 #include "shard/act_saved.h"
 #include "shard/layer_classes.h"
+#include "shard/layer_classes_copy.h"
 #include "shard/strategy/strategy_prune.h"
 #include "shard/strategy/strategy_share.h"
 #include "util/job.h"
@@ -57,8 +58,6 @@ static int is_key_op(const char *op)
 	return !strcmp(op, "MatMul") || !strcmp(op, "Gemm") || !strcmp(op, "Conv") ||
 	       !strcmp(op, "ConvTranspose") || !strcmp(op, "Einsum");
 }
-
-int pb_spec_is_elementwise(const char *op);
 
 static int is_follower_op(const char *op)
 {
