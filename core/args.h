@@ -24,6 +24,15 @@ typedef struct pb_opt {
 	/* Optional: the values the option takes, for help ("a|b|c " before the
 	 * help line) and completion; fills up to max and returns how many. */
 	int (*choices)(const char **out, int max);
+	/* What the command does with the file the value names, for scripts
+	 * (pb.cmd; commands.c checks it before the command runs): words
+	 * separated by spaces, "r:KIND" it reads a file of kind KIND
+	 * (util/file_door.h), "w" it writes the file, "s" the file replaces
+	 * session state (plan, layout), "g" the command guards the path itself
+	 * (run's --allow-write may only narrow the caller's). NULL: the value is
+	 * no file. Every option whose metavar is FILE, DIR, LOG, PROFILE or
+	 * MODEL has one (test_cmd_perms). */
+	const char *path;
 } pb_opt;
 
 #define PB_ARGS_MAX_OPTS 48

@@ -94,7 +94,8 @@ static void svg_output_positional(const pb_command *c, pb_args *a)
 
 /* ------------------------------------------------ what scripts may run
  * Each command says it on its entry (pb_command.script and .paths,
- * commands.h); check_script_cmd applies it before the command runs. */
+ * commands.h), each option on its own (pb_opt.path, args.h);
+ * check_script_cmd applies them before the command runs. */
 
 int pb_cmd_path_within(const char *dir, const char *path)
 {
@@ -123,7 +124,7 @@ int pb_cmd_path_within(const char *dir, const char *path)
 	return inside;
 }
 
-/* the capability rules of util/file_door.h, by the kind names of .paths */
+/* the capability rules of util/file_door.h, by the kind names of path tokens */
 static int kind_ok(const char *kind, const char *path)
 {
 	return pb_door_kind_ok(pb_door_kind_named(kind), path);
@@ -173,6 +174,23 @@ static int path_word(const char *tok, const char *v)
 	return 0;
 }
 
+char *pb_cmd_path_tokens(const pb_command *c, char *buf, size_t len)
+{
+	size_t k = 0;
+	if (!len)
+		return buf;
+	k = (size_t)snprintf(buf, len, "%s", c->paths ? c->paths : "");
+	for (const pb_opt *o = c->opts; o && o->name && k < len; o++) {
+		char words[64];
+		snprintf(words, sizeof words, "%s", o->path ? o->path : "");
+		for (char *save = NULL, *w = strtok_r(words, " ", &save); w && k < len;
+		     w = strtok_r(NULL, " ", &save))
+			k += (size_t)snprintf(buf + k, len - k, "%s%c:%s%s", k ? " " : "", w[0],
+			                      o->name, w[1] == ':' ? w + 1 : "");
+	}
+	return buf;
+}
+
 static int check_script_cmd(pb_cmd_ctx *ctx, const pb_command *c, const pb_args *a, pb_error *err)
 {
 	pb_session *s = ctx->s;
@@ -180,10 +198,11 @@ static int check_script_cmd(pb_cmd_ctx *ctx, const pb_command *c, const pb_args 
 		return pb_err(err, PB_EUSAGE, "%s: not available to scripts", c->name);
 	if (c->script == PB_SCRIPT_NO)
 		return PB_OK;
-	const char *paths = c->paths ? c->paths : "";
+	char paths[512];
+	pb_cmd_path_tokens(c, paths, sizeof paths);
 	int changes = (c->flags & PB_CMD_GRAPH && pb_args_pos(a, 0)) ||
 	              (c->flags & PB_CMD_LAYOUT && pb_args_str(a, "layout", NULL));
-	char buf[256], kind[16];
+	char buf[512], kind[16];
 	snprintf(buf, sizeof buf, "%s", paths);
 	for (char *save = NULL, *tok = strtok_r(buf, " ", &save); tok;
 	     tok = strtok_r(NULL, " ", &save))

@@ -76,19 +76,14 @@ struct pb_command {
 	const char *help; /* longer text for --help, may be NULL */
 	/* What a Lua script may do with the command (pb.cmd): PB_SCRIPT_*. */
 	unsigned script;
-	/* The files the command touches, for scripts (commands.c checks them
-	 * before the command runs), tokens separated by spaces:
-	 *   w:OPT     the value of option OPT is a file the command writes
+	/* The files its positional arguments name, for scripts (commands.c
+	 * checks them before the command runs), tokens separated by spaces:
 	 *   w@N       positional N is a file the command writes
-	 *   r:OPT:K   option OPT names a file of kind K (util/file_door.h) it reads
-	 *   r@N:K     positional N names a file of kind K that it reads
-	 *   s:OPT s@N the option / positional replaces session state (plan, layout)
-	 *   g:OPT     the command guards this path itself (run's --allow-write may
-	 *             only narrow the caller's)
-	 * PB_CMD_GRAPH commands read a model in positional 0 and PB_CMD_LAYOUT ones
-	 * a layout in --layout; both replace session state. Every option whose
-	 * value is a file (metavar FILE, DIR or LOG) must be named here when
-	 * scripts may run the command (test_cmd_perms). */
+	 *   r@N:K     positional N names a file of kind K (util/file_door.h) it reads
+	 *   s@N       positional N replaces session state (plan, layout)
+	 * Options say it on their own entry (pb_opt.path). PB_CMD_GRAPH commands
+	 * read a model in positional 0 and PB_CMD_LAYOUT ones a layout in
+	 * --layout; both replace session state. */
 	const char *paths;
 	/* Optional: help generated after .help (e.g. partition's methods, from
 	 * their registry). */
@@ -122,6 +117,9 @@ int pb_cmd_run_line(pb_cmd_ctx *ctx, const char *line, pb_error *err);
 int pb_cmd_split(const char *line, char ***argv_out);
 void pb_cmd_split_free(int argc, char **argv);
 void pb_cmd_print_help(const pb_command *c, FILE *out);
+/* The files a command touches, as tokens: its .paths and, per option with a
+ * .path, "w:OPT", "r:OPT:KIND", "s:OPT", "g:OPT". Returns buf (cut at len). */
+char *pb_cmd_path_tokens(const pb_command *c, char *buf, size_t len);
 /* Command names starting with prefix (for completion); returns count. */
 int pb_cmd_complete(const char *prefix, const char **out, int max);
 /* Reports progress through ctx; returns non-zero if cancelled. */
@@ -137,16 +135,18 @@ int pb_cmd_report_fit(pb_cmd_ctx *ctx, const pb_args *a, const char *cmd, double
 /* Options every PB_CMD_GRAPH command accepts (append with PB_OPTS_GRAPH). */
 #define PB_OPTS_GRAPH                                                                              \
 	{                                                                                          \
-		"input", 'i', PB_OPT_LIST, "NAME=D1,D2,..",                                        \
-		    "set a symbolic input shape (repeatable), e.g. input=1,3,640,640"              \
+		.name = "input", .short_name = 'i', .type = PB_OPT_LIST,                           \
+		.metavar = "NAME=D1,D2,..",                                                        \
+		.help = "set a symbolic input shape (repeatable), e.g. input=1,3,640,640"          \
 	}
 #define PB_OPTS_LAYOUT                                                                             \
 	{                                                                                          \
-		"layout", 'l', PB_OPT_STR, "FILE", "hardware layout (layouts/*.lua)"               \
+		.name = "layout", .short_name = 'l', .type = PB_OPT_STR, .metavar = "FILE",        \
+		.help = "hardware layout (layouts/*.lua)", .path = "r:lua s"                       \
 	}
 #define PB_OPTS_JSON                                                                               \
 	{                                                                                          \
-		"json", 0, PB_OPT_FLAG, NULL, "print machine-readable JSON"                        \
+		.name = "json", .type = PB_OPT_FLAG, .help = "print machine-readable JSON"         \
 	}
 #define PB_OPTS_END                                                                                \
 	{                                                                                          \

@@ -97,11 +97,17 @@ static void mouse_apply(tui_app *a)
 
 /* ---- start-up ---- */
 
-static const pb_opt tui_opts[] = {PB_OPTS_LAYOUT,
-                                  PB_OPTS_GRAPH,
-                                  {"no-mouse", 0, PB_OPT_FLAG, NULL, "do not capture the mouse"},
-                                  {"session", 's', PB_OPT_STR, "FILE", "open a saved session"},
-                                  PB_OPTS_END};
+static const pb_opt tui_opts[] = {
+    PB_OPTS_LAYOUT,
+    PB_OPTS_GRAPH,
+    {.name = "no-mouse", .type = PB_OPT_FLAG, .help = "do not capture the mouse"},
+    {.name = "session",
+     .short_name = 's',
+     .type = PB_OPT_STR,
+     .metavar = "FILE",
+     .help = "open a saved session"},
+    PB_OPTS_END,
+};
 
 static void colors_init(tui_app *a)
 {

@@ -35,4 +35,6 @@ int pb_cmd_layout_calibrate(pb_cmd_ctx *ctx, const pb_args *a, pb_error *err)
 }
 
 /* The fit is an option of `layout` (cmd_session.c): no command of its own. */
-const pb_command pb_cmds_calibrate[] = {{0}};
+const pb_command pb_cmds_calibrate[] = {
+    {0},
+};

@@ -9,11 +9,15 @@
 
 /* Options the layout command appends for --calibrate. */
 #define PB_OPTS_CALIBRATE                                                                          \
-	{"calibrate", 0, PB_OPT_STR, "PROFILE",                                                    \
-	 "fit mac_rate to an ONNX Runtime profile of the model; report per op type"},              \
+	{.name = "calibrate",                                                                      \
+	 .type = PB_OPT_STR,                                                                       \
+	 .metavar = "PROFILE",                                                                     \
+	 .help = "fit mac_rate to an ONNX Runtime profile of the model; report per op type",       \
+	 .path = "r:data"},                                                                        \
 	{                                                                                          \
-		"model", 0, PB_OPT_STR, "MODEL",                                                   \
-		    "--calibrate: the model the profile measured (default: the open model)"        \
+		.name = "model", .type = PB_OPT_STR, .metavar = "MODEL",                           \
+		.help = "--calibrate: the model the profile measured (default: the open model)",   \
+		.path = "r:model s"                                                                \
 	}
 
 /* Runs the fit for the session's layout and prints the report (text, or

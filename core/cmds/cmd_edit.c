@@ -39,7 +39,10 @@
 #include "transform/map.h"
 #include "util/fmt.h"
 
-static const pb_opt edit_opts[] = {PB_OPTS_JSON, PB_OPTS_END};
+static const pb_opt edit_opts[] = {
+    PB_OPTS_JSON,
+    PB_OPTS_END,
+};
 
 typedef struct edit {
 	pb_part_problem *P;
@@ -543,16 +546,32 @@ static const pb_opt pin_opts[] = {
     PB_OPTS_GRAPH,
     PB_OPTS_LAYOUT,
     PB_OPTS_JSON,
-    {"node", 0, PB_OPT_STR, "NAME", "the operator to pin (required)"},
-    {"spec", 0, PB_OPT_STR, "LABEL",
-     "its sharding strategy, as in shard's table: rep, m, n, k, b0, ... (per mesh axis, "
-     "comma-separated; required)"},
-    {"plan", 'p', PB_OPT_STR, "FILE",
-     "edit this saved shard or dp x tp x pp plan (default: the session's)"},
-    {"output", 'o', PB_OPT_STR, "FILE", "save the edited plan"},
-    {"list", 0, PB_OPT_FLAG, NULL,
-     "list the operator's candidate specs (time, memory per device) and change nothing"},
-    PB_OPTS_END};
+    {.name = "node",
+     .type = PB_OPT_STR,
+     .metavar = "NAME",
+     .help = "the operator to pin (required)"},
+    {.name = "spec",
+     .type = PB_OPT_STR,
+     .metavar = "LABEL",
+     .help = "its sharding strategy, as in shard's table: rep, m, n, k, b0, ... (per mesh axis, "
+             "comma-separated; required)"},
+    {.name = "plan",
+     .short_name = 'p',
+     .type = PB_OPT_STR,
+     .metavar = "FILE",
+     .help = "edit this saved shard or dp x tp x pp plan (default: the session's)",
+     .path = "r:json s"},
+    {.name = "output",
+     .short_name = 'o',
+     .type = PB_OPT_STR,
+     .metavar = "FILE",
+     .help = "save the edited plan",
+     .path = "w"},
+    {.name = "list",
+     .type = PB_OPT_FLAG,
+     .help = "list the operator's candidate specs (time, memory per device) and change nothing"},
+    PB_OPTS_END,
+};
 
 /* pin --list: the operator's candidates on a shard plan. */
 static int pin_list(pb_cmd_ctx *ctx, const pb_args *a, int nid, pb_error *err)
@@ -738,12 +757,26 @@ static const pb_opt backend_opts[] = {
     PB_OPTS_GRAPH,
     PB_OPTS_LAYOUT,
     PB_OPTS_JSON,
-    {"node", 0, PB_OPT_STR, "NAME", "the node to move (required)"},
-    {"to", 0, PB_OPT_STR, "BACKEND", "the backend it moves to (required)"},
-    {"region", 0, PB_OPT_FLAG, NULL, "move the node's whole aggregate"},
-    {"plan", 'p', PB_OPT_STR, "FILE", "edit this saved map plan (default: the session's)"},
-    {"output", 'o', PB_OPT_STR, "FILE", "save the edited plan"},
-    PB_OPTS_END};
+    {.name = "node", .type = PB_OPT_STR, .metavar = "NAME", .help = "the node to move (required)"},
+    {.name = "to",
+     .type = PB_OPT_STR,
+     .metavar = "BACKEND",
+     .help = "the backend it moves to (required)"},
+    {.name = "region", .type = PB_OPT_FLAG, .help = "move the node's whole aggregate"},
+    {.name = "plan",
+     .short_name = 'p',
+     .type = PB_OPT_STR,
+     .metavar = "FILE",
+     .help = "edit this saved map plan (default: the session's)",
+     .path = "r:json s"},
+    {.name = "output",
+     .short_name = 'o',
+     .type = PB_OPT_STR,
+     .metavar = "FILE",
+     .help = "save the edited plan",
+     .path = "w"},
+    PB_OPTS_END,
+};
 
 static int cmd_backend(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, pb_error *err)
 {
@@ -804,12 +837,31 @@ static int cmd_backend(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a,
 static const pb_opt fuse_edit_opts[] = {
     PB_OPTS_GRAPH,
     PB_OPTS_JSON,
-    {"node", 0, PB_OPT_STR, "NAME", "the node to move (required)"},
-    {"with", 0, PB_OPT_STR, "NAME", "fuse-in: the node whose fusion group it joins (required)"},
-    {"layout", 'l', PB_OPT_STR, "FILE", "read the cost model from the layout's `fusion` table"},
-    {"plan", 'p', PB_OPT_STR, "FILE", "edit this saved fuse plan (default: the session's)"},
-    {"output", 'o', PB_OPT_STR, "FILE", "save the edited plan"},
-    PB_OPTS_END};
+    {.name = "node", .type = PB_OPT_STR, .metavar = "NAME", .help = "the node to move (required)"},
+    {.name = "with",
+     .type = PB_OPT_STR,
+     .metavar = "NAME",
+     .help = "fuse-in: the node whose fusion group it joins (required)"},
+    {.name = "layout",
+     .short_name = 'l',
+     .type = PB_OPT_STR,
+     .metavar = "FILE",
+     .help = "read the cost model from the layout's `fusion` table",
+     .path = "r:lua"},
+    {.name = "plan",
+     .short_name = 'p',
+     .type = PB_OPT_STR,
+     .metavar = "FILE",
+     .help = "edit this saved fuse plan (default: the session's)",
+     .path = "r:json s"},
+    {.name = "output",
+     .short_name = 'o',
+     .type = PB_OPT_STR,
+     .metavar = "FILE",
+     .help = "save the edited plan",
+     .path = "w"},
+    PB_OPTS_END,
+};
 
 static int fuse_edit(pb_cmd_ctx *ctx, const pb_args *a, const char *name, int in, pb_error *err)
 {
@@ -861,75 +913,116 @@ static int cmd_fuse_out(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a
 }
 
 const pb_command pb_cmds_edit[] = {
-    {"action", "action K [--json]",
-     "apply action number K of the method to the current partition plan", edit_opts, cmd_action, 0,
-     "Actions are numbered 0..4(n-1)-1: K = type*(n-1) + i acts on cores (i, i+1)\n"
-     "with type a=0 (merge into the later group), b=1 (merge onto the earlier core),\n"
-     "c=2 (give the last layer of core i to i+1), d=3 (give the first layer of i+1\n"
-     "to i). An invalid action leaves the plan unchanged and says why.",
-     .script = PB_SCRIPT_RUN, .paths = ""},
-    {"boundary", "boundary G DELTA [--json]",
-     "move the boundary between groups (or pipeline stages) G and G+1 by DELTA layers "
-     "(DELTA>0 grows G)",
-     edit_opts, cmd_boundary, 0,
-     "On a partition plan: layers of the chain. On a pipeline plan: nodes in topological\n"
-     "order (DELTA>0: the first DELTA nodes of stage G+1 join G; DELTA<0: the last nodes\n"
-     "of G join G+1), then every stage is sharded again under the plan's batch,\n"
-     "micro-batches and training flag; the step time before and after is printed.\n"
-     "On a dp x tp x pp plan (shard --pipeline auto): chunks, every chunk costed again\n"
-     "with the plan's dp, tp, pp, micro-batches, schedule and search options.\n"
-     "A move that would break a Lua cut rule or a core/stage pin the plan obeys is\n"
-     "refused, naming the rule and the node. The message lists the groups that\n"
-     "changed, before -> after, with the figures of both plans.",
-     .script = PB_SCRIPT_RUN, .paths = ""},
-    {"merge", "merge G [--json]",
-     "merge groups G and G+1 into one group with the cores and layers of both", edit_opts,
-     cmd_merge, 0, NULL, .script = PB_SCRIPT_RUN, .paths = ""},
-    {"split", "split G [--json]",
-     "split group G's cores into two groups, layers cut to balance MACs per core", edit_opts,
-     cmd_split, 0, NULL, .script = PB_SCRIPT_RUN, .paths = ""},
-    {"backend", "backend [MODEL] --node NAME --to BACKEND [--region] [--plan FILE] [-o FILE]",
-     "move a node (or its aggregate) of the map plan to another backend", backend_opts, cmd_backend,
-     PB_CMD_GRAPH | PB_CMD_LAYOUT,
-     "Every other node keeps its backend; aggregation, buffers and the pipelined model\n"
-     "are redone, so aggregates stay acyclic and never span another backend's node.\n"
-     "Prints the serial and pipelined time and the aggregate count before and after.\n"
-     "Refused with the reason: a load-time constant, an op the backend does not\n"
-     "support, no change, a node a Lua backend rule the plan obeys puts elsewhere.\n"
-     "Undo restores the previous plan. See docs/transform.md.",
-     .script = PB_SCRIPT_RUN, .paths = "w:output r:plan:json s:plan"},
-    {"fuse-in", "fuse-in [MODEL] --node NAME --with NAME [--plan FILE] [-o FILE]",
-     "put a node into another node's fusion group (a new group if that one is unfused)",
-     fuse_edit_opts, cmd_fuse_in, PB_CMD_GRAPH,
-     "Only parallel nodes share a kernel: refused when a path joins the node to a member,\n"
-     "when the contracted graph would have a cycle, for a load-time constant, or for a\n"
-     "node the fusion rules (and Lua fusable rules) do not let fuse. Prints the modelled\n"
-     "kernel time and launches before and after. See docs/transform.md.",
-     .script = PB_SCRIPT_RUN, .paths = "w:output r:plan:json s:plan r:layout:lua"},
-    {"pin", "pin [MODEL] --layout L --node NAME --spec LABEL [--plan FILE] [-o FILE] [--json]",
-     "pin an operator's sharding spec in the shard plan and re-solve the rest", pin_opts, cmd_pin,
-     PB_CMD_GRAPH | PB_CMD_LAYOUT,
-     "The plan's scheme is solved again (GLPK MILP) with the operator's candidates\n"
-     "reduced to LABEL (and the plan's earlier pins kept); shrinking and layer sharing are\n"
-     "off so every pinned operator keeps its own variables. Prints the step time, the\n"
-     "communication time and the memory per device before and after. Refused when LABEL\n"
-     "is not one of the operator's candidates on that scheme (they are listed). On a\n"
-     "dp x tp x pp plan the plan's chunks are solved again with the pins. See\n"
-     "docs/shard.md.",
-     .script = PB_SCRIPT_RUN, .paths = "w:output r:plan:json s:plan"},
-    {"fuse-out", "fuse-out [MODEL] --node NAME [--plan FILE] [-o FILE]",
-     "take a node out of its fusion group (a group left with one node dissolves)", fuse_edit_opts,
-     cmd_fuse_out, PB_CMD_GRAPH, NULL, .script = PB_SCRIPT_RUN,
-     .paths = "w:output r:plan:json s:plan r:layout:lua"},
-    {"move-core", "move-core ROW COL G [--json]",
-     "placed plans (routed mesh): move the core at (ROW, COL) to its neighbouring group G",
-     edit_opts, cmd_move_core, 0,
-     "The donor keeps at least one core and stays one connected region; the groups keep\n"
-     "their layers, their core counts follow the regions. Priced by the routed model\n"
-     "(placed max(t) before -> after); a core holding a Lua pin of the donor's layer is\n"
-     "refused naming the rule. Undo restores the previous plan. See docs/mesh.md.",
-     .script = PB_SCRIPT_RUN, .paths = ""},
-    {"evaluate", "evaluate [--json]",
-     "recompute the metrics of the current partition plan (and the exact optimum)", edit_opts,
-     cmd_evaluate, 0, NULL, .script = PB_SCRIPT_RUN, .paths = ""},
-    {0}};
+    {.name = "action",
+     .usage = "action K [--json]",
+     .summary = "apply action number K of the method to the current partition plan",
+     .opts = edit_opts,
+     .fn = cmd_action,
+     .help = "Actions are numbered 0..4(n-1)-1: K = type*(n-1) + i acts on cores (i, i+1)\n"
+             "with type a=0 (merge into the later group), b=1 (merge onto the earlier core),\n"
+             "c=2 (give the last layer of core i to i+1), d=3 (give the first layer of i+1\n"
+             "to i). An invalid action leaves the plan unchanged and says why.",
+     .script = PB_SCRIPT_RUN,
+     .paths = ""},
+    {.name = "boundary",
+     .usage = "boundary G DELTA [--json]",
+     .summary = "move the boundary between groups (or pipeline stages) G and G+1 by DELTA layers "
+                "(DELTA>0 grows G)",
+     .opts = edit_opts,
+     .fn = cmd_boundary,
+     .help = "On a partition plan: layers of the chain. On a pipeline plan: nodes in topological\n"
+             "order (DELTA>0: the first DELTA nodes of stage G+1 join G; DELTA<0: the last nodes\n"
+             "of G join G+1), then every stage is sharded again under the plan's batch,\n"
+             "micro-batches and training flag; the step time before and after is printed.\n"
+             "On a dp x tp x pp plan (shard --pipeline auto): chunks, every chunk costed again\n"
+             "with the plan's dp, tp, pp, micro-batches, schedule and search options.\n"
+             "A move that would break a Lua cut rule or a core/stage pin the plan obeys is\n"
+             "refused, naming the rule and the node. The message lists the groups that\n"
+             "changed, before -> after, with the figures of both plans.",
+     .script = PB_SCRIPT_RUN,
+     .paths = ""},
+    {.name = "merge",
+     .usage = "merge G [--json]",
+     .summary = "merge groups G and G+1 into one group with the cores and layers of both",
+     .opts = edit_opts,
+     .fn = cmd_merge,
+     .script = PB_SCRIPT_RUN,
+     .paths = ""},
+    {.name = "split",
+     .usage = "split G [--json]",
+     .summary = "split group G's cores into two groups, layers cut to balance MACs per core",
+     .opts = edit_opts,
+     .fn = cmd_split,
+     .script = PB_SCRIPT_RUN,
+     .paths = ""},
+    {.name = "backend",
+     .usage = "backend [MODEL] --node NAME --to BACKEND [--region] [--plan FILE] [-o FILE]",
+     .summary = "move a node (or its aggregate) of the map plan to another backend",
+     .opts = backend_opts,
+     .fn = cmd_backend,
+     .flags = PB_CMD_GRAPH | PB_CMD_LAYOUT,
+     .help = "Every other node keeps its backend; aggregation, buffers and the pipelined model\n"
+             "are redone, so aggregates stay acyclic and never span another backend's node.\n"
+             "Prints the serial and pipelined time and the aggregate count before and after.\n"
+             "Refused with the reason: a load-time constant, an op the backend does not\n"
+             "support, no change, a node a Lua backend rule the plan obeys puts elsewhere.\n"
+             "Undo restores the previous plan. See docs/transform.md.",
+     .script = PB_SCRIPT_RUN,
+     .paths = ""},
+    {.name = "fuse-in",
+     .usage = "fuse-in [MODEL] --node NAME --with NAME [--plan FILE] [-o FILE]",
+     .summary = "put a node into another node's fusion group (a new group if that one is unfused)",
+     .opts = fuse_edit_opts,
+     .fn = cmd_fuse_in,
+     .flags = PB_CMD_GRAPH,
+     .help = "Only parallel nodes share a kernel: refused when a path joins the node to a member,\n"
+             "when the contracted graph would have a cycle, for a load-time constant, or for a\n"
+             "node the fusion rules (and Lua fusable rules) do not let fuse. Prints the modelled\n"
+             "kernel time and launches before and after. See docs/transform.md.",
+     .script = PB_SCRIPT_RUN,
+     .paths = ""},
+    {.name = "pin",
+     .usage = "pin [MODEL] --layout L --node NAME --spec LABEL [--plan FILE] [-o FILE] [--json]",
+     .summary = "pin an operator's sharding spec in the shard plan and re-solve the rest",
+     .opts = pin_opts,
+     .fn = cmd_pin,
+     .flags = PB_CMD_GRAPH | PB_CMD_LAYOUT,
+     .help =
+         "The plan's scheme is solved again (GLPK MILP) with the operator's candidates\n"
+         "reduced to LABEL (and the plan's earlier pins kept); shrinking and layer sharing are\n"
+         "off so every pinned operator keeps its own variables. Prints the step time, the\n"
+         "communication time and the memory per device before and after. Refused when LABEL\n"
+         "is not one of the operator's candidates on that scheme (they are listed). On a\n"
+         "dp x tp x pp plan the plan's chunks are solved again with the pins. See\n"
+         "docs/shard.md.",
+     .script = PB_SCRIPT_RUN,
+     .paths = ""},
+    {.name = "fuse-out",
+     .usage = "fuse-out [MODEL] --node NAME [--plan FILE] [-o FILE]",
+     .summary = "take a node out of its fusion group (a group left with one node dissolves)",
+     .opts = fuse_edit_opts,
+     .fn = cmd_fuse_out,
+     .flags = PB_CMD_GRAPH,
+     .script = PB_SCRIPT_RUN,
+     .paths = ""},
+    {.name = "move-core",
+     .usage = "move-core ROW COL G [--json]",
+     .summary =
+         "placed plans (routed mesh): move the core at (ROW, COL) to its neighbouring group G",
+     .opts = edit_opts,
+     .fn = cmd_move_core,
+     .help = "The donor keeps at least one core and stays one connected region; the groups keep\n"
+             "their layers, their core counts follow the regions. Priced by the routed model\n"
+             "(placed max(t) before -> after); a core holding a Lua pin of the donor's layer is\n"
+             "refused naming the rule. Undo restores the previous plan. See docs/mesh.md.",
+     .script = PB_SCRIPT_RUN,
+     .paths = ""},
+    {.name = "evaluate",
+     .usage = "evaluate [--json]",
+     .summary = "recompute the metrics of the current partition plan (and the exact optimum)",
+     .opts = edit_opts,
+     .fn = cmd_evaluate,
+     .script = PB_SCRIPT_RUN,
+     .paths = ""},
+    {0},
+};

@@ -19,24 +19,52 @@ static const pb_opt export_opts[] = {
     PB_OPTS_GRAPH,
     PB_OPTS_LAYOUT,
     PB_OPTS_JSON,
-    {"output", 'o', PB_OPT_STR, "FILE", "where to write the SVG (required)"},
-    {"plan", 'p', PB_OPT_STR, "FILE",
-     "plan JSON to draw (default: the session's current plan, if any)"},
-    {"color-by", 'c', PB_OPT_STR, "MODE",
-     "group|stage|backend|fusion|macs|branch (default: from the plan's kind; macs without a "
-     "plan); branch outlines every parallel branch group (kinds in the legend) and marks the "
-     "nodes `fuse` would fuse"},
-    {"rankdir", 0, PB_OPT_STR, "TB|LR", "TB (top to bottom, default) or LR (left to right)"},
-    {"collapse", 0, PB_OPT_STR, "WHEN",
-     "auto (collapse above --max-boxes, default), never, always"},
-    {"max-boxes", 0, PB_OPT_INT, "N", "box budget when collapsing (default 250)"},
-    {"title", 't', PB_OPT_STR, "TEXT", "first line of the title block (default: model file)"},
-    {"chip", 0, PB_OPT_FLAG, NULL,
-     "the floorplan of a placed plan instead of the graph: cores coloured by group, link "
-     "loads as heat, the I/O corner (routed mesh layouts; docs/mesh.md)"},
-    {"show-constants", 0, PB_OPT_FLAG, NULL,
-     "draw nodes that hold only constants (Constant, weight Identity copies; hidden by default)"},
-    PB_OPTS_END};
+    {.name = "output",
+     .short_name = 'o',
+     .type = PB_OPT_STR,
+     .metavar = "FILE",
+     .help = "where to write the SVG (required)",
+     .path = "w"},
+    {.name = "plan",
+     .short_name = 'p',
+     .type = PB_OPT_STR,
+     .metavar = "FILE",
+     .help = "plan JSON to draw (default: the session's current plan, if any)",
+     .path = "r:json"},
+    {.name = "color-by",
+     .short_name = 'c',
+     .type = PB_OPT_STR,
+     .metavar = "MODE",
+     .help = "group|stage|backend|fusion|macs|branch (default: from the plan's kind; macs without "
+             "a plan); branch outlines every parallel branch group (kinds in the legend) and marks "
+             "the nodes `fuse` would fuse"},
+    {.name = "rankdir",
+     .type = PB_OPT_STR,
+     .metavar = "TB|LR",
+     .help = "TB (top to bottom, default) or LR (left to right)"},
+    {.name = "collapse",
+     .type = PB_OPT_STR,
+     .metavar = "WHEN",
+     .help = "auto (collapse above --max-boxes, default), never, always"},
+    {.name = "max-boxes",
+     .type = PB_OPT_INT,
+     .metavar = "N",
+     .help = "box budget when collapsing (default 250)"},
+    {.name = "title",
+     .short_name = 't',
+     .type = PB_OPT_STR,
+     .metavar = "TEXT",
+     .help = "first line of the title block (default: model file)"},
+    {.name = "chip",
+     .type = PB_OPT_FLAG,
+     .help = "the floorplan of a placed plan instead of the graph: cores coloured by group, link "
+             "loads as heat, the I/O corner (routed mesh layouts; docs/mesh.md)"},
+    {.name = "show-constants",
+     .type = PB_OPT_FLAG,
+     .help = "draw nodes that hold only constants (Constant, weight Identity copies; hidden by "
+             "default)"},
+    PB_OPTS_END,
+};
 
 static int parse_export_opts(const pb_args *a, pb_svg_opts *o, pb_error *err)
 {
@@ -187,14 +215,31 @@ static int cmd_export(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, 
 }
 
 static const pb_opt plot_opts[] = {
-    {"output", 'o', PB_OPT_STR, "FILE", "where to write the SVG (required)"},
-    {"title", 't', PB_OPT_STR, "TEXT", "chart title"},
-    {"mem-limit", 0, PB_OPT_DOUBLE, "BYTES",
-     "memory limit line for 'load' (default: the plan's memory_limit metric)"},
-    {"width", 0, PB_OPT_INT, "PX", "chart width in pixels (default 900)"},
-    {"schedule", 0, PB_OPT_STR, "NAME",
-     "timeline: which of the plan's schedules (gpipe, 1f1b; default 1f1b)"},
-    PB_OPTS_END};
+    {.name = "output",
+     .short_name = 'o',
+     .type = PB_OPT_STR,
+     .metavar = "FILE",
+     .help = "where to write the SVG (required)",
+     .path = "w"},
+    {.name = "title",
+     .short_name = 't',
+     .type = PB_OPT_STR,
+     .metavar = "TEXT",
+     .help = "chart title"},
+    {.name = "mem-limit",
+     .type = PB_OPT_DOUBLE,
+     .metavar = "BYTES",
+     .help = "memory limit line for 'load' (default: the plan's memory_limit metric)"},
+    {.name = "width",
+     .type = PB_OPT_INT,
+     .metavar = "PX",
+     .help = "chart width in pixels (default 900)"},
+    {.name = "schedule",
+     .type = PB_OPT_STR,
+     .metavar = "NAME",
+     .help = "timeline: which of the plan's schedules (gpipe, 1f1b; default 1f1b)"},
+    PB_OPTS_END,
+};
 
 static int cmd_plot(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, pb_error *err)
 {
@@ -248,30 +293,39 @@ static int cmd_plot(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, pb
 }
 
 const pb_command pb_cmds_export[] = {
-    {"export",
-     "export [MODEL] [--plan FILE] [--layout L] [--color-by MODE] [--rankdir TB|LR] [--chip] -o "
-     "OUT.svg",
-     "annotated SVG of the graph and plan (clusters, legend, title block, tooltips)", export_opts,
-     cmd_export, PB_CMD_GRAPH | PB_CMD_SVG_OUT,
-     "One cluster per plan group (core group, stage, backend or fusion group), node\n"
-     "labels (op, name, output shape, MACs), bytes on edges between groups, a title\n"
-     "block with the plan's metrics and a tooltip per node. Graphs with more nodes\n"
-     "than --max-boxes are collapsed by module path (docs/export.md).\n"
-     "Without -o, a last argument ending in .svg is the output file.\n"
-     "--chip: the floorplan of a placed plan (routed mesh layouts, docs/mesh.md): one\n"
-     "cell per core coloured by group, the loaded links as heat arrows (legend in MB),\n"
-     "the I/O corner, the groups with their cores and times.",
-     .script = PB_SCRIPT_CALLS, .paths = "w:output r:plan:json r:layout:lua s:layout"},
-    {"plot", "plot KIND [INPUT] -o OUT.svg",
-     "SVG chart: training (RL curve), load (per-group bars), timeline (pipeline), tune", plot_opts,
-     cmd_plot, PB_CMD_SVG_OUT,
-     "KIND and INPUT:\n"
-     "  training LOG.jsonl   reward and gap per episode (RL training log)\n"
-     "  tune LOG.jsonl       GFLOP/s against trials (tuning log)\n"
-     "  load PLAN.json       per-group time and storage against the memory limit\n"
-     "  timeline PLAN.json   pipeline schedule (detail.schedule; 1F1B synthesized if absent)\n"
-     "load/timeline use the open session's plan when INPUT is omitted.\n"
-     "Without -o, a last argument ending in .svg is the output file.\n"
-     "Input fields are documented in docs/export.md.",
-     .script = PB_SCRIPT_CALLS, .paths = "w:output r@1:data"},
-    {0}};
+    {.name = "export",
+     .usage = "export [MODEL] [--plan FILE] [--layout L] [--color-by MODE] [--rankdir TB|LR] "
+              "[--chip] -o OUT.svg",
+     .summary = "annotated SVG of the graph and plan (clusters, legend, title block, tooltips)",
+     .opts = export_opts,
+     .fn = cmd_export,
+     .flags = PB_CMD_GRAPH | PB_CMD_SVG_OUT,
+     .help = "One cluster per plan group (core group, stage, backend or fusion group), node\n"
+             "labels (op, name, output shape, MACs), bytes on edges between groups, a title\n"
+             "block with the plan's metrics and a tooltip per node. Graphs with more nodes\n"
+             "than --max-boxes are collapsed by module path (docs/export.md).\n"
+             "Without -o, a last argument ending in .svg is the output file.\n"
+             "--chip: the floorplan of a placed plan (routed mesh layouts, docs/mesh.md): one\n"
+             "cell per core coloured by group, the loaded links as heat arrows (legend in MB),\n"
+             "the I/O corner, the groups with their cores and times.",
+     .script = PB_SCRIPT_CALLS,
+     .paths = ""},
+    {.name = "plot",
+     .usage = "plot KIND [INPUT] -o OUT.svg",
+     .summary = "SVG chart: training (RL curve), load (per-group bars), timeline (pipeline), tune",
+     .opts = plot_opts,
+     .fn = cmd_plot,
+     .flags = PB_CMD_SVG_OUT,
+     .help =
+         "KIND and INPUT:\n"
+         "  training LOG.jsonl   reward and gap per episode (RL training log)\n"
+         "  tune LOG.jsonl       GFLOP/s against trials (tuning log)\n"
+         "  load PLAN.json       per-group time and storage against the memory limit\n"
+         "  timeline PLAN.json   pipeline schedule (detail.schedule; 1F1B synthesized if absent)\n"
+         "load/timeline use the open session's plan when INPUT is omitted.\n"
+         "Without -o, a last argument ending in .svg is the output file.\n"
+         "Input fields are documented in docs/export.md.",
+     .script = PB_SCRIPT_CALLS,
+     .paths = "r@1:data"},
+    {0},
+};

@@ -13,14 +13,25 @@
 static const pb_opt extract_opts[] = {
     PB_OPTS_GRAPH,
     PB_OPTS_JSON,
-    {"plan", 'p', PB_OPT_STR, "FILE",
-     "plan JSON (partition, pipeline or map; default: the session's current plan)"},
-    {"output", 'o', PB_OPT_STR, "DIR",
-     "folder to write (or the last argument; must be new or empty)"},
-    {"force", 'f', PB_OPT_FLAG, NULL, "replace a non-empty DIR"},
-    {"structure-only", 0, PB_OPT_FLAG, NULL,
-     "allow a missing external weights file: the parts keep the references (structure only)"},
-    PB_OPTS_END};
+    {.name = "plan",
+     .short_name = 'p',
+     .type = PB_OPT_STR,
+     .metavar = "FILE",
+     .help = "plan JSON (partition, pipeline or map; default: the session's current plan)",
+     .path = "r:json"},
+    {.name = "output",
+     .short_name = 'o',
+     .type = PB_OPT_STR,
+     .metavar = "DIR",
+     .help = "folder to write (or the last argument; must be new or empty)",
+     .path = "w"},
+    {.name = "force", .short_name = 'f', .type = PB_OPT_FLAG, .help = "replace a non-empty DIR"},
+    {.name = "structure-only",
+     .type = PB_OPT_FLAG,
+     .help =
+         "allow a missing external weights file: the parts keep the references (structure only)"},
+    PB_OPTS_END,
+};
 
 static void print_report(FILE *out, const char *dir, const pb_extract_report *rep)
 {
@@ -121,16 +132,20 @@ static int cmd_extract(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a,
 }
 
 const pb_command pb_cmds_extract[] = {
-    {"extract", "extract [MODEL] [--plan PLAN] [-o] DIR [--force] [--structure-only] [--json]",
-     "write one ONNX model per part of a plan (core group, stage, backend) and a manifest",
-     extract_opts, cmd_extract, 0,
-     "Parts come in execution order; each has exactly the inputs it consumes and the\n"
-     "outputs later parts or the model need, the initializers it uses, and the\n"
-     "source's opset and IR version (nodes, weights and value infos are copied byte\n"
-     "for byte). External weights are hard-linked (else copied) into DIR. DIR is\n"
-     "written as a temporary folder renamed at the end. DIR/manifest.json lists the\n"
-     "parts, their place in the plan, the tensors between them with their bytes and\n"
-     "the plan's predicted time per part (docs/extract.md, with a runner).\n"
-     "`extract DIR` (the workbench's `:extract DIR`) uses the open model and plan.",
+    {.name = "extract",
+     .usage = "extract [MODEL] [--plan PLAN] [-o] DIR [--force] [--structure-only] [--json]",
+     .summary =
+         "write one ONNX model per part of a plan (core group, stage, backend) and a manifest",
+     .opts = extract_opts,
+     .fn = cmd_extract,
+     .help = "Parts come in execution order; each has exactly the inputs it consumes and the\n"
+             "outputs later parts or the model need, the initializers it uses, and the\n"
+             "source's opset and IR version (nodes, weights and value infos are copied byte\n"
+             "for byte). External weights are hard-linked (else copied) into DIR. DIR is\n"
+             "written as a temporary folder renamed at the end. DIR/manifest.json lists the\n"
+             "parts, their place in the plan, the tensors between them with their bytes and\n"
+             "the plan's predicted time per part (docs/extract.md, with a runner).\n"
+             "`extract DIR` (the workbench's `:extract DIR`) uses the open model and plan.",
      .script = PB_SCRIPT_NO},
-    {0}};
+    {0},
+};

@@ -25,23 +25,50 @@
 static const pb_opt fuse_opts[] = {
     PB_OPTS_GRAPH,
     PB_OPTS_JSON,
-    {"output", 'o', PB_OPT_STR, "FILE", "write the fused graph (partbench JSON graph format)"},
-    {"plan", 'p', PB_OPT_STR, "FILE",
-     "also save the 'fuse' plan of the original graph (for export --plan FILE)"},
-    {"apply", 0, PB_OPT_FLAG, NULL,
-     "replace the open graph with the fused one (default: set a 'fuse' plan on it)"},
-    {"layout", 'l', PB_OPT_STR, "FILE",
-     "read the cost model from the layout's `fusion` table (optional)"},
-    {"nonfusable", 0, PB_OPT_LIST, "OP", "also treat operator OP as non-fusable (repeatable)"},
-    {"fusable", 0, PB_OPT_LIST, "OP",
-     "treat OP as fusable, e.g. --fusable Conv (repeatable; default non-fusable: MatMul, "
-     "Gemm, Conv)"},
-    {"keep-constants", 0, PB_OPT_FLAG, NULL,
-     "treat load-time constants (weights behind Identity, Constant, evaluated shape math) "
-     "as kernels too"},
-    {"min-gain", 0, PB_OPT_DOUBLE, "S", "fuse only when the model saves more than S seconds (0)"},
-    {"max-members", 0, PB_OPT_INT, "N", "at most N nodes per fused kernel (16)"},
-    PB_OPTS_END};
+    {.name = "output",
+     .short_name = 'o',
+     .type = PB_OPT_STR,
+     .metavar = "FILE",
+     .help = "write the fused graph (partbench JSON graph format)",
+     .path = "w"},
+    {.name = "plan",
+     .short_name = 'p',
+     .type = PB_OPT_STR,
+     .metavar = "FILE",
+     .help = "also save the 'fuse' plan of the original graph (for export --plan FILE)",
+     .path = "w"},
+    {.name = "apply",
+     .type = PB_OPT_FLAG,
+     .help = "replace the open graph with the fused one (default: set a 'fuse' plan on it)"},
+    {.name = "layout",
+     .short_name = 'l',
+     .type = PB_OPT_STR,
+     .metavar = "FILE",
+     .help = "read the cost model from the layout's `fusion` table (optional)",
+     .path = "r:lua"},
+    {.name = "nonfusable",
+     .type = PB_OPT_LIST,
+     .metavar = "OP",
+     .help = "also treat operator OP as non-fusable (repeatable)"},
+    {.name = "fusable",
+     .type = PB_OPT_LIST,
+     .metavar = "OP",
+     .help = "treat OP as fusable, e.g. --fusable Conv (repeatable; default non-fusable: MatMul, "
+             "Gemm, Conv)"},
+    {.name = "keep-constants",
+     .type = PB_OPT_FLAG,
+     .help = "treat load-time constants (weights behind Identity, Constant, evaluated shape math) "
+             "as kernels too"},
+    {.name = "min-gain",
+     .type = PB_OPT_DOUBLE,
+     .metavar = "S",
+     .help = "fuse only when the model saves more than S seconds (0)"},
+    {.name = "max-members",
+     .type = PB_OPT_INT,
+     .metavar = "N",
+     .help = "at most N nodes per fused kernel (16)"},
+    PB_OPTS_END,
+};
 
 /* A rule for an operator no node of the open graph has is most likely a
  * typo ("Maxpool"): say so rather than silently doing nothing. */
@@ -220,24 +247,50 @@ static const pb_opt map_opts[] = {
     PB_OPTS_GRAPH,
     PB_OPTS_LAYOUT,
     PB_OPTS_JSON,
-    {"output", 'o', PB_OPT_STR, "FILE", "write the plan (JSON) to FILE"},
-    {"buffers", 'k', PB_OPT_INT, "K", "buffer slots between aggregates on different backends (2)"},
-    {"stream", 'n', PB_OPT_INT, "N", "number of inputs in the modelled stream (16)"},
-    {"timeline", 0, PB_OPT_INT, "N", "print the pipelined timeline of the first N inputs (2)"},
-    {"keep-constants", 0, PB_OPT_FLAG, NULL,
-     "map load-time constants (weights behind Identity, Constant, shape math) too"},
-    {"priority", 0, PB_OPT_FLAG, NULL,
-     "the seed's rule only: best-priority backend per node, transfers ignored (default: "
-     "transfer-aware, with the priority rule shown beside it)"},
-    {"objective", 0, PB_OPT_STR, "OBJ",
-     "latency (serial time per input, default) or throughput (pipelined period: the busiest "
-     "backend or link per input)"},
-    {"costs", 0, PB_OPT_STR, "FILE",
-     "measured times (tuning log or ONNX Runtime profile): priorities per operator type "
-     "ranked by time, the layout's table for the rest"},
-    {"costs-backend", 0, PB_OPT_STR, "NAME",
-     "the backend --costs was measured on (default: cpu, where tune and ORT run)"},
-    PB_OPTS_END};
+    {.name = "output",
+     .short_name = 'o',
+     .type = PB_OPT_STR,
+     .metavar = "FILE",
+     .help = "write the plan (JSON) to FILE",
+     .path = "w"},
+    {.name = "buffers",
+     .short_name = 'k',
+     .type = PB_OPT_INT,
+     .metavar = "K",
+     .help = "buffer slots between aggregates on different backends (2)"},
+    {.name = "stream",
+     .short_name = 'n',
+     .type = PB_OPT_INT,
+     .metavar = "N",
+     .help = "number of inputs in the modelled stream (16)"},
+    {.name = "timeline",
+     .type = PB_OPT_INT,
+     .metavar = "N",
+     .help = "print the pipelined timeline of the first N inputs (2)"},
+    {.name = "keep-constants",
+     .type = PB_OPT_FLAG,
+     .help = "map load-time constants (weights behind Identity, Constant, shape math) too"},
+    {.name = "priority",
+     .type = PB_OPT_FLAG,
+     .help = "the seed's rule only: best-priority backend per node, transfers ignored (default: "
+             "transfer-aware, with the priority rule shown beside it)"},
+    {.name = "objective",
+     .type = PB_OPT_STR,
+     .metavar = "OBJ",
+     .help = "latency (serial time per input, default) or throughput (pipelined period: the "
+             "busiest backend or link per input)"},
+    {.name = "costs",
+     .type = PB_OPT_STR,
+     .metavar = "FILE",
+     .help = "measured times (tuning log or ONNX Runtime profile): priorities per operator type "
+             "ranked by time, the layout's table for the rest",
+     .path = "r:data"},
+    {.name = "costs-backend",
+     .type = PB_OPT_STR,
+     .metavar = "NAME",
+     .help = "the backend --costs was measured on (default: cpu, where tune and ORT run)"},
+    PB_OPTS_END,
+};
 
 /* --costs: measured node times re-rank the layout's priorities (*rep: the
  * per-operator report, NULL without --costs). */
@@ -371,27 +424,36 @@ static int cmd_map(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, pb_
 }
 
 const pb_command pb_cmds_fuse_map[] = {
-    {"fuse", "fuse [MODEL] [--json] [-o fused.json] [--plan plan.json] [--apply]",
-     "fuse nodes of parallel branch groups (horizontal fusion)", fuse_opts, cmd_fuse, PB_CMD_GRAPH,
-     "Finds parallel branch groups (common parent, common child, no parent, no child,\n"
-     "parent-and-child, local), drops non-fusable nodes, and fuses nodes taken from\n"
-     "different sub-branches while the cost model says it pays; the graph is checked\n"
-     "acyclic with igraph after every fusion. See docs/transform.md.",
-     .script = PB_SCRIPT_RUN, .paths = "w:output w:plan r:layout:lua"},
-    {"map",
-     "map [MODEL] --layout layouts/hetero.lua [--objective latency|throughput] [--costs FILE] "
-     "[--json] [-o plan.json]",
-     "map nodes to heterogeneous backends, aggregate, and model pipelining", map_opts, cmd_map,
-     PB_CMD_GRAPH | PB_CMD_LAYOUT,
-     "Marks every node with the backends that support it, picks the highest-priority\n"
-     "one, then (unless --priority) moves nodes and regions to other supporting\n"
-     "backends where the transfers and launches saved outweigh the priority gain\n"
-     "(the priority rule's figures are shown beside), merges connected same-backend\n"
-     "nodes into aggregates without crossing\n"
-     "another backend or creating a cycle, adds buffers between backends and models\n"
-     "pipelined execution over a stream of inputs. --objective throughput chooses the\n"
-     "backends for the pipelined period instead (the busiest backend or link per input;\n"
-     "every assignment when there are few). --costs FILE ranks the priorities of the\n"
-     "measured operator types by time. See docs/transform.md.",
-     .script = PB_SCRIPT_RUN, .paths = "w:output r:costs:data"},
-    {0}};
+    {.name = "fuse",
+     .usage = "fuse [MODEL] [--json] [-o fused.json] [--plan plan.json] [--apply]",
+     .summary = "fuse nodes of parallel branch groups (horizontal fusion)",
+     .opts = fuse_opts,
+     .fn = cmd_fuse,
+     .flags = PB_CMD_GRAPH,
+     .help = "Finds parallel branch groups (common parent, common child, no parent, no child,\n"
+             "parent-and-child, local), drops non-fusable nodes, and fuses nodes taken from\n"
+             "different sub-branches while the cost model says it pays; the graph is checked\n"
+             "acyclic with igraph after every fusion. See docs/transform.md.",
+     .script = PB_SCRIPT_RUN,
+     .paths = ""},
+    {.name = "map",
+     .usage = "map [MODEL] --layout layouts/hetero.lua [--objective latency|throughput] [--costs "
+              "FILE] [--json] [-o plan.json]",
+     .summary = "map nodes to heterogeneous backends, aggregate, and model pipelining",
+     .opts = map_opts,
+     .fn = cmd_map,
+     .flags = PB_CMD_GRAPH | PB_CMD_LAYOUT,
+     .help = "Marks every node with the backends that support it, picks the highest-priority\n"
+             "one, then (unless --priority) moves nodes and regions to other supporting\n"
+             "backends where the transfers and launches saved outweigh the priority gain\n"
+             "(the priority rule's figures are shown beside), merges connected same-backend\n"
+             "nodes into aggregates without crossing\n"
+             "another backend or creating a cycle, adds buffers between backends and models\n"
+             "pipelined execution over a stream of inputs. --objective throughput chooses the\n"
+             "backends for the pipelined period instead (the busiest backend or link per input;\n"
+             "every assignment when there are few). --costs FILE ranks the priorities of the\n"
+             "measured operator types by time. See docs/transform.md.",
+     .script = PB_SCRIPT_RUN,
+     .paths = ""},
+    {0},
+};

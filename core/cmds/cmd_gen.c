@@ -10,17 +10,48 @@
 #include "util/fmt.h"
 
 static const pb_opt gen_opts[] = {
-    {"layers", 'L', PB_OPT_INT, "L", "decoder blocks (default 12)"},
-    {"hidden", 'H', PB_OPT_INT, "H", "hidden size (default 768)"},
-    {"heads", 'A', PB_OPT_INT, "A", "attention heads, dividing H (default 12)"},
-    {"seq", 'S', PB_OPT_INT, "S", "sequence length (default 1024)"},
-    {"vocab", 'V', PB_OPT_INT, "V", "vocabulary size (default 50257)"},
-    {"batch", 'b', PB_OPT_INT, "B",
-     "batch size of input_ids (default 1; shard --batch changes it)"},
-    {"fp16", 0, PB_OPT_FLAG, NULL, "float16 weights and activations (default float32)"},
-    {"output", 'o', PB_OPT_STR, "FILE", "where to write the ONNX model (required)"},
+    {.name = "layers",
+     .short_name = 'L',
+     .type = PB_OPT_INT,
+     .metavar = "L",
+     .help = "decoder blocks (default 12)"},
+    {.name = "hidden",
+     .short_name = 'H',
+     .type = PB_OPT_INT,
+     .metavar = "H",
+     .help = "hidden size (default 768)"},
+    {.name = "heads",
+     .short_name = 'A',
+     .type = PB_OPT_INT,
+     .metavar = "A",
+     .help = "attention heads, dividing H (default 12)"},
+    {.name = "seq",
+     .short_name = 'S',
+     .type = PB_OPT_INT,
+     .metavar = "S",
+     .help = "sequence length (default 1024)"},
+    {.name = "vocab",
+     .short_name = 'V',
+     .type = PB_OPT_INT,
+     .metavar = "V",
+     .help = "vocabulary size (default 50257)"},
+    {.name = "batch",
+     .short_name = 'b',
+     .type = PB_OPT_INT,
+     .metavar = "B",
+     .help = "batch size of input_ids (default 1; shard --batch changes it)"},
+    {.name = "fp16",
+     .type = PB_OPT_FLAG,
+     .help = "float16 weights and activations (default float32)"},
+    {.name = "output",
+     .short_name = 'o',
+     .type = PB_OPT_STR,
+     .metavar = "FILE",
+     .help = "where to write the ONNX model (required)",
+     .path = "w"},
     PB_OPTS_JSON,
-    PB_OPTS_END};
+    PB_OPTS_END,
+};
 
 static int cmd_gen(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, pb_error *err)
 {
@@ -64,12 +95,17 @@ static int cmd_gen(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, pb_
 }
 
 const pb_command pb_cmds_gen[] = {
-    {"gen",
-     "gen gpt --layers L --hidden H --heads A --seq S --vocab V [--batch B] [--fp16] -o FILE",
-     "write a structure-only GPT-style decoder (ONNX, no weight bytes) for the cluster search",
-     gen_opts, cmd_gen, 0,
-     "Writes a GPT-2 / Megatron-LM style decoder (pre-LayerNorm blocks, tied embedding and\n"
-     "language-model head) whose weights are external initializers without bytes, so any\n"
-     "size is a small file. partbench loads it with shapes inferred. See docs/shard.md.",
+    {.name = "gen",
+     .usage =
+         "gen gpt --layers L --hidden H --heads A --seq S --vocab V [--batch B] [--fp16] -o FILE",
+     .summary =
+         "write a structure-only GPT-style decoder (ONNX, no weight bytes) for the cluster search",
+     .opts = gen_opts,
+     .fn = cmd_gen,
+     .help =
+         "Writes a GPT-2 / Megatron-LM style decoder (pre-LayerNorm blocks, tied embedding and\n"
+         "language-model head) whose weights are external initializers without bytes, so any\n"
+         "size is a small file. partbench loads it with shapes inferred. See docs/shard.md.",
      .script = PB_SCRIPT_NO},
-    {0}};
+    {0},
+};

@@ -14,9 +14,14 @@
 static const pb_opt info_opts[] = {
     PB_OPTS_GRAPH,
     PB_OPTS_JSON,
-    {"csv", 0, PB_OPT_FLAG, NULL, "print the per-node table as CSV"},
-    {"top", 't', PB_OPT_INT, "N", "show only the N nodes with the most MACs"},
-    PB_OPTS_END};
+    {.name = "csv", .type = PB_OPT_FLAG, .help = "print the per-node table as CSV"},
+    {.name = "top",
+     .short_name = 't',
+     .type = PB_OPT_INT,
+     .metavar = "N",
+     .help = "show only the N nodes with the most MACs"},
+    PB_OPTS_END,
+};
 
 static int cmp_macs_desc(const void *a, const void *b, void *ud)
 {
@@ -333,8 +338,14 @@ static int cmd_info(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, pb
 
 static const pb_opt convert_opts[] = {
     PB_OPTS_GRAPH,
-    {"output", 'o', PB_OPT_STR, "FILE", "where to write partbench's JSON graph (required)"},
-    PB_OPTS_END};
+    {.name = "output",
+     .short_name = 'o',
+     .type = PB_OPT_STR,
+     .metavar = "FILE",
+     .help = "where to write partbench's JSON graph (required)",
+     .path = "w"},
+    PB_OPTS_END,
+};
 
 static int cmd_convert(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, pb_error *err)
 {
@@ -351,14 +362,25 @@ static int cmd_convert(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a,
 }
 
 const pb_command pb_cmds_info[] = {
-    {"info", "info [MODEL] [--input NAME=DIMS] [--json|--csv] [--top N]",
-     "per-node table (shape, MACs, params, activation bytes) and totals", info_opts, cmd_info,
-     PB_CMD_GRAPH,
-     "MODEL is an ONNX (.onnx), Graphviz (.dot/.gv) or partbench JSON (.json) graph.\n"
-     "MACs count the multiply-accumulates of Conv, ConvTranspose, Gemm, MatMul,\n"
-     "Einsum and RNN/GRU/LSTM (and their integer/quantised forms);\n"
-     "see docs/formats.md for the FLOP conventions.",
-     .script = PB_SCRIPT_CALLS, .paths = ""},
-    {"convert", "convert [MODEL] -o OUT.json", "write the model as partbench's JSON graph",
-     convert_opts, cmd_convert, PB_CMD_GRAPH, NULL, .script = PB_SCRIPT_RUN, .paths = "w:output"},
-    {0}};
+    {.name = "info",
+     .usage = "info [MODEL] [--input NAME=DIMS] [--json|--csv] [--top N]",
+     .summary = "per-node table (shape, MACs, params, activation bytes) and totals",
+     .opts = info_opts,
+     .fn = cmd_info,
+     .flags = PB_CMD_GRAPH,
+     .help = "MODEL is an ONNX (.onnx), Graphviz (.dot/.gv) or partbench JSON (.json) graph.\n"
+             "MACs count the multiply-accumulates of Conv, ConvTranspose, Gemm, MatMul,\n"
+             "Einsum and RNN/GRU/LSTM (and their integer/quantised forms);\n"
+             "see docs/formats.md for the FLOP conventions.",
+     .script = PB_SCRIPT_CALLS,
+     .paths = ""},
+    {.name = "convert",
+     .usage = "convert [MODEL] -o OUT.json",
+     .summary = "write the model as partbench's JSON graph",
+     .opts = convert_opts,
+     .fn = cmd_convert,
+     .flags = PB_CMD_GRAPH,
+     .script = PB_SCRIPT_RUN,
+     .paths = ""},
+    {0},
+};

@@ -37,46 +37,95 @@
 static const pb_opt partition_opts[] = {
     PB_OPTS_GRAPH,
     PB_OPTS_LAYOUT,
-    {"method", 'm', PB_OPT_STR, "M", "(default exact)", .choices = pb_part_method_choices},
-    {"episodes", 'e', PB_OPT_INT, "N",
-     "rl: most training episodes (default 2000; none with --seconds alone)"},
-    {"seconds", 0, PB_OPT_DOUBLE, "S",
-     "rl: CPU-time budget: train until S seconds (with --episodes: whichever comes first)"},
-    {"agent", 0, PB_OPT_STR, "FILE",
-     "rl: start from this checkpoint (default: agents/LAYOUT.ckpt when it exists; "
-     "'none': a fresh network)"},
-    {"init", 0, PB_OPT_STR, "I",
-     "rl: the start, and the agent's first best: " PB_RL_INIT_NAMES " (default balanced)"},
-    {"no-reference", 0, PB_OPT_FLAG, NULL,
-     "skip the exact solve that labels the plan (no optimum, no gap; the agent never reads it)"},
-    {"seed", 's', PB_OPT_INT, "S", "rl: random seed (default 1)"},
-    {"emit-lp", 0, PB_OPT_STR, "FILE", "milp: write the model in CPLEX LP format"},
-    {"time-limit", 0, PB_OPT_DOUBLE, "S",
-     "stop after S seconds with the best plan so far (milp: with its bound and gap; also "
-     "for --start)"},
-    {"start", 0, PB_OPT_FLAG, NULL, "attach the solver to the session; advance it with 'step'"},
-    {"max-labels", 0, PB_OPT_INT, "N",
-     "the label DP (exact, and the reference, under rules or the weighted objective) "
-     "stops after N labels, 40 bytes each, and says its plan is not proven (default "
-     "4000000)"},
-    {"costs", 0, PB_OPT_STR, "LOG",
-     "measured kernel times from a tuning log (partbench tune --log) replace MACs/rate"},
-    {"output", 'o', PB_OPT_STR, "FILE", "save the resulting plan as JSON"},
-    {"place", 0, PB_OPT_STR, "P",
-     "routed mesh layouts: place the groups on the mesh by " PB_MESH_PLACE_NAMES
-     " (default local; rl for --method rl: the agent's placement actions; docs/mesh.md)"},
-    {"place-time", 0, PB_OPT_DOUBLE, "S",
-     "--place milp: time limit of the placement MILP in seconds (default 10; then the best "
-     "placement found, its bound and gap)"},
-    {"place-agent", 0, PB_OPT_STR, "FILE",
-     "--place rl: the placement agent (default: agents/LAYOUT.place.ckpt when it exists; "
-     "'none': a fresh network)"},
-    {"place-episodes", 0, PB_OPT_INT, "N",
-     "--place rl: episodes of the agent's placement actions (default 300)"},
-    {"require-fit", 0, PB_OPT_FLAG, NULL,
-     "exit 2 when the plan does not fit the core memory (it is still shown and saved)"},
+    {.name = "method",
+     .short_name = 'm',
+     .type = PB_OPT_STR,
+     .metavar = "M",
+     .help = "(default exact)",
+     .choices = pb_part_method_choices},
+    {.name = "episodes",
+     .short_name = 'e',
+     .type = PB_OPT_INT,
+     .metavar = "N",
+     .help = "rl: most training episodes (default 2000; none with --seconds alone)"},
+    {.name = "seconds",
+     .type = PB_OPT_DOUBLE,
+     .metavar = "S",
+     .help = "rl: CPU-time budget: train until S seconds (with --episodes: whichever comes first)"},
+    {.name = "agent",
+     .type = PB_OPT_STR,
+     .metavar = "FILE",
+     .help = "rl: start from this checkpoint (default: agents/LAYOUT.ckpt when it exists; 'none': "
+             "a fresh network)",
+     .path = "r:data"},
+    {.name = "init",
+     .type = PB_OPT_STR,
+     .metavar = "I",
+     .help = "rl: the start, and the agent's first best: " PB_RL_INIT_NAMES " (default balanced)"},
+    {.name = "no-reference",
+     .type = PB_OPT_FLAG,
+     .help = "skip the exact solve that labels the plan (no optimum, no gap; the agent never reads "
+             "it)"},
+    {.name = "seed",
+     .short_name = 's',
+     .type = PB_OPT_INT,
+     .metavar = "S",
+     .help = "rl: random seed (default 1)"},
+    {.name = "emit-lp",
+     .type = PB_OPT_STR,
+     .metavar = "FILE",
+     .help = "milp: write the model in CPLEX LP format",
+     .path = "w"},
+    {.name = "time-limit",
+     .type = PB_OPT_DOUBLE,
+     .metavar = "S",
+     .help = "stop after S seconds with the best plan so far (milp: with its bound and gap; also "
+             "for --start)"},
+    {.name = "start",
+     .type = PB_OPT_FLAG,
+     .help = "attach the solver to the session; advance it with 'step'"},
+    {.name = "max-labels",
+     .type = PB_OPT_INT,
+     .metavar = "N",
+     .help = "the label DP (exact, and the reference, under rules or the weighted objective) stops "
+             "after N labels, 40 bytes each, and says its plan is not proven (default 4000000)"},
+    {.name = "costs",
+     .type = PB_OPT_STR,
+     .metavar = "LOG",
+     .help = "measured kernel times from a tuning log (partbench tune --log) replace MACs/rate",
+     .path = "r:data"},
+    {.name = "output",
+     .short_name = 'o',
+     .type = PB_OPT_STR,
+     .metavar = "FILE",
+     .help = "save the resulting plan as JSON",
+     .path = "w"},
+    {.name = "place",
+     .type = PB_OPT_STR,
+     .metavar = "P",
+     .help = "routed mesh layouts: place the groups on the mesh by " PB_MESH_PLACE_NAMES
+             " (default local; rl for --method rl: the agent's placement actions; docs/mesh.md)"},
+    {.name = "place-time",
+     .type = PB_OPT_DOUBLE,
+     .metavar = "S",
+     .help = "--place milp: time limit of the placement MILP in seconds (default 10; then the best "
+             "placement found, its bound and gap)"},
+    {.name = "place-agent",
+     .type = PB_OPT_STR,
+     .metavar = "FILE",
+     .help = "--place rl: the placement agent (default: agents/LAYOUT.place.ckpt when it exists; "
+             "'none': a fresh network)",
+     .path = "r:data"},
+    {.name = "place-episodes",
+     .type = PB_OPT_INT,
+     .metavar = "N",
+     .help = "--place rl: episodes of the agent's placement actions (default 300)"},
+    {.name = "require-fit",
+     .type = PB_OPT_FLAG,
+     .help = "exit 2 when the plan does not fit the core memory (it is still shown and saved)"},
     PB_OPTS_JSON,
-    PB_OPTS_END};
+    PB_OPTS_END,
+};
 
 static int read_opts(const pb_args *a, pb_part_opts *o, pb_error *err)
 {
@@ -498,37 +547,82 @@ static int cmd_partition(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *
 static const pb_opt train_opts[] = {
     PB_OPTS_GRAPH,
     PB_OPTS_LAYOUT,
-    {"episodes", 'e', PB_OPT_INT, "N",
-     "most training episodes over all models (default 2000; none with --seconds alone)"},
-    {"seconds", 0, PB_OPT_DOUBLE, "S",
-     "CPU-time budget: train until S seconds (with --episodes: whichever comes first)"},
-    {"output", 'o', PB_OPT_STR, "FILE", "where to write the agent checkpoint (required)"},
-    {"agent", 0, PB_OPT_STR, "FILE", "continue training this checkpoint"},
-    {"seed", 's', PB_OPT_INT, "S", "random seed (default 1)"},
-    {"init", 0, PB_OPT_STR, "I", "episode start: " PB_RL_INIT_NAMES " (default balanced)"},
-    {"hidden", 0, PB_OPT_INT, "H", "hidden units of a new network (default 32)"},
-    {"place", 0, PB_OPT_STR, "P",
-     "routed mesh layouts: place the best plan's groups by " PB_MESH_PLACE_NAMES
-     " (default local; docs/mesh.md)"},
-    {"place-time", 0, PB_OPT_DOUBLE, "S",
-     "--place milp: time limit of the placement MILP in seconds (default 10; then the best "
-     "placement found, its bound and gap)"},
-    {"costs", 0, PB_OPT_STR, "LOG",
-     "measured kernel times from a tuning log (partbench tune --log) replace MACs/rate "
-     "(one model only)"},
-    {"log", 0, PB_OPT_STR, "FILE",
-     "write one JSON line per episode of the first model (reward, max(t), best so far, "
-     "start) for 'plot training'"},
-    {"no-reference", 0, PB_OPT_FLAG, NULL,
-     "skip the exact solves that label the report (no optimum, no gap)"},
-    {"place-output", 0, PB_OPT_STR, "FILE",
-     "routed mesh layouts: then train the placement agent on each model's best partition "
-     "and write it to FILE (docs/mesh.md)"},
-    {"place-agent", 0, PB_OPT_STR, "FILE",
-     "with --place-output: continue training this placement agent"},
-    {"place-episodes", 0, PB_OPT_INT, "N", "placement agent: episodes per model (default 300)"},
+    {.name = "episodes",
+     .short_name = 'e',
+     .type = PB_OPT_INT,
+     .metavar = "N",
+     .help = "most training episodes over all models (default 2000; none with --seconds alone)"},
+    {.name = "seconds",
+     .type = PB_OPT_DOUBLE,
+     .metavar = "S",
+     .help = "CPU-time budget: train until S seconds (with --episodes: whichever comes first)"},
+    {.name = "output",
+     .short_name = 'o',
+     .type = PB_OPT_STR,
+     .metavar = "FILE",
+     .help = "where to write the agent checkpoint (required)",
+     .path = "w"},
+    {.name = "agent",
+     .type = PB_OPT_STR,
+     .metavar = "FILE",
+     .help = "continue training this checkpoint",
+     .path = "r:data"},
+    {.name = "seed",
+     .short_name = 's',
+     .type = PB_OPT_INT,
+     .metavar = "S",
+     .help = "random seed (default 1)"},
+    {.name = "init",
+     .type = PB_OPT_STR,
+     .metavar = "I",
+     .help = "episode start: " PB_RL_INIT_NAMES " (default balanced)"},
+    {.name = "hidden",
+     .type = PB_OPT_INT,
+     .metavar = "H",
+     .help = "hidden units of a new network (default 32)"},
+    {.name = "place",
+     .type = PB_OPT_STR,
+     .metavar = "P",
+     .help = "routed mesh layouts: place the best plan's groups by " PB_MESH_PLACE_NAMES
+             " (default local; docs/mesh.md)"},
+    {.name = "place-time",
+     .type = PB_OPT_DOUBLE,
+     .metavar = "S",
+     .help = "--place milp: time limit of the placement MILP in seconds (default 10; then the best "
+             "placement found, its bound and gap)"},
+    {.name = "costs",
+     .type = PB_OPT_STR,
+     .metavar = "LOG",
+     .help = "measured kernel times from a tuning log (partbench tune --log) replace MACs/rate "
+             "(one model only)",
+     .path = "r:data"},
+    {.name = "log",
+     .type = PB_OPT_STR,
+     .metavar = "FILE",
+     .help = "write one JSON line per episode of the first model (reward, max(t), best so far, "
+             "start) for 'plot training'",
+     .path = "w"},
+    {.name = "no-reference",
+     .type = PB_OPT_FLAG,
+     .help = "skip the exact solves that label the report (no optimum, no gap)"},
+    {.name = "place-output",
+     .type = PB_OPT_STR,
+     .metavar = "FILE",
+     .help = "routed mesh layouts: then train the placement agent on each model's best partition "
+             "and write it to FILE (docs/mesh.md)",
+     .path = "w"},
+    {.name = "place-agent",
+     .type = PB_OPT_STR,
+     .metavar = "FILE",
+     .help = "with --place-output: continue training this placement agent",
+     .path = "r:data"},
+    {.name = "place-episodes",
+     .type = PB_OPT_INT,
+     .metavar = "N",
+     .help = "placement agent: episodes per model (default 300)"},
     PB_OPTS_JSON,
-    PB_OPTS_END};
+    PB_OPTS_END,
+};
 
 enum { TRAIN_MAX_MODELS = PB_ARGS_MAX_POS };
 
@@ -792,36 +886,42 @@ static int cmd_train(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, p
 }
 
 const pb_command pb_cmds_partition[] = {
-    {"partition",
-     "partition [MODEL] --layout L [--method M] [--episodes N] "
-     "[--seconds S] [--agent CKPT|none] [--init I] [--no-reference] [--seed S] [--json] [-o PLAN] "
-     "[--emit-lp FILE] [--time-limit S] [--start]",
-     "split the model's layers into core groups of a many-core chip", partition_opts, cmd_partition,
-     PB_CMD_GRAPH | PB_CMD_LAYOUT,
-     "Layers are the model's nodes in topological order; each group of adjacent\n"
-     "cores runs a contiguous range of them (docs/partition.md). The table shows\n"
-     "per group the cores, layer range, MACs, time = compute + routing, and\n"
-     "storage per core; then max(t), the reward, the exact optimum and the gap.\n"
-     "With --start the solver is attached to the session: 'step -n N' advances it.\n"
-     "milp: probes on the bottleneck, then GLPK's branch and bound proves the optimum;\n"
-     "--time-limit S stops it with its incumbent, proven bound and gap.\n"
-     "rl: the agent starts from --init (default balanced) and reports what it added:\n"
-     "the start's max(t), its own, the episode at which it first beat the start.\n"
-     "It uses agents/LAYOUT.ckpt when the layout has a shipped agent (--agent none: fresh).",
+    {.name = "partition",
+     .usage = "partition [MODEL] --layout L [--method M] [--episodes N] [--seconds S] [--agent "
+              "CKPT|none] [--init I] [--no-reference] [--seed S] [--json] [-o PLAN] [--emit-lp "
+              "FILE] [--time-limit S] [--start]",
+     .summary = "split the model's layers into core groups of a many-core chip",
+     .opts = partition_opts,
+     .fn = cmd_partition,
+     .flags = PB_CMD_GRAPH | PB_CMD_LAYOUT,
+     .help =
+         "Layers are the model's nodes in topological order; each group of adjacent\n"
+         "cores runs a contiguous range of them (docs/partition.md). The table shows\n"
+         "per group the cores, layer range, MACs, time = compute + routing, and\n"
+         "storage per core; then max(t), the reward, the exact optimum and the gap.\n"
+         "With --start the solver is attached to the session: 'step -n N' advances it.\n"
+         "milp: probes on the bottleneck, then GLPK's branch and bound proves the optimum;\n"
+         "--time-limit S stops it with its incumbent, proven bound and gap.\n"
+         "rl: the agent starts from --init (default balanced) and reports what it added:\n"
+         "the start's max(t), its own, the episode at which it first beat the start.\n"
+         "It uses agents/LAYOUT.ckpt when the layout has a shipped agent (--agent none: fresh).",
      .script = PB_SCRIPT_RUN,
-     .paths = "w:output w:emit-lp r:agent:data r:place-agent:data r:costs:data",
+     .paths = "",
      .help_more = pb_part_method_help},
-    {"train",
-     "train [MODEL [MODEL...]] --layout L [--episodes N] [--seconds S] -o AGENT.ckpt [--seed S] "
-     "[--init I] [--no-reference]",
-     "train the REINFORCE partition agent and save its checkpoint", train_opts, cmd_train,
-     PB_CMD_GRAPH | PB_CMD_LAYOUT,
-     "With several models, episodes are interleaved across them (one each in turn)\n"
-     "and all train one network: its inputs do not depend on the model's size, so\n"
-     "the checkpoint also serves models it has not seen. The agent never reads the\n"
-     "exact optimum; it is computed only to report the gap (--no-reference skips it).\n"
-     "The checkpoint only fits layouts with the same number of cores; use it with\n"
-     "'partition --method rl --agent AGENT.ckpt'. Format: docs/partition.md.",
+    {.name = "train",
+     .usage = "train [MODEL [MODEL...]] --layout L [--episodes N] [--seconds S] -o AGENT.ckpt "
+              "[--seed S] [--init I] [--no-reference]",
+     .summary = "train the REINFORCE partition agent and save its checkpoint",
+     .opts = train_opts,
+     .fn = cmd_train,
+     .flags = PB_CMD_GRAPH | PB_CMD_LAYOUT,
+     .help = "With several models, episodes are interleaved across them (one each in turn)\n"
+             "and all train one network: its inputs do not depend on the model's size, so\n"
+             "the checkpoint also serves models it has not seen. The agent never reads the\n"
+             "exact optimum; it is computed only to report the gap (--no-reference skips it).\n"
+             "The checkpoint only fits layouts with the same number of cores; use it with\n"
+             "'partition --method rl --agent AGENT.ckpt'. Format: docs/partition.md.",
      .script = PB_SCRIPT_RUN,
-     .paths = "w:output w:log r:agent:data r:place-agent:data w:place-output r:costs:data"},
-    {0}};
+     .paths = ""},
+    {0},
+};

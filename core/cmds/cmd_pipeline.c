@@ -18,30 +18,65 @@ static const pb_opt pipe_opts[] = {
     PB_OPTS_GRAPH,
     PB_OPTS_LAYOUT,
     PB_OPTS_JSON,
-    {"stages", 'p', PB_OPT_INT, "P",
-     "number of stages (default: the node count, or 2 on one node)"},
-    {"batch", 'b', PB_OPT_INT, "B", "global batch (default: dim 0 of the model input)"},
-    {"microbatches", 'm', PB_OPT_INT, "M",
-     "micro-batches (default: smallest divisor of B with bubble <= --max-bubble)"},
-    {"max-bubble", 0, PB_OPT_DOUBLE, "F",
-     "bubble bound (p-1)/(m+p-1) for the automatic choice (default 0.2)"},
-    {"train", 0, PB_OPT_FLAG, NULL, "training step (backward = 2x forward on the same stage)"},
-    {"opt-level", 'O', PB_OPT_INT, "N", "optimisation level of the per-stage sharding (default 2)"},
-    {"slack", 0, PB_OPT_INT, "K", "widen every key operator's stage range by K stages (default 0)"},
-    {"output", 'o', PB_OPT_STR, "FILE", "save the plan as JSON"},
-    {"require-fit", 0, PB_OPT_FLAG, NULL,
-     "exit 2 when the best plan does not fit the device memory (it is still shown and saved)"},
-    {"pad", 0, PB_OPT_FLAG, NULL,
-     "stages (and the operator-level plan) may also split dimensions that do not divide "
-     "(as shard --pad)"},
-    {"compare-level", 0, PB_OPT_INT, "N",
-     "optimisation level of the operator-level plan compared with (default 0: the plan "
-     "`shard` gives by default)"},
-    {"polish", 0, PB_OPT_INT, "N",
-     "boundary polish: cost at most N single-node boundary moves (default 8P+8; 0 = off)"},
-    {"skip-oplevel", 0, PB_OPT_FLAG, NULL,
-     "do not solve the operator-level plan for comparison (used by shard --pipeline auto)"},
-    PB_OPTS_END};
+    {.name = "stages",
+     .short_name = 'p',
+     .type = PB_OPT_INT,
+     .metavar = "P",
+     .help = "number of stages (default: the node count, or 2 on one node)"},
+    {.name = "batch",
+     .short_name = 'b',
+     .type = PB_OPT_INT,
+     .metavar = "B",
+     .help = "global batch (default: dim 0 of the model input)"},
+    {.name = "microbatches",
+     .short_name = 'm',
+     .type = PB_OPT_INT,
+     .metavar = "M",
+     .help = "micro-batches (default: smallest divisor of B with bubble <= --max-bubble)"},
+    {.name = "max-bubble",
+     .type = PB_OPT_DOUBLE,
+     .metavar = "F",
+     .help = "bubble bound (p-1)/(m+p-1) for the automatic choice (default 0.2)"},
+    {.name = "train",
+     .type = PB_OPT_FLAG,
+     .help = "training step (backward = 2x forward on the same stage)"},
+    {.name = "opt-level",
+     .short_name = 'O',
+     .type = PB_OPT_INT,
+     .metavar = "N",
+     .help = "optimisation level of the per-stage sharding (default 2)"},
+    {.name = "slack",
+     .type = PB_OPT_INT,
+     .metavar = "K",
+     .help = "widen every key operator's stage range by K stages (default 0)"},
+    {.name = "output",
+     .short_name = 'o',
+     .type = PB_OPT_STR,
+     .metavar = "FILE",
+     .help = "save the plan as JSON",
+     .path = "w"},
+    {.name = "require-fit",
+     .type = PB_OPT_FLAG,
+     .help =
+         "exit 2 when the best plan does not fit the device memory (it is still shown and saved)"},
+    {.name = "pad",
+     .type = PB_OPT_FLAG,
+     .help = "stages (and the operator-level plan) may also split dimensions that do not divide "
+             "(as shard --pad)"},
+    {.name = "compare-level",
+     .type = PB_OPT_INT,
+     .metavar = "N",
+     .help = "optimisation level of the operator-level plan compared with (default 0: the plan "
+             "`shard` gives by default)"},
+    {.name = "polish",
+     .type = PB_OPT_INT,
+     .metavar = "N",
+     .help = "boundary polish: cost at most N single-node boundary moves (default 8P+8; 0 = off)"},
+    {.name = "skip-oplevel",
+     .type = PB_OPT_FLAG,
+     .help = "do not solve the operator-level plan for comparison (used by shard --pipeline auto)"},
+    PB_OPTS_END,
+};
 
 /* The planner's reload: the session reopens the model at the new batch. */
 static int reload(void *ud, long batch, const pb_graph **g, pb_error *err)
@@ -136,14 +171,20 @@ static int cmd_pipeline(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a
 }
 
 const pb_command pb_cmds_pipeline[] = {
-    {"pipeline",
-     "pipeline [MODEL] --layout L [--stages P] [--batch B] [--microbatches M] [--train] [--pad] "
-     "[--json] [-o plan.json]",
-     "split the model into pipeline stages, pick micro-batches, shard each stage (cluster layouts)",
-     pipe_opts, cmd_pipeline, PB_CMD_GRAPH | PB_CMD_LAYOUT,
-     "Stages come from key-operator cost intervals and a MILP minimising the slowest stage,\n"
-     "then the cross-stage bytes (an exact DP when the graph is a chain). Every stage is\n"
-     "sharded on its device group by the shard search; step time = (slowest stage +\n"
-     "p2p) x (m + p - 1). See docs/shard.md.",
-     .script = PB_SCRIPT_RUN, .paths = "w:output"},
-    {0}};
+    {.name = "pipeline",
+     .usage = "pipeline [MODEL] --layout L [--stages P] [--batch B] [--microbatches M] [--train] "
+              "[--pad] [--json] [-o plan.json]",
+     .summary = "split the model into pipeline stages, pick micro-batches, shard each stage "
+                "(cluster layouts)",
+     .opts = pipe_opts,
+     .fn = cmd_pipeline,
+     .flags = PB_CMD_GRAPH | PB_CMD_LAYOUT,
+     .help =
+         "Stages come from key-operator cost intervals and a MILP minimising the slowest stage,\n"
+         "then the cross-stage bytes (an exact DP when the graph is a chain). Every stage is\n"
+         "sharded on its device group by the shard search; step time = (slowest stage +\n"
+         "p2p) x (m + p - 1). See docs/shard.md.",
+     .script = PB_SCRIPT_RUN,
+     .paths = ""},
+    {0},
+};

@@ -22,15 +22,26 @@
 static const pb_opt run_opts[] = {
     PB_OPTS_LAYOUT,
     PB_OPTS_GRAPH,
-    {"max-instructions", 0, PB_OPT_INT, "N",
-     "instruction budget per top-level call (default 50000000)"},
-    {"max-memory", 0, PB_OPT_INT, "MIB", "memory cap of the Lua state in MiB (default 256)"},
-    {"max-seconds", 0, PB_OPT_DOUBLE, "S",
-     "time limit per top-level call in seconds of CPU time, commands run by pb.cmd "
-     "included (default 30; 40x in a sanitizer build)"},
-    {"allow-write", 0, PB_OPT_STR, "DIR",
-     "commands run by the script may write files under DIR (default: nowhere)"},
-    PB_OPTS_END};
+    {.name = "max-instructions",
+     .type = PB_OPT_INT,
+     .metavar = "N",
+     .help = "instruction budget per top-level call (default 50000000)"},
+    {.name = "max-memory",
+     .type = PB_OPT_INT,
+     .metavar = "MIB",
+     .help = "memory cap of the Lua state in MiB (default 256)"},
+    {.name = "max-seconds",
+     .type = PB_OPT_DOUBLE,
+     .metavar = "S",
+     .help = "time limit per top-level call in seconds of CPU time, commands run by pb.cmd "
+             "included (default 30; 40x in a sanitizer build)"},
+    {.name = "allow-write",
+     .type = PB_OPT_STR,
+     .metavar = "DIR",
+     .help = "commands run by the script may write files under DIR (default: nowhere)",
+     .path = "g"},
+    PB_OPTS_END,
+};
 
 /* Outside scripts every limit is set (defaults for those not given); inside
  * one only those given, and the sandbox lowers, never raises them. */
@@ -136,7 +147,9 @@ static int cmd_run(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, pb_
 	return run_script_file(ctx, sc, script, dir, err);
 }
 
-static const pb_opt lua_opts[] = {PB_OPTS_END};
+static const pb_opt lua_opts[] = {
+    PB_OPTS_END,
+};
 
 static int cmd_lua(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, pb_error *err)
 {
@@ -185,12 +198,19 @@ static int cmd_source(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, 
 }
 
 static const pb_opt source_opts[] = {
-    {"allow-write", 0, PB_OPT_STR, "DIR",
-     "commands run by the script may write files under DIR (default: the current folder in "
-     "the workbench, else nowhere)"},
-    PB_OPTS_END};
+    {.name = "allow-write",
+     .type = PB_OPT_STR,
+     .metavar = "DIR",
+     .help = "commands run by the script may write files under DIR (default: the current folder in "
+             "the workbench, else nowhere)",
+     .path = "g"},
+    PB_OPTS_END,
+};
 
-static const pb_opt scripts_opts[] = {PB_OPTS_JSON, PB_OPTS_END};
+static const pb_opt scripts_opts[] = {
+    PB_OPTS_JSON,
+    PB_OPTS_END,
+};
 
 static int cmd_scripts(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, pb_error *err)
 {
@@ -215,23 +235,42 @@ static int cmd_scripts(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a,
 }
 
 const pb_command pb_cmds_run[] = {
-    {"run",
-     "run SCRIPT.lua [MODEL] [--layout L] [--input NAME=DIMS] [--allow-write DIR] "
-     "[--max-seconds S]",
-     "run a Lua script headless (sandboxed; see docs/lua-api.md)", run_opts, cmd_run, 0,
-     "The script runs in its own environment with only base, string, table, math and\n"
-     "utf8; io, os, require and bytecode are unavailable. It stops with an error when\n"
-     "it exceeds the instruction budget, the memory cap or the time limit; a failing\n"
-     "script leaves the session's plan unchanged. Commands it runs (pb.cmd) write files\n"
-     "only under --allow-write DIR and read only .lua, model and JSON files.",
-     .script = PB_SCRIPT_RUN, .paths = "r@0:lua r@1:model r:layout:lua g:allow-write"},
-    {"lua", "lua CODE...", "run one line of Lua in the session (prints a returned value)", lua_opts,
-     cmd_lua, PB_CMD_RAW,
-     "On a command line (the workbench's ':' line, pb.cmd) the rest of the line is the\n"
-     "code as typed: quotes and spaces are kept, e.g. :lua print(\"a  b\").",
-     .script = PB_SCRIPT_RUN, .paths = ""},
-    {"source", "source FILE.lua [--allow-write DIR]", "run a Lua file in the session", source_opts,
-     cmd_source, 0, NULL, .script = PB_SCRIPT_RUN, .paths = "r@0:lua g:allow-write"},
-    {"scripts", "scripts [--json]", "list the registered Lua heuristics, rules and events",
-     scripts_opts, cmd_scripts, 0, NULL, .script = PB_SCRIPT_CALLS, .paths = ""},
-    {0}};
+    {.name = "run",
+     .usage = "run SCRIPT.lua [MODEL] [--layout L] [--input NAME=DIMS] [--allow-write DIR] "
+              "[--max-seconds S]",
+     .summary = "run a Lua script headless (sandboxed; see docs/lua-api.md)",
+     .opts = run_opts,
+     .fn = cmd_run,
+     .help = "The script runs in its own environment with only base, string, table, math and\n"
+             "utf8; io, os, require and bytecode are unavailable. It stops with an error when\n"
+             "it exceeds the instruction budget, the memory cap or the time limit; a failing\n"
+             "script leaves the session's plan unchanged. Commands it runs (pb.cmd) write files\n"
+             "only under --allow-write DIR and read only .lua, model and JSON files.",
+     .script = PB_SCRIPT_RUN,
+     .paths = "r@0:lua r@1:model"},
+    {.name = "lua",
+     .usage = "lua CODE...",
+     .summary = "run one line of Lua in the session (prints a returned value)",
+     .opts = lua_opts,
+     .fn = cmd_lua,
+     .flags = PB_CMD_RAW,
+     .help = "On a command line (the workbench's ':' line, pb.cmd) the rest of the line is the\n"
+             "code as typed: quotes and spaces are kept, e.g. :lua print(\"a  b\").",
+     .script = PB_SCRIPT_RUN,
+     .paths = ""},
+    {.name = "source",
+     .usage = "source FILE.lua [--allow-write DIR]",
+     .summary = "run a Lua file in the session",
+     .opts = source_opts,
+     .fn = cmd_source,
+     .script = PB_SCRIPT_RUN,
+     .paths = "r@0:lua"},
+    {.name = "scripts",
+     .usage = "scripts [--json]",
+     .summary = "list the registered Lua heuristics, rules and events",
+     .opts = scripts_opts,
+     .fn = cmd_scripts,
+     .script = PB_SCRIPT_CALLS,
+     .paths = ""},
+    {0},
+};

@@ -11,7 +11,9 @@
 #include "render/svg_export.h"
 #include "util/fmt.h"
 
-static const pb_opt no_opts[] = {PB_OPTS_END};
+static const pb_opt no_opts[] = {
+    PB_OPTS_END,
+};
 
 static void help_line(void *ud, const pb_command *c)
 {
@@ -34,7 +36,10 @@ static int cmd_help(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, pb
 	return PB_OK;
 }
 
-static const pb_opt open_opts[] = {PB_OPTS_GRAPH, PB_OPTS_END};
+static const pb_opt open_opts[] = {
+    PB_OPTS_GRAPH,
+    PB_OPTS_END,
+};
 
 static int cmd_open(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, pb_error *err)
 {
@@ -47,7 +52,11 @@ static int cmd_open(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, pb
 	return PB_OK;
 }
 
-static const pb_opt layout_opts[] = {PB_OPTS_JSON, PB_OPTS_CALIBRATE, PB_OPTS_END};
+static const pb_opt layout_opts[] = {
+    PB_OPTS_JSON,
+    PB_OPTS_CALIBRATE,
+    PB_OPTS_END,
+};
 
 static int cmd_layout(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, pb_error *err)
 {
@@ -114,9 +123,19 @@ static int cmd_undo(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, pb
 
 static const pb_opt plan_opts[] = {
     PB_OPTS_JSON,
-    {"output", 'o', PB_OPT_STR, "FILE", "save the current plan as JSON"},
-    {"load", 0, PB_OPT_STR, "FILE", "load a plan saved with -o (checks it fits the model)"},
-    PB_OPTS_END};
+    {.name = "output",
+     .short_name = 'o',
+     .type = PB_OPT_STR,
+     .metavar = "FILE",
+     .help = "save the current plan as JSON",
+     .path = "w"},
+    {.name = "load",
+     .type = PB_OPT_STR,
+     .metavar = "FILE",
+     .help = "load a plan saved with -o (checks it fits the model)",
+     .path = "r:json s"},
+    PB_OPTS_END,
+};
 
 static void print_plan(FILE *out, const pb_plan *p)
 {
@@ -227,8 +246,13 @@ static int cmd_q(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, pb_er
 }
 
 static const pb_opt step_opts[] = {
-    {"count", 'n', PB_OPT_INT, "N", "units of work (actions, episodes, nodes); default 1"},
-    PB_OPTS_END};
+    {.name = "count",
+     .short_name = 'n',
+     .type = PB_OPT_INT,
+     .metavar = "N",
+     .help = "units of work (actions, episodes, nodes); default 1"},
+    PB_OPTS_END,
+};
 
 static int cmd_step(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, pb_error *err)
 {
@@ -274,37 +298,101 @@ static int cmd_step(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, pb
 }
 
 const pb_command pb_cmds_session[] = {
-    {"help", "help [COMMAND]", "list commands, or show one command's help", no_opts, cmd_help, 0,
-     NULL, .script = PB_SCRIPT_CALLS, .paths = ""},
-    {"open", "open MODEL [--input NAME=DIMS]", "open a model (ONNX, DOT or JSON graph)", open_opts,
-     cmd_open, PB_CMD_GRAPH, NULL, .script = PB_SCRIPT_RUN, .paths = "r@0:model"},
-    {"layout", "layout [FILE] [--json] [--calibrate PROFILE [--model MODEL]]",
-     "load or show the hardware layout", layout_opts, cmd_layout, 0, NULL,
-     .script = PB_SCRIPT_CALLS, .paths = "r@0:lua s@0 r:calibrate:data r:model:model s:model"},
-    {"plan", "plan [--json] [-o FILE] [--load FILE]", "show, save or load the current plan",
-     plan_opts, cmd_plan, 0, NULL, .script = PB_SCRIPT_CALLS,
-     .paths = "w:output r:load:json s:load"},
-    {"undo", "undo", "undo the last change to the plan", no_opts, cmd_undo, 0, NULL,
-     .script = PB_SCRIPT_RUN, .paths = ""},
-    {"redo", "redo", "redo the last undone change", no_opts, cmd_undo, 0, NULL,
-     .script = PB_SCRIPT_RUN, .paths = ""},
-    {"save", "save FILE", "save the session (model, layout, plan, view) atomically", no_opts,
-     cmd_save, 0, NULL, .script = PB_SCRIPT_RUN, .paths = "w@0"},
-    {"load", "load FILE", "load a saved session", no_opts, cmd_save, 0, NULL,
-     .script = PB_SCRIPT_RUN, .paths = "r@0:json"},
-    {"w", "w [FILE]", "save the session to FILE, else to the file it was saved to or loaded from",
-     no_opts, cmd_save, PB_CMD_HIDDEN, NULL, .script = PB_SCRIPT_NO},
-    {"wq", "wq [FILE]", "save the session (as w) and leave the workbench", no_opts, cmd_save,
-     PB_CMD_HIDDEN, NULL, .script = PB_SCRIPT_NO},
-    {"q", "q", "leave the workbench (refused while there are unsaved changes)", no_opts, cmd_q,
-     PB_CMD_HIDDEN, NULL, .script = PB_SCRIPT_NO},
-    {"q!", "q!", "leave the workbench, discarding unsaved changes", no_opts, cmd_q, PB_CMD_HIDDEN,
-     NULL},
-    {"step", "step [-n N]", "advance the running solver by N units of work", step_opts, cmd_step, 0,
-     "Runs the attached solver's step() N times, one unit each, stopping early when it\n"
-     "is done or (in the workbench) when Esc / Ctrl-C cancels. Units: partition exact one\n"
-     "bisection check, milp one probe / one <= 50 ms LP or column slice / one B&B node,\n"
-     "rl one episode, local one move, greedy / equal / pack all at once; shard --start\n"
-     "one incumbent or about 50 ms of a scheme's MILP.",
-     .script = PB_SCRIPT_RUN, .paths = ""},
-    {0}};
+    {.name = "help",
+     .usage = "help [COMMAND]",
+     .summary = "list commands, or show one command's help",
+     .opts = no_opts,
+     .fn = cmd_help,
+     .script = PB_SCRIPT_CALLS,
+     .paths = ""},
+    {.name = "open",
+     .usage = "open MODEL [--input NAME=DIMS]",
+     .summary = "open a model (ONNX, DOT or JSON graph)",
+     .opts = open_opts,
+     .fn = cmd_open,
+     .flags = PB_CMD_GRAPH,
+     .script = PB_SCRIPT_RUN,
+     .paths = "r@0:model"},
+    {.name = "layout",
+     .usage = "layout [FILE] [--json] [--calibrate PROFILE [--model MODEL]]",
+     .summary = "load or show the hardware layout",
+     .opts = layout_opts,
+     .fn = cmd_layout,
+     .script = PB_SCRIPT_CALLS,
+     .paths = "r@0:lua s@0"},
+    {.name = "plan",
+     .usage = "plan [--json] [-o FILE] [--load FILE]",
+     .summary = "show, save or load the current plan",
+     .opts = plan_opts,
+     .fn = cmd_plan,
+     .script = PB_SCRIPT_CALLS,
+     .paths = ""},
+    {.name = "undo",
+     .usage = "undo",
+     .summary = "undo the last change to the plan",
+     .opts = no_opts,
+     .fn = cmd_undo,
+     .script = PB_SCRIPT_RUN,
+     .paths = ""},
+    {.name = "redo",
+     .usage = "redo",
+     .summary = "redo the last undone change",
+     .opts = no_opts,
+     .fn = cmd_undo,
+     .script = PB_SCRIPT_RUN,
+     .paths = ""},
+    {.name = "save",
+     .usage = "save FILE",
+     .summary = "save the session (model, layout, plan, view) atomically",
+     .opts = no_opts,
+     .fn = cmd_save,
+     .script = PB_SCRIPT_RUN,
+     .paths = "w@0"},
+    {.name = "load",
+     .usage = "load FILE",
+     .summary = "load a saved session",
+     .opts = no_opts,
+     .fn = cmd_save,
+     .script = PB_SCRIPT_RUN,
+     .paths = "r@0:json"},
+    {.name = "w",
+     .usage = "w [FILE]",
+     .summary = "save the session to FILE, else to the file it was saved to or loaded from",
+     .opts = no_opts,
+     .fn = cmd_save,
+     .flags = PB_CMD_HIDDEN,
+     .script = PB_SCRIPT_NO},
+    {.name = "wq",
+     .usage = "wq [FILE]",
+     .summary = "save the session (as w) and leave the workbench",
+     .opts = no_opts,
+     .fn = cmd_save,
+     .flags = PB_CMD_HIDDEN,
+     .script = PB_SCRIPT_NO},
+    {.name = "q",
+     .usage = "q",
+     .summary = "leave the workbench (refused while there are unsaved changes)",
+     .opts = no_opts,
+     .fn = cmd_q,
+     .flags = PB_CMD_HIDDEN,
+     .script = PB_SCRIPT_NO},
+    {.name = "q!",
+     .usage = "q!",
+     .summary = "leave the workbench, discarding unsaved changes",
+     .opts = no_opts,
+     .fn = cmd_q,
+     .flags = PB_CMD_HIDDEN},
+    {.name = "step",
+     .usage = "step [-n N]",
+     .summary = "advance the running solver by N units of work",
+     .opts = step_opts,
+     .fn = cmd_step,
+     .help = "Runs the attached solver's step() N times, one unit each, stopping early when it\n"
+             "is done or (in the workbench) when Esc / Ctrl-C cancels. Units: partition exact one\n"
+             "bisection check, milp one probe / one <= 50 ms LP or column slice / one B&B node,\n"
+             "rl one episode, local one move, greedy / equal / pack all at once; shard --start\n"
+             "one incumbent or about 50 ms of a scheme's MILP.",
+     .script = PB_SCRIPT_RUN,
+     .paths = ""},
+    {0},
+};

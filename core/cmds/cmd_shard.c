@@ -33,86 +33,162 @@ static const pb_opt shard_opts[] = {
     PB_OPTS_GRAPH,
     PB_OPTS_LAYOUT,
     PB_OPTS_JSON,
-    {"batch", 'b', PB_OPT_INT, "B",
-     "set dim 0 of every model input to B (default: as in the model)"},
-    {"train", 0, PB_OPT_FLAG, NULL,
-     "model a training step (backward = 2x forward, gradient all-reduces)"},
-    {"opt-level", 'O', PB_OPT_INT, "N",
-     "0 full menus, 1 + rule library, 2 + key-operator neighbourhoods, 3 + aligned subgraphs "
-     "solved in chunks (default 0)"},
-    {"scheme", 's', PB_OPT_STR, "AxB", "solve only this grouping scheme, e.g. 4x4 (default: all)"},
-    {"max-axes", 0, PB_OPT_INT, "N", "schemes with at most N factors (default 2, max 4)"},
-    {"output", 'o', PB_OPT_STR, "FILE", "save the plan as JSON"},
-    {"emit-tasks", 0, PB_OPT_STR, "DIR",
-     "write DIR/device_<d>.json: each device's operators, local shapes, collectives"},
-    {"emit-lp", 0, PB_OPT_STR, "FILE",
-     "write the MILP (CPLEX LP format, glp_write_lp) of the scheme solved (or the best one)"},
-    {"tie", 0, PB_OPT_FLAG, NULL, "tie identical repeated blocks to one set of variables"},
-    {"optimizer", 0, PB_OPT_STR, "adam|none",
-     "training memory per parameter: adam = weights + gradients + two fp32 moments (+ an fp32 "
-     "master copy of fp16 weights); none = weights + gradients (default adam)"},
-    {"zero", 0, PB_OPT_INT, "0-3",
-     "ZeRO stage: shard the optimizer state (1), + gradients (2), + weights (3) over the "
-     "replicas of each parameter shard (default 0)"},
-    {"dist-opt", 0, PB_OPT_STR, "auto|on|off",
-     "training: the distributed optimizer (Megatron-LM's, ZeRO-1: Adam's state divided over "
-     "the data-parallel replicas, reduce-scatter + all-gather in place of the all-reduce); "
-     "auto: on where a plan does not fit without it (default auto)"},
-    {"seq-parallel", 0, PB_OPT_STR, "auto|on|off",
-     "training: sequence parallelism (Korthikanti et al. 2022: the activations tensor "
-     "parallelism replicates held split over its devices, same communication volume); auto: "
-     "on where a plan does not fit without it (default auto)"},
-    {"recompute", 0, PB_OPT_STR, "auto|none|selective|full",
-     "activation recomputation in training; auto: per scheme the cheapest of none, selective, "
-     "full whose plan fits (default auto)"},
-    {"layers", 0, PB_OPT_STR, "auto|off",
-     "auto: solve repeated identical layers once (one representative block per class plus "
-     "the glue between blocks); off: every layer its own variables (default auto)"},
-    {"start", 0, PB_OPT_FLAG, NULL,
-     "attach the search as the session's solver instead of running it: 'step' (and the TUI's "
-     "solver pane) advance it one incumbent or ~50 ms at a time"},
-    {"pad", 0, PB_OPT_FLAG, NULL,
-     "also split dimensions that do not divide: ceil(n/d) per device, the last parts padded "
-     "(costs the padded sizes)"},
-    {"shrink", 0, PB_OPT_FLAG, NULL,
-     "merge follower operators into their producer (a restriction: the plan is then labelled "
-     "best found unless it attains the unrestricted bound; default off)"},
-    {"no-shrink", 0, PB_OPT_FLAG, NULL,
-     "every operator its own choice: the default of the operator-level search; with "
-     "--pipeline auto also the stage MILPs' (which shrink by default)"},
-    {"time-limit", 0, PB_OPT_DOUBLE, "SEC", "GLPK time limit per MILP (default none)"},
-    {"jobs", 'j', PB_OPT_INT, "N",
-     "solve up to N schemes at once in worker processes (default: the number of CPUs; "
-     "1 = serial; Lua rules and filters run serially)"},
-    {"require-fit", 0, PB_OPT_FLAG, NULL,
-     "exit 2 when the best plan does not fit the device memory (it is still shown and saved)"},
-    {"pipeline", 0, PB_OPT_STR, "auto|off",
-     "auto: also run the data x tensor x pipeline search (every dp x tp x pp = devices, "
-     "micro-batches, 1F1B and interleaved schedules): 'configurations' and 'best'; the best "
-     "configuration's plan is kept and saved with -o (default off)"},
-    {"dp", 0, PB_OPT_INT, "D",
-     "data-parallel degree: fixes it in the data x tensor x pipeline search (implies the search)"},
-    {"tp", 0, PB_OPT_INT, "T",
-     "tensor (operator) parallel degree inside a stage: fixes it (implies the search)"},
-    {"pp", 0, PB_OPT_INT, "P", "pipeline stages: fixes them (1 = no pipeline; implies the search)"},
-    {"microbatches", 0, PB_OPT_INT, "M", "micro-batches: fixes them (implies the search)"},
-    {"schedule", 0, PB_OPT_STR, "1f1b|interleaved[:V]",
-     "pipeline schedule: fixes it (interleaved: V model chunks per device, default 2; "
-     "implies the search)"},
-    {"bucket-mb", 0, PB_OPT_DOUBLE, "MB",
-     "gradient bucket of the data-parallel all-reduce overlapped with the backward pass, MiB "
-     "(default: the layout's grad_bucket_mb, else 25, PyTorch DDP's bucket_cap_mb; 0 = no "
-     "overlap)"},
-    {"stage-gap", 0, PB_OPT_DOUBLE, "G",
-     "relative MIP gap of the pipeline search's stage MILPs: each stage MILP's plan is "
-     "within G of that MILP's optimum (default 0: each stage MILP solved to proof)"},
-    {"polish", 0, PB_OPT_INT, "N",
-     "boundary polish of the kept pipeline: cost at most N single-node chunk-boundary moves "
-     "(default 8 x chunks + 8; 0 = off), as `pipeline --polish`"},
-    {"stage-nodes", 0, PB_OPT_INT, "N",
-     "stop a stage MILP holding a plan after N branch-and-bound nodes (default 0: no limit; "
-     "such rows are marked not proven)"},
-    PB_OPTS_END};
+    {.name = "batch",
+     .short_name = 'b',
+     .type = PB_OPT_INT,
+     .metavar = "B",
+     .help = "set dim 0 of every model input to B (default: as in the model)"},
+    {.name = "train",
+     .type = PB_OPT_FLAG,
+     .help = "model a training step (backward = 2x forward, gradient all-reduces)"},
+    {.name = "opt-level",
+     .short_name = 'O',
+     .type = PB_OPT_INT,
+     .metavar = "N",
+     .help = "0 full menus, 1 + rule library, 2 + key-operator neighbourhoods, 3 + aligned "
+             "subgraphs solved in chunks (default 0)"},
+    {.name = "scheme",
+     .short_name = 's',
+     .type = PB_OPT_STR,
+     .metavar = "AxB",
+     .help = "solve only this grouping scheme, e.g. 4x4 (default: all)"},
+    {.name = "max-axes",
+     .type = PB_OPT_INT,
+     .metavar = "N",
+     .help = "schemes with at most N factors (default 2, max 4)"},
+    {.name = "output",
+     .short_name = 'o',
+     .type = PB_OPT_STR,
+     .metavar = "FILE",
+     .help = "save the plan as JSON",
+     .path = "w"},
+    {.name = "emit-tasks",
+     .type = PB_OPT_STR,
+     .metavar = "DIR",
+     .help = "write DIR/device_<d>.json: each device's operators, local shapes, collectives",
+     .path = "w"},
+    {.name = "emit-lp",
+     .type = PB_OPT_STR,
+     .metavar = "FILE",
+     .help =
+         "write the MILP (CPLEX LP format, glp_write_lp) of the scheme solved (or the best one)",
+     .path = "w"},
+    {.name = "tie",
+     .type = PB_OPT_FLAG,
+     .help = "tie identical repeated blocks to one set of variables"},
+    {.name = "optimizer",
+     .type = PB_OPT_STR,
+     .metavar = "adam|none",
+     .help = "training memory per parameter: adam = weights + gradients + two fp32 moments (+ an "
+             "fp32 master copy of fp16 weights); none = weights + gradients (default adam)"},
+    {.name = "zero",
+     .type = PB_OPT_INT,
+     .metavar = "0-3",
+     .help = "ZeRO stage: shard the optimizer state (1), + gradients (2), + weights (3) over the "
+             "replicas of each parameter shard (default 0)"},
+    {.name = "dist-opt",
+     .type = PB_OPT_STR,
+     .metavar = "auto|on|off",
+     .help = "training: the distributed optimizer (Megatron-LM's, ZeRO-1: Adam's state divided "
+             "over the data-parallel replicas, reduce-scatter + all-gather in place of the "
+             "all-reduce); auto: on where a plan does not fit without it (default auto)"},
+    {.name = "seq-parallel",
+     .type = PB_OPT_STR,
+     .metavar = "auto|on|off",
+     .help = "training: sequence parallelism (Korthikanti et al. 2022: the activations tensor "
+             "parallelism replicates held split over its devices, same communication volume); "
+             "auto: on where a plan does not fit without it (default auto)"},
+    {.name = "recompute",
+     .type = PB_OPT_STR,
+     .metavar = "auto|none|selective|full",
+     .help = "activation recomputation in training; auto: per scheme the cheapest of none, "
+             "selective, full whose plan fits (default auto)"},
+    {.name = "layers",
+     .type = PB_OPT_STR,
+     .metavar = "auto|off",
+     .help = "auto: solve repeated identical layers once (one representative block per class plus "
+             "the glue between blocks); off: every layer its own variables (default auto)"},
+    {.name = "start",
+     .type = PB_OPT_FLAG,
+     .help = "attach the search as the session's solver instead of running it: 'step' (and the "
+             "TUI's solver pane) advance it one incumbent or ~50 ms at a time"},
+    {.name = "pad",
+     .type = PB_OPT_FLAG,
+     .help = "also split dimensions that do not divide: ceil(n/d) per device, the last parts "
+             "padded (costs the padded sizes)"},
+    {.name = "shrink",
+     .type = PB_OPT_FLAG,
+     .help = "merge follower operators into their producer (a restriction: the plan is then "
+             "labelled best found unless it attains the unrestricted bound; default off)"},
+    {.name = "no-shrink",
+     .type = PB_OPT_FLAG,
+     .help = "every operator its own choice: the default of the operator-level search; with "
+             "--pipeline auto also the stage MILPs' (which shrink by default)"},
+    {.name = "time-limit",
+     .type = PB_OPT_DOUBLE,
+     .metavar = "SEC",
+     .help = "GLPK time limit per MILP (default none)"},
+    {.name = "jobs",
+     .short_name = 'j',
+     .type = PB_OPT_INT,
+     .metavar = "N",
+     .help = "solve up to N schemes at once in worker processes (default: the number of CPUs; 1 = "
+             "serial; Lua rules and filters run serially)"},
+    {.name = "require-fit",
+     .type = PB_OPT_FLAG,
+     .help =
+         "exit 2 when the best plan does not fit the device memory (it is still shown and saved)"},
+    {.name = "pipeline",
+     .type = PB_OPT_STR,
+     .metavar = "auto|off",
+     .help = "auto: also run the data x tensor x pipeline search (every dp x tp x pp = devices, "
+             "micro-batches, 1F1B and interleaved schedules): 'configurations' and 'best'; the "
+             "best configuration's plan is kept and saved with -o (default off)"},
+    {.name = "dp",
+     .type = PB_OPT_INT,
+     .metavar = "D",
+     .help = "data-parallel degree: fixes it in the data x tensor x pipeline search (implies the "
+             "search)"},
+    {.name = "tp",
+     .type = PB_OPT_INT,
+     .metavar = "T",
+     .help = "tensor (operator) parallel degree inside a stage: fixes it (implies the search)"},
+    {.name = "pp",
+     .type = PB_OPT_INT,
+     .metavar = "P",
+     .help = "pipeline stages: fixes them (1 = no pipeline; implies the search)"},
+    {.name = "microbatches",
+     .type = PB_OPT_INT,
+     .metavar = "M",
+     .help = "micro-batches: fixes them (implies the search)"},
+    {.name = "schedule",
+     .type = PB_OPT_STR,
+     .metavar = "1f1b|interleaved[:V]",
+     .help = "pipeline schedule: fixes it (interleaved: V model chunks per device, default 2; "
+             "implies the search)"},
+    {.name = "bucket-mb",
+     .type = PB_OPT_DOUBLE,
+     .metavar = "MB",
+     .help = "gradient bucket of the data-parallel all-reduce overlapped with the backward pass, "
+             "MiB (default: the layout's grad_bucket_mb, else 25, PyTorch DDP's bucket_cap_mb; 0 = "
+             "no overlap)"},
+    {.name = "stage-gap",
+     .type = PB_OPT_DOUBLE,
+     .metavar = "G",
+     .help = "relative MIP gap of the pipeline search's stage MILPs: each stage MILP's plan is "
+             "within G of that MILP's optimum (default 0: each stage MILP solved to proof)"},
+    {.name = "polish",
+     .type = PB_OPT_INT,
+     .metavar = "N",
+     .help = "boundary polish of the kept pipeline: cost at most N single-node chunk-boundary "
+             "moves (default 8 x chunks + 8; 0 = off), as `pipeline --polish`"},
+    {.name = "stage-nodes",
+     .type = PB_OPT_INT,
+     .metavar = "N",
+     .help = "stop a stage MILP holding a plan after N branch-and-bound nodes (default 0: no "
+             "limit; such rows are marked not proven)"},
+    PB_OPTS_END,
+};
 
 static int apply_batch(pb_cmd_ctx *ctx, long batch, pb_error *err)
 {
@@ -655,19 +731,24 @@ static int cmd_shard(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, p
 }
 
 const pb_command pb_cmds_shard[] = {
-    {"shard",
-     "shard [MODEL] --layout L [--batch B] [--train] [--opt-level N] [--scheme AxB] [--json] "
-     "[-o plan.json] [--emit-tasks DIR] [--emit-lp FILE] [--pipeline auto|off] [--jobs N] "
-     "[--pad] [--start] [--layers auto|off] [--shrink] [--optimizer adam|none] [--zero 0-3] "
-     "[--dist-opt auto|on|off] [--seq-parallel auto|on|off] "
-     "[--recompute auto|none|selective|full] [--dp D] [--tp T] [--pp P] [--microbatches M] "
-     "[--schedule 1f1b|interleaved[:V]] [--stage-gap G] [--stage-nodes N] [--polish N]",
-     "choose per-operator sharding over device-grouping schemes of a cluster (GLPK MILP)",
-     shard_opts, cmd_shard, PB_CMD_GRAPH | PB_CMD_LAYOUT,
-     "The layout must be kind=\"cluster\" (layouts/cluster-*.lua). Every grouping scheme\n"
-     "(ordered factorisation of the device count, mirror duplicates dropped) is solved\n"
-     "as a MILP; the table lists each scheme's best plan and the best one is kept as\n"
-     "the session's plan. Step time = compute (FLOPs / sharing devices / rate) +\n"
-     "collectives (alpha + factor x bytes / bandwidth). See docs/shard.md.",
-     .script = PB_SCRIPT_RUN, .paths = "w:output w:emit-lp w:emit-tasks"},
-    {0}};
+    {.name = "shard",
+     .usage = "shard [MODEL] --layout L [--batch B] [--train] [--opt-level N] [--scheme AxB] "
+              "[--json] [-o plan.json] [--emit-tasks DIR] [--emit-lp FILE] [--pipeline auto|off] "
+              "[--jobs N] [--pad] [--start] [--layers auto|off] [--shrink] [--optimizer adam|none] "
+              "[--zero 0-3] [--dist-opt auto|on|off] [--seq-parallel auto|on|off] [--recompute "
+              "auto|none|selective|full] [--dp D] [--tp T] [--pp P] [--microbatches M] [--schedule "
+              "1f1b|interleaved[:V]] [--stage-gap G] [--stage-nodes N] [--polish N]",
+     .summary =
+         "choose per-operator sharding over device-grouping schemes of a cluster (GLPK MILP)",
+     .opts = shard_opts,
+     .fn = cmd_shard,
+     .flags = PB_CMD_GRAPH | PB_CMD_LAYOUT,
+     .help = "The layout must be kind=\"cluster\" (layouts/cluster-*.lua). Every grouping scheme\n"
+             "(ordered factorisation of the device count, mirror duplicates dropped) is solved\n"
+             "as a MILP; the table lists each scheme's best plan and the best one is kept as\n"
+             "the session's plan. Step time = compute (FLOPs / sharing devices / rate) +\n"
+             "collectives (alpha + factor x bytes / bandwidth). See docs/shard.md.",
+     .script = PB_SCRIPT_RUN,
+     .paths = ""},
+    {0},
+};

@@ -15,35 +15,75 @@
 #include "tune/tuner.h"
 
 static const pb_opt tune_opts[] = {
-    {"op", 0, PB_OPT_STR, "OP", "operator: gemm or conv2d (with --shape)"},
-    {"shape", 0, PB_OPT_STR, "DIMS", "gemm: M,N,K; conv2d: N,C,H,W,K,R,S,stride,pad"},
-    {"node", 'n', PB_OPT_STR, "NAME", "tune the Conv/Gemm/MatMul node NAME of MODEL"},
-    {"trials", 't', PB_OPT_INT, "T", "hardware measurements per method (default 64)"},
-    {"batch", 'b', PB_OPT_INT, "B", "policy samples per REINFORCE update (default 16)"},
-    {"seed", 0, PB_OPT_INT, "S", "random seed (default 1)"},
-    {"log", 0, PB_OPT_STR, "FILE", "append every measurement to FILE (JSON lines)"},
-    {"resume", 0, PB_OPT_FLAG, NULL, "continue from the measurements already in --log"},
-    {"baselines", 0, PB_OPT_FLAG, NULL,
-     "also run random, simulated annealing, exhaustive (small spaces) and OpenBLAS (with --all: "
-     "OpenBLAS on every shape)"},
-    {"exhaustive-max", 0, PB_OPT_INT, "N",
-     "run exhaustive only up to N legal configurations (default 5000)"},
-    {"no-costmodel", 0, PB_OPT_FLAG, NULL, "RL with measured rewards only (ablation)"},
-    {"no-transfer", 0, PB_OPT_FLAG, NULL,
-     "the cost model does not start from other shapes' measurements in --log (ablation)"},
-    {"reps", 0, PB_OPT_INT, "R", "timed runs per measurement, minimum taken (default 3)"},
-    {"all", 0, PB_OPT_FLAG, NULL,
-     "tune every distinct Conv/Gemm/MatMul shape of MODEL once into --log (across the "
-     "ranks under mpirun)"},
-    {"budget", 0, PB_OPT_STR, "SECONDS",
-     "--all: wall time to share across the shapes by their share of the model's FLOPs"},
-    {"rank-timeout", 0, PB_OPT_STR, "SECONDS",
-     "--all under mpirun: a rank silent this long is taken for dead (default 60)"},
-    {"times", 0, PB_OPT_FLAG, NULL,
-     "no tuning: print MODEL's per-node times measured in --log (what --costs uses)"},
+    {.name = "op",
+     .type = PB_OPT_STR,
+     .metavar = "OP",
+     .help = "operator: gemm or conv2d (with --shape)"},
+    {.name = "shape",
+     .type = PB_OPT_STR,
+     .metavar = "DIMS",
+     .help = "gemm: M,N,K; conv2d: N,C,H,W,K,R,S,stride,pad"},
+    {.name = "node",
+     .short_name = 'n',
+     .type = PB_OPT_STR,
+     .metavar = "NAME",
+     .help = "tune the Conv/Gemm/MatMul node NAME of MODEL"},
+    {.name = "trials",
+     .short_name = 't',
+     .type = PB_OPT_INT,
+     .metavar = "T",
+     .help = "hardware measurements per method (default 64)"},
+    {.name = "batch",
+     .short_name = 'b',
+     .type = PB_OPT_INT,
+     .metavar = "B",
+     .help = "policy samples per REINFORCE update (default 16)"},
+    {.name = "seed", .type = PB_OPT_INT, .metavar = "S", .help = "random seed (default 1)"},
+    {.name = "log",
+     .type = PB_OPT_STR,
+     .metavar = "FILE",
+     .help = "append every measurement to FILE (JSON lines)",
+     .path = "w r:data"},
+    {.name = "resume",
+     .type = PB_OPT_FLAG,
+     .help = "continue from the measurements already in --log"},
+    {.name = "baselines",
+     .type = PB_OPT_FLAG,
+     .help = "also run random, simulated annealing, exhaustive (small spaces) and OpenBLAS (with "
+             "--all: OpenBLAS on every shape)"},
+    {.name = "exhaustive-max",
+     .type = PB_OPT_INT,
+     .metavar = "N",
+     .help = "run exhaustive only up to N legal configurations (default 5000)"},
+    {.name = "no-costmodel",
+     .type = PB_OPT_FLAG,
+     .help = "RL with measured rewards only (ablation)"},
+    {.name = "no-transfer",
+     .type = PB_OPT_FLAG,
+     .help = "the cost model does not start from other shapes' measurements in --log (ablation)"},
+    {.name = "reps",
+     .type = PB_OPT_INT,
+     .metavar = "R",
+     .help = "timed runs per measurement, minimum taken (default 3)"},
+    {.name = "all",
+     .type = PB_OPT_FLAG,
+     .help = "tune every distinct Conv/Gemm/MatMul shape of MODEL once into --log (across the "
+             "ranks under mpirun)"},
+    {.name = "budget",
+     .type = PB_OPT_STR,
+     .metavar = "SECONDS",
+     .help = "--all: wall time to share across the shapes by their share of the model's FLOPs"},
+    {.name = "rank-timeout",
+     .type = PB_OPT_STR,
+     .metavar = "SECONDS",
+     .help = "--all under mpirun: a rank silent this long is taken for dead (default 60)"},
+    {.name = "times",
+     .type = PB_OPT_FLAG,
+     .help = "no tuning: print MODEL's per-node times measured in --log (what --costs uses)"},
     PB_OPTS_GRAPH,
     PB_OPTS_JSON,
-    PB_OPTS_END};
+    PB_OPTS_END,
+};
 
 static int tune_progress(void *ud, double fraction, const char *line)
 {
@@ -302,18 +342,21 @@ static int cmd_tune(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, pb
 }
 
 const pb_command pb_cmds_tune[] = {
-    {"tune",
-     "tune (--op gemm --shape M,N,K | --op conv2d --shape N,C,H,W,K,R,S,stride,pad | "
-     "MODEL --node NAME) [--trials T] [--log FILE] [--resume] [--baselines] [--no-transfer] "
-     "[--json]; "
-     "tune MODEL --all --log FILE [--budget SECONDS] [--resume] [--baselines]; "
-     "tune MODEL --times --log FILE",
-     "auto-tune a GEMM / convolution kernel on this CPU (RL + cost model)", tune_opts, cmd_tune, 0,
-     "Searches tile sizes, loop order, unroll, vector width and packing of a real\n"
-     "kernel, measuring GFLOP/s on this machine (single thread, CPU time, min of\n"
-     "--reps runs; every configuration is checked against a naive reference first).\n"
-     "--all tunes every distinct kernel shape of MODEL once into --log, which --costs\n"
-     "reads; under `mpirun -np N` the shapes are spread over the ranks and rank 0\n"
-     "writes the log. See docs/tune.md and docs/scale-out.md.",
-     .script = PB_SCRIPT_RUN, .paths = "w:log r:log:data r@0:model"},
-    {0}};
+    {.name = "tune",
+     .usage = "tune (--op gemm --shape M,N,K | --op conv2d --shape N,C,H,W,K,R,S,stride,pad | "
+              "MODEL --node NAME) [--trials T] [--log FILE] [--resume] [--baselines] "
+              "[--no-transfer] [--json]; tune MODEL --all --log FILE [--budget SECONDS] [--resume] "
+              "[--baselines]; tune MODEL --times --log FILE",
+     .summary = "auto-tune a GEMM / convolution kernel on this CPU (RL + cost model)",
+     .opts = tune_opts,
+     .fn = cmd_tune,
+     .help = "Searches tile sizes, loop order, unroll, vector width and packing of a real\n"
+             "kernel, measuring GFLOP/s on this machine (single thread, CPU time, min of\n"
+             "--reps runs; every configuration is checked against a naive reference first).\n"
+             "--all tunes every distinct kernel shape of MODEL once into --log, which --costs\n"
+             "reads; under `mpirun -np N` the shapes are spread over the ranks and rank 0\n"
+             "writes the log. See docs/tune.md and docs/scale-out.md.",
+     .script = PB_SCRIPT_RUN,
+     .paths = "r@0:model"},
+    {0},
+};

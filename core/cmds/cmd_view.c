@@ -25,7 +25,9 @@
 #include "util/regex_size.h"
 #include "view.h"
 
-static const pb_opt no_opts[] = {PB_OPTS_END};
+static const pb_opt no_opts[] = {
+    PB_OPTS_END,
+};
 
 /* A whole decimal number that fits a long (strtol clamps one that does
  * not to LONG_MAX or LONG_MIN: refused, never silently clamped). */
@@ -238,9 +240,16 @@ static int cmd_view(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, pb
 }
 
 static const pb_opt find_opts[] = {
-    {"prev", 'p', PB_OPT_FLAG, NULL, "search backwards from the selection"},
-    {"all", 'a', PB_OPT_FLAG, NULL, "list every match (id, name, op)"},
-    PB_OPTS_END};
+    {.name = "prev",
+     .short_name = 'p',
+     .type = PB_OPT_FLAG,
+     .help = "search backwards from the selection"},
+    {.name = "all",
+     .short_name = 'a',
+     .type = PB_OPT_FLAG,
+     .help = "list every match (id, name, op)"},
+    PB_OPTS_END,
+};
 
 /* The expanded size of a `find` pattern (util/regex_size.h): 10,000 atoms
  * compile in milliseconds; patterns that name nodes are far smaller. */
@@ -357,28 +366,45 @@ static int cmd_quit(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, pb
 }
 
 const pb_command pb_cmds_view[] = {
-    {"view",
-     "view [zoom N|+|-] [pan DX DY] [at X Y] [fit] [center] [select ID|NAME|next|prev|succ|pred] "
-     "[color group|op|branch|none|cycle] [dir TB|LR|toggle] [expand FIRST LAST] [collapse NODE] "
-     "[depth N|auto] [mouse|follow|chip on|off|toggle] [set KEY=VALUE...]",
-     "show or change the view (zoom, pan, selection, colouring, blocks)", no_opts, cmd_view, 0,
-     "The view is saved with the session. Zoom 0 shows labelled boxes, 1 compact boxes,\n"
-     "2 one cell per node. Large graphs are shown with repeated blocks collapsed by\n"
-     "name prefix; 'expand' opens the nodes FIRST..LAST one level deeper.\n"
-     "'chip' shows the mesh of a placed plan in the side column (docs/mesh.md).",
-     .script = PB_SCRIPT_CALLS, .paths = ""},
-    {"find", "find [REGEX] [--prev] [--all]",
-     "select the next node whose name or op matches a POSIX regex", find_opts, cmd_find, 0,
-     "Without REGEX repeats the last search. The search starts after the selection and\n"
-     "wraps around.",
-     .script = PB_SCRIPT_CALLS, .paths = ""},
-    {"repeat", "repeat N 'COMMAND [ARGS...]'",
-     "run a command N times with progress (e.g. repeat 50 'step -n 5' trains live)", no_opts,
-     cmd_repeat, 0,
-     "Quote the command when it has options. Stops at the first error; in the workbench\n"
-     "any key cancels between runs. N is from 1 to the largest long; a count that does\n"
-     "not fit is refused.",
-     .script = PB_SCRIPT_CALLS, .paths = ""},
-    {"quit", "quit", "leave the workbench", no_opts, cmd_quit, PB_CMD_HIDDEN, NULL,
+    {.name = "view",
+     .usage = "view [zoom N|+|-] [pan DX DY] [at X Y] [fit] [center] [select "
+              "ID|NAME|next|prev|succ|pred] [color group|op|branch|none|cycle] [dir TB|LR|toggle] "
+              "[expand FIRST LAST] [collapse NODE] [depth N|auto] [mouse|follow|chip "
+              "on|off|toggle] [set KEY=VALUE...]",
+     .summary = "show or change the view (zoom, pan, selection, colouring, blocks)",
+     .opts = no_opts,
+     .fn = cmd_view,
+     .help = "The view is saved with the session. Zoom 0 shows labelled boxes, 1 compact boxes,\n"
+             "2 one cell per node. Large graphs are shown with repeated blocks collapsed by\n"
+             "name prefix; 'expand' opens the nodes FIRST..LAST one level deeper.\n"
+             "'chip' shows the mesh of a placed plan in the side column (docs/mesh.md).",
+     .script = PB_SCRIPT_CALLS,
+     .paths = ""},
+    {.name = "find",
+     .usage = "find [REGEX] [--prev] [--all]",
+     .summary = "select the next node whose name or op matches a POSIX regex",
+     .opts = find_opts,
+     .fn = cmd_find,
+     .help = "Without REGEX repeats the last search. The search starts after the selection and\n"
+             "wraps around.",
+     .script = PB_SCRIPT_CALLS,
+     .paths = ""},
+    {.name = "repeat",
+     .usage = "repeat N 'COMMAND [ARGS...]'",
+     .summary = "run a command N times with progress (e.g. repeat 50 'step -n 5' trains live)",
+     .opts = no_opts,
+     .fn = cmd_repeat,
+     .help = "Quote the command when it has options. Stops at the first error; in the workbench\n"
+             "any key cancels between runs. N is from 1 to the largest long; a count that does\n"
+             "not fit is refused.",
+     .script = PB_SCRIPT_CALLS,
+     .paths = ""},
+    {.name = "quit",
+     .usage = "quit",
+     .summary = "leave the workbench",
+     .opts = no_opts,
+     .fn = cmd_quit,
+     .flags = PB_CMD_HIDDEN,
      .script = PB_SCRIPT_NO},
-    {0}};
+    {0},
+};

@@ -1,13 +1,15 @@
 /*
  * test_cmd_perms.c — script permissions live on each command's entry
- * (pb_command.script and .paths, commands.h; issue 40 item 5). For every
- * command of every table:
- *  - every option whose value is a file (metavar FILE, DIR or LOG) of a
- *    command that scripts may run is classified in .paths (read with a
- *    kind, written, or replacing session state): a path option added
+ * (pb_command.script, and .paths for positional arguments, commands.h) and
+ * on each option's (pb_opt.path, args.h; issue 40 item 5). For every
+ * command of every table, whether scripts may run it or not:
+ *  - every option whose value is a file (metavar FILE, DIR, LOG, PROFILE or
+ *    MODEL) says what the command does with it (.path): a path option added
  *    without a decision fails here;
- *  - every token of .paths is well formed, names an option the command
- *    has, and a read token names a kind the file door knows;
+ *  - every word of an option's .path is well formed ("r:KIND" with a kind
+ *    the file door knows, "w", "s", "g");
+ *  - .paths holds only positional tokens (r@N:KIND, w@N, s@N): an option's
+ *    token there belongs on the option;
  *  - the script field is one of PB_SCRIPT_*.
  * Then the rules act: a script is refused `extract` (never decided for
  * scripts) and `layout --calibrate` of a file of the wrong kind.
@@ -20,32 +22,12 @@
 
 static int is_path_opt(const pb_opt *o)
 {
-	return o->type == PB_OPT_STR && o->metavar &&
-	       (!strcmp(o->metavar, "FILE") || !strcmp(o->metavar, "DIR") ||
-	        !strcmp(o->metavar, "LOG"));
-}
-
-static const pb_opt *opt_named(const pb_command *c, const char *name)
-{
-	for (const pb_opt *o = c->opts; o && o->name; o++)
-		if (!strcmp(o->name, name))
-			return o;
-	return NULL;
-}
-
-/* 1 when .paths has a token of any class for option `name`. */
-static int classified(const pb_command *c, const char *name)
-{
-	char buf[512];
-	snprintf(buf, sizeof buf, "%s", c->paths ? c->paths : "");
-	for (char *save = NULL, *t = strtok_r(buf, " ", &save); t; t = strtok_r(NULL, " ", &save)) {
-		if (t[1] != ':')
-			continue;
-		char *k = strchr(t + 2, ':');
-		size_t n = k ? (size_t)(k - (t + 2)) : strlen(t + 2);
-		if (n == strlen(name) && !strncmp(t + 2, name, n))
+	static const char *const metavars[] = {"FILE", "DIR", "LOG", "PROFILE", "MODEL"};
+	if (o->type != PB_OPT_STR || !o->metavar)
+		return 0;
+	for (size_t i = 0; i < sizeof metavars / sizeof *metavars; i++)
+		if (!strcmp(o->metavar, metavars[i]))
 			return 1;
-	}
 	return 0;
 }
 
@@ -53,28 +35,43 @@ typedef struct {
 	int commands, path_opts, problems;
 } tally;
 
-static void check_tokens(const pb_command *c, tally *t)
+/* The words of an option's .path: "r:KIND", "w", "s", "g". */
+static void check_path_words(const pb_command *c, const pb_opt *o, tally *t)
 {
-	char buf[512];
+	char buf[128];
+	snprintf(buf, sizeof buf, "%s", o->path);
+	int words = 0;
+	for (char *save = NULL, *w = strtok_r(buf, " ", &save); w; w = strtok_r(NULL, " ", &save)) {
+		words++;
+		int ok = (strchr("wsg", w[0]) && !w[1]) ||
+		         (w[0] == 'r' && w[1] == ':' && pb_door_kind_named(w + 2) != PB_DOOR_ANY);
+		if (!ok) {
+			print_message("%s --%s: bad .path word '%s'\n", c->name, o->name, w);
+			t->problems++;
+		}
+	}
+	if (!words) {
+		print_message("%s --%s: empty .path\n", c->name, o->name);
+		t->problems++;
+	}
+}
+
+/* .paths: positional tokens only, well formed. */
+static void check_positional(const pb_command *c, tally *t)
+{
+	char buf[256];
 	snprintf(buf, sizeof buf, "%s", c->paths ? c->paths : "");
 	for (char *save = NULL, *tok = strtok_r(buf, " ", &save); tok;
 	     tok = strtok_r(NULL, " ", &save)) {
-		int ok = strchr("rwsg", tok[0]) && (tok[1] == ':' || tok[1] == '@');
-		if (ok && tok[1] == ':') {
-			char name[64];
-			snprintf(name, sizeof name, "%s", tok + 2);
-			char *k = strchr(name, ':');
-			if (k)
-				*k = '\0';
-			ok = opt_named(c, name) != NULL;
-			if (ok && tok[0] == 'r')
-				ok = k && pb_door_kind_named(k + 1) != PB_DOOR_ANY;
-		} else if (ok && tok[0] == 'r') {
-			const char *k = strchr(tok + 2, ':');
+		int ok = strchr("rws", tok[0]) && tok[1] == '@' && tok[2] >= '0' && tok[2] <= '9';
+		const char *k = strchr(tok, ':');
+		if (ok && tok[0] == 'r')
 			ok = k && pb_door_kind_named(k + 1) != PB_DOOR_ANY;
-		}
+		else if (ok)
+			ok = !k;
 		if (!ok) {
-			print_message("%s: bad script path token '%s'\n", c->name, tok);
+			print_message("%s: bad .paths token '%s'%s\n", c->name, tok,
+			              tok[1] == ':' ? " (an option's: on its .path)" : "");
 			t->problems++;
 		}
 	}
@@ -85,19 +82,16 @@ static void check_command(void *ud, const pb_command *c)
 	tally *t = ud;
 	t->commands++;
 	assert_true(c->script <= PB_SCRIPT_CALLS);
-	check_tokens(c, t);
-	if (c->script == PB_SCRIPT_NO)
-		return;
+	check_positional(c, t);
 	for (const pb_opt *o = c->opts; o && o->name; o++) {
+		if (o->path)
+			check_path_words(c, o, t);
 		if (!is_path_opt(o))
 			continue;
 		t->path_opts++;
-		/* --layout of a PB_CMD_LAYOUT command is checked by the flag */
-		if (!strcmp(o->name, "layout") && (c->flags & PB_CMD_LAYOUT))
-			continue;
-		if (!classified(c, o->name)) {
-			print_message("%s: option --%s takes a file but is not in .paths\n",
-			              c->name, o->name);
+		if (!o->path) {
+			print_message("%s: option --%s takes a file but has no .path\n", c->name,
+			              o->name);
 			t->problems++;
 		}
 	}
@@ -109,31 +103,50 @@ static void every_path_option_classified(void **state)
 	tally t = {0};
 	pb_cmd_foreach(check_command, &t);
 	assert_true(t.commands > 30);
-	assert_true(t.path_opts > 20);
+	assert_true(t.path_opts > 40);
 	assert_int_equal(t.problems, 0);
 }
 
-/* The same check on a made-up command: an unclassified --log fails it. */
+/* The same checks on made-up commands: an unclassified --log fails, on a
+ * command scripts may not run too; so do a kind the door lacks and an
+ * option's token left in .paths. */
 static void unclassified_option_fails(void **state)
 {
 	(void)state;
-	static const pb_opt opts[] = {{"log", 0, PB_OPT_STR, "LOG", "a log"},
-	                              {"output", 'o', PB_OPT_STR, "FILE", "out"},
-	                              {0}};
-	pb_command c = {
-	    "made-up",          NULL, NULL, opts, NULL, 0, NULL, .script = PB_SCRIPT_RUN,
-	    .paths = "w:output"};
+	pb_opt opts[] = {{.name = "log", .type = PB_OPT_STR, .metavar = "LOG", .help = "a log"},
+	                 {.name = "calibrate", .type = PB_OPT_STR, .metavar = "PROFILE"},
+	                 {.name = "output",
+	                  .short_name = 'o',
+	                  .type = PB_OPT_STR,
+	                  .metavar = "FILE",
+	                  .path = "w"},
+	                 {0}};
+	pb_command c = {.name = "made-up", .opts = opts, .script = PB_SCRIPT_RUN};
 	tally t = {0};
 	check_command(&t, &c);
-	assert_int_equal(t.problems, 1);
-	c.paths = "w:output r:log:nonsense";
+	assert_int_equal(t.problems, 2);
+	c.script = PB_SCRIPT_NO;
 	t = (tally){0};
 	check_command(&t, &c);
-	assert_int_equal(t.problems, 1); /* classified, but with a kind the door lacks */
-	c.paths = "w:output r:log:data";
+	assert_int_equal(t.problems, 2);
+	opts[0].path = "r:nonsense"; /* classified, but with a kind the door lacks */
+	opts[1].path = "r:data";
+	t = (tally){0};
+	check_command(&t, &c);
+	assert_int_equal(t.problems, 1);
+	opts[0].path = "r:data w";
 	t = (tally){0};
 	check_command(&t, &c);
 	assert_int_equal(t.problems, 0);
+	c.paths = "w:output r@0:lua";
+	t = (tally){0};
+	check_command(&t, &c);
+	assert_int_equal(t.problems, 1);
+	/* what commands.c checks: the options' words as tokens after .paths */
+	c.paths = "r@0:lua";
+	char tok[256];
+	assert_string_equal(pb_cmd_path_tokens(&c, tok, sizeof tok),
+	                    "r@0:lua r:log:data w:log r:calibrate:data w:output");
 }
 
 static char outbuf[1 << 16];
