@@ -620,26 +620,29 @@ static int cmd_shard_run(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *
 		return pb_err(err, PB_EUSAGE,
 		              "shard: --start cannot be combined with --pipeline auto or --dp/--tp/"
 		              "--pp/--microbatches/--schedule");
+	/* Everything the run holds, freed at `out` only (one cleanup path). */
+	struct pb_part_rules *rules = NULL;
+	pb_cluster cl = {0};
+	pb_dtp_result dres = {.best = -1};
+	pb_pipe_opts po;
+	reload_job dj = {&cl, &po, dtp ? &dopt : NULL, &dres, NULL, err};
+	pb_shard_search *s = NULL;
 	/* Lua cut and stage rules constrain the pipelines' chunk split (as
 	 * `pipeline`'s stage split) */
-	struct pb_part_rules *rules = NULL;
 	if (dtp) {
 		pb_hooks hr;
 		pb_hooks_init(&hr, ctx->s);
 		rc = pb_hooks_chain_rules(&hr, "stage", &rules, err);
 		if ((rc = pb_hooks_finish(&hr, rc, err)))
-			return rc;
+			goto out;
 	}
-	pb_cluster cl;
 	if ((rc = pb_cluster_from_hw(ctx->s->hw, &cl, err)))
 		goto out;
 	double bucket_mb = cl.grad_bucket / 1048576.0;
-	if ((rc = pb_args_double(a, "bucket-mb", bucket_mb, 0, 1e6, &bucket_mb, err))) {
-		pb_cluster_free(&cl);
+	if ((rc = pb_args_double(a, "bucket-mb", bucket_mb, 0, 1e6, &bucket_mb, err)))
 		goto out;
-	}
 	cl.grad_bucket = bucket_mb * 1048576.0;
-	pb_pipe_opts po; /* the pipelines: as `pipeline` with this batch, --train, --pad */
+	/* the pipelines: as `pipeline` with this batch, --train, --pad */
 	pb_pipe_opts_default(&po);
 	po.batch = pb_args_has(a, "batch") ? batch : 0;
 	po.opt_level = (int)level;
@@ -650,8 +653,6 @@ static int cmd_shard_run(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *
 	po.reload = reload;
 	po.reload_ud = ctx->s;
 	/* the data x tensor x pipeline search: stage MILPs as the shard options */
-	pb_dtp_result dres = {0};
-	dres.best = -1;
 	dopt.pipe = po;
 	dopt.shard = o;
 	dopt.shard.opt_level = po.opt_level;
@@ -661,25 +662,14 @@ static int cmd_shard_run(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *
 	dopt.tp = (int)ftp;
 	dopt.pp = (int)fpp;
 	dopt.m = (int)fm;
-	if (dtp && (rc = pb_dtp_check_degrees(&dopt, &cl, err))) {
-		pb_cluster_free(&cl);
+	if (dtp && (rc = pb_dtp_check_degrees(&dopt, &cl, err)))
 		goto out;
-	}
-	reload_job dj = {&cl, &po, dtp ? &dopt : NULL, &dres, NULL, err};
-	if (pb_args_has(a, "batch") && (rc = apply_batch(ctx, batch, err))) {
-		pb_cluster_free(&cl);
+	if (pb_args_has(a, "batch") && (rc = apply_batch(ctx, batch, err)))
 		goto out;
-	}
 	if (fpp > 1) {
-		rc = run_pipelines(ctx, &dj);
-		if (rc == PB_OK)
+		if ((rc = run_pipelines(ctx, &dj)) == PB_OK)
 			rc = report_pipeline_only(ctx, a, &cl, &dj, &fits, err);
-		if (rc == PB_OK && !fits)
-			rc = pb_cmd_report_fit(ctx, a, "shard", cl.memory, err);
-		pb_session_free(dj.side);
-		pb_dtp_result_free(&dres);
-		pb_cluster_free(&cl);
-		goto out;
+		goto fit;
 	}
 	char fixed_scheme[48];
 	const char *scheme = pb_args_str(a, "scheme", NULL);
@@ -687,23 +677,18 @@ static int cmd_shard_run(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *
 		scheme = fixed_scheme_of(&dopt, cl.n_devices, fixed_scheme, sizeof fixed_scheme);
 	pb_hooks hk;
 	pb_hooks_init(&hk, ctx->s);
-	pb_shard_search *s = NULL;
 	if ((rc = pb_hooks_shard(&hk, &o, err)) == PB_OK)
 		rc = pb_shard_search_new(ctx->s->graph, &cl, &o, scheme, (int)max_axes,
 		                         pb_args_str(a, "emit-lp", NULL), &s, err);
 	if (s) /* the plan's label: restrictions, bound and gap (search_label.h) */
 		s->want_label = 1;
 	if (rc || hk.failed) {
-		pb_shard_search_free(s);
-		pb_dtp_result_free(&dres);
-		pb_cluster_free(&cl);
 		rc = pb_hooks_finish(&hk, rc, err);
 		goto out;
 	}
 	if (pb_args_has(a, "start")) {
-		pb_dtp_result_free(&dres);
-		pb_cluster_free(&cl);
 		rc = attach_solver(ctx, s, &hk, err);
+		s = NULL; /* the session's solver holds it now (or it was freed) */
 		goto out;
 	}
 	rc = run_search(ctx, s, &o, jobs, &hk, err);
@@ -711,15 +696,16 @@ static int cmd_shard_run(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *
 		rc = pb_shard_emit_tasks(s, pb_args_str(a, "emit-tasks", NULL), err);
 	if (rc == PB_OK)
 		rc = report(ctx, a, &s, &cl, &dj, &fits, err);
+fit:
 	if (rc == PB_OK && !fits)
 		rc = pb_cmd_report_fit(ctx, a, "shard", cl.memory, err);
+out:
+	if (rc == PB_OK) /* symbolic input dims: every cost 0 */
+		pb_cmd_warn_unknown_costs(ctx, ctx->s->graph);
 	pb_shard_search_free(s);
 	pb_session_free(dj.side);
 	pb_dtp_result_free(&dres);
 	pb_cluster_free(&cl);
-out:
-	if (rc == PB_OK) /* symbolic input dims: every cost 0 */
-		pb_cmd_warn_unknown_costs(ctx, ctx->s->graph);
 	pb_part_rules_free(rules);
 	return rc;
 }
