@@ -24,13 +24,9 @@
 
 #include "cmds/plan_edit.h"
 #include "commands.h"
-#include "partition/chain/chain_problem.h"
-#include "partition/chain/chain_rules.h"
-#include "partition/chain/env.h"
-#include "partition/chain/exact.h"
-#include "partition/chain/part_edit.h"
 #include "partition/chain/report.h"
-#include "partition/mesh/mesh_edit.h"
+#include "partition/edit/part_plan_edit.h"
+#include "partition/edit/part_plan_evaluate.h"
 #include "script/hooks.h"
 #include "shard/dtp/dtp_edit.h"
 #include "shard/pipeline/pipeline_edit.h"
@@ -41,20 +37,9 @@ static const pb_opt edit_opts[] = {
     PB_OPTS_END,
 };
 
-typedef struct edit {
-	pb_part_problem *P;
-	int *ac;
-	int *ac0; /* the plan's state before the edit */
-} edit;
-
-static void edit_free(edit *e)
-{
-	pb_part_problem_free(e->P);
-	free(e->ac);
-	free(e->ac0);
-}
-
-static int edit_begin(pb_cmd_ctx *ctx, const char *name, edit *e, pb_error *err)
+/* The session's partition plan with its problem rebuilt (a usage error
+ * naming the edit each other plan kind has when it is not one). */
+static int edit_begin(pb_cmd_ctx *ctx, const char *name, pb_part_plan_edit *e, pb_error *err)
 {
 	memset(e, 0, sizeof *e);
 	pb_session *s = ctx->s;
@@ -78,80 +63,29 @@ static int edit_begin(pb_cmd_ctx *ctx, const char *name, edit *e, pb_error *err)
 	}
 	if (!s->hw)
 		return pb_err(err, PB_EUSAGE, "%s: no layout loaded (use 'layout FILE')", name);
-	pb_manycore mc;
-	int rc = pb_manycore_parse(s->hw, &mc, err);
-	/* A plan made with measured kernel times (partition --costs) is edited
-	 * under the same costs. */
-	const char *costs = json_string_value(json_object_get(s->plan->detail, "costs"));
-	double *times = NULL;
-	int found;
-	if (!rc && costs)
-		rc = pb_part_load_costs(s->graph, costs, &times, &found, err);
-	if (!rc)
-		rc = pb_part_problem_new_timed(s->graph, &mc, times, &e->P, err);
-	free(times);
-	/* the Lua rules: an edit may not break one the plan obeys */
 	pb_part_rules *rules = NULL;
-	if (!rc && !(rc = pb_plan_edit_rules(s, "core", &rules, err)))
-		rc = pb_part_problem_set_rules(e->P, rules, err);
+	int rc = pb_plan_edit_rules(s, "core", &rules, err);
+	if (rc == PB_OK)
+		rc = pb_part_plan_edit_begin(s->graph, s->hw, s->plan, rules, name, e, err);
+	else
+		pb_err_prefix(err, "%s", name);
 	pb_part_rules_free(rules);
-	if (rc) {
-		edit_free(e);
-		return pb_err_prefix(err, "%s", name);
-	}
-	e->ac = malloc((size_t)e->P->n * sizeof *e->ac);
-	e->ac0 = malloc((size_t)e->P->n * sizeof *e->ac0);
-	if (!e->ac || !e->ac0) {
-		edit_free(e);
-		return pb_err(err, PB_ENOMEM, "%s: out of memory", name);
-	}
-	if ((rc = pb_part_from_plan(e->P, s->plan, e->ac, err))) {
-		edit_free(e);
-		return pb_err_prefix(err, "%s", name);
-	}
-	memcpy(e->ac0, e->ac, (size_t)e->P->n * sizeof *e->ac);
-	return PB_OK;
+	return rc;
 }
 
-/* The old plan's optimum if it was made for the same layout, else NAN. */
-static double carried_optimum(const pb_session *s, const pb_part_problem *P)
+/* The edited plan installed and printed (text, or --json). */
+static void edit_print(pb_cmd_ctx *ctx, const pb_args *a, pb_plan *p, const char *hw,
+                       const char *what, double optimum)
 {
-	const char *lay = json_string_value(json_object_get(s->plan->detail, "layout"));
-	if (!lay || strcmp(lay, P->hw.name) != 0)
-		return NAN;
-	return pb_plan_metric(s->plan, "optimum", NAN);
-}
-
-static int edit_commit(pb_cmd_ctx *ctx, edit *e, const pb_args *a, double optimum, const char *name,
-                       pb_error *err)
-{
-	pb_session *s = ctx->s;
-	char what[1024];
-	pb_plan *p = NULL;
-	if (e->P->hw.mesh_routed) {
-		/* a placed plan: placed again and priced by the routed model */
-		int rc = pb_mesh_edit_place(e->P, s->plan, e->ac, "manual", optimum, &p, err);
-		if (rc)
-			return pb_err_prefix(err, "%s", name);
-		optimum = NAN;
-		pb_part_edit_describe_times(e->P, e->ac0, e->ac, "placed max(t)",
-		                            pb_plan_metric(s->plan, "max_time", NAN),
-		                            pb_plan_metric(p, "max_time", NAN), what, sizeof what);
-	} else {
-		pb_part_edit_describe(e->P, e->ac0, e->ac, what, sizeof what);
-		p = pb_part_to_plan(e->P, e->ac, "manual", optimum);
-	}
-	if (!p)
-		return pb_err(err, PB_ENOMEM, "%s: out of memory", name);
-	pb_session_set_plan(s, p);
+	pb_session_set_plan(ctx->s, p);
 	ctx->redraw |= PB_REDRAW_ALL;
 	if (pb_args_has(a, "json")) {
-		json_t *j = pb_part_report_json(p, "manual", e->P->hw.name);
+		json_t *j = pb_part_report_json(p, "manual", hw);
 		json_object_set_new(j, "edit", json_string(what));
 		json_dumpf(j, ctx->out, JSON_INDENT(1) | JSON_REAL_PRECISION(12));
 		fputc('\n', ctx->out);
 		json_decref(j);
-		return PB_OK;
+		return;
 	}
 	fprintf(ctx->out, "%s\nreward %.6f", what, pb_plan_metric(p, "reward", NAN));
 	if (isfinite(optimum))
@@ -160,7 +94,6 @@ static int edit_commit(pb_cmd_ctx *ctx, edit *e, const pb_args *a, double optimu
 	if (pb_plan_metric(p, "max_storage", 0) > pb_plan_metric(p, "memory", INFINITY))
 		fprintf(ctx->out, ", OVER MEMORY");
 	fputc('\n', ctx->out);
-	return PB_OK;
 }
 
 static int parse_int(const char *cmd, const char *what, const char *s, long *out, pb_error *err)
@@ -177,40 +110,23 @@ static int parse_int(const char *cmd, const char *what, const char *s, long *out
 	return PB_OK;
 }
 
-/* The partition edits: parse, run the edit of partition/chain/part_edit.h, print. */
-enum { ED_ACTION, ED_BOUNDARY, ED_MERGE, ED_SPLIT };
-
-static int part_edit(pb_cmd_ctx *ctx, const pb_args *a, const char *name, int kind, long x, long y,
-                     pb_error *err)
+/* The partition edits: parse, run the edit (partition/edit/part_plan_edit.h),
+ * print. */
+static int part_edit(pb_cmd_ctx *ctx, const pb_args *a, const char *name,
+                     pb_part_plan_edit_kind kind, long x, long y, pb_error *err)
 {
-	edit e;
+	pb_part_plan_edit e;
 	int rc = edit_begin(ctx, name, &e, err);
 	if (rc)
 		return rc;
-	const pb_graph *g = ctx->s->graph;
-	switch (kind) {
-	case ED_ACTION:
-		rc = pb_part_edit_action(e.P, g, e.ac0, (int)x, e.ac, err);
-		break;
-	case ED_BOUNDARY:
-		rc = pb_part_edit_boundary(e.P, g, e.ac0, (int)x, (int)y, e.ac, err);
-		break;
-	case ED_MERGE:
-		rc = pb_part_edit_merge(e.P, g, e.ac0, (int)x, e.ac, err);
-		break;
-	default:
-		rc = pb_part_edit_split(e.P, g, e.ac0, (int)x, e.ac, err);
-		break;
-	}
-	if (rc == PB_EUSAGE) {
-		size_t l = strlen(err->msg);
-		snprintf(err->msg + l, sizeof err->msg - l, "; plan unchanged");
-	}
-	if (rc)
-		pb_err_prefix(err, "%s", name);
-	else
-		rc = edit_commit(ctx, &e, a, carried_optimum(ctx->s, e.P), name, err);
-	edit_free(&e);
+	double optimum = pb_part_plan_edit_optimum(&e);
+	pb_plan *p = NULL;
+	char what[1024];
+	rc = pb_part_plan_edit_apply(&e, kind, (int)x, (int)y, name, &optimum, &p, what,
+	                             sizeof what, err);
+	if (rc == PB_OK)
+		edit_print(ctx, a, p, e.P->hw.name, what, optimum);
+	pb_part_plan_edit_free(&e);
 	return rc;
 }
 
@@ -218,7 +134,7 @@ static int cmd_action(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, 
 {
 	long k;
 	int rc = parse_int("action", "K (action number)", pb_args_pos(a, 0), &k, err);
-	return rc ? rc : part_edit(ctx, a, "action", ED_ACTION, k, 0, err);
+	return rc ? rc : part_edit(ctx, a, "action", PB_PART_PLAN_ACTION, k, 0, err);
 }
 
 static int pipeline_boundary(pb_cmd_ctx *ctx, const pb_args *a, int k, int delta, pb_error *err);
@@ -233,21 +149,21 @@ static int cmd_boundary(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a
 		return rc;
 	if (ctx->s->graph && ctx->s->plan && strcmp(ctx->s->plan->kind, "pipeline") == 0)
 		return pipeline_boundary(ctx, a, (int)g, (int)d, err);
-	return part_edit(ctx, a, "boundary", ED_BOUNDARY, g, d, err);
+	return part_edit(ctx, a, "boundary", PB_PART_PLAN_BOUNDARY, g, d, err);
 }
 
 static int cmd_merge(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, pb_error *err)
 {
 	long g;
 	int rc = parse_int("merge", "G (group)", pb_args_pos(a, 0), &g, err);
-	return rc ? rc : part_edit(ctx, a, "merge", ED_MERGE, g, 0, err);
+	return rc ? rc : part_edit(ctx, a, "merge", PB_PART_PLAN_MERGE, g, 0, err);
 }
 
 static int cmd_split(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, pb_error *err)
 {
 	long g;
 	int rc = parse_int("split", "G (group)", pb_args_pos(a, 0), &g, err);
-	return rc ? rc : part_edit(ctx, a, "split", ED_SPLIT, g, 0, err);
+	return rc ? rc : part_edit(ctx, a, "split", PB_PART_PLAN_SPLIT, g, 0, err);
 }
 
 /* move-core ROW COL G: a core of a placed plan to a neighbouring group
@@ -260,62 +176,40 @@ static int cmd_move_core(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *
 		rc = parse_int("move-core", "COL", pb_args_pos(a, 1), &c, err);
 	if (!rc)
 		rc = parse_int("move-core", "G (group)", pb_args_pos(a, 2), &g, err);
-	edit e;
+	pb_part_plan_edit e;
 	if (rc || (rc = edit_begin(ctx, "move-core", &e, err)))
 		return rc;
 	char what[512];
 	pb_plan *p = NULL;
-	rc = pb_mesh_edit_move(e.P, ctx->s->graph, ctx->s->plan, (int)r, (int)c, (int)g, &p, what,
-	                       sizeof what, err);
-	if (rc == PB_EUSAGE) {
-		size_t l = strlen(err->msg);
-		snprintf(err->msg + l, sizeof err->msg - l, "; plan unchanged");
+	rc = pb_part_plan_edit_move_core(&e, (int)r, (int)c, (int)g, &p, what, sizeof what, err);
+	if (rc == PB_OK) {
+		pb_session_set_plan(ctx->s, p);
+		ctx->redraw |= PB_REDRAW_ALL;
+		if (pb_args_has(a, "json")) {
+			json_t *j = pb_part_report_json(p, "manual", e.P->hw.name);
+			json_object_set_new(j, "edit", json_string(what));
+			json_dumpf(j, ctx->out, JSON_INDENT(1) | JSON_REAL_PRECISION(12));
+			fputc('\n', ctx->out);
+			json_decref(j);
+		} else {
+			fprintf(ctx->out, "%s\n", what);
+		}
 	}
-	if (rc) {
-		edit_free(&e);
-		return pb_err_prefix(err, "move-core");
-	}
-	pb_session_set_plan(ctx->s, p);
-	ctx->redraw |= PB_REDRAW_ALL;
-	if (pb_args_has(a, "json")) {
-		json_t *j = pb_part_report_json(p, "manual", e.P->hw.name);
-		json_object_set_new(j, "edit", json_string(what));
-		json_dumpf(j, ctx->out, JSON_INDENT(1) | JSON_REAL_PRECISION(12));
-		fputc('\n', ctx->out);
-		json_decref(j);
-	} else {
-		fprintf(ctx->out, "%s\n", what);
-	}
-	edit_free(&e);
-	return PB_OK;
+	pb_part_plan_edit_free(&e);
+	return rc;
 }
 
 static int cmd_evaluate(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, pb_error *err)
 {
-	edit e;
+	pb_part_plan_edit e;
 	int rc = edit_begin(ctx, "evaluate", &e, err);
 	if (rc)
 		return rc;
-	double opt;
-	if ((rc = pb_part_exact_solve(e.P, &opt, NULL, NULL, err))) {
-		edit_free(&e);
-		return rc;
-	}
 	pb_plan *p = NULL;
-	if (e.P->hw.mesh_routed) {
-		/* a placed plan keeps its placement, priced by the routed model */
-		rc =
-		    pb_mesh_edit_place(e.P, ctx->s->plan, e.ac, ctx->s->plan->method, opt, &p, err);
-		if (rc) {
-			edit_free(&e);
-			return rc;
-		}
-	} else {
-		p = pb_part_to_plan(e.P, e.ac, ctx->s->plan->method, opt);
-	}
-	edit_free(&e);
-	if (!p)
-		return pb_err(err, PB_ENOMEM, "evaluate: out of memory");
+	rc = pb_part_plan_evaluate(&e, &p, err);
+	pb_part_plan_edit_free(&e);
+	if (rc)
+		return rc;
 	if ((rc = pb_hooks_cost_terms(ctx->s, p, err))) {
 		pb_plan_free(p);
 		return rc;
