@@ -103,6 +103,10 @@ static const pb_opt shard_opts[] = {
      "gradient bucket of the data-parallel all-reduce overlapped with the backward pass, MiB "
      "(default: the layout's grad_bucket_mb, else 25, PyTorch DDP's bucket_cap_mb; 0 = no "
      "overlap)"},
+    {"p2p-overlap", 0, PB_OPT_STR, "on|off",
+     "pipeline point-to-point transfers overlapped with compute where the schedule allows "
+     "(default on; off: every slot waits for its transfers, as Megatron-LM 2021; "
+     "docs/megatron.md)"},
     {"stage-gap", 0, PB_OPT_DOUBLE, "G",
      "relative MIP gap of the pipeline search's stage MILPs: each stage MILP's plan is "
      "within G of that MILP's optimum (default 0: each stage MILP solved to proof)"},
@@ -563,6 +567,13 @@ static int cmd_shard_run(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *
 		goto out;
 	}
 	cl.grad_bucket = bucket_mb * 1048576.0;
+	const char *ov = pb_args_str(a, "p2p-overlap", "on");
+	if (strcmp(ov, "on") && strcmp(ov, "off")) {
+		rc = pb_err(err, PB_EUSAGE, "shard: --p2p-overlap must be on or off, got '%s'", ov);
+		pb_cluster_free(&cl);
+		goto out;
+	}
+	cl.p2p_overlap = !strcmp(ov, "on");
 	pb_pipe_opts po; /* the pipelines: as `pipeline` with this batch, --train, --pad */
 	pb_pipe_opts_default(&po);
 	po.batch = pb_args_has(a, "batch") ? batch : 0;
