@@ -132,7 +132,7 @@ static void test_a100_layout_nodes(void **state)
 		assert_true(cl.peak_flops == 312e12);
 		assert_true(cl.efficiency > 0.3 && cl.efficiency < 0.9);
 		assert_true(fabs(cl.flops - 312e12 * cl.efficiency) <= 1e-3);
-		assert_true(cl.intra.bw == 300e9 && cl.inter.bw == 25e9);
+		assert_true(cl.intra.bw == 246e9 && cl.inter.bw == 25e9);
 		assert_true(cl.mem_bw == 2039e9);
 		char name[32];
 		snprintf(name, sizeof name, "cluster-a100-%d", counts[i]);

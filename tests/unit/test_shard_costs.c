@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "session.h"
+#include "shard/act_saved.h"
 #include "shard/dtp/dtp.h"
 #include "shard/dtp/dtp_search.h"
 #include "shard/pipeline/pipeline_p2p.h"
@@ -163,7 +164,8 @@ static void test_p2p_overlap_search(void **state)
 
 /* A problem of the decoder of 3 layers (hidden 96, 4 heads, seq 64, fp16)
  * on t devices of one node (150 GB/s, 5 us), training with Adam. */
-static pb_shard_problem *problem(pb_graph *g, pb_cluster *cl, int t, int recompute, int zero)
+static pb_shard_problem *problem_sp(pb_graph *g, pb_cluster *cl, int t, int recompute, int zero,
+                                    int seqpar)
 {
 	char text[300];
 	snprintf(text, sizeof text,
@@ -186,10 +188,16 @@ static pb_shard_problem *problem(pb_graph *g, pb_cluster *cl, int t, int recompu
 	o.optimizer = PB_OPTIM_ADAM;
 	o.recompute = recompute;
 	o.zero = zero;
+	o.seq_parallel = seqpar;
 	o.no_shrink = 1;
 	pb_shard_problem *p = NULL;
 	assert_int_equal(pb_strategy_problem_build(g, cl, &m, &o, &p, &err), PB_OK);
 	return p;
+}
+
+static pb_shard_problem *problem(pb_graph *g, pb_cluster *cl, int t, int recompute, int zero)
+{
+	return problem_sp(g, cl, t, recompute, zero, PB_SEQPAR_OFF);
 }
 
 static pb_graph *decoder(void)
@@ -327,12 +335,53 @@ static void test_dist_opt_collectives(void **state)
 	pb_graph_free(g);
 }
 
+/* Sequence parallelism divides the work of the operators it splits: the
+ * layer norm h0.ln_2 and the residual add h0.residual_1, replicated over 2
+ * devices, each run on half of the sequence (Korthikanti et al. 2022,
+ * section 4.2.2). By hand: training, 3 x the node's FLOPs at 100 TFLOP/s
+ * (the layout has no memory bandwidth: no roofline), over 2 with it; a
+ * product with weights (h0.mlp.fc) is not divided. */
+static void test_seq_parallel_compute(void **state)
+{
+	(void)state;
+	pb_graph *g = decoder();
+	const char *names[3] = {"h0.ln_2", "h0.residual_1", "h0.mlp.fc.matmul"};
+	pb_cluster c0, c1;
+	pb_shard_problem *off = problem_sp(g, &c0, 2, PB_RECOMP_NONE, 0, PB_SEQPAR_OFF);
+	pb_shard_problem *on = problem_sp(g, &c1, 2, PB_RECOMP_NONE, 0, PB_SEQPAR_ON);
+	for (int k = 0; k < 3; k++) {
+		int v = pb_graph_find_node(g, names[k]);
+		assert_true(v >= 0);
+		double by_hand = 3 * pb_strategy_problem_node_flops(g, &g->nodes[v]) / 100e12;
+		assert_true(by_hand > 0);
+		const pb_shard_node *a = &off->nodes[v], *b = &on->nodes[v];
+		assert_int_equal(a->n_strat, b->n_strat);
+		int seen = 0;
+		for (int s = 0; s < a->n_strat; s++) {
+			if (a->strat[s].out[0][0] != PB_SPEC_R || a->strat[s].pad != 1)
+				continue;
+			seen = 1;
+			assert_true(close_to(a->flops_part[s], by_hand));
+			assert_true(close_to(b->flops_part[s], k < 2 ? by_hand / 2 : by_hand));
+		}
+		assert_true(seen);
+	}
+	pb_strategy_problem_free(off);
+	pb_strategy_problem_free(on);
+	pb_cluster_free(&c0);
+	pb_cluster_free(&c1);
+	pb_graph_free(g);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_p2p_step_by_hand),      cmocka_unit_test(test_p2p_overlap_search),
-	    cmocka_unit_test(test_recompute_conversions), cmocka_unit_test(test_scalar_not_trained),
+	    cmocka_unit_test(test_p2p_step_by_hand),
+	    cmocka_unit_test(test_p2p_overlap_search),
+	    cmocka_unit_test(test_recompute_conversions),
+	    cmocka_unit_test(test_scalar_not_trained),
 	    cmocka_unit_test(test_dist_opt_collectives),
+	    cmocka_unit_test(test_seq_parallel_compute),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

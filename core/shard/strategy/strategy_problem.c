@@ -462,6 +462,18 @@ static int build_node(pb_shard_problem *p, int nid, pb_strat1 *menu_buf, pb_erro
 	for (int s = 0; s < ns; s++) {
 		const pb_strat *st = &sn->strat[s];
 		double comp = t1 / st->share * st->pad * cmult;
+		/* sequence parallelism runs a replicated layer norm, residual add
+		 * or element-wise operator on its 1/n of the sequence on each of
+		 * the n devices it is replicated over (Korthikanti et al. 2022,
+		 * section 4.2.2): its work divided as its stored output is
+		 * (out_held). Only under --seq-parallel on: under auto the MILP
+		 * is solved before the option is settled (memory_options.h), so
+		 * its times stay those without it (conservative when it is
+		 * turned on). */
+		if (p->opts.train && p->opts.seq_parallel == PB_SEQPAR_ON && sn->seqpar)
+			for (int a = 0; a < m->n_axes; a++)
+				if (n->n_outputs > 0 && st->out[0][a] == PB_SPEC_R)
+					comp /= m->size[a];
 		double c = comp;
 		double mp = 0, ma = 0;
 		for (int i = 0; i < n->n_inputs && i < PB_SHARD_MAX_IN; i++) {
