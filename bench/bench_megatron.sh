@@ -32,6 +32,13 @@
 #       MEGA_LAYOUT   another layout template (default layouts/cluster-a100.lua)
 #       MEGA_TSV      also append the raw per-row results to this file
 #       MEGA_BSTAR    1 (default) | 0: run (b*) (above)
+#       MEGA_B_OPTS   options of (b) and (b*): default the 2021 software the
+#                     paper measured, "--dist-opt off --seq-parallel off
+#                     --bucket-mb 0 --p2p-overlap off" (no distributed
+#                     optimizer, no sequence parallelism, the gradient
+#                     all-reduce and the pipeline transfers not overlapped:
+#                     they came with Korthikanti et al. 2022 and later
+#                     Megatron-LM); "" = partbench's defaults
 #       MEGA_CALIBRATE=1  only calibrate: bisect the layout's device_efficiency
 #                     until row 1's paper configuration predicts the measured
 #                     137 TFLOP/s, and print it
@@ -42,6 +49,7 @@ B=${1:-build}
 ROWS=${2:-all}
 P="$B/partbench"
 TO=${MEGA_TIMEOUT:-300}
+BOPTS=${MEGA_B_OPTS---dist-opt off --seq-parallel off --bucket-mb 0 --p2p-overlap off}
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/.." && pwd)
 TABLE="$HERE/megatron_table1.tsv"
@@ -108,7 +116,7 @@ paper_cfg() { # model layout B dp tp pp out
     # on; gradient accumulation rows hide their all-reduce behind the
     # backward pass, the operator-level row does not model that (docs/megatron.md)
     run "$out" shard "$m" --layout "$l" --train --batch "$b" --dp "$dp" --tp "$tp" --pp "$pp" \
-      $([ "$pp" = 1 ] && echo --microbatches 1) --recompute full --jobs 1
+      $([ "$pp" = 1 ] && echo --microbatches 1) --recompute full --jobs 1 $BOPTS
   elif [ "$pp" = 1 ]; then
     local sch="$dp"
     [ "$tp" != 1 ] && sch="${dp}x${tp}"
@@ -165,7 +173,8 @@ fi
 
 echo "== $(date -u '+%F %T UTC'), $(nproc) cores, $(uname -m), timeout ${TO} s per run," \
   "dp x tp x pp CLI: $([ $HAS_DTP = 1 ] && echo yes || echo 'no (shard --scheme / pipeline --stages)')," \
-  "(a) $(case $A in auto) echo 'shard --pipeline auto' ;; op) echo 'shard, operator-level only' ;; *) echo skipped ;; esac)"
+  "(a) $(case $A in auto) echo 'shard --pipeline auto' ;; op) echo 'shard, operator-level only' ;; *) echo skipped ;; esac)," \
+  "(b) and (b*) with: ${BOPTS:-the defaults}"
 echo "| row | params (B) | GPUs | B | paper (dp,tp,pp) | paper TFLOP/s | (b) paper config predicted | (b) err | (b) fits | (b*) with the paper's m and schedule | (b*) err | (a) partbench plan | (a) predicted | (a) fits | (a) >= (b) | seconds (a)/(b)/(b*) |"
 echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 i=0
@@ -188,7 +197,8 @@ grep -v '^#' "$TABLE" | while read -r params heads hidden layers tp pp gpus batc
     sched=1f1b
     [ "${lvs:--}" != - ] && sched="interleaved:$((layers / pp / lvs))"
     run "$T/s$i.json" shard "$m" --layout "$l" --train --batch "$batch" --dp "$dp" --tp "$tp" \
-      --pp "$pp" --microbatches $((batch / (dp * mbs))) --schedule "$sched" --recompute full --jobs 1
+      --pp "$pp" --microbatches $((batch / (dp * mbs))) --schedule "$sched" --recompute full \
+      --jobs 1 $BOPTS
   else
     echo "-" >"$T/s$i.json.status"
   fi

@@ -26,7 +26,12 @@ return {
   -- GB/s): memory-bound operators (element-wise, softmax, layer norm) cost
   -- their bytes at this rate (the roofline model; docs/megatron.md).
   device_memory_bw_gbs = 2039,
-  intra_bw_gbs = 300,         -- NVLink 3 / NVSwitch: 600 GB/s per GPU both ways = 300 each way
+  -- NVLink 3 / NVSwitch: 600 GB/s per GPU both ways = 300 each way on the
+  -- wire; NCCL's collectives reach about 82% of the NVLink line rate (its
+  -- maintainer, NVIDIA/nccl-tests issue 212: "450GB/s is the line rate. With
+  -- the protocol overhead (~20%) NCCL can get an effective NVLink bandwidth
+  -- of 370GB/s"): 300 x 370/450 = 246 GB/s (docs/megatron.md)
+  intra_bw_gbs = 246,
   intra_latency_us = 5,       -- assumed start-up latency of an NVLink collective
   inter_bw_gbs = 25,          -- one 200 Gb/s HDR HCA per GPU = 25 GB/s
   inter_latency_us = 10,      -- assumed start-up latency of an InfiniBand collective

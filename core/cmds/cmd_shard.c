@@ -172,6 +172,12 @@ static const pb_opt shard_opts[] = {
      .help = "gradient bucket of the data-parallel all-reduce overlapped with the backward pass, "
              "MiB (default: the layout's grad_bucket_mb, else 25, PyTorch DDP's bucket_cap_mb; 0 = "
              "no overlap)"},
+    {.name = "p2p-overlap",
+     .type = PB_OPT_STR,
+     .metavar = "on|off",
+     .help = "pipeline point-to-point transfers overlapped with compute where the schedule allows "
+             "(default on; off: every slot waits for its transfers, as Megatron-LM 2021; "
+             "docs/megatron.md)"},
     {.name = "stage-gap",
      .type = PB_OPT_DOUBLE,
      .metavar = "G",
@@ -642,6 +648,12 @@ static int cmd_shard_run(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *
 	if ((rc = pb_args_double(a, "bucket-mb", bucket_mb, 0, 1e6, &bucket_mb, err)))
 		goto out;
 	cl.grad_bucket = bucket_mb * 1048576.0;
+	const char *ov = pb_args_str(a, "p2p-overlap", "on");
+	if (strcmp(ov, "on") && strcmp(ov, "off")) {
+		rc = pb_err(err, PB_EUSAGE, "shard: --p2p-overlap must be on or off, got '%s'", ov);
+		goto out;
+	}
+	cl.p2p_overlap = !strcmp(ov, "on");
 	/* the pipelines: as `pipeline` with this batch, --train, --pad */
 	pb_pipe_opts_default(&po);
 	po.batch = pb_args_has(a, "batch") ? batch : 0;

@@ -61,6 +61,7 @@ int pb_cluster_from_hw(const pb_hw *hw, pb_cluster *out, pb_error *err)
 	out->inter.bw = xbw * 1e9;
 	out->inter.latency = xlat * 1e-6;
 	out->grad_bucket = bucket * 1048576.0;
+	out->p2p_overlap = 1;
 	return PB_OK;
 }
 

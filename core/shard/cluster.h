@@ -53,6 +53,9 @@ typedef struct pb_cluster {
 	                       * overlapped with the backward pass (grad_bucket_mb x 2^20,
 	                       * default PB_GRAD_BUCKET_MB; 0 = not overlapped:
 	                       * shard/grad_overlap.h) */
+	int p2p_overlap;      /* 1: pipeline point-to-point transfers overlapped with compute
+	                       * where the schedule allows (pb_pipe_p2p_step; layouts: 1,
+	                       * shard --p2p-overlap off: 0) */
 	pb_link intra, inter;
 } pb_cluster;
 

@@ -10,7 +10,7 @@
 #     (4h), q k v proj (4 (h^2 + h)), fc (4h^2 + 4h), mlp proj (4h^2 + h);
 #     ln_f 2h: 1,868,800 fp16 values = 3,737,600 B in 36 tensors;
 #   the gradient all-reduce, one ring per tensor (Thakur, Rabenseifner and
-#     Gropp 2005): 36 x 5 us + 2 (n-1)/n x 3,737,600 B / 300 GB/s (NVLink,
+#     Gropp 2005): 36 x 5 us + 2 (n-1)/n x 3,737,600 B / 246 GB/s (NVLink,
 #     the layout's intra_bw_gbs and intra_latency_us), n = 8;
 #   step = m x (the operator-level plan of one micro-batch of 8 without its
 #     all-reduce) + that all-reduce once;
@@ -44,7 +44,7 @@ per_layer = 4 * h + 4 * (h * h + h) + (4 * h * h + 4 * h) + (4 * h * h + h)
 values = V * h + s * h + L * per_layer + 2 * h
 assert values == 1868800, values
 tensors = 2 + 16 * L + 2
-G = tensors * 5e-6 + 2 * 7 / 8 * 2 * values / 300e9
+G = tensors * 5e-6 + 2 * 7 / 8 * 2 * values / 246e9
 print("hand: all-reduce %.9g s, reported %.9g s" % (G, b["grad_sync"]))
 assert abs(b["grad_sync"] - G) <= 1e-8 * G, (b["grad_sync"], G)
 # one all-reduce per step, m micro-batches of compute

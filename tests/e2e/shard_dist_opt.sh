@@ -15,7 +15,7 @@
 #     model holds as a parameter too (docs/shard.md);
 #   state saved per device = 12 B x P x (1 - 1/8);
 #   gradient collectives: 36 tensors of P values over the ring, 5 us each +
-#     2 (n-1)/n x 2 P B / 300 GB/s (n = 8): a reduce-scatter and an
+#     2 (n-1)/n x 2 P B / 246 GB/s (n = 8): a reduce-scatter and an
 #     all-gather move (n-1)/n each, the same as the all-reduce, on or off.
 # On a 30 MB device (27 MB usable) the pure data-parallel plan takes 32.6 MB
 # without the distributed optimizer: auto turns it on (and is faster than
@@ -57,7 +57,7 @@ per_layer = 4 * h + 4 * (h * h + h) + (4 * h * h + 4 * h) + (4 * h * h + h)
 P = V * h + s * h + L * per_layer + 2 * h
 assert P == 1868800, P
 saved = 12 * (P + 1) * (1 - 1 / 8)
-G = 36 * 5e-6 + 2 * 7 / 8 * 2 * P / 300e9
+G = 36 * 5e-6 + 2 * 7 / 8 * 2 * P / 246e9
 on, off, auto = J["a100", "on"], J["a100", "off"], J["a100", "auto"]
 for k, b in J.items():
     print(k, {x: b[x] for x in ("dp", "tp", "step_time", "grad_sync", "memory", "fits",

@@ -35,7 +35,7 @@ import json, math, sys
 d, b1, b0, mb = (json.load(open(f))["best"] if i < 3 else json.load(open(f))
                  for i, f in enumerate(sys.argv[1:5]))
 values = 1868800
-G = 36 * 5e-6 + 2 * 7 / 8 * 2 * values / 300e9
+G = 36 * 5e-6 + 2 * 7 / 8 * 2 * values / 246e9
 t = mb["step_time"] - G          # one micro-batch without its all-reduce
 T = 2 / 3 * t                    # its backward pass
 for name, b, n in (("25 MiB", d, 1), ("1 MiB", b1, math.ceil(2 * values / 2**20)), ("0", b0, 1)):

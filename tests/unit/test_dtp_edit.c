@@ -123,8 +123,12 @@ static void check_formula(const pb_plan *p)
 		    json_real_value(json_object_get(json_array_get(st, k), "time"));
 	for (int s = 0; s < pp; s++)
 		slowest = fmax(slowest, gt[s]);
-	double step = V == 1 ? (slowest + p2p) * (m + pp - 1) + grad
-	                     : (slowest + V * p2p) * (m + (double)(pp - 1) / V) + grad;
+	/* the transfers in the step (pipeline_p2p.h: overlapped, the fill, the
+	 * drain and what the passes cannot hide), at most all of them */
+	double K = V == 1 ? m + pp - 1 : m + (double)(pp - 1) / V;
+	double exposed = json_real_value(json_object_get(d, "p2p_exposed"));
+	assert_true(exposed >= (pp - 1) * p2p * (1 - 1e-9) && exposed <= K * V * p2p * (1 + 1e-9));
+	double step = K * slowest + exposed + grad;
 	assert_float_equal(pb_plan_metric(p, "step_time", NAN), step, 1e-9 * step);
 }
 

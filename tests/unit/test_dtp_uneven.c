@@ -81,6 +81,7 @@ static pb_session *open_on(const char *path, const char *layout, pb_cluster *cl)
 	assert_int_equal(pb_session_open_model(s, path, NULL, 0, &err), PB_OK);
 	assert_int_equal(pb_session_open_layout(s, layout, &err), PB_OK);
 	assert_int_equal(pb_cluster_from_hw(s->hw, cl, &err), PB_OK);
+	cl->p2p_overlap = 0; /* transfers not overlapped: the schedules' formulas below */
 	return s;
 }
 

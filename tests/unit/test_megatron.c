@@ -132,7 +132,7 @@ static void test_a100_layout_nodes(void **state)
 		assert_true(cl.peak_flops == 312e12);
 		assert_true(cl.efficiency > 0.3 && cl.efficiency < 0.9);
 		assert_true(fabs(cl.flops - 312e12 * cl.efficiency) <= 1e-3);
-		assert_true(cl.intra.bw == 300e9 && cl.inter.bw == 25e9);
+		assert_true(cl.intra.bw == 246e9 && cl.inter.bw == 25e9);
 		assert_true(cl.mem_bw == 2039e9);
 		char name[32];
 		snprintf(name, sizeof name, "cluster-a100-%d", counts[i]);
@@ -372,6 +372,7 @@ static void test_p2p_scatter_gather(void **state)
 	assert_int_equal(pb_session_open_layout(s, "layouts/cluster-1x8.lua", &err), PB_OK);
 	pb_cluster cl;
 	assert_int_equal(pb_cluster_from_hw(s->hw, &cl, &err), PB_OK);
+	cl.p2p_overlap = 0; /* every slot pays its transfers: the formula below */
 	long B = pb_pipe_model_batch(s->graph);
 	assert_int_equal(B, 8);
 	double bytes = (double)B * 64 * 256 * 2; /* [B, seq, hidden] fp16, once */

@@ -79,10 +79,13 @@ json_t *pb_dtp_chunk_json(int chunk, int group, const char *scheme, const pb_dtp
  * through pp groups in slots of the slowest group + the slowest transfer,
  * backward 2 x forward when training (the group times are forward +
  * backward), as `pipeline` writes its schedules; its makespan is the step
- * time without the gradient all-reduces. */
+ * time without the gradient all-reduces: the slowest group and the
+ * transfers the step exposes, spread evenly over the m + pp - 1 slots
+ * (pipeline_p2p.h: overlapped, the fill and drain's and what the passes
+ * cannot hide). */
 static json_t *schedule_1f1b(const pb_dtp_config *c, int train)
 {
-	double slot = c->slowest + c->p2p;
+	double slot = c->slowest + c->p2p_exposed / (c->m + c->pp - 1);
 	json_t *sch = json_object();
 	json_object_set_new(sch, "1f1b",
 	                    pb_pipe_schedule("1f1b", c->pp, c->m, train ? slot / 3 : slot,
@@ -182,6 +185,7 @@ int pb_dtp_plan_build(const pb_graph *g, const pb_cluster *cl, const pb_dtp_conf
 	json_object_set_new(det, "bubble", json_real(c->bubble));
 	json_object_set_new(det, "slowest_group", json_real(c->slowest));
 	json_object_set_new(det, "p2p", json_real(c->p2p));
+	json_object_set_new(det, "p2p_exposed", json_real(c->p2p_exposed));
 	json_object_set_new(det, "grad_sync", json_real(c->grad));
 	json_object_set_new(det, "grad_exposed", json_real(c->grad_exposed));
 	json_object_set_new(det, "memory", json_real(c->memory));

@@ -46,6 +46,16 @@ json_t *pb_dtp_config_json(const pb_dtp_config *c)
 		json_object_set_new(o, "bubble", json_real(c->bubble));
 		json_object_set_new(o, "slowest_group", json_real(c->slowest));
 		json_object_set_new(o, "p2p", json_real(c->p2p));
+		/* the transfer seconds in the step, the rest hidden behind compute
+		 * (pb_pipe_p2p_step) */
+		if (c->pp > 1) {
+			double all =
+			    (c->sched == PB_SCHED_1F1B ? (double)(c->m + c->pp - 1)
+			                               : c->m + (double)(c->pp - 1) / c->v) *
+			    (c->sched == PB_SCHED_1F1B ? 1 : c->v) * c->p2p;
+			json_object_set_new(o, "p2p_exposed", json_real(c->p2p_exposed));
+			json_object_set_new(o, "p2p_overlapped", json_real(all - c->p2p_exposed));
+		}
 		json_object_set_new(o, "grad_sync", json_real(c->grad));
 		/* the all-reduce time in the step (the group that sets it) and what
 		 * its backward pass hides, in grad_buckets buckets */
@@ -231,6 +241,16 @@ void pb_dtp_report_text(FILE *f, const pb_dtp_result *r)
 			pb_shard_degrees_text(f, &r->op_deg);
 		if (r->cl && c->ok && pb_dtp_unit_row(c) && c->grad > 0)
 			pb_dtp_overlap_text(f, r->cl, c);
+		if (r->cl && c->ok && pb_dtp_unit_row(c) && c->pp > 1 && c->p2p > 0)
+			fprintf(f,
+			        "pipeline transfers: %.3f ms exposed in the step (%s), %.3f ms per "
+			        "micro-batch and boundary\n",
+			        c->p2p_exposed * 1e3,
+			        r->cl->p2p_overlap
+			            ? "the fill, the drain and what the passes cannot "
+			              "hide; the rest overlapped"
+			            : "not overlapped: --p2p-overlap off",
+			        c->p2p * 1e3);
 		if (r->cl && c->ok)
 			pb_memory_margin_text(f, r->cl, c->memory);
 		if (c->ok)

@@ -324,6 +324,8 @@ int pb_dtp_unit_eval(pb_dtp_unit *u, int dp, int tp, double inc, pb_dtp_config *
 	 * chunks) cannot win: the stage MILPs' cutoff */
 	double K = u->sched == PB_SCHED_1F1B ? m + p - 1 : m + (double)(p - 1) / V;
 	double P2P = u->sched == PB_SCHED_1F1B ? c->p2p : V * c->p2p;
+	if (cl->p2p_overlap) /* at least the fill and drain's (pb_pipe_p2p_step) */
+		P2P = (p - 1) * c->p2p / K;
 	/* overlapped, the exposed part E of G can be anything down to 0: the
 	 * chunk's time less all of its g can win (cut_grad 1) */
 	double cut = inc > 0 ? inc / K - P2P : INFINITY;
@@ -368,14 +370,7 @@ int pb_dtp_unit_eval(pb_dtp_unit *u, int dp, int tp, double inc, pb_dtp_config *
 	c->memory = pb_mem_opts_settle(&c->mopts, u->o->shard.dist_opt, u->o->shard.seq_parallel,
 	                               cl->memory);
 	c->fits = c->memory <= cl->memory * (1 + 1e-9);
-	if (u->sched == PB_SCHED_1F1B) {
-		c->step_time = (c->slowest + c->p2p) * (m + p - 1) + c->grad_exposed;
-		c->bubble = (double)(p - 1) / (m + p - 1);
-	} else {
-		c->step_time =
-		    (c->slowest + V * c->p2p) * (m + (double)(p - 1) / V) + c->grad_exposed;
-		c->bubble = (double)(p - 1) / ((double)V * m + p - 1);
-	}
+	pb_dtp_step_time(c, cl, &u->o->shard);
 	return PB_OK;
 }
 

@@ -17,6 +17,8 @@
 #include <string.h>
 
 #include "shard/dtp/dtp_stage.h"
+#include "shard/grad_overlap.h"
+#include "shard/pipeline/pipeline_p2p.h"
 #include "shard/strategy/dist_opt.h"
 #include "shard/layer_classes.h"
 #include "shard/search/search.h"
@@ -292,4 +294,20 @@ int pb_dtp_chunk_solve(pb_dtp_cache *c, const pb_cluster *sub, const char *schem
 	e->r = *r;
 	c->n++;
 	return PB_OK;
+}
+
+void pb_dtp_step_time(pb_dtp_config *c, const pb_cluster *cl, const pb_shard_opts *so)
+{
+	int p = c->pp, m = c->m, V = c->sched == PB_SCHED_1F1B ? 1 : c->v;
+	/* the forward pass's share of a micro-batch: 1/4 under full
+	 * recomputation (and auto, which may choose it: the smaller share hides
+	 * less), else 1/3 */
+	double fwd =
+	    1 - pb_grad_overlap_backward_share(so->train && so->recompute != PB_RECOMP_NONE &&
+	                                       so->recompute != PB_RECOMP_SELECTIVE);
+	c->step_time =
+	    pb_pipe_p2p_step(cl->p2p_overlap, m, p, V, c->slowest, c->p2p, fwd, &c->p2p_exposed) +
+	    c->grad_exposed;
+	c->bubble =
+	    V == 1 ? (double)(p - 1) / (m + p - 1) : (double)(p - 1) / ((double)V * m + p - 1);
 }

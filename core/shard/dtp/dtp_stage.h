@@ -8,6 +8,7 @@
 
 #include <jansson.h>
 
+#include "shard/dtp/dtp_types.h"
 #include "shard/strategy/strategy_problem.h"
 
 typedef struct pb_dtp_cache pb_dtp_cache;
@@ -50,5 +51,11 @@ void pb_dtp_cache_by_node(pb_dtp_cache *c);
 /* The d-device cluster of one stage group: whole nodes when d >= the node
  * size, else d devices of one node. */
 pb_cluster pb_dtp_sub_cluster(const pb_cluster *cl, int d);
+
+/* c's step time from its slowest group, transfer and exposed gradient
+ * all-reduce (c->slowest, p2p, grad_exposed, pp, m, sched, v), with the
+ * pipeline transfers overlapped as cl->p2p_overlap says (pb_pipe_p2p_step):
+ * sets c->step_time, p2p_exposed and bubble. */
+void pb_dtp_step_time(pb_dtp_config *c, const pb_cluster *cl, const pb_shard_opts *so);
 
 #endif

@@ -30,6 +30,9 @@ typedef struct pb_dtp_config {
 	pb_mem_opts mopts;
 	double bubble;
 	double slowest, p2p; /* slowest group per micro-batch, slowest transfer (s) */
+	double p2p_exposed;  /* transfer seconds in the step (pb_pipe_p2p_step: all of them
+	                      * when not overlapped, else the fill, drain and what the
+	                      * passes cannot hide) */
 	double grad;         /* the slowest group's gradient all-reduces, once per step (s) */
 	/* of them, the part the backward pass does not hide (grad_overlap.h: the
 	 * group's buckets behind its last micro-batch's backward pass; the max

@@ -265,17 +265,8 @@ int pb_uneven_eval(pb_uneven_ctx *x, pb_dtp_config *c, pb_error *err)
 	c->fits = c->memory <= cl->memory * (1 + 1e-9);
 	if ((rc = transfers(x, c, err)))
 		return rc;
-	if (c->sched == PB_SCHED_1F1B) {
-		c->step_time = (c->slowest + c->p2p) * (m + p - 1) + c->grad_exposed;
-		c->bubble = (double)(p - 1) / (m + p - 1);
-		c->bound = worst * (m + p - 1);
-	} else {
-		int V = c->v;
-		c->step_time =
-		    (c->slowest + V * c->p2p) * (m + (double)(p - 1) / V) + c->grad_exposed;
-		c->bubble = (double)(p - 1) / ((double)V * m + p - 1);
-		c->bound = worst * (m + (double)(p - 1) / V);
-	}
+	pb_dtp_step_time(c, cl, &x->o->shard);
+	c->bound = worst * (c->sched == PB_SCHED_1F1B ? m + p - 1 : m + (double)(p - 1) / c->v);
 	return PB_OK;
 }
 

@@ -140,9 +140,10 @@ static double node_collectives(const pb_shard_problem *p, const int *choice, int
 		const signed char *from = tied ? sp->in[j] : sp->out[j];
 		pb_coll cl[PB_MESH_MAX_AXES];
 		int nc = 0;
+		double mult = pb_strategy_problem_comm_mult(p, c);
 		total +=
 		    pb_reshard_cost_tensor(&p->mesh, &g->tensors[t], from, st->in[i], cl, &nc) *
-		    p->comm_mult;
+		    mult;
 		for (int k = 0; k < nc && arr; k++) {
 			json_t *o = json_object();
 			json_object_set_new(o, "tensor", json_string(g->tensors[t].name));
@@ -151,7 +152,7 @@ static double node_collectives(const pb_shard_problem *p, const int *choice, int
 			json_object_set_new(o, "kind", json_string(pb_coll_name(cl[k].kind)));
 			json_object_set_new(o, "axis", json_integer(cl[k].axis));
 			json_object_set_new(o, "bytes", json_real(cl[k].bytes));
-			json_object_set_new(o, "time", json_real(cl[k].time * p->comm_mult));
+			json_object_set_new(o, "time", json_real(cl[k].time * mult));
 			json_object_set_new(
 			    o, "from_spec",
 			    json_string(pb_spec_str(from, p->mesh.n_axes, buf, sizeof buf)));

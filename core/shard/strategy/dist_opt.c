@@ -42,7 +42,7 @@ double pb_dist_opt_saved(const pb_shard_problem *p, const int *choice)
 		const pb_node *n = &g->nodes[c];
 		for (int i = 0; i < n->n_inputs && i < PB_SHARD_MAX_IN; i++) {
 			int t = n->inputs[i];
-			if (t < 0 || p->tkind[t] != PB_TKIND_PARAM ||
+			if (!pb_strategy_problem_trainable(p, t) ||
 			    (p->param_owner && p->param_owner[t] != c))
 				continue;
 			const pb_tensor *tt = &g->tensors[t];

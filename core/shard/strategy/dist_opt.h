@@ -8,8 +8,10 @@
  * stage 1 do. The gradients are then reduce-scattered (each replica gets the
  * sum of its 1/r of them, updates its part of the weights) and the updated
  * weights all-gathered: the two halves of a ring all-reduce (Patarasuk and
- * Yuan 2009), so the same volume and, in the cost model (one latency per
- * collective), the same time as the all-reduce it replaces.
+ * Yuan 2009), so the same volume and, in the cost model (the all-reduce's
+ * one start-up latency split between the two:
+ * pb_strategy_problem_grad_sync), the same time as the all-reduce it
+ * replaces; the report lists the two collectives.
  *
  * In the strategy MILPs it is --zero 1 (pb_strategy_problem_train_param_factor). As a
  * search dimension (shard --dist-opt auto, the default in training) the

@@ -17,7 +17,7 @@ double pb_strategy_grad_collectives(const pb_shard_problem *p, const pb_strat *s
 	double total = 0;
 	for (int i = 0; i < n->n_inputs && i < PB_SHARD_MAX_IN; i++) {
 		int t = n->inputs[i];
-		if (t < 0 || p->tkind[t] != PB_TKIND_PARAM || pb_tensor_numel(&g->tensors[t]) < 2 ||
+		if (!pb_strategy_problem_trainable(p, t) ||
 		    (owner_only && p->param_owner && p->param_owner[t] != c))
 			continue;
 		double by = pb_tensor_bytes(&g->tensors[t]) *
@@ -29,18 +29,19 @@ double pb_strategy_grad_collectives(const pb_shard_problem *p, const pb_strat *s
 			for (int k = 0; k < p->mesh.n_axes; k++)
 				if (k != a && st->in[i][k] >= 0)
 					b /= p->mesh.size[k];
-			double tm =
-			    pb_coll_time(PB_COLL_ALLREDUCE, b, p->mesh.size[a], &p->mesh.link[a]);
-			total += tm;
-			if (arr) {
+			int kinds[2], nk = 0;
+			double times[2];
+			total += pb_strategy_problem_grad_sync(&p->opts, b, p->mesh.size[a],
+			                                       &p->mesh.link[a], kinds, times, &nk);
+			for (int k = 0; k < nk && arr; k++) {
 				json_t *o = json_object();
 				json_object_set_new(o, "tensor", json_string(g->tensors[t].name));
 				json_object_set_new(o, "from", json_string(n->name));
 				json_object_set_new(o, "to", json_string("(gradient)"));
-				json_object_set_new(o, "kind", json_string("all-reduce"));
+				json_object_set_new(o, "kind", json_string(pb_coll_name(kinds[k])));
 				json_object_set_new(o, "axis", json_integer(a));
 				json_object_set_new(o, "bytes", json_real(b));
-				json_object_set_new(o, "time", json_real(tm));
+				json_object_set_new(o, "time", json_real(times[k]));
 				json_array_append_new(arr, o);
 			}
 		}
@@ -73,8 +74,7 @@ double pb_strategy_grad_bytes(const pb_shard_problem *p, const int *choice)
 		const pb_node *n = &g->nodes[c];
 		for (int i = 0; i < n->n_inputs && i < PB_SHARD_MAX_IN; i++) {
 			int t = n->inputs[i];
-			if (t < 0 || p->tkind[t] != PB_TKIND_PARAM ||
-			    pb_tensor_numel(&g->tensors[t]) < 2 ||
+			if (!pb_strategy_problem_trainable(p, t) ||
 			    (p->param_owner && p->param_owner[t] != c))
 				continue;
 			double b = pb_tensor_bytes(&g->tensors[t]) *

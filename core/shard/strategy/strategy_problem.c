@@ -193,6 +193,41 @@ static void classify(pb_shard_problem *p)
  * live while a layer is recomputed, once (not per micro-batch in flight:
  * they count with the weights, mem_param). Recomputed nodes run their
  * forward pass once more. */
+double pb_strategy_problem_grad_sync(const pb_shard_opts *o, double b, int d, const pb_link *l,
+                                     int *kinds, double *times, int *n)
+{
+	int k[2] = {PB_COLL_ALLREDUCE, PB_COLL_NONE}, nk = 1;
+	if (o->zero == 1 || o->zero == 2) {
+		k[0] = PB_COLL_REDUCESCATTER;
+		k[1] = PB_COLL_ALLGATHER;
+		nk = 2;
+	}
+	double total = 0;
+	for (int i = 0; i < nk; i++) {
+		/* the two phases of the ring all-reduce: its one start-up latency
+		 * shared between them */
+		double t = pb_coll_time(k[i], b, d, l) - (nk == 2 && d > 1 ? l->latency / 2 : 0);
+		total += t;
+		if (kinds)
+			kinds[i] = k[i];
+		if (times)
+			times[i] = t;
+	}
+	if (n)
+		*n = nk;
+	return total;
+}
+
+int pb_strategy_problem_trainable(const pb_shard_problem *p, int t)
+{
+	return t >= 0 && p->tkind[t] == PB_TKIND_PARAM && pb_tensor_numel(&p->g->tensors[t]) >= 2;
+}
+
+double pb_strategy_problem_comm_mult(const pb_shard_problem *p, int cons)
+{
+	return p->comm_mult + (p->opts.train && p->nodes[cons].recomputed ? 1.0 : 0.0);
+}
+
 static int need_full(const pb_shard_opts *o)
 {
 	return o->train && o->recompute != PB_RECOMP_NONE && o->recompute != PB_RECOMP_SELECTIVE;
@@ -426,6 +461,18 @@ static int build_node(pb_shard_problem *p, int nid, pb_strat1 *menu_buf, pb_erro
 	for (int s = 0; s < ns; s++) {
 		const pb_strat *st = &sn->strat[s];
 		double comp = t1 / st->share * st->pad * cmult;
+		/* sequence parallelism runs a replicated layer norm, residual add
+		 * or element-wise operator on its 1/n of the sequence on each of
+		 * the n devices it is replicated over (Korthikanti et al. 2022,
+		 * section 4.2.2): its work divided as its stored output is
+		 * (out_held). Only under --seq-parallel on: under auto the MILP
+		 * is solved before the option is settled (memory_options.h), so
+		 * its times stay those without it (conservative when it is
+		 * turned on). */
+		if (p->opts.train && p->opts.seq_parallel == PB_SEQPAR_ON && sn->seqpar)
+			for (int a = 0; a < m->n_axes; a++)
+				if (n->n_outputs > 0 && st->out[0][a] == PB_SPEC_R)
+					comp /= m->size[a];
 		double c = comp;
 		double mp = 0, ma = 0;
 		for (int i = 0; i < n->n_inputs && i < PB_SHARD_MAX_IN; i++) {
@@ -440,15 +487,15 @@ static int build_node(pb_shard_problem *p, int nid, pb_strat1 *menu_buf, pb_erro
 			for (int a = 0; a < m->n_axes; a++)
 				if (st->in[i][a] == PB_SPEC_R)
 					reps *= m->size[a];
-			if (!p->opts.train)
-				mp += local;
+			if (!p->opts.train || !pb_strategy_problem_trainable(p, t))
+				mp += local; /* held, no gradient nor optimizer state */
 			else if (p->opts.optimizer == PB_OPTIM_NONE && p->opts.zero == 0)
 				mp += 2 * local; /* weights and gradients */
 			else
 				mp +=
 				    local * pb_strategy_problem_train_param_factor(
 				                &p->opts, pb_dtype_size(g->tensors[t].dtype), reps);
-			if (p->opts.train && pb_tensor_numel(&g->tensors[t]) >= 2)
+			if (p->opts.train && pb_strategy_problem_trainable(p, t))
 				for (int a = 0; a < m->n_axes; a++) {
 					if (st->in[i][a] != PB_SPEC_R)
 						continue;
@@ -456,8 +503,8 @@ static int build_node(pb_shard_problem *p, int nid, pb_strat1 *menu_buf, pb_erro
 					for (int j = 0; j < m->n_axes; j++)
 						if (j != a && st->in[i][j] >= 0)
 							b /= m->size[j];
-					c += pb_coll_time(PB_COLL_ALLREDUCE, b, m->size[a],
-					                  &m->link[a]);
+					c += pb_strategy_problem_grad_sync(
+					    &p->opts, b, m->size[a], &m->link[a], NULL, NULL, NULL);
 					/* ZeRO-3 gathers the weights before use: one more
 					 * all-gather (1.5x the all-reduce volume) */
 					if (p->opts.zero >= 3)
@@ -646,7 +693,7 @@ static int build_groups(pb_shard_problem *p, const int *rep, pb_error *err)
 							c += pb_reshard_cost_tensor(
 							         m, &g->tensors[tt], from, to, NULL,
 							         NULL) *
-							     p->comm_mult;
+							     pb_strategy_problem_comm_mult(p, v);
 						}
 						if (exact &&
 						    (c < bestc_exact - 1e-15 ||
@@ -701,14 +748,18 @@ static int edge_fail(pb_shard_edge *e, pb_error *err)
  * -1 out of memory. */
 static int same_costs(const pb_shard_problem *p, const pb_shard_edge *f, const pb_shard_edge *e)
 {
+	if (f->mult != e->mult)
+		return 0;
 	if (!memcmp(f->bs, e->bs, (size_t)e->nb * PB_MESH_MAX_AXES))
 		return 1;
 	size_t n = (size_t)e->na * e->nb + 1;
 	double *cf = malloc(n * sizeof *cf), *ce = malloc(n * sizeof *ce);
 	int same = -1;
 	if (cf && ce) {
-		pb_strategy_share_edge_matrix(p, f->tensor, f->as, f->na, f->bs, f->nb, cf);
-		pb_strategy_share_edge_matrix(p, e->tensor, e->as, e->na, e->bs, e->nb, ce);
+		pb_strategy_share_edge_matrix(p, f->tensor, f->mult, f->as, f->na, f->bs, f->nb,
+		                              cf);
+		pb_strategy_share_edge_matrix(p, e->tensor, e->mult, e->as, e->na, e->bs, e->nb,
+		                              ce);
 		same = !memcmp(cf, ce, (n - 1) * sizeof *cf);
 	}
 	free(cf);
@@ -754,6 +805,7 @@ static int build_edges(pb_shard_problem *p, pb_error *err)
 			e.tensor = t;
 			e.slot = i;
 			e.bytes = pb_tensor_bytes(&g->tensors[t]);
+			e.mult = pb_strategy_problem_comm_mult(p, c);
 			e.a_of = malloc((size_t)GF->n_strat * sizeof(int));
 			e.b_of = malloc((size_t)GT->n_strat * sizeof(int));
 			signed char(*as)[PB_MESH_MAX_AXES] =
@@ -1191,9 +1243,11 @@ int pb_strategy_problem_costlier(const pb_shard_problem *a, const pb_shard_probl
 		if (x->from != y->from || x->to != y->to || x->na != y->na || x->nb != y->nb ||
 		    x->twin != y->twin ||
 		    memcmp(x->a_of, y->a_of, (size_t)a->groups[x->from].n_strat * sizeof(int)) ||
-		    memcmp(x->b_of, y->b_of, (size_t)a->groups[x->to].n_strat * sizeof(int)) ||
-		    memcmp(x->cost, y->cost, (size_t)x->na * x->nb * sizeof(double)))
+		    memcmp(x->b_of, y->b_of, (size_t)a->groups[x->to].n_strat * sizeof(int)))
 			return 0;
+		for (int k = 0; k < x->na * x->nb; k++)
+			if (!(y->cost[k] >= x->cost[k]))
+				return 0;
 	}
 	return 1;
 }

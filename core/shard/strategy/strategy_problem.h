@@ -37,6 +37,35 @@ void pb_strategy_problem_opts_default(pb_shard_opts *o);
 double pb_strategy_problem_train_param_factor(const pb_shard_opts *o, int elem, double r);
 /* FLOPs of one operator: its cost.flops, or an estimate from shapes. */
 double pb_strategy_problem_node_flops(const pb_graph *g, const pb_node *n);
+/* The gradient synchronisation of one parameter shard of b bytes
+ * replicated over d devices on link l, as the optimizer options o run it:
+ * an all-reduce; under the distributed optimizer (ZeRO stages 1 and 2,
+ * Megatron-LM's --use-distributed-optimizer) a reduce-scatter of the
+ * gradients and, after each replica updates its 1/d, an all-gather of the
+ * updated weights: the two phases of a ring all-reduce (Patarasuk and Yuan
+ * 2009), (d-1)/d b / bandwidth each, and the all-reduce's one start-up
+ * latency, half to each (Megatron-LM issues them per gradient bucket, not
+ * per tensor, so a latency per tensor is already more than it pays): the
+ * same time as the all-reduce, so --dist-opt auto solving with it costs no
+ * time. Its seconds;
+ * kinds[0..*n) the collectives (PB_COLL_*) and times[] theirs when given. */
+double pb_strategy_problem_grad_sync(const pb_shard_opts *o, double b, int d, const pb_link *l,
+                                     int *kinds, double *times, int *n);
+/* 1 when tensor t is a trained parameter: a weight from the file (float,
+ * read by an active operator) with at least two elements. A one-element
+ * initializer is a constant of the graph (the attention's 1/sqrt(d) scale
+ * of `gen gpt`, an epsilon): held with the weights but without a gradient,
+ * its all-reduce nor optimizer state, as frameworks hold it (a Python float
+ * or a buffer in Megatron-LM and PyTorch, not an nn.Parameter). */
+int pb_strategy_problem_trainable(const pb_shard_problem *p, int t);
+/* How many times a conversion of an input of node cons runs: 1 inference;
+ * training 2 (the forward pass and the backward pass's conversion of the
+ * gradient), 3 when cons is recomputed: its forward pass runs again from the
+ * stored tensors, so the conversions on its inputs (a tensor-parallel
+ * layer's all-reduces or all-gathers) run again too, as Megatron-LM's
+ * recomputed layers repeat their forward all-reduces (Korthikanti et al.
+ * 2022, section 5: the recomputed forward pass of a full recomputation). */
+double pb_strategy_problem_comm_mult(const pb_shard_problem *p, int cons);
 /* active[i] = 1 for operators that touch an activation (the problem's operators). */
 void pb_strategy_problem_dynamic_nodes(const pb_graph *g, unsigned char *active);
 
@@ -51,8 +80,9 @@ void pb_strategy_problem_result_free(pb_shard_result *r);
  * strategy), a lower bound in inference. */
 double pb_strategy_problem_min_memory(const pb_shard_problem *p);
 /* 1 when b is a with costs no lower: the same groups, strategies, picks,
- * ties and edges (spec maps and costs), and every group strategy costs at
- * least as much in b as in a (a recomputation choice only adds compute).
+ * ties and edges (spec maps), and every group strategy and every edge
+ * conversion costs at least as much in b as in a (a recomputation choice
+ * only adds compute, and the conversions of the recomputed forward pass).
  * Then no plan of b is cheaper than a's optimum without the memory limit. */
 int pb_strategy_problem_costlier(const pb_shard_problem *a, const pb_shard_problem *b);
 

@@ -121,7 +121,7 @@ int pb_strategy_share_group_twin(const pb_shard_problem *p, int G, const int *re
 	return H;
 }
 
-void pb_strategy_share_edge_matrix(const pb_shard_problem *p, int t,
+void pb_strategy_share_edge_matrix(const pb_shard_problem *p, int t, double mult,
                                    signed char (*as)[PB_MESH_MAX_AXES], int na,
                                    signed char (*bs)[PB_MESH_MAX_AXES], int nb, double *c)
 {
@@ -129,8 +129,7 @@ void pb_strategy_share_edge_matrix(const pb_shard_problem *p, int t,
 	for (int a = 0; a < na; a++)
 		for (int b = 0; b < nb; b++)
 			c[a * nb + b] =
-			    pb_reshard_cost_tensor(&p->mesh, tt, as[a], bs[b], NULL, NULL) *
-			    p->comm_mult;
+			    pb_reshard_cost_tensor(&p->mesh, tt, as[a], bs[b], NULL, NULL) * mult;
 }
 
 static uint64_t edge_hash(const pb_shard_problem *p, const pb_shard_edge *ed)
@@ -155,7 +154,7 @@ static uint64_t edge_hash(const pb_shard_problem *p, const pb_shard_edge *ed)
 static int same_edge_matrix(const pb_shard_problem *p, const pb_shard_edge *x,
                             const pb_shard_edge *y)
 {
-	return x->na == y->na && x->nb == y->nb &&
+	return x->na == y->na && x->nb == y->nb && x->mult == y->mult &&
 	       same_shape(&p->g->tensors[x->tensor], &p->g->tensors[y->tensor]) &&
 	       !memcmp(x->as, y->as, (size_t)x->na * PB_MESH_MAX_AXES) &&
 	       !memcmp(x->bs, y->bs, (size_t)x->nb * PB_MESH_MAX_AXES);
@@ -194,8 +193,8 @@ int pb_strategy_share_edge_costs(pb_shard_problem *p, int share, pb_error *err)
 			rc = pb_err(err, PB_ENOMEM, "shard: out of memory");
 			break;
 		}
-		pb_strategy_share_edge_matrix(p, ed->tensor, ed->as, ed->na, ed->bs, ed->nb,
-		                              ed->cost);
+		pb_strategy_share_edge_matrix(p, ed->tensor, ed->mult, ed->as, ed->na, ed->bs,
+		                              ed->nb, ed->cost);
 	}
 	free(tab);
 	for (int e = 0; e < p->n_edges; e++) {

@@ -31,8 +31,9 @@ int pb_strategy_share_group_twin(const pb_shard_problem *p, int G, const int *re
  * spec lists; share: edges of equal tensor shape and specs share one matrix. */
 int pb_strategy_share_edge_costs(pb_shard_problem *p, int share, pb_error *err);
 
-/* The cost matrix of tensor t between the specs as (na) and bs (nb), in c. */
-void pb_strategy_share_edge_matrix(const pb_shard_problem *p, int t,
+/* The cost matrix of tensor t between the specs as (na) and bs (nb), in c,
+ * each conversion run mult times (pb_strategy_problem_comm_mult). */
+void pb_strategy_share_edge_matrix(const pb_shard_problem *p, int t, double mult,
                                    signed char (*as)[PB_MESH_MAX_AXES], int na,
                                    signed char (*bs)[PB_MESH_MAX_AXES], int nb, double *c);
 

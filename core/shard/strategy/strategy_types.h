@@ -118,8 +118,11 @@ typedef struct pb_shard_edge {
 	int *b_of;    /* per strategy of `to` */
 	double *cost; /* na x nb, seconds */
 	double bytes;
-	int twin; /* an earlier edge between the same (tied) groups with the same spec maps:
-	           * its y columns carry this edge's cost too (-1: none) */
+	double mult; /* passes the conversion runs: 1 inference, 2 training (forward and
+	              * backward), 3 when the consumer is recomputed (its forward again:
+	              * pb_strategy_problem_comm_mult) */
+	int twin;    /* an earlier edge between the same (tied) groups with the same spec maps:
+	              * its y columns carry this edge's cost too (-1: none) */
 	unsigned char cost_shared; /* cost is an earlier edge's matrix (same tensor shape and
 	                            * specs: strategy_share.c) */
 	signed char (*as)[PB_MESH_MAX_AXES]; /* while building: the specs a (na of them) */
