@@ -39,12 +39,12 @@
 
 #define CS_SLACK 1e-9    /* caps from a plan's own maxima: rounding room */
 #define CS_BISECT_MAX 40 /* bisection steps on max(t) */
-#define CS_BISECT_RTOL 1e-7
-#define CS_WSTEPS 14 /* bisection steps of one weighted cap (2^-14 of the range) */
-#define CS_ROUNDS 8  /* weighted rounds */
-#define CS_RELAX 16  /* times the start's caps are loosened by 1.25 to find a rule-obeying plan */
-
-static const double CS_TRADE[] = {0.7, 0.9, 1.1, 1.4};
+#define CS_BISECT_RTOL 1e-5
+#define CS_WSTEPS 6      /* bisection steps of one weighted cap (2^-6 of its bracket) */
+#define CS_ROUNDS 8      /* weighted rounds */
+#define CS_STEP 1.25     /* the first trade: one cap x or / 1.25 */
+#define CS_STEP_MIN 1.01 /* trades are refined (square root) after a round that fails, to here */
+#define CS_RELAX 16 /* times the start's caps are loosened by 1.25 to find a rule-obeying plan */
 
 enum { CS_C, CS_S, CS_R, CS_T, CS_NCAP }; /* compute, storage, routing, time */
 
@@ -94,6 +94,7 @@ static int cs_check(cs *X, const double *cap)
 	double bw = P->hw.bandwidth, rate = P->hw.mac_rate;
 	double own_lim = (cap[CS_T] < cap[CS_R] ? cap[CS_T] : cap[CS_R]) * bw;
 	double comp_lim = cap[CS_T] < cap[CS_C] ? cap[CS_T] : cap[CS_C];
+	double store_lim = cap[CS_S] < P->hw.memory ? cap[CS_S] : P->hw.memory;
 	pb_job_tick();
 	for (int p = 0; p <= m; p++)
 		X->g[p] = INT_MAX;
@@ -115,7 +116,8 @@ static int cs_check(cs *X, const double *cap)
 				if (P->pred_next[e] >= p)
 					in += P->ob[P->pred[e]];
 			double c1 = (P->pmacs[p] - P->pmacs[q]) / rate;
-			if (own > own_lim || c1 / n > comp_lim)
+			if (own > own_lim || c1 / n > comp_lim ||
+			    (P->pstore[p] - P->pstore[q]) / n > store_lim)
 				break;
 			if (P->pin && P->pin[q] >= 0) {
 				pmin = P->pin[q] < pmin ? P->pin[q] : pmin;
@@ -200,16 +202,26 @@ static void cs_search_time(cs *X)
 }
 
 /* Weighted: lowers cap x with the others at base (one of them, y, scaled
- * by f when y >= 0) by bisection. */
-static void cs_lower(cs *X, const double *base, int x, int y, double f)
+ * by f when y >= 0; the third one, z, lifted when z >= 0) by bisection. */
+static void cs_lower(cs *X, const double *base, int x, int y, double f, int z)
 {
 	double cap[CS_NCAP], mx[CS_NCAP];
 	memcpy(cap, base, sizeof cap);
 	if (y >= 0)
 		cap[y] *= f;
+	if (z >= 0)
+		cap[z] *= f > 1 ? f * f : 1 / (f * f);
 	if (y >= 0 && f < 1 && !cs_try(X, cap, mx))
 		return;
-	double lo = 0, hi = cap[x];
+	double span = f > 1 ? f * f * f * f : 1 / (f * f * f * f);
+	double hi = cap[x], lo = hi / (y >= 0 ? span : 4);
+	for (int d = 0; d < 4; d++) { /* the floor itself is met: lower the bracket */
+		cap[x] = lo;
+		if (!cs_try(X, cap, mx))
+			break;
+		hi = mx[x] < lo ? mx[x] : lo;
+		lo = hi / (y >= 0 ? span : 4);
+	}
 	for (int it = 0; it < CS_WSTEPS; it++) {
 		cap[x] = 0.5 * (lo + hi);
 		if (cs_try(X, cap, mx))
@@ -221,20 +233,22 @@ static void cs_lower(cs *X, const double *base, int x, int y, double f)
 
 static void cs_search_weighted(cs *X)
 {
-	for (int round = 0; round < CS_ROUNDS; round++) {
-		double before = X->bobj, base[CS_NCAP];
+	double step = CS_STEP;
+	for (int round = 0; round < CS_ROUNDS && step > CS_STEP_MIN; round++) {
+		double before = X->bobj, base[CS_NCAP], f[2] = {1 / step, step};
 		for (int i = 0; i < CS_T; i++)
 			base[i] = X->bmax[i] * (1 + CS_SLACK);
 		base[CS_T] = INFINITY;
 		for (int x = 0; x < CS_T; x++) {
-			cs_lower(X, base, x, -1, 1);
+			if (round == 0)
+				cs_lower(X, base, x, -1, 1, -1);
 			for (int y = 0; y < CS_T; y++)
-				for (size_t f = 0; y != x && f < sizeof CS_TRADE / sizeof *CS_TRADE;
-				     f++)
-					cs_lower(X, base, x, y, CS_TRADE[f]);
+				for (int i = 0; y != x && i < 2; i++) {
+					cs_lower(X, base, x, y, f[i], CS_T - x - y);
+				}
 		}
 		if (!(X->bobj < before * (1 - 1e-9)))
-			break;
+			step = sqrt(step); /* no trade of this size pays: finer ones */
 	}
 }
 

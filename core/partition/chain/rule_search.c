@@ -672,7 +672,7 @@ int pb_part_rsearch(pb_part_problem *P, int *ac, const pb_part_rsearch_opts *opt
 			state_copy(&I.home, &I.cur);
 		}
 	}
-	if (key_less(&best, &repaired)) /* the restarts moved: repair their best too */
+	if (best.obj < repaired.obj * (1 - RS_TIE)) /* the restarts lowered it: repair theirs too */
 		caps_repair(&I, &best);
 	if (key_less(&best, &start)) {
 		ac_of_state(&I, &I.home, ac);
