@@ -43,7 +43,7 @@
 #define CS_WSTEPS 6      /* bisection steps of one weighted cap (2^-6 of its bracket) */
 #define CS_ROUNDS 8      /* weighted rounds */
 #define CS_STEP 1.25     /* the first trade: one cap x or / 1.25 */
-#define CS_STEP_MIN 1.01 /* trades are refined (square root) after a round that fails, to here */
+#define CS_STEP_MIN 1.03 /* trades are refined (square root) after a round that fails, to here */
 #define CS_RELAX 16 /* times the start's caps are loosened by 1.25 to find a rule-obeying plan */
 
 enum { CS_C, CS_S, CS_R, CS_T, CS_NCAP }; /* compute, storage, routing, time */
@@ -124,8 +124,9 @@ static int cs_check(cs *X, const double *cap)
 				pmax = P->pin[q] > pmax ? P->pin[q] : pmax;
 			}
 			int o = X->g[q];
-			if ((q > 0 && cut && cut[q] == PB_CUT_FORBID) || o >= n || pmin < o)
-				continue;
+			if ((q > 0 && cut && cut[q] == PB_CUT_FORBID) || o >= n || pmin < o ||
+			    o + 1 >= X->g[p] || o + c1 / comp_lim >= X->g[p])
+				continue; /* cannot beat the end's best */
 			double s1 = P->pstore[p] - P->pstore[q] + in;
 			int j = cs_cores(X, cap, c1, s1, (in + own) / bw, pmax - o + 1, n - o);
 			if (j != INT_MAX && o + j < X->g[p]) {
