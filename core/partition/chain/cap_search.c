@@ -18,15 +18,22 @@
  * when it is consumed inside; entering bytes lose it and gain the layer's
  * producers whose next consumer is past the segment: chain_problem.h's
  * pred_next), and the scan stops at a forced cut, or when the own bytes
- * alone (which only grow leftwards) or the compute on all n cores pass the
- * caps.
+ * alone (which only grow leftwards), the compute or the weights and outputs
+ * on all n cores pass the caps; a start whose cores plus one (or plus its
+ * compute over the cap) reach the end's best so far is not priced.
  *
  * The search. max(t): bisection on the time cap between the perfect-balance
- * bound and the start's max(t). Weighted: from the start's maxima, each
- * term's cap is lowered by bisection while the others are held, or one of
- * them is scaled by a factor of CS_TRADE (a trade: more compute for less
- * routing, ...); every plan a check returns is scored by its actual maxima
- * and the best kept; rounds repeat from the best until one does not improve.
+ * bound and the start's max(t) (to a relative 1e-5). Weighted, a pattern
+ * search over the three caps from the start's maxima: first each cap
+ * lowered alone by bisection; then, per round, each cap x lowered by
+ * bisection (CS_WSTEPS steps in [cap / f^4, cap]) while another, y, is
+ * multiplied by f or 1/f (f = CS_STEP: a trade, more compute for less
+ * routing, ...) and the third by f^2 or 1/f^2 in the same direction (a
+ * cheap term may have to give too). Every plan a check returns is scored
+ * by its actual maxima and the best kept; a round starts from the best, and
+ * after a round that finds nothing f becomes its square root, down to
+ * CS_STEP_MIN. The caps' ranges bound every check's work: O(m x the
+ * longest group the caps allow x in-degree).
  */
 #include "partition/chain/cap_search.h"
 

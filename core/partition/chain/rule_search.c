@@ -34,6 +34,11 @@
  * re-cuts a window into more or fewer groups at once, which no sequence of
  * improving single moves may reach.
  *
+ * After the first descent, and again on the best state when the restarts
+ * lowered its objective, the whole chain is re-cut by the repair by caps
+ * (cap_search.h: the fewest-cores DP under rules, its caps lowered on the
+ * objective actually posed), followed by a descent.
+ *
  * Restarts: `kicks` perturbations of the best state (a window of 2..5 groups
  * re-cut at random allowed positions into one group fewer to one more, with
  * random core counts) and `starts` random starts (random allowed cuts, the
