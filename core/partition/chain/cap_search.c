@@ -103,6 +103,8 @@ static int cs_check(cs *X, const double *cap)
 	double comp_lim = cap[CS_T] < cap[CS_C] ? cap[CS_T] : cap[CS_C];
 	double store_lim = cap[CS_S] < P->hw.memory ? cap[CS_S] : P->hw.memory;
 	pb_job_tick();
+	if (pb_job_cancelled()) /* every check fails: the search ends at once */
+		return 0;
 	for (int p = 0; p <= m; p++)
 		X->g[p] = INT_MAX;
 	X->g[0] = 0;
