@@ -138,6 +138,127 @@ static void test_random_rules_within_one_percent(void **state)
 		         sparse);
 }
 
+/* A random chain of m layers (m <= 200) for the larger trials: MACs 1..1000,
+ * parameters 0..499, output bytes 1..100, each layer fed by the one before
+ * and, one time in three, by one of the 8 layers before that (short skips,
+ * as in residual blocks), drawn from *seed. */
+static pb_part_problem *long_chain(unsigned *seed, int m, const pb_manycore *h)
+{
+	double macs[200], par[200], ob[200];
+	int from[400], to[400], ne = 0;
+	assert_true(m >= 2 && m <= 200);
+	for (int i = 0; i < m; i++) {
+		macs[i] = 1 + pb_test_rnd(seed) % 1000;
+		par[i] = pb_test_rnd(seed) % 500;
+		ob[i] = 1 + pb_test_rnd(seed) % 100;
+		if (i > 0) {
+			from[ne] = i - 1;
+			to[ne++] = i;
+		}
+		if (i > 1 && pb_test_rnd(seed) % 3 == 0) {
+			int back = 2 + (int)(pb_test_rnd(seed) % 8);
+			from[ne] = i - (back < i ? back : i);
+			to[ne++] = i;
+		}
+	}
+	pb_part_problem *P = NULL;
+	pb_error err = {0};
+	assert_int_equal(pb_part_problem_synthetic(m, macs, par, ob, ne, from, to, h, &P, &err),
+	                 PB_OK);
+	return P;
+}
+
+/* Longer chains on more cores (80..200 layers, 16..48 cores), sparse
+ * allowed cuts and pins, max(t) and the weighted objective with routing and
+ * storage weights where trading compute for them pays: greedy, pack and
+ * local (each ending in the rule-aware search) within 1% of the label DP.
+ * Plans stuck with too few groups (every group's routing near the largest,
+ * so no single move lowers the weighted sum; or a pin that only a re-cut of
+ * every group on its side reaches) are what the whole-chain cap repair
+ * (cap_search.h) is for. */
+static void test_long_chains_within_one_percent(void **state)
+{
+	(void)state;
+	unsigned seed = 3636;
+	int checked = 0, weighted = 0, pinned = 0, bad = 0;
+	double worst[N_H] = {0};
+	for (int trial = 0; trial < 10; trial++) {
+		int m = 60 + (int)(pb_test_rnd(&seed) % 71),
+		    n = 12 + (int)(pb_test_rnd(&seed) % 21);
+		pb_manycore hw = pb_test_chip("long", n, 1e3, 1e12, 200, 100);
+		int w = trial % 2;
+		if (w) {
+			hw.reward_mode = PB_REWARD_WEIGHTED;
+			hw.w_compute = 1.0;
+			hw.w_storage = (double)(pb_test_rnd(&seed) % 3) * 2e4;
+			hw.w_routing = (double)(1 + pb_test_rnd(&seed) % 3);
+		}
+		pb_part_problem *P = long_chain(&seed, m, &hw);
+		pb_part_rules *r = pb_part_rules_new(m);
+		pb_error err = {0};
+		unsigned keep = 1 + pb_test_rnd(&seed) % 4; /* 1: every cut allowed */
+		for (int v = 0; v + 1 < m; v++)
+			if (pb_test_rnd(&seed) % keep)
+				assert_int_equal(
+				    pb_part_rules_cut(r, "c", v, "x", PB_CUT_FORBID, &err), PB_OK);
+		int pins = w ? (int)(pb_test_rnd(&seed) % 2) : 1 + (int)(pb_test_rnd(&seed) % 2);
+		for (int i = 0; i < pins; i++)
+			assert_int_equal(
+			    pb_part_rules_pin(r, "p", i ? 0 : m - 1, "x", i ? n / 4 : n / 2, &err),
+			    PB_OK);
+		assert_int_equal(pb_part_problem_set_rules(P, r, &err), PB_OK);
+		pb_part_rules_free(r);
+		int ac[48], feasible, exact;
+		double opt;
+		assert_int_equal(pb_part_exact_labels(P, ac, &opt, &feasible, &exact, &err), PB_OK);
+		if (!exact) { /* the label DP gave up: no reference */
+			pb_part_problem_free(P);
+			continue;
+		}
+		for (int h = 0; h < H_RL; h++) {
+			int got[48], viol;
+			run_heuristic(P, h, got);
+			assert_true(pb_part_state_valid(P, got, NULL));
+			double o = objective(P, got, &viol);
+			if (viol != 0 || o > opt * 1.01) {
+				bad++;
+				print_message(
+				    "long trial %d (m=%d n=%d, %s, 1/%u cuts allowed, %d pins): "
+				    "%s %.9g with %d broken rules, exact %.9g (+%.2f%%)\n",
+				    trial, m, n, w ? "weighted" : "max(t)", keep, pins, names[h], o,
+				    viol, opt, 100 * (o / opt - 1));
+				for (int z = 0; z < 2; z++) {
+					pb_part_group G[48];
+					pb_part_eval ev;
+					pb_part_evaluate(P, z ? got : ac, &ev, G);
+					print_message("%s: c %.6g s %.6g r %.6g w %g %g %g:",
+					              z ? "got" : "opt", ev.max_compute,
+					              ev.max_storage, ev.max_routing, hw.w_compute,
+					              hw.w_storage, hw.w_routing);
+					for (int q = 0; q < ev.n_groups; q++)
+						print_message(" %dc:%dL(%.3g,%.3g,%.3g)",
+						              G[q].cores, G[q].layers, G[q].compute,
+						              G[q].storage, G[q].routing);
+					print_message("\n");
+				}
+			}
+			assert_true(viol > 0 || o >= opt * (1 - 1e-9));
+			worst[h] = o / opt - 1 > worst[h] ? o / opt - 1 : worst[h];
+		}
+		checked++;
+		weighted += w;
+		pinned += pins > 0;
+		pb_part_problem_free(P);
+	}
+	print_message("long chains: %d checked (%d weighted, %d pinned); worst gap greedy %.3f%%, "
+	              "pack %.3f%%, local %.3f%%\n",
+	              checked, weighted, pinned, 100 * worst[0], 100 * worst[1], 100 * worst[2]);
+	if (bad > 0)
+		fail_msg("%d plans broke a rule or ended more than 1%% above exact", bad);
+	if (checked < 8 || weighted < 4 || pinned < 6)
+		fail_msg("checked %d, weighted %d, pinned %d", checked, weighted, pinned);
+}
+
 /* Under cut rules a (c) or (d) action carries the boundary to the next
  * allowed cut; without rules it moves one layer. */
 static void test_action_jumps_to_allowed_cut(void **state)
@@ -176,6 +297,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_action_jumps_to_allowed_cut),
 	    cmocka_unit_test(test_random_rules_within_one_percent),
+	    cmocka_unit_test(test_long_chains_within_one_percent),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -34,6 +34,11 @@
  * re-cuts a window into more or fewer groups at once, which no sequence of
  * improving single moves may reach.
  *
+ * After the first descent, and again on the best state when the restarts
+ * lowered its objective, the whole chain is re-cut by the repair by caps
+ * (cap_search.h: the fewest-cores DP under rules, its caps lowered on the
+ * objective actually posed), followed by a descent.
+ *
  * Restarts: `kicks` perturbations of the best state (a window of 2..5 groups
  * re-cut at random allowed positions into one group fewer to one more, with
  * random core counts) and `starts` random starts (random allowed cuts, the
@@ -46,6 +51,7 @@
  */
 #include "partition/chain/rule_search.h"
 
+#include "partition/chain/cap_search.h"
 #include "util/job.h"
 
 #include <math.h>
@@ -602,6 +608,35 @@ static int rs_init(rs *I, pb_part_problem *P)
 	return 1;
 }
 
+static void ac_of_state(const rs *I, const rs_state *s, int *ac)
+{
+	memset(ac, 0, (size_t)I->n * sizeof *ac);
+	int c = 0;
+	for (int g = 0; g < s->k; g++) {
+		c += s->C[g];
+		ac[c - 1] = s->S[g + 1] - s->S[g];
+	}
+}
+
+/* The whole-chain repair by caps (cap_search.h) of home, then a descent from
+ * its plan; home and *best follow when the key falls. */
+static void caps_repair(rs *I, rs_key *best)
+{
+	int *ac = malloc((size_t)I->n * sizeof *ac);
+	if (!ac)
+		return;
+	ac_of_state(I, &I->home, ac);
+	if (pb_part_cap_search(I->P, ac)) {
+		state_from_ac(I, &I->cur, ac);
+		rs_key k = descend(I);
+		if (key_less(&k, best)) {
+			*best = k;
+			state_copy(&I->home, &I->cur);
+		}
+	}
+	free(ac);
+}
+
 int pb_part_rsearch(pb_part_problem *P, int *ac, const pb_part_rsearch_opts *opts)
 {
 	pb_part_rsearch_opts o;
@@ -627,6 +662,8 @@ int pb_part_rsearch(pb_part_problem *P, int *ac, const pb_part_rsearch_opts *opt
 	rs_key start = refresh(&I);
 	rs_key best = descend(&I);
 	state_copy(&I.home, &I.cur);
+	caps_repair(&I, &best);
+	rs_key repaired = best;
 	for (int r = 0; r < o.kicks + o.starts; r++) {
 		if (r < o.kicks) {
 			state_copy(&I.cur, &I.home);
@@ -640,13 +677,10 @@ int pb_part_rsearch(pb_part_problem *P, int *ac, const pb_part_rsearch_opts *opt
 			state_copy(&I.home, &I.cur);
 		}
 	}
+	if (best.obj < repaired.obj * (1 - RS_TIE)) /* the restarts lowered it: repair theirs too */
+		caps_repair(&I, &best);
 	if (key_less(&best, &start)) {
-		memset(ac, 0, (size_t)I.n * sizeof *ac);
-		int c = 0;
-		for (int g = 0; g < I.home.k; g++) {
-			c += I.home.C[g];
-			ac[c - 1] = I.home.S[g + 1] - I.home.S[g];
-		}
+		ac_of_state(&I, &I.home, ac);
 		changed = 1;
 	}
 out:
