@@ -246,7 +246,10 @@ static void ties_kept(const pb_shard_problem *p, const int *choice)
  * (does not fit) it repairs to a plan that fits; from the plan of least
  * memory per class it descends; both fit, keep the ties, cost no less than
  * GLPK's optimum under the limit, and the descent lowers the time; in
- * inference it does nothing. */
+ * inference it does nothing. Schemes 16 and 4x4 (2x8, 3.3 s CPU by clock(),
+ * with PB_TEST_SWEEP=1): with and without 2x8 the test fails on a descent
+ * that ignores the memory limit, and passes with the final check dropped or
+ * the first improving move taken (strategy_polish.c). */
 static void test_polish(void **state)
 {
 	(void)state;
@@ -258,9 +261,10 @@ static void test_polish(void **state)
 	o.layers = 1;
 	o.train = 1;
 	o.optimizer = PB_OPTIM_ADAM;
-	const char *schemes[] = {"16", "2x8", "4x4"};
+	const char *schemes[] = {"16", "4x4", "2x8"};
+	int sweep = getenv("PB_TEST_SWEEP") != NULL, n_schemes = sweep ? 3 : 2;
 	int repaired = 0, descended = 0;
-	for (int si = 0; si < 3; si++) {
+	for (int si = 0; si < n_schemes; si++) {
 		c.memory = 40e9;
 		pb_shard_problem *p = build(g, &c, schemes[si], &o);
 		pb_shard_result loose, ref;
