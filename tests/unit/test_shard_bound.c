@@ -162,7 +162,11 @@ static void test_bound_restricts_when_not_tight(void **state)
  * that the decoded plan does not fit (or nothing fits; three axes: inference,
  * loose memory only): the result with the
  * bound is GLPK's (objective, fit, optimality), and the bound never passes
- * a proven optimum. */
+ * a proven optimum. Memory between the two on the one-axis scheme and, in
+ * training, on 2x4 (the Lagrangian path); the whole sweep with
+ * PB_TEST_SWEEP=1. Both fail on the same of five mutations of
+ * strategy_milp.c (an unfitting inference plan taken from the bound, the
+ * Lagrangian's plan taken within 2%) and pass the same three. */
 static void test_bound_same_optimum_as_glpk(void **state)
 {
 	(void)state;
@@ -174,12 +178,18 @@ static void test_bound_same_optimum_as_glpk(void **state)
 	c.nodes = 2;
 	const char *schemes[] = {"8", "2x4", "4x2", "2x2x2"};
 	double mems[] = {40e9, 0, 1e3};
+	int sweep = getenv("PB_TEST_SWEEP") != NULL;
 	int checked = 0, decoded = 0, tight = 0;
 	for (int si = 0; si < 4; si++)
 		for (int mi = 0; mi < 3; mi++)
 			for (int k = -1; k <= PB_RECOMP_FULL; k++) {
 				if (si == 3 && (mi > 0 || k >= 0))
 					continue; /* GLPK takes seconds on these */
+				/* memory between: inference on two axes (GLPK alone, twice)
+				 * and training on 4x2: 9.8 s CPU by clock() in one run; the
+				 * sweep: PB_TEST_SWEEP=1, bench/bench_test_sweeps.sh */
+				if (!sweep && si > 0 && mi == 1 && (k < 0 || si == 2))
+					continue;
 				pb_shard_opts o;
 				pb_strategy_problem_opts_default(&o);
 				o.layers = 1;
@@ -217,7 +227,7 @@ static void test_bound_same_optimum_as_glpk(void **state)
 				pb_strategy_problem_result_free(&r);
 				pb_strategy_problem_free(p);
 			}
-	assert_int_equal(checked, 37);
+	assert_int_equal(checked, sweep ? 37 : 32);
 	assert_true(decoded >= 8); /* the bound path was taken */
 	assert_true(tight >= 4);   /* and GLPK's where memory binds */
 	pb_cluster_free(&c);
@@ -236,7 +246,10 @@ static void ties_kept(const pb_shard_problem *p, const int *choice)
  * (does not fit) it repairs to a plan that fits; from the plan of least
  * memory per class it descends; both fit, keep the ties, cost no less than
  * GLPK's optimum under the limit, and the descent lowers the time; in
- * inference it does nothing. */
+ * inference it does nothing. Schemes 16 and 4x4 (2x8, 3.3 s CPU by clock(),
+ * with PB_TEST_SWEEP=1): with and without 2x8 the test fails on a descent
+ * that ignores the memory limit, and passes with the final check dropped or
+ * the first improving move taken (strategy_polish.c). */
 static void test_polish(void **state)
 {
 	(void)state;
@@ -248,9 +261,10 @@ static void test_polish(void **state)
 	o.layers = 1;
 	o.train = 1;
 	o.optimizer = PB_OPTIM_ADAM;
-	const char *schemes[] = {"16", "2x8", "4x4"};
+	const char *schemes[] = {"16", "4x4", "2x8"};
+	int sweep = getenv("PB_TEST_SWEEP") != NULL, n_schemes = sweep ? 3 : 2;
 	int repaired = 0, descended = 0;
-	for (int si = 0; si < 3; si++) {
+	for (int si = 0; si < n_schemes; si++) {
 		c.memory = 40e9;
 		pb_shard_problem *p = build(g, &c, schemes[si], &o);
 		pb_shard_result loose, ref;

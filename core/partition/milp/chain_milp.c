@@ -800,8 +800,10 @@ out:
  * period of 1 ms its simplex calls the hook about once per iteration; the hook swallows the text
  * (core/ never prints) and yields the coroutine when the unit's slice is spent (root LP) or a
  * workbench job's slice is (util/job.h). A yield for the job does not end the unit: the step lets
- * the job tick and resumes. glp_intopt reports through its callback (one unit = one node), which
- * yields the same way. */
+ * the job tick and resumes, unless the job was cancelled meanwhile (GLPK is then left where it
+ * yielded until the free unwinds it). glp_intopt reports through its callback (one unit = one
+ * node), which yields the same way at every reason, so that a cancel is read before GLPK's
+ * stretches between two callbacks (the branching choice, cut rounds). */
 
 static void stop(pb_milp *M);
 
@@ -812,7 +814,8 @@ static void callback(glp_tree *tree, void *info)
 		glp_ios_terminate(tree);
 		return;
 	}
-	switch (glp_ios_reason(tree)) {
+	int reason = glp_ios_reason(tree);
+	switch (reason) {
 	case GLP_IHEUR:
 		if (!M->heur_given) {
 			M->heur_given = 1;
@@ -832,17 +835,24 @@ static void callback(glp_tree *tree, void *info)
 		}
 		if (--M->budget <= 0 || now_seconds() >= M->deadline_abs) {
 			pb_coro_yield(M->co);
-		} else if (pb_job_due()) {
-			M->paused = 1;
-			pb_coro_yield(M->co);
+			reason = 0; /* yielded */
 		}
-		if (M->aborting)
-			glp_ios_terminate(tree);
 		break;
 	}
 	default:
 		break;
 	}
+	/* Before GLPK's next stretch (its branching choice after GLP_IBRANCH ran 230 ms
+	 * on a 59k-column model between two callbacks): a cancelled job's unit ends here
+	 * (the free terminates the search), a spent slice lets the job tick. */
+	if (reason && pb_job_cancelled()) {
+		pb_coro_yield(M->co);
+	} else if (reason && pb_job_due()) {
+		M->paused = 1;
+		pb_coro_yield(M->co);
+	}
+	if (M->aborting)
+		glp_ios_terminate(tree);
 }
 
 static int glpk_hook(void *info, const char *text)
@@ -927,6 +937,8 @@ static int co_run(pb_milp *M, pb_error *err)
 			pb_job_yield();
 		else
 			pb_job_tick();
+		if (pb_job_cancelled())
+			return PB_OK; /* not resumed: GLPK would run on to its next callback */
 	}
 }
 
