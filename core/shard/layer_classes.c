@@ -13,13 +13,16 @@
  *    signature comparisons: 4 M for a 96-layer GPT.
  * 3. The wiring check of the header keeps the blocks up to the first one
  *    that is wired differently.
- * 4. Repeat on the nodes outside the runs found.
+ * 4. Repeat on the nodes outside the runs found. A period's best cover at
+ *    one search bounds it at the next (taking nodes only shortens runs), so
+ *    a repeat tries only the periods whose bound can still win (best_run).
  * The sequence holds the nodes that are not constants
  * (pb_graph_constant_nodes: weight copies, shape arithmetic), in node order;
  * an input from a constant node is compared like an initializer.
  */
 #include "shard/layer_classes.h"
 
+#include <limits.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -122,41 +125,74 @@ static int block_matches(const pb_graph *g, const int *seq, const int *pos, int 
 	return 1;
 }
 
-/* The best run among nodes [lo, hi) not yet taken. */
-static void best_run(const uint64_t *sig, const unsigned char *taken, int lo, int hi,
-                     pb_layer_run *best)
+/* The run of period P covering the most nodes among [lo, hi) not yet taken
+ * (the first such in node order: *start); returns its cover, 0 for none. */
+static long period_run(const uint64_t *sig, const unsigned char *taken, int lo, int hi, int P,
+                       int *start)
+{
+	long best = 0;
+	int len = 0;
+	for (int i = lo; i + P < hi; i++) {
+		if (sig[i] == sig[i + P] && !taken[i] && !taken[i + P]) {
+			len++;
+			continue;
+		}
+		if (len >= P && (long)(len / P) * P > best) {
+			best = (long)(len / P) * P;
+			*start = i - len;
+		}
+		len = 0;
+	}
+	if (len >= P && (long)(len / P) * P > best) {
+		best = (long)(len / P) * P;
+		*start = hi - P - len;
+	}
+	return best;
+}
+
+/* The best run among nodes [lo, hi) not yet taken: the most nodes covered
+ * ((k - 1) P for k blocks), the smallest period on a tie. ub[P] is the
+ * cover period P had at the previous search, LONG_MAX before the first:
+ * taking nodes only shortens runs, so it bounds this one's, and the periods
+ * are tried from the largest bound down until no bound can beat the best
+ * found. order holds the periods 1 .. (hi - lo) / 2 in the previous
+ * search's order (ascending before the first). The answer is that of trying
+ * every period; after the first, a search costs little (swin_t: 46
+ * searches over 3,748 nodes, 1,921 periods tried instead of 86,204: 0.16 s
+ * -> 0.006 s CPU). tried counts the periods scanned. */
+static void best_run(const uint64_t *sig, const unsigned char *taken, int lo, int hi, long *ub,
+                     int *order, long *tried, pb_layer_run *best)
 {
 	best->count = 0;
 	long cover = 0;
-	int n = hi - lo;
-	for (int P = 1; P <= n / 2; P++) {
-		if (P % 64 == 0)
-			pb_job_tick(); /* run as a workbench job: the screen stays live */
-		int len = 0;
-		for (int i = lo; i + P < hi; i++) {
-			if (sig[i] == sig[i + P] && !taken[i] && !taken[i + P]) {
-				len++;
-				continue;
-			}
-			if (len >= P) {
-				int k = 1 + len / P;
-				if ((long)(k - 1) * P > cover) {
-					cover = (long)(k - 1) * P;
-					best->start = i - len;
-					best->period = P;
-					best->count = k;
-				}
-			}
-			len = 0;
+	int np = (hi - lo) / 2;
+	/* largest bound first, then the smallest period (insertion: the order of
+	 * the previous search, where only the periods tried moved, is nearly
+	 * sorted already) */
+	for (int a = 1; a < np; a++)
+		for (int b = a; b > 0; b--) {
+			int x = order[b], y = order[b - 1];
+			long ux = ub[x], uy = ub[y];
+			if (ux < uy || (ux == uy && x > y))
+				break;
+			order[b] = y;
+			order[b - 1] = x;
 		}
-		if (len >= P) {
-			int k = 1 + len / P;
-			if ((long)(k - 1) * P > cover) {
-				cover = (long)(k - 1) * P;
-				best->start = hi - P - len;
-				best->period = P;
-				best->count = k;
-			}
+	for (int t = 0; t < np; t++) {
+		int P = order[t];
+		if (ub[P] < cover || (ub[P] == cover && (cover == 0 || P > best->period)))
+			break; /* the rest are sorted below it */
+		if (t % 64 == 63)
+			pb_job_tick(); /* run as a workbench job: the screen stays live */
+		int start = 0;
+		long c = period_run(sig, taken, lo, hi, P, &start);
+		++*tried;
+		ub[P] = c;
+		if (c > cover || (c == cover && c > 0 && P < best->period)) {
+			cover = c;
+			best->start = start;
+			best->period = P;
+			best->count = (int)(1 + c / P);
 		}
 	}
 }
@@ -170,6 +206,8 @@ int pb_layer_classes_find(const pb_graph *g, pb_layer_classes *lc, pb_error *err
 	lc->block = malloc((size_t)(n + 1) * sizeof *lc->block);
 	lc->block_end = calloc((size_t)n + 1, 1);
 	uint64_t *sig = malloc((size_t)(n + 1) * sizeof *sig);
+	long *ub = malloc((size_t)(n + 1) * sizeof *ub);
+	int *order = malloc((size_t)(n + 1) * sizeof *order);
 	unsigned char *taken = calloc((size_t)n + 1, 1);
 	int *seq = malloc((size_t)(n + 1) * sizeof *seq);
 	int *pos = malloc((size_t)(n + 1) * sizeof *pos);
@@ -181,8 +219,8 @@ int pb_layer_classes_find(const pb_graph *g, pb_layer_classes *lc, pb_error *err
 			slots = g->nodes[i].n_inputs;
 	int *glue = NULL;
 	int rc = PB_OK;
-	if (!lc->rep || !lc->block || !lc->block_end || !sig || !taken || !seq || !pos || !cst ||
-	    !lc->runs) {
+	if (!lc->rep || !lc->block || !lc->block_end || !sig || !ub || !order || !taken || !seq ||
+	    !pos || !cst || !lc->runs) {
 		rc = pb_err(err, PB_ENOMEM, "shard: out of memory");
 		goto out;
 	}
@@ -198,9 +236,14 @@ int pb_layer_classes_find(const pb_graph *g, pb_layer_classes *lc, pb_error *err
 			sig[m++] = signature(g, &g->nodes[i]);
 		}
 	}
+	lc->periods = m / 2;
+	for (int P = 0; P <= m; P++) {
+		ub[P] = LONG_MAX;
+		order[P] = P + 1;
+	}
 	while (lc->n_runs < 16) {
 		pb_layer_run r;
-		best_run(sig, taken, 0, m, &r);
+		best_run(sig, taken, 0, m, ub, order, &lc->tried, &r);
 		if (r.count < 2)
 			break;
 		free(glue);
@@ -246,6 +289,8 @@ int pb_layer_classes_find(const pb_graph *g, pb_layer_classes *lc, pb_error *err
 out:
 	free(glue);
 	free(sig);
+	free(ub);
+	free(order);
 	free(taken);
 	free(seq);
 	free(pos);

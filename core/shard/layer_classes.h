@@ -32,6 +32,8 @@ typedef struct pb_layer_classes {
 	int *block; /* per node: its block's index in its run, -1 outside runs */
 	unsigned char *block_end; /* per node: 1 for the last (non-constant) node of a block */
 	int n_nodes;
+	long periods, tried; /* the search's work: periods per search (half the non-constant
+	                      * nodes), periods scanned over all its searches */
 } pb_layer_classes;
 
 /* Finds the runs (largest coverage first, then the rest of the graph again,

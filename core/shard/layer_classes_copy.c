@@ -28,5 +28,7 @@ int pb_layer_classes_copy(const pb_layer_classes *src, pb_layer_classes *dst, pb
 	memcpy(dst->block_end, src->block_end, (size_t)src->n_nodes);
 	dst->n_runs = src->n_runs;
 	dst->n_nodes = src->n_nodes;
+	dst->periods = src->periods;
+	dst->tried = src->tried;
 	return PB_OK;
 }
