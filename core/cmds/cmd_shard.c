@@ -223,10 +223,16 @@ typedef struct reload_job {
 	pb_label label; /* of the dp x tp x pp search's best configuration */
 } reload_job;
 
-static void dtp_progress(void *ud, int done, int total, int pp, int m)
+static void dtp_progress(void *ud, const pb_dtp_progress *p)
 {
-	pb_cmd_progress(ud, (double)done / (total ? total : 1),
-	                "shard: %d pipeline stages, %d micro-batches", pp, m);
+	char best[48] = "none fits yet";
+	if (p->best > 0)
+		snprintf(best, sizeof best, "best %.4g s", p->best);
+	pb_cmd_progress(ud, (double)p->unit / (p->units ? p->units : 1),
+	                "shard: dp %d tp %d pp %d, %d micro-batches, %s (unit %d/%d; %d "
+	                "configurations, %ld pruned; %s)",
+	                p->dp, p->tp, p->pp, p->m, p->sched, p->unit + 1, p->units, p->rows,
+	                p->pruned, best);
 }
 
 /* The reloads at micro-batch sizes go to a side session holding the same
@@ -694,6 +700,8 @@ static int cmd_shard_run(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *
 		                         pb_args_str(a, "emit-lp", NULL), &s, err);
 	if (s) /* the plan's label: restrictions, bound and gap (search_label.h) */
 		s->want_label = 1;
+	if (s && dj.dtp) /* pp = 1 rows: a scheme that cannot beat one before is cut */
+		s->cut_wave = PB_SHARD_CUT_WAVE;
 	if (rc || hk.failed) {
 		rc = pb_hooks_finish(&hk, rc, err);
 		goto out;

@@ -58,7 +58,10 @@ for args in "models/resnet18.onnx --layout layouts/cluster-2x8.lua --opt-level 2
 		fail "--json under mpirun lacks schemes"
 done
 # --pipeline auto: the data x tensor x pipeline configurations (units of (pp, m)) are
-# spread over the ranks too; the table and the JSON equal the serial ones.
+# spread over the ranks too, and the operator-level schemes in waves whose
+# rows are cut by the waves before (shard_scheme_waves.sh): the table and
+# the JSON equal the serial ones with 3 ranks and with 2 (each wave of two
+# schemes then one per rank).
 "$bin" gen gpt --layers 6 --hidden 256 --heads 4 --seq 64 --vocab 4000 -o "$tmp/g6.onnx" >/dev/null ||
 	fail "gen gpt"
 dargs="$tmp/g6.onnx --layout layouts/cluster-2x8.lua --train --batch 16 --pipeline auto"
@@ -75,6 +78,10 @@ cmp -s <(mask_text "$tmp/d1") <(mask_text "$tmp/d3") ||
 # shellcheck disable=SC2086
 timeout $((600 * hang)) mpirun --oversubscribe -np 3 "$bin" shard $dargs --json >"$tmp/dj3" 2>/dev/null
 cmp -s <(mask_json "$tmp/dj1") <(mask_json "$tmp/dj3") || fail "dtp --json differs"
+# shellcheck disable=SC2086
+timeout $((600 * hang)) mpirun --oversubscribe -np 2 "$bin" shard $dargs --json >"$tmp/dj2" 2>/dev/null
+cmp -s <(mask_json "$tmp/dj1") <(mask_json "$tmp/dj2") || fail "dtp --json differs (2 ranks)"
+grep -q '"pruned: cannot beat' "$tmp/dj2" || fail "dtp --json (2 ranks): no operator-level scheme cut"
 [ "$(python3 -c "import json; print(len(json.load(open('$tmp/dj3'))['configurations']))")" -ge 15 ] ||
 	fail "dtp --json under mpirun lacks configurations"
 if [ "$fails" != 0 ]; then

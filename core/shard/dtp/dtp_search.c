@@ -141,6 +141,11 @@ static int add_operator_level(const pb_dtp_opts *o, int n_dev, pb_dtp_result *r)
 				c->slowest = c->step_time;
 				if (c->ok)
 					c->error[0] = 0;
+				if (o->op[i].cut) { /* proven: cannot beat a scheme solved before */
+					c->pruned = 1;
+					snprintf(c->error, sizeof c->error, "%s", o->op[i].error);
+					r->pruned++;
+				}
 				break;
 			}
 	}
@@ -536,12 +541,41 @@ static int keep_plan(pb_dtp_unit *u, const pb_dtp_config *c, long B, pb_dtp_resu
 	return rc;
 }
 
+typedef struct unit {
+	int pp, idx, total; /* stage count; index among the units, their count */
+} unit;
+
+/* Reports configuration c of unit un, about to be evaluated (o->progress):
+ * the rows so far, those pruned and the best fitting step time. */
+static void progress(const pb_dtp_opts *o, const unit *un, const pb_dtp_result *r,
+                     const pb_dtp_config *c)
+{
+	if (!o->progress)
+		return;
+	pb_dtp_progress p = {.unit = un->idx,
+	                     .units = un->total,
+	                     .dp = c->dp,
+	                     .tp = c->tp,
+	                     .pp = c->pp,
+	                     .m = c->m,
+	                     .rows = r->n - 1,
+	                     .pruned = r->pruned};
+	char buf[24];
+	snprintf(p.sched, sizeof p.sched, "%s", pb_dtp_sched_name(c, buf, sizeof buf));
+	for (int i = 0; i + 1 < r->n; i++)
+		if (r->cfg[i].ok && r->cfg[i].fits && (!p.best || r->cfg[i].step_time < p.best))
+			p.best = r->cfg[i].step_time;
+	o->progress(o->ud, &p);
+}
+
 /* Evaluates unit (pp, m) into r for the data-parallel degrees with
  * want[dp]; configurations whose bound is not below inc (> 0) are pruned
  * rows. */
-static int run_unit(const pb_graph **gp, const pb_cluster *cl, const pb_dtp_opts *o, long B, int pp,
-                    int m, double inc, const int *want, pb_dtp_result *r, pb_error *err)
+static int run_unit(const pb_graph **gp, const pb_cluster *cl, const pb_dtp_opts *o, long B,
+                    const unit *un, int m, double inc, const int *want, pb_dtp_result *r,
+                    pb_error *err)
 {
+	int pp = un->pp;
 	int rc;
 	if ((rc = pb_dtp_reload(o, B / m, gp, err)))
 		return rc;
@@ -596,6 +630,7 @@ static int run_unit(const pb_graph **gp, const pb_cluster *cl, const pb_dtp_opts
 				         bound, inc);
 				r->pruned++;
 			} else if (src == PB_OK && splits_over(B, m, dp)) {
+				progress(o, un, r, c);
 				rc = pb_dtp_unit_eval(&u, dp, tp, inc, c, err);
 				r->pruned += c->pruned;
 				if (rc == PB_OK && c->ok &&
@@ -723,10 +758,6 @@ static int m_candidates(const pb_dtp_opts *o, long B, int pp, int dp, int *out, 
  * incumbent is updated (pb_dtp_search) */
 #define DTP_WAVE 2
 
-typedef struct unit {
-	int pp, idx, total; /* stage count; index among the units, their count */
-} unit;
-
 static double best_fitting(const pb_dtp_result *r, int from, int dp)
 {
 	double b = INFINITY;
@@ -776,10 +807,8 @@ static int run_pp(const pb_graph **gp, const pb_cluster *cl, const pb_dtp_opts *
 		}
 		if (!any)
 			continue;
-		if (o->progress)
-			o->progress(o->ud, un->idx, un->total, un->pp, m);
 		int from = r->n;
-		rc = run_unit(gp, cl, o, B, un->pp, m, isfinite(inc) ? inc : 0, want, r, err);
+		rc = run_unit(gp, cl, o, B, un, m, isfinite(inc) ? inc : 0, want, r, err);
 		for (int dp = 1; rc == PB_OK && dp <= d; dp++) {
 			if (!want[dp])
 				continue;
@@ -1041,6 +1070,9 @@ int pb_dtp_oprows(const pb_shard_search *s, pb_dtp_oprow **out)
 		r[i].memory = w->memory;
 		r[i].mopts = w->mopts;
 		r[i].fits = w->feasible;
+		r[i].cut = w->cut;
+		if (w->cut)
+			snprintf(r[i].error, sizeof r[i].error, "%.150s", w->error);
 	}
 	/* a dropped mirror "4x2=2x4" has the numbers of the scheme kept */
 	for (int k = 0; k < s->n_dropped; k++) {

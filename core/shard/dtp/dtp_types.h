@@ -62,7 +62,19 @@ typedef struct pb_dtp_oprow {
 	double step_time, memory;
 	pb_mem_opts mopts; /* memory_options.h: memory is as they are settled */
 	int fits, ok;
+	int cut;         /* not solved: cannot beat a scheme before it (search_types.h cut_wave) */
+	char error[160]; /* why, when cut */
 } pb_dtp_oprow;
+
+/* What the search has done when it starts a configuration (pb_dtp_opts.progress). */
+typedef struct pb_dtp_progress {
+	int unit, units;   /* the unit (pp, m) of this rank's among all units, from 0 */
+	int dp, tp, pp, m; /* the configuration */
+	char sched[24];    /* its schedule: "1f1b", "interleaved:V", ... */
+	int rows;          /* configurations listed so far (pruned ones included) */
+	long pruned;       /* of them pruned */
+	double best;       /* step time (s) of the best fitting so far, 0: none */
+} pb_dtp_progress;
 
 typedef struct pb_dtp_opts {
 	pb_pipe_opts pipe;      /* batch, train, pad, opt_level, reload, max_bubble */
@@ -86,8 +98,8 @@ typedef struct pb_dtp_opts {
 	 * plan is then not proven within the gap) */
 	double gap;
 	long node_limit;
-	/* progress (may be NULL): the unit (pp, m) about to be evaluated */
-	void (*progress)(void *ud, int done, int total, int pp, int m);
+	/* progress (may be NULL): the configuration about to be evaluated */
+	void (*progress)(void *ud, const pb_dtp_progress *p);
 	void *ud;
 } pb_dtp_opts;
 

@@ -14,7 +14,9 @@
  * incumbents, and the best row by the same comparison as the serial steps.
  * The best row's problem is rebuilt in the parent (deterministic) and its
  * result re-evaluated from the worker's choice, so the plan, the report and
- * the task lists are those of the serial run.
+ * the task lists are those of the serial run. Under cut waves
+ * (search_types.h) the workers of a wave start once the wave before is
+ * merged, so their cutoffs are the serial run's.
  * It uses the search's rows (search_rows.h) and plan (search_report.h) and
  * never the serial steps (search.c), which call it.
  */
@@ -221,8 +223,13 @@ int pb_parallel_solve(pb_shard_search *s, int jobs, int (*progress)(void *ud, in
 		rc = pb_parallel_ranks_solve(s, choices, progress, ud, err);
 		finished = todo;
 	}
+	/* under cut waves (search_types.h) a wave starts when the one before
+	 * has finished: its rows' cutoff is read from the rows merged */
+	int wend = launch < s->n_rows ? pb_shard_search_wave_end(s, launch) : s->n_rows;
 	while (rc == PB_OK && finished < todo) {
-		for (int k = 0; k < jobs && launch < s->n_rows && rc == PB_OK; k++)
+		if (launch == wend && launch < s->n_rows && finished == launch - first)
+			wend = pb_shard_search_wave_end(s, launch);
+		for (int k = 0; k < jobs && launch < wend && rc == PB_OK; k++)
 			if (ws[k].pid == 0)
 				rc = start_worker(s, launch++, &ws[k], err);
 		if (rc)

@@ -82,14 +82,15 @@ static int solve_one(pb_shard_search *s, int i, out_buf *o)
 	return bad ? -1 : 0;
 }
 
-int pb_parallel_ranks_solve(pb_shard_search *s, int **choices,
-                            int (*progress)(void *ud, int done, int total), void *ud, pb_error *err)
+/* Rows [from, to): each rank solves its share, every rank gets all. */
+static int solve_span(pb_shard_search *s, int from, int to, int **choices,
+                      int (*progress)(void *ud, int done, int total), void *ud, pb_error *err)
 {
-	int first = s->next, size = pb_ranks_size(), me = pb_ranks_rank();
+	int size = pb_ranks_size(), me = pb_ranks_rank();
 	out_buf o = {0};
 	int rc = PB_OK, mine = 0;
-	for (int i = first + me; i < s->n_rows && rc == PB_OK; i += size) {
-		if (progress && progress(ud, first + mine * size, s->n_rows))
+	for (int i = from + me; i < to && rc == PB_OK; i += size) {
+		if (progress && progress(ud, from + mine * size, s->n_rows))
 			rc = pb_err(err, PB_ECANCEL, "shard: cancelled");
 		else if (solve_one(s, i, &o))
 			rc = pb_err(err, PB_ENOMEM, "shard: out of memory");
@@ -127,7 +128,7 @@ int pb_parallel_ranks_solve(pb_shard_search *s, int **choices,
 		memcpy(&h, all + pos, sizeof h);
 		size_t need = sizeof h + (size_t)h.n_groups * sizeof(int) +
 		              (size_t)h.n_events * sizeof(rec_event);
-		if (h.index < first || h.index >= s->n_rows || h.n_groups < 0 || h.n_events < 0 ||
+		if (h.index < from || h.index >= to || h.n_groups < 0 || h.n_events < 0 ||
 		    seen[h.index] || total - pos < need) {
 			rc = pb_err(err, PB_EINTERNAL, "shard: a rank sent a malformed result");
 			break;
@@ -136,7 +137,7 @@ int pb_parallel_ranks_solve(pb_shard_search *s, int **choices,
 		at[h.index] = pos;
 		pos += need;
 	}
-	for (int i = first; i < s->n_rows && !rc; i++) {
+	for (int i = from; i < to && !rc; i++) {
 		if (!seen[i]) {
 			rc = pb_err(err, PB_EINTERNAL, "shard: no rank solved scheme %s",
 			            s->rows[i].mesh.name);
@@ -168,5 +169,18 @@ int pb_parallel_ranks_solve(pb_shard_search *s, int **choices,
 	free(at);
 	free(seen);
 	free(all);
+	return rc;
+}
+
+int pb_parallel_ranks_solve(pb_shard_search *s, int **choices,
+                            int (*progress)(void *ud, int done, int total), void *ud, pb_error *err)
+{
+	/* under cut waves (search_types.h) wave by wave: a wave's rows are cut by
+	 * the rows of the waves before, which every rank has after the gather */
+	int rc = PB_OK;
+	for (int from = s->next, to; from < s->n_rows && rc == PB_OK; from = to) {
+		to = pb_shard_search_wave_end(s, from);
+		rc = solve_span(s, from, to, choices, progress, ud, err);
+	}
 	return rc;
 }

@@ -175,9 +175,14 @@ int pb_shard_search_solve_row(pb_shard_search *s, int i, pb_shard_problem **pp, 
 	int rc = PB_OK;
 	pb_shard_problem *qs[PB_RECOMP_FULL + 1] = {NULL};
 	int over[PB_RECOMP_FULL + 1] = {0}, any_fit = 0; /* over: no plan fits for sure */
+	/* the caller's cutoff, or under waves the best plan that fits before */
+	double wcut = pb_shard_search_wave_cutoff(s, i), cut = s->opts.cutoff;
+	if (wcut > 0 && (cut <= 0 || wcut < cut))
+		cut = wcut;
 	for (int k = k0; k <= k1 && rc == PB_OK; k++) {
 		pb_shard_opts o = s->opts;
 		o.recompute = k;
+		o.cutoff = cut;
 		rc = pb_strategy_problem_build(s->g, &s->cl, &row->mesh, &o, &qs[k], &e2);
 		pb_job_tick();
 		if (rc == PB_OK && many && s->opts.time_limit <= 0) {
@@ -249,7 +254,10 @@ int pb_shard_search_solve_row(pb_shard_search *s, int i, pb_shard_problem **pp, 
 	if (p) {
 		p->cutoff = 0;
 		p->probe_mem = 0;
-	} else if (rc == PB_OK && s->opts.cutoff > 0) { /* the caller's cutoff */
+	} else if (rc == PB_OK && cut > 0 && cut == wcut) { /* cannot beat a row before */
+		row->cut = 1;
+		rc = pb_err(&e2, PB_EINPUT, "pruned: cannot beat %.6g s of a plan that fits", cut);
+	} else if (rc == PB_OK && cut > 0) { /* the caller's cutoff */
 		row->cut = 1;
 		rc = pb_err(&e2, PB_EINPUT, "shard: no plan below the cutoff");
 	} else if (rc == PB_OK) { /* cannot happen: the first solved has no cutoff */
@@ -309,6 +317,25 @@ void pb_shard_row_opts(const pb_shard_search *s, int i, pb_shard_opts *o)
 {
 	*o = s->opts;
 	o->recompute = s->rows[i].recompute;
+}
+
+int pb_shard_search_wave_end(const pb_shard_search *s, int i)
+{
+	if (s->cut_wave <= 0)
+		return s->n_rows;
+	int end = (i / s->cut_wave + 1) * s->cut_wave;
+	return end < s->n_rows ? end : s->n_rows;
+}
+
+double pb_shard_search_wave_cutoff(const pb_shard_search *s, int i)
+{
+	if (s->cut_wave <= 0)
+		return 0;
+	double b = INFINITY;
+	for (int k = 0; k < i / s->cut_wave * s->cut_wave; k++)
+		if (s->rows[k].status == 1 && s->rows[k].feasible && s->rows[k].step_time < b)
+			b = s->rows[k].step_time;
+	return isfinite(b) ? b : 0;
 }
 
 int pb_shard_search_better(const pb_shard_search *s, int i)

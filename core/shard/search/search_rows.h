@@ -27,6 +27,14 @@ void pb_shard_search_free(pb_shard_search *s);
 int pb_shard_search_solve_row(pb_shard_search *s, int i, pb_shard_problem **pp, pb_shard_result *r,
                               pb_error *err);
 int pb_shard_search_better(const pb_shard_search *s, int i);
+/* The waves of shard --pipeline auto's operator-level schemes (cut_wave):
+ * two rows at once, as many as the forked workers of a 2-core machine. */
+#define PB_SHARD_CUT_WAVE 2
+/* The cutoff of row i under s->cut_wave: the least step time of a plan that
+ * fits among the rows of the waves before row i's (0: none). */
+double pb_shard_search_wave_cutoff(const pb_shard_search *s, int i);
+/* The first row after row i's wave (s->n_rows without waves). */
+int pb_shard_search_wave_end(const pb_shard_search *s, int i);
 /* The options row i was solved with (its recomputation choice). */
 void pb_shard_row_opts(const pb_shard_search *s, int i, pb_shard_opts *o);
 /* A slice of the coroutine's work starts now: no new incumbent yet, and the
