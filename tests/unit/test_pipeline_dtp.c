@@ -508,6 +508,64 @@ static void test_bound_and_prune(void **state)
 	pb_session_free(s);
 }
 
+/* With the layout's memory bandwidth the pruning uses the roofline bound
+ * (every operator at least its bytes at the bandwidth too): on cluster-2x8
+ * at 50 GB/s the small GPT's element-wise operators and normalisations are
+ * memory-bound, so a 1F1B row whose FLOP bound (its `bound` with every row
+ * solved) is below the incumbent can still be pruned by its bound without a
+ * solve; every row so pruned has, solved, a step time no better than the
+ * incumbent. Before, the bound was the FLOPs alone and such a row was
+ * solved. */
+static void test_roofline_prune(void **state)
+{
+	(void)state;
+	char lay[64];
+	snprintf(lay, sizeof lay, "/tmp/pb_test_dtp_roof_%d.lua", (int)getpid());
+	FILE *f = fopen(lay, "w");
+	assert_non_null(f);
+	fputs("return { kind = \"cluster\", name = \"roof-2x8\", nodes = 2, devices_per_node = 8,\n"
+	      "  device_memory_gb = 40, device_tflops = 100, device_memory_bw_gbs = 50,\n"
+	      "  intra_bw_gbs = 150, intra_latency_us = 5, inter_bw_gbs = 25,\n"
+	      "  inter_latency_us = 20 }\n",
+	      f);
+	fclose(f);
+	pb_cluster cl;
+	pb_session *s = pb_test_pipe_session(model_path, lay, &cl);
+	pb_dtp_opts o;
+	opts_for(&o, s, 16);
+	o.sched = PB_SCHED_1F1B;
+	o.exhaustive = 1;
+	pb_dtp_result r;
+	search(s, &cl, &o, &r);
+	double best = INFINITY;
+	for (int i = 0; i < r.n; i++)
+		if (r.cfg[i].pp > 1 && r.cfg[i].ok && r.cfg[i].fits)
+			best = fmin(best, r.cfg[i].step_time);
+	assert_true(isfinite(best));
+	opts_for(&o, s, 16);
+	o.sched = PB_SCHED_1F1B;
+	o.incumbent = best * 1.0001; /* the pipelines' best stays, the rest may go */
+	pb_dtp_result r2;
+	search(s, &cl, &o, &r2);
+	int roof = 0;
+	for (int i = 0; i < r2.n; i++) {
+		const pb_dtp_config *c = &r2.cfg[i];
+		if (!c->pruned || c->pp == 1 || !strstr(c->error, "pruned: bound"))
+			continue;
+		const pb_dtp_config *all = find(&r, c->dp, c->tp, c->pp, c->m, c->sched);
+		assert_non_null(all);
+		assert_true(all->step_time >= o.incumbent * (1 - 1e-9) || !all->fits);
+		assert_true(c->bound >= o.incumbent * (1 - 1e-12));
+		roof += all->bound < o.incumbent; /* the FLOPs alone would not prune it */
+	}
+	assert_true(roof > 0);
+	pb_dtp_result_free(&r);
+	pb_dtp_result_free(&r2);
+	pb_cluster_free(&cl);
+	pb_session_free(s);
+	unlink(lay);
+}
+
 /* The plan the search kept for its best pipeline is the plan solved again
  * from scratch (the chunks' specs, the stages, the step time). */
 static void test_kept_plan(void **state)
@@ -634,6 +692,7 @@ int main(void)
 	    cmocka_unit_test(test_cache_same_content),
 	    cmocka_unit_test(test_chunk_layers_tied),
 	    cmocka_unit_test(test_bound_and_prune),
+	    cmocka_unit_test(test_roofline_prune),
 	    cmocka_unit_test(test_errors),
 	    cmocka_unit_test(test_kept_plan),
 	    cmocka_unit_test(test_node_limit),

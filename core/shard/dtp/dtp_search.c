@@ -167,15 +167,22 @@ static double inflight(const pb_dtp_unit *u, int s)
 	return (double)chunks / u->v;
 }
 
-/* A device group's chunks summed: time without and with the gradient
- * all-reduces, memory parts; ok = 0 when a chunk failed or was cut. */
-typedef struct group_sum {
-	double time, grad, mp, ma;
-	double grad_bytes, backward; /* gradient bytes per device, backward pass (s) */
-	double saved;                /* bytes the distributed optimizer saves (dist_opt.h) */
-	double sp_act, sp_once;      /* and sequence parallelism (dtp_search.h pb_dtp_chunk) */
-	int ok, cut, proven;
-} group_sum;
+typedef pb_dtp_group_sum group_sum;
+
+void pb_dtp_group_add(pb_dtp_group_sum *gs, const pb_dtp_chunk *ch)
+{
+	gs->proven &= ch->proven;
+	gs->time += ch->time - ch->grad;
+	gs->grad += ch->grad;
+	gs->grad_bytes += ch->grad_bytes;
+	gs->backward +=
+	    (ch->time - ch->grad) * pb_grad_overlap_backward_share(ch->recompute == PB_RECOMP_FULL);
+	gs->mp += ch->mem_param;
+	gs->ma += ch->mem_act;
+	gs->saved += ch->optim_saved;
+	gs->sp_act += ch->sp_act;
+	gs->sp_once += ch->sp_once;
+}
 
 void pb_dtp_note_overlap(pb_dtp_config *c, const pb_cluster *cl, double grad, double bytes,
                          double backward)
@@ -253,17 +260,7 @@ static int solve_group(pb_dtp_unit *u, const pb_cluster *sub, const char *scheme
 			                      u->o->pipe.train ? inflight(u, s) : 1.0));
 		else
 			json_decref(ch.ops);
-		gs->proven &= ch.proven;
-		gs->time += ch.time - ch.grad;
-		gs->grad += ch.grad;
-		gs->grad_bytes += ch.grad_bytes;
-		gs->backward += (ch.time - ch.grad) *
-		                pb_grad_overlap_backward_share(ch.recompute == PB_RECOMP_FULL);
-		gs->mp += ch.mem_param;
-		gs->ma += ch.mem_act;
-		gs->saved += ch.optim_saved;
-		gs->sp_act += ch.sp_act;
-		gs->sp_once += ch.sp_once;
+		pb_dtp_group_add(gs, &ch);
 	}
 	return PB_OK;
 }
@@ -463,12 +460,18 @@ int pb_dtp_unit_open(pb_dtp_unit *u, const pb_graph *g, const pb_cluster *cl, co
 	u->mask = malloc((size_t)n + 1);
 	u->p2p_bytes = calloc((size_t)N * 64 + 1, sizeof(double));
 	u->cache = pb_dtp_cache_new(g);
-	if (!*cost || !u->active || !u->mask || !u->p2p_bytes || !u->cache)
+	u->tcost = malloc(((size_t)n + 1) * sizeof(double));
+	if (!*cost || !u->active || !u->mask || !u->p2p_bytes || !u->cache || !u->tcost)
 		return pb_err(err, PB_ENOMEM, "shard: out of memory");
 	pb_dtp_cache_keep_ops(u->cache); /* the plan of a configuration (keep_plan) */
 	pb_strategy_problem_dynamic_nodes(g, u->active);
-	for (int v = 0; v < n; v++)
+	for (int v = 0; v < n; v++) {
 		(*cost)[v] = u->active[v] ? pb_strategy_problem_node_flops(g, &g->nodes[v]) : -1;
+		u->tcost[v] =
+		    u->active[v]
+		        ? pb_strategy_problem_node_time(cl, &g->nodes[v], (*cost)[v]) * cl->flops
+		        : -1;
+	}
 	u->cost = *cost;
 	return PB_OK;
 }
@@ -481,6 +484,7 @@ void pb_dtp_unit_close(pb_dtp_unit *u, double *cost)
 	free(u->active);
 	free(u->mask);
 	free(u->p2p_bytes);
+	free(u->tcost);
 }
 
 /* Schedule sc with V chunks per device: split and boundary bytes. PB_OK,
@@ -598,7 +602,12 @@ static int run_unit(const pb_graph **gp, const pb_cluster *cl, const pb_dtp_opts
 			break;
 		}
 		double bound = src == PB_OK ? unit_bound(&u, cost) : 0;
-		int prune = inc > 0 && bound >= inc * (1 - 1e-12);
+		/* pruned by the roofline bound: every operator at least its FLOPs at
+		 * the rate or its bytes at the memory bandwidth (a strategy's compute
+		 * is that / its share, as the stage MILPs cost it); `bound`, the
+		 * FLOPs alone, stays the row's and the schedules' (dtp_interleave.c) */
+		double roof = src == PB_OK ? unit_bound(&u, u.tcost) : 0;
+		int prune = inc > 0 && fmax(bound, roof) >= inc * (1 - 1e-12);
 		for (int dp = 1; dp <= u.d && rc == PB_OK; dp++) {
 			int tp = u.d / dp;
 			if (u.d % dp || (o->dp && o->dp != dp) || (o->tp && o->tp != tp) ||
@@ -621,13 +630,13 @@ static int run_unit(const pb_graph **gp, const pb_cluster *cl, const pb_dtp_opts
 			c->v = V;
 			if (src == PB_OK && splits_over(B, m, dp) && prune) {
 				c->pruned = 1;
-				c->bound = bound;
+				c->bound = fmax(bound, roof);
 				c->layers_split = u.layers_split;
 				c->min_layers = u.min_layers;
 				c->max_layers = u.max_layers;
 				snprintf(c->error, sizeof c->error,
 				         "pruned: bound %.6g s >= %.6g s of a plan that fits",
-				         bound, inc);
+				         c->bound, inc);
 				r->pruned++;
 			} else if (src == PB_OK && splits_over(B, m, dp)) {
 				progress(o, un, r, c);

@@ -112,9 +112,26 @@ typedef struct pb_dtp_unit {
 	double *p2p_bytes; /* n_chunks - 1 */
 	pb_dtp_cache *cache;
 	const double *cost; /* per node: FLOPs, -1 outside the problem */
+	double *tcost;      /* per node: its roofline time x the device rate (FLOPs at
+	                     * least: memory-bound operators more; run_unit's pruning) */
 	json_t *chunks;     /* building a plan: per chunk its solve (dtp_plan.c), else NULL */
 	long replayed;      /* cache answers of keep_plan (not counted) */
 } pb_dtp_unit;
+
+/* A device group's chunks summed (the even and the uneven costing): time
+ * without and with the gradient all-reduces, memory parts; ok = 0 when a
+ * chunk failed or was cut. */
+typedef struct pb_dtp_group_sum {
+	double time, grad, mp, ma;
+	double grad_bytes, backward; /* gradient bytes per device, backward pass (s) */
+	double saved;                /* bytes the distributed optimizer saves (dist_opt.h) */
+	double sp_act, sp_once;      /* and sequence parallelism (dtp_stage.h pb_dtp_chunk) */
+	double flops;                /* the uneven costing: the group's FLOPs */
+	int ok, cut, proven;
+} pb_dtp_group_sum;
+
+/* Adds chunk ch, solved, to gs. */
+void pb_dtp_group_add(pb_dtp_group_sum *gs, const pb_dtp_chunk *ch);
 
 /* The unit (pp, m) on graph g (at the micro-batch): buffers, *cost (FLOPs
  * per node, -1 outside the problem; the caller frees it with

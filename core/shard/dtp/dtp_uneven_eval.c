@@ -91,12 +91,7 @@ static double inflight(const pb_dtp_config *c, int s)
 	return (double)k / c->v;
 }
 
-typedef struct group_sum {
-	double time, grad, mp, ma, flops;
-	double grad_bytes, backward; /* as dtp_search.c's group_sum */
-	double saved, sp_act, sp_once;
-	int ok, proven;
-} group_sum;
+typedef pb_dtp_group_sum group_sum; /* dtp_search.h: as the even costing's */
 
 /* Solves the chunks of group s with `act` activation copies. */
 static int solve_group(pb_uneven_ctx *x, pb_dtp_config *c, int s, double act, group_sum *gs,
@@ -137,17 +132,7 @@ static int solve_group(pb_uneven_ctx *x, pb_dtp_config *c, int s, double act, gr
 			    pb_dtp_chunk_json(k, s, scheme, &ch, train ? inflight(c, s) : 1.0));
 		else
 			json_decref(ch.ops);
-		gs->proven &= ch.proven;
-		gs->time += ch.time - ch.grad;
-		gs->grad += ch.grad;
-		gs->grad_bytes += ch.grad_bytes;
-		gs->backward += (ch.time - ch.grad) *
-		                pb_grad_overlap_backward_share(ch.recompute == PB_RECOMP_FULL);
-		gs->mp += ch.mem_param;
-		gs->ma += ch.mem_act;
-		gs->saved += ch.optim_saved;
-		gs->sp_act += ch.sp_act;
-		gs->sp_once += ch.sp_once;
+		pb_dtp_group_add(gs, &ch);
 	}
 	return PB_OK;
 }

@@ -320,12 +320,12 @@ static double output_reduce_cost(const pb_mesh *m, const pb_tensor *t, const sig
  * roofline model (Williams, Waterman, Patterson, CACM 52(4), 2009), so
  * element-wise operators, softmax and normalisations cost their memory
  * traffic. Operators that only relabel a tensor move no bytes. */
-static double node_time(const pb_shard_problem *p, const pb_node *n, double fl)
+double pb_strategy_problem_node_time(const pb_cluster *cl, const pb_node *n, double fl)
 {
-	double t = fl / p->cl.flops;
+	double t = fl / cl->flops;
 	static const char *const view[] = {"Reshape",   "Flatten",  "Squeeze",
 	                                   "Unsqueeze", "Identity", "Shape"};
-	if (p->cl.mem_bw <= 0)
+	if (cl->mem_bw <= 0)
 		return t;
 	for (size_t i = 0; i < sizeof view / sizeof *view; i++)
 		if (!strcmp(n->op, view[i]))
@@ -334,8 +334,13 @@ static double node_time(const pb_shard_problem *p, const pb_node *n, double fl)
 	double by = (isfinite(c->in_bytes) ? c->in_bytes : 0) +
 	            (isfinite(c->out_bytes) ? c->out_bytes : 0) +
 	            (isfinite(c->param_bytes) ? c->param_bytes : 0);
-	double tm = by / p->cl.mem_bw;
+	double tm = by / cl->mem_bw;
 	return tm > t ? tm : t;
+}
+
+static double node_time(const pb_shard_problem *p, const pb_node *n, double fl)
+{
+	return pb_strategy_problem_node_time(&p->cl, n, fl);
 }
 
 /* Bytes per device output j of node nid holds under strategy st (0: not

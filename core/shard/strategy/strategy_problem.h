@@ -66,6 +66,10 @@ int pb_strategy_problem_trainable(const pb_shard_problem *p, int t);
  * recomputed layers repeat their forward all-reduces (Korthikanti et al.
  * 2022, section 5: the recomputed forward pass of a full recomputation). */
 double pb_strategy_problem_comm_mult(const pb_shard_problem *p, int cons);
+/* One device's time (s) for the whole operator n of fl FLOPs on cluster c
+ * (the roofline: FLOPs at the rate, or bytes at the memory bandwidth); a
+ * strategy's compute time is this / its share x padding x the passes. */
+double pb_strategy_problem_node_time(const pb_cluster *c, const pb_node *n, double fl);
 /* active[i] = 1 for operators that touch an activation (the problem's operators). */
 void pb_strategy_problem_dynamic_nodes(const pb_graph *g, unsigned char *active);
 
