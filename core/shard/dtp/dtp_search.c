@@ -996,10 +996,14 @@ int pb_dtp_search_even(const pb_graph *g, const pb_cluster *cl, const pb_dtp_opt
 	 * too much per device, more have long bubbles); each wave starts from
 	 * the best fitting row of the waves before as its incumbent, known on
 	 * every rank after the gather, so the table under mpirun is the serial
-	 * one. The rows are listed by stage count. */
+	 * one. Gradient accumulation (pp = 1, when searched) goes with the first
+	 * wave: it won Table 1's rows 1-4, and its best then prunes the
+	 * pipelines' rows by their bounds (row 4: pp 2's rows at 4 micro-batches,
+	 * 11.6 s of CPU solved to lose). The rows are listed by stage count. */
 	double mid = log((double)N) / 2;
-	for (int i = 1; i < n_units; i++)
-		for (int k = i; k > 0; k--) {
+	int acc = n_units > 0 && units[0].pp == 1; /* accumulation stays first */
+	for (int i = 1 + acc; i < n_units; i++)
+		for (int k = i; k > acc; k--) {
 			double a = fabs(log((double)units[k].pp) - mid),
 			       b = fabs(log((double)units[k - 1].pp) - mid);
 			if (!(a < b - 1e-12))
@@ -1020,10 +1024,11 @@ int pb_dtp_search_even(const pb_graph *g, const pb_cluster *cl, const pb_dtp_opt
 			if (r->cfg[i].ok && r->cfg[i].fits && r->cfg[i].step_time < inc)
 				inc = r->cfg[i].step_time;
 		ow.incumbent = isfinite(inc) ? inc : 0;
-		/* the first wave is the count nearest sqrt(N) alone: the next two
-		 * start from its best instead of the operator-level one (GPT-3 on
-		 * 1,024 devices: pp 16's dp 32 rows at 349 s instead of 64.5 s) */
-		nw = w == 0 ? 1 : DTP_WAVE;
+		/* the first wave is the count nearest sqrt(N) alone (with
+		 * accumulation): the next two start from its best instead of the
+		 * operator-level one (GPT-3 on 1,024 devices: pp 16's dp 32 rows at
+		 * 349 s instead of 64.5 s) */
+		nw = w == 0 ? 1 + acc : DTP_WAVE;
 		nw = n_units - w < nw ? n_units - w : nw;
 		rc = run_units(w ? r->g : g, cl, &ow, B, units + w, nw, r, err);
 	}
