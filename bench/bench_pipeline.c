@@ -47,7 +47,7 @@ int main(int argc, char **argv)
 		int p = atoi(argv[i]);
 		pb_pipe_split s;
 		double t0 = now();
-		if (pb_pipe_split_milp(g, cost, p, 0, 0, &s, &err)) {
+		if (pb_pipeline_stages_split_milp(g, cost, p, 0, 0, &s, &err)) {
 			fprintf(stderr, "%s\n", err.msg);
 			return 2;
 		}
@@ -57,7 +57,7 @@ int main(int argc, char **argv)
 		    "(ideal %.3f), cross-stage %.3f MB%s\n",
 		    p, t, s.cols, s.rows, s.n_key, s.max_cost / 1e9, total / p / 1e9,
 		    s.cross_bytes / 1e6, s.optimal ? ", optimal" : "");
-		pb_pipe_split_free(&s);
+		pb_pipeline_stages_split_free(&s);
 	}
 	free(act);
 	free(cost);

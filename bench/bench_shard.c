@@ -98,18 +98,18 @@ int main(int argc, char **argv)
 		fprintf(stderr, "%s\n", err.msg);
 		return 2;
 	}
-	pb_shard_rules *rules = o.opt_level >= 1 ? pb_shard_rules_new(1) : NULL;
+	pb_shard_rules *rules = o.opt_level >= 1 ? pb_rules_new(1) : NULL;
 	o.rules = rules;
 	pb_mesh meshes[64];
 	int n = 0;
 	if (scheme) {
-		if (pb_mesh_parse(&meshes[0], &c, scheme, &err)) {
+		if (pb_cluster_mesh_parse(&meshes[0], &c, scheme, &err)) {
 			fprintf(stderr, "%s\n", err.msg);
 			return 1;
 		}
 		n = 1;
 	} else {
-		n = pb_mesh_schemes(&c, max_axes, meshes, 64, NULL, NULL, 0);
+		n = pb_cluster_mesh_schemes(&c, max_axes, meshes, 64, NULL, NULL, 0);
 	}
 	printf("model %s (%d nodes), layout %s, %s, opt-level %d, load %.3f s\n", argv[1],
 	       g->n_nodes, argv[2], o.train ? "training" : "inference", o.opt_level, t_load);
@@ -160,7 +160,7 @@ int main(int argc, char **argv)
 	}
 	printf("best %s %.4f us; all schemes built and solved in %.3f s (+ %.3f s loading)\n",
 	       best_name, best * 1e6, total, t_load);
-	pb_shard_rules_free(rules);
+	pb_rules_free(rules);
 	pb_cluster_free(&c);
 	pb_hw_free(hw);
 	pb_graph_free(g);

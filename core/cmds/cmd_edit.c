@@ -249,12 +249,12 @@ static int pipeline_boundary(pb_cmd_ctx *ctx, const pb_args *a, int k, int delta
 				rc = pb_dtp_edit_boundary(&g, &cl, &o, old, k, delta, &r, err);
 		} else {
 			pb_pipe_opts o;
-			pb_pipe_opts_default(&o);
+			pb_pipeline_plan_opts_default(&o);
 			o.reload = pb_plan_edit_side_reload;
 			o.reload_ud = side;
 			if ((rc = pb_plan_edit_rules(s, "stage", &rules, err)) == PB_OK) {
 				o.rules = rules;
-				rc = pb_pipe_edit_boundary(g, &cl, &o, old, k, delta, &r, err);
+				rc = pb_pipeline_edit_boundary(g, &cl, &o, old, k, delta, &r, err);
 			}
 		}
 	}

@@ -199,7 +199,7 @@ static int cmd_pin(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *a, pb_
 	rc = pb_hooks_shard(&hk, &o, err);
 	pb_plan *p = NULL;
 	if (rc == PB_OK)
-		rc = pb_shard_edit_pin(s->graph, &cl, &o, old, pins, n_pins, &p, err);
+		rc = pb_spec_pin_edit(s->graph, &cl, &o, old, pins, n_pins, &p, err);
 	rc = pb_hooks_finish(&hk, rc, err);
 	pb_cluster_free(&cl);
 	if (rc) {

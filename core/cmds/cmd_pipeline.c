@@ -92,10 +92,10 @@ static int pipe_options(const pb_args *a, const pb_cluster *cl, const pb_graph *
 {
 	long P, B, M, lvl, slack, cmpl, polish;
 	int rc;
-	pb_pipe_opts_default(o);
+	pb_pipeline_plan_opts_default(o);
 	if ((rc = pb_args_int(a, "stages", cl->nodes > 1 ? cl->nodes : 2, 1, cl->n_devices, &P,
 	                      err)) ||
-	    (rc = pb_args_int(a, "batch", pb_pipe_model_batch(g), 1, 1L << 30, &B, err)) ||
+	    (rc = pb_args_int(a, "batch", pb_pipeline_plan_model_batch(g), 1, 1L << 30, &B, err)) ||
 	    (rc = pb_args_int(a, "microbatches", 0, 0, 1L << 30, &M, err)) ||
 	    (rc = pb_args_int(a, "opt-level", 2, 0, 3, &lvl, err)) ||
 	    (rc = pb_args_int(a, "slack", 0, 0, 64, &slack, err)) ||
@@ -136,7 +136,7 @@ static int cmd_pipeline_run(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_arg
 	rc = pb_hooks_finish(&hk, rc, err);
 	o.rules = rules;
 	if (!rc)
-		rc = pb_pipe_plan(ctx->s->graph, &cl, &o, &r, err);
+		rc = pb_pipeline_plan(ctx->s->graph, &cl, &o, &r, err);
 	if (!rc && rules)
 		json_object_set(r.plan->detail, "rules", rules->info);
 	pb_part_rules_free(rules);
@@ -146,8 +146,8 @@ static int cmd_pipeline_run(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_arg
 		json_dumpf(r.plan->detail, ctx->out, JSON_INDENT(1) | JSON_REAL_PRECISION(10));
 		fputc('\n', ctx->out);
 	} else {
-		pb_pipe_result_text(ctx->out, &r);
-		pb_pipe_rules_text(ctx->out, json_object_get(r.plan->detail, "rules"));
+		pb_pipeline_report_result_text(ctx->out, &r);
+		pb_pipeline_report_rules_text(ctx->out, json_object_get(r.plan->detail, "rules"));
 	}
 	pb_cmd_warn_unknown_costs(ctx, ctx->s->graph);
 	const char *outp = pb_args_str(a, "output", NULL);
@@ -159,7 +159,7 @@ static int cmd_pipeline_run(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_arg
 	if (rc == PB_OK && !r.best_fits)
 		rc = pb_cmd_report_fit(ctx, a, "pipeline", cl.memory, err);
 done:
-	pb_pipe_result_free(&r);
+	pb_pipeline_plan_result_free(&r);
 	pb_cluster_free(&cl);
 	return rc;
 }

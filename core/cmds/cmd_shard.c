@@ -294,7 +294,7 @@ static int keep_pipeline(pb_cmd_ctx *ctx, reload_job *dj, const char *outp, pb_d
 		/* the plan's label, for the workbench and the SVG */
 		pb_plan_set_label(plan, L);
 		/* what its stages split: dp and tp in Megatron's terms */
-		pb_dtp_note_plan_degrees(dj->dres, g, plan->detail);
+		pb_dtp_report_note_plan_degrees(dj->dres, g, plan->detail);
 	}
 	if (rc == PB_OK && outp)
 		rc = pb_plan_save(plan, pb_session_node_names(ctx->s), outp, err);
@@ -309,7 +309,8 @@ static int keep_pipeline(pb_cmd_ctx *ctx, reload_job *dj, const char *outp, pb_d
 
 static int pipeline_best(const reload_job *dj)
 {
-	return dj->dtp && dj->dres->best >= 0 && pb_dtp_unit_row(&dj->dres->cfg[dj->dres->best]);
+	return dj->dtp && dj->dres->best >= 0 &&
+	       pb_dtp_plan_unit_row(&dj->dres->cfg[dj->dres->best]);
 }
 
 /* The Lua rules the kept pipeline's split obeys (their info), or NULL. */
@@ -326,11 +327,11 @@ static int report(pb_cmd_ctx *ctx, const pb_args *a, pb_shard_search **sp, const
                   reload_job *dj, int *fits, pb_error *err)
 {
 	pb_shard_search *s = *sp;
-	json_t *rep = pb_shard_report(s);
+	json_t *rep = pb_search_report(s);
 	*fits = json_is_true(json_object_get(rep, "feasible"));
 	if (dj->dtp) { /* the operator-level rows join the dp x tp x pp table */
 		pb_dtp_oprow *ops = NULL;
-		int n_op = pb_dtp_oprows(s, &ops), rc = PB_OK;
+		int n_op = pb_dtp_search_oprows(s, &ops), rc = PB_OK;
 		dj->dtp->op = ops;
 		dj->dtp->n_op = n_op;
 		/* the best operator-level plan that fits bounds the pipelines (not
@@ -344,8 +345,8 @@ static int report(pb_cmd_ctx *ctx, const pb_args *a, pb_shard_search **sp, const
 		else if (dj->dtp->pp != 1 || dj->dtp->m > 1 || (!dj->dtp->m && dj->po->train))
 			rc = run_pipelines(ctx, dj); /* pp 1: gradient accumulation */
 		if (rc == PB_OK)
-			rc = pb_dtp_add_operator(dj->dres, dj->dtp, cl, err);
-		pb_dtp_note_op_degrees(dj->dres, s);
+			rc = pb_dtp_search_add_operator(dj->dres, dj->dtp, cl, err);
+		pb_dtp_report_note_op_degrees(dj->dres, s);
 		free(ops);
 		dj->dtp->op = NULL;
 		if (rc) {
@@ -357,13 +358,13 @@ static int report(pb_cmd_ctx *ctx, const pb_args *a, pb_shard_search **sp, const
 		/* the label of the whole dp x tp x pp search; the operator-level
 		 * search's own beside it */
 		pb_label op;
-		pb_shard_search_label(s, &op);
-		pb_dtp_label(dj->dres, dj->dtp, ctx->s->graph, cl, &op, &dj->label);
+		pb_search_label(s, &op);
+		pb_dtp_report_label(dj->dres, dj->dtp, ctx->s->graph, cl, &op, &dj->label);
 		json_t *ol = json_object();
 		pb_label_json(ol, &op);
 		json_object_set_new(rep, "operator_level_label", ol);
 		pb_label_json(rep, &dj->label);
-		json_object_set_new(rep, "best_overall", pb_dtp_best_overall_json(dj->dres));
+		json_object_set_new(rep, "best_overall", pb_dtp_report_best_overall_json(dj->dres));
 		*fits = dj->dres->best >= 0 && dj->dres->cfg[dj->dres->best].fits;
 	}
 	const char *outp = pb_args_str(a, "output", NULL);
@@ -374,7 +375,7 @@ static int report(pb_cmd_ctx *ctx, const pb_args *a, pb_shard_search **sp, const
 		return rc;
 	}
 	if (pipeline_best(dj))
-		pb_dtp_degrees_json(json_object_get(rep, "best"), dj->dres);
+		pb_dtp_report_degrees_json(json_object_get(rep, "best"), dj->dres);
 	if (pi.polished)
 		json_object_set_new(rep, "polish", pb_dtp_polish_json(&pi));
 	const json_t *rules = kept_rules(dj);
@@ -386,13 +387,13 @@ static int report(pb_cmd_ctx *ctx, const pb_args *a, pb_shard_search **sp, const
 		json_dumpf(rep, ctx->out, JSON_INDENT(1) | JSON_REAL_PRECISION(10));
 		fputc('\n', ctx->out);
 	} else {
-		pb_shard_report_text(s, rep, !pipeline_best(dj), ctx->out);
+		pb_search_report_text(s, rep, !pipeline_best(dj), ctx->out);
 		if (dj->dtp) {
 			pb_dtp_report_text(ctx->out, dj->dres);
-			pb_dtp_label_text(ctx->out, &dj->label);
+			pb_dtp_report_label_text(ctx->out, &dj->label);
 		}
 		pb_dtp_polish_text(ctx->out, &pi);
-		pb_pipe_rules_text(ctx->out, rules);
+		pb_pipeline_report_rules_text(ctx->out, rules);
 	}
 	json_decref(rep);
 	ctx->redraw |= PB_REDRAW_ALL;
@@ -412,12 +413,12 @@ static int report(pb_cmd_ctx *ctx, const pb_args *a, pb_shard_search **sp, const
 static int report_pipeline_only(pb_cmd_ctx *ctx, const pb_args *a, const pb_cluster *cl,
                                 reload_job *dj, int *fits, pb_error *err)
 {
-	int rc = pb_dtp_add_operator(dj->dres, dj->dtp, cl, err);
+	int rc = pb_dtp_search_add_operator(dj->dres, dj->dtp, cl, err);
 	if (rc)
 		return rc;
 	const pb_dtp_result *r = dj->dres;
 	*fits = r->best >= 0 && r->cfg[r->best].fits;
-	pb_dtp_label(r, dj->dtp, ctx->s->graph, cl, NULL, &dj->label);
+	pb_dtp_report_label(r, dj->dtp, ctx->s->graph, cl, NULL, &dj->label);
 	pb_dtp_polish_info pi = {0};
 	if (pipeline_best(dj) &&
 	    (rc = keep_pipeline(ctx, dj, pb_args_str(a, "output", NULL), &pi, &dj->label, err)))
@@ -431,7 +432,7 @@ static int report_pipeline_only(pb_cmd_ctx *ctx, const pb_args *a, const pb_clus
 		json_object_set_new(rep, "train", json_boolean(dj->po->train));
 		pb_dtp_report_json(rep, r);
 		pb_label_json(rep, &dj->label);
-		json_object_set_new(rep, "best_overall", pb_dtp_best_overall_json(r));
+		json_object_set_new(rep, "best_overall", pb_dtp_report_best_overall_json(r));
 		if (pi.polished)
 			json_object_set_new(rep, "polish", pb_dtp_polish_json(&pi));
 		if (kept_rules(dj))
@@ -441,9 +442,9 @@ static int report_pipeline_only(pb_cmd_ctx *ctx, const pb_args *a, const pb_clus
 		json_decref(rep);
 	} else {
 		pb_dtp_report_text(ctx->out, r);
-		pb_dtp_label_text(ctx->out, &dj->label);
+		pb_dtp_report_label_text(ctx->out, &dj->label);
 		pb_dtp_polish_text(ctx->out, &pi);
-		pb_pipe_rules_text(ctx->out, kept_rules(dj));
+		pb_pipeline_report_rules_text(ctx->out, kept_rules(dj));
 	}
 	return PB_OK;
 }
@@ -452,7 +453,7 @@ static int report_pipeline_only(pb_cmd_ctx *ctx, const pb_args *a, const pb_clus
 static int attach_solver(pb_cmd_ctx *ctx, pb_shard_search *s, pb_hooks *hk, pb_error *err)
 {
 	if (hk->filters || hk->rules) {
-		pb_shard_search_free(s);
+		pb_search_rows_free(s);
 		return pb_hooks_finish(
 		    hk,
 		    pb_err(err, PB_EUSAGE,
@@ -461,9 +462,9 @@ static int attach_solver(pb_cmd_ctx *ctx, pb_shard_search *s, pb_hooks *hk, pb_e
 		    err);
 	}
 	pb_hooks_finish(hk, PB_OK, err);
-	pb_solver *sv = pb_shard_solver_new(s);
+	pb_solver *sv = pb_search_solver_new(s);
 	if (!sv) {
-		pb_shard_search_free(s);
+		pb_search_rows_free(s);
 		return pb_err(err, PB_ENOMEM, "shard: out of memory");
 	}
 	pb_session_set_solver(ctx->s, sv, "shard/milp");
@@ -488,7 +489,7 @@ static int run_search(pb_cmd_ctx *ctx, pb_shard_search *s, const pb_shard_opts *
 {
 	int rc = PB_OK, done = 0;
 	if (jobs > 1 && !o->filters && !o->rules) {
-		rc = pb_shard_search_run_parallel(s, (int)jobs, shard_progress, ctx, err);
+		rc = pb_search_run_parallel(s, (int)jobs, shard_progress, ctx, err);
 		done = 1;
 	}
 	while (!done && rc == PB_OK) {
@@ -498,12 +499,12 @@ static int run_search(pb_cmd_ctx *ctx, pb_shard_search *s, const pb_shard_opts *
 			rc = pb_err(err, PB_ECANCEL, "shard: cancelled");
 			break;
 		}
-		rc = pb_shard_search_step(s, &done, err);
+		rc = pb_search_step(s, &done, err);
 		if (hk->failed)
 			rc = pb_hooks_finish(hk, rc, err);
 	}
 	if (rc == PB_OK)
-		rc = pb_shard_search_finish(s, err);
+		rc = pb_search_finish(s, err);
 	rc = pb_hooks_finish(hk, rc, err);
 	pb_cmd_progress(ctx, 1.0, "shard: done");
 	return rc;
@@ -557,8 +558,8 @@ static int read_shard_opts(const pb_args *a, int level, double tl, pb_shard_opts
 		o->dist_opt = PB_DISTOPT_ON;
 	if (o->dist_opt != PB_DISTOPT_OFF && o->zero < 1)
 		o->zero = 1;
-	if ((rc = pb_seq_parallel_parse(pb_args_str(a, "seq-parallel", "auto"), &o->seq_parallel,
-	                                err)))
+	if ((rc = pb_act_saved_seq_parallel_parse(pb_args_str(a, "seq-parallel", "auto"),
+	                                          &o->seq_parallel, err)))
 		return rc;
 	o->recompute = recompute;
 	o->pad = pb_args_has(a, "pad");
@@ -617,15 +618,15 @@ static int cmd_shard_run(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *
 	    (rc = pb_args_int(a, "microbatches", 0, 1, 1L << 30, &fm, err)))
 		return rc;
 	pb_dtp_opts dopt;
-	pb_dtp_opts_default(&dopt);
+	pb_dtp_search_opts_default(&dopt);
 	long polish;
 	if ((rc = pb_args_int(a, "polish", -1, 0, 1L << 20, &polish, err)) ||
 	    (rc = pb_args_double(a, "stage-gap", dopt.gap, 0, 0.5, &dopt.gap, err)) ||
 	    (rc = pb_args_int(a, "stage-nodes", 0, 0, 1L << 40, &dopt.node_limit, err)))
 		return rc;
 	if (pb_args_str(a, "schedule", NULL) &&
-	    (rc = pb_dtp_parse_schedule(pb_args_str(a, "schedule", NULL), &dopt.sched, &dopt.v,
-	                                err)))
+	    (rc = pb_dtp_search_parse_schedule(pb_args_str(a, "schedule", NULL), &dopt.sched,
+	                                       &dopt.v, err)))
 		return rc;
 	int dtp = pipe_auto || fdp || ftp || fpp || fm || dopt.sched >= 0;
 	if (pb_args_has(a, "start") && dtp)
@@ -661,7 +662,7 @@ static int cmd_shard_run(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *
 	}
 	cl.p2p_overlap = !strcmp(ov, "on");
 	/* the pipelines: as `pipeline` with this batch, --train, --pad */
-	pb_pipe_opts_default(&po);
+	pb_pipeline_plan_opts_default(&po);
 	po.batch = pb_args_has(a, "batch") ? batch : 0;
 	po.opt_level = (int)level;
 	po.train = pb_args_has(a, "train");
@@ -680,7 +681,7 @@ static int cmd_shard_run(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *
 	dopt.tp = (int)ftp;
 	dopt.pp = (int)fpp;
 	dopt.m = (int)fm;
-	if (dtp && (rc = pb_dtp_check_degrees(&dopt, &cl, err)))
+	if (dtp && (rc = pb_dtp_search_check_degrees(&dopt, &cl, err)))
 		goto out;
 	if (pb_args_has(a, "batch") && (rc = apply_batch(ctx, batch, err)))
 		goto out;
@@ -696,8 +697,8 @@ static int cmd_shard_run(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *
 	pb_hooks hk;
 	pb_hooks_init(&hk, ctx->s);
 	if ((rc = pb_hooks_shard(&hk, &o, err)) == PB_OK)
-		rc = pb_shard_search_new(ctx->s->graph, &cl, &o, scheme, (int)max_axes,
-		                         pb_args_str(a, "emit-lp", NULL), &s, err);
+		rc = pb_search_rows_new(ctx->s->graph, &cl, &o, scheme, (int)max_axes,
+		                        pb_args_str(a, "emit-lp", NULL), &s, err);
 	if (s) /* the plan's label: restrictions, bound and gap (search_label.h) */
 		s->want_label = 1;
 	if (s && dj.dtp) /* pp = 1 rows: a scheme that cannot beat one before is cut */
@@ -713,7 +714,7 @@ static int cmd_shard_run(pb_cmd_ctx *ctx, const pb_command *cmd, const pb_args *
 	}
 	rc = run_search(ctx, s, &o, jobs, &hk, err);
 	if (rc == PB_OK && pb_args_str(a, "emit-tasks", NULL))
-		rc = pb_shard_emit_tasks(s, pb_args_str(a, "emit-tasks", NULL), err);
+		rc = pb_search_report_emit_tasks(s, pb_args_str(a, "emit-tasks", NULL), err);
 	if (rc == PB_OK)
 		rc = report(ctx, a, &s, &cl, &dj, &fits, err);
 fit:
@@ -722,9 +723,9 @@ fit:
 out:
 	if (rc == PB_OK) /* symbolic input dims: every cost 0 */
 		pb_cmd_warn_unknown_costs(ctx, ctx->s->graph);
-	pb_shard_search_free(s);
+	pb_search_rows_free(s);
 	pb_session_free(dj.side);
-	pb_dtp_result_free(&dres);
+	pb_dtp_search_result_free(&dres);
 	pb_cluster_free(&cl);
 	pb_part_rules_free(rules);
 	return rc;

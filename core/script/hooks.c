@@ -350,7 +350,7 @@ int pb_hooks_shard(pb_hooks *h, pb_shard_opts *o, pb_error *err)
 		return PB_OK;
 	int n_filters = pb_script_count(h->sc, "candidate_filter");
 	if (n_filters > 0) {
-		h->filters = pb_shard_rules_new(0);
+		h->filters = pb_rules_new(0);
 		if (!h->filters)
 			return pb_err(err, PB_ENOMEM, "out of memory");
 		o->filters = h->filters;
@@ -366,20 +366,20 @@ int pb_hooks_shard(pb_hooks *h, pb_shard_opts *o, pb_error *err)
 			return pb_err(err, PB_ENOMEM, "out of memory");
 		f->h = h;
 		f->which = k;
-		int rc = pb_shard_rules_add(h->filters, &r, err);
+		int rc = pb_rules_add(h->filters, &r, err);
 		if (rc) {
 			free(f);
 			return rc;
 		}
 	}
 	if (pb_script_rule_count(h->sc, "specs") > 0) {
-		h->rules = pb_shard_rules_new(1);
+		h->rules = pb_rules_new(1);
 		pb_shard_rule r = {"lua specs", "Lua pb.rule{specs=...} entries",
 		                   specs_match, specs_keep,
 		                   h,           NULL};
 		if (!h->rules)
 			return pb_err(err, PB_ENOMEM, "out of memory");
-		int rc = pb_shard_rules_add(h->rules, &r, err);
+		int rc = pb_rules_add(h->rules, &r, err);
 		if (rc)
 			return rc;
 		/* The Lua rules go first: they are the user's explicit choice. */
@@ -470,8 +470,8 @@ int pb_hooks_finish(pb_hooks *h, int rc, pb_error *err)
 	free(h->force_rule);
 	free(h->force);
 	pb_part_rules_free(h->part_rules);
-	pb_shard_rules_free(h->rules);
-	pb_shard_rules_free(h->filters);
+	pb_rules_free(h->rules);
+	pb_rules_free(h->filters);
 	json_decref(h->specs);
 	memset(h, 0, sizeof *h);
 	return rc;

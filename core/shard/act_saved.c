@@ -10,7 +10,7 @@
 
 const char *const pb_seq_parallel_names[3] = {"off", "on", "auto"};
 
-int pb_seq_parallel_parse(const char *s, int *mode, pb_error *err)
+int pb_act_saved_seq_parallel_parse(const char *s, int *mode, pb_error *err)
 {
 	for (int k = 0; k < 3; k++)
 		if (s && !strcmp(s, pb_seq_parallel_names[k])) {
@@ -87,7 +87,7 @@ unsigned pb_act_saved_outputs(const pb_graph *g, const unsigned char *tkind, int
 	return bits;
 }
 
-int pb_act_seq_parallel_op(const pb_graph *g, const unsigned char *tkind, int v)
+int pb_act_saved_seq_parallel_op(const pb_graph *g, const unsigned char *tkind, int v)
 {
 	const pb_node *n = &g->nodes[v];
 	if (!strcmp(n->op, "Softmax") || !strcmp(n->op, "LogSoftmax"))

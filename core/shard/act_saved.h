@@ -39,13 +39,13 @@ enum { PB_SEQPAR_OFF = 0, PB_SEQPAR_ON = 1, PB_SEQPAR_AUTO = 2 };
 extern const char *const pb_seq_parallel_names[3]; /* "off", "on", "auto" */
 
 /* "on", "off" or "auto" into *mode; PB_EUSAGE naming the option otherwise. */
-int pb_seq_parallel_parse(const char *s, int *mode, pb_error *err);
+int pb_act_saved_seq_parallel_parse(const char *s, int *mode, pb_error *err);
 
 /* Bit j of the result: output j of node v is stored for the backward pass
  * (tkind: PB_TKIND_* per tensor, tensor_kind.h). */
 unsigned pb_act_saved_outputs(const pb_graph *g, const unsigned char *tkind, int v);
 
 /* 1 when sequence parallelism holds node v's replicated outputs split. */
-int pb_act_seq_parallel_op(const pb_graph *g, const unsigned char *tkind, int v);
+int pb_act_saved_seq_parallel_op(const pb_graph *g, const unsigned char *tkind, int v);
 
 #endif

@@ -73,7 +73,7 @@ void pb_cluster_free(pb_cluster *c)
 	}
 }
 
-int pb_mesh_init(pb_mesh *m, const pb_cluster *c, const int *factors, int n, pb_error *err)
+int pb_cluster_mesh_init(pb_mesh *m, const pb_cluster *c, const int *factors, int n, pb_error *err)
 {
 	memset(m, 0, sizeof *m);
 	if (n < 1 || n > PB_MESH_MAX_AXES)
@@ -109,7 +109,7 @@ int pb_mesh_init(pb_mesh *m, const pb_cluster *c, const int *factors, int n, pb_
 	return PB_OK;
 }
 
-int pb_mesh_parse(pb_mesh *m, const pb_cluster *c, const char *text, pb_error *err)
+int pb_cluster_mesh_parse(pb_mesh *m, const pb_cluster *c, const char *text, pb_error *err)
 {
 	int f[PB_MESH_MAX_AXES], n = 0;
 	const char *p = text;
@@ -134,7 +134,7 @@ int pb_mesh_parse(pb_mesh *m, const pb_cluster *c, const char *text, pb_error *e
 	}
 	if (n == 0)
 		return pb_err(err, PB_EUSAGE, "--scheme: empty");
-	int rc = pb_mesh_init(m, c, f, n, err);
+	int rc = pb_cluster_mesh_init(m, c, f, n, err);
 	if (rc)
 		pb_err_prefix(err, "--scheme '%s'", text);
 	return rc;
@@ -195,8 +195,8 @@ static int cmp_flist(const void *a, const void *b)
 	return 0;
 }
 
-int pb_mesh_schemes(const pb_cluster *c, int max_axes, pb_mesh *out, int cap, char (*dropped)[64],
-                    int *n_dropped, int dropped_cap)
+int pb_cluster_mesh_schemes(const pb_cluster *c, int max_axes, pb_mesh *out, int cap,
+                            char (*dropped)[64], int *n_dropped, int dropped_cap)
 {
 	if (n_dropped)
 		*n_dropped = 0;
@@ -206,7 +206,7 @@ int pb_mesh_schemes(const pb_cluster *c, int max_axes, pb_mesh *out, int cap, ch
 		max_axes = PB_MESH_MAX_AXES;
 	if (c->n_devices == 1) {
 		int one = 1;
-		return cap > 0 && pb_mesh_init(&out[0], c, &one, 1, NULL) == PB_OK ? 1 : 0;
+		return cap > 0 && pb_cluster_mesh_init(&out[0], c, &one, 1, NULL) == PB_OK ? 1 : 0;
 	}
 	gen g = {calloc(4096, sizeof(flist)), 0, 4096, max_axes};
 	if (!g.l)
@@ -218,7 +218,7 @@ int pb_mesh_schemes(const pb_cluster *c, int max_axes, pb_mesh *out, int cap, ch
 	int n = 0;
 	for (int i = 0; i < g.n && n < cap; i++) {
 		pb_mesh m;
-		if (pb_mesh_init(&m, c, g.l[i].f, g.l[i].n, NULL))
+		if (pb_cluster_mesh_init(&m, c, g.l[i].f, g.l[i].n, NULL))
 			continue;
 		int key[PB_MESH_MAX_AXES], k2[PB_MESH_MAX_AXES], dup = -1;
 		mesh_key(&m, key);

@@ -54,7 +54,7 @@ typedef struct pb_cluster {
 	                       * default PB_GRAD_BUCKET_MB; 0 = not overlapped:
 	                       * shard/grad_overlap.h) */
 	int p2p_overlap;      /* 1: pipeline point-to-point transfers overlapped with compute
-	                       * where the schedule allows (pb_pipe_p2p_step; layouts: 1,
+	                       * where the schedule allows (pb_pipeline_p2p_step; layouts: 1,
 	                       * shard --p2p-overlap off: 0) */
 	pb_link intra, inter;
 } pb_cluster;
@@ -73,9 +73,9 @@ int pb_cluster_from_hw(const pb_hw *hw, pb_cluster *out, pb_error *err);
 void pb_cluster_free(pb_cluster *c);
 
 /* Builds the mesh of an ordered factor list (factors >= 2, product = devices). */
-int pb_mesh_init(pb_mesh *m, const pb_cluster *c, const int *factors, int n, pb_error *err);
+int pb_cluster_mesh_init(pb_mesh *m, const pb_cluster *c, const int *factors, int n, pb_error *err);
 /* Parses "4x4" / "16" into a mesh. */
-int pb_mesh_parse(pb_mesh *m, const pb_cluster *c, const char *text, pb_error *err);
+int pb_cluster_mesh_parse(pb_mesh *m, const pb_cluster *c, const char *text, pb_error *err);
 
 /* Enumerates grouping schemes with at most max_axes factors. Ordered
  * factorisations are generated; a scheme whose axes are a permutation of an
@@ -83,7 +83,7 @@ int pb_mesh_parse(pb_mesh *m, const pb_cluster *c, const char *text, pb_error *e
  * candidate strategies are the same up to renaming the axes) and is dropped;
  * its name and the kept scheme go to dropped[] ("4x2=2x4") when given.
  * Returns the number of schemes written (at most cap). */
-int pb_mesh_schemes(const pb_cluster *c, int max_axes, pb_mesh *out, int cap, char (*dropped)[64],
-                    int *n_dropped, int dropped_cap);
+int pb_cluster_mesh_schemes(const pb_cluster *c, int max_axes, pb_mesh *out, int cap,
+                            char (*dropped)[64], int *n_dropped, int dropped_cap);
 
 #endif

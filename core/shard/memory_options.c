@@ -13,7 +13,7 @@ static int at(int dist_on, int seq_on)
 	return (dist_on ? 0 : 2) + (seq_on ? 0 : 1);
 }
 
-double pb_mem_opts_settle(pb_mem_opts *o, int dist_mode, int seq_mode, double limit)
+double pb_memory_options_settle(pb_mem_opts *o, int dist_mode, int seq_mode, double limit)
 {
 	double lim = limit * (1 + 1e-9);
 	/* modes: 0 off, 1 on, 2 auto */
@@ -23,7 +23,7 @@ double pb_mem_opts_settle(pb_mem_opts *o, int dist_mode, int seq_mode, double li
 	return o->m[at(o->dist, o->seq)];
 }
 
-void pb_mem_opts_add(pb_mem_opts *o, double memory, double D, double S)
+void pb_memory_options_add(pb_mem_opts *o, double memory, double D, double S)
 {
 	double v[4] = {memory, memory + S, memory + D, memory + D + S};
 	for (int k = 0; k < 4; k++)
@@ -31,7 +31,7 @@ void pb_mem_opts_add(pb_mem_opts *o, double memory, double D, double S)
 			o->m[k] = v[k];
 }
 
-void pb_mem_opts_json(json_t *j, const pb_mem_opts *o)
+void pb_memory_options_json(json_t *j, const pb_mem_opts *o)
 {
 	json_object_set_new(j, "dist_opt", json_boolean(o->dist));
 	json_object_set_new(j, "memory_dist_opt_on", json_real(o->m[at(1, o->seq)]));
@@ -52,7 +52,7 @@ static void line(FILE *f, const char *what, int on, double with, double without)
 	        on ? "on" : "off (fits without it)", a, b);
 }
 
-void pb_mem_opts_text(FILE *f, const pb_mem_opts *o)
+void pb_memory_options_text(FILE *f, const pb_mem_opts *o)
 {
 	line(f, "sequence parallelism", o->seq, o->m[at(o->dist, 1)], o->m[at(o->dist, 0)]);
 	line(f, "distributed optimizer", o->dist, o->m[at(1, o->seq)], o->m[at(0, o->seq)]);

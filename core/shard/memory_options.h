@@ -26,18 +26,18 @@ typedef struct pb_mem_opts {
 /* Sets o->dist and o->seq for the modes asked (PB_DISTOPT_* and
  * PB_SEQPAR_*, the same values) and the device limit (bytes); returns the
  * memory the plan then takes. */
-double pb_mem_opts_settle(pb_mem_opts *o, int dist_mode, int seq_mode, double limit);
+double pb_memory_options_settle(pb_mem_opts *o, int dist_mode, int seq_mode, double limit);
 /* o->m[k] = max(o->m[k], the figures of one device group: memory as solved,
  * D more without the distributed optimizer, S more without sequence
  * parallelism). */
-void pb_mem_opts_add(pb_mem_opts *o, double memory, double D, double S);
+void pb_memory_options_add(pb_mem_opts *o, double memory, double D, double S);
 /* "dist_opt", "memory_dist_opt_on", "memory_dist_opt_off", "seq_parallel",
  * "memory_seq_parallel_on", "memory_seq_parallel_off" (bytes per device,
  * the same plan, the other option as settled) in j. */
-void pb_mem_opts_json(json_t *j, const pb_mem_opts *o);
+void pb_memory_options_json(json_t *j, const pb_mem_opts *o);
 /* "distributed optimizer: on (needed to fit): 16.2 MB per device with it,
  * 35.8 MB without" and the same for sequence parallelism (a line only for
  * an option that saves memory in the plan). */
-void pb_mem_opts_text(FILE *f, const pb_mem_opts *o);
+void pb_memory_options_text(FILE *f, const pb_mem_opts *o);
 
 #endif

@@ -95,21 +95,21 @@ static const pb_shard_rule builtins[] = {
      k_no_partial, NULL, NULL},
 };
 
-pb_shard_rules *pb_shard_rules_new(int with_builtins)
+pb_shard_rules *pb_rules_new(int with_builtins)
 {
 	pb_shard_rules *lib = calloc(1, sizeof *lib);
 	if (!lib)
 		return NULL;
 	if (with_builtins)
 		for (size_t i = 0; i < sizeof builtins / sizeof builtins[0]; i++)
-			if (pb_shard_rules_add(lib, &builtins[i], NULL)) {
-				pb_shard_rules_free(lib);
+			if (pb_rules_add(lib, &builtins[i], NULL)) {
+				pb_rules_free(lib);
 				return NULL;
 			}
 	return lib;
 }
 
-void pb_shard_rules_free(pb_shard_rules *lib)
+void pb_rules_free(pb_shard_rules *lib)
 {
 	if (!lib)
 		return;
@@ -124,7 +124,7 @@ void pb_shard_rules_free(pb_shard_rules *lib)
 	free(lib);
 }
 
-int pb_shard_rules_add(pb_shard_rules *lib, const pb_shard_rule *rule, pb_error *err)
+int pb_rules_add(pb_shard_rules *lib, const pb_shard_rule *rule, pb_error *err)
 {
 	if (!rule->name || !rule->keep)
 		return pb_err(err, PB_EUSAGE,
@@ -150,8 +150,8 @@ int pb_shard_rules_add(pb_shard_rules *lib, const pb_shard_rule *rule, pb_error 
 	return PB_OK;
 }
 
-int pb_shard_rules_filter(pb_shard_rules *lib, const pb_graph *g, int nid, pb_strat *s, int n,
-                          const pb_mesh *m)
+int pb_rules_filter(pb_shard_rules *lib, const pb_graph *g, int nid, pb_strat *s, int n,
+                    const pb_mesh *m)
 {
 	for (int r = 0; lib && r < lib->n; r++) {
 		const pb_shard_rule *rule = &lib->r[r];

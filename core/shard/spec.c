@@ -782,7 +782,7 @@ char *pb_spec_str(const signed char *spec, int n_axes, char *buf, size_t len)
 	return buf;
 }
 
-const char *pb_coll_name(int kind)
+const char *pb_spec_coll_name(int kind)
 {
 	switch (kind) {
 	case PB_COLL_ALLGATHER:
@@ -798,7 +798,7 @@ const char *pb_coll_name(int kind)
 	}
 }
 
-double pb_coll_time(int kind, double bytes, int d, const pb_link *l)
+double pb_spec_coll_time(int kind, double bytes, int d, const pb_link *l)
 {
 	if (d <= 1 || kind == PB_COLL_NONE)
 		return 0;
@@ -818,8 +818,8 @@ double pb_coll_time(int kind, double bytes, int d, const pb_link *l)
 	return l->latency + f * bytes / l->bw;
 }
 
-double pb_reshard_cost(const pb_mesh *m, double bytes, const signed char *from,
-                       const signed char *to, pb_coll *colls, int *n_colls)
+double pb_spec_reshard_cost(const pb_mesh *m, double bytes, const signed char *from,
+                            const signed char *to, pb_coll *colls, int *n_colls)
 {
 	signed char cur[PB_MESH_MAX_AXES];
 	memcpy(cur, from, sizeof cur);
@@ -841,7 +841,7 @@ double pb_reshard_cost(const pb_mesh *m, double bytes, const signed char *from,
 			for (int j = 0; j < m->n_axes; j++)
 				if (j != i && cur[j] >= 0)
 					buf /= m->size[j];
-			double ct = pb_coll_time(kind, buf, m->size[i], &m->link[i]);
+			double ct = pb_spec_coll_time(kind, buf, m->size[i], &m->link[i]);
 			t += ct;
 			if (colls) {
 				colls[nc].kind = kind;
@@ -858,10 +858,10 @@ double pb_reshard_cost(const pb_mesh *m, double bytes, const signed char *from,
 	return t;
 }
 
-double pb_reshard_cost_tensor(const pb_mesh *m, const pb_tensor *t, const signed char *from,
-                              const signed char *to, pb_coll *colls, int *n_colls)
+double pb_spec_reshard_cost_tensor(const pb_mesh *m, const pb_tensor *t, const signed char *from,
+                                   const signed char *to, pb_coll *colls, int *n_colls)
 {
 	double fa = pb_spec_pad_factor(t, from, m), fb = pb_spec_pad_factor(t, to, m);
-	return pb_reshard_cost(m, pb_tensor_bytes(t) * (fa > fb ? fa : fb), from, to, colls,
-	                       n_colls);
+	return pb_spec_reshard_cost(m, pb_tensor_bytes(t) * (fa > fb ? fa : fb), from, to, colls,
+	                            n_colls);
 }

@@ -78,12 +78,12 @@ enum {
 	PB_COLL_REDUCESCATTER,
 	PB_COLL_ALLTOALL
 };
-const char *pb_coll_name(int kind);
+const char *pb_spec_coll_name(int kind);
 /* alpha + factor * bytes / beta on one link, for a collective over d devices
  * where `bytes` is the full (unsplit on that axis) buffer:
  *   all-gather (d-1)/d, all-reduce 2(d-1)/d, reduce-scatter (d-1)/d,
  *   all-to-all (d-1)/d^2. */
-double pb_coll_time(int kind, double bytes, int d, const pb_link *l);
+double pb_spec_coll_time(int kind, double bytes, int d, const pb_link *l);
 
 typedef struct pb_coll {
 	int kind, axis;
@@ -95,11 +95,11 @@ typedef struct pb_coll {
  * axis by axis from axis 0; each axis's buffer is the tensor divided by the
  * other axes' splits of the layout current at that moment. Writes the
  * collectives (up to PB_MESH_MAX_AXES) when colls is non-NULL. */
-double pb_reshard_cost(const pb_mesh *m, double bytes, const signed char *from,
-                       const signed char *to, pb_coll *colls, int *n_colls);
+double pb_spec_reshard_cost(const pb_mesh *m, double bytes, const signed char *from,
+                            const signed char *to, pb_coll *colls, int *n_colls);
 /* The same for tensor t, whose buffers are padded: bytes x the larger pad
  * factor of the two layouts. */
-double pb_reshard_cost_tensor(const pb_mesh *m, const pb_tensor *t, const signed char *from,
-                              const signed char *to, pb_coll *colls, int *n_colls);
+double pb_spec_reshard_cost_tensor(const pb_mesh *m, const pb_tensor *t, const signed char *from,
+                                   const signed char *to, pb_coll *colls, int *n_colls);
 
 #endif

@@ -48,13 +48,13 @@ static void walk_cluster(const pb_hw *hw)
 		pb_mesh schemes[64];
 		char dropped[16][64];
 		int n_dropped = 0;
-		int n = pb_mesh_schemes(&c, 2, schemes, 64, dropped, &n_dropped, 16);
+		int n = pb_cluster_mesh_schemes(&c, 2, schemes, 64, dropped, &n_dropped, 16);
 		if (n < 0 || n > 64)
 			abort();
 		pb_mesh m;
 		char text[32];
 		snprintf(text, sizeof text, "%d", c.n_devices);
-		(void)pb_mesh_parse(&m, &c, text, &err);
+		(void)pb_cluster_mesh_parse(&m, &c, text, &err);
 	}
 	pb_cluster_free(&c);
 }

@@ -87,7 +87,7 @@ static double layer_act(const pb_graph *g, int t, int recompute, int seqpar, int
 	pb_mesh m;
 	char scheme[8];
 	snprintf(scheme, sizeof scheme, "%d", t);
-	assert_int_equal(pb_mesh_parse(&m, &cl, scheme, &err), PB_OK);
+	assert_int_equal(pb_cluster_mesh_parse(&m, &cl, scheme, &err), PB_OK);
 	pb_shard_opts o;
 	pb_strategy_problem_opts_default(&o);
 	o.train = 1;

@@ -82,27 +82,28 @@ static double fresh_step(const pb_plan *p, const pb_plan *made_by_shard, const c
 	int pp = (int)pb_plan_metric(p, "pp", 0), m = (int)pb_plan_metric(p, "microbatches", 0);
 	long B = (long)json_integer_value(json_object_get(p->detail, "batch"));
 	const pb_graph *g = side->graph;
-	assert_int_equal(pb_dtp_reload(&o, B / m, &g, &err), PB_OK);
+	assert_int_equal(pb_dtp_search_reload(&o, B / m, &g, &err), PB_OK);
 	pb_dtp_unit u;
 	double *cost = NULL;
-	assert_int_equal(pb_dtp_unit_open(&u, g, &cl, &o, pp, m, &cost, &err), PB_OK);
+	assert_int_equal(pb_dtp_search_unit_open(&u, g, &cl, &o, pp, m, &cost, &err), PB_OK);
 	int sched, v;
-	assert_int_equal(pb_dtp_parse_schedule(
+	assert_int_equal(pb_dtp_search_parse_schedule(
 	                     json_string_value(json_object_get(p->detail, "pipeline_schedule")),
 	                     &sched, &v, &err),
 	                 PB_OK);
 	u.sched = sched;
 	u.v = v;
 	u.n_chunks = pp * v;
-	assert_int_equal(pb_pipe_split_given(g, cost, u.n_chunks, p->group, &u.split, &err), PB_OK);
-	pb_dtp_unit_bytes(&u);
+	assert_int_equal(
+	    pb_pipeline_stages_split_given(g, cost, u.n_chunks, p->group, &u.split, &err), PB_OK);
+	pb_dtp_search_unit_bytes(&u);
 	pb_dtp_config c;
 	memset(&c, 0, sizeof c);
-	assert_int_equal(pb_dtp_unit_eval(&u, (int)pb_plan_metric(p, "dp", 0),
-	                                  (int)pb_plan_metric(p, "tp", 0), 0, &c, &err),
+	assert_int_equal(pb_dtp_search_unit_eval(&u, (int)pb_plan_metric(p, "dp", 0),
+	                                         (int)pb_plan_metric(p, "tp", 0), 0, &c, &err),
 	                 PB_OK);
 	assert_true(c.ok);
-	pb_dtp_unit_close(&u, cost);
+	pb_dtp_search_unit_close(&u, cost);
 	pb_cluster_free(&cl);
 	pb_session_free(side);
 	return c.step_time;

@@ -92,7 +92,7 @@ static pb_session *open_session(const char *path, pb_cluster *cl)
 
 static void opts_for(pb_dtp_opts *o, pb_session *s, long batch)
 {
-	pb_dtp_opts_default(o);
+	pb_dtp_search_opts_default(o);
 	o->pipe.batch = batch;
 	o->pipe.train = 1;
 	o->pipe.reload = reload;
@@ -109,7 +109,7 @@ static void search(pb_session *s, const pb_cluster *cl, const pb_dtp_opts *o, pb
 	if (rc)
 		fprintf(stderr, "%s\n", err.msg);
 	assert_int_equal(rc, PB_OK);
-	rc = pb_dtp_add_operator(r, o, cl, &err);
+	rc = pb_dtp_search_add_operator(r, o, cl, &err);
 	if (rc)
 		fprintf(stderr, "%s\n", err.msg);
 	assert_int_equal(rc, PB_OK);
@@ -141,7 +141,7 @@ static void test_interleave_v3(void **state)
 	pb_cluster cl;
 	pb_session *s = open_session(path12, &cl);
 	pb_error err = {0};
-	assert_int_equal(pb_dtp_count_blocks(s->graph), 12);
+	assert_int_equal(pb_dtp_interleave_count_blocks(s->graph), 12);
 	pb_dtp_opts o;
 	opts_for(&o, s, 16);
 	o.pp = 2;
@@ -180,15 +180,16 @@ static void test_interleave_v3(void **state)
 	f.tp = c3->tp;
 	f.pp = c3->pp;
 	f.m = c3->m;
-	assert_int_equal(pb_dtp_parse_schedule("interleaved:3", &f.sched, &f.v, &err), PB_OK);
+	assert_int_equal(pb_dtp_search_parse_schedule("interleaved:3", &f.sched, &f.v, &err),
+	                 PB_OK);
 	pb_dtp_result one;
 	search(s, &cl, &f, &one);
 	assert_int_equal(one.n, 1);
 	assert_int_equal(one.cfg[0].v, 3);
 	assert_true(close_to(one.cfg[0].step_time, c3->step_time));
 	assert_true(close_to(one.cfg[0].memory, c3->memory));
-	pb_dtp_result_free(&one);
-	pb_dtp_result_free(&r);
+	pb_dtp_search_result_free(&one);
+	pb_dtp_search_result_free(&r);
 	pb_cluster_free(&cl);
 	pb_session_free(s);
 }
@@ -213,7 +214,7 @@ static void test_interleave_layers_cap(void **state)
 		v2 += r.cfg[i].v == 2;
 	}
 	assert_true(v2 > 0);
-	pb_dtp_result_free(&r);
+	pb_dtp_search_result_free(&r);
 	opts_for(&o, s, 16);
 	o.pp = 2;
 	o.m = 8;
@@ -221,7 +222,7 @@ static void test_interleave_layers_cap(void **state)
 	search(s, &cl, &o, &r);
 	for (int i = 0; i < r.n; i++)
 		assert_int_equal(r.cfg[i].v, 1);
-	pb_dtp_result_free(&r);
+	pb_dtp_search_result_free(&r);
 	/* 8 stages x 2 chunks = 16 > 2 x 6 layers: no interleaving at all */
 	opts_for(&o, s, 16);
 	o.pp = 8;
@@ -230,7 +231,7 @@ static void test_interleave_layers_cap(void **state)
 	assert_true(r.n > 0);
 	for (int i = 0; i < r.n; i++)
 		assert_int_equal(r.cfg[i].v, 1);
-	pb_dtp_result_free(&r);
+	pb_dtp_search_result_free(&r);
 	pb_cluster_free(&cl);
 	pb_session_free(s);
 }
@@ -265,7 +266,7 @@ static void test_uneven_pays(void **state)
 	int sum = 0, same = 1, prev_end = 0;
 	for (int k = 0; k < b->pp; k++) {
 		int first, n;
-		pb_dtp_group_devices(b, k, &first, &n);
+		pb_dtp_plan_group_devices(b, k, &first, &n);
 		assert_int_equal(first, sum);
 		assert_int_equal(n, b->dp * b->stage_tp[k]);
 		sum += n;
@@ -279,7 +280,7 @@ static void test_uneven_pays(void **state)
 	assert_true(
 	    close_to(b->step_time, (b->slowest + b->p2p) * (b->m + b->pp - 1) + b->grad_exposed));
 	assert_true(b->bound > 0 && b->bound <= b->step_time);
-	json_t *js = pb_dtp_config_json(b);
+	json_t *js = pb_dtp_report_config_json(b);
 	assert_int_equal(json_array_size(json_object_get(js, "stage_tp")), (size_t)b->pp);
 	assert_int_equal(json_array_size(json_object_get(js, "stage_devices")), (size_t)b->pp);
 	json_decref(js);
@@ -305,12 +306,12 @@ static void test_uneven_pays(void **state)
 	assert_int_equal(plan->n_groups, b->pp);
 	for (int k = 0; k < b->pp; k++) {
 		int first, n;
-		pb_dtp_group_devices(b, k, &first, &n);
+		pb_dtp_plan_group_devices(b, k, &first, &n);
 		assert_int_equal(plan->groups[k].first_unit, first);
 		assert_int_equal(plan->groups[k].n_units, n);
 	}
 	pb_plan_free(plan);
-	pb_dtp_result_free(&r);
+	pb_dtp_search_result_free(&r);
 	pb_cluster_free(&cl);
 	pb_session_free(s);
 }
@@ -332,7 +333,7 @@ static void test_uneven_not_paying(void **state)
 	for (int i = 0; i < r.n; i++)
 		if (r.cfg[i].uneven && r.cfg[i].ok && r.cfg[i].fits)
 			assert_true(r.cfg[i].step_time >= r.cfg[r.best].step_time);
-	pb_dtp_result_free(&r);
+	pb_dtp_search_result_free(&r);
 	pb_cluster_free(&cl);
 	pb_session_free(s);
 }
@@ -340,7 +341,7 @@ static void test_uneven_not_paying(void **state)
 /* 8 layers, vocabulary 196,608, cluster-8x8, batch 64: the FLOPs DP of the
  * seed (dp 8, m 8) picks 2 stages (tp 2+6); the stage MILPs pick 3 (tp
  * 1+1+6), which the search keeps: its row is faster than the FLOPs choice
- * costed exactly, boundaries moved, degrees kept (pb_uneven_improve without
+ * costed exactly, boundaries moved, degrees kept (pb_dtp_uneven_eval_improve without
  * degree trades), and its degrees differ. */
 static void test_uneven_milp_degrees(void **state)
 {
@@ -359,9 +360,9 @@ static void test_uneven_milp_degrees(void **state)
 	/* the FLOPs choice of the same seed, costed with the same cache rules */
 	pb_error err = {0};
 	const pb_graph *g = r.g;
-	assert_int_equal(pb_dtp_reload(&o, r.batch / b->m, &g, &err), PB_OK);
+	assert_int_equal(pb_dtp_search_reload(&o, r.batch / b->m, &g, &err), PB_OK);
 	pb_uneven_ctx x;
-	assert_int_equal(pb_uneven_open(&x, g, &cl, &o, &err), PB_OK);
+	assert_int_equal(pb_dtp_uneven_open(&x, g, &cl, &o, &err), PB_OK);
 	pb_dtp_config f;
 	memset(&f, 0, sizeof f);
 	f.dp = b->dp;
@@ -369,11 +370,11 @@ static void test_uneven_milp_degrees(void **state)
 	f.sched = PB_SCHED_1F1B;
 	f.v = 1;
 	f.uneven = 1;
-	assert_int_equal(pb_uneven_split(&x, f.m, 0, &f, 1), 1);
-	assert_int_equal(pb_uneven_eval(&x, &f, &err), PB_OK);
+	assert_int_equal(pb_dtp_uneven_split(&x, f.m, 0, &f, 1), 1);
+	assert_int_equal(pb_dtp_uneven_eval(&x, &f, &err), PB_OK);
 	assert_true(f.ok);
-	assert_int_equal(pb_uneven_improve(&x, &f, 0, &err), PB_OK);
-	pb_uneven_close(&x);
+	assert_int_equal(pb_dtp_uneven_eval_improve(&x, &f, 0, &err), PB_OK);
+	pb_dtp_uneven_close(&x);
 	int differ = f.pp != b->pp;
 	for (int k = 0; k < b->pp && !differ; k++)
 		differ = f.stage_tp[k] != b->stage_tp[k];
@@ -383,7 +384,7 @@ static void test_uneven_milp_degrees(void **state)
 	for (int i = 0; i < r.n; i++)
 		if (!r.cfg[i].uneven && r.cfg[i].ok)
 			assert_true(b->step_time < r.cfg[i].step_time);
-	pb_dtp_result_free(&r);
+	pb_dtp_search_result_free(&r);
 	pb_cluster_free(&cl);
 	pb_session_free(s);
 }
@@ -402,7 +403,7 @@ static void test_uneven_interleaved(void **state)
 	pb_error err = {0};
 	pb_dtp_opts o;
 	opts_for(&o, s, 16);
-	assert_int_equal(pb_dtp_parse_schedule("interleaved", &o.sched, &o.v, &err), PB_OK);
+	assert_int_equal(pb_dtp_search_parse_schedule("interleaved", &o.sched, &o.v, &err), PB_OK);
 	o.v = 0; /* V free */
 	pb_dtp_result r;
 	search(s, &cl, &o, &r);
@@ -440,7 +441,7 @@ static void test_uneven_interleaved(void **state)
 	assert_int_equal(json_array_size(st), (size_t)nc);
 	for (int k = 0; k < nc; k++) {
 		int first, n;
-		pb_dtp_group_devices(b, k % p, &first, &n);
+		pb_dtp_plan_group_devices(b, k % p, &first, &n);
 		assert_int_equal(plan->groups[k].first_unit, first);
 		assert_int_equal(plan->groups[k].n_units, n);
 		const json_t *ch = json_array_get(st, (size_t)k);
@@ -451,7 +452,7 @@ static void test_uneven_interleaved(void **state)
 		slowest = fmax(slowest, gt[k]);
 	assert_true(fabs(slowest - b->slowest) <= 1e-9 * b->slowest);
 	pb_plan_free(plan);
-	pb_dtp_result_free(&r);
+	pb_dtp_search_result_free(&r);
 	pb_cluster_free(&cl);
 	pb_session_free(s);
 }

@@ -177,7 +177,7 @@ static double unsharded_time(const pb_graph *g, const pb_cluster *cl, const char
 {
 	pb_mesh m;
 	pb_error err = {0};
-	assert_int_equal(pb_mesh_parse(&m, cl, "2", &err), PB_OK);
+	assert_int_equal(pb_cluster_mesh_parse(&m, cl, "2", &err), PB_OK);
 	pb_shard_opts o;
 	pb_strategy_problem_opts_default(&o);
 	pb_shard_problem *p = NULL;
@@ -281,7 +281,7 @@ static void test_stage_working_block(void **state)
 		mask[v] =
 		    !strncmp(g->nodes[v].name, "h2.", 3) || !strncmp(g->nodes[v].name, "h3.", 3);
 	pb_mesh m;
-	assert_int_equal(pb_mesh_parse(&m, &cl, "2", &err), PB_OK);
+	assert_int_equal(pb_cluster_mesh_parse(&m, &cl, "2", &err), PB_OK);
 	pb_shard_opts o;
 	pb_strategy_problem_opts_default(&o);
 	o.train = 1;
@@ -323,7 +323,7 @@ static int reload(void *ud, long batch, const pb_graph **g, pb_error *err)
 static double p2p_of(pb_session *s, const pb_cluster *cl, long B, int dp, int tp, int sched)
 {
 	pb_dtp_opts o;
-	pb_dtp_opts_default(&o);
+	pb_dtp_search_opts_default(&o);
 	o.pipe.batch = B;
 	o.pipe.train = 1;
 	o.shard.train = 1;
@@ -347,7 +347,7 @@ static double p2p_of(pb_session *s, const pb_cluster *cl, long B, int dp, int tp
 	double V = sched == PB_SCHED_1F1B ? 1 : 2, K = sched == PB_SCHED_1F1B ? o.m + 1 : o.m + 0.5;
 	/* the schedule pays V transfers per micro-batch slot */
 	assert_true(fabs(step - ((t + V * p2p) * K + r.cfg[0].grad_exposed)) <= 1e-9 * step);
-	pb_dtp_result_free(&r);
+	pb_dtp_search_result_free(&r);
 	return p2p;
 }
 
@@ -373,7 +373,7 @@ static void test_p2p_scatter_gather(void **state)
 	pb_cluster cl;
 	assert_int_equal(pb_cluster_from_hw(s->hw, &cl, &err), PB_OK);
 	cl.p2p_overlap = 0; /* every slot pays its transfers: the formula below */
-	long B = pb_pipe_model_batch(s->graph);
+	long B = pb_pipeline_plan_model_batch(s->graph);
 	assert_int_equal(B, 8);
 	double bytes = (double)B * 64 * 256 * 2; /* [B, seq, hidden] fp16, once */
 	const pb_link *l = &cl.intra;            /* one node */
@@ -383,8 +383,8 @@ static void test_p2p_scatter_gather(void **state)
 	double want = scatter + gather;
 	double got = p2p_of(s, &cl, B, 1, 4, PB_SCHED_1F1B);
 	assert_true(fabs(got - want) <= 1e-9 * want);
-	assert_true(fabs(pb_pipe_p2p_gather(&cl, 1, 4, bytes, 1) - gather) <= 1e-9 * gather);
-	assert_true(fabs(pb_pipe_p2p_time(&cl, 0, 4, 1, 4, bytes, 1) - want) <= 1e-9 * want);
+	assert_true(fabs(pb_pipeline_p2p_gather(&cl, 1, 4, bytes, 1) - gather) <= 1e-9 * gather);
+	assert_true(fabs(pb_pipeline_p2p_time(&cl, 0, 4, 1, 4, bytes, 1) - want) <= 1e-9 * want);
 	/* interleaved: the same transfer, paid V times per slot (checked inside) */
 	/* interleaved, m 2: micro-batches of B / 2, half the bytes per transfer,
 	 * V = 2 transfers per slot (checked in p2p_of) */
@@ -395,11 +395,11 @@ static void test_p2p_scatter_gather(void **state)
 	/* dp 4 x tp 1: every replica's device holds its whole part, no gather */
 	got = p2p_of(s, &cl, B, 4, 1, PB_SCHED_1F1B);
 	assert_true(fabs(got - scatter) <= 1e-9 * scatter);
-	assert_true(pb_pipe_p2p_gather(&cl, 4, 1, bytes, 1) == 0);
+	assert_true(pb_pipeline_p2p_gather(&cl, 4, 1, bytes, 1) == 0);
 	/* a tp group larger than a node gathers over the inter-node link */
 	pb_cluster big = cl;
 	big.devices_per_node = 2;
-	double gi = pb_pipe_p2p_gather(&big, 1, 4, bytes, 0);
+	double gi = pb_pipeline_p2p_gather(&big, 1, 4, bytes, 0);
 	assert_true(fabs(gi - (cl.inter.latency + 0.75 * bytes / cl.inter.bw)) <= 1e-9 * gi);
 	pb_cluster_free(&cl);
 	pb_session_free(s);

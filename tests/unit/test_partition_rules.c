@@ -409,7 +409,7 @@ static void test_pipeline_rules(void **state)
 		double free_best = pipe_brute(cost, n, p, none);
 		double want = pipe_brute(cost, n, p, r);
 		pb_pipe_split sp;
-		int rc = pb_pipe_split_dp_rules(g, cost, p, r, &sp, &err);
+		int rc = pb_pipeline_stages_split_dp_rules(g, cost, p, r, &sp, &err);
 		if (!isfinite(want)) {
 			assert_int_equal(rc, PB_EINPUT);
 			assert_non_null(strstr(err.msg, "obeys the Lua cut and stage rules"));
@@ -427,10 +427,10 @@ static void test_pipeline_rules(void **state)
 				if (v + 1 < n && r->cut[v + 1] == PB_CUT_FORCE)
 					assert_true(sp.stage[v + 1] > sp.stage[v]);
 			}
-			pb_pipe_split_free(&sp);
+			pb_pipeline_stages_split_free(&sp);
 			binding += want > free_best * (1 + 1e-9);
 			/* the MILP obeys the same rules (its stages may be empty) */
-			rc = pb_pipe_split_milp_rules(g, cost, p, 0, 0, r, &sp, &err);
+			rc = pb_pipeline_stages_split_milp_rules(g, cost, p, 0, 0, r, &sp, &err);
 			assert_int_equal(rc, PB_OK);
 			for (int v = 0; v < n; v++) {
 				if (r->pin[v] >= 0)
@@ -440,7 +440,7 @@ static void test_pipeline_rules(void **state)
 				if (v + 1 < n && r->cut[v + 1] == PB_CUT_FORCE)
 					assert_true(sp.stage[v + 1] > sp.stage[v]);
 			}
-			pb_pipe_split_free(&sp);
+			pb_pipeline_stages_split_free(&sp);
 		}
 		pb_part_rules_free(none);
 		pb_part_rules_free(r);

@@ -58,13 +58,14 @@ static void test_chain_milp_equals_dp(void **state)
 			seed = seed * 1103515245u + 12345u;
 			cost[i] = 1 + (double)((seed >> 16) % 9);
 		}
-		assert_true(pb_pipe_is_chain(g, cost));
+		assert_true(pb_pipeline_stages_is_chain(g, cost));
 		for (int p = 2; p <= 4; p++) {
 			pb_pipe_split dp, mi;
 			pb_error err = {0};
-			assert_int_equal(pb_pipe_split_dp(g, cost, p, &dp, &err), PB_OK);
+			assert_int_equal(pb_pipeline_stages_split_dp(g, cost, p, &dp, &err), PB_OK);
 			/* slack 1: the method's ranges widened by one stage each side */
-			assert_int_equal(pb_pipe_split_milp(g, cost, p, 1, 0, &mi, &err), PB_OK);
+			assert_int_equal(pb_pipeline_stages_split_milp(g, cost, p, 1, 0, &mi, &err),
+			                 PB_OK);
 			assert_true(mi.optimal);
 			assert_true(fabs(mi.max_cost - dp.max_cost) < 1e-9);
 			if (fabs(mi.cross_bytes - dp.cross_bytes) >= 1e-6) {
@@ -79,8 +80,8 @@ static void test_chain_milp_equals_dp(void **state)
 			/* no edge goes backwards, stages are contiguous */
 			for (int v = 1; v < g->n_nodes; v++)
 				assert_true(mi.stage[v] >= mi.stage[v - 1]);
-			pb_pipe_split_free(&dp);
-			pb_pipe_split_free(&mi);
+			pb_pipeline_stages_split_free(&dp);
+			pb_pipeline_stages_split_free(&mi);
 			checked++;
 		}
 		pb_graph_free(g);
@@ -100,26 +101,27 @@ static void test_method_intervals(void **state)
 	pb_graph *g = chain(12, sz);
 	pb_pipe_split s;
 	pb_error err = {0};
-	assert_int_equal(pb_pipe_split_milp(g, cost, 4, 0, 0, &s, &err), PB_OK);
+	assert_int_equal(pb_pipeline_stages_split_milp(g, cost, 4, 0, 0, &s, &err), PB_OK);
 	for (int k = 0; k < 4; k++)
 		assert_true(fabs(s.stage_cost[k] - 3) < 1e-9);
 	assert_true(fabs(s.cross_bytes - 3 * 400) < 1e-6);
 	assert_int_equal(s.stage[0], 0);
 	assert_int_equal(s.stage[11], 3);
-	pb_pipe_split_free(&s);
+	pb_pipeline_stages_split_free(&s);
 	pb_graph_free(g);
 }
 
 static void test_microbatches_and_schedules(void **state)
 {
-	assert_int_equal(pb_pipe_microbatches(32, 4, 0.2), 16); /* 3/(m+3) <= .2: m >= 12 */
-	assert_int_equal(pb_pipe_microbatches(12, 2, 0.2), 4);
-	assert_int_equal(pb_pipe_microbatches(7, 4, 0.2), 7); /* none divides: all */
-	assert_int_equal(pb_pipe_microbatches(8, 1, 0.2), 1);
-	json_t *gp = pb_pipe_schedule("gpipe", 4, 8, 1.0, 0);
+	assert_int_equal(pb_pipeline_stages_microbatches(32, 4, 0.2),
+	                 16); /* 3/(m+3) <= .2: m >= 12 */
+	assert_int_equal(pb_pipeline_stages_microbatches(12, 2, 0.2), 4);
+	assert_int_equal(pb_pipeline_stages_microbatches(7, 4, 0.2), 7); /* none divides: all */
+	assert_int_equal(pb_pipeline_stages_microbatches(8, 1, 0.2), 1);
+	json_t *gp = pb_pipeline_stages_schedule("gpipe", 4, 8, 1.0, 0);
 	assert_true(fabs(json_real_value(json_object_get(gp, "makespan")) - 11) < 1e-9);
 	json_decref(gp);
-	json_t *of = pb_pipe_schedule("1f1b", 4, 8, 1.0, 2.0);
+	json_t *of = pb_pipeline_stages_schedule("1f1b", 4, 8, 1.0, 2.0);
 	assert_true(fabs(json_real_value(json_object_get(of, "makespan")) - 11 * 3) < 1e-9);
 	json_t *st = json_object_get(of, "stages");
 	assert_int_equal(json_array_size(st), 4);
@@ -134,18 +136,18 @@ static void test_microbatches_and_schedules(void **state)
 static void test_schedule_text(void **state)
 {
 	/* GPipe, 2 stages, 2 micro-batches, training (B = 2 forward slots) */
-	json_t *gp = pb_pipe_schedule("gpipe", 2, 2, 1.0, 2.0);
+	json_t *gp = pb_pipeline_stages_schedule("gpipe", 2, 2, 1.0, 2.0);
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
-	pb_pipe_schedule_text(f, gp, 1.0, 40);
+	pb_pipeline_stages_schedule_text(f, gp, 1.0, 40);
 	fclose(f);
 	assert_string_equal(buf, "  stage 0  |F0 F1  .  .  . B0    B1    |\n"
 	                         "  stage 1  | . F0 F1 B0    B1     .  . |\n");
 	free(buf);
 	/* cut after 3 slots */
 	f = open_memstream(&buf, &len);
-	pb_pipe_schedule_text(f, gp, 1.0, 3);
+	pb_pipeline_stages_schedule_text(f, gp, 1.0, 3);
 	fclose(f);
 	assert_string_equal(buf, "  stage 0  |F0 F1  . |...\n"
 	                         "  stage 1  | . F0 F1 |...\n");
@@ -246,10 +248,10 @@ static void test_pipeline_chain_is_dp(void **state)
 		cost[v] = act[v] ? pb_strategy_problem_node_flops(g, &g->nodes[v]) : -1;
 	pb_pipe_split dp;
 	pb_error err = {0};
-	assert_int_equal(pb_pipe_split_dp(g, cost, 2, &dp, &err), PB_OK);
+	assert_int_equal(pb_pipeline_stages_split_dp(g, cost, 2, &dp, &err), PB_OK);
 	for (int v = 0; v < g->n_nodes; v++)
 		assert_int_equal(s->plan->group[v], dp.stage[v]);
-	pb_pipe_split_free(&dp);
+	pb_pipeline_stages_split_free(&dp);
 	pb_session_free(s);
 }
 
@@ -284,13 +286,14 @@ static void test_pipeline_empty_stages_and_errors(void **state)
 
 static void test_prefer(void **state)
 {
-	assert_true(pb_pipe_prefer(1.0, 1, 2.0, 1));  /* faster, both fit */
-	assert_false(pb_pipe_prefer(2.0, 1, 1.0, 1)); /* slower, both fit */
-	assert_true(pb_pipe_prefer(1.0, 1, 1.0, 1));  /* tie: the pipeline */
-	assert_false(pb_pipe_prefer(1.0, 0, 2.0, 1)); /* over memory never beats a fit */
-	assert_true(pb_pipe_prefer(2.0, 1, 1.0, 0));  /* a fit beats a faster plan over memory */
-	assert_true(pb_pipe_prefer(1.0, 0, 2.0, 0));  /* both over: the faster */
-	assert_true(pb_pipe_prefer(5.0, 0, INFINITY, 1)); /* operator level not solved */
+	assert_true(pb_pipeline_stages_prefer(1.0, 1, 2.0, 1));  /* faster, both fit */
+	assert_false(pb_pipeline_stages_prefer(2.0, 1, 1.0, 1)); /* slower, both fit */
+	assert_true(pb_pipeline_stages_prefer(1.0, 1, 1.0, 1));  /* tie: the pipeline */
+	assert_false(pb_pipeline_stages_prefer(1.0, 0, 2.0, 1)); /* over memory never beats a fit */
+	assert_true(
+	    pb_pipeline_stages_prefer(2.0, 1, 1.0, 0)); /* a fit beats a faster plan over memory */
+	assert_true(pb_pipeline_stages_prefer(1.0, 0, 2.0, 0));      /* both over: the faster */
+	assert_true(pb_pipeline_stages_prefer(5.0, 0, INFINITY, 1)); /* operator level not solved */
 }
 
 /* Under 1F1B stage 0 keeps two of the four micro-batches in flight; the

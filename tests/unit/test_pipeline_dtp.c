@@ -39,7 +39,7 @@ static int teardown(void **state)
 
 static void opts_for(pb_dtp_opts *o, pb_session *s, long batch)
 {
-	pb_dtp_opts_default(o);
+	pb_dtp_search_opts_default(o);
 	o->pipe.batch = batch;
 	o->pipe.train = 1;
 	o->pipe.reload = pb_test_pipe_reload;
@@ -63,19 +63,19 @@ static void search(pb_session *s, const pb_cluster *cl, pb_dtp_opts *o, pb_dtp_r
 	pb_shard_search *ss = NULL;
 	if (!o->pp || o->pp == 1) {
 		assert_int_equal(
-		    pb_shard_search_new(s->graph, cl, &o->shard, NULL, 2, NULL, &ss, &err), PB_OK);
-		assert_int_equal(pb_shard_search_finish(ss, &err), PB_OK);
-		o->n_op = pb_dtp_oprows(ss, &ops);
+		    pb_search_rows_new(s->graph, cl, &o->shard, NULL, 2, NULL, &ss, &err), PB_OK);
+		assert_int_equal(pb_search_finish(ss, &err), PB_OK);
+		o->n_op = pb_dtp_search_oprows(ss, &ops);
 		assert_true(o->n_op > 0);
 		o->op = ops;
 	}
-	rc = pb_dtp_add_operator(r, o, cl, &err);
+	rc = pb_dtp_search_add_operator(r, o, cl, &err);
 	if (rc)
 		fprintf(stderr, "%s\n", err.msg);
 	assert_int_equal(rc, PB_OK);
 	o->op = NULL;
 	free(ops);
-	pb_shard_search_free(ss);
+	pb_search_rows_free(ss);
 }
 
 static int close_to(double a, double b)
@@ -135,7 +135,7 @@ static void test_all_factorisations(void **state)
 		if (r.cfg[i].ok && r.cfg[i].fits)
 			assert_true(r.cfg[r.best].step_time <= r.cfg[i].step_time);
 	assert_true(r.cache_hits > 0); /* identical middle chunks share a MILP */
-	pb_dtp_result_free(&r);
+	pb_dtp_search_result_free(&r);
 	pb_cluster_free(&cl);
 	pb_session_free(s);
 }
@@ -175,9 +175,9 @@ static void test_fixed_equals_free(void **state)
 		assert_true(close_to(one.cfg[0].step_time, c->step_time));
 		assert_true(close_to(one.cfg[0].memory, c->memory));
 		assert_int_equal(one.cfg[0].fits, c->fits);
-		pb_dtp_result_free(&one);
+		pb_dtp_search_result_free(&one);
 	}
-	pb_dtp_result_free(&r);
+	pb_dtp_search_result_free(&r);
 	pb_cluster_free(&cl);
 	pb_session_free(s);
 }
@@ -214,7 +214,7 @@ static void test_interleaved_and_memory(void **state)
 	assert_true(b->bubble < a->bubble);
 	/* interleaving keeps more micro-batch activations at the first group */
 	assert_true(b->memory > a->memory);
-	pb_dtp_result_free(&r);
+	pb_dtp_search_result_free(&r);
 
 	/* the same micro-batch size (4), 2 against 4 micro-batches in flight at
 	 * the first of 4 stages: more memory */
@@ -237,8 +237,8 @@ static void test_interleaved_and_memory(void **state)
 	assert_non_null(c16);
 	assert_true(c16->memory > c8->memory);
 	assert_true(close_to(c16->slowest, c8->slowest)); /* same stage work per micro-batch */
-	pb_dtp_result_free(&r8);
-	pb_dtp_result_free(&r16);
+	pb_dtp_search_result_free(&r8);
+	pb_dtp_search_result_free(&r16);
 	pb_cluster_free(&cl);
 	pb_session_free(s);
 }
@@ -259,7 +259,7 @@ static void test_layer_split(void **state)
 	pb_error err = {0};
 	int lo, hi;
 	/* 6 blocks + embedding + a 4000-word head on 4 stages: uneven counts */
-	assert_int_equal(pb_pipe_split_layers(g, cost, 4, &sp, &lo, &hi, &err), PB_OK);
+	assert_int_equal(pb_pipeline_layers_split(g, cost, 4, &sp, &lo, &hi, &err), PB_OK);
 	assert_int_equal(sp.p, 4);
 	assert_true(lo < hi);
 	assert_true(hi >= 2); /* the head alone may be a stage (lo = 0) */
@@ -271,11 +271,11 @@ static void test_layer_split(void **state)
 			last = sp.stage[v];
 		}
 	assert_int_equal(last, 3);
-	pb_pipe_split_free(&sp);
+	pb_pipeline_stages_split_free(&sp);
 	/* more stages than layer-aligned pieces: cut between operators, still
 	 * node-order intervals, every stage non-empty, none above the slowest
 	 * whole operator plus the even share */
-	assert_int_equal(pb_pipe_split_layers(g, cost, 16, &sp, &lo, &hi, &err), PB_OK);
+	assert_int_equal(pb_pipeline_layers_split(g, cost, 16, &sp, &lo, &hi, &err), PB_OK);
 	assert_int_equal(sp.p, 16);
 	int cnt[16] = {0};
 	double sum[16] = {0}, total = 0, big = 0;
@@ -293,9 +293,9 @@ static void test_layer_split(void **state)
 		assert_true(cnt[k] > 0);
 		assert_true(sum[k] <= total / 16 + big + 1e-9 * total);
 	}
-	pb_pipe_split_free(&sp);
+	pb_pipeline_stages_split_free(&sp);
 	/* more stages than operators: refused */
-	assert_int_equal(pb_pipe_split_layers(g, cost, n + 1, &sp, &lo, &hi, &err), PB_EINPUT);
+	assert_int_equal(pb_pipeline_layers_split(g, cost, n + 1, &sp, &lo, &hi, &err), PB_EINPUT);
 	free(cost);
 	free(act);
 	pb_cluster_free(&cl);
@@ -330,41 +330,42 @@ static void test_cache_same_content(void **state)
 		              : v < lc.runs[0].start ? 0
 		                                     : 3;
 	pb_pipe_split sp;
-	assert_int_equal(pb_pipe_split_given(g, cost, 4, stage_of, &sp, &err), PB_OK);
+	assert_int_equal(pb_pipeline_stages_split_given(g, cost, 4, stage_of, &sp, &err), PB_OK);
 	pb_layer_classes_free(&lc);
 	free(stage_of);
 	pb_shard_opts so;
 	pb_strategy_problem_opts_default(&so);
 	so.train = 1;
 	so.layers = 1;
-	pb_cluster sub = pb_dtp_sub_cluster(&cl, 4);
+	pb_cluster sub = pb_dtp_stage_sub_cluster(&cl, 4);
 	pb_dtp_chunk r[4], alone;
-	pb_dtp_cache *c = pb_dtp_cache_new(g);
+	pb_dtp_cache *c = pb_dtp_stage_cache_new(g);
 	for (int k = 0; k < 4; k++) {
 		for (int v = 0; v < n; v++)
 			mask[v] = sp.stage[v] == k && act[v];
-		assert_int_equal(pb_dtp_chunk_solve(c, &sub, "2x2", &so, mask, 1, &r[k], &err),
-		                 PB_OK);
+		assert_int_equal(
+		    pb_dtp_stage_chunk_solve(c, &sub, "2x2", &so, mask, 1, &r[k], &err), PB_OK);
 		assert_true(r[k].ok);
 	}
 	long milps, hits;
-	pb_dtp_cache_stats(c, &milps, &hits);
+	pb_dtp_stage_cache_stats(c, &milps, &hits);
 	assert_int_equal(milps, 3);
 	assert_int_equal(hits, 1);
-	pb_dtp_cache_free(c);
+	pb_dtp_stage_cache_free(c);
 	/* chunk 2, the one the cache answered, solved on its own */
 	for (int v = 0; v < n; v++)
 		mask[v] = sp.stage[v] == 2 && act[v];
-	pb_dtp_cache *c2 = pb_dtp_cache_new(g);
-	assert_int_equal(pb_dtp_chunk_solve(c2, &sub, "2x2", &so, mask, 1, &alone, &err), PB_OK);
-	pb_dtp_cache_stats(c2, &milps, &hits);
+	pb_dtp_cache *c2 = pb_dtp_stage_cache_new(g);
+	assert_int_equal(pb_dtp_stage_chunk_solve(c2, &sub, "2x2", &so, mask, 1, &alone, &err),
+	                 PB_OK);
+	pb_dtp_stage_cache_stats(c2, &milps, &hits);
 	assert_int_equal(milps, 1);
 	assert_true(close_to(alone.time, r[2].time));
 	assert_true(close_to(alone.mem_param, r[2].mem_param));
 	assert_true(close_to(alone.mem_act, r[2].mem_act));
 	assert_true(close_to(r[1].time, r[2].time));
-	pb_dtp_cache_free(c2);
-	pb_pipe_split_free(&sp);
+	pb_dtp_stage_cache_free(c2);
+	pb_pipeline_stages_split_free(&sp);
 	free(cost);
 	free(act);
 	free(mask);
@@ -392,7 +393,7 @@ static void test_chunk_layers_tied(void **state)
 	for (int v = 0; v < n; v++)
 		mask[v] = act[v] && (lc.block[v] >= 2 || (lc.block[v] < 0 && v > lc.runs[0].start));
 	pb_layer_classes_free(&lc);
-	pb_cluster sub = pb_dtp_sub_cluster(&cl, 4);
+	pb_cluster sub = pb_dtp_stage_sub_cluster(&cl, 4);
 	double t[2], mem[2];
 	int tied[2];
 	for (int k = 0; k < 2; k++) {
@@ -402,14 +403,14 @@ static void test_chunk_layers_tied(void **state)
 		so.layers = k == 0;
 		so.mask = mask;
 		pb_shard_search *sh = NULL;
-		assert_int_equal(pb_shard_search_new(g, &sub, &so, "2x2", 2, NULL, &sh, &err),
+		assert_int_equal(pb_search_rows_new(g, &sub, &so, "2x2", 2, NULL, &sh, &err),
 		                 PB_OK);
-		assert_int_equal(pb_shard_search_finish(sh, &err), PB_OK);
+		assert_int_equal(pb_search_finish(sh, &err), PB_OK);
 		assert_true(sh->best >= 0);
 		t[k] = sh->rows[sh->best].step_time;
 		mem[k] = sh->rows[sh->best].memory;
 		tied[k] = sh->best_problem->layer_tied;
-		pb_shard_search_free(sh);
+		pb_search_rows_free(sh);
 	}
 	assert_true(tied[0] > 0);
 	assert_int_equal(tied[1], 0);
@@ -502,8 +503,8 @@ static void test_bound_and_prune(void **state)
 	assert_true(stage_pruned > 0);
 	assert_int_equal(pruned, r2.pruned);
 	assert_true(r2.milps < r.milps);
-	pb_dtp_result_free(&r);
-	pb_dtp_result_free(&r2);
+	pb_dtp_search_result_free(&r);
+	pb_dtp_search_result_free(&r2);
 	pb_cluster_free(&cl);
 	pb_session_free(s);
 }
@@ -559,8 +560,8 @@ static void test_roofline_prune(void **state)
 		roof += all->bound < o.incumbent; /* the FLOPs alone would not prune it */
 	}
 	assert_true(roof > 0);
-	pb_dtp_result_free(&r);
-	pb_dtp_result_free(&r2);
+	pb_dtp_search_result_free(&r);
+	pb_dtp_search_result_free(&r2);
 	pb_cluster_free(&cl);
 	pb_session_free(s);
 	unlink(lay);
@@ -580,7 +581,7 @@ static void test_kept_plan(void **state)
 	int best = -1;
 	for (int i = 0; i < r.n; i++)
 		if (r.cfg[i].pp > 1 && r.cfg[i].ok &&
-		    (best < 0 || pb_dtp_better(&r.cfg[i], &r.cfg[best])))
+		    (best < 0 || pb_dtp_search_better(&r.cfg[i], &r.cfg[best])))
 			best = i;
 	assert_true(best >= 0);
 	assert_non_null(r.kept);
@@ -603,7 +604,7 @@ static void test_kept_plan(void **state)
 		assert_int_equal(kept->group[v], again->group[v]);
 	pb_plan_free(kept);
 	pb_plan_free(again);
-	pb_dtp_result_free(&r);
+	pb_dtp_search_result_free(&r);
 	pb_cluster_free(&cl);
 	pb_session_free(s);
 }
@@ -648,8 +649,8 @@ static void test_node_limit(void **state)
 	}
 	assert_true(n > 10);
 	fprintf(stderr, "node limit 1: %d of %d rows not proven\n", unproven, n);
-	pb_dtp_result_free(&r);
-	pb_dtp_result_free(&q);
+	pb_dtp_search_result_free(&r);
+	pb_dtp_search_result_free(&q);
 	pb_cluster_free(&cl);
 	pb_session_free(s);
 }
@@ -666,18 +667,18 @@ static void test_errors(void **state)
 	pb_error err = {0};
 	assert_int_equal(pb_dtp_search(s->graph, &cl, &o, &r, &err), PB_EUSAGE);
 	assert_non_null(strstr(err.msg, "16 devices"));
-	pb_dtp_result_free(&r);
+	pb_dtp_search_result_free(&r);
 	opts_for(&o, s, 16);
 	o.m = 5;
 	assert_int_equal(pb_dtp_search(s->graph, &cl, &o, &r, &err), PB_EUSAGE);
 	assert_non_null(strstr(err.msg, "micro-batches"));
-	pb_dtp_result_free(&r);
+	pb_dtp_search_result_free(&r);
 	int sc, v;
-	assert_int_equal(pb_dtp_parse_schedule("interleaved:3", &sc, &v, &err), PB_OK);
+	assert_int_equal(pb_dtp_search_parse_schedule("interleaved:3", &sc, &v, &err), PB_OK);
 	assert_int_equal(sc, PB_SCHED_INTERLEAVED);
 	assert_int_equal(v, 3);
-	assert_int_equal(pb_dtp_parse_schedule("gpipe", &sc, &v, &err), PB_EUSAGE);
-	assert_int_equal(pb_dtp_parse_schedule("interleaved:1", &sc, &v, &err), PB_EUSAGE);
+	assert_int_equal(pb_dtp_search_parse_schedule("gpipe", &sc, &v, &err), PB_EUSAGE);
+	assert_int_equal(pb_dtp_search_parse_schedule("interleaved:1", &sc, &v, &err), PB_EUSAGE);
 	pb_cluster_free(&cl);
 	pb_session_free(s);
 }

@@ -15,7 +15,7 @@
 
 static void opts_for(pb_pipe_opts *o, pb_session *s, int stages, long batch)
 {
-	pb_pipe_opts_default(o);
+	pb_pipeline_plan_opts_default(o);
 	o->stages = stages;
 	o->batch = batch;
 	o->train = 1;
@@ -36,7 +36,7 @@ static void test_two_stages(void **state)
 	opts_for(&o, s, 2, 8);
 	pb_pipe_result r;
 	pb_error err = {0};
-	int rc = pb_pipe_plan(s->graph, &cl, &o, &r, &err);
+	int rc = pb_pipeline_plan(s->graph, &cl, &o, &r, &err);
 	if (rc)
 		fprintf(stderr, "%s\n", err.msg);
 	assert_int_equal(rc, PB_OK);
@@ -46,9 +46,9 @@ static void test_two_stages(void **state)
 	assert_int_equal(r.batch, 8);
 	/* bubble 1/(m+1) <= 0.2: m = 4, the stages costed at batch 8/4 */
 	assert_int_equal(r.m, 4);
-	assert_int_equal(r.m, pb_pipe_microbatches(8, 2, 0.2));
+	assert_int_equal(r.m, pb_pipeline_stages_microbatches(8, 2, 0.2));
 	assert_ptr_equal(r.g, s->graph);
-	assert_int_equal(pb_pipe_model_batch(r.g), 2);
+	assert_int_equal(pb_pipeline_plan_model_batch(r.g), 2);
 	assert_true(close_to(r.bubble, 0.2));
 	assert_true(close_to(r.bubble_over_m, 0.25));
 
@@ -103,8 +103,9 @@ static void test_two_stages(void **state)
 	/* compared with the operator-level plan on all 16 devices */
 	assert_true(r.oplevel_solved);
 	assert_true(r.oplevel.time > 0 && isfinite(r.oplevel.time));
-	assert_int_equal(r.pipeline_wins,
-	                 pb_pipe_prefer(r.step_time, r.fits, r.oplevel.time, r.oplevel.feasible));
+	assert_int_equal(
+	    r.pipeline_wins,
+	    pb_pipeline_stages_prefer(r.step_time, r.fits, r.oplevel.time, r.oplevel.feasible));
 	assert_int_equal(strncmp(r.name, "2 stages x ", 11), 0);
 
 	/* the plan: group = stage, its metrics and detail are the report's */
@@ -150,7 +151,7 @@ static void test_two_stages(void **state)
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
-	pb_pipe_result_text(f, &r);
+	pb_pipeline_report_result_text(f, &r);
 	fclose(f);
 	assert_non_null(strstr(buf, "2 stages x 8 devices, batch 8 = 4 micro-batches of 2"));
 	assert_non_null(strstr(buf, r.name));
@@ -158,7 +159,7 @@ static void test_two_stages(void **state)
 	assert_non_null(strstr(buf, "1F1B schedule"));
 	free(buf);
 
-	pb_pipe_result_free(&r);
+	pb_pipeline_plan_result_free(&r);
 	pb_cluster_free(&cl);
 	pb_session_free(s);
 }
@@ -168,7 +169,7 @@ static json_t *run_json(pb_session *s, const char *line)
 	return pb_test_run_json(s, line);
 }
 
-/* pb_pipe_compare_run lists one row per stage count, each the planner's own
+/* pb_pipeline_plan_compare_run lists one row per stage count, each the planner's own
  * result; shard --pipeline auto keeps the best data x tensor x pipeline
  * configuration's plan (its chunk boundaries polished). */
 static void test_shard_choice_is_best_row(void **state)
@@ -185,13 +186,13 @@ static void test_shard_choice_is_best_row(void **state)
 		o.skip_oplevel = 1;
 		pb_pipe_result r;
 		pb_error err = {0};
-		assert_int_equal(pb_pipe_plan(s->graph, &cl, &o, &r, &err), PB_OK);
+		assert_int_equal(pb_pipeline_plan(s->graph, &cl, &o, &r, &err), PB_OK);
 		assert_false(r.oplevel_solved);
 		assert_true(r.pipeline_wins);
 		step[k] = r.step_time;
 		fits[k] = r.fits;
 		snprintf(names[k], sizeof names[k], "%s", r.name);
-		pb_pipe_result_free(&r);
+		pb_pipeline_plan_result_free(&r);
 	}
 
 	/* the comparison itself, on a fresh session */
@@ -201,7 +202,7 @@ static void test_shard_choice_is_best_row(void **state)
 	pb_pipe_opts base;
 	opts_for(&base, s2, 0, 8);
 	pb_pipe_compare cmp;
-	pb_pipe_compare_run(s2->graph, &cl, &base, NULL, NULL, &cmp);
+	pb_pipeline_plan_compare_run(s2->graph, &cl, &base, NULL, NULL, &cmp);
 	assert_int_equal(cmp.n_rows, 4);
 	for (int k = 0; k < 4; k++) {
 		assert_true(cmp.rows[k].ok);
@@ -261,17 +262,17 @@ static void test_rows_over_memory(void **state)
 	pb_pipe_opts base;
 	opts_for(&base, s, 0, 8);
 	pb_pipe_compare cmp;
-	pb_pipe_compare_run(s->graph, &cl, &base, NULL, NULL, &cmp);
+	pb_pipeline_plan_compare_run(s->graph, &cl, &base, NULL, NULL, &cmp);
 	assert_int_equal(cmp.n_rows, 4);
 	for (int k = 0; k < cmp.n_rows; k++) {
 		assert_true(cmp.rows[k].ok);
 		assert_false(cmp.rows[k].feasible);
 		assert_true(cmp.rows[k].step_time > 0);
 	}
-	assert_int_equal(pb_pipe_compare_best(&cmp, 1.0, 0), -1);
-	assert_int_equal(pb_pipe_compare_best(&cmp, 1.0, 1), -1);
+	assert_int_equal(pb_pipeline_plan_compare_best(&cmp, 1.0, 0), -1);
+	assert_int_equal(pb_pipeline_plan_compare_best(&cmp, 1.0, 1), -1);
 	json_t *rep = json_pack("{s:f, s:s, s:[]}", "step_time", 1.0, "scheme", "16", "schemes");
-	json_t *j = pb_pipe_compare_json(&cmp, rep, -1);
+	json_t *j = pb_pipeline_report_compare_json(&cmp, rep, -1);
 	json_t *row = json_array_get(json_object_get(j, "pipelines"), 0);
 	assert_true(json_is_false(json_object_get(row, "feasible")));
 	assert_null(json_object_get(row, "error"));
@@ -292,20 +293,20 @@ static void test_errors(void **state)
 	pb_pipe_result r;
 	pb_error err = {0};
 	opts_for(&o, s, 3, 8);
-	assert_int_equal(pb_pipe_plan(s->graph, &cl, &o, &r, &err), PB_EUSAGE);
+	assert_int_equal(pb_pipeline_plan(s->graph, &cl, &o, &r, &err), PB_EUSAGE);
 	assert_non_null(strstr(err.msg, "pipeline: 3 stages do not divide the 16 devices"));
-	pb_pipe_result_free(&r);
+	pb_pipeline_plan_result_free(&r);
 	opts_for(&o, s, 2, 8);
 	o.microbatches = 3;
-	assert_int_equal(pb_pipe_plan(s->graph, &cl, &o, &r, &err), PB_EUSAGE);
+	assert_int_equal(pb_pipeline_plan(s->graph, &cl, &o, &r, &err), PB_EUSAGE);
 	assert_non_null(strstr(err.msg, "pipeline: 3 micro-batches do not divide the batch 8"));
-	pb_pipe_result_free(&r);
+	pb_pipeline_plan_result_free(&r);
 	/* a batch change without a way to reload the model */
 	opts_for(&o, s, 2, 8);
 	o.reload = NULL;
-	assert_int_equal(pb_pipe_plan(s->graph, &cl, &o, &r, &err), PB_EUSAGE);
+	assert_int_equal(pb_pipeline_plan(s->graph, &cl, &o, &r, &err), PB_EUSAGE);
 	assert_non_null(strstr(err.msg, "pipeline: "));
-	pb_pipe_result_free(&r);
+	pb_pipeline_plan_result_free(&r);
 	pb_cluster_free(&cl);
 	pb_session_free(s);
 }

@@ -17,7 +17,7 @@
 
 static void opts_for(pb_pipe_opts *o, pb_session *s, int stages)
 {
-	pb_pipe_opts_default(o);
+	pb_pipeline_plan_opts_default(o);
 	o->stages = stages;
 	o->batch = BATCH;
 	o->train = 1;
@@ -36,7 +36,7 @@ static pb_plan *plan_of(pb_session *s, const pb_cluster *cl, int stages, int pol
 	o.stage_of = stage_of;
 	pb_pipe_result r;
 	pb_error err = {0};
-	int rc = pb_pipe_plan(s->graph, cl, &o, &r, &err);
+	int rc = pb_pipeline_plan(s->graph, cl, &o, &r, &err);
 	if (rc)
 		fprintf(stderr, "%s\n", err.msg);
 	assert_int_equal(rc, PB_OK);
@@ -47,12 +47,12 @@ static pb_plan *plan_of(pb_session *s, const pb_cluster *cl, int stages, int pol
 		memset(&r, 0, sizeof r);
 		info->g = NULL; /* the next reload frees it */
 	}
-	pb_pipe_result_free(&r);
+	pb_pipeline_plan_result_free(&r);
 	return p;
 }
 
 /* The step time of the hand edit `boundary k delta` on plan p (as
- * shard/pipeline/pipeline_edit.c's pb_pipe_edit_boundary); NAN when refused. */
+ * shard/pipeline/pipeline_edit.c's pb_pipeline_edit_boundary); NAN when refused. */
 static double edited(pb_session *s, const pb_cluster *cl, const pb_plan *p, int k, int delta)
 {
 	int *stage_of = malloc((size_t)p->n_nodes * sizeof *stage_of);
@@ -103,7 +103,7 @@ static void test_polish_two_stages(void **state)
 	assert_true(info.polish_tries >= info.polish_moves);
 	assert_true(info.polish_converged);
 	assert_true(fabs(info.polish_before - t_raw) <= 1e-9 * t_raw);
-	pb_pipe_result_free(&info);
+	pb_pipeline_plan_result_free(&info);
 	const json_t *pj = json_object_get(pol->detail, "polish");
 	assert_non_null(pj);
 	assert_true(json_is_true(json_object_get(pj, "converged")));
@@ -131,7 +131,7 @@ static void test_polish_budget(void **state)
 	assert_int_equal(info.polish_tries, 1);
 	assert_false(info.polish_converged);
 	assert_true(pb_plan_metric(p, "step_time", NAN) <= info.polish_before);
-	pb_pipe_result_free(&info);
+	pb_pipeline_plan_result_free(&info);
 	pb_plan_free(p);
 	pb_cluster_free(&cl);
 	pb_session_free(s);
@@ -154,20 +154,20 @@ static void test_polish_decided_by_bound(void **state)
 	o.train = 0;
 	pb_pipe_result r;
 	pb_error err = {0};
-	assert_int_equal(pb_pipe_plan(s->graph, &cl, &o, &r, &err), PB_OK);
+	assert_int_equal(pb_pipeline_plan(s->graph, &cl, &o, &r, &err), PB_OK);
 	assert_true(r.polish_converged);
 	assert_true(r.polish_decided > 0 && r.polish_decided <= r.polish_tries);
 	double t = r.step_time;
 	pb_plan *pol = r.plan;
 	r.plan = NULL;
 	r.g = NULL; /* the next reload frees it */
-	pb_pipe_result_free(&r);
+	pb_pipeline_plan_result_free(&r);
 	o.polish_tries = -1;
 	o.stage_of = pol->group;
-	assert_int_equal(pb_pipe_plan(s->graph, &cl, &o, &r, &err), PB_OK);
+	assert_int_equal(pb_pipeline_plan(s->graph, &cl, &o, &r, &err), PB_OK);
 	assert_true(fabs(r.step_time - t) <= 1e-9 * t);
 	r.g = NULL;
-	pb_pipe_result_free(&r);
+	pb_pipeline_plan_result_free(&r);
 	pb_plan_free(pol);
 	pb_cluster_free(&cl);
 	pb_session_free(s);

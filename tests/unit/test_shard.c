@@ -239,7 +239,7 @@ static void test_schemes(void **state)
 	pb_mesh m[64];
 	char dropped[64][64];
 	int nd = 0;
-	int n = pb_mesh_schemes(&c, 2, m, 64, dropped, &nd, 64);
+	int n = pb_cluster_mesh_schemes(&c, 2, m, 64, dropped, &nd, 64);
 	/* 16, 2x8, 4x4, 8x2: 2x8 and 8x2 put different axes on the inter-node link */
 	assert_int_equal(n, 4);
 	assert_string_equal(m[0].name, "16");
@@ -250,7 +250,7 @@ static void test_schemes(void **state)
 	assert_true(m[1].inter[0] && !m[1].inter[1]);
 	assert_true(m[2].inter[0] && !m[2].inter[1]);
 	assert_true(m[0].inter[0]);
-	n = pb_mesh_schemes(&c, 4, m, 64, dropped, &nd, 64);
+	n = pb_cluster_mesh_schemes(&c, 4, m, 64, dropped, &nd, 64);
 	int has2222 = 0, has224 = 0, has242 = 0, mirror242 = 0;
 	for (int i = 0; i < n; i++) {
 		has2222 |= !strcmp(m[i].name, "2x2x2x2");
@@ -263,32 +263,32 @@ static void test_schemes(void **state)
 	assert_true(has2222 && has224 && !has242 && mirror242);
 	/* inside one node every axis is intra-node: 4x2 mirrors 2x4 */
 	pb_cluster one = cluster_of(small_1x8);
-	n = pb_mesh_schemes(&one, 2, m, 64, dropped, &nd, 16);
+	n = pb_cluster_mesh_schemes(&one, 2, m, 64, dropped, &nd, 16);
 	assert_int_equal(n, 2);
 	assert_string_equal(m[1].name, "2x4");
 	assert_int_equal(nd, 1);
 	assert_string_equal(dropped[0], "4x2=2x4");
 	pb_mesh x;
 	pb_error err = {0};
-	assert_int_equal(pb_mesh_parse(&x, &c, "4x4", &err), PB_OK);
-	assert_int_equal(pb_mesh_parse(&x, &c, "3x5", &err), PB_EUSAGE);
+	assert_int_equal(pb_cluster_mesh_parse(&x, &c, "4x4", &err), PB_OK);
+	assert_int_equal(pb_cluster_mesh_parse(&x, &c, "3x5", &err), PB_EUSAGE);
 	assert_non_null(strstr(err.msg, "16 devices"));
-	assert_int_equal(pb_mesh_parse(&x, &c, "4x4x", &err), PB_EUSAGE);
+	assert_int_equal(pb_cluster_mesh_parse(&x, &c, "4x4x", &err), PB_EUSAGE);
 	assert_non_null(strstr(err.msg, "missing after the last 'x'"));
 	/* nodes of 6 devices: a 4-axis group {4,5,6,7} spans two nodes, a 3-axis
 	 * or a 6-axis stays inside one */
 	pb_cluster six =
 	    cluster_of("return { kind='cluster', nodes=2, devices_per_node=6, device_memory_gb=40,"
 	               " device_tflops=100, intra_bw_gbs=150, inter_bw_gbs=25 }");
-	assert_int_equal(pb_mesh_parse(&x, &six, "3x4", &err), PB_OK);
+	assert_int_equal(pb_cluster_mesh_parse(&x, &six, "3x4", &err), PB_OK);
 	assert_true(x.inter[0] && x.inter[1]);
-	assert_int_equal(pb_mesh_parse(&x, &six, "4x3", &err), PB_OK);
+	assert_int_equal(pb_cluster_mesh_parse(&x, &six, "4x3", &err), PB_OK);
 	assert_true(x.inter[0] && !x.inter[1]);
-	assert_int_equal(pb_mesh_parse(&x, &six, "2x6", &err), PB_OK);
+	assert_int_equal(pb_cluster_mesh_parse(&x, &six, "2x6", &err), PB_OK);
 	assert_true(x.inter[0] && !x.inter[1]);
-	assert_int_equal(pb_mesh_parse(&x, &six, "2x2x3", &err), PB_OK);
+	assert_int_equal(pb_cluster_mesh_parse(&x, &six, "2x2x3", &err), PB_OK);
 	assert_true(x.inter[0] && !x.inter[1] && !x.inter[2]);
-	assert_int_equal(pb_mesh_parse(&x, &six, "3x2x2", &err), PB_OK);
+	assert_int_equal(pb_cluster_mesh_parse(&x, &six, "3x2x2", &err), PB_OK);
 	assert_true(x.inter[0] && x.inter[1] && !x.inter[2]);
 	pb_cluster_free(&six);
 	pb_cluster_free(&c);
@@ -299,32 +299,32 @@ static void test_collective_costs(void **state)
 {
 	pb_link l = {100e9, 1e-5};
 	double B = 8e6;
-	assert_true(fabs(pb_coll_time(PB_COLL_ALLGATHER, B, 8, &l) - (1e-5 + 7.0 / 8 * B / 100e9)) <
-	            1e-15);
-	assert_true(fabs(pb_coll_time(PB_COLL_ALLREDUCE, B, 8, &l) -
+	assert_true(fabs(pb_spec_coll_time(PB_COLL_ALLGATHER, B, 8, &l) -
+	                 (1e-5 + 7.0 / 8 * B / 100e9)) < 1e-15);
+	assert_true(fabs(pb_spec_coll_time(PB_COLL_ALLREDUCE, B, 8, &l) -
 	                 (1e-5 + 14.0 / 8 * B / 100e9)) < 1e-15);
-	assert_true(fabs(pb_coll_time(PB_COLL_REDUCESCATTER, B, 4, &l) -
+	assert_true(fabs(pb_spec_coll_time(PB_COLL_REDUCESCATTER, B, 4, &l) -
 	                 (1e-5 + 3.0 / 4 * B / 100e9)) < 1e-15);
-	assert_true(fabs(pb_coll_time(PB_COLL_ALLTOALL, B, 4, &l) - (1e-5 + 3.0 / 16 * B / 100e9)) <
-	            1e-15);
+	assert_true(fabs(pb_spec_coll_time(PB_COLL_ALLTOALL, B, 4, &l) -
+	                 (1e-5 + 3.0 / 16 * B / 100e9)) < 1e-15);
 	pb_cluster c = cluster_of(big_2x8);
 	pb_mesh m;
 	pb_error err = {0};
-	assert_int_equal(pb_mesh_parse(&m, &c, "2x8", &err), PB_OK);
+	assert_int_equal(pb_cluster_mesh_parse(&m, &c, "2x8", &err), PB_OK);
 	signed char from[PB_MESH_MAX_AXES] = {0, PB_SPEC_P}, to[PB_MESH_MAX_AXES] = {0, PB_SPEC_R};
 	pb_coll cl[4];
 	int nc = 0;
-	double t = pb_reshard_cost(&m, 16e6, from, to, cl, &nc);
+	double t = pb_spec_reshard_cost(&m, 16e6, from, to, cl, &nc);
 	/* P->R on the intra-node axis of the batch shard: all-reduce of 16 MB / 2 */
 	assert_int_equal(nc, 1);
 	assert_int_equal(cl[0].kind, PB_COLL_ALLREDUCE);
 	assert_int_equal(cl[0].axis, 1);
 	assert_true(fabs(cl[0].bytes - 8e6) < 1);
-	assert_true(fabs(t - pb_coll_time(PB_COLL_ALLREDUCE, 8e6, 8, &m.link[1])) < 1e-15);
+	assert_true(fabs(t - pb_spec_coll_time(PB_COLL_ALLREDUCE, 8e6, 8, &m.link[1])) < 1e-15);
 	/* same spec: free; R -> S: a local slice, free */
-	assert_true(pb_reshard_cost(&m, 16e6, to, to, NULL, NULL) == 0);
+	assert_true(pb_spec_reshard_cost(&m, 16e6, to, to, NULL, NULL) == 0);
 	signed char rr[PB_MESH_MAX_AXES] = {PB_SPEC_R, PB_SPEC_R};
-	assert_true(pb_reshard_cost(&m, 16e6, rr, to, NULL, NULL) == 0);
+	assert_true(pb_spec_reshard_cost(&m, 16e6, rr, to, NULL, NULL) == 0);
 	pb_cluster_free(&c);
 }
 
@@ -388,7 +388,7 @@ static void test_spec_menus(void **state)
 	pb_cluster cl = cluster_of(small_1x8);
 	pb_mesh mesh;
 	pb_error err = {0};
-	assert_int_equal(pb_mesh_parse(&mesh, &cl, "8", &err), PB_OK);
+	assert_int_equal(pb_cluster_mesh_parse(&mesh, &cl, "8", &err), PB_OK);
 	pb_strat st[64];
 	int ns = pb_spec_combine(g, 3, &mesh, m, n, 0, st, 64);
 	for (int i = 0; i < ns; i++)
@@ -416,8 +416,8 @@ static void test_megatron_mlp(void **state)
 	pb_strategy_problem_opts_default(&o);
 	pb_shard_search *s = NULL;
 	pb_error err = {0};
-	assert_int_equal(pb_shard_search_new(g, &c, &o, "8", 2, NULL, &s, &err), PB_OK);
-	int rc = pb_shard_search_finish(s, &err);
+	assert_int_equal(pb_search_rows_new(g, &c, &o, "8", 2, NULL, &s, &err), PB_OK);
+	int rc = pb_search_finish(s, &err);
 	if (rc)
 		fprintf(stderr, "%s\n", err.msg);
 	assert_int_equal(rc, PB_OK);
@@ -436,7 +436,7 @@ static void test_megatron_mlp(void **state)
 	assert_string_equal(s2->label, "k");
 	assert_int_equal(s2->in[1][0], 0);
 	assert_int_equal(s2->out[0][0], PB_SPEC_P);
-	json_t *rep = pb_shard_report(s);
+	json_t *rep = pb_search_report(s);
 	json_t *colls = json_object_get(rep, "collectives");
 	/* exactly one collective: the all-reduce of the partial output */
 	assert_int_equal(json_array_size(colls), 1);
@@ -452,7 +452,7 @@ static void test_megatron_mlp(void **state)
 	assert_true(pb_plan_metric(s->plan, "step_time", -1) > 0);
 	assert_true(s->plan->group[f1] >= 0);
 	assert_non_null(json_object_get(s->plan->detail, "ops"));
-	pb_shard_search_free(s);
+	pb_search_rows_free(s);
 	/* with ample memory and this small batch nothing forces sharding the weights */
 	pb_cluster_free(&c);
 	pb_graph_free(g);
@@ -497,12 +497,12 @@ static void test_cnn_data_parallel(void **state)
 		o.train = train;
 		pb_shard_search *s = NULL;
 		pb_error err = {0};
-		assert_int_equal(pb_shard_search_new(g, &c, &o, NULL, 2, NULL, &s, &err), PB_OK);
-		assert_int_equal(pb_shard_search_finish(s, &err), PB_OK);
+		assert_int_equal(pb_search_rows_new(g, &c, &o, NULL, 2, NULL, &s, &err), PB_OK);
+		assert_int_equal(pb_search_finish(s, &err), PB_OK);
 		assert_int_equal(s->n_rows, 4);
 		check_data_parallel(s);
 		assert_true(s->rows[s->best].feasible);
-		pb_shard_search_free(s);
+		pb_search_rows_free(s);
 	}
 	pb_cluster_free(&c);
 	pb_graph_free(g);
@@ -576,8 +576,9 @@ static void test_milp_equals_brute_force_and_glpsol(void **state)
 				for (int train = 0; train < 2; train++) {
 					pb_mesh m;
 					pb_error err = {0};
-					assert_int_equal(pb_mesh_parse(&m, &c, schemes[si], &err),
-					                 PB_OK);
+					assert_int_equal(
+					    pb_cluster_mesh_parse(&m, &c, schemes[si], &err),
+					    PB_OK);
 					pb_shard_opts o;
 					pb_strategy_problem_opts_default(&o);
 					o.no_shrink = !shrink;
@@ -635,8 +636,8 @@ static void test_opt_levels_and_rules(void **state)
 		o.chunk = 1; /* level 3: one group per sub-MILP */
 		pb_shard_search *s = NULL;
 		pb_error err = {0};
-		assert_int_equal(pb_shard_search_new(g, &c, &o, "2x8", 2, NULL, &s, &err), PB_OK);
-		assert_int_equal(pb_shard_search_finish(s, &err), PB_OK);
+		assert_int_equal(pb_search_rows_new(g, &c, &o, "2x8", 2, NULL, &s, &err), PB_OK);
+		assert_int_equal(pb_search_finish(s, &err), PB_OK);
 		double cols = (double)s->rows[0].size.cols;
 		assert_true(cols <= prev_cols);
 		prev_cols = cols;
@@ -644,7 +645,7 @@ static void test_opt_levels_and_rules(void **state)
 			best0 = s->rows[0].step_time;
 		else /* pruning can only lose, never beat the full search */
 			assert_true(s->rows[0].step_time >= best0 * (1 - 1e-9));
-		pb_shard_search_free(s);
+		pb_search_rows_free(s);
 	}
 	pb_cluster_free(&c);
 	pb_graph_free(g);
@@ -660,23 +661,23 @@ static void test_user_rule(void **state)
 {
 	pb_graph *g = mlp_graph();
 	pb_cluster c = cluster_of(big_2x8);
-	pb_shard_rules *lib = pb_shard_rules_new(1);
+	pb_shard_rules *lib = pb_rules_new(1);
 	int calls = 0;
 	pb_shard_rule r = {"all-replicated", "test rule", NULL, keep_replicate, &calls, NULL};
 	pb_error err = {0};
-	assert_int_equal(pb_shard_rules_add(lib, &r, &err), PB_OK);
+	assert_int_equal(pb_rules_add(lib, &r, &err), PB_OK);
 	pb_shard_opts o;
 	pb_strategy_problem_opts_default(&o);
 	o.opt_level = 1;
 	o.rules = lib;
 	pb_shard_search *s = NULL;
-	assert_int_equal(pb_shard_search_new(g, &c, &o, "16", 2, NULL, &s, &err), PB_OK);
-	assert_int_equal(pb_shard_search_finish(s, &err), PB_OK);
+	assert_int_equal(pb_search_rows_new(g, &c, &o, "16", 2, NULL, &s, &err), PB_OK);
+	assert_int_equal(pb_search_finish(s, &err), PB_OK);
 	assert_true(calls > 0);
 	for (int i = 0; i < g->n_nodes; i++)
 		assert_int_equal(s->best_problem->nodes[i].n_strat, 1);
-	pb_shard_search_free(s);
-	pb_shard_rules_free(lib);
+	pb_search_rows_free(s);
+	pb_rules_free(lib);
 	pb_cluster_free(&c);
 	pb_graph_free(g);
 }
@@ -694,9 +695,9 @@ static void test_solver_steps_in_root_lp(void **state)
 	pb_strategy_problem_opts_default(&o);
 	o.bound = -1; /* GLPK's root LP, not the dual bound that usually replaces it */
 	pb_shard_search *s = NULL;
-	assert_int_equal(pb_shard_search_new(g, &c, &o, "16", 2, NULL, &s, &err), PB_OK);
+	assert_int_equal(pb_search_rows_new(g, &c, &o, "16", 2, NULL, &s, &err), PB_OK);
 	s->yield_after = 0;
-	pb_solver *sv = pb_shard_solver_new(s);
+	pb_solver *sv = pb_search_solver_new(s);
 	pb_solver_progress pr;
 	int in_lp = 0, steps = 0, bounds = 0;
 	double maxb = -INFINITY;
@@ -720,12 +721,12 @@ static void test_solver_steps_in_root_lp(void **state)
 	/* a dual-feasible basis gives a lower bound that holds */
 	assert_true(bounds == 0 || maxb <= s->rows[0].step_time * (1 + 1e-9));
 	pb_shard_search *ref = NULL;
-	assert_int_equal(pb_shard_search_new(g, &c, &o, "16", 2, NULL, &ref, &err), PB_OK);
-	assert_int_equal(pb_shard_search_finish(ref, &err), PB_OK);
+	assert_int_equal(pb_search_rows_new(g, &c, &o, "16", 2, NULL, &ref, &err), PB_OK);
+	assert_int_equal(pb_search_finish(ref, &err), PB_OK);
 	assert_true(ref->rows[0].step_time == s->rows[0].step_time);
 	assert_memory_equal(ref->best_result.choice, s->best_result.choice,
 	                    (size_t)s->best_problem->n_groups * sizeof(int));
-	pb_shard_search_free(ref);
+	pb_search_rows_free(ref);
 	pb_solver_free(sv);
 	pb_cluster_free(&c);
 	pb_graph_free(g);
@@ -739,8 +740,8 @@ static void test_solver_steps(void **state)
 	pb_strategy_problem_opts_default(&o);
 	pb_shard_search *s = NULL;
 	pb_error err = {0};
-	assert_int_equal(pb_shard_search_new(g, &c, &o, NULL, 2, NULL, &s, &err), PB_OK);
-	pb_solver *sv = pb_shard_solver_new(s);
+	assert_int_equal(pb_search_rows_new(g, &c, &o, NULL, 2, NULL, &s, &err), PB_OK);
+	pb_solver *sv = pb_search_solver_new(s);
 	pb_solver_progress pr;
 	int steps = 0, improved = 0, live = 0;
 	do {
@@ -769,29 +770,29 @@ static void test_solver_steps(void **state)
 	assert_true(steps >= s->n_rows + live);
 	/* the stepped search gives the plan of the one-shot search */
 	pb_shard_search *ref = NULL;
-	assert_int_equal(pb_shard_search_new(g, &c, &o, NULL, 2, NULL, &ref, &err), PB_OK);
-	assert_int_equal(pb_shard_search_finish(ref, &err), PB_OK);
+	assert_int_equal(pb_search_rows_new(g, &c, &o, NULL, 2, NULL, &ref, &err), PB_OK);
+	assert_int_equal(pb_search_finish(ref, &err), PB_OK);
 	assert_int_equal(ref->best, s->best);
 	assert_memory_equal(ref->best_result.choice, s->best_result.choice,
 	                    (size_t)s->best_problem->n_groups * sizeof(int));
-	pb_shard_search_free(ref);
+	pb_search_rows_free(ref);
 	pb_solver_free(sv);
 	/* freed in the middle of a scheme: GLPK unwinds, nothing leaks */
-	assert_int_equal(pb_shard_search_new(g, &c, &o, NULL, 2, NULL, &s, &err), PB_OK);
-	sv = pb_shard_solver_new(s);
+	assert_int_equal(pb_search_rows_new(g, &c, &o, NULL, 2, NULL, &s, &err), PB_OK);
+	sv = pb_search_solver_new(s);
 	do
 		assert_int_equal(pb_solver_step(sv, 1, &pr, &err), PB_OK);
 	while (!s->co && !pr.done);
 	assert_non_null(s->co);
 	pb_solver_free(sv);
-	/* and a search stepped halfway is finished by pb_shard_search_finish */
-	assert_int_equal(pb_shard_search_new(g, &c, &o, NULL, 2, NULL, &s, &err), PB_OK);
-	sv = pb_shard_solver_new(s);
+	/* and a search stepped halfway is finished by pb_search_finish */
+	assert_int_equal(pb_search_rows_new(g, &c, &o, NULL, 2, NULL, &s, &err), PB_OK);
+	sv = pb_search_solver_new(s);
 	do
 		assert_int_equal(pb_solver_step(sv, 1, &pr, &err), PB_OK);
 	while (!s->co && !pr.done);
 	s->jobs = 2;
-	assert_int_equal(pb_shard_search_finish(s, &err), PB_OK);
+	assert_int_equal(pb_search_finish(s, &err), PB_OK);
 	assert_null(s->co);
 	assert_int_equal(s->next, s->n_rows);
 	for (int i = 0; i < s->n_rows; i++)
@@ -830,8 +831,8 @@ static double solve_scheme8(pb_graph *g, int pad, pb_shard_search **out)
 	o.pad = pad;
 	pb_error err = {0};
 	pb_shard_search *s = NULL;
-	assert_int_equal(pb_shard_search_new(g, &c, &o, "8", 2, NULL, &s, &err), PB_OK);
-	assert_int_equal(pb_shard_search_finish(s, &err), PB_OK);
+	assert_int_equal(pb_search_rows_new(g, &c, &o, "8", 2, NULL, &s, &err), PB_OK);
+	assert_int_equal(pb_search_finish(s, &err), PB_OK);
 	pb_cluster_free(&c);
 	double t = s->rows[0].step_time;
 	*out = s;
@@ -869,7 +870,7 @@ static void test_pad(void **state)
 	char dir[64];
 	snprintf(dir, sizeof dir, "/tmp/pb_test_shard_pad_%d", (int)getpid());
 	pb_error err = {0};
-	assert_int_equal(pb_shard_emit_tasks(b, dir, &err), PB_OK);
+	assert_int_equal(pb_search_report_emit_tasks(b, dir, &err), PB_OK);
 	char path[128];
 	snprintf(path, sizeof path, "%s/device_7.json", dir);
 	json_error_t je;
@@ -889,8 +890,8 @@ static void test_pad(void **state)
 		unlink(path);
 	}
 	rmdir(dir);
-	pb_shard_search_free(a);
-	pb_shard_search_free(b);
+	pb_search_rows_free(a);
+	pb_search_rows_free(b);
 	pb_graph_free(g);
 
 	/* 64 x 4096 . 4096 x 9: M splits exactly, N = 9 only with padding
@@ -914,8 +915,8 @@ static void test_pad(void **state)
 		}
 	assert_true(padded >= 1);
 	assert_true(pb->nodes[mm].n_strat > pa->nodes[mm].n_strat);
-	pb_shard_search_free(a);
-	pb_shard_search_free(b);
+	pb_search_rows_free(a);
+	pb_search_rows_free(b);
 	pb_graph_free(g);
 }
 
@@ -944,14 +945,14 @@ static void check_parallel_equals_serial(pb_graph *g, const char *layout_kind)
 	pb_strategy_problem_opts_default(&o);
 	pb_error err = {0};
 	pb_shard_search *a = NULL, *b = NULL;
-	assert_int_equal(pb_shard_search_new(g, &c, &o, NULL, 2, NULL, &a, &err), PB_OK);
-	assert_int_equal(pb_shard_search_new(g, &c, &o, NULL, 2, NULL, &b, &err), PB_OK);
+	assert_int_equal(pb_search_rows_new(g, &c, &o, NULL, 2, NULL, &a, &err), PB_OK);
+	assert_int_equal(pb_search_rows_new(g, &c, &o, NULL, 2, NULL, &b, &err), PB_OK);
 	assert_true(a->n_rows >= 3);
-	assert_int_equal(pb_shard_search_finish(a, &err), PB_OK);
+	assert_int_equal(pb_search_finish(a, &err), PB_OK);
 	int calls = 0;
-	assert_int_equal(pb_shard_search_run_parallel(b, 3, count_progress, &calls, &err), PB_OK);
+	assert_int_equal(pb_search_run_parallel(b, 3, count_progress, &calls, &err), PB_OK);
 	assert_true(calls >= 1);
-	assert_int_equal(pb_shard_search_finish(b, &err), PB_OK);
+	assert_int_equal(pb_search_finish(b, &err), PB_OK);
 	assert_int_equal(a->n_rows, b->n_rows);
 	for (int i = 0; i < a->n_rows; i++) {
 		const pb_shard_row *x = &a->rows[i], *y = &b->rows[i];
@@ -975,14 +976,14 @@ static void check_parallel_equals_serial(pb_graph *g, const char *layout_kind)
 		assert_int_equal(a->events[k].scheme, b->events[k].scheme);
 		assert_true(a->events[k].objective == b->events[k].objective);
 	}
-	json_t *ra = pb_shard_report(a), *rb = pb_shard_report(b);
+	json_t *ra = pb_search_report(a), *rb = pb_search_report(b);
 	assert_true(json_equal(json_object_get(ra, "ops"), json_object_get(rb, "ops")));
 	assert_true(
 	    json_equal(json_object_get(ra, "collectives"), json_object_get(rb, "collectives")));
 	json_decref(ra);
 	json_decref(rb);
-	pb_shard_search_free(a);
-	pb_shard_search_free(b);
+	pb_search_rows_free(a);
+	pb_search_rows_free(b);
 	pb_cluster_free(&c);
 }
 
@@ -1001,11 +1002,10 @@ static void test_parallel_equals_serial(void **state)
 	pb_strategy_problem_opts_default(&o);
 	pb_error err = {0};
 	pb_shard_search *s = NULL;
-	assert_int_equal(pb_shard_search_new(g, &c, &o, NULL, 2, NULL, &s, &err), PB_OK);
-	assert_int_equal(pb_shard_search_run_parallel(s, 2, cancel_progress, NULL, &err),
-	                 PB_ECANCEL);
+	assert_int_equal(pb_search_rows_new(g, &c, &o, NULL, 2, NULL, &s, &err), PB_OK);
+	assert_int_equal(pb_search_run_parallel(s, 2, cancel_progress, NULL, &err), PB_ECANCEL);
 	assert_true(waitpid(-1, NULL, WNOHANG) < 0 && errno == ECHILD);
-	pb_shard_search_free(s);
+	pb_search_rows_free(s);
 	pb_cluster_free(&c);
 	pb_graph_free(g);
 }

@@ -40,24 +40,24 @@ static void test_p2p_step_by_hand(void **state)
 	 * forward send (2) hides behind the backward pass (2), the gradient
 	 * (2) behind the forward pass (1): 1 exposed per slot; the fill and
 	 * drain 4: 5 x 3 + 5 x 1 + 4 = 24 */
-	assert_true(close_to(pb_pipe_p2p_step(0, 4, 2, 1, 3, 4, 1.0 / 3, &ex), 35));
+	assert_true(close_to(pb_pipeline_p2p_step(0, 4, 2, 1, 3, 4, 1.0 / 3, &ex), 35));
 	assert_true(close_to(ex, 20));
-	assert_true(close_to(pb_pipe_p2p_step(1, 4, 2, 1, 3, 4, 1.0 / 3, &ex), 24));
+	assert_true(close_to(pb_pipeline_p2p_step(1, 4, 2, 1, 3, 4, 1.0 / 3, &ex), 24));
 	assert_true(close_to(ex, 9));
 	/* interleaved V = 2: K = 4.5 slots, 2 transfers each. Blocking: 4.5 x
 	 * (3 + 8) = 49.5. Overlapped: a chunk's passes are 0.5 and 1, so 1.5 +
 	 * 1 exposed per transfer: 4.5 x 3 + 4.5 x 2 x 2.5 + 4 = 40 */
-	assert_true(close_to(pb_pipe_p2p_step(0, 4, 2, 2, 3, 4, 1.0 / 3, &ex), 49.5));
-	assert_true(close_to(pb_pipe_p2p_step(1, 4, 2, 2, 3, 4, 1.0 / 3, &ex), 40));
+	assert_true(close_to(pb_pipeline_p2p_step(0, 4, 2, 2, 3, 4, 1.0 / 3, &ex), 49.5));
+	assert_true(close_to(pb_pipeline_p2p_step(1, 4, 2, 2, 3, 4, 1.0 / 3, &ex), 40));
 	assert_true(close_to(ex, 26.5));
 	/* transfers the passes hide entirely: only the fill and drain, 5 x 3 +
 	 * 0.5; one stage: nothing to send */
-	assert_true(close_to(pb_pipe_p2p_step(1, 4, 2, 1, 3, 0.5, 1.0 / 3, &ex), 15.5));
-	assert_true(close_to(pb_pipe_p2p_step(1, 4, 1, 1, 3, 0, 1.0 / 3, &ex), 12));
+	assert_true(close_to(pb_pipeline_p2p_step(1, 4, 2, 1, 3, 0.5, 1.0 / 3, &ex), 15.5));
+	assert_true(close_to(pb_pipeline_p2p_step(1, 4, 1, 1, 3, 0, 1.0 / 3, &ex), 12));
 	/* never above the blocking step: with m = 1 the fill and drain alone
 	 * ((p - 1) P = 3 x 4) exceed nothing, 4 slots x (3 + 4) = 28 stays */
-	assert_true(pb_pipe_p2p_step(1, 1, 4, 1, 3, 40, 1.0 / 3, &ex) <=
-	            pb_pipe_p2p_step(0, 1, 4, 1, 3, 40, 1.0 / 3, NULL));
+	assert_true(pb_pipeline_p2p_step(1, 1, 4, 1, 3, 40, 1.0 / 3, &ex) <=
+	            pb_pipeline_p2p_step(0, 1, 4, 1, 3, 40, 1.0 / 3, NULL));
 }
 
 static char layout_path[64], model_path[64];
@@ -85,7 +85,7 @@ static pb_dtp_config search_row(pb_session *s, pb_cluster *cl, int overlap)
 {
 	cl->p2p_overlap = overlap;
 	pb_dtp_opts o;
-	pb_dtp_opts_default(&o);
+	pb_dtp_search_opts_default(&o);
 	o.pipe.batch = 8;
 	o.pipe.train = 1;
 	o.shard.train = 1;
@@ -106,7 +106,7 @@ static pb_dtp_config search_row(pb_session *s, pb_cluster *cl, int overlap)
 	assert_int_equal(r.n, 1);
 	pb_dtp_config c = r.cfg[0];
 	assert_true(c.ok);
-	pb_dtp_result_free(&r);
+	pb_dtp_search_result_free(&r);
 	return c;
 }
 
@@ -181,7 +181,7 @@ static pb_shard_problem *problem_sp(pb_graph *g, pb_cluster *cl, int t, int reco
 	pb_mesh m;
 	char scheme[8];
 	snprintf(scheme, sizeof scheme, "%d", t);
-	assert_int_equal(pb_mesh_parse(&m, cl, scheme, &err), PB_OK);
+	assert_int_equal(pb_cluster_mesh_parse(&m, cl, scheme, &err), PB_OK);
 	pb_shard_opts o;
 	pb_strategy_problem_opts_default(&o);
 	o.train = 1;

@@ -34,7 +34,7 @@ static pb_shard_problem *build(const pb_graph *g, const pb_cluster *c, const cha
 {
 	pb_mesh m;
 	pb_error err = {0};
-	assert_int_equal(pb_mesh_parse(&m, c, scheme, &err), PB_OK);
+	assert_int_equal(pb_cluster_mesh_parse(&m, c, scheme, &err), PB_OK);
 	pb_shard_opts o;
 	pb_strategy_problem_opts_default(&o);
 	o.train = 1;

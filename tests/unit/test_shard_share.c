@@ -144,7 +144,7 @@ static void check_case(const pb_graph *g, const pb_cluster *c, const share_case 
 {
 	pb_mesh m;
 	pb_error err = {0};
-	assert_int_equal(pb_mesh_parse(&m, c, k->scheme, &err), PB_OK);
+	assert_int_equal(pb_cluster_mesh_parse(&m, c, k->scheme, &err), PB_OK);
 	pb_shard_opts o;
 	pb_strategy_problem_opts_default(&o);
 	o.train = k->train;
@@ -251,7 +251,7 @@ static void test_layers_off_shares_nothing(void **state)
 	pb_graph *g = pb_test_gpt(5, 64, 4, 16, 100, 4);
 	pb_mesh m;
 	pb_error err = {0};
-	assert_int_equal(pb_mesh_parse(&m, &c, "4x4", &err), PB_OK);
+	assert_int_equal(pb_cluster_mesh_parse(&m, &c, "4x4", &err), PB_OK);
 	pb_shard_opts o;
 	pb_strategy_problem_opts_default(&o);
 	pb_shard_problem *p = NULL;

@@ -23,10 +23,11 @@ int pb_dtp_plan(const pb_graph **gp, const pb_cluster *cl, const pb_dtp_opts *o,
                 const pb_dtp_config *want, long B, pb_dtp_result *r, pb_plan **out, pb_error *err)
 {
 	*out = NULL;
-	if (!pb_dtp_unit_row(want) || !want->ok)
+	if (!pb_dtp_plan_unit_row(want) || !want->ok)
 		return pb_err(err, PB_EUSAGE, "shard: no pipeline configuration to plan");
 	if (want->uneven)
 		return pb_dtp_uneven_plan(gp, cl, o, want, B, r, out, err);
 	/* r->kept may be an uneven row's plan (dtp_uneven.c) */
-	return pb_dtp_plan_even(gp, cl, o, want, B, r && r->kept_cfg.uneven ? NULL : r, out, err);
+	return pb_dtp_search_plan_even(gp, cl, o, want, B, r && r->kept_cfg.uneven ? NULL : r, out,
+	                               err);
 }

@@ -9,7 +9,7 @@
 #include "shard/dtp/dtp_types.h"
 
 /* Evaluates every pipeline configuration (pp > 1) allowed by the fixed
- * values (the operator-level ones: pb_dtp_add_operator); g is the model
+ * values (the operator-level ones: pb_dtp_search_add_operator); g is the model
  * at its batch as loaded (o->pipe.batch 0: its batch). Under mpirun -np N
  * the (pp, m) units are spread over the ranks and gathered on every rank
  * (the same result as one rank). A configuration that fails is a row with

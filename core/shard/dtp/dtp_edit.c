@@ -3,13 +3,13 @@
  * (dtp_edit.h): a chunk-boundary move and an operator's pinned spec.
  *
  * Both cost a split as the boundary polish does (dtp_polish.c): the model
- * at the micro-batch B/m, one search unit (pb_dtp_unit_open) with the plan's
- * pp, m, schedule and V, the split given per node (pb_pipe_split_given, which
+ * at the micro-batch B/m, one search unit (pb_dtp_search_unit_open) with the plan's
+ * pp, m, schedule and V, the split given per node (pb_pipeline_stages_split_given, which
  * refuses an activation edge going backwards), every chunk solved by its
  * stage MILP (chunks of the same content answered by the unit's cache), then
- * p2p, schedule and gradient all-reduces (pb_dtp_unit_eval) and the plan
+ * p2p, schedule and gradient all-reduces (pb_dtp_search_unit_eval) and the plan
  * built from the chunks' solves (pb_dtp_plan_build). The message compares
- * the two plans chunk by chunk (pb_pipe_diff_describe).
+ * the two plans chunk by chunk (pb_pipeline_diff_describe).
  */
 #include <math.h>
 #include <stdio.h>
@@ -49,7 +49,7 @@ static int opt_int(const json_t *j, const char *k, int dflt)
 
 void pb_dtp_edit_options(const pb_plan *p, pb_dtp_opts *o)
 {
-	pb_dtp_opts_default(o);
+	pb_dtp_search_opts_default(o);
 	const json_t *d = p->detail, *so = json_object_get(d, "search_options");
 	o->pipe.batch = (long)json_integer_value(json_object_get(d, "batch"));
 	o->pipe.train = json_is_true(json_object_get(d, "train"));
@@ -95,7 +95,7 @@ static int plan_config(const pb_plan *p, pb_dtp_config *c, long *B, pb_error *er
 	*B = (long)json_integer_value(json_object_get(d, "batch"));
 	const char *sc = json_string_value(json_object_get(d, "pipeline_schedule"));
 	if (c->dp < 1 || c->tp < 1 || c->pp < 2 || c->m < 1 || *B < c->m || !sc ||
-	    pb_dtp_parse_schedule(sc, &c->sched, &c->v, err) != PB_OK)
+	    pb_dtp_search_parse_schedule(sc, &c->sched, &c->v, err) != PB_OK)
 		return pb_err(err, PB_EINPUT,
 		              "the dp x tp x pp plan lacks its configuration (dp, tp, pp, "
 		              "micro-batches, schedule, batch): a damaged plan");
@@ -125,13 +125,13 @@ static int costing_open(costing *k, const pb_graph **gp, const pb_cluster *cl, c
 		    k->want.dp * k->want.tp * k->want.pp, k->want.dp, k->want.tp, k->want.pp,
 		    cl->name ? cl->name : "?", cl->n_devices);
 	if (rc == PB_OK)
-		rc = pb_dtp_reload(o, k->B / k->want.m, gp, err);
+		rc = pb_dtp_search_reload(o, k->B / k->want.m, gp, err);
 	if (rc == PB_OK && (*gp)->n_nodes != old->n_nodes)
 		rc = pb_err(err, PB_EINPUT, "the plan has %d nodes, the model %d", old->n_nodes,
 		            (*gp)->n_nodes);
 	if (rc)
 		return rc;
-	rc = pb_dtp_unit_open(&k->u, *gp, cl, o, k->want.pp, k->want.m, &k->cost, err);
+	rc = pb_dtp_search_unit_open(&k->u, *gp, cl, o, k->want.pp, k->want.m, &k->cost, err);
 	k->open = 1;
 	k->u.sched = k->want.sched;
 	k->u.v = k->want.v;
@@ -142,22 +142,23 @@ static int costing_open(costing *k, const pb_graph **gp, const pb_cluster *cl, c
 static void costing_close(costing *k)
 {
 	if (k->open)
-		pb_dtp_unit_close(&k->u, k->cost);
+		pb_dtp_search_unit_close(&k->u, k->cost);
 }
 
 /* Costs split chunk_of into *c (its chunks recorded when build). */
 static int cost_split(costing *k, const int *chunk_of, int build, pb_dtp_config *c, pb_error *err)
 {
 	pb_dtp_unit *u = &k->u;
-	pb_pipe_split_free(&u->split);
-	int rc = pb_pipe_split_given(u->g, u->cost, u->n_chunks, chunk_of, &u->split, err);
+	pb_pipeline_stages_split_free(&u->split);
+	int rc =
+	    pb_pipeline_stages_split_given(u->g, u->cost, u->n_chunks, chunk_of, &u->split, err);
 	if (rc)
 		return rc == PB_ENOMEM ? rc : PB_EUSAGE;
-	pb_dtp_unit_bytes(u);
-	if (build && (rc = pb_dtp_unit_record(u, err)))
+	pb_dtp_search_unit_bytes(u);
+	if (build && (rc = pb_dtp_search_unit_record(u, err)))
 		return rc;
 	memset(c, 0, sizeof *c);
-	if ((rc = pb_dtp_unit_eval(u, k->want.dp, k->want.tp, 0, c, err)))
+	if ((rc = pb_dtp_search_unit_eval(u, k->want.dp, k->want.tp, 0, c, err)))
 		return rc;
 	if (!c->ok)
 		return pb_err(err, PB_EUSAGE, "a chunk has no sharding plan on its %d devices%s%s",
@@ -183,7 +184,7 @@ static int build(costing *k, const pb_cluster *cl, const pb_dtp_opts *o, const p
 		json_object_set(p->detail, "search_options", (json_t *)so);
 	res->plan = p;
 	res->after = c->step_time;
-	pb_pipe_diff_describe(old, p, res->what, sizeof res->what);
+	pb_pipeline_diff_describe(old, p, res->what, sizeof res->what);
 	return PB_OK;
 }
 
@@ -228,8 +229,8 @@ int pb_dtp_edit_boundary(const pb_graph **gp, const pb_cluster *cl, const pb_dtp
 	rc = costing_open(&kc, gp, cl, o, old, err);
 	char why[400];
 	if (rc == PB_OK && o->pipe.rules &&
-	    pb_pipe_split_rule_broken(kc.u.g, kc.u.cost, chunk_of, old->group, o->pipe.rules, why,
-	                              sizeof why))
+	    pb_pipeline_stages_split_rule_broken(kc.u.g, kc.u.cost, chunk_of, old->group,
+	                                         o->pipe.rules, why, sizeof why))
 		rc = pb_err(
 		    err, PB_EUSAGE,
 		    "moving the boundary between chunks %d and %d by %+d nodes breaks Lua %s", k,
@@ -255,7 +256,7 @@ int pb_dtp_edit_pin(const pb_graph **gp, const pb_cluster *cl, const pb_dtp_opts
 	pb_dtp_opts po = *o;
 	po.shard.no_shrink = 1;
 	po.shard.layers = 0;
-	pb_shard_rules *f = pb_shard_rules_new(0);
+	pb_shard_rules *f = pb_rules_new(0);
 	if (!f)
 		return pb_err(err, PB_ENOMEM, "out of memory");
 	po.shard.filters = f;
@@ -266,7 +267,7 @@ int pb_dtp_edit_pin(const pb_graph **gp, const pb_cluster *cl, const pb_dtp_opts
 		rc = costing_open(&kc, gp, cl, &po, old, err);
 	/* a chunk that holds a pinned node is its own content */
 	if (rc == PB_OK)
-		pb_dtp_cache_by_node(kc.u.cache);
+		pb_dtp_stage_cache_by_node(kc.u.cache);
 	pb_dtp_config c;
 	if (rc == PB_OK)
 		rc = cost_split(&kc, old->group, 1, &c, err);
@@ -275,6 +276,6 @@ int pb_dtp_edit_pin(const pb_graph **gp, const pb_cluster *cl, const pb_dtp_opts
 		rc = build(&kc, cl, o, old, &c, res, err);
 	}
 	costing_close(&kc);
-	pb_shard_rules_free(f);
+	pb_rules_free(f);
 	return rc;
 }

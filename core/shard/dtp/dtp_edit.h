@@ -5,7 +5,7 @@
  * reason out.
  *
  * The edited split is costed as the search costs a configuration
- * (pb_dtp_unit_eval: every chunk's stage MILP, then p2p, schedule and
+ * (pb_dtp_search_unit_eval: every chunk's stage MILP, then p2p, schedule and
  * gradient all-reduces), with the plan's dp, tp, pp, micro-batches and
  * schedule and the options of the search that made it (recorded in its
  * detail as "search_options", pb_dtp_edit_options_json). Before the edit the

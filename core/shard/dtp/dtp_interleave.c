@@ -60,7 +60,7 @@ struct pb_dtp_vloop {
 	int all_pruned;    /* every row of this V was pruned */
 };
 
-void pb_dtp_vloop_free(pb_dtp_vloop *l)
+void pb_dtp_interleave_vloop_free(pb_dtp_vloop *l)
 {
 	if (!l)
 		return;
@@ -70,8 +70,8 @@ void pb_dtp_vloop_free(pb_dtp_vloop *l)
 	free(l);
 }
 
-pb_dtp_vloop *pb_dtp_vloop_new(const pb_dtp_opts *o, const pb_graph *g, int pp, int m,
-                               const pb_cluster *cl, double inc)
+pb_dtp_vloop *pb_dtp_interleave_vloop_new(const pb_dtp_opts *o, const pb_graph *g, int pp, int m,
+                                          const pb_cluster *cl, double inc)
 {
 	pb_dtp_vloop *l = calloc(1, sizeof *l);
 	if (!l)
@@ -90,7 +90,7 @@ pb_dtp_vloop *pb_dtp_vloop_new(const pb_dtp_opts *o, const pb_graph *g, int pp, 
 	l->prev = malloc(d * sizeof *l->prev);
 	l->go = calloc(d, 1);
 	if (!l->cur || !l->prev || !l->go) {
-		pb_dtp_vloop_free(l);
+		pb_dtp_interleave_vloop_free(l);
 		return NULL;
 	}
 	for (size_t i = 0; i < d; i++)
@@ -98,7 +98,7 @@ pb_dtp_vloop *pb_dtp_vloop_new(const pb_dtp_opts *o, const pb_graph *g, int pp, 
 	return l;
 }
 
-int pb_dtp_count_blocks(const pb_graph *g)
+int pb_dtp_interleave_count_blocks(const pb_graph *g)
 {
 	pb_layer_classes lc;
 	pb_error e = {0};
@@ -130,11 +130,11 @@ static int more_chunks(pb_dtp_vloop *l)
 	if (!any)
 		return 0;
 	if (l->blocks < 0)
-		l->blocks = pb_dtp_count_blocks(l->g);
+		l->blocks = pb_dtp_interleave_count_blocks(l->g);
 	return V * l->pp <= l->blocks;
 }
 
-int pb_dtp_vloop_next(pb_dtp_vloop *l, int *sc, int *v)
+int pb_dtp_interleave_vloop_next(pb_dtp_vloop *l, int *sc, int *v)
 {
 	const pb_dtp_opts *o = l->o;
 	if (l->step == 0) {
@@ -159,7 +159,7 @@ int pb_dtp_vloop_next(pb_dtp_vloop *l, int *sc, int *v)
 		 * the split MILP, which grows with them (Megatron-LM Table 1 row 9,
 		 * pp 2520 x 2 = 5040 chunks of 105 layers: not done in 40 min) */
 		if (l->blocks < 0)
-			l->blocks = pb_dtp_count_blocks(l->g);
+			l->blocks = pb_dtp_interleave_count_blocks(l->g);
 		if (!o->v && l->blocks > 0 && l->v * l->pp > 2 * l->blocks)
 			return 0;
 	} else {
@@ -182,7 +182,7 @@ static double slots(const pb_dtp_vloop *l, int V)
 	return l->m + (double)(l->pp - 1) / V;
 }
 
-int pb_dtp_vloop_want(const pb_dtp_vloop *l, int dp, double bound)
+int pb_dtp_interleave_vloop_want(const pb_dtp_vloop *l, int dp, double bound)
 {
 	if (l->step < 2 || l->v < 3 || l->o->v) /* 1F1B, V = 2 or V fixed: every dp */
 		return 1;
@@ -200,7 +200,7 @@ int pb_dtp_vloop_want(const pb_dtp_vloop *l, int dp, double bound)
 	return p->slowest * (w / p->work) * l->m + p->grad < inc;
 }
 
-double pb_dtp_vloop_inc(const pb_dtp_vloop *l)
+double pb_dtp_interleave_vloop_inc(const pb_dtp_vloop *l)
 {
 	if (l->step < 2 || l->v < 3 || l->o->v)
 		return l->inc;
@@ -208,7 +208,7 @@ double pb_dtp_vloop_inc(const pb_dtp_vloop *l)
 	return isfinite(inc) ? inc : 0;
 }
 
-void pb_dtp_vloop_note(pb_dtp_vloop *l, const pb_dtp_result *r, int from)
+void pb_dtp_interleave_vloop_note(pb_dtp_vloop *l, const pb_dtp_result *r, int from)
 {
 	int pruned = r->n > from, d = l->n_dev / l->pp;
 	for (int i = from; i < r->n; i++) {

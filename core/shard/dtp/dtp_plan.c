@@ -20,7 +20,7 @@
 #include "shard/dtp/dtp_plan.h"
 #include "shard/dtp/dtp_stage.h"
 
-void pb_dtp_group_devices(const pb_dtp_config *c, int s, int *first, int *n)
+void pb_dtp_plan_group_devices(const pb_dtp_config *c, int s, int *first, int *n)
 {
 	if (!c->uneven) {
 		*first = s * c->dp * c->tp;
@@ -34,14 +34,14 @@ void pb_dtp_group_devices(const pb_dtp_config *c, int s, int *first, int *n)
 	*n = s < PB_DTP_UNEVEN_MAX ? c->dp * c->stage_tp[s] : 0;
 }
 
-void pb_dtp_uneven_json(json_t *o, const pb_dtp_config *c)
+void pb_dtp_plan_uneven_json(json_t *o, const pb_dtp_config *c)
 {
 	if (!c->uneven)
 		return;
 	json_t *tp = json_array(), *dev = json_array();
 	for (int s = 0; s < c->pp && s < PB_DTP_UNEVEN_MAX; s++) {
 		int f, n;
-		pb_dtp_group_devices(c, s, &f, &n);
+		pb_dtp_plan_group_devices(c, s, &f, &n);
 		json_array_append_new(tp, json_integer(c->stage_tp[s]));
 		json_array_append_new(dev, json_pack("[i,i]", f, f + n - 1));
 	}
@@ -50,12 +50,12 @@ void pb_dtp_uneven_json(json_t *o, const pb_dtp_config *c)
 	json_object_set_new(o, "stage_devices", dev);
 }
 
-int pb_dtp_unit_row(const pb_dtp_config *c)
+int pb_dtp_plan_unit_row(const pb_dtp_config *c)
 {
 	return c->pp > 1 || c->m > 1;
 }
 
-const char *pb_dtp_sched_name(const pb_dtp_config *c, char *buf, size_t n)
+const char *pb_dtp_plan_sched_name(const pb_dtp_config *c, char *buf, size_t n)
 {
 	if (c->pp == 1)
 		return c->m > 1 ? "accumulate" : "none";
@@ -65,8 +65,8 @@ const char *pb_dtp_sched_name(const pb_dtp_config *c, char *buf, size_t n)
 	return buf;
 }
 
-json_t *pb_dtp_chunk_json(int chunk, int group, const char *scheme, const pb_dtp_chunk *ch,
-                          double act_copies)
+json_t *pb_dtp_plan_chunk_json(int chunk, int group, const char *scheme, const pb_dtp_chunk *ch,
+                               double act_copies)
 {
 	return json_pack(
 	    "{s:i,s:i,s:s,s:s,s:f,s:f,s:f,s:f,s:f,s:o}", "chunk", chunk, "group", group, "scheme",
@@ -75,7 +75,7 @@ json_t *pb_dtp_chunk_json(int chunk, int group, const char *scheme, const pb_dtp
 	    ch->mem_act, "act_copies", act_copies, "ops", ch->ops ? ch->ops : json_array());
 }
 
-/* {"1f1b": ...} (pipeline_stages.h, pb_pipe_schedule): m micro-batches
+/* {"1f1b": ...} (pipeline_stages.h, pb_pipeline_stages_schedule): m micro-batches
  * through pp groups in slots of the slowest group + the slowest transfer,
  * backward 2 x forward when training (the group times are forward +
  * backward), as `pipeline` writes its schedules; its makespan is the step
@@ -88,8 +88,9 @@ static json_t *schedule_1f1b(const pb_dtp_config *c, int train)
 	double slot = c->slowest + c->p2p_exposed / (c->m + c->pp - 1);
 	json_t *sch = json_object();
 	json_object_set_new(sch, "1f1b",
-	                    pb_pipe_schedule("1f1b", c->pp, c->m, train ? slot / 3 : slot,
-	                                     train ? 2 * slot / 3 : 0));
+	                    pb_pipeline_stages_schedule("1f1b", c->pp, c->m,
+	                                                train ? slot / 3 : slot,
+	                                                train ? 2 * slot / 3 : 0));
 	return sch;
 }
 
@@ -133,7 +134,7 @@ int pb_dtp_plan_build(const pb_graph *g, const pb_cluster *cl, const pb_dtp_conf
 		else
 			snprintf(lab, sizeof lab, "stage %d", s);
 		int first, d; /* uneven groups: each its own (dtp_uneven.c) */
-		pb_dtp_group_devices(c, s, &first, &d);
+		pb_dtp_plan_group_devices(c, s, &first, &d);
 		pb_plan_group pg = {0};
 		pg.label = lab;
 		pg.first_unit = first;
@@ -179,7 +180,7 @@ int pb_dtp_plan_build(const pb_graph *g, const pb_cluster *cl, const pb_dtp_conf
 	json_object_set_new(det, "microbatches", json_integer(c->m));
 	json_object_set_new(det, "micro_batches", json_integer(c->m));
 	json_object_set_new(det, "pipeline_schedule",
-	                    json_string(pb_dtp_sched_name(c, sb, sizeof sb)));
+	                    json_string(pb_dtp_plan_sched_name(c, sb, sizeof sb)));
 	json_object_set_new(det, "chunks_per_device", json_integer(c->v));
 	json_object_set_new(det, "step_time", json_real(c->step_time));
 	json_object_set_new(det, "bubble", json_real(c->bubble));
@@ -193,7 +194,7 @@ int pb_dtp_plan_build(const pb_graph *g, const pb_cluster *cl, const pb_dtp_conf
 	json_object_set_new(det, "stages", stages);
 	if (c->sched == PB_SCHED_1F1B) /* the timeline the step time counts */
 		json_object_set_new(det, "schedule", schedule_1f1b(c, train));
-	pb_dtp_uneven_json(det, c);
+	pb_dtp_plan_uneven_json(det, c);
 	json_decref(plan->detail);
 	plan->detail = det;
 	free(gmem);

@@ -8,7 +8,7 @@
  * is in the costing: the collectives of each chunk's sharding, the bytes
  * crossing each chunk boundary. So the kept configuration's split is
  * polished by single-node chunk-boundary moves (boundary_climb.c), each
- * costed by the search's own costing (pb_dtp_unit_eval: the changed chunks
+ * costed by the search's own costing (pb_dtp_search_unit_eval: the changed chunks
  * solved again, the others answered by the chunk cache; the p2p bytes
  * again); a move is kept when the plan fits no worse and its step time
  * drops by more than a relative 1e-9. A move whose chunk cannot beat the
@@ -51,27 +51,27 @@ static int try_move(void *ud, const int *cand, int k, int dir, int *costed, int 
 	pb_pipe_split next, old = u->split;
 	pb_error e2 = {0};
 	char why[256];
-	if (u->o->pipe.rules &&
-	    pb_pipe_split_rule_broken(u->g, u->cost, cand, NULL, u->o->pipe.rules, why, sizeof why))
+	if (u->o->pipe.rules && pb_pipeline_stages_split_rule_broken(
+	                            u->g, u->cost, cand, NULL, u->o->pipe.rules, why, sizeof why))
 		return PB_OK; /* breaks a Lua rule: not a move */
-	if (pb_pipe_split_given(u->g, u->cost, u->n_chunks, cand, &next, &e2) != PB_OK)
+	if (pb_pipeline_stages_split_given(u->g, u->cost, u->n_chunks, cand, &next, &e2) != PB_OK)
 		return PB_OK; /* an edge would go backwards: not a move */
 	*costed = 1;
 	u->split = next;
-	pb_dtp_unit_bytes(u);
+	pb_dtp_search_unit_bytes(u);
 	pb_dtp_config c;
 	memset(&c, 0, sizeof c);
-	int rc = pb_dtp_unit_eval(u, dp->cur.dp, dp->cur.tp, dp->cur.fits ? dp->cur.step_time : 0,
-	                          &c, err);
+	int rc = pb_dtp_search_unit_eval(u, dp->cur.dp, dp->cur.tp,
+	                                 dp->cur.fits ? dp->cur.step_time : 0, &c, err);
 	if (rc == PB_OK && better(&c, &dp->cur)) {
-		pb_pipe_split_free(&old);
+		pb_pipeline_stages_split_free(&old);
 		dp->cur = c;
 		*kept = 1;
 		return PB_OK;
 	}
-	pb_pipe_split_free(&u->split);
+	pb_pipeline_stages_split_free(&u->split);
 	u->split = old;
-	pb_dtp_unit_bytes(u);
+	pb_dtp_search_unit_bytes(u);
 	return rc;
 }
 
@@ -82,9 +82,9 @@ static int rebuild(pb_dtp_unit *u, long B, const pb_dtp_polish_info *info, pb_pl
 {
 	pb_dtp_config c;
 	memset(&c, 0, sizeof c);
-	if (pb_dtp_unit_record(u, err))
+	if (pb_dtp_search_unit_record(u, err))
 		return PB_ENOMEM;
-	int rc = pb_dtp_unit_eval(u, info->dp, info->tp, 0, &c, err);
+	int rc = pb_dtp_search_unit_eval(u, info->dp, info->tp, 0, &c, err);
 	if (rc == PB_OK && (!c.ok || fabs(c.step_time - info->after) > 1e-9 * info->after))
 		rc = pb_err(err, PB_EINPUT, "shard: the polished pipeline costs %.9g s, not %.9g s",
 		            c.step_time, info->after);
@@ -108,11 +108,11 @@ int pb_dtp_polish(const pb_graph **gp, const pb_cluster *cl, const pb_dtp_opts *
 	if (tries < 0 || want->uneven || want->pp < 2 || !*plan)
 		return PB_OK;
 	int rc;
-	if ((rc = pb_dtp_reload(o, B / want->m, gp, err)))
+	if ((rc = pb_dtp_search_reload(o, B / want->m, gp, err)))
 		return rc;
 	pb_dtp_unit u;
 	double *cost = NULL;
-	if ((rc = pb_dtp_unit_open(&u, *gp, cl, o, want->pp, want->m, &cost, err)))
+	if ((rc = pb_dtp_search_unit_open(&u, *gp, cl, o, want->pp, want->m, &cost, err)))
 		goto done;
 	u.sched = want->sched;
 	u.v = want->v;
@@ -124,11 +124,12 @@ int pb_dtp_polish(const pb_graph **gp, const pb_cluster *cl, const pb_dtp_opts *
 		rc = pb_err(err, PB_EINPUT, "shard: the pipeline plan is not of this model");
 		goto done;
 	}
-	if ((rc = pb_pipe_split_given(*gp, cost, u.n_chunks, (*plan)->group, &u.split, err)))
+	if ((rc = pb_pipeline_stages_split_given(*gp, cost, u.n_chunks, (*plan)->group, &u.split,
+	                                         err)))
 		goto done;
-	pb_dtp_unit_bytes(&u);
+	pb_dtp_search_unit_bytes(&u);
 	dpolish ps = {.u = &u};
-	if ((rc = pb_dtp_unit_eval(&u, want->dp, want->tp, 0, &ps.cur, err)))
+	if ((rc = pb_dtp_search_unit_eval(&u, want->dp, want->tp, 0, &ps.cur, err)))
 		goto done;
 	if (!ps.cur.ok) { /* the row's plan does not cost again: leave it */
 		rc = pb_err(err, PB_EINPUT, "shard: the kept pipeline does not cost again: %s",
@@ -152,7 +153,7 @@ int pb_dtp_polish(const pb_graph **gp, const pb_cluster *cl, const pb_dtp_opts *
 	if (rc == PB_OK)
 		json_object_set_new((*plan)->detail, "polish", pb_dtp_polish_json(info));
 done:
-	pb_dtp_unit_close(&u, cost);
+	pb_dtp_search_unit_close(&u, cost);
 	return rc;
 }
 
@@ -166,6 +167,6 @@ json_t *pb_dtp_polish_json(const pb_dtp_polish_info *info)
 void pb_dtp_polish_text(FILE *f, const pb_dtp_polish_info *info)
 {
 	if (info->polished)
-		pb_pipe_polish_line(f, "chunk-boundary", info->moves, info->tries, info->before,
-		                    info->after, info->converged);
+		pb_pipeline_report_polish_line(f, "chunk-boundary", info->moves, info->tries,
+		                               info->before, info->after, info->converged);
 }

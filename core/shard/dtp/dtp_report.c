@@ -12,7 +12,7 @@
 #include "shard/search/search_label.h"
 #include "util/fmt.h"
 
-json_t *pb_dtp_config_json(const pb_dtp_config *c)
+json_t *pb_dtp_report_config_json(const pb_dtp_config *c)
 {
 	char buf[32];
 	json_t *o = json_object();
@@ -20,14 +20,14 @@ json_t *pb_dtp_config_json(const pb_dtp_config *c)
 	json_object_set_new(o, "tp", json_integer(c->tp));
 	json_object_set_new(o, "pp", json_integer(c->pp));
 	json_object_set_new(o, "microbatches", json_integer(c->m));
-	json_object_set_new(o, "schedule", json_string(pb_dtp_sched_name(c, buf, sizeof buf)));
+	json_object_set_new(o, "schedule", json_string(pb_dtp_plan_sched_name(c, buf, sizeof buf)));
 	json_object_set_new(o, "kind",
 	                    json_string(c->pp > 1  ? "pipeline"
 	                                : c->m > 1 ? "accumulation"
 	                                           : "operator"));
 	json_object_set_new(o, "scheme", json_string(c->scheme));
-	pb_dtp_uneven_json(o, c); /* uneven groups: stage_tp, stage_devices */
-	if (pb_dtp_unit_row(c) && c->bound > 0)
+	pb_dtp_plan_uneven_json(o, c); /* uneven groups: stage_tp, stage_devices */
+	if (pb_dtp_plan_unit_row(c) && c->bound > 0)
 		json_object_set_new(o, "bound", json_real(c->bound));
 	if (c->pruned)
 		json_object_set_new(o, "pruned", json_true());
@@ -41,13 +41,13 @@ json_t *pb_dtp_config_json(const pb_dtp_config *c)
 	json_object_set_new(o, "step_time", json_real(c->step_time));
 	json_object_set_new(o, "memory", json_real(c->memory));
 	json_object_set_new(o, "fits", json_boolean(c->fits));
-	pb_mem_opts_json(o, &c->mopts);
-	if (pb_dtp_unit_row(c)) {
+	pb_memory_options_json(o, &c->mopts);
+	if (pb_dtp_plan_unit_row(c)) {
 		json_object_set_new(o, "bubble", json_real(c->bubble));
 		json_object_set_new(o, "slowest_group", json_real(c->slowest));
 		json_object_set_new(o, "p2p", json_real(c->p2p));
 		/* the transfer seconds in the step, the rest hidden behind compute
-		 * (pb_pipe_p2p_step) */
+		 * (pb_pipeline_p2p_step) */
 		if (c->pp > 1) {
 			double all =
 			    (c->sched == PB_SCHED_1F1B ? (double)(c->m + c->pp - 1)
@@ -73,7 +73,7 @@ json_t *pb_dtp_config_json(const pb_dtp_config *c)
 	return o;
 }
 
-void pb_dtp_note_op_degrees(pb_dtp_result *r, const struct pb_shard_search *s)
+void pb_dtp_report_note_op_degrees(pb_dtp_result *r, const struct pb_shard_search *s)
 {
 	r->have_op_deg = 0;
 	r->deg_row = -1;
@@ -83,17 +83,17 @@ void pb_dtp_note_op_degrees(pb_dtp_result *r, const struct pb_shard_search *s)
 	snprintf(r->op_scheme, sizeof r->op_scheme, "%s", s->rows[s->best].mesh.name);
 	if (!c->ok || c->pp != 1 || c->m > 1 || strcmp(c->scheme, r->op_scheme))
 		return; /* the best row is not that plan */
-	pb_shard_degrees_of(s->best_problem, s->best_result.choice, &r->op_deg);
+	pb_search_degrees_of(s->best_problem, s->best_result.choice, &r->op_deg);
 	r->have_op_deg = 1;
 	r->deg_row = r->best;
 }
 
-void pb_dtp_note_plan_degrees(pb_dtp_result *r, const pb_graph *g, const json_t *detail)
+void pb_dtp_report_note_plan_degrees(pb_dtp_result *r, const pb_graph *g, const json_t *detail)
 {
 	r->have_op_deg = 0;
 	r->deg_row = -1;
 	if (r->best < 0 || !detail ||
-	    pb_shard_degrees_of_stages(g, json_object_get(detail, "stages"), &r->op_deg))
+	    pb_search_degrees_of_stages(g, json_object_get(detail, "stages"), &r->op_deg))
 		return;
 	r->have_op_deg = 1;
 	r->deg_row = r->best;
@@ -105,7 +105,7 @@ static int op_degrees_apply(const pb_dtp_result *r)
 	return r->best >= 0 && r->have_op_deg && r->deg_row == r->best;
 }
 
-void pb_dtp_degrees_json(json_t *best, const pb_dtp_result *r)
+void pb_dtp_report_degrees_json(json_t *best, const pb_dtp_result *r)
 {
 	if (!json_is_object(best) || !op_degrees_apply(r))
 		return;
@@ -114,21 +114,21 @@ void pb_dtp_degrees_json(json_t *best, const pb_dtp_result *r)
 	json_object_set_new(best, "grouping", json_string(r->cfg[r->best].scheme));
 	json_object_set_new(best, "dp", d->mixed ? json_null() : json_integer(d->dp));
 	json_object_set_new(best, "tp", d->mixed ? json_null() : json_integer(d->tp));
-	pb_shard_degrees_json(best, d);
+	pb_search_degrees_json(best, d);
 }
 
 void pb_dtp_report_json(json_t *rep, const pb_dtp_result *r)
 {
 	json_t *arr = json_array();
 	for (int i = 0; i < r->n; i++)
-		json_array_append_new(arr, pb_dtp_config_json(&r->cfg[i]));
+		json_array_append_new(arr, pb_dtp_report_config_json(&r->cfg[i]));
 	json_object_set_new(rep, "configurations", arr);
-	json_t *best = r->best >= 0 ? pb_dtp_config_json(&r->cfg[r->best]) : json_null();
+	json_t *best = r->best >= 0 ? pb_dtp_report_config_json(&r->cfg[r->best]) : json_null();
 	if (r->best >= 0) { /* what --dp and --tp select */
 		json_object_set_new(best, "grouping_dp", json_integer(r->cfg[r->best].dp));
 		json_object_set_new(best, "grouping_tp", json_integer(r->cfg[r->best].tp));
 	}
-	pb_dtp_degrees_json(best, r); /* the grouping is not the degrees */
+	pb_dtp_report_degrees_json(best, r); /* the grouping is not the degrees */
 	if (r->best >= 0 && r->cl && r->cfg[r->best].ok)
 		pb_memory_margin_json(best, r->cl, r->cfg[r->best].memory);
 	json_object_set_new(rep, "best", best);
@@ -145,7 +145,7 @@ void pb_dtp_report_json(json_t *rep, const pb_dtp_result *r)
 	json_object_set_new(st, "stage_node_limit", json_integer(r->node_limit));
 	long unproven = 0;
 	for (int i = 0; i < r->n; i++)
-		unproven += r->cfg[i].ok && pb_dtp_unit_row(&r->cfg[i]) && !r->cfg[i].proven;
+		unproven += r->cfg[i].ok && pb_dtp_plan_unit_row(&r->cfg[i]) && !r->cfg[i].proven;
 	json_object_set_new(st, "unproven", json_integer(unproven));
 	json_object_set_new(rep, "dtp_search", st);
 }
@@ -197,14 +197,15 @@ void pb_dtp_report_text(FILE *f, const pb_dtp_result *r)
 		const pb_dtp_config *c = &r->cfg[i];
 		char sb[32], mb[32];
 		fprintf(f, "%c %4d %4d %4d %5d  %-14s  %-*s", i == r->best ? '*' : ' ', c->dp,
-		        c->tp, c->pp, c->m, pb_dtp_sched_name(c, sb, sizeof sb), sw, c->scheme);
+		        c->tp, c->pp, c->m, pb_dtp_plan_sched_name(c, sb, sizeof sb), sw,
+		        c->scheme);
 		if (!c->ok) {
 			fprintf(f, "  %s%s\n", c->pruned ? "" : "error: ", c->error);
 			continue;
 		}
 		fmt_bytes(mb, sizeof mb, c->memory);
 		fprintf(f, " %12.3f ms %11s  %s%s\n", c->step_time * 1e3, mb,
-		        c->fits ? "yes" : "no", pb_dtp_unit_row(c) && !c->proven ? " ~" : "");
+		        c->fits ? "yes" : "no", pb_dtp_plan_unit_row(c) && !c->proven ? " ~" : "");
 	}
 	if (r->n > 0)
 		fprintf(f,
@@ -226,7 +227,7 @@ void pb_dtp_report_text(FILE *f, const pb_dtp_result *r)
 		best_degrees(r, db, sizeof db);
 		if (c->pp > 1)
 			fprintf(f, "best overall: pipeline %s pp %d, %d micro-batches, %s", db,
-			        c->pp, c->m, pb_dtp_sched_name(c, sb, sizeof sb));
+			        c->pp, c->m, pb_dtp_plan_sched_name(c, sb, sizeof sb));
 		else if (c->m > 1)
 			fprintf(
 			    f,
@@ -238,10 +239,10 @@ void pb_dtp_report_text(FILE *f, const pb_dtp_result *r)
 		fprintf(f, ", %.3f ms per step%s: the plan kept (and written by -o)\n",
 		        c->step_time * 1e3, c->fits ? "" : ", does not fit");
 		if (op_degrees_apply(r)) /* "4x8" names the grouping, not dp x tp */
-			pb_shard_degrees_text(f, &r->op_deg);
-		if (r->cl && c->ok && pb_dtp_unit_row(c) && c->grad > 0)
-			pb_dtp_overlap_text(f, r->cl, c);
-		if (r->cl && c->ok && pb_dtp_unit_row(c) && c->pp > 1 && c->p2p > 0)
+			pb_search_degrees_text(f, &r->op_deg);
+		if (r->cl && c->ok && pb_dtp_plan_unit_row(c) && c->grad > 0)
+			pb_dtp_report_overlap_text(f, r->cl, c);
+		if (r->cl && c->ok && pb_dtp_plan_unit_row(c) && c->pp > 1 && c->p2p > 0)
 			fprintf(f,
 			        "pipeline transfers: %.3f ms exposed in the step (%s), %.3f ms per "
 			        "micro-batch and boundary\n",
@@ -254,11 +255,11 @@ void pb_dtp_report_text(FILE *f, const pb_dtp_result *r)
 		if (r->cl && c->ok)
 			pb_memory_margin_text(f, r->cl, c->memory);
 		if (c->ok)
-			pb_mem_opts_text(f, &c->mopts);
+			pb_memory_options_text(f, &c->mopts);
 	}
 }
 
-void pb_dtp_overlap_text(FILE *f, const pb_cluster *cl, const pb_dtp_config *c)
+void pb_dtp_report_overlap_text(FILE *f, const pb_cluster *cl, const pb_dtp_config *c)
 {
 	if (cl->grad_bucket > 0)
 		fprintf(
@@ -275,7 +276,7 @@ void pb_dtp_overlap_text(FILE *f, const pb_cluster *cl, const pb_dtp_config *c)
 		        c->grad_exposed * 1e3);
 }
 
-json_t *pb_dtp_best_overall_json(const pb_dtp_result *r)
+json_t *pb_dtp_report_best_overall_json(const pb_dtp_result *r)
 {
 	json_t *o = json_object();
 	if (r->best < 0) {
@@ -284,9 +285,9 @@ json_t *pb_dtp_best_overall_json(const pb_dtp_result *r)
 	}
 	const pb_dtp_config *c = &r->cfg[r->best];
 	char buf[96], sb[32];
-	if (pb_dtp_unit_row(c))
+	if (pb_dtp_plan_unit_row(c))
 		snprintf(buf, sizeof buf, "%d stages x %s, m %d, %s", c->pp, c->scheme, c->m,
-		         pb_dtp_sched_name(c, sb, sizeof sb));
+		         pb_dtp_plan_sched_name(c, sb, sizeof sb));
 	else
 		snprintf(buf, sizeof buf, "%s", c->scheme);
 	json_object_set_new(o, "kind",
@@ -299,8 +300,8 @@ json_t *pb_dtp_best_overall_json(const pb_dtp_result *r)
 	return o;
 }
 
-void pb_dtp_label(const pb_dtp_result *r, const pb_dtp_opts *o, const pb_graph *g,
-                  const pb_cluster *cl, const pb_label *op, pb_label *L)
+void pb_dtp_report_label(const pb_dtp_result *r, const pb_dtp_opts *o, const pb_graph *g,
+                         const pb_cluster *cl, const pb_label *op, pb_label *L)
 {
 	const pb_dtp_config *c = r->best >= 0 ? &r->cfg[r->best] : NULL;
 	pb_label_init(L, c && c->ok ? c->step_time : NAN);
@@ -312,9 +313,9 @@ void pb_dtp_label(const pb_dtp_result *r, const pb_dtp_opts *o, const pb_graph *
 		pb_shard_opts so = o->shard;
 		so.mip_gap = o->gap;
 		so.node_limit = o->node_limit;
-		pb_shard_opts_restrictions(&so, L);
+		pb_search_label_opts_restrictions(&so, L);
 	}
-	double cb = pb_shard_compute_bound(g, cl, o->pipe.train, 1);
+	double cb = pb_search_label_compute_bound(g, cl, o->pipe.train, 1);
 	if (o->pp == 1 && op && isfinite(op->bound) && !(op->bound <= cb))
 		cb = op->bound; /* operator-level plans only: their own bound */
 	if (c && c->ok && c->fits)
@@ -323,7 +324,7 @@ void pb_dtp_label(const pb_dtp_result *r, const pb_dtp_opts *o, const pb_graph *
 		L->bound = cb;
 }
 
-void pb_dtp_label_text(FILE *f, const pb_label *L)
+void pb_dtp_report_label_text(FILE *f, const pb_label *L)
 {
 	char words[512];
 	fprintf(f, "label (dp x tp x pp): %s\n",

@@ -29,15 +29,15 @@
 #include "util/job.h"
 #include "util/ranks.h"
 
-void pb_dtp_opts_default(pb_dtp_opts *o)
+void pb_dtp_search_opts_default(pb_dtp_opts *o)
 {
 	memset(o, 0, sizeof *o);
-	pb_pipe_opts_default(&o->pipe);
+	pb_pipeline_plan_opts_default(&o->pipe);
 	pb_strategy_problem_opts_default(&o->shard);
 	o->sched = -1;
 }
 
-int pb_dtp_parse_schedule(const char *s, int *sched, int *v, pb_error *err)
+int pb_dtp_search_parse_schedule(const char *s, int *sched, int *v, pb_error *err)
 {
 	if (!strcmp(s, "1f1b")) {
 		*sched = PB_SCHED_1F1B;
@@ -63,7 +63,7 @@ int pb_dtp_parse_schedule(const char *s, int *sched, int *v, pb_error *err)
 	              "shard: --schedule must be 1f1b, interleaved or interleaved:V, got '%s'", s);
 }
 
-void pb_dtp_result_free(pb_dtp_result *r)
+void pb_dtp_search_result_free(pb_dtp_result *r)
 {
 	pb_plan_free(r->kept);
 	free(r->cfg);
@@ -71,7 +71,7 @@ void pb_dtp_result_free(pb_dtp_result *r)
 	r->best = -1;
 }
 
-int pb_dtp_better(const pb_dtp_config *a, const pb_dtp_config *b)
+int pb_dtp_search_better(const pb_dtp_config *a, const pb_dtp_config *b)
 {
 	if (a->ok != b->ok)
 		return a->ok;
@@ -84,7 +84,7 @@ int pb_dtp_better(const pb_dtp_config *a, const pb_dtp_config *b)
 	return a->m < b->m;
 }
 
-pb_dtp_config *pb_dtp_result_add(pb_dtp_result *r)
+pb_dtp_config *pb_dtp_search_result_add(pb_dtp_result *r)
 {
 	if (r->n == r->cap) {
 		int cap = r->cap ? 2 * r->cap : 64;
@@ -100,7 +100,7 @@ pb_dtp_config *pb_dtp_result_add(pb_dtp_result *r)
 	return c;
 }
 
-const char *pb_dtp_scheme_of(int dp, int tp, char *buf, size_t n)
+const char *pb_dtp_search_scheme_of(int dp, int tp, char *buf, size_t n)
 {
 	if (dp * tp == 1)
 		return NULL;
@@ -120,8 +120,8 @@ static int add_operator_level(const pb_dtp_opts *o, int n_dev, pb_dtp_result *r)
 			continue;
 		int tp = n_dev / dp;
 		char buf[48];
-		const char *name = pb_dtp_scheme_of(dp, tp, buf, sizeof buf);
-		pb_dtp_config *c = pb_dtp_result_add(r);
+		const char *name = pb_dtp_search_scheme_of(dp, tp, buf, sizeof buf);
+		pb_dtp_config *c = pb_dtp_search_result_add(r);
 		if (!c)
 			return -1;
 		c->dp = dp;
@@ -169,7 +169,7 @@ static double inflight(const pb_dtp_unit *u, int s)
 
 typedef pb_dtp_group_sum group_sum;
 
-void pb_dtp_group_add(pb_dtp_group_sum *gs, const pb_dtp_chunk *ch)
+void pb_dtp_search_group_add(pb_dtp_group_sum *gs, const pb_dtp_chunk *ch)
 {
 	gs->proven &= ch->proven;
 	gs->time += ch->time - ch->grad;
@@ -184,8 +184,8 @@ void pb_dtp_group_add(pb_dtp_group_sum *gs, const pb_dtp_chunk *ch)
 	gs->sp_once += ch->sp_once;
 }
 
-void pb_dtp_note_overlap(pb_dtp_config *c, const pb_cluster *cl, double grad, double bytes,
-                         double backward)
+void pb_dtp_search_note_overlap(pb_dtp_config *c, const pb_cluster *cl, double grad, double bytes,
+                                double backward)
 {
 	long n = pb_grad_overlap_buckets(bytes, cl->grad_bucket);
 	double e = pb_grad_overlap_exposed(grad, backward, n);
@@ -242,8 +242,8 @@ static int solve_group(pb_dtp_unit *u, const pb_cluster *sub, const char *scheme
 			so.cutoff = fmax(cut - gs->time - rest, 1e-15);
 			so.cutoff_grad = cut_grad;
 		}
-		int rc = pb_dtp_chunk_solve(u->cache, sub, scheme, &so, u->mask,
-		                            u->o->pipe.train ? act : 1, &ch, err);
+		int rc = pb_dtp_stage_chunk_solve(u->cache, sub, scheme, &so, u->mask,
+		                                  u->o->pipe.train ? act : 1, &ch, err);
 		if (rc)
 			return rc;
 		if (!ch.ok) {
@@ -256,11 +256,11 @@ static int solve_group(pb_dtp_unit *u, const pb_cluster *sub, const char *scheme
 		if (u->chunks)
 			json_array_set_new(
 			    u->chunks, (size_t)c,
-			    pb_dtp_chunk_json(c, s, scheme, &ch,
-			                      u->o->pipe.train ? inflight(u, s) : 1.0));
+			    pb_dtp_plan_chunk_json(c, s, scheme, &ch,
+			                           u->o->pipe.train ? inflight(u, s) : 1.0));
 		else
 			json_decref(ch.ops);
-		pb_dtp_group_add(gs, &ch);
+		pb_dtp_search_group_add(gs, &ch);
 	}
 	return PB_OK;
 }
@@ -290,13 +290,14 @@ static double unit_bound(const pb_dtp_unit *u, const double *cost)
 
 /* Costs configuration (dp, tp) of the unit. inc > 0: the step time of a
  * plan that fits; a stage proven unable to beat it makes the row pruned. */
-int pb_dtp_unit_eval(pb_dtp_unit *u, int dp, int tp, double inc, pb_dtp_config *c, pb_error *err)
+int pb_dtp_search_unit_eval(pb_dtp_unit *u, int dp, int tp, double inc, pb_dtp_config *c,
+                            pb_error *err)
 {
 	const pb_cluster *cl = u->cl;
 	int train = u->o->pipe.train, rc;
 	char buf[48];
-	const char *scheme = pb_dtp_scheme_of(dp, tp, buf, sizeof buf);
-	pb_cluster sub = pb_dtp_sub_cluster(cl, u->d);
+	const char *scheme = pb_dtp_search_scheme_of(dp, tp, buf, sizeof buf);
+	pb_cluster sub = pb_dtp_stage_sub_cluster(cl, u->d);
 	c->dp = dp;
 	c->tp = tp;
 	c->pp = u->pp;
@@ -314,8 +315,8 @@ int pb_dtp_unit_eval(pb_dtp_unit *u, int dp, int tp, double inc, pb_dtp_config *
 	/* point-to-point: chunk k -> k + 1, group k mod pp -> (k + 1) mod pp,
 	 * scattered over the group and all-gathered over tp (pipeline_p2p.h) */
 	for (int k = 0; k + 1 < u->n_chunks; k++) {
-		double t = pb_pipe_p2p_time(cl, (k % u->pp) * u->d, ((k + 1) % u->pp) * u->d, dp,
-		                            tp, u->p2p_bytes[k], train);
+		double t = pb_pipeline_p2p_time(cl, (k % u->pp) * u->d, ((k + 1) % u->pp) * u->d,
+		                                dp, tp, u->p2p_bytes[k], train);
 		if (t > c->p2p)
 			c->p2p = t;
 	}
@@ -326,7 +327,7 @@ int pb_dtp_unit_eval(pb_dtp_unit *u, int dp, int tp, double inc, pb_dtp_config *
 	 * chunks) cannot win: the stage MILPs' cutoff */
 	double K = u->sched == PB_SCHED_1F1B ? m + p - 1 : m + (double)(p - 1) / V;
 	double P2P = u->sched == PB_SCHED_1F1B ? c->p2p : V * c->p2p;
-	if (cl->p2p_overlap) /* at least the fill and drain's (pb_pipe_p2p_step) */
+	if (cl->p2p_overlap) /* at least the fill and drain's (pb_pipeline_p2p_step) */
 		P2P = (p - 1) * c->p2p / K;
 	/* overlapped, the exposed part E of G can be anything down to 0: the
 	 * chunk's time less all of its g can win (cut_grad 1) */
@@ -364,22 +365,23 @@ int pb_dtp_unit_eval(pb_dtp_unit *u, int dp, int tp, double inc, pb_dtp_config *
 			c->slowest = gs.time;
 		if (gs.grad > c->grad)
 			c->grad = gs.grad;
-		pb_dtp_note_overlap(c, cl, gs.grad, gs.grad_bytes, gs.backward);
+		pb_dtp_search_note_overlap(c, cl, gs.grad, gs.grad_bytes, gs.backward);
 		if (mem > c->memory)
 			c->memory = mem;
-		pb_mem_opts_add(&c->mopts, mem, gs.saved, gs.sp_once + (train ? a : 1) * gs.sp_act);
+		pb_memory_options_add(&c->mopts, mem, gs.saved,
+		                      gs.sp_once + (train ? a : 1) * gs.sp_act);
 	}
-	c->memory = pb_mem_opts_settle(&c->mopts, u->o->shard.dist_opt, u->o->shard.seq_parallel,
-	                               cl->memory);
+	c->memory = pb_memory_options_settle(&c->mopts, u->o->shard.dist_opt,
+	                                     u->o->shard.seq_parallel, cl->memory);
 	c->fits = c->memory <= cl->memory * (1 + 1e-9);
-	pb_dtp_step_time(c, cl, &u->o->shard);
+	pb_dtp_stage_step_time(c, cl, &u->o->shard);
 	return PB_OK;
 }
 
 /* Bytes crossing each chunk boundary: a tensor once from its producer's
  * chunk to its last consumer's (a block output read by the next layer norm
  * and by the residual add is sent once). */
-void pb_dtp_unit_bytes(pb_dtp_unit *u)
+void pb_dtp_search_unit_bytes(pb_dtp_unit *u)
 {
 	const pb_graph *g = u->g;
 	memset(u->p2p_bytes, 0, ((size_t)u->cl->n_devices * 64 + 1) * sizeof(double));
@@ -409,12 +411,13 @@ static int split(pb_dtp_unit *u, const double *cost, char *errbuf)
 	const struct pb_part_rules *R = u->o->pipe.rules;
 	u->layers_split = 0;
 	u->min_layers = u->max_layers = 0;
-	int rc = pb_pipe_split_layers(u->g, cost, u->n_chunks, &u->split, &u->min_layers,
-	                              &u->max_layers, &e);
+	int rc = pb_pipeline_layers_split(u->g, cost, u->n_chunks, &u->split, &u->min_layers,
+	                                  &u->max_layers, &e);
 	char why[256];
 	if (rc == PB_OK && R &&
-	    pb_pipe_split_rule_broken(u->g, cost, u->split.stage, NULL, R, why, sizeof why)) {
-		pb_pipe_split_free(&u->split);
+	    pb_pipeline_stages_split_rule_broken(u->g, cost, u->split.stage, NULL, R, why,
+	                                         sizeof why)) {
+		pb_pipeline_stages_split_free(&u->split);
 		u->min_layers = u->max_layers = 0;
 		rc = PB_EINPUT;
 	}
@@ -425,17 +428,18 @@ static int split(pb_dtp_unit *u, const double *cost, char *errbuf)
 	if (rc == PB_ENOMEM)
 		return rc;
 	e.msg[0] = 0;
-	rc = pb_pipe_is_chain(u->g, cost)
-	         ? pb_pipe_split_dp_rules(u->g, cost, u->n_chunks, R, &u->split, &e)
-	         : pb_pipe_split_milp_rules(u->g, cost, u->n_chunks, 0, 0, R, &u->split, &e);
+	rc = pb_pipeline_stages_is_chain(u->g, cost)
+	         ? pb_pipeline_stages_split_dp_rules(u->g, cost, u->n_chunks, R, &u->split, &e)
+	         : pb_pipeline_stages_split_milp_rules(u->g, cost, u->n_chunks, 0, 0, R, &u->split,
+	                                               &e);
 	if (rc)
 		snprintf(errbuf, 160, "%.150s", e.msg);
 	return rc == PB_ENOMEM ? rc : (rc ? 1 : PB_OK);
 }
 
-int pb_dtp_reload(const pb_dtp_opts *o, long batch, const pb_graph **g, pb_error *err)
+int pb_dtp_search_reload(const pb_dtp_opts *o, long batch, const pb_graph **g, pb_error *err)
 {
-	if (pb_pipe_model_batch(*g) == batch)
+	if (pb_pipeline_plan_model_batch(*g) == batch)
 		return PB_OK;
 	int rc = o->pipe.reload
 	             ? o->pipe.reload(o->pipe.reload_ud, batch, g, err)
@@ -444,8 +448,8 @@ int pb_dtp_reload(const pb_dtp_opts *o, long batch, const pb_graph **g, pb_error
 }
 
 /* The unit (pp, m) on graph g (at the micro-batch): buffers, costs, cache. */
-int pb_dtp_unit_open(pb_dtp_unit *u, const pb_graph *g, const pb_cluster *cl, const pb_dtp_opts *o,
-                     int pp, int m, double **cost, pb_error *err)
+int pb_dtp_search_unit_open(pb_dtp_unit *u, const pb_graph *g, const pb_cluster *cl,
+                            const pb_dtp_opts *o, int pp, int m, double **cost, pb_error *err)
 {
 	int N = cl->n_devices, n = g->n_nodes;
 	memset(u, 0, sizeof *u);
@@ -459,11 +463,11 @@ int pb_dtp_unit_open(pb_dtp_unit *u, const pb_graph *g, const pb_cluster *cl, co
 	u->active = malloc((size_t)n + 1);
 	u->mask = malloc((size_t)n + 1);
 	u->p2p_bytes = calloc((size_t)N * 64 + 1, sizeof(double));
-	u->cache = pb_dtp_cache_new(g);
+	u->cache = pb_dtp_stage_cache_new(g);
 	u->tcost = malloc(((size_t)n + 1) * sizeof(double));
 	if (!*cost || !u->active || !u->mask || !u->p2p_bytes || !u->cache || !u->tcost)
 		return pb_err(err, PB_ENOMEM, "shard: out of memory");
-	pb_dtp_cache_keep_ops(u->cache); /* the plan of a configuration (keep_plan) */
+	pb_dtp_stage_cache_keep_ops(u->cache); /* the plan of a configuration (keep_plan) */
 	pb_strategy_problem_dynamic_nodes(g, u->active);
 	for (int v = 0; v < n; v++) {
 		(*cost)[v] = u->active[v] ? pb_strategy_problem_node_flops(g, &g->nodes[v]) : -1;
@@ -476,10 +480,10 @@ int pb_dtp_unit_open(pb_dtp_unit *u, const pb_graph *g, const pb_cluster *cl, co
 	return PB_OK;
 }
 
-void pb_dtp_unit_close(pb_dtp_unit *u, double *cost)
+void pb_dtp_search_unit_close(pb_dtp_unit *u, double *cost)
 {
-	pb_pipe_split_free(&u->split);
-	pb_dtp_cache_free(u->cache);
+	pb_pipeline_stages_split_free(&u->split);
+	pb_dtp_stage_cache_free(u->cache);
 	free(cost);
 	free(u->active);
 	free(u->mask);
@@ -496,7 +500,7 @@ static int unit_schedule(pb_dtp_unit *u, const double *cost, int sc, int V, char
 	u->n_chunks = u->pp * V;
 	int src = split(u, cost, serr);
 	if (src == PB_OK)
-		pb_dtp_unit_bytes(u);
+		pb_dtp_search_unit_bytes(u);
 	return src;
 }
 
@@ -506,7 +510,7 @@ static int splits_over(long B, int m, int dp)
 	return (B / m) % dp == 0;
 }
 
-int pb_dtp_unit_record(pb_dtp_unit *u, pb_error *err)
+int pb_dtp_search_unit_record(pb_dtp_unit *u, pb_error *err)
 {
 	u->chunks = json_array();
 	for (int k = 0; u->chunks && k < u->n_chunks; k++)
@@ -524,12 +528,12 @@ static int keep_plan(pb_dtp_unit *u, const pb_dtp_config *c, long B, pb_dtp_resu
 {
 	pb_dtp_config k;
 	memset(&k, 0, sizeof k);
-	if (pb_dtp_unit_record(u, err))
+	if (pb_dtp_search_unit_record(u, err))
 		return PB_ENOMEM;
 	long m0, h0, m1, h1;
-	pb_dtp_cache_stats(u->cache, &m0, &h0);
-	int rc = pb_dtp_unit_eval(u, c->dp, c->tp, 0, &k, err);
-	pb_dtp_cache_stats(u->cache, &m1, &h1);
+	pb_dtp_stage_cache_stats(u->cache, &m0, &h0);
+	int rc = pb_dtp_search_unit_eval(u, c->dp, c->tp, 0, &k, err);
+	pb_dtp_stage_cache_stats(u->cache, &m1, &h1);
 	u->replayed += h1 - h0;
 	pb_plan *plan = NULL;
 	if (rc == PB_OK && k.ok && k.step_time == c->step_time)
@@ -565,7 +569,7 @@ static void progress(const pb_dtp_opts *o, const unit *un, const pb_dtp_result *
 	                     .rows = r->n - 1,
 	                     .pruned = r->pruned};
 	char buf[24];
-	snprintf(p.sched, sizeof p.sched, "%s", pb_dtp_sched_name(c, buf, sizeof buf));
+	snprintf(p.sched, sizeof p.sched, "%s", pb_dtp_plan_sched_name(c, buf, sizeof buf));
 	for (int i = 0; i + 1 < r->n; i++)
 		if (r->cfg[i].ok && r->cfg[i].fits && (!p.best || r->cfg[i].step_time < p.best))
 			p.best = r->cfg[i].step_time;
@@ -581,20 +585,20 @@ static int run_unit(const pb_graph **gp, const pb_cluster *cl, const pb_dtp_opts
 {
 	int pp = un->pp;
 	int rc;
-	if ((rc = pb_dtp_reload(o, B / m, gp, err)))
+	if ((rc = pb_dtp_search_reload(o, B / m, gp, err)))
 		return rc;
 	const pb_graph *g = *gp;
 	pb_dtp_unit u;
 	double *cost = NULL;
-	if ((rc = pb_dtp_unit_open(&u, g, cl, o, pp, m, &cost, err)))
+	if ((rc = pb_dtp_search_unit_open(&u, g, cl, o, pp, m, &cost, err)))
 		goto done;
-	pb_dtp_vloop *vl = pb_dtp_vloop_new(o, g, pp, m, cl, inc); /* dtp_interleave.c */
+	pb_dtp_vloop *vl = pb_dtp_interleave_vloop_new(o, g, pp, m, cl, inc); /* dtp_interleave.c */
 	if (!vl)
 		rc = pb_err(err, PB_ENOMEM, "shard: out of memory");
-	for (int sc, V, from = 0; rc == PB_OK && pb_dtp_vloop_next(vl, &sc, &V);
-	     pb_dtp_vloop_note(vl, r, from)) {
+	for (int sc, V, from = 0; rc == PB_OK && pb_dtp_interleave_vloop_next(vl, &sc, &V);
+	     pb_dtp_interleave_vloop_note(vl, r, from)) {
 		from = r->n;
-		inc = pb_dtp_vloop_inc(vl);
+		inc = pb_dtp_interleave_vloop_inc(vl);
 		char serr[160] = "";
 		int src = unit_schedule(&u, cost, sc, V, serr);
 		if (src == PB_ENOMEM) {
@@ -611,13 +615,13 @@ static int run_unit(const pb_graph **gp, const pb_cluster *cl, const pb_dtp_opts
 		for (int dp = 1; dp <= u.d && rc == PB_OK; dp++) {
 			int tp = u.d / dp;
 			if (u.d % dp || (o->dp && o->dp != dp) || (o->tp && o->tp != tp) ||
-			    !want[dp] || !pb_dtp_vloop_want(vl, dp, bound))
+			    !want[dp] || !pb_dtp_interleave_vloop_want(vl, dp, bound))
 				continue;
 			/* micro-batches that dp replicas cannot split: not a configuration
 			 * (an error row when dp and m are both fixed) */
 			if (!splits_over(B, m, dp) && !(o->dp && o->m))
 				continue;
-			pb_dtp_config *c = pb_dtp_result_add(r);
+			pb_dtp_config *c = pb_dtp_search_result_add(r);
 			if (!c) {
 				rc = pb_err(err, PB_ENOMEM, "shard: out of memory");
 				break;
@@ -640,10 +644,10 @@ static int run_unit(const pb_graph **gp, const pb_cluster *cl, const pb_dtp_opts
 				r->pruned++;
 			} else if (src == PB_OK && splits_over(B, m, dp)) {
 				progress(o, un, r, c);
-				rc = pb_dtp_unit_eval(&u, dp, tp, inc, c, err);
+				rc = pb_dtp_search_unit_eval(&u, dp, tp, inc, c, err);
 				r->pruned += c->pruned;
 				if (rc == PB_OK && c->ok &&
-				    (!r->kept || pb_dtp_better(c, &r->kept_cfg)))
+				    (!r->kept || pb_dtp_search_better(c, &r->kept_cfg)))
 					rc = keep_plan(&u, c, B, r, err);
 			} else if (src == PB_OK) {
 				snprintf(c->error, sizeof c->error,
@@ -653,15 +657,15 @@ static int run_unit(const pb_graph **gp, const pb_cluster *cl, const pb_dtp_opts
 				snprintf(c->error, sizeof c->error, "split: %.150s", serr);
 			}
 		}
-		pb_pipe_split_free(&u.split);
+		pb_pipeline_stages_split_free(&u.split);
 	}
-	pb_dtp_vloop_free(vl);
+	pb_dtp_interleave_vloop_free(vl);
 	long milps, hits;
-	pb_dtp_cache_stats(u.cache, &milps, &hits);
+	pb_dtp_stage_cache_stats(u.cache, &milps, &hits);
 	r->milps += milps;
 	r->cache_hits += hits - u.replayed;
 done:
-	pb_dtp_unit_close(&u, cost);
+	pb_dtp_search_unit_close(&u, cost);
 	return rc;
 }
 
@@ -671,9 +675,9 @@ static int same_config(const pb_dtp_config *a, const pb_dtp_config *b)
 	       a->sched == b->sched && a->v == b->v && a->step_time == b->step_time;
 }
 
-int pb_dtp_plan_even(const pb_graph **gp, const pb_cluster *cl, const pb_dtp_opts *o,
-                     const pb_dtp_config *want, long B, pb_dtp_result *r, pb_plan **out,
-                     pb_error *err)
+int pb_dtp_search_plan_even(const pb_graph **gp, const pb_cluster *cl, const pb_dtp_opts *o,
+                            const pb_dtp_config *want, long B, pb_dtp_result *r, pb_plan **out,
+                            pb_error *err)
 {
 	*out = NULL;
 	if (r && r->kept && same_config(&r->kept_cfg, want)) {
@@ -682,13 +686,13 @@ int pb_dtp_plan_even(const pb_graph **gp, const pb_cluster *cl, const pb_dtp_opt
 		return PB_OK;
 	}
 	int rc;
-	if ((rc = pb_dtp_reload(o, B / want->m, gp, err)))
+	if ((rc = pb_dtp_search_reload(o, B / want->m, gp, err)))
 		return rc;
 	pb_dtp_unit u;
 	double *cost = NULL;
 	pb_dtp_config c;
 	memset(&c, 0, sizeof c);
-	if ((rc = pb_dtp_unit_open(&u, *gp, cl, o, want->pp, want->m, &cost, err)))
+	if ((rc = pb_dtp_search_unit_open(&u, *gp, cl, o, want->pp, want->m, &cost, err)))
 		goto done;
 	char serr[160] = "";
 	int src = unit_schedule(&u, cost, want->sched, want->v, serr);
@@ -697,9 +701,9 @@ int pb_dtp_plan_even(const pb_graph **gp, const pb_cluster *cl, const pb_dtp_opt
 		                      : pb_err(err, PB_EINPUT, "shard: pipeline split: %s", serr);
 		goto done;
 	}
-	if ((rc = pb_dtp_unit_record(&u, err)))
+	if ((rc = pb_dtp_search_unit_record(&u, err)))
 		goto done;
-	if ((rc = pb_dtp_unit_eval(&u, want->dp, want->tp, 0, &c, err)))
+	if ((rc = pb_dtp_search_unit_eval(&u, want->dp, want->tp, 0, &c, err)))
 		goto done;
 	/* the plan is the configuration's own: the same numbers or an error */
 	if (!c.ok || fabs(c.step_time - want->step_time) > 1e-9 * want->step_time)
@@ -714,7 +718,7 @@ int pb_dtp_plan_even(const pb_graph **gp, const pb_cluster *cl, const pb_dtp_opt
 		                       err);
 done:
 	json_decref(u.chunks);
-	pb_dtp_unit_close(&u, cost);
+	pb_dtp_search_unit_close(&u, cost);
 	return rc;
 }
 
@@ -749,7 +753,7 @@ static int m_candidates(const pb_dtp_opts *o, long B, int pp, int dp, int *out, 
 				n = add_m(out, n, cap, (int)m);
 		return n;
 	}
-	int m0 = pb_pipe_microbatches(B, pp, o->pipe.max_bubble), n = 0;
+	int m0 = pb_pipeline_stages_microbatches(B, pp, o->pipe.max_bubble), n = 0;
 	if (B % dp)
 		return 0;
 	long m = m0;
@@ -924,7 +928,7 @@ static int run_units(const pb_graph *g, const pb_cluster *cl, const pb_dtp_opts 
 			r->n = base; /* rebuild in unit order */
 			for (int i = 0; i < n_units && rc == PB_OK; i++)
 				for (int c = 0; c < count[i]; c++) {
-					pb_dtp_config *dst = pb_dtp_result_add(r);
+					pb_dtp_config *dst = pb_dtp_search_result_add(r);
 					if (!dst) {
 						rc = pb_err(err, PB_ENOMEM, "shard: out of memory");
 						break;
@@ -945,7 +949,7 @@ static int run_units(const pb_graph *g, const pb_cluster *cl, const pb_dtp_opts 
 	return rc;
 }
 
-int pb_dtp_check_degrees(const pb_dtp_opts *o, const pb_cluster *cl, pb_error *err)
+int pb_dtp_search_check_degrees(const pb_dtp_opts *o, const pb_cluster *cl, pb_error *err)
 {
 	int N = cl->n_devices;
 	if ((o->dp && N % o->dp) || (o->tp && N % o->tp) || (o->pp && N % o->pp) ||
@@ -964,11 +968,11 @@ int pb_dtp_search_even(const pb_graph *g, const pb_cluster *cl, const pb_dtp_opt
 	r->best = -1;
 	r->g = g;
 	int N = cl->n_devices;
-	long B = o->pipe.batch > 0 ? o->pipe.batch : pb_pipe_model_batch(g);
+	long B = o->pipe.batch > 0 ? o->pipe.batch : pb_pipeline_plan_model_batch(g);
 	r->batch = B;
 	r->gap = o->gap;
 	r->node_limit = o->node_limit;
-	int rc = pb_dtp_check_degrees(o, cl, err);
+	int rc = pb_dtp_search_check_degrees(o, cl, err);
 	if (rc)
 		return rc;
 	if (o->m && B % o->m)
@@ -1042,7 +1046,8 @@ int pb_dtp_search_even(const pb_graph *g, const pb_cluster *cl, const pb_dtp_opt
 	return rc;
 }
 
-int pb_dtp_add_operator(pb_dtp_result *r, const pb_dtp_opts *o, const pb_cluster *cl, pb_error *err)
+int pb_dtp_search_add_operator(pb_dtp_result *r, const pb_dtp_opts *o, const pb_cluster *cl,
+                               pb_error *err)
 {
 	int N = cl->n_devices, n0 = r->n;
 	r->cl = cl;
@@ -1065,12 +1070,13 @@ int pb_dtp_add_operator(pb_dtp_result *r, const pb_dtp_opts *o, const pb_cluster
 		              N, cl->name);
 	r->best = -1;
 	for (int i = 0; i < r->n; i++)
-		if (r->cfg[i].ok && (r->best < 0 || pb_dtp_better(&r->cfg[i], &r->cfg[r->best])))
+		if (r->cfg[i].ok &&
+		    (r->best < 0 || pb_dtp_search_better(&r->cfg[i], &r->cfg[r->best])))
 			r->best = i;
 	return PB_OK;
 }
 
-int pb_dtp_oprows(const pb_shard_search *s, pb_dtp_oprow **out)
+int pb_dtp_search_oprows(const pb_shard_search *s, pb_dtp_oprow **out)
 {
 	int n = s->n_rows + s->n_dropped;
 	pb_dtp_oprow *r = calloc((size_t)n + 1, sizeof *r);

@@ -32,7 +32,7 @@
  *
  * The model is split into pp x V chunks (chunk c on group c mod pp): at
  * layer boundaries when the model has repeated layers and enough of them
- * (pb_pipe_split_layers: first/last chunks holding the embedding and head
+ * (pb_pipeline_layers_split: first/last chunks holding the embedding and head
  * get fewer layers), else by the key-operator MILP. Every chunk is solved
  * once per distinct content (the layer classes' representative of each
  * node), scheme and activation copies (dtp_stage.c's cache), so the middle
@@ -49,53 +49,53 @@
 #include "shard/pipeline/pipeline_stages.h"
 
 /* Fills o with the defaults (dtp_search.c). */
-void pb_dtp_opts_default(pb_dtp_opts *o);
+void pb_dtp_search_opts_default(pb_dtp_opts *o);
 
 /* A device group's gradient all-reduces (grad s over bytes per device)
  * behind its backward pass (s per micro-batch) in cl's buckets: raises c's
  * grad_exposed (with grad_hidden, grad_buckets) to the group's exposed
  * part when larger (grad_overlap.h). */
-void pb_dtp_note_overlap(pb_dtp_config *c, const pb_cluster *cl, double grad, double bytes,
-                         double backward);
+void pb_dtp_search_note_overlap(pb_dtp_config *c, const pb_cluster *cl, double grad, double bytes,
+                                double backward);
 
 /* Parses "1f1b", "interleaved" or "interleaved:V" (V >= 2). */
-int pb_dtp_parse_schedule(const char *s, int *sched, int *v, pb_error *err);
+int pb_dtp_search_parse_schedule(const char *s, int *sched, int *v, pb_error *err);
 
-void pb_dtp_result_free(pb_dtp_result *r);
+void pb_dtp_search_result_free(pb_dtp_result *r);
 /* A new row at the end of r (zeroed, one chunk per device); NULL when out
  * of memory. */
-pb_dtp_config *pb_dtp_result_add(pb_dtp_result *r);
+pb_dtp_config *pb_dtp_search_result_add(pb_dtp_result *r);
 /* Puts the operator-level rows (pp = 1, from o->op; every dp x tp = N
  * allowed by the fixed values) first and picks the best configuration.
  * PB_EUSAGE when no configuration is left. */
-int pb_dtp_add_operator(pb_dtp_result *r, const pb_dtp_opts *o, const pb_cluster *cl,
-                        pb_error *err);
+int pb_dtp_search_add_operator(pb_dtp_result *r, const pb_dtp_opts *o, const pb_cluster *cl,
+                               pb_error *err);
 /* 1 when a beats b: fits first, then the shorter step, then fewer pipeline
  * stages, then fewer micro-batches (deterministic). */
-int pb_dtp_better(const pb_dtp_config *a, const pb_dtp_config *b);
+int pb_dtp_search_better(const pb_dtp_config *a, const pb_dtp_config *b);
 
 /* The operator-level rows of a finished shard search (a dropped mirror
  * scheme gets the numbers of the one kept); *out malloc'd, count returned,
  * -1 when out of memory. */
 struct pb_shard_search;
-int pb_dtp_oprows(const struct pb_shard_search *s, pb_dtp_oprow **out);
+int pb_dtp_search_oprows(const struct pb_shard_search *s, pb_dtp_oprow **out);
 
 /* The stage grouping of (dp, tp): "DxT", or one axis "D" when dp or tp is
  * 1; NULL for a single device. */
-const char *pb_dtp_scheme_of(int dp, int tp, char *buf, size_t n);
+const char *pb_dtp_search_scheme_of(int dp, int tp, char *buf, size_t n);
 /* --dp/--tp/--pp that can multiply to the cluster's devices (0 = free),
  * else PB_EUSAGE naming them: checked before any search runs. */
-int pb_dtp_check_degrees(const pb_dtp_opts *o, const pb_cluster *cl, pb_error *err);
+int pb_dtp_search_check_degrees(const pb_dtp_opts *o, const pb_cluster *cl, pb_error *err);
 /* pb_dtp_search without the uneven device groups. */
 int pb_dtp_search_even(const pb_graph *g, const pb_cluster *cl, const pb_dtp_opts *o,
                        pb_dtp_result *r, pb_error *err);
 /* pb_dtp_plan of an even row (want->pp >= 2, want->ok). */
-int pb_dtp_plan_even(const pb_graph **gp, const pb_cluster *cl, const pb_dtp_opts *o,
-                     const pb_dtp_config *want, long B, pb_dtp_result *r, pb_plan **out,
-                     pb_error *err);
+int pb_dtp_search_plan_even(const pb_graph **gp, const pb_cluster *cl, const pb_dtp_opts *o,
+                            const pb_dtp_config *want, long B, pb_dtp_result *r, pb_plan **out,
+                            pb_error *err);
 /* *g at `batch` samples: unchanged when it is, else reloaded through
  * o->pipe.reload (an error without one). */
-int pb_dtp_reload(const pb_dtp_opts *o, long batch, const pb_graph **g, pb_error *err);
+int pb_dtp_search_reload(const pb_dtp_opts *o, long batch, const pb_graph **g, pb_error *err);
 
 /* ---- one unit (pp, m) of the search (dtp_search.c), shared with the
  * boundary polish: the model at the micro-batch B/m split into pp x V
@@ -131,23 +131,24 @@ typedef struct pb_dtp_group_sum {
 } pb_dtp_group_sum;
 
 /* Adds chunk ch, solved, to gs. */
-void pb_dtp_group_add(pb_dtp_group_sum *gs, const pb_dtp_chunk *ch);
+void pb_dtp_search_group_add(pb_dtp_group_sum *gs, const pb_dtp_chunk *ch);
 
 /* The unit (pp, m) on graph g (at the micro-batch): buffers, *cost (FLOPs
  * per node, -1 outside the problem; the caller frees it with
- * pb_dtp_unit_close), the chunk cache. */
-int pb_dtp_unit_open(pb_dtp_unit *u, const pb_graph *g, const pb_cluster *cl, const pb_dtp_opts *o,
-                     int pp, int m, double **cost, pb_error *err);
-void pb_dtp_unit_close(pb_dtp_unit *u, double *cost);
-/* u->chunks = an array of n_chunks nulls: the next pb_dtp_unit_eval records
+ * pb_dtp_search_unit_close), the chunk cache. */
+int pb_dtp_search_unit_open(pb_dtp_unit *u, const pb_graph *g, const pb_cluster *cl,
+                            const pb_dtp_opts *o, int pp, int m, double **cost, pb_error *err);
+void pb_dtp_search_unit_close(pb_dtp_unit *u, double *cost);
+/* u->chunks = an array of n_chunks nulls: the next pb_dtp_search_unit_eval records
  * every chunk's solve there (the caller decrefs it and sets it NULL). */
-int pb_dtp_unit_record(pb_dtp_unit *u, pb_error *err);
+int pb_dtp_search_unit_record(pb_dtp_unit *u, pb_error *err);
 /* u->p2p_bytes of u->split: bytes crossing each chunk boundary. */
-void pb_dtp_unit_bytes(pb_dtp_unit *u);
+void pb_dtp_search_unit_bytes(pb_dtp_unit *u);
 /* Costs configuration (dp, tp) of the unit's split and schedule into c.
  * inc > 0: the step time of a plan that fits; a stage proven unable to beat
  * it makes c pruned (c->ok = 0). With u->chunks an array, every chunk's
  * solve is recorded there (the plan's chunks, dtp_plan.c). */
-int pb_dtp_unit_eval(pb_dtp_unit *u, int dp, int tp, double inc, pb_dtp_config *c, pb_error *err);
+int pb_dtp_search_unit_eval(pb_dtp_unit *u, int dp, int tp, double inc, pb_dtp_config *c,
+                            pb_error *err);
 
 #endif

@@ -50,7 +50,7 @@ struct pb_dtp_cache {
 	int *seq, *node; /* scratch: g->n_nodes */
 };
 
-pb_dtp_cache *pb_dtp_cache_new(const pb_graph *g)
+pb_dtp_cache *pb_dtp_stage_cache_new(const pb_graph *g)
 {
 	pb_dtp_cache *c = calloc(1, sizeof *c);
 	if (!c)
@@ -61,13 +61,13 @@ pb_dtp_cache *pb_dtp_cache_new(const pb_graph *g)
 	pb_error e = {0};
 	c->have_lc = pb_layer_classes_find(g, &c->lc, &e) == PB_OK;
 	if (!c->seq || !c->node) {
-		pb_dtp_cache_free(c);
+		pb_dtp_stage_cache_free(c);
 		return NULL;
 	}
 	return c;
 }
 
-void pb_dtp_cache_free(pb_dtp_cache *c)
+void pb_dtp_stage_cache_free(pb_dtp_cache *c)
 {
 	if (!c)
 		return;
@@ -84,25 +84,25 @@ void pb_dtp_cache_free(pb_dtp_cache *c)
 	free(c);
 }
 
-void pb_dtp_cache_keep_ops(pb_dtp_cache *c)
+void pb_dtp_stage_cache_keep_ops(pb_dtp_cache *c)
 {
 	c->keep_ops = 1;
 }
 
-void pb_dtp_cache_by_node(pb_dtp_cache *c)
+void pb_dtp_stage_cache_by_node(pb_dtp_cache *c)
 {
 	if (c->have_lc)
 		pb_layer_classes_free(&c->lc);
 	c->have_lc = 0;
 }
 
-void pb_dtp_cache_stats(const pb_dtp_cache *c, long *milps, long *hits)
+void pb_dtp_stage_cache_stats(const pb_dtp_cache *c, long *milps, long *hits)
 {
 	*milps = c ? c->milps : 0;
 	*hits = c ? c->hits : 0;
 }
 
-pb_cluster pb_dtp_sub_cluster(const pb_cluster *cl, int d)
+pb_cluster pb_dtp_stage_sub_cluster(const pb_cluster *cl, int d)
 {
 	pb_cluster sub = *cl;
 	sub.nodes = d >= cl->devices_per_node ? d / cl->devices_per_node : 1;
@@ -125,9 +125,9 @@ static int solve(const pb_graph *g, const pb_cluster *sub, const char *scheme,
 	pb_shard_search *s = NULL;
 	pb_error e = {0};
 	long limited0 = pb_strategy_milp_node_limited();
-	int rc = pb_shard_search_new(g, sub, so, scheme, 2, NULL, &s, &e);
+	int rc = pb_search_rows_new(g, sub, so, scheme, 2, NULL, &s, &e);
 	if (rc == PB_OK)
-		rc = pb_shard_search_finish(s, &e);
+		rc = pb_search_finish(s, &e);
 	memset(r, 0, sizeof *r);
 	if (rc == PB_OK && s->best >= 0 && s->best_problem) {
 		const pb_shard_row *b = &s->rows[s->best];
@@ -143,7 +143,8 @@ static int solve(const pb_graph *g, const pb_cluster *sub, const char *scheme,
 		r->grad = pb_strategy_grad_time(p, s->best_result.choice);
 		r->grad_bytes = pb_strategy_grad_bytes(p, s->best_result.choice);
 		r->optim_saved = pb_dist_opt_saved(p, s->best_result.choice);
-		pb_shard_seq_parallel_saved(p, s->best_result.choice, &r->sp_act, &r->sp_once);
+		pb_strategy_problem_seq_parallel_saved(p, s->best_result.choice, &r->sp_act,
+		                                       &r->sp_once);
 		if (r->grad > r->time)
 			r->grad = r->time;
 		r->recompute = b->recompute % 3;
@@ -151,7 +152,7 @@ static int solve(const pb_graph *g, const pb_cluster *sub, const char *scheme,
 		 * optimal or within the gap, so the plan is */
 		r->proven = pb_strategy_milp_node_limited() == limited0;
 		if (ops) {
-			json_t *rep = pb_shard_report(s);
+			json_t *rep = pb_search_report(s);
 			*ops = json_incref(json_object_get(rep, "ops"));
 			json_decref(rep);
 		}
@@ -164,7 +165,7 @@ static int solve(const pb_graph *g, const pb_cluster *sub, const char *scheme,
 	}
 	if (!r->ok) /* the one scheme's row: cut by so->cutoff */
 		r->cut = s && s->n_rows == 1 && s->rows[0].cut;
-	pb_shard_search_free(s);
+	pb_search_rows_free(s);
 	if (rc == PB_ENOMEM || rc == PB_ECANCEL) {
 		*err = e;
 		return rc;
@@ -198,9 +199,9 @@ static int map_ops(const pb_dtp_cache *c, const centry *e, pb_dtp_chunk *r, pb_e
 	return PB_OK;
 }
 
-int pb_dtp_chunk_solve(pb_dtp_cache *c, const pb_cluster *sub, const char *scheme,
-                       const pb_shard_opts *so, const unsigned char *mask, double act_copies,
-                       pb_dtp_chunk *r, pb_error *err)
+int pb_dtp_stage_chunk_solve(pb_dtp_cache *c, const pb_cluster *sub, const char *scheme,
+                             const pb_shard_opts *so, const unsigned char *mask, double act_copies,
+                             pb_dtp_chunk *r, pb_error *err)
 {
 	const pb_graph *g = c->g;
 	const char *sch = scheme ? scheme : "-";
@@ -296,7 +297,7 @@ int pb_dtp_chunk_solve(pb_dtp_cache *c, const pb_cluster *sub, const char *schem
 	return PB_OK;
 }
 
-void pb_dtp_step_time(pb_dtp_config *c, const pb_cluster *cl, const pb_shard_opts *so)
+void pb_dtp_stage_step_time(pb_dtp_config *c, const pb_cluster *cl, const pb_shard_opts *so)
 {
 	int p = c->pp, m = c->m, V = c->sched == PB_SCHED_1F1B ? 1 : c->v;
 	/* the forward pass's share of a micro-batch: 1/4 under full
@@ -305,9 +306,9 @@ void pb_dtp_step_time(pb_dtp_config *c, const pb_cluster *cl, const pb_shard_opt
 	double fwd =
 	    1 - pb_grad_overlap_backward_share(so->train && so->recompute != PB_RECOMP_NONE &&
 	                                       so->recompute != PB_RECOMP_SELECTIVE);
-	c->step_time =
-	    pb_pipe_p2p_step(cl->p2p_overlap, m, p, V, c->slowest, c->p2p, fwd, &c->p2p_exposed) +
-	    c->grad_exposed;
+	c->step_time = pb_pipeline_p2p_step(cl->p2p_overlap, m, p, V, c->slowest, c->p2p, fwd,
+	                                    &c->p2p_exposed) +
+	               c->grad_exposed;
 	c->bubble =
 	    V == 1 ? (double)(p - 1) / (m + p - 1) : (double)(p - 1) / ((double)V * m + p - 1);
 }

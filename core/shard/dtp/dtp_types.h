@@ -30,7 +30,7 @@ typedef struct pb_dtp_config {
 	pb_mem_opts mopts;
 	double bubble;
 	double slowest, p2p; /* slowest group per micro-batch, slowest transfer (s) */
-	double p2p_exposed;  /* transfer seconds in the step (pb_pipe_p2p_step: all of them
+	double p2p_exposed;  /* transfer seconds in the step (pb_pipeline_p2p_step: all of them
 	                      * when not overlapped, else the fill, drain and what the
 	                      * passes cannot hide) */
 	double grad;         /* the slowest group's gradient all-reduces, once per step (s) */
@@ -117,11 +117,11 @@ typedef struct pb_dtp_result {
 	 * (pb_dtp_plan takes it instead of solving its chunks again), its row */
 	pb_plan *kept;
 	pb_dtp_config kept_cfg;
-	const pb_cluster *cl; /* borrowed, set by pb_dtp_add_operator: the report's
+	const pb_cluster *cl; /* borrowed, set by pb_dtp_search_add_operator: the report's
 	                       * memory limit and margin */
 	/* what the best row's plan splits along each mesh axis (the
-	 * operator-level plan of scheme op_scheme: pb_dtp_note_op_degrees; a
-	 * pipeline's stages: pb_dtp_note_plan_degrees); deg_row: the row they
+	 * operator-level plan of scheme op_scheme: pb_dtp_report_note_op_degrees; a
+	 * pipeline's stages: pb_dtp_report_note_plan_degrees); deg_row: the row they
 	 * are of, -1: not known */
 	pb_shard_degrees op_deg;
 	char op_scheme[48];

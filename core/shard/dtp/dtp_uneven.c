@@ -10,7 +10,7 @@
  * stage): dp x tp_s consecutive devices, sum over the stages = N.
  *
  * Choosing the groups: a DP over the layer units in order (cut after the
- * last operator of a repeated block, as pb_pipe_split_layers cuts: the
+ * last operator of a repeated block, as pb_pipeline_layers_split cuts: the
  * first unit holds the embedding and the first block, the last the head),
  * the stage count j, and the degree units used k (dp devices each):
  *   best[j][i][k] = min over a < i, t of max(best[j-1][a][k-t],
@@ -75,7 +75,7 @@ enum { SEEDS = 2 };
 #define ALT_RATIO 1.5
 enum { ALTS = 3 };
 
-void pb_uneven_close(pb_uneven_ctx *x)
+void pb_dtp_uneven_close(pb_uneven_ctx *x)
 {
 	free(x->cost);
 	free(x->ucost);
@@ -84,13 +84,13 @@ void pb_uneven_close(pb_uneven_ctx *x)
 	free(x->chunk_of);
 	free(x->active);
 	free(x->mask);
-	pb_dtp_cache_free(x->cache);
+	pb_dtp_stage_cache_free(x->cache);
 	json_decref(x->chunks);
 	memset(x, 0, sizeof *x);
 }
 
-int pb_uneven_open(pb_uneven_ctx *x, const pb_graph *g, const pb_cluster *cl, const pb_dtp_opts *o,
-                   pb_error *err)
+int pb_dtp_uneven_open(pb_uneven_ctx *x, const pb_graph *g, const pb_cluster *cl,
+                       const pb_dtp_opts *o, pb_error *err)
 {
 	int n = g->n_nodes;
 	memset(x, 0, sizeof *x);
@@ -105,9 +105,9 @@ int pb_uneven_open(pb_uneven_ctx *x, const pb_graph *g, const pb_cluster *cl, co
 	x->chunk_of = malloc(((size_t)n + 1) * sizeof(int));
 	x->active = malloc((size_t)n + 1);
 	x->mask = malloc((size_t)n + 1);
-	x->cache = pb_dtp_cache_new(g);
+	x->cache = pb_dtp_stage_cache_new(g);
 	if (x->cache)
-		pb_dtp_cache_keep_ops(x->cache); /* the plan of the best row (keep_plan) */
+		pb_dtp_stage_cache_keep_ops(x->cache); /* the plan of the best row (keep_plan) */
 	if (!x->cost || !x->ucost || !x->ublocks || !x->unit_of || !x->chunk_of || !x->active ||
 	    !x->mask || !x->cache)
 		return pb_err(err, PB_ENOMEM, "shard: out of memory");
@@ -226,7 +226,7 @@ static void gdp_pass(gdp *d, int J, double T)
 	}
 }
 
-int pb_uneven_split(const pb_uneven_ctx *x, int m, int fixed_pp, pb_dtp_config *c, int na)
+int pb_dtp_uneven_split(const pb_uneven_ctx *x, int m, int fixed_pp, pb_dtp_config *c, int na)
 {
 	const pb_cluster *cl = x->cl;
 	int dp = c[0].dp;
@@ -247,7 +247,7 @@ int pb_uneven_split(const pb_uneven_ctx *x, int m, int fixed_pp, pb_dtp_config *
 	if (!d.ts || !d.pre || !d.val || !d.from || !d.fromt)
 		goto done;
 	for (int t = 1; t <= d.K; t++)
-		if (pb_uneven_degree_ok(cl, dp, t))
+		if (pb_dtp_uneven_eval_degree_ok(cl, dp, t))
 			d.ts[d.nt++] = t;
 	n = 0;
 	if ((double)d.J * d.U * d.U * d.K * d.nt / 2 > DP_WORK_MAX)
@@ -356,7 +356,7 @@ static void chunk_targets(const pb_uneven_ctx *x, const pb_dtp_config *c, const 
 	}
 }
 
-int pb_uneven_split_chunks(const pb_uneven_ctx *x, pb_dtp_config *c)
+int pb_dtp_uneven_split_chunks(const pb_uneven_ctx *x, pb_dtp_config *c)
 {
 	int U = x->U, nc = c->pp * c->v;
 	if (nc > U || nc > PB_DTP_UNEVEN_MAX || c->v < 2)
@@ -399,7 +399,7 @@ static int seeds(const pb_dtp_result *r, int *sdp, int *sm)
 				int seen = 0;
 				for (int k = 0; k < n; k++)
 					seen |= sdp[k] == c->dp && sm[k] == c->m;
-				if (!seen && (b < 0 || pb_dtp_better(c, &r->cfg[b])))
+				if (!seen && (b < 0 || pb_dtp_search_better(c, &r->cfg[b])))
 					b = i;
 			}
 			if (b < 0)
@@ -452,14 +452,14 @@ static void prune(seed_run *sr, pb_dtp_config *c)
 	c->tp = 0;
 	for (int s = 0; s < c->pp; s++)
 		c->tp = c->stage_tp[s] > c->tp ? c->stage_tp[s] : c->tp;
-	pb_uneven_scheme_text(c);
+	pb_dtp_uneven_eval_scheme_text(c);
 	snprintf(c->error, sizeof c->error, "pruned: bound %.6g s >= %.6g s of a plan that fits",
 	         c->bound, sr->inc);
 	sr->r->pruned++;
 }
 
 /* The best of the candidate splits c[0..n-1] (c[0] first, bounds set),
- * each costed exactly and moved (pb_uneven_improve), into *out: pruned when
+ * each costed exactly and moved (pb_dtp_uneven_eval_improve), into *out: pruned when
  * c[0]'s bound is not below the incumbent; a later candidate is tried only
  * when it has unequal degrees and its bound is below the best step so far. */
 static int best_of(seed_run *sr, pb_dtp_config *c, int n, pb_dtp_config *out, pb_error *err)
@@ -475,11 +475,11 @@ static int best_of(seed_run *sr, pb_dtp_config *c, int n, pb_dtp_config *out, pb
 		if (q && (all_equal(&t) || (out->ok && t.bound >= out->step_time * (1 - 1e-12)) ||
 		          (isfinite(sr->inc) && t.bound >= sr->inc * (1 - 1e-12))))
 			continue;
-		rc = pb_uneven_eval(&sr->x, &t, err);
+		rc = pb_dtp_uneven_eval(&sr->x, &t, err);
 		if (rc == PB_OK && t.ok)
-			rc = pb_uneven_improve(&sr->x, &t, sr->degrees, err);
-		pb_uneven_scheme_text(&t);
-		if (q == 0 || (t.ok && pb_dtp_better(&t, out)))
+			rc = pb_dtp_uneven_eval_improve(&sr->x, &t, sr->degrees, err);
+		pb_dtp_uneven_eval_scheme_text(&t);
+		if (q == 0 || (t.ok && pb_dtp_search_better(&t, out)))
 			*out = t;
 	}
 	return rc;
@@ -499,10 +499,10 @@ static int keep_plan(seed_run *sr, const pb_dtp_config *c, pb_error *err)
 	if (!x->chunks)
 		return pb_err(err, PB_ENOMEM, "shard: out of memory");
 	long m0, h0, m1, h1;
-	pb_dtp_cache_stats(x->cache, &m0, &h0);
+	pb_dtp_stage_cache_stats(x->cache, &m0, &h0);
 	pb_dtp_config t = *c;
-	int rc = pb_uneven_eval(x, &t, err);
-	pb_dtp_cache_stats(x->cache, &m1, &h1);
+	int rc = pb_dtp_uneven_eval(x, &t, err);
+	pb_dtp_stage_cache_stats(x->cache, &m1, &h1);
 	x->replayed += h1 - h0;
 	pb_plan *plan = NULL;
 	if (rc == PB_OK && t.ok && t.step_time == c->step_time)
@@ -522,13 +522,13 @@ static int keep_plan(seed_run *sr, const pb_dtp_config *c, pb_error *err)
  * kept). */
 static int add_row(seed_run *sr, const pb_dtp_config *c, pb_error *err)
 {
-	pb_dtp_config *row = pb_dtp_result_add(sr->r);
+	pb_dtp_config *row = pb_dtp_search_result_add(sr->r);
 	if (!row)
 		return pb_err(err, PB_ENOMEM, "shard: out of memory");
 	*row = *c;
 	if (c->ok && c->fits && c->step_time < sr->inc)
 		sr->inc = c->step_time;
-	if (c->ok && (!sr->r->kept || pb_dtp_better(c, &sr->r->kept_cfg)))
+	if (c->ok && (!sr->r->kept || pb_dtp_search_better(c, &sr->r->kept_cfg)))
 		return keep_plan(sr, c, err);
 	return PB_OK;
 }
@@ -548,7 +548,7 @@ static int interleave(seed_run *sr, const pb_dtp_config *base, pb_error *err)
 		c.sched = PB_SCHED_INTERLEAVED;
 		c.v = V;
 		c.pruned = 0;
-		int s = pb_uneven_split_chunks(&sr->x, &c);
+		int s = pb_dtp_uneven_split_chunks(&sr->x, &c);
 		if (s < 0)
 			return pb_err(err, PB_ENOMEM, "shard: out of memory");
 		if (s)
@@ -556,7 +556,7 @@ static int interleave(seed_run *sr, const pb_dtp_config *base, pb_error *err)
 		c.bound = split_bound(&sr->x, &c);
 		if ((rc = best_of(sr, &c, 1, &row, err)) || (rc = add_row(sr, &row, err)))
 			break;
-		if (o->v || row.pruned || !row.ok || !pb_dtp_better(&row, &last))
+		if (o->v || row.pruned || !row.ok || !pb_dtp_search_better(&row, &last))
 			break;
 		last = row;
 	}
@@ -576,7 +576,7 @@ static int run_seed(seed_run *sr, int dp, int m, pb_error *err)
 	alt[0].sched = PB_SCHED_1F1B;
 	alt[0].v = 1;
 	alt[0].uneven = 1;
-	int n = pb_uneven_split(&sr->x, m, o->pp, alt, sr->degrees ? ALTS : 1), rc;
+	int n = pb_dtp_uneven_split(&sr->x, m, o->pp, alt, sr->degrees ? ALTS : 1), rc;
 	if (n < 0)
 		return pb_err(err, PB_ENOMEM, "shard: out of memory");
 	/* equal degrees from the FLOPs DP: the even search's ground */
@@ -607,17 +607,17 @@ int pb_dtp_uneven_search(const pb_graph **gp, const pb_cluster *cl, const pb_dtp
 		if (r->cfg[i].ok && r->cfg[i].fits && r->cfg[i].step_time < sr.inc)
 			sr.inc = r->cfg[i].step_time;
 	for (int q = 0; q < ns && rc == PB_OK; q++) {
-		if ((rc = pb_dtp_reload(o, B / sm[q], gp, err)))
+		if ((rc = pb_dtp_search_reload(o, B / sm[q], gp, err)))
 			break;
-		if ((rc = pb_uneven_open(&sr.x, *gp, cl, o, err)) == PB_OK && sr.x.U >= 2)
+		if ((rc = pb_dtp_uneven_open(&sr.x, *gp, cl, o, err)) == PB_OK && sr.x.U >= 2)
 			rc = run_seed(&sr, sdp[q], sm[q], err);
 		if (sr.x.cache) {
 			long milps, hits;
-			pb_dtp_cache_stats(sr.x.cache, &milps, &hits);
+			pb_dtp_stage_cache_stats(sr.x.cache, &milps, &hits);
 			r->milps += milps;
 			r->cache_hits += hits - sr.x.replayed;
 		}
-		pb_uneven_close(&sr.x);
+		pb_dtp_uneven_close(&sr.x);
 	}
 	r->g = *gp;
 	return rc;
@@ -639,10 +639,10 @@ int pb_dtp_uneven_plan(const pb_graph **gp, const pb_cluster *cl, const pb_dtp_o
 		r->kept = NULL;
 		return PB_OK;
 	}
-	if ((rc = pb_dtp_reload(o, B / want->m, gp, err)))
+	if ((rc = pb_dtp_search_reload(o, B / want->m, gp, err)))
 		return rc;
 	pb_uneven_ctx x;
-	if ((rc = pb_uneven_open(&x, *gp, cl, o, err)))
+	if ((rc = pb_dtp_uneven_open(&x, *gp, cl, o, err)))
 		goto done;
 	int nc = want->pp * (want->sched == PB_SCHED_1F1B ? 1 : want->v);
 	x.chunks = json_array();
@@ -662,9 +662,9 @@ int pb_dtp_uneven_plan(const pb_graph **gp, const pb_cluster *cl, const pb_dtp_o
 	c.uneven = 1;
 	memcpy(c.stage_tp, want->stage_tp, sizeof c.stage_tp);
 	memcpy(c.stage_end, want->stage_end, sizeof c.stage_end);
-	if ((rc = pb_uneven_eval(&x, &c, err)))
+	if ((rc = pb_dtp_uneven_eval(&x, &c, err)))
 		goto done;
-	pb_uneven_scheme_text(&c);
+	pb_dtp_uneven_eval_scheme_text(&c);
 	if (!c.ok || fabs(c.step_time - want->step_time) > 1e-9 * want->step_time)
 		rc = pb_err(
 		    err, PB_EINPUT,
@@ -675,6 +675,6 @@ int pb_dtp_uneven_plan(const pb_graph **gp, const pb_cluster *cl, const pb_dtp_o
 		rc = pb_dtp_plan_build(*gp, cl, &c, B, o->pipe.train, x.chunk_of, x.chunks, out,
 		                       err);
 done:
-	pb_uneven_close(&x);
+	pb_dtp_uneven_close(&x);
 	return rc;
 }

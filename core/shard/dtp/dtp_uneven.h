@@ -30,9 +30,9 @@ int pb_dtp_uneven_plan(const pb_graph **gp, const pb_cluster *cl, const pb_dtp_o
 
 /* The context of g (at one micro-batch): FLOPs and layer units (U = 0: no
  * repeated layers); close it even when open fails. */
-int pb_uneven_open(pb_uneven_ctx *x, const pb_graph *g, const pb_cluster *cl, const pb_dtp_opts *o,
-                   pb_error *err);
-void pb_uneven_close(pb_uneven_ctx *x);
+int pb_dtp_uneven_open(pb_uneven_ctx *x, const pb_graph *g, const pb_cluster *cl,
+                       const pb_dtp_opts *o, pb_error *err);
+void pb_dtp_uneven_close(pb_uneven_ctx *x);
 /* The FLOPs DP of dtp_uneven.c under 1F1B with m micro-batches for the
  * data-parallel degree of c[0] (c[0] a template: dp, m, sched, v, uneven),
  * fixed_pp > 0: that stage count. Fills c[0..] with its answers, up to na:
@@ -40,7 +40,7 @@ void pb_uneven_close(pb_uneven_ctx *x);
  * stage's FLOPs per device x slots), the first the FLOPs choice, the others
  * within 1.5x its bound. Returns their count (0: no split), -1 when out of
  * memory. */
-int pb_uneven_split(const pb_uneven_ctx *x, int m, int fixed_pp, pb_dtp_config *c, int na);
+int pb_dtp_uneven_split(const pb_uneven_ctx *x, int m, int fixed_pp, pb_dtp_config *c, int na);
 /* The chunk split of interleaved c (pp, v >= 2, stage_tp set; stage_end
  * the 1F1B split of its groups): pp x v chunks of layer units, chunk k on
  * group k mod pp, each group keeping its 1F1B stage's FLOPs (v chunks of
@@ -48,6 +48,6 @@ int pb_uneven_split(const pb_uneven_ctx *x, int m, int fixed_pp, pb_dtp_config *
  * head's): the largest chunk FLOPs over its target least, then the least
  * sum of their squares. Fills stage_end; 0, or 1 when the units are too
  * few, -1 out of memory. */
-int pb_uneven_split_chunks(const pb_uneven_ctx *x, pb_dtp_config *c);
+int pb_dtp_uneven_split_chunks(const pb_uneven_ctx *x, pb_dtp_config *c);
 
 #endif

@@ -19,7 +19,7 @@
  * min(d_a, d_b) / bandwidth (x2 training), on the inter-node link when the
  * groups sit on different nodes or either spans nodes.
  *
- * Moves (pb_uneven_improve): the FLOPs DP that chose the split and the
+ * Moves (pb_dtp_uneven_eval_improve): the FLOPs DP that chose the split and the
  * degrees is a proxy — a stage's collectives, a degree that shards some
  * operators badly (heads not divisible by it) are seen only by the MILPs.
  * Boundary moves shift one chunk boundary one layer unit (at most 4
@@ -47,18 +47,18 @@
 
 enum { DEG_TRIES = 64, PASSES = 4, ROUNDS = 3, MOVE_MILPS = 16 };
 
-int pb_uneven_degree_ok(const pb_cluster *cl, int dp, int t)
+int pb_dtp_uneven_eval_degree_ok(const pb_cluster *cl, int dp, int t)
 {
 	int K = cl->n_devices / dp;
 	return t >= 1 && t <= K && (K % t == 0 || (dp * t) % cl->devices_per_node == 0);
 }
 
-int pb_uneven_placeable(const pb_cluster *cl, const pb_dtp_config *c)
+int pb_dtp_uneven_eval_placeable(const pb_cluster *cl, const pb_dtp_config *c)
 {
 	int dpn = cl->devices_per_node, sum = 0;
 	for (int s = 0; s < c->pp; s++) {
 		int a, d;
-		pb_dtp_group_devices(c, s, &a, &d);
+		pb_dtp_plan_group_devices(c, s, &a, &d);
 		if (d < 1 || (d < dpn ? a / dpn != (a + d - 1) / dpn : a % dpn || d % dpn))
 			return 0;
 		sum += d;
@@ -66,7 +66,7 @@ int pb_uneven_placeable(const pb_cluster *cl, const pb_dtp_config *c)
 	return sum == cl->n_devices;
 }
 
-void pb_uneven_scheme_text(pb_dtp_config *c)
+void pb_dtp_uneven_eval_scheme_text(pb_dtp_config *c)
 {
 	size_t n = sizeof c->scheme, k = (size_t)snprintf(c->scheme, n, "tp ");
 	for (int s = 0; s < c->pp && k < n; s++)
@@ -99,10 +99,10 @@ static int solve_group(pb_uneven_ctx *x, pb_dtp_config *c, int s, double act, gr
 {
 	const pb_graph *g = x->g;
 	int first, d, nc = n_chunks(c), train = x->o->pipe.train;
-	pb_dtp_group_devices(c, s, &first, &d);
+	pb_dtp_plan_group_devices(c, s, &first, &d);
 	char buf[48];
-	const char *scheme = pb_dtp_scheme_of(c->dp, c->stage_tp[s], buf, sizeof buf);
-	pb_cluster sub = pb_dtp_sub_cluster(x->cl, d);
+	const char *scheme = pb_dtp_search_scheme_of(c->dp, c->stage_tp[s], buf, sizeof buf);
+	pb_cluster sub = pb_dtp_stage_sub_cluster(x->cl, d);
 	memset(gs, 0, sizeof *gs);
 	gs->ok = gs->proven = 1;
 	for (int k = s; k < nc; k += c->pp) {
@@ -116,8 +116,8 @@ static int solve_group(pb_uneven_ctx *x, pb_dtp_config *c, int s, double act, gr
 		if (!any)
 			continue;
 		pb_dtp_chunk ch;
-		int rc = pb_dtp_chunk_solve(x->cache, &sub, scheme, &x->o->shard, x->mask,
-		                            train ? act : 1, &ch, err);
+		int rc = pb_dtp_stage_chunk_solve(x->cache, &sub, scheme, &x->o->shard, x->mask,
+		                                  train ? act : 1, &ch, err);
 		if (rc)
 			return rc;
 		if (!ch.ok) {
@@ -127,12 +127,12 @@ static int solve_group(pb_uneven_ctx *x, pb_dtp_config *c, int s, double act, gr
 			return PB_OK;
 		}
 		if (x->chunks)
-			json_array_set_new(
-			    x->chunks, (size_t)k,
-			    pb_dtp_chunk_json(k, s, scheme, &ch, train ? inflight(c, s) : 1.0));
+			json_array_set_new(x->chunks, (size_t)k,
+			                   pb_dtp_plan_chunk_json(k, s, scheme, &ch,
+			                                          train ? inflight(c, s) : 1.0));
 		else
 			json_decref(ch.ops);
-		pb_dtp_group_add(gs, &ch);
+		pb_dtp_search_group_add(gs, &ch);
 	}
 	return PB_OK;
 }
@@ -163,8 +163,8 @@ static int transfers(pb_uneven_ctx *x, pb_dtp_config *c, pb_error *err)
 	}
 	for (int k = 0; k + 1 < nc; k++) {
 		int fa, na, fb, nb;
-		pb_dtp_group_devices(c, k % p, &fa, &na);
-		pb_dtp_group_devices(c, (k + 1) % p, &fb, &nb);
+		pb_dtp_plan_group_devices(c, k % p, &fa, &na);
+		pb_dtp_plan_group_devices(c, (k + 1) % p, &fb, &nb);
 		const pb_link *l =
 		    fa / dpn != fb / dpn || na > dpn || nb > dpn ? &cl->inter : &cl->intra;
 		int dm = na < nb ? na : nb;
@@ -172,7 +172,7 @@ static int transfers(pb_uneven_ctx *x, pb_dtp_config *c, pb_error *err)
 		               ? l->latency + bytes[k] / dm / l->bw * (x->o->pipe.train ? 2 : 1)
 		               : 0;
 		/* the receivers' all-gather over tp (pipeline_p2p.h) */
-		t += pb_pipe_p2p_gather(cl, c->dp, nb / c->dp, bytes[k], x->o->pipe.train);
+		t += pb_pipeline_p2p_gather(cl, c->dp, nb / c->dp, bytes[k], x->o->pipe.train);
 		if (t > c->p2p)
 			c->p2p = t;
 	}
@@ -180,7 +180,7 @@ static int transfers(pb_uneven_ctx *x, pb_dtp_config *c, pb_error *err)
 	return PB_OK;
 }
 
-int pb_uneven_eval(pb_uneven_ctx *x, pb_dtp_config *c, pb_error *err)
+int pb_dtp_uneven_eval(pb_uneven_ctx *x, pb_dtp_config *c, pb_error *err)
 {
 	const pb_cluster *cl = x->cl;
 	const pb_graph *g = x->g;
@@ -215,7 +215,7 @@ int pb_uneven_eval(pb_uneven_ctx *x, pb_dtp_config *c, pb_error *err)
 		if (pb_job_cancelled())
 			return pb_err(err, PB_ECANCEL, "shard: cancelled");
 		int first, d;
-		pb_dtp_group_devices(c, s, &first, &d);
+		pb_dtp_plan_group_devices(c, s, &first, &d);
 		if (c->stage_tp[s] > c->tp)
 			c->tp = c->stage_tp[s];
 		double a = inflight(c, s);
@@ -240,27 +240,28 @@ int pb_uneven_eval(pb_uneven_ctx *x, pb_dtp_config *c, pb_error *err)
 			c->slowest = gs.time;
 		if (gs.grad > c->grad)
 			c->grad = gs.grad;
-		pb_dtp_note_overlap(c, cl, gs.grad, gs.grad_bytes, gs.backward);
+		pb_dtp_search_note_overlap(c, cl, gs.grad, gs.grad_bytes, gs.backward);
 		if (mem > c->memory)
 			c->memory = mem;
-		pb_mem_opts_add(&c->mopts, mem, gs.saved, gs.sp_once + (train ? a : 1) * gs.sp_act);
+		pb_memory_options_add(&c->mopts, mem, gs.saved,
+		                      gs.sp_once + (train ? a : 1) * gs.sp_act);
 	}
-	c->memory = pb_mem_opts_settle(&c->mopts, x->o->shard.dist_opt, x->o->shard.seq_parallel,
-	                               cl->memory);
+	c->memory = pb_memory_options_settle(&c->mopts, x->o->shard.dist_opt,
+	                                     x->o->shard.seq_parallel, cl->memory);
 	c->fits = c->memory <= cl->memory * (1 + 1e-9);
 	if ((rc = transfers(x, c, err)))
 		return rc;
-	pb_dtp_step_time(c, cl, &x->o->shard);
+	pb_dtp_stage_step_time(c, cl, &x->o->shard);
 	c->bound = worst * (c->sched == PB_SCHED_1F1B ? m + p - 1 : m + (double)(p - 1) / c->v);
 	return PB_OK;
 }
 
-/* 1 when the moves of this pb_uneven_improve call solved MOVE_MILPS stage
+/* 1 when the moves of this pb_dtp_uneven_eval_improve call solved MOVE_MILPS stage
  * MILPs: no further move is tried. */
 static int spent(const pb_uneven_ctx *x)
 {
 	long milps, hits;
-	pb_dtp_cache_stats(x->cache, &milps, &hits);
+	pb_dtp_stage_cache_stats(x->cache, &milps, &hits);
 	return milps - x->moves_from >= MOVE_MILPS;
 }
 
@@ -278,10 +279,10 @@ static int move_bounds(pb_uneven_ctx *x, pb_dtp_config *c, int *moved, pb_error 
 					continue;
 				pb_dtp_config t = *c;
 				t.stage_end[k] = (short)e;
-				int rc = pb_uneven_eval(x, &t, err);
+				int rc = pb_dtp_uneven_eval(x, &t, err);
 				if (rc)
 					return rc;
-				if (t.ok && pb_dtp_better(&t, c)) {
+				if (t.ok && pb_dtp_search_better(&t, c)) {
 					*c = t;
 					any = *moved = 1;
 				}
@@ -298,13 +299,13 @@ static int candidates(const pb_uneven_ctx *x, int dp, int t, int *out)
 {
 	int n = 0, K = x->cl->n_devices / dp, w[4] = {t % 2 ? 0 : t / 2, 2 * t, 0, 0};
 	for (int q = t - 1; q >= 1 && !w[2]; q--)
-		if (pb_uneven_degree_ok(x->cl, dp, q))
+		if (pb_dtp_uneven_eval_degree_ok(x->cl, dp, q))
 			w[2] = q;
 	for (int q = t + 1; q <= K && !w[3]; q++)
-		if (pb_uneven_degree_ok(x->cl, dp, q))
+		if (pb_dtp_uneven_eval_degree_ok(x->cl, dp, q))
 			w[3] = q;
 	for (int i = 0; i < 4; i++) {
-		int seen = !w[i] || !pb_uneven_degree_ok(x->cl, dp, w[i]);
+		int seen = !w[i] || !pb_dtp_uneven_eval_degree_ok(x->cl, dp, w[i]);
 		for (int k = 0; k < n; k++)
 			seen |= out[k] == w[i];
 		if (!seen)
@@ -326,7 +327,8 @@ static int move_degrees(pb_uneven_ctx *x, pb_dtp_config *c, int *moved, pb_error
 			for (int q = 0; q < nq && tries < DEG_TRIES; q++)
 				for (int r = 0; r < p && tries < DEG_TRIES; r++) {
 					int tr = c->stage_tp[r] + c->stage_tp[s] - cand[q];
-					if (r == s || !pb_uneven_degree_ok(x->cl, c->dp, tr))
+					if (r == s ||
+					    !pb_dtp_uneven_eval_degree_ok(x->cl, c->dp, tr))
 						continue;
 					pb_dtp_config t = *c;
 					t.stage_tp[s] = (short)cand[q];
@@ -334,13 +336,14 @@ static int move_degrees(pb_uneven_ctx *x, pb_dtp_config *c, int *moved, pb_error
 					int same = 1;
 					for (int k = 1; k < p; k++)
 						same &= t.stage_tp[k] == t.stage_tp[0];
-					if (same || !pb_uneven_placeable(x->cl, &t) || spent(x))
+					if (same || !pb_dtp_uneven_eval_placeable(x->cl, &t) ||
+					    spent(x))
 						continue;
 					tries++;
-					int rc = pb_uneven_eval(x, &t, err);
+					int rc = pb_dtp_uneven_eval(x, &t, err);
 					if (rc)
 						return rc;
-					if (t.ok && pb_dtp_better(&t, &best)) {
+					if (t.ok && pb_dtp_search_better(&t, &best)) {
 						best = t;
 						found = 1;
 					}
@@ -354,10 +357,10 @@ static int move_degrees(pb_uneven_ctx *x, pb_dtp_config *c, int *moved, pb_error
 	return PB_OK;
 }
 
-int pb_uneven_improve(pb_uneven_ctx *x, pb_dtp_config *c, int degrees, pb_error *err)
+int pb_dtp_uneven_eval_improve(pb_uneven_ctx *x, pb_dtp_config *c, int degrees, pb_error *err)
 {
 	long hits;
-	pb_dtp_cache_stats(x->cache, &x->moves_from, &hits);
+	pb_dtp_stage_cache_stats(x->cache, &x->moves_from, &hits);
 	for (int round = 0; round < ROUNDS; round++) {
 		int mb = 0, md = 0, rc;
 		if ((rc = move_bounds(x, c, &mb, err)) ||
@@ -366,6 +369,6 @@ int pb_uneven_improve(pb_uneven_ctx *x, pb_dtp_config *c, int degrees, pb_error 
 		if (!md)
 			break;
 	}
-	pb_uneven_scheme_text(c);
+	pb_dtp_uneven_eval_scheme_text(c);
 	return PB_OK;
 }

@@ -27,26 +27,26 @@ typedef struct pb_uneven_ctx {
 	json_t *chunks;  /* building a plan: per chunk its solve */
 	long evals;      /* configurations costed exactly */
 	long replayed;   /* cache answers of keep_plan (not counted) */
-	long moves_from; /* stage MILPs solved before pb_uneven_improve's moves */
+	long moves_from; /* stage MILPs solved before pb_dtp_uneven_eval_improve's moves */
 } pb_uneven_ctx;
 
 /* Degree t allowed for a group of dp x t devices out of N = dp x K: t
  * divides K, or the group is whole nodes. */
-int pb_uneven_degree_ok(const pb_cluster *cl, int dp, int t);
+int pb_dtp_uneven_eval_degree_ok(const pb_cluster *cl, int dp, int t);
 /* 1 when every group of c lies inside one node or on whole nodes. */
-int pb_uneven_placeable(const pb_cluster *cl, const pb_dtp_config *c);
+int pb_dtp_uneven_eval_placeable(const pb_cluster *cl, const pb_dtp_config *c);
 
 /* Costs c (dp, m, pp, sched, v, stage_tp, stage_end set) exactly: every
  * chunk's stage MILP on its group's sub-cluster and scheme "dp x tp_s" (the
  * cache answers contents solved before), activation copies, transfers, the
  * schedule's step; x->chunks gets each chunk's solve when building a plan. */
-int pb_uneven_eval(pb_uneven_ctx *x, pb_dtp_config *c, pb_error *err);
+int pb_dtp_uneven_eval(pb_uneven_ctx *x, pb_dtp_config *c, pb_error *err);
 /* Local moves on an evaluated c, each kept only when the exact step
  * improves: chunk boundaries one unit either way, and (degrees = 1) the
  * degrees of two groups traded (one to half, double or a neighbouring allowed degree, the
  * other taking the difference), alternated until neither improves. */
-int pb_uneven_improve(pb_uneven_ctx *x, pb_dtp_config *c, int degrees, pb_error *err);
+int pb_dtp_uneven_eval_improve(pb_uneven_ctx *x, pb_dtp_config *c, int degrees, pb_error *err);
 /* Sets c's scheme text "tp a+b+...". */
-void pb_uneven_scheme_text(pb_dtp_config *c);
+void pb_dtp_uneven_eval_scheme_text(pb_dtp_config *c);
 
 #endif

@@ -1,8 +1,8 @@
 /*
  * shard/pipeline/pipeline_cost.c — what one pipeline split costs (pipeline_cost.h):
- * a stage sharded on its device group (pb_pipe_cost_stage), the p2p
- * transfers between consecutive stages (pb_pipe_transfers) and the step
- * time (pb_pipe_totals). The planner (pipeline_plan.c) and the boundary
+ * a stage sharded on its device group (pb_pipeline_cost_stage), the p2p
+ * transfers between consecutive stages (pb_pipeline_cost_transfers) and the step
+ * time (pb_pipeline_cost_totals). The planner (pipeline_plan.c) and the boundary
  * polish (pipeline_polish.c) both cost splits with these, so neither calls
  * into the other's file for them.
  */
@@ -22,17 +22,17 @@ static int cancelled(void *ud, int done, int total)
 	return pb_job_cancelled();
 }
 
-int pb_pipe_solve_on(const pb_graph *g, const pb_cluster *cl, const pb_shard_opts *o,
-                     const char *scheme, pb_pipe_stage *r, pb_error *err)
+int pb_pipeline_cost_solve_on(const pb_graph *g, const pb_cluster *cl, const pb_shard_opts *o,
+                              const char *scheme, pb_pipe_stage *r, pb_error *err)
 {
 	pb_shard_search *s = NULL;
 	if (pb_job_cancelled())
 		return pb_err(err, PB_ECANCEL, "pipeline: cancelled");
-	int rc = pb_shard_search_new(g, cl, o, scheme, 2, NULL, &s, err);
+	int rc = pb_search_rows_new(g, cl, o, scheme, 2, NULL, &s, err);
 	if (rc == PB_OK)
-		rc = pb_shard_search_run_parallel(s, s->jobs, cancelled, NULL, err);
+		rc = pb_search_run_parallel(s, s->jobs, cancelled, NULL, err);
 	if (rc == PB_OK)
-		rc = pb_shard_search_finish(s, err);
+		rc = pb_search_finish(s, err);
 	if (rc == PB_OK) {
 		const pb_shard_row *b = &s->rows[s->best];
 		r->time = b->step_time;
@@ -50,12 +50,12 @@ int pb_pipe_solve_on(const pb_graph *g, const pb_cluster *cl, const pb_shard_opt
 				r->peak = p->groups[G].mem_act[c];
 		}
 	}
-	pb_shard_search_free(s);
+	pb_search_rows_free(s);
 	return rc;
 }
 
-int pb_pipe_cost_stage(pb_pipe_result *r, pb_shard_opts *so, unsigned char *mask, int s,
-                       pb_error *err)
+int pb_pipeline_cost_stage(pb_pipe_result *r, pb_shard_opts *so, unsigned char *mask, int s,
+                           pb_error *err)
 {
 	const pb_graph *g = r->g;
 	const pb_cluster *cl = r->cl;
@@ -82,13 +82,13 @@ int pb_pipe_cost_stage(pb_pipe_result *r, pb_shard_opts *so, unsigned char *mask
 	int inflight = r->p - s < r->m ? r->p - s : r->m; /* 1F1B */
 	/* the stage's sharding sees the memory it will really hold */
 	so->act_copies = r->train ? inflight : 1;
-	int rc = pb_pipe_solve_on(g, &sub, so, NULL, st, err);
+	int rc = pb_pipeline_cost_solve_on(g, &sub, so, NULL, st, err);
 	st->memory = st->mem_param + (r->train ? inflight * st->mem_act : 2 * st->peak);
 	st->feasible = st->memory <= cl->memory;
 	return rc;
 }
 
-void pb_pipe_totals(pb_pipe_result *r)
+void pb_pipeline_cost_totals(pb_pipe_result *r)
 {
 	r->fits = 1;
 	r->slowest = 0;
@@ -102,7 +102,7 @@ void pb_pipe_totals(pb_pipe_result *r)
 }
 
 /* Point-to-point transfers between consecutive stages (per micro-batch). */
-void pb_pipe_transfers(pb_pipe_result *r)
+void pb_pipeline_cost_transfers(pb_pipe_result *r)
 {
 	const pb_graph *g = r->g;
 	const pb_cluster *cl = r->cl;

@@ -13,15 +13,16 @@ struct pb_shard_opts;
 /* The best scheme of the shard search (only scheme when not NULL, e.g.
  * "32") on the nodes of o->mask (all when NULL) of g on cl: its time,
  * compute, comm, scheme name, and memory per device, into r. */
-int pb_pipe_solve_on(const pb_graph *g, const pb_cluster *cl, const struct pb_shard_opts *o,
-                     const char *scheme, pb_pipe_stage *r, pb_error *err);
+int pb_pipeline_cost_solve_on(const pb_graph *g, const pb_cluster *cl,
+                              const struct pb_shard_opts *o, const char *scheme, pb_pipe_stage *r,
+                              pb_error *err);
 /* Costs stage s of r->split on its device group (shard search; memory of
  * the micro-batches in flight under 1F1B) into r->stage[s]. */
-int pb_pipe_cost_stage(pb_pipe_result *r, struct pb_shard_opts *so, unsigned char *mask, int s,
-                       pb_error *err);
+int pb_pipeline_cost_stage(pb_pipe_result *r, struct pb_shard_opts *so, unsigned char *mask, int s,
+                           pb_error *err);
 /* The p2p bytes and times of every boundary of r->split. */
-void pb_pipe_transfers(pb_pipe_result *r);
+void pb_pipeline_cost_transfers(pb_pipe_result *r);
 /* fits, slowest, slot and step time from the stages and transfers. */
-void pb_pipe_totals(pb_pipe_result *r);
+void pb_pipeline_cost_totals(pb_pipe_result *r);
 
 #endif

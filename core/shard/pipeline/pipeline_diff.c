@@ -40,7 +40,7 @@ static void put_group(char *buf, size_t len, size_t *at, const pb_plan *p, int k
 		put(buf, len, at, "[%d nodes, %s]", nodes, t);
 }
 
-void pb_pipe_diff_describe(const pb_plan *before, const pb_plan *after, char *buf, size_t len)
+void pb_pipeline_diff_describe(const pb_plan *before, const pb_plan *after, char *buf, size_t len)
 {
 	size_t at = 0;
 	if (len)

@@ -22,6 +22,6 @@ typedef struct pb_pipe_diff {
 /* "chunk 1 (stage 1) [nodes 86-120, 35 nodes, 1.2 ms] -> ...; step time 4 ms
  * -> 4.1 ms" from two pipeline plans of the same model: the groups whose
  * nodes or time changed. */
-void pb_pipe_diff_describe(const pb_plan *before, const pb_plan *after, char *buf, size_t len);
+void pb_pipeline_diff_describe(const pb_plan *before, const pb_plan *after, char *buf, size_t len);
 
 #endif

@@ -5,7 +5,7 @@
  * The split is moved by pb_plan_move_boundary (every node between the two
  * positions in topological order moves, so an edge that went forward still
  * does), checked against the Lua rules the plan obeys, and planned by
- * pb_pipe_plan with it given: micro-batches, batch and training flag are the
+ * pb_pipeline_plan with it given: micro-batches, batch and training flag are the
  * plan's, every stage is sharded again and the step time recomputed. The
  * message comes from the two plans (pipeline_diff.c).
  */
@@ -18,8 +18,9 @@
 #include "shard/pipeline/pipeline_edit.h"
 #include "shard/pipeline/pipeline_plan.h"
 
-int pb_pipe_edit_boundary(const pb_graph *g, const pb_cluster *cl, const pb_pipe_opts *base,
-                          const pb_plan *old, int k, int delta, pb_pipe_diff *res, pb_error *err)
+int pb_pipeline_edit_boundary(const pb_graph *g, const pb_cluster *cl, const pb_pipe_opts *base,
+                              const pb_plan *old, int k, int delta, pb_pipe_diff *res,
+                              pb_error *err)
 {
 	memset(res, 0, sizeof *res);
 	/* a dp x tp x pp plan (kind "pipeline" with a "dp" metric) is edited by
@@ -41,7 +42,8 @@ int pb_pipe_edit_boundary(const pb_graph *g, const pb_cluster *cl, const pb_pipe
 	for (int v = 0; v < n; v++)
 		part[v] = old->group[v] >= 0 ? 0 : -1; /* the nodes of the split */
 	if (rc == PB_OK && base->rules &&
-	    pb_pipe_split_rule_broken(g, part, stage_of, old->group, base->rules, why, sizeof why))
+	    pb_pipeline_stages_split_rule_broken(g, part, stage_of, old->group, base->rules, why,
+	                                         sizeof why))
 		rc = pb_err(
 		    err, PB_EUSAGE,
 		    "moving the boundary between stages %d and %d by %+d nodes breaks Lua %s", k,
@@ -56,7 +58,7 @@ int pb_pipe_edit_boundary(const pb_graph *g, const pb_cluster *cl, const pb_pipe
 	o.stage_of = stage_of;
 	pb_pipe_result r = {0};
 	if (rc == PB_OK)
-		rc = pb_pipe_plan(g, cl, &o, &r, err);
+		rc = pb_pipeline_plan(g, cl, &o, &r, err);
 	free(stage_of);
 	if (rc == PB_OK) {
 		res->plan = r.plan;
@@ -64,8 +66,8 @@ int pb_pipe_edit_boundary(const pb_graph *g, const pb_cluster *cl, const pb_pipe
 		pb_plan_set_method(res->plan, "manual");
 		res->before = pb_plan_metric(old, "step_time", NAN);
 		res->after = r.step_time;
-		pb_pipe_diff_describe(old, res->plan, res->what, sizeof res->what);
+		pb_pipeline_diff_describe(old, res->plan, res->what, sizeof res->what);
 	}
-	pb_pipe_result_free(&r);
+	pb_pipeline_plan_result_free(&r);
 	return rc;
 }

@@ -68,8 +68,8 @@ static void greedy_split(const double *c, int U, int p, int *ustage)
 	}
 }
 
-int pb_pipe_split_layers(const pb_graph *g, const double *cost, int p, pb_pipe_split *out,
-                         int *min_layers, int *max_layers, pb_error *err)
+int pb_pipeline_layers_split(const pb_graph *g, const double *cost, int p, pb_pipe_split *out,
+                             int *min_layers, int *max_layers, pb_error *err)
 {
 	pb_layer_classes lc;
 	int rc = pb_layer_classes_find(g, &lc, err);
@@ -192,7 +192,7 @@ again:
 assign:
 	for (int v = 0; v < n; v++)
 		stage_of[v] = unit_of[v] >= 0 ? ustage[unit_of[v]] : -1;
-	rc = pb_pipe_split_given(g, cost, p, stage_of, out, err);
+	rc = pb_pipeline_stages_split_given(g, cost, p, stage_of, out, err);
 done:
 	free(unit_of);
 	free(ucost);

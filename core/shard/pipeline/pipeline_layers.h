@@ -14,7 +14,7 @@
  * between any operators (node order). *min_layers / *max_layers:
  * the fewest / most blocks a stage got (0 when cut between operators).
  * PB_EINPUT when the model has no repeated layers or fewer operators than p. */
-int pb_pipe_split_layers(const pb_graph *g, const double *cost, int p, pb_pipe_split *out,
-                         int *min_layers, int *max_layers, pb_error *err);
+int pb_pipeline_layers_split(const pb_graph *g, const double *cost, int p, pb_pipe_split *out,
+                             int *min_layers, int *max_layers, pb_error *err);
 
 #endif

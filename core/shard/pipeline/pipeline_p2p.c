@@ -6,18 +6,18 @@
 
 #include "shard/spec.h"
 
-double pb_pipe_p2p_gather(const pb_cluster *cl, int dp, int tp, double bytes, int train)
+double pb_pipeline_p2p_gather(const pb_cluster *cl, int dp, int tp, double bytes, int train)
 {
 	if (tp <= 1 || bytes <= 0 || dp < 1)
 		return 0;
 	int dpn = cl->devices_per_node;
 	/* a replica's tp devices are consecutive: one node when tp divides it */
 	const pb_link *l = tp <= dpn && dpn % tp == 0 ? &cl->intra : &cl->inter;
-	return pb_coll_time(PB_COLL_ALLGATHER, bytes / dp, tp, l) * (train ? 2 : 1);
+	return pb_spec_coll_time(PB_COLL_ALLGATHER, bytes / dp, tp, l) * (train ? 2 : 1);
 }
 
-double pb_pipe_p2p_step(int overlap, int m, int p, int V, double t, double P, double fwd,
-                        double *exposed)
+double pb_pipeline_p2p_step(int overlap, int m, int p, int V, double t, double P, double fwd,
+                            double *exposed)
 {
 	if (V < 1)
 		V = 1;
@@ -37,13 +37,13 @@ double pb_pipe_p2p_step(int overlap, int m, int p, int V, double t, double P, do
 	return K * t + e_ov;
 }
 
-double pb_pipe_p2p_time(const pb_cluster *cl, int first_a, int first_b, int dp, int tp,
-                        double bytes, int train)
+double pb_pipeline_p2p_time(const pb_cluster *cl, int first_a, int first_b, int dp, int tp,
+                            double bytes, int train)
 {
 	if (bytes <= 0)
 		return 0;
 	int d = dp * tp, dpn = cl->devices_per_node;
 	const pb_link *l = first_a / dpn != first_b / dpn || d > dpn ? &cl->inter : &cl->intra;
 	return l->latency + bytes / d / l->bw * (train ? 2 : 1) +
-	       pb_pipe_p2p_gather(cl, dp, tp, bytes, train);
+	       pb_pipeline_p2p_gather(cl, dp, tp, bytes, train);
 }

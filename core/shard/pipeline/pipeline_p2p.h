@@ -8,7 +8,7 @@
  * (every device sends bytes / (dp tp)), and the tp receivers re-materialise
  * the replica's whole tensor by an all-gather over NVLink. The transfer is
  * alpha + bytes / (dp tp) / beta on the link between the groups, plus the
- * all-gather of bytes / dp over the tp devices (pb_coll_time on the intra-node
+ * all-gather of bytes / dp over the tp devices (pb_spec_coll_time on the intra-node
  * link when a replica's tp devices share a node); training sends activations
  * forward and their gradients backward: both parts twice. The interleaved
  * schedule makes V of these per micro-batch and device (section 2.2.2: its
@@ -22,15 +22,15 @@
 /* One boundary's transfer time (s): `bytes` of the whole micro-batch cross
  * from the group starting at device first_a to the one at first_b, each of
  * dp x tp consecutive devices (tp fastest); 0 when bytes <= 0. */
-double pb_pipe_p2p_time(const pb_cluster *cl, int first_a, int first_b, int dp, int tp,
-                        double bytes, int train);
+double pb_pipeline_p2p_time(const pb_cluster *cl, int first_a, int first_b, int dp, int tp,
+                            double bytes, int train);
 /* The receive-side all-gather part of it alone (0 when tp = 1). */
-double pb_pipe_p2p_gather(const pb_cluster *cl, int dp, int tp, double bytes, int train);
+double pb_pipeline_p2p_gather(const pb_cluster *cl, int dp, int tp, double bytes, int train);
 
 /* A pipeline's step time without its gradient all-reduce: m micro-batches
  * on p stages, V model chunks per device (1: 1F1B), t the slowest group's
  * compute per micro-batch (all its chunks, forward and backward), P the
- * slowest boundary's transfer per micro-batch and chunk (pb_pipe_p2p_time:
+ * slowest boundary's transfer per micro-batch and chunk (pb_pipeline_p2p_time:
  * both directions in training), fwd the forward pass's share of t (1/3, or
  * 1/4 under full recomputation: pb_grad_overlap_backward_share).
  *
@@ -50,7 +50,7 @@ double pb_pipe_p2p_gather(const pb_cluster *cl, int dp, int tp, double bytes, in
  *     K (t + V e) + (p - 1) P
  * and never more than the non-overlapped step. *exposed (when given): the
  * transfer seconds in the step, the rest of K V P hidden. */
-double pb_pipe_p2p_step(int overlap, int m, int p, int V, double t, double P, double fwd,
-                        double *exposed);
+double pb_pipeline_p2p_step(int overlap, int m, int p, int V, double t, double P, double fwd,
+                            double *exposed);
 
 #endif

@@ -26,7 +26,7 @@
 #include "shard/strategy/strategy_problem.h"
 #include "util/job.h"
 
-void pb_pipe_opts_default(pb_pipe_opts *o)
+void pb_pipeline_plan_opts_default(pb_pipe_opts *o)
 {
 	memset(o, 0, sizeof *o);
 	o->stages = 2;
@@ -34,7 +34,7 @@ void pb_pipe_opts_default(pb_pipe_opts *o)
 	o->opt_level = 2;
 }
 
-long pb_pipe_model_batch(const pb_graph *g)
+long pb_pipeline_plan_model_batch(const pb_graph *g)
 {
 	if (g->n_inputs > 0 && g->tensors[g->inputs[0]].rank >= 1 &&
 	    g->tensors[g->inputs[0]].dims[0] > 0)
@@ -42,9 +42,9 @@ long pb_pipe_model_batch(const pb_graph *g)
 	return 1;
 }
 
-void pb_pipe_result_free(pb_pipe_result *r)
+void pb_pipeline_plan_result_free(pb_pipe_result *r)
 {
-	pb_pipe_split_free(&r->split);
+	pb_pipeline_stages_split_free(&r->split);
 	free(r->active);
 	free(r->stage);
 	free(r->p2p_bytes);
@@ -72,16 +72,16 @@ static int solve_oplevel(pb_pipe_result *r, const pb_cluster *cl, const pb_shard
 {
 	char one[16];
 	snprintf(one, sizeof one, "%d", cl->n_devices);
-	double cb = pb_shard_compute_bound(r->g, cl, cmp->train, 1);
+	double cb = pb_search_label_compute_bound(r->g, cl, cmp->train, 1);
 	pb_error e1 = {0};
-	int rc = pb_pipe_solve_on(r->g, cl, cmp, one, &r->oplevel, &e1);
+	int rc = pb_pipeline_cost_solve_on(r->g, cl, cmp, one, &r->oplevel, &e1);
 	if (rc == PB_OK && r->oplevel.feasible && r->oplevel.time <= cb * (1 + 1e-9))
 		return PB_OK;
 	if (rc == PB_ECANCEL || rc == PB_ENOMEM) {
 		*err = e1;
 		return rc;
 	}
-	return pb_pipe_solve_on(r->g, cl, cmp, NULL, &r->oplevel, err);
+	return pb_pipeline_cost_solve_on(r->g, cl, cmp, NULL, &r->oplevel, err);
 }
 
 /* Shards every non-empty stage on its device group; memory per 1F1B. */
@@ -89,7 +89,7 @@ static int solve_stages(pb_pipe_result *r, pb_shard_opts *so, unsigned char *mas
 {
 	int rc = PB_OK;
 	for (int s = 0; s < r->p && rc == PB_OK; s++)
-		rc = pb_pipe_cost_stage(r, so, mask, s, err);
+		rc = pb_pipeline_cost_stage(r, so, mask, s, err);
 	return rc;
 }
 
@@ -113,37 +113,38 @@ static int plan_stages(pb_pipe_result *r, const pb_pipe_opts *o, pb_shard_opts *
 	pb_strategy_problem_dynamic_nodes(g, r->active);
 	for (int v = 0; v < n; v++)
 		cost[v] = r->active[v] ? pb_strategy_problem_node_flops(g, &g->nodes[v]) : -1;
-	r->chain = pb_pipe_is_chain(g, cost);
+	r->chain = pb_pipeline_stages_is_chain(g, cost);
 	if (o->stage_of)
-		rc = pb_pipe_split_given(g, cost, P, o->stage_of, &r->split, err);
+		rc = pb_pipeline_stages_split_given(g, cost, P, o->stage_of, &r->split, err);
 	else
-		rc = r->chain ? pb_pipe_split_dp_rules(g, cost, P, o->rules, &r->split, err)
-		              : pb_pipe_split_milp_rules(g, cost, P, o->slack, 0, o->rules,
-		                                         &r->split, err);
+		rc = r->chain
+		         ? pb_pipeline_stages_split_dp_rules(g, cost, P, o->rules, &r->split, err)
+		         : pb_pipeline_stages_split_milp_rules(g, cost, P, o->slack, 0, o->rules,
+		                                               &r->split, err);
 	if (rc == PB_OK)
 		rc = solve_stages(r, so, mask, err);
 	if (rc == PB_OK)
-		pb_pipe_transfers(r);
-	pb_pipe_totals(r);
+		pb_pipeline_cost_transfers(r);
+	pb_pipeline_cost_totals(r);
 	/* the FLOP split misses what only the stage costing sees (sharding
 	 * collectives, p2p bytes): a split of its own is polished with it */
 	if (rc == PB_OK && !o->stage_of)
-		rc = pb_pipe_polish(r, cost, o->rules, o->polish_tries, so, mask, err);
+		rc = pb_pipeline_polish(r, cost, o->rules, o->polish_tries, so, mask, err);
 done:
 	free(mask);
 	free(cost);
 	return rc;
 }
 
-int pb_pipe_plan(const pb_graph *g, const pb_cluster *cl, const pb_pipe_opts *o, pb_pipe_result *r,
-                 pb_error *err)
+int pb_pipeline_plan(const pb_graph *g, const pb_cluster *cl, const pb_pipe_opts *o,
+                     pb_pipe_result *r, pb_error *err)
 {
 	memset(r, 0, sizeof *r);
 	r->g = g;
 	r->cl = cl;
 	r->p = o->stages;
 	r->train = o->train;
-	long model_batch = pb_pipe_model_batch(g);
+	long model_batch = pb_pipeline_plan_model_batch(g);
 	long B = o->batch > 0 ? o->batch : model_batch;
 	int P = o->stages, rc;
 	r->batch = B;
@@ -152,7 +153,8 @@ int pb_pipe_plan(const pb_graph *g, const pb_cluster *cl, const pb_pipe_opts *o,
 		              "pipeline: %d stages do not divide the %d devices of %s", P,
 		              cl->n_devices, cl->name);
 	r->d = cl->n_devices / P;
-	int m = o->microbatches > 0 ? o->microbatches : pb_pipe_microbatches(B, P, o->max_bubble);
+	int m = o->microbatches > 0 ? o->microbatches
+	                            : pb_pipeline_stages_microbatches(B, P, o->max_bubble);
 	if (B % m)
 		return pb_err(err, PB_EUSAGE,
 		              "pipeline: %d micro-batches do not divide the batch %ld", m, B);
@@ -186,7 +188,7 @@ int pb_pipe_plan(const pb_graph *g, const pb_cluster *cl, const pb_pipe_opts *o,
 	/* A plan over memory never beats one that fits; among equals the faster wins. */
 	r->oplevel_solved = isfinite(r->oplevel.time);
 	r->pipeline_wins =
-	    pb_pipe_prefer(r->step_time, r->fits, r->oplevel.time, r->oplevel.feasible);
+	    pb_pipeline_stages_prefer(r->step_time, r->fits, r->oplevel.time, r->oplevel.feasible);
 	r->best_fits = r->pipeline_wins ? r->fits : r->oplevel.feasible;
 	int first = 0; /* name the inner scheme after the first stage that has operators */
 	while (first + 1 < P && r->stage[first].ops == 0)
@@ -197,14 +199,14 @@ int pb_pipe_plan(const pb_graph *g, const pb_cluster *cl, const pb_pipe_opts *o,
 		pb_label_restrict(&r->label, "stage split (FLOP balance, boundary polish)");
 	if (o->microbatches <= 0)
 		pb_label_restrict(&r->label, "micro-batches by --max-bubble");
-	pb_shard_opts_restrictions(&so, &r->label);
+	pb_search_label_opts_restrictions(&so, &r->label);
 	/* the stages are costed at B/m: the FLOPs of m micro-batches */
-	double cb = pb_shard_compute_bound(r->g, cl, o->train, m);
+	double cb = pb_search_label_compute_bound(r->g, cl, o->train, m);
 	if (r->fits)
 		pb_label_bound(&r->label, cb);
 	else /* no plan that fits: never optimal */
 		r->label.bound = cb;
-	r->plan = pb_pipe_result_plan(r);
+	r->plan = pb_pipeline_report_result_plan(r);
 	if (!r->plan)
 		return pb_err(err, PB_ENOMEM, "pipeline: out of memory");
 	return PB_OK;
@@ -223,13 +225,13 @@ static pb_pipe_opts row_opts(const pb_pipe_opts *base, int stages)
 	return o;
 }
 
-void pb_pipe_compare_run(const pb_graph *g, const pb_cluster *cl, const pb_pipe_opts *base,
-                         void (*progress)(void *ud, int stages, int n_devices), void *ud,
-                         pb_pipe_compare *out)
+void pb_pipeline_plan_compare_run(const pb_graph *g, const pb_cluster *cl, const pb_pipe_opts *base,
+                                  void (*progress)(void *ud, int stages, int n_devices), void *ud,
+                                  pb_pipe_compare *out)
 {
 	int n = cl->n_devices;
 	out->n_rows = 0;
-	out->batch = base->batch > 0 ? base->batch : pb_pipe_model_batch(g);
+	out->batch = base->batch > 0 ? base->batch : pb_pipeline_plan_model_batch(g);
 	for (int P = 2; P <= n && out->n_rows < PB_PIPE_MAX_ROWS; P++) {
 		if (n % P)
 			continue;
@@ -243,7 +245,7 @@ void pb_pipe_compare_run(const pb_graph *g, const pb_cluster *cl, const pb_pipe_
 		o.batch = out->batch;
 		pb_pipe_result r;
 		pb_error e2 = {0};
-		if (pb_pipe_plan(g, cl, &o, &r, &e2) == PB_OK) {
+		if (pb_pipeline_plan(g, cl, &o, &r, &e2) == PB_OK) {
 			row->ok = 1;
 			row->step_time = r.step_time;
 			row->feasible = r.fits;
@@ -254,16 +256,17 @@ void pb_pipe_compare_run(const pb_graph *g, const pb_cluster *cl, const pb_pipe_
 		}
 		if (r.g)
 			g = r.g; /* the next P starts from the model as this one left it */
-		pb_pipe_result_free(&r);
+		pb_pipeline_plan_result_free(&r);
 	}
 }
 
-int pb_pipe_compare_best(const pb_pipe_compare *c, double op_time, int op_fits)
+int pb_pipeline_plan_compare_best(const pb_pipe_compare *c, double op_time, int op_fits)
 {
 	int best = -1;
 	for (int i = 0; i < c->n_rows; i++) {
 		const pb_pipe_row *r = &c->rows[i];
-		if (r->ok && r->feasible && pb_pipe_prefer(r->step_time, 1, op_time, op_fits) &&
+		if (r->ok && r->feasible &&
+		    pb_pipeline_stages_prefer(r->step_time, 1, op_time, op_fits) &&
 		    (r->step_time < op_time || !op_fits) &&
 		    (best < 0 || r->step_time < c->rows[best].step_time))
 			best = i;
@@ -271,11 +274,11 @@ int pb_pipe_compare_best(const pb_pipe_compare *c, double op_time, int op_fits)
 	return best;
 }
 
-int pb_pipe_compare_plan(const pb_pipe_compare *c, int winner, const pb_graph *g,
-                         const pb_cluster *cl, const pb_pipe_opts *base, pb_pipe_result *out,
-                         pb_error *err)
+int pb_pipeline_plan_compare(const pb_pipe_compare *c, int winner, const pb_graph *g,
+                             const pb_cluster *cl, const pb_pipe_opts *base, pb_pipe_result *out,
+                             pb_error *err)
 {
 	pb_pipe_opts o = row_opts(base, c->rows[winner].stages);
 	o.batch = c->batch;
-	return pb_pipe_plan(g, cl, &o, out, err);
+	return pb_pipeline_plan(g, cl, &o, out, err);
 }

@@ -1,6 +1,6 @@
 /*
  * shard/pipeline/pipeline_polish.c — the boundary polish of a pipeline split
- * (pipeline_polish.h, pb_pipe_polish).
+ * (pipeline_polish.h, pb_pipeline_polish).
  *
  * The split (exact DP or key-operator MILP) balances FLOPs. The step time is
  * (slowest stage + slowest p2p transfer) x (m + P - 1), where a stage's time
@@ -75,7 +75,7 @@ static int cannot_win(const pb_pipe_result *r, int k, double known, int fits0, d
 	}
 	if (!fits0 && fixed_fit)
 		return 0; /* the candidate may fit where the plan does not */
-	/* the same operations as pb_pipe_totals: rounding keeps the order */
+	/* the same operations as pb_pipeline_cost_totals: rounding keeps the order */
 	double lb = (slowest + r->p2p_max) * (r->m + r->p - 1);
 	return !(lb < t0 * (1 - 1e-9));
 }
@@ -88,11 +88,12 @@ static int try_move(void *ud, const int *cand, int k, int dir, int *costed, int 
 	pb_pipe_result *r = ps->r;
 	const pb_graph *g = r->g;
 	char why[256];
-	if (pb_pipe_split_rule_broken(g, ps->cost, cand, NULL, ps->rules, why, sizeof why))
+	if (pb_pipeline_stages_split_rule_broken(g, ps->cost, cand, NULL, ps->rules, why,
+	                                         sizeof why))
 		return PB_OK;
 	pb_pipe_split next;
 	pb_error e2 = {0};
-	if (pb_pipe_split_given(g, ps->cost, r->p, cand, &next, &e2) != PB_OK)
+	if (pb_pipeline_stages_split_given(g, ps->cost, r->p, cand, &next, &e2) != PB_OK)
 		return PB_OK; /* not a valid split (an edge backwards): not a move */
 	*costed = 1;
 	pb_pipe_split old = r->split;
@@ -104,36 +105,36 @@ static int try_move(void *ud, const int *cand, int k, int dir, int *costed, int 
 	int fits0 = r->fits;
 	double t0 = r->step_time;
 	r->split = next;
-	pb_pipe_transfers(r);
+	pb_pipeline_cost_transfers(r);
 	/* the stage that gains the node first: it is the one that can slow */
 	int grows = dir > 0 ? k : k + 1, rc = PB_OK;
 	int skip = cannot_win(r, k, 0, fits0, t0);
 	if (!skip)
-		rc = pb_pipe_cost_stage(r, ps->so, ps->mask, grows, err);
+		rc = pb_pipeline_cost_stage(r, ps->so, ps->mask, grows, err);
 	if (!skip && rc == PB_OK)
 		skip = cannot_win(r, k, r->stage[grows].time, fits0, t0);
 	if (!skip && rc == PB_OK)
-		rc = pb_pipe_cost_stage(r, ps->so, ps->mask, grows == k ? k + 1 : k, err);
+		rc = pb_pipeline_cost_stage(r, ps->so, ps->mask, grows == k ? k + 1 : k, err);
 	ps->decided += skip && rc == PB_OK;
 	if (!skip && rc == PB_OK) {
-		pb_pipe_totals(r);
+		pb_pipeline_cost_totals(r);
 		if (better(r->fits, r->step_time, fits0, t0)) {
-			pb_pipe_split_free(&old);
+			pb_pipeline_stages_split_free(&old);
 			*kept = 1;
 			return PB_OK;
 		}
 	}
-	pb_pipe_split_free(&r->split);
+	pb_pipeline_stages_split_free(&r->split);
 	r->split = old;
 	r->stage[k] = s0;
 	r->stage[k + 1] = s1;
-	pb_pipe_transfers(r);
-	pb_pipe_totals(r);
+	pb_pipeline_cost_transfers(r);
+	pb_pipeline_cost_totals(r);
 	return rc;
 }
 
-int pb_pipe_polish(pb_pipe_result *r, const double *cost, const struct pb_part_rules *rules,
-                   int max_tries, struct pb_shard_opts *so, unsigned char *mask, pb_error *err)
+int pb_pipeline_polish(pb_pipe_result *r, const double *cost, const struct pb_part_rules *rules,
+                       int max_tries, struct pb_shard_opts *so, unsigned char *mask, pb_error *err)
 {
 	r->polish_before = r->step_time;
 	r->polish_moves = r->polish_tries = r->polish_converged = r->polish_decided = 0;

@@ -19,7 +19,7 @@ struct pb_shard_opts;
  * drops; a boundary keeps moving the way it improved; rounds over all
  * boundaries until none improves (converged) or o->polish_tries moves were
  * costed. Moves that break a Lua rule are not tried. */
-int pb_pipe_polish(pb_pipe_result *r, const double *cost, const struct pb_part_rules *rules,
-                   int max_tries, struct pb_shard_opts *so, unsigned char *mask, pb_error *err);
+int pb_pipeline_polish(pb_pipe_result *r, const double *cost, const struct pb_part_rules *rules,
+                       int max_tries, struct pb_shard_opts *so, unsigned char *mask, pb_error *err);
 
 #endif

@@ -67,14 +67,15 @@ static json_t *scheme_json(const char *scheme, const char *kind, double time, in
 static json_t *schedules_json(const pb_pipe_result *r)
 {
 	json_t *sch = json_object();
-	json_object_set_new(sch, "gpipe",
-	                    pb_pipe_schedule("gpipe", r->p, r->m, fwd_slot(r), bwd_slot(r)));
-	json_object_set_new(sch, "1f1b",
-	                    pb_pipe_schedule("1f1b", r->p, r->m, fwd_slot(r), bwd_slot(r)));
+	json_object_set_new(
+	    sch, "gpipe",
+	    pb_pipeline_stages_schedule("gpipe", r->p, r->m, fwd_slot(r), bwd_slot(r)));
+	json_object_set_new(
+	    sch, "1f1b", pb_pipeline_stages_schedule("1f1b", r->p, r->m, fwd_slot(r), bwd_slot(r)));
 	return sch;
 }
 
-json_t *pb_pipe_result_json(const pb_pipe_result *r)
+json_t *pb_pipeline_report_result_json(const pb_pipe_result *r)
 {
 	const pb_graph *g = r->g;
 	json_t *j = json_object();
@@ -126,7 +127,7 @@ json_t *pb_pipe_result_json(const pb_pipe_result *r)
 	return j;
 }
 
-void pb_pipe_result_text(FILE *f, const pb_pipe_result *r)
+void pb_pipeline_report_result_text(FILE *f, const pb_pipe_result *r)
 {
 	const pb_graph *g = r->g;
 	const pb_cluster *cl = r->cl;
@@ -140,8 +141,8 @@ void pb_pipe_result_text(FILE *f, const pb_pipe_result *r)
 	        r->chain ? "exact DP (chain)" : "key-operator intervals + MILP", r->split.n_key,
 	        pb_fmt_bytes(r->split.cross_bytes, b1, sizeof b1));
 	if (r->polished && r->p > 1)
-		pb_pipe_polish_line(f, "boundary", r->polish_moves, r->polish_tries,
-		                    r->polish_before, r->step_time, r->polish_converged);
+		pb_pipeline_report_polish_line(f, "boundary", r->polish_moves, r->polish_tries,
+		                               r->polish_before, r->step_time, r->polish_converged);
 	fprintf(f, "\n  %5s %6s %9s %10s %12s %12s %12s %s\n", "stage", "ops", "devices", "scheme",
 	        "GFLOP/mb", "time/mb", "memory", "");
 	for (int s = 0; s < r->p; s++) {
@@ -178,12 +179,13 @@ void pb_pipe_result_text(FILE *f, const pb_pipe_result *r)
 	for (int q = 0; q < 2; q++) {
 		fprintf(f, "\n%s schedule (one column = one forward slot of %s):\n", titles[q],
 		        pb_fmt_time_fixed(fwd_slot(r), t1, sizeof t1));
-		pb_pipe_schedule_text(f, json_object_get(sch, kinds[q]), fwd_slot(r), 40);
+		pb_pipeline_stages_schedule_text(f, json_object_get(sch, kinds[q]), fwd_slot(r),
+		                                 40);
 	}
 	json_decref(sch);
 }
 
-pb_plan *pb_pipe_result_plan(const pb_pipe_result *r)
+pb_plan *pb_pipeline_report_result_plan(const pb_pipe_result *r)
 {
 	const pb_graph *g = r->g;
 	pb_plan *plan = pb_plan_new("pipeline", r->chain ? "dp" : "milp", g->n_nodes);
@@ -217,13 +219,13 @@ pb_plan *pb_pipe_result_plan(const pb_pipe_result *r)
 	pb_plan_set_metric(plan, "feasible", r->fits);
 	pb_plan_set_label(plan, &r->label);
 	json_decref(plan->detail);
-	plan->detail = pb_pipe_result_json(r);
+	plan->detail = pb_pipeline_report_result_json(r);
 	return plan;
 }
 
 /* ---- shard --pipeline auto ---- */
 
-json_t *pb_pipe_compare_json(const pb_pipe_compare *c, const json_t *rep, int winner)
+json_t *pb_pipeline_report_compare_json(const pb_pipe_compare *c, const json_t *rep, int winner)
 {
 	json_t *arr = json_array();
 	for (int k = 0; k < c->n_rows; k++) {
@@ -270,7 +272,8 @@ json_t *pb_pipe_compare_json(const pb_pipe_compare *c, const json_t *rep, int wi
 	return j;
 }
 
-void pb_pipe_compare_text(FILE *f, const pb_pipe_compare *c, const json_t *rep, int winner)
+void pb_pipeline_report_compare_text(FILE *f, const pb_pipe_compare *c, const json_t *rep,
+                                     int winner)
 {
 	char t1[32];
 	fprintf(f, "\ncombined (--pipeline auto): operator-level schemes and pipeline plans\n");
@@ -302,8 +305,8 @@ void pb_pipe_compare_text(FILE *f, const pb_pipe_compare *c, const json_t *rep, 
 	}
 }
 
-void pb_pipe_polish_line(FILE *f, const char *what, int moves, int tries, double before,
-                         double after, int converged)
+void pb_pipeline_report_polish_line(FILE *f, const char *what, int moves, int tries, double before,
+                                    double after, int converged)
 {
 	char t0[32], t1[32], pct[32] = "";
 	/* the change in per cent: moves of cheap nodes can keep both times
@@ -317,7 +320,7 @@ void pb_pipe_polish_line(FILE *f, const char *what, int moves, int tries, double
 	                  : "budget spent, not converged");
 }
 
-void pb_pipe_rules_text(FILE *out, const json_t *rules)
+void pb_pipeline_report_rules_text(FILE *out, const json_t *rules)
 {
 	size_t i;
 	const json_t *r;

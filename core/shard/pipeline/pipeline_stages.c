@@ -75,7 +75,7 @@ static int collect_edges(const pb_graph *g, const double *cost, pedge **out)
 	return n;
 }
 
-int pb_pipe_is_chain(const pb_graph *g, const double *cost)
+int pb_pipeline_stages_is_chain(const pb_graph *g, const double *cost)
 {
 	pedge *e;
 	int ne = collect_edges(g, cost, &e);
@@ -97,7 +97,7 @@ int pb_pipe_is_chain(const pb_graph *g, const double *cost)
 	return chain;
 }
 
-void pb_pipe_split_free(pb_pipe_split *s)
+void pb_pipeline_stages_split_free(pb_pipe_split *s)
 {
 	if (!s)
 		return;
@@ -131,7 +131,7 @@ static int split_init(const pb_graph *g, int p, pb_pipe_split *s, pb_error *err)
 	s->stage = malloc((size_t)(g->n_nodes + 1) * sizeof(int));
 	s->stage_cost = calloc((size_t)p, sizeof(double));
 	if (!s->stage || !s->stage_cost) {
-		pb_pipe_split_free(s);
+		pb_pipeline_stages_split_free(s);
 		return pb_err(err, PB_ENOMEM, "pipeline: out of memory");
 	}
 	for (int v = 0; v < g->n_nodes; v++)
@@ -139,8 +139,8 @@ static int split_init(const pb_graph *g, int p, pb_pipe_split *s, pb_error *err)
 	return PB_OK;
 }
 
-int pb_pipe_split_given(const pb_graph *g, const double *cost, int p, const int *stage_of,
-                        pb_pipe_split *out, pb_error *err)
+int pb_pipeline_stages_split_given(const pb_graph *g, const double *cost, int p,
+                                   const int *stage_of, pb_pipe_split *out, pb_error *err)
 {
 	int rc = split_init(g, p, out, err);
 	if (rc)
@@ -167,7 +167,7 @@ int pb_pipe_split_given(const pb_graph *g, const double *cost, int p, const int 
 		finish_split(g, cost, e, ne, out);
 	free(e);
 	if (rc)
-		pb_pipe_split_free(out);
+		pb_pipeline_stages_split_free(out);
 	return rc;
 }
 
@@ -211,14 +211,15 @@ static int rules_check(const pb_graph *g, int p, const struct pb_part_rules *R, 
 	return PB_OK;
 }
 
-int pb_pipe_split_dp(const pb_graph *g, const double *cost, int p, pb_pipe_split *out,
-                     pb_error *err)
+int pb_pipeline_stages_split_dp(const pb_graph *g, const double *cost, int p, pb_pipe_split *out,
+                                pb_error *err)
 {
-	return pb_pipe_split_dp_rules(g, cost, p, NULL, out, err);
+	return pb_pipeline_stages_split_dp_rules(g, cost, p, NULL, out, err);
 }
 
-int pb_pipe_split_dp_rules(const pb_graph *g, const double *cost, int p,
-                           const struct pb_part_rules *R, pb_pipe_split *out, pb_error *err)
+int pb_pipeline_stages_split_dp_rules(const pb_graph *g, const double *cost, int p,
+                                      const struct pb_part_rules *R, pb_pipe_split *out,
+                                      pb_error *err)
 {
 	if (pb_part_rules_empty(R))
 		R = NULL;
@@ -238,7 +239,7 @@ int pb_pipe_split_dp_rules(const pb_graph *g, const double *cost, int p,
 		free(pos);
 		free(ord);
 		free(e);
-		pb_pipe_split_free(out);
+		pb_pipeline_stages_split_free(out);
 		return pb_err(err, PB_ENOMEM, "pipeline: out of memory");
 	}
 	for (int v = 0; v < g->n_nodes; v++)
@@ -253,7 +254,7 @@ int pb_pipe_split_dp_rules(const pb_graph *g, const double *cost, int p,
 	int *arg = malloc((size_t)(p + 1) * (n + 1) * sizeof(int));
 	if (!pre || !cut || !bm || !bb || !arg) {
 		free(pre), free(cut), free(bm), free(bb), free(arg), free(pos), free(ord), free(e);
-		pb_pipe_split_free(out);
+		pb_pipeline_stages_split_free(out);
 		return pb_err(err, PB_ENOMEM, "pipeline: out of memory");
 	}
 	for (int i = 0; i < n; i++)
@@ -287,7 +288,7 @@ int pb_pipe_split_dp_rules(const pb_graph *g, const double *cost, int p,
 	double T = bm[IX(kk, n)];
 	if (!isfinite(T)) {
 		free(pre), free(cut), free(bm), free(bb), free(arg), free(pos), free(ord), free(e);
-		pb_pipe_split_free(out);
+		pb_pipeline_stages_split_free(out);
 		return pb_err(err, PB_EINPUT,
 		              "pipeline: no split of %s into %d stages obeys the Lua cut and stage "
 		              "rules",
@@ -322,9 +323,9 @@ int pb_pipe_split_dp_rules(const pb_graph *g, const double *cost, int p,
 	return PB_OK;
 }
 
-int pb_pipe_split_rule_broken(const pb_graph *g, const double *cost, const int *stage,
-                              const int *before, const struct pb_part_rules *R, char *msg,
-                              size_t len)
+int pb_pipeline_stages_split_rule_broken(const pb_graph *g, const double *cost, const int *stage,
+                                         const int *before, const struct pb_part_rules *R,
+                                         char *msg, size_t len)
 {
 	if (pb_part_rules_empty(R) || R->m != g->n_nodes)
 		return 0;
@@ -603,15 +604,15 @@ static int grow_triplets(int **ia, int **ja, double **ar, long *cap)
 	return 0;
 }
 
-int pb_pipe_split_milp(const pb_graph *g, const double *cost, int p, int slack, double time_limit,
-                       pb_pipe_split *out, pb_error *err)
+int pb_pipeline_stages_split_milp(const pb_graph *g, const double *cost, int p, int slack,
+                                  double time_limit, pb_pipe_split *out, pb_error *err)
 {
-	return pb_pipe_split_milp_rules(g, cost, p, slack, time_limit, NULL, out, err);
+	return pb_pipeline_stages_split_milp_rules(g, cost, p, slack, time_limit, NULL, out, err);
 }
 
-int pb_pipe_split_milp_rules(const pb_graph *g, const double *cost, int p, int slack,
-                             double time_limit, const struct pb_part_rules *R, pb_pipe_split *out,
-                             pb_error *err)
+int pb_pipeline_stages_split_milp_rules(const pb_graph *g, const double *cost, int p, int slack,
+                                        double time_limit, const struct pb_part_rules *R,
+                                        pb_pipe_split *out, pb_error *err)
 {
 	if (p < 1)
 		return pb_err(err, PB_EUSAGE, "pipeline: at least 1 stage");
@@ -631,12 +632,12 @@ int pb_pipe_split_milp_rules(const pb_graph *g, const double *cost, int p, int s
 	if (ne < 0 || !lo || !hi || !col0 ||
 	    stage_ranges(g, cost, p, slack, e, ne, lo, hi, &out->n_key)) {
 		free(e), free(lo), free(hi), free(col0);
-		pb_pipe_split_free(out);
+		pb_pipeline_stages_split_free(out);
 		return pb_err(err, PB_ENOMEM, "pipeline: out of memory");
 	}
 	if (R && rules_ranges(g, cost, p, R, e, ne, lo, hi)) {
 		free(e), free(lo), free(hi), free(col0);
-		pb_pipe_split_free(out);
+		pb_pipeline_stages_split_free(out);
 		return pb_err(err, PB_EINPUT,
 		              "pipeline: no split of %s into %d stages obeys the Lua stage pins "
 		              "(a node pinned to an earlier stage than one it depends on?)",
@@ -672,7 +673,7 @@ int pb_pipe_split_milp_rules(const pb_graph *g, const double *cost, int p, int s
 	if (!ia || !ja || !ar) {
 		free(ia), free(ja), free(ar), free(e), free(lo), free(hi), free(col0);
 		glp_delete_prob(P);
-		pb_pipe_split_free(out);
+		pb_pipeline_stages_split_free(out);
 		return pb_err(err, PB_ENOMEM, "pipeline: out of memory");
 	}
 	int oom = 0;
@@ -739,7 +740,7 @@ int pb_pipe_split_milp_rules(const pb_graph *g, const double *cost, int p, int s
 	if (oom) {
 		free(ia), free(ja), free(ar), free(e), free(lo), free(hi), free(col0);
 		glp_delete_prob(P);
-		pb_pipe_split_free(out);
+		pb_pipeline_stages_split_free(out);
 		return pb_err(err, PB_ENOMEM, "pipeline: out of memory");
 	}
 	glp_load_matrix(P, (int)nz, ia, ja, ar);
@@ -763,7 +764,7 @@ int pb_pipe_split_milp_rules(const pb_graph *g, const double *cost, int p, int s
 	if ((ok != 0 && ok != GLP_ETMLIM) || (st != GLP_OPT && st != GLP_FEAS)) {
 		glp_delete_prob(P);
 		free(e), free(lo), free(hi), free(col0);
-		pb_pipe_split_free(out);
+		pb_pipeline_stages_split_free(out);
 		if (R)
 			return pb_err(
 			    err, PB_EINPUT,
@@ -814,7 +815,7 @@ int pb_pipe_split_milp_rules(const pb_graph *g, const double *cost, int p, int s
 	return PB_OK;
 }
 
-int pb_pipe_prefer(double pipe_time, int pipe_fits, double op_time, int op_fits)
+int pb_pipeline_stages_prefer(double pipe_time, int pipe_fits, double op_time, int op_fits)
 {
 	if (!isfinite(op_time))
 		return 1;
@@ -823,7 +824,7 @@ int pb_pipe_prefer(double pipe_time, int pipe_fits, double op_time, int op_fits)
 	return pipe_time <= op_time;
 }
 
-int pb_pipe_microbatches(long batch, int p, double max_bubble)
+int pb_pipeline_stages_microbatches(long batch, int p, double max_bubble)
 {
 	if (batch < 1)
 		batch = 1;
@@ -833,7 +834,7 @@ int pb_pipe_microbatches(long batch, int p, double max_bubble)
 	return (int)batch;
 }
 
-json_t *pb_pipe_schedule(const char *kind, int p, int m, double tf, double tb)
+json_t *pb_pipeline_stages_schedule(const char *kind, int p, int m, double tf, double tb)
 {
 	int onef = !strcmp(kind, "1f1b");
 	int train = tb > 0;
@@ -927,7 +928,7 @@ json_t *pb_pipe_schedule(const char *kind, int p, int m, double tf, double tb)
 	return j;
 }
 
-void pb_pipe_schedule_text(FILE *f, const json_t *sched, double unit, int max_units)
+void pb_pipeline_stages_schedule_text(FILE *f, const json_t *sched, double unit, int max_units)
 {
 	double makespan = json_number_value(json_object_get(sched, "makespan"));
 	if (!(unit > 0) || max_units < 1)

@@ -21,18 +21,18 @@
 typedef int (*pb_pipe_reload_fn)(void *ud, long batch, const pb_graph **g, pb_error *err);
 
 typedef struct pb_pipe_opts {
-	int stages;               /* P >= 1, must divide the device count */
-	long batch;               /* global batch B; 0 = pb_pipe_model_batch of the graph given */
-	int microbatches;         /* m; 0 = the smallest divisor of B with bubble <= max_bubble */
-	double max_bubble;        /* (0.2) */
-	int train;                /* training step: backward = 2 x forward on the same stage */
-	int opt_level;            /* of the per-stage (and operator-level) shard search (2) */
-	int slack;                /* widen every key operator's stage range by this (0) */
-	int pad;                  /* the shard searches may split dimensions that do not divide */
-	int skip_oplevel;         /* do not solve the operator-level plan */
-	int compare_level;        /* -O of the operator-level plan compared with: 0, the level
-	                           * `shard` defaults to, so the comparison is the plan a user
-	                           * of `shard` gets (repeated layers solved once, as shard) */
+	int stages;        /* P >= 1, must divide the device count */
+	long batch;        /* global batch B; 0 = pb_pipeline_plan_model_batch of the graph given */
+	int microbatches;  /* m; 0 = the smallest divisor of B with bubble <= max_bubble */
+	double max_bubble; /* (0.2) */
+	int train;         /* training step: backward = 2 x forward on the same stage */
+	int opt_level;     /* of the per-stage (and operator-level) shard search (2) */
+	int slack;         /* widen every key operator's stage range by this (0) */
+	int pad;           /* the shard searches may split dimensions that do not divide */
+	int skip_oplevel;  /* do not solve the operator-level plan */
+	int compare_level; /* -O of the operator-level plan compared with: 0, the level
+	                    * `shard` defaults to, so the comparison is the plan a user
+	                    * of `shard` gets (repeated layers solved once, as shard) */
 	const int *stage_of;      /* a given split, stage per node (hand edits); NULL = solve */
 	pb_pipe_reload_fn reload; /* NULL: the batch cannot change (error when it must) */
 	void *reload_ud;
@@ -71,7 +71,7 @@ typedef struct pb_pipe_result {
 	int fits;              /* every stage fits the device memory */
 	pb_pipe_stage oplevel; /* time INFINITY, "(not solved)" when skipped */
 	int oplevel_solved;
-	int pipeline_wins; /* pb_pipe_prefer(pipeline, operator-level) */
+	int pipeline_wins; /* pb_pipeline_stages_prefer(pipeline, operator-level) */
 	int best_fits;     /* the winner of the two fits the device memory */
 	char name[64];     /* "P stages x S", S the scheme of the first non-empty stage */
 	/* the boundary polish: moves kept, moves costed, step time before it,

@@ -1,12 +1,12 @@
 /*
  * shard/search/parallel.c — the grouping schemes solved concurrently in forked
- * worker processes (parallel.h; search.c's pb_shard_search_run_parallel
+ * worker processes (parallel.h; search.c's pb_search_run_parallel
  * calls it when there are workers to use).
  *
  * Why processes: DESIGN.md keeps every GLPK call on a main thread, and the
  * schemes share nothing but the read-only graph, so fork() gives each
  * worker its own GLPK environment and a copy-on-write graph for free.
- * Worker for row i: pb_shard_search_solve_row (the serial code), then one
+ * Worker for row i: pb_search_rows_solve_row (the serial code), then one
  * message on its pipe: a header (the solved row, the group count, the
  * incumbent count), the choice per group, the incumbents (objective, time);
  * then _exit. The parent runs at most `jobs` workers, reads their pipes with
@@ -66,7 +66,7 @@ static void run_child(pb_shard_search *s, int i, int fd)
 	pb_shard_result r;
 	pb_error e = {0};
 	int ev0 = s->n_events;
-	h.rc = pb_shard_search_solve_row(s, i, &p, &r, &e);
+	h.rc = pb_search_rows_solve_row(s, i, &p, &r, &e);
 	if (h.rc)
 		snprintf(h.errmsg, sizeof h.errmsg, "%s", e.msg);
 	h.row = s->rows[i];
@@ -159,7 +159,7 @@ static int finish_worker(pb_shard_search *s, worker *w, int **choices, pb_error 
 	for (int k = 0; k < h.n_events; k++) {
 		wire_event we;
 		memcpy(&we, ev + (size_t)k * sizeof we, sizeof we);
-		pb_shard_search_add_event(s, w->row, we.objective, we.bound, we.at);
+		pb_search_rows_add_event(s, w->row, we.objective, we.bound, we.at);
 	}
 out:
 	free(w->in.buf);
@@ -225,10 +225,10 @@ int pb_parallel_solve(pb_shard_search *s, int jobs, int (*progress)(void *ud, in
 	}
 	/* under cut waves (search_types.h) a wave starts when the one before
 	 * has finished: its rows' cutoff is read from the rows merged */
-	int wend = launch < s->n_rows ? pb_shard_search_wave_end(s, launch) : s->n_rows;
+	int wend = launch < s->n_rows ? pb_search_rows_wave_end(s, launch) : s->n_rows;
 	while (rc == PB_OK && finished < todo) {
 		if (launch == wend && launch < s->n_rows && finished == launch - first)
-			wend = pb_shard_search_wave_end(s, launch);
+			wend = pb_search_rows_wave_end(s, launch);
 		for (int k = 0; k < jobs && launch < wend && rc == PB_OK; k++)
 			if (ws[k].pid == 0)
 				rc = start_worker(s, launch++, &ws[k], err);
@@ -272,14 +272,14 @@ int pb_parallel_solve(pb_shard_search *s, int jobs, int (*progress)(void *ud, in
 		 * before keep their problem, a new best is rebuilt here. */
 		int old = s->best;
 		for (int i = first; i < s->n_rows; i++)
-			if (pb_shard_search_better(s, i))
+			if (pb_search_rows_better(s, i))
 				s->best = i;
 		int best = s->best;
 		s->best = old;
 		if (best != old) {
 			pb_shard_problem *p = NULL;
 			pb_shard_opts o;
-			pb_shard_row_opts(s, best, &o);
+			pb_search_rows_row_opts(s, best, &o);
 			rc = pb_strategy_problem_build(s->g, &s->cl, &s->rows[best].mesh, &o, &p,
 			                               err);
 			if (rc == PB_OK) {
@@ -297,7 +297,7 @@ int pb_parallel_solve(pb_shard_search *s, int jobs, int (*progress)(void *ud, in
 				s->best_result = r;
 				s->best = best;
 				pb_plan_free(s->plan);
-				s->plan = pb_shard_plan(s);
+				s->plan = pb_search_report_plan(s);
 			}
 		}
 		s->next = s->n_rows;

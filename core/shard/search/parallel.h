@@ -2,7 +2,7 @@
  * shard/search/parallel.h — the remaining grouping schemes of a search solved in
  * forked worker processes (parallel.c).
  *
- * Callers go through pb_shard_search_run_parallel (search.h), which finishes
+ * Callers go through pb_search_run_parallel (search.h), which finishes
  * a scheme the stepping solver is in and solves serially when one worker (or
  * one scheme, or --emit-lp) is all there is.
  */

@@ -61,7 +61,7 @@ static int solve_one(pb_shard_search *s, int i, out_buf *o)
 	pb_error e = {0};
 	int ev0 = s->n_events;
 	h.index = i;
-	h.rc = pb_shard_search_solve_row(s, i, &p, &r, &e);
+	h.rc = pb_search_rows_solve_row(s, i, &p, &r, &e);
 	if (h.rc)
 		snprintf(h.errmsg, sizeof h.errmsg, "%s", e.msg);
 	h.row = s->rows[i];
@@ -163,7 +163,7 @@ static int solve_span(pb_shard_search *s, int from, int to, int **choices,
 		for (int k = 0; k < h.n_events; k++) {
 			rec_event we;
 			memcpy(&we, ev + (size_t)k * sizeof we, sizeof we);
-			pb_shard_search_add_event(s, i, we.objective, we.bound, we.at);
+			pb_search_rows_add_event(s, i, we.objective, we.bound, we.at);
 		}
 	}
 	free(at);
@@ -179,7 +179,7 @@ int pb_parallel_ranks_solve(pb_shard_search *s, int **choices,
 	 * the rows of the waves before, which every rank has after the gather */
 	int rc = PB_OK;
 	for (int from = s->next, to; from < s->n_rows && rc == PB_OK; from = to) {
-		to = pb_shard_search_wave_end(s, from);
+		to = pb_search_rows_wave_end(s, from);
 		rc = solve_span(s, from, to, choices, progress, ud, err);
 	}
 	return rc;

@@ -10,7 +10,7 @@
 #include "shard/search/search_rows.h"
 
 /* Rows s->next .. n_rows-1: rank r solves those whose offset from s->next is
- * r modulo the job's size (pb_shard_search_solve_row, the serial code);
+ * r modulo the job's size (pb_search_rows_solve_row, the serial code);
  * then every rank receives every row (MPI_Allgatherv) and stores, in scheme
  * order, the rows, their incumbent events and choices[row] (malloc'd choice
  * per group, for solved rows), so that the caller merges the best row exactly

@@ -25,7 +25,7 @@
  * otherwise. */
 static void accept_row(pb_shard_search *s, int i, pb_shard_problem *p, pb_shard_result *r)
 {
-	if (p && pb_shard_search_better(s, i)) {
+	if (p && pb_search_rows_better(s, i)) {
 		pb_strategy_problem_free(s->best_problem);
 		pb_strategy_problem_result_free(&s->best_result);
 		s->best_problem = p;
@@ -33,7 +33,7 @@ static void accept_row(pb_shard_search *s, int i, pb_shard_problem *p, pb_shard_
 		s->best = i;
 		pb_plan_free(s->plan);
 		s->plan = NULL;
-		s->plan = pb_shard_plan(s);
+		s->plan = pb_search_report_plan(s);
 	} else {
 		pb_strategy_problem_free(p);
 		pb_strategy_problem_result_free(r);
@@ -45,7 +45,7 @@ static void co_body(void *arg)
 {
 	pb_shard_search *s = arg;
 	s->in_co = 1;
-	s->co_rc = pb_shard_search_solve_row(s, s->next, &s->co_p, &s->co_r, &s->co_err);
+	s->co_rc = pb_search_rows_solve_row(s, s->next, &s->co_p, &s->co_r, &s->co_err);
 	s->in_co = 0;
 }
 
@@ -64,7 +64,7 @@ static int co_advance(pb_shard_search *s, int *finished, pb_error *err)
 		s->co_bound = NAN;
 		s->co_p = NULL;
 	}
-	pb_shard_search_slice_start(s);
+	pb_search_rows_slice_start(s);
 	if (!pb_coro_resume(s->co))
 		return PB_OK;
 	pb_coro_free(s->co);
@@ -80,7 +80,7 @@ static int co_advance(pb_shard_search *s, int *finished, pb_error *err)
 	return PB_OK;
 }
 
-int pb_shard_search_step(pb_shard_search *s, int *done, pb_error *err)
+int pb_search_step(pb_shard_search *s, int *done, pb_error *err)
 {
 	*done = s->next >= s->n_rows;
 	if (*done)
@@ -97,7 +97,7 @@ int pb_shard_search_step(pb_shard_search *s, int *done, pb_error *err)
 	}
 	pb_shard_problem *p = NULL;
 	pb_shard_result r;
-	int rc = pb_shard_search_solve_row(s, s->next, &p, &r, err);
+	int rc = pb_search_rows_solve_row(s, s->next, &p, &r, err);
 	if (rc)
 		return rc;
 	accept_row(s, s->next, p, &r);
@@ -106,14 +106,13 @@ int pb_shard_search_step(pb_shard_search *s, int *done, pb_error *err)
 	return PB_OK;
 }
 
-int pb_shard_search_run_parallel(pb_shard_search *s, int jobs,
-                                 int (*progress)(void *ud, int done, int total), void *ud,
-                                 pb_error *err)
+int pb_search_run_parallel(pb_shard_search *s, int jobs,
+                           int (*progress)(void *ud, int done, int total), void *ud, pb_error *err)
 {
 	if (s->co) {
 		/* finish the scheme the stepping solver is in */
 		int done;
-		int rc = pb_shard_search_step(s, &done, err);
+		int rc = pb_search_step(s, &done, err);
 		if (rc)
 			return rc;
 	}
@@ -124,7 +123,7 @@ int pb_shard_search_run_parallel(pb_shard_search *s, int jobs,
 		while (!done) {
 			if (progress && progress(ud, s->next, s->n_rows))
 				return pb_err(err, PB_ECANCEL, "shard: cancelled");
-			int rc = pb_shard_search_step(s, &done, err);
+			int rc = pb_search_step(s, &done, err);
 			if (rc)
 				return rc;
 		}
@@ -133,9 +132,9 @@ int pb_shard_search_run_parallel(pb_shard_search *s, int jobs,
 	return pb_parallel_solve(s, jobs, progress, ud, err);
 }
 
-int pb_shard_search_finish(pb_shard_search *s, pb_error *err)
+int pb_search_finish(pb_shard_search *s, pb_error *err)
 {
-	int rc = pb_shard_search_run_parallel(s, s->jobs, NULL, NULL, err);
+	int rc = pb_search_run_parallel(s, s->jobs, NULL, NULL, err);
 	if (rc)
 		return rc;
 	if (s->best < 0)
@@ -151,7 +150,7 @@ int pb_shard_search_finish(pb_shard_search *s, pb_error *err)
 	}
 	/* refresh the plan so that the scheme table in it is complete */
 	pb_plan_free(s->plan);
-	s->plan = pb_shard_plan(s);
+	s->plan = pb_search_report_plan(s);
 	return PB_OK;
 }
 
@@ -237,14 +236,14 @@ static void sv_stats(pb_solver *sv, FILE *out)
 
 static void sv_free(pb_solver *sv)
 {
-	pb_shard_search_free(((solver_state *)sv)->s);
+	pb_search_rows_free(((solver_state *)sv)->s);
 	free(sv);
 }
 
 static const pb_solver_ops shard_solver_ops = {"shard-milp", sv_step, sv_incumbent,
                                                sv_stats,     sv_free, NULL};
 
-pb_solver *pb_shard_solver_new(pb_shard_search *s)
+pb_solver *pb_search_solver_new(pb_shard_search *s)
 {
 	solver_state *st = calloc(1, sizeof *st);
 	if (!st)

@@ -20,10 +20,10 @@
 
 /* Solves the next scheme (or finishes the one the stepping solver is in);
  * *done is set when all are solved. */
-int pb_shard_search_step(pb_shard_search *s, int *done, pb_error *err);
+int pb_search_step(pb_shard_search *s, int *done, pb_error *err);
 /* Runs all remaining schemes (in s->jobs worker processes when > 1) and
  * writes the LP (when asked). */
-int pb_shard_search_finish(pb_shard_search *s, pb_error *err);
+int pb_search_finish(pb_shard_search *s, pb_error *err);
 
 /* Solves all remaining schemes in up to `jobs` forked worker processes (one
  * scheme per worker, GLPK on each worker's main thread; shard/search/parallel.c).
@@ -33,9 +33,8 @@ int pb_shard_search_finish(pb_shard_search *s, pb_error *err);
  * called about every 50 ms with the schemes finished so far; a non-zero
  * return cancels (the workers are killed, PB_ECANCEL). jobs <= 1 or a single
  * scheme: solved in this process. */
-int pb_shard_search_run_parallel(pb_shard_search *s, int jobs,
-                                 int (*progress)(void *ud, int done, int total), void *ud,
-                                 pb_error *err);
+int pb_search_run_parallel(pb_shard_search *s, int jobs,
+                           int (*progress)(void *ud, int done, int total), void *ud, pb_error *err);
 
 /* The steppable solver around a search (owns it). A step resumes the scheme
  * being solved until GLPK reports a new incumbent (GLP_IBINGO), ~50 ms of
@@ -44,6 +43,6 @@ int pb_shard_search_run_parallel(pb_shard_search *s, int jobs,
  * reaches the TUI while the scheme is still running; the root LP hands back
  * between its chunks of simplex iterations (milp.c). Serial: one scheme at a
  * time. */
-pb_solver *pb_shard_solver_new(pb_shard_search *s);
+pb_solver *pb_search_solver_new(pb_shard_search *s);
 
 #endif

@@ -44,7 +44,7 @@ static void degrees_finish(pb_shard_degrees *d)
 	}
 }
 
-void pb_shard_degrees_of(const pb_shard_problem *p, const int *choice, pb_shard_degrees *d)
+void pb_search_degrees_of(const pb_shard_problem *p, const int *choice, pb_shard_degrees *d)
 {
 	const pb_graph *g = p->g;
 	memset(d, 0, sizeof *d);
@@ -109,7 +109,7 @@ static unsigned spec_split(const char *spec, int n_axes)
 	return bits;
 }
 
-int pb_shard_degrees_of_stages(const pb_graph *g, const json_t *stages, pb_shard_degrees *d)
+int pb_search_degrees_of_stages(const pb_graph *g, const json_t *stages, pb_shard_degrees *d)
 {
 	memset(d, 0, sizeof *d);
 	d->n_axes = -1;
@@ -158,19 +158,20 @@ int pb_shard_degrees_of_stages(const pb_graph *g, const json_t *stages, pb_shard
 	return 0;
 }
 
-const char *pb_shard_axis_kind_name(int kind)
+const char *pb_search_degrees_axis_kind_name(int kind)
 {
 	return kind == PB_AXIS_BATCH ? "batch" : kind == PB_AXIS_PARAMS ? "parameters" : "both";
 }
 
-void pb_shard_degrees_json(json_t *obj, const pb_shard_degrees *d)
+void pb_search_degrees_json(json_t *obj, const pb_shard_degrees *d)
 {
 	json_object_set_new(obj, "degrees", json_string(d->mixed ? "mixed" : "megatron"));
 	json_t *axes = json_array();
 	for (int a = 0; a < d->n_axes; a++) {
 		json_t *o = json_object();
 		json_object_set_new(o, "size", json_integer(d->size[a]));
-		json_object_set_new(o, "splits", json_string(pb_shard_axis_kind_name(d->kind[a])));
+		json_object_set_new(o, "splits",
+		                    json_string(pb_search_degrees_axis_kind_name(d->kind[a])));
 		json_object_set_new(o, "batch_share", json_real(d->batch_share[a]));
 		json_object_set_new(o, "param_share", json_real(d->param_share[a]));
 		json_array_append_new(axes, o);
@@ -178,7 +179,7 @@ void pb_shard_degrees_json(json_t *obj, const pb_shard_degrees *d)
 	json_object_set_new(obj, "axes", axes);
 }
 
-void pb_shard_degrees_text(FILE *f, const pb_shard_degrees *d)
+void pb_search_degrees_text(FILE *f, const pb_shard_degrees *d)
 {
 	if (d->mixed)
 		fprintf(f, "degrees: mixed, no Megatron dp x tp (");
@@ -186,7 +187,7 @@ void pb_shard_degrees_text(FILE *f, const pb_shard_degrees *d)
 		fprintf(f, "degrees: dp %d x tp %d (", d->dp, d->tp);
 	for (int a = 0; a < d->n_axes; a++) {
 		fprintf(f, "%saxis %d: %s", a ? ", " : "", d->size[a],
-		        pb_shard_axis_kind_name(d->kind[a]));
+		        pb_search_degrees_axis_kind_name(d->kind[a]));
 		if (d->kind[a] == PB_AXIS_BOTH)
 			fprintf(f, " %.0f%% batch / %.0f%% parameters", d->batch_share[a] * 100,
 			        d->param_share[a] * 100);

@@ -36,20 +36,20 @@ typedef struct pb_shard_degrees {
 	double total; /* FLOPs of the operators with weights */
 } pb_shard_degrees;
 
-void pb_shard_degrees_of(const pb_shard_problem *p, const int *choice, pb_shard_degrees *d);
+void pb_search_degrees_of(const pb_shard_problem *p, const int *choice, pb_shard_degrees *d);
 /* The same over the stages of a dp x tp x pp plan (its detail's "stages":
  * each a "scheme" and "ops" with "id", "in", "out" specs, dtp_plan.c),
  * every stage's axis a counted together; -1 when the stages are on
  * different groupings (uneven groups) or there is none. */
-int pb_shard_degrees_of_stages(const pb_graph *g, const json_t *stages, pb_shard_degrees *d);
+int pb_search_degrees_of_stages(const pb_graph *g, const json_t *stages, pb_shard_degrees *d);
 /* "batch", "parameters", "both" */
-const char *pb_shard_axis_kind_name(int kind);
+const char *pb_search_degrees_axis_kind_name(int kind);
 /* Sets "degrees" ("megatron" or "mixed") and "axes" (per axis: size,
  * splits, batch_share, param_share) in obj. */
-void pb_shard_degrees_json(json_t *obj, const pb_shard_degrees *d);
+void pb_search_degrees_json(json_t *obj, const pb_shard_degrees *d);
 
 /* "degrees: dp 32 x tp 1 (axis 4: batch, axis 8: batch)" or "degrees:
  * mixed (...)", with each axis's shares when mixed. */
-void pb_shard_degrees_text(FILE *f, const pb_shard_degrees *d);
+void pb_search_degrees_text(FILE *f, const pb_shard_degrees *d);
 
 #endif

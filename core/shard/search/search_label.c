@@ -34,12 +34,12 @@ static const char *const restr_names[PB_RESTR_N] = {
     "cutoff",                     /* a scheme dropped by a cutoff on the restricted problem */
 };
 
-const char *pb_shard_restr_name(int k)
+const char *pb_search_label_restr_name(int k)
 {
 	return k >= 0 && k < PB_RESTR_N ? restr_names[k] : "?";
 }
 
-void pb_shard_unrestricted_opts(const pb_shard_opts *o, pb_shard_opts *u)
+void pb_search_label_unrestricted_opts(const pb_shard_opts *o, pb_shard_opts *u)
 {
 	*u = *o;
 	u->no_shrink = 1;
@@ -100,8 +100,8 @@ static unsigned row_restrictions(const pb_shard_opts *o, const pb_shard_row *row
 	return b;
 }
 
-int pb_shard_row_label(pb_shard_search *s, int i, const pb_shard_problem *p,
-                       const pb_shard_result *r, pb_shard_incumbent_fn cb, pb_error *err)
+int pb_search_label_row(pb_shard_search *s, int i, const pb_shard_problem *p,
+                        const pb_shard_result *r, pb_shard_incumbent_fn cb, pb_error *err)
 {
 	pb_shard_row *row = &s->rows[i];
 	row->lb = NAN;
@@ -115,7 +115,7 @@ int pb_shard_row_label(pb_shard_search *s, int i, const pb_shard_problem *p,
 	}
 	double t0 = clock_now();
 	pb_shard_opts u;
-	pb_shard_unrestricted_opts(o, &u);
+	pb_search_label_unrestricted_opts(o, &u);
 	pb_shard_problem *q = NULL;
 	int rc = pb_strategy_problem_build(s->g, &s->cl, &row->mesh, &u, &q, err);
 	if (rc == PB_ENOMEM)
@@ -131,13 +131,13 @@ int pb_shard_row_label(pb_shard_search *s, int i, const pb_shard_problem *p,
 	return PB_OK;
 }
 
-int pb_shard_row_proven(const pb_shard_row *r)
+int pb_search_label_row_proven(const pb_shard_row *r)
 {
 	return r->status == 1 && r->feasible && isfinite(r->lb) &&
 	       r->step_time <= r->lb + 1e-9 * fabs(r->lb);
 }
 
-void pb_shard_search_label(const pb_shard_search *s, pb_label *L)
+void pb_search_label(const pb_shard_search *s, pb_label *L)
 {
 	pb_label_init(L, s->best >= 0 ? s->rows[s->best].step_time : NAN);
 	double lb = INFINITY;
@@ -158,7 +158,7 @@ void pb_shard_search_label(const pb_shard_search *s, pb_label *L)
 			pb_label_restrict(L, restr_names[k]);
 	/* the compute bound holds for every scheme too: the larger one counts */
 	double cb = s->want_label && !s->opts.mask
-	                ? pb_shard_compute_bound(s->g, &s->cl, s->opts.train, 1)
+	                ? pb_search_label_compute_bound(s->g, &s->cl, s->opts.train, 1)
 	                : NAN;
 	if (isfinite(cb) && (!isfinite(lb) || cb > lb))
 		lb = cb;
@@ -169,7 +169,8 @@ void pb_shard_search_label(const pb_shard_search *s, pb_label *L)
 	pb_label_bound(L, isfinite(lb) ? lb : NAN);
 }
 
-double pb_shard_compute_bound(const pb_graph *g, const pb_cluster *cl, int train, double scale)
+double pb_search_label_compute_bound(const pb_graph *g, const pb_cluster *cl, int train,
+                                     double scale)
 {
 	unsigned char *active = calloc((size_t)g->n_nodes + 1, 1);
 	if (!active || cl->flops <= 0 || cl->n_devices < 1) {
@@ -185,7 +186,7 @@ double pb_shard_compute_bound(const pb_graph *g, const pb_cluster *cl, int train
 	return f * scale * (train ? 3.0 : 1.0) / cl->flops / cl->n_devices;
 }
 
-void pb_shard_opts_restrictions(const pb_shard_opts *o, pb_label *L)
+void pb_search_label_opts_restrictions(const pb_shard_opts *o, pb_label *L)
 {
 	if (!o->no_shrink)
 		pb_label_restrict(L, restr_names[0]);

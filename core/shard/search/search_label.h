@@ -36,19 +36,19 @@ enum {
 	PB_RESTR_N = 11
 };
 /* The name of restriction bit k (0 .. PB_RESTR_N - 1), as in restricted_by. */
-const char *pb_shard_restr_name(int k);
+const char *pb_search_label_restr_name(int k);
 /* The options of the unrestricted problem of o: no shrinking, level 0, no
  * ties, no forced sharding, no stops; recomputation none when o's is auto
  * (the cheapest in compute: memory is left out of the bound). */
-void pb_shard_unrestricted_opts(const pb_shard_opts *o, pb_shard_opts *u);
+void pb_search_label_unrestricted_opts(const pb_shard_opts *o, pb_shard_opts *u);
 /* Fills row i's restrictions and its unrestricted bound (search_label.h; p,
  * r: its problem and result, NULL when the row failed), only when
  * s->want_label (search_label.c). cb (may be NULL) gets the bound while it is
  * computed, as pb_strategy_bound_lower's (the stepping solver yields there). */
-int pb_shard_row_label(pb_shard_search *s, int i, const pb_shard_problem *p,
-                       const pb_shard_result *r, pb_shard_incumbent_fn cb, pb_error *err);
+int pb_search_label_row(pb_shard_search *s, int i, const pb_shard_problem *p,
+                        const pb_shard_result *r, pb_shard_incumbent_fn cb, pb_error *err);
 /* The label of the search's best plan (value: its step time, s). */
-void pb_shard_search_label(const pb_shard_search *s, pb_label *L);
+void pb_search_label(const pb_shard_search *s, pb_label *L);
 /* A lower bound (s) on the step time of every plan of g on cl, operator-level
  * or pipelined, in the shard cost model: the operators' FLOPs (x3 in
  * training) over all devices at the device rate, without communication,
@@ -56,12 +56,13 @@ void pb_shard_search_label(const pb_shard_search *s, pb_label *L);
  * group is at least its FLOPs over the group; the step is at least the
  * busiest device's work). scale multiplies the FLOPs (a pipeline costed at
  * micro-batch B/m: m). */
-double pb_shard_compute_bound(const pb_graph *g, const pb_cluster *cl, int train, double scale);
+double pb_search_label_compute_bound(const pb_graph *g, const pb_cluster *cl, int train,
+                                     double scale);
 /* The restrictions of a stage search with options o (shrink, opt-level
  * rules, neighbourhoods, greedy sub-MILPs, layers, tie, mip-gap,
  * node-limit), added to L. */
-void pb_shard_opts_restrictions(const pb_shard_opts *o, pb_label *L);
+void pb_search_label_opts_restrictions(const pb_shard_opts *o, pb_label *L);
 /* Row i is proven optimal for its scheme's unrestricted problem. */
-int pb_shard_row_proven(const pb_shard_row *r);
+int pb_search_label_row_proven(const pb_shard_row *r);
 
 #endif

@@ -61,7 +61,7 @@ static json_t *scheme_json(const pb_shard_search *s, int i)
 		json_object_set_new(o, "memory_per_device", json_real(r->memory));
 		json_object_set_new(o, "feasible", json_boolean(r->feasible));
 		/* proven for the scheme's unrestricted problem (search_label.h) */
-		json_object_set_new(o, "optimal", json_boolean(pb_shard_row_proven(r)));
+		json_object_set_new(o, "optimal", json_boolean(pb_search_label_row_proven(r)));
 		json_object_set_new(o, "solve_seconds", json_real(r->seconds));
 		if (s->opts.train)
 			json_object_set_new(o, "recompute",
@@ -84,7 +84,8 @@ static json_t *scheme_json(const pb_shard_search *s, int i)
 		json_t *rb = json_array();
 		for (int k = 0; k < PB_RESTR_N; k++)
 			if (r->restricted & (1u << k))
-				json_array_append_new(rb, json_string(pb_shard_restr_name(k)));
+				json_array_append_new(rb,
+				                      json_string(pb_search_label_restr_name(k)));
 		json_object_set_new(o, "restricted_by", rb);
 	}
 	json_object_set_new(o, "best", json_boolean(i == s->best));
@@ -141,15 +142,15 @@ static double node_collectives(const pb_shard_problem *p, const int *choice, int
 		pb_coll cl[PB_MESH_MAX_AXES];
 		int nc = 0;
 		double mult = pb_strategy_problem_comm_mult(p, c);
-		total +=
-		    pb_reshard_cost_tensor(&p->mesh, &g->tensors[t], from, st->in[i], cl, &nc) *
-		    mult;
+		total += pb_spec_reshard_cost_tensor(&p->mesh, &g->tensors[t], from, st->in[i], cl,
+		                                     &nc) *
+		         mult;
 		for (int k = 0; k < nc && arr; k++) {
 			json_t *o = json_object();
 			json_object_set_new(o, "tensor", json_string(g->tensors[t].name));
 			json_object_set_new(o, "from", json_string(np->name));
 			json_object_set_new(o, "to", json_string(n->name));
-			json_object_set_new(o, "kind", json_string(pb_coll_name(cl[k].kind)));
+			json_object_set_new(o, "kind", json_string(pb_spec_coll_name(cl[k].kind)));
 			json_object_set_new(o, "axis", json_integer(cl[k].axis));
 			json_object_set_new(o, "bytes", json_real(cl[k].bytes));
 			json_object_set_new(o, "time", json_real(cl[k].time * mult));
@@ -172,13 +173,14 @@ static double node_collectives(const pb_shard_problem *p, const int *choice, int
 			to[a] = st->out[j][a] == PB_SPEC_P ? PB_SPEC_R : st->out[j][a];
 		pb_coll cl[PB_MESH_MAX_AXES];
 		int nc = 0;
-		total += pb_reshard_cost_tensor(&p->mesh, &g->tensors[t], st->out[j], to, cl, &nc);
+		total +=
+		    pb_spec_reshard_cost_tensor(&p->mesh, &g->tensors[t], st->out[j], to, cl, &nc);
 		for (int k = 0; k < nc && arr; k++) {
 			json_t *o = json_object();
 			json_object_set_new(o, "tensor", json_string(g->tensors[t].name));
 			json_object_set_new(o, "from", json_string(n->name));
 			json_object_set_new(o, "to", json_string("(model output)"));
-			json_object_set_new(o, "kind", json_string(pb_coll_name(cl[k].kind)));
+			json_object_set_new(o, "kind", json_string(pb_spec_coll_name(cl[k].kind)));
 			json_object_set_new(o, "axis", json_integer(cl[k].axis));
 			json_object_set_new(o, "bytes", json_real(cl[k].bytes));
 			json_object_set_new(o, "time", json_real(cl[k].time));
@@ -253,7 +255,7 @@ static json_t *ops_json(const pb_shard_problem *p, const int *choice, json_t *co
 	return ops;
 }
 
-json_t *pb_shard_report(const pb_shard_search *s)
+json_t *pb_search_report(const pb_shard_search *s)
 {
 	json_t *j = json_object();
 	json_object_set_new(j, "model", json_string(s->g->path ? s->g->path : ""));
@@ -286,7 +288,7 @@ json_t *pb_shard_report(const pb_shard_search *s)
 	pb_memory_margin_json(j, &s->cl, b->memory);
 	json_object_set_new(j, "feasible", json_boolean(b->feasible));
 	pb_label L;
-	pb_shard_search_label(s, &L);
+	pb_search_label(s, &L);
 	pb_label_json(j, &L);
 	json_object_set_new(j, "param_bytes", json_real(p->param_bytes));
 	json_object_set_new(j, "forced_param_sharding", json_boolean(p->forced));
@@ -295,12 +297,12 @@ json_t *pb_shard_report(const pb_shard_search *s)
 		    j, "optimizer",
 		    json_string(s->opts.optimizer == PB_OPTIM_ADAM ? "adam" : "none"));
 		json_object_set_new(j, "zero", json_integer(row_zero(s, b)));
-		pb_mem_opts_json(j, &b->mopts);
+		pb_memory_options_json(j, &b->mopts);
 		json_object_set_new(j, "recompute",
 		                    json_string(pb_recompute_names[b->recompute % 3]));
 	}
 	pb_shard_degrees deg; /* what each axis splits: Megatron's dp and tp, or mixed */
-	pb_shard_degrees_of(p, s->best_result.choice, &deg);
+	pb_search_degrees_of(p, s->best_result.choice, &deg);
 	json_t *best = json_object(); /* the plan in the framework's terms */
 	json_object_set_new(best, "kind", json_string("operator-level"));
 	json_object_set_new(best, "dp", deg.mixed ? json_null() : json_integer(deg.dp));
@@ -310,7 +312,7 @@ json_t *pb_shard_report(const pb_shard_search *s)
 	json_object_set_new(best, "step_time", json_real(b->step_time));
 	json_object_set_new(best, "memory", json_real(b->memory));
 	json_object_set_new(best, "fits", json_boolean(b->feasible));
-	pb_shard_degrees_json(best, &deg);
+	pb_search_degrees_json(best, &deg);
 	json_object_set_new(j, "best", best);
 	json_object_set_new(j, "layer_runs", json_integer(p->n_layer_runs));
 	json_object_set_new(j, "layer_blocks", json_integer(p->layer_blocks));
@@ -334,7 +336,7 @@ json_t *pb_shard_report(const pb_shard_search *s)
 	return j;
 }
 
-pb_plan *pb_shard_plan(const pb_shard_search *s)
+pb_plan *pb_search_report_plan(const pb_shard_search *s)
 {
 	if (s->best < 0 || !s->best_problem)
 		return NULL;
@@ -399,11 +401,11 @@ pb_plan *pb_shard_plan(const pb_shard_search *s)
 	pb_plan_set_metric(plan, "devices", s->cl.n_devices);
 	pb_plan_set_metric(plan, "feasible", b->feasible);
 	pb_label L;
-	pb_shard_search_label(s, &L);
+	pb_search_label(s, &L);
 	pb_plan_set_label(plan, &L);
 	pb_plan_set_metric(plan, "schemes_solved", s->next);
 	json_decref(plan->detail);
-	plan->detail = pb_shard_report(s);
+	plan->detail = pb_search_report(s);
 	return plan;
 }
 
@@ -477,7 +479,7 @@ static json_t *group_devices(const pb_mesh *m, int dev, int axis)
 	return a;
 }
 
-int pb_shard_emit_tasks(const pb_shard_search *s, const char *dir, pb_error *err)
+int pb_search_report_emit_tasks(const pb_shard_search *s, const char *dir, pb_error *err)
 {
 	if (!s->best_problem)
 		return pb_err(err, PB_EUSAGE, "shard: no plan to emit tasks for");
@@ -563,9 +565,9 @@ int pb_shard_emit_tasks(const pb_shard_search *s, const char *dir, pb_error *err
 	return rc;
 }
 
-/* The text form of pb_shard_report()'s JSON: the scheme table, the best
+/* The text form of pb_search_report()'s JSON: the scheme table, the best
  * scheme and, with details, its per-operator strategies and collectives. */
-void pb_shard_report_text(const pb_shard_search *s, const json_t *rep, int details, FILE *o)
+void pb_search_report_text(const pb_shard_search *s, const json_t *rep, int details, FILE *o)
 {
 	char t1[32], t2[32], t3[32], m1[32], m2[32];
 	fprintf(o, "shard: %s on %s (%d devices = %d nodes x %d), %s, opt-level %d\n", s->g->path,
@@ -616,19 +618,19 @@ void pb_shard_report_text(const pb_shard_search *s, const json_t *rep, int detai
 	pb_memory_margin_text(o, &s->cl, b->memory);
 	if (s->best_problem) {
 		pb_shard_degrees d;
-		pb_shard_degrees_of(s->best_problem, s->best_result.choice, &d);
-		pb_shard_degrees_text(o, &d);
+		pb_search_degrees_of(s->best_problem, s->best_result.choice, &d);
+		pb_search_degrees_text(o, &d);
 	}
 	pb_label L;
 	char words[400];
-	pb_shard_search_label(s, &L);
+	pb_search_label(s, &L);
 	fprintf(o, "label: %s\n", pb_label_text(&L, pb_fmt_time_fixed, words, sizeof words));
 	if (s->opts.train)
 		fprintf(o, "training memory: optimizer %s, ZeRO stage %d, recomputation %s\n",
 		        s->opts.optimizer == PB_OPTIM_ADAM ? "adam" : "none (weights + gradients)",
 		        row_zero(s, b), pb_recompute_names[b->recompute % 3]);
 	if (s->opts.train)
-		pb_mem_opts_text(o, &b->mopts);
+		pb_memory_options_text(o, &b->mopts);
 	if (s->best_problem && s->best_problem->n_layer_runs)
 		fprintf(
 		    o,

@@ -14,15 +14,15 @@
 #include "shard/search/search_rows.h"
 
 /* The plan of a solved problem (kind "shard"; see docs/shard.md). */
-pb_plan *pb_shard_plan(const pb_shard_search *s);
+pb_plan *pb_search_report_plan(const pb_shard_search *s);
 /* The report: step_time, scheme, schemes, ops, collectives, memory ... */
-json_t *pb_shard_report(const pb_shard_search *s);
+json_t *pb_search_report(const pb_shard_search *s);
 /* The report as text tables (what `shard` prints without --json); details:
  * the best scheme's operators and collectives too (0 when a pipeline
  * configuration is the plan kept, so the operator-level plan is not). */
-void pb_shard_report_text(const pb_shard_search *s, const json_t *rep, int details, FILE *out);
+void pb_search_report_text(const pb_shard_search *s, const json_t *rep, int details, FILE *out);
 /* One JSON file per device: its ordered operators with local shapes and the
  * collectives it joins. */
-int pb_shard_emit_tasks(const pb_shard_search *s, const char *dir, pb_error *err);
+int pb_search_report_emit_tasks(const pb_shard_search *s, const char *dir, pb_error *err);
 
 #endif

@@ -9,7 +9,7 @@
  * new incumbent or after yield_after seconds of branch and bound.
  * Invariants: rows[i].status is 0 until row i is solved, then 1 (figures
  * filled) or -1 (error text); events are appended in the order they arrive;
- * best (kept by the steps and the workers' merge, with pb_shard_search_better)
+ * best (kept by the steps and the workers' merge, with pb_search_rows_better)
  * is -1 or a solved row that no other solved row beats.
  */
 #include "shard/search/search_rows.h"
@@ -27,8 +27,8 @@
 #include "util/coro.h"
 #include "util/job.h"
 
-void pb_shard_search_add_event(pb_shard_search *s, int row, double objective, double bound,
-                               double at)
+void pb_search_rows_add_event(pb_shard_search *s, int row, double objective, double bound,
+                              double at)
 {
 	if (s->n_events == s->cap_events) {
 		int nc = s->cap_events ? s->cap_events * 2 : 32;
@@ -48,7 +48,7 @@ static double clock_now(void)
 	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-void pb_shard_search_slice_start(pb_shard_search *s)
+void pb_search_rows_slice_start(pb_shard_search *s)
 {
 	s->co_new = 0;
 	s->co_last = clock_now();
@@ -63,7 +63,7 @@ static int on_incumbent(void *ud, double obj_us, double bound_us, double at)
 	pb_shard_search *s = ud;
 	pb_job_tick(); /* run as a workbench job: the screen stays live */
 	if (isfinite(obj_us)) {
-		pb_shard_search_add_event(s, s->running, obj_us * 1e-6, bound_us * 1e-6, at);
+		pb_search_rows_add_event(s, s->running, obj_us * 1e-6, bound_us * 1e-6, at);
 		s->co_incumbent = obj_us * 1e-6;
 		s->co_new = 1;
 	}
@@ -73,9 +73,9 @@ static int on_incumbent(void *ud, double obj_us, double bound_us, double at)
 	return s->aborting;
 }
 
-int pb_shard_search_new(const pb_graph *g, const pb_cluster *c, const pb_shard_opts *o,
-                        const char *scheme, int max_axes, const char *lp_path,
-                        pb_shard_search **out, pb_error *err)
+int pb_search_rows_new(const pb_graph *g, const pb_cluster *c, const pb_shard_opts *o,
+                       const char *scheme, int max_axes, const char *lp_path, pb_shard_search **out,
+                       pb_error *err)
 {
 	*out = NULL;
 	pb_shard_search *s = calloc(1, sizeof *s);
@@ -89,25 +89,26 @@ int pb_shard_search_new(const pb_graph *g, const pb_cluster *c, const pb_shard_o
 	s->jobs = 1;
 	s->yield_after = 0.05;
 	if (s->opts.opt_level >= 1 && !s->opts.rules) {
-		s->own_rules = pb_shard_rules_new(1);
+		s->own_rules = pb_rules_new(1);
 		s->opts.rules = s->own_rules;
 	}
 	s->lp_path = lp_path ? strdup(lp_path) : NULL;
 	pb_mesh meshes[256];
 	int n;
 	if (scheme) {
-		int rc = pb_mesh_parse(&meshes[0], c, scheme, err);
+		int rc = pb_cluster_mesh_parse(&meshes[0], c, scheme, err);
 		if (rc) {
-			pb_shard_search_free(s);
+			pb_search_rows_free(s);
 			return rc;
 		}
 		n = 1;
 	} else {
-		n = pb_mesh_schemes(c, max_axes, meshes, 256, s->dropped, &s->n_dropped, 64);
+		n = pb_cluster_mesh_schemes(c, max_axes, meshes, 256, s->dropped, &s->n_dropped,
+		                            64);
 	}
 	s->rows = calloc((size_t)(n ? n : 1), sizeof *s->rows);
 	if (!s->rows) {
-		pb_shard_search_free(s);
+		pb_search_rows_free(s);
 		return pb_err(err, PB_ENOMEM, "shard: out of memory");
 	}
 	for (int i = 0; i < n; i++) {
@@ -119,7 +120,7 @@ int pb_shard_search_new(const pb_graph *g, const pb_cluster *c, const pb_shard_o
 	return PB_OK;
 }
 
-void pb_shard_search_free(pb_shard_search *s)
+void pb_search_rows_free(pb_shard_search *s)
 {
 	if (!s)
 		return;
@@ -138,7 +139,7 @@ void pb_shard_search_free(pb_shard_search *s)
 	free(s->events);
 	free(s->rows);
 	free(s->lp_path);
-	pb_shard_rules_free(s->own_rules);
+	pb_rules_free(s->own_rules);
 	free(s->cl.name);
 	free(s);
 }
@@ -146,8 +147,8 @@ void pb_shard_search_free(pb_shard_search *s)
 /* Builds and solves row i; fills the row. On success *pp and *r hold the problem
  * and result (the caller owns them); a failed scheme is a row error, only
  * running out of memory is returned. */
-int pb_shard_search_solve_row(pb_shard_search *s, int i, pb_shard_problem **pp, pb_shard_result *r,
-                              pb_error *err)
+int pb_search_rows_solve_row(pb_shard_search *s, int i, pb_shard_problem **pp, pb_shard_result *r,
+                             pb_error *err)
 {
 	pb_shard_row *row = &s->rows[i];
 	pb_shard_problem *p = NULL;
@@ -176,7 +177,7 @@ int pb_shard_search_solve_row(pb_shard_search *s, int i, pb_shard_problem **pp, 
 	pb_shard_problem *qs[PB_RECOMP_FULL + 1] = {NULL};
 	int over[PB_RECOMP_FULL + 1] = {0}, any_fit = 0; /* over: no plan fits for sure */
 	/* the caller's cutoff, or under waves the best plan that fits before */
-	double wcut = pb_shard_search_wave_cutoff(s, i), cut = s->opts.cutoff;
+	double wcut = pb_search_rows_wave_cutoff(s, i), cut = s->opts.cutoff;
 	if (wcut > 0 && (cut <= 0 || wcut < cut))
 		cut = wcut;
 	for (int k = k0; k <= k1 && rc == PB_OK; k++) {
@@ -279,7 +280,7 @@ int pb_shard_search_solve_row(pb_shard_search *s, int i, pb_shard_problem **pp, 
 		row->status = -1;
 		snprintf(row->error, sizeof row->error, "%.190s", e2.msg);
 		pb_strategy_problem_free(p);
-		return pb_shard_row_label(s, i, NULL, NULL, on_incumbent, err);
+		return pb_search_label_row(s, i, NULL, NULL, on_incumbent, err);
 	}
 	row->status = 1;
 	row->step_time = r->objective;
@@ -290,12 +291,12 @@ int pb_shard_search_solve_row(pb_shard_search *s, int i, pb_shard_problem **pp, 
 	 * with them (when asked or auto); under auto a plan that fits without
 	 * one runs without it */
 	double sa, so;
-	pb_shard_seq_parallel_saved(p, r->choice, &sa, &so);
+	pb_strategy_problem_seq_parallel_saved(p, r->choice, &sa, &so);
 	memset(&row->mopts, 0, sizeof row->mopts);
-	pb_mem_opts_add(&row->mopts, r->memory, pb_dist_opt_saved(p, r->choice),
-	                so + p->act_mult * sa);
-	row->memory =
-	    pb_mem_opts_settle(&row->mopts, s->opts.dist_opt, s->opts.seq_parallel, s->cl.memory);
+	pb_memory_options_add(&row->mopts, r->memory, pb_dist_opt_saved(p, r->choice),
+	                      so + p->act_mult * sa);
+	row->memory = pb_memory_options_settle(&row->mopts, s->opts.dist_opt, s->opts.seq_parallel,
+	                                       s->cl.memory);
 	row->feasible = r->feasible;
 	row->optimal = r->optimal;
 	row->seconds = r->solve_seconds;
@@ -304,7 +305,7 @@ int pb_shard_search_solve_row(pb_shard_search *s, int i, pb_shard_problem **pp, 
 	row->edges = p->n_edges;
 	row->active = p->n_active;
 	pb_strategy_milp_size(p, &row->size);
-	if ((rc = pb_shard_row_label(s, i, p, r, on_incumbent, err))) {
+	if ((rc = pb_search_label_row(s, i, p, r, on_incumbent, err))) {
 		pb_strategy_problem_free(p);
 		pb_strategy_problem_result_free(r);
 		return rc;
@@ -313,13 +314,13 @@ int pb_shard_search_solve_row(pb_shard_search *s, int i, pb_shard_problem **pp, 
 	return PB_OK;
 }
 
-void pb_shard_row_opts(const pb_shard_search *s, int i, pb_shard_opts *o)
+void pb_search_rows_row_opts(const pb_shard_search *s, int i, pb_shard_opts *o)
 {
 	*o = s->opts;
 	o->recompute = s->rows[i].recompute;
 }
 
-int pb_shard_search_wave_end(const pb_shard_search *s, int i)
+int pb_search_rows_wave_end(const pb_shard_search *s, int i)
 {
 	if (s->cut_wave <= 0)
 		return s->n_rows;
@@ -327,7 +328,7 @@ int pb_shard_search_wave_end(const pb_shard_search *s, int i)
 	return end < s->n_rows ? end : s->n_rows;
 }
 
-double pb_shard_search_wave_cutoff(const pb_shard_search *s, int i)
+double pb_search_rows_wave_cutoff(const pb_shard_search *s, int i)
 {
 	if (s->cut_wave <= 0)
 		return 0;
@@ -338,7 +339,7 @@ double pb_shard_search_wave_cutoff(const pb_shard_search *s, int i)
 	return isfinite(b) ? b : 0;
 }
 
-int pb_shard_search_better(const pb_shard_search *s, int i)
+int pb_search_rows_better(const pb_shard_search *s, int i)
 {
 	const pb_shard_row *row = &s->rows[i];
 	if (row->status != 1)

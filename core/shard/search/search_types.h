@@ -45,17 +45,17 @@ typedef struct pb_shard_search {
 	pb_shard_opts opts;
 	int n_rows, next, best;
 	int running;    /* row being solved (incumbent events name it) */
-	int jobs;       /* worker processes for pb_shard_search_finish (1 = serial) */
+	int jobs;       /* worker processes for pb_search_finish (1 = serial) */
 	int want_label; /* every row gets its restrictions and unrestricted bound
 	                 * (search_label.h): the label of the plan */
 	int cut_wave;   /* > 0 (shard --pipeline auto): the rows are solved in waves of
 	                 * this many, in scheme order; a row of a later wave is cut when it
 	                 * cannot beat the best plan that fits of the waves before
-	                 * (pb_shard_search_wave_cutoff), so serial, forked and MPI runs
+	                 * (pb_search_rows_wave_cutoff), so serial, forked and MPI runs
 	                 * cut the same rows */
 	/* The stepping solver runs the scheme being solved on a coroutine
 	 * (core/util/coro.h) that yields at every new incumbent and after ~50 ms of
-	 * branch and bound; see pb_shard_solver_new. */
+	 * branch and bound; see pb_search_solver_new. */
 	struct pb_coro *co;
 	int in_co, aborting, co_new, co_rc;
 	double yield_after; /* seconds of work before a step hands back (0.05) */

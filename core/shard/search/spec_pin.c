@@ -44,7 +44,7 @@ int pb_spec_pin_rules(pb_shard_rules *lib, pb_spec_pin *pins, int n, pb_error *e
 		                   &pins[i],  NULL};
 		pins[i].seen = 0;
 		pins[i].offered[0] = '\0';
-		int rc = pb_shard_rules_add(lib, &r, err);
+		int rc = pb_rules_add(lib, &r, err);
 		if (rc)
 			return rc;
 	}
@@ -141,9 +141,9 @@ static void opts_of_plan(const json_t *d, pb_shard_opts *o)
 	o->seq_parallel = json_is_true(json_object_get(d, "seq_parallel")) ? 1 : 0;
 }
 
-int pb_shard_edit_pin(const pb_graph *g, const pb_cluster *cl, const pb_shard_opts *base,
-                      const pb_plan *old, pb_spec_pin *pins, int n_pins, pb_plan **out,
-                      pb_error *err)
+int pb_spec_pin_edit(const pb_graph *g, const pb_cluster *cl, const pb_shard_opts *base,
+                     const pb_plan *old, pb_spec_pin *pins, int n_pins, pb_plan **out,
+                     pb_error *err)
 {
 	*out = NULL;
 	pb_shard_opts o = *base;
@@ -152,14 +152,14 @@ int pb_shard_edit_pin(const pb_graph *g, const pb_cluster *cl, const pb_shard_op
 	o.no_shrink = 1;
 	o.layers = 0;
 	/* the session's Lua filters first, then the pins, in a library of our own */
-	pb_shard_rules *lib = pb_shard_rules_new(0);
+	pb_shard_rules *lib = pb_rules_new(0);
 	if (!lib)
 		return pb_err(err, PB_ENOMEM, "out of memory");
 	int rc = PB_OK;
 	for (int i = 0; base->filters && rc == PB_OK && i < base->filters->n; i++) {
 		pb_shard_rule r = base->filters->r[i];
 		r.ud_free = NULL; /* the session's library owns it */
-		rc = pb_shard_rules_add(lib, &r, err);
+		rc = pb_rules_add(lib, &r, err);
 	}
 	if (rc == PB_OK)
 		rc = pb_spec_pin_rules(lib, pins, n_pins, err);
@@ -167,13 +167,13 @@ int pb_shard_edit_pin(const pb_graph *g, const pb_cluster *cl, const pb_shard_op
 	const char *scheme = json_string_value(json_object_get(d, "scheme"));
 	pb_shard_search *sr = NULL;
 	if (rc == PB_OK)
-		rc = pb_shard_search_new(g, cl, &o, scheme, 2, NULL, &sr, err);
+		rc = pb_search_rows_new(g, cl, &o, scheme, 2, NULL, &sr, err);
 	if (rc == PB_OK)
 		sr->want_label = 1; /* the bound of the scheme with the pins (search_label.c) */
 	for (int done = 0; rc == PB_OK && !done;)
-		rc = pb_shard_search_step(sr, &done, err);
+		rc = pb_search_step(sr, &done, err);
 	if (rc == PB_OK)
-		rc = pb_shard_search_finish(sr, err);
+		rc = pb_search_finish(sr, err);
 	if (rc == PB_OK && !sr->plan)
 		rc = pb_err(err, PB_EINPUT, "the scheme has no feasible plan with these pins");
 	const pb_spec_pin *mine = &pins[n_pins - 1];
@@ -194,8 +194,8 @@ int pb_shard_edit_pin(const pb_graph *g, const pb_cluster *cl, const pb_shard_op
 		                                 scheme ? scheme : "?", n_pins,
 		                                 n_pins == 1 ? "" : "s"));
 	}
-	pb_shard_search_free(sr);
-	pb_shard_rules_free(lib);
+	pb_search_rows_free(sr);
+	pb_rules_free(lib);
 	return rc;
 }
 
@@ -268,7 +268,7 @@ void pb_spec_pin_label(const pb_plan *p, char *buf, size_t len)
 }
 
 /* Marks the candidates each filter of lib removes (a filter that would
- * remove all keeps all, as pb_shard_rules_filter does). */
+ * remove all keeps all, as pb_rules_filter does). */
 static void mark_refused(const pb_shard_rules *lib, const pb_graph *g, int nid,
                          const pb_shard_node *nd, const pb_mesh *m, pb_spec_cand *c)
 {
@@ -295,16 +295,16 @@ int pb_spec_pin_candidates(const pb_graph *g, const pb_cluster *cl, const pb_sha
 	pb_mesh m;
 	if (!scheme)
 		return pb_err(err, PB_EINPUT, "the plan names no grouping scheme");
-	int rc = pb_mesh_parse(&m, cl, scheme, err);
+	int rc = pb_cluster_mesh_parse(&m, cl, scheme, err);
 	if (rc)
 		return rc;
-	pb_shard_opts o = *base; /* as pb_shard_edit_pin, one operator, no filter */
+	pb_shard_opts o = *base; /* as pb_spec_pin_edit, one operator, no filter */
 	opts_of_plan(d, &o);
 	o.no_shrink = 1;
 	o.layers = 0;
 	o.filters = NULL;
 	unsigned char *mask = calloc((size_t)g->n_nodes + 1, 1);
-	pb_shard_rules *own = o.opt_level >= 1 && !o.rules ? pb_shard_rules_new(1) : NULL;
+	pb_shard_rules *own = o.opt_level >= 1 && !o.rules ? pb_rules_new(1) : NULL;
 	if (!mask || (o.opt_level >= 1 && !o.rules && !own)) {
 		free(mask);
 		return pb_err(err, PB_ENOMEM, "out of memory");
@@ -334,7 +334,7 @@ int pb_spec_pin_candidates(const pb_graph *g, const pb_cluster *cl, const pb_sha
 		*n = nd->n_strat;
 	}
 	pb_strategy_problem_free(p);
-	pb_shard_rules_free(own);
+	pb_rules_free(own);
 	free(mask);
 	return rc;
 }

@@ -43,9 +43,9 @@ const char *pb_spec_pin_strategy(const pb_plan *p, int nid);
  * its own variables). *out the new plan (method "manual", "pinned" in its
  * detail). Refused (PB_EUSAGE) when the last pin's label is not a candidate
  * of its node on the scheme, naming the candidates. */
-int pb_shard_edit_pin(const pb_graph *g, const pb_cluster *cl, const pb_shard_opts *base,
-                      const pb_plan *old, pb_spec_pin *pins, int n_pins, pb_plan **out,
-                      pb_error *err);
+int pb_spec_pin_edit(const pb_graph *g, const pb_cluster *cl, const pb_shard_opts *base,
+                     const pb_plan *old, pb_spec_pin *pins, int n_pins, pb_plan **out,
+                     pb_error *err);
 /* "'node' m -> rep, ...; N operator specs changed" from two plans (shard
  * or pipeline) of g. */
 void pb_spec_pin_describe(const pb_graph *g, const pb_plan *before, const pb_plan *after, char *buf,

@@ -1,7 +1,7 @@
 /*
  * shard/strategy/strategy_grad.c — the gradient all-reduces of a strategy
  * choice in training (strategy_grad.h): per parameter input replicated along
- * a mesh axis, an all-reduce of its shard over that axis (pb_coll_time),
+ * a mesh axis, an all-reduce of its shard over that axis (pb_spec_coll_time),
  * counted once per parameter (by its first consumer, param_owner).
  */
 #include "shard/strategy/strategy_grad.h"
@@ -38,7 +38,8 @@ double pb_strategy_grad_collectives(const pb_shard_problem *p, const pb_strat *s
 				json_object_set_new(o, "tensor", json_string(g->tensors[t].name));
 				json_object_set_new(o, "from", json_string(n->name));
 				json_object_set_new(o, "to", json_string("(gradient)"));
-				json_object_set_new(o, "kind", json_string(pb_coll_name(kinds[k])));
+				json_object_set_new(o, "kind",
+				                    json_string(pb_spec_coll_name(kinds[k])));
 				json_object_set_new(o, "axis", json_integer(a));
 				json_object_set_new(o, "bytes", json_real(b));
 				json_object_set_new(o, "time", json_real(times[k]));

@@ -206,7 +206,8 @@ double pb_strategy_problem_grad_sync(const pb_shard_opts *o, double b, int d, co
 	for (int i = 0; i < nk; i++) {
 		/* the two phases of the ring all-reduce: its one start-up latency
 		 * shared between them */
-		double t = pb_coll_time(k[i], b, d, l) - (nk == 2 && d > 1 ? l->latency / 2 : 0);
+		double t =
+		    pb_spec_coll_time(k[i], b, d, l) - (nk == 2 && d > 1 ? l->latency / 2 : 0);
 		total += t;
 		if (kinds)
 			kinds[i] = k[i];
@@ -311,7 +312,7 @@ static double output_reduce_cost(const pb_mesh *m, const pb_tensor *t, const sig
 		to[a] = spec[a] == PB_SPEC_P ? PB_SPEC_R : spec[a];
 		any |= spec[a] == PB_SPEC_P;
 	}
-	return any ? pb_reshard_cost_tensor(m, t, spec, to, NULL, NULL) : 0;
+	return any ? pb_spec_reshard_cost_tensor(m, t, spec, to, NULL, NULL) : 0;
 }
 
 /* One device's time for the whole node: its FLOPs at the cluster's rate, or
@@ -374,8 +375,8 @@ static double out_held(const pb_shard_problem *p, int nid, const pb_strat *st, i
 	return by;
 }
 
-void pb_shard_seq_parallel_saved(const pb_shard_problem *p, const int *choice, double *act,
-                                 double *once)
+void pb_strategy_problem_seq_parallel_saved(const pb_shard_problem *p, const int *choice,
+                                            double *act, double *once)
 {
 	*act = *once = 0;
 	if (!p->opts.train || p->opts.seq_parallel == PB_SEQPAR_OFF)
@@ -443,9 +444,9 @@ static int build_node(pb_shard_problem *p, int nid, pb_strat1 *menu_buf, pb_erro
 			ns = w;
 	}
 	if (p->opts.filters)
-		ns = pb_shard_rules_filter(p->opts.filters, g, nid, all, ns, m);
+		ns = pb_rules_filter(p->opts.filters, g, nid, all, ns, m);
 	if (p->opts.opt_level >= 1 && p->opts.rules)
-		ns = pb_shard_rules_filter(p->opts.rules, g, nid, all, ns, m);
+		ns = pb_rules_filter(p->opts.rules, g, nid, all, ns, m);
 	sn->n_strat = ns;
 	sn->strat = malloc((size_t)ns * sizeof *all);
 	if (!sn->strat) {
@@ -513,8 +514,8 @@ static int build_node(pb_shard_problem *p, int nid, pb_strat1 *menu_buf, pb_erro
 					/* ZeRO-3 gathers the weights before use: one more
 					 * all-gather (1.5x the all-reduce volume) */
 					if (p->opts.zero >= 3)
-						c += pb_coll_time(PB_COLL_ALLGATHER, b, m->size[a],
-						                  &m->link[a]);
+						c += pb_spec_coll_time(PB_COLL_ALLGATHER, b,
+						                       m->size[a], &m->link[a]);
 				}
 		}
 		for (int j = 0; j < n->n_outputs && j < PB_SHARD_MAX_OUT; j++) {
@@ -695,7 +696,7 @@ static int build_groups(pb_shard_problem *p, const int *rep, pb_error *err)
 							const signed char *to = sv->strat[t].in[i];
 							if (memcmp(from, to, (size_t)m->n_axes))
 								exact = 0;
-							c += pb_reshard_cost_tensor(
+							c += pb_spec_reshard_cost_tensor(
 							         m, &g->tensors[tt], from, to, NULL,
 							         NULL) *
 							     pb_strategy_problem_comm_mult(p, v);
@@ -1052,7 +1053,8 @@ int pb_strategy_problem_build(const pb_graph *g, const pb_cluster *c, const pb_m
 	for (int i = 0; i < g->n_nodes && o->train; i++)
 		if (p->nodes[i].active) {
 			p->nodes[i].saved_out = pb_act_saved_outputs(g, p->tkind, i);
-			p->nodes[i].seqpar = (unsigned char)pb_act_seq_parallel_op(g, p->tkind, i);
+			p->nodes[i].seqpar =
+			    (unsigned char)pb_act_saved_seq_parallel_op(g, p->tkind, i);
 		}
 	if (rc == PB_OK && o->layers)
 		rc = rep_in_mask(p, &lc, err);

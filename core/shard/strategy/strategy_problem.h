@@ -98,7 +98,7 @@ int pb_strategy_problem_node_strategy(const pb_shard_problem *p, const int *choi
  * group): *act per micro-batch in flight (with mem_act), *once with the
  * weights (mem_param: full recomputation's working layer); 0 unless the
  * problem was built with it (opts.seq_parallel). */
-void pb_shard_seq_parallel_saved(const pb_shard_problem *p, const int *choice, double *act,
-                                 double *once);
+void pb_strategy_problem_seq_parallel_saved(const pb_shard_problem *p, const int *choice,
+                                            double *act, double *once);
 
 #endif

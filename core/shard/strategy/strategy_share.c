@@ -129,7 +129,8 @@ void pb_strategy_share_edge_matrix(const pb_shard_problem *p, int t, double mult
 	for (int a = 0; a < na; a++)
 		for (int b = 0; b < nb; b++)
 			c[a * nb + b] =
-			    pb_reshard_cost_tensor(&p->mesh, tt, as[a], bs[b], NULL, NULL) * mult;
+			    pb_spec_reshard_cost_tensor(&p->mesh, tt, as[a], bs[b], NULL, NULL) *
+			    mult;
 }
 
 static uint64_t edge_hash(const pb_shard_problem *p, const pb_shard_edge *ed)
