@@ -184,8 +184,8 @@ void pb_dtp_search_group_add(pb_dtp_group_sum *gs, const pb_dtp_chunk *ch)
 	gs->sp_once += ch->sp_once;
 }
 
-void pb_dtp_search_note_overlap(pb_dtp_config *c, const pb_cluster *cl, double grad, double bytes,
-                                double backward)
+static void note_overlap(pb_dtp_config *c, const pb_cluster *cl, double grad, double bytes,
+                         double backward)
 {
 	long n = pb_grad_overlap_buckets(bytes, cl->grad_bucket);
 	double e = pb_grad_overlap_exposed(grad, backward, n);
@@ -194,6 +194,20 @@ void pb_dtp_search_note_overlap(pb_dtp_config *c, const pb_cluster *cl, double g
 		c->grad_hidden = grad - e;
 		c->grad_buckets = n;
 	}
+}
+
+void pb_dtp_search_note_group(pb_dtp_config *c, const pb_cluster *cl, const pb_dtp_group_sum *gs,
+                              double mem, double acts)
+{
+	c->proven &= gs->proven;
+	if (gs->time > c->slowest)
+		c->slowest = gs->time;
+	if (gs->grad > c->grad)
+		c->grad = gs->grad;
+	note_overlap(c, cl, gs->grad, gs->grad_bytes, gs->backward);
+	if (mem > c->memory)
+		c->memory = mem;
+	pb_memory_options_add(&c->mopts, mem, gs->saved, gs->sp_once + acts * gs->sp_act);
 }
 
 /* A lower bound of chunk c's time without its gradient all-reduces: its
@@ -360,16 +374,7 @@ int pb_dtp_search_unit_eval(pb_dtp_unit *u, int dp, int tp, double inc, pb_dtp_c
 			c->ok = 0;
 			return PB_OK;
 		}
-		c->proven &= gs.proven;
-		if (gs.time > c->slowest)
-			c->slowest = gs.time;
-		if (gs.grad > c->grad)
-			c->grad = gs.grad;
-		pb_dtp_search_note_overlap(c, cl, gs.grad, gs.grad_bytes, gs.backward);
-		if (mem > c->memory)
-			c->memory = mem;
-		pb_memory_options_add(&c->mopts, mem, gs.saved,
-		                      gs.sp_once + (train ? a : 1) * gs.sp_act);
+		pb_dtp_search_note_group(c, cl, &gs, mem, train ? a : 1);
 	}
 	c->memory = pb_memory_options_settle(&c->mopts, u->o->shard.dist_opt,
 	                                     u->o->shard.seq_parallel, cl->memory);

@@ -51,13 +51,6 @@
 /* Fills o with the defaults (dtp_search.c). */
 void pb_dtp_search_opts_default(pb_dtp_opts *o);
 
-/* A device group's gradient all-reduces (grad s over bytes per device)
- * behind its backward pass (s per micro-batch) in cl's buckets: raises c's
- * grad_exposed (with grad_hidden, grad_buckets) to the group's exposed
- * part when larger (grad_overlap.h). */
-void pb_dtp_search_note_overlap(pb_dtp_config *c, const pb_cluster *cl, double grad, double bytes,
-                                double backward);
-
 /* Parses "1f1b", "interleaved" or "interleaved:V" (V >= 2). */
 int pb_dtp_search_parse_schedule(const char *s, int *sched, int *v, pb_error *err);
 
@@ -132,6 +125,13 @@ typedef struct pb_dtp_group_sum {
 
 /* Adds chunk ch, solved, to gs. */
 void pb_dtp_search_group_add(pb_dtp_group_sum *gs, const pb_dtp_chunk *ch);
+/* A device group's solved stage gs (mem bytes per device, the activations of
+ * acts micro-batches held) into c: proven, slowest stage, gradient
+ * all-reduce with its overlap behind the backward pass in cl's buckets
+ * (grad_exposed, grad_hidden, grad_buckets: the group whose exposed part is
+ * largest; grad_overlap.h), memory and the memory options. */
+void pb_dtp_search_note_group(pb_dtp_config *c, const pb_cluster *cl, const pb_dtp_group_sum *gs,
+                              double mem, double acts);
 
 /* The unit (pp, m) on graph g (at the micro-batch): buffers, *cost (FLOPs
  * per node, -1 outside the problem; the caller frees it with

@@ -235,16 +235,7 @@ int pb_dtp_uneven_eval(pb_uneven_ctx *x, pb_dtp_config *c, pb_error *err)
 		double mem = gs.mp + (train ? a : 1) * gs.ma;
 		if (gs.flops * f / d > worst)
 			worst = gs.flops * f / d;
-		c->proven &= gs.proven;
-		if (gs.time > c->slowest)
-			c->slowest = gs.time;
-		if (gs.grad > c->grad)
-			c->grad = gs.grad;
-		pb_dtp_search_note_overlap(c, cl, gs.grad, gs.grad_bytes, gs.backward);
-		if (mem > c->memory)
-			c->memory = mem;
-		pb_memory_options_add(&c->mopts, mem, gs.saved,
-		                      gs.sp_once + (train ? a : 1) * gs.sp_act);
+		pb_dtp_search_note_group(c, cl, &gs, mem, train ? a : 1);
 	}
 	c->memory = pb_memory_options_settle(&c->mopts, x->o->shard.dist_opt,
 	                                     x->o->shard.seq_parallel, cl->memory);
